@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Determinism lint: simulated code (everything under src/ except the CLI, the UI and the
+// real-time runtime) must not read ambient time or entropy, use real timers, or do real I/O.
+// The kernel's one microtask-drain yield (src/sim/microtasks.ts) is the only exemption.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+// An optional argument names another source tree (the lint's own test uses it).
+const SRC = process.argv[2] ? join(process.cwd(), process.argv[2]) : join(ROOT, "src");
+const EXEMPT_DIRS = ["cli", "tui", "runtime", "gateway", "serve"].map((d) => join(SRC, d) + "/");
+const EXEMPT_FILES = new Set([join(SRC, "sim", "microtasks.ts")]);
+
+const RULES = [
+  [/\bDate\.now\s*\(/, "Date.now() reads the real clock: use the node's virtual clock (ctx.nowMs())"],
+  [/\bnew Date\s*\(/, "new Date() reads the real clock"],
+  [/\bMath\.random\s*\(/, "Math.random() is ambient entropy: use a named Rng stream (rng.fork(...))"],
+  [/\bperformance\.now\s*\(/, "performance.now() reads the real clock"],
+  [/\bprocess\.hrtime\b/, "process.hrtime reads the real clock"],
+  [/\bset(Timeout|Interval|Immediate)\s*\(/, "real timers: use ctx.setTimer / sim.schedule"],
+  [/\b(randomBytes|randomUUID|getRandomValues|randomInt)\s*\(/, "crypto randomness is ambient entropy"],
+  [/from\s+["']node:(fs|net|http|https|dgram|child_process|worker_threads|readline|dns|tls)(\/promises)?["']/, "real I/O module imported into simulated code"],
+  [/from\s+["'](fs|net|http|https|dgram|child_process|worker_threads|readline|dns|tls)(\/promises)?["']/, "real I/O module imported into simulated code"],
+  [/\bprocess\.(stdout|stderr|stdin|argv|env|exit)\b/, "process I/O belongs in cli/"],
+];
+
+function* walk(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) yield* walk(p);
+    else if (/\.(ts|tsx|js|mjs)$/.test(name)) yield p;
+  }
+}
+
+const problems = [];
+for (const file of walk(SRC)) {
+  if (EXEMPT_FILES.has(file) || EXEMPT_DIRS.some((d) => file.startsWith(d))) continue;
+  const lines = readFileSync(file, "utf8").split("\n");
+  lines.forEach((line, i) => {
+    const code = line.replace(/\/\/.*$/, "");
+    if (/^\s*\*/.test(code)) return; // inside a block comment
+    for (const [re, why] of RULES) {
+      if (re.test(code)) problems.push(`${relative(ROOT, file)}:${i + 1}: ${why}\n    ${line.trim()}`);
+    }
+  });
+}
+
+if (problems.length > 0) {
+  console.error(`determinism lint: ${problems.length} problem(s)\n${problems.join("\n")}`);
+  process.exit(1);
+}
+console.log("determinism lint: ok");

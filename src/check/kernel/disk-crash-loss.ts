@@ -1,0 +1,111 @@
+/**
+ * A crash loses exactly the unsynced bytes. From the trace alone this checker keeps, per node
+ * and file, the operations written since the last completed fsync covering them; at a crash it
+ * expects a "disk.lost" report for every such file with exactly those bytes (less any torn
+ * prefix that survived), and it keeps the durable size of every file so that a process which
+ * reports what it recovered ("app.recovered" {file, bytes}) can be held to it.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+
+interface FileState {
+  pending: { seq: number; bytes: number; replace: boolean }[];
+  durableBytes: number;
+}
+
+export class DiskCrashLossChecker implements Checker {
+  readonly name = "kernel.disk-crash-loss";
+  private readonly log = new ViolationLog(this.name);
+  private readonly opSeq = new Map<string, number>();
+  private readonly files = new Map<string, FileState>();
+  /** After a crash: files that must be reported lost, with the bytes expected. */
+  private expectLoss = new Map<string, number>();
+  private crashEvent: TraceEvent | undefined;
+
+  onEvent(e: TraceEvent): void {
+    if (this.crashEvent !== undefined && !(e.kind === "disk.lost" && e.node === this.crashEvent.node)) this.settleCrash();
+    switch (e.kind) {
+      case "disk.append":
+      case "disk.replace":
+      case "disk.delete": {
+        const seq = (this.opSeq.get(e.node) ?? 0) + 1;
+        this.opSeq.set(e.node, seq);
+        this.file(e.node, e.detail!).pending.push({ seq, bytes: e.id ?? 0, replace: e.kind !== "disk.append" });
+        return;
+      }
+      case "disk.fsync.done": {
+        const f = this.file(e.node, e.detail!);
+        while (f.pending.length > 0 && f.pending[0]!.seq <= e.id!) {
+          const op = f.pending.shift()!;
+          f.durableBytes = op.replace ? op.bytes : f.durableBytes + op.bytes;
+        }
+        return;
+      }
+      case "crash":
+        this.onCrash(e);
+        return;
+      case "disk.lost":
+        this.onLost(e);
+        return;
+      case "app.recovered": {
+        const file = String(e.fields?.file);
+        const bytes = Number(e.fields?.bytes);
+        const f = this.file(e.node, file);
+        if (bytes !== f.durableBytes) {
+          this.log.add(e, `${e.node} recovered ${bytes} bytes of ${file} after restart, but ${f.durableBytes} bytes were durable`);
+        }
+        return;
+      }
+    }
+  }
+
+  private onCrash(e: TraceEvent): void {
+    this.expectLoss = new Map();
+    for (const [key, f] of this.files) {
+      if (!key.startsWith(`${e.node}/`) || f.pending.length === 0) continue;
+      this.expectLoss.set(key, f.pending.reduce((t, op) => t + op.bytes, 0));
+    }
+    this.crashEvent = e;
+  }
+
+  private onLost(e: TraceEvent): void {
+    const key = `${e.node}/${e.detail}`;
+    const expected = this.expectLoss.get(key);
+    const torn = Number(e.fields?.tornBytes ?? 0);
+    const lost = e.id ?? 0;
+    if (expected === undefined) {
+      this.log.add(e, `${e.node} lost ${lost} bytes of ${e.detail}, but every write to it was fsynced`);
+    } else if (lost + torn !== expected) {
+      this.log.add(e, `${e.node} lost ${lost} bytes of ${e.detail} (+${torn} torn), but ${expected} unsynced bytes were pending`);
+    }
+    this.expectLoss.delete(key);
+    const f = this.file(e.node, e.detail!);
+    f.pending = [];
+    f.durableBytes += torn;
+  }
+
+  private settleCrash(): void {
+    const crash = this.crashEvent!;
+    for (const [key, bytes] of this.expectLoss) {
+      this.log.add(crash, `crash of ${crash.node} should have lost ${bytes} unsynced bytes of ${key.slice(crash.node.length + 1)}, but no loss was reported`);
+      this.files.get(key)!.pending = [];
+    }
+    this.expectLoss = new Map();
+    this.crashEvent = undefined;
+  }
+
+  private file(node: string, name: string): FileState {
+    const key = `${node}/${name}`;
+    let f = this.files.get(key);
+    if (f === undefined) {
+      f = { pending: [], durableBytes: 0 };
+      this.files.set(key, f);
+    }
+    return f;
+  }
+
+  finish(): Violation[] {
+    if (this.crashEvent !== undefined) this.settleCrash();
+    return this.log.violations;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Nothing crosses a cut link: while the directed link a→b is cut (by a "partition" event and
+ * until a "heal" names it), no message from a may be delivered at b — datagram or connection.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+
+export class NoDeliveryAcrossCutChecker implements Checker {
+  readonly name = "kernel.no-delivery-across-cut";
+  private readonly log = new ViolationLog(this.name);
+  private readonly cut = new Set<string>();
+
+  onEvent(e: TraceEvent): void {
+    switch (e.kind) {
+      case "partition":
+        for (const l of linksOf(e)) this.cut.add(l);
+        return;
+      case "heal":
+        for (const l of linksOf(e)) this.cut.delete(l);
+        return;
+      case "deliver":
+      case "conn.open":
+      case "conn.accept":
+        if (e.peer !== undefined && this.cut.has(`${e.peer}>${e.node}`)) {
+          this.log.add(e, `${e.kind} at ${e.node} from ${e.peer} while the link ${e.peer} → ${e.node} is cut`);
+        }
+        return;
+    }
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}
+
+function linksOf(e: TraceEvent): string[] {
+  const links = e.fields?.links;
+  return Array.isArray(links) ? (links as string[]) : [];
+}

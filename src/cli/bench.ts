@@ -1,0 +1,101 @@
+/**
+ * Benchmarks (`zksim bench <suite>`). Each figure is one JSON line
+ * `{"bench", "metric", "value", "unit"}`. Speed targets are checked here, never by timed
+ * assertions in tests.
+ *
+ * kernel: a datagram storm among 5 nodes with tracing and hashing on (every send and delivery
+ * is a hashed trace event), against a bare binary-heap push/pop loop of the same population.
+ */
+import { performance } from "node:perf_hooks";
+import { Simulator } from "../sim/simulator.js";
+import { EventQueue } from "../sim/event-queue.js";
+import type { NodeContext, Process } from "../sim/node-context.js";
+import { UserInputError } from "../sim/errors.js";
+
+export interface Figure {
+  bench: string;
+  metric: string;
+  value: number;
+  unit: string;
+}
+
+export const BENCH_SUITES = ["kernel"] as const;
+
+export async function runBench(suite: string): Promise<Figure[]> {
+  switch (suite) {
+    case "kernel":
+      return kernelBench();
+    case "all":
+      return [...kernelBench()];
+    default:
+      throw new UserInputError(`bench: unknown suite "${suite}" (known: ${BENCH_SUITES.join(", ")}, all)`);
+  }
+}
+
+const STORM_NODES = 5;
+const IN_FLIGHT_PER_NODE = 200;
+
+class StormNode implements Process {
+  delivered = 0;
+  constructor(
+    private readonly ctx: NodeContext,
+    private readonly peers: string[],
+  ) {
+    for (let i = 0; i < IN_FLIGHT_PER_NODE; i++) ctx.send(ctx.rng.pick(peers), i);
+  }
+  onDatagram(_from: string, payload: unknown): void {
+    this.delivered++;
+    this.ctx.send(this.ctx.rng.pick(this.peers), payload);
+  }
+}
+
+function messageStorm(messages: number): { delivered: number; seconds: number; hash: string } {
+  const sim = new Simulator({ seed: 1 });
+  const ids = Array.from({ length: STORM_NODES }, (_, i) => `n${i + 1}`);
+  const nodes: StormNode[] = [];
+  for (const id of ids) {
+    sim.addNode(id, (ctx) => {
+      const n = new StormNode(ctx, ids.filter((p) => p !== id));
+      nodes.push(n);
+      return n;
+    });
+  }
+  for (const id of ids) sim.start(id);
+  const t0 = performance.now();
+  sim.runSync({ maxEvents: messages });
+  const seconds = (performance.now() - t0) / 1000;
+  const delivered = nodes.reduce((t, n) => t + n.delivered, 0);
+  return { delivered, seconds, hash: sim.trace.hash() };
+}
+
+function rawHeap(ops: number): number {
+  const q = new EventQueue<object>();
+  const item = {};
+  const population = STORM_NODES * IN_FLIGHT_PER_NODE;
+  const delays = new Float64Array(4096);
+  for (let i = 0; i < delays.length; i++) delays[i] = 500 + ((i * 7919) % 1001);
+  for (let i = 0; i < population; i++) q.push(delays[i % delays.length]!, item);
+  const t0 = performance.now();
+  let now = 0;
+  for (let i = 0; i < ops; i++) {
+    now = q.peekTime();
+    q.pop();
+    q.push(now + delays[i & 4095]!, item);
+  }
+  return (performance.now() - t0) / 1000;
+}
+
+function kernelBench(): Figure[] {
+  messageStorm(200_000); // warm-up (JIT)
+  rawHeap(200_000);
+  const storm = messageStorm(3_000_000);
+  const heapOps = 3_000_000;
+  const heapSeconds = rawHeap(heapOps);
+  const messagesPerSec = Math.round(storm.delivered / storm.seconds);
+  const heapOpsPerSec = Math.round(heapOps / heapSeconds);
+  return [
+    { bench: "kernel", metric: "messages_per_sec", value: messagesPerSec, unit: "delivered messages/s (tracing + hashing on)" },
+    { bench: "kernel", metric: "raw_heap_ops_per_sec", value: heapOpsPerSec, unit: "push+pop pairs/s" },
+    { bench: "kernel", metric: "heap_to_messages_ratio", value: Math.round((heapOpsPerSec / messagesPerSec) * 100) / 100, unit: "x (target ≤ 5)" },
+  ];
+}

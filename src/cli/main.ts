@@ -1,0 +1,217 @@
+/**
+ * The `zksim` command line. The only layer (with the UI) that reads the real clock, picks
+ * seeds from entropy, or touches files.
+ *
+ * Exit codes: 0 pass, 1 a checker found a violation (or a determinism divergence), 2 bad
+ * input (one line on stderr, never a stack trace), 3 internal error.
+ */
+import { closeSync, openSync, writeSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { UserInputError, isUserInputError } from "../sim/errors.js";
+import { describeEvent, traceEventToJsonLine, type TraceEvent } from "../sim/trace.js";
+import { runScenario, runScenarioWithSim } from "../scenario/run.js";
+import { CANARIES, type Canary, type RunResult, type Scenario } from "../scenario/types.js";
+import { boolFlag, intFlag, parseArgs, stringFlag } from "./args.js";
+import { loadScenario, scenarioNames } from "./scenario-files.js";
+import { BENCH_SUITES, runBench } from "./bench.js";
+
+const USAGE = `usage: zksim <command> [options]
+
+commands:
+  run <scenario> [--seed N] [--json] [--trace FILE]   run one scenario with one seed
+  list [--json]                                       list the scenarios
+  determinism <scenario> [--seed N]                   run twice, compare trace hashes, name the first divergence
+  bench <suite> [--json]                              benchmarks (${BENCH_SUITES.join(", ")}, all)
+  demo                                                the headline demo (what \`npm start\` runs)
+
+A scenario is a name under scenarios/ or a path to a scenario JSON file.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "run":
+        return await cmdRun(rest);
+      case "list":
+        return cmdList(rest);
+      case "determinism":
+        return await cmdDeterminism(rest);
+      case "bench":
+        return await cmdBench(rest);
+      case "demo":
+        return await cmdDemo(rest);
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        console.log(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UserInputError(`unknown command "${command}" (commands: run, list, determinism, bench, demo; see \`zksim help\`)`);
+    }
+  } catch (err) {
+    if (isUserInputError(err)) {
+      console.error(`zksim: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+function oneScenario(positionals: string[], command: string): Scenario {
+  if (positionals.length === 0) throw new UserInputError(`${command}: which scenario? (try \`zksim list\`)`);
+  if (positionals.length > 1) throw new UserInputError(`${command}: unexpected argument "${positionals[1]}"`);
+  return loadScenario(positionals[0]!);
+}
+
+async function cmdRun(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { seed: "int", json: "bool", trace: "string", canary: "string" }, "run");
+  const scenario = oneScenario(args.positionals, "run");
+  const seed = intFlag(args, "seed") ?? scenario.defaultSeed;
+  const canary = stringFlag(args, "canary");
+  if (canary !== undefined && !(CANARIES as readonly string[]).includes(canary)) {
+    throw new UserInputError(`run: unknown canary "${canary}" (known: ${CANARIES.join(", ")})`);
+  }
+  const tracePath = stringFlag(args, "trace");
+  const writer = tracePath !== undefined ? new TraceFileWriter(tracePath) : undefined;
+  const started = performance.now();
+  let result: RunResult;
+  try {
+    result = await runScenario(scenario, {
+      seed,
+      ...(canary !== undefined ? { canary: canary as Canary } : {}),
+      ...(writer ? { onTraceEvent: (e: TraceEvent) => writer.write(e) } : {}),
+    });
+  } finally {
+    writer?.close();
+  }
+  const wallMs = Math.round(performance.now() - started);
+  if (boolFlag(args, "json")) {
+    const { narrative: _n, counts: _c, ...rest } = result;
+    console.log(JSON.stringify({ ...rest, wallMs }));
+  } else {
+    printHuman(result, wallMs, tracePath);
+  }
+  return result.verdict === "pass" ? 0 : 1;
+}
+
+function printHuman(r: RunResult, wallMs: number, tracePath?: string): void {
+  console.log(`zksim run ${r.scenario} --seed ${r.seed}`);
+  for (const line of r.narrative) console.log(`  ${line}`);
+  const c = r.counts;
+  const n = (k: string) => c[k] ?? 0;
+  console.log(
+    `  network: ${n("send")} sent, ${n("deliver")} delivered, ${n("drop")} dropped, ${n("duplicate")} duplicated, ${n("hold")} held by partitions; ` +
+      `faults: ${n("partition")} partitions, ${n("heal")} heals, ${n("crash")} crashes, ${n("restart")} restarts, ${n("pause")} pauses; ` +
+      `disk: ${n("disk.append")} appends, ${n("disk.fsync.done")} fsyncs, ${n("disk.lost")} files lost unsynced bytes`,
+  );
+  console.log(`  ${r.events} events, ${r.virtualMs} virtual ms in ${wallMs} wall ms; trace hash ${r.traceHash}`);
+  if (tracePath) console.log(`  trace written to ${tracePath}`);
+  if (r.verdict === "pass") {
+    console.log(`verdict: PASS`);
+  } else {
+    console.log(`verdict: FAIL (${r.violations.length} violation${r.violations.length === 1 ? "" : "s"})`);
+    for (const v of r.violations.slice(0, 10)) console.log(`  [${v.checker}] at ${v.atMs}ms (event #${v.eventIndex}): ${v.message}`);
+  }
+  console.log(`replay: zksim run ${r.scenario} --seed ${r.seed}`);
+}
+
+function cmdList(argv: string[]): number {
+  const args = parseArgs(argv, { json: "bool" }, "list");
+  if (args.positionals.length > 0) throw new UserInputError(`list: unexpected argument "${args.positionals[0]}"`);
+  const entries = scenarioNames().map((name) => {
+    const s = loadScenario(name);
+    return { name, description: s.description, tags: s.tags };
+  });
+  if (boolFlag(args, "json")) {
+    console.log(JSON.stringify(entries));
+  } else {
+    const width = Math.max(...entries.map((e) => e.name.length), 4);
+    for (const e of entries) console.log(`${e.name.padEnd(width)}  ${e.description}`);
+  }
+  return 0;
+}
+
+async function cmdDeterminism(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { seed: "int", json: "bool" }, "determinism");
+  const scenario = oneScenario(args.positionals, "determinism");
+  const seed = intFlag(args, "seed") ?? scenario.defaultSeed;
+  const a = await runScenarioWithSim(scenario, { seed, keepHashes: true, retainTrace: true });
+  const b = await runScenarioWithSim(scenario, { seed, keepHashes: true, retainTrace: true });
+  const divergence = firstDivergence(a.sim.trace.hashHistory, b.sim.trace.hashHistory);
+  const same = divergence < 0 && a.result.traceHash === b.result.traceHash;
+  if (boolFlag(args, "json")) {
+    console.log(JSON.stringify({ scenario: scenario.name, seed, deterministic: same, hashes: [a.result.traceHash, b.result.traceHash], firstDivergentEvent: divergence < 0 ? null : divergence }));
+  } else if (same) {
+    console.log(`deterministic: ${scenario.name} seed ${seed} gave trace hash ${a.result.traceHash} twice (${a.result.events} events)`);
+  } else {
+    console.log(`NOT deterministic: ${scenario.name} seed ${seed}: ${a.result.traceHash} vs ${b.result.traceHash}`);
+    const ea = a.sim.trace.events[divergence];
+    const eb = b.sim.trace.events[divergence];
+    console.log(`  first divergent event #${divergence}:`);
+    console.log(`    run 1: ${ea ? describeEvent(ea) : "(trace ended)"}`);
+    console.log(`    run 2: ${eb ? describeEvent(eb) : "(trace ended)"}`);
+  }
+  return same ? 0 : 1;
+}
+
+/** Index of the first event whose running hash differs (−1 when the histories agree). */
+export function firstDivergence(a: readonly number[], b: readonly number[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return a.length === b.length ? -1 : n;
+}
+
+async function cmdBench(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { json: "bool" }, "bench");
+  if (args.positionals.length !== 1) throw new UserInputError(`bench: which suite? (${BENCH_SUITES.join(", ")}, all)`);
+  const suite = args.positionals[0]!;
+  const figures = await runBench(suite);
+  for (const f of figures) {
+    if (boolFlag(args, "json")) console.log(JSON.stringify(f));
+    else console.log(`${f.bench.padEnd(12)} ${f.metric.padEnd(28)} ${String(f.value).padStart(14)} ${f.unit}`);
+  }
+  return 0;
+}
+
+async function cmdDemo(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { seed: "int" }, "demo");
+  const scenario = loadScenario("kernel-smoke");
+  const seed = intFlag(args, "seed") ?? scenario.defaultSeed;
+  console.log(`zksim demo — ${scenario.description}.`);
+  console.log(`One seed and one scenario determine the whole run; the same seed gives the same trace hash anywhere.\n`);
+  const started = performance.now();
+  const result = await runScenario(scenario, { seed });
+  printHuman(result, Math.round(performance.now() - started));
+  return result.verdict === "pass" ? 0 : 1;
+}
+
+/** Streams trace events as JSON lines, buffered (real I/O: cli only). */
+class TraceFileWriter {
+  private readonly fd: number;
+  private buffer: string[] = [];
+
+  constructor(readonly path: string) {
+    try {
+      this.fd = openSync(path, "w");
+    } catch (err) {
+      throw new UserInputError(`--trace: cannot write ${path}: ${(err as Error).message}`);
+    }
+  }
+
+  write(e: TraceEvent): void {
+    this.buffer.push(traceEventToJsonLine(e));
+    if (this.buffer.length >= 4096) this.flush();
+  }
+
+  private flush(): void {
+    if (this.buffer.length === 0) return;
+    writeSync(this.fd, this.buffer.join("\n") + "\n");
+    this.buffer = [];
+  }
+
+  close(): void {
+    this.flush();
+    closeSync(this.fd);
+  }
+}

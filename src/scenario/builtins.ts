@@ -1,0 +1,19 @@
+/** Registers the built-in workloads and checkers. Import once before parsing scenarios. */
+import { registerChecker, registerWorkload } from "./workload.js";
+import { kernelTraffic } from "./workloads/kernel-traffic.js";
+import { ConnectionFifoChecker } from "../check/kernel/connection-fifo.js";
+import { NoDeliveryAcrossCutChecker } from "../check/kernel/no-delivery-across-cut.js";
+import { DiskCrashLossChecker } from "../check/kernel/disk-crash-loss.js";
+import { PausedNodeSilentChecker } from "../check/kernel/paused-node-silent.js";
+
+let registered = false;
+
+export function registerBuiltins(): void {
+  if (registered) return;
+  registered = true;
+  registerWorkload(kernelTraffic);
+  registerChecker("kernel.connection-fifo", () => new ConnectionFifoChecker());
+  registerChecker("kernel.no-delivery-across-cut", () => new NoDeliveryAcrossCutChecker());
+  registerChecker("kernel.disk-crash-loss", () => new DiskCrashLossChecker());
+  registerChecker("kernel.paused-node-silent", () => new PausedNodeSilentChecker());
+}

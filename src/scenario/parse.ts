@@ -1,0 +1,91 @@
+/**
+ * Parses a scenario document (already read as JSON by the CLI) into a validated Scenario.
+ * Every mistake names the field: `scenario.network.lossRate: …`, `faults[2].node: …`.
+ */
+import { UserInputError } from "../sim/errors.js";
+import { parseFaultSchedule } from "../sim/faults.js";
+import type { NetworkConfig } from "../sim/network.js";
+import type { DiskConfig } from "../sim/disk.js";
+import { msToUs } from "../sim/time.js";
+import { checkerNames, workloadDef } from "./workload.js";
+import type { Scenario } from "./types.js";
+
+const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "checkers"];
+const NET_KEYS: Record<string, (v: number) => Partial<NetworkConfig>> = {
+  minDelayMs: (v) => ({ minDelayUs: msToUs(v) }),
+  maxDelayMs: (v) => ({ maxDelayUs: msToUs(v) }),
+  lossRate: (v) => ({ lossRate: v }),
+  duplicateRate: (v) => ({ duplicateRate: v }),
+  reorderRate: (v) => ({ reorderRate: v }),
+  reorderExtraMs: (v) => ({ reorderExtraUs: msToUs(v) }),
+  connectTimeoutMs: (v) => ({ connectTimeoutUs: msToUs(v) }),
+};
+const DISK_KEYS: Record<string, (v: number) => Partial<DiskConfig>> = {
+  fsyncLatencyMs: (v) => ({ fsyncLatencyUs: msToUs(v) }),
+  capacityBytes: (v) => ({ capacityBytes: v }),
+  tearProbability: (v) => ({ tearProbability: v }),
+};
+
+export function parseScenario(raw: unknown, source: string): Scenario {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UserInputError(`${source}: a scenario must be a JSON object`);
+  const doc = raw as Record<string, unknown>;
+  for (const key of Object.keys(doc)) {
+    if (!TOP_KEYS.includes(key)) throw new UserInputError(`${source}: unknown field "${key}" (allowed: ${TOP_KEYS.join(", ")})`);
+  }
+  const name = str(doc.name, `${source}: "name"`);
+  const description = str(doc.description ?? "", `${source}: "description"`);
+  const tags = doc.tags === undefined ? [] : strList(doc.tags, `${source}: "tags"`);
+  const defaultSeed = doc.seed === undefined ? 1 : int(doc.seed, `${source}: "seed"`, 0);
+  const durationMs = num(doc.durationMs, `${source}: "durationMs"`, 1);
+  const w = doc.workload;
+  if (typeof w !== "object" || w === null || Array.isArray(w)) throw new UserInputError(`${source}: "workload" must be an object with a "kind"`);
+  const { kind, ...params } = w as Record<string, unknown>;
+  const def = workloadDef(str(kind, `${source}: "workload.kind"`));
+  const nodes = def.nodes(params);
+  const faults = parseFaultSchedule(doc.faults, nodes, "faults");
+  const checkers = doc.checkers === undefined ? def.defaultCheckers : strList(doc.checkers, `${source}: "checkers"`);
+  const known = new Set(checkerNames());
+  for (const c of checkers) if (!known.has(c)) throw new UserInputError(`${source}: unknown checker "${c}" (known: ${[...known].join(", ")})`);
+  return {
+    name,
+    description,
+    tags,
+    defaultSeed,
+    durationMs,
+    network: table(doc.network, NET_KEYS, `${source}: "network"`),
+    disk: table(doc.disk, DISK_KEYS, `${source}: "disk"`),
+    workload: { kind: def.kind, params },
+    faults,
+    checkers,
+  };
+}
+
+function table<T>(raw: unknown, keys: Record<string, (v: number) => Partial<T>>, at: string): Partial<T> {
+  if (raw === undefined) return {};
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UserInputError(`${at} must be an object`);
+  let out: Partial<T> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const conv = keys[k];
+    if (!conv) throw new UserInputError(`${at}: unknown field "${k}" (allowed: ${Object.keys(keys).join(", ")})`);
+    out = { ...out, ...conv(num(v, `${at}.${k}`, 0)) };
+  }
+  return out;
+}
+
+function str(v: unknown, at: string): string {
+  if (typeof v !== "string") throw new UserInputError(`${at} must be a string`);
+  return v;
+}
+function strList(v: unknown, at: string): string[] {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw new UserInputError(`${at} must be a list of strings`);
+  return v as string[];
+}
+function num(v: unknown, at: string, min: number): number {
+  if (typeof v !== "number" || !Number.isFinite(v) || v < min) throw new UserInputError(`${at} must be a number ≥ ${min}, got ${JSON.stringify(v)}`);
+  return v;
+}
+function int(v: unknown, at: string, min: number): number {
+  const n = num(v, at, min);
+  if (!Number.isSafeInteger(n)) throw new UserInputError(`${at} must be an integer`);
+  return n;
+}

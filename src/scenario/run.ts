@@ -1,0 +1,56 @@
+/**
+ * Runs one scenario with one seed: builds the simulator, the workload and the checkers,
+ * installs the fault schedule, runs virtual time to the end, and returns the verdict with the
+ * trace hash. Pure with respect to the outside world: no clock, no files (the CLI measures
+ * wall time and writes trace files).
+ */
+import { Simulator } from "../sim/simulator.js";
+import { installFaults } from "../sim/faults.js";
+import { msToUs } from "../sim/time.js";
+import { makeChecker, workloadDef } from "./workload.js";
+import type { RunOptions, RunResult, Scenario } from "./types.js";
+
+export interface RunHandle {
+  sim: Simulator;
+  result: RunResult;
+}
+
+export async function runScenario(scenario: Scenario, options: RunOptions = {}): Promise<RunResult> {
+  return (await runScenarioWithSim(scenario, options)).result;
+}
+
+export async function runScenarioWithSim(scenario: Scenario, options: RunOptions = {}): Promise<RunHandle> {
+  const seed = options.seed ?? scenario.defaultSeed;
+  const sim = new Simulator({
+    seed,
+    network: scenario.network,
+    retainTrace: options.retainTrace ?? false,
+    keepHashes: options.keepHashes ?? false,
+  });
+  if (options.canary === "connection-reorder") sim.network.canaryReorderConnections = true;
+  const checkers = scenario.checkers.map(makeChecker);
+  const counts: Record<string, number> = {};
+  sim.trace.subscribe((e) => {
+    counts[e.kind] = (counts[e.kind] ?? 0) + 1;
+    for (const c of checkers) c.onEvent(e);
+  });
+  if (options.onTraceEvent) sim.trace.subscribe(options.onTraceEvent);
+  const workload = workloadDef(scenario.workload.kind).create({ sim, scenario, params: scenario.workload.params });
+  workload.setup();
+  installFaults(sim, scenario.faults);
+  await sim.run({ untilUs: msToUs(scenario.durationMs) });
+  await workload.finish?.();
+  const violations = checkers.flatMap((c) => c.finish());
+  const result: RunResult = {
+    scenario: scenario.name,
+    seed,
+    traceHash: sim.trace.hash(),
+    events: sim.trace.count,
+    virtualMs: sim.nowUs / 1000,
+    verdict: violations.length === 0 ? "pass" : "fail",
+    violations,
+    narrative: workload.narrative?.() ?? [],
+    counts,
+  };
+  return { sim, result };
+}

@@ -1,0 +1,51 @@
+/**
+ * The scenario format: data (cluster shape, network and disk settings, a workload, a fault
+ * schedule, checkers) that composes named workloads and checkers, FoundationDB-style. One
+ * scenario and one seed determine a run.
+ */
+import type { Fault } from "../sim/faults.js";
+import type { NetworkConfig } from "../sim/network.js";
+import type { DiskConfig } from "../sim/disk.js";
+import type { Violation } from "../check/checker.js";
+
+export interface Scenario {
+  name: string;
+  description: string;
+  tags: string[];
+  /** The seed used when the command line gives none. */
+  defaultSeed: number;
+  durationMs: number;
+  network: Partial<NetworkConfig>;
+  disk: Partial<DiskConfig>;
+  workload: { kind: string; params: Record<string, unknown> };
+  faults: Fault[];
+  checkers: string[];
+}
+
+export interface RunOptions {
+  seed?: number;
+  /** Keep every trace event (for `--trace`, divergence reports, the UI). */
+  retainTrace?: boolean;
+  keepHashes?: boolean;
+  /** Canaries: deliberately broken builds that the checkers must catch. */
+  canary?: Canary;
+  /** Extra trace listeners (e.g. the CLI's trace file writer). */
+  onTraceEvent?: (event: import("../sim/trace.js").TraceEvent) => void;
+}
+
+export const CANARIES = ["connection-reorder"] as const;
+export type Canary = (typeof CANARIES)[number];
+
+export interface RunResult {
+  scenario: string;
+  seed: number;
+  traceHash: string;
+  events: number;
+  virtualMs: number;
+  verdict: "pass" | "fail";
+  violations: Violation[];
+  /** A few narrated lines: what happened, in the protocol's own words. */
+  narrative: string[];
+  /** Counts of trace events by kind. */
+  counts: Record<string, number>;
+}

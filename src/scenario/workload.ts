@@ -1,0 +1,70 @@
+/**
+ * Workloads are named, parameterised pieces of a scenario that build nodes on the simulator and
+ * drive them (FoundationDB's "workloads", Maelstrom's client + generator). Checkers are named
+ * too; a scenario lists the ones it runs.
+ */
+import type { Simulator } from "../sim/simulator.js";
+import type { Checker } from "../check/checker.js";
+import type { Scenario } from "./types.js";
+import { UserInputError } from "../sim/errors.js";
+
+export interface WorkloadContext {
+  sim: Simulator;
+  scenario: Scenario;
+  params: Record<string, unknown>;
+}
+
+export interface Workload {
+  /** Adds and starts nodes, schedules traffic. Runs at virtual time 0. */
+  setup(): void;
+  /** Called after the run's time is up (heal-then-check phases go here). */
+  finish?(): Promise<void>;
+  /** Narrated lines for the run summary. */
+  narrative?(): string[];
+}
+
+export interface WorkloadDef {
+  kind: string;
+  description: string;
+  /** Validates params (throwing UserInputError) and returns the node names the workload creates. */
+  nodes(params: Record<string, unknown>): string[];
+  defaultCheckers: string[];
+  create(ctx: WorkloadContext): Workload;
+}
+
+const workloads = new Map<string, WorkloadDef>();
+const checkers = new Map<string, () => Checker>();
+
+export function registerWorkload(def: WorkloadDef): void {
+  workloads.set(def.kind, def);
+}
+
+export function registerChecker(name: string, make: () => Checker): void {
+  checkers.set(name, make);
+}
+
+export function workloadDef(kind: string): WorkloadDef {
+  const def = workloads.get(kind);
+  if (!def) throw new UserInputError(`unknown workload "${kind}" (known: ${[...workloads.keys()].join(", ")})`);
+  return def;
+}
+
+export function makeChecker(name: string): Checker {
+  const make = checkers.get(name);
+  if (!make) throw new UserInputError(`unknown checker "${name}" (known: ${[...checkers.keys()].join(", ")})`);
+  return make();
+}
+
+export function checkerNames(): string[] {
+  return [...checkers.keys()];
+}
+
+/** Reads an integer parameter with bounds, or its default. */
+export function intParam(params: Record<string, unknown>, key: string, dflt: number, min: number, max: number): number {
+  const v = params[key];
+  if (v === undefined) return dflt;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
+    throw new UserInputError(`workload.${key}: expected an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
+  }
+  return v;
+}

@@ -1,0 +1,132 @@
+/**
+ * What a simulated process sees of the world: its local clock, timers, a random stream,
+ * datagrams, connections, its disk and the trace. Protocol code depends on this interface
+ * only, so the same code could run against a real-time runtime.
+ *
+ * A context belongs to one incarnation of a node. After a crash every call on the old context
+ * is a no-op (sends vanish, timers never fire), so stale closures cannot act from beyond the
+ * grave.
+ */
+import type { Rng } from "./rng.js";
+import type { SimEvent, SimNode, Simulator, Deferred } from "./simulator.js";
+import type { ConnectionHandlers, ConnectOptions, Endpoint } from "./network.js";
+import type { NodeDisk } from "./disk.js";
+
+/** A simulated process. It sets itself up in its constructor (listen, timers, disk reads). */
+export interface Process {
+  onDatagram?(from: string, payload: unknown): void;
+}
+
+export type ProcessFactory = (ctx: NodeContext) => Process;
+
+export class TimerHandle {
+  cancelled = false;
+  fired = false;
+  constructor(
+    readonly id: number,
+    readonly label: string,
+    readonly ctx: NodeContext,
+    readonly fn: () => void,
+  ) {}
+}
+
+function fireTimer(ev: SimEvent): void {
+  const handle = ev.a as TimerHandle;
+  if (handle.cancelled) return;
+  handle.fired = true;
+  const ctx = handle.ctx;
+  ctx.sim.trace.record(ctx.sim.nowUs, "timer", ctx.id, undefined, handle.id, handle.label);
+  handle.fn();
+}
+
+export class NodeContext {
+  readonly id: string;
+  readonly incarnation: number;
+  private rngStream: Rng | undefined;
+  readonly disk: NodeDisk;
+
+  constructor(
+    readonly sim: Simulator,
+    readonly node: SimNode,
+  ) {
+    this.id = node.id;
+    this.incarnation = node.incarnation;
+    this.disk = node.disk.viewFor(this);
+  }
+
+  /** True while this incarnation is the node's current one and it has not crashed. */
+  get alive(): boolean {
+    return this.node.incarnation === this.incarnation && this.node.status !== "down";
+  }
+
+  /** The node's local clock in microseconds (skewed if a clock fault is active). */
+  nowUs(): number {
+    return this.sim.localNowUs(this.node);
+  }
+
+  /** The node's local clock in whole milliseconds (what Java's currentTimeMillis would say). */
+  nowMs(): number {
+    return Math.floor(this.sim.localNowUs(this.node) / 1000);
+  }
+
+  /** This incarnation's random stream (`node/<id>/<incarnation>`). */
+  get rng(): Rng {
+    if (this.rngStream === undefined) this.rngStream = this.sim.rng.fork(`node/${this.id}/${this.incarnation}`);
+    return this.rngStream;
+  }
+
+  /** Fires `fn` after `delayUs` of this node's local time (never, if the node crashes first). */
+  setTimer(delayUs: number, fn: () => void, label = "timer"): TimerHandle {
+    const handle = new TimerHandle(this.sim.nextTimerId(), label, this, fn);
+    if (!this.alive) {
+      handle.cancelled = true;
+      return handle;
+    }
+    const delay = Math.max(0, Math.ceil(delayUs));
+    this.sim.scheduleOnNode(this.node, this.sim.nowUs + this.sim.trueDelayUs(this.node, delay), fireTimer, handle);
+    return handle;
+  }
+
+  setTimerMs(delayMs: number, fn: () => void, label = "timer"): TimerHandle {
+    return this.setTimer(delayMs * 1000, fn, label);
+  }
+
+  cancelTimer(handle: TimerHandle | undefined): void {
+    if (handle !== undefined) handle.cancelled = true;
+  }
+
+  /** Sends a datagram (may be lost, duplicated, reordered, delayed; see NetworkConfig). */
+  send(to: string, payload: unknown): void {
+    if (!this.alive) return;
+    this.sim.network.sendDatagram(this.node, to, payload);
+  }
+
+  /** Accepts connections on `port`; `onAccept` returns the handlers for the new connection. */
+  listen(port: number, onAccept: (endpoint: Endpoint) => ConnectionHandlers): void {
+    if (!this.alive) return;
+    this.sim.network.listen(this.node, port, onAccept);
+  }
+
+  /** Opens a connection; `onOpen` / `onClose("refused" | "timeout" | …)` say how it went. */
+  connect(to: string, port: number, handlers: ConnectionHandlers, options: ConnectOptions = {}): Endpoint {
+    return this.sim.network.connect(this.node, this.incarnation, to, port, handlers, options);
+  }
+
+  /** A trace annotation from a higher layer (role change, commit, client op…). */
+  annotate(kind: string, fields?: Record<string, unknown>, peer?: string): void {
+    if (!this.alive) return;
+    this.sim.trace.record(this.sim.nowUs, kind, this.id, peer, undefined, undefined, fields);
+  }
+
+  /** A promise whose continuations run at the virtual time it is resolved. */
+  deferred<T>(): Deferred<T> {
+    return this.sim.deferred<T>();
+  }
+
+  /** For user-level async code: resolves after `ms` of local time (never, if the node crashes). */
+  sleepMs(ms: number): Promise<void> {
+    const d = this.sim.deferred<void>();
+    this.setTimerMs(ms, () => d.resolve(), "sleep");
+    return d.promise;
+  }
+}

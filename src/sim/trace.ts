@@ -1,0 +1,234 @@
+/**
+ * The trace: every event of a run, in order, with a rolling 64-bit hash of its canonical form.
+ *
+ * Canonical form of one event: the sequence (index, atUs, kind, node, peer, id, detail,
+ * fields-as-canonical-JSON). The hash folds those values into two 32-bit lanes; it is cheap
+ * enough to leave on for every event (no string building on the hot path: message sends and
+ * deliveries pass a number and a short, cached string). Full event objects are built only when
+ * somebody wants them: a listener (online checkers, the UI) or retention (`--trace FILE`).
+ *
+ * Same seed + same scenario + same code ⇒ same hash, in the same process or a fresh one.
+ */
+
+export interface TraceEvent {
+  /** Position in the trace, from 0. */
+  index: number;
+  atUs: number;
+  kind: string;
+  /** The node the event happened on ("" for world events such as partitions). */
+  node: string;
+  /** The other end, for messages and connections. */
+  peer?: string;
+  /** A numeric identity: message id, timer id, connection id… */
+  id?: number;
+  /** A short detail: the message type, the timer label… */
+  detail?: string;
+  /** Structured fields from higher layers (annotations, faults, disk). */
+  fields?: Record<string, unknown>;
+  /** The connection a segment travelled on (connection sends, deliveries, holds, drops). */
+  conn?: number;
+}
+
+export type TraceListener = (event: TraceEvent) => void;
+
+const STRING_CACHE_LIMIT = 4096;
+
+export class Trace {
+  private h1 = 0x811c9dc5 | 0;
+  private h2 = 0x1b873593 | 0;
+  private n = 0;
+  private readonly listeners: TraceListener[] = [];
+  private readonly stringHashes = new Map<string, number>();
+  /** Retained events (only when `retain` is on). */
+  readonly events: TraceEvent[] = [];
+  /** Per-event hash snapshots (only when `keepHashes` is on), to find a first divergence. */
+  readonly hashHistory: number[] = [];
+  private wantObjects: boolean;
+
+  constructor(
+    readonly retain = false,
+    readonly keepHashes = false,
+  ) {
+    this.wantObjects = retain;
+  }
+
+  get count(): number {
+    return this.n;
+  }
+
+  subscribe(listener: TraceListener): () => void {
+    this.listeners.push(listener);
+    this.wantObjects = true;
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+      this.wantObjects = this.retain || this.listeners.length > 0;
+    };
+  }
+
+  /** The 64-bit rolling hash as 16 hex digits. */
+  hash(): string {
+    return hex32(this.h2) + hex32(this.h1);
+  }
+
+  /**
+   * Records one event. `id` and `detail` are the cheap identity of hot-path events; `fields`
+   * carry anything else (hashed through canonical JSON, so keep them off the hottest paths).
+   */
+  record(
+    atUs: number,
+    kind: string,
+    node: string,
+    peer?: string,
+    id?: number,
+    detail?: string,
+    fields?: Record<string, unknown>,
+    conn?: number,
+  ): void {
+    const index = this.n++;
+    this.mixNumber(index);
+    this.mixNumber(atUs);
+    this.mixWord(this.stringHash(kind));
+    this.mixWord(this.stringHash(node));
+    if (peer !== undefined) this.mixWord(this.stringHash(peer));
+    if (id !== undefined) this.mixNumber(id);
+    if (detail !== undefined) this.mixWord(this.stringHash(detail));
+    if (fields !== undefined) this.mixWord(hashString(canonicalJson(fields)));
+    if (conn !== undefined) this.mixNumber(conn);
+    if (this.keepHashes) this.hashHistory.push(this.h1 ^ this.h2);
+    if (!this.wantObjects) return;
+    const event: TraceEvent = { index, atUs, kind, node };
+    if (peer !== undefined) event.peer = peer;
+    if (id !== undefined) event.id = id;
+    if (detail !== undefined) event.detail = detail;
+    if (fields !== undefined) event.fields = fields;
+    if (conn !== undefined) event.conn = conn;
+    if (this.retain) this.events.push(event);
+    for (let i = 0; i < this.listeners.length; i++) this.listeners[i]!(event);
+  }
+
+  /**
+   * The hot path for message events: the same canonical sequence as `record`, with the kind,
+   * node and peer hashes precomputed by the caller (`hashString` of the same strings).
+   */
+  recordMessage(
+    atUs: number,
+    kind: string,
+    kindHash: number,
+    node: string,
+    nodeHash: number,
+    peer: string,
+    peerHash: number,
+    id: number,
+    detail: string,
+    conn?: number,
+  ): void {
+    if (this.wantObjects) {
+      this.record(atUs, kind, node, peer, id, detail, undefined, conn);
+      return;
+    }
+    this.n++;
+    this.mixNumber(this.n - 1);
+    this.mixNumber(atUs);
+    this.mixWord(kindHash);
+    this.mixWord(nodeHash);
+    this.mixWord(peerHash);
+    this.mixNumber(id);
+    this.mixWord(this.stringHash(detail));
+    if (conn !== undefined) this.mixNumber(conn);
+    if (this.keepHashes) this.hashHistory.push(this.h1 ^ this.h2);
+  }
+
+  private mixWord(w: number): void {
+    let h1 = this.h1 ^ w;
+    h1 = Math.imul(h1, 0x85ebca6b);
+    h1 = (h1 << 13) | (h1 >>> 19);
+    let h2 = (this.h2 + w) | 0;
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35);
+    h2 = Math.imul(h2 ^ h1, 0xcc9e2d51);
+    this.h1 = h1;
+    this.h2 = h2 ^ (h2 >>> 13);
+  }
+
+  private mixNumber(x: number): void {
+    if (Number.isInteger(x) && x >= 0 && x < 0x100000000) {
+      this.mixWord(x | 0);
+      return;
+    }
+    if (Number.isSafeInteger(x)) {
+      this.mixWord(x % 0x100000000 | 0);
+      this.mixWord(Math.floor(x / 0x100000000) | 0);
+      return;
+    }
+    this.mixWord(hashString(String(x)));
+  }
+
+  private stringHash(s: string): number {
+    let h = this.stringHashes.get(s);
+    if (h === undefined) {
+      h = hashString(s);
+      if (this.stringHashes.size >= STRING_CACHE_LIMIT) this.stringHashes.clear();
+      this.stringHashes.set(s, h);
+    }
+    return h;
+  }
+}
+
+function hex32(x: number): string {
+  return (x >>> 0).toString(16).padStart(8, "0");
+}
+
+/** 32-bit FNV-1a over UTF-16 code units, with a final avalanche. */
+export function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h | 0;
+}
+
+/**
+ * Canonical JSON: keys in the order the producing code wrote them (deterministic, since the
+ * same code produces them), bigint as a decimal string with an `n` suffix, byte arrays as hex.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, jsonReplacer);
+}
+
+function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === "bigint") return `${value}n`;
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("hex");
+  if (value instanceof Map) return Object.fromEntries(value);
+  if (value instanceof Set) return [...value];
+  return value;
+}
+
+/** One JSON line per event, as `--trace FILE` writes them. */
+export function traceEventToJsonLine(e: TraceEvent): string {
+  const o: Record<string, unknown> = { i: e.index, atUs: e.atUs, kind: e.kind, node: e.node };
+  if (e.peer !== undefined) o.peer = e.peer;
+  if (e.id !== undefined) o.id = e.id;
+  if (e.detail !== undefined) o.detail = e.detail;
+  if (e.fields !== undefined) o.fields = e.fields;
+  if (e.conn !== undefined) o.conn = e.conn;
+  return canonicalJson(o);
+}
+
+/** Human-readable one-liner, for reports and the divergence check. */
+export function describeEvent(e: TraceEvent): string {
+  const parts = [`#${e.index}`, `t=${formatUs(e.atUs)}`, e.kind, e.node || "world"];
+  if (e.peer !== undefined) parts.push(`→ ${e.peer}`);
+  if (e.detail !== undefined) parts.push(e.detail);
+  if (e.id !== undefined) parts.push(`id=${e.id}`);
+  if (e.conn !== undefined) parts.push(`conn=${e.conn}`);
+  if (e.fields !== undefined) parts.push(canonicalJson(e.fields));
+  return parts.join(" ");
+}
+
+export function formatUs(us: number): string {
+  if (us % 1000 === 0) return `${us / 1000}ms`;
+  return `${(us / 1000).toFixed(3)}ms`;
+}

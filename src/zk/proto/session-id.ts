@@ -1,0 +1,80 @@
+/**
+ * Session ids and passwords exactly as a ZooKeeper 3.8 server derives them (reference §3.2).
+ *
+ * - `SessionTrackerImpl.initializeNextSessionId`: `((nowMs << 24) >>> 8) | (serverId << 56)`
+ *   in Java 64-bit signed arithmetic: top 8 bits the server id, next 40 bits the low 40 bits
+ *   of the millisecond clock, low 16 bits a counter starting at 0. The value equal to the
+ *   container marker (`EphemeralType.CONTAINER_EPHEMERAL_OWNER`, Long.MIN_VALUE) is skipped.
+ * - `ZooKeeperServer.generatePasswd`: 16 bytes of
+ *   `new java.util.Random(sessionId ^ 0xB3415C00L).nextBytes(...)`, with java.util.Random's
+ *   48-bit LCG reproduced bit for bit (pinned against a real JVM in the tests).
+ *
+ * Pure functions of their inputs: the caller passes the (virtual) clock reading.
+ */
+import { invariant } from "../../sim/errors.js";
+import type { SessionId } from "./records.js";
+
+/** `EphemeralType.CONTAINER_EPHEMERAL_OWNER`: an ephemeralOwner that marks a container node. */
+export const CONTAINER_EPHEMERAL_OWNER: SessionId = -(1n << 63n);
+
+/** `ZooKeeperServer.superSecret`, xored into the session id to seed the password. */
+export const SESSION_PASSWORD_SECRET = 0xb3415c00n;
+
+/** Length of a session password in bytes. */
+export const SESSION_PASSWORD_BYTES = 16;
+
+const MASK_64 = (1n << 64n) - 1n;
+
+/** The first session id a tracker on `serverId` hands out when its clock reads `nowMs`. */
+export function initialSessionId(serverId: number, nowMs: number): SessionId {
+  invariant(Number.isSafeInteger(nowMs), `nowMs must be an integer, got ${nowMs}`);
+  invariant(Number.isSafeInteger(serverId), `serverId must be an integer, got ${serverId}`);
+  // (nowMs << 24) wraps to 64 bits; `>>> 8` is a logical shift of those 64 bits.
+  const clockBits = ((BigInt(nowMs) << 24n) & MASK_64) >> 8n;
+  const serverBits = (BigInt(serverId) << 56n) & MASK_64;
+  const id = BigInt.asIntN(64, clockBits | serverBits);
+  return id === CONTAINER_EPHEMERAL_OWNER ? id + 1n : id;
+}
+
+// java.util.Random constants.
+const MULTIPLIER = 0x5deece66dn;
+const ADDEND = 0xbn;
+const MASK_48 = (1n << 48n) - 1n;
+
+/** `java.util.Random` restricted to what `nextBytes` needs. */
+class JavaRandom {
+  private seed: bigint;
+
+  constructor(seed: bigint) {
+    this.seed = (BigInt.asIntN(64, seed) ^ MULTIPLIER) & MASK_48;
+  }
+
+  /** `next(32)`: advance the LCG and return the top 32 of its 48 bits as a Java int. */
+  nextInt(): number {
+    this.seed = (this.seed * MULTIPLIER + ADDEND) & MASK_48;
+    return Number(BigInt.asIntN(32, this.seed >> 16n));
+  }
+
+  /** `nextBytes`: successive nextInt() values, low byte first, 4 bytes per int. */
+  nextBytes(out: Uint8Array): void {
+    for (let i = 0; i < out.length; ) {
+      let rnd = this.nextInt();
+      for (let n = Math.min(out.length - i, 4); n-- > 0; rnd >>= 8) out[i++] = rnd & 0xff;
+    }
+  }
+}
+
+/** The password the server issues with (and demands back for) `sessionId`. */
+export function sessionPassword(sessionId: SessionId): Uint8Array {
+  const out = new Uint8Array(SESSION_PASSWORD_BYTES);
+  new JavaRandom(sessionId ^ SESSION_PASSWORD_SECRET).nextBytes(out);
+  return out;
+}
+
+/** `Arrays.equals` of a presented password with the expected one (reconnect check). */
+export function isValidSessionPassword(sessionId: SessionId, passwd: Uint8Array): boolean {
+  const expected = sessionPassword(sessionId);
+  if (passwd.length !== expected.length) return false;
+  for (let i = 0; i < expected.length; i++) if (passwd[i] !== expected[i]) return false;
+  return true;
+}

@@ -1,0 +1,253 @@
+/**
+ * ACL schemes and checks (reference §5): the `world`, `auth`, `digest`, `ip` and `super`
+ * schemes, ACL fix-up at create/setACL (`PrepRequestProcessor.fixupACL`), the permission check
+ * (`ZooKeeperServer.checkACL`), digest authentication, getACL masking and whoAmI.
+ *
+ * Invariants:
+ * - Pure and deterministic: SHA-1 via `node:crypto` `createHash` is a pure function.
+ * - An `Id` list (a connection's authInfo) always carries `ip:<addr>`; `digest:` ids come from
+ *   `addauth digest`; `super` comes only from a digest equal to the configured superDigest.
+ * - Providers registered by default are `ip` and `digest` (as in Java); `world` and `super`
+ *   are handled specially and have no provider, so `world:other` and `super:*` in an ACL are
+ *   INVALIDACL, and `auth` expands to *authenticated* ids only (digest, sasl, x509 — never
+ *   ip, and never super, which has no provider).
+ * - IP ids: 3.8.0 understands IPv4 only; IPv6 (`addr/bits` too) is accepted here as in 3.9+.
+ */
+import { createHash } from "node:crypto";
+import { Code } from "../proto/error-code.js";
+import type { ACL, ClientInfo, Id } from "../proto/records.js";
+
+export interface CheckAclOptions {
+  /** `zookeeper.skipACL=yes`: every check passes. */
+  skipACL?: boolean;
+}
+
+/** Schemes whose provider reports `isAuthenticated()` (the ones `auth` expands to). */
+const AUTHENTICATED_SCHEMES: ReadonlySet<string> = new Set(["digest", "sasl", "x509"]);
+
+// ---- digest ---------------------------------------------------------------------------
+
+/** `DigestAuthenticationProvider.generateDigest`: `user:base64(sha1("user:password"))`. */
+export function generateDigest(idPassword: string): string {
+  const user = idPassword.split(":", 1)[0] ?? "";
+  const hash = createHash("sha1").update(idPassword, "utf8").digest("base64");
+  return `${user}:${hash}`;
+}
+
+/** Java `String.split(regex)` drops trailing empty strings; digest validity depends on it. */
+function javaSplit(s: string, sep: string): string[] {
+  const parts = s.split(sep);
+  while (parts.length > 0 && parts[parts.length - 1] === "") parts.pop();
+  return parts.length === 0 ? [""] : parts;
+}
+
+export function isValidDigestId(id: string): boolean {
+  return javaSplit(id, ":").length === 2;
+}
+
+export type AuthResult = { kind: "ok"; ids: Id[] } | { kind: "error"; err: number };
+
+/**
+ * `addauth digest user:password`: the ids to add to the connection — `super:""` first when the
+ * digest equals `superDigest`, then the digest id. (3.8's digest provider cannot fail.)
+ */
+export function authenticateDigest(clearText: string, superDigest?: string): AuthResult {
+  const digest = generateDigest(clearText);
+  const ids: Id[] = [];
+  if (superDigest !== undefined && digest === superDigest) ids.push({ scheme: "super", id: "" });
+  ids.push({ scheme: "digest", id: digest });
+  return { kind: "ok", ids };
+}
+
+/**
+ * An AuthPacket: `digest` → authenticateDigest; `ip` → the remote address again (Java's IP
+ * provider ignores the payload); any other scheme → AUTHFAILED (the server then closes).
+ */
+export function authenticate(scheme: string, auth: Uint8Array, remoteAddress: string, superDigest?: string): AuthResult {
+  switch (scheme) {
+    case "digest":
+      return authenticateDigest(new TextDecoder().decode(auth), superDigest);
+    case "ip":
+      return { kind: "ok", ids: [{ scheme: "ip", id: remoteAddress }] };
+    default:
+      return { kind: "error", err: Code.AUTHFAILED };
+  }
+}
+
+// ---- ip ---------------------------------------------------------------------------------
+
+function parseV4(addr: string): number[] | null {
+  const parts = addr.split(".");
+  if (parts.length !== 4) return null;
+  const out: number[] = [];
+  for (const p of parts) {
+    if (!/^[+-]?\d+$/.test(p)) return null;
+    const v = Number.parseInt(p, 10);
+    if (v < 0 || v > 255) return null;
+    out.push(v);
+  }
+  return out;
+}
+
+function parseV6Groups(text: string): number[] | null {
+  if (text === "") return [];
+  const groups: number[] = [];
+  for (const g of text.split(":")) {
+    if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return null;
+    groups.push(Number.parseInt(g, 16));
+  }
+  return groups;
+}
+
+function parseV6(addr: string): number[] | null {
+  const halves = addr.split("::");
+  if (halves.length > 2) return null;
+  const head = parseV6Groups(halves[0] ?? "");
+  const tail = halves.length === 2 ? parseV6Groups(halves[1] ?? "") : [];
+  if (head === null || tail === null) return null;
+  let groups: number[];
+  if (halves.length === 1) {
+    if (head.length !== 8) return null;
+    groups = head;
+  } else {
+    if (head.length + tail.length >= 8) return null;
+    groups = [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
+  }
+  return groups.flatMap((g) => [g >> 8, g & 0xff]);
+}
+
+function addrToBytes(addr: string): number[] | null {
+  return addr.includes(":") ? parseV6(addr) : parseV4(addr);
+}
+
+function parseIpExpr(expr: string): { bytes: number[]; bits: number } | null {
+  const slash = expr.indexOf("/");
+  const addr = slash < 0 ? expr : expr.substring(0, slash);
+  const bytes = addrToBytes(addr);
+  if (bytes === null) return null;
+  let bits = bytes.length * 8;
+  if (slash >= 0) {
+    const b = expr.substring(slash + 1);
+    if (!/^[+-]?\d+$/.test(b)) return null;
+    bits = Number.parseInt(b, 10);
+    if (bits < 0 || bits > bytes.length * 8) return null;
+  }
+  return { bytes, bits };
+}
+
+export function isValidIpId(id: string): boolean {
+  return parseIpExpr(id) !== null;
+}
+
+function maskBytes(bytes: number[], bits: number): number[] {
+  return bytes.map((b, i) => {
+    const keep = Math.max(0, Math.min(8, bits - i * 8));
+    return b & ((0xff << (8 - keep)) & 0xff);
+  });
+}
+
+/** `IPAuthenticationProvider.matches(clientAddr, "addr[/bits]")`. */
+export function ipMatches(clientAddr: string, aclExpr: string): boolean {
+  const acl = parseIpExpr(aclExpr);
+  if (acl === null) return false;
+  const remote = addrToBytes(clientAddr);
+  if (remote === null || remote.length !== acl.bytes.length) return false;
+  const a = maskBytes(acl.bytes, acl.bits);
+  const r = maskBytes(remote, acl.bits);
+  return a.every((v, i) => v === r[i]);
+}
+
+// ---- fix-up and check -----------------------------------------------------------------
+
+function sameAcl(a: ACL, b: ACL): boolean {
+  return a.perms === b.perms && a.id.scheme === b.id.scheme && a.id.id === b.id.id;
+}
+
+function isValidId(id: Id): boolean {
+  switch (id.scheme) {
+    case "digest":
+      return isValidDigestId(id.id);
+    case "ip":
+      return isValidIpId(id.id);
+    default:
+      return false; // no provider: world (other than anyone), super, unknown schemes
+  }
+}
+
+/**
+ * `fixupACL`: removes duplicates, expands `auth` to the caller's authenticated ids, validates
+ * every id. Returns the list to store, or `{ err: INVALIDACL }`.
+ */
+export function fixupACL(authInfo: readonly Id[], acl: readonly ACL[]): ACL[] | { err: number } {
+  const unique: ACL[] = [];
+  for (const a of acl) if (!unique.some((u) => sameAcl(u, a))) unique.push(a);
+  if (unique.length === 0) return { err: Code.INVALIDACL };
+  const out: ACL[] = [];
+  for (const a of unique) {
+    if (a.id.scheme === "world" && a.id.id === "anyone") {
+      out.push(copyAcl(a));
+    } else if (a.id.scheme === "auth") {
+      const authed = authInfo.filter((cid) => AUTHENTICATED_SCHEMES.has(cid.scheme));
+      if (authed.length === 0) return { err: Code.INVALIDACL };
+      for (const cid of authed) out.push({ perms: a.perms, id: { scheme: cid.scheme, id: cid.id } });
+    } else {
+      if (!isValidId(a.id)) return { err: Code.INVALIDACL };
+      out.push(copyAcl(a));
+    }
+  }
+  return out;
+}
+
+export function copyAcl(a: ACL): ACL {
+  return { perms: a.perms, id: { scheme: a.id.scheme, id: a.id.id } };
+}
+
+function providerMatches(scheme: string, clientId: string, aclId: string): boolean {
+  switch (scheme) {
+    case "digest":
+      return clientId === aclId;
+    case "ip":
+      return ipMatches(clientId, aclId);
+    default:
+      return false;
+  }
+}
+
+/** `ZooKeeperServer.checkACL` as a boolean (false = NOAUTH). */
+export function checkACL(nodeAcl: readonly ACL[], perm: number, authInfo: readonly Id[], opts: CheckAclOptions = {}): boolean {
+  if (opts.skipACL === true) return true;
+  if (nodeAcl.length === 0) return true;
+  if (authInfo.some((id) => id.scheme === "super")) return true;
+  for (const a of nodeAcl) {
+    if ((a.perms & perm) === 0) continue;
+    if (a.id.scheme === "world" && a.id.id === "anyone") return true;
+    for (const authId of authInfo) {
+      if (authId.scheme === a.id.scheme && providerMatches(a.id.scheme, authId.id, a.id.id)) return true;
+    }
+  }
+  return false;
+}
+
+/** getACL without ADMIN: digest ids are shown as `user:x` (reference §5.4). */
+export function maskDigestAcl(acl: readonly ACL[]): ACL[] {
+  return acl.map((a) =>
+    a.id.scheme === "digest" ? { perms: a.perms, id: { scheme: "digest", id: a.id.id.replace(/:.*/g, ":x") } } : copyAcl(a),
+  );
+}
+
+/** `AuthUtil.getClientInfos`: digest → user name without hash, ip → address, others → "". */
+export function clientInfos(authInfo: readonly Id[]): ClientInfo[] {
+  return authInfo.map((id) => ({ authScheme: id.scheme, user: userName(id) }));
+}
+
+function userName(id: Id): string {
+  switch (id.scheme) {
+    case "digest":
+      return javaSplit(id.id, ":")[0] ?? "";
+    case "ip":
+      return id.id;
+    default:
+      return "";
+  }
+}
+

@@ -1,0 +1,712 @@
+/**
+ * The replicated state machine: `DataTree` (+ `DataNode`, `StatPersisted`, `EphemeralType`),
+ * reference §1.2, §1.6–1.7, §2.3, §2.6, §3.3 (sessions), §4 (multi apply).
+ *
+ * `processTxn(header, txn)` applies one committed txn exactly like `DataTree.processTxn`:
+ * every replica that applies the same txns in the same order reaches the same tree, the same
+ * `digest()` and fires the same watches (through its own WatchManager) while applying.
+ *
+ * Invariants:
+ * - Paths are keys of `nodes`; `"/"` is the root and the Java alias `""` resolves to it.
+ * - `stat.cversion` is the *stored* cversion (child creations); clients see
+ *   `2 * stored − numChildren`. `numChildren` and `dataLength` are derived.
+ * - A parent's cversion/pzxid move on create only when the txn's parentCVersion is larger than
+ *   the stored one; on delete pzxid moves only if the zxid is larger (fuzzy-snapshot replay).
+ * - Every NORMAL ephemeral is in `ephemerals[owner]`; containers and TTL nodes are in
+ *   `containers` / `ttls`.
+ * - Sessions (id → negotiated timeout) are replicated state and live here as
+ *   `sessionsWithTimeouts` (Java keeps them in ZKDatabase): createSession adds, closeSession
+ *   removes; snapshots carry them.
+ * - ephemeralOwner values are Java longs held as signed 64-bit bigints: 0 = persistent,
+ *   Long.MIN_VALUE = container, 0xFF00_0000_0000_0000 | ttl = TTL node (only when extended
+ *   types are enabled), anything else = the owning session. Clients see 0 unless NORMAL.
+ * - Deterministic orders: getChildren, getEphemerals, getContainers, getTtls are sorted by
+ *   UTF-16 code unit (JS default sort); a watch trigger notifies in watcherId order.
+ * - Node data `null` is not representable in our txn records; it is stored as empty bytes.
+ */
+import { createHash } from "node:crypto";
+import { Code } from "../proto/error-code.js";
+import { OpCode } from "../proto/op-code.js";
+import {
+  AddWatchMode,
+  EventType,
+  KeeperState,
+  Perms,
+  int32,
+  type ACL,
+  type SessionId,
+  type Stat,
+  type Zxid,
+} from "../proto/records.js";
+import type { Txn, TxnHeader } from "../proto/txn.js";
+import { copyAcl } from "./acl.js";
+import { CONFIG_PATH, QUOTA_PATH, ZOOKEEPER_PATH, basename, childPath, javaParentOf } from "./path-utils.js";
+import { WatchManager, type ServerWatcher } from "./watch-manager.js";
+
+export interface StatPersisted {
+  czxid: Zxid;
+  mzxid: Zxid;
+  ctime: number;
+  mtime: number;
+  version: number;
+  /** Stored cversion: number of child creations (see header). */
+  cversion: number;
+  aversion: number;
+  ephemeralOwner: SessionId;
+  pzxid: Zxid;
+}
+
+export function createStatPersisted(zxid: Zxid, timeMs: number, ephemeralOwner: SessionId): StatPersisted {
+  return {
+    czxid: zxid,
+    mzxid: zxid,
+    ctime: timeMs,
+    mtime: timeMs,
+    version: 0,
+    cversion: 0,
+    aversion: 0,
+    ephemeralOwner,
+    pzxid: zxid,
+  };
+}
+
+export function emptyStatPersisted(): StatPersisted {
+  return createStatPersisted(0n, 0, 0n);
+}
+
+export function copyStatPersisted(s: StatPersisted): StatPersisted {
+  return { ...s };
+}
+
+// ---- EphemeralType -------------------------------------------------------------------
+
+export type EphemeralType = "VOID" | "NORMAL" | "CONTAINER" | "TTL";
+
+/** `EphemeralType.CONTAINER_EPHEMERAL_OWNER` = Long.MIN_VALUE. */
+export const CONTAINER_EPHEMERAL_OWNER: SessionId = -(1n << 63n);
+const EXTENDED_MASK = 0xff00_0000_0000_0000n;
+const RESERVED_BITS_MASK = 0x00ff_ff00_0000_0000n;
+const TTL_VALUE_MASK = 0x0000_00ff_ffff_ffffn;
+
+function unsigned(owner: SessionId): bigint {
+  return BigInt.asUintN(64, owner);
+}
+
+export function ephemeralTypeOf(owner: SessionId, extendedTypesEnabled: boolean): EphemeralType {
+  const u = unsigned(owner);
+  if (extendedTypesEnabled && (u & EXTENDED_MASK) === EXTENDED_MASK && (u & RESERVED_BITS_MASK) === 0n) return "TTL";
+  if (u === unsigned(CONTAINER_EPHEMERAL_OWNER)) return "CONTAINER";
+  return u === 0n ? "VOID" : "NORMAL";
+}
+
+/** `EphemeralType.TTL.toEphemeralOwner(ttl)`; the caller has validated 0 < ttl ≤ 2^40−1. */
+export function ttlEphemeralOwner(ttlMs: number): SessionId {
+  return BigInt.asIntN(64, EXTENDED_MASK | BigInt(ttlMs));
+}
+
+export function ttlOfEphemeralOwner(owner: SessionId): number {
+  return Number(unsigned(owner) & TTL_VALUE_MASK);
+}
+
+// ---- DataNode ------------------------------------------------------------------------
+
+export class DataNode {
+  /** Child names (not paths), in insertion order; readers sort where order is observable. */
+  readonly children = new Set<string>();
+
+  constructor(
+    public data: Uint8Array,
+    public acl: ACL[],
+    public stat: StatPersisted,
+  ) {}
+
+  /** The client-visible Stat (`DataNode.copyStat`). */
+  copyStat(extendedTypesEnabled: boolean): Stat {
+    const numChildren = this.children.size;
+    const owner = this.stat.ephemeralOwner;
+    return {
+      czxid: this.stat.czxid,
+      mzxid: this.stat.mzxid,
+      ctime: this.stat.ctime,
+      mtime: this.stat.mtime,
+      version: this.stat.version,
+      cversion: int32(this.stat.cversion * 2 - numChildren),
+      aversion: this.stat.aversion,
+      ephemeralOwner: ephemeralTypeOf(owner, extendedTypesEnabled) === "NORMAL" ? owner : 0n,
+      dataLength: this.data.length,
+      numChildren,
+      pzxid: this.stat.pzxid,
+    };
+  }
+}
+
+// ---- DataTree ------------------------------------------------------------------------
+
+/** `DataTree.ProcessTxnResult`. */
+export interface ProcessTxnResult {
+  clientId: SessionId;
+  cxid: number;
+  zxid: Zxid;
+  /** The (sub-)txn header type: an OpCode, −1 for error txns and failed multi sub-ops. */
+  type: number;
+  err: number;
+  path: string | null;
+  stat: Stat | null;
+  multiResult: ProcessTxnResult[] | null;
+}
+
+export interface DataTreeOptions {
+  /** `zookeeper.extendedTypesEnabled`: TTL ephemeralOwner encodings are recognised. */
+  extendedTypesEnabled?: boolean;
+}
+
+export interface SnapshotNode {
+  path: string;
+  data: Uint8Array;
+  acl: ACL[];
+  stat: StatPersisted;
+}
+
+/** A deep-copied, self-contained image of the replicated state (bigints and bytes inside). */
+export interface DataTreeSnapshot {
+  lastProcessedZxid: Zxid;
+  /** Sorted by path, so every parent precedes its children. */
+  nodes: SnapshotNode[];
+  /** Sorted by session id. */
+  sessions: { sessionId: SessionId; timeoutMs: number }[];
+}
+
+export const QUOTA_LIMIT_NODE = "zookeeper_limits";
+export const QUOTA_STAT_NODE = "zookeeper_stats";
+
+const EMPTY = new Uint8Array(0);
+
+function openAcl(): ACL[] {
+  return [{ perms: Perms.ALL, id: { scheme: "world", id: "anyone" } }];
+}
+
+/** The Java tree's watch path for a parent: the `""` alias is reported as `/`. */
+function watchPath(parentName: string): string {
+  return parentName === "" ? "/" : parentName;
+}
+
+export class DataTree {
+  private readonly nodes = new Map<string, DataNode>();
+  private readonly ephemerals = new Map<SessionId, Set<string>>();
+  private readonly containers = new Set<string>();
+  private readonly ttls = new Set<string>();
+  /** Replicated sessions: id → negotiated timeout (ms). See the header. */
+  readonly sessionsWithTimeouts = new Map<SessionId, number>();
+  readonly watches = new WatchManager();
+  lastProcessedZxid: Zxid = 0n;
+  readonly extendedTypesEnabled: boolean;
+
+  constructor(opts: DataTreeOptions = {}) {
+    this.extendedTypesEnabled = opts.extendedTypesEnabled ?? false;
+    const root = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
+    const proc = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
+    const quota = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
+    // /zookeeper/config: READ for anyone, aversion −1 (internal setACL with version −1).
+    const config = new DataNode(EMPTY, [{ perms: Perms.READ, id: { scheme: "world", id: "anyone" } }], emptyStatPersisted());
+    config.stat.aversion = -1;
+    root.children.add(basename(ZOOKEEPER_PATH));
+    proc.children.add(basename(QUOTA_PATH));
+    proc.children.add(basename(CONFIG_PATH));
+    this.nodes.set("/", root);
+    this.nodes.set(ZOOKEEPER_PATH, proc);
+    this.nodes.set(QUOTA_PATH, quota);
+    this.nodes.set(CONFIG_PATH, config);
+  }
+
+  // ---- node access ---------------------------------------------------------------------
+
+  /** The node at `path`; `""` is the Java alias of the root. */
+  getNode(path: string): DataNode | undefined {
+    return this.nodes.get(path === "" ? "/" : path);
+  }
+
+  /** Like Java's `getNodeCount`, which counts the `""` root alias too (5 for a fresh tree). */
+  nodeCount(): number {
+    return this.nodes.size + 1;
+  }
+
+  /** `approximateDataSize`: Σ (path length + data length), the alias contributing 0. */
+  approximateDataSize(): number {
+    let size = 0;
+    for (const [path, node] of this.nodes) size += path.length + node.data.length;
+    return size;
+  }
+
+  private statOf(node: DataNode): Stat {
+    return node.copyStat(this.extendedTypesEnabled);
+  }
+
+  ephemeralTypeOf(owner: SessionId): EphemeralType {
+    return ephemeralTypeOf(owner, this.extendedTypesEnabled);
+  }
+
+  // ---- mutations (applied txns) --------------------------------------------------------
+
+  /** `DataTree.createNode`: returns OK, NONODE (no parent) or NODEEXISTS. Fires watches. */
+  createNode(
+    path: string,
+    data: Uint8Array,
+    acl: readonly ACL[],
+    ephemeralOwner: SessionId,
+    parentCVersion: number,
+    zxid: Zxid,
+    timeMs: number,
+  ): number {
+    const parentName = javaParentOf(path);
+    const childName = basename(path);
+    const parent = this.getNode(parentName);
+    if (parent === undefined) return Code.NONODE;
+    if (parent.children.has(childName)) return Code.NODEEXISTS;
+    const newCversion = parentCVersion === -1 ? int32(parent.stat.cversion + 1) : parentCVersion;
+    // Replaying a create over a fuzzy snapshot must not move cversion/pzxid backwards.
+    if (newCversion > parent.stat.cversion) {
+      parent.stat.cversion = newCversion;
+      parent.stat.pzxid = zxid;
+    }
+    const child = new DataNode(data.slice(), acl.map(copyAcl), createStatPersisted(zxid, timeMs, ephemeralOwner));
+    parent.children.add(childName);
+    this.nodes.set(path, child);
+    this.indexOwner(path, ephemeralOwner);
+    this.watches.dataWatches.triggerWatch(path, EventType.NodeCreated, zxid);
+    this.watches.childWatches.triggerWatch(watchPath(parentName), EventType.NodeChildrenChanged, zxid);
+    return Code.OK;
+  }
+
+  private indexOwner(path: string, owner: SessionId): void {
+    switch (this.ephemeralTypeOf(owner)) {
+      case "CONTAINER":
+        this.containers.add(path);
+        return;
+      case "TTL":
+        this.ttls.add(path);
+        return;
+      case "NORMAL": {
+        let set = this.ephemerals.get(owner);
+        if (set === undefined) {
+          set = new Set();
+          this.ephemerals.set(owner, set);
+        }
+        set.add(path);
+        return;
+      }
+      case "VOID":
+        return;
+    }
+  }
+
+  private unindexOwner(path: string, owner: SessionId): void {
+    switch (this.ephemeralTypeOf(owner)) {
+      case "CONTAINER":
+        this.containers.delete(path);
+        return;
+      case "TTL":
+        this.ttls.delete(path);
+        return;
+      case "NORMAL":
+        this.ephemerals.get(owner)?.delete(path);
+        return;
+      case "VOID":
+        return;
+    }
+  }
+
+  /** `DataTree.deleteNode`: returns OK or NONODE. Fires NodeDeleted / NodeChildrenChanged. */
+  deleteNode(path: string, zxid: Zxid): number {
+    const parentName = javaParentOf(path);
+    const parent = this.getNode(parentName);
+    if (parent === undefined) return Code.NONODE;
+    parent.children.delete(basename(path));
+    // Only a larger zxid moves pzxid (a replayed create may have set a higher one).
+    if (zxid > parent.stat.pzxid) parent.stat.pzxid = zxid;
+    const node = this.nodes.get(path);
+    if (node === undefined) return Code.NONODE;
+    this.nodes.delete(path);
+    this.unindexOwner(path, node.stat.ephemeralOwner);
+    const processed = this.watches.dataWatches.triggerWatch(path, EventType.NodeDeleted, zxid);
+    this.watches.childWatches.triggerWatch(path, EventType.NodeDeleted, zxid, processed);
+    this.watches.childWatches.triggerWatch(watchPath(parentName), EventType.NodeChildrenChanged, zxid);
+    return Code.OK;
+  }
+
+  /** `DataTree.setData`: `version` is the new version computed at prep time. */
+  setData(path: string, data: Uint8Array, version: number, zxid: Zxid, timeMs: number): Stat | null {
+    const node = this.getNode(path);
+    if (node === undefined) return null;
+    node.data = data.slice();
+    node.stat.mtime = timeMs;
+    node.stat.mzxid = zxid;
+    node.stat.version = version;
+    const stat = this.statOf(node);
+    this.watches.dataWatches.triggerWatch(path, EventType.NodeDataChanged, zxid);
+    return stat;
+  }
+
+  /** `DataTree.setACL`: only the aversion moves (mzxid/mtime unchanged). No watches. */
+  setACL(path: string, acl: readonly ACL[], version: number): Stat | null {
+    const node = this.getNode(path);
+    if (node === undefined) return null;
+    node.stat.aversion = version;
+    node.acl = acl.map(copyAcl);
+    return this.statOf(node);
+  }
+
+  /** `setCversionPzxid`: the NODEEXISTS-on-replay repair of a create. */
+  private setCversionPzxid(path: string, newCversion: number, zxid: Zxid): number {
+    const node = this.getNode(path.endsWith("/") ? path.slice(0, -1) : path);
+    if (node === undefined) return Code.NONODE;
+    const cv = newCversion === -1 ? int32(node.stat.cversion + 1) : newCversion;
+    if (cv > node.stat.cversion) {
+      node.stat.cversion = cv;
+      node.stat.pzxid = zxid;
+    }
+    return Code.OK;
+  }
+
+  // ---- processTxn ------------------------------------------------------------------------
+
+  /** Applies one committed txn (reference §1.6, §2.3, §4). Never throws for a client's error. */
+  processTxn(header: TxnHeader, txn: Txn): ProcessTxnResult {
+    return this.applyTxn(header, txn, false);
+  }
+
+  private applyTxn(header: TxnHeader, txn: Txn, isSubTxn: boolean): ProcessTxnResult {
+    const rc: ProcessTxnResult = {
+      clientId: header.clientId,
+      cxid: header.cxid,
+      zxid: header.zxid,
+      type: header.type,
+      err: Code.OK,
+      path: null,
+      stat: null,
+      multiResult: null,
+    };
+    this.applyBody(header, txn, rc);
+    if (header.type === OpCode.create && rc.err === Code.NODEEXISTS && txn.kind === "CreateTxn") {
+      const err = this.setCversionPzxid(javaParentOf(txn.path), txn.parentCVersion, header.zxid);
+      if (err !== Code.OK) rc.err = err;
+    }
+    if (!isSubTxn && rc.zxid > this.lastProcessedZxid) this.lastProcessedZxid = rc.zxid;
+    return rc;
+  }
+
+  private applyBody(header: TxnHeader, txn: Txn, rc: ProcessTxnResult): void {
+    const withStat = header.type !== OpCode.create;
+    switch (txn.kind) {
+      case "CreateTxn":
+        this.applyCreate(rc, txn.path, txn.data, txn.acl, txn.ephemeral ? header.clientId : 0n, txn.parentCVersion, header, withStat);
+        return;
+      case "CreateContainerTxn":
+        this.applyCreate(rc, txn.path, txn.data, txn.acl, CONTAINER_EPHEMERAL_OWNER, txn.parentCVersion, header, true);
+        return;
+      case "CreateTTLTxn":
+        this.applyCreate(rc, txn.path, txn.data, txn.acl, ttlEphemeralOwner(txn.ttl), txn.parentCVersion, header, true);
+        return;
+      case "DeleteTxn":
+        rc.path = txn.path;
+        rc.err = this.deleteNode(txn.path, header.zxid);
+        return;
+      case "SetDataTxn":
+        rc.path = txn.path;
+        rc.stat = this.setData(txn.path, txn.data, txn.version, header.zxid, header.time);
+        if (rc.stat === null) rc.err = Code.NONODE;
+        return;
+      case "SetACLTxn":
+        rc.path = txn.path;
+        rc.stat = this.setACL(txn.path, txn.acl, txn.version);
+        if (rc.stat === null) rc.err = Code.NONODE;
+        return;
+      case "CheckVersionTxn":
+        rc.path = txn.path;
+        return;
+      case "CreateSessionTxn":
+        this.sessionsWithTimeouts.set(header.clientId, txn.timeOut);
+        return;
+      case "CloseSessionTxn":
+        this.killSession(header.clientId, header.zxid, txn.paths2Delete);
+        this.sessionsWithTimeouts.delete(header.clientId);
+        return;
+      case "ErrorTxn":
+        rc.err = txn.err;
+        return;
+      case "MultiTxn":
+        this.applyMulti(header, txn.txns, rc);
+        return;
+      default:
+        return unreachable(txn);
+    }
+  }
+
+  private applyCreate(
+    rc: ProcessTxnResult,
+    path: string,
+    data: Uint8Array,
+    acl: ACL[],
+    owner: SessionId,
+    parentCVersion: number,
+    header: TxnHeader,
+    withStat: boolean,
+  ): void {
+    rc.path = path;
+    rc.err = this.createNode(path, data, acl, owner, parentCVersion, header.zxid, header.time);
+    if (withStat && rc.err === Code.OK) {
+      const node = this.getNode(path);
+      if (node !== undefined) rc.stat = this.statOf(node);
+    }
+  }
+
+  /**
+   * Multi apply: if any sub-txn is an error nothing is applied and every sub-result is an
+   * error — 0 before the failing op, its code, then RUNTIMEINCONSISTENCY (reference §4).
+   */
+  private applyMulti(header: TxnHeader, txns: readonly { type: number; txn: Txn }[], rc: ProcessTxnResult): void {
+    rc.multiResult = [];
+    const failed = txns.some((t) => t.type === OpCode.error);
+    let postFailed = false;
+    for (const sub of txns) {
+      let type = sub.type;
+      let txn = sub.txn;
+      if (type === OpCode.error) postFailed = true;
+      if (failed && type !== OpCode.error) {
+        type = OpCode.error;
+        txn = { kind: "ErrorTxn", err: postFailed ? Code.RUNTIMEINCONSISTENCY : Code.OK };
+      }
+      const subRc = this.applyTxn({ ...header, type }, txn, true);
+      rc.multiResult.push(subRc);
+      if (subRc.err !== Code.OK && rc.err === Code.OK) rc.err = subRc.err;
+    }
+  }
+
+  /**
+   * `killSession`: deletes the txn's paths2Delete (missing ones ignored), then any ephemeral of
+   * the session the txn did not list (Java logs a warning and deletes them too, sorted here).
+   */
+  private killSession(sessionId: SessionId, zxid: Zxid, paths2Delete: readonly string[]): void {
+    const local = this.ephemerals.get(sessionId);
+    this.ephemerals.delete(sessionId);
+    for (const path of paths2Delete) this.deleteNode(path, zxid);
+    if (local === undefined) return;
+    for (const path of paths2Delete) local.delete(path);
+    for (const path of [...local].sort()) this.deleteNode(path, zxid);
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  /** exists: the data watch is registered *before* the lookup, even if the node is missing. */
+  statNode(path: string, watcher: ServerWatcher | null = null): Stat | null {
+    if (watcher !== null) this.watches.dataWatches.addWatch(path, watcher);
+    const node = this.getNode(path);
+    return node === undefined ? null : this.statOf(node);
+  }
+
+  /** getData: the watch is registered only if the node exists. Returns a copy of the data. */
+  getData(path: string, watcher: ServerWatcher | null = null): { data: Uint8Array; stat: Stat } | null {
+    const node = this.getNode(path);
+    if (node === undefined) return null;
+    if (watcher !== null) this.watches.dataWatches.addWatch(path, watcher);
+    return { data: node.data.slice(), stat: this.statOf(node) };
+  }
+
+  /** getChildren[2]: names sorted lexically (deterministic; Java uses hash order). */
+  getChildren(path: string, watcher: ServerWatcher | null = null): { children: string[]; stat: Stat } | null {
+    const node = this.getNode(path);
+    if (node === undefined) return null;
+    if (watcher !== null) this.watches.childWatches.addWatch(path, watcher);
+    return { children: [...node.children].sort(), stat: this.statOf(node) };
+  }
+
+  getACL(path: string): { acl: ACL[]; stat: Stat } | null {
+    const node = this.getNode(path);
+    if (node === undefined) return null;
+    return { acl: node.acl.map(copyAcl), stat: this.statOf(node) };
+  }
+
+  /** The node's ACL without copying (for permission checks). */
+  aclForNode(path: string): readonly ACL[] | null {
+    return this.getNode(path)?.acl ?? null;
+  }
+
+  /**
+   * Ephemerals of a session, sorted. With `prefix`: empty, blank or `/` means all, otherwise
+   * `startsWith(prefix)` (the getEphemerals rule, reference §1.7).
+   */
+  getEphemerals(sessionId: SessionId, prefix?: string | null): string[] {
+    const all = [...(this.ephemerals.get(sessionId) ?? [])].sort();
+    const p = prefix ?? "";
+    if (p.trim() === "" || p.trim() === "/") return all;
+    return all.filter((e) => e.startsWith(p));
+  }
+
+  /** Session ids that own ephemerals, sorted. */
+  getEphemeralOwners(): SessionId[] {
+    return [...this.ephemerals.entries()]
+      .filter(([, s]) => s.size > 0)
+      .map(([id]) => id)
+      .sort(compareBigint);
+  }
+
+  /** All descendants (not the node itself); for `/` every node but the root (§1.7). */
+  getAllChildrenNumber(path: string): number {
+    if (path === "/") return this.nodes.size - 1;
+    const prefix = path + "/";
+    let n = 0;
+    for (const p of this.nodes.keys()) if (p.startsWith(prefix)) n++;
+    return n;
+  }
+
+  getContainers(): string[] {
+    return [...this.containers].sort();
+  }
+
+  getTtls(): string[] {
+    return [...this.ttls].sort();
+  }
+
+  // ---- watches -------------------------------------------------------------------------
+
+  /** addWatch: mode 0 PERSISTENT, 1 PERSISTENT_RECURSIVE; false for any other mode. */
+  addWatch(path: string, watcher: ServerWatcher, mode: number): boolean {
+    if (mode === AddWatchMode.PERSISTENT) this.watches.addPersistentWatch(path, watcher, "PERSISTENT");
+    else if (mode === AddWatchMode.PERSISTENT_RECURSIVE) this.watches.addPersistentWatch(path, watcher, "PERSISTENT_RECURSIVE");
+    else return false;
+    return true;
+  }
+
+  /** Connection closed: forget all its watches. */
+  removeCnxn(watcher: ServerWatcher): void {
+    this.watches.removeWatcher(watcher);
+  }
+
+  /**
+   * setWatches / setWatches2 after a reconnect (reference §2.6): catch-up events for what
+   * changed after `relativeZxid`, re-registration otherwise; persistent ones re-registered
+   * without catch-up. Catch-up events carry zxid −1.
+   */
+  setWatches(
+    relativeZxid: Zxid,
+    dataWatches: readonly string[],
+    existWatches: readonly string[],
+    childWatches: readonly string[],
+    persistentWatches: readonly string[],
+    persistentRecursiveWatches: readonly string[],
+    watcher: ServerWatcher,
+  ): void {
+    const fire = (type: number, path: string): void =>
+      watcher.process({ type, state: KeeperState.SyncConnected, path }, -1n);
+    for (const path of dataWatches) {
+      const node = this.getNode(path);
+      if (node === undefined) fire(EventType.NodeDeleted, path);
+      else if (node.stat.mzxid > relativeZxid) fire(EventType.NodeDataChanged, path);
+      else this.watches.dataWatches.addWatch(path, watcher);
+    }
+    for (const path of existWatches) {
+      if (this.getNode(path) !== undefined) fire(EventType.NodeCreated, path);
+      else this.watches.dataWatches.addWatch(path, watcher);
+    }
+    for (const path of childWatches) {
+      const node = this.getNode(path);
+      if (node === undefined) fire(EventType.NodeDeleted, path);
+      else if (node.stat.pzxid > relativeZxid) fire(EventType.NodeChildrenChanged, path);
+      else this.watches.childWatches.addWatch(path, watcher);
+    }
+    for (const path of persistentWatches) this.watches.addPersistentWatch(path, watcher, "PERSISTENT");
+    for (const path of persistentRecursiveWatches) this.watches.addPersistentWatch(path, watcher, "PERSISTENT_RECURSIVE");
+  }
+
+  // ---- quotas (reference §1.7; enforcement lives in the PrepRequestProcessor) --------------
+
+  /** The deepest ancestor-or-self of `path` (not `/`) with a `zookeeper_limits` node. */
+  getMaxPrefixWithQuota(path: string): string | null {
+    let p = path;
+    while (p !== "" && p !== "/") {
+      if (this.nodes.has(`${QUOTA_PATH}${p}/${QUOTA_LIMIT_NODE}`)) return p;
+      p = javaParentOf(p);
+    }
+    return null;
+  }
+
+  /** Current usage of a quota root: nodes in its subtree (itself included) and their bytes. */
+  quotaUsage(prefix: string): { count: number; bytes: number } {
+    const usage = { count: 0, bytes: 0 };
+    const walk = (path: string): void => {
+      const node = this.getNode(path);
+      if (node === undefined) return;
+      usage.count += 1;
+      usage.bytes += node.data.length;
+      for (const c of node.children) walk(childPath(path, c));
+    };
+    walk(prefix);
+    return usage;
+  }
+
+  // ---- snapshots and digest ------------------------------------------------------------
+
+  serialize(): DataTreeSnapshot {
+    const paths = [...this.nodes.keys()].sort();
+    return {
+      lastProcessedZxid: this.lastProcessedZxid,
+      nodes: paths.map((path) => {
+        const n = this.nodes.get(path) as DataNode;
+        return { path, data: n.data.slice(), acl: n.acl.map(copyAcl), stat: copyStatPersisted(n.stat) };
+      }),
+      sessions: [...this.sessionsWithTimeouts.entries()]
+        .sort(([a], [b]) => compareBigint(a, b))
+        .map(([sessionId, timeoutMs]) => ({ sessionId, timeoutMs })),
+    };
+  }
+
+  static deserialize(snap: DataTreeSnapshot, opts: DataTreeOptions = {}): DataTree {
+    const tree = new DataTree(opts);
+    tree.nodes.clear();
+    for (const n of [...snap.nodes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+      const node = new DataNode(n.data.slice(), n.acl.map(copyAcl), copyStatPersisted(n.stat));
+      if (n.path !== "/") {
+        const parent = tree.getNode(javaParentOf(n.path));
+        if (parent === undefined) throw new Error(`snapshot: ${n.path} has no parent`);
+        parent.children.add(basename(n.path));
+      }
+      tree.nodes.set(n.path, node);
+      tree.indexOwner(n.path, node.stat.ephemeralOwner);
+    }
+    if (!tree.nodes.has("/")) throw new Error("snapshot: no root");
+    for (const s of snap.sessions) tree.sessionsWithTimeouts.set(s.sessionId, s.timeoutMs);
+    tree.lastProcessedZxid = snap.lastProcessedZxid;
+    return tree;
+  }
+
+  /**
+   * A SHA-256 over every node (path, persisted stat, data, ACL, sorted children) in path order
+   * and the session table: equal digests at equal zxids mean equal replicated state.
+   * Watches and lastProcessedZxid are not included.
+   */
+  digest(): string {
+    const h = createHash("sha256");
+    for (const path of [...this.nodes.keys()].sort()) {
+      const n = this.nodes.get(path) as DataNode;
+      const s = n.stat;
+      const acl = n.acl.map((a) => `${a.perms}:${a.id.scheme}:${a.id.id}`).join(",");
+      h.update(
+        `${JSON.stringify(path)}|${s.czxid}|${s.mzxid}|${s.ctime}|${s.mtime}|${s.version}|${s.cversion}|` +
+          `${s.aversion}|${s.ephemeralOwner}|${s.pzxid}|${JSON.stringify(acl)}|${JSON.stringify([...n.children].sort())}|`,
+      );
+      h.update(Buffer.from(n.data.buffer, n.data.byteOffset, n.data.byteLength).toString("base64"));
+      h.update("\n");
+    }
+    for (const [sessionId, timeoutMs] of [...this.sessionsWithTimeouts.entries()].sort(([a], [b]) => compareBigint(a, b))) {
+      h.update(`session|${sessionId}|${timeoutMs}\n`);
+    }
+    return h.digest("hex");
+  }
+}
+
+function compareBigint(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function unreachable(x: never): never {
+  throw new Error(`unreachable: ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { lastJson, zksim } from "../helpers/cli.js";
+
+interface RunJson {
+  scenario: string;
+  seed: number;
+  traceHash: string;
+  events: number;
+  virtualMs: number;
+  wallMs: number;
+  verdict: string;
+  violations: unknown[];
+}
+
+describe("cli: run", () => {
+  it("fresh processes: the same seed gives the same trace hash, and the JSON contract holds", () => {
+    const a = zksim("run", "kernel-smoke", "--seed", "7", "--json");
+    const b = zksim("run", "kernel-smoke", "--seed", "7", "--json");
+    expect(a.status).toBe(0);
+    const ja = lastJson<RunJson>(a);
+    const jb = lastJson<RunJson>(b);
+    expect(ja.traceHash).toBe(jb.traceHash);
+    expect(ja.traceHash).toMatch(/^[0-9a-f]{16}$/);
+    expect(ja).toMatchObject({ scenario: "kernel-smoke", seed: 7, verdict: "pass", violations: [], virtualMs: 20000 });
+    expect(typeof ja.events).toBe("number");
+    expect(typeof ja.wallMs).toBe("number");
+  });
+
+  it("a fresh process agrees with the in-process golden hash", () => {
+    expect(lastJson<RunJson>(zksim("run", "kernel-smoke", "--seed", "1", "--json")).traceHash).toBe("e3a3482ba1c2bbd4");
+  });
+
+  it("exit 1 with violations named when a checker fails (canary)", () => {
+    const r = zksim("run", "kernel-smoke", "--json", "--canary", "connection-reorder");
+    expect(r.status).toBe(1);
+    const j = lastJson<RunJson & { violations: { checker: string; message: string; eventIndex: number; atMs: number }[] }>(r);
+    expect(j.verdict).toBe("fail");
+    expect(j.violations[0]).toMatchObject({ checker: "kernel.connection-fifo" });
+    expect(typeof j.violations[0]!.atMs).toBe("number");
+  });
+
+  it("--trace FILE writes one JSON line per event", () => {
+    const dir = mkdtempSync(join(tmpdir(), "zksim-"));
+    const file = join(dir, "t.jsonl");
+    const r = zksim("run", "kernel-smoke", "--seed", "2", "--json", "--trace", file);
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    expect(lines.length).toBe(lastJson<RunJson>(r).events);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ i: 0, atUs: 0 });
+  });
+
+  it("human output narrates and ends with the replay command", () => {
+    const r = zksim("run", "kernel-smoke", "--seed", "3");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/verdict: PASS/);
+    expect(r.stdout.trim().split("\n").pop()).toBe("replay: zksim run kernel-smoke --seed 3");
+  });
+
+  it("determinism command: two runs, same hash", () => {
+    const r = zksim("determinism", "kernel-smoke", "--seed", "9");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^deterministic: kernel-smoke seed 9 gave trace hash [0-9a-f]{16} twice/);
+  });
+});
+
+describe("cli: list", () => {
+  it("--json lists scenarios with name, description and tags", () => {
+    const r = zksim("list", "--json");
+    expect(r.status).toBe(0);
+    const list = lastJson<{ name: string; description: string; tags: string[] }[]>(r);
+    expect(list.find((s) => s.name === "kernel-smoke")).toMatchObject({ tags: ["kernel", "smoke"] });
+  });
+});
+
+describe("cli: bad input gets one line and exit 2, never a stack trace", () => {
+  const dir = mkdtempSync(join(tmpdir(), "zksim-bad-"));
+  const write = (name: string, body: unknown) => {
+    const p = join(dir, name);
+    writeFileSync(p, typeof body === "string" ? body : JSON.stringify(body));
+    return p;
+  };
+  const base = { name: "x", durationMs: 100, workload: { kind: "kernel-traffic", nodes: 3 } };
+  const cases: [string, string[], RegExp][] = [
+    ["unknown scenario", ["run", "no-such-scenario"], /unknown scenario "no-such-scenario"/],
+    ["unknown flag", ["run", "kernel-smoke", "--sed", "3"], /unknown option --sed/],
+    ["bad seed", ["run", "kernel-smoke", "--seed", "-3"], /--seed needs a value|--seed must be a whole number/],
+    ["non-numeric seed", ["run", "kernel-smoke", "--seed", "abc"], /--seed must be a whole number/],
+    ["unknown command", ["frobnicate"], /unknown command "frobnicate"/],
+    ["missing file", ["run", "./nope.json"], /scenario file not found/],
+    ["malformed JSON", ["run", write("a.json", "{ not json")], /not valid JSON/],
+    ["unknown node in schedule", ["run", write("b.json", { ...base, faults: [{ atMs: 1, kind: "crash", node: "n9" }] })], /faults\[0\]\.node: unknown node "n9"/],
+    ["negative delay", ["run", write("c.json", { ...base, network: { minDelayMs: -1 } })], /network"\.minDelayMs must be a number ≥ 0/],
+    ["unknown workload", ["run", write("d.json", { ...base, workload: { kind: "nope" } })], /unknown workload "nope"/],
+    ["unknown checker", ["run", write("e.json", { ...base, checkers: ["nope"] })], /unknown checker "nope"/],
+    ["unknown bench suite", ["bench", "nope"], /unknown suite "nope"/],
+    ["unknown canary", ["run", "kernel-smoke", "--canary", "nope"], /unknown canary "nope"/],
+  ];
+  for (const [what, args, message] of cases) {
+    it(what, () => {
+      const r = zksim(...args);
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    });
+  }
+});
