@@ -112,6 +112,15 @@ export class NodeContext {
     return this.sim.network.connect(this.node, this.incarnation, to, port, handlers, options);
   }
 
+  /**
+   * The IPv4 address a node appears to connect from (`10.0.<i/250>.<i%250+1>` by index), for
+   * protocols that identify peers by address (ZooKeeper's `ip` ACL scheme).
+   */
+  addressOf(nodeId: string): string {
+    const i = this.sim.node(nodeId).index;
+    return `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+  }
+
   /** A trace annotation from a higher layer (role change, commit, client op…). */
   annotate(kind: string, fields?: Record<string, unknown>, peer?: string): void {
     if (!this.alive) return;
