@@ -17,7 +17,8 @@ export interface Process {
   onDatagram?(from: string, payload: unknown): void;
 }
 
-export type ProcessFactory = (ctx: NodeContext) => Process;
+/** Builds a node's process; any object will do (a process with no datagram handler is common). */
+export type ProcessFactory = (ctx: NodeContext) => Process | object;
 
 export class TimerHandle {
   cancelled = false;

@@ -165,7 +165,7 @@ export class Simulator {
     this.trace.record(this.nowUsValue, kind, node.id, undefined, node.incarnation);
     const ctx = new NodeContext(this, node);
     node.context = ctx;
-    node.process = node.factory(ctx);
+    node.process = node.factory(ctx) as Process;
   }
 
   /** Crash: volatile state and timers gone, in-flight messages dropped, unsynced disk lost. */
