@@ -9,6 +9,7 @@ import { installFaults } from "../sim/faults.js";
 import { msToUs } from "../sim/time.js";
 import { makeChecker, workloadDef } from "./workload.js";
 import type { RunOptions, RunResult, Scenario } from "./types.js";
+import type { Violation } from "../check/checker.js";
 
 export interface RunHandle {
   sim: Simulator;
@@ -35,12 +36,21 @@ export async function runScenarioWithSim(scenario: Scenario, options: RunOptions
     for (const c of checkers) c.onEvent(e);
   });
   if (options.onTraceEvent) sim.trace.subscribe(options.onTraceEvent);
-  const workload = workloadDef(scenario.workload.kind).create({ sim, scenario, params: scenario.workload.params });
+  const reported: Violation[] = [];
+  const report = (checker: string, message: string) =>
+    reported.push({ checker, message, eventIndex: Math.max(0, sim.trace.count - 1), atMs: sim.nowUs / 1000 });
+  const workload = workloadDef(scenario.workload.kind).create({
+    sim,
+    scenario,
+    params: scenario.workload.params,
+    ...(options.canary !== undefined ? { canary: options.canary } : {}),
+    report,
+  });
   workload.setup();
   installFaults(sim, scenario.faults);
   await sim.run({ untilUs: msToUs(scenario.durationMs) });
   await workload.finish?.();
-  const violations = checkers.flatMap((c) => c.finish());
+  const violations = [...reported, ...checkers.flatMap((c) => c.finish())];
   const result: RunResult = {
     scenario: scenario.name,
     seed,

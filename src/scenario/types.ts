@@ -33,7 +33,14 @@ export interface RunOptions {
   onTraceEvent?: (event: import("../sim/trace.js").TraceEvent) => void;
 }
 
-export const CANARIES = ["connection-reorder"] as const;
+/**
+ * Canaries: deliberately broken builds. Each must make some scenario's checkers fail.
+ * - connection-reorder: connections deliver out of order (kernel);
+ * - ack-before-fsync: the server acknowledges writes before their txn is durable;
+ * - no-ephemeral-cleanup: closing a session leaves its ephemerals behind;
+ * - watch-not-fired: the server never sends NodeDataChanged.
+ */
+export const CANARIES = ["connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired"] as const;
 export type Canary = (typeof CANARIES)[number];
 
 export interface RunResult {

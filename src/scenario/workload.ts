@@ -5,13 +5,16 @@
  */
 import type { Simulator } from "../sim/simulator.js";
 import type { Checker } from "../check/checker.js";
-import type { Scenario } from "./types.js";
+import type { Canary, Scenario } from "./types.js";
 import { UserInputError } from "../sim/errors.js";
 
 export interface WorkloadContext {
   sim: Simulator;
   scenario: Scenario;
   params: Record<string, unknown>;
+  canary?: Canary;
+  /** Violations found by the workload itself (scenario expectations, a script that is stuck). */
+  report(checker: string, message: string): void;
 }
 
 export interface Workload {

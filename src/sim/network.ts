@@ -10,7 +10,7 @@
  * their own timeouts. When the link heals, held traffic is delivered in order (TCP
  * retransmission). A process crash resets its connections: the peer gets a reset. Connecting
  * to a node whose process is down, or to a port nobody listens on, is refused; a connect whose
- * SYN meets a cut link times out.
+ * SYN meets a cut link waits (SYN retransmission) and times out unless the link heals first.
  *
  * Invariants (checked by `check/kernel`): per connection and direction, deliveries happen in
  * send order; nothing is delivered over a link while it is cut; a crashed sender's in-flight
@@ -376,10 +376,8 @@ export class Network {
       return true;
     }
     if (this.links[src.index]![dst.index]!.cut) {
-      if (seg.ctrl === Ctrl.Syn) {
-        this.sim.trace.record(now, "drop", dst.id, src.id, seg.id, "syn-partition", undefined, conn.id);
-        return true; // a lost SYN: the connect will time out
-      }
+      // Held, SYNs included: TCP retransmits, so traffic (and a connect) resumes after a heal —
+      // unless the endpoint's own timeout gives up first.
       conn.held[dir].push(ev);
       this.connsWithHeld.add(conn);
       this.sim.trace.record(now, "hold", dst.id, src.id, seg.id, seg.type, undefined, conn.id);

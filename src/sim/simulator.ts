@@ -283,6 +283,13 @@ export class Simulator {
     return ++this.timerIds;
   }
 
+  /** For world-level async code (scenario scripts): resolves after `us` of true virtual time. */
+  sleepUs(us: number): Promise<void> {
+    const d = this.deferred<void>();
+    this.schedule(this.nowUsValue + Math.max(0, Math.ceil(us)), () => d.resolve());
+    return d.promise;
+  }
+
   /** Requests the run loop to stop after the current event. */
   stop(): void {
     this.stopRequested = true;

@@ -93,7 +93,7 @@ export class Trace {
     if (peer !== undefined) this.mixWord(this.stringHash(peer));
     if (id !== undefined) this.mixNumber(id);
     if (detail !== undefined) this.mixWord(this.stringHash(detail));
-    if (fields !== undefined) this.mixWord(hashString(canonicalJson(fields)));
+    if (fields !== undefined) this.mixFields(fields);
     if (conn !== undefined) this.mixNumber(conn);
     if (this.keepHashes) this.hashHistory.push(this.h1 ^ this.h2);
     if (!this.wantObjects) return;
@@ -148,6 +148,35 @@ export class Trace {
     h2 = Math.imul(h2 ^ h1, 0xcc9e2d51);
     this.h1 = h1;
     this.h2 = h2 ^ (h2 >>> 13);
+  }
+
+  /**
+   * Folds annotation fields in their canonical form — keys in the order the producing code
+   * wrote them, each with its value — without building a JSON string: primitives are mixed
+   * directly, nested objects through canonical JSON.
+   */
+  private mixFields(fields: Record<string, unknown>): void {
+    for (const key in fields) {
+      const v = fields[key];
+      if (v === undefined) continue;
+      this.mixWord(this.stringHash(key));
+      switch (typeof v) {
+        case "number":
+          this.mixNumber(v);
+          break;
+        case "string":
+          this.mixWord(hashString(v));
+          break;
+        case "boolean":
+          this.mixWord(v ? 1 : 2);
+          break;
+        case "bigint":
+          this.mixWord(hashString(v.toString(16)));
+          break;
+        default:
+          this.mixWord(hashString(canonicalJson(v)));
+      }
+    }
   }
 
   private mixNumber(x: number): void {

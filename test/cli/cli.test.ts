@@ -30,7 +30,7 @@ describe("cli: run", () => {
   });
 
   it("a fresh process agrees with the in-process golden hash", () => {
-    expect(lastJson<RunJson>(zksim("run", "kernel-smoke", "--seed", "1", "--json")).traceHash).toBe("e3a3482ba1c2bbd4");
+    expect(lastJson<RunJson>(zksim("run", "kernel-smoke", "--seed", "1", "--json")).traceHash).toBe("782ea7b6489d215d");
   });
 
   it("exit 1 with violations named when a checker fails (canary)", () => {

@@ -8,9 +8,9 @@ import { runScenario } from "../../src/scenario/run.js";
  * commit and say why.
  */
 const GOLDEN: Record<number, string> = {
-  1: "e3a3482ba1c2bbd4",
-  7: "c6592aefe08ce3a6",
-  42: "87ba6faab69be49e",
+  1: "782ea7b6489d215d",
+  7: "0687968a4462ba6b",
+  42: "71ac97c980ce2c99",
 };
 
 describe("scenario: kernel-smoke", () => {

@@ -732,7 +732,7 @@ export function readTxn(r: JuteReader, type: number): Txn {
     case "CreateContainerTxn":
     case "CreateTTLTxn": {
       const path = r.readString(f("path"));
-      const data = r.readBufferNonNull(f("data"));
+      const data = r.readBuffer(f("data"));
       const acl = readAclVector(r, f("acl"));
       if (kind === "CreateTxn") {
         const ephemeral = r.readBool(f("ephemeral"));
@@ -748,7 +748,7 @@ export function readTxn(r: JuteReader, type: number): Txn {
       return {
         kind,
         path: r.readString(f("path")),
-        data: r.readBufferNonNull(f("data")),
+        data: r.readBuffer(f("data")),
         version: r.readInt(f("version")),
       };
     case "SetACLTxn":

@@ -2,7 +2,9 @@
  * Transaction records (`org.apache.zookeeper.txn` in `zookeeper.jute`): what the leader's
  * PrepRequestProcessor produces, what is proposed, logged, committed and applied by every
  * replica's DataTree. The `type` of a TxnHeader is an OpCode number; the body is a
- * discriminated union on `kind` named after the Jute record.
+ * discriminated union on `kind` named after the Jute record. A `data` of `null` is Jute's
+ * buffer length −1 (what the Java client's `create(path, null, …)` / `setData(path, null, …)`
+ * send); the tree stores it as null, as Java's DataTree does.
  */
 import type { ACL, SessionId, Zxid } from "./records.js";
 
@@ -19,7 +21,7 @@ export interface TxnHeader {
 export interface CreateTxn {
   kind: "CreateTxn";
   path: string;
-  data: Uint8Array;
+  data: Uint8Array | null;
   acl: ACL[];
   ephemeral: boolean;
   parentCVersion: number;
@@ -27,14 +29,14 @@ export interface CreateTxn {
 export interface CreateContainerTxn {
   kind: "CreateContainerTxn";
   path: string;
-  data: Uint8Array;
+  data: Uint8Array | null;
   acl: ACL[];
   parentCVersion: number;
 }
 export interface CreateTTLTxn {
   kind: "CreateTTLTxn";
   path: string;
-  data: Uint8Array;
+  data: Uint8Array | null;
   acl: ACL[];
   parentCVersion: number;
   ttl: number;
@@ -46,7 +48,7 @@ export interface DeleteTxn {
 export interface SetDataTxn {
   kind: "SetDataTxn";
   path: string;
-  data: Uint8Array;
+  data: Uint8Array | null;
   /** The new version. */
   version: number;
 }

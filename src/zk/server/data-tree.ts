@@ -22,7 +22,10 @@
  *   types are enabled), anything else = the owning session. Clients see 0 unless NORMAL.
  * - Deterministic orders: getChildren, getEphemerals, getContainers, getTtls are sorted by
  *   UTF-16 code unit (JS default sort); a watch trigger notifies in watcherId order.
- * - Node data `null` is not representable in our txn records; it is stored as empty bytes.
+ * - Node data may be `null` (Jute's buffer length −1, e.g. the Java client's
+ *   `create(path, null, …)`): it is stored and returned as null, as in Java; it counts as 0 bytes
+ *   (dataLength, approximateDataSize, quota usage) and the digest hashes it like empty data
+ *   (Java's `DigestCalculator` skips a null array).
  */
 import { createHash } from "node:crypto";
 import { Code } from "../proto/error-code.js";
@@ -115,7 +118,7 @@ export class DataNode {
   readonly children = new Set<string>();
 
   constructor(
-    public data: Uint8Array,
+    public data: Uint8Array | null,
     public acl: ACL[],
     public stat: StatPersisted,
   ) {}
@@ -133,7 +136,7 @@ export class DataNode {
       cversion: int32(this.stat.cversion * 2 - numChildren),
       aversion: this.stat.aversion,
       ephemeralOwner: ephemeralTypeOf(owner, extendedTypesEnabled) === "NORMAL" ? owner : 0n,
-      dataLength: this.data.length,
+      dataLength: this.data?.length ?? 0,
       numChildren,
       pzxid: this.stat.pzxid,
     };
@@ -162,7 +165,7 @@ export interface DataTreeOptions {
 
 export interface SnapshotNode {
   path: string;
-  data: Uint8Array;
+  data: Uint8Array | null;
   acl: ACL[];
   stat: StatPersisted;
 }
@@ -233,7 +236,7 @@ export class DataTree {
   /** `approximateDataSize`: Σ (path length + data length), the alias contributing 0. */
   approximateDataSize(): number {
     let size = 0;
-    for (const [path, node] of this.nodes) size += path.length + node.data.length;
+    for (const [path, node] of this.nodes) size += path.length + (node.data?.length ?? 0);
     return size;
   }
 
@@ -250,7 +253,7 @@ export class DataTree {
   /** `DataTree.createNode`: returns OK, NONODE (no parent) or NODEEXISTS. Fires watches. */
   createNode(
     path: string,
-    data: Uint8Array,
+    data: Uint8Array | null,
     acl: readonly ACL[],
     ephemeralOwner: SessionId,
     parentCVersion: number,
@@ -268,7 +271,7 @@ export class DataTree {
       parent.stat.cversion = newCversion;
       parent.stat.pzxid = zxid;
     }
-    const child = new DataNode(data.slice(), acl.map(copyAcl), createStatPersisted(zxid, timeMs, ephemeralOwner));
+    const child = new DataNode(copyData(data), acl.map(copyAcl), createStatPersisted(zxid, timeMs, ephemeralOwner));
     parent.children.add(childName);
     this.nodes.set(path, child);
     this.indexOwner(path, ephemeralOwner);
@@ -334,10 +337,10 @@ export class DataTree {
   }
 
   /** `DataTree.setData`: `version` is the new version computed at prep time. */
-  setData(path: string, data: Uint8Array, version: number, zxid: Zxid, timeMs: number): Stat | null {
+  setData(path: string, data: Uint8Array | null, version: number, zxid: Zxid, timeMs: number): Stat | null {
     const node = this.getNode(path);
     if (node === undefined) return null;
-    node.data = data.slice();
+    node.data = copyData(data);
     node.stat.mtime = timeMs;
     node.stat.mzxid = zxid;
     node.stat.version = version;
@@ -444,7 +447,7 @@ export class DataTree {
   private applyCreate(
     rc: ProcessTxnResult,
     path: string,
-    data: Uint8Array,
+    data: Uint8Array | null,
     acl: ACL[],
     owner: SessionId,
     parentCVersion: number,
@@ -503,12 +506,12 @@ export class DataTree {
     return node === undefined ? null : this.statOf(node);
   }
 
-  /** getData: the watch is registered only if the node exists. Returns a copy of the data. */
-  getData(path: string, watcher: ServerWatcher | null = null): { data: Uint8Array; stat: Stat } | null {
+  /** getData: the watch is registered only if the node exists. Returns a copy of the data (null stays null). */
+  getData(path: string, watcher: ServerWatcher | null = null): { data: Uint8Array | null; stat: Stat } | null {
     const node = this.getNode(path);
     if (node === undefined) return null;
     if (watcher !== null) this.watches.dataWatches.addWatch(path, watcher);
-    return { data: node.data.slice(), stat: this.statOf(node) };
+    return { data: copyData(node.data), stat: this.statOf(node) };
   }
 
   /** getChildren[2]: names sorted lexically (deterministic; Java uses hash order). */
@@ -636,7 +639,7 @@ export class DataTree {
       const node = this.getNode(path);
       if (node === undefined) return;
       usage.count += 1;
-      usage.bytes += node.data.length;
+      usage.bytes += node.data?.length ?? 0;
       for (const c of node.children) walk(childPath(path, c));
     };
     walk(prefix);
@@ -651,7 +654,7 @@ export class DataTree {
       lastProcessedZxid: this.lastProcessedZxid,
       nodes: paths.map((path) => {
         const n = this.nodes.get(path) as DataNode;
-        return { path, data: n.data.slice(), acl: n.acl.map(copyAcl), stat: copyStatPersisted(n.stat) };
+        return { path, data: copyData(n.data), acl: n.acl.map(copyAcl), stat: copyStatPersisted(n.stat) };
       }),
       sessions: [...this.sessionsWithTimeouts.entries()]
         .sort(([a], [b]) => compareBigint(a, b))
@@ -663,7 +666,7 @@ export class DataTree {
     const tree = new DataTree(opts);
     tree.nodes.clear();
     for (const n of [...snap.nodes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
-      const node = new DataNode(n.data.slice(), n.acl.map(copyAcl), copyStatPersisted(n.stat));
+      const node = new DataNode(copyData(n.data), n.acl.map(copyAcl), copyStatPersisted(n.stat));
       if (n.path !== "/") {
         const parent = tree.getNode(javaParentOf(n.path));
         if (parent === undefined) throw new Error(`snapshot: ${n.path} has no parent`);
@@ -693,7 +696,8 @@ export class DataTree {
         `${JSON.stringify(path)}|${s.czxid}|${s.mzxid}|${s.ctime}|${s.mtime}|${s.version}|${s.cversion}|` +
           `${s.aversion}|${s.ephemeralOwner}|${s.pzxid}|${JSON.stringify(acl)}|${JSON.stringify([...n.children].sort())}|`,
       );
-      h.update(Buffer.from(n.data.buffer, n.data.byteOffset, n.data.byteLength).toString("base64"));
+      // Like Java's DigestCalculator, null data hashes as empty data.
+      if (n.data !== null) h.update(Buffer.from(n.data.buffer, n.data.byteOffset, n.data.byteLength).toString("base64"));
       h.update("\n");
     }
     for (const [sessionId, timeoutMs] of [...this.sessionsWithTimeouts.entries()].sort(([a], [b]) => compareBigint(a, b))) {
@@ -701,6 +705,10 @@ export class DataTree {
     }
     return h.digest("hex");
   }
+}
+
+function copyData(data: Uint8Array | null): Uint8Array | null {
+  return data === null ? null : data.slice();
 }
 
 function compareBigint(a: bigint, b: bigint): number {

@@ -275,7 +275,7 @@ export class PrepRequestProcessor {
     if (record.kind !== "CreateRequest" && record.kind !== "CreateTTLRequest") return failure(Code.MARSHALLINGERROR);
     const flags = record.flags;
     const ttl = record.kind === "CreateTTLRequest" ? record.ttl : -1;
-    const data = record.data ?? EMPTY;
+    const data = record.data;
     if (!isKnownCreateMode(flags)) return failure(Code.BADARGUMENTS);
     const pre = this.validateCreateRequest(flags, ttl, ctx);
     if (pre !== Code.OK) return failure(pre);
@@ -311,7 +311,7 @@ export class PrepRequestProcessor {
     return this.checkSession(ctx);
   }
 
-  private createTxn(type: number, path: string, data: Uint8Array, acl: ACL[], flags: number, parentCVersion: number, ttl: number): Txn {
+  private createTxn(type: number, path: string, data: Uint8Array | null, acl: ACL[], flags: number, parentCVersion: number, ttl: number): Txn {
     if (type === OpCode.createContainer) return { kind: "CreateContainerTxn", path, data, acl, parentCVersion };
     if (type === OpCode.createTTL) return { kind: "CreateTTLTxn", path, data, acl, parentCVersion, ttl };
     return { kind: "CreateTxn", path, data, acl, ephemeral: isEphemeralMode(flags), parentCVersion };
@@ -329,7 +329,7 @@ export class PrepRequestProcessor {
     parent: ChangeRecord,
     parentPath: string,
     path: string,
-    data: Uint8Array,
+    data: Uint8Array | null,
     acl: ACL[],
     owner: SessionId,
     newCversion: number,
@@ -403,7 +403,7 @@ export class PrepRequestProcessor {
     const node = this.getRecordForPath(record.path);
     if (node === null || node.stat === null) return failure(Code.NONODE);
     if (!this.allowed(node.acl, Perms.WRITE, ctx)) return failure(Code.NOAUTH);
-    const data = record.data ?? EMPTY;
+    const data = record.data;
     const quota = this.checkQuota(record.path, node.data, data, OpCode.setData);
     if (quota !== Code.OK) return failure(quota);
     const v = checkAndIncVersion(node.stat.version, record.version);
@@ -547,15 +547,16 @@ export class PrepRequestProcessor {
    * limits only warn. Usage is computed from the committed tree (Java reads zookeeper_stats,
    * which tracks the same numbers).
    */
-  private checkQuota(path: string, lastData: Uint8Array | null, data: Uint8Array, type: number): number {
+  private checkQuota(path: string, lastData: Uint8Array | null, data: Uint8Array | null, type: number): number {
     if (!this.options.enforceQuota) return Code.OK;
     const prefix = this.tree.getMaxPrefixWithQuota(path);
     if (prefix === null) return Code.OK;
     const limitNode = this.tree.getNode(`${QUOTA_PATH}${prefix}/${QUOTA_LIMIT_NODE}`);
     if (limitNode === undefined) return Code.OK;
-    const limits = parseStatsTrack(new TextDecoder().decode(limitNode.data));
+    // Null limits data reads as no limits (Java's `new StatsTrack(null)` would throw an NPE).
+    const limits = parseStatsTrack(new TextDecoder().decode(limitNode.data ?? EMPTY));
     const countDiff = type === OpCode.create ? 1 : 0;
-    const bytesDiff = data.length - (lastData?.length ?? 0);
+    const bytesDiff = (data?.length ?? 0) - (lastData?.length ?? 0);
     const limitOf = (k: string): number => limits.get(k) ?? -1;
     const checkCount = countDiff !== 0 && (limitOf("count") > -1 || limitOf("countHardLimit") > -1);
     const checkBytes = bytesDiff !== 0 && (limitOf("bytes") > -1 || limitOf("byteHardLimit") > -1);

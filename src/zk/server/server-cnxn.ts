@@ -41,6 +41,8 @@ export class ServerCnxn implements ServerWatcher {
     readonly remoteAddress: string,
     private readonly host: CnxnHost,
     private readonly maxBufferBytes = JUTE_MAX_BUFFER_BYTES,
+    /** Canary: drop NodeDataChanged notifications. */
+    private readonly dropDataChanged = false,
   ) {
     this.authInfo = [{ scheme: "ip", id: remoteAddress }];
   }
@@ -90,6 +92,7 @@ export class ServerCnxn implements ServerWatcher {
   /** ServerWatcher: 3.8 sends notifications with zxid −1 (§2.3). */
   process(event: WatcherEvent, _zxid: Zxid): void {
     if (!this.isOpen) return;
+    if (this.dropDataChanged && event.type === 3) return;
     this.send("notification", encodeServerFrame(notificationFrame(event)));
   }
 

@@ -50,7 +50,11 @@ export interface ZooKeeperServerConfig {
   maxBufferBytes: number;
   /** `znode.container.checkIntervalMs` (0 disables the ContainerManager). */
   containerCheckIntervalMs: number;
+  /** A deliberately broken server, to prove checkers catch it (never in normal runs). */
+  canary?: ServerCanary;
 }
+
+export type ServerCanary = "ack-before-fsync" | "no-ephemeral-cleanup" | "watch-not-fired";
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,
@@ -165,7 +169,7 @@ export class ZooKeeperServer implements CnxnHost {
 
   private accept(ep: Endpoint) {
     if (!this.running) ep.close();
-    const cnxn = new ServerCnxn(++this.nextWatcherId, ep, this.ctx.addressOf(ep.remoteId), this, this.config.maxBufferBytes);
+    const cnxn = new ServerCnxn(++this.nextWatcherId, ep, this.ctx.addressOf(ep.remoteId), this, this.config.maxBufferBytes, this.config.canary === "watch-not-fired");
     this.cnxns.add(cnxn);
     return {
       onMessage: (_e: Endpoint, m: unknown) => cnxn.onMessage(m),
@@ -298,6 +302,11 @@ export class ZooKeeperServer implements CnxnHost {
     if (r.kind === "txn") {
       this.hzxid = zxid;
       req.entry = r.entry;
+      if (this.config.canary === "no-ephemeral-cleanup" && r.entry.txn.kind === "CloseSessionTxn") {
+        // Broken on purpose: the closeSession never reaches the tree, so ephemerals outlive it.
+        r.entry.header.type = OpCode.error;
+        r.entry.txn = { kind: "ErrorTxn", err: Code.OK };
+      }
       const written = this.zkDb.append(r.entry);
       if (!written.ok) return this.fatal(`txn log write failed: ${written.err}`);
       req.logSeq = ++this.appended;
@@ -326,7 +335,8 @@ export class ZooKeeperServer implements CnxnHost {
   private drain(): void {
     while (this.pipeline.length > 0 && this.running) {
       const head = this.pipeline[0]!;
-      if (head.entry !== null && head.logSeq > this.synced) return;
+      const ackEarly = this.config.canary === "ack-before-fsync";
+      if (head.entry !== null && head.logSeq > this.synced && !ackEarly) return;
       // A read waits behind any earlier write still being synced (it is behind it in the queue).
       this.pipeline.shift();
       if (head.entry !== null) this.applyTxn(head, head.entry);

@@ -255,20 +255,20 @@ export const replyFrame: fc.Arbitrary<{ opType: number; frame: ServerFrame }> = 
 
 const simpleTxn: fc.Arbitrary<MultiSubTxn> = fc.oneof(
   fc
-    .record({ path, data: bytes, acl: acls, ephemeral: fc.boolean(), parentCVersion: int32 })
+    .record({ path, data: maybeBytes, acl: acls, ephemeral: fc.boolean(), parentCVersion: int32 })
     .chain((t) => fc.constantFrom(OpCode.create, OpCode.create2).map((type) => ({ type, txn: { kind: "CreateTxn", ...t } as Txn }))),
-  fc.record({ path, data: bytes, acl: acls, parentCVersion: int32 }).map((t) => ({
+  fc.record({ path, data: maybeBytes, acl: acls, parentCVersion: int32 }).map((t) => ({
     type: OpCode.createContainer,
     txn: { kind: "CreateContainerTxn", ...t } as Txn,
   })),
-  fc.record({ path, data: bytes, acl: acls, parentCVersion: int32, ttl: longNumber }).map((t) => ({
+  fc.record({ path, data: maybeBytes, acl: acls, parentCVersion: int32, ttl: longNumber }).map((t) => ({
     type: OpCode.createTTL,
     txn: { kind: "CreateTTLTxn", ...t } as Txn,
   })),
   path.chain((p) =>
     fc.constantFrom(OpCode.delete, OpCode.deleteContainer).map((type) => ({ type, txn: { kind: "DeleteTxn", path: p } as Txn })),
   ),
-  fc.record({ path, data: bytes, version: int32 }).map((t) => ({ type: OpCode.setData, txn: { kind: "SetDataTxn", ...t } as Txn })),
+  fc.record({ path, data: maybeBytes, version: int32 }).map((t) => ({ type: OpCode.setData, txn: { kind: "SetDataTxn", ...t } as Txn })),
   fc.record({ path, acl: acls, version: int32 }).map((t) => ({ type: OpCode.setACL, txn: { kind: "SetACLTxn", ...t } as Txn })),
   fc.record({ path, version: int32 }).map((t) => ({ type: OpCode.check, txn: { kind: "CheckVersionTxn", ...t } as Txn })),
   int32.map((timeOut) => ({ type: OpCode.createSession, txn: { kind: "CreateSessionTxn", timeOut } as Txn })),

@@ -18,7 +18,7 @@ describe("zk: data-tree: §1.6 initial tree", () => {
     const t = new DataTree();
     expect(t.getACL("/zookeeper/config")?.acl).toEqual([{ perms: Perms.READ, id: { scheme: "world", id: "anyone" } }]);
     expect(t.statNode("/zookeeper/config")?.aversion).toBe(-1);
-    expect(t.getData("/zookeeper/config")?.data.length).toBe(0);
+    expect(t.getData("/zookeeper/config")?.data).toEqual(new Uint8Array(0));
   });
   it("nodeCount counts the Java root alias (5 for a fresh tree); approximateDataSize sums path+data", () => {
     const t = new DataTree();
@@ -109,6 +109,22 @@ describe("zk: data-tree: §1.6 Stat rules", () => {
     expect(r.response?.kind === "SetDataResponse" && r.response.stat).toMatchObject({ mzxid: h.lastZxid, mtime: 99, version: 1, dataLength: 4 });
     expect(h.stat("/p")).toEqual(parent);
     expect(dec(h.tree.getData("/p/c")?.data ?? null)).toBe("abcd");
+  });
+  it("null data (Jute length −1) is stored and read back as null, dataLength 0; empty data stays empty", () => {
+    const h = new Harness();
+    const created = h.write(OpCode.create, { kind: "CreateRequest", path: "/n", data: null, acl: Ids.OPEN_ACL_UNSAFE, flags: 0 });
+    expect(created.prep.kind === "txn" && created.prep.entry.txn).toMatchObject({ kind: "CreateTxn", data: null });
+    expect(h.stat("/n").dataLength).toBe(0);
+    const read = h.read(OpCode.getData, { kind: "GetDataRequest", path: "/n", watch: false });
+    expect(read.response).toMatchObject({ kind: "GetDataResponse", data: null });
+    h.create("/e");
+    expect(h.tree.getData("/e")?.data).toEqual(new Uint8Array(0));
+    h.setData("/e", "x");
+    h.write(OpCode.setData, { kind: "SetDataRequest", path: "/e", data: null, version: -1 });
+    expect(h.tree.getData("/e")).toMatchObject({ data: null, stat: { version: 2, dataLength: 0 } });
+    const copy = DataTree.deserialize(h.tree.serialize());
+    expect(copy.getData("/n")?.data).toBeNull();
+    expect(copy.digest()).toBe(h.tree.digest());
   });
   it("setACL: aversion+1 only, mzxid/mtime unchanged [probed]", () => {
     const h = new Harness();

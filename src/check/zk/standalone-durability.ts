@@ -1,0 +1,39 @@
+/**
+ * Standalone durability: anything a client saw acknowledged survives a server restart. From the
+ * trace alone: every successful client operation reports the zxid of its reply
+ * ("client.complete" with outcome ok and a zxid); when the single server starts again it
+ * reports the last zxid it recovered ("zk.server.start"). The recovered zxid must be at least
+ * the highest zxid any client has seen.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+
+export class StandaloneDurabilityChecker implements Checker {
+  readonly name = "zk.standalone-durability";
+  private readonly log = new ViolationLog(this.name);
+  private maxSeen = 0n;
+  private seenBy = "";
+
+  onEvent(e: TraceEvent): void {
+    if (e.kind === "client.complete") {
+      const f = e.fields ?? {};
+      if (f.outcome !== "ok" || typeof f.zxid !== "string") return;
+      const zxid = BigInt(f.zxid);
+      if (zxid > this.maxSeen) {
+        this.maxSeen = zxid;
+        this.seenBy = `${String(f.client ?? e.node)} (${String(f.op ?? "op")} #${String(f.opId ?? "?")})`;
+      }
+      return;
+    }
+    if (e.kind === "zk.server.start") {
+      const last = BigInt(String(e.fields?.lastZxid ?? "0x0"));
+      if (last < this.maxSeen) {
+        this.log.add(e, `${e.node} restarted with last zxid 0x${last.toString(16)}, but zxid 0x${this.maxSeen.toString(16)} had been acknowledged to ${this.seenBy}: an acknowledged write was lost`);
+      }
+    }
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}
