@@ -1,0 +1,88 @@
+/**
+ * The static quorum configuration and its majority rule (`QuorumMaj` in ZooKeeper 3.8).
+ *
+ * A configuration lists every server of the ensemble with its sid, the simulated node it runs
+ * on, and its learner type: participants vote (in leader election and on proposals), observers
+ * only learn. A set of sids is a quorum when it holds more than half of the *voting* members.
+ *
+ * Invariants: sids are unique non-negative integers; at least one participant exists; any two
+ * quorums of the same configuration intersect in a voter.
+ *
+ * Departures from 3.8 (none observable by election): dynamic reconfiguration (version,
+ * "next config", QuorumHierarchical weights and groups, the 2-node oracle) is not modelled.
+ * `QuorumMaj.getWeight` is 1 for every sid in Java; here a non-voter weighs 0, which is what
+ * the reference (§7.1) states and is equivalent there because FastLeaderElection already
+ * ignores notifications whose proposed leader is not a voter (`validVoter(n.leader)`).
+ */
+import { UserInputError } from "../../../sim/errors.js";
+
+export type LearnerType = "participant" | "observer";
+
+export interface QuorumServer {
+  /** The server id (`myid`). */
+  sid: number;
+  /** The simulated node the server runs on (ZooKeeper's hostname). */
+  host: string;
+  role: LearnerType;
+}
+
+export class QuorumVerifier {
+  readonly allMembers: ReadonlyMap<number, QuorumServer>;
+  readonly votingMembers: ReadonlyMap<number, QuorumServer>;
+  readonly observingMembers: ReadonlyMap<number, QuorumServer>;
+  /** `votingMembers.size / 2`, rounded down: a quorum has strictly more voters than this. */
+  readonly half: number;
+
+  constructor(servers: readonly QuorumServer[]) {
+    const all = new Map<number, QuorumServer>();
+    const voting = new Map<number, QuorumServer>();
+    const observing = new Map<number, QuorumServer>();
+    // Sorted by sid so that every iteration over members is in a total, deterministic order.
+    for (const s of [...servers].sort((a, b) => a.sid - b.sid)) {
+      if (!Number.isSafeInteger(s.sid) || s.sid < 0) throw new UserInputError(`QuorumVerifier: sid must be an integer ≥ 0, got ${String(s.sid)}`);
+      if (all.has(s.sid)) throw new UserInputError(`QuorumVerifier: duplicate sid ${s.sid}`);
+      if (s.role !== "participant" && s.role !== "observer") throw new UserInputError(`QuorumVerifier: server.${s.sid} has unknown role "${String(s.role)}"`);
+      const copy: QuorumServer = { sid: s.sid, host: s.host, role: s.role };
+      all.set(s.sid, copy);
+      (s.role === "participant" ? voting : observing).set(s.sid, copy);
+    }
+    if (voting.size === 0) throw new UserInputError("QuorumVerifier: the configuration has no participant");
+    this.allMembers = all;
+    this.votingMembers = voting;
+    this.observingMembers = observing;
+    this.half = Math.floor(voting.size / 2);
+  }
+
+  /** True when `sid` is a voting member (FastLeaderElection's `validVoter`). */
+  isVoter(sid: number): boolean {
+    return this.votingMembers.has(sid);
+  }
+
+  /** 1 for a voter, 0 for anybody else (see the header for how this relates to Java). */
+  getWeight(sid: number): number {
+    return this.votingMembers.has(sid) ? 1 : 0;
+  }
+
+  /**
+   * True when the voters in `sids` are a majority of the voting members. Non-voters in the set
+   * are not counted (Java's `SyncedLearnerTracker.addAck` filters them before `containsQuorum`).
+   */
+  containsQuorum(sids: ReadonlySet<number>): boolean {
+    let voters = 0;
+    for (const sid of sids) if (this.votingMembers.has(sid)) voters++;
+    return voters > this.half;
+  }
+
+  /** The sid running on `host`, if any. */
+  sidOfHost(host: string): number | undefined {
+    for (const s of this.allMembers.values()) if (s.host === host) return s.sid;
+    return undefined;
+  }
+
+  /** The config text as 3.8 prints it (`server.N=host:2888:3888:role`, then `version=0`). */
+  toString(): string {
+    const lines = [...this.allMembers.values()].map((s) => `server.${s.sid}=${s.host}:2888:3888:${s.role}`);
+    lines.push("version=0");
+    return lines.join("\n");
+  }
+}
