@@ -1,6 +1,8 @@
 /** Registers the built-in workloads and checkers. Import once before parsing scenarios. */
 import { registerChecker, registerWorkload } from "./workload.js";
 import { kernelTraffic } from "./workloads/kernel-traffic.js";
+import { zkWorkload } from "./workloads/zk.js";
+import { StandaloneDurabilityChecker } from "../check/zk/standalone-durability.js";
 import { ConnectionFifoChecker } from "../check/kernel/connection-fifo.js";
 import { NoDeliveryAcrossCutChecker } from "../check/kernel/no-delivery-across-cut.js";
 import { DiskCrashLossChecker } from "../check/kernel/disk-crash-loss.js";
@@ -12,6 +14,8 @@ export function registerBuiltins(): void {
   if (registered) return;
   registered = true;
   registerWorkload(kernelTraffic);
+  registerWorkload(zkWorkload);
+  registerChecker("zk.standalone-durability", () => new StandaloneDurabilityChecker());
   registerChecker("kernel.connection-fifo", () => new ConnectionFifoChecker());
   registerChecker("kernel.no-delivery-across-cut", () => new NoDeliveryAcrossCutChecker());
   registerChecker("kernel.disk-crash-loss", () => new DiskCrashLossChecker());

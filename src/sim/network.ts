@@ -280,6 +280,10 @@ export class Network {
     this.listeners[node.index]!.set(port, onAccept);
   }
 
+  unlisten(node: SimNode, port: number): void {
+    this.listeners[node.index]!.delete(port);
+  }
+
   connect(src: SimNode, inc: number, to: string, port: number, handlers: ConnectionHandlers, options: ConnectOptions): Endpoint {
     const dst = this.sim.node(to);
     const conn = new Connection(this, ++this.nextConnId, port, [src, dst], inc, handlers);

@@ -108,6 +108,12 @@ export class NodeContext {
     this.sim.network.listen(this.node, port, onAccept);
   }
 
+  /** Stops accepting connections on `port` (established ones stay). */
+  unlisten(port: number): void {
+    if (!this.alive) return;
+    this.sim.network.unlisten(this.node, port);
+  }
+
   /** Opens a connection; `onOpen` / `onClose("refused" | "timeout" | …)` say how it went. */
   connect(to: string, port: number, handlers: ConnectionHandlers, options: ConnectOptions = {}): Endpoint {
     return this.sim.network.connect(this.node, this.incarnation, to, port, handlers, options);

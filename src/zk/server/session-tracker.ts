@@ -34,7 +34,18 @@ export interface SessionTrackerHost {
   expire(session: SessionImpl): void;
 }
 
-export class SessionTrackerImpl implements SessionChecker {
+/** What a server needs of its session tracker (the leader's expires; a learner's only records). */
+export interface SessionTracker extends SessionChecker {
+  readonly sessionsById: ReadonlyMap<SessionId, unknown>;
+  createSession(timeoutMs: number, owner: unknown): SessionId;
+  addSession(sessionId: SessionId, timeoutMs: number, owner?: unknown): unknown;
+  touchSession(sessionId: SessionId, timeoutMs: number): boolean;
+  removeSession(sessionId: SessionId): void;
+  setOwner(sessionId: SessionId, owner: unknown): void;
+  shutdown(): void;
+}
+
+export class SessionTrackerImpl implements SessionTracker {
   readonly sessionsById = new Map<SessionId, SessionImpl>();
   private readonly buckets = new Map<number, Set<SessionImpl>>();
   private nextExpirationTimeMs: number;

@@ -149,10 +149,15 @@ export class FileTxnSnapLog {
   }
 }
 
+/** How many recent committed txns the leader keeps for DIFF sync (`zookeeper.commitLogCount`). */
+export const COMMIT_LOG_COUNT = 500;
+
 export class ZKDatabase {
   dataTree: DataTree;
   readonly snapLog: FileTxnSnapLog;
   private txnsSinceSnapshot = 0;
+  /** The last COMMIT_LOG_COUNT applied txns, for DIFF/TRUNC sync (`committedLog`). */
+  committedLog: TxnEntry[] = [];
 
   constructor(
     disk: NodeDisk,
@@ -169,7 +174,22 @@ export class ZKDatabase {
     const { tree, replayed } = this.snapLog.restore(this.treeOptions);
     this.dataTree = tree;
     this.txnsSinceSnapshot = replayed;
+    this.committedLog = this.snapLog.loggedTxns().filter((e) => e.header.zxid <= tree.lastProcessedZxid).slice(-COMMIT_LOG_COUNT);
     return replayed;
+  }
+
+  /** Replaces the tree (SNAP sync): the committed log restarts at the snapshot. */
+  setTree(tree: DataTree): void {
+    this.dataTree = tree;
+    this.committedLog = [];
+  }
+
+  get minCommittedLog(): Zxid {
+    return this.committedLog.length > 0 ? this.committedLog[0]!.header.zxid : this.lastProcessedZxid;
+  }
+
+  get maxCommittedLog(): Zxid {
+    return this.committedLog.length > 0 ? this.committedLog[this.committedLog.length - 1]!.header.zxid : this.lastProcessedZxid;
   }
 
   get lastProcessedZxid(): Zxid {
@@ -188,7 +208,10 @@ export class ZKDatabase {
   }
 
   processTxn(entry: TxnEntry): ProcessTxnResult {
-    return this.dataTree.processTxn(entry.header, entry.txn);
+    const result = this.dataTree.processTxn(entry.header, entry.txn);
+    this.committedLog.push(entry);
+    if (this.committedLog.length > COMMIT_LOG_COUNT) this.committedLog.shift();
+    return result;
   }
 
   /** Called after applying: snapshot when the log has grown past snapCount. */

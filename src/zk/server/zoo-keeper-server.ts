@@ -21,14 +21,14 @@ import { decodeConnectRequest, decodeRequestHeader, decodeRequestRecord } from "
 import { Code, codeName } from "../proto/error-code.js";
 import { OpCode, Xid, opName } from "../proto/op-code.js";
 import { JUTE_MAX_BUFFER_BYTES, zxidHex, type SessionId, type Zxid } from "../proto/records.js";
-import type { ConnectRequest, RequestRecord } from "../proto/packets.js";
+import type { RequestRecord } from "../proto/packets.js";
 import type { TxnEntry } from "../proto/txn.js";
 import { sessionPassword, isValidSessionPassword } from "../proto/session-id.js";
 import { CLIENT_PORT } from "../proto/wire.js";
 import { authenticate } from "./acl.js";
 import { PrepRequestProcessor } from "./prep-request-processor.js";
 import { processRead, replyForTxn, type FinalReply } from "./final-request-processor.js";
-import { SessionTrackerImpl, type SessionImpl } from "./session-tracker.js";
+import { SessionTrackerImpl, type SessionImpl, type SessionTracker } from "./session-tracker.js";
 import { ServerCnxn, replyLabel, type CnxnHost } from "./server-cnxn.js";
 import { ZKDatabase } from "./zk-database.js";
 import { ContainerManager } from "./container-manager.js";
@@ -72,67 +72,102 @@ export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
 export const WALL_CLOCK_BASE_MS = 1_767_225_600_000;
 
 /** The owner token of sessions attached to this server itself (`ServerCnxn.me`). */
-const LOCAL_OWNER = Object.freeze({ owner: "local" });
+export const LOCAL_OWNER = Object.freeze({ owner: "local" });
 
-/** A request travelling through the pipeline. */
-interface Request {
+/** A client (or internal) request travelling through the server. */
+export interface Request {
   cnxn: ServerCnxn | null;
   sessionId: SessionId;
   xid: number;
   type: number;
   record: RequestRecord;
-  /** The txn, for writes; null for reads, pings, sync… */
+  /** The txn, once prepped (standalone/leader); learners never prep. */
   entry: TxnEntry | null;
   /** Prep's result code for requests without a txn (the session check). */
   err: number;
-  /** Sync stage: the log position after appending this txn (0 for non-txn requests). */
-  logSeq: number;
+  /** Set when the request's txn was applied (writes) — what to answer. */
+  reply: FinalReply | null;
+  /** A write (goes through the txn pipeline / the leader) rather than a local read. */
+  isWrite: boolean;
+  /** createSession only: the negotiated timeout. */
+  sessionTimeoutMs?: number;
 }
 
+/** Ops that change state (or, for sync, need the leader): they go through the txn pipeline. */
+export const WRITE_OPS: ReadonlySet<number> = new Set([
+  OpCode.create, OpCode.create2, OpCode.createContainer, OpCode.createTTL, OpCode.delete, OpCode.deleteContainer,
+  OpCode.setData, OpCode.setACL, OpCode.check, OpCode.multi, OpCode.createSession, OpCode.closeSession,
+]);
+
+export function requestKey(sessionId: SessionId, cxid: number): string {
+  return `${sessionId}:${cxid}`;
+}
+
+/**
+ * The client-facing server. As a standalone server it runs the whole pipeline itself; the
+ * quorum servers (`LeaderZooKeeperServer`, `LearnerZooKeeperServer`) override the hooks marked
+ * `protected` — how a request is submitted, how sessions are created, touched and revalidated —
+ * and deliver committed txns through `commitTxn`, as ZooKeeper's class hierarchy does.
+ */
 export class ZooKeeperServer implements CnxnHost {
   readonly config: ZooKeeperServerConfig;
   readonly zkDb: ZKDatabase;
-  readonly sessionTracker: SessionTrackerImpl;
-  private prep: PrepRequestProcessor;
+  readonly sessionTracker: SessionTracker;
+  protected prep: PrepRequestProcessor;
   /** The highest zxid handed out by prep. */
-  private hzxid: Zxid;
-  private readonly pipeline: Request[] = [];
-  private appended = 0;
-  private synced = 0;
+  protected hzxid: Zxid;
+  /** Local requests in arrival order: the FinalRequestProcessor answers strictly in this order. */
+  private readonly queue: Request[] = [];
+  /** Local writes waiting for their txn to be applied, by (session, cxid). */
+  private readonly awaiting = new Map<string, Request>();
+  /** Standalone sync stage: logged txns not yet covered by a completed fsync. */
+  private readonly unsynced: TxnEntry[] = [];
   private flushing = false;
   private readonly cnxns = new Set<ServerCnxn>();
   private readonly cnxnBySession = new Map<SessionId, ServerCnxn>();
   private nextWatcherId = 0;
-  private running = true;
-  private readonly containers: ContainerManager | undefined;
+  protected running = true;
+  protected serving = false;
+  private containers: ContainerManager | undefined;
 
   constructor(
     readonly ctx: NodeContext,
     config: Partial<ZooKeeperServerConfig> = {},
+    /** Quorum servers share the peer's database; a standalone server loads its own. */
+    zkDb?: ZKDatabase,
   ) {
     this.config = { ...DEFAULT_SERVER_CONFIG, ...config };
-    this.zkDb = new ZKDatabase(ctx.disk, { extendedTypesEnabled: this.config.extendedTypesEnabled }, this.config.snapCount);
-    const replayed = this.zkDb.loadDataBase();
+    let replayed = 0;
+    if (zkDb === undefined) {
+      this.zkDb = new ZKDatabase(ctx.disk, { extendedTypesEnabled: this.config.extendedTypesEnabled }, this.config.snapCount);
+      replayed = this.zkDb.loadDataBase();
+    } else {
+      this.zkDb = zkDb;
+    }
     this.hzxid = this.zkDb.lastProcessedZxid;
-    this.sessionTracker = new SessionTrackerImpl(
-      {
-        nowMs: () => this.currentTimeMillis(),
-        setTimerMs: (d, fn, label) => ctx.setTimerMs(d, fn, label),
-        cancelTimer: (t) => ctx.cancelTimer(t as TimerHandle | undefined),
-        expire: (s) => this.expire(s),
-      },
-      this.config.tickTimeMs,
-      this.config.serverId,
-    );
-    // Recovered sessions each get a fresh, full timeout from now.
-    for (const [id, timeoutMs] of this.zkDb.dataTree.sessionsWithTimeouts) this.sessionTracker.addSession(id, timeoutMs);
+    this.sessionTracker = this.createSessionTracker();
     this.prep = this.newPrep();
-    ctx.listen(this.config.clientPort, (ep) => this.accept(ep));
-    ctx.annotate("zk.server.start", { serverId: this.config.serverId, lastZxid: zxidHex(this.hzxid), replayed, sessions: this.zkDb.dataTree.sessionsWithTimeouts.size });
-    this.containers =
-      this.config.containerCheckIntervalMs > 0
-        ? new ContainerManager(ctx, this.config.containerCheckIntervalMs, () => this.zkDb.dataTree, (path) => this.submitInternalDelete(path), () => this.currentTimeMillis())
-        : undefined;
+    if (zkDb === undefined) {
+      ctx.annotate("zk.server.start", { serverId: this.config.serverId, lastZxid: zxidHex(this.hzxid), replayed, sessions: this.zkDb.dataTree.sessionsWithTimeouts.size });
+      this.startServing();
+    }
+  }
+
+  /** The standalone tracker: expiry on; an unknown session is UNKNOWNSESSION. */
+  protected createSessionTracker(): SessionTracker {
+    const tracker = new SessionTrackerImpl(this.trackerHost(), this.config.tickTimeMs, this.config.serverId);
+    // Recovered sessions each get a fresh, full timeout from now.
+    for (const [id, timeoutMs] of this.zkDb.dataTree.sessionsWithTimeouts) tracker.addSession(id, timeoutMs);
+    return tracker;
+  }
+
+  protected trackerHost() {
+    return {
+      nowMs: () => this.currentTimeMillis(),
+      setTimerMs: (d: number, fn: () => void, label: string) => this.ctx.setTimerMs(d, fn, label),
+      cancelTimer: (t: { cancelled: boolean } | undefined) => this.ctx.cancelTimer(t as TimerHandle | undefined),
+      expire: (s: SessionImpl) => this.expire(s),
+    };
   }
 
   private newPrep(): PrepRequestProcessor {
@@ -143,6 +178,32 @@ export class ZooKeeperServer implements CnxnHost {
       skipACL,
       ...(superDigest !== undefined ? { superDigest } : {}),
     });
+  }
+
+  /** Starts accepting clients (a quorum server does so once it is synchronised). */
+  startServing(): void {
+    if (this.serving || !this.running) return;
+    this.serving = true;
+    this.ctx.listen(this.config.clientPort, (ep) => this.accept(ep));
+    if (this.config.containerCheckIntervalMs > 0 && this.expiresSessions()) {
+      this.containers = new ContainerManager(this.ctx, this.config.containerCheckIntervalMs, () => this.zkDb.dataTree, (path) => this.submitInternalDelete(path), () => this.currentTimeMillis());
+    }
+  }
+
+  /** Stops serving: no new clients, every client connection closed, timers stopped. */
+  shutdown(): void {
+    if (!this.running) return;
+    this.running = false;
+    this.serving = false;
+    this.ctx.unlisten(this.config.clientPort);
+    this.sessionTracker.shutdown();
+    this.containers?.shutdown();
+    for (const c of [...this.cnxns]) c.close();
+  }
+
+  /** Only the standalone server and the leader expire sessions and collect containers. */
+  protected expiresSessions(): boolean {
+    return true;
   }
 
   /** The server's wall clock as Java would read it (ms since the Unix epoch). */
@@ -210,7 +271,11 @@ export class ZooKeeperServer implements CnxnHost {
     const timeoutMs = Math.min(Math.max(request.timeOut, this.minSessionTimeoutMs), this.maxSessionTimeoutMs);
     cnxn.sessionTimeoutMs = timeoutMs;
     if (request.sessionId === 0n) this.createSession(cnxn, timeoutMs);
-    else this.reopenSession(cnxn, request, timeoutMs);
+    else if (!isValidSessionPassword(request.sessionId, request.passwd)) this.finishReopen(cnxn, request.sessionId, false);
+    else {
+      cnxn.state = "connecting";
+      this.revalidateSession(cnxn, request.sessionId, timeoutMs);
+    }
   }
 
   private createSession(cnxn: ServerCnxn, timeoutMs: number): void {
@@ -218,12 +283,16 @@ export class ZooKeeperServer implements CnxnHost {
     cnxn.sessionId = sessionId;
     cnxn.state = "connecting";
     this.cnxnBySession.set(sessionId, cnxn);
-    this.submit({ cnxn, sessionId, xid: 0, type: OpCode.createSession, record: { kind: "Empty" }, entry: null, err: 0, logSeq: 0 }, timeoutMs);
+    this.submitRequest(this.newRequest(cnxn, sessionId, 0, OpCode.createSession, { kind: "Empty" }, timeoutMs));
   }
 
-  private reopenSession(cnxn: ServerCnxn, request: ConnectRequest, timeoutMs: number): void {
-    const { sessionId } = request;
-    const valid = isValidSessionPassword(sessionId, request.passwd) && this.sessionTracker.touchSession(sessionId, timeoutMs);
+  /** Is this re-attaching session still valid? Standalone/leader: touch it here. */
+  protected revalidateSession(cnxn: ServerCnxn, sessionId: SessionId, timeoutMs: number): void {
+    this.finishReopen(cnxn, sessionId, this.sessionTracker.touchSession(sessionId, timeoutMs));
+  }
+
+  protected finishReopen(cnxn: ServerCnxn, sessionId: SessionId, valid: boolean): void {
+    if (!cnxn.isOpen) return;
     if (!valid) {
       this.ctx.annotate("zk.session.invalid", { client: cnxn.endpoint.remoteId, session: hexId(sessionId) });
       cnxn.sendInvalidSession();
@@ -265,8 +334,13 @@ export class ZooKeeperServer implements CnxnHost {
     }
     if (header.type === OpCode.auth) return this.processAuth(cnxn, header.xid, record);
     // Every packet touches its session; a closing or unknown session's packet is dropped.
-    if (!this.sessionTracker.touchSession(cnxn.sessionId, cnxn.sessionTimeoutMs)) return;
-    this.submit({ cnxn, sessionId: cnxn.sessionId, xid: header.xid, type: header.type, record, entry: null, err: 0, logSeq: 0 });
+    if (!this.touch(cnxn)) return;
+    this.submitRequest(this.newRequest(cnxn, cnxn.sessionId, header.xid, header.type, record));
+  }
+
+  /** Records client activity for the session (standalone/leader: the tracker itself). */
+  protected touch(cnxn: ServerCnxn): boolean {
+    return this.sessionTracker.touchSession(cnxn.sessionId, cnxn.sessionTimeoutMs);
   }
 
   private processAuth(cnxn: ServerCnxn, xid: number, record: RequestRecord): void {
@@ -281,11 +355,49 @@ export class ZooKeeperServer implements CnxnHost {
     cnxn.sendReply(xid, 0n, Code.OK, null, "auth");
   }
 
+  protected newRequest(cnxn: ServerCnxn | null, sessionId: SessionId, xid: number, type: number, record: RequestRecord, sessionTimeoutMs?: number): Request {
+    return {
+      cnxn,
+      sessionId,
+      xid,
+      type,
+      record,
+      entry: null,
+      err: Code.OK,
+      reply: null,
+      isWrite: WRITE_OPS.has(type),
+      ...(sessionTimeoutMs !== undefined ? { sessionTimeoutMs } : {}),
+    };
+  }
+
   // ---- the pipeline ----------------------------------------------------------------------
 
-  /** PrepRequestProcessor: assign a zxid to writes, log them, queue everything in order. */
-  private submit(req: Request, sessionTimeoutMs?: number): void {
-    const zxid = this.hzxid + 1n;
+  /**
+   * Standalone: PrepRequestProcessor then SyncRequestProcessor. Writes get a txn that is logged
+   * (group commit); everything queues, in order, for the final stage.
+   */
+  protected submitRequest(req: Request): void {
+    const entry = this.prepRequest(req);
+    if (entry !== null) {
+      const written = this.zkDb.append(entry);
+      if (!written.ok) return this.fatal(`txn log write failed: ${written.err}`);
+      this.unsynced.push(entry);
+      if (this.config.canary === "ack-before-fsync") {
+        // Broken on purpose: applied and acknowledged before the fsync completes.
+        this.unsynced.pop();
+        this.enqueue(req);
+        this.commitTxn(entry);
+        this.flush();
+        return;
+      }
+      this.flush();
+    }
+    this.enqueue(req);
+  }
+
+  /** PrepRequestProcessor: a txn for writes (consuming a zxid), the session check for reads. */
+  protected prepRequest(req: Request): TxnEntry | null {
+    const zxid = this.nextZxid();
     const r = this.prep.prep(
       {
         sessionId: req.sessionId,
@@ -293,83 +405,117 @@ export class ZooKeeperServer implements CnxnHost {
         type: req.type,
         request: req.record,
         authInfo: req.cnxn?.authInfo ?? [],
-        owner: LOCAL_OWNER,
-        ...(sessionTimeoutMs !== undefined ? { sessionTimeoutMs } : {}),
+        owner: this.ownerOf(req),
+        ...(req.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: req.sessionTimeoutMs } : {}),
       },
       zxid,
       this.currentTimeMillis(),
     );
-    if (r.kind === "txn") {
-      this.hzxid = zxid;
-      req.entry = r.entry;
-      if (this.config.canary === "no-ephemeral-cleanup" && r.entry.txn.kind === "CloseSessionTxn") {
-        // Broken on purpose: the closeSession never reaches the tree, so ephemerals outlive it.
-        r.entry.header.type = OpCode.error;
-        r.entry.txn = { kind: "ErrorTxn", err: Code.OK };
-      }
-      const written = this.zkDb.append(r.entry);
-      if (!written.ok) return this.fatal(`txn log write failed: ${written.err}`);
-      req.logSeq = ++this.appended;
-      this.flush();
-    } else {
+    if (r.kind !== "txn") {
       req.err = r.err;
+      req.isWrite = false;
+      return null;
     }
-    this.pipeline.push(req);
-    this.drain();
+    this.hzxid = zxid;
+    req.entry = r.entry;
+    req.isWrite = true;
+    if (this.config.canary === "no-ephemeral-cleanup" && r.entry.txn.kind === "CloseSessionTxn") {
+      // Broken on purpose: the closeSession never reaches the tree, so ephemerals outlive it.
+      r.entry.header.type = OpCode.error;
+      r.entry.txn = { kind: "ErrorTxn", err: Code.OK };
+    }
+    return r.entry;
+  }
+
+  /** The zxid prep will use next (the leader puts its epoch in the high bits). */
+  protected nextZxid(): Zxid {
+    return this.hzxid + 1n;
+  }
+
+  /** Who the session is attached to, for checkSession (leader: the forwarding learner). */
+  protected ownerOf(_req: Request): unknown {
+    return LOCAL_OWNER;
   }
 
   /** SyncRequestProcessor: one fsync at a time covers everything appended before it. */
   private flush(): void {
-    if (this.flushing || this.synced === this.appended) return;
+    if (this.flushing || this.unsynced.length === 0) return;
     this.flushing = true;
-    const mark = this.appended;
+    const batch = this.unsynced.length;
     this.zkDb.commit(() => {
       this.flushing = false;
-      this.synced = mark;
-      this.drain();
+      for (const entry of this.unsynced.splice(0, batch)) this.commitTxn(entry);
       this.flush();
     });
   }
 
-  /** FinalRequestProcessor: apply and reply, strictly in pipeline order. */
-  private drain(): void {
-    while (this.pipeline.length > 0 && this.running) {
-      const head = this.pipeline[0]!;
-      const ackEarly = this.config.canary === "ack-before-fsync";
-      if (head.entry !== null && head.logSeq > this.synced && !ackEarly) return;
-      // A read waits behind any earlier write still being synced (it is behind it in the queue).
-      this.pipeline.shift();
-      if (head.entry !== null) this.applyTxn(head, head.entry);
+  /** Queues a local request for the final stage (writes wait there for their txn). */
+  protected enqueue(req: Request): void {
+    if (req.isWrite) this.awaiting.set(requestKey(req.sessionId, req.xid), req);
+    this.queue.push(req);
+    this.drain();
+  }
+
+  /**
+   * A committed txn, in zxid order: apply it to the tree (firing watches), settle its session
+   * side effects, and hand the reply to the local request that asked for it, if any.
+   */
+  commitTxn(entry: TxnEntry): void {
+    const result = this.zkDb.processTxn(entry);
+    this.prep.applied(entry.header.zxid);
+    this.ctx.annotate("zk.apply", { zxid: zxidHex(entry.header.zxid), op: opName(entry.header.type), session: hexId(entry.header.clientId), err: result.err === 0 ? undefined : codeName(result.err) });
+    this.afterApply(entry);
+    const key = requestKey(entry.header.clientId, entry.header.cxid);
+    const req = this.awaiting.get(key);
+    if (entry.header.type === OpCode.createSession) {
+      this.sessionTracker.addSession(entry.header.clientId, (entry.txn as { timeOut: number }).timeOut, null);
+    } else if (entry.header.type === OpCode.closeSession) {
+      this.sessionTracker.removeSession(entry.header.clientId);
+      if (req === undefined) this.closeSessionCnxn(entry.header.clientId);
+    }
+    if (req !== undefined) {
+      this.awaiting.delete(key);
+      req.reply = req.type === OpCode.createSession || req.type === OpCode.closeSession ? { err: Code.OK, response: null, disposition: "reply" } : replyForTxn(req.type, result);
+    }
+    this.zkDb.maybeSnapshot();
+    this.drain();
+  }
+
+  /** Hook for the quorum servers (committed-log bookkeeping, ZAB annotations). */
+  protected afterApply(_entry: TxnEntry): void {}
+
+  /** FinalRequestProcessor: answer local requests strictly in arrival order. */
+  protected drain(): void {
+    while (this.queue.length > 0 && this.running) {
+      const head = this.queue[0]!;
+      if (head.isWrite && head.reply === null) return; // its txn has not been applied yet
+      this.queue.shift();
+      if (head.isWrite) this.finishWrite(head);
       else this.serveRead(head);
     }
   }
 
-  private applyTxn(req: Request, entry: TxnEntry): void {
-    const result = this.zkDb.processTxn(entry);
-    this.prep.applied(entry.header.zxid);
-    this.ctx.annotate("zk.apply", { zxid: zxidHex(entry.header.zxid), op: opName(entry.header.type), session: hexId(entry.header.clientId), err: result.err === 0 ? undefined : codeName(result.err) });
-    switch (req.type) {
-      case OpCode.createSession:
-        if (req.cnxn !== null && req.cnxn.state === "connecting") this.finishSessionInit(req.cnxn);
-        break;
-      case OpCode.closeSession:
-        this.sessionTracker.removeSession(req.sessionId);
-        this.closeSessionCnxn(req);
-        break;
-      default:
-        this.respond(req, replyForTxn(req.type, result));
+  private finishWrite(req: Request): void {
+    const cnxn = req.cnxn;
+    if (req.type === OpCode.createSession) {
+      if (cnxn !== null && cnxn.state === "connecting") this.finishSessionInit(cnxn);
+      return;
     }
-    this.zkDb.maybeSnapshot();
+    if (req.type === OpCode.closeSession) {
+      if (cnxn !== null) {
+        cnxn.sendReply(req.xid, this.zkDb.lastProcessedZxid, Code.OK, null, "reply:closeSession");
+        cnxn.close();
+      }
+      return;
+    }
+    this.respond(req, req.reply!);
   }
 
-  private closeSessionCnxn(req: Request): void {
-    const cnxn = req.cnxn ?? this.cnxnBySession.get(req.sessionId) ?? null;
-    if (cnxn === null) return;
-    if (req.cnxn !== null) cnxn.sendReply(req.xid, this.zkDb.lastProcessedZxid, Code.OK, null, "reply:closeSession");
-    cnxn.close();
+  private closeSessionCnxn(sessionId: SessionId): void {
+    this.cnxnBySession.get(sessionId)?.close();
   }
 
-  private serveRead(req: Request): void {
+  protected serveRead(req: Request): void {
     const cnxn = req.cnxn;
     if (cnxn === null || !cnxn.isOpen) return;
     if (req.err !== Code.OK) return this.respond(req, { err: req.err, response: null, disposition: req.err === Code.SESSIONMOVED ? "closeWithoutReply" : "reply" });
@@ -390,24 +536,21 @@ export class ZooKeeperServer implements CnxnHost {
   // ---- sessions --------------------------------------------------------------------------
 
   /** The tracker expired a session: submit its closeSession (no connection attached). */
-  private expire(s: SessionImpl): void {
+  protected expire(s: SessionImpl): void {
     this.ctx.annotate("zk.session.expire", { session: hexId(s.sessionId), timeoutMs: s.timeoutMs });
-    this.submit({ cnxn: null, sessionId: s.sessionId, xid: 0, type: OpCode.closeSession, record: { kind: "Empty" }, entry: null, err: 0, logSeq: 0 });
+    this.submitRequest(this.newRequest(null, s.sessionId, 0, OpCode.closeSession, { kind: "Empty" }));
   }
 
   /** ContainerManager: an internal deleteContainer request (session 0, no ACL check). */
   private submitInternalDelete(path: string): void {
-    this.submit({ cnxn: null, sessionId: 0n, xid: 0, type: OpCode.deleteContainer, record: { kind: "DeleteContainerRequest", path }, entry: null, err: 0, logSeq: 0 });
+    this.submitRequest(this.newRequest(null, 0n, 0, OpCode.deleteContainer, { kind: "DeleteContainerRequest", path }));
   }
 
   /** An unrecoverable server error (e.g. the txn log cannot be written): stop serving. */
-  private fatal(reason: string): void {
+  protected fatal(reason: string): void {
     if (!this.running) return;
-    this.running = false;
     this.ctx.annotate("zk.server.fatal", { reason });
-    this.sessionTracker.shutdown();
-    this.containers?.shutdown();
-    for (const c of [...this.cnxns]) c.close();
+    this.shutdown();
   }
 }
 

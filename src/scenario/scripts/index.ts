@@ -1,0 +1,23 @@
+/** The registry of scenario scripts, by name. */
+import { UserInputError } from "../../sim/errors.js";
+import type { ScriptDef } from "./script.js";
+import { standaloneBasics } from "./standalone-basics.js";
+import { sessionExpiry } from "./session-expiry.js";
+import { watchSemantics } from "./watch-semantics.js";
+import { reconnectWatches } from "./reconnect-watches.js";
+import { aclEnforcement } from "./acl-enforcement.js";
+import { serverRestartRecovery } from "./server-restart-recovery.js";
+
+const SCRIPTS = new Map<string, ScriptDef>(
+  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery].map((s) => [s.name, s]),
+);
+
+export function scriptNamed(name: string): ScriptDef {
+  const s = SCRIPTS.get(name);
+  if (s === undefined) throw new UserInputError(`unknown script "${name}" (known: ${scriptNames().join(", ")})`);
+  return s;
+}
+
+export function scriptNames(): string[] {
+  return [...SCRIPTS.keys()];
+}

@@ -1,0 +1,128 @@
+/**
+ * Scenario scripts: user-level async code (as a ZooKeeper user would write it) that drives
+ * clients through a story and states what must be true at each step. A failed expectation is a
+ * violation of the "scenario.expect" checker; a script that throws or never finishes fails the
+ * run too. Scripts run at the world level: they sleep in true virtual time and may inject
+ * faults between steps.
+ */
+import type { Simulator } from "../../sim/simulator.js";
+import type { FaultAction } from "../../sim/faults.js";
+import { applyFault } from "../../sim/faults.js";
+import { canonicalJson } from "../../sim/trace.js";
+import type { ZooKeeper, ClientOptions, WatchedEvent } from "../../zk/client/index.js";
+import { createClient, KeeperException } from "../../zk/client/index.js";
+import { CLIENT_PORT } from "../../zk/proto/wire.js";
+
+export interface ScriptContext {
+  readonly sim: Simulator;
+  readonly servers: readonly string[];
+  readonly clients: readonly string[];
+  /** Creates a client on a client node and waits until it is connected. */
+  connect(clientNode: string, options?: Partial<ClientOptions> & { servers?: readonly string[] }): Promise<ZooKeeper>;
+  sleepMs(ms: number): Promise<void>;
+  /** Polls `predicate` every 10 virtual ms; fails the expectation after `timeoutMs`. */
+  waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<boolean>;
+  expect(condition: boolean, message: string): void;
+  expectEqual<T>(actual: T, expected: T, what: string): void;
+  /** Expects `op` to fail with the ZooKeeper error `codeName` (e.g. "NONODE"). */
+  expectError(op: Promise<unknown>, codeName: string, what: string): Promise<void>;
+  fault(action: FaultAction): void;
+  /** A narrated line for the run summary. */
+  note(line: string): void;
+}
+
+export type Script = (s: ScriptContext) => Promise<void>;
+
+export interface ScriptDef {
+  name: string;
+  description: string;
+  run: Script;
+}
+
+/** Records watch events delivered to a watcher, for expectations. */
+export class EventLog {
+  readonly events: WatchedEvent[] = [];
+  readonly watcher = (e: WatchedEvent): void => {
+    this.events.push(e);
+  };
+  /** Events of node types (None-type session events filtered out), as "Type path". */
+  nodeEvents(): string[] {
+    return this.events.filter((e) => e.type !== -1).map((e) => `${eventName(e.type)} ${e.path}`);
+  }
+  clear(): void {
+    this.events.length = 0;
+  }
+}
+
+const EVENT_NAMES: Record<number, string> = {
+  [-1]: "None",
+  1: "NodeCreated",
+  2: "NodeDeleted",
+  3: "NodeDataChanged",
+  4: "NodeChildrenChanged",
+  5: "DataWatchRemoved",
+  6: "ChildWatchRemoved",
+  7: "PersistentWatchRemoved",
+};
+
+export function eventName(type: number): string {
+  return EVENT_NAMES[type] ?? `EventType(${type})`;
+}
+
+export const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+export const text = (b: Uint8Array | null | undefined): string => (b ? new TextDecoder().decode(b) : "");
+
+export interface ScriptHost {
+  report(checker: string, message: string): void;
+  note(line: string): void;
+}
+
+export function makeScriptContext(sim: Simulator, servers: readonly string[], clients: readonly string[], host: ScriptHost): ScriptContext {
+  const ctx: ScriptContext = {
+    sim,
+    servers,
+    clients,
+    async connect(clientNode, options = {}) {
+      const node = sim.node(clientNode);
+      if (node.context === undefined) throw new Error(`client node ${clientNode} is down`);
+      const { servers: only, ...rest } = options;
+      const connectString = (only ?? servers).map((s) => `${s}:${CLIENT_PORT}`).join(",");
+      const zk = createClient(node.context, { connectString, sessionTimeoutMs: 10_000, ...rest });
+      const ok = await ctx.waitFor(() => zk.getState() === "CONNECTED", 30_000, `${clientNode} connects`);
+      if (!ok) throw new Error(`${clientNode} could not connect`);
+      return zk;
+    },
+    sleepMs: (ms) => sim.sleepUs(ms * 1000),
+    async waitFor(predicate, timeoutMs, what) {
+      const deadline = sim.nowUs + timeoutMs * 1000;
+      while (!predicate()) {
+        if (sim.nowUs >= deadline) {
+          host.report("scenario.expect", `timed out after ${timeoutMs} ms waiting for: ${what}`);
+          return false;
+        }
+        await sim.sleepUs(10_000);
+      }
+      return true;
+    },
+    expect(condition, message) {
+      if (!condition) host.report("scenario.expect", message);
+    },
+    expectEqual(actual, expected, what) {
+      const a = canonicalJson(actual);
+      const e = canonicalJson(expected);
+      if (a !== e) host.report("scenario.expect", `${what}: expected ${e}, got ${a}`);
+    },
+    async expectError(op, codeName, what) {
+      try {
+        await op;
+        host.report("scenario.expect", `${what}: expected ${codeName}, but it succeeded`);
+      } catch (err) {
+        if (!(err instanceof KeeperException)) throw err;
+        if (err.codeName !== codeName) host.report("scenario.expect", `${what}: expected ${codeName}, got ${err.codeName}`);
+      }
+    },
+    fault: (action) => applyFault(sim, action),
+    note: (line) => host.note(line),
+  };
+  return ctx;
+}

@@ -1,0 +1,52 @@
+/**
+ * session-expiry: a client cut off (or paused) past its session timeout. At the tickTime
+ * bucket boundary the server expires the session with a closeSession txn: the session's
+ * ephemerals vanish and other clients' watches fire; when the client comes back it is told
+ * Expired and its handle is dead (SESSIONEXPIRED).
+ */
+import { CreateMode, Ids } from "../../zk/proto/records.js";
+import { EventLog, type ScriptDef } from "./script.js";
+
+export const sessionExpiry: ScriptDef = {
+  name: "session-expiry",
+  description: "a partitioned client and a paused client lose their sessions; ephemerals vanish and watchers see it",
+  async run(s) {
+    const open = Ids.OPEN_ACL_UNSAFE;
+    const worker = await s.connect("c1", { sessionTimeoutMs: 4000 });
+    const sleeper = await s.connect("c3", { sessionTimeoutMs: 4000 });
+    const observer = await s.connect("c2");
+    await worker.create("/workers", "", open, CreateMode.PERSISTENT);
+    await worker.create("/workers/w1", "alive", open, CreateMode.EPHEMERAL);
+    await sleeper.create("/workers/w3", "alive", open, CreateMode.EPHEMERAL);
+    const events = new EventLog();
+    await observer.exists("/workers/w1", events.watcher);
+    await observer.getChildren("/workers", events.watcher);
+    const stateEvents = new EventLog();
+    worker.register(stateEvents.watcher);
+
+    s.note("c1 is partitioned from s1 for 12 s; its session timeout is 4 s (tickTime 2 s)");
+    const cutAt = s.sim.nowUs;
+    s.fault({ kind: "partition", groups: [["c1"], ["s1", "c2", "c3"]] });
+    await s.waitFor(() => events.nodeEvents().includes("NodeDeleted /workers/w1"), 10_000, "c2 sees /workers/w1 deleted");
+    const goneAfterMs = (s.sim.nowUs - cutAt) / 1000;
+    s.expect(goneAfterMs > 4000 && goneAfterMs <= 4000 + 2000 + 100, `the ephemeral vanished ${goneAfterMs} ms after the cut: expected within (timeout, timeout + tick]`);
+    s.expectEqual(events.nodeEvents(), ["NodeDeleted /workers/w1", "NodeChildrenChanged /workers"], "watch events at c2");
+    s.expectEqual(await observer.getChildren("/workers"), ["w3"], "only the live session's ephemeral remains");
+    s.expect(worker.getState() !== "CLOSED", "c1 cannot know yet: it only learns of expiry when it reconnects");
+
+    await s.sleepMs(8000);
+    s.fault({ kind: "heal" });
+    s.note("the partition heals; c1 reconnects and is told its session expired");
+    await s.waitFor(() => worker.getState() === "CLOSED", 20_000, "c1 sees its session expire");
+    s.expect(stateEvents.events.some((e) => e.type === -1 && e.state === -112), "c1's watcher got (None, Expired)");
+    await s.expectError(worker.getData("/workers"), "SESSIONEXPIRED", "an expired handle fails every op");
+
+    s.note("c3 is paused (a GC pause) for 9 s, past its 4 s timeout");
+    s.fault({ kind: "pause", node: "c3" });
+    await s.sleepMs(9000);
+    s.expectEqual(await observer.getChildren("/workers"), [], "the paused client's ephemeral is gone too");
+    s.fault({ kind: "resume", node: "c3" });
+    await s.waitFor(() => sleeper.getState() === "CLOSED", 20_000, "c3 learns its session expired after resuming");
+    s.note("both expiries happened at tick boundaries; ephemerals vanished and watchers were told");
+  },
+};

@@ -1,0 +1,656 @@
+/**
+ * `ClientCnxn`: the client's connection state machine (reference §3.5, §2.6, §9; seed 001
+ * §7.3.3–7.4.5). One instance per `ZooKeeper` handle. It plays the roles of Java's
+ * SendThread (connect, handshake, outgoing/pending queues, pings, timeouts, reconnect) and
+ * EventThread (ordered delivery of watch events and completions), as synchronous handlers
+ * of network events and timers.
+ *
+ * Timers (T = requested session timeout before the first handshake, negotiated after):
+ * - connectTimeout = T / hosts: an attempt (TCP connect, then the ConnectResponse) is
+ *   abandoned when nothing has been sent for that long;
+ * - readTimeout = 2T/3: a connected session whose connection has been silent that long is
+ *   declared dead (Disconnected; every pending and queued request fails CONNECTIONLOSS);
+ * - ping (xid −2) when the time to the next ping, readTimeout/2 − idleSend (− 1000 ms once
+ *   idleSend exceeds 1 s), is ≤ 0, or when nothing was sent for 10 s.
+ * Like Java's SendThread loop, the deadlines are re-evaluated at every wake-up: the tick
+ * timer, every frame received and every request submitted.
+ *
+ * Reconnect: the next host of the shuffled list; a random sleep in [0, 1000) ms before every
+ * attempt but the very first; 1000 ms more after a full cycle of hosts failed. The
+ * ConnectRequest carries lastZxidSeen and the session id/password once a session exists.
+ * After the handshake: auth packets (xid −4) are re-sent, then SetWatches (xid −8;
+ * SetWatches2 if persistent watches exist) with relativeZxid = lastZxid, batched at
+ * 128 KB of path text, then the queued requests.
+ *
+ * Invariants:
+ * - Replies arrive in request order: a reply must match the head of the pending queue by xid,
+ *   else the connection is dropped ("xid out of order"), as Java does.
+ * - lastZxid only grows from replies to requests (never pings or notifications), zxid > 0.
+ * - xids are 1, 2, …, 2^31 − 1, then 1 again; pings, auth and setWatches use fixed xids.
+ * - Once CLOSED or AUTH_FAILED the machine is terminal: no timer, no socket, and anything
+ *   submitted fails at once (SESSIONEXPIRED / AUTHFAILED).
+ * - "Event thread": watch events and completions are delivered strictly in the order they
+ *   were produced, one at a time, even when a watcher re-enters the client. Watchers are
+ *   called synchronously; a completion settles a `ctx.deferred` promise whose continuation
+ *   runs right after the current simulation event, so a watch event received before a reply
+ *   is always seen before that reply's continuation (reference §2.5).
+ * - Every piece of state belongs to this node incarnation: a crash of the client node simply
+ *   stops everything (the kernel drops its timers and connections).
+ */
+import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
+import type { Endpoint } from "../../sim/network.js";
+import type { Rng } from "../../sim/rng.js";
+import { invariant } from "../../sim/errors.js";
+import { decodeConnectResponse, decodeReply, decodeReplyHeader, encodeClientFrame } from "../proto/codec.js";
+import { Code } from "../proto/error-code.js";
+import { isJuteError, JuteReader } from "../proto/jute.js";
+import { OpCode, Xid } from "../proto/op-code.js";
+import type { RequestRecord, ResponseRecord } from "../proto/packets.js";
+import { EventType, KeeperState, eventTypeName, keeperStateName, type Zxid } from "../proto/records.js";
+import { isZkPacket, type ZkPacket } from "../proto/wire.js";
+import type { Chroot } from "./chroot.js";
+import { KeeperException } from "./keeper-exception.js";
+import { SPIN_DELAY_MS, StaticHostProvider, type HostAddress } from "./host-provider.js";
+import type { WatchedEvent, Watcher, WatchRegistration, ZKWatchManager } from "./watch-manager.js";
+
+/** `ZooKeeper.States`. */
+export const States = {
+  CONNECTING: "CONNECTING",
+  ASSOCIATING: "ASSOCIATING",
+  CONNECTED: "CONNECTED",
+  CONNECTEDREADONLY: "CONNECTEDREADONLY",
+  CLOSED: "CLOSED",
+  AUTH_FAILED: "AUTH_FAILED",
+  NOT_CONNECTED: "NOT_CONNECTED",
+} as const;
+export type ZooKeeperState = (typeof States)[keyof typeof States];
+
+export function isAlive(state: ZooKeeperState): boolean {
+  return state !== States.CLOSED && state !== States.AUTH_FAILED;
+}
+
+export function isConnected(state: ZooKeeperState): boolean {
+  return state === States.CONNECTED || state === States.CONNECTEDREADONLY;
+}
+
+export const PASSWORD_BYTES = 16;
+/** `SET_WATCHES_MAX_LENGTH`: path characters per SetWatches packet. */
+export const SET_WATCHES_MAX_LENGTH = 128 * 1024;
+/** A ping goes out at the latest after this much send-silence. */
+export const MAX_SEND_PING_INTERVAL_MS = 10_000;
+/** Upper bound of the random sleep before a reconnect attempt. */
+export const RECONNECT_JITTER_MS = 1000;
+const MAX_XID = 0x7fffffff;
+
+/** What a request packet ends with. */
+export interface PacketReply {
+  err: number;
+  /** The reply header's zxid, when the server answered. */
+  zxid: Zxid | undefined;
+  response: ResponseRecord | null;
+  /** False when the client produced the result itself (connection loss, dead handle). */
+  fromServer: boolean;
+  /** Whether the request had been written to a connection (it may have run). */
+  sent: boolean;
+}
+
+/** Java `WatchDeregistration`: what a removeWatches/checkWatches reply removes locally. */
+export interface WatchDeregistration {
+  clientPath: string;
+  watcher: Watcher | undefined;
+  type: number;
+  local: boolean;
+}
+
+/** A request on its way (Java `Packet`). */
+export interface Packet {
+  opCode: number;
+  request: RequestRecord;
+  /** Trace label of the simulated message (`ZkPacket.kind`). */
+  label: string;
+  /** −2 ping, −4 auth, −8 setWatches; normal requests get the next xid when written. */
+  fixedXid?: number;
+  watchRegistration?: WatchRegistration;
+  watchDeregistration?: WatchDeregistration;
+  onFinish?: (reply: PacketReply) => void;
+  /** Assigned when written. */
+  xid?: number;
+  sent?: boolean;
+}
+
+export interface ClientCnxnOptions {
+  hosts: readonly HostAddress[];
+  chroot: Chroot;
+  sessionTimeoutMs: number;
+  sessionId: bigint;
+  sessionPasswd: Uint8Array;
+  watchManager: ZKWatchManager;
+  rng: Rng;
+}
+
+type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; run: () => void };
+
+type Phase = "none" | "tcp" | "handshake" | "connected";
+
+export class ClientCnxn {
+  state: ZooKeeperState = States.NOT_CONNECTED;
+  sessionId: bigint;
+  sessionPasswd: Uint8Array;
+  readonly sessionTimeoutMs: number;
+  negotiatedSessionTimeoutMs = 0;
+  connectTimeoutMs: number;
+  readTimeoutMs: number;
+  lastZxid: Zxid = 0n;
+  /** The next xid (`@VisibleForTesting` in Java too). */
+  xid = 1;
+  /** The address of the current (or last) connection attempt. */
+  currentAddress: HostAddress | undefined;
+  readonly hostProvider: StaticHostProvider;
+  readonly outgoing: Packet[] = [];
+  pending: Packet[] = [];
+  private readonly authInfo: { scheme: string; auth: Uint8Array }[] = [];
+  private seenRwServerBefore: boolean;
+  private firstAttempt = true;
+  private closing = false;
+  private socket: Endpoint | undefined;
+  private phase: Phase = "none";
+  private lastSendUs = 0;
+  private lastRecvUs = 0;
+  private wake: TimerHandle | undefined;
+  private wakeAtUs = 0;
+  private sleep: TimerHandle | undefined;
+  private readonly waiting: DeliveryItem[] = [];
+  private delivering = false;
+  private readonly watchManager: ZKWatchManager;
+  private readonly chroot: Chroot;
+  private readonly rng: Rng;
+
+  constructor(
+    private readonly ctx: NodeContext,
+    options: ClientCnxnOptions,
+  ) {
+    this.hostProvider = new StaticHostProvider(options.hosts, options.rng);
+    this.rng = options.rng;
+    this.chroot = options.chroot;
+    this.watchManager = options.watchManager;
+    this.sessionTimeoutMs = options.sessionTimeoutMs;
+    this.sessionId = options.sessionId;
+    this.sessionPasswd = options.sessionPasswd;
+    // A handle given a session id to re-attach presents it from the first attempt on.
+    this.seenRwServerBefore = options.sessionId !== 0n;
+    this.connectTimeoutMs = Math.floor(this.sessionTimeoutMs / this.hostProvider.size);
+    this.readTimeoutMs = Math.floor((this.sessionTimeoutMs * 2) / 3);
+  }
+
+  start(): void {
+    invariant(this.state === States.NOT_CONNECTED, "ClientCnxn started twice");
+    this.changeState(States.CONNECTING);
+    this.startNextAttempt();
+  }
+
+  get sessionIdHex(): string {
+    return sessionIdHex(this.sessionId);
+  }
+
+  /** Whether close() has been asked for (later requests fail CONNECTIONLOSS, as in Java). */
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
+  // ---- submitting --------------------------------------------------------------------------
+
+  /** `queuePacket`: a request joins the outgoing queue (or fails at once on a dead handle). */
+  queuePacket(p: Packet): void {
+    if (!isAlive(this.state) || this.closing) {
+      this.finishPacket(p, this.clientReply(p, this.deadCode()));
+      return;
+    }
+    if (p.opCode === OpCode.closeSession) {
+      this.closing = true;
+      if (this.socket === undefined) {
+        // Between attempts there is nothing to close on the server side: give up at once.
+        this.ctx.cancelTimer(this.sleep);
+        this.sleep = undefined;
+        this.outgoing.push(p);
+        this.cleanup();
+        return;
+      }
+    }
+    this.outgoing.push(p);
+    this.pump();
+    this.flush();
+  }
+
+  /** `addAuthInfo`: remembered for every reconnect, and sent now. */
+  addAuthInfo(scheme: string, auth: Uint8Array): void {
+    if (!isAlive(this.state)) return;
+    this.authInfo.push({ scheme, auth });
+    this.queuePacket(authPacket(scheme, auth));
+  }
+
+  /** `disconnect`: the handle is finished (after closeSession, or on a dead session). */
+  disconnect(): void {
+    if (!isAlive(this.state)) return;
+    this.changeState(States.CLOSED, "closed");
+    this.terminate();
+  }
+
+  // ---- connecting --------------------------------------------------------------------------
+
+  private startNextAttempt(): void {
+    if (!isAlive(this.state)) return;
+    invariant(this.socket === undefined && this.sleep === undefined, "a connection attempt is already under way");
+    const { address, spin } = this.hostProvider.next();
+    let delayMs = spin ? SPIN_DELAY_MS : 0;
+    if (!this.firstAttempt) delayMs += Math.floor(this.rng.next() * RECONNECT_JITTER_MS);
+    this.firstAttempt = false;
+    if (delayMs === 0) {
+      this.startConnect(address);
+      return;
+    }
+    this.sleep = this.ctx.setTimerMs(
+      delayMs,
+      () => {
+        this.sleep = undefined;
+        this.startConnect(address);
+      },
+      "zk-client.reconnect",
+    );
+  }
+
+  private startConnect(address: HostAddress): void {
+    if (!isAlive(this.state)) return;
+    this.currentAddress = address;
+    this.phase = "tcp";
+    this.lastSendUs = this.ctx.nowUs();
+    this.lastRecvUs = this.lastSendUs;
+    this.ctx.annotate("client.connect", { client: this.ctx.id, server: address.host, session: this.sessionIdHex });
+    const socket = this.ctx.connect(
+      address.host,
+      address.port,
+      {
+        onOpen: (ep) => {
+          if (ep === this.socket) this.primeConnection();
+        },
+        onMessage: (ep, message) => {
+          if (ep === this.socket) this.onFrame(message);
+        },
+        onClose: (ep, reason) => {
+          if (ep === this.socket) this.connectionLost(`connection ${reason}`);
+        },
+      },
+      { timeoutUs: this.connectTimeoutMs * 1000 },
+    );
+    this.socket = socket;
+    this.pump();
+  }
+
+  /** `primeConnection`: ConnectRequest now; auth and SetWatches go first once connected. */
+  private primeConnection(): void {
+    this.phase = "handshake";
+    const request = {
+      kind: "ConnectRequest" as const,
+      protocolVersion: 0,
+      lastZxidSeen: this.lastZxid,
+      timeOut: this.sessionTimeoutMs,
+      sessionId: this.seenRwServerBefore ? this.sessionId : 0n,
+      passwd: this.sessionPasswd,
+      readOnly: false,
+    };
+    this.write({ kind: "connect", bytes: encodeClientFrame({ kind: "connect", request }) });
+    this.lastRecvUs = this.lastSendUs;
+    const prime = [...this.authInfo.map((a) => authPacket(a.scheme, a.auth)), ...this.setWatchesPackets()];
+    this.outgoing.unshift(...prime);
+    this.pump();
+  }
+
+  /** SetWatches / SetWatches2 batches of at most ~128 KB of path text (`primeConnection`). */
+  private setWatchesPackets(): Packet[] {
+    const lists = this.watchManager.watchLists();
+    const queue: [keyof typeof lists, string][] = [];
+    for (const key of ["dataWatches", "existWatches", "childWatches", "persistentWatches", "persistentRecursiveWatches"] as const) {
+      for (const p of lists[key]) queue.push([key, this.chroot.prepend(p)]);
+    }
+    const packets: Packet[] = [];
+    for (let i = 0; i < queue.length; ) {
+      const batch = { dataWatches: [], existWatches: [], childWatches: [], persistentWatches: [], persistentRecursiveWatches: [] } as Record<keyof typeof lists, string[]>;
+      // Like Java, the last path may overshoot the limit a little.
+      for (let length = 0; length < SET_WATCHES_MAX_LENGTH && i < queue.length; i++) {
+        const [key, path] = queue[i]!;
+        batch[key].push(path);
+        length += path.length;
+      }
+      const persistent = batch.persistentWatches.length > 0 || batch.persistentRecursiveWatches.length > 0;
+      const common = { relativeZxid: this.lastZxid, dataWatches: batch.dataWatches, existWatches: batch.existWatches, childWatches: batch.childWatches };
+      packets.push(
+        persistent
+          ? {
+              opCode: OpCode.setWatches2,
+              fixedXid: Xid.setWatches,
+              label: "setWatches",
+              request: { kind: "SetWatches2", ...common, persistentWatches: batch.persistentWatches, persistentRecursiveWatches: batch.persistentRecursiveWatches },
+            }
+          : { opCode: OpCode.setWatches, fixedXid: Xid.setWatches, label: "setWatches", request: { kind: "SetWatches", ...common } },
+      );
+    }
+    return packets;
+  }
+
+  // ---- receiving ---------------------------------------------------------------------------
+
+  private onFrame(message: unknown): void {
+    this.lastRecvUs = this.ctx.nowUs();
+    if (!isZkPacket(message)) {
+      this.connectionLost("not a ZooKeeper frame");
+      return;
+    }
+    if (this.phase === "handshake") this.onConnectResponse(message.bytes);
+    else this.readResponse(message.bytes);
+    if (this.socket !== undefined) this.pump();
+  }
+
+  /** `onConnected`: a session (re)established, or the news that it has expired. */
+  private onConnectResponse(bytes: Uint8Array): void {
+    let rsp;
+    try {
+      rsp = decodeConnectResponse(bytes).response;
+    } catch (err) {
+      if (!isJuteError(err)) throw err;
+      this.connectionLost(`bad ConnectResponse: ${err.message}`);
+      return;
+    }
+    if (rsp.timeOut <= 0) {
+      this.changeState(States.CLOSED, "expired");
+      this.queueEvent({ type: EventType.None, state: KeeperState.Expired, path: null });
+      this.terminate();
+      return;
+    }
+    this.negotiatedSessionTimeoutMs = rsp.timeOut;
+    this.readTimeoutMs = Math.floor((rsp.timeOut * 2) / 3);
+    this.connectTimeoutMs = Math.floor(rsp.timeOut / this.hostProvider.size);
+    this.hostProvider.onConnected();
+    this.sessionId = rsp.sessionId;
+    this.sessionPasswd = rsp.passwd;
+    this.phase = "connected";
+    this.changeState(rsp.readOnly ? States.CONNECTEDREADONLY : States.CONNECTED);
+    this.seenRwServerBefore ||= !rsp.readOnly;
+    this.queueEvent({ type: EventType.None, state: rsp.readOnly ? KeeperState.ConnectedReadOnly : KeeperState.SyncConnected, path: null });
+    this.flush();
+  }
+
+  /** `readResponse`: a ping reply, an auth reply, a notification, or the head of the pending queue. */
+  private readResponse(bytes: Uint8Array): void {
+    let header;
+    try {
+      header = decodeReplyHeader(new JuteReader(bytes));
+    } catch (err) {
+      if (!isJuteError(err)) throw err;
+      this.connectionLost(`bad reply: ${err.message}`);
+      return;
+    }
+    switch (header.xid) {
+      case Xid.ping:
+        return;
+      case Xid.auth:
+        if (header.err === Code.AUTHFAILED) this.authFailed();
+        return;
+      case Xid.notification:
+        this.onNotification(bytes);
+        return;
+    }
+    const p = this.pending.shift();
+    if (p === undefined) {
+      this.connectionLost(`nothing in the queue, but got xid ${header.xid}`);
+      return;
+    }
+    if (p.xid !== header.xid) {
+      this.finishPacket(p, this.clientReply(p, Code.CONNECTIONLOSS));
+      this.connectionLost(`xid out of order: got ${header.xid} with err ${header.err}, expected ${p.xid}`);
+      return;
+    }
+    if (header.zxid > 0n) this.lastZxid = header.zxid;
+    let response: ResponseRecord | null = null;
+    if (header.err === Code.OK) {
+      try {
+        const frame = decodeReply(bytes, p.opCode);
+        response = frame.kind === "reply" ? frame.response : null;
+      } catch (err) {
+        if (!isJuteError(err)) throw err;
+        this.finishPacket(p, this.clientReply(p, Code.CONNECTIONLOSS));
+        this.connectionLost(`undecodable reply to xid ${header.xid}: ${err.message}`);
+        return;
+      }
+    }
+    this.finishPacket(p, { err: header.err, zxid: header.zxid, response, fromServer: true, sent: true });
+  }
+
+  private onNotification(bytes: Uint8Array): void {
+    let frame;
+    try {
+      frame = decodeReply(bytes, OpCode.notification);
+    } catch (err) {
+      if (!isJuteError(err)) throw err;
+      this.connectionLost(`bad notification: ${err.message}`);
+      return;
+    }
+    if (frame.kind !== "reply" || frame.response?.kind !== "WatcherEvent") return;
+    const e = frame.response.event;
+    const path = this.chroot.strip(e.path);
+    this.queueEvent({ type: e.type, state: e.state, path });
+  }
+
+  // ---- sending and timers ------------------------------------------------------------------
+
+  /** Writes the outgoing queue while a session is established (`doIO`). */
+  private flush(): void {
+    while (this.phase === "connected" && this.socket !== undefined && this.outgoing.length > 0) {
+      const p = this.outgoing.shift()!;
+      p.xid = p.fixedXid ?? this.nextXid();
+      p.sent = true;
+      this.write({ kind: p.label, bytes: encodeClientFrame({ kind: "request", header: { xid: p.xid, type: p.opCode }, request: p.request }) });
+      if (p.opCode !== OpCode.ping && p.opCode !== OpCode.auth) this.pending.push(p);
+    }
+  }
+
+  private write(packet: ZkPacket): void {
+    this.socket!.send(packet);
+    this.lastSendUs = this.ctx.nowUs();
+  }
+
+  /** `getXid`: 1, 2, …, skipping from Integer.MAX_VALUE back to 1. */
+  private nextXid(): number {
+    if (this.xid === MAX_XID) this.xid = 1;
+    return this.xid++;
+  }
+
+  /** One turn of the SendThread loop: timeouts, pings, and when to look again. */
+  private pump(): void {
+    if (!isAlive(this.state) || this.socket === undefined) return;
+    const now = this.ctx.nowUs();
+    const idleRecvMs = (now - this.lastRecvUs) / 1000;
+    const idleSendMs = (now - this.lastSendUs) / 1000;
+    const connected = this.phase === "connected";
+    let toMs = connected ? this.readTimeoutMs - idleRecvMs : this.connectTimeoutMs - idleSendMs;
+    if (toMs <= 0) {
+      this.connectionLost(connected ? `read timeout: nothing heard for ${idleRecvMs} ms` : `connect timeout after ${idleSendMs} ms`);
+      return;
+    }
+    if (connected) {
+      const halfReadMs = Math.floor(this.readTimeoutMs / 2);
+      const timeToNextPingMs = halfReadMs - idleSendMs - (idleSendMs > 1000 ? 1000 : 0);
+      if (timeToNextPingMs <= 0 || idleSendMs > MAX_SEND_PING_INTERVAL_MS) {
+        this.outgoing.push(pingPacket());
+        this.flush();
+        toMs = Math.min(toMs, halfReadMs);
+      } else {
+        toMs = Math.min(toMs, timeToNextPingMs);
+      }
+    }
+    this.armWake(toMs);
+  }
+
+  /** Keeps one tick timer, armed for the earliest deadline known. */
+  private armWake(delayMs: number): void {
+    const now = this.ctx.nowUs();
+    const atUs = now + Math.max(1, Math.ceil(delayMs * 1000));
+    const w = this.wake;
+    if (w !== undefined && !w.fired && !w.cancelled && this.wakeAtUs <= atUs) return;
+    this.ctx.cancelTimer(w);
+    this.wakeAtUs = atUs;
+    this.wake = this.ctx.setTimer(atUs - now, () => this.pump(), "zk-client.tick");
+  }
+
+  // ---- losing the connection ---------------------------------------------------------------
+
+  /** `cleanAndNotifyState` and the next loop turn: fail everything in flight, tell watchers, retry. */
+  private connectionLost(reason: string): void {
+    if (this.socket === undefined && this.phase === "none") return;
+    this.ctx.annotate("client.disconnect", { client: this.ctx.id, session: this.sessionIdHex, reason });
+    this.closeSocket();
+    this.cleanup();
+    if (!isAlive(this.state)) return;
+    this.queueEvent({ type: EventType.None, state: KeeperState.Disconnected, path: null });
+    if (!isAlive(this.state) || this.socket !== undefined || this.sleep !== undefined) return; // a watcher closed or already retried
+    if (this.closing) {
+      this.disconnect();
+      return;
+    }
+    this.changeState(States.CONNECTING);
+    this.startNextAttempt();
+  }
+
+  private authFailed(): void {
+    this.changeState(States.AUTH_FAILED, "authFailed");
+    this.queueEvent({ type: EventType.None, state: KeeperState.AuthFailed, path: null });
+    this.terminate();
+  }
+
+  /** The end of the SendThread: no socket, nothing in flight, then a Closed event (3.8). */
+  private terminate(): void {
+    this.ctx.cancelTimer(this.sleep);
+    this.sleep = undefined;
+    this.closeSocket();
+    this.cleanup();
+    this.queueEvent({ type: EventType.None, state: KeeperState.Closed, path: null });
+  }
+
+  private closeSocket(): void {
+    this.ctx.cancelTimer(this.wake);
+    this.wake = undefined;
+    const s = this.socket;
+    this.socket = undefined;
+    this.phase = "none";
+    s?.close();
+  }
+
+  /** `cleanup`: every pending and queued request fails (`conLossPacket`). */
+  private cleanup(): void {
+    const code = this.deadCode();
+    const pending = this.pending;
+    this.pending = [];
+    const queued = this.outgoing.splice(0, this.outgoing.length);
+    for (const p of pending) this.finishPacket(p, this.clientReply(p, code));
+    for (const p of queued) {
+      if (p.opCode !== OpCode.ping && p.opCode !== OpCode.auth) this.finishPacket(p, this.clientReply(p, code));
+    }
+  }
+
+  /** CONNECTIONLOSS while alive, SESSIONEXPIRED once CLOSED, AUTHFAILED after an auth failure. */
+  private deadCode(): number {
+    if (this.state === States.AUTH_FAILED) return Code.AUTHFAILED;
+    if (this.state === States.CLOSED) return Code.SESSIONEXPIRED;
+    return Code.CONNECTIONLOSS;
+  }
+
+  private clientReply(p: Packet, err: number): PacketReply {
+    return { err, zxid: undefined, response: null, fromServer: false, sent: p.sent === true };
+  }
+
+  // ---- finishing packets and delivering events ---------------------------------------------
+
+  /** `finishPacket`: watch (de)registration by the reply code, then the completion, in order. */
+  private finishPacket(p: Packet, reply: PacketReply): void {
+    if (p.watchRegistration !== undefined) this.watchManager.register(p.watchRegistration, reply.err);
+    let final = reply;
+    const dereg = p.watchDeregistration;
+    if (dereg !== undefined) {
+      try {
+        const removed = this.watchManager.removeWatcher(dereg.clientPath, dereg.watcher, dereg.type, dereg.local, reply.err);
+        const state = reply.err === Code.SESSIONEXPIRED || reply.err === Code.CONNECTIONLOSS ? KeeperState.Disconnected : KeeperState.SyncConnected;
+        const groups: [number, Set<Watcher>][] = [
+          [EventType.ChildWatchRemoved, removed.childRemoved],
+          [EventType.DataWatchRemoved, removed.dataRemoved],
+          [EventType.PersistentWatchRemoved, removed.persistentRemoved],
+        ];
+        for (const [type, watchers] of groups) {
+          if (watchers.size === 0) continue;
+          this.queueEvent({ type, state, path: dereg.clientPath }, watchers);
+          final = { ...final, err: Code.OK }; // a local removal succeeds whatever the server said
+        }
+      } catch (err) {
+        if (!(err instanceof KeeperException)) throw err;
+        final = { ...final, err: err.code };
+      }
+    }
+    const onFinish = p.onFinish;
+    if (onFinish !== undefined) this.deliver({ kind: "completion", run: () => onFinish(final) });
+  }
+
+  /** `EventThread.queueEvent`: the watchers are chosen now (materialized), called in order. */
+  queueEvent(event: WatchedEvent, watchers?: Set<Watcher>): void {
+    const chosen = watchers ?? this.watchManager.materialize(event.type, event.path);
+    if (event.type !== EventType.None) {
+      this.ctx.annotate("client.watch", { client: this.ctx.id, session: this.sessionIdHex, type: eventTypeName(event.type), path: event.path, watchers: chosen.size });
+    }
+    this.deliver({ kind: "event", event, watchers: chosen });
+  }
+
+  private deliver(item: DeliveryItem): void {
+    this.waiting.push(item);
+    if (this.delivering) return; // re-entered from a watcher: runs after the current item
+    this.delivering = true;
+    try {
+      for (let next = this.waiting.shift(); next !== undefined; next = this.waiting.shift()) this.run(next);
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  private run(item: DeliveryItem): void {
+    if (item.kind === "completion") {
+      item.run();
+      return;
+    }
+    for (const watcher of item.watchers) {
+      try {
+        watcher(item.event);
+      } catch (err) {
+        // Java's EventThread logs "Error while calling watcher" and goes on; so do we, visibly.
+        this.ctx.annotate("client.watcher-error", { client: this.ctx.id, type: eventTypeName(item.event.type), state: keeperStateName(item.event.state), error: String(err) });
+      }
+    }
+  }
+
+  private changeState(state: ZooKeeperState, cause?: string): void {
+    if (this.state === state) return;
+    this.state = state;
+    const fields: Record<string, unknown> = { client: this.ctx.id, state, session: this.sessionIdHex };
+    if (cause !== undefined) fields.cause = cause;
+    this.ctx.annotate("client.state", fields);
+  }
+}
+
+function pingPacket(): Packet {
+  return { opCode: OpCode.ping, fixedXid: Xid.ping, label: "ping", request: { kind: "Empty" } };
+}
+
+function authPacket(scheme: string, auth: Uint8Array): Packet {
+  return { opCode: OpCode.auth, fixedXid: Xid.auth, label: "auth", request: { kind: "AuthPacket", type: 0, scheme, auth } };
+}
+
+const MASK_64 = (1n << 64n) - 1n;
+
+/** `0x…` as Java's `Long.toHexString` prints a session id (unsigned). */
+export function sessionIdHex(id: bigint): string {
+  return `0x${(id & MASK_64).toString(16)}`;
+}

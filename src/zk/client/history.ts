@@ -1,0 +1,95 @@
+/**
+ * History annotations of client operations: `client.invoke` when an operation is submitted
+ * and `client.complete` when it ends, written to the trace with `ctx.annotate`. The client
+ * knows nothing of checkers; it states what it did and what it was told, cheaply.
+ *
+ * Invariants:
+ * - `opId` is unique per client node within one simulation (a counter per node id, kept
+ *   across restarts of that node), so `(client, opId)` names one operation.
+ * - outcome "ok": the server answered OK (or the op was answered locally, e.g. an empty
+ *   multi); "fail": a definite error (the server's, or the client refusing before
+ *   sending); "unknown": CONNECTIONLOSS / OPERATIONTIMEOUT — it may or may not have
+ *   happened — and any client-produced error for a request that had already been sent.
+ *   `sent: false` marks a client-produced error for a request that never left the client.
+ * - Field values are small: strings, numbers, booleans; zxids and session ids are hex text.
+ * - The shape is the one `check/history` reads (keep the two in step): op names create,
+ *   delete, setData, getData, exists, getChildren, sync, multi, closeSession (create2 and
+ *   getChildren2 are recorded as create / getChildren; other calls under their own names);
+ *   `result` is `{ path }`, `{ data, stat }`, `{ stat }` (`stat: null` when exists finds
+ *   nothing), `{ children, stat? }`, or `{ results: [{ err, path?, stat? }] }` for multi.
+ */
+import type { NodeContext } from "../../sim/node-context.js";
+import type { Simulator } from "../../sim/simulator.js";
+import { Code, codeName, isRecoverable } from "../proto/error-code.js";
+import { zxidHex, type Stat } from "../proto/records.js";
+import type { PacketReply } from "./client-cnxn.js";
+
+export type Outcome = "ok" | "fail" | "unknown";
+
+const counters = new WeakMap<Simulator, Map<string, number>>();
+
+/** The next operation id of the client on this node. */
+export function nextOpId(ctx: NodeContext): number {
+  let perNode = counters.get(ctx.sim);
+  if (perNode === undefined) counters.set(ctx.sim, (perNode = new Map()));
+  const id = (perNode.get(ctx.id) ?? 0) + 1;
+  perNode.set(ctx.id, id);
+  return id;
+}
+
+export function outcomeOf(reply: PacketReply, err: number): Outcome {
+  if (err === Code.OK) return "ok";
+  if (isRecoverable(err) || err === Code.REQUESTTIMEOUT) return "unknown";
+  if (!reply.fromServer && reply.sent) return "unknown";
+  return "fail";
+}
+
+export function completionFields(reply: PacketReply, err: number): Record<string, unknown> {
+  const fields: Record<string, unknown> = { outcome: outcomeOf(reply, err) };
+  if (err !== Code.OK) fields.err = codeName(err);
+  if (reply.zxid !== undefined) fields.zxid = zxidHex(reply.zxid);
+  if (!reply.fromServer && err !== Code.OK) fields.sent = reply.sent;
+  return fields;
+}
+
+const MAX_DATA_CHARS = 64;
+const decoder = new TextDecoder();
+
+/** `data` as a short printable string, or its length when it is binary or long. */
+export function dataFields(data: Uint8Array | null | undefined, into: Record<string, unknown>): void {
+  if (data === null || data === undefined) {
+    into.data = null;
+    return;
+  }
+  const text = data.length <= MAX_DATA_CHARS * 3 ? decoder.decode(data) : undefined;
+  if (text !== undefined && text.length <= MAX_DATA_CHARS && !/[\u0000-\u001f\u007f-\u009f\ufffd]/.test(text)) into.data = text;
+  else into.dataBytes = data.length;
+}
+
+/** A Stat as plain JSON: zxids and the owner session as hex text. */
+export function statJson(stat: Stat): Record<string, unknown> {
+  return {
+    czxid: zxidHex(stat.czxid),
+    mzxid: zxidHex(stat.mzxid),
+    pzxid: zxidHex(stat.pzxid),
+    ctime: stat.ctime,
+    mtime: stat.mtime,
+    version: stat.version,
+    cversion: stat.cversion,
+    aversion: stat.aversion,
+    ephemeralOwner: zxidHex(stat.ephemeralOwner & MASK_64),
+    dataLength: stat.dataLength,
+    numChildren: stat.numChildren,
+  };
+}
+
+const MASK_64 = (1n << 64n) - 1n;
+
+const MAX_LISTED_CHILDREN = 32;
+
+/** `children` when short enough to list; otherwise only their number. */
+export function childrenFields(children: readonly string[], into: Record<string, unknown> = {}): Record<string, unknown> {
+  if (children.length <= MAX_LISTED_CHILDREN) into.children = [...children];
+  else into.count = children.length;
+  return into;
+}

@@ -1,0 +1,592 @@
+/**
+ * `ZooKeeper`: the client handle (Java `org.apache.zookeeper.ZooKeeper`), with a promise API
+ * and the Java names and semantics. `createClient(ctx, options)` makes one on a simulated
+ * node and starts connecting at once.
+ *
+ * Invariants:
+ * - Every promise handed to the user comes from `ctx.deferred()`, so its continuation runs at
+ *   the virtual time it settles.
+ * - Failures reject with a `KeeperException` (`code`, `codeName`, `path`, `results`), never a
+ *   bare Error. Arguments Java rejects before sending (invalid path, bad TTL, empty ACL,
+ *   mixed multi, no default watcher) reject with `clientSide = true` and reach no server.
+ * - Paths the user passes and gets back are client paths; the chroot is added on the way out
+ *   and stripped on the way in (created names, multi results, ephemerals, watch events).
+ * - Each operation that reaches the connection is recorded in the trace as `client.invoke`
+ *   then `client.complete` (see history.ts); CONNECTIONLOSS completes as "unknown".
+ */
+import type { NodeContext } from "../../sim/node-context.js";
+import { UserInputError } from "../../sim/errors.js";
+import { Code, codeName } from "../proto/error-code.js";
+import { OpCode } from "../proto/op-code.js";
+import type { MultiResult as WireMultiResult, RequestRecord, ResponseRecord } from "../proto/packets.js";
+import {
+  AddWatchMode,
+  MAX_TTL_MS,
+  WatcherType,
+  isContainerMode,
+  isKnownCreateMode,
+  isSequentialMode,
+  isTTLMode,
+  type ACL,
+  type ClientInfo,
+  type Stat,
+} from "../proto/records.js";
+import { validatePath } from "../server/path-utils.js";
+import { Chroot } from "./chroot.js";
+import { ClientCnxn, PASSWORD_BYTES, type PacketReply, type WatchDeregistration, type ZooKeeperState } from "./client-cnxn.js";
+import { childrenFields, completionFields, dataFields, nextOpId, statJson } from "./history.js";
+import { parseConnectString } from "./host-provider.js";
+import { KeeperException, badArguments } from "./keeper-exception.js";
+import { isReadOp, toBytes, toMultiOp, toOpResult, type Op, type OpData, type OpResult } from "./op.js";
+import { ZKWatchManager, addWatchKind, type Watcher, type WatchRegistration, type WatchRegistrationKind } from "./watch-manager.js";
+
+export interface ClientOptions {
+  /** `"s1:2181,s2:2181/app"`: node ids with optional ports (default 2181), optional chroot. */
+  connectString: string;
+  /** Requested session timeout; the server clamps it into its [min, max]. */
+  sessionTimeoutMs: number;
+  /** The default watcher: session events, and reads asked with `watch = true`. */
+  watcher?: Watcher;
+  /** Read-only mode is not modelled. */
+  canBeReadOnly?: false;
+  /** Re-attach to an existing session (with its password). */
+  sessionId?: bigint;
+  sessionPasswd?: Uint8Array;
+}
+
+/** A read's watch argument: `true` = the default watcher, a function = that watcher. */
+export type WatchArg = boolean | Watcher | undefined;
+
+interface CallSpec<T> {
+  /** The operation's name: the trace label of its packet and, unless `recordAs`, its history name. */
+  op: string;
+  /** The history name when it differs (create2 is recorded as create, getChildren2 as getChildren). */
+  recordAs?: string;
+  args: Record<string, unknown>;
+  opCode: number;
+  request: RequestRecord;
+  /** The client path, for exceptions. */
+  path?: string;
+  watchRegistration?: WatchRegistration;
+  watchDeregistration?: WatchDeregistration;
+  /** Codes other than OK that resolve (exists: NONODE → null). */
+  accept?: number;
+  /** The resolved value; may throw a KeeperException (a failed multi). */
+  value(response: ResponseRecord | null, err: number): T;
+  summary?(value: T): Record<string, unknown>;
+}
+
+export function createClient(ctx: NodeContext, options: ClientOptions): ZooKeeper {
+  return new ZooKeeper(ctx, options);
+}
+
+export class ZooKeeper {
+  readonly cnxn: ClientCnxn;
+  readonly watchManager: ZKWatchManager;
+  private readonly chroot: Chroot;
+
+  constructor(
+    private readonly ctx: NodeContext,
+    options: ClientOptions,
+  ) {
+    const { hosts, chroot } = parseConnectString(options.connectString);
+    const timeoutMs = options.sessionTimeoutMs;
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UserInputError(`createClient: sessionTimeoutMs must be a positive integer, got ${timeoutMs}`);
+    if ((options.canBeReadOnly as boolean | undefined) === true) throw new UserInputError("createClient: canBeReadOnly (read-only mode) is not modelled");
+    const passwd = options.sessionPasswd ?? new Uint8Array(PASSWORD_BYTES);
+    if (options.sessionPasswd !== undefined && options.sessionId === undefined) throw new UserInputError("createClient: sessionPasswd given without sessionId");
+    this.chroot = new Chroot(chroot);
+    this.watchManager = new ZKWatchManager(options.watcher);
+    this.cnxn = new ClientCnxn(ctx, {
+      hosts,
+      chroot: this.chroot,
+      sessionTimeoutMs: timeoutMs,
+      sessionId: options.sessionId ?? 0n,
+      sessionPasswd: passwd,
+      watchManager: this.watchManager,
+      rng: ctx.rng,
+    });
+    this.cnxn.start();
+  }
+
+  // ---- session ---------------------------------------------------------------------------
+
+  getSessionId(): bigint {
+    return this.cnxn.sessionId;
+  }
+  getSessionIdHex(): string {
+    return this.cnxn.sessionIdHex;
+  }
+  getSessionPasswd(): Uint8Array {
+    return this.cnxn.sessionPasswd;
+  }
+  /** The negotiated session timeout (0 before the first handshake). */
+  getSessionTimeout(): number {
+    return this.cnxn.negotiatedSessionTimeoutMs;
+  }
+  getState(): ZooKeeperState {
+    return this.cnxn.state;
+  }
+  getLastZxid(): bigint {
+    return this.cnxn.lastZxid;
+  }
+  /** Replaces the default watcher (Java `register`). */
+  register(watcher: Watcher | undefined): void {
+    this.watchManager.defaultWatcher = watcher;
+  }
+
+  // ---- writes ----------------------------------------------------------------------------
+
+  /** Creates a node; resolves with its actual path (sequential names have their suffix). */
+  create(path: string, data: OpData, acl: ACL[], mode: number, ttl?: number): Promise<string> {
+    const r = this.createRequest("create", path, data, acl, mode, ttl);
+    if (r instanceof KeeperException) return this.rejected(r);
+    return this.call({ ...r, value: (rsp) => this.createdPath(rsp), summary: (p) => ({ path: p }) });
+  }
+
+  /** Like create, also resolving with the new node's Stat. */
+  create2(path: string, data: OpData, acl: ACL[], mode: number, ttl?: number): Promise<{ path: string; stat: Stat }> {
+    const r = this.createRequest("create2", path, data, acl, mode, ttl);
+    if (r instanceof KeeperException) return this.rejected(r);
+    return this.call({
+      ...r,
+      value: (rsp) => ({ path: this.createdPath(rsp), stat: (rsp as { stat: Stat }).stat }),
+      summary: (v) => ({ path: v.path, stat: statJson(v.stat) }),
+    });
+  }
+
+  private createRequest(op: "create" | "create2", path: string, data: OpData, acl: ACL[], mode: number, ttl: number | undefined) {
+    if (!isKnownCreateMode(mode)) return badArguments(path, `unknown create mode ${mode}`);
+    const problem = validatePath(path, isSequentialMode(mode));
+    if (problem !== null) return badArguments(path, problem);
+    const ttlProblem = checkTTL(mode, ttl);
+    if (ttlProblem !== null) return badArguments(path, ttlProblem);
+    if (acl.length === 0) return new KeeperException(Code.INVALIDACL, path, undefined, true);
+    const bytes = toBytes(data);
+    const serverPath = this.chroot.prepend(path);
+    const args: Record<string, unknown> = { path, mode };
+    if (ttl !== undefined) args.ttl = ttl;
+    dataFields(bytes, args);
+    let opCode: number = op === "create" ? OpCode.create : OpCode.create2;
+    let request: RequestRecord = { kind: "CreateRequest", path: serverPath, data: bytes, acl, flags: mode };
+    if (isTTLMode(mode)) {
+      opCode = OpCode.createTTL;
+      request = { kind: "CreateTTLRequest", path: serverPath, data: bytes, acl, flags: mode, ttl: ttl! };
+    } else if (isContainerMode(mode)) {
+      opCode = OpCode.createContainer;
+    }
+    return { op, recordAs: "create", args, opCode, request, path };
+  }
+
+  private createdPath(rsp: ResponseRecord | null): string {
+    const p = rsp !== null && "path" in rsp ? rsp.path : "";
+    return this.chroot.strip(p);
+  }
+
+  delete(path: string, version: number): Promise<void> {
+    const problem = validatePath(path);
+    if (problem !== null) return this.rejected(badArguments(path, problem));
+    // Java sends "/" itself, chroot or not, so deleting the root always fails the same way.
+    const serverPath = path === "/" ? path : this.chroot.prepend(path);
+    return this.call({
+      op: "delete",
+      args: { path, version },
+      opCode: OpCode.delete,
+      request: { kind: "DeleteRequest", path: serverPath, version },
+      path,
+      value: () => undefined,
+    });
+  }
+
+  setData(path: string, data: OpData, version: number): Promise<Stat> {
+    const problem = validatePath(path);
+    if (problem !== null) return this.rejected(badArguments(path, problem));
+    const bytes = toBytes(data);
+    const args: Record<string, unknown> = { path, version };
+    dataFields(bytes, args);
+    return this.call({
+      op: "setData",
+      args,
+      opCode: OpCode.setData,
+      request: { kind: "SetDataRequest", path: this.chroot.prepend(path), data: bytes, version },
+      path,
+      value: (rsp) => (rsp as { stat: Stat }).stat,
+      summary: (stat) => ({ stat: statJson(stat) }),
+    });
+  }
+
+  setACL(path: string, acl: ACL[], aversion: number): Promise<Stat> {
+    const problem = validatePath(path);
+    if (problem !== null) return this.rejected(badArguments(path, problem));
+    if (acl.length === 0) return this.rejected(new KeeperException(Code.INVALIDACL, path, undefined, true));
+    return this.call({
+      op: "setACL",
+      args: { path, aversion },
+      opCode: OpCode.setACL,
+      request: { kind: "SetACLRequest", path: this.chroot.prepend(path), acl, version: aversion },
+      path,
+      value: (rsp) => (rsp as { stat: Stat }).stat,
+      summary: (stat) => ({ stat: statJson(stat) }),
+    });
+  }
+
+  // ---- reads -----------------------------------------------------------------------------
+
+  /** The node's Stat, or null if it does not exist (a watch is then left for its creation). */
+  exists(path: string, watch?: WatchArg): Promise<Stat | null> {
+    return this.read(path, watch, "exists", OpCode.exists, "ExistsRequest", {
+      accept: Code.NONODE,
+      value: (rsp, err) => (err === Code.NONODE ? null : (rsp as { stat: Stat }).stat),
+      summary: (stat) => ({ stat: stat === null ? null : statJson(stat) }),
+    });
+  }
+
+  getData(path: string, watch?: WatchArg): Promise<{ data: Uint8Array | null; stat: Stat }> {
+    return this.read(path, watch, "getData", OpCode.getData, "GetDataRequest", {
+      value: (rsp) => {
+        const r = rsp as { data: Uint8Array | null; stat: Stat };
+        return { data: r.data, stat: r.stat };
+      },
+      summary: (v) => {
+        const f: Record<string, unknown> = {};
+        dataFields(v.data, f);
+        f.stat = statJson(v.stat);
+        return f;
+      },
+    });
+  }
+
+  getChildren(path: string, watch?: WatchArg): Promise<string[]> {
+    return this.read(path, watch, "getChildren", OpCode.getChildren, "GetChildrenRequest", {
+      value: (rsp) => (rsp as { children: string[] }).children,
+      summary: (children) => childrenFields(children),
+    });
+  }
+
+  getChildren2(path: string, watch?: WatchArg): Promise<{ children: string[]; stat: Stat }> {
+    return this.read(path, watch, "getChildren2", OpCode.getChildren2, "GetChildren2Request", {
+      value: (rsp) => {
+        const r = rsp as { children: string[]; stat: Stat };
+        return { children: r.children, stat: r.stat };
+      },
+      summary: (v) => childrenFields(v.children, { stat: statJson(v.stat) }),
+    });
+  }
+
+  private read<T>(
+    path: string,
+    watch: WatchArg,
+    op: string,
+    opCode: number,
+    kind: "ExistsRequest" | "GetDataRequest" | "GetChildrenRequest" | "GetChildren2Request",
+    rest: Pick<CallSpec<T>, "accept" | "value" | "summary">,
+  ): Promise<T> {
+    const problem = validatePath(path);
+    if (problem !== null) return this.rejected(badArguments(path, problem));
+    const watcher = this.watcherOf(watch);
+    if (watcher instanceof KeeperException) return this.rejected(watcher);
+    const regKind: WatchRegistrationKind = op === "exists" ? "exists" : op === "getData" ? "data" : "child";
+    const spec: CallSpec<T> = {
+      ...rest,
+      op,
+      recordAs: op === "getChildren2" ? "getChildren" : op,
+      args: { path, watch: watcher !== undefined },
+      opCode,
+      request: { kind, path: this.chroot.prepend(path), watch: watcher !== undefined },
+      path,
+    };
+    if (watcher !== undefined) spec.watchRegistration = { kind: regKind, clientPath: path, watcher };
+    return this.call(spec);
+  }
+
+  getACL(path: string): Promise<{ acl: ACL[]; stat: Stat }> {
+    const problem = validatePath(path);
+    if (problem !== null) return this.rejected(badArguments(path, problem));
+    return this.call({
+      op: "getACL",
+      args: { path },
+      opCode: OpCode.getACL,
+      request: { kind: "GetACLRequest", path: this.chroot.prepend(path) },
+      path,
+      value: (rsp) => {
+        const r = rsp as { acl: ACL[]; stat: Stat };
+        return { acl: r.acl, stat: r.stat };
+      },
+      summary: (v) => ({ stat: statJson(v.stat), acl: v.acl.map((a) => `${a.id.scheme}:${a.id.id}:${a.perms}`) }),
+    });
+  }
+
+  /** Asks the server this client is connected to to catch up with the leader. */
+  sync(path: string): Promise<void> {
+    const problem = validatePath(path);
+    if (problem !== null) return this.rejected(badArguments(path, problem));
+    return this.call({
+      op: "sync",
+      args: { path },
+      opCode: OpCode.sync,
+      request: { kind: "SyncRequest", path: this.chroot.prepend(path) },
+      path,
+      value: () => undefined,
+    });
+  }
+
+  getEphemerals(prefixPath = "/"): Promise<string[]> {
+    const problem = validatePath(prefixPath);
+    if (problem !== null) return this.rejected(badArguments(prefixPath, problem));
+    return this.call({
+      op: "getEphemerals",
+      args: { path: prefixPath },
+      opCode: OpCode.getEphemerals,
+      request: { kind: "GetEphemeralsRequest", prefixPath: this.chroot.prepend(prefixPath) },
+      path: prefixPath,
+      value: (rsp) => (rsp as { ephemerals: string[] }).ephemerals.map((p) => this.chroot.strip(p)),
+      summary: (list) => childrenFields(list),
+    });
+  }
+
+  getAllChildrenNumber(path: string): Promise<number> {
+    const problem = validatePath(path);
+    if (problem !== null) return this.rejected(badArguments(path, problem));
+    return this.call({
+      op: "getAllChildrenNumber",
+      args: { path },
+      opCode: OpCode.getAllChildrenNumber,
+      request: { kind: "GetAllChildrenNumberRequest", path: this.chroot.prepend(path) },
+      path,
+      value: (rsp) => (rsp as { totalNumber: number }).totalNumber,
+      summary: (n) => ({ total: n }),
+    });
+  }
+
+  whoAmI(): Promise<ClientInfo[]> {
+    return this.call({
+      op: "whoAmI",
+      args: {},
+      opCode: OpCode.whoAmI,
+      request: { kind: "Empty" },
+      value: (rsp) => (rsp as { clientInfo: ClientInfo[] }).clientInfo,
+      summary: (infos) => ({ ids: infos.map((i) => `${i.authScheme}:${i.user}`) }),
+    });
+  }
+
+  // ---- multi -----------------------------------------------------------------------------
+
+  /**
+   * Runs `ops` atomically (all writes → opcode multi) or, when all are reads, as a multiRead.
+   * A failed transaction rejects with the first non-OK code and every result attached.
+   */
+  multi(ops: readonly Op[]): Promise<OpResult[]> {
+    for (const op of ops) {
+      const problem = validateOp(op);
+      if (problem !== null) return this.rejected(badArguments(op.path, problem));
+    }
+    const reads = ops.filter(isReadOp).length;
+    if (reads > 0 && reads < ops.length) return this.rejected(badArguments(undefined, "mixing read and write operations in a multi is not allowed"));
+    const read = ops.length > 0 && reads === ops.length;
+    const op = read ? "multiRead" : "multi";
+    const args = { ops: ops.map(opArgs) };
+    if (ops.length === 0) return this.answeredLocally(op, args, [] as OpResult[]);
+    return this.call({
+      op,
+      args,
+      opCode: read ? OpCode.multiRead : OpCode.multi,
+      request: { kind: "MultiOperationRecord", ops: ops.map((o) => toMultiOp(o, this.chroot.prepend(o.path))) },
+      value: (rsp) => {
+        const results = (rsp as { results: WireMultiResult[] }).results.map((r) => toOpResult(r, (p) => this.chroot.strip(p)));
+        const failed = read ? undefined : results.find((r) => r.kind === "error" && r.err !== Code.OK);
+        if (failed !== undefined && failed.kind === "error") throw new KeeperException(failed.err, undefined, results);
+        return results;
+      },
+      summary: (results) => ({ results: results.map(opResultJson) }),
+    });
+  }
+
+  /** multi with read operations only (getData / getChildren); each result stands alone. */
+  multiRead(ops: readonly Op[]): Promise<OpResult[]> {
+    const write = ops.find((o) => !isReadOp(o));
+    if (write !== undefined) return this.rejected(badArguments(write.path, `multiRead takes getData/getChildren only, got ${write.kind}`));
+    return this.multi(ops);
+  }
+
+  // ---- watches and auth ------------------------------------------------------------------
+
+  /** A persistent (or persistent recursive) watch: survives triggering until removed. */
+  addWatch(path: string, watcher: Watcher, mode: number): Promise<void> {
+    const problem = validatePath(path);
+    if (problem !== null) return this.rejected(badArguments(path, problem));
+    if (mode !== AddWatchMode.PERSISTENT && mode !== AddWatchMode.PERSISTENT_RECURSIVE) return this.rejected(badArguments(path, `unknown AddWatchMode ${mode}`));
+    return this.call({
+      op: "addWatch",
+      args: { path, mode },
+      opCode: OpCode.addWatch,
+      request: { kind: "AddWatchRequest", path: this.chroot.prepend(path), mode },
+      path,
+      watchRegistration: { kind: addWatchKind(mode), clientPath: path, watcher },
+      value: () => undefined,
+    });
+  }
+
+  /**
+   * Removes one watcher of `type` on `path`. As in Java 3.8, the server is asked with
+   * checkWatches (its registration stays: other watchers of this client may share it);
+   * with `local`, the watcher is removed even if the server cannot be reached.
+   */
+  removeWatches(path: string, watcher: Watcher, type: number, local: boolean): Promise<void> {
+    return this.removeWatchesOp("removeWatches", OpCode.checkWatches, path, watcher, type, local);
+  }
+
+  /** Removes every watcher of `type` on `path`, here and on the server (removeWatches). */
+  removeAllWatches(path: string, type: number, local: boolean): Promise<void> {
+    return this.removeWatchesOp("removeAllWatches", OpCode.removeWatches, path, undefined, type, local);
+  }
+
+  private removeWatchesOp(op: string, opCode: number, path: string, watcher: Watcher | undefined, type: number, local: boolean): Promise<void> {
+    const problem = validatePath(path);
+    if (problem !== null) return this.rejected(badArguments(path, problem));
+    if (type !== WatcherType.Children && type !== WatcherType.Data && type !== WatcherType.Any) return this.rejected(badArguments(path, `unknown WatcherType ${type}`));
+    const kind = opCode === OpCode.checkWatches ? "CheckWatchesRequest" : "RemoveWatchesRequest";
+    return this.call({
+      op,
+      args: { path, type, local },
+      opCode,
+      request: { kind, path: this.chroot.prepend(path), type },
+      path,
+      watchDeregistration: { clientPath: path, watcher, type, local },
+      value: () => undefined,
+    });
+  }
+
+  /** Adds credentials for this session, now and after every reconnect (failure → AuthFailed event). */
+  addAuthInfo(scheme: string, auth: Uint8Array | string): void {
+    this.cnxn.addAuthInfo(scheme, toBytes(auth)!);
+  }
+
+  /** closeSession, then CLOSED (ephemerals go with the session). Resolves however it ends. */
+  close(): Promise<void> {
+    const d = this.ctx.deferred<void>();
+    if (this.cnxn.state === "CLOSED" || this.cnxn.state === "AUTH_FAILED") {
+      d.resolve();
+      return d.promise;
+    }
+    const opId = this.invoke("closeSession", {});
+    this.cnxn.queuePacket({
+      opCode: OpCode.closeSession,
+      request: { kind: "Empty" },
+      label: "closeSession",
+      onFinish: (reply) => {
+        this.complete(opId, completionFields(reply, reply.err));
+        this.cnxn.disconnect();
+        d.resolve();
+      },
+    });
+    return d.promise;
+  }
+
+  // ---- plumbing --------------------------------------------------------------------------
+
+  private call<T>(spec: CallSpec<T>): Promise<T> {
+    const d = this.ctx.deferred<T>();
+    const opId = this.invoke(spec.recordAs ?? spec.op, spec.args);
+    this.cnxn.queuePacket({
+      opCode: spec.opCode,
+      request: spec.request,
+      label: spec.op,
+      watchRegistration: spec.watchRegistration,
+      watchDeregistration: spec.watchDeregistration,
+      onFinish: (reply) => this.settle(spec, opId, reply, d),
+    });
+    return d.promise;
+  }
+
+  private settle<T>(spec: CallSpec<T>, opId: number, reply: PacketReply, d: { resolve(v: T): void; reject(e: unknown): void }): void {
+    if (reply.err !== Code.OK && reply.err !== spec.accept) {
+      this.complete(opId, completionFields(reply, reply.err));
+      d.reject(new KeeperException(reply.err, spec.path));
+      return;
+    }
+    let value: T;
+    try {
+      value = spec.value(reply.response, reply.err);
+    } catch (err) {
+      if (!(err instanceof KeeperException)) throw err;
+      const fields = completionFields(reply, err.code);
+      if (err.results !== undefined) fields.result = { results: err.results.map(opResultJson) };
+      this.complete(opId, fields);
+      d.reject(err);
+      return;
+    }
+    const fields = completionFields(reply, Code.OK);
+    const summary = spec.summary?.(value);
+    if (summary !== undefined) fields.result = summary;
+    this.complete(opId, fields);
+    d.resolve(value);
+  }
+
+  private answeredLocally<T>(op: string, args: Record<string, unknown>, value: T): Promise<T> {
+    const opId = this.invoke(op, args);
+    this.complete(opId, { outcome: "ok", local: true });
+    const d = this.ctx.deferred<T>();
+    d.resolve(value);
+    return d.promise;
+  }
+
+  private rejected<T>(err: KeeperException): Promise<T> {
+    const d = this.ctx.deferred<T>();
+    d.reject(err);
+    return d.promise;
+  }
+
+  private watcherOf(watch: WatchArg): Watcher | undefined | KeeperException {
+    if (typeof watch === "function") return watch;
+    if (watch !== true) return undefined;
+    const w = this.watchManager.defaultWatcher;
+    return w ?? badArguments(undefined, "watch = true needs a default watcher, and this client has none");
+  }
+
+  private invoke(op: string, args: Record<string, unknown>): number {
+    const opId = nextOpId(this.ctx);
+    this.ctx.annotate("client.invoke", { client: this.ctx.id, session: this.cnxn.sessionIdHex, opId, op, ...args });
+    return opId;
+  }
+
+  private complete(opId: number, fields: Record<string, unknown>): void {
+    this.ctx.annotate("client.complete", { client: this.ctx.id, session: this.cnxn.sessionIdHex, opId, ...fields });
+  }
+}
+
+/** `EphemeralType.validateTTL`: a TTL mode needs 0 < ttl ≤ 2^40−1; other modes take none. */
+function checkTTL(mode: number, ttl: number | undefined): string | null {
+  if (isTTLMode(mode)) {
+    if (ttl === undefined || !Number.isInteger(ttl) || ttl <= 0 || ttl > MAX_TTL_MS) return `ttl ${ttl} must be in (0, ${MAX_TTL_MS}] for a TTL mode`;
+    return null;
+  }
+  if (ttl !== undefined && ttl >= 0) return `ttl ${ttl} is not valid for mode ${mode}`;
+  return null;
+}
+
+/** `Op.validate`: the path (sequential creates validate path + "1"), the mode, the TTL. */
+function validateOp(op: Op): string | null {
+  if (op.kind === "create") {
+    if (!isKnownCreateMode(op.mode)) return `unknown create mode ${op.mode}`;
+    return validatePath(op.path, isSequentialMode(op.mode)) ?? checkTTL(op.mode, op.ttl);
+  }
+  return validatePath(op.path);
+}
+
+/** A multi sub-op as history arguments: `{ op, path, data?, version?, mode? }`. */
+function opArgs(op: Op): Record<string, unknown> {
+  const a: Record<string, unknown> = { op: op.kind, path: op.path };
+  if ("data" in op) dataFields(toBytes(op.data), a);
+  if ("version" in op) a.version = op.version;
+  if ("mode" in op) a.mode = op.mode;
+  return a;
+}
+
+/** A multi result as history JSON: `{ err, path?, stat? }` with err "OK" on success. */
+function opResultJson(r: OpResult): Record<string, unknown> {
+  if (r.kind === "error") return { err: codeName(r.err) };
+  const out: Record<string, unknown> = { err: "OK" };
+  if (r.kind === "create") out.path = r.path;
+  if ((r.kind === "create" || r.kind === "setData") && r.stat !== undefined) out.stat = statJson(r.stat);
+  return out;
+}
