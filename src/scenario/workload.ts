@@ -13,6 +13,8 @@ export interface WorkloadContext {
   scenario: Scenario;
   params: Record<string, unknown>;
   canary?: Canary;
+  /** Historical ZooKeeper defects to re-inject (`--bug`). */
+  bugs?: readonly string[];
   /** Violations found by the workload itself (scenario expectations, a script that is stuck). */
   report(checker: string, message: string): void;
 }

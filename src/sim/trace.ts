@@ -160,22 +160,41 @@ export class Trace {
       const v = fields[key];
       if (v === undefined) continue;
       this.mixWord(this.stringHash(key));
-      switch (typeof v) {
-        case "number":
-          this.mixNumber(v);
-          break;
-        case "string":
-          this.mixWord(hashString(v));
-          break;
-        case "boolean":
-          this.mixWord(v ? 1 : 2);
-          break;
-        case "bigint":
-          this.mixWord(hashString(v.toString(16)));
-          break;
-        default:
-          this.mixWord(hashString(canonicalJson(v)));
-      }
+      this.mixValue(v);
+    }
+  }
+
+  /** One value of the canonical form: primitives directly, plain objects and arrays structurally. */
+  private mixValue(v: unknown): void {
+    switch (typeof v) {
+      case "number":
+        this.mixNumber(v);
+        return;
+      case "string":
+        this.mixWord(hashString(v));
+        return;
+      case "boolean":
+        this.mixWord(v ? 1 : 2);
+        return;
+      case "bigint":
+        this.mixWord(hashString(v.toString(16)));
+        return;
+      case "undefined":
+        this.mixWord(3);
+        return;
+    }
+    if (v === null) {
+      this.mixWord(4);
+    } else if (Array.isArray(v)) {
+      this.mixWord(5);
+      this.mixNumber(v.length);
+      for (const x of v) this.mixValue(x);
+    } else if (Object.getPrototypeOf(v) === Object.prototype) {
+      this.mixWord(6);
+      this.mixFields(v as Record<string, unknown>);
+      this.mixWord(7);
+    } else {
+      this.mixWord(hashString(canonicalJson(v)));
     }
   }
 

@@ -8,9 +8,9 @@ import { runScenario } from "../../src/scenario/run.js";
  * commit and say why.
  */
 const GOLDEN: Record<number, string> = {
-  1: "782ea7b6489d215d",
-  7: "0687968a4462ba6b",
-  42: "71ac97c980ce2c99",
+  1: "a85310891b5b13b8",
+  7: "32974972e40499d7",
+  42: "4c00f6add0f880ee",
 };
 
 describe("scenario: kernel-smoke", () => {

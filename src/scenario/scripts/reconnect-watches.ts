@@ -29,8 +29,8 @@ export const reconnectWatches: ScriptDef = {
     await watcher.addWatch("/feed", persistent.watcher, AddWatchMode.PERSISTENT);
     const session = watcher.getSessionId();
 
-    s.note("c1 is cut off from s1 for 10 s: past its read timeout (2/3 × 12 s = 8 s), within its 12 s session");
-    s.fault({ kind: "partition", groups: [["c1"], ["s1", "c2"]] });
+    s.note("c1 is cut off from the servers for 10 s: past its read timeout (2/3 × 12 s = 8 s), within its 12 s session");
+    s.fault({ kind: "partition", groups: [["c1"], [...s.servers, "c2"]] });
     const inFlight = watcher.getData("/cfg").then(
       () => "ok",
       (e: { codeName?: string }) => e.codeName ?? "error",

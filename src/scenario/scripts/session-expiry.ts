@@ -24,9 +24,9 @@ export const sessionExpiry: ScriptDef = {
     const stateEvents = new EventLog();
     worker.register(stateEvents.watcher);
 
-    s.note("c1 is partitioned from s1 for 12 s; its session timeout is 4 s (tickTime 2 s)");
+    s.note("c1 is partitioned from the servers for 12 s; its session timeout is 4 s (tickTime 2 s)");
     const cutAt = s.sim.nowUs;
-    s.fault({ kind: "partition", groups: [["c1"], ["s1", "c2", "c3"]] });
+    s.fault({ kind: "partition", groups: [["c1"], [...s.servers, "c2", "c3"]] });
     await s.waitFor(() => events.nodeEvents().includes("NodeDeleted /workers/w1"), 10_000, "c2 sees /workers/w1 deleted");
     const goneAfterMs = (s.sim.nowUs - cutAt) / 1000;
     s.expect(goneAfterMs > 4000 && goneAfterMs <= 4000 + 2000 + 100, `the ephemeral vanished ${goneAfterMs} ms after the cut: expected within (timeout, timeout + tick]`);

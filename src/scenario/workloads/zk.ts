@@ -5,6 +5,8 @@
  */
 import { UserInputError } from "../../sim/errors.js";
 import { ZooKeeperServer, type ZooKeeperServerConfig, type ServerCanary } from "../../zk/server/zoo-keeper-server.js";
+import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../../zk/server/quorum/quorum-peer.js";
+import type { QuorumServer } from "../../zk/server/quorum/quorum-verifier.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { makeScriptContext } from "../scripts/script.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
@@ -33,7 +35,22 @@ function serverConfig(params: Record<string, unknown>): Partial<ZooKeeperServerC
   return out;
 }
 
-const KNOWN_PARAMS = ["script", "clients", "tickTimeMs", "snapCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest"];
+const KNOWN_PARAMS = ["script", "clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest"];
+
+interface Shape {
+  servers: string[];
+  observers: string[];
+  clients: string[];
+}
+
+function shape(params: Record<string, unknown>): Shape {
+  const voters = intParam(params, "servers", 1, 1, 9);
+  const observers = intParam(params, "observers", 0, 0, 9);
+  if (voters === 1 && observers > 0) throw new UserInputError("workload.observers: observers need an ensemble (servers ≥ 2)");
+  const clients = intParam(params, "clients", 2, 1, 50);
+  const all = Array.from({ length: voters + observers }, (_, i) => `s${i + 1}`);
+  return { servers: all.slice(0, voters), observers: all.slice(voters), clients: Array.from({ length: clients }, (_, i) => `c${i + 1}`) };
+}
 
 export const zkWorkload: WorkloadDef = {
   kind: "zk",
@@ -44,14 +61,18 @@ export const zkWorkload: WorkloadDef = {
     }
     scriptParam(params);
     serverConfig(params);
-    const clients = intParam(params, "clients", 2, 1, 50);
-    return ["s1", ...Array.from({ length: clients }, (_, i) => `c${i + 1}`)];
+    intParam(params, "initLimitTicks", 10, 1, 1000);
+    intParam(params, "syncLimitTicks", 5, 1, 1000);
+    const sh = shape(params);
+    return [...sh.servers, ...sh.observers, ...sh.clients];
   },
   defaultCheckers: ["kernel.connection-fifo", "kernel.no-delivery-across-cut", "kernel.disk-crash-loss", "kernel.paused-node-silent", "zk.standalone-durability"],
   create(w: WorkloadContext): Workload {
     const ids = zkWorkload.nodes(w.params);
-    const servers = ids.filter((id) => id.startsWith("s"));
-    const clients = ids.filter((id) => id.startsWith("c"));
+    const sh = shape(w.params);
+    const servers = [...sh.servers, ...sh.observers];
+    const clients = sh.clients;
+    const ensemble = servers.length > 1;
     const config = serverConfig(w.params);
     const canary = w.canary !== undefined && SERVER_CANARIES.includes(w.canary) ? (w.canary as ServerCanary) : undefined;
     const script = scriptNamed(scriptParam(w.params));
@@ -60,8 +81,26 @@ export const zkWorkload: WorkloadDef = {
     let lastNote = "(start)";
     return {
       setup() {
+        const members: QuorumServer[] = servers.map((host, i) => ({ sid: i + 1, host, role: sh.observers.includes(host) ? "observer" : "participant" }));
         servers.forEach((id, i) => {
-          w.sim.addNode(id, (ctx) => new ZooKeeperServer(ctx, { ...config, serverId: i + 1, ...(canary ? { canary } : {}) }), w.scenario.disk);
+          const server = { ...config, serverId: i + 1, ...(canary ? { canary } : {}) };
+          w.sim.addNode(
+            id,
+            (ctx) =>
+              ensemble
+                ? new QuorumPeer(ctx, {
+                    ...DEFAULT_QUORUM_CONFIG,
+                    myid: i + 1,
+                    members,
+                    tickTimeMs: config.tickTimeMs ?? 2000,
+                    initLimitTicks: intParam(w.params, "initLimitTicks", 10, 1, 1000),
+                    syncLimitTicks: intParam(w.params, "syncLimitTicks", 5, 1, 1000),
+                    server,
+                    bugs: new Set(w.bugs ?? []),
+                  })
+                : new ZooKeeperServer(ctx, server),
+            w.scenario.disk,
+          );
         });
         for (const id of clients) w.sim.addNode(id, () => ({}), w.scenario.disk);
         for (const id of ids) w.sim.start(id);

@@ -188,9 +188,16 @@ export class ClientCnxn {
     this.startNextAttempt();
   }
 
+  /** The session id as hex (cached: it goes into every history annotation). */
   get sessionIdHex(): string {
-    return sessionIdHex(this.sessionId);
+    if (this.sessionHexOf !== this.sessionId) {
+      this.sessionHexOf = this.sessionId;
+      this.sessionHex = sessionIdHex(this.sessionId);
+    }
+    return this.sessionHex;
   }
+  private sessionHexOf: bigint = -1n;
+  private sessionHex = "";
 
   /** Whether close() has been asked for (later requests fail CONNECTIONLOSS, as in Java). */
   get isClosing(): boolean {

@@ -20,7 +20,7 @@ import { JuteReader, isJuteError } from "../proto/jute.js";
 import { decodeConnectRequest, decodeRequestHeader, decodeRequestRecord } from "../proto/codec.js";
 import { Code, codeName } from "../proto/error-code.js";
 import { OpCode, Xid, opName } from "../proto/op-code.js";
-import { JUTE_MAX_BUFFER_BYTES, zxidHex, type SessionId, type Zxid } from "../proto/records.js";
+import { JUTE_MAX_BUFFER_BYTES, zxidHex, type Id, type SessionId, type Zxid } from "../proto/records.js";
 import type { RequestRecord } from "../proto/packets.js";
 import type { TxnEntry } from "../proto/txn.js";
 import { sessionPassword, isValidSessionPassword } from "../proto/session-id.js";
@@ -91,6 +91,9 @@ export interface Request {
   isWrite: boolean;
   /** createSession only: the negotiated timeout. */
   sessionTimeoutMs?: number;
+  /** A request forwarded by a learner: the client's ids and the learner that owns the session. */
+  authInfo?: Id[];
+  owner?: unknown;
 }
 
 /** Ops that change state (or, for sync, need the leader): they go through the txn pipeline. */
@@ -404,8 +407,8 @@ export class ZooKeeperServer implements CnxnHost {
         cxid: req.xid,
         type: req.type,
         request: req.record,
-        authInfo: req.cnxn?.authInfo ?? [],
-        owner: this.ownerOf(req),
+        authInfo: req.authInfo ?? req.cnxn?.authInfo ?? [],
+        owner: req.owner ?? LOCAL_OWNER,
         ...(req.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: req.sessionTimeoutMs } : {}),
       },
       zxid,
@@ -430,11 +433,6 @@ export class ZooKeeperServer implements CnxnHost {
   /** The zxid prep will use next (the leader puts its epoch in the high bits). */
   protected nextZxid(): Zxid {
     return this.hzxid + 1n;
-  }
-
-  /** Who the session is attached to, for checkSession (leader: the forwarding learner). */
-  protected ownerOf(_req: Request): unknown {
-    return LOCAL_OWNER;
   }
 
   /** SyncRequestProcessor: one fsync at a time covers everything appended before it. */
@@ -478,6 +476,17 @@ export class ZooKeeperServer implements CnxnHost {
       req.reply = req.type === OpCode.createSession || req.type === OpCode.closeSession ? { err: Code.OK, response: null, disposition: "reply" } : replyForTxn(req.type, result);
     }
     this.zkDb.maybeSnapshot();
+    this.drain();
+  }
+
+  /** A forwarded sync came back from the leader: answer it, in order, with its path. */
+  protected syncCompleted(sessionId: SessionId, cxid: number): void {
+    const key = requestKey(sessionId, cxid);
+    const req = this.awaiting.get(key);
+    if (req === undefined) return;
+    this.awaiting.delete(key);
+    const path = req.record.kind === "SyncRequest" ? req.record.path : "/";
+    req.reply = { err: Code.OK, response: { kind: "SyncResponse", path }, disposition: "reply" };
     this.drain();
   }
 

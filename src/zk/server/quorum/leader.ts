@@ -1,0 +1,439 @@
+/**
+ * `Leader`, its `LearnerHandler`s and the `LeaderZooKeeperServer` (reference §7.3–7.6).
+ *
+ * Discovery: every learner sends FOLLOWERINFO(acceptedEpoch); once the leader and a quorum of
+ * voters have reported, the new epoch is max(acceptedEpoch)+1, persisted as the leader's
+ * acceptedEpoch, and sent as LEADERINFO. ACKEPOCHs from a quorum end discovery; the leader
+ * persists currentEpoch before synchronising anyone.
+ * Synchronisation, per learner: DIFF, TRUNC or SNAP chosen from the committed log, the txns as
+ * PROPOSAL+COMMIT pairs, then forwarding of live traffic starts, then NEWLEADER. When a quorum
+ * has ACKed NEWLEADER the leader is established and serves; each learner then gets UPTODATE.
+ * Broadcast: PROPOSAL to forwarding followers, the leader's own log write acks for itself, a
+ * quorum of ACKs commits in zxid order: COMMIT to followers, INFORM to observers, apply locally.
+ * Liveness: PING every tickTime/2; a leader without a synced quorum for syncLimit ticks, or any
+ * discovery/sync wait longer than initLimit ticks, abandons leadership.
+ */
+import type { Endpoint } from "../../../sim/network.js";
+import type { TimerHandle } from "../../../sim/node-context.js";
+import { hashString, canonicalJson } from "../../../sim/trace.js";
+import { Code } from "../../proto/error-code.js";
+import { OpCode } from "../../proto/op-code.js";
+import { makeZxid, zxidCounter, zxidEpoch, zxidHex, type SessionId, type Zxid } from "../../proto/records.js";
+import type { TxnEntry } from "../../proto/txn.js";
+import { SessionTrackerImpl, type SessionTracker } from "../session-tracker.js";
+import { ZooKeeperServer, type Request } from "../zoo-keeper-server.js";
+import type { QuorumPeer } from "./quorum-peer.js";
+import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
+
+/** A short digest of a txn's content, so checkers can tell two txns with one zxid apart. */
+export function txnDigest(entry: TxnEntry): string {
+  return (hashString(canonicalJson(entry.txn)) >>> 0).toString(16) + ":" + entry.header.clientId.toString(16) + ":" + entry.header.cxid;
+}
+
+interface Proposal {
+  entry: TxnEntry;
+  acks: Set<number>;
+}
+
+type HandlerStage = "FOLLOWERINFO" | "EPOCH" | "ACKEPOCH" | "SYNC" | "NEWLEADER" | "BROADCAST";
+
+export class LearnerHandler {
+  sid = -1;
+  isObserver = false;
+  stage: HandlerStage = "FOLLOWERINFO";
+  learnerAcceptedEpoch = -1;
+  peerLastZxid: Zxid = 0n;
+  /** Live PROPOSAL/COMMIT traffic goes to this learner (from startForwarding on). */
+  forwarding = false;
+  tickOfNextAckDeadline: number;
+
+  constructor(
+    readonly leader: Leader,
+    readonly ep: Endpoint,
+  ) {
+    this.tickOfNextAckDeadline = leader.tick + leader.peer.config.initLimitTicks + leader.peer.config.syncLimitTicks;
+  }
+
+  send(p: QuorumPacket): void {
+    this.ep.send(p);
+  }
+
+  get synced(): boolean {
+    return this.ep.open && this.stage !== "FOLLOWERINFO" && this.leader.tick <= this.tickOfNextAckDeadline;
+  }
+}
+
+export class Leader {
+  readonly zks: LeaderZooKeeperServer;
+  readonly handlers = new Set<LearnerHandler>();
+  tick = 0;
+  epoch = -1;
+  private epochDecided = false;
+  /** acceptedEpoch / currentEpoch have been persisted (fsynced) for the new epoch. */
+  private acceptedEpochDurable = false;
+  private currentEpochDurable = false;
+  private readonly connectingFollowers = new Set<number>();
+  private readonly electingFollowers = new Set<number>();
+  private readonly newLeaderAcks = new Set<number>();
+  private discoveryOver = false;
+  established = false;
+  private readonly outstanding = new Map<Zxid, Proposal>();
+  lastProposed: Zxid;
+  private lastCommitted: Zxid;
+  private readonly timers: TimerHandle[] = [];
+  private running = true;
+  private readonly pendingSyncs: { sid: number; sessionId: SessionId; cxid: number; after: Zxid }[] = [];
+  private maxAcceptedEpoch: number;
+
+  constructor(readonly peer: QuorumPeer) {
+    const ctx = peer.ctx;
+    this.lastProposed = peer.zkDb.lastProcessedZxid;
+    this.lastCommitted = this.lastProposed;
+    this.zks = new LeaderZooKeeperServer(ctx, { ...peer.config.server, tickTimeMs: peer.config.tickTimeMs, serverId: peer.myid }, peer.zkDb, this);
+    peer.phase("DISCOVERY", peer.acceptedEpoch);
+    ctx.listen(peer.config.quorumPort, (ep) => this.accept(ep));
+    this.maxAcceptedEpoch = peer.acceptedEpoch;
+    this.connectingFollowers.add(peer.myid);
+    this.checkEpochQuorum();
+    const initLimitMs = peer.config.initLimitTicks * peer.config.tickTimeMs;
+    this.timers.push(ctx.setTimerMs(initLimitMs, () => !this.discoveryOver && this.abandon("no quorum of FOLLOWERINFO/ACKEPOCH within initLimit"), "leader-discovery-timeout"));
+    this.timers.push(ctx.setTimerMs(peer.config.tickTimeMs / 2, () => this.lead(), "leader-tick"));
+  }
+
+  get myid(): number {
+    return this.peer.myid;
+  }
+
+  private accept(ep: Endpoint) {
+    const h = new LearnerHandler(this, ep);
+    this.handlers.add(h);
+    return {
+      onMessage: (_e: Endpoint, m: unknown) => this.running && this.onPacket(h, m as QuorumPacket),
+      onClose: () => this.handlers.delete(h),
+    };
+  }
+
+  private flag(flag: string, detail: string): void {
+    this.peer.ctx.annotate("zab.flag", { sid: this.myid, flag, detail });
+  }
+
+  private onPacket(h: LearnerHandler, p: QuorumPacket): void {
+    h.tickOfNextAckDeadline = this.tick + this.peer.config.syncLimitTicks;
+    switch (p.kind) {
+      case "FOLLOWERINFO":
+      case "OBSERVERINFO":
+        return this.onFollowerInfo(h, p.sid, zxidEpoch(p.zxid), p.kind === "OBSERVERINFO");
+      case "ACKEPOCH":
+        return this.onAckEpoch(h, p.zxid, p.epoch);
+      case "ACK":
+        return this.onAck(h, p.zxid);
+      case "PING":
+        for (const [id, timeoutMs] of p.touches ?? []) this.zks.sessionTracker.touchSession(id, timeoutMs);
+        return;
+      case "REQUEST":
+        return this.zks.submitForwarded(h, p);
+      case "REVALIDATE":
+        return h.send({ kind: "REVALIDATE", sessionId: p.sessionId, timeoutMs: p.timeoutMs, valid: this.zks.revalidateFor(h, p.sessionId, p.timeoutMs) });
+      default:
+        this.flag("messageIllegal", `leader got ${p.kind} from sid ${h.sid}`);
+    }
+  }
+
+  // ---- discovery -----------------------------------------------------------------------
+
+  private onFollowerInfo(h: LearnerHandler, sid: number, acceptedEpoch: number, isObserver: boolean): void {
+    if (h.stage !== "FOLLOWERINFO") return this.flag("stateInconsistent", `second FOLLOWERINFO from sid ${sid}`);
+    h.sid = sid;
+    h.isObserver = isObserver;
+    h.learnerAcceptedEpoch = acceptedEpoch;
+    h.stage = "EPOCH";
+    if (this.epochDecided) return this.sendLeaderInfo(h);
+    // getEpochToPropose: max(acceptedEpoch)+1 over the leader and the learners that reported.
+    if (acceptedEpoch > this.maxAcceptedEpoch) this.maxAcceptedEpoch = acceptedEpoch;
+    if (!isObserver) this.connectingFollowers.add(sid);
+    this.checkEpochQuorum();
+  }
+
+  private checkEpochQuorum(): void {
+    if (this.epochDecided || !this.peer.qv.containsQuorum(this.connectingFollowers)) return;
+    this.epochDecided = true;
+    this.epoch = this.peer.hasBug("ZK-335") ? zxidEpoch(this.lastProposed) + 1 : this.maxAcceptedEpoch + 1;
+    const go = () => {
+      this.acceptedEpochDurable = true;
+      this.electingFollowers.add(this.myid);
+      for (const h of this.handlers) if (h.stage === "EPOCH") this.sendLeaderInfo(h);
+    };
+    if (this.peer.hasBug("ZK-335")) go(); // the pre-Zab-1.0 leader persisted no epoch at all
+    else this.peer.setAcceptedEpoch(this.epoch, go);
+  }
+
+  private sendLeaderInfo(h: LearnerHandler): void {
+    if (!this.acceptedEpochDurable) return; // sent once the leader's acceptedEpoch is durable
+    h.stage = "ACKEPOCH";
+    h.send({ kind: "LEADERINFO", zxid: epochZxid(this.epoch) });
+  }
+
+  private onAckEpoch(h: LearnerHandler, zxid: Zxid, learnerEpoch: number): void {
+    if (h.stage !== "ACKEPOCH") return this.flag("stateInconsistent", `ACKEPOCH from sid ${h.sid} in stage ${h.stage}`);
+    h.peerLastZxid = zxid;
+    // A learner strictly more recent than the leader must not be synchronised by it.
+    const mine = { epoch: this.peer.currentEpoch, zxid: this.peer.zkDb.lastProcessedZxid };
+    if (learnerEpoch > mine.epoch || (learnerEpoch === mine.epoch && zxid > mine.zxid)) {
+      this.peer.ctx.annotate("zab.learner.rejected", { sid: this.myid, learner: h.sid, reason: "learner is more recent" });
+      h.ep.close();
+      return;
+    }
+    h.stage = "SYNC";
+    if (learnerEpoch !== -1 && !h.isObserver) this.electingFollowers.add(h.sid);
+    if (this.discoveryOver) return this.syncFollower(h);
+    if (!this.peer.qv.containsQuorum(this.electingFollowers)) return;
+    this.discoveryOver = true;
+    this.peer.setCurrentEpoch(this.epoch, () => {
+      this.currentEpochDurable = true;
+      this.peer.phase("SYNCHRONIZATION", this.epoch);
+      this.newLeaderAcks.add(this.myid);
+      const initLimitMs = this.peer.config.initLimitTicks * this.peer.config.tickTimeMs;
+      this.timers.push(this.peer.ctx.setTimerMs(initLimitMs, () => !this.established && this.abandon("no quorum of NEWLEADER ACKs within initLimit"), "leader-newleader-timeout"));
+      for (const other of this.handlers) if (other.stage === "SYNC") this.syncFollower(other);
+    });
+  }
+
+  // ---- synchronisation ------------------------------------------------------------------
+
+  /** `LearnerHandler.syncFollower`: DIFF / TRUNC / SNAP, then forwarding, then NEWLEADER. */
+  private syncFollower(h: LearnerHandler): void {
+    if (!this.currentEpochDurable) return; // synced once the leader's currentEpoch is durable
+    const db = this.peer.zkDb;
+    const peerZxid = h.peerLastZxid;
+    const last = db.lastProcessedZxid;
+    const min = db.minCommittedLog;
+    const max = db.maxCommittedLog;
+    let mode: "DIFF" | "TRUNC" | "SNAP";
+    let modeZxid: Zxid = last;
+    let from = peerZxid;
+    if (peerZxid === last) {
+      mode = "DIFF";
+    } else if (peerZxid > max && zxidCounter(peerZxid) !== 0) {
+      mode = "TRUNC";
+      modeZxid = max;
+      from = max;
+    } else if (peerZxid >= min && peerZxid <= max) {
+      const r = this.diffOrTrunc(peerZxid);
+      mode = r.mode;
+      modeZxid = r.zxid;
+      from = r.mode === "TRUNC" ? r.zxid : peerZxid;
+    } else {
+      mode = "SNAP";
+    }
+    this.peer.ctx.annotate("zab.sync", { sid: this.myid, learner: h.sid, mode, peerLastZxid: zxidHex(peerZxid), zxid: zxidHex(modeZxid) });
+    if (mode === "SNAP") {
+      h.send({ kind: "SNAP", zxid: last, snapshot: db.dataTree.serialize() });
+    } else {
+      h.send({ kind: mode, zxid: modeZxid });
+      for (const e of db.committedLog) {
+        if (e.header.zxid <= from) continue;
+        h.send({ kind: "PROPOSAL", zxid: e.header.zxid, entry: e });
+        h.send({ kind: "COMMIT", zxid: e.header.zxid });
+      }
+    }
+    // startForwarding: outstanding proposals above the sync point, then live traffic.
+    h.forwarding = true;
+    if (!h.isObserver) for (const [zxid, p] of this.outstanding) if (zxid > last) h.send({ kind: "PROPOSAL", zxid, entry: p.entry });
+    h.stage = "NEWLEADER";
+    h.send({ kind: "NEWLEADER", zxid: epochZxid(this.epoch) });
+  }
+
+  /** Walks the committed log: DIFF if peerZxid is in it, else TRUNC to the previous zxid (same epoch) or SNAP. */
+  private diffOrTrunc(peerZxid: Zxid): { mode: "DIFF" | "TRUNC" | "SNAP"; zxid: Zxid } {
+    let prev: Zxid = 0n;
+    for (const e of this.peer.zkDb.committedLog) {
+      const z = e.header.zxid;
+      if (z < peerZxid) {
+        prev = z;
+        continue;
+      }
+      if (z === peerZxid || this.peer.hasBug("ZK-1154")) return { mode: "DIFF", zxid: this.peer.zkDb.lastProcessedZxid };
+      if (zxidEpoch(prev) === zxidEpoch(peerZxid)) return { mode: "TRUNC", zxid: prev };
+      return { mode: "SNAP", zxid: this.peer.zkDb.lastProcessedZxid };
+    }
+    return { mode: "DIFF", zxid: this.peer.zkDb.lastProcessedZxid };
+  }
+
+  private onAck(h: LearnerHandler, zxid: Zxid): void {
+    if (h.stage === "NEWLEADER") {
+      if (zxid !== epochZxid(this.epoch)) {
+        // 3.8: an ACK that is not the NEWLEADER ACK is logged and ignored (the ZOOKEEPER-4685 symptom).
+        this.flag("ackInconsistent", `sid ${h.sid} sent ACK ${zxidHex(zxid)} while the NEWLEADER ACK ${zxidHex(epochZxid(this.epoch))} was expected`);
+        return;
+      }
+      h.stage = "BROADCAST";
+      if (!h.isObserver) this.newLeaderAcks.add(h.sid);
+      if (this.established) h.send({ kind: "UPTODATE" });
+      else this.checkEstablished();
+      return;
+    }
+    if (zxidCounter(zxid) === 0) return; // ACK of UPTODATE
+    if (h.isObserver) return;
+    this.processAck(h.sid, zxid);
+  }
+
+  private checkEstablished(): void {
+    if (this.established || !this.peer.qv.containsQuorum(this.newLeaderAcks)) return;
+    this.established = true;
+    this.lastCommitted = this.peer.zkDb.lastProcessedZxid;
+    this.peer.ctx.annotate("zab.leader.established", { sid: this.myid, epoch: this.epoch, lastZxid: zxidHex(this.peer.zkDb.lastProcessedZxid) });
+    this.peer.phase("BROADCAST", this.epoch);
+    this.peer.fle.updateElectionVote(this.epoch);
+    this.zks.startLeading(makeZxid(this.epoch, 0));
+    for (const h of this.handlers) if (h.stage === "BROADCAST") h.send({ kind: "UPTODATE" });
+  }
+
+  // ---- broadcast -------------------------------------------------------------------------
+
+  /** ProposalRequestProcessor: send to forwarding followers, log locally (the self-ACK follows the fsync). */
+  propose(entry: TxnEntry): void {
+    const zxid = entry.header.zxid;
+    if (zxidCounter(zxid) === 0xffffffff && !this.peer.hasBug("ZK-1277")) {
+      this.abandon("zxid counter exhausted (ZOOKEEPER-1277)");
+      return;
+    }
+    this.outstanding.set(zxid, { entry, acks: new Set() });
+    this.lastProposed = zxid;
+    const digest = txnDigest(entry);
+    this.peer.ctx.annotate("zab.propose", { sid: this.myid, epoch: this.epoch, zxid: zxidHex(zxid), txn: digest });
+    for (const h of this.handlers) if (h.forwarding && !h.isObserver) h.send({ kind: "PROPOSAL", zxid, entry });
+    const written = this.peer.zkDb.append(entry);
+    if (!written.ok) return this.abandon(`txn log write failed: ${written.err}`);
+    this.peer.zkDb.commit(() => {
+      if (!this.running) return;
+      this.peer.ctx.annotate("zab.log", { sid: this.myid, zxid: zxidHex(zxid), txn: digest });
+      this.processAck(this.myid, zxid);
+    });
+  }
+
+  private processAck(sid: number, zxid: Zxid): void {
+    const p = this.outstanding.get(zxid);
+    if (p === undefined) return; // already committed, or unknown
+    this.peer.ctx.annotate("zab.ack", { sid: this.myid, from: sid, zxid: zxidHex(zxid) });
+    p.acks.add(sid);
+    this.tryToCommit();
+  }
+
+  /** Commits, in zxid order, every head proposal acknowledged by a quorum. */
+  private tryToCommit(): void {
+    for (const [zxid, p] of this.outstanding) {
+      const voters = new Set([...p.acks].filter((s) => this.peer.qv.isVoter(s)));
+      if (!this.peer.qv.containsQuorum(voters)) return;
+      this.outstanding.delete(zxid);
+      this.lastCommitted = zxid;
+      this.peer.ctx.annotate("zab.commit", { sid: this.myid, zxid: zxidHex(zxid) });
+      for (const h of this.handlers) {
+        if (!h.forwarding) continue;
+        if (h.isObserver) h.send({ kind: "INFORM", zxid, entry: p.entry });
+        else h.send({ kind: "COMMIT", zxid });
+      }
+      this.zks.commitTxn(p.entry);
+      this.releaseSyncs();
+    }
+  }
+
+  /** A forwarded sync is answered once everything proposed before it is committed. */
+  queueSync(sid: number, sessionId: SessionId, cxid: number): void {
+    this.pendingSyncs.push({ sid, sessionId, cxid, after: this.lastProposed });
+    this.releaseSyncs();
+  }
+
+  private releaseSyncs(): void {
+    while (this.pendingSyncs.length > 0 && this.pendingSyncs[0]!.after <= this.lastCommitted) {
+      const s = this.pendingSyncs.shift()!;
+      for (const h of this.handlers) if (h.sid === s.sid) h.send({ kind: "SYNC", sessionId: s.sessionId, cxid: s.cxid });
+    }
+  }
+
+  // ---- liveness --------------------------------------------------------------------------
+
+  /** `Leader.lead()` loop: PING every tickTime/2; every tick, check that a quorum is synced. */
+  private lead(): void {
+    if (!this.running) return;
+    const half = this.tickHalf = !this.tickHalf;
+    for (const h of this.handlers) if (h.stage !== "FOLLOWERINFO") h.send({ kind: "PING", zxid: this.lastProposed });
+    if (!half) {
+      this.tick++;
+      if (this.established) {
+        const synced = new Set([this.myid]);
+        for (const h of this.handlers) if (h.synced && !h.isObserver && h.stage === "BROADCAST") synced.add(h.sid);
+        if (!this.peer.qv.containsQuorum(synced)) return this.abandon("Not sufficient followers synced, only synced with sids: [" + [...synced].join(",") + "]");
+      }
+    }
+    this.timers.push(this.peer.ctx.setTimerMs(this.peer.config.tickTimeMs / 2, () => this.lead(), "leader-tick"));
+  }
+  private tickHalf = false;
+
+  private abandon(reason: string): void {
+    if (!this.running) return;
+    this.peer.roleEnded(reason);
+  }
+
+  shutdown(): void {
+    this.running = false;
+    for (const t of this.timers) this.peer.ctx.cancelTimer(t);
+    for (const h of this.handlers) h.ep.close();
+    this.handlers.clear();
+    this.zks.shutdown();
+  }
+}
+
+/** The leader's client-facing server: prep assigns zxids of the new epoch; writes are proposed. */
+export class LeaderZooKeeperServer extends ZooKeeperServer {
+  constructor(
+    ctx: ConstructorParameters<typeof ZooKeeperServer>[0],
+    config: ConstructorParameters<typeof ZooKeeperServer>[1],
+    zkDb: ConstructorParameters<typeof ZooKeeperServer>[2],
+    private readonly leader: Leader,
+  ) {
+    super(ctx, config, zkDb);
+  }
+
+  /** The leader's tracker: unknown global sessions are SESSIONEXPIRED; every session gets a fresh timeout. */
+  protected override createSessionTracker(): SessionTracker {
+    const tracker = new SessionTrackerImpl(this.trackerHost(), this.config.tickTimeMs, this.config.serverId, Code.SESSIONEXPIRED);
+    for (const [id, timeoutMs] of this.zkDb.dataTree.sessionsWithTimeouts) tracker.addSession(id, timeoutMs);
+    return tracker;
+  }
+
+  /** Established: zxids continue from (epoch, 0); clients are served. */
+  startLeading(base: Zxid): void {
+    this.hzxid = base;
+    this.startServing();
+  }
+
+  protected override submitRequest(req: Request): void {
+    const entry = this.prepRequest(req);
+    if (entry !== null) this.leader.propose(entry);
+    this.enqueue(req);
+  }
+
+  /** A learner forwarded a client request: prep it (owner = that learner) and propose. */
+  submitForwarded(h: LearnerHandler, p: Extract<QuorumPacket, { kind: "REQUEST" }>): void {
+    if (!this.serving) return;
+    if (p.type === OpCode.sync) return this.leader.queueSync(h.sid, p.sessionId, p.cxid);
+    const req = this.newRequest(null, p.sessionId, p.cxid, p.type, p.record, p.sessionTimeoutMs);
+    req.owner = h;
+    req.authInfo = p.authInfo;
+    if (p.type === OpCode.createSession) this.sessionTracker.addSession(p.sessionId, p.sessionTimeoutMs ?? 0, h);
+    const entry = this.prepRequest(req);
+    if (entry !== null) this.leader.propose(entry);
+  }
+
+  /** REVALIDATE from a learner: touch the session and make that learner its owner. */
+  revalidateFor(h: LearnerHandler, sessionId: SessionId, timeoutMs: number): boolean {
+    const valid = this.sessionTracker.touchSession(sessionId, timeoutMs);
+    if (valid) this.sessionTracker.setOwner(sessionId, h);
+    return valid;
+  }
+
+  protected override afterApply(entry: TxnEntry): void {
+    this.ctx.annotate("zab.deliver", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), txn: txnDigest(entry) });
+    if (zxidCounter(entry.header.zxid) % 16 === 0) this.ctx.annotate("zab.digest", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), digest: this.zkDb.dataTree.digest() });
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * `QuorumPeer`: one ensemble member as a simulated process. It owns the ZKDatabase and the
+ * epoch files, runs FastLeaderElection while LOOKING, and becomes a `Leader`, a `Follower` or
+ * an `Observer` when the election decides; when that role ends (quorum lost, leader gone, a
+ * protocol error) it goes back to LOOKING.
+ *
+ * Persistence (reference §7.7): `acceptedEpoch` and `currentEpoch` are files written
+ * atomically and fsynced before the protocol goes on; the txn log and snapshots are the
+ * ZKDatabase's. Going back to LOOKING reloads the tree from disk, so the in-memory state never
+ * lags what is logged (the ZOOKEEPER-2845 fix).
+ *
+ * Every protocol step is annotated (`zab.*`) for the ZAB checkers and the teaching UI.
+ */
+import type { NodeContext } from "../../../sim/node-context.js";
+import { zxidEpoch, zxidHex, type Zxid } from "../../proto/records.js";
+import { ZKDatabase } from "../zk-database.js";
+import { DEFAULT_SERVER_CONFIG, type ZooKeeperServerConfig } from "../zoo-keeper-server.js";
+import { QuorumVerifier, type QuorumServer } from "./quorum-verifier.js";
+import { QuorumCnxManager } from "./quorum-cnx-manager.js";
+import { FastLeaderElection } from "./fast-leader-election.js";
+import type { ServerState, Vote } from "./vote.js";
+import { Leader } from "./leader.js";
+import { Learner } from "./learner.js";
+import { QUORUM_PORT } from "./quorum-packet.js";
+
+export interface QuorumPeerConfig {
+  myid: number;
+  members: QuorumServer[];
+  tickTimeMs: number;
+  initLimitTicks: number;
+  syncLimitTicks: number;
+  quorumPort: number;
+  /** Client-facing server settings. */
+  server: Partial<ZooKeeperServerConfig>;
+  /** Historical defects re-injected on purpose (the bug zoo). */
+  bugs: ReadonlySet<string>;
+}
+
+export const DEFAULT_QUORUM_CONFIG = {
+  tickTimeMs: 2000,
+  initLimitTicks: 10,
+  syncLimitTicks: 5,
+  quorumPort: QUORUM_PORT,
+};
+
+const ACCEPTED_EPOCH_FILE = "acceptedEpoch";
+const CURRENT_EPOCH_FILE = "currentEpoch";
+
+export class QuorumPeer {
+  readonly config: QuorumPeerConfig;
+  readonly qv: QuorumVerifier;
+  readonly zkDb: ZKDatabase;
+  readonly fle: FastLeaderElection;
+  private readonly qcm: QuorumCnxManager;
+  acceptedEpoch: number;
+  currentEpoch: number;
+  state: ServerState = "LOOKING";
+  private role: Leader | Learner | undefined;
+
+  constructor(
+    readonly ctx: NodeContext,
+    config: QuorumPeerConfig,
+  ) {
+    this.config = config;
+    this.qv = new QuorumVerifier(config.members);
+    const serverConfig = { ...DEFAULT_SERVER_CONFIG, ...config.server };
+    this.zkDb = new ZKDatabase(ctx.disk, { extendedTypesEnabled: serverConfig.extendedTypesEnabled }, serverConfig.snapCount);
+    this.zkDb.loadDataBase();
+    const fromLog = zxidEpoch(this.zkDb.lastProcessedZxid);
+    this.currentEpoch = this.readEpoch(CURRENT_EPOCH_FILE) ?? fromLog;
+    this.acceptedEpoch = this.readEpoch(ACCEPTED_EPOCH_FILE) ?? this.currentEpoch;
+    ctx.annotate("zab.recovered", {
+      sid: config.myid,
+      lastZxid: zxidHex(this.zkDb.lastProcessedZxid),
+      currentEpoch: this.currentEpoch,
+      acceptedEpoch: this.acceptedEpoch,
+    });
+    this.qcm = new QuorumCnxManager(ctx, config.myid, this.qv);
+    this.fle = new FastLeaderElection({
+      ctx,
+      myid: config.myid,
+      qv: this.qv,
+      manager: this.qcm,
+      getLastLoggedZxid: () => this.zkDb.lastProcessedZxid,
+      getCurrentEpoch: () => this.currentEpoch,
+      onElected: (vote, state) => this.onElected(vote, state),
+    });
+    this.fle.start();
+    this.lookForLeader();
+  }
+
+  get myid(): number {
+    return this.config.myid;
+  }
+
+  hasBug(id: string): boolean {
+    return this.config.bugs.has(id);
+  }
+
+  get lastLoggedZxid(): Zxid {
+    return this.zkDb.lastProcessedZxid;
+  }
+
+  private readEpoch(file: string): number | undefined {
+    const recs = this.ctx.disk.read(file);
+    const last = recs[recs.length - 1];
+    return typeof last === "number" ? last : undefined;
+  }
+
+  /** Atomically replaces an epoch file and fsyncs it; `then` runs once it is durable. */
+  private writeEpoch(file: string, epoch: number, then: () => void): void {
+    this.ctx.disk.replace(file, [epoch], [8]);
+    this.ctx.disk.fsync(file, then);
+  }
+
+  setAcceptedEpoch(epoch: number, then: () => void): void {
+    this.acceptedEpoch = epoch;
+    this.writeEpoch(ACCEPTED_EPOCH_FILE, epoch, () => {
+      this.ctx.annotate("zab.epoch.accepted", { sid: this.myid, epoch });
+      then();
+    });
+  }
+
+  setCurrentEpoch(epoch: number, then: () => void): void {
+    this.currentEpoch = epoch;
+    this.writeEpoch(CURRENT_EPOCH_FILE, epoch, () => {
+      this.ctx.annotate("zab.epoch.current", { sid: this.myid, epoch });
+      then();
+    });
+  }
+
+  setState(state: ServerState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.ctx.annotate("zab.state", { sid: this.myid, state });
+  }
+
+  phase(phase: "ELECTION" | "DISCOVERY" | "SYNCHRONIZATION" | "BROADCAST", epoch: number): void {
+    this.ctx.annotate("zab.phase", { sid: this.myid, phase, epoch });
+  }
+
+  private lookForLeader(): void {
+    this.setState("LOOKING");
+    this.phase("ELECTION", this.currentEpoch);
+    this.fle.lookForLeader();
+  }
+
+  private onElected(vote: Vote, state: "LEADING" | "FOLLOWING" | "OBSERVING"): void {
+    this.setState(state);
+    if (state === "LEADING") this.role = new Leader(this);
+    else this.role = new Learner(this, vote.leader, state === "OBSERVING");
+  }
+
+  /** The current role gave up: back to LOOKING with the tree reloaded from disk. */
+  roleEnded(reason: string): void {
+    const role = this.role;
+    if (role === undefined) return;
+    this.role = undefined;
+    role.shutdown();
+    this.ctx.annotate("zab.role.ended", { sid: this.myid, state: this.state, reason });
+    if (!this.hasBug("ZK-2845")) this.zkDb.loadDataBase();
+    this.ctx.unlisten(this.config.quorumPort);
+    this.lookForLeader();
+  }
+
+  /** Nodes of the voting members other than me (for learners to find the leader). */
+  hostOf(sid: number): string {
+    const m = this.qv.allMembers.get(sid);
+    if (m === undefined) throw new Error(`no member with sid ${sid}`);
+    return m.host;
+  }
+}
