@@ -3,6 +3,7 @@ import { registerChecker, registerWorkload } from "./workload.js";
 import { kernelTraffic } from "./workloads/kernel-traffic.js";
 import { zkWorkload } from "./workloads/zk.js";
 import { StandaloneDurabilityChecker } from "../check/zk/standalone-durability.js";
+import { ZAB_CHECKERS } from "../check/zab/index.js";
 import { ConnectionFifoChecker } from "../check/kernel/connection-fifo.js";
 import { NoDeliveryAcrossCutChecker } from "../check/kernel/no-delivery-across-cut.js";
 import { DiskCrashLossChecker } from "../check/kernel/disk-crash-loss.js";
@@ -16,6 +17,7 @@ export function registerBuiltins(): void {
   registerWorkload(kernelTraffic);
   registerWorkload(zkWorkload);
   registerChecker("zk.standalone-durability", () => new StandaloneDurabilityChecker());
+  for (const [name, make] of ZAB_CHECKERS) registerChecker(name, () => make());
   registerChecker("kernel.connection-fifo", () => new ConnectionFifoChecker());
   registerChecker("kernel.no-delivery-across-cut", () => new NoDeliveryAcrossCutChecker());
   registerChecker("kernel.disk-crash-loss", () => new DiskCrashLossChecker());

@@ -43,7 +43,7 @@ export function parseScenario(raw: unknown, source: string): Scenario {
   const def = workloadDef(str(kind, `${source}: "workload.kind"`));
   const nodes = def.nodes(params);
   const faults = parseFaultSchedule(doc.faults, nodes, "faults");
-  const checkers = doc.checkers === undefined ? def.defaultCheckers : strList(doc.checkers, `${source}: "checkers"`);
+  const checkers = doc.checkers === undefined ? def.defaultCheckers(params) : strList(doc.checkers, `${source}: "checkers"`);
   const known = new Set(checkerNames());
   for (const c of checkers) if (!known.has(c)) throw new UserInputError(`${source}: unknown checker "${c}" (known: ${[...known].join(", ")})`);
   return {

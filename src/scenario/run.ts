@@ -44,6 +44,7 @@ export async function runScenarioWithSim(scenario: Scenario, options: RunOptions
     scenario,
     params: scenario.workload.params,
     ...(options.canary !== undefined ? { canary: options.canary } : {}),
+    ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),
     report,
   });
   workload.setup();

@@ -29,6 +29,8 @@ export interface RunOptions {
   keepHashes?: boolean;
   /** Canaries: deliberately broken builds that the checkers must catch. */
   canary?: Canary;
+  /** Historical ZooKeeper defects to re-inject (the bug zoo). */
+  bugs?: readonly string[];
   /** Extra trace listeners (e.g. the CLI's trace file writer). */
   onTraceEvent?: (event: import("../sim/trace.js").TraceEvent) => void;
 }
@@ -38,9 +40,10 @@ export interface RunOptions {
  * - connection-reorder: connections deliver out of order (kernel);
  * - ack-before-fsync: the server acknowledges writes before their txn is durable;
  * - no-ephemeral-cleanup: closing a session leaves its ephemerals behind;
- * - watch-not-fired: the server never sends NodeDataChanged.
+ * - watch-not-fired: the server never sends NodeDataChanged;
+ * - minority-commit: a ZAB leader commits a proposal after a minority of ACKs (its own).
  */
-export const CANARIES = ["connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired"] as const;
+export const CANARIES = ["connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit"] as const;
 export type Canary = (typeof CANARIES)[number];
 
 export interface RunResult {

@@ -33,7 +33,8 @@ export interface WorkloadDef {
   description: string;
   /** Validates params (throwing UserInputError) and returns the node names the workload creates. */
   nodes(params: Record<string, unknown>): string[];
-  defaultCheckers: string[];
+  /** The checkers a scenario runs when it names none (may depend on the parameters). */
+  defaultCheckers(params: Record<string, unknown>): string[];
   create(ctx: WorkloadContext): Workload;
 }
 

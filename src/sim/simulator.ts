@@ -16,7 +16,7 @@ import { Trace, hashString } from "./trace.js";
 import { Network, type NetworkConfig } from "./network.js";
 import { Disk, type DiskConfig } from "./disk.js";
 import { NodeContext, type Process, type ProcessFactory } from "./node-context.js";
-import { drainMicrotasks } from "./microtasks.js";
+import { drainMicrotasks, enterMicrotask } from "./microtasks.js";
 import { UserInputError, invariant } from "./errors.js";
 
 export type NodeStatus = "down" | "up" | "paused";
@@ -316,6 +316,7 @@ export class Simulator {
 
   /** One event, then a microtask drain if it resolved a user promise. */
   async stepAsync(): Promise<boolean> {
+    await enterMicrotask();
     const ran = this.step();
     if (this.drainNeeded) {
       this.drainNeeded = false;
@@ -327,6 +328,7 @@ export class Simulator {
   /** Runs until a limit; drains microtasks only after events that resolved user promises. */
   async run(limits: RunLimits = {}): Promise<StopReason> {
     this.stopRequested = false;
+    await enterMicrotask();
     for (let ran = 0; ; ran++) {
       if (this.drainNeeded) {
         this.drainNeeded = false;

@@ -7,9 +7,14 @@ import { watchSemantics } from "./watch-semantics.js";
 import { reconnectWatches } from "./reconnect-watches.js";
 import { aclEnforcement } from "./acl-enforcement.js";
 import { serverRestartRecovery } from "./server-restart-recovery.js";
+import { zabLeaderCrashBeforeCommit } from "./zab-leader-crash-before-commit.js";
+import { zabFollowerRestartTrunc } from "./zab-follower-restart-trunc.js";
+import { zabIsolatedLeader } from "./zab-isolated-leader.js";
+import { zabRollingRestart } from "./zab-rolling-restart.js";
+import { zabObserver } from "./zab-observer.js";
 
 const SCRIPTS = new Map<string, ScriptDef>(
-  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery].map((s) => [s.name, s]),
+  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver].map((s) => [s.name, s]),
 );
 
 export function scriptNamed(name: string): ScriptDef {

@@ -16,6 +16,8 @@ import { RpcClient, RpcServer, isRpcReply, isRpcRequest } from "../../sim/reques
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 
 const PORT = 7000;
+
+export const KERNEL_CHECKERS = ["kernel.connection-fifo", "kernel.no-delivery-across-cut", "kernel.disk-crash-loss", "kernel.paused-node-silent"];
 const JOURNAL = "journal";
 
 interface Stats {
@@ -126,7 +128,7 @@ export const kernelTraffic: WorkloadDef = {
     const n = intParam(params, "nodes", 5, 2, 26);
     return Array.from({ length: n }, (_, i) => `n${i + 1}`);
   },
-  defaultCheckers: ["kernel.connection-fifo", "kernel.no-delivery-across-cut", "kernel.disk-crash-loss", "kernel.paused-node-silent"],
+  defaultCheckers: () => KERNEL_CHECKERS,
   create(wctx: WorkloadContext): Workload {
     const ids = kernelTraffic.nodes(wctx.params);
     const stats: Stats = { streamed: 0, acked: 0, reconnects: 0, rpcOk: 0, rpcError: 0, rpcTimeout: 0, recoveries: 0 };

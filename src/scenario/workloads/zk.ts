@@ -9,9 +9,11 @@ import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../../zk/server/quorum/quorum
 import type { QuorumServer } from "../../zk/server/quorum/quorum-verifier.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { makeScriptContext } from "../scripts/script.js";
+import { KERNEL_CHECKERS } from "./kernel-traffic.js";
+import { ZAB_CHECKERS } from "../../check/zab/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
 
-const SERVER_CANARIES: readonly string[] = ["ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired"];
+const SERVER_CANARIES: readonly string[] = ["ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit"];
 
 function scriptParam(params: Record<string, unknown>): string {
   const name = params.script;
@@ -66,7 +68,10 @@ export const zkWorkload: WorkloadDef = {
     const sh = shape(params);
     return [...sh.servers, ...sh.observers, ...sh.clients];
   },
-  defaultCheckers: ["kernel.connection-fifo", "kernel.no-delivery-across-cut", "kernel.disk-crash-loss", "kernel.paused-node-silent", "zk.standalone-durability"],
+  defaultCheckers(params) {
+    // Standalone: acknowledged writes survive restarts. Ensembles: the ZAB invariants.
+    return shape(params).servers.length > 1 ? [...KERNEL_CHECKERS, ...ZAB_CHECKERS.keys()] : [...KERNEL_CHECKERS, "zk.standalone-durability"];
+  },
   create(w: WorkloadContext): Workload {
     const ids = zkWorkload.nodes(w.params);
     const sh = shape(w.params);

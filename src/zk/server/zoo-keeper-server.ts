@@ -54,7 +54,7 @@ export interface ZooKeeperServerConfig {
   canary?: ServerCanary;
 }
 
-export type ServerCanary = "ack-before-fsync" | "no-ephemeral-cleanup" | "watch-not-fired";
+export type ServerCanary = "ack-before-fsync" | "no-ephemeral-cleanup" | "watch-not-fired" | "minority-commit";
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,
@@ -202,6 +202,11 @@ export class ZooKeeperServer implements CnxnHost {
     this.sessionTracker.shutdown();
     this.containers?.shutdown();
     for (const c of [...this.cnxns]) c.close();
+  }
+
+  /** Accepting and serving clients now. */
+  get isServing(): boolean {
+    return this.serving && this.running;
   }
 
   /** Only the standalone server and the leader expire sessions and collect containers. */

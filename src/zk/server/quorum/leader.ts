@@ -323,7 +323,9 @@ export class Leader {
   private tryToCommit(): void {
     for (const [zxid, p] of this.outstanding) {
       const voters = new Set([...p.acks].filter((s) => this.peer.qv.isVoter(s)));
-      if (!this.peer.qv.containsQuorum(voters)) return;
+      // The canary commits on any single ACK (its own): a minority. Checkers must catch it.
+      const enough = this.peer.config.server.canary === "minority-commit" ? voters.size > 0 : this.peer.qv.containsQuorum(voters);
+      if (!enough) return;
       this.outstanding.delete(zxid);
       this.lastCommitted = zxid;
       this.peer.ctx.annotate("zab.commit", { sid: this.myid, zxid: zxidHex(zxid) });

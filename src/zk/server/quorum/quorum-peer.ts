@@ -163,6 +163,11 @@ export class QuorumPeer {
     this.lookForLeader();
   }
 
+  /** True once this peer serves clients (leader established / learner up to date). */
+  get serving(): boolean {
+    return this.role?.zks.isServing ?? false;
+  }
+
   /** Nodes of the voting members other than me (for learners to find the leader). */
   hostOf(sid: number): string {
     const m = this.qv.allMembers.get(sid);

@@ -1,0 +1,313 @@
+/**
+ * The linearization search for one partition: Wing & Gong's backtracking with Lowe's
+ * memoisation, in the explicit-stack form Porcupine uses, extended for indeterminate ops and
+ * for ZooKeeper's zxid order.
+ *
+ * At each point the search holds a model state and the set of operations linearized so far.
+ * `minRet` is the earliest completion among definite operations not yet linearized: that
+ * operation must take effect before anything invoked after it, so the candidates are the
+ * unlinearized operations invoked at or before `minRet` (equal times count as concurrent).
+ * Each candidate is stepped through the model; a state reached before with the same
+ * linearized set is not explored again (Lowe: the pair (set, state) decides the future).
+ *
+ * Three kinds of operation:
+ * - strict: definite ok / failed ops; each must be linearized before its completion;
+ * - unknown: may take effect at any point after its invocation, or never. It has no deadline,
+ *   so it never forces backtracking, and the search succeeds as soon as every strict op is
+ *   linearized (the leftovers "never happened"). Unknown candidates are tried after strict
+ *   ones, most recently invoked first, and only one of several pending unknown ops with the
+ *   same signature (interchangeable: same effect, no deadline; see the model's
+ *   `signatureFor`); one that would change nothing is not applied (leaving it pending
+ *   dominates);
+ * - optional: a definite write relaxed by the counterexample minimiser: it may take effect or
+ *   not, but is settled by its completion (two successors: applied, skipped).
+ *
+ * zxid order (when enabled): strict ok writes that carry a zxid must be linearized in zxid
+ * order (only the next one is a candidate), and a strict op that carries a zxid but is not
+ * such a write (a read, a failed write) must follow every such write with a zxid ≤ its own:
+ * the reply zxid is a lower bound of the state the server had applied.
+ *
+ * The linearized set is encoded exactly and cheaply: every definite op before the first
+ * unlinearized one (in invocation order) is linearized; the rest of the set lies among ops
+ * invoked at or before `minRet` (it only grows along a path), so the key is that pointer
+ * plus the few linearized ops after it, plus a bitset of the linearized unknown ops. States
+ * are named by `problem.key` and interned to small numbers.
+ */
+import { isReadOnly, type Operation } from "../history/history.js";
+import type { SequentialModel } from "./model.js";
+
+export const STRICT = 0;
+export const UNKNOWN = 1;
+export const OPTIONAL = 2;
+export type OpKind = typeof STRICT | typeof UNKNOWN | typeof OPTIONAL;
+
+export interface Problem<S> {
+  /** Normalised operations sorted by (invokeUs, id). */
+  ops: readonly Operation[];
+  kinds: readonly OpKind[];
+  init: S;
+  useZxid: boolean;
+  /** The state key the memo uses (the model's, or one specialised to this partition). */
+  key: (state: S) => string;
+  /** Equal signatures ⇒ interchangeable ops (see SequentialModel.signatureFor). */
+  signature?: (op: Operation) => string;
+}
+
+export interface SearchResult<S> {
+  ok: boolean;
+  /** The step budget ran out before an answer. */
+  exhausted: boolean;
+  steps: number;
+  /** With `trackDeepest`: the furthest the search got (most operations placed). */
+  deepest?: Deepest<S>;
+}
+
+export interface Deepest<S> {
+  /** Indices into `problem.ops`, in linearization order. */
+  order: number[];
+  /** Optional ops in `order` that were resolved as "did not take effect". */
+  skipped: Set<number>;
+  state: S;
+  /** Unlinearized ops that were candidates (or blocked by zxid order) at that point. */
+  pending: number[];
+  /** For each pending op blocked by zxid order, the index of the write it must follow. */
+  blockedBy: Map<number, number>;
+}
+
+/** Sorted for the search: by invocation, ties by id. */
+export function sortForSearch(ops: readonly Operation[]): Operation[] {
+  return [...ops].sort((a, b) => a.invokeUs - b.invokeUs || a.id - b.id);
+}
+
+export function search<S>(problem: Problem<S>, model: SequentialModel<S>, budgetSteps: number, trackDeepest = false): SearchResult<S> {
+  return new Search(problem, model).run(budgetSteps, trackDeepest);
+}
+
+class Search<S> {
+  private readonly n: number;
+  private readonly inv: Float64Array;
+  private readonly cmp: Float64Array;
+  /** Definite (strict + optional) ops in invocation order, and in completion order. */
+  private readonly definite: number[] = [];
+  private readonly byCompletion: number[];
+  private readonly unknown: number[] = [];
+  /** Rank of an unknown op among the unknown ones, or -1; and the linearized ones as bits. */
+  private readonly unknownRank: Int32Array;
+  private readonly unknownBits: Uint16Array;
+  /** Unknown ops with the same class (signature) are interchangeable. */
+  private readonly unknownClass: Int32Array;
+  /** Rank of a strict ok write in zxid order, or -1. */
+  private readonly zxidRank: Int32Array;
+  /** Number of zxid writes an op must follow (lower bound), or 0. */
+  private readonly zxidBound: Int32Array;
+  private readonly zxidWrites: number[] = [];
+  private readonly strictCount: number;
+  private readonly lin: Uint8Array;
+  private ptrD = 0;
+  private ptrC = 0;
+  private zNext = 0;
+  private doneStrict = 0;
+  private readonly stateIds = new Map<string, number>();
+
+  constructor(
+    private readonly p: Problem<S>,
+    private readonly model: SequentialModel<S>,
+  ) {
+    const ops = p.ops;
+    this.n = ops.length;
+    this.inv = new Float64Array(this.n);
+    this.cmp = new Float64Array(this.n);
+    this.lin = new Uint8Array(this.n);
+    let strict = 0;
+    for (let i = 0; i < this.n; i++) {
+      this.inv[i] = ops[i]!.invokeUs;
+      this.cmp[i] = p.kinds[i] === UNKNOWN ? Infinity : ops[i]!.completeUs!;
+      if (p.kinds[i] === UNKNOWN) this.unknown.push(i);
+      else this.definite.push(i);
+      if (p.kinds[i] === STRICT) strict++;
+    }
+    this.strictCount = strict;
+    this.unknownRank = new Int32Array(this.n).fill(-1);
+    this.unknown.forEach((i, rank) => (this.unknownRank[i] = rank));
+    this.unknownBits = new Uint16Array(Math.ceil(this.unknown.length / 16));
+    this.unknownClass = new Int32Array(this.n).fill(-1);
+    const classes = new Map<string, number>();
+    for (const u of this.unknown) {
+      const sig = p.signature?.(ops[u]!) ?? `#${u}`;
+      if (!classes.has(sig)) classes.set(sig, classes.size);
+      this.unknownClass[u] = classes.get(sig)!;
+    }
+    this.byCompletion = [...this.definite].sort((a, b) => this.cmp[a]! - this.cmp[b]! || a - b);
+    this.zxidRank = new Int32Array(this.n).fill(-1);
+    this.zxidBound = new Int32Array(this.n);
+    if (p.useZxid) this.orderByZxid();
+  }
+
+  private orderByZxid(): void {
+    const ops = this.p.ops;
+    const isZxidWrite = (i: number) => this.p.kinds[i] === STRICT && ops[i]!.outcome === "ok" && ops[i]!.zxid !== undefined && !isReadOnly(ops[i]!);
+    for (let i = 0; i < this.n; i++) if (isZxidWrite(i)) this.zxidWrites.push(i);
+    this.zxidWrites.sort((a, b) => (ops[a]!.zxid! < ops[b]!.zxid! ? -1 : ops[a]!.zxid! > ops[b]!.zxid! ? 1 : a - b));
+    this.zxidWrites.forEach((i, rank) => (this.zxidRank[i] = rank));
+    for (let i = 0; i < this.n; i++) {
+      const z = ops[i]!.zxid;
+      if (this.p.kinds[i] !== STRICT || z === undefined || this.zxidRank[i]! >= 0) continue;
+      let lo = 0;
+      let hi = this.zxidWrites.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (ops[this.zxidWrites[mid]!]!.zxid! <= z) lo = mid + 1;
+        else hi = mid;
+      }
+      this.zxidBound[i] = lo;
+    }
+  }
+
+  /** -1 when op i may go now; else the index of the zxid write it must wait for. */
+  private blocker(i: number): number {
+    if (!this.p.useZxid) return -1;
+    const rank = this.zxidRank[i]!;
+    if (rank >= 0) return rank === this.zNext ? -1 : this.zxidWrites[this.zNext]!;
+    return this.zxidBound[i]! > this.zNext ? this.zxidWrites[this.zNext]! : -1;
+  }
+
+  private get minRet(): number {
+    return this.ptrC < this.byCompletion.length ? this.cmp[this.byCompletion[this.ptrC]!]! : Infinity;
+  }
+
+  /**
+   * Candidates (encoded op*2 + skip; definite ones first, then unknown ones) and the exact key
+   * of the linearized set (unknown ops as a bitset).
+   */
+  private scan(): { key: string; cands: number[] } {
+    const minRet = this.minRet;
+    let key = `${this.ptrD}`;
+    const cands: number[] = [];
+    for (let k = this.ptrD; k < this.definite.length; k++) {
+      const i = this.definite[k]!;
+      if (this.inv[i]! > minRet) break;
+      if (this.lin[i]) key += `,${k}`;
+      else if (this.blocker(i) < 0) {
+        cands.push(i * 2);
+        if (this.p.kinds[i] === OPTIONAL) cands.push(i * 2 + 1);
+      }
+    }
+    if (this.unknown.length > 0) {
+      key += "|" + String.fromCharCode(...this.unknownBits);
+      // Most recently invoked first: an indeterminate op that took effect usually did so soon
+      // after its invocation; the old ones still pending are more likely never to have.
+      // Of pending unknown ops with the same signature only one is tried: with no deadline and
+      // the same effect, either can stand for the other in any linearization.
+      let last = -1;
+      while (last + 1 < this.unknown.length && this.inv[this.unknown[last + 1]!]! <= minRet) last++;
+      const tried = new Set<number>();
+      for (let k = last; k >= 0; k--) {
+        const u = this.unknown[k]!;
+        if (this.lin[u] || tried.has(this.unknownClass[u]!)) continue;
+        tried.add(this.unknownClass[u]!);
+        cands.push(u * 2);
+      }
+    }
+    return { key, cands };
+  }
+
+  private mark(i: number): void {
+    this.lin[i] = 1;
+    const u = this.unknownRank[i]!;
+    if (u >= 0) this.unknownBits[u >> 4]! |= 1 << (u & 15);
+    if (this.p.kinds[i] === STRICT) this.doneStrict++;
+    if (this.zxidRank[i]! >= 0) this.zNext++;
+    while (this.ptrD < this.definite.length && this.lin[this.definite[this.ptrD]!]) this.ptrD++;
+    while (this.ptrC < this.byCompletion.length && this.lin[this.byCompletion[this.ptrC]!]) this.ptrC++;
+  }
+
+  private unmark(i: number, ptrD: number, ptrC: number, zNext: number): void {
+    this.lin[i] = 0;
+    const u = this.unknownRank[i]!;
+    if (u >= 0) this.unknownBits[u >> 4]! &= ~(1 << (u & 15));
+    if (this.p.kinds[i] === STRICT) this.doneStrict--;
+    this.ptrD = ptrD;
+    this.ptrC = ptrC;
+    this.zNext = zNext;
+  }
+
+  private stateId(state: S): number {
+    const k = this.p.key(state);
+    let id = this.stateIds.get(k);
+    if (id === undefined) {
+      id = this.stateIds.size;
+      this.stateIds.set(k, id);
+    }
+    return id;
+  }
+
+  private successor(state: S, c: number): S | undefined {
+    if ((c & 1) === 1) return state; // an optional op that did not happen
+    const op = this.p.ops[c >> 1]!;
+    return this.model.step(state, this.p.kinds[c >> 1] === OPTIONAL ? { ...op, outcome: "unknown" } : op);
+  }
+
+  run(budgetSteps: number, trackDeepest: boolean): SearchResult<S> {
+    let steps = 0;
+    if (this.strictCount === 0) return { ok: true, exhausted: false, steps };
+    const seen = new Set<string>();
+    // The stack, as parallel arrays: the state and candidates of each level, the op that led
+    // there and the pointers to restore when leaving it.
+    const root = this.scan();
+    const states: S[] = [this.p.init];
+    const candss: number[][] = [root.cands];
+    const next: number[] = [0];
+    const via: number[] = [-1];
+    const saved: number[][] = [[0, 0, 0]];
+    let deepest: Deepest<S> | undefined = trackDeepest ? this.snapshot(via, [false], this.p.init) : undefined;
+    let deepestDepth = 0;
+    const skips: boolean[] = [false];
+    while (states.length > 0) {
+      const top = states.length - 1;
+      const cands = candss[top]!;
+      if (next[top]! >= cands.length) {
+        const [ptrD, ptrC, zNext] = saved[top]!;
+        if (via[top]! >= 0) this.unmark(via[top]!, ptrD!, ptrC!, zNext!);
+        states.pop(), candss.pop(), next.pop(), via.pop(), saved.pop(), skips.pop();
+        continue;
+      }
+      const c = cands[next[top]!++]!;
+      if (++steps > budgetSteps) return { ok: false, exhausted: true, steps, deepest };
+      const succ = this.successor(states[top]!, c);
+      if (succ === undefined) continue;
+      const i = c >> 1;
+      // An unknown op that changes nothing here is dominated by leaving it for later (or never).
+      if (this.p.kinds[i] === UNKNOWN && this.p.key(succ) === this.p.key(states[top]!)) continue;
+      const restore = [this.ptrD, this.ptrC, this.zNext];
+      this.mark(i);
+      if (this.doneStrict === this.strictCount) return { ok: true, exhausted: false, steps };
+      const { key, cands: nextCands } = this.scan();
+      const full = `${key}#${this.stateId(succ)}`;
+      if (seen.has(full)) {
+        this.unmark(i, restore[0]!, restore[1]!, restore[2]!);
+        continue;
+      }
+      seen.add(full);
+      states.push(succ), candss.push(nextCands), next.push(0), via.push(i), saved.push(restore), skips.push((c & 1) === 1);
+      if (deepest !== undefined && states.length - 1 > deepestDepth) {
+        deepestDepth = states.length - 1;
+        deepest = this.snapshot(via, skips, succ);
+      }
+    }
+    return { ok: false, exhausted: false, steps, deepest };
+  }
+
+  private snapshot(via: readonly number[], skips: readonly boolean[], state: S): Deepest<S> {
+    const minRet = this.minRet;
+    const pending: number[] = [];
+    const blockedBy = new Map<number, number>();
+    for (let i = 0; i < this.n; i++) {
+      if (this.lin[i] || this.inv[i]! > minRet) continue;
+      pending.push(i);
+      const b = this.blocker(i);
+      if (b >= 0) blockedBy.set(i, b);
+    }
+    const skipped = new Set(via.filter((i, k) => i >= 0 && skips[k]));
+    return { order: via.filter((i) => i >= 0), skipped, state, pending, blockedBy };
+  }
+}

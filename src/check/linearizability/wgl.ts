@@ -1,0 +1,148 @@
+/**
+ * checkLinearizable: is a client history linearizable with respect to a sequential model?
+ *
+ * Pipeline: normalise the history (what each outcome means, what can be ignored), split it into
+ * partitions the model declares independent, run the WGL/Lowe search (`search.ts`) on each,
+ * and for the first partition that fails, shrink the failure to a small window and explain it
+ * (`counterexample.ts`).
+ *
+ * Normalisation:
+ * - sync, ops that failed with a no-effect code (NOAUTH…), and read-only ops with an unknown
+ *   outcome are dropped: they cannot change the state and say nothing about it;
+ * - failures with an indeterminate code (CONNECTIONLOSS, SESSIONEXPIRED…) become "unknown";
+ * - with `checkReads: false`, successful and failed reads are dropped too, leaving the writes
+ *   (ZooKeeper promises linearizable writes; its reads may be stale, reference §6).
+ *
+ * Each partition is searched first with the model's fast (possibly hashed) key; a failure is
+ * confirmed with its exact key before it is reported, so a hash collision can cost time but
+ * never produce a false violation (and a pass is a linearization actually found).
+ *
+ * The partitions are checked in order and the result is the first failure: deterministic,
+ * and a budget (`maxSteps`) bounds the whole check; running out yields an *inconclusive*
+ * failure, never a pass.
+ */
+import { classifyOutcome, isReadOnly, type Operation } from "../history/history.js";
+import { explainViolation } from "./counterexample.js";
+import type { Partition, SequentialModel } from "./model.js";
+import { STRICT, UNKNOWN, search, sortForSearch, type OpKind, type Problem } from "./search.js";
+
+export interface CheckOptions {
+  /** Order ok writes by their zxid and bound reads below by theirs (default true). */
+  useZxid?: boolean;
+  /** Check reads as well as writes (default true). */
+  checkReads?: boolean;
+  /** Search budget, in model steps, for the whole check (default: unbounded). */
+  maxSteps?: number;
+  /** Shrink a failure to a small window (default true). */
+  minimize?: boolean;
+}
+
+export interface LinearizabilityOk {
+  ok: true;
+  partitions: number;
+  opsChecked: number;
+  steps: number;
+}
+
+export interface LinearizabilityViolation {
+  ok: false;
+  /** True when the budget ran out: the history was neither accepted nor refuted. */
+  inconclusive: boolean;
+  /** Label of the partition that failed (the paths involved). */
+  partition: string;
+  /** The operations of the smallest non-linearizable window found, in invocation order. */
+  minimalWindow: Operation[];
+  /** The completion time from which the history is no longer linearizable, if known. */
+  failedAtUs: number | undefined;
+  explanation: string;
+  steps: number;
+}
+
+export type LinearizabilityResult = LinearizabilityOk | LinearizabilityViolation;
+
+export function checkLinearizable<S>(
+  history: readonly Operation[],
+  model: SequentialModel<S>,
+  options: CheckOptions = {},
+): LinearizabilityResult {
+  const opts = validate(options);
+  const ops = normalise(history, opts.checkReads);
+  const parts: Partition[] = model.partition ? model.partition(ops) : [{ label: "(whole history)", ops, preamble: [] }];
+  const originals = new Map(history.map((op) => [op.id, op]));
+  let steps = 0;
+  let checked = 0;
+  for (const part of parts) {
+    let problem = problemOf(part, model, opts.useZxid, false);
+    let result = search(problem, model, opts.maxSteps - steps);
+    steps += result.steps;
+    checked += part.ops.length;
+    if (!result.ok && !result.exhausted && model.keyFor !== undefined) {
+      // The fast key may hash; a failure is only reported once an exact search confirms it.
+      problem = problemOf(part, model, opts.useZxid, true);
+      result = search(problem, model, opts.maxSteps - steps);
+      steps += result.steps;
+    }
+    if (result.ok) continue;
+    if (result.exhausted) return inconclusive(part, steps, opts.maxSteps);
+    const cx = explainViolation(problem, model, part, { minimize: opts.minimize, originals });
+    return { ok: false, inconclusive: false, partition: part.label, ...cx, steps };
+  }
+  return { ok: true, partitions: parts.length, opsChecked: checked, steps };
+}
+
+function validate(o: CheckOptions): Required<CheckOptions> {
+  const maxSteps = o.maxSteps ?? Infinity;
+  if (!(maxSteps > 0)) throw new Error(`checkLinearizable: maxSteps must be positive, got ${o.maxSteps}`);
+  return { useZxid: o.useZxid ?? true, checkReads: o.checkReads ?? true, maxSteps, minimize: o.minimize ?? true };
+}
+
+/** The ops the search must explain, with outcomes reduced to ok / fail (state error) / unknown. */
+export function normalise(history: readonly Operation[], checkReads = true): Operation[] {
+  const out: Operation[] = [];
+  const ids = new Set<number>();
+  for (const op of history) {
+    if (ids.has(op.id)) throw new Error(`checkLinearizable: duplicate operation id ${op.id}`);
+    ids.add(op.id);
+    if (op.op === "sync") continue;
+    const cls = classifyOutcome(op);
+    if (cls === "no-effect") continue;
+    if (cls === "unknown") {
+      if (!isReadOnly(op)) out.push({ ...op, outcome: "unknown", completeUs: undefined });
+      continue;
+    }
+    if (op.completeUs === undefined || op.completeUs < op.invokeUs) {
+      throw new Error(`checkLinearizable: op #${op.id} is ${op.outcome} but completes at ${op.completeUs}µs (invoked ${op.invokeUs}µs)`);
+    }
+    if (!checkReads && isReadOnly(op)) continue;
+    out.push(cls === "ok" ? op : { ...op, outcome: "fail" });
+  }
+  return out;
+}
+
+export function problemOf<S>(part: Partition, model: SequentialModel<S>, useZxid: boolean, exactKeys: boolean): Problem<S> {
+  let init: S | undefined = model.init();
+  for (const op of part.preamble) {
+    init = model.step(init, op);
+    if (init === undefined) throw new Error(`checkLinearizable: the model cannot apply preamble op #${op.id} of partition ${part.label}`);
+  }
+  const ops = sortForSearch(part.ops);
+  const kinds: OpKind[] = ops.map((op) => (op.outcome === "unknown" ? UNKNOWN : STRICT));
+  const key = model.keyFor?.(part, exactKeys) ?? ((s: S) => model.key(s));
+  const signature = model.signatureFor?.(part);
+  return { ops, kinds, init, useZxid, key, ...(signature ? { signature } : {}) };
+}
+
+function inconclusive(part: Partition, steps: number, budget: number): LinearizabilityViolation {
+  return {
+    ok: false,
+    inconclusive: true,
+    partition: part.label,
+    minimalWindow: [],
+    failedAtUs: undefined,
+    explanation:
+      `Inconclusive: the search budget of ${budget} model steps ran out on partition ${part.label} ` +
+      `(${part.ops.length} operations). The history was neither shown linearizable nor refuted; ` +
+      `raise maxSteps, or reduce the number of concurrent or indeterminate operations touching these znodes.`,
+    steps,
+  };
+}

@@ -1,0 +1,306 @@
+/**
+ * Splitting a ZooKeeper history into independently checkable partitions.
+ *
+ * Linearizability is local (Herlihy & Wing): if the objects of a history can be split so that
+ * no operation of one part reads state another part writes, the history is linearizable iff
+ * every part is. The "objects" here are components of the data tree:
+ *
+ *   E:p  node p exists (and its ephemeral owner)    D:p  data and version of p
+ *   K:p  the set of p's children                    C:p  p's child-creation counter
+ *   S:p  every sequential-named child of p (whose exact name depends on C:p)
+ *
+ * Each op reads and (unless it definitely failed) writes some components; e.g. create /a/b
+ * reads E:/a and E:/a/b, and writes E:/a/b, D:/a/b, K:/a and C:/a. Ops are joined when one
+ * reads a component another writes. A component nobody reads (the parent's child list when
+ * no one lists it) or nobody writes (a parent that always exists) joins no one.
+ *
+ * Settled components. The usual workload creates `/app` once, then works under it: every
+ * create of /app/x reads E:/app, which would glue all of /app/x's partitions together. But if
+ * a component has exactly one writer, a successful plain create w, then a reader invoked after
+ * w completed must see w's effect, whatever the linearization. Such a reader is not joined to
+ * w; instead w goes into the reader's partition *preamble*, applied to the initial state
+ * before the search (w itself is checked in its own partition). Preambles are closed under
+ * the same rule, and verified: if the model cannot apply a partition's preamble from the
+ * initial state, its ops are joined with it after all.
+ *
+ * A multi's components are the union of its sub-ops'. Session ends (closeSession) write the
+ * components of every ephemeral their session created.
+ */
+import type { Operation } from "../history/history.js";
+import type { Partition } from "./model.js";
+import { isSequentialName, parentOf } from "./zk-tree.js";
+
+export interface ZkPartitionOptions {
+  sessionsMayEnd: boolean;
+  /** True when the model can apply `preamble` (in order) to its initial state. */
+  preambleApplies(preamble: readonly Operation[]): boolean;
+}
+
+interface Access {
+  reads: Set<string>;
+  writes: Set<string>;
+}
+
+export function partitionZkHistory(input: readonly Operation[], options: ZkPartitionOptions): Partition[] {
+  const ops = options.sessionsMayEnd ? [...input, ...sessionEnds(input)] : [...input];
+  const seq = sequentialPrefixes(ops);
+  const accesses = ops.map((op) => access(op, seq, ops));
+  const uf = new UnionFind(ops.length);
+  const deps = joinByComponents(ops, accesses, uf);
+  for (let round = 0; ; round++) {
+    const groups = groupsOf(uf, ops.length);
+    let merged = false;
+    const parts: Partition[] = [];
+    for (const members of groups) {
+      const preamble = preambleOf(members, deps, uf);
+      if (preamble.length > 0 && !options.preambleApplies(preamble.map((i) => ops[i]!))) {
+        for (const w of preamble) uf.union(members[0]!, w);
+        merged = true;
+        continue;
+      }
+      parts.push({ label: labelOf(members.map((i) => ops[i]!)), ops: members.map((i) => ops[i]!), preamble: preamble.map((i) => ops[i]!) });
+    }
+    if (!merged) return parts;
+    if (round > ops.length) throw new Error("partitionZkHistory: preamble repair did not converge");
+  }
+}
+
+/** Joins readers with writers per component; returns the settled dependencies reader → writers. */
+function joinByComponents(ops: readonly Operation[], accesses: readonly Access[], uf: UnionFind): Map<number, Set<number>> {
+  const readers = new Map<string, number[]>();
+  const writers = new Map<string, number[]>();
+  accesses.forEach((a, i) => {
+    for (const c of a.reads) push(readers, c, i);
+    for (const c of a.writes) push(writers, c, i);
+  });
+  const deps = new Map<number, Set<number>>();
+  for (const [comp, rs] of readers) {
+    const ws = writers.get(comp);
+    if (ws === undefined) continue;
+    if (ws.length === 1 && canSettle(ops[ws[0]!]!)) {
+      const w = ws[0]!;
+      const wDone = ops[w]!.completeUs!;
+      for (const r of rs) {
+        if (r === w) continue;
+        if (ops[r]!.invokeUs > wDone) {
+          if (!deps.has(r)) deps.set(r, new Set());
+          deps.get(r)!.add(w);
+        } else uf.union(r, w);
+      }
+      continue;
+    }
+    const all = [...rs, ...ws];
+    for (const i of all) uf.union(all[0]!, i);
+  }
+  return deps;
+}
+
+/** A definite plain create: its effect on the components it writes is fixed by its arguments. */
+function canSettle(op: Operation): boolean {
+  return op.op === "create" && op.outcome === "ok" && op.completeUs !== undefined && !(op.args.mode ?? "").includes("SEQUENTIAL");
+}
+
+/** Settled writers the members depend on, transitively, that are not members; in completion order. */
+function preambleOf(members: readonly number[], deps: Map<number, Set<number>>, uf: UnionFind): number[] {
+  const root = uf.find(members[0]!);
+  const seen = new Set<number>();
+  const stack = [...members];
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    for (const w of deps.get(i) ?? []) {
+      if (uf.find(w) === root || seen.has(w)) continue;
+      seen.add(w);
+      stack.push(w);
+    }
+  }
+  return [...seen].sort((a, b) => a - b);
+}
+
+function groupsOf(uf: UnionFind, n: number): number[][] {
+  const byRoot = new Map<number, number[]>();
+  for (let i = 0; i < n; i++) push(byRoot, uf.find(i), i);
+  return [...byRoot.values()];
+}
+
+// ---- components of one operation --------------------------------------------------------
+
+/** parent path → the basename prefixes of sequential creates under it (as full-path prefixes). */
+type SeqPrefixes = Map<string, string[]>;
+
+function sequentialPrefixes(ops: readonly Operation[]): SeqPrefixes {
+  const seq: SeqPrefixes = new Map();
+  for (const op of ops) {
+    for (const s of writeSubOps(op)) {
+      if (s.op === "create" && (s.args.mode ?? "").includes("SEQUENTIAL")) push(seq, parentOf(s.path), s.path);
+    }
+  }
+  return seq;
+}
+
+function writeSubOps(op: Operation) {
+  if (op.op === "multi") return op.args.ops ?? [];
+  if (op.op === "create" || op.op === "delete" || op.op === "setData" || op.op === "check") {
+    return [{ op: op.op, path: op.path, args: op.args }];
+  }
+  return [];
+}
+
+function access(op: Operation, seq: SeqPrefixes, all: readonly Operation[]): Access {
+  const a: Access = { reads: new Set(), writes: new Set() };
+  const mayWrite = op.outcome !== "fail";
+  const node = (p: string, kind: "E" | "D", into: Set<string>) => {
+    into.add(`${kind}:${p}`);
+    const parent = parentOf(p);
+    if ((seq.get(parent) ?? []).some((prefix) => isSequentialName(p, prefix))) into.add(`S:${parent}`);
+  };
+  const w = mayWrite ? a.writes : new Set<string>();
+  switch (op.op) {
+    case "sync":
+      break;
+    case "getData":
+    case "exists":
+    case "getChildren": {
+      node(op.path, "E", a.reads);
+      node(op.path, "D", a.reads);
+      const stat = op.result?.stat;
+      if (op.op === "getChildren" || stat?.numChildren !== undefined || stat?.cversion !== undefined) a.reads.add(`K:${op.path}`);
+      if (stat?.cversion !== undefined) a.reads.add(`C:${op.path}`);
+      break;
+    }
+    case "closeSession":
+      for (const c of all) {
+        if (c.session !== op.session) continue;
+        for (const s of writeSubOps(c)) {
+          if (s.op !== "create" || !(s.args.mode ?? "").startsWith("EPHEMERAL")) continue;
+          const parent = parentOf(s.path);
+          node(s.path, "E", a.reads);
+          node(s.path, "E", w);
+          if ((s.args.mode ?? "").includes("SEQUENTIAL")) {
+            a.reads.add(`S:${parent}`);
+            w.add(`S:${parent}`);
+          }
+          w.add(`K:${parent}`);
+        }
+      }
+      break;
+    case "create":
+    case "delete":
+    case "setData":
+    case "check":
+    case "multi":
+      for (const s of writeSubOps(op)) subAccess(s, a.reads, w, node);
+      break;
+  }
+  return a;
+}
+
+function subAccess(
+  s: { op: string; path: string; args: Operation["args"] },
+  reads: Set<string>,
+  writes: Set<string>,
+  node: (p: string, kind: "E" | "D", into: Set<string>) => void,
+): void {
+  const parent = parentOf(s.path);
+  switch (s.op) {
+    case "create":
+      node(parent, "E", reads);
+      writes.add(`K:${parent}`);
+      writes.add(`C:${parent}`);
+      if ((s.args.mode ?? "").includes("SEQUENTIAL")) {
+        reads.add(`C:${parent}`);
+        reads.add(`S:${parent}`);
+        writes.add(`S:${parent}`);
+      } else {
+        node(s.path, "E", reads);
+        node(s.path, "E", writes);
+        node(s.path, "D", writes);
+        writes.add(`K:${s.path}`);
+        writes.add(`C:${s.path}`);
+      }
+      break;
+    case "delete":
+      node(s.path, "E", reads);
+      if ((s.args.version ?? -1) !== -1) node(s.path, "D", reads);
+      reads.add(`K:${s.path}`);
+      node(s.path, "E", writes);
+      writes.add(`K:${parent}`);
+      break;
+    case "setData":
+      node(s.path, "E", reads);
+      node(s.path, "D", reads);
+      node(s.path, "D", writes);
+      break;
+    case "check":
+      node(s.path, "E", reads);
+      node(s.path, "D", reads);
+      break;
+  }
+}
+
+// ---- synthetic session ends ------------------------------------------------------------------
+
+/** An unknown closeSession for each session that created ephemerals and has no explicit end. */
+function sessionEnds(ops: readonly Operation[]): Operation[] {
+  const ended = new Set(ops.filter((o) => o.op === "closeSession").map((o) => o.session));
+  const firstEphemeral = new Map<string, number>();
+  for (const op of ops) {
+    if (op.outcome === "fail" || ended.has(op.session)) continue;
+    const eph = writeSubOps(op).some((s) => s.op === "create" && (s.args.mode ?? "").startsWith("EPHEMERAL"));
+    if (!eph) continue;
+    const t = firstEphemeral.get(op.session);
+    if (t === undefined || op.invokeUs < t) firstEphemeral.set(op.session, op.invokeUs);
+  }
+  let nextId = ops.reduce((m, o) => Math.max(m, o.id), -1) + 1;
+  return [...firstEphemeral].map(([session, invokeUs]) => ({
+    id: nextId++,
+    client: "(session end)",
+    session,
+    op: "closeSession" as const,
+    path: "",
+    args: {},
+    invokeUs,
+    completeUs: undefined,
+    outcome: "unknown" as const,
+  }));
+}
+
+// ---- helpers -----------------------------------------------------------------------------------
+
+function labelOf(ops: readonly Operation[]): string {
+  const paths = [...new Set(ops.map((o) => o.path).filter((p) => p !== ""))].sort();
+  return paths.length <= 4 ? paths.join(" ") : `${paths.slice(0, 3).join(" ")} and ${paths.length - 3} more paths`;
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list === undefined) m.set(k, [v]);
+  else list.push(v);
+}
+
+class UnionFind {
+  private readonly parent: Int32Array;
+
+  constructor(n: number) {
+    this.parent = new Int32Array(n);
+    for (let i = 0; i < n; i++) this.parent[i] = i;
+  }
+
+  find(i: number): number {
+    let r = i;
+    while (this.parent[r] !== r) r = this.parent[r]!;
+    while (this.parent[i] !== r) {
+      const next = this.parent[i]!;
+      this.parent[i] = r;
+      i = next;
+    }
+    return r;
+  }
+
+  union(a: number, b: number): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    // The smaller index wins: roots, and so group order, do not depend on union order.
+    if (ra < rb) this.parent[rb] = ra;
+    else if (rb < ra) this.parent[ra] = rb;
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * No committed txn is lost across leader changes (NJU Remix specs: CommittedLogDurability,
+ * LeaderLogCompleteness / CommitCompleteness).
+ *
+ * A txn is *committed* once a leader decides to commit it (`zab.commit`), any server delivers it
+ * (`zab.deliver`), or it is part of an established leader's initial history (the NEWLEADER
+ * quorum commits the whole log of the new leader, ZooKeeper's departure from textbook Zab).
+ * The committed set only grows.
+ *
+ * Each server's *logged* history is tracked from `zab.log`; `zab.recovered {lastZxid}` keeps
+ * only what it had ≤ lastZxid (the rest was lost with the crash), `zab.truncate {zxid}` cuts it
+ * back, `zab.snap.load {zxid}` replaces it with the sync leader's logged history ≤ zxid (the
+ * snapshot will be persisted). Violations:
+ * - CommittedLogDurability: a `zab.truncate` removes a committed txn the server had.
+ * - LeaderLogCompleteness: when `zab.leader.established` fires, every committed txn must be in
+ *   the leader's history ≤ its lastZxid. A leader that lost committed txns at a recovery (the
+ *   ZOOKEEPER-3911/4643/4646/4785 family: currentEpoch durable before the synced txns) is
+ *   caught here, with the recovery that lost them named.
+ * - HistoryConsistency (leader side): the established history ends at lastZxid, so the leader's
+ *   log must hold nothing above it; otherwise its tree lags its log (ZOOKEEPER-2845: the tree
+ *   not reloaded from the log on going back to LOOKING).
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import type { Zxid } from "../../zk/proto/records.js";
+import { at, formatZxid, guarded, intField, ServerNames, stringField, syncParties, zxidField } from "./zab-event.js";
+import { filledUpTo, TxnHistory, type TxnEntry } from "./txn-history.js";
+
+interface Committed {
+  readonly zxid: Zxid;
+  /** The content digest; undefined while only a `zab.commit` (which carries none) named it. */
+  txn: string | undefined;
+  /** How it became committed, for messages: "committed by s1 (sid 1) #12 at 3ms". */
+  readonly how: string;
+}
+
+interface ServerState {
+  logged: TxnHistory;
+  syncLeader: string | undefined;
+  /** Txns this server had logged and lost at a recovery, by zxid: the recovery that lost them. */
+  lostAt: Map<Zxid, string>;
+}
+
+export class CommittedDurabilityChecker implements Checker {
+  readonly name = "zab.committed-durability";
+  private readonly log = new ViolationLog(this.name);
+  private readonly names = new ServerNames();
+  /** The global committed set, by zxid; it only grows. */
+  private readonly committed = new Map<Zxid, Committed>();
+  private readonly servers = new Map<string, ServerState>();
+  /** The txn each zxid was last proposed or logged with, to name the txn of a `zab.commit`. */
+  private readonly txnOf = new Map<Zxid, string>();
+
+  onEvent(e: TraceEvent): void {
+    if (!e.kind.startsWith("zab.")) return;
+    this.names.learn(e);
+    guarded(this.log, e, () => this.dispatch(e));
+  }
+
+  private dispatch(e: TraceEvent): void {
+    switch (e.kind) {
+      case "zab.propose":
+        this.txnOf.set(zxidField(e, "zxid"), stringField(e, "txn"));
+        return;
+      case "zab.log":
+        this.onLog(e, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
+        return;
+      case "zab.commit":
+        this.onCommit(e, zxidField(e, "zxid"));
+        return;
+      case "zab.deliver":
+        this.commit(zxidField(e, "zxid"), stringField(e, "txn"), `delivered by ${this.names.label(e.node)} (${at(e)})`);
+        return;
+      case "zab.recovered":
+        this.onRecovered(e, zxidField(e, "lastZxid"));
+        return;
+      case "zab.truncate":
+        this.onTruncate(e, zxidField(e, "zxid"));
+        return;
+      case "zab.sync": {
+        const { leader, learner } = syncParties(e, this.names);
+        if (learner !== undefined) this.server(learner).syncLeader = leader;
+        return;
+      }
+      case "zab.snap.load":
+        this.onSnapLoad(e, zxidField(e, "zxid"));
+        return;
+      case "zab.leader.established":
+        this.onEstablished(e, intField(e, "epoch"), zxidField(e, "lastZxid"));
+        return;
+    }
+  }
+
+  private onLog(e: TraceEvent, entry: TxnEntry): void {
+    const s = this.server(e.node);
+    s.logged.put(entry);
+    s.lostAt.delete(entry.zxid);
+    this.txnOf.set(entry.zxid, entry.txn);
+  }
+
+  private onCommit(e: TraceEvent, zxid: Zxid): void {
+    const txn = this.server(e.node).logged.get(zxid)?.txn ?? this.txnOf.get(zxid);
+    this.commit(zxid, txn, `committed by ${this.names.label(e.node)} (${at(e)})`);
+  }
+
+  private commit(zxid: Zxid, txn: string | undefined, how: string): void {
+    const c = this.committed.get(zxid);
+    if (c === undefined) this.committed.set(zxid, { zxid, txn, how });
+    else if (c.txn === undefined) c.txn = txn;
+  }
+
+  /** The committed txns in zxid order. */
+  private committedInOrder(): Committed[] {
+    return [...this.committed.values()].sort((a, b) => (a.zxid < b.zxid ? -1 : a.zxid > b.zxid ? 1 : 0));
+  }
+
+  /** Whether the server holds the committed txn at that zxid (any txn, if its content is unknown). */
+  private holds(s: ServerState, c: Committed): boolean {
+    const had = s.logged.get(c.zxid);
+    return had !== undefined && (c.txn === undefined || had.txn === c.txn);
+  }
+
+  private onRecovered(e: TraceEvent, lastZxid: Zxid): void {
+    const s = this.server(e.node);
+    const lost = s.logged.cutAbove(lastZxid);
+    const why = `lost when ${this.names.label(e.node)} recovered with lastZxid ${formatZxid(lastZxid)} (${at(e)})`;
+    for (const t of lost) s.lostAt.set(t.zxid, why);
+    s.logged.replace(filledUpTo(s.logged.entries, this.knownCommitted(), lastZxid));
+  }
+
+  private onTruncate(e: TraceEvent, zxid: Zxid): void {
+    const s = this.server(e.node);
+    const removed = s.logged.cutAbove(zxid).filter((t) => this.isCommitted(t));
+    for (const t of removed) s.lostAt.set(t.zxid, `truncated away at ${this.names.label(e.node)} (${at(e)})`);
+    if (removed.length === 0) return;
+    const list = removed.map((t) => `${formatZxid(t.zxid)} (${this.committed.get(t.zxid)!.how})`).join(", ");
+    const leader = s.syncLeader === undefined ? "" : ` on the order of its leader ${this.names.label(s.syncLeader)}`;
+    this.log.add(
+      e,
+      `CommittedLogDurability violated: ${this.names.label(e.node)} truncated its log to ${formatZxid(zxid)}${leader}, removing committed ${list}; ` +
+        `a sync-time truncation may only remove txns that were never committed (cf. ZOOKEEPER-4643/4785)`,
+    );
+  }
+
+  private onSnapLoad(e: TraceEvent, zxid: Zxid): void {
+    const s = this.server(e.node);
+    const leader = s.syncLeader === undefined ? undefined : this.servers.get(s.syncLeader);
+    const source = leader === undefined ? this.knownCommitted() : leader.logged.entries;
+    s.logged.replace(filledUpTo(source, this.knownCommitted(), zxid));
+    for (const t of s.logged.entries) s.lostAt.delete(t.zxid);
+  }
+
+  private onEstablished(e: TraceEvent, epoch: number, lastZxid: Zxid): void {
+    const s = this.server(e.node);
+    const missing = this.committedInOrder().filter((c) => c.zxid > lastZxid || !this.holds(s, c));
+    if (missing.length > 0) {
+      const who = this.names.label(e.node);
+      const list = missing.slice(0, 8).map((c) => this.describeMissing(s, c, lastZxid)).join("; ");
+      const more = missing.length > 8 ? `; and ${missing.length - 8} more` : "";
+      this.log.add(
+        e,
+        `LeaderLogCompleteness violated: ${who} established epoch ${epoch} with history up to ${formatZxid(lastZxid)}, ` +
+          `missing ${missing.length} committed txn${missing.length === 1 ? "" : "s"}: ${list}${more}; ` +
+          `the committed txns are lost cluster-wide once its history wins (cf. ZOOKEEPER-3911/4643/4646/4785)`,
+      );
+    }
+    const beyond = s.logged.entries.filter((t) => t.zxid > lastZxid);
+    if (beyond.length > 0) {
+      this.log.add(
+        e,
+        `HistoryConsistency violated: ${this.names.label(e.node)} established epoch ${epoch} with history up to ${formatZxid(lastZxid)}, ` +
+          `but its txn log also holds ${beyond.slice(0, 8).map((t) => formatZxid(t.zxid)).join(", ")}${beyond.length > 8 ? ` and ${beyond.length - 8} more` : ""}; ` +
+          `a leader's initial history is its whole log, so its tree lags its log and its own restart will disagree with its followers (cf. ZOOKEEPER-2845)`,
+      );
+    }
+    // The NEWLEADER quorum commits the leader's whole initial history.
+    for (const t of s.logged.entries) {
+      if (t.zxid <= lastZxid) this.commit(t.zxid, t.txn, `in the initial history of ${this.names.label(e.node)}, established epoch ${epoch} (${at(e)})`);
+    }
+  }
+
+  private describeMissing(s: ServerState, c: Committed, lastZxid: Zxid): string {
+    const had = s.logged.get(c.zxid);
+    const lost = s.lostAt.get(c.zxid);
+    const state =
+      had !== undefined && c.zxid <= lastZxid ? `it holds txn "${had.txn}" there instead of "${c.txn ?? "?"}"`
+      : lost !== undefined ? lost
+      : had !== undefined ? `above its lastZxid`
+      : "never logged by it";
+    return `${formatZxid(c.zxid)} (${c.how}; ${state})`;
+  }
+
+  private isCommitted(t: TxnEntry): boolean {
+    const c = this.committed.get(t.zxid);
+    return c !== undefined && (c.txn === undefined || c.txn === t.txn);
+  }
+
+  /** Committed txns whose content is known, in zxid order: the fill for a history reset. */
+  private knownCommitted(): TxnEntry[] {
+    return this.committedInOrder().filter((c): c is Committed & TxnEntry => c.txn !== undefined);
+  }
+
+  private server(node: string): ServerState {
+    let s = this.servers.get(node);
+    if (s === undefined) {
+      s = { logged: new TxnHistory(), syncLeader: undefined, lostAt: new Map() };
+      this.servers.set(node, s);
+    }
+    return s;
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Identical data trees at identical applied zxids: two servers that have applied exactly the
+ * same committed prefix, up to the same zxid, hold the same data tree. The servers sample the
+ * tree's digest right after applying a txn (`zab.digest {zxid, digest}`); two different digests
+ * for the same zxid mean the replicas diverged (ZOOKEEPER-2355, 3104: a sync that skipped or
+ * double-applied txns), even when every zxid-level invariant still holds.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import type { Zxid } from "../../zk/proto/records.js";
+import { at, formatZxid, guarded, serverLabel, stringField, zxidField } from "./zab-event.js";
+
+interface FirstDigest {
+  digest: string;
+  label: string;
+  event: TraceEvent;
+}
+
+export class IdenticalTreesChecker implements Checker {
+  readonly name = "zab.identical-trees";
+  private readonly log = new ViolationLog(this.name);
+  private readonly first = new Map<Zxid, FirstDigest>();
+  private readonly reported = new Set<string>();
+
+  onEvent(e: TraceEvent): void {
+    if (e.kind !== "zab.digest") return;
+    guarded(this.log, e, () => this.onDigest(e, zxidField(e, "zxid"), stringField(e, "digest")));
+  }
+
+  private onDigest(e: TraceEvent, zxid: Zxid, digest: string): void {
+    const first = this.first.get(zxid);
+    if (first === undefined) {
+      this.first.set(zxid, { digest, label: serverLabel(e), event: e });
+      return;
+    }
+    if (first.digest === digest) return;
+    const key = `${zxid}:${digest}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.log.add(
+      e,
+      `IdenticalTrees violated: at applied zxid ${formatZxid(zxid)} ${serverLabel(e)} has tree digest ${digest} but ${first.label} had ${first.digest} ` +
+        `(${at(first.event)}); replicas that applied the same committed prefix must hold the same tree`,
+    );
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The ZAB checkers: the invariants of the ZooKeeper TLA+ specifications (Zab.tla, ZkV3_7_0.tla
+ * and the NJU multi-grained specs) checked online over the server's `zab.*` trace annotations,
+ * plus liveness after the faults end. They share no code with the server.
+ */
+import type { Checker } from "../checker.js";
+import { CommittedDurabilityChecker } from "./committed-durability.js";
+import { FlagsChecker } from "./flags.js";
+import { IdenticalTreesChecker } from "./identical-trees.js";
+import { LeadershipChecker } from "./leadership.js";
+import { LivenessChecker } from "./liveness.js";
+import { PrefixConsistencyChecker } from "./prefix-consistency.js";
+import { ZxidUniquenessChecker } from "./zxid-uniqueness.js";
+
+export { CommittedDurabilityChecker, FlagsChecker, IdenticalTreesChecker, LeadershipChecker, LivenessChecker, PrefixConsistencyChecker, ZxidUniquenessChecker };
+
+export interface ZabCheckerOptions {
+  /** Virtual milliseconds after the last fault within which a leader must serve (default 40 000). */
+  livenessBudgetMs?: number;
+}
+
+/** Name → factory of a fresh instance, in a fixed order. */
+export const ZAB_CHECKERS: ReadonlyMap<string, (options?: ZabCheckerOptions) => Checker> = new Map<string, (options?: ZabCheckerOptions) => Checker>([
+  ["zab.leadership", () => new LeadershipChecker()],
+  ["zab.zxid-uniqueness", () => new ZxidUniquenessChecker()],
+  ["zab.prefix-consistency", () => new PrefixConsistencyChecker()],
+  ["zab.committed-durability", () => new CommittedDurabilityChecker()],
+  ["zab.identical-trees", () => new IdenticalTreesChecker()],
+  ["zab.flags", () => new FlagsChecker()],
+  ["zab.liveness", (options) => new LivenessChecker(options?.livenessBudgetMs)],
+]);
+
+/** Fresh instances of every ZAB checker. */
+export function zabCheckers(options: ZabCheckerOptions = {}): Checker[] {
+  return [...ZAB_CHECKERS.values()].map((make) => make(options));
+}

@@ -1,0 +1,201 @@
+/**
+ * Liveness after the faults end: within `budgetMs` of the last fault (crash, restart, a start
+ * after a crash or after the run began, partition, heal, pause, resume, clog, unclog) the
+ * ensemble has a leader and every server that is up is serving.
+ *
+ * Conservative on purpose (a liveness checker that cries wolf gets switched off): within the
+ * window (last fault, last fault + budget]
+ * - a leader exists: some `zab.leader.established` happened in the window, or a majority of the
+ *   voters that are up were in phase BROADCAST at some instant of the window (a leader that
+ *   survived the faults need not re-establish itself);
+ * - every server that is up (not crashed, not paused) was in phase BROADCAST at some instant of
+ *   the window — already there when the last fault happened, or arriving later.
+ * With no fault at all, the window starts at the first event. Nothing is judged unless the run
+ * went on for at least `budgetMs` after the window opened. A failure carries a "why stuck"
+ * report: each server's last role, phase, epoch and when, which are down or paused, and which
+ * links are still cut.
+ *
+ * Servers are the nodes that emitted `zab.*` annotations; voters are those never OBSERVING.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { at, ServerNames } from "./zab-event.js";
+
+const FAULTS = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog"]);
+
+interface Mark {
+  index: number;
+  atUs: number;
+}
+
+interface ServerView {
+  state: string | undefined;
+  stateAt: Mark | undefined;
+  phase: string | undefined;
+  epoch: number | undefined;
+  phaseAt: Mark | undefined;
+  observer: boolean;
+  /** Every phase change, with "DOWN" at a crash, to know the phase at any instant. */
+  phases: { mark: Mark; phase: string }[];
+}
+
+interface NodeStatus {
+  status: "up" | "down" | "paused";
+  since: Mark;
+}
+
+export class LivenessChecker implements Checker {
+  readonly name = "zab.liveness";
+  private readonly log = new ViolationLog(this.name);
+  private readonly budgetUs: number;
+  private readonly names = new ServerNames();
+  private readonly servers = new Map<string, ServerView>();
+  private readonly nodes = new Map<string, NodeStatus>();
+  private readonly cut = new Set<string>();
+  private readonly crashed = new Set<string>();
+  private readonly established: Mark[] = [];
+  private lastFault: TraceEvent | undefined;
+  private first: TraceEvent | undefined;
+  private last: TraceEvent | undefined;
+
+  constructor(readonly budgetMs = 40_000) {
+    if (!(budgetMs > 0) || !Number.isFinite(budgetMs)) throw new RangeError(`LivenessChecker: budgetMs must be a positive number of milliseconds, got ${budgetMs}`);
+    this.budgetUs = Math.round(budgetMs * 1000);
+  }
+
+  onEvent(e: TraceEvent): void {
+    this.first ??= e;
+    this.last = e;
+    if (this.isFault(e)) this.lastFault = e;
+    if (e.kind.startsWith("zab.")) this.onZab(e);
+    else this.onKernel(e);
+  }
+
+  private isFault(e: TraceEvent): boolean {
+    if (FAULTS.has(e.kind)) return true;
+    return e.kind === "start" && (this.crashed.has(e.node) || e.atUs > this.first!.atUs);
+  }
+
+  private onKernel(e: TraceEvent): void {
+    const mark = { index: e.index, atUs: e.atUs };
+    switch (e.kind) {
+      case "crash":
+        this.crashed.add(e.node);
+        this.nodes.set(e.node, { status: "down", since: mark });
+        this.servers.get(e.node)?.phases.push({ mark, phase: "DOWN" });
+        return;
+      case "start":
+      case "restart":
+      case "resume":
+        this.nodes.set(e.node, { status: "up", since: mark });
+        return;
+      case "pause":
+        this.nodes.set(e.node, { status: "paused", since: mark });
+        return;
+      case "partition":
+        for (const l of linksOf(e)) this.cut.add(l);
+        return;
+      case "heal":
+        for (const l of linksOf(e)) this.cut.delete(l);
+        return;
+    }
+  }
+
+  private onZab(e: TraceEvent): void {
+    this.names.learn(e);
+    const v = this.server(e.node);
+    const mark = { index: e.index, atUs: e.atUs };
+    if (e.kind === "zab.state" && typeof e.fields?.state === "string") {
+      v.state = e.fields.state;
+      v.stateAt = mark;
+      if (v.state === "OBSERVING") v.observer = true;
+    } else if (e.kind === "zab.phase" && typeof e.fields?.phase === "string") {
+      v.phase = e.fields.phase;
+      v.epoch = typeof e.fields.epoch === "number" ? e.fields.epoch : Number(e.fields.epoch);
+      v.phaseAt = mark;
+      v.phases.push({ mark, phase: v.phase });
+    } else if (e.kind === "zab.leader.established") {
+      this.established.push(mark);
+    }
+  }
+
+  finish(): Violation[] {
+    const from = this.lastFault ?? this.first;
+    const end = this.last;
+    if (from === undefined || end === undefined || end.atUs - from.atUs < this.budgetUs) return this.log.violations;
+    const deadlineUs = from.atUs + this.budgetUs;
+    const up = [...this.servers.keys()].filter((n) => (this.nodes.get(n)?.status ?? "up") === "up");
+    const serving = new Set(up.filter((n) => this.broadcastDuring(this.servers.get(n)!, from, deadlineUs)));
+    const problems: string[] = [];
+    if (!this.leaderDuring(from, deadlineUs, up, serving)) {
+      const voters = [...this.servers.entries()].filter(([, v]) => !v.observer).length;
+      const upVoters = up.filter((n) => !this.servers.get(n)!.observer && serving.has(n)).length;
+      problems.push(
+        `no leader was established (no zab.leader.established, and only ${upVoters} of ${voters} voters were in BROADCAST; a majority is ${majority(voters)})`,
+      );
+    }
+    const stuck = up.filter((n) => !serving.has(n));
+    if (stuck.length > 0) problems.push(`${stuck.map((n) => this.names.label(n)).join(", ")} never reached phase BROADCAST`);
+    if (problems.length > 0) {
+      const fault = this.lastFault === undefined ? "the start of the run" : `the last fault (${this.lastFault.kind}${this.lastFault.node ? ` of ${this.lastFault.node}` : ""} ${at(this.lastFault)})`;
+      this.log.add(
+        end,
+        `Liveness violated: within ${this.budgetMs} ms of ${fault}, ${problems.join("; and ")}; the run went on to ${end.atUs / 1000}ms. Why stuck: ${this.whyStuck()}`,
+      );
+    }
+    return this.log.violations;
+  }
+
+  private leaderDuring(from: TraceEvent, deadlineUs: number, up: string[], serving: Set<string>): boolean {
+    if (this.established.some((m) => m.index > from.index && m.atUs <= deadlineUs)) return true;
+    const voters = [...this.servers.values()].filter((v) => !v.observer).length;
+    const servingVoters = up.filter((n) => serving.has(n) && !this.servers.get(n)!.observer).length;
+    return voters > 0 && servingVoters >= majority(voters);
+  }
+
+  /** Whether the server was in BROADCAST at some instant of (from, deadline]. */
+  private broadcastDuring(v: ServerView, from: TraceEvent, deadlineUs: number): boolean {
+    let before: string | undefined;
+    for (const p of v.phases) {
+      if (p.mark.index <= from.index) before = p.phase;
+      else if (p.mark.atUs <= deadlineUs && p.phase === "BROADCAST") return true;
+    }
+    return before === "BROADCAST";
+  }
+
+  private whyStuck(): string {
+    const parts: string[] = [];
+    for (const [node, v] of this.servers) {
+      const status = this.nodes.get(node);
+      const label = this.names.label(node);
+      if (status !== undefined && status.status !== "up") {
+        parts.push(`${label}: ${status.status} since ${status.since.atUs / 1000}ms`);
+        continue;
+      }
+      const role = v.state === undefined ? "no role yet" : `${v.state} since ${v.stateAt!.atUs / 1000}ms`;
+      const phase = v.phase === undefined ? "no phase yet" : `phase ${v.phase} (epoch ${v.epoch}) since ${v.phaseAt!.atUs / 1000}ms`;
+      parts.push(`${label}: ${role}, ${phase}`);
+    }
+    const links = [...this.cut].sort();
+    parts.push(links.length === 0 ? "no links cut" : `links cut: ${links.join(", ")}`);
+    return parts.join("; ");
+  }
+
+  private server(node: string): ServerView {
+    let v = this.servers.get(node);
+    if (v === undefined) {
+      v = { state: undefined, stateAt: undefined, phase: undefined, epoch: undefined, phaseAt: undefined, observer: false, phases: [] };
+      this.servers.set(node, v);
+    }
+    return v;
+  }
+}
+
+function majority(n: number): number {
+  return Math.floor(n / 2) + 1;
+}
+
+function linksOf(e: TraceEvent): string[] {
+  const links = e.fields?.links;
+  return Array.isArray(links) ? links.map(String) : [];
+}

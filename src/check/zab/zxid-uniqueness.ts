@@ -1,0 +1,53 @@
+/**
+ * Unique zxid → txn mapping: across all servers and across proposing (`zab.propose`), logging
+ * (`zab.log`) and applying (`zab.deliver`), a zxid always names the same txn (compared by the
+ * `txn` content digest). A leader mints a zxid once; a second, different txn under the same
+ * zxid means two leaders used the same epoch (ZOOKEEPER-335) or a counter carried into the
+ * epoch bits (ZOOKEEPER-1277), and any two servers holding them disagree forever.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import type { Zxid } from "../../zk/proto/records.js";
+import { at, formatZxid, guarded, serverLabel, stringField, zxidField } from "./zab-event.js";
+
+interface FirstSeen {
+  txn: string;
+  label: string;
+  event: TraceEvent;
+}
+
+const CARRIERS = new Set(["zab.propose", "zab.log", "zab.deliver"]);
+
+export class ZxidUniquenessChecker implements Checker {
+  readonly name = "zab.zxid-uniqueness";
+  private readonly log = new ViolationLog(this.name);
+  private readonly first = new Map<Zxid, FirstSeen>();
+  /** `zxid:txn` pairs already reported, so every server that logs the intruder is not a new report. */
+  private readonly reported = new Set<string>();
+
+  onEvent(e: TraceEvent): void {
+    if (!CARRIERS.has(e.kind)) return;
+    guarded(this.log, e, () => this.onTxn(e, zxidField(e, "zxid"), stringField(e, "txn")));
+  }
+
+  private onTxn(e: TraceEvent, zxid: Zxid, txn: string): void {
+    const first = this.first.get(zxid);
+    if (first === undefined) {
+      this.first.set(zxid, { txn, label: serverLabel(e), event: e });
+      return;
+    }
+    if (first.txn === txn) return;
+    const key = `${zxid}:${txn}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.log.add(
+      e,
+      `ZxidUniqueness violated: zxid ${formatZxid(zxid)} names two different txns: "${first.txn}" at ${first.label} ` +
+        `(${first.event.kind} ${at(first.event)}) and "${txn}" at ${serverLabel(e)} (${e.kind}); a zxid is minted once, by the one leader of its epoch`,
+    );
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}

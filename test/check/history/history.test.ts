@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { classifyOutcome, historyFromTrace, type ClientTraceEvent, type Operation } from "../../../src/check/history/history.js";
+import { checkLinearizable, generateLinearizableHistory, zkModel } from "../../../src/check/linearizability/index.js";
+
+/** The trace annotations a client library would record for `ops` (the documented schema). */
+function toTrace(ops: readonly Operation[]): ClientTraceEvent[] {
+  const events: (ClientTraceEvent & { seq: number })[] = [];
+  for (const op of ops) {
+    const { data, version, mode, ops: subs } = op.args;
+    events.push({
+      seq: events.length,
+      kind: "client.invoke",
+      node: `client-${op.client}`,
+      atUs: op.invokeUs,
+      fields: { client: op.client, session: op.session, opId: op.id, op: op.op, path: op.path, data, version, mode, ops: subs },
+    });
+    if (op.completeUs === undefined) continue;
+    events.push({
+      seq: events.length,
+      kind: "client.complete",
+      node: `client-${op.client}`,
+      atUs: op.completeUs,
+      fields: {
+        client: op.client,
+        session: op.session,
+        opId: op.id,
+        outcome: op.outcome,
+        err: op.err,
+        zxid: op.zxid === undefined ? undefined : `0x${op.zxid.toString(16)}`,
+        result: op.result === undefined ? undefined : JSON.parse(JSON.stringify(op.result)),
+      },
+    });
+  }
+  return events.sort((a, b) => a.atUs - b.atUs || a.seq - b.seq);
+}
+
+describe("check: history: from trace", () => {
+  it("pairs invocations with completions and parses codes, zxids and modes", () => {
+    const ops = historyFromTrace([
+      { kind: "client.invoke", node: "c1", atUs: 10, fields: { client: "c1", session: "0x100", opId: 7, op: "create", path: "/a", data: "x", mode: 2 } },
+      { kind: "net.deliver", atUs: 11 },
+      { kind: "client.invoke", node: "c2", atUs: 12, fields: { client: "c2", session: "0x101", opId: 7, op: "getData", path: "/b" } },
+      { kind: "client.complete", node: "c2", atUs: 15, fields: { client: "c2", session: "0x101", opId: 7, outcome: "fail", err: -101, zxid: "0x100000003" } },
+      { kind: "client.complete", node: "c1", atUs: 20, fields: { client: "c1", session: "0x100", opId: 7, outcome: "ok", zxid: "0x100000004", result: { path: "/a0000000000" } } },
+      { kind: "client.invoke", node: "c1", atUs: 30, fields: { client: "c1", session: "0x100", opId: 8, op: "setData", path: "/a", args: { data: "y", version: 3 } } },
+      { kind: "client.complete", node: "c1", atUs: 40, fields: { client: "c1", session: "0x100", opId: 8, outcome: "fail", err: "CONNECTIONLOSS" } },
+      { kind: "client.invoke", node: "c2", atUs: 50, fields: { client: "c2", session: "0x101", opId: 9, op: "delete", path: "/b", version: -1 } },
+    ]);
+    expect(ops.map((o) => [o.id, o.op, o.outcome, o.completeUs])).toEqual([
+      [0, "create", "ok", 20],
+      [1, "getData", "fail", 15],
+      [2, "setData", "unknown", undefined],
+      [3, "delete", "unknown", undefined],
+    ]);
+    expect(ops[0]).toMatchObject({ client: "c1", session: "0x100", node: "c1", args: { data: "x", mode: "PERSISTENT_SEQUENTIAL" }, zxid: 0x100000004n, result: { path: "/a0000000000" } });
+    expect(ops[1]).toMatchObject({ err: "NONODE", zxid: 0x100000003n });
+    expect(ops[2]).toMatchObject({ args: { data: "y", version: 3 }, err: "CONNECTIONLOSS" });
+    expect(classifyOutcome(ops[1]!)).toBe("state-error");
+  });
+
+  it("throws on a completion without an invocation", () => {
+    expect(() =>
+      historyFromTrace([{ kind: "client.complete", atUs: 1, fields: { client: "c1", opId: 1, outcome: "ok" } }]),
+    ).toThrow(/historyFromTrace: completion of c1\/1/);
+  });
+
+  it("round-trips generated histories through the trace schema, with the same verdict", () => {
+    for (let seed = 0; seed < 20; seed++) {
+      const history = generateLinearizableHistory({ seed, nOps: 80, clients: 4, paths: 3, ephemeralFraction: 0.1, multiFraction: 0.1 });
+      const back = historyFromTrace(toTrace(history));
+      const byOpId = new Map(back.map((o) => [Number(o.opId), o]));
+      for (const op of history) {
+        const b = byOpId.get(op.id)!;
+        expect([b.op, b.path, b.outcome, b.invokeUs, b.completeUs, b.zxid, b.err]).toEqual([op.op, op.path, op.outcome, op.invokeUs, op.completeUs, op.zxid, op.err]);
+      }
+      expect(checkLinearizable(back, zkModel()).ok).toBe(true);
+    }
+  });
+});
