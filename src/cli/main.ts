@@ -14,11 +14,14 @@ import { CANARIES, type Canary, type RunResult, type Scenario } from "../scenari
 import { boolFlag, intFlag, parseArgs, stringFlag } from "./args.js";
 import { loadScenario, scenarioNames } from "./scenario-files.js";
 import { BENCH_SUITES, runBench } from "./bench.js";
+import { BUG_ZOO, bugEntry } from "../zk/server/quorum/bug-zoo.js";
 
 const USAGE = `usage: zksim <command> [options]
 
 commands:
-  run <scenario> [--seed N] [--json] [--trace FILE]   run one scenario with one seed
+  run <scenario> [--seed N] [--json] [--trace FILE] [--bug ID]
+                                                      run one scenario with one seed (--bug re-injects a historical defect)
+  bugs [--json]                                       the bug zoo: historical ZooKeeper defects and the scenarios that trigger them
   list [--json]                                       list the scenarios
   determinism <scenario> [--seed N]                   run twice, compare trace hashes, name the first divergence
   bench <suite> [--json]                              benchmarks (${BENCH_SUITES.join(", ")}, all)
@@ -34,6 +37,8 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdRun(rest);
       case "list":
         return cmdList(rest);
+      case "bugs":
+        return cmdBugs(rest);
       case "determinism":
         return await cmdDeterminism(rest);
       case "bench":
@@ -65,13 +70,15 @@ function oneScenario(positionals: string[], command: string): Scenario {
 }
 
 async function cmdRun(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { seed: "int", json: "bool", trace: "string", canary: "string" }, "run");
+  const args = parseArgs(argv, { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string" }, "run");
   const scenario = oneScenario(args.positionals, "run");
   const seed = intFlag(args, "seed") ?? scenario.defaultSeed;
   const canary = stringFlag(args, "canary");
   if (canary !== undefined && !(CANARIES as readonly string[]).includes(canary)) {
     throw new UserInputError(`run: unknown canary "${canary}" (known: ${CANARIES.join(", ")})`);
   }
+  const bug = stringFlag(args, "bug");
+  const bugs = bug === undefined ? undefined : [bugEntry(bug).id];
   const tracePath = stringFlag(args, "trace");
   const writer = tracePath !== undefined ? new TraceFileWriter(tracePath) : undefined;
   const started = performance.now();
@@ -80,6 +87,7 @@ async function cmdRun(argv: string[]): Promise<number> {
     result = await runScenario(scenario, {
       seed,
       ...(canary !== undefined ? { canary: canary as Canary } : {}),
+      ...(bugs !== undefined ? { bugs } : {}),
       ...(writer ? { onTraceEvent: (e: TraceEvent) => writer.write(e) } : {}),
     });
   } finally {
@@ -114,6 +122,18 @@ function printHuman(r: RunResult, wallMs: number, tracePath?: string): void {
     for (const v of r.violations.slice(0, 10)) console.log(`  [${v.checker}] at ${v.atMs}ms (event #${v.eventIndex}): ${v.message}`);
   }
   console.log(`replay: zksim run ${r.scenario} --seed ${r.seed}`);
+}
+
+function cmdBugs(argv: string[]): number {
+  const args = parseArgs(argv, { json: "bool" }, "bugs");
+  if (args.positionals.length > 0) throw new UserInputError(`bugs: unexpected argument "${args.positionals[0]}"`);
+  if (boolFlag(args, "json")) {
+    console.log(JSON.stringify(BUG_ZOO.map(({ id, title, scenario, invariant }) => ({ id, title, scenario, invariant }))));
+    return 0;
+  }
+  for (const b of BUG_ZOO) console.log(`${b.id.padEnd(9)} ${b.scenario.padEnd(12)} ${b.invariant.padEnd(26)} ${b.title} (fixed in ${b.fixedIn})`);
+  console.log(`\nreplay one: zksim run <scenario> --bug <id>   (the same scenario passes without --bug)`);
+  return 0;
 }
 
 function cmdList(argv: string[]): number {
