@@ -55,6 +55,17 @@ import type { MultiSubTxn, Txn, TxnEntry, TxnHeader } from "./txn.js";
 /** Stat on the wire: 5 longs-as-zxid/time, 3 ints, 1 long, 2 ints, 1 long (§1.6). */
 export const STAT_SIZE_BYTES = 68;
 
+/**
+ * One scratch writer for every encode: it grows once and is reused, and the result is copied
+ * out (a frame costs one allocation instead of a sizing pass, a buffer and a DataView).
+ * Encoding never calls back into user code, so it cannot be re-entered.
+ */
+const SCRATCH = new JuteWriter(4096);
+function scratchWriter(): JuteWriter {
+  SCRATCH.reset();
+  return SCRATCH;
+}
+
 export function writeStat(s: JuteSink, stat: Stat): void {
   s.writeLong(stat.czxid);
   s.writeLong(stat.mzxid);
@@ -542,9 +553,9 @@ export function writeClientFrame(s: JuteSink, frame: ClientFrame, options: Conne
 
 /** The payload of a client frame (no length prefix; see `frame`). */
 export function encodeClientFrame(frame: ClientFrame, options: ConnectEncodingOptions = {}): Uint8Array {
-  const w = new JuteWriter(clientFrameSize(frame, options));
+  const w = scratchWriter();
   writeClientFrame(w, frame, options);
-  return w.view();
+  return w.toBytes();
 }
 
 /** Byte length of `encodeClientFrame(frame)`, computed without encoding. */
@@ -597,9 +608,9 @@ export function writeServerFrame(s: JuteSink, frame: ServerFrame, options: Conne
 }
 
 export function encodeServerFrame(frame: ServerFrame, options: ConnectEncodingOptions = {}): Uint8Array {
-  const w = new JuteWriter(serverFrameSize(frame, options));
+  const w = scratchWriter();
   writeServerFrame(w, frame, options);
-  return w.view();
+  return w.toBytes();
 }
 
 /** Byte length of `encodeServerFrame(frame)`, computed without encoding. */
@@ -795,9 +806,9 @@ export function writeTxnEntry(s: JuteSink, entry: TxnEntry): void {
 }
 
 export function encodeTxn(txn: Txn): Uint8Array {
-  const w = new JuteWriter(txnSize(txn));
+  const w = scratchWriter();
   writeTxn(w, txn);
-  return w.view();
+  return w.toBytes();
 }
 
 export function decodeTxn(type: number, bytes: Uint8Array): Txn {
@@ -805,9 +816,9 @@ export function decodeTxn(type: number, bytes: Uint8Array): Txn {
 }
 
 export function encodeTxnEntry(entry: TxnEntry): Uint8Array {
-  const w = new JuteWriter(txnEntrySize(entry));
+  const w = scratchWriter();
   writeTxnEntry(w, entry);
-  return w.view();
+  return w.toBytes();
 }
 
 export function decodeTxnEntry(bytes: Uint8Array): TxnEntry {

@@ -184,6 +184,12 @@ function decode4(bytes: Uint8Array, sp: number, end: number, b1: number, out: nu
 }
 
 function latin1(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start <= 64) {
+    // Short strings (paths, names): a plain loop beats building an array for apply().
+    let short = "";
+    for (let i = start; i < end; i++) short += String.fromCharCode(bytes[i]!);
+    return short;
+  }
   let s = "";
   for (let i = start; i < end; i += 4096) {
     s += String.fromCharCode.apply(null, Array.from(bytes.subarray(i, Math.min(end, i + 4096))));
@@ -237,6 +243,11 @@ export class JuteWriter implements JuteSink {
 
   get length(): number {
     return this.pos;
+  }
+
+  /** Starts over (the buffer is kept: a reused scratch writer allocates nothing per frame). */
+  reset(): void {
+    this.pos = 0;
   }
 
   private ensure(n: number): void {
