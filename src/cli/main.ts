@@ -196,14 +196,43 @@ async function cmdBench(argv: string[]): Promise<number> {
 
 async function cmdDemo(argv: string[]): Promise<number> {
   const args = parseArgs(argv, { seed: "int" }, "demo");
-  const scenario = loadScenario("kernel-smoke");
+  const scenario = loadScenario("zab-leader-crash-before-commit");
   const seed = intFlag(args, "seed") ?? scenario.defaultSeed;
-  console.log(`zksim demo — ${scenario.description}.`);
+  console.log(`zksim demo: a 3-server ZooKeeper ensemble loses its leader mid-commit.`);
+  console.log(`${scenario.description}.`);
   console.log(`One seed and one scenario determine the whole run; the same seed gives the same trace hash anywhere.\n`);
+  const timeline: string[] = [];
   const started = performance.now();
-  const result = await runScenario(scenario, { seed });
+  const result = await runScenario(scenario, { seed, onTraceEvent: (e) => narrateZab(e, timeline) });
+  console.log("What ZAB did:");
+  for (const line of timeline) console.log(`  ${line}`);
+  console.log("");
   printHuman(result, Math.round(performance.now() - started));
   return result.verdict === "pass" ? 0 : 1;
+}
+
+/** One line per ZAB milestone, in the book's vocabulary. */
+function narrateZab(e: TraceEvent, out: string[]): void {
+  const t = `${(e.atUs / 1000).toFixed(1).padStart(8)} ms`;
+  const f = e.fields ?? {};
+  switch (e.kind) {
+    case "zab.leader.established":
+      out.push(`${t}  ${e.node} is the established leader of epoch ${f.epoch} (a quorum ACKed NEWLEADER; history up to ${f.lastZxid})`);
+      return;
+    case "zab.sync":
+      out.push(`${t}  ${e.node} synchronises sid ${f.learner} by ${f.mode} (learner at ${f.peerLastZxid})`);
+      return;
+    case "zab.truncate":
+      out.push(`${t}  ${e.node} truncates its log back to ${f.zxid}: its uncommitted tail is discarded`);
+      return;
+    case "crash":
+      if (e.node.startsWith("s")) out.push(`${t}  ${e.node} crashes`);
+      return;
+    case "start":
+    case "restart":
+      if (e.node.startsWith("s") && e.atUs > 0) out.push(`${t}  ${e.node} restarts from its disk`);
+      return;
+  }
 }
 
 /** Streams trace events as JSON lines, buffered (real I/O: cli only). */
