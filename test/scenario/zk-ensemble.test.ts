@@ -10,6 +10,7 @@ const SCENARIOS = [
   "zab-observer",
   "ensemble-session-expiry",
   "ensemble-reconnect-watches",
+  "zab-follower-snap",
 ];
 
 describe("scenario: zk ensemble (ZAB)", () => {
@@ -24,6 +25,17 @@ describe("scenario: zk ensemble (ZAB)", () => {
       }
     });
   }
+
+  it("7 voters and 2 observers: sessions expire through the leader, every ZAB invariant holds", async () => {
+    const scenario = { ...loadScenario("ensemble-session-expiry") };
+    scenario.workload = { kind: "zk", params: { script: "session-expiry", servers: 7, observers: 2, clients: 3 } };
+    for (const seed of [1, 2]) expect((await runScenario(scenario, { seed })).violations).toEqual([]);
+  });
+
+  it("SNAP sync happens when a follower is behind the committed log", async () => {
+    const r = await runScenario(loadScenario("zab-follower-snap"), { seed: 1, retainTrace: true });
+    expect(r.counts["zab.snap.load"]).toBeGreaterThanOrEqual(1);
+  });
 
   it("the book's example really happens: P3 is truncated from the old leader", async () => {
     const r = await runScenario(loadScenario("zab-leader-crash-before-commit"), { seed: 1, retainTrace: true });

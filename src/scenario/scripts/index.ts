@@ -12,9 +12,10 @@ import { zabFollowerRestartTrunc } from "./zab-follower-restart-trunc.js";
 import { zabIsolatedLeader } from "./zab-isolated-leader.js";
 import { zabRollingRestart } from "./zab-rolling-restart.js";
 import { zabObserver } from "./zab-observer.js";
+import { zabFollowerSnap } from "./zab-follower-snap.js";
 
 const SCRIPTS = new Map<string, ScriptDef>(
-  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver].map((s) => [s.name, s]),
+  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap].map((s) => [s.name, s]),
 );
 
 export function scriptNamed(name: string): ScriptDef {
