@@ -27,7 +27,23 @@ import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 
 /** A short digest of a txn's content, so checkers can tell two txns with one zxid apart. */
 export function txnDigest(entry: TxnEntry): string {
-  return (hashString(canonicalJson(entry.txn)) >>> 0).toString(16) + ":" + entry.header.clientId.toString(16) + ":" + entry.header.cxid;
+  // Memoised: one entry object travels to every server (the simulator passes it by reference)
+  // and is annotated at propose, log and deliver on each of them.
+  let d = DIGESTS.get(entry);
+  if (d === undefined) {
+    d = (hashString(canonicalJson(entry.txn)) >>> 0).toString(16) + ":" + entry.header.clientId.toString(16) + ":" + entry.header.cxid;
+    DIGESTS.set(entry, d);
+  }
+  return d;
+}
+const DIGESTS = new WeakMap<TxnEntry, string>();
+
+/**
+ * Every server annotates its whole-tree digest after applying every 16th zxid of an epoch, for
+ * the identical-trees checker (a full digest per txn would dominate the run time).
+ */
+export function isDigestSample(zxid: Zxid): boolean {
+  return zxidCounter(zxid) % 16 === 0;
 }
 
 interface Proposal {
@@ -436,6 +452,6 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
 
   protected override afterApply(entry: TxnEntry): void {
     this.ctx.annotate("zab.deliver", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), txn: txnDigest(entry) });
-    if (zxidCounter(entry.header.zxid) % 16 === 0) this.ctx.annotate("zab.digest", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), digest: this.zkDb.dataTree.digest() });
+    if (isDigestSample(entry.header.zxid)) this.ctx.annotate("zab.digest", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), digest: this.zkDb.dataTree.digest() });
   }
 }

@@ -26,7 +26,7 @@ import type { SessionTracker } from "../session-tracker.js";
 import { ZooKeeperServer, type Request } from "../zoo-keeper-server.js";
 import type { ServerCnxn } from "../server-cnxn.js";
 import type { QuorumPeer } from "./quorum-peer.js";
-import { txnDigest } from "./leader.js";
+import { isDigestSample, txnDigest } from "./leader.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 
 type Stage = "CONNECTING" | "DISCOVERY" | "SYNC" | "NEWLEADER" | "BROADCAST";
@@ -438,6 +438,6 @@ export class LearnerZooKeeperServer extends ZooKeeperServer {
 
   protected override afterApply(entry: TxnEntry): void {
     this.ctx.annotate("zab.deliver", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), txn: txnDigest(entry) });
-    if (Number(entry.header.zxid & 0xfn) === 0) this.ctx.annotate("zab.digest", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), digest: this.zkDb.dataTree.digest() });
+    if (isDigestSample(entry.header.zxid)) this.ctx.annotate("zab.digest", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), digest: this.zkDb.dataTree.digest() });
   }
 }
