@@ -371,9 +371,13 @@ export class JuteSizer implements JuteSink {
 
 // ---- reading ------------------------------------------------------------------------------
 
+/** A big-endian signed 32-bit int at `p` (bounds already checked). */
+function int32At(b: Uint8Array, p: number): number {
+  return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+}
+
 /** Bounds-checked reader over one payload; every failure is a `JuteError`. */
 export class JuteReader {
-  private readonly dataView: DataView;
   private pos: number;
   private readonly end: number;
 
@@ -382,7 +386,7 @@ export class JuteReader {
     start = 0,
     end = bytes.length,
   ) {
-    this.dataView = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    // No DataView: one per decoded frame was a measurable share of a round trip.
     this.pos = start;
     this.end = end;
   }
@@ -407,23 +411,26 @@ export class JuteReader {
 
   readInt(field: string): number {
     this.need(4, field);
-    const n = this.dataView.getInt32(this.pos);
+    const n = int32At(this.bytes, this.pos);
     this.pos += 4;
     return n;
   }
 
   readLong(field: string): bigint {
     this.need(8, field);
-    const n = this.dataView.getBigInt64(this.pos);
+    const hi = int32At(this.bytes, this.pos);
+    const lo = int32At(this.bytes, this.pos + 4) >>> 0;
     this.pos += 8;
-    return n;
+    // Small non-negative longs (most zxids, times, counters) skip the BigInt arithmetic.
+    if (hi >= 0 && hi < 0x200000) return BigInt(hi * 0x100000000 + lo);
+    return (BigInt(hi) << 32n) | BigInt(lo);
   }
 
   /** A long as a number: exact within ±2^53, rounded beyond (Java would keep all bits). */
   readLongNumber(field: string): number {
     this.need(8, field);
-    const hi = this.dataView.getInt32(this.pos);
-    const lo = this.dataView.getUint32(this.pos + 4);
+    const hi = int32At(this.bytes, this.pos);
+    const lo = int32At(this.bytes, this.pos + 4) >>> 0;
     this.pos += 8;
     return hi * TWO_32 + lo;
   }
