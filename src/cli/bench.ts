@@ -18,6 +18,8 @@ import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../zk/server/quorum/quorum-pe
 import { registerBuiltins } from "../scenario/builtins.js";
 import { runScenario } from "../scenario/run.js";
 import { loadScenario } from "./scenario-files.js";
+import { benchmarkLinearizability, checkLinearizable, zkModel } from "../check/linearizability/index.js";
+import { exploreInProcess } from "./explore/explore.js";
 
 export interface Figure {
   bench: string;
@@ -26,7 +28,7 @@ export interface Figure {
   unit: string;
 }
 
-export const BENCH_SUITES = ["kernel", "zk", "ensemble"] as const;
+export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check"] as const;
 
 export async function runBench(suite: string): Promise<Figure[]> {
   switch (suite) {
@@ -36,8 +38,10 @@ export async function runBench(suite: string): Promise<Figure[]> {
       return zkBench();
     case "ensemble":
       return ensembleBench();
+    case "check":
+      return checkBench();
     case "all":
-      return [...kernelBench(), ...(await zkBench()), ...(await ensembleBench())];
+      return [...kernelBench(), ...(await zkBench()), ...(await ensembleBench()), ...(await checkBench())];
     default:
       throw new UserInputError(`bench: unknown suite "${suite}" (known: ${BENCH_SUITES.join(", ")}, all)`);
   }
@@ -140,6 +144,30 @@ async function ensembleBench(): Promise<Figure[]> {
     { bench: "ensemble", metric: "client_ops_per_sec", value: Math.round(r.ops / r.seconds), unit: "simulated client ops per wall second, 3 voters (target ≥ 50000)" },
     { bench: "ensemble", metric: "client_ops_total", value: r.ops, unit: "ops in 5 virtual seconds" },
     { bench: "ensemble", metric: "virtual_to_wall_ratio", value: Math.round(run.virtualMs / 1000 / wallSeconds), unit: "virtual seconds per wall second (zab-leader-crash-before-commit)" },
+  ];
+}
+
+/**
+ * check: the linearizability checker on the 10,000-op benchmark history (10 clients, 5%
+ * indeterminate ops), and how many seeds per second `zksim explore` gets through in-process on
+ * the book's leader-crash scenario (checkers on, no trace retention).
+ */
+async function checkBench(): Promise<Figure[]> {
+  const history = benchmarkLinearizability(10_000, 0.05);
+  checkLinearizable(benchmarkLinearizability(1_000, 0.05), zkModel()); // warm-up (JIT)
+  const t0 = performance.now();
+  const verdict = checkLinearizable(history, zkModel());
+  const checkMs = performance.now() - t0;
+  if (!verdict.ok) throw new Error("bench check: the benchmark history should be linearizable");
+  const scenario = loadScenario("zab-leader-crash-before-commit");
+  const seeds = Array.from({ length: 20 }, (_, i) => i + 1);
+  await exploreInProcess(scenario, seeds.slice(0, 3), {}); // warm-up
+  const t1 = performance.now();
+  await exploreInProcess(scenario, seeds, {});
+  const seedsPerSec = seeds.length / ((performance.now() - t1) / 1000);
+  return [
+    { bench: "check", metric: "linearizability_10k_ms", value: Math.round(checkMs), unit: "ms to check a 10,000-op history (5% indeterminate)" },
+    { bench: "check", metric: "explore_seeds_per_sec", value: Math.round(seedsPerSec * 10) / 10, unit: "seeds/s in-process (zab-leader-crash-before-commit, 20 seeds)" },
   ];
 }
 

@@ -15,12 +15,17 @@ import { boolFlag, intFlag, parseArgs, stringFlag } from "./args.js";
 import { loadScenario, scenarioNames } from "./scenario-files.js";
 import { BENCH_SUITES, runBench } from "./bench.js";
 import { BUG_ZOO, bugEntry } from "../zk/server/quorum/bug-zoo.js";
+import { cmdExplore } from "./explore/command.js";
+import { openTraceReport } from "./report/trace-report.js";
 
 const USAGE = `usage: zksim <command> [options]
 
 commands:
   run <scenario> [--seed N] [--json] [--trace FILE] [--bug ID]
-                                                      run one scenario with one seed (--bug re-injects a historical defect)
+                                                      run one scenario with one seed (--bug re-injects a historical defect;
+                                                      --trace F.html: space-time diagram, F.shiviz: ShiViz log, else JSON lines)
+  explore <scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--json]
+                                                      sweep seeds S … S+N-1 (default S = 1) on K worker threads; exit 1 if any fails
   bugs [--json]                                       the bug zoo: historical ZooKeeper defects and the scenarios that trigger them
   list [--json]                                       list the scenarios
   determinism <scenario> [--seed N]                   run twice, compare trace hashes, name the first divergence
@@ -35,6 +40,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case "run":
         return await cmdRun(rest);
+      case "explore":
+        return await cmdExplore(rest);
       case "list":
         return cmdList(rest);
       case "bugs":
@@ -52,7 +59,7 @@ export async function main(argv: string[]): Promise<number> {
         console.log(USAGE);
         return command === undefined ? 2 : 0;
       default:
-        throw new UserInputError(`unknown command "${command}" (commands: run, list, determinism, bench, demo; see \`zksim help\`)`);
+        throw new UserInputError(`unknown command "${command}" (commands: run, explore, list, determinism, bench, demo; see \`zksim help\`)`);
     }
   } catch (err) {
     if (isUserInputError(err)) {
@@ -80,7 +87,8 @@ async function cmdRun(argv: string[]): Promise<number> {
   const bug = stringFlag(args, "bug");
   const bugs = bug === undefined ? undefined : [bugEntry(bug).id];
   const tracePath = stringFlag(args, "trace");
-  const writer = tracePath !== undefined ? new TraceFileWriter(tracePath) : undefined;
+  const report = tracePath !== undefined ? openTraceReport(tracePath) : undefined;
+  const writer = tracePath !== undefined && report === undefined ? new TraceFileWriter(tracePath) : undefined;
   const started = performance.now();
   let result: RunResult;
   try {
@@ -89,11 +97,14 @@ async function cmdRun(argv: string[]): Promise<number> {
       ...(canary !== undefined ? { canary: canary as Canary } : {}),
       ...(bugs !== undefined ? { bugs } : {}),
       ...(writer ? { onTraceEvent: (e: TraceEvent) => writer.write(e) } : {}),
+      ...(report ? { onTraceEvent: (e: TraceEvent) => report.add(e) } : {}),
     });
   } finally {
     writer?.close();
   }
   const wallMs = Math.round(performance.now() - started);
+  const reportNote = report?.finish(result);
+  if (reportNote !== undefined) console.error(`zksim: --trace ${tracePath}: ${reportNote}`);
   if (boolFlag(args, "json")) {
     const { narrative: _n, counts: _c, ...rest } = result;
     console.log(JSON.stringify({ ...rest, wallMs }));

@@ -228,6 +228,10 @@ function subAccess(
     case "setData":
       node(s.path, "E", reads);
       node(s.path, "D", reads);
+      // Its result is a Stat whose cversion and numChildren the model checks: it reads the
+      // node's child list and creation counter too.
+      reads.add(`K:${s.path}`);
+      reads.add(`C:${s.path}`);
       node(s.path, "D", writes);
       break;
     case "check":

@@ -271,6 +271,8 @@ function insertSorted(list: readonly string[], name: string): string[] {
 
 /** Bytes of `data` as UTF-8 (what Stat.dataLength counts). */
 export function utf8Length(data: string): number {
+  // Data the client recorded as a digest ("\u0001<bytes>:<hash>") carries its length.
+  if (data.charCodeAt(0) === 1) return Number.parseInt(data.slice(1), 10);
   let n = 0;
   for (let i = 0; i < data.length; i++) {
     const c = data.charCodeAt(i);

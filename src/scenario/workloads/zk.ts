@@ -11,6 +11,7 @@ import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from 
 import { makeScriptContext } from "../scripts/script.js";
 import { KERNEL_CHECKERS } from "./kernel-traffic.js";
 import { ZAB_CHECKERS } from "../../check/zab/index.js";
+import { CLIENT_CHECKERS } from "../../check/client/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
 
 const SERVER_CANARIES: readonly string[] = ["ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit"];
@@ -69,8 +70,9 @@ export const zkWorkload: WorkloadDef = {
     return [...sh.servers, ...sh.observers, ...sh.clients];
   },
   defaultCheckers(params) {
-    // Standalone: acknowledged writes survive restarts. Ensembles: the ZAB invariants.
-    return shape(params).servers.length > 1 ? [...KERNEL_CHECKERS, ...ZAB_CHECKERS.keys()] : [...KERNEL_CHECKERS, "zk.standalone-durability"];
+    // Client histories always; standalone: acknowledged writes survive restarts; ensembles: the ZAB invariants.
+    const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys()] : ["zk.standalone-durability"];
+    return [...KERNEL_CHECKERS, ...server, ...CLIENT_CHECKERS.keys()];
   },
   create(w: WorkloadContext): Workload {
     const ids = zkWorkload.nodes(w.params);

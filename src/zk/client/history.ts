@@ -55,15 +55,30 @@ export function completionFields(reply: PacketReply, err: number): Record<string
 const MAX_DATA_CHARS = 64;
 const decoder = new TextDecoder();
 
-/** `data` as a short printable string, or its length when it is binary or long. */
+/**
+ * `data` as a short printable string; binary or long data as a content digest
+ * (`\u0001<bytes>:<fnv32 hex>` — U+0001 never starts recorded text, which excludes control
+ * characters), so a history checker still tells different values apart, matches a read to the
+ * write of the same bytes, and knows the length. `dataBytes` carries the length too.
+ */
 export function dataFields(data: Uint8Array | null | undefined, into: Record<string, unknown>): void {
   if (data === null || data === undefined) {
     into.data = null;
     return;
   }
   const text = data.length <= MAX_DATA_CHARS * 3 ? decoder.decode(data) : undefined;
-  if (text !== undefined && text.length <= MAX_DATA_CHARS && !/[\u0000-\u001f\u007f-\u009f\ufffd]/.test(text)) into.data = text;
-  else into.dataBytes = data.length;
+  if (text !== undefined && text.length <= MAX_DATA_CHARS && !/[\u0000-\u001f\u007f-\u009f\ufffd]/.test(text)) {
+    into.data = text;
+    return;
+  }
+  into.data = `\u0001${data.length}:${fnv32(data).toString(16)}`;
+  into.dataBytes = data.length;
+}
+
+function fnv32(bytes: Uint8Array): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return h >>> 0;
 }
 
 /** A Stat as plain JSON: zxids and the owner session as hex text. */

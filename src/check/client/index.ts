@@ -1,0 +1,26 @@
+/**
+ * The client checkers: what a ZooKeeper client may rely on (reference §2, §3, §6), checked
+ * online over the client's history annotations (`client.*`) and the server's session and apply
+ * annotations (`zk.*`). They share no code with the client or the server.
+ */
+import type { Checker } from "../checker.js";
+import { ClientLinearizabilityChecker, type LinearizabilityCheckerOptions, type LinearizabilitySummary } from "./linearizability.js";
+import { SessionOrderChecker } from "./session-order.js";
+import { SessionsChecker } from "./sessions.js";
+import { WatchesChecker } from "./watches.js";
+
+export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker };
+export type { LinearizabilityCheckerOptions, LinearizabilitySummary };
+
+/** Name → factory of a fresh instance, in a fixed order. */
+export const CLIENT_CHECKERS: ReadonlyMap<string, () => Checker> = new Map<string, () => Checker>([
+  ["client.linearizability", () => new ClientLinearizabilityChecker()],
+  ["client.session-order", () => new SessionOrderChecker()],
+  ["client.sessions", () => new SessionsChecker()],
+  ["client.watches", () => new WatchesChecker()],
+]);
+
+/** Fresh instances of every client checker. */
+export function clientCheckers(): Checker[] {
+  return [...CLIENT_CHECKERS.values()].map((make) => make());
+}

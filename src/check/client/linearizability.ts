@@ -1,0 +1,166 @@
+/**
+ * client.linearizability: the client history of a run is linearizable with respect to the
+ * ZooKeeper data tree (reference §6): writes always; reads as well when the run had a single
+ * server, because a standalone server answers every read from the one tree the writes go to.
+ * An ensemble's followers answer reads from a tree that may lag the leader, so there reads
+ * are left out (ZooKeeper promises sequential consistency for them, checked elsewhere).
+ *
+ * Collects `client.invoke` / `client.complete` online and checks in `finish()` with
+ * `checkLinearizable(history, zkModel())`. What it adds to the bare history:
+ * - session expiries: each `zk.session.expire` becomes a closeSession operation of that
+ *   session (ephemerals vanish), invoked at the expiry and completed at the first `zk.apply`
+ *   of its closeSession txn — or never (indeterminate) if the txn was not applied;
+ * - operations invoked before the first handshake carry session "0x0": they get the session
+ *   their completion names, so their ephemerals belong to the right owner;
+ * - calls the model does not describe (setACL, getACL, addWatch, removeWatches, multiRead,
+ *   getEphemerals, whoAmI…) are left out: none of them changes what the model checks;
+ * - nodes the server may remove by itself (containers, TTL nodes) are left out with every
+ *   operation on them or below them, as the model keeps them forever;
+ * - long or binary data is recorded by the client as a content digest that carries its length
+ *   (see `zk/client/history.ts`), so values are compared and Stat.dataLength is checked.
+ *
+ * Budget: the search is bounded (`maxSteps`). Running out is *inconclusive*: by default not a
+ * violation — a checker must not fail a correct run for lack of time — but counted in
+ * `summary`; `inconclusiveIsViolation: true` reports it, named "inconclusive".
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { historyFromTrace, type ClientTraceEvent, type OpName, type Operation } from "../history/history.js";
+import { checkLinearizable, zkModel } from "../linearizability/index.js";
+import { anchor, isReapableMode, opKey, str } from "./trace-fields.js";
+
+export interface LinearizabilityCheckerOptions {
+  /** Model steps for the whole search (default 5 000 000). */
+  maxSteps?: number;
+  /** Report an exhausted budget as a violation (default false: counted in `summary`). */
+  inconclusiveIsViolation?: boolean;
+  /** Longest explanation kept in a violation message (default 600 characters). */
+  maxMessageChars?: number;
+}
+
+export interface LinearizabilitySummary {
+  checkedReads: boolean;
+  operations: number;
+  outcome: "linearizable" | "violation" | "inconclusive" | "malformed";
+  steps: number;
+}
+
+/** The op names the sequential model describes. */
+const MODELLED: ReadonlySet<string> = new Set<OpName>(["create", "delete", "setData", "getData", "exists", "getChildren", "sync", "check", "multi", "closeSession"]);
+
+const NO_SESSION = new Set(["", "0x0", "0"]);
+
+export class ClientLinearizabilityChecker implements Checker {
+  readonly name = "client.linearizability";
+  private readonly log = new ViolationLog(this.name);
+  private readonly events: ClientTraceEvent[] = [];
+  private readonly invokedAt = new Map<string, { index: number; atUs: number }>();
+  private readonly completedSession = new Map<string, string>();
+  /** Servers seen: standalone (`zk.server.start`) and quorum peers (`zab.*`). */
+  private readonly standalone = new Set<string>();
+  private readonly quorumPeers = new Set<string>();
+  /** Synthetic closeSession ops of expiring sessions, awaiting their txn. */
+  private readonly expiring = new Map<string, { client: string; opId: string }[]>();
+  private expiries = 0;
+  private last = { index: 0, atUs: 0 };
+  private readonly options: Required<LinearizabilityCheckerOptions>;
+  summary: LinearizabilitySummary | undefined;
+
+  constructor(options: LinearizabilityCheckerOptions = {}) {
+    this.options = { maxSteps: options.maxSteps ?? 5_000_000, inconclusiveIsViolation: options.inconclusiveIsViolation ?? false, maxMessageChars: options.maxMessageChars ?? 600 };
+  }
+
+  onEvent(e: TraceEvent): void {
+    this.last = { index: e.index, atUs: e.atUs };
+    if (e.kind === "client.invoke") {
+      this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields ?? {} });
+      this.invokedAt.set(opKey(e.fields), { index: e.index, atUs: e.atUs });
+    } else if (e.kind === "client.complete") {
+      this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields ?? {} });
+      const session = str(e.fields, "session");
+      if (session !== undefined) this.completedSession.set(opKey(e.fields), session);
+    } else if (e.kind === "zk.server.start") {
+      this.standalone.add(e.node);
+    } else if (e.kind.startsWith("zab.")) {
+      this.quorumPeers.add(e.node);
+    } else if (e.kind === "zk.session.expire") {
+      this.onExpire(e);
+    } else if (e.kind === "zk.apply" && str(e.fields, "op") === "closeSession" && e.fields?.err === undefined) {
+      this.onCloseApplied(e);
+    }
+  }
+
+  private onExpire(e: TraceEvent): void {
+    const session = str(e.fields, "session");
+    if (session === undefined) return;
+    const fields = { client: `expiry@${e.node}`, session, opId: `expire-${++this.expiries}`, op: "closeSession", path: "" };
+    this.events.push({ kind: "client.invoke", atUs: e.atUs, node: e.node, fields });
+    this.invokedAt.set(opKey(fields), { index: e.index, atUs: e.atUs });
+    const list = this.expiring.get(session) ?? [];
+    list.push({ client: fields.client, opId: fields.opId });
+    this.expiring.set(session, list);
+  }
+
+  private onCloseApplied(e: TraceEvent): void {
+    const session = str(e.fields, "session");
+    const pending = session === undefined ? undefined : this.expiring.get(session);
+    if (session === undefined || pending === undefined) return;
+    this.expiring.delete(session);
+    for (const { client, opId } of pending) {
+      const fields = { client, session, opId, outcome: "ok", zxid: e.fields?.zxid };
+      this.events.push({ kind: "client.complete", atUs: e.atUs, node: e.node, fields });
+    }
+  }
+
+  /** Reads are checked only when one server answered everything. */
+  get singleServer(): boolean {
+    return this.quorumPeers.size === 0 && this.standalone.size <= 1;
+  }
+
+  finish(): Violation[] {
+    const checkReads = this.singleServer;
+    let history: Operation[];
+    try {
+      history = this.history();
+    } catch (err) {
+      this.summary = { checkedReads: checkReads, operations: 0, outcome: "malformed", steps: 0 };
+      this.log.add(anchor(this.last.index, this.last.atUs), `malformed client history: ${(err as Error).message}`);
+      return this.log.violations;
+    }
+    const result = checkLinearizable(history, zkModel(), { checkReads, maxSteps: this.options.maxSteps });
+    if (result.ok) {
+      this.summary = { checkedReads: checkReads, operations: history.length, outcome: "linearizable", steps: result.steps };
+      return this.log.violations;
+    }
+    this.summary = { checkedReads: checkReads, operations: history.length, outcome: result.inconclusive ? "inconclusive" : "violation", steps: result.steps };
+    if (result.inconclusive && !this.options.inconclusiveIsViolation) return this.log.violations;
+    const first = [...result.minimalWindow].sort((a, b) => a.invokeUs - b.invokeUs)[0];
+    const at = first === undefined ? undefined : this.invokedAt.get(`${first.client}/${first.opId}`);
+    const what = result.inconclusive ? "inconclusive (search budget exhausted)" : `not linearizable (${checkReads ? "writes and reads" : "writes"})`;
+    const text = `${what}, partition ${result.partition}: ${result.explanation}`;
+    const max = this.options.maxMessageChars;
+    this.log.add(anchor(at?.index ?? this.last.index, at?.atUs ?? this.last.atUs), text.length > max ? `${text.slice(0, max - 1)}…` : text);
+    return this.log.violations;
+  }
+
+  /** The history the search sees (see the header for what is added and left out). */
+  history(): Operation[] {
+    const ops = historyFromTrace(this.events);
+    const reapable = new Set<string>();
+    for (const op of ops) {
+      const owner = op.opId === undefined ? undefined : this.completedSession.get(`${op.client}/${op.opId}`);
+      if (NO_SESSION.has(op.session) && owner !== undefined) op.session = owner;
+      for (const c of createsOf(op)) if (isReapableMode(c.mode)) reapable.add(c.path);
+    }
+    const under = (p: string) => [...reapable].some((r) => p === r || p.startsWith(r === "/" ? "/" : `${r}/`));
+    return ops.filter((op) => MODELLED.has(op.op) && !under(op.path) && !(op.args.ops ?? []).some((s) => under(s.path)));
+  }
+}
+
+/** The creates of an op (itself, or a multi's sub-ops) with their modes. */
+function createsOf(op: Operation): { path: string; mode: unknown }[] {
+  if (op.op === "create") return [{ path: op.path, mode: op.args.mode }];
+  if (op.op === "multi") return (op.args.ops ?? []).filter((s) => s.op === "create").map((s) => ({ path: s.path, mode: s.args.mode }));
+  return [];
+}
+

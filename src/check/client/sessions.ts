@@ -1,0 +1,279 @@
+/**
+ * client.sessions: what a session end means (reference §3.3–3.4), online.
+ *
+ * A session ends when its closeSession txn (client close or expiry) is applied: `zk.apply`
+ * with op closeSession, at zxid C. Every server applies it at C, and a server that applies it
+ * closes the session's connection there. From that:
+ *
+ * 1. Nothing completes ok after the end. A reply header carries the answering server's last
+ *    applied zxid, so an "ok" completion of session S (other than its own closeSession) whose
+ *    reply zxid is ≥ C was answered by a server that had already ended S.
+ * 2. Ephemerals go with their owner. A read whose reply zxid is ≥ C was served from a tree
+ *    that had applied C, so it cannot show a node owned by S: getData/exists with
+ *    `stat.ephemeralOwner` = S, or getChildren listing a child that S created as an ephemeral
+ *    (only when no other create ever named that path, so the child is surely S's node).
+ *    Reads served below C (a lagging follower) may still see it: that is allowed.
+ * 3. A heartbeating session is not expired. A server touches a session for every packet it
+ *    receives on the session's connection (auth packets aside); a follower relays its touches
+ *    to the leader in its next PING reply. The leader (or standalone server) expires a session
+ *    only after `timeout` without a touch (reference §3.3: in (timeout, timeout + tick]). So a
+ *    `zk.session.expire` of S at server L less than `timeoutMs` after L received a packet the
+ *    client sent while connected in S — directly, or through a follower's PING reply sent
+ *    after the follower received it — is a violation. Only these clear cases are flagged:
+ *    packets are counted only when sent after the client saw CONNECTED and before any
+ *    disconnect, and a server whose clock was skewed (`clock` fault) is never judged.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { OpTable, childPath, hex, hexBig, isEphemeralMode, isRecord, isSequentialMode, resultStat, str, type Completion, type Invocation } from "./trace-fields.js";
+
+interface ClientView {
+  session: string;
+  connected: boolean;
+  /** The server of the latest connection attempt. */
+  server: string | undefined;
+  paused: boolean;
+}
+
+/** Packets not touching a session: the handshake, and auth (processed before the touch). */
+const UNTOUCHING = new Set(["connect", "auth"]);
+
+export class SessionsChecker implements Checker {
+  readonly name = "client.sessions";
+  private readonly log = new ViolationLog(this.name);
+  private readonly ops = new OpTable();
+  /** Session → zxid of its applied closeSession txn. */
+  private readonly closedAt = new Map<string, bigint>();
+  /** The same, by numeric session id (a Stat's ephemeralOwner). */
+  private readonly closedById = new Map<bigint, { session: string; zxid: bigint }>();
+  /** Ephemeral path → owner session (from ok creates). */
+  private readonly ephemerals = new Map<string, string>();
+  /** Path → how many creates may have produced it (any outcome). */
+  private readonly createTargets = new Map<string, number>();
+  // heartbeat bookkeeping
+  private readonly clients = new Map<string, ClientView>();
+  private readonly sessionPackets = new Map<string, { session: string }>();
+  private readonly lastTouchUs = new Map<string, Map<string, number>>();
+  private readonly touchedSinceDrain = new Map<string, Set<string>>();
+  private readonly relayed = new Map<string, string[]>();
+  private readonly skewed = new Set<string>();
+  private readonly leading = new Set<string>();
+
+  onEvent(e: TraceEvent): void {
+    switch (e.kind) {
+      case "client.invoke":
+        return this.onInvoke(e);
+      case "client.complete":
+        return this.onComplete(e);
+      case "zk.apply":
+        return this.onApply(e);
+      case "zk.session.expire":
+        return this.onExpire(e);
+      case "client.state":
+      case "client.connect":
+      case "client.disconnect":
+        return this.onClientState(e);
+      case "pause":
+      case "resume":
+      case "crash":
+        if (e.kind === "crash") this.leading.delete(e.node);
+        return this.onNodeState(e);
+      case "send":
+        return this.onSend(e);
+      case "deliver":
+        return this.onDeliver(e);
+      case "drop":
+        this.sessionPackets.delete(msgKey(e.node, e.peer, e.id));
+        this.relayed.delete(msgKey(e.node, e.peer, e.id));
+        return;
+      case "zab.state":
+        if (str(e.fields, "state") === "LEADING") this.leading.add(e.node);
+        else this.leading.delete(e.node);
+        return;
+      case "clock":
+        if (e.fields?.rate !== 1) this.skewed.add(e.node);
+        return;
+    }
+  }
+
+  // ---- 1 and 2: nothing after the end -------------------------------------------------------
+
+  private onInvoke(e: TraceEvent): void {
+    const inv = this.ops.invoke(e)!;
+    for (const c of createsOf(inv.op, inv.fields)) {
+      if (!isSequentialMode(c.mode)) this.countCreate(c.path);
+    }
+  }
+
+  private onApply(e: TraceEvent): void {
+    if (str(e.fields, "op") !== "closeSession" || e.fields?.err !== undefined) return;
+    const session = str(e.fields, "session");
+    const zxid = hexBig(e.fields?.zxid);
+    if (session === undefined || zxid === undefined || this.closedAt.has(session)) return;
+    this.closedAt.set(session, zxid);
+    const id = hexBig(session);
+    if (id !== undefined) this.closedById.set(id, { session, zxid });
+  }
+
+  private onComplete(e: TraceEvent): void {
+    const c = this.ops.complete(e);
+    if (c === undefined || c.done.outcome !== "ok") return;
+    const { inv, done } = c;
+    this.recordCreates(inv, done);
+    if (done.zxid === undefined || inv.op === "closeSession") return;
+    const closed = this.closedAt.get(done.session);
+    if (closed !== undefined && done.zxid >= closed) {
+      this.log.add(
+        e,
+        `session ${done.session} of ${inv.client} ended with closeSession txn ${hex(closed)}, yet ${inv.op} ${inv.path} (op ${inv.opId}) completed ok with reply zxid ${hex(done.zxid)}: ` +
+          `a server that had applied the session's end still answered it`,
+      );
+    }
+    this.checkEphemeralRead(e, inv, done);
+  }
+
+  private recordCreates(inv: Invocation, done: Completion): void {
+    const subs = createsOf(inv.op, inv.fields);
+    const paths: (string | undefined)[] =
+      inv.op === "multi"
+        ? subResults(done.result, inv.fields)
+        : [typeof done.result?.path === "string" ? done.result.path : subs[0] && !isSequentialMode(subs[0].mode) ? subs[0].path : undefined];
+    subs.forEach((s, i) => {
+      const path = paths[i];
+      if (path === undefined) return;
+      if (isSequentialMode(s.mode)) this.countCreate(path);
+      if (isEphemeralMode(s.mode)) this.ephemerals.set(path, done.session);
+    });
+  }
+
+  private countCreate(path: string): void {
+    this.createTargets.set(path, (this.createTargets.get(path) ?? 0) + 1);
+  }
+
+  private checkEphemeralRead(e: TraceEvent, inv: Invocation, done: Completion): void {
+    const z = done.zxid!;
+    const stat = resultStat(done.result);
+    const owner = stat ? hexBig(stat.ephemeralOwner) : undefined;
+    if ((inv.op === "getData" || inv.op === "exists" || inv.op === "getChildren") && owner !== undefined && owner !== 0n) {
+      const closed = this.closedById.get(owner);
+      if (closed !== undefined && z >= closed.zxid) {
+        this.log.add(e, `${inv.op} ${inv.path} (op ${inv.opId} of ${inv.client}) at zxid ${hex(z)} shows an ephemeral owned by session ${closed.session}, which ended at ${hex(closed.zxid)}`);
+      }
+    }
+    if (inv.op !== "getChildren" || !Array.isArray(done.result?.children)) return;
+    for (const child of done.result.children) {
+      const path = childPath(inv.path, String(child));
+      const session = this.ephemerals.get(path);
+      const closed = session === undefined ? undefined : this.closedAt.get(session);
+      if (closed === undefined || z < closed || this.createTargets.get(path) !== 1) continue;
+      this.log.add(e, `getChildren ${inv.path} (op ${inv.opId} of ${inv.client}) at zxid ${hex(z)} lists ${child}, an ephemeral of session ${session}, which ended at ${hex(closed)}`);
+    }
+  }
+
+  // ---- 3: a heartbeating session is not expired ---------------------------------------------
+
+  private onClientState(e: TraceEvent): void {
+    const client = str(e.fields, "client") ?? e.node;
+    const view = this.view(client);
+    const session = str(e.fields, "session");
+    if (session !== undefined) view.session = session;
+    if (e.kind === "client.state") view.connected = str(e.fields, "state") === "CONNECTED";
+    else view.connected = false;
+    if (e.kind === "client.connect") view.server = str(e.fields, "server");
+  }
+
+  private view(client: string): ClientView {
+    let v = this.clients.get(client);
+    if (v === undefined) this.clients.set(client, (v = { session: "", connected: false, server: undefined, paused: false }));
+    return v;
+  }
+
+  private onNodeState(e: TraceEvent): void {
+    const v = this.clients.get(e.node);
+    if (v === undefined) return;
+    v.paused = e.kind === "pause";
+    if (e.kind === "crash") v.connected = false;
+  }
+
+  private onSend(e: TraceEvent): void {
+    if (e.peer === undefined || e.id === undefined) return;
+    const v = this.clients.get(e.node);
+    if (v !== undefined) {
+      if (v.connected && !v.paused && e.peer === v.server && !UNTOUCHING.has(e.detail ?? "")) {
+        this.sessionPackets.set(msgKey(e.node, e.peer, e.id), { session: v.session });
+      }
+      return;
+    }
+    if (e.detail !== "PING") return;
+    // A learner's PING reply carries (and drains) its touch table; a leader's PING carries none.
+    const touched = this.touchedSinceDrain.get(e.node);
+    if (touched === undefined || touched.size === 0 || this.leading.has(e.node)) return;
+    this.relayed.set(msgKey(e.node, e.peer, e.id), [...touched]);
+    touched.clear();
+  }
+
+  private onDeliver(e: TraceEvent): void {
+    if (e.peer === undefined || e.id === undefined) return;
+    const key = msgKey(e.peer, e.node, e.id);
+    const packet = this.sessionPackets.get(key);
+    if (packet !== undefined) {
+      this.sessionPackets.delete(key);
+      this.touch(e.node, packet.session, e.atUs);
+      let set = this.touchedSinceDrain.get(e.node);
+      if (set === undefined) this.touchedSinceDrain.set(e.node, (set = new Set()));
+      set.add(packet.session);
+      return;
+    }
+    const sessions = this.relayed.get(key);
+    if (sessions === undefined) return;
+    this.relayed.delete(key);
+    for (const s of sessions) this.touch(e.node, s, e.atUs);
+  }
+
+  private touch(server: string, session: string, atUs: number): void {
+    let m = this.lastTouchUs.get(server);
+    if (m === undefined) this.lastTouchUs.set(server, (m = new Map()));
+    m.set(session, atUs);
+  }
+
+  private onExpire(e: TraceEvent): void {
+    const session = str(e.fields, "session");
+    const timeoutMs = e.fields?.timeoutMs;
+    if (session === undefined || typeof timeoutMs !== "number" || this.skewed.has(e.node)) return;
+    const touchedUs = this.lastTouchUs.get(e.node)?.get(session);
+    if (touchedUs === undefined || e.atUs - touchedUs >= timeoutMs * 1000) return;
+    this.log.add(
+      e,
+      `${e.node} expired session ${session} (timeout ${timeoutMs} ms) only ${(e.atUs - touchedUs) / 1000} ms after it was last touched there by a packet its connected client sent: ` +
+        `a session that heartbeats to a serving server must not expire`,
+    );
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}
+
+function msgKey(from: string, to: string | undefined, id: number | undefined): string {
+  return `${from}>${to}#${id}`;
+}
+
+/** The creates of an invocation (itself, or a multi's sub-ops), with paths and modes. */
+function createsOf(op: string, f: Record<string, unknown>): { path: string; mode: unknown }[] {
+  if (op === "create") return [{ path: String(f.path ?? ""), mode: f.mode }];
+  if (op !== "multi" || !Array.isArray(f.ops)) return [];
+  return f.ops.filter((s): s is Record<string, unknown> => isRecord(s) && s.op === "create").map((s) => ({ path: String(s.path ?? ""), mode: s.mode }));
+}
+
+/** The created paths of a multi's create sub-ops, in order (undefined when not recorded). */
+function subResults(result: Record<string, unknown> | undefined, f: Record<string, unknown>): (string | undefined)[] {
+  const results = Array.isArray(result?.results) ? result.results : [];
+  const ops = Array.isArray(f.ops) ? f.ops : [];
+  const out: (string | undefined)[] = [];
+  ops.forEach((s, i) => {
+    if (!isRecord(s) || s.op !== "create") return;
+    const r = results[i];
+    out.push(isRecord(r) && typeof r.path === "string" ? r.path : undefined);
+  });
+  return out;
+}

@@ -1,0 +1,286 @@
+/**
+ * client.watches: the watch guarantees of reference §2, from the client's point of view, online.
+ *
+ * Registrations come from the history: a read with `watch: true` that completed ok registers a
+ * one-shot watch (exists → the data table, or the exist table when it saw no node; getData →
+ * data; getChildren → child), at the read's reply zxid; `addWatch` ok registers a persistent
+ * (mode 0) or persistent-recursive (mode 1) watch. Events are the `client.watch` annotations
+ * (type, path, and how many local watchers the client handed the event to). An event takes
+ * the one-shot watches the Java client's dispatch table gives it (NodeCreated/NodeDataChanged:
+ * data + exist; NodeChildrenChanged: child; NodeDeleted: all three).
+ *
+ * 1. At most once. An event handed to some watcher (`watchers > 0`) must have a registration
+ *    waiting for it: a one-shot watch not yet taken, a persistent watch on the path, or a
+ *    recursive one on the path or an ancestor (not for NodeChildrenChanged). Otherwise a
+ *    one-shot watch fired a second time (or a watch nobody set fired).
+ * 2. The right type. A one-shot watch is only taken by an event its read can cause: exists →
+ *    NodeCreated/NodeDeleted/NodeDataChanged; getData → NodeDataChanged/NodeDeleted;
+ *    getChildren → NodeChildrenChanged/NodeDeleted.
+ * 3. The event before the data. While a one-shot watch set at zxid z is waiting, a later read
+ *    of the same path by the same session must not show a change after z (data/exist watch:
+ *    mzxid or czxid > z, the node gone, or appeared; child watch: pzxid > z, the node gone,
+ *    another child list): the server queues the event before any later reply, and after a
+ *    reconnect SetWatches fires it at once (reference §2.5–2.6).
+ * 4. Once per change. A notification is attributed to the txn whose `zk.apply` immediately
+ *    follows its send on the server (the server fires watches while applying, then
+ *    annotates); on one connection, one create/delete/setData txn triggers each (type, path)
+ *    at most once. Multi and closeSession txns may legitimately trigger a path more than once
+ *    and are not judged; notifications sent outside a txn (SetWatches catch-up) neither.
+ *
+ * Paths where the client removed watches (removeWatches / removeAllWatches) are no longer
+ * judged by 1 and 3 for that session: the client and the server may then disagree on who
+ * still waits, legitimately. Persistent watches are not judged by 3 (ZooKeeper sends no
+ * catch-up events for them after a reconnect).
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { OpTable, hex, hexBig, resultStat, selfAndAncestors, str, type Completion, type Invocation } from "./trace-fields.js";
+
+type Table = "data" | "exist" | "child";
+type Origin = "exists" | "getData" | "getChildren";
+
+interface OneShot {
+  table: Table;
+  origin: Origin;
+  /** The registering read's reply zxid (the server's state when it set the watch). */
+  zxid: bigint | undefined;
+  inv: Invocation;
+  /** The children the registering getChildren saw, when recorded. */
+  children: string[] | undefined;
+  /** A read already showed a change this watch has not reported (reported once; it still waits). */
+  stale: boolean;
+}
+
+interface SessionWatches {
+  oneShot: Map<string, OneShot[]>;
+  persistent: Set<string>;
+  recursive: Set<string>;
+  tainted: Set<string>;
+}
+
+const TAKES: Readonly<Record<string, readonly Table[]>> = {
+  NodeCreated: ["data", "exist"],
+  NodeDataChanged: ["data", "exist"],
+  NodeChildrenChanged: ["child"],
+  NodeDeleted: ["data", "exist", "child"],
+};
+
+const ALLOWED: Readonly<Record<Origin, ReadonlySet<string>>> = {
+  exists: new Set(["NodeCreated", "NodeDeleted", "NodeDataChanged"]),
+  getData: new Set(["NodeDataChanged", "NodeDeleted"]),
+  getChildren: new Set(["NodeChildrenChanged", "NodeDeleted"]),
+};
+
+/** Txns that trigger each (type, path) at most once per connection. */
+const SINGLE_TRIGGER = new Set(["create", "create2", "createContainer", "createTTL", "delete", "deleteContainer", "setData"]);
+
+const READS = new Set(["getData", "exists", "getChildren"]);
+
+export class WatchesChecker implements Checker {
+  readonly name = "client.watches";
+  private readonly log = new ViolationLog(this.name);
+  private readonly ops = new OpTable();
+  private readonly sessions = new Map<string, SessionWatches>();
+  // notification attribution (4)
+  private readonly clientNodes = new Set<string>();
+  private readonly notifRun = new Map<string, { peer: string; id: number }[]>();
+  private readonly notifTxn = new Map<string, { zxid: string; op: string }>();
+  private readonly lastNotif = new Map<string, { zxid: string; op: string } | undefined>();
+  private readonly seenOnConnection = new Map<string, Set<string>>();
+
+  onEvent(e: TraceEvent): void {
+    this.attribute(e);
+    switch (e.kind) {
+      case "client.invoke": {
+        this.clientNodes.add(e.node);
+        const inv = this.ops.invoke(e)!;
+        if (inv.op === "removeWatches" || inv.op === "removeAllWatches") this.watches(`${inv.client} ${inv.session}`).tainted.add(inv.path);
+        return;
+      }
+      case "client.complete":
+        return this.onComplete(e);
+      case "client.watch":
+        return this.onWatch(e);
+      case "client.connect":
+        this.clientNodes.add(e.node);
+        this.seenOnConnection.delete(e.node);
+        return;
+      case "client.state":
+      case "client.disconnect":
+        this.clientNodes.add(e.node);
+        return;
+    }
+  }
+
+  private watches(key: string): SessionWatches {
+    let w = this.sessions.get(key);
+    if (w === undefined) this.sessions.set(key, (w = { oneShot: new Map(), persistent: new Set(), recursive: new Set(), tainted: new Set() }));
+    return w;
+  }
+
+  // ---- registrations and 3 ------------------------------------------------------------------
+
+  private onComplete(e: TraceEvent): void {
+    const c = this.ops.complete(e);
+    if (c === undefined) return;
+    const { inv, done } = c;
+    const key = `${inv.client} ${done.session}`;
+    const isRead = READS.has(inv.op);
+    if (isRead && done.zxid !== undefined && (done.outcome === "ok" || done.err === "NONODE")) this.checkFreshness(e, key, inv, done);
+    if (done.outcome !== "ok") return;
+    if (isRead && inv.fields.watch === true) this.register(key, inv, done);
+    else if (inv.op === "addWatch") {
+      const w = this.watches(key);
+      (inv.fields.mode === 1 || inv.fields.mode === "PERSISTENT_RECURSIVE" ? w.recursive : w.persistent).add(inv.path);
+    }
+  }
+
+  private register(key: string, inv: Invocation, done: Completion): void {
+    const stat = resultStat(done.result);
+    const table: Table = inv.op === "getChildren" ? "child" : inv.op === "exists" && stat === null ? "exist" : "data";
+    const children = Array.isArray(done.result?.children) ? done.result.children.map(String) : undefined;
+    const w = this.watches(key);
+    const list = w.oneShot.get(inv.path) ?? [];
+    list.push({ table, origin: inv.op as Origin, zxid: done.zxid, inv, children, stale: false });
+    w.oneShot.set(inv.path, list);
+  }
+
+  /** 3: a read must not show a change its own session's waiting watch has not reported. */
+  private checkFreshness(e: TraceEvent, key: string, inv: Invocation, done: Completion): void {
+    const w = this.sessions.get(key);
+    const waiting = w?.oneShot.get(inv.path);
+    if (w === undefined || waiting === undefined || w.tainted.has(inv.path)) return;
+    const seen = observed(inv, done);
+    const readZxid = done.zxid!;
+    for (const reg of waiting) {
+      const why = reg.stale || reg.zxid === undefined || readZxid < reg.zxid ? undefined : changeSince(reg, seen);
+      if (why === undefined) continue;
+      reg.stale = true;
+      this.log.add(
+        e,
+        `${inv.client} (session ${done.session}): ${inv.op} ${inv.path} (op ${inv.opId}) at zxid ${hex(readZxid)} shows ${why}, after the ${reg.origin} watch set at zxid ${hex(reg.zxid!)} ` +
+          `(op ${reg.inv.opId}, event ${reg.inv.eventIndex}), but that watch has not fired: the event must reach the client before any reply showing the change`,
+      );
+    }
+  }
+
+  // ---- events: 1, 2 and 4 ---------------------------------------------------------------------
+
+  private onWatch(e: TraceEvent): void {
+    const type = str(e.fields, "type") ?? "";
+    const path = str(e.fields, "path");
+    const tables = TAKES[type];
+    const notif = this.lastNotif.get(e.node);
+    this.lastNotif.delete(e.node);
+    if (tables === undefined || path === undefined) return;
+    if (notif !== undefined) this.checkOncePerTxn(e, type, path, notif);
+    const key = `${str(e.fields, "client") ?? e.node} ${str(e.fields, "session") ?? ""}`;
+    const w = this.watches(key);
+    const all = w.oneShot.get(path) ?? [];
+    const taken = all.filter((r) => tables.includes(r.table));
+    const left = all.filter((r) => !tables.includes(r.table));
+    if (left.length === 0) w.oneShot.delete(path);
+    else w.oneShot.set(path, left);
+    for (const reg of taken) {
+      if (ALLOWED[reg.origin].has(type)) continue;
+      this.log.add(e, `${key}: the watch set by ${reg.origin} ${path} (op ${reg.inv.opId}, event ${reg.inv.eventIndex}) fired with ${type}, which a ${reg.origin} watch never receives`);
+    }
+    const watchers = e.fields?.watchers;
+    if (typeof watchers !== "number" || watchers === 0 || taken.length > 0) return;
+    const ancestors = selfAndAncestors(path);
+    const persistent = w.persistent.has(path) || (type !== "NodeChildrenChanged" && ancestors.some((p) => w.recursive.has(p)));
+    if (persistent || ancestors.some((p) => w.tainted.has(p))) return;
+    this.log.add(
+      e,
+      `${key}: ${type} ${path} was handed to ${watchers} watcher(s), but no watch was waiting for it: a one-shot watch fires at most once per registration`,
+    );
+  }
+
+  private checkOncePerTxn(e: TraceEvent, type: string, path: string, notif: { zxid: string; op: string }): void {
+    if (!SINGLE_TRIGGER.has(notif.op)) return;
+    let seen = this.seenOnConnection.get(e.node);
+    if (seen === undefined) this.seenOnConnection.set(e.node, (seen = new Set()));
+    const k = `${type} ${path} ${notif.zxid}`;
+    if (!seen.has(k)) {
+      seen.add(k);
+      return;
+    }
+    this.log.add(e, `${e.node} received ${type} ${path} twice for txn ${notif.zxid} (${notif.op}) on one connection: a change triggers each watch once`);
+  }
+
+  /** Ties each notification a server sends to the txn applied right after it (see 4). */
+  private attribute(e: TraceEvent): void {
+    if (e.kind === "send" && e.detail === "notification" && !this.clientNodes.has(e.node) && e.peer !== undefined && e.id !== undefined) {
+      const run = this.notifRun.get(e.node) ?? [];
+      run.push({ peer: e.peer, id: e.id });
+      this.notifRun.set(e.node, run);
+      return;
+    }
+    if (e.kind === "deliver" && this.clientNodes.has(e.node)) {
+      const key = `${e.peer}>${e.node}#${e.id}`;
+      this.lastNotif.set(e.node, e.detail === "notification" ? this.notifTxn.get(key) : undefined);
+      this.notifTxn.delete(key);
+      return;
+    }
+    const run = this.notifRun.get(e.node);
+    if (run === undefined) return;
+    this.notifRun.delete(e.node);
+    if (e.kind !== "zk.apply") return;
+    const zxid = str(e.fields, "zxid");
+    const op = str(e.fields, "op");
+    if (zxid === undefined || op === undefined) return;
+    for (const m of run) this.notifTxn.set(`${e.node}>${m.peer}#${m.id}`, { zxid, op });
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}
+
+/** What a read showed about its path. */
+interface Observed {
+  exists: boolean | undefined;
+  mzxid: bigint | undefined;
+  czxid: bigint | undefined;
+  pzxid: bigint | undefined;
+  children: string[] | undefined;
+}
+
+function observed(inv: Invocation, done: Completion): Observed {
+  if (done.outcome !== "ok") return { exists: false, mzxid: undefined, czxid: undefined, pzxid: undefined, children: undefined };
+  const stat = resultStat(done.result);
+  const children = Array.isArray(done.result?.children) ? done.result.children.map(String) : undefined;
+  if (stat === null) return { exists: false, mzxid: undefined, czxid: undefined, pzxid: undefined, children: undefined };
+  return {
+    exists: inv.op === "exists" && stat === undefined ? undefined : true,
+    mzxid: hexBig(stat?.mzxid),
+    czxid: hexBig(stat?.czxid),
+    pzxid: hexBig(stat?.pzxid),
+    children,
+  };
+}
+
+/** The change after the registration that the read shows, in words; undefined if none. */
+function changeSince(reg: OneShot, seen: Observed): string | undefined {
+  const z = reg.zxid!;
+  if (reg.table === "exist") {
+    if (seen.exists === true && (seen.czxid === undefined || seen.czxid > z)) return "the node (created after the watch was set)";
+    return undefined;
+  }
+  if (seen.exists === false) return "the node gone";
+  if (reg.table === "data") {
+    if (seen.mzxid !== undefined && seen.mzxid > z) return `mzxid ${hex(seen.mzxid)}`;
+    if (seen.czxid !== undefined && seen.czxid > z) return `czxid ${hex(seen.czxid)}`;
+    return undefined;
+  }
+  if (seen.pzxid !== undefined && seen.pzxid > z) return `pzxid ${hex(seen.pzxid)}`;
+  if (seen.czxid !== undefined && seen.czxid > z) return `czxid ${hex(seen.czxid)} (the node was recreated)`;
+  if (seen.children !== undefined && reg.children !== undefined && !sameSet(seen.children, reg.children)) return `children [${seen.children.join(", ")}] (were [${reg.children.join(", ")}])`;
+  return undefined;
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const s = new Set(a);
+  return b.every((x) => s.has(x));
+}

@@ -1,0 +1,134 @@
+/**
+ * `zksim explore <scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID]
+ * [--canary NAME] [--json]`: runs a scenario over a range of seeds and reports every failing
+ * seed with its one-line replay command.
+ *
+ * Output: a progress bar on a TTY (never with --json), then one line per failure and a summary;
+ * with --json only one line `{scenario, seedsRun, failures: [{seed, checker, replay}],
+ * seedsPerSec}`. Exit 1 if any seed failed, 2 on bad input. The failures are sorted by seed and
+ * do not depend on --workers.
+ */
+import { availableParallelism } from "node:os";
+import { performance } from "node:perf_hooks";
+import { UserInputError } from "../../sim/errors.js";
+import { CANARIES, type Canary } from "../../scenario/types.js";
+import { bugEntry } from "../../zk/server/quorum/bug-zoo.js";
+import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
+import { loadScenario } from "../scenario-files.js";
+import { exploreInProcess, exploreInWorkers, type SeedOutcome, type SeedRunOptions } from "./explore.js";
+import { ProgressBar } from "./progress.js";
+import { parseShard, shardSeeds, type Shard } from "./seeds.js";
+
+export interface ExploreFailure {
+  seed: number;
+  checker: string;
+  replay: string;
+}
+
+export interface ExploreReport {
+  scenario: string;
+  seedsRun: number;
+  failures: ExploreFailure[];
+  seedsPerSec: number;
+}
+
+interface ExploreRequest {
+  /** The scenario as the user named it (a name or a path), for workers and replay lines. */
+  scenarioArg: string;
+  /** The whole range `from … from+count−1`, before sharding. */
+  from: number;
+  count: number;
+  seeds: number[];
+  workers: number;
+  options: SeedRunOptions;
+  shard: Shard | undefined;
+  json: boolean;
+}
+
+/** The seed list is built up front; ten million seeds is already days of runs. */
+const MAX_SEEDS = 10_000_000;
+
+const FLAGS = { seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", json: "bool" } as const;
+
+export async function cmdExplore(argv: string[]): Promise<number> {
+  const req = parseExploreArgs(argv);
+  const scenario = loadScenario(req.scenarioArg);
+  if (!req.json) printHeader(req);
+  const bar = !req.json && process.stdout.isTTY ? new ProgressBar(process.stdout, req.seeds.length) : undefined;
+  const onDone = bar ? (o: SeedOutcome) => bar.tick(o.verdict === "fail") : undefined;
+  const started = performance.now();
+  const outcomes =
+    req.workers <= 1
+      ? await exploreInProcess(scenario, req.seeds, req.options, onDone)
+      : await exploreInWorkers({ scenario: req.scenarioArg, ...req.options }, req.seeds, req.workers, onDone);
+  const seconds = (performance.now() - started) / 1000;
+  bar?.clear();
+  const failed = outcomes.filter((o) => o.verdict === "fail");
+  const report: ExploreReport = {
+    scenario: scenario.name,
+    seedsRun: outcomes.length,
+    failures: failed.map((o) => ({ seed: o.seed, checker: o.checker ?? "unknown", replay: replayCommand(req.scenarioArg, o.seed, req.options) })),
+    seedsPerSec: Math.round((outcomes.length / Math.max(seconds, 1e-6)) * 10) / 10,
+  };
+  if (req.json) {
+    console.log(JSON.stringify(report));
+  } else {
+    printFailures(report, failed, seconds);
+  }
+  return failed.length === 0 ? 0 : 1;
+}
+
+function parseExploreArgs(argv: string[]): ExploreRequest {
+  const args = parseArgs(argv, FLAGS, "explore");
+  if (args.positionals.length === 0) throw new UserInputError("explore: which scenario? (try `zksim list`)");
+  if (args.positionals.length > 1) throw new UserInputError(`explore: unexpected argument "${args.positionals[1]}"`);
+  const n = intFlag(args, "seeds");
+  if (n === undefined) throw new UserInputError("explore: how many seeds? (--seeds N)");
+  if (n < 1) throw new UserInputError(`explore: --seeds must be a positive integer, got ${n}`);
+  if (n > MAX_SEEDS) throw new UserInputError(`explore: --seeds ${n} is more than one sweep holds (${MAX_SEEDS}); split it with --from or --shard`);
+  const from = intFlag(args, "from") ?? 1;
+  if (!Number.isSafeInteger(from + n - 1)) throw new UserInputError(`explore: seeds ${from} … ${from + n - 1} run past the largest safe integer`);
+  const workers = intFlag(args, "workers") ?? Math.min(2, availableParallelism());
+  if (workers < 1) throw new UserInputError(`explore: --workers must be at least 1, got ${workers}`);
+  const shardText = stringFlag(args, "shard");
+  const shard = shardText === undefined ? undefined : parseShard(shardText, "explore");
+  const canary = stringFlag(args, "canary");
+  if (canary !== undefined && !(CANARIES as readonly string[]).includes(canary)) {
+    throw new UserInputError(`explore: unknown canary "${canary}" (known: ${CANARIES.join(", ")})`);
+  }
+  const bug = stringFlag(args, "bug");
+  const options: SeedRunOptions = {
+    ...(bug !== undefined ? { bugs: [bugEntry(bug).id] } : {}),
+    ...(canary !== undefined ? { canary: canary as Canary } : {}),
+  };
+  return { scenarioArg: args.positionals[0]!, from, count: n, seeds: shardSeeds(from, n, shard), workers, options, shard, json: boolFlag(args, "json") };
+}
+
+/** The one-line command that re-runs one seed exactly as the sweep ran it. */
+export function replayCommand(scenarioArg: string, seed: number, options: SeedRunOptions): string {
+  const parts = ["zksim", "run", scenarioArg, "--seed", String(seed)];
+  for (const b of options.bugs ?? []) parts.push("--bug", b);
+  if (options.canary !== undefined) parts.push("--canary", options.canary);
+  return parts.join(" ");
+}
+
+function printHeader(req: ExploreRequest): void {
+  const range = `seeds ${req.from} … ${req.from + req.count - 1}`;
+  const shard = req.shard ? `, shard ${req.shard.index}/${req.shard.count}` : "";
+  const workers = Math.min(req.workers, Math.max(req.seeds.length, 1));
+  console.log(`zksim explore ${req.scenarioArg}: ${range}${shard}, ${plural(req.seeds.length, "run")}, ${plural(workers, "worker")}`);
+}
+
+function printFailures(report: ExploreReport, failed: SeedOutcome[], seconds: number): void {
+  for (const [i, o] of failed.entries()) {
+    console.log(`FAIL seed ${o.seed} [${o.checker}] ${o.message ?? ""}`);
+    console.log(`  replay: ${report.failures[i]!.replay}`);
+  }
+  const rate = `${report.seedsPerSec} seeds/s`;
+  const verdict = failed.length === 0 ? "all passed" : `${plural(failed.length, "failing seed")}`;
+  console.log(`explored ${plural(report.seedsRun, "seed")} in ${seconds.toFixed(2)} s (${rate}): ${verdict}`);
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,107 @@
+/**
+ * Runs one scenario over many seeds, in-process or on `node:worker_threads` workers, and
+ * returns one outcome per seed sorted by seed: the result never depends on the number of
+ * workers or on which worker finished first (each seed's run is deterministic by itself).
+ *
+ * Workers pull seeds one at a time (a slow seed does not hold up a pre-assigned batch). A run
+ * that throws is an outcome too (checker "exception"): a sweep reports every seed it could not
+ * run cleanly, with the replay command, instead of stopping at the first.
+ */
+import { Worker } from "node:worker_threads";
+import { runScenario } from "../../scenario/run.js";
+import type { Canary, Scenario } from "../../scenario/types.js";
+
+export interface SeedRunOptions {
+  /** Bug-zoo ids, already normalised (`bugEntry(raw).id`). */
+  bugs?: readonly string[];
+  canary?: Canary;
+}
+
+export interface SeedOutcome {
+  seed: number;
+  verdict: "pass" | "fail";
+  /** The first violation's checker (or "exception"), for failures. */
+  checker?: string;
+  message?: string;
+  traceHash?: string;
+}
+
+/** Called after each seed, in completion order (for progress only). */
+export type OnSeedDone = (outcome: SeedOutcome) => void;
+
+export async function runOneSeed(scenario: Scenario, seed: number, options: SeedRunOptions): Promise<SeedOutcome> {
+  try {
+    const r = await runScenario(scenario, {
+      seed,
+      ...(options.canary !== undefined ? { canary: options.canary } : {}),
+      ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),
+    });
+    if (r.verdict === "pass") return { seed, verdict: "pass", traceHash: r.traceHash };
+    const first = r.violations[0];
+    return { seed, verdict: "fail", checker: first?.checker ?? "unknown", message: first?.message ?? "", traceHash: r.traceHash };
+  } catch (err) {
+    return { seed, verdict: "fail", checker: "exception", message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+export async function exploreInProcess(scenario: Scenario, seeds: readonly number[], options: SeedRunOptions, onDone?: OnSeedDone): Promise<SeedOutcome[]> {
+  const outcomes: SeedOutcome[] = [];
+  for (const seed of seeds) {
+    const o = await runOneSeed(scenario, seed, options);
+    outcomes.push(o);
+    onDone?.(o);
+  }
+  return bySeed(outcomes);
+}
+
+/** What a worker needs to rebuild the scenario (it loads the file itself). */
+export interface WorkerInit extends SeedRunOptions {
+  /** The scenario name or path as the user gave it (workers share the process's cwd). */
+  scenario: string;
+}
+
+export type ToWorker = { kind: "seed"; seed: number };
+export type FromWorker = { kind: "ready" } | { kind: "outcome"; outcome: SeedOutcome } | { kind: "fatal"; message: string };
+
+export async function exploreInWorkers(init: WorkerInit, seeds: readonly number[], workers: number, onDone?: OnSeedDone): Promise<SeedOutcome[]> {
+  const queue = [...seeds];
+  const outcomes: SeedOutcome[] = [];
+  const pool: Worker[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let live = Math.min(workers, queue.length);
+      if (live === 0) resolve();
+      const feed = (w: Worker) => {
+        const seed = queue.shift();
+        if (seed !== undefined) {
+          w.postMessage({ kind: "seed", seed } satisfies ToWorker);
+        } else if (--live === 0) {
+          resolve();
+        }
+      };
+      for (let i = 0; i < live; i++) {
+        const w = new Worker(new URL("./worker.js", import.meta.url), { workerData: init });
+        pool.push(w);
+        w.on("message", (m: FromWorker) => {
+          if (m.kind === "fatal") return reject(new Error(`explore worker: ${m.message}`));
+          if (m.kind === "outcome") {
+            outcomes.push(m.outcome);
+            onDone?.(m.outcome);
+          }
+          feed(w);
+        });
+        w.on("error", reject);
+        w.on("exit", (code) => {
+          if (code !== 0) reject(new Error(`explore worker exited with code ${code}`));
+        });
+      }
+    });
+  } finally {
+    await Promise.all(pool.map((w) => w.terminate()));
+  }
+  return bySeed(outcomes);
+}
+
+function bySeed(outcomes: SeedOutcome[]): SeedOutcome[] {
+  return outcomes.sort((a, b) => a.seed - b.seed);
+}

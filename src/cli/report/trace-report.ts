@@ -1,0 +1,76 @@
+/**
+ * `run --trace FILE.html` and `--trace FILE.shiviz`: collects the run's trace events and, when
+ * the run is over, writes the rendered report (real I/O: cli only). Any other extension is
+ * not a report: `openTraceReport` returns undefined and the caller streams JSON lines.
+ *
+ * The file is created before the run, so an unwritable path fails fast (exit 2), and only the
+ * events the report can use are kept: the diagram's prefix, or the ShiViz log's capped lines.
+ */
+import { closeSync, openSync, writeFileSync } from "node:fs";
+import { extname } from "node:path";
+import { UserInputError } from "../../sim/errors.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { renderShiviz, renderSpaceTimeHtml, shivizIncludes, SHIVIZ_MAX_EVENTS, SPACE_TIME_MAX_MESSAGES, type TraceReportMeta } from "../../scenario/report/index.js";
+
+export type TraceReportFormat = "html" | "shiviz";
+
+export function traceReportFormat(path: string): TraceReportFormat | undefined {
+  const ext = extname(path).toLowerCase();
+  if (ext === ".html" || ext === ".htm") return "html";
+  if (ext === ".shiviz") return "shiviz";
+  return undefined;
+}
+
+export interface TraceReport {
+  readonly path: string;
+  add(e: TraceEvent): void;
+  /** Renders and writes the file; returns a note for the user when the report was capped. */
+  finish(meta: TraceReportMeta): string | undefined;
+}
+
+export function openTraceReport(path: string): TraceReport | undefined {
+  const format = traceReportFormat(path);
+  if (format === undefined) return undefined;
+  try {
+    closeSync(openSync(path, "w"));
+  } catch (err) {
+    throw new UserInputError(`--trace: cannot write ${path}: ${(err as Error).message}`);
+  }
+  return format === "html" ? new HtmlReport(path) : new ShivizReport(path);
+}
+
+class HtmlReport implements TraceReport {
+  private readonly events: TraceEvent[] = [];
+  private delivered = 0;
+  private full = false;
+
+  constructor(readonly path: string) {}
+
+  add(e: TraceEvent): void {
+    if (this.full) return;
+    this.events.push(e);
+    if (e.kind === "deliver" && ++this.delivered === SPACE_TIME_MAX_MESSAGES) this.full = true;
+  }
+
+  finish(meta: TraceReportMeta): string | undefined {
+    writeFileSync(this.path, renderSpaceTimeHtml(this.events, meta));
+    return this.full && this.events.length < meta.events ? `diagram shows the first ${SPACE_TIME_MAX_MESSAGES} delivered messages` : undefined;
+  }
+}
+
+class ShivizReport implements TraceReport {
+  private readonly events: TraceEvent[] = [];
+
+  constructor(readonly path: string) {}
+
+  add(e: TraceEvent): void {
+    // One more than the cap, so that the renderer can tell the log was cut.
+    if (this.events.length <= SHIVIZ_MAX_EVENTS && shivizIncludes(e)) this.events.push(e);
+  }
+
+  finish(_meta: TraceReportMeta): string | undefined {
+    const log = renderShiviz(this.events);
+    writeFileSync(this.path, log.text);
+    return log.truncated ? `ShiViz log cut at its first ${log.written} events (timers left out)` : undefined;
+  }
+}

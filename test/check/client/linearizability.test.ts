@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { ClientLinearizabilityChecker } from "../../../src/check/client/index.js";
+import { ClientTrace, S1, S2, runChecker, stat, z } from "./trace-builder.js";
+
+/** c1 writes /k twice; c2 then reads /k and sees `seen`. */
+function writesThenRead(seen: string, setup: (t: ClientTrace) => void): ClientTrace {
+  const t = new ClientTrace();
+  setup(t);
+  t.connected("c1", S1).connected("c2", S2);
+  t.call("c1", S1, "create", "/k", { mode: 0, data: "v1" }, z(3), { path: "/k" });
+  t.call("c1", S1, "setData", "/k", { version: -1, data: "v2" }, z(4), { stat: stat({ czxid: z(3), mzxid: z(4), version: 1 }) });
+  t.call("c2", S2, "getData", "/k", { watch: false }, z(4), { data: seen, stat: stat({ czxid: z(3), mzxid: z(4), version: seen === "v2" ? 1 : 0 }) });
+  return t;
+}
+
+describe("check: client: linearizability", () => {
+  it("a single server's history where a read follows the acknowledged write passes", () => {
+    const c = new ClientLinearizabilityChecker();
+    expect(runChecker(c, writesThenRead("v2", (t) => t.standalone()).events)).toEqual([]);
+    expect(c.summary).toMatchObject({ checkedReads: true, outcome: "linearizable" });
+  });
+
+  it("single server: a stale read after an acknowledged write is a violation, anchored at the window's first op", () => {
+    const t = writesThenRead("v1", (t) => t.standalone());
+    const v = runChecker(new ClientLinearizabilityChecker(), t.events);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.checker).toBe("client.linearizability");
+    expect(v[0]!.message).toMatch(/not linearizable \(writes and reads\)/);
+    expect(v[0]!.message.length).toBeLessThanOrEqual(600);
+    expect(t.events[v[0]!.eventIndex]!.kind).toBe("client.invoke");
+  });
+
+  it("ensemble: the same stale read is allowed (followers may lag), writes are still checked", () => {
+    const c = new ClientLinearizabilityChecker();
+    expect(runChecker(c, writesThenRead("v1", (t) => t.ensemble("s1", "s2", "s3")).events)).toEqual([]);
+    expect(c.summary?.checkedReads).toBe(false);
+    const t = new ClientTrace().ensemble("s1", "s2", "s3").connected("c1", S1).connected("c2", S2);
+    t.call("c1", S1, "create", "/k", { mode: 0, data: "" }, z(3), { path: "/k" });
+    t.call("c2", S2, "create", "/k", { mode: 0, data: "" }, z(4), { path: "/k" });
+    const v = runChecker(new ClientLinearizabilityChecker(), t.events);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/not linearizable \(writes\)/);
+  });
+
+  it("an expired session's ephemeral may not be read after its closeSession is applied", () => {
+    const t = new ClientTrace().standalone().connected("c1", S1).connected("c2", S2);
+    t.call("c1", S1, "create", "/e", { mode: 1, data: "" }, z(3), { path: "/e" });
+    t.expire("s1", S1).apply("s1", z(4), "closeSession", S1);
+    t.call("c2", S2, "exists", "/e", { watch: false }, z(4), { stat: stat({ czxid: z(3), owner: S1 }) });
+    expect(runChecker(new ClientLinearizabilityChecker(), t.events)).toHaveLength(1);
+    // Before the txn is applied, the ephemeral may still be there.
+    const ok = new ClientTrace().standalone().connected("c1", S1).connected("c2", S2);
+    ok.call("c1", S1, "create", "/e", { mode: 1, data: "" }, z(3), { path: "/e" });
+    ok.expire("s1", S1);
+    ok.call("c2", S2, "exists", "/e", { watch: false }, z(3), { stat: stat({ czxid: z(3), owner: S1 }) });
+    ok.apply("s1", z(4), "closeSession", S1);
+    ok.call("c2", S2, "exists", "/e", { watch: false }, z(4), { stat: null });
+    expect(runChecker(new ClientLinearizabilityChecker(), ok.events)).toEqual([]);
+  });
+
+  it("ops invoked before the handshake (session 0x0) belong to the session they complete in", () => {
+    const t = new ClientTrace().standalone();
+    const id = t.invoke("c1", "0x0", "create", "/e", { mode: "EPHEMERAL", data: "" });
+    t.connected("c1", S1).complete("c1", S1, id, "ok", { zxid: z(2), result: { path: "/e" } });
+    t.event("client.invoke", "c1", { client: "c1", session: S1, opId: 99, op: "closeSession", path: "" });
+    t.apply("s1", z(3), "closeSession", S1).event("client.complete", "c1", { client: "c1", session: S1, opId: 99, outcome: "ok", zxid: z(3) });
+    t.connected("c2", S2).call("c2", S2, "exists", "/e", { watch: false }, z(3), { stat: stat({ czxid: z(2), owner: S1 }) });
+    const v = runChecker(new ClientLinearizabilityChecker(), t.events);
+    expect(v).toHaveLength(1);
+  });
+
+  it("calls the model does not describe are left out; an exhausted budget is counted, not reported", () => {
+    const t = writesThenRead("v2", (t) => t.standalone());
+    t.call("c1", S1, "setACL", "/k", { aversion: -1 }, z(5), { stat: stat({ czxid: z(3) }) });
+    t.call("c1", S1, "addWatch", "/k", { mode: 0 }, z(5));
+    expect(runChecker(new ClientLinearizabilityChecker(), t.events)).toEqual([]);
+    const c = new ClientLinearizabilityChecker({ maxSteps: 1 });
+    expect(runChecker(c, writesThenRead("v2", (t) => t.standalone()).events)).toEqual([]);
+    expect(c.summary?.outcome).toBe("inconclusive");
+    const loud = new ClientLinearizabilityChecker({ maxSteps: 1, inconclusiveIsViolation: true });
+    const v = runChecker(loud, writesThenRead("v2", (t) => t.standalone()).events);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/^inconclusive/);
+  });
+
+  it("long data recorded as a digest is compared by content, and its length checked", () => {
+    const t = new ClientTrace().standalone().connected("c1", S1);
+    t.call("c1", S1, "create", "/k", { mode: 0, data: "" }, z(2), { path: "/k" });
+    const long = (n: number) => ({ ...stat({ czxid: z(2), mzxid: z(3), version: 1 }), dataLength: n });
+    const digest = "\u000180:1a2b3c4d";
+    t.call("c1", S1, "setData", "/k", { version: 0, data: digest, dataBytes: 80 }, z(3), { stat: long(80) });
+    t.call("c1", S1, "getData", "/k", {}, z(3), { data: digest, dataBytes: 80, stat: long(80) });
+    expect(runChecker(new ClientLinearizabilityChecker(), t.events)).toEqual([]);
+    t.call("c1", S1, "getData", "/k", {}, z(3), { data: "\u000180:ffffffff", dataBytes: 80, stat: long(80) });
+    expect(runChecker(new ClientLinearizabilityChecker(), t.events)).toHaveLength(1);
+  });
+
+  it("a malformed history (a completion without its invocation) is reported, not thrown", () => {
+    const t = new ClientTrace().standalone().complete("c1", S1, 7, "ok", { zxid: z(1) });
+    const v = runChecker(new ClientLinearizabilityChecker(), t.events);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/malformed/);
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { SessionsChecker } from "../../../src/check/client/index.js";
+import { ClientTrace, S1, S2, runChecker, stat, z } from "./trace-builder.js";
+
+/** c1 (S1) creates the ephemeral /w/e1; c2 (S2) watches from another server; S1 then expires. */
+function expiredOwner(): ClientTrace {
+  const t = new ClientTrace().connected("c1", S1, "s1").connected("c2", S2, "s2");
+  t.call("c1", S1, "create", "/w/e1", { mode: 1, data: "" }, z(3), { path: "/w/e1" });
+  return t.expire("s1", S1).apply("s1", z(4), "closeSession", S1);
+}
+
+describe("check: client: sessions", () => {
+  it("an expired session whose late reads come from a lagging server, then nothing, passes", () => {
+    const t = expiredOwner();
+    // s2 has not applied 0x4 yet: it may still show the ephemeral, and answer S1.
+    t.call("c2", S2, "exists", "/w/e1", {}, z(3), { stat: stat({ czxid: z(3), owner: S1 }) });
+    t.call("c2", S2, "getChildren", "/w", {}, z(3), { children: ["e1"] });
+    t.call("c1", S1, "getData", "/w", {}, z(3), { data: "", stat: stat({}) });
+    t.apply("s2", z(4), "closeSession", S1);
+    t.call("c2", S2, "getChildren", "/w", {}, z(4), { children: [] });
+    const id = t.invoke("c1", S1, "getData", "/w");
+    t.complete("c1", S1, id, "fail", { err: "SESSIONEXPIRED", sent: false });
+    expect(runChecker(new SessionsChecker(), t.events)).toEqual([]);
+  });
+
+  it("an ok completion after the session's closeSession was applied is a violation", () => {
+    const t = expiredOwner();
+    t.call("c1", S1, "setData", "/w", { version: -1 }, z(5), { stat: stat({ mzxid: z(5) }) });
+    const v = runChecker(new SessionsChecker(), t.events);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/ended with closeSession txn 0x4, yet setData \/w .* completed ok with reply zxid 0x5/);
+  });
+
+  it("reads showing the ephemeral of an ended session from an up-to-date server are violations", () => {
+    const t = expiredOwner();
+    t.call("c2", S2, "exists", "/w/e1", {}, z(4), { stat: stat({ czxid: z(3), owner: S1 }) });
+    t.call("c2", S2, "getChildren", "/w", {}, z(5), { children: ["e1", "other"] });
+    const v = runChecker(new SessionsChecker(), t.events);
+    expect(v.map((x) => x.message.split(" at zxid")[0])).toEqual(["exists /w/e1 (op 1 of c2)", "getChildren /w (op 2 of c2)"]);
+  });
+
+  it("a child name some other create may have produced is not judged", () => {
+    const t = expiredOwner();
+    const id = t.invoke("c2", S2, "create", "/w/e1", { mode: 0, data: "" });
+    t.complete("c2", S2, id, "unknown", { err: "CONNECTIONLOSS" });
+    t.call("c2", S2, "getChildren", "/w", {}, z(5), { children: ["e1"] });
+    expect(runChecker(new SessionsChecker(), t.events)).toEqual([]);
+  });
+
+  it("expiring a session whose connected client heartbeats to the leader is a violation", () => {
+    const t = new ClientTrace().connected("c1", S1, "s1");
+    t.wait(2000).message("c1", "s1", "ping");
+    t.wait(1000).expire("s1", S1, 4000);
+    const v = runChecker(new SessionsChecker(), t.events);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/^s1 expired session 0x100000000000001 \(timeout 4000 ms\) only 1001 ms after/);
+  });
+
+  it("a heartbeat relayed by a follower's PING reply counts; a leader's own PING does not relay", () => {
+    const t = new ClientTrace().connected("c1", S1, "s2");
+    t.event("zab.state", "s1", { sid: 1, state: "LEADING" });
+    t.wait(1000).message("c1", "s2", "ping");
+    t.message("s2", "s1", "PING");
+    t.wait(1000).expire("s1", S1, 4000);
+    expect(runChecker(new SessionsChecker(), t.events)).toHaveLength(1);
+    // The touch reached s2 but s2 sent no PING reply afterwards: the leader may not know.
+    const quiet = new ClientTrace().connected("c1", S1, "s2");
+    quiet.event("zab.state", "s1", { sid: 1, state: "LEADING" });
+    quiet.message("s2", "s1", "PING").wait(1000).message("c1", "s2", "ping");
+    quiet.message("s1", "s2", "PING");
+    quiet.wait(1000).expire("s1", S1, 4000);
+    expect(runChecker(new SessionsChecker(), quiet.events)).toEqual([]);
+  });
+
+  it("silent, paused, disconnected or skewed-clock cases are not judged", () => {
+    const late = new ClientTrace().connected("c1", S1, "s1");
+    late.message("c1", "s1", "ping").wait(4500).expire("s1", S1, 4000);
+    expect(runChecker(new SessionsChecker(), late.events)).toEqual([]);
+
+    const paused = new ClientTrace().connected("c1", S1, "s1").event("pause", "c1");
+    paused.message("c1", "s1", "ping").wait(100).expire("s1", S1, 4000);
+    expect(runChecker(new SessionsChecker(), paused.events)).toEqual([]);
+
+    const handshake = new ClientTrace().connected("c1", S1, "s1").event("client.disconnect", "c1", { client: "c1", session: S1, reason: "x" });
+    handshake.event("client.connect", "c1", { client: "c1", server: "s1", session: S1 });
+    handshake.message("c1", "s1", "connect").message("c1", "s1", "auth").wait(100).expire("s1", S1, 4000);
+    expect(runChecker(new SessionsChecker(), handshake.events)).toEqual([]);
+
+    const skewed = new ClientTrace().event("clock", "s1", { rate: 2 }).connected("c1", S1, "s1");
+    skewed.message("c1", "s1", "ping").wait(100).expire("s1", S1, 4000);
+    expect(runChecker(new SessionsChecker(), skewed.events)).toEqual([]);
+  });
+});

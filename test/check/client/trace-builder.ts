@@ -1,0 +1,120 @@
+/**
+ * Synthetic traces for the client checkers: the client's `client.*` history annotations, the
+ * server's `zk.*` annotations and the kernel's message events, with increasing index and time
+ * (1 ms per event unless told otherwise). Clients are nodes `c<n>`, servers `s<n>`; zxids and
+ * session ids are hex strings, as the client and server write them.
+ */
+import type { TraceEvent } from "../../../src/sim/trace.js";
+import type { Checker, Violation } from "../../../src/check/checker.js";
+
+export const S1 = "0x100000000000001";
+export const S2 = "0x100000000000002";
+export const S3 = "0x100000000000003";
+
+export class ClientTrace {
+  readonly events: TraceEvent[] = [];
+  private nowUs = 0;
+  private opIds = new Map<string, number>();
+  private msgId = 0;
+
+  wait(ms: number): this {
+    this.nowUs += ms * 1000;
+    return this;
+  }
+
+  event(kind: string, node: string, fields?: Record<string, unknown>, extra: Partial<TraceEvent> = {}): this {
+    this.nowUs += 1000;
+    const e: TraceEvent = { index: this.events.length, atUs: this.nowUs, kind, node, ...extra };
+    if (fields !== undefined) e.fields = fields;
+    this.events.push(e);
+    return this;
+  }
+
+  /** A standalone server. */
+  standalone(server = "s1"): this {
+    return this.event("zk.server.start", server, { serverId: 1, lastZxid: "0x0" });
+  }
+
+  /** Quorum peers (their `zab.*` annotations are what marks an ensemble). */
+  ensemble(...servers: string[]): this {
+    for (const s of servers) this.event("zab.state", s, { sid: Number(s.slice(1)), state: "LOOKING" });
+    return this;
+  }
+
+  connected(client: string, session: string, server = "s1"): this {
+    this.event("client.connect", client, { client, server, session: "0x0" });
+    this.event("zk.session.established", server, { client, session, timeoutMs: 4000 });
+    return this.event("client.state", client, { client, state: "CONNECTED", session });
+  }
+
+  /** Invokes an op; returns its opId through `last`. */
+  invoke(client: string, session: string, op: string, path: string, args: Record<string, unknown> = {}): number {
+    const opId = (this.opIds.get(client) ?? 0) + 1;
+    this.opIds.set(client, opId);
+    this.event("client.invoke", client, { client, session, opId, op, path, ...args });
+    return opId;
+  }
+
+  complete(client: string, session: string, opId: number, outcome: string, fields: Record<string, unknown> = {}): this {
+    return this.event("client.complete", client, { client, session, opId, outcome, ...fields });
+  }
+
+  /** invoke + complete ok, back to back. */
+  call(client: string, session: string, op: string, path: string, args: Record<string, unknown>, zxid: string, result?: Record<string, unknown>): this {
+    const id = this.invoke(client, session, op, path, args);
+    return this.complete(client, session, id, "ok", { zxid, ...(result !== undefined ? { result } : {}) });
+  }
+
+  apply(server: string, zxid: string, op: string, session: string): this {
+    return this.event("zk.apply", server, { zxid, op, session });
+  }
+
+  expire(server: string, session: string, timeoutMs = 4000): this {
+    return this.event("zk.session.expire", server, { session, timeoutMs });
+  }
+
+  watch(client: string, session: string, type: string, path: string, watchers = 1): this {
+    return this.event("client.watch", client, { client, session, type, path, watchers });
+  }
+
+  /** A message from `from` to `to`, sent now and delivered `delayMs` later. */
+  message(from: string, to: string, detail: string, delayMs = 1): this {
+    const id = ++this.msgId;
+    this.event("send", from, undefined, { peer: to, id, detail });
+    this.nowUs += Math.max(0, delayMs - 1) * 1000;
+    return this.event("deliver", to, undefined, { peer: from, id, detail });
+  }
+
+  send(from: string, to: string, detail: string): number {
+    const id = ++this.msgId;
+    this.event("send", from, undefined, { peer: to, id, detail });
+    return id;
+  }
+
+  deliver(from: string, to: string, id: number, detail: string): this {
+    return this.event("deliver", to, undefined, { peer: from, id, detail });
+  }
+}
+
+/** Zxid (epoch, counter) as hex text. */
+export function z(counter: number, epoch = 0): string {
+  return `0x${((BigInt(epoch) << 32n) | BigInt(counter)).toString(16)}`;
+}
+
+export function stat(fields: { czxid?: string; mzxid?: string; pzxid?: string; version?: number; owner?: string; numChildren?: number }): Record<string, unknown> {
+  return {
+    czxid: fields.czxid ?? "0x1",
+    mzxid: fields.mzxid ?? fields.czxid ?? "0x1",
+    pzxid: fields.pzxid ?? fields.czxid ?? "0x1",
+    version: fields.version ?? 0,
+    cversion: 0,
+    aversion: 0,
+    ephemeralOwner: fields.owner ?? "0x0",
+    numChildren: fields.numChildren ?? 0,
+  };
+}
+
+export function runChecker(checker: Checker, events: readonly TraceEvent[]): Violation[] {
+  for (const e of events) checker.onEvent(e);
+  return checker.finish();
+}

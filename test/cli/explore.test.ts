@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { lastJson, zksim } from "../helpers/cli.js";
+import { parseShard, shardSeeds } from "../../src/cli/explore/seeds.js";
+import { replayCommand } from "../../src/cli/explore/command.js";
+import { isUserInputError } from "../../src/sim/errors.js";
+
+interface ExploreJson {
+  scenario: string;
+  seedsRun: number;
+  failures: { seed: number; checker: string; replay: string }[];
+  seedsPerSec: number;
+}
+
+describe("cli: explore: seeds and shards", () => {
+  it("the shards 1/n … n/n of a range are disjoint and cover it", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 40 }), (from, n, count) => {
+        const shards = Array.from({ length: count }, (_, i) => shardSeeds(from, n, parseShard(`${i + 1}/${count}`, "explore")));
+        const all = shards.flat();
+        expect(new Set(all).size).toBe(all.length);
+        expect(all.sort((a, b) => a - b)).toEqual(Array.from({ length: n }, (_, k) => from + k));
+        // Balanced: shard sizes differ by at most one.
+        const sizes = shards.map((s) => s.length);
+        expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+      }),
+    );
+  });
+
+  it("shard i/n takes the seeds whose index ≡ i−1 (mod n)", () => {
+    expect(shardSeeds(1, 10, { index: 2, count: 3 })).toEqual([2, 5, 8]);
+    expect(shardSeeds(100, 4)).toEqual([100, 101, 102, 103]);
+  });
+
+  it.each(["0/3", "4/3", "x/y", "1/0", "2", "1/2/3", "-1/3"])("an impossible shard %s is a user error", (text) => {
+    let caught: unknown;
+    try {
+      parseShard(text, "explore");
+    } catch (err) {
+      caught = err;
+    }
+    expect(isUserInputError(caught)).toBe(true);
+  });
+
+  it("the replay line names the scenario, the seed, the bug and the canary", () => {
+    expect(replayCommand("bug-1154", 7, { bugs: ["ZK-1154"] })).toBe("zksim run bug-1154 --seed 7 --bug ZK-1154");
+    expect(replayCommand("kernel-smoke", 3, { canary: "connection-reorder" })).toBe("zksim run kernel-smoke --seed 3 --canary connection-reorder");
+  });
+});
+
+describe("cli: explore", () => {
+  it("--json: the last line is the contract, and a canary fails every seed with exit 1", () => {
+    const r = zksim("explore", "kernel-smoke", "--seeds", "3", "--canary", "connection-reorder", "--json");
+    expect(r.status).toBe(1);
+    expect(r.stdout.trim().split("\n")).toHaveLength(1);
+    const j = lastJson<ExploreJson>(r);
+    expect(Object.keys(j).sort()).toEqual(["failures", "scenario", "seedsPerSec", "seedsRun"]);
+    expect(j).toMatchObject({ scenario: "kernel-smoke", seedsRun: 3 });
+    expect(j.failures).toEqual([1, 2, 3].map((seed) => ({ seed, checker: "kernel.connection-fifo", replay: `zksim run kernel-smoke --seed ${seed} --canary connection-reorder` })));
+    expect(j.seedsPerSec).toBeGreaterThan(0);
+  });
+
+  it("a failure's replay line reproduces it with `zksim run`", () => {
+    const j = lastJson<ExploreJson>(zksim("explore", "kernel-smoke", "--seeds", "1", "--from", "5", "--canary", "connection-reorder", "--json", "--workers", "1"));
+    const [, ...args] = j.failures[0]!.replay.split(" ");
+    const run = zksim(...args, "--json");
+    expect(run.status).toBe(1);
+    expect(lastJson<{ seed: number; verdict: string }>(run)).toMatchObject({ seed: 5, verdict: "fail" });
+  });
+
+  it("exit 0 when every seed passes; --from and --shard pick the seeds", () => {
+    const r = zksim("explore", "zab-leader-crash-before-commit", "--seeds", "6", "--from", "10", "--shard", "2/3", "--json");
+    expect(r.status).toBe(0);
+    expect(lastJson<ExploreJson>(r)).toMatchObject({ scenario: "zab-leader-crash-before-commit", seedsRun: 2, failures: [] });
+  });
+
+  it("--bug maps through the bug zoo and its replay line carries it", () => {
+    const r = zksim("explore", "bug-1154", "--seeds", "2", "--bug", "1154", "--json");
+    const j = lastJson<ExploreJson>(r);
+    expect(j.seedsRun).toBe(2);
+    for (const f of j.failures) expect(f.replay).toBe(`zksim run bug-1154 --seed ${f.seed} --bug ZK-1154`);
+    expect(r.status).toBe(j.failures.length > 0 ? 1 : 0);
+  });
+
+  it("the same failures whatever the number of workers", () => {
+    const strip = (j: ExploreJson) => ({ ...j, seedsPerSec: 0 });
+    const args = ["explore", "kernel-smoke", "--seeds", "4", "--from", "20", "--canary", "connection-reorder", "--json"];
+    const one = lastJson<ExploreJson>(zksim(...args, "--workers", "1"));
+    const two = lastJson<ExploreJson>(zksim(...args, "--workers", "2"));
+    const three = lastJson<ExploreJson>(zksim(...args, "--workers", "3"));
+    expect(one.seedsRun).toBe(4);
+    expect(strip(two)).toEqual(strip(one));
+    expect(strip(three)).toEqual(strip(one));
+  });
+
+  it("human output: one FAIL line and a replay line per failing seed, then a summary (no progress bar off a TTY)", () => {
+    const r = zksim("explore", "kernel-smoke", "--seeds", "2", "--canary", "connection-reorder", "--workers", "1");
+    expect(r.status).toBe(1);
+    expect(r.stdout).not.toContain("\r");
+    const lines = r.stdout.trim().split("\n");
+    expect(lines.filter((l) => l.startsWith("FAIL seed "))).toHaveLength(2);
+    expect(lines.filter((l) => l.startsWith("  replay: zksim run kernel-smoke --seed "))).toHaveLength(2);
+    expect(lines[lines.length - 1]).toMatch(/^explored 2 seeds in .*: 2 failing seeds$/);
+  });
+
+  const bad: [string, string[]][] = [
+    ["no --seeds", ["kernel-smoke"]],
+    ["--seeds 0", ["kernel-smoke", "--seeds", "0"]],
+    ["--seeds -3", ["kernel-smoke", "--seeds", "-3"]],
+    ["--seeds abc", ["kernel-smoke", "--seeds", "abc"]],
+    ["--seeds 1.5", ["kernel-smoke", "--seeds", "1.5"]],
+    ["--shard 0/3", ["kernel-smoke", "--seeds", "3", "--shard", "0/3"]],
+    ["--shard 4/3", ["kernel-smoke", "--seeds", "3", "--shard", "4/3"]],
+    ["--shard x/y", ["kernel-smoke", "--seeds", "3", "--shard", "x/y"]],
+    ["--workers 0", ["kernel-smoke", "--seeds", "3", "--workers", "0"]],
+    ["unknown scenario", ["no-such-scenario", "--seeds", "3"]],
+    ["unknown bug", ["bug-1154", "--seeds", "3", "--bug", "9999"]],
+    ["unknown canary", ["kernel-smoke", "--seeds", "3", "--canary", "no-such-canary"]],
+    ["no scenario", ["--seeds", "3"]],
+    ["unknown flag", ["kernel-smoke", "--seeds", "3", "--fast"]],
+  ];
+  it.each(bad)("bad input (%s): one line on stderr, exit 2", (_what, args) => {
+    const r = zksim("explore", ...args);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/^zksim: /);
+  });
+});
