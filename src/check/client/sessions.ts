@@ -76,7 +76,11 @@ export class SessionsChecker implements Checker {
       case "pause":
       case "resume":
       case "crash":
-        if (e.kind === "crash") this.leading.delete(e.node);
+        if (e.kind === "crash") {
+          this.leading.delete(e.node);
+          // A learner's touch table is volatile: a crash loses what it had not reported yet.
+          this.touchedSinceDrain.delete(e.node);
+        }
         return this.onNodeState(e);
       case "send":
         return this.onSend(e);
@@ -89,6 +93,8 @@ export class SessionsChecker implements Checker {
       case "zab.state":
         if (str(e.fields, "state") === "LEADING") this.leading.add(e.node);
         else this.leading.delete(e.node);
+        // The touch table belongs to the learner's server of one role: a role change drops it.
+        this.touchedSinceDrain.delete(e.node);
         return;
       case "clock":
         if (e.fields?.rate !== 1) this.skewed.add(e.node);
@@ -172,9 +178,15 @@ export class SessionsChecker implements Checker {
 
   // ---- 3: a heartbeating session is not expired ---------------------------------------------
 
+  /**
+   * Client views are per (node, connection): a node may run several handles (a recipe's lock
+   * session and its storage session), and only the connection a packet travels on says whose
+   * session it touches. Annotations name the connection in `conn`.
+   */
   private onClientState(e: TraceEvent): void {
     const client = str(e.fields, "client") ?? e.node;
-    const view = this.view(client);
+    const conn = e.fields?.conn;
+    const view = this.view(`${client}#${conn === undefined ? "?" : String(conn)}`);
     const session = str(e.fields, "session");
     if (session !== undefined) view.session = session;
     if (e.kind === "client.state") view.connected = str(e.fields, "state") === "CONNECTED";
@@ -182,23 +194,30 @@ export class SessionsChecker implements Checker {
     if (e.kind === "client.connect") view.server = str(e.fields, "server");
   }
 
-  private view(client: string): ClientView {
-    let v = this.clients.get(client);
-    if (v === undefined) this.clients.set(client, (v = { session: "", connected: false, server: undefined, paused: false }));
+  private isClientNode(node: string): boolean {
+    for (const key of this.clients.keys()) if (key.startsWith(`${node}#`)) return true;
+    return false;
+  }
+
+  private view(key: string): ClientView {
+    let v = this.clients.get(key);
+    if (v === undefined) this.clients.set(key, (v = { session: "", connected: false, server: undefined, paused: false }));
     return v;
   }
 
   private onNodeState(e: TraceEvent): void {
-    const v = this.clients.get(e.node);
-    if (v === undefined) return;
-    v.paused = e.kind === "pause";
-    if (e.kind === "crash") v.connected = false;
+    for (const [key, v] of this.clients) {
+      if (!key.startsWith(`${e.node}#`)) continue;
+      v.paused = e.kind === "pause";
+      if (e.kind === "crash") v.connected = false;
+    }
   }
 
   private onSend(e: TraceEvent): void {
     if (e.peer === undefined || e.id === undefined) return;
-    const v = this.clients.get(e.node);
-    if (v !== undefined) {
+    const v = this.clients.get(`${e.node}#${e.conn === undefined ? "?" : e.conn}`);
+    if (v !== undefined || this.isClientNode(e.node)) {
+      if (v === undefined) return;
       if (v.connected && !v.paused && e.peer === v.server && !UNTOUCHING.has(e.detail ?? "")) {
         this.sessionPackets.set(msgKey(e.node, e.peer, e.id), { session: v.session });
       }

@@ -271,7 +271,6 @@ export class ClientCnxn {
     this.phase = "tcp";
     this.lastSendUs = this.ctx.nowUs();
     this.lastRecvUs = this.lastSendUs;
-    this.ctx.annotate("client.connect", { client: this.ctx.id, server: address.host, session: this.sessionIdHex });
     const socket = this.ctx.connect(
       address.host,
       address.port,
@@ -289,6 +288,8 @@ export class ClientCnxn {
       { timeoutUs: this.connectTimeoutMs * 1000 },
     );
     this.socket = socket;
+    // `conn` names the connection so a checker can tell two handles on one node apart.
+    this.ctx.annotate("client.connect", { client: this.ctx.id, server: address.host, session: this.sessionIdHex, conn: socket.id });
     this.pump();
   }
 
@@ -512,7 +513,7 @@ export class ClientCnxn {
   /** `cleanAndNotifyState` and the next loop turn: fail everything in flight, tell watchers, retry. */
   private connectionLost(reason: string): void {
     if (this.socket === undefined && this.phase === "none") return;
-    this.ctx.annotate("client.disconnect", { client: this.ctx.id, session: this.sessionIdHex, reason });
+    this.ctx.annotate("client.disconnect", { client: this.ctx.id, session: this.sessionIdHex, reason, conn: this.socket?.id });
     this.closeSocket();
     this.cleanup();
     if (!isAlive(this.state)) return;
@@ -641,7 +642,7 @@ export class ClientCnxn {
   private changeState(state: ZooKeeperState, cause?: string): void {
     if (this.state === state) return;
     this.state = state;
-    const fields: Record<string, unknown> = { client: this.ctx.id, state, session: this.sessionIdHex };
+    const fields: Record<string, unknown> = { client: this.ctx.id, state, session: this.sessionIdHex, conn: this.socket?.id };
     if (cause !== undefined) fields.cause = cause;
     this.ctx.annotate("client.state", fields);
   }
