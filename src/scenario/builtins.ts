@@ -5,6 +5,7 @@ import { zkWorkload } from "./workloads/zk.js";
 import { StandaloneDurabilityChecker } from "../check/zk/standalone-durability.js";
 import { ZAB_CHECKERS } from "../check/zab/index.js";
 import { CLIENT_CHECKERS } from "../check/client/index.js";
+import { RECIPE_CHECKERS } from "../check/recipes/index.js";
 import { ConnectionFifoChecker } from "../check/kernel/connection-fifo.js";
 import { NoDeliveryAcrossCutChecker } from "../check/kernel/no-delivery-across-cut.js";
 import { DiskCrashLossChecker } from "../check/kernel/disk-crash-loss.js";
@@ -20,6 +21,7 @@ export function registerBuiltins(): void {
   registerChecker("zk.standalone-durability", () => new StandaloneDurabilityChecker());
   for (const [name, make] of ZAB_CHECKERS) registerChecker(name, () => make());
   for (const [name, make] of CLIENT_CHECKERS) registerChecker(name, () => make());
+  for (const [name, make] of RECIPE_CHECKERS) registerChecker(name, () => make());
   registerChecker("kernel.connection-fifo", () => new ConnectionFifoChecker());
   registerChecker("kernel.no-delivery-across-cut", () => new NoDeliveryAcrossCutChecker());
   registerChecker("kernel.disk-crash-loss", () => new DiskCrashLossChecker());

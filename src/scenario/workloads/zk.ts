@@ -12,6 +12,7 @@ import { makeScriptContext } from "../scripts/script.js";
 import { KERNEL_CHECKERS } from "./kernel-traffic.js";
 import { ZAB_CHECKERS } from "../../check/zab/index.js";
 import { CLIENT_CHECKERS } from "../../check/client/index.js";
+import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
 
 const SERVER_CANARIES: readonly string[] = ["ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit"];
@@ -72,7 +73,8 @@ export const zkWorkload: WorkloadDef = {
   defaultCheckers(params) {
     // Client histories always; standalone: acknowledged writes survive restarts; ensembles: the ZAB invariants.
     const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys()] : ["zk.standalone-durability"];
-    return [...KERNEL_CHECKERS, ...server, ...CLIENT_CHECKERS.keys()];
+    const recipes = String(params.script ?? "").startsWith("recipe-") ? [...RECIPE_CHECKERS.keys()] : [];
+    return [...KERNEL_CHECKERS, ...server, ...CLIENT_CHECKERS.keys(), ...recipes];
   },
   create(w: WorkloadContext): Workload {
     const ids = zkWorkload.nodes(w.params);

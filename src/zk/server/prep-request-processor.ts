@@ -168,6 +168,8 @@ export class PrepRequestProcessor {
   readonly outstandingChanges: ChangeRecord[] = [];
   readonly outstandingChangesForPath = new Map<string, ChangeRecord>();
   readonly options: PrepOptions;
+  /** Historical defects re-injected on purpose (the bug zoo): only "ZK-1208" is consulted here. */
+  readonly reinjectedBugs = new Set<string>();
 
   constructor(
     private readonly tree: DataTree,
@@ -460,7 +462,10 @@ export class PrepRequestProcessor {
   /**
    * closeSession: no session check (the expirer is not the owner). paths2Delete = the tree's
    * ephemerals of the session, adjusted by pending changes in order, sorted; then the session
-   * is marked closing so later requests fail with SESSIONEXPIRED (ZOOKEEPER-1208).
+   * is marked closing so later requests fail with SESSIONEXPIRED (ZOOKEEPER-1208). With that bug
+   * re-injected the mark is missing: a request of the same session prepped after the close (but
+   * before it is applied) still passes checkSession, and an ephemeral it creates outlives the
+   * session.
    */
   private prepCloseSession(ctx: TxnContext): Prepped {
     const sessionId = ctx.req.sessionId;
@@ -473,7 +478,7 @@ export class PrepRequestProcessor {
     for (const path of paths2Delete) {
       this.addChangeRecord({ zxid: ctx.zxid, path, stat: null, childCount: 0, acl: null, data: null });
     }
-    this.sessions.setSessionClosing(sessionId);
+    if (!this.reinjectedBugs.has("ZK-1208")) this.sessions.setSessionClosing(sessionId);
     return ok({ kind: "CloseSessionTxn", paths2Delete });
   }
 

@@ -20,6 +20,13 @@ export interface BugEntry {
 
 export const BUG_ZOO: readonly BugEntry[] = [
   {
+    id: "ZK-335",
+    title: "pre-Zab-1.0: a new epoch is persisted nowhere until its first txn is logged, so it can be chosen twice",
+    scenario: "bug-335",
+    invariant: "zab.leadership",
+    fixedIn: "3.4.0 (ZOOKEEPER-1081/1082)",
+  },
+  {
     id: "ZK-1154",
     title: "leader sends DIFF without checking the learner's last zxid is in its history",
     scenario: "bug-1154",
@@ -27,11 +34,88 @@ export const BUG_ZOO: readonly BugEntry[] = [
     fixedIn: "3.3.4 / 3.4.0",
   },
   {
+    id: "ZK-1208",
+    title: "closeSession does not mark the session closing at prep; a create prepped after it leaves an orphan ephemeral",
+    scenario: "bug-1208",
+    invariant: "scenario.expect",
+    fixedIn: "3.3.4 / 3.4.0",
+  },
+  {
+    id: "ZK-1419",
+    title: "the election's vote comparison forgets epoch equality in its sid clause: not a total order, elections cycle",
+    scenario: "bug-1419",
+    invariant: "zab.liveness",
+    fixedIn: "3.4.4",
+  },
+  {
+    id: "ZK-2355",
+    title: "a DIFF learner takes the DIFF zxid as processed before applying the diff; an interrupted sync never applies it",
+    scenario: "bug-2355",
+    invariant: "zab.prefix-consistency",
+    fixedIn: "3.4.11 / 3.5.4",
+  },
+  {
     id: "ZK-2845",
     title: "a server back in LOOKING keeps an in-memory tree that lags its txn log",
     scenario: "bug-2845",
     invariant: "zab.committed-durability",
     fixedIn: "3.4.12 / 3.5.4",
+  },
+  {
+    id: "ZK-3642",
+    title: "a learner keeps an unpersisted SNAP tree after an incomplete sync and advertises its zxid",
+    scenario: "bug-3642",
+    invariant: "zab.committed-durability",
+    fixedIn: "3.5.10 / 3.6.3 / 3.7.0",
+  },
+  {
+    id: "ZK-3911",
+    title: "a DIFF learner ACKs NEWLEADER before logging the diff txns (logged only at UPTODATE)",
+    scenario: "bug-3911",
+    invariant: "zab.committed-durability",
+    fixedIn: "3.5.9 / 3.6.3 / 3.7.0",
+  },
+  {
+    id: "ZK-4394",
+    title: "NEWLEADER clears the learner's proposal buffer; a COMMIT before UPTODATE dereferences its empty head",
+    scenario: "bug-4394",
+    invariant: "zab.flags",
+    fixedIn: "3.9.3",
+  },
+  {
+    id: "ZK-4643",
+    title: "the learner writes currentEpoch at NEWLEADER before its synced txns are durable",
+    scenario: "bug-4643",
+    invariant: "zab.committed-durability",
+    fixedIn: "3.9.3",
+  },
+  {
+    id: "ZK-4646",
+    title: "the learner logs the synced txns asynchronously at NEWLEADER: ACK(NEWLEADER) can precede their fsync",
+    scenario: "bug-4646",
+    invariant: "zab.committed-durability",
+    fixedIn: "3.9.3",
+  },
+  {
+    id: "ZK-4685",
+    title: "the learner's sync thread ACKs a diff proposal before the NEWLEADER ACK; the leader ignores that learner",
+    scenario: "bug-4685",
+    invariant: "zab.flags",
+    fixedIn: "3.9.3",
+  },
+  {
+    id: "ZK-4712",
+    title: "Follower.shutdown leaves the sync processor running: a queued proposal is logged after the peer went LOOKING",
+    scenario: "bug-4712",
+    invariant: "zab.prefix-consistency",
+    fixedIn: "3.9.3",
+  },
+  {
+    id: "ZK-4785",
+    title: "a DIFF learner writes currentEpoch and ACKs NEWLEADER while its diff txns are only queued for logging",
+    scenario: "bug-4785",
+    invariant: "zab.committed-durability",
+    fixedIn: "3.8.5 / 3.9.2",
   },
 ];
 

@@ -86,6 +86,8 @@ export interface FastLeaderElectionOptions {
   onLookingPeer?(sid: number): void;
   finalizeWaitMs?: number;
   minNotificationIntervalMs?: number;
+  /** Bug zoo: compare votes with the pre-3.4.4 predicate that is not a total order (ZOOKEEPER-1419). */
+  zk1419?: boolean;
   maxNotificationIntervalMs?: number;
 }
 
@@ -292,7 +294,7 @@ export class FastLeaderElection {
 
   /** During finalizeWait: a better notification reopens the round; any other is consumed. */
   private finalizeStep(round: ElectionRound, n: Notification): void {
-    if (totalOrderPredicate(n.leader, n.zxid, n.peerEpoch, this.proposedLeader, this.proposedZxid, this.proposedEpoch, this.weightOf)) {
+    if (this.beats(n.leader, n.zxid, n.peerEpoch, this.proposedLeader, this.proposedZxid, this.proposedEpoch)) {
       round.finalizing = false;
       this.recvqueue.push(n); // put back: the loop takes it next
     }
@@ -324,7 +326,7 @@ export class FastLeaderElection {
       // vote and our *initial* vote.
       this.logicalclock = n.electionEpoch;
       round.recvset.clear();
-      if (totalOrderPredicate(n.leader, n.zxid, n.peerEpoch, this.initId(), this.initLastLoggedZxid(), this.initPeerEpoch(), this.weightOf)) {
+      if (this.beats(n.leader, n.zxid, n.peerEpoch, this.initId(), this.initLastLoggedZxid(), this.initPeerEpoch())) {
         this.updateProposal(n.leader, n.zxid, n.peerEpoch);
       } else {
         this.updateProposal(this.initId(), this.initLastLoggedZxid(), this.initPeerEpoch());
@@ -332,7 +334,7 @@ export class FastLeaderElection {
       this.sendNotifications();
     } else if (n.electionEpoch < this.logicalclock) {
       return; // an older round: not recorded
-    } else if (totalOrderPredicate(n.leader, n.zxid, n.peerEpoch, this.proposedLeader, this.proposedZxid, this.proposedEpoch, this.weightOf)) {
+    } else if (this.beats(n.leader, n.zxid, n.peerEpoch, this.proposedLeader, this.proposedZxid, this.proposedEpoch)) {
       this.updateProposal(n.leader, n.zxid, n.peerEpoch);
       this.sendNotifications();
     }
@@ -435,6 +437,11 @@ export class FastLeaderElection {
   }
 
   private readonly weightOf = (sid: number): number => this.qv.getWeight(sid);
+
+  /** `totalOrderPredicate(new, cur)` with this peer's weights (and, in the bug zoo, its defects). */
+  private beats(newId: number, newZxid: Zxid, newEpoch: number, curId: number, curZxid: Zxid, curEpoch: number): boolean {
+    return totalOrderPredicate(newId, newZxid, newEpoch, curId, curZxid, curEpoch, this.weightOf, this.options.zk1419 === true);
+  }
 
   /** Observers propose Long.MIN_VALUE so that any voter's vote beats theirs. */
   private initId(): number {

@@ -173,14 +173,14 @@ export class Leader {
   private checkEpochQuorum(): void {
     if (this.epochDecided || !this.peer.qv.containsQuorum(this.connectingFollowers)) return;
     this.epochDecided = true;
+    // Before Zab 1.0 (ZOOKEEPER-335) the leader took the epoch of its own last zxid plus one, and
+    // persisted it nowhere (the peer's epoch setters write nothing with that bug).
     this.epoch = this.peer.hasBug("ZK-335") ? zxidEpoch(this.lastProposed) + 1 : this.maxAcceptedEpoch + 1;
-    const go = () => {
+    this.peer.setAcceptedEpoch(this.epoch, () => {
       this.acceptedEpochDurable = true;
       this.electingFollowers.add(this.myid);
       for (const h of this.handlers) if (h.stage === "EPOCH") this.sendLeaderInfo(h);
-    };
-    if (this.peer.hasBug("ZK-335")) go(); // the pre-Zab-1.0 leader persisted no epoch at all
-    else this.peer.setAcceptedEpoch(this.epoch, go);
+    });
   }
 
   private sendLeaderInfo(h: LearnerHandler): void {
@@ -277,13 +277,16 @@ export class Leader {
 
   private onAck(h: LearnerHandler, zxid: Zxid): void {
     if (h.stage === "NEWLEADER") {
-      if (zxid !== epochZxid(this.epoch)) {
-        // 3.8: an ACK that is not the NEWLEADER ACK is logged and ignored (the ZOOKEEPER-4685 symptom).
-        this.flag("ackInconsistent", `sid ${h.sid} sent ACK ${zxidHex(zxid)} while the NEWLEADER ACK ${zxidHex(epochZxid(this.epoch))} was expected`);
-        return;
-      }
+      // The handler reads exactly one packet as the NEWLEADER ACK (`waitForNewLeaderAck`). One
+      // with another zxid is logged "from a different epoch" and not counted, and the handler
+      // goes on to wait for the leader to start as if it had been acked: that learner never
+      // counts toward the NEWLEADER quorum (the ZOOKEEPER-4685 symptom).
       h.stage = "BROADCAST";
-      if (!h.isObserver) this.newLeaderAcks.add(h.sid);
+      if (zxid !== epochZxid(this.epoch)) {
+        this.flag("ackInconsistent", `sid ${h.sid} sent ACK ${zxidHex(zxid)} while the NEWLEADER ACK ${zxidHex(epochZxid(this.epoch))} was expected`);
+      } else if (!h.isObserver) {
+        this.newLeaderAcks.add(h.sid);
+      }
       if (this.established) h.send({ kind: "UPTODATE" });
       else this.checkEstablished();
       return;
@@ -410,6 +413,7 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
     private readonly leader: Leader,
   ) {
     super(ctx, config, zkDb);
+    if (leader.peer.hasBug("ZK-1208")) this.prep.reinjectedBugs.add("ZK-1208");
   }
 
   /** The leader's tracker: unknown global sessions are SESSIONEXPIRED; every session gets a fresh timeout. */

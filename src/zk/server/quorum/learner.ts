@@ -9,10 +9,27 @@
  * NEWLEADER, in the fixed (3.9.3) order: snapshot if SNAP/TRUNC; log and apply the buffered
  * proposals already committed and fsync; persist currentEpoch; then ACK. UPTODATE starts
  * serving, then the rest of the buffer is logged and the remembered commits applied.
- * Broadcast: PROPOSAL → log → fsync → ACK (followers); COMMIT must match the head of the
- * pending queue; observers apply INFORMs. A leader silent for syncLimit ticks ends the role.
+ * Broadcast: PROPOSAL → SyncRequestProcessor (log, fsync, ACK) (followers); COMMIT must match
+ * the head of the pending queue; observers apply INFORMs. A leader silent for syncLimit ticks
+ * ends the role.
  *
- * The 3.8.0 behaviours behind the bug zoo are switched on by `peer.hasBug(...)`.
+ * Two activities, as in Java: the main thread (`onPacket`), which blocks while it waits for a
+ * synchronous disk write at NEWLEADER (packets arriving meanwhile wait in `inbox`, as they
+ * would in the socket), and the `SyncRequestProcessor`, which logs proposals in the background.
+ *
+ * The older behaviours behind the bug zoo are switched on by `peer.hasBug(...)`:
+ * - ZK-3911 (3.5.8): NEWLEADER persists currentEpoch and ACKs; the diff txns are logged only at
+ *   UPTODATE.
+ * - ZK-4394, ZK-4643, ZK-4646, ZK-4685, ZK-4785 (3.8.0, reference §7.4 "3.8.0 learner
+ *   algorithm"): NEWLEADER persists currentEpoch, hands the whole buffer to the sync processor
+ *   (asynchronous: it fsyncs and ACKs each proposal whenever it gets to it), clears the buffer
+ *   and ACKs at once. The same code is behind all five: 4643 is a crash after the currentEpoch
+ *   write, 4646/4785 a crash after the ACK, before the sync processor's fsync; 4394 is a COMMIT
+ *   that then finds the cleared buffer; 4685 is the sync thread winning the race, its proposal
+ *   ACKs on the wire before the main thread's ACK(NEWLEADER) — with that bug on, the simulator
+ *   takes that interleaving.
+ * - ZK-4712: the sync processor is not stopped when the role ends.
+ * - ZK-2355: the DIFF packet's zxid is taken as processed before the diff is applied.
  */
 import type { Endpoint } from "../../../sim/network.js";
 import type { TimerHandle } from "../../../sim/node-context.js";
@@ -34,6 +51,84 @@ type SyncMode = "DIFF" | "TRUNC" | "SNAP";
 
 const CONNECT_ATTEMPTS = 5;
 
+/** Bug ids whose defect lives in 3.8.0's NEWLEADER handling (see the header). */
+const SYNC_WITH_LEADER_380 = ["ZK-4394", "ZK-4643", "ZK-4646", "ZK-4685", "ZK-4785"];
+
+/**
+ * The follower's `SyncRequestProcessor` + `SendAckRequestProcessor`, an activity of its own:
+ * `logRequest` queues a proposal; the processor appends what is queued to the txn log, fsyncs it
+ * as one group, then ACKs each. While an fsync is in flight new requests wait in the queue, not
+ * yet written (Java's thread is blocked in `commit()`).
+ *
+ * `shutdown` (3.9.3, the ZOOKEEPER-4712 fix, `Follower.shutdown` → `syncProcessor.shutdown`):
+ * what is queued is written out first, so the tree the peer reloads right after includes it; no
+ * more ACKs go out. With ZK-4712 the processor is left running: it goes on writing in the
+ * background after the role ended, after the peer reloaded its tree.
+ */
+class SyncRequestProcessor {
+  private queue: { entry: TxnEntry; ack: boolean }[] = [];
+  private flushing = false;
+  private stopped = false;
+  private readonly whenIdle: (() => void)[] = [];
+
+  constructor(
+    private readonly peer: QuorumPeer,
+    private readonly sendAck: (zxid: Zxid) => void,
+    private readonly writeFailed: (err: string) => void,
+  ) {}
+
+  logRequest(entry: TxnEntry, ack: boolean): void {
+    if (this.stopped) return;
+    this.queue.push({ entry, ack });
+    if (!this.flushing) this.flush();
+  }
+
+  /** Runs `fn` once everything handed over so far is durable and its ACKs are sent. */
+  afterFlush(fn: () => void): void {
+    if (!this.flushing && this.queue.length === 0) return fn();
+    this.whenIdle.push(fn);
+  }
+
+  private flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    if (!this.append(batch)) return;
+    this.flushing = true;
+    this.peer.zkDb.commit(() => {
+      this.flushing = false;
+      this.logged(batch);
+      for (const r of batch) if (r.ack && !this.stopped) this.sendAck(r.entry.header.zxid);
+      if (this.queue.length > 0) return this.flush();
+      for (const fn of this.whenIdle.splice(0)) fn();
+    });
+  }
+
+  private append(batch: readonly { entry: TxnEntry }[]): boolean {
+    for (const r of batch) {
+      const w = this.peer.zkDb.append(r.entry);
+      if (!w.ok) {
+        this.writeFailed(w.err);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private logged(batch: readonly { entry: TxnEntry }[]): void {
+    for (const r of batch) this.peer.ctx.annotate("zab.log", { sid: this.peer.myid, zxid: zxidHex(r.entry.header.zxid), txn: txnDigest(r.entry) });
+  }
+
+  shutdown(): void {
+    if (this.peer.hasBug("ZK-4712")) return; // 3.8.0: Follower.shutdown leaves the sync thread running
+    this.stopped = true;
+    this.whenIdle.length = 0;
+    const rest = this.queue;
+    this.queue = [];
+    if (rest.length === 0 || !this.append(rest)) return;
+    this.peer.zkDb.commit(() => this.logged(rest));
+  }
+}
+
 export class Learner {
   private ep: Endpoint | undefined;
   private stage: Stage = "CONNECTING";
@@ -44,8 +139,12 @@ export class Learner {
   private notLogged: TxnEntry[] = [];
   /** Zxids committed by the leader that are not applied yet (sync phase). */
   private readonly committed = new Set<Zxid>();
-  /** Broadcast: logged proposals waiting for their COMMIT (`pendingTxns`). */
+  /** Logged (or queued for logging) proposals waiting for their COMMIT (`pendingTxns`). */
   private readonly pendingTxns: TxnEntry[] = [];
+  /** Packets that arrived while the main thread was blocked, read afterwards in order. */
+  private readonly inbox: QuorumPacket[] = [];
+  private blocked = false;
+  private readonly sync: SyncRequestProcessor;
   private lastHeardMs = 0;
   private readonly timers: TimerHandle[] = [];
   private running = true;
@@ -57,6 +156,11 @@ export class Learner {
     readonly isObserver: boolean,
   ) {
     this.zks = new LearnerZooKeeperServer(peer.ctx, { ...peer.config.server, tickTimeMs: peer.config.tickTimeMs, serverId: peer.myid }, peer.zkDb, this);
+    this.sync = new SyncRequestProcessor(
+      peer,
+      (zxid) => this.send({ kind: "ACK", zxid }),
+      (err) => this.running && this.peer.roleEnded(`txn log write failed: ${err}`),
+    );
     peer.phase("DISCOVERY", peer.acceptedEpoch);
     this.connect();
     this.watchdog();
@@ -64,6 +168,21 @@ export class Learner {
 
   get myid(): number {
     return this.peer.myid;
+  }
+
+  /** A SNAP was loaded into memory but NEWLEADER (which persists it) was not processed yet. */
+  get unpersistedSnap(): boolean {
+    return this.syncMode === "SNAP" && this.stage === "SYNC";
+  }
+
+  /** 3.8.0's NEWLEADER handling is re-injected (followers only: observers never took that path). */
+  private get syncWithLeader380(): boolean {
+    return !this.isObserver && SYNC_WITH_LEADER_380.some((b) => this.peer.hasBug(b));
+  }
+
+  /** 3.5.8's NEWLEADER handling (ZOOKEEPER-3911) is re-injected. */
+  private get syncWithLeaderPre3911(): boolean {
+    return !this.isObserver && this.peer.hasBug("ZK-3911");
   }
 
   private flag(flag: string, detail: string): void {
@@ -84,7 +203,7 @@ export class Learner {
         this.lastHeardMs = this.peer.ctx.nowMs();
         this.send({ kind: this.isObserver ? "OBSERVERINFO" : "FOLLOWERINFO", sid: this.myid, zxid: epochZxid(this.peer.acceptedEpoch) });
       },
-      onMessage: (_e, m) => this.running && this.onPacket(m as QuorumPacket),
+      onMessage: (_e, m) => this.running && this.receive(m as QuorumPacket),
       onClose: (_e, reason) => {
         if (!this.running) return;
         if (this.stage === "CONNECTING" && this.attempts < CONNECT_ATTEMPTS) {
@@ -111,8 +230,27 @@ export class Learner {
     );
   }
 
-  private onPacket(p: QuorumPacket): void {
+  /** A packet from the leader: read now, or after the main thread is done with its disk write. */
+  private receive(p: QuorumPacket): void {
     this.lastHeardMs = this.peer.ctx.nowMs();
+    if (this.blocked) {
+      this.inbox.push(p);
+      return;
+    }
+    this.onPacket(p);
+  }
+
+  /** The main thread waits for a synchronous disk write (Java blocks in it). */
+  private block(): void {
+    this.blocked = true;
+  }
+
+  private unblock(): void {
+    this.blocked = false;
+    while (!this.blocked && this.running && this.inbox.length > 0) this.onPacket(this.inbox.shift()!);
+  }
+
+  private onPacket(p: QuorumPacket): void {
     switch (p.kind) {
       case "LEADERINFO":
         return this.onLeaderInfo(zxidEpoch(p.zxid));
@@ -181,7 +319,7 @@ export class Learner {
       db.setTree(tree);
       this.peer.ctx.annotate("zab.snap.load", { sid: this.myid, zxid: zxidHex(p.zxid) });
     } else if (this.peer.hasBug("ZK-2355")) {
-      db.dataTree.lastProcessedZxid = p.zxid; // 3.4: the DIFF zxid was taken as processed before applying the diff
+      db.dataTree.lastProcessedZxid = p.zxid; // before 3.4.11/3.5.4: the DIFF zxid was taken as processed before the diff was applied
     }
   }
 
@@ -193,27 +331,34 @@ export class Learner {
       return;
     }
     if (this.stage !== "BROADCAST") return this.flag("stateInconsistent", `PROPOSAL in stage ${this.stage}`);
-    this.logAndAck(entry);
+    this.logRequest(entry);
   }
 
   private onCommit(zxid: Zxid): void {
     if (this.stage === "SYNC" || this.stage === "NEWLEADER") {
-      if (this.syncMode !== "DIFF" && this.stage === "SYNC" && !this.peer.hasBug("ZK-4394")) {
+      const head = this.notLogged[0];
+      if (head === undefined && this.syncWithLeader380) {
+        // 3.8.0 reads the head of the buffer without checking it is there; NEWLEADER cleared it.
+        this.flag("commitInconsistent", `COMMIT ${zxidHex(zxid)} in stage ${this.stage} found an empty buffer (NullPointerException in 3.8.0)`);
+        return this.peer.roleEnded(`NullPointerException on COMMIT ${zxidHex(zxid)} before UPTODATE`);
+      }
+      if (this.syncMode !== "DIFF" && this.stage === "SYNC") {
         // SNAP/TRUNC: committed txns are applied directly while syncing.
-        const head = this.notLogged[0];
         if (head === undefined || head.header.zxid !== zxid) return this.flag("commitInconsistent", `COMMIT ${zxidHex(zxid)} does not match the head of the sync buffer`);
         this.notLogged.shift();
         this.logTxn(head);
         this.deliver(head);
         return;
       }
-      if (this.peer.hasBug("ZK-4394") && this.stage === "NEWLEADER" && this.notLogged.length === 0) {
-        return this.flag("commitInconsistent", `COMMIT ${zxidHex(zxid)} between NEWLEADER and UPTODATE found an empty buffer (NullPointerException in 3.8.0)`);
-      }
       this.committed.add(zxid);
       return;
     }
     if (this.stage !== "BROADCAST") return this.flag("stateInconsistent", `COMMIT in stage ${this.stage}`);
+    this.commitPending(zxid);
+  }
+
+  /** `FollowerZooKeeperServer.commit`: the COMMIT must match the head of pendingTxns. */
+  private commitPending(zxid: Zxid): void {
     const head = this.pendingTxns[0];
     if (head === undefined || head.header.zxid !== zxid) return this.flag("commitInconsistent", `COMMIT ${zxidHex(zxid)} does not match the head of pendingTxns ${head ? zxidHex(head.header.zxid) : "(empty)"}`);
     this.pendingTxns.shift();
@@ -230,27 +375,16 @@ export class Learner {
     this.deliver(entry);
   }
 
-  /** NEWLEADER: (fixed order) snapshot if needed, log+apply committed buffered txns, fsync, currentEpoch, ACK. */
   private onNewLeader(zxid: Zxid): void {
     if (this.stage !== "SYNC") return this.flag("stateInconsistent", `NEWLEADER in stage ${this.stage}`);
     if (zxidEpoch(zxid) !== this.newEpoch) return this.flag("stateInconsistent", `NEWLEADER of epoch ${zxidEpoch(zxid)} while syncing for ${this.newEpoch}`);
     this.stage = "NEWLEADER";
     const db = this.peer.zkDb;
     if (this.syncMode !== "DIFF") db.snapLog.save(db.dataTree);
-    const ack = () => this.send({ kind: "ACK", zxid: epochZxid(this.newEpoch) });
-    if (this.peer.hasBug("ZK-4646") || this.peer.hasBug("ZK-4643") || this.peer.hasBug("ZK-4785")) {
-      // 3.8.0: currentEpoch first, the buffered txns handed to the (asynchronous) sync thread, ACK at once.
-      this.peer.setCurrentEpoch(this.newEpoch, () => {
-        const buffered = this.notLogged;
-        this.notLogged = [];
-        for (const e of buffered) this.logTxn(e);
-        ack();
-        for (const e of buffered) if (this.committed.delete(e.header.zxid)) this.deliver(e);
-        for (const e of buffered) if (!db.committedLog.includes(e)) this.pendingTxns.push(e);
-        db.commit(() => undefined);
-      });
-      return;
-    }
+    this.block();
+    if (this.syncWithLeaderPre3911) return this.newLeaderPre3911();
+    if (this.syncWithLeader380) return this.newLeader380();
+    // Fixed order: log and apply the committed part of the buffer, fsync, currentEpoch, ACK.
     const ready: TxnEntry[] = [];
     while (this.notLogged.length > 0 && this.committed.has(this.notLogged[0]!.header.zxid)) ready.push(this.notLogged.shift()!);
     for (const e of ready) {
@@ -260,9 +394,32 @@ export class Learner {
     }
     db.commit(() => {
       if (!this.running) return;
-      for (const e of ready) this.peer.ctx.annotate("zab.log", { sid: this.myid, zxid: zxidHex(e.header.zxid), txn: txnDigest(e) });
-      this.peer.setCurrentEpoch(this.newEpoch, () => this.running && ack());
+      this.peer.setCurrentEpoch(this.newEpoch, () => this.ackNewLeader());
     });
+  }
+
+  /** ZK-3911 (3.5.8 and before): currentEpoch, then ACK; the buffer waits for UPTODATE. */
+  private newLeaderPre3911(): void {
+    this.peer.setCurrentEpoch(this.newEpoch, () => this.ackNewLeader());
+  }
+
+  /** 3.8.0: currentEpoch; the buffer to the sync processor (async) and cleared; ACK at once. */
+  private newLeader380(): void {
+    this.peer.setCurrentEpoch(this.newEpoch, () => {
+      if (!this.running) return;
+      const buffered = this.notLogged;
+      this.notLogged = [];
+      for (const e of buffered) this.logRequest(e);
+      // ZK-4685: the sync thread wins the race and its ACKs overtake ACK(NEWLEADER).
+      if (this.peer.hasBug("ZK-4685")) this.sync.afterFlush(() => this.ackNewLeader());
+      else this.ackNewLeader();
+    });
+  }
+
+  private ackNewLeader(): void {
+    if (!this.running) return;
+    this.send({ kind: "ACK", zxid: epochZxid(this.newEpoch) });
+    this.unblock();
   }
 
   private onUpToDate(): void {
@@ -274,34 +431,42 @@ export class Learner {
     this.send({ kind: "ACK", zxid: epochZxid(this.newEpoch) });
     const buffered = this.notLogged;
     this.notLogged = [];
+    if (this.syncWithLeader380 || this.syncWithLeaderPre3911) {
+      // Log everything still buffered, then apply the remembered commits in order.
+      for (const e of buffered) this.logRequest(e);
+      const commits = [...this.committed];
+      this.committed.clear();
+      for (const zxid of commits) this.commitPending(zxid);
+      return;
+    }
     for (const e of buffered) {
       if (this.isObserver || this.committed.has(e.header.zxid)) {
         this.committed.delete(e.header.zxid);
         this.logTxn(e);
         this.deliver(e);
       } else {
-        this.logAndAck(e);
+        this.logRequest(e);
       }
     }
   }
 
   // ---- logging and delivery --------------------------------------------------------------
 
+  /**
+   * Logs a txn outside the sync processor (sync paths, INFORM): appended now, announced as
+   * logged ("zab.log") once an fsync covers it — every log write must reach the checkers, or a
+   * txn that is really on disk looks missing after a restart.
+   */
   private logTxn(entry: TxnEntry): void {
     const r = this.peer.zkDb.append(entry);
-    if (!r.ok) this.peer.roleEnded(`txn log write failed: ${r.err}`);
+    if (!r.ok) return this.peer.roleEnded(`txn log write failed: ${r.err}`);
+    this.peer.zkDb.commit(() => this.peer.ctx.annotate("zab.log", { sid: this.myid, zxid: zxidHex(entry.header.zxid), txn: txnDigest(entry) }));
   }
 
-  /** SyncRequestProcessor: log, fsync (group commit), then ACK each proposal. */
-  private logAndAck(entry: TxnEntry): void {
-    this.logTxn(entry);
+  /** `FollowerZooKeeperServer.logRequest`: pending its COMMIT, and to the sync processor. */
+  private logRequest(entry: TxnEntry): void {
     this.pendingTxns.push(entry);
-    if (this.isObserver) return;
-    this.peer.zkDb.commit(() => {
-      if (!this.running) return;
-      this.peer.ctx.annotate("zab.log", { sid: this.myid, zxid: zxidHex(entry.header.zxid), txn: txnDigest(entry) });
-      this.send({ kind: "ACK", zxid: entry.header.zxid });
-    });
+    this.sync.logRequest(entry, !this.isObserver);
   }
 
   private deliver(entry: TxnEntry): void {
@@ -326,6 +491,7 @@ export class Learner {
     for (const t of this.timers) this.peer.ctx.cancelTimer(t);
     this.ep?.close();
     this.zks.shutdown();
+    this.sync.shutdown();
   }
 }
 

@@ -7,7 +7,8 @@
  * Persistence (reference §7.7): `acceptedEpoch` and `currentEpoch` are files written
  * atomically and fsynced before the protocol goes on; the txn log and snapshots are the
  * ZKDatabase's. Going back to LOOKING reloads the tree from disk, so the in-memory state never
- * lags what is logged (the ZOOKEEPER-2845 fix).
+ * lags what is logged (the ZOOKEEPER-2845 fix; see `recoverTreeAfterRole` for how this relates
+ * to 3.8's fast-forward).
  *
  * Every protocol step is annotated (`zab.*`) for the ZAB checkers and the teaching UI.
  */
@@ -84,6 +85,7 @@ export class QuorumPeer {
       getLastLoggedZxid: () => this.zkDb.lastProcessedZxid,
       getCurrentEpoch: () => this.currentEpoch,
       onElected: (vote, state) => this.onElected(vote, state),
+      zk1419: this.hasBug("ZK-1419"),
     });
     this.fle.start();
     this.lookForLeader();
@@ -113,7 +115,18 @@ export class QuorumPeer {
     this.ctx.disk.fsync(file, then);
   }
 
+  /**
+   * Bug zoo, ZOOKEEPER-335: before Zab 1.0 (3.4.0) there were no epoch files at all; a server's
+   * epoch was the epoch of its last logged zxid, so nothing records that an epoch was handed out
+   * until its first txn is logged. With the bug, the two setters below persist nothing and the
+   * epochs are re-derived from the log whenever the tree is (re)loaded.
+   */
+  private get preZab10(): boolean {
+    return this.hasBug("ZK-335");
+  }
+
   setAcceptedEpoch(epoch: number, then: () => void): void {
+    if (this.preZab10) return then();
     this.acceptedEpoch = epoch;
     this.writeEpoch(ACCEPTED_EPOCH_FILE, epoch, () => {
       this.ctx.annotate("zab.epoch.accepted", { sid: this.myid, epoch });
@@ -122,6 +135,7 @@ export class QuorumPeer {
   }
 
   setCurrentEpoch(epoch: number, then: () => void): void {
+    if (this.preZab10) return then();
     this.currentEpoch = epoch;
     this.writeEpoch(CURRENT_EPOCH_FILE, epoch, () => {
       this.ctx.annotate("zab.epoch.current", { sid: this.myid, epoch });
@@ -156,11 +170,39 @@ export class QuorumPeer {
     const role = this.role;
     if (role === undefined) return;
     this.role = undefined;
+    const unpersistedSnap = role instanceof Learner && role.unpersistedSnap;
     role.shutdown();
     this.ctx.annotate("zab.role.ended", { sid: this.myid, state: this.state, reason });
-    if (!this.hasBug("ZK-2845")) this.zkDb.loadDataBase();
+    this.recoverTreeAfterRole(unpersistedSnap);
+    if (this.preZab10) this.acceptedEpoch = this.currentEpoch = zxidEpoch(this.zkDb.lastProcessedZxid);
     this.ctx.unlisten(this.config.quorumPort);
     this.lookForLeader();
+  }
+
+  /**
+   * The in-memory database when a role ends. 3.8 (`Learner.shutdown` →
+   * `ZooKeeperServer.shutdown(fullyShutDown)`) clears it after an incomplete SNAP sync, so that
+   * it is reloaded from disk (the ZOOKEEPER-3642 fix), and otherwise replays the txn log onto
+   * the tree it has (`fastForwardDataBase`, the ZOOKEEPER-2845 fix). The simulator reloads in
+   * both cases: the same result whenever the tree is a prefix of the log, which the fixed code
+   * guarantees (the learner's sync processor drains into the log before this point). Re-injected
+   * bugs break that premise, so with them the peer does what the real code did:
+   * - ZK-2845 (3.4): the tree is kept as it is, no fast-forward;
+   * - ZK-3642: the unpersisted SNAP tree is not cleared, only fast-forwarded (a no-op: the log
+   *   is older than the snapshot);
+   * - ZK-2355: the tree whose lastProcessedZxid was taken from the DIFF packet is fast-forwarded
+   *   from that inflated zxid, so the diff txns it never applied are never replayed.
+   */
+  private recoverTreeAfterRole(unpersistedSnap: boolean): void {
+    if (this.hasBug("ZK-2845")) return;
+    if (unpersistedSnap ? this.hasBug("ZK-3642") : this.hasBug("ZK-2355")) return this.fastForwardDataBase();
+    this.zkDb.loadDataBase();
+  }
+
+  /** `ZKDatabase.fastForwardDataBase`: applies the logged txns above the tree's lastProcessedZxid. */
+  private fastForwardDataBase(): void {
+    const from = this.zkDb.lastProcessedZxid;
+    for (const entry of this.zkDb.snapLog.loggedTxns()) if (entry.header.zxid > from) this.zkDb.processTxn(entry);
   }
 
   /** True once this peer serves clients (leader established / learner up to date). */

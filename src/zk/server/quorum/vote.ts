@@ -7,7 +7,10 @@
  * clock) and the state of the server that cast it.
  *
  * Vote order (3.8, after ZOOKEEPER-1419): higher peerEpoch wins; on equal epochs the higher
- * zxid; on equal epochs and zxids the higher sid. A candidate of weight 0 never wins.
+ * zxid; on equal epochs and zxids the higher sid. A candidate of weight 0 never wins. The
+ * pre-3.4.4 order (bug zoo, ZOOKEEPER-1419) forgot the epoch equality in the last clause:
+ * `(zxid= && sid>)` lets a lower-epoch, higher-sid vote beat a higher-epoch vote that beats it
+ * back by the first clause, so it is not an order at all and elections can cycle forever.
  *
  * Vote equality (`voteEquals`, Java's `Vote.equals`) is deliberately not structural: when
  * either vote is LOOKING, leader, zxid, electionEpoch and peerEpoch must match; between
@@ -65,7 +68,7 @@ export function voteEquals(a: Vote, b: Vote): boolean {
  * True when the vote (newId, newZxid, newEpoch) beats (curId, curZxid, curEpoch): higher epoch,
  * or same epoch and higher zxid, or same epoch and zxid and higher sid. `weightOf` gives a
  * candidate's weight (`QuorumVerifier.getWeight`); a weight-0 candidate never wins. Without it
- * every candidate weighs 1.
+ * every candidate weighs 1. `zk1419` re-injects the pre-3.4.4 predicate (see the header).
  */
 export function totalOrderPredicate(
   newId: number,
@@ -75,8 +78,11 @@ export function totalOrderPredicate(
   curZxid: Zxid,
   curEpoch: number,
   weightOf?: (sid: number) => number,
+  zk1419 = false,
 ): boolean {
   if (weightOf !== undefined && weightOf(newId) === 0) return false;
+  // ZOOKEEPER-1419: `newEpoch > curEpoch || (newEpoch == curEpoch && newZxid > curZxid) || (newZxid == curZxid && newId > curId)`.
+  if (zk1419) return newEpoch > curEpoch || (newEpoch === curEpoch && newZxid > curZxid) || (newZxid === curZxid && newId > curId);
   return newEpoch > curEpoch || (newEpoch === curEpoch && (newZxid > curZxid || (newZxid === curZxid && newId > curId)));
 }
 

@@ -1,0 +1,83 @@
+/**
+ * `recipe.counter`: no lost and no doubled increments, from `recipe.counter` annotations.
+ *
+ * - Every acknowledged (`ok`) increment produced a distinct value: two increments reporting
+ *   the same resulting value means one overwrote the other (a lost update).
+ * - The `final` read (taken with no increment in flight) lies between the sum of acknowledged
+ *   increments and that sum plus the increments whose outcome stayed unknown
+ *   (`unknown` and not later `resolved-ok`/`resolved-none`; `resolved-ok` counts as
+ *   acknowledged, `resolved-none` as never applied). Above it: an increment counted twice
+ *   (e.g. a blind retry after CONNECTIONLOSS); below it: an acknowledged increment lost.
+ * - No acknowledged value exceeds the final value.
+ */
+import type { Checker, Violation } from "../checker.js";
+import { ViolationLog } from "../checker.js";
+import type { TraceEvent } from "../../sim/trace.js";
+
+interface CounterHistory {
+  acked: number;
+  unknown: Map<string, number>;
+  values: Map<number, string>;
+  maxValue: number;
+}
+
+export class CounterChecker implements Checker {
+  readonly name = "recipe.counter";
+  private readonly log = new ViolationLog(this.name);
+  private readonly counters = new Map<string, CounterHistory>();
+
+  onEvent(e: TraceEvent): void {
+    if (e.kind !== "recipe.counter" || e.fields === undefined) return;
+    const f = e.fields;
+    const c = this.counter(String(f.counter));
+    const id = `${String(f.client)}#${String(f.n)}`;
+    const delta = Number(f.delta ?? 1);
+    if (f.event === "final") return this.onFinal(e, String(f.counter), c, Number(f.value));
+    if (f.event !== "increment") return;
+    switch (f.outcome) {
+      case "ok": {
+        const value = Number(f.value);
+        const other = c.values.get(value);
+        if (other !== undefined) this.log.add(e, `lost update on ${String(f.counter)}: increments ${other} and ${id} both report producing value ${value}`);
+        c.values.set(value, id);
+        c.maxValue = Math.max(c.maxValue, value);
+        c.acked += delta;
+        return;
+      }
+      case "unknown":
+        c.unknown.set(id, delta);
+        return;
+      case "resolved-ok":
+        c.unknown.delete(id);
+        c.acked += delta;
+        return;
+      case "resolved-none":
+        c.unknown.delete(id);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onFinal(e: TraceEvent, name: string, c: CounterHistory, value: number): void {
+    const unknown = [...c.unknown.values()].reduce((a, b) => a + b, 0);
+    if (value > c.acked + unknown) {
+      this.log.add(e, `${name} reads ${value}, more than the ${c.acked} acknowledged increments plus ${unknown} of unknown outcome: some increment was applied twice (a blind retry after CONNECTIONLOSS?)`);
+    }
+    if (value < c.acked) this.log.add(e, `${name} reads ${value}, fewer than the ${c.acked} acknowledged increments: an acknowledged increment was lost`);
+    if (c.maxValue > value) this.log.add(e, `${name} reads ${value}, but an increment reported producing ${c.maxValue}`);
+  }
+
+  private counter(name: string): CounterHistory {
+    let c = this.counters.get(name);
+    if (c === undefined) {
+      c = { acked: 0, unknown: new Map(), values: new Map(), maxValue: 0 };
+      this.counters.set(name, c);
+    }
+    return c;
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}

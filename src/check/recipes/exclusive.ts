@@ -1,0 +1,137 @@
+/**
+ * The shared shape of "at most one at a time" recipe guarantees (lock holders, elected
+ * leaders), checked from annotations plus session facts:
+ *
+ * - safety: a role (hold, leadership) runs from a `grant` event to the first of an `end`
+ *   event by the same session, that session's end (closeSession applied) or its node's crash.
+ *   A grant while another live session's role is open is a violation; so is a grant to a
+ *   session that had already ended. With `tokens`, successive grants carry growing tokens.
+ * - liveness: at the end of a run that has been quiet (no fault) for `stallMs`, sessions still
+ *   waiting for the role while nobody has it, with nothing happening to it for `stallMs`,
+ *   mean the recipe is stuck.
+ */
+import type { Checker, Violation } from "../checker.js";
+import { ViolationLog } from "../checker.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { SessionFates, fmtMs } from "./sessions.js";
+
+export interface ExclusiveRoleSpec {
+  /** Checker name. */
+  name: string;
+  /** Annotation kind, e.g. `recipe.lock`. */
+  kind: string;
+  /** The field naming the instance (`lock`, `election`). */
+  key: string;
+  /** Words for messages: "held" / "led". */
+  role: string;
+  grant: readonly string[];
+  end: readonly string[];
+  wait: readonly string[];
+  unwait: readonly string[];
+  tokens: boolean;
+}
+
+interface Role {
+  client: string;
+  session: string;
+  token: number;
+  atUs: number;
+}
+
+interface Instance {
+  open: Map<string, Role>;
+  waiting: Map<string, { client: string; atUs: number }>;
+  lastToken: number;
+  lastEventUs: number;
+}
+
+export const STALL_MS = 20_000;
+
+export class ExclusiveRoleChecker implements Checker {
+  readonly name: string;
+  private readonly log: ViolationLog;
+  private readonly fates = new SessionFates();
+  private readonly instances = new Map<string, Instance>();
+  private last: TraceEvent | undefined;
+
+  constructor(
+    private readonly spec: ExclusiveRoleSpec,
+    private readonly stallMs = STALL_MS,
+  ) {
+    this.name = spec.name;
+    this.log = new ViolationLog(spec.name);
+  }
+
+  onEvent(e: TraceEvent): void {
+    this.last = e;
+    const fate = this.fates.onEvent(e);
+    if (fate !== undefined) {
+      const gone = (session: string, client: string) => (fate.kind === "session-ended" ? session === fate.session : client === fate.client);
+      for (const inst of this.instances.values()) {
+        for (const [s, r] of [...inst.open]) if (gone(s, r.client)) inst.open.delete(s);
+        for (const [s, w] of [...inst.waiting]) if (gone(s, w.client)) inst.waiting.delete(s);
+      }
+      return;
+    }
+    if (e.kind !== this.spec.kind || e.fields === undefined) return;
+    const f = e.fields;
+    const key = String(f[this.spec.key]);
+    const inst = this.instance(key);
+    const session = String(f.session);
+    const client = String(f.client);
+    const ev = String(f.event);
+    inst.lastEventUs = e.atUs;
+    if (this.spec.wait.includes(ev)) inst.waiting.set(session, { client, atUs: e.atUs });
+    if (this.spec.unwait.includes(ev)) inst.waiting.delete(session);
+    if (this.spec.end.includes(ev)) inst.open.delete(session);
+    if (this.spec.grant.includes(ev)) {
+      inst.waiting.delete(session);
+      this.onGrant(e, key, inst, { client, session, token: Number(f.token ?? -1), atUs: e.atUs });
+    }
+  }
+
+  private onGrant(e: TraceEvent, key: string, inst: Instance, role: Role): void {
+    const { kind, role: verb } = this.spec;
+    if (this.fates.isEnded(role.session)) {
+      this.log.add(e, `${role.client} claims ${kind} ${key} for session ${role.session}, which had already ended: a dead session cannot hold it`);
+    }
+    for (const r of inst.open.values()) {
+      if (r.session === role.session) continue;
+      this.log.add(
+        e,
+        `more than one at a time on ${kind} ${key}: ${role.client} (session ${role.session}${this.spec.tokens ? `, token ${role.token}` : ""}) was granted it while ${r.client} (session ${r.session}${this.spec.tokens ? `, token ${r.token}` : ""}, ${verb} since ${fmtMs(r.atUs)}) still had it — that session was alive and had not given it up`,
+      );
+    }
+    if (this.spec.tokens) {
+      if (role.token <= inst.lastToken) this.log.add(e, `fencing tokens must grow: ${role.client} got token ${role.token} on ${key} after token ${inst.lastToken} was granted`);
+      inst.lastToken = Math.max(inst.lastToken, role.token);
+    }
+    inst.open.set(role.session, role);
+  }
+
+  private instance(key: string): Instance {
+    let inst = this.instances.get(key);
+    if (inst === undefined) {
+      inst = { open: new Map(), waiting: new Map(), lastToken: -1, lastEventUs: 0 };
+      this.instances.set(key, inst);
+    }
+    return inst;
+  }
+
+  /** Who has the role now, per instance (for tests and reports). */
+  holders(): Map<string, string[]> {
+    return new Map([...this.instances].map(([k, i]) => [k, [...i.open.values()].map((r) => r.client)]));
+  }
+
+  finish(): Violation[] {
+    const end = this.last;
+    if (end === undefined) return this.log.violations;
+    for (const [key, inst] of this.instances) {
+      const idleMs = (this.fates.lastEventUs - inst.lastEventUs) / 1000;
+      if (inst.waiting.size === 0 || inst.open.size > 0 || idleMs < this.stallMs || this.fates.quietMs() < this.stallMs) continue;
+      const who = [...inst.waiting.values()].map((w) => `${w.client} (waiting since ${fmtMs(w.atUs)})`).join(", ");
+      this.log.add(end, `${this.spec.kind} ${key} is stuck: ${who} wait with live sessions, nobody has it, and nothing happened to it for ${idleMs.toFixed(0)} ms of a quiet run`);
+    }
+    return this.log.violations;
+  }
+}

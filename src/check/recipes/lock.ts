@@ -1,0 +1,138 @@
+/**
+ * Checkers for the exclusive lock, from `recipe.lock` / `recipe.resource` annotations and the
+ * session facts of the trace (never from the recipe's own objects):
+ *
+ * - `recipe.lock-mutex`: mutual exclusion among live holders. A hold runs from `acquired` to
+ *   the first of `released` / `lost` by the holder, its session's end (closeSession applied)
+ *   or its node's crash. Another `acquired` inside an open hold is a violation. Fencing
+ *   tokens of successive grants strictly increase. Liveness: at the end of a run that has
+ *   been quiet (no faults) for `stallMs`, clients still waiting with live sessions while
+ *   nobody holds the lock and nothing happened to it for `stallMs` means the lock is stuck
+ *   (e.g. an orphaned lock node from a blindly retried create). The logic is exclusive.ts.
+ * - `recipe.lock-herd`: no herd effect. Watch notifications a lock client gets about the lock
+ *   directory or another client's lock node (its own node excluded) must not exceed the
+ *   number of lock nodes that went away (releases, abandoned attempts, ended sessions): each
+ *   deletion wakes at most one waiter.
+ * - `recipe.lock-fencing`: a protected resource never accepts a stale holder's write: an
+ *   accepted write whose token is smaller than a token already granted before the write
+ *   began, or smaller than a token the resource accepted before, is a violation.
+ */
+import type { Checker, Violation } from "../checker.js";
+import { ViolationLog } from "../checker.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { SessionFates } from "./sessions.js";
+import { ExclusiveRoleChecker, type ExclusiveRoleSpec } from "./exclusive.js";
+
+export const LOCK_MUTEX: ExclusiveRoleSpec = {
+  name: "recipe.lock-mutex",
+  kind: "recipe.lock",
+  key: "lock",
+  role: "held",
+  grant: ["acquired"],
+  end: ["released", "lost"],
+  wait: ["waiting"],
+  unwait: ["abandoned"],
+  tokens: true,
+};
+
+/** Mutual exclusion, growing tokens, and no stuck lock (see exclusive.ts). */
+export class LockMutexChecker extends ExclusiveRoleChecker {
+  constructor(stallMs?: number) {
+    super(LOCK_MUTEX, stallMs);
+  }
+}
+
+export class LockHerdChecker implements Checker {
+  readonly name = "recipe.lock-herd";
+  private readonly log = new ViolationLog(this.name);
+  private readonly fates = new SessionFates();
+  private readonly dirs = new Map<string, { notifications: number; deletions: number; acquisitions: number; sessions: Set<string> }>();
+  private last: TraceEvent | undefined;
+
+  onEvent(e: TraceEvent): void {
+    this.last = e;
+    const fate = this.fates.onEvent(e);
+    if (fate?.kind === "session-ended") for (const d of this.dirs.values()) if (d.sessions.has(fate.session)) d.deletions++;
+    const f = e.fields;
+    if (f === undefined) return;
+    if (e.kind === "recipe.lock") {
+      const d = this.dir(String(f.lock));
+      d.sessions.add(String(f.session));
+      if (f.event === "acquired") d.acquisitions++;
+      if (f.event === "released" || f.event === "abandoned") d.deletions++;
+      return;
+    }
+    if (e.kind !== "client.watch" || typeof f.path !== "string") return;
+    const path = f.path;
+    for (const [dir, d] of this.dirs) {
+      if (!d.sessions.has(String(f.session))) continue;
+      if (path !== dir && !path.startsWith(`${dir}/`)) continue;
+      if (path.startsWith(`${dir}/${String(f.session)}-`)) continue; // news of its own node
+      d.notifications++;
+    }
+  }
+
+  private dir(name: string) {
+    let d = this.dirs.get(name);
+    if (d === undefined) {
+      d = { notifications: 0, deletions: 0, acquisitions: 0, sessions: new Set() };
+      this.dirs.set(name, d);
+    }
+    return d;
+  }
+
+  /** Watch notifications per acquisition, by lock directory (the herd metric). */
+  metrics(): Map<string, { notifications: number; acquisitions: number; deletions: number }> {
+    return new Map([...this.dirs].map(([k, d]) => [k, { notifications: d.notifications, acquisitions: d.acquisitions, deletions: d.deletions }]));
+  }
+
+  finish(): Violation[] {
+    if (this.last === undefined) return this.log.violations;
+    for (const [dir, d] of this.dirs) {
+      if (d.notifications <= d.deletions) continue;
+      this.log.add(
+        this.last,
+        `herd effect on ${dir}: lock clients got ${d.notifications} watch notifications for ${d.acquisitions} acquisitions and ${d.deletions} lock-node deletions — each deletion should wake at most one waiter (its successor)`,
+      );
+    }
+    return this.log.violations;
+  }
+}
+
+export class LockFencingChecker implements Checker {
+  readonly name = "recipe.lock-fencing";
+  private readonly log = new ViolationLog(this.name);
+  /** Largest token granted so far (one lock guards the resources of a run: tokens of different locks do not compare). */
+  private maxGranted = -1;
+  private readonly begun = new Map<string, number>();
+  private readonly maxAccepted = new Map<string, number>();
+
+  onEvent(e: TraceEvent): void {
+    const f = e.fields;
+    if (f === undefined) return;
+    if (e.kind === "recipe.lock" && f.event === "acquired") {
+      this.maxGranted = Math.max(this.maxGranted, Number(f.token));
+      return;
+    }
+    if (e.kind !== "recipe.resource") return;
+    const key = `${String(f.resource)} ${String(f.client)} ${String(f.token)}`;
+    if (f.outcome === "begin") {
+      this.begun.set(key, this.maxGranted);
+      return;
+    }
+    if (f.outcome !== "accepted") return;
+    const token = Number(f.token);
+    const grantedBefore = this.begun.get(key) ?? this.maxGranted;
+    this.begun.delete(key);
+    if (token < grantedBefore) {
+      this.log.add(e, `${String(f.resource)} accepted a stale write from ${String(f.client)} with token ${token}, though token ${grantedBefore} had been granted before the write began: the old holder acted after losing the lock${f.fenced === false ? " (the write was not fenced)" : ""}`);
+    }
+    const prev = this.maxAccepted.get(String(f.resource)) ?? -1;
+    if (token < prev) this.log.add(e, `${String(f.resource)} accepted token ${token} from ${String(f.client)} after accepting token ${prev}: writes went back in token order`);
+    this.maxAccepted.set(String(f.resource), Math.max(prev, token));
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * `recipe.queue`: delivery and order of a distributed queue, from `recipe.queue` annotations,
+ * against the guarantee each consumer declares (`delivery`):
+ *
+ * - no phantom: every taken item id was offered (acknowledged or of unknown outcome) by the
+ *   end of the run (a take may precede the producer's reply);
+ * - no double delivery of one queue node: under `at-most-once` never; under `at-least-once`
+ *   only when one of the hand-overs was `unsure` (its delete's reply was lost);
+ * - no loss, once the application declares the queue `drained`: every acknowledged item id
+ *   was taken, unless an at-most-once consumer reported dropping it;
+ * - FIFO order (non-priority queues): each consumer session takes nodes in increasing
+ *   sequence order (sequence numbers are the queue's order and a consumer always takes the
+ *   lowest it sees).
+ */
+import type { Checker, Violation } from "../checker.js";
+import { ViolationLog } from "../checker.js";
+import type { TraceEvent } from "../../sim/trace.js";
+
+interface Take {
+  client: string;
+  unsure: boolean;
+  delivery: string;
+}
+
+interface QueueHistory {
+  offered: Map<string, "ok" | "unknown">;
+  takenNodes: Map<string, Take[]>;
+  takenIds: Set<string>;
+  /** Item ids an at-most-once consumer reported dropping. */
+  dropped: Set<string>;
+  lastSeqBySession: Map<string, number>;
+  priority: boolean;
+  drained: TraceEvent | undefined;
+  /** Items taken before any offer of them was annotated, with the take. */
+  unannounced: Map<string, TraceEvent>;
+}
+
+export class QueueChecker implements Checker {
+  readonly name = "recipe.queue";
+  private readonly log = new ViolationLog(this.name);
+  private readonly queues = new Map<string, QueueHistory>();
+
+  onEvent(e: TraceEvent): void {
+    if (e.kind !== "recipe.queue" || e.fields === undefined) return;
+    const f = e.fields;
+    const name = String(f.queue);
+    const q = this.queue(name);
+    const item = String(f.item);
+    switch (f.event) {
+      case "offer":
+        if (f.priority !== undefined && Number(f.priority) !== 0) q.priority = true;
+        if (f.outcome === "ok" || !q.offered.has(item)) q.offered.set(item, f.outcome === "ok" ? "ok" : "unknown");
+        return;
+      case "take":
+        return this.onTake(e, name, q, f);
+      case "dropped":
+        q.dropped.add(item);
+        return;
+      case "drained":
+        q.drained = e;
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onTake(e: TraceEvent, name: string, q: QueueHistory, f: Record<string, unknown>): void {
+    const item = String(f.item);
+    const node = String(f.node);
+    const take: Take = { client: String(f.client), unsure: f.unsure === true, delivery: String(f.delivery) };
+    // Checked at the end: a consumer may take an item before its producer hears the create's reply.
+    if (!q.offered.has(item) && !q.unannounced.has(item)) q.unannounced.set(item, e);
+    const before = q.takenNodes.get(node) ?? [];
+    for (const t of before) {
+      const allowed = take.delivery === "at-least-once" && t.delivery === "at-least-once" && (take.unsure || t.unsure);
+      if (!allowed) this.log.add(e, `${name} node ${node} (item ${item}) was delivered twice: to ${t.client} and to ${take.client}, and neither hand-over was an unsure at-least-once one`);
+    }
+    before.push(take);
+    q.takenNodes.set(node, before);
+    q.takenIds.add(item);
+    if (q.priority || f.priority !== undefined && Number(f.priority) !== 0) {
+      q.priority = true;
+      return;
+    }
+    const session = String(f.session);
+    const seq = Number(f.seq);
+    const last = q.lastSeqBySession.get(session);
+    if (last !== undefined && seq <= last) this.log.add(e, `FIFO order broken on ${name}: ${take.client} (session ${session}) took sequence ${seq} after sequence ${last}`);
+    q.lastSeqBySession.set(session, seq);
+  }
+
+  private queue(name: string): QueueHistory {
+    let q = this.queues.get(name);
+    if (q === undefined) {
+      q = { offered: new Map(), takenNodes: new Map(), takenIds: new Set(), dropped: new Set(), lastSeqBySession: new Map(), priority: false, drained: undefined, unannounced: new Map() };
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+
+  finish(): Violation[] {
+    for (const [name, q] of this.queues) {
+      for (const [item, e] of q.unannounced) {
+        if (!q.offered.has(item)) this.log.add(e, `${String(e.fields?.client)} took item ${item} from ${name}, but no producer ever offered item ${item}`);
+      }
+      if (q.drained === undefined) continue;
+      const lost = [...q.offered].filter(([id, outcome]) => outcome === "ok" && !q.takenIds.has(id)).map(([id]) => id);
+      const unexplained = lost.filter((id) => !q.dropped.has(id));
+      if (unexplained.length > 0) {
+        this.log.add(q.drained, `${name} was declared drained, but ${unexplained.length} acknowledged item(s) were never taken: ${unexplained.slice(0, 8).join(", ")}${unexplained.length > 8 ? ", …" : ""}`);
+      }
+    }
+    return this.log.violations;
+  }
+}

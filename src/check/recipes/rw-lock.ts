@@ -1,0 +1,50 @@
+/**
+ * `recipe.rwlock`: the shared lock's exclusion, from `recipe.rwlock` annotations and session
+ * facts. A hold runs from `acquired` to the first of `released`, its session's end, or its
+ * node's crash. A write grant while anyone else holds the lock, or a read grant while another
+ * session holds it for writing, is a violation.
+ */
+import type { Checker, Violation } from "../checker.js";
+import { ViolationLog } from "../checker.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { SessionFates } from "./sessions.js";
+
+interface Hold {
+  client: string;
+  mode: string;
+}
+
+export class ReadWriteLockChecker implements Checker {
+  readonly name = "recipe.rwlock";
+  private readonly log = new ViolationLog(this.name);
+  private readonly fates = new SessionFates();
+  /** lock → session → hold. */
+  private readonly holds = new Map<string, Map<string, Hold>>();
+
+  onEvent(e: TraceEvent): void {
+    const fate = this.fates.onEvent(e);
+    if (fate !== undefined) {
+      for (const l of this.holds.values()) for (const [s, h] of [...l]) if (fate.kind === "session-ended" ? s === fate.session : h.client === fate.client) l.delete(s);
+      return;
+    }
+    if (e.kind !== "recipe.rwlock" || e.fields === undefined) return;
+    const f = e.fields;
+    const lock = String(f.lock);
+    const l = this.holds.get(lock) ?? new Map<string, Hold>();
+    this.holds.set(lock, l);
+    const session = String(f.session);
+    if (f.event === "released") l.delete(session);
+    if (f.event !== "acquired") return;
+    const mode = String(f.mode);
+    const client = String(f.client);
+    for (const [s, h] of l) {
+      if (s === session) continue;
+      if (mode === "write" || h.mode === "write") this.log.add(e, `${lock}: ${client} got a ${mode} lock while ${h.client} (session ${s}) held a ${h.mode} lock`);
+    }
+    l.set(session, { client, mode });
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}

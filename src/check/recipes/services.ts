@@ -1,0 +1,119 @@
+/**
+ * Checkers for the "out of the box" uses, from `recipe.group` / `recipe.config` /
+ * `recipe.naming` annotations and session facts:
+ *
+ * - `recipe.group`: a view never lists a member that never joined (by the end of the run); a fresh view (read after
+ *   sync, with no fault under way) lists exactly the members that joined, have not left, and
+ *   whose session is alive.
+ * - `recipe.config`: each watcher session sees versions (`v<n>`) in non-decreasing order
+ *   (a client never goes back in time); a fresh read after the last write sees the last write.
+ * - `recipe.naming`: no name is assigned twice, and no request (tag) gets two names.
+ */
+import type { Checker, Violation } from "../checker.js";
+import { ViolationLog } from "../checker.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { SessionFates } from "./sessions.js";
+
+export class GroupChecker implements Checker {
+  readonly name = "recipe.group";
+  private readonly log = new ViolationLog(this.name);
+  private readonly fates = new SessionFates();
+  /** group → member → session that joined it (while joined). */
+  private readonly live = new Map<string, Map<string, string>>();
+  private readonly everJoined = new Map<string, Set<string>>();
+  /** Members seen in views, with the first event that showed each (checked at the end: a view may show a join whose reply is still on its way). */
+  private readonly seen = new Map<string, Map<string, TraceEvent>>();
+
+  onEvent(e: TraceEvent): void {
+    const fate = this.fates.onEvent(e);
+    if (fate?.kind === "session-ended") for (const g of this.live.values()) for (const [m, s] of [...g]) if (s === fate.session) g.delete(m);
+    if (e.kind !== "recipe.group" || e.fields === undefined) return;
+    const f = e.fields;
+    const group = String(f.group);
+    const live = this.live.get(group) ?? new Map<string, string>();
+    this.live.set(group, live);
+    const ever = this.everJoined.get(group) ?? new Set<string>();
+    this.everJoined.set(group, ever);
+    if (f.event === "joined") {
+      live.set(String(f.member), String(f.session));
+      ever.add(String(f.member));
+    } else if (f.event === "left") {
+      live.delete(String(f.member));
+    } else if (f.event === "view") {
+      const members = (f.members as string[]) ?? [];
+      const seen = this.seen.get(group) ?? new Map<string, TraceEvent>();
+      this.seen.set(group, seen);
+      for (const m of members) if (!seen.has(m)) seen.set(m, e);
+      if (f.fresh === true) {
+        const expected = [...live.keys()].sort();
+        if (expected.join(",") !== [...members].sort().join(",")) this.log.add(e, `fresh view of ${group} at ${String(f.client)} is [${members.join(", ")}], expected the live members [${expected.join(", ")}]`);
+      }
+    }
+  }
+
+  finish(): Violation[] {
+    for (const [group, seen] of this.seen) {
+      const ever = this.everJoined.get(group) ?? new Set<string>();
+      for (const [m, e] of seen) if (!ever.has(m)) this.log.add(e, `a view of ${group} listed ${m}, which never joined`);
+    }
+    return this.log.violations;
+  }
+}
+
+function versionOf(value: unknown): number {
+  const m = /^v(\d+)/.exec(String(value));
+  return m === null ? -1 : Number(m[1]);
+}
+
+export class ConfigChecker implements Checker {
+  readonly name = "recipe.config";
+  private readonly log = new ViolationLog(this.name);
+  private readonly lastSeen = new Map<string, number>();
+  private readonly lastWritten = new Map<string, number>();
+
+  onEvent(e: TraceEvent): void {
+    if (e.kind !== "recipe.config" || e.fields === undefined) return;
+    const f = e.fields;
+    const config = String(f.config);
+    const v = versionOf(f.value);
+    if (f.event === "write") {
+      this.lastWritten.set(config, Math.max(this.lastWritten.get(config) ?? -1, v));
+      return;
+    }
+    if (f.event !== "seen") return;
+    const key = `${config} ${String(f.session)}`;
+    const prev = this.lastSeen.get(key) ?? -1;
+    if (v < prev) this.log.add(e, `${String(f.client)} (session ${String(f.session)}) saw ${config} go back from v${prev} to v${v}`);
+    this.lastSeen.set(key, Math.max(prev, v));
+    const written = this.lastWritten.get(config) ?? -1;
+    if (f.fresh === true && v !== written) this.log.add(e, `a fresh read of ${config} at ${String(f.client)} returned v${v}, but the last write was v${written}`);
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}
+
+export class NamingChecker implements Checker {
+  readonly name = "recipe.naming";
+  private readonly log = new ViolationLog(this.name);
+  private readonly names = new Map<string, string>();
+  private readonly tags = new Map<string, string>();
+
+  onEvent(e: TraceEvent): void {
+    if (e.kind !== "recipe.naming" || e.fields === undefined || e.fields.event !== "assigned") return;
+    const f = e.fields;
+    const name = `${String(f.dir)}/${String(f.name)}`;
+    const tag = `${String(f.dir)}/${String(f.tag)}`;
+    const prev = this.names.get(name);
+    if (prev !== undefined) this.log.add(e, `name ${name} was assigned twice (to ${prev} and ${String(f.client)})`);
+    this.names.set(name, String(f.client));
+    const prevName = this.tags.get(tag);
+    if (prevName !== undefined && prevName !== name) this.log.add(e, `request ${tag} got two names: ${prevName} and ${name}`);
+    this.tags.set(tag, name);
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}

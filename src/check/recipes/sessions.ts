@@ -1,0 +1,60 @@
+/**
+ * Session fate as the trace tells it, for recipe checkers: when a session ended (its
+ * closeSession txn was first applied anywhere — expiry or an explicit close; ephemerals go
+ * with it) and when a client node crashed (a crashed process cannot act). Recipe guarantees
+ * such as mutual exclusion hold among *live* sessions; these end times bound a holder's claim.
+ *
+ * Uses only trace events (`zk.apply`, `zk.session.expire`, `crash`, fault events); shares no
+ * code with the server or the recipes.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+
+const FAULT_KINDS = new Set(["crash", "restart", "start", "pause", "resume", "partition", "heal", "clog", "unclog"]);
+
+export class SessionFates {
+  /** Session hex → time its closeSession was first applied. */
+  readonly endedAtUs = new Map<string, number>();
+  /** Sessions the leader's tracker expired (the closeSession may still be in flight). */
+  readonly expired = new Set<string>();
+  /** Time of the last fault-like event (crash, partition, heal, pause…). */
+  lastFaultUs = 0;
+  /** Time of the last event seen: the end of the run, at finish. */
+  lastEventUs = 0;
+
+  /**
+   * Feeds one event. Returns what it means for recipes: a session ended, a client crashed,
+   * or nothing.
+   */
+  onEvent(e: TraceEvent): { kind: "session-ended"; session: string } | { kind: "client-crashed"; client: string } | undefined {
+    this.lastEventUs = e.atUs;
+    if (FAULT_KINDS.has(e.kind) && e.kind !== "start") this.lastFaultUs = e.atUs;
+    if (e.kind === "crash") return { kind: "client-crashed", client: e.node };
+    const f = e.fields;
+    if (f === undefined) return undefined;
+    if (e.kind === "zk.session.expire") {
+      this.expired.add(String(f.session));
+      this.lastFaultUs = e.atUs;
+      return undefined;
+    }
+    if (e.kind === "zk.apply" && f.op === "closeSession") {
+      const s = String(f.session);
+      if (this.endedAtUs.has(s)) return undefined;
+      this.endedAtUs.set(s, e.atUs);
+      return { kind: "session-ended", session: s };
+    }
+    return undefined;
+  }
+
+  isEnded(session: string): boolean {
+    return this.endedAtUs.has(session);
+  }
+
+  /** Virtual ms since the last fault, at the end of the run. */
+  quietMs(): number {
+    return (this.lastEventUs - this.lastFaultUs) / 1000;
+  }
+}
+
+export function fmtMs(us: number): string {
+  return `${(us / 1000).toFixed(1)} ms`;
+}

@@ -1,0 +1,71 @@
+/**
+ * `recipe.2pc`: two-phase commit on ZooKeeper, from `recipe.2pc` annotations.
+ * - Agreement: every participant that learns a decision for a transaction learns the same one.
+ * - Validity: no transaction is decided commit if some site voted abort (votes a site could
+ *   not annotate — its session died right after writing — are invisible here, so "every site
+ *   voted commit" is left to the decider, which reads the vote nodes).
+ * - Single decision writer: at most one `proposed` per transaction (the node is created once).
+ * - Termination: at the end of a run quiet for `stallMs`, every begun transaction has been
+ *   decided by someone.
+ */
+import type { Checker, Violation } from "../checker.js";
+import { ViolationLog } from "../checker.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { SessionFates } from "./sessions.js";
+import { STALL_MS } from "./exclusive.js";
+
+interface Tx {
+  begun: TraceEvent | undefined;
+  aborts: string[];
+  decided: Map<string, string>;
+  proposers: string[];
+}
+
+export class TwoPhaseCommitChecker implements Checker {
+  readonly name = "recipe.2pc";
+  private readonly log = new ViolationLog(this.name);
+  private readonly fates = new SessionFates();
+  private readonly txs = new Map<string, Tx>();
+  private last: TraceEvent | undefined;
+
+  constructor(private readonly stallMs = STALL_MS) {}
+
+  onEvent(e: TraceEvent): void {
+    this.last = e;
+    this.fates.onEvent(e);
+    if (e.kind !== "recipe.2pc" || e.fields === undefined) return;
+    const f = e.fields;
+    const name = String(f.tx);
+    const tx: Tx = this.txs.get(name) ?? { begun: undefined, aborts: [], decided: new Map(), proposers: [] };
+    this.txs.set(name, tx);
+    const client = String(f.client);
+    switch (f.event) {
+      case "begin":
+        tx.begun = e;
+        return;
+      case "vote":
+        if (f.vote === "abort") tx.aborts.push(String(f.site));
+        if ([...tx.decided.values()].includes("commit") && f.vote === "abort") this.log.add(e, `${name} was decided commit, yet ${String(f.site)} voted abort`);
+        return;
+      case "proposed":
+        tx.proposers.push(client);
+        if (tx.proposers.length > 1) this.log.add(e, `${name}: the decision was written more than once (by ${tx.proposers.join(", ")})`);
+        return;
+      case "decided": {
+        const d = String(f.decision);
+        for (const [other, od] of tx.decided) if (od !== d) this.log.add(e, `${name}: ${client} learned ${d} but ${other} learned ${od} — participants disagree`);
+        if (d === "commit" && tx.aborts.length > 0) this.log.add(e, `${name} was decided commit though ${tx.aborts.join(", ")} voted abort`);
+        tx.decided.set(client, d);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  finish(): Violation[] {
+    if (this.last === undefined || this.fates.quietMs() < this.stallMs) return this.log.violations;
+    for (const [name, tx] of this.txs) if (tx.begun !== undefined && tx.decided.size === 0) this.log.add(this.last, `${name} began but nobody ever decided it`);
+    return this.log.violations;
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Barriers (ZooKeeper recipes, "Barriers"):
+ *
+ * - `Barrier`: the barrier is up while its node exists. `waitUntilDown` calls exists(b, watch)
+ *   and waits for the watch until exists says no node. A controller `raise`s and `lower`s it.
+ * - `DoubleBarrier`: `enter` waits until `size` processes have joined; `leave` waits until all
+ *   have left. Enter: watch `b/ready`, create our EPHEMERAL child, read the children; fewer
+ *   than `size` → wait for `ready`; otherwise create `ready`. Leave: read the children; none
+ *   → done; only ours → delete it, done; we are the lowest → wait for the highest to go;
+ *   otherwise delete ours and wait for the lowest to go; repeat. Ephemeral children mean a
+ *   process that dies inside the barrier does not block the others from leaving.
+ *
+ * Our child is `<sessionIdHex>-<client>-` EPHEMERAL_SEQUENTIAL, so the children have an
+ * order ("lowest", "highest") and a create whose reply was lost can be found by session id.
+ *
+ * Trace: `recipe.barrier {barrier, client, session, event, size?}`: `raised`, `lowered`,
+ * `wait` (a waiter starts), `passed` (it saw the barrier down); `enter` (joining), `entered` (released into the
+ * computation), `leave` (starting to leave), `left`.
+ */
+import type { ZooKeeper } from "../zk/client/index.js";
+import { Code } from "../zk/proto/error-code.js";
+import { CreateMode, Ids } from "../zk/proto/records.js";
+import {
+  SessionLostError,
+  bySequence,
+  ensurePath,
+  hasCode,
+  isExpiredEvent,
+  isRecoverable,
+  isSessionFatal,
+  keeperCode,
+  retrying,
+  watchOnce,
+  type RecipeHost,
+} from "./recipe-support.js";
+
+export class Barrier {
+  constructor(
+    private readonly zk: ZooKeeper,
+    private readonly host: RecipeHost,
+    readonly path: string,
+  ) {}
+
+  async raise(): Promise<void> {
+    await ensurePath(this.zk, this.host, "barrier", this.path);
+    emit(this.host, this.zk, this.path, "raised");
+  }
+
+  async lower(): Promise<void> {
+    emit(this.host, this.zk, this.path, "lowered");
+    await retrying(this.host, "barrier", async () => {
+      try {
+        await this.zk.delete(this.path, -1);
+      } catch (err) {
+        if (!hasCode(err, Code.NONODE)) throw err;
+      }
+    });
+  }
+
+  /** Waits until the barrier is down. Syncs first: a lagging server must not show "down" after a raise we know of. */
+  async waitUntilDown(): Promise<void> {
+    emit(this.host, this.zk, this.path, "wait");
+    await retrying(this.host, "barrier", () => this.zk.sync(this.path));
+    for (;;) {
+      const w = watchOnce(this.host);
+      const stat = await retrying(this.host, "barrier", () => this.zk.exists(this.path, w.watcher));
+      if (stat === null) break;
+      if (isExpiredEvent(await w.fired)) throw new SessionLostError("barrier", "Expired");
+    }
+    emit(this.host, this.zk, this.path, "passed");
+  }
+}
+
+export class DoubleBarrier {
+  private node: string | undefined;
+
+  constructor(
+    private readonly zk: ZooKeeper,
+    private readonly host: RecipeHost,
+    readonly path: string,
+    readonly size: number,
+  ) {}
+
+  private get ready(): string {
+    return `${this.path}/ready`;
+  }
+
+  private get prefix(): string {
+    return `${this.zk.getSessionIdHex()}-${this.host.id}-`;
+  }
+
+  async enter(): Promise<void> {
+    await ensurePath(this.zk, this.host, "barrier", this.path);
+    emit(this.host, this.zk, this.path, "enter", { size: this.size });
+    const w = watchOnce(this.host);
+    const up = await retrying(this.host, "barrier", () => this.zk.exists(this.ready, w.watcher));
+    this.node = await this.createOwnNode();
+    if (up === null) {
+      const members = await this.members();
+      if (members.length < this.size) {
+        if (isExpiredEvent(await w.fired)) throw new SessionLostError("barrier", "Expired");
+      } else {
+        await retrying(this.host, "barrier", async () => {
+          try {
+            await this.zk.create(this.ready, "", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+          } catch (err) {
+            if (!hasCode(err, Code.NODEEXISTS)) throw err;
+          }
+        });
+      }
+    }
+    emit(this.host, this.zk, this.path, "entered", { size: this.size });
+  }
+
+  async leave(): Promise<void> {
+    emit(this.host, this.zk, this.path, "leave", { size: this.size });
+    const mine = this.node!.slice(this.path.length + 1);
+    for (;;) {
+      const members = await this.members();
+      if (members.length === 0) break;
+      const i = members.indexOf(mine);
+      if (members.length === 1 && i === 0) {
+        await this.deleteOwn();
+        break;
+      }
+      // The lowest waits for the highest; the others delete theirs and wait for the lowest.
+      const target = i === 0 ? members[members.length - 1]! : members[0]!;
+      if (i > 0) await this.deleteOwn();
+      const w = watchOnce(this.host);
+      const stat = await retrying(this.host, "barrier", () => this.zk.exists(`${this.path}/${target}`, w.watcher));
+      if (stat !== null && isExpiredEvent(await w.fired)) throw new SessionLostError("barrier", "Expired");
+    }
+    emit(this.host, this.zk, this.path, "left", { size: this.size });
+  }
+
+  /** Process nodes in sequence order (`ready` excluded). */
+  private async members(): Promise<string[]> {
+    const children = await retrying(this.host, "barrier", () => this.zk.getChildren(this.path));
+    return bySequence(children.filter((c) => c !== "ready"));
+  }
+
+  private async createOwnNode(): Promise<string> {
+    for (;;) {
+      try {
+        return await this.zk.create(`${this.path}/${this.prefix}`, this.host.id, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
+      } catch (err) {
+        if (isSessionFatal(err)) throw new SessionLostError("barrier", keeperCode(err));
+        if (!isRecoverable(err)) throw err;
+      }
+      const children = await retrying(this.host, "barrier", () => this.zk.getChildren(this.path));
+      const mine = children.find((c) => c.startsWith(this.prefix));
+      if (mine !== undefined) return `${this.path}/${mine}`;
+    }
+  }
+
+  private async deleteOwn(): Promise<void> {
+    const node = this.node!;
+    await retrying(this.host, "barrier", async () => {
+      try {
+        await this.zk.delete(node, -1);
+      } catch (err) {
+        if (!hasCode(err, Code.NONODE)) throw err;
+      }
+    });
+  }
+}
+
+function emit(host: RecipeHost, zk: ZooKeeper, barrier: string, event: string, extra: Record<string, unknown> = {}): void {
+  host.annotate("recipe.barrier", { barrier, client: host.id, session: zk.getSessionIdHex(), event, ...extra });
+}

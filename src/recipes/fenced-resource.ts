@@ -1,0 +1,86 @@
+/**
+ * A protected resource that checks fencing tokens: the storage a lock holder writes to. It is
+ * modelled as one znode whose data is `{token, value, writer}`; a fenced write is the check a
+ * storage server would do on its side — refuse a token smaller than the largest it has seen —
+ * made atomic with a versioned setData (compare-and-set). Writers should reach it through a
+ * handle of their own (another session, like a separate storage connection), not the lock's
+ * session: a stale lock holder's lock session is dead, but its storage connection is not.
+ *
+ * An unfenced write (`fenced: false`) overwrites unconditionally: what a lock user without
+ * tokens does, and what lets a paused, stale holder clobber the current holder's work.
+ *
+ * Trace: `recipe.resource {resource, client, session, token, value, fenced, outcome}` with
+ * outcome `begin` (before the first request), then `accepted`, `rejected` (a larger token was seen), or `unknown` (the session died
+ * with the write in flight).
+ */
+import type { ZooKeeper } from "../zk/client/index.js";
+import { Code } from "../zk/proto/error-code.js";
+import { decodeText, ensurePath, hasCode, isRecoverable, isSessionFatal, keeperCode, retrying, SessionLostError, type RecipeHost } from "./recipe-support.js";
+
+interface Stored {
+  token: number;
+  value: string;
+  writer: string;
+}
+
+export type WriteOutcome = "accepted" | "rejected" | "unknown";
+
+export class FencedResource {
+  private writes = 0;
+
+  constructor(
+    private readonly zk: ZooKeeper,
+    private readonly host: RecipeHost,
+    readonly path: string,
+  ) {}
+
+  async init(): Promise<void> {
+    await ensurePath(this.zk, this.host, "resource", this.path, JSON.stringify({ token: -1, value: "", writer: "" }));
+  }
+
+  async write(token: number, value: string, fenced = true): Promise<WriteOutcome> {
+    const writer = `${this.host.id}#${++this.writes}`;
+    const mine: Stored = { token, value, writer };
+    const fields = { resource: this.path, client: this.host.id, session: this.zk.getSessionIdHex(), token, value, fenced };
+    this.host.annotate("recipe.resource", { ...fields, outcome: "begin" });
+    let outcome: WriteOutcome;
+    try {
+      outcome = fenced ? await this.fencedWrite(mine) : await this.unfencedWrite(mine);
+    } catch (err) {
+      if (!(err instanceof SessionLostError)) throw err;
+      outcome = "unknown";
+    }
+    this.host.annotate("recipe.resource", { ...fields, outcome });
+    return outcome;
+  }
+
+  async read(): Promise<Stored> {
+    const { data } = await retrying(this.host, "resource", () => this.zk.getData(this.path));
+    return JSON.parse(decodeText(data)) as Stored;
+  }
+
+  private async fencedWrite(mine: Stored): Promise<WriteOutcome> {
+    let maybeLanded = false;
+    for (;;) {
+      const { data, stat } = await retrying(this.host, "resource", () => this.zk.getData(this.path));
+      const seen = JSON.parse(decodeText(data)) as Stored;
+      if (seen.writer === mine.writer) return "accepted"; // our earlier attempt landed
+      // After a lost reply, ours may have landed and been overwritten since: we cannot tell.
+      if (mine.token < seen.token) return maybeLanded ? "unknown" : "rejected";
+      try {
+        await this.zk.setData(this.path, JSON.stringify(mine), stat.version);
+        return "accepted";
+      } catch (err) {
+        if (isSessionFatal(err)) throw new SessionLostError("resource", keeperCode(err));
+        // BADVERSION: somebody wrote meanwhile; CONNECTIONLOSS: maybe ours. Re-read either way.
+        if (!isRecoverable(err) && !hasCode(err, Code.BADVERSION)) throw err;
+        if (isRecoverable(err)) maybeLanded = true;
+      }
+    }
+  }
+
+  private async unfencedWrite(mine: Stored): Promise<WriteOutcome> {
+    await retrying(this.host, "resource", () => this.zk.setData(this.path, JSON.stringify(mine), -1));
+    return "accepted";
+  }
+}

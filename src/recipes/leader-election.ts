@@ -1,0 +1,211 @@
+/**
+ * Leader election without herd effect (ZooKeeper recipes, "Leader Election"), with a leader
+ * latch API in the manner of Curator's LeaderLatch:
+ *
+ *   1. create `<dir>/<sessionIdHex>-n_` EPHEMERAL_SEQUENTIAL (after CONNECTIONLOSS, look for
+ *      our session's child before creating again);
+ *   2. getChildren(dir); the lowest sequence number leads;
+ *   3. otherwise watch only the next-lower node; when it goes, go to 2.
+ *
+ * Losing leadership must be noticed: the leader watches its own node and the session. On
+ * Disconnected the latch suspends leadership (`hasLeadership()` turns false at once: the
+ * leader cannot know whether its session is still alive, and must stop acting before the
+ * server can expire it); on reconnect it checks again. On Expired (or its node's deletion)
+ * leadership is lost for good, `await()` rejects, and the application makes a new handle and
+ * a new latch.
+ *
+ * Trace: `recipe.election {election, client, session, event}` with event `candidate`,
+ * `elected`, `suspended` (disconnected: stop acting), `lost`, `resigned` (close, emitted
+ * before the delete), `withdrawn` (gave up before being elected).
+ */
+import type { ZooKeeper, WatchedEvent } from "../zk/client/index.js";
+import { Code } from "../zk/proto/error-code.js";
+import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js";
+import type { Deferred } from "../sim/simulator.js";
+import {
+  SessionLostError,
+  bySequence,
+  ensurePath,
+  hasCode,
+  isExpiredEvent,
+  isRecoverable,
+  isSessionFatal,
+  keeperCode,
+  retrying,
+  watchOnce,
+  type RecipeHost,
+} from "./recipe-support.js";
+
+type LatchState = "idle" | "candidate" | "leader" | "suspended" | "closed";
+
+export class LeaderLatch {
+  private state: LatchState = "idle";
+  private node: string | undefined;
+  private leaderWaiters: Deferred<void>[] = [];
+  private closedReason: SessionLostError | undefined;
+  private checking = false;
+  private recheck = false;
+  /** One watcher object for our own node: its deletion and every session event reach it. */
+  private readonly ownWatcher = (e: WatchedEvent): void => this.onOwnNodeEvent(e);
+
+  constructor(
+    private readonly zk: ZooKeeper,
+    private readonly host: RecipeHost,
+    readonly dir: string,
+  ) {}
+
+  hasLeadership(): boolean {
+    return this.state === "leader";
+  }
+
+  /** Joins the election; leadership is then pursued in the background (see `await`). */
+  async start(): Promise<void> {
+    if (this.state !== "idle") throw new Error(`leader latch ${this.dir}: started twice`);
+    this.state = "candidate";
+    try {
+      await ensurePath(this.zk, this.host, "election", this.dir);
+      this.emit("candidate");
+      this.node = await this.createOwnNode();
+      const node = this.node;
+      const stat = await retrying(this.host, "election", () => this.zk.exists(node, this.ownWatcher));
+      if (stat === null) throw new SessionLostError("election", "our election node vanished");
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    void this.check();
+  }
+
+  /** Resolves once we lead; rejects with SessionLostError if the session dies first. */
+  await(): Promise<void> {
+    const d = this.host.deferred<void>();
+    if (this.state === "leader") d.resolve();
+    else if (this.state === "closed") d.reject(this.closedReason ?? new Error(`leader latch ${this.dir}: closed`));
+    else this.leaderWaiters.push(d);
+    return d.promise;
+  }
+
+  /** Resigns (or withdraws): stop acting first, then delete our node. */
+  async close(): Promise<void> {
+    if (this.state === "closed") return;
+    this.emit(this.state === "leader" ? "resigned" : "withdrawn");
+    this.state = "closed";
+    this.rejectWaiters(new Error(`leader latch ${this.dir}: closed`));
+    const node = this.node;
+    if (node === undefined) return;
+    try {
+      await retrying(this.host, "election", async () => {
+        try {
+          await this.zk.delete(node, -1);
+        } catch (err) {
+          if (!hasCode(err, Code.NONODE)) throw err;
+        }
+      });
+    } catch (err) {
+      if (!(err instanceof SessionLostError)) throw err;
+    }
+  }
+
+  private get prefix(): string {
+    return `${this.zk.getSessionIdHex()}-n_`;
+  }
+
+  private async createOwnNode(): Promise<string> {
+    for (;;) {
+      try {
+        return await this.zk.create(`${this.dir}/${this.prefix}`, this.host.id, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
+      } catch (err) {
+        if (isSessionFatal(err)) throw new SessionLostError("election", keeperCode(err));
+        if (!isRecoverable(err)) throw err;
+      }
+      const children = await retrying(this.host, "election", () => this.zk.getChildren(this.dir));
+      const mine = children.find((c) => c.startsWith(this.prefix));
+      if (mine !== undefined) return `${this.dir}/${mine}`;
+    }
+  }
+
+  /** Steps 2–3, serialised: a check asked for while one runs is run again after it. */
+  private async check(): Promise<void> {
+    if (this.checking) {
+      this.recheck = true;
+      return;
+    }
+    this.checking = true;
+    try {
+      do {
+        this.recheck = false;
+        await this.checkOnce();
+      } while (this.recheck && this.state !== "closed");
+    } catch (err) {
+      this.fail(err);
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private async checkOnce(): Promise<void> {
+    const name = this.node!.slice(this.dir.length + 1);
+    for (;;) {
+      if (this.state === "closed" || this.state === "leader") return;
+      const children = bySequence(await retrying(this.host, "election", () => this.zk.getChildren(this.dir)));
+      const i = children.indexOf(name);
+      if (i < 0) throw new SessionLostError("election", "our election node vanished");
+      if (i === 0) return this.becomeLeader();
+      const w = watchOnce(this.host);
+      const stat = await retrying(this.host, "election", () => this.zk.exists(`${this.dir}/${children[i - 1]}`, w.watcher));
+      if (stat === null) continue;
+      const e = await w.fired;
+      if (isExpiredEvent(e)) throw new SessionLostError("election", "Expired");
+    }
+  }
+
+  private becomeLeader(): void {
+    if (this.zk.getState() !== "CONNECTED") {
+      this.state = "suspended"; // the SyncConnected event will check again
+      return;
+    }
+    this.state = "leader";
+    this.emit("elected");
+    const waiters = this.leaderWaiters;
+    this.leaderWaiters = [];
+    for (const d of waiters) d.resolve();
+  }
+
+  private onOwnNodeEvent(e: WatchedEvent): void {
+    if (this.state === "closed") return;
+    if (e.type === EventType.None) {
+      if (e.state === KeeperState.Disconnected && this.state === "leader") {
+        this.state = "suspended";
+        this.emit("suspended");
+      } else if (e.state === KeeperState.Disconnected && this.state === "candidate") {
+        return; // still a candidate; the predecessor watch survives the reconnect
+      } else if (e.state === KeeperState.SyncConnected && this.state === "suspended") {
+        this.state = "candidate";
+        void this.check();
+      } else if (isExpiredEvent(e)) {
+        this.fail(new SessionLostError("election", "Expired"));
+      }
+      return;
+    }
+    if (e.type === EventType.NodeDeleted) this.fail(new SessionLostError("election", "our election node was deleted"));
+  }
+
+  private fail(err: unknown): void {
+    if (!(err instanceof SessionLostError)) throw err;
+    if (this.state === "closed") return;
+    this.emit(this.state === "leader" || this.state === "suspended" ? "lost" : "withdrawn", { reason: err.code });
+    this.state = "closed";
+    this.closedReason = err;
+    this.rejectWaiters(err);
+  }
+
+  private rejectWaiters(err: Error): void {
+    const waiters = this.leaderWaiters;
+    this.leaderWaiters = [];
+    for (const d of waiters) d.reject(err);
+  }
+
+  private emit(event: string, extra: Record<string, unknown> = {}): void {
+    this.host.annotate("recipe.election", { election: this.dir, client: this.host.id, session: this.zk.getSessionIdHex(), event, ...extra });
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * Distributed FIFO queue and priority queue (ZooKeeper recipes, "Queues"):
+ * - offer: create `<dir>/qn-<id>-` PERSISTENT_SEQUENTIAL (priority queue:
+ *   `<dir>/qn-<pp>-<id>-`, lower `pp` first); the sequence number orders the queue;
+ * - take: getChildren(dir), take the lowest (priority, sequence) whose delete succeeds; when
+ *   the queue is empty, wait on a children watch. A FIFO consumer may work through the list
+ *   it read; a priority consumer re-reads after each attempt, since a more urgent item may
+ *   have arrived.
+ *
+ * Unknown outcomes, and what this queue promises about them:
+ * - offer after CONNECTIONLOSS: the item id is in the name, so we look for our child before
+ *   creating again. If a consumer already took it, we cannot see it and create it again: the
+ *   enqueue is *at least once* (consumers see the same item id twice). Exactly once while the
+ *   item sits in the queue.
+ * - take after CONNECTIONLOSS on the delete, then NONODE: our delete may have happened, or
+ *   another consumer's. The `delivery` option decides, per queue object:
+ *   `at-least-once` (default) hands the item over anyway (it may be delivered twice);
+ *   `at-most-once` does not (it may be delivered never). A delete that returns OK is ours:
+ *   exactly once.
+ *
+ * Trace: `recipe.queue {queue, client, session, delivery, event, item, node?, seq?,
+ * priority?, outcome?, unsure?}`: `offer` (outcome `ok` | `unknown`), `take` (`unsure`
+ * marks the ambiguous at-least-once hand-over), `dropped` (an ambiguous item an at-most-once
+ * consumer did not hand over), `drained` (the application's statement that the queue is empty
+ * and no producer is running).
+ */
+import type { ZooKeeper } from "../zk/client/index.js";
+import { Code } from "../zk/proto/error-code.js";
+import { CreateMode, Ids } from "../zk/proto/records.js";
+import {
+  SessionLostError,
+  decodeText,
+  ensurePath,
+  hasCode,
+  isRecoverable,
+  isSessionFatal,
+  keeperCode,
+  retrying,
+  sequenceOf,
+  watchOnce,
+  type RecipeHost,
+} from "./recipe-support.js";
+
+export type Delivery = "at-least-once" | "at-most-once";
+
+export interface QueueOptions {
+  delivery?: Delivery;
+  /** A priority queue: `offer` takes a priority 0–99, lower first. */
+  priority?: boolean;
+}
+
+export interface QueueItem {
+  id: string;
+  node: string;
+  seq: number;
+  priority: number;
+  data: string;
+}
+
+export class DistributedQueue {
+  readonly delivery: Delivery;
+  readonly priority: boolean;
+
+  constructor(
+    private readonly zk: ZooKeeper,
+    private readonly host: RecipeHost,
+    readonly dir: string,
+    options: QueueOptions = {},
+  ) {
+    this.delivery = options.delivery ?? "at-least-once";
+    this.priority = options.priority ?? false;
+  }
+
+  async init(): Promise<void> {
+    await ensurePath(this.zk, this.host, "queue", this.dir);
+  }
+
+  /** Enqueues `data` under the caller-unique `id` ([A-Za-z0-9._]). Resolves with the node name. */
+  async offer(id: string, data: string, priority = 0): Promise<string> {
+    if (!/^[A-Za-z0-9._]+$/.test(id)) throw new Error(`queue ${this.dir}: item id "${id}" must match [A-Za-z0-9._]+`);
+    if (!Number.isInteger(priority) || priority < 0 || priority > 99) throw new Error(`queue ${this.dir}: priority ${priority} must be an integer in [0, 99]`);
+    const prefix = this.priority ? `qn-${String(priority).padStart(2, "0")}-${id}-` : `qn-${id}-`;
+    let retried = false;
+    for (;;) {
+      try {
+        const path = await this.zk.create(`${this.dir}/${prefix}`, data, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
+        return this.offered(id, path.slice(this.dir.length + 1), priority, retried);
+      } catch (err) {
+        if (isSessionFatal(err)) {
+          this.emit({ event: "offer", item: id, outcome: "unknown", priority });
+          throw new SessionLostError("queue", keeperCode(err));
+        }
+        if (!isRecoverable(err)) throw err;
+      }
+      retried = true;
+      const children = await retrying(this.host, "queue", () => this.zk.getChildren(this.dir));
+      const mine = children.find((c) => c.startsWith(prefix));
+      if (mine !== undefined) return this.offered(id, mine, priority, retried);
+    }
+  }
+
+  private offered(id: string, name: string, priority: number, retried: boolean): string {
+    this.emit({ event: "offer", item: id, node: name, seq: sequenceOf(name), priority, outcome: "ok", retried });
+    return name;
+  }
+
+  /** Takes the head of the queue, or returns undefined if the queue is empty. */
+  async poll(): Promise<QueueItem | undefined> {
+    for (;;) {
+      const names = this.ordered(await retrying(this.host, "queue", () => this.zk.getChildren(this.dir)));
+      if (names.length === 0) return undefined;
+      // FIFO: work through the list we read; priority: only its head, then read again.
+      for (const name of this.priority ? names.slice(0, 1) : names) {
+        const item = await this.tryTake(name);
+        if (item !== undefined) return item;
+      }
+    }
+  }
+
+  /** Takes the head of the queue, waiting (children watch) while it is empty. */
+  async take(): Promise<QueueItem> {
+    for (;;) {
+      const item = await this.poll();
+      if (item !== undefined) return item;
+      await this.awaitItems();
+    }
+  }
+
+  /** Waits until the queue may have items (a children watch), or `timeoutMs` of local time. */
+  async awaitItems(timeoutMs?: number): Promise<void> {
+    const w = watchOnce(this.host);
+    const children = await retrying(this.host, "queue", () => this.zk.getChildren(this.dir, w.watcher));
+    if (children.length > 0) return;
+    await (timeoutMs === undefined ? w.fired : Promise.race([w.fired, this.host.sleepMs(timeoutMs)]));
+  }
+
+  /** Every item currently in the queue, in order (a read; nothing is taken). */
+  async peekAll(): Promise<string[]> {
+    return this.ordered(await retrying(this.host, "queue", () => this.zk.getChildren(this.dir)));
+  }
+
+  private async tryTake(name: string): Promise<QueueItem | undefined> {
+    const path = `${this.dir}/${name}`;
+    let data: string;
+    try {
+      data = decodeText((await retrying(this.host, "queue", () => this.zk.getData(path))).data);
+    } catch (err) {
+      if (hasCode(err, Code.NONODE)) return undefined;
+      throw err;
+    }
+    const item = this.itemOf(name, data);
+    let unsure = false;
+    for (;;) {
+      try {
+        await this.zk.delete(path, -1);
+        return this.taken(item, false);
+      } catch (err) {
+        if (isSessionFatal(err)) throw new SessionLostError("queue", keeperCode(err));
+        if (hasCode(err, Code.NONODE)) break;
+        if (!isRecoverable(err)) throw err;
+        unsure = true;
+      }
+    }
+    if (!unsure) return undefined; // another consumer took it
+    if (this.delivery === "at-least-once") return this.taken(item, true);
+    this.emit({ event: "dropped", item: item.id, node: name, seq: item.seq, priority: item.priority });
+    return undefined;
+  }
+
+  private taken(item: QueueItem, unsure: boolean): QueueItem {
+    this.emit({ event: "take", item: item.id, node: item.node, seq: item.seq, priority: item.priority, unsure });
+    return item;
+  }
+
+  private itemOf(name: string, data: string): QueueItem {
+    const m = /^qn-(?:(\d{2})-)?(.+)-(\d{10})$/.exec(name);
+    if (m === null) throw new Error(`queue ${this.dir}: unexpected child ${name}`);
+    return { id: m[2]!, node: name, seq: Number(m[3]), priority: this.priority ? Number(m[1]) : 0, data };
+  }
+
+  private ordered(names: readonly string[]): string[] {
+    const key = (n: string) => (this.priority ? Number(n.slice(3, 5)) : 0);
+    return [...names].sort((a, b) => key(a) - key(b) || sequenceOf(a) - sequenceOf(b));
+  }
+
+  /** The application's word that the queue is empty and no producer runs (for the checker). */
+  drained(): void {
+    this.emit({ event: "drained" });
+  }
+
+  private emit(fields: Record<string, unknown>): void {
+    this.host.annotate("recipe.queue", { queue: this.dir, client: this.host.id, session: this.zk.getSessionIdHex(), delivery: this.delivery, ...fields });
+  }
+}

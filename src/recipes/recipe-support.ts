@@ -1,0 +1,129 @@
+/**
+ * What every recipe shares: the host it runs on (a client node's clock, promises and trace),
+ * the error classes of "Building applications on ZooKeeper" (recoverable CONNECTIONLOSS, the
+ * unrecoverable SESSIONEXPIRED), retries for idempotent operations, and sequential-name parsing.
+ *
+ * Invariants:
+ * - Recipes are user-level async code: they touch the world only through the client handle
+ *   and the host (node-local sleeps, deferreds, trace annotations). No real clock, no timers.
+ * - A recoverable error (CONNECTIONLOSS, OPERATIONTIMEOUT) means "unknown": the op may or may
+ *   not have happened. Only idempotent operations (reads, deletes of our own node, versioned
+ *   writes whose success can be recognised) are retried blindly; everything else is resolved
+ *   by reading first.
+ * - SESSIONEXPIRED (and AUTHFAILED) ends the handle: recipes throw `SessionLostError` and the
+ *   application, not the recipe, decides how to rebuild (a new handle, a new recipe object).
+ */
+import type { Deferred } from "../sim/simulator.js";
+import type { ZooKeeper, WatchedEvent, Watcher } from "../zk/client/index.js";
+import { KeeperException } from "../zk/client/index.js";
+import { Code } from "../zk/proto/error-code.js";
+import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js";
+
+/** The client node a recipe runs on; a NodeContext fits. */
+export interface RecipeHost {
+  readonly id: string;
+  annotate(kind: string, fields?: Record<string, unknown>): void;
+  /** The node's local clock (ms), for timeouts. */
+  nowMs(): number;
+  /** Node-local sleep: frozen while the node is paused, never resolves if it crashes. */
+  sleepMs(ms: number): Promise<void>;
+  deferred<T>(): Deferred<T>;
+}
+
+/** The session behind a handle expired (or its auth failed): the handle is dead. */
+export class SessionLostError extends Error {
+  override readonly name = "SessionLostError";
+  constructor(readonly recipe: string, readonly code: string) {
+    super(`${recipe}: session lost (${code}); make a new handle and a new recipe object`);
+  }
+}
+
+/** Backoff between retries of an op that failed with CONNECTIONLOSS (ms, node-local). */
+export const RETRY_BACKOFF_MS = 50;
+
+export function keeperCode(err: unknown): string {
+  if (err instanceof KeeperException) return err.codeName;
+  throw err;
+}
+
+/** CONNECTIONLOSS / OPERATIONTIMEOUT (and SESSIONMOVED, which was not executed): retry. */
+export function isRecoverable(err: unknown): boolean {
+  return err instanceof KeeperException && (err.code === Code.CONNECTIONLOSS || err.code === Code.OPERATIONTIMEOUT || err.code === Code.SESSIONMOVED);
+}
+
+export function isSessionFatal(err: unknown): boolean {
+  return err instanceof KeeperException && (err.code === Code.SESSIONEXPIRED || err.code === Code.AUTHFAILED);
+}
+
+export function hasCode(err: unknown, code: number): boolean {
+  return err instanceof KeeperException && err.code === code;
+}
+
+/**
+ * Runs an idempotent op, retrying after recoverable errors; a dead session becomes
+ * `SessionLostError`; anything else propagates.
+ */
+export async function retrying<T>(host: RecipeHost, recipe: string, op: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await op();
+    } catch (err) {
+      if (isSessionFatal(err)) throw new SessionLostError(recipe, keeperCode(err));
+      if (!isRecoverable(err)) throw err;
+    }
+    await host.sleepMs(RETRY_BACKOFF_MS);
+  }
+}
+
+/** Creates each missing persistent ancestor and `path` itself (NODEEXISTS is success). */
+export async function ensurePath(zk: ZooKeeper, host: RecipeHost, recipe: string, path: string, data = ""): Promise<void> {
+  const parts = path.split("/").filter((p) => p !== "");
+  let at = "";
+  for (let i = 0; i < parts.length; i++) {
+    at += `/${parts[i]}`;
+    const node = at;
+    await retrying(host, recipe, async () => {
+      try {
+        await zk.create(node, i === parts.length - 1 ? data : "", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      } catch (err) {
+        if (!hasCode(err, Code.NODEEXISTS)) throw err;
+      }
+    });
+  }
+}
+
+/** The 10-digit suffix ZooKeeper appends to a sequential node's name. */
+export function sequenceOf(name: string): number {
+  const m = /(\d{10})$/.exec(name);
+  if (m === null) throw new Error(`not a sequential node name: ${name}`);
+  return Number(m[1]);
+}
+
+/** Sequential children in sequence order (ties cannot happen under one parent). */
+export function bySequence(names: readonly string[]): string[] {
+  return [...names].sort((a, b) => sequenceOf(a) - sequenceOf(b));
+}
+
+/**
+ * A one-shot watch as a promise: resolves with the first node event, or with a fatal session
+ * event (Expired, Closed, AuthFailed). Disconnected / SyncConnected are ignored: the client
+ * re-registers the watch on reconnect (SetWatches) and the server fires it if the node changed
+ * meanwhile, so waiting on is right.
+ */
+export function watchOnce(host: RecipeHost): { watcher: Watcher; fired: Promise<WatchedEvent> } {
+  const d = host.deferred<WatchedEvent>();
+  let done = false;
+  const watcher: Watcher = (e) => {
+    if (done || (e.type === EventType.None && !isExpiredEvent(e))) return;
+    done = true;
+    d.resolve(e);
+  };
+  return { watcher, fired: d.promise };
+}
+
+export function isExpiredEvent(e: WatchedEvent): boolean {
+  return e.type === EventType.None && (e.state === KeeperState.Expired || e.state === KeeperState.Closed || e.state === KeeperState.AuthFailed);
+}
+
+export const encodeText = (s: string): Uint8Array => new TextEncoder().encode(s);
+export const decodeText = (b: Uint8Array | null): string => (b === null ? "" : new TextDecoder().decode(b));

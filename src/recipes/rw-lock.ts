@@ -1,0 +1,91 @@
+/**
+ * Shared (read/write) lock without herd effect (ZooKeeper recipes, "Shared Locks"):
+ * - read: create `<dir>/<sessionIdHex>-read-` EPHEMERAL_SEQUENTIAL; we hold it when no
+ *   `write-` node has a lower sequence number; otherwise watch the next-lower `write-` node;
+ * - write: create `<dir>/<sessionIdHex>-write-`; we hold it when ours is the lowest node;
+ *   otherwise watch the next-lower node of any kind.
+ * When a write node goes, all the readers behind it wake at once: that is not a herd, they
+ * all get the lock. CONNECTIONLOSS on the create is resolved by our session id, as in lock.ts.
+ *
+ * Trace: `recipe.rwlock {lock, client, session, mode, event}` with event `waiting`,
+ * `acquired`, `released` (before the delete), `abandoned`.
+ */
+import type { ZooKeeper } from "../zk/client/index.js";
+import { Code } from "../zk/proto/error-code.js";
+import { CreateMode, Ids } from "../zk/proto/records.js";
+import { SessionLostError, bySequence, ensurePath, hasCode, isExpiredEvent, isRecoverable, isSessionFatal, keeperCode, retrying, watchOnce, type RecipeHost } from "./recipe-support.js";
+
+export type LockMode = "read" | "write";
+
+export class ReadWriteLock {
+  constructor(
+    private readonly zk: ZooKeeper,
+    private readonly host: RecipeHost,
+    readonly dir: string,
+  ) {}
+
+  /** Acquires in `mode`; resolves with a release function. */
+  async acquire(mode: LockMode): Promise<() => Promise<void>> {
+    await ensurePath(this.zk, this.host, "rwlock", this.dir);
+    this.emit(mode, "waiting");
+    let node: string;
+    try {
+      node = await this.createOwnNode(mode);
+      await this.waitForTurn(node, mode);
+    } catch (err) {
+      this.emit(mode, "abandoned");
+      throw err;
+    }
+    this.emit(mode, "acquired");
+    return () => this.release(node, mode);
+  }
+
+  private async release(node: string, mode: LockMode): Promise<void> {
+    this.emit(mode, "released");
+    try {
+      await retrying(this.host, "rwlock", async () => {
+        try {
+          await this.zk.delete(node, -1);
+        } catch (err) {
+          if (!hasCode(err, Code.NONODE)) throw err;
+        }
+      });
+    } catch (err) {
+      if (!(err instanceof SessionLostError)) throw err;
+    }
+  }
+
+  private async createOwnNode(mode: LockMode): Promise<string> {
+    const prefix = `${this.zk.getSessionIdHex()}-${mode}-`;
+    for (;;) {
+      try {
+        return await this.zk.create(`${this.dir}/${prefix}`, this.host.id, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
+      } catch (err) {
+        if (isSessionFatal(err)) throw new SessionLostError("rwlock", keeperCode(err));
+        if (!isRecoverable(err)) throw err;
+      }
+      const children = await retrying(this.host, "rwlock", () => this.zk.getChildren(this.dir));
+      const mine = children.find((c) => c.startsWith(prefix));
+      if (mine !== undefined) return `${this.dir}/${mine}`;
+    }
+  }
+
+  private async waitForTurn(node: string, mode: LockMode): Promise<void> {
+    const name = node.slice(this.dir.length + 1);
+    for (;;) {
+      const children = bySequence(await retrying(this.host, "rwlock", () => this.zk.getChildren(this.dir)));
+      const i = children.indexOf(name);
+      if (i < 0) throw new SessionLostError("rwlock", "our lock node vanished");
+      const ahead = children.slice(0, i).filter((c) => mode === "write" || c.includes("-write-"));
+      if (ahead.length === 0) return;
+      const w = watchOnce(this.host);
+      const stat = await retrying(this.host, "rwlock", () => this.zk.exists(`${this.dir}/${ahead[ahead.length - 1]}`, w.watcher));
+      if (stat === null) continue;
+      if (isExpiredEvent(await w.fired)) throw new SessionLostError("rwlock", "Expired");
+    }
+  }
+
+  private emit(mode: LockMode, event: string): void {
+    this.host.annotate("recipe.rwlock", { lock: this.dir, client: this.host.id, session: this.zk.getSessionIdHex(), mode, event });
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * recipe-election: four clients elect a leader without herd effect, each leading for a while
+ * and resigning, again and again through the fault window and whatever the fault schedule does (a leader's session expiring
+ * must be noticed, and must not leave two leaders). Then the check phase: after the fault
+ * window every client stands again and exactly one must lead (a leader again after heal).
+ */
+import { LeaderLatch } from "../../recipes/leader-election.js";
+import { SessionLostError } from "../../recipes/recipe-support.js";
+import type { ScriptContext, ScriptDef } from "./script.js";
+import { FAULT_WINDOW_END_MS, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
+
+export const ELECTION_DIR = "/app/election";
+const TERM_MS = 700;
+
+async function candidate(s: ScriptContext, node: string, index: number): Promise<void> {
+  const host = hostOf(s, node);
+  let terms = 0;
+  await host.sleepMs(29 * index);
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+    // Terms go on through the fault window, so the faults hit leaders and candidates.
+    while (terms === 0 || s.sim.nowUs < FAULT_WINDOW_END_MS * 1000) {
+      const latch = new LeaderLatch(zk, host, ELECTION_DIR);
+      await latch.start();
+      await latch.await().catch((err: unknown) => {
+        throw err instanceof SessionLostError ? err : new SessionLostError("election", String(err));
+      });
+      await host.sleepMs(TERM_MS);
+      await latch.close();
+      terms++;
+      await host.sleepMs(150 + 41 * index);
+    }
+  });
+}
+
+export const recipeElection: ScriptDef = {
+  name: "recipe-election",
+  description: "leader election without herd effect: one leader at a time through faults, and a leader again after they heal",
+  async run(s) {
+    await settle(s);
+    const workers: Record<string, Promise<void>> = {};
+    s.clients.forEach((c, i) => (workers[c] = candidate(s, c, i)));
+    await joinWorkers(s, workers, 120_000);
+    await untilCheckPhase(s);
+    s.note("check phase: every client stands again; exactly one must lead");
+    const latches: LeaderLatch[] = [];
+    const finals: Record<string, Promise<void>> = {};
+    let stop = false;
+    for (const c of s.clients) {
+      const host = hostOf(s, c);
+      finals[c] = withSessions(s, c, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+        const latch = new LeaderLatch(zk, host, ELECTION_DIR);
+        latches.push(latch);
+        await latch.start();
+        while (!stop) await host.sleepMs(100);
+        await latch.close();
+      });
+    }
+    await s.waitFor(() => latches.some((l) => l.hasLeadership()), 30_000, "a leader is elected after the faults");
+    await s.sleepMs(2000);
+    s.expectEqual(latches.filter((l) => l.hasLeadership()).length, 1, "leaders after the faults healed");
+    stop = true;
+    await joinWorkers(s, finals, 30_000);
+  },
+};

@@ -1,0 +1,72 @@
+/**
+ * recipe-lock (and its naive twins): every client takes the exclusive lock again and again
+ * through the fault window, writes
+ * to a fenced resource while holding it, and releases it. The first lock create of c1 is hit
+ * by a CONNECTIONLOSS that the create itself survives (the reply is held by a one-way cut until
+ * the client gives up on the connection): the careful recipe finds its node by its session id;
+ * the blind-retry variant creates a second one and waits behind its own orphan forever. The
+ * herd variant is correct but wakes every waiter on every change (checker `recipe.lock-herd`).
+ * Faults beyond that trap come from the scenario's schedule.
+ */
+import type { ZooKeeper } from "../../zk/client/index.js";
+import { DistributedLock, type LockVariant } from "../../recipes/lock.js";
+import { FencedResource } from "../../recipes/fenced-resource.js";
+import { CreateMode } from "../../zk/proto/records.js";
+import type { ScriptContext, ScriptDef } from "./script.js";
+import { FAULT_WINDOW_END_MS, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, onInvoke, settle, withSessions } from "./recipe-support.js";
+
+export const LOCK_DIR = "/app/lock";
+export const LOCK_RESOURCE = "/app/storage";
+const HOLD_MS = 300;
+/** How long c1 stays unable to hear the servers after its create: past its read timeout, within its session timeout. */
+const TRAP_MS = 3500;
+
+async function lockWorker(s: ScriptContext, node: string, index: number, variant: LockVariant): Promise<void> {
+  const host = hostOf(s, node);
+  let store: ZooKeeper = await connectClient(s, node, STORAGE_SESSION_TIMEOUT_MS);
+  let resource = new FencedResource(store, host, LOCK_RESOURCE);
+  await resource.init();
+  await host.sleepMs(37 * index);
+  let done = 0;
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+    const lock = new DistributedLock(zk, host, LOCK_DIR, { variant });
+    // Rounds go on through the fault window, so the faults hit holders and waiters.
+    while (done === 0 || s.sim.nowUs < FAULT_WINDOW_END_MS * 1000) {
+      const grant = await lock.acquire();
+      await host.sleepMs(HOLD_MS);
+      if (store.getState() === "CLOSED") {
+        store = await connectClient(s, node, STORAGE_SESSION_TIMEOUT_MS);
+        resource = new FencedResource(store, host, LOCK_RESOURCE);
+      }
+      if (lock.isHeld()) await resource.write(grant.token, `${node} round ${done}`);
+      await lock.release();
+      done++;
+      await host.sleepMs(100 + 53 * index);
+    }
+  });
+  await store.close();
+}
+
+function lockScript(name: string, variant: LockVariant, description: string): ScriptDef {
+  return {
+    name,
+    description,
+    async run(s) {
+      await settle(s);
+      const cut = { kind: "cut" as const, from: [...s.servers], to: ["c1"], oneWay: true };
+      const isLockCreate = (f: Record<string, unknown>, node: string) => node === "c1" && f.op === "create" && f.mode === CreateMode.EPHEMERAL_SEQUENTIAL;
+      onInvoke(s, isLockCreate, cut, () => {
+        s.note("c1's lock create reached the servers, but their replies to c1 are cut: CONNECTIONLOSS is coming");
+        s.sim.schedule(s.sim.nowUs + TRAP_MS * 1000, () => s.fault({ kind: "heal", from: [...s.servers], to: ["c1"], oneWay: true }));
+      });
+      const workers: Record<string, Promise<void>> = {};
+      s.clients.forEach((c, i) => (workers[c] = lockWorker(s, c, i, variant)));
+      await joinWorkers(s, workers, 240_000);
+      s.note(`${variant} lock: every worker finished its rounds`);
+    },
+  };
+}
+
+export const recipeLock = lockScript("recipe-lock", "herd-free", "exclusive lock without herd effect; a CONNECTIONLOSS on a sequential create is resolved by the session id in the name");
+export const recipeLockNaiveHerd = lockScript("recipe-lock-naive-herd", "herd", "naive lock: every waiter watches the lock directory (herd effect)");
+export const recipeLockNaiveRetry = lockScript("recipe-lock-naive-retry", "blind-retry", "naive lock: blindly retries the sequential create after CONNECTIONLOSS and deadlocks behind its own orphan");

@@ -1,0 +1,37 @@
+/**
+ * recipe-rw-lock: four clients take a shared lock through the fault window — c1 and c2 mostly
+ * read, c3 and c4 mostly write — holding it for a while each time. Readers share; a writer is
+ * alone (checker `recipe.rwlock`).
+ */
+import { ReadWriteLock, type LockMode } from "../../recipes/rw-lock.js";
+import type { ScriptContext, ScriptDef } from "./script.js";
+import { FAULT_WINDOW_END_MS, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
+
+export const RW_LOCK_DIR = "/app/rwlock";
+
+async function worker(s: ScriptContext, node: string, index: number): Promise<void> {
+  const host = hostOf(s, node);
+  let round = 0;
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+    const lock = new ReadWriteLock(zk, host, RW_LOCK_DIR);
+    while (round === 0 || s.sim.nowUs < FAULT_WINDOW_END_MS * 1000) {
+      const mode: LockMode = (index < 2) === (round % 4 !== 3) ? "read" : "write";
+      const release = await lock.acquire(mode);
+      await host.sleepMs(mode === "read" ? 400 : 200);
+      await release();
+      round++;
+      await host.sleepMs(100 + 47 * index);
+    }
+  });
+}
+
+export const recipeRwLock: ScriptDef = {
+  name: "recipe-rw-lock",
+  description: "shared lock without herd effect: readers share, a writer is alone, through faults",
+  async run(s) {
+    await settle(s);
+    const workers: Record<string, Promise<void>> = {};
+    s.clients.forEach((c, i) => (workers[c] = worker(s, c, i)));
+    await joinWorkers(s, workers, 120_000);
+  },
+};
