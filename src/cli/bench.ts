@@ -28,7 +28,7 @@ export interface Figure {
   unit: string;
 }
 
-export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check"] as const;
+export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes"] as const;
 
 export async function runBench(suite: string): Promise<Figure[]> {
   switch (suite) {
@@ -40,8 +40,10 @@ export async function runBench(suite: string): Promise<Figure[]> {
       return ensembleBench();
     case "check":
       return checkBench();
+    case "recipes":
+      return recipesBench();
     case "all":
-      return [...kernelBench(), ...(await zkBench()), ...(await ensembleBench()), ...(await checkBench())];
+      return [...kernelBench(), ...(await zkBench()), ...(await ensembleBench()), ...(await checkBench()), ...(await recipesBench())];
     default:
       throw new UserInputError(`bench: unknown suite "${suite}" (known: ${BENCH_SUITES.join(", ")}, all)`);
   }
@@ -234,4 +236,21 @@ async function clientLoad(servers: number, virtualMs: number) {
   };
   await run(500); // warm-up
   return run(virtualMs);
+}
+
+/**
+ * recipes: seeds per second for recipe-lock (3 servers, 4 clients, a partitioned client, a
+ * paused client and a server crash; every checker on), run in-process one seed after another.
+ */
+async function recipesBench(): Promise<Figure[]> {
+  registerBuiltins();
+  const scenario = loadScenario("recipe-lock");
+  await runScenario(scenario, { seed: 1 }); // warm-up
+  const seeds = 10;
+  const t0 = performance.now();
+  for (let seed = 1; seed <= seeds; seed++) await runScenario(scenario, { seed });
+  const seconds = (performance.now() - t0) / 1000;
+  return [
+    { bench: "recipes", metric: "seeds_per_sec", value: Math.round((seeds / seconds) * 10) / 10, unit: `seeds/s on one core (recipe-lock, ${scenario.durationMs / 1000} virtual s per seed; target ≥ 100)` },
+  ];
 }
