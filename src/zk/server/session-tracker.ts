@@ -42,6 +42,8 @@ export interface SessionTracker extends SessionChecker {
   touchSession(sessionId: SessionId, timeoutMs: number): boolean;
   removeSession(sessionId: SessionId): void;
   setOwner(sessionId: SessionId, owner: unknown): void;
+  /** Begins expiring sessions (only the leader or a standalone server does). */
+  start(): void;
   shutdown(): void;
 }
 
@@ -51,7 +53,8 @@ export class SessionTrackerImpl implements SessionTracker {
   private nextExpirationTimeMs: number;
   private nextSessionId: SessionId;
   private timer: { cancelled: boolean } | undefined;
-  private running = true;
+  /** Expiry runs only once started (a leader starts it when established, as `zk.startup()`). */
+  private running = false;
 
   constructor(
     private readonly host: SessionTrackerHost,
@@ -62,6 +65,17 @@ export class SessionTrackerImpl implements SessionTracker {
   ) {
     this.nextExpirationTimeMs = this.roundToNextInterval(host.nowMs());
     this.nextSessionId = initialSessionId(serverId, host.nowMs());
+  }
+
+  /**
+   * Starts expiring. Every known session gets a fresh, full timeout from now: no session expires
+   * while nobody served it (a new leader, a restarted standalone server).
+   */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.nextExpirationTimeMs = this.roundToNextInterval(this.host.nowMs());
+    for (const s of [...this.sessionsById.values()].sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0))) this.touch(s, s.timeoutMs);
     this.schedule();
   }
 

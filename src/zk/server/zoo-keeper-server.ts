@@ -159,8 +159,8 @@ export class ZooKeeperServer implements CnxnHost {
   /** The standalone tracker: expiry on; an unknown session is UNKNOWNSESSION. */
   protected createSessionTracker(): SessionTracker {
     const tracker = new SessionTrackerImpl(this.trackerHost(), this.config.tickTimeMs, this.config.serverId);
-    // Recovered sessions each get a fresh, full timeout from now.
     for (const [id, timeoutMs] of this.zkDb.dataTree.sessionsWithTimeouts) tracker.addSession(id, timeoutMs);
+    tracker.start(); // recovered sessions each get a fresh, full timeout from now
     return tracker;
   }
 

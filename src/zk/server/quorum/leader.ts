@@ -39,6 +39,16 @@ export function txnDigest(entry: TxnEntry): string {
 const DIGESTS = new WeakMap<TxnEntry, string>();
 
 /**
+ * A quorum server delivered a committed txn: the ZAB "deliver", and (when `withDigest`, i.e.
+ * announced right after applying) a sampled tree digest.
+ */
+export function annotateDelivery(zks: ZooKeeperServer, entry: TxnEntry, withDigest = true): void {
+  const zxid = zxidHex(entry.header.zxid);
+  zks.ctx.annotate("zab.deliver", { sid: zks.config.serverId, zxid, txn: txnDigest(entry) });
+  if (withDigest && isDigestSample(entry.header.zxid)) zks.ctx.annotate("zab.digest", { sid: zks.config.serverId, zxid, digest: zks.zkDb.dataTree.digest() });
+}
+
+/**
  * Every server annotates its whole-tree digest after applying every 16th zxid of an epoch, for
  * the identical-trees checker (a full digest per txn would dominate the run time).
  */
@@ -423,9 +433,14 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
     return tracker;
   }
 
-  /** Established: zxids continue from (epoch, 0); clients are served. */
+  /**
+   * Established (a quorum ACKed NEWLEADER): zxids continue from (epoch, 0), sessions start
+   * expiring — each with a fresh timeout from now — and clients are served. Before this the
+   * tracker must not expire anything: its closeSession would be proposed in the old epoch.
+   */
   startLeading(base: Zxid): void {
     this.hzxid = base;
+    this.sessionTracker.start();
     this.startServing();
   }
 
@@ -455,7 +470,6 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
   }
 
   protected override afterApply(entry: TxnEntry): void {
-    this.ctx.annotate("zab.deliver", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), txn: txnDigest(entry) });
-    if (isDigestSample(entry.header.zxid)) this.ctx.annotate("zab.digest", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), digest: this.zkDb.dataTree.digest() });
+    annotateDelivery(this, entry);
   }
 }

@@ -43,7 +43,7 @@ import type { SessionTracker } from "../session-tracker.js";
 import { ZooKeeperServer, type Request } from "../zoo-keeper-server.js";
 import type { ServerCnxn } from "../server-cnxn.js";
 import type { QuorumPeer } from "./quorum-peer.js";
-import { isDigestSample, txnDigest } from "./leader.js";
+import { annotateDelivery, txnDigest } from "./leader.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 
 type Stage = "CONNECTING" | "DISCOVERY" | "SYNC" | "NEWLEADER" | "BROADCAST";
@@ -149,6 +149,9 @@ export class Learner {
   private readonly timers: TimerHandle[] = [];
   private running = true;
   readonly zks: LearnerZooKeeperServer;
+  /** Until UPTODATE, applied txns are held back from the "zab.deliver" announcements. */
+  deliveriesDeferred = true;
+  readonly deferredDeliveries: TxnEntry[] = [];
 
   constructor(
     readonly peer: QuorumPeer,
@@ -389,10 +392,11 @@ export class Learner {
     while (this.notLogged.length > 0 && this.committed.has(this.notLogged[0]!.header.zxid)) ready.push(this.notLogged.shift()!);
     for (const e of ready) {
       this.committed.delete(e.header.zxid);
-      this.logTxn(e);
+      if (!this.appendTxn(e)) return;
       this.deliver(e);
     }
     db.commit(() => {
+      this.announce(ready);
       if (!this.running) return;
       this.peer.setCurrentEpoch(this.newEpoch, () => this.ackNewLeader());
     });
@@ -425,6 +429,8 @@ export class Learner {
   private onUpToDate(): void {
     if (this.stage !== "NEWLEADER") return this.flag("stateInconsistent", `UPTODATE in stage ${this.stage}`);
     this.stage = "BROADCAST";
+    this.deliveriesDeferred = false;
+    this.zks.deliverSynced();
     this.peer.phase("BROADCAST", this.newEpoch);
     this.peer.fle.updateElectionVote(this.newEpoch);
     this.zks.startServing();
@@ -452,15 +458,36 @@ export class Learner {
 
   // ---- logging and delivery --------------------------------------------------------------
 
+  /** Appends a txn to the log (not yet durable); false if the write failed (the role ends). */
+  private appendTxn(entry: TxnEntry): boolean {
+    const r = this.peer.zkDb.append(entry);
+    if (!r.ok) this.peer.roleEnded(`txn log write failed: ${r.err}`);
+    return r.ok;
+  }
+
   /**
-   * Logs a txn outside the sync processor (sync paths, INFORM): appended now, announced as
-   * logged ("zab.log") once an fsync covers it — every log write must reach the checkers, or a
-   * txn that is really on disk looks missing after a restart.
+   * Logs a txn outside the sync processor (SNAP/TRUNC commits, INFORM, UPTODATE): appended now,
+   * announced as logged ("zab.log") once an fsync covers it — every log write must reach the
+   * checkers, or a txn really on disk looks missing after a restart. One fsync covers everything
+   * appended by the current event (issued right after it), not one fsync per txn.
    */
   private logTxn(entry: TxnEntry): void {
-    const r = this.peer.zkDb.append(entry);
-    if (!r.ok) return this.peer.roleEnded(`txn log write failed: ${r.err}`);
-    this.peer.zkDb.commit(() => this.peer.ctx.annotate("zab.log", { sid: this.myid, zxid: zxidHex(entry.header.zxid), txn: txnDigest(entry) }));
+    if (!this.appendTxn(entry)) return;
+    this.unannounced.push(entry);
+    if (this.announceTimer === undefined) this.announceTimer = this.peer.ctx.setTimer(0, () => this.announceLogged(), "learner-log-fsync");
+  }
+
+  private readonly unannounced: TxnEntry[] = [];
+  private announceTimer: TimerHandle | undefined;
+
+  private announceLogged(): void {
+    this.announceTimer = undefined;
+    const batch = this.unannounced.splice(0);
+    this.peer.zkDb.commit(() => this.announce(batch));
+  }
+
+  private announce(batch: readonly TxnEntry[]): void {
+    for (const e of batch) this.peer.ctx.annotate("zab.log", { sid: this.myid, zxid: zxidHex(e.header.zxid), txn: txnDigest(e) });
   }
 
   /** `FollowerZooKeeperServer.logRequest`: pending its COMMIT, and to the sync processor. */
@@ -532,6 +559,8 @@ class LearnerSessionTracker implements SessionTracker {
     return Code.OK;
   }
   setSessionClosing(): void {}
+  /** Learners never expire sessions. */
+  start(): void {}
   shutdown(): void {}
 
   drainTouches(): [SessionId, number][] {
@@ -602,8 +631,19 @@ export class LearnerZooKeeperServer extends ZooKeeperServer {
     return (this.sessionTracker as LearnerSessionTracker).drainTouches();
   }
 
+  /**
+   * Txns applied while synchronising are delivered in Zab's sense only at UPTODATE (COMMIT-LD:
+   * the leader is established). Applied earlier (at NEWLEADER, as 3.8/3.9 do), they are not yet
+   * committed by this epoch and no client can see them: a learner that fails before UPTODATE
+   * never delivered them.
+   */
   protected override afterApply(entry: TxnEntry): void {
-    this.ctx.annotate("zab.deliver", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), txn: txnDigest(entry) });
-    if (isDigestSample(entry.header.zxid)) this.ctx.annotate("zab.digest", { sid: this.config.serverId, zxid: zxidHex(entry.header.zxid), digest: this.zkDb.dataTree.digest() });
+    if (this.learner.deliveriesDeferred) this.learner.deferredDeliveries.push(entry);
+    else annotateDelivery(this, entry);
+  }
+
+  /** UPTODATE: announce what synchronisation applied (no digest: the tree has moved on). */
+  deliverSynced(): void {
+    for (const e of this.learner.deferredDeliveries.splice(0)) annotateDelivery(this, e, false);
   }
 }
