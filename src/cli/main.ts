@@ -3,7 +3,8 @@
  * seeds from entropy, or touches files.
  *
  * Exit codes: 0 pass, 1 a checker found a violation (or a determinism divergence), 2 bad
- * input (one line on stderr, never a stack trace), 3 internal error.
+ * input (one line on stderr, never a stack trace), 3 internal error; `replay` and `shrink` add
+ * 4, "the recorded case did not reproduce" (see replay.ts).
  */
 import { closeSync, openSync, writeSync } from "node:fs";
 import { performance } from "node:perf_hooks";
@@ -17,15 +18,26 @@ import { BENCH_SUITES, runBench } from "./bench.js";
 import { BUG_ZOO, bugEntry } from "../zk/server/quorum/bug-zoo.js";
 import { cmdExplore } from "./explore/command.js";
 import { openTraceReport } from "./report/trace-report.js";
+import { replayCaseFromRun } from "../scenario/replay-file.js";
+import { cmdReplay, writeReplayFile } from "./replay.js";
+import { DEFAULT_MAX_RUNS, cmdShrink } from "./shrink.js";
 
 const USAGE = `usage: zksim <command> [options]
 
 commands:
-  run <scenario> [--seed N] [--json] [--trace FILE] [--bug ID]
+  run <scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--save FILE]
                                                       run one scenario with one seed (--bug re-injects a historical defect;
-                                                      --trace F.html: space-time diagram, F.shiviz: ShiViz log, else JSON lines)
-  explore <scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--json]
+                                                      --trace F.html: space-time diagram, F.shiviz: ShiViz log, else JSON lines;
+                                                      --save F: if the run fails, write a replay file to F)
+  explore <scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--json] [--save-dir DIR]
                                                       sweep seeds S … S+N-1 (default S = 1) on K worker threads; exit 1 if any fails
+                                                      (--save-dir: one replay file per failing seed, DIR/<scenario>-seed-<N>.json)
+  replay <file> [--json]                              re-run a replay file and check it reproduces (same trace hash and checkers):
+                                                      exit 1 reproduced (the case still fails), 0 reproduced a recorded pass,
+                                                      4 did not reproduce, 2 unreadable or invalid file
+  shrink <file> [--out FILE] [--max-runs N]           minimise a failing replay file: ddmin over its faults, then a shorter durationMs
+                                                      (at most N runs, default ${DEFAULT_MAX_RUNS}); writes FILE (default <file>.shrunk.json);
+                                                      exit 0 written, 4 the case no longer fails
   bugs [--json]                                       the bug zoo: historical ZooKeeper defects and the scenarios that trigger them
   list [--json]                                       list the scenarios
   determinism <scenario> [--seed N]                   run twice, compare trace hashes, name the first divergence
@@ -42,6 +54,10 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdRun(rest);
       case "explore":
         return await cmdExplore(rest);
+      case "replay":
+        return await cmdReplay(rest);
+      case "shrink":
+        return await cmdShrink(rest);
       case "list":
         return cmdList(rest);
       case "bugs":
@@ -59,7 +75,7 @@ export async function main(argv: string[]): Promise<number> {
         console.log(USAGE);
         return command === undefined ? 2 : 0;
       default:
-        throw new UserInputError(`unknown command "${command}" (commands: run, explore, list, determinism, bench, demo; see \`zksim help\`)`);
+        throw new UserInputError(`unknown command "${command}" (commands: run, explore, replay, shrink, list, bugs, determinism, bench, demo; see \`zksim help\`)`);
     }
   } catch (err) {
     if (isUserInputError(err)) {
@@ -77,7 +93,7 @@ function oneScenario(positionals: string[], command: string): Scenario {
 }
 
 async function cmdRun(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string" }, "run");
+  const args = parseArgs(argv, { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string" }, "run");
   const scenario = oneScenario(args.positionals, "run");
   const seed = intFlag(args, "seed") ?? scenario.defaultSeed;
   const canary = stringFlag(args, "canary");
@@ -105,16 +121,30 @@ async function cmdRun(argv: string[]): Promise<number> {
   const wallMs = Math.round(performance.now() - started);
   const reportNote = report?.finish(result);
   if (reportNote !== undefined) console.error(`zksim: --trace ${tracePath}: ${reportNote}`);
-  if (boolFlag(args, "json")) {
+  const json = boolFlag(args, "json");
+  if (json) {
     const { narrative: _n, counts: _c, ...rest } = result;
     console.log(JSON.stringify({ ...rest, wallMs }));
   } else {
-    printHuman(result, wallMs, tracePath);
+    const extra = `${bugs !== undefined ? ` --bug ${bugs[0]}` : ""}${canary !== undefined ? ` --canary ${canary}` : ""}`;
+    printHuman(result, wallMs, tracePath, extra);
+  }
+  const savePath = stringFlag(args, "save");
+  if (savePath !== undefined) {
+    // Notes go to stderr with --json: stdout stays one JSON line.
+    const note = json ? (line: string) => console.error(`zksim: ${line}`) : (line: string) => console.log(line);
+    if (result.verdict === "fail") {
+      const options = { ...(bugs !== undefined ? { bugs } : {}), ...(canary !== undefined ? { canary: canary as Canary } : {}) };
+      writeReplayFile(savePath, replayCaseFromRun(scenario, options, result));
+      note(`saved failing case to ${savePath}; replay: zksim replay ${savePath}`);
+    } else {
+      note(`--save ${savePath}: the run passed, nothing saved`);
+    }
   }
   return result.verdict === "pass" ? 0 : 1;
 }
 
-function printHuman(r: RunResult, wallMs: number, tracePath?: string): void {
+function printHuman(r: RunResult, wallMs: number, tracePath?: string, replayFlags = ""): void {
   console.log(`zksim run ${r.scenario} --seed ${r.seed}`);
   for (const line of r.narrative) console.log(`  ${line}`);
   const c = r.counts;
@@ -132,7 +162,7 @@ function printHuman(r: RunResult, wallMs: number, tracePath?: string): void {
     console.log(`verdict: FAIL (${r.violations.length} violation${r.violations.length === 1 ? "" : "s"})`);
     for (const v of r.violations.slice(0, 10)) console.log(`  [${v.checker}] at ${v.atMs}ms (event #${v.eventIndex}): ${v.message}`);
   }
-  console.log(`replay: zksim run ${r.scenario} --seed ${r.seed}`);
+  console.log(`replay: zksim run ${r.scenario} --seed ${r.seed}${replayFlags}`);
 }
 
 function cmdBugs(argv: string[]): number {

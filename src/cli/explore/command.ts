@@ -1,7 +1,9 @@
 /**
  * `zksim explore <scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID]
- * [--canary NAME] [--json]`: runs a scenario over a range of seeds and reports every failing
- * seed with its one-line replay command.
+ * [--canary NAME] [--json] [--save-dir DIR]`: runs a scenario over a range of seeds and reports
+ * every failing seed with its one-line replay command. With --save-dir, each failing seed that
+ * ran to the end is also written as a replay file `DIR/<scenario>-seed-<N>.json` (`zksim
+ * replay`, `zksim shrink`); a seed whose run threw has no trace hash to record and is only listed.
  *
  * Output: a progress bar on a TTY (never with --json), then one line per failure and a summary;
  * with --json only one line `{scenario, seedsRun, failures: [{seed, checker, replay}],
@@ -17,6 +19,9 @@ import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
 import { loadScenario } from "../scenario-files.js";
 import { exploreInProcess, exploreInWorkers, type SeedOutcome, type SeedRunOptions } from "./explore.js";
 import { ProgressBar } from "./progress.js";
+import { join } from "node:path";
+import type { Scenario } from "../../scenario/types.js";
+import { writeReplayFile } from "../replay.js";
 import { parseShard, shardSeeds, type Shard } from "./seeds.js";
 
 export interface ExploreFailure {
@@ -43,12 +48,13 @@ interface ExploreRequest {
   options: SeedRunOptions;
   shard: Shard | undefined;
   json: boolean;
+  saveDir: string | undefined;
 }
 
 /** The seed list is built up front; ten million seeds is already days of runs. */
 const MAX_SEEDS = 10_000_000;
 
-const FLAGS = { seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", json: "bool" } as const;
+const FLAGS = { seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", json: "bool", "save-dir": "string" } as const;
 
 export async function cmdExplore(argv: string[]): Promise<number> {
   const req = parseExploreArgs(argv);
@@ -75,6 +81,7 @@ export async function cmdExplore(argv: string[]): Promise<number> {
   } else {
     printFailures(report, failed, seconds);
   }
+  if (req.saveDir !== undefined) saveFailures(req, scenario, failed);
   return failed.length === 0 ? 0 : 1;
 }
 
@@ -101,7 +108,26 @@ function parseExploreArgs(argv: string[]): ExploreRequest {
     ...(bug !== undefined ? { bugs: [bugEntry(bug).id] } : {}),
     ...(canary !== undefined ? { canary: canary as Canary } : {}),
   };
-  return { scenarioArg: args.positionals[0]!, from, count: n, seeds: shardSeeds(from, n, shard), workers, options, shard, json: boolFlag(args, "json") };
+  const saveDir = stringFlag(args, "save-dir");
+  return { scenarioArg: args.positionals[0]!, from, count: n, seeds: shardSeeds(from, n, shard), workers, options, shard, json: boolFlag(args, "json"), saveDir };
+}
+
+/** Writes one replay file per failing seed (notes on stderr with --json: stdout stays one line). */
+function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutcome[]): void {
+  const dir = req.saveDir!;
+  const note = req.json ? (line: string) => console.error(`zksim: ${line}`) : (line: string) => console.log(line);
+  let saved = 0;
+  for (const o of failed) {
+    if (o.traceHash === undefined || o.violations === undefined) {
+      note(`--save-dir: seed ${o.seed} threw (${o.checker}); no replay file, use: ${replayCommand(req.scenarioArg, o.seed, req.options)}`);
+      continue;
+    }
+    const expected = { traceHash: o.traceHash, verdict: "fail" as const, violations: o.violations };
+    const bugs = [...(req.options.bugs ?? [])];
+    writeReplayFile(join(dir, `${scenario.name}-seed-${o.seed}.json`), { scenario, seed: o.seed, bugs, canary: req.options.canary, expected });
+    saved++;
+  }
+  if (saved > 0) note(`saved ${saved} replay file${saved === 1 ? "" : "s"} to ${dir}/ (zksim replay ${join(dir, `${scenario.name}-seed-<N>.json`)})`);
 }
 
 /** The one-line command that re-runs one seed exactly as the sweep ran it. */

@@ -24,6 +24,8 @@ export interface SeedOutcome {
   checker?: string;
   message?: string;
   traceHash?: string;
+  /** Every violation's checker and message, for failures that ran to the end (for --save-dir). */
+  violations?: { checker: string; message: string }[];
 }
 
 /** Called after each seed, in completion order (for progress only). */
@@ -38,7 +40,8 @@ export async function runOneSeed(scenario: Scenario, seed: number, options: Seed
     });
     if (r.verdict === "pass") return { seed, verdict: "pass", traceHash: r.traceHash };
     const first = r.violations[0];
-    return { seed, verdict: "fail", checker: first?.checker ?? "unknown", message: first?.message ?? "", traceHash: r.traceHash };
+    const violations = r.violations.map(({ checker, message }) => ({ checker, message }));
+    return { seed, verdict: "fail", checker: first?.checker ?? "unknown", message: first?.message ?? "", traceHash: r.traceHash, violations };
   } catch (err) {
     return { seed, verdict: "fail", checker: "exception", message: err instanceof Error ? err.message : String(err) };
   }

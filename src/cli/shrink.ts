@@ -1,0 +1,179 @@
+/**
+ * `zksim shrink <file> [--out FILE] [--max-runs N]`: minimises a recorded failing case.
+ *
+ * 1. delta debugging (ddmin, complements only) over the fault schedule: split the list into n
+ *    contiguous chunks, keep the first removal of a chunk after which the run still fails the
+ *    same way, else refine to 2n chunks. "The same way": the target checker (the recorded first
+ *    violation's) fails, and no checker that the recorded run did not name;
+ * 2. binary search on `durationMs` for a shorter run that still fails so;
+ * 3. drop the faults that the shorter run never reaches.
+ * The seed is kept: it determines everything else, so a different seed is a different case.
+ *
+ * Every candidate is a full run; the total is capped (default 200 runs) and the report says how
+ * many were used. Whatever the cap, the result is always a case that was seen failing: a
+ * candidate is only adopted after its run fails with the target checker. The shrunk file's
+ * `expected` is that run's result, so `zksim replay` of it reproduces.
+ *
+ * Exit codes: 0 shrunk file written; 4 the recorded case does not fail with its checker any more
+ * (nothing to shrink; see `zksim replay`); 2 bad input; 3 internal error.
+ */
+import { UserInputError } from "../sim/errors.js";
+import type { Fault } from "../sim/faults.js";
+import type { RunResult, Scenario } from "../scenario/types.js";
+import { replayCaseFromRun, type ReplayCase } from "../scenario/replay-file.js";
+import { intFlag, parseArgs, stringFlag } from "./args.js";
+import { REPLAY_EXIT, caseFlags, readReplayFile, runReplayCase, writeReplayFile } from "./replay.js";
+
+export const DEFAULT_MAX_RUNS = 200;
+
+/** Counts runs against a cap. */
+export class RunBudget {
+  used = 0;
+  constructor(readonly maxRuns: number) {}
+  get left(): number {
+    return this.maxRuns - this.used;
+  }
+}
+
+/**
+ * ddmin over `items` (order kept): the smallest subset found for which `stillFails` holds,
+ * given that it holds for `items`. Each call to `stillFails` spends one run of `budget`; when
+ * the budget is spent, the best subset so far is returned.
+ */
+export async function ddmin<T>(items: readonly T[], stillFails: (subset: T[]) => Promise<boolean>, budget: RunBudget): Promise<T[]> {
+  let current = [...items];
+  if (current.length === 0 || budget.left <= 0) return current;
+  budget.used++;
+  if (await stillFails([])) return []; // often nothing in the schedule is needed
+  let n = 2;
+  while (current.length >= 2) {
+    const chunks = split(current, n);
+    let removed = false;
+    for (let i = 0; i < chunks.length; i++) {
+      if (budget.left <= 0) return current;
+      const complement = chunks.filter((_, j) => j !== i).flat();
+      budget.used++;
+      if (await stillFails(complement)) {
+        current = complement;
+        n = Math.max(n - 1, 2);
+        removed = true;
+        break;
+      }
+    }
+    if (removed) continue;
+    if (n >= current.length) break; // every single element is needed: 1-minimal
+    n = Math.min(current.length, n * 2);
+  }
+  return current;
+}
+
+/** `items` in `n` contiguous chunks of near-equal size (n ≤ items.length). */
+function split<T>(items: readonly T[], n: number): T[][] {
+  const chunks: T[][] = [];
+  let start = 0;
+  for (let i = 0; i < n; i++) {
+    const end = start + Math.floor((items.length - start) / (n - i));
+    chunks.push(items.slice(start, end));
+    start = end;
+  }
+  return chunks.filter((c) => c.length > 0);
+}
+
+export interface ShrinkOutcome {
+  shrunk: ReplayCase;
+  runsUsed: number;
+  budgetSpent: boolean;
+}
+
+/**
+ * Shrinks a case whose run fails with `targetChecker`; returns undefined when the original
+ * case does not (any more). Runs that throw count as "does not fail so" — a schedule cut down
+ * to nonsense must not be adopted.
+ */
+export async function shrinkCase(c: ReplayCase, maxRuns: number): Promise<ShrinkOutcome | undefined> {
+  const target = c.expected.violations[0]?.checker;
+  if (target === undefined) return undefined;
+  // A candidate must fail the same way: with the target checker, and with no checker the
+  // recorded run did not name (cutting a run short must not trade the bug for, say, a liveness
+  // failure or an unfinished script).
+  const recorded = new Set(c.expected.violations.map((v) => v.checker));
+  const budget = new RunBudget(maxRuns);
+  let best: { scenario: Scenario; result: RunResult } | undefined;
+  const attempt = async (scenario: Scenario): Promise<boolean> => {
+    let result: RunResult;
+    try {
+      result = await runReplayCase(c, scenario);
+    } catch {
+      return false; // an exception is a different failure, not the one being shrunk
+    }
+    const same = result.verdict === "fail" && result.violations.some((v) => v.checker === target) && result.violations.every((v) => recorded.has(v.checker));
+    if (same) best = { scenario, result };
+    return same;
+  };
+  budget.used++;
+  if (!(await attempt(c.scenario))) return undefined;
+  // Every successful attempt is adopted (ddmin and the duration search both keep a candidate as
+  // soon as it fails so), so `best` is always the current shrunk case and its run.
+  const adopted = () => best!;
+  const withFaults = (s: Scenario, faults: Fault[]): Scenario => ({ ...s, faults });
+  await ddmin(c.scenario.faults, (subset) => attempt(withFaults(c.scenario, subset)), budget);
+  await shortenDuration(adopted().scenario, attempt, budget);
+  const s = adopted().scenario;
+  const reached = s.faults.filter((f) => f.atMs <= s.durationMs);
+  if (reached.length < s.faults.length && budget.left > 0) {
+    budget.used++;
+    await attempt(withFaults(s, reached));
+  }
+  return {
+    shrunk: replayCaseFromRun(adopted().scenario, c, adopted().result),
+    runsUsed: budget.used,
+    budgetSpent: budget.left <= 0,
+  };
+}
+
+/** Binary search for the shortest whole-ms duration that still fails (within the budget). */
+async function shortenDuration(s: Scenario, attempt: (s: Scenario) => Promise<boolean>, budget: RunBudget): Promise<void> {
+  let failing = s; // known to fail
+  let lo = 0; // durations ≤ lo are assumed (or known) not to fail
+  let hi = Math.ceil(s.durationMs);
+  while (hi - lo > 1 && budget.left > 0) {
+    const mid = Math.floor((lo + hi) / 2);
+    const candidate: Scenario = { ...failing, durationMs: mid };
+    budget.used++;
+    if (await attempt(candidate)) {
+      hi = mid;
+      failing = candidate;
+    } else {
+      lo = mid;
+    }
+  }
+}
+
+export async function cmdShrink(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { out: "string", "max-runs": "int" }, "shrink");
+  if (args.positionals.length === 0) throw new UserInputError("shrink: which replay file? (written by `zksim run --save FILE`)");
+  if (args.positionals.length > 1) throw new UserInputError(`shrink: unexpected argument "${args.positionals[1]}"`);
+  const path = args.positionals[0]!;
+  const out = stringFlag(args, "out") ?? `${path.replace(/\.json$/, "")}.shrunk.json`;
+  const maxRuns = intFlag(args, "max-runs") ?? DEFAULT_MAX_RUNS;
+  if (maxRuns < 1) throw new UserInputError(`shrink: --max-runs must be at least 1, got ${maxRuns}`);
+  const c = readReplayFile(path);
+  const target = c.expected.violations[0]?.checker;
+  if (target === undefined) throw new UserInputError(`shrink: ${path} records a passing run; only a failing case can be shrunk`);
+  const flags = caseFlags(c);
+  console.log(`zksim shrink ${path}: ${c.scenario.name} seed ${c.seed}${flags ? ` ${flags}` : ""}, keeping failures of [${target}]; budget ${maxRuns} runs`);
+  const outcome = await shrinkCase(c, maxRuns);
+  if (outcome === undefined) {
+    console.log(`not shrunk: the recorded case no longer fails with [${target}] (see \`zksim replay ${path}\`)`);
+    return REPLAY_EXIT.notReproduced;
+  }
+  const s = outcome.shrunk.scenario;
+  console.log(`  faults:     ${c.scenario.faults.length} → ${s.faults.length}`);
+  console.log(`  durationMs: ${c.scenario.durationMs} → ${s.durationMs}`);
+  console.log(`  runs:       ${outcome.runsUsed} of at most ${maxRuns}${outcome.budgetSpent ? " (budget spent: smaller, but perhaps not minimal)" : ""}`);
+  console.log(`  shrunk case fails with: ${outcome.shrunk.expected.violations[0]!.checker}; trace hash ${outcome.shrunk.expected.traceHash}`);
+  writeReplayFile(out, outcome.shrunk);
+  console.log(`wrote ${out}`);
+  console.log(`replay: zksim replay ${out}`);
+  return 0;
+}

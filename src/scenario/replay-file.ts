@@ -1,0 +1,214 @@
+/**
+ * The replay file, format "replay/1": one recorded case as data — the whole scenario document
+ * (fault schedule included, so the file replays even after scenarios/ changes), the seed, the
+ * bug-zoo ids and canary the run used, and what the run produced (trace hash, verdict, the
+ * violations' checkers and messages). `zksim run --save`, `zksim explore --save-dir` and
+ * `zksim shrink` write it; `zksim replay` and `zksim shrink` read it.
+ *
+ * Pure: text in, text out, no I/O (the CLI reads and writes the files). Invariants:
+ * - `parseScenario(scenarioToDocument(s))` deep-equals `s`, so the embedded document
+ *   reproduces the parsed scenario exactly;
+ * - `parseReplayFile(serializeReplayCase(c))` deep-equals `c`;
+ * - every defect of a file (bad JSON, wrong version tag, missing or unknown field, invalid
+ *   scenario, unknown bug or canary) is a one-line UserInputError naming the file and field.
+ */
+import { UserInputError, invariant } from "../sim/errors.js";
+import type { NetworkConfig } from "../sim/network.js";
+import type { DiskConfig } from "../sim/disk.js";
+import { usToMs } from "../sim/time.js";
+import { bugEntry } from "../zk/server/quorum/bug-zoo.js";
+import { registerBuiltins } from "./builtins.js";
+import { parseScenario } from "./parse.js";
+import { CANARIES, type Canary, type RunOptions, type RunResult, type Scenario } from "./types.js";
+
+export const REPLAY_FORMAT = "replay/1";
+
+export interface ExpectedViolation {
+  checker: string;
+  message: string;
+}
+
+export interface ReplayExpectation {
+  traceHash: string;
+  verdict: "pass" | "fail";
+  violations: ExpectedViolation[];
+}
+
+/** One recorded case: everything that determines a run, and what it produced. */
+export interface ReplayCase {
+  scenario: Scenario;
+  seed: number;
+  /** Bug-zoo ids, normalised ("ZK-1154"). */
+  bugs: string[];
+  canary: Canary | undefined;
+  expected: ReplayExpectation;
+}
+
+/** A scenario as the JSON document that `parseScenario` reads (times in ms, as in scenarios/). */
+export type ScenarioDocument = Record<string, unknown>;
+
+const FILE_KEYS = ["zksim", "scenario", "seed", "bugs", "canary", "expected"];
+const EXPECTED_KEYS = ["traceHash", "verdict", "violations"];
+
+/** The parsed network and disk settings back in the document's units (the inverse of parse.ts). */
+const NET_FIELDS: Record<keyof NetworkConfig, (v: number) => [string, number]> = {
+  minDelayUs: (v) => ["minDelayMs", usToMs(v)],
+  maxDelayUs: (v) => ["maxDelayMs", usToMs(v)],
+  lossRate: (v) => ["lossRate", v],
+  duplicateRate: (v) => ["duplicateRate", v],
+  reorderRate: (v) => ["reorderRate", v],
+  reorderExtraUs: (v) => ["reorderExtraMs", usToMs(v)],
+  connectTimeoutUs: (v) => ["connectTimeoutMs", usToMs(v)],
+};
+const DISK_FIELDS: Record<keyof DiskConfig, (v: number) => [string, number]> = {
+  fsyncLatencyUs: (v) => ["fsyncLatencyMs", usToMs(v)],
+  capacityBytes: (v) => ["capacityBytes", v],
+  tearProbability: (v) => ["tearProbability", v],
+};
+
+export function scenarioToDocument(s: Scenario): ScenarioDocument {
+  return {
+    name: s.name,
+    description: s.description,
+    tags: [...s.tags],
+    seed: s.defaultSeed,
+    durationMs: s.durationMs,
+    network: settingsToDocument(s.network, NET_FIELDS, "network"),
+    disk: settingsToDocument(s.disk, DISK_FIELDS, "disk"),
+    workload: { kind: s.workload.kind, ...s.workload.params },
+    faults: s.faults.map((f) => ({ ...f })),
+    checkers: [...s.checkers],
+  };
+}
+
+function settingsToDocument<K extends string>(settings: Partial<Record<K, number>>, fields: Record<K, (v: number) => [string, number]>, at: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(settings) as [K, number | undefined][]) {
+    const conv = fields[key];
+    invariant(conv !== undefined, `scenario ${at}.${key} has no document form`);
+    if (value === undefined) continue;
+    const [docKey, docValue] = conv(value);
+    out[docKey] = docValue;
+  }
+  return out;
+}
+
+/** The case a finished run recorded (`options` as passed to runScenario). */
+export function replayCaseFromRun(scenario: Scenario, options: Pick<RunOptions, "bugs" | "canary">, result: RunResult): ReplayCase {
+  return {
+    scenario,
+    seed: result.seed,
+    bugs: [...(options.bugs ?? [])],
+    canary: options.canary,
+    expected: {
+      traceHash: result.traceHash,
+      verdict: result.verdict,
+      violations: result.violations.map(({ checker, message }) => ({ checker, message })),
+    },
+  };
+}
+
+/** The options that re-run a case exactly as it was recorded. */
+export function replayRunOptions(c: ReplayCase): RunOptions {
+  return {
+    seed: c.seed,
+    ...(c.bugs.length > 0 ? { bugs: c.bugs } : {}),
+    ...(c.canary !== undefined ? { canary: c.canary } : {}),
+  };
+}
+
+export function serializeReplayCase(c: ReplayCase): string {
+  const doc = {
+    zksim: REPLAY_FORMAT,
+    scenario: scenarioToDocument(c.scenario),
+    seed: c.seed,
+    bugs: c.bugs,
+    canary: c.canary ?? null,
+    expected: c.expected,
+  };
+  return JSON.stringify(doc, null, 2) + "\n";
+}
+
+/** Parses and validates a replay file's text; `source` names the file in every error. */
+export function parseReplayFile(text: string, source: string): ReplayCase {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new UserInputError(`${source}: not valid JSON (${(err as Error).message})`);
+  }
+  const doc = object(raw, `${source}`, "a replay file must be a JSON object");
+  if (doc.zksim !== REPLAY_FORMAT) {
+    throw new UserInputError(`${source}: not a zksim replay file: "zksim" must be "${REPLAY_FORMAT}", got ${JSON.stringify(doc.zksim)}`);
+  }
+  checkKeys(doc, FILE_KEYS, source);
+  registerBuiltins();
+  const scenario = embeddedScenario(required(doc, "scenario", source), source);
+  const seed = required(doc, "seed", source);
+  if (typeof seed !== "number" || !Number.isSafeInteger(seed) || seed < 0) throw new UserInputError(`${source}: "seed" must be a whole number ≥ 0, got ${JSON.stringify(seed)}`);
+  const bugsRaw = required(doc, "bugs", source);
+  if (!Array.isArray(bugsRaw) || !bugsRaw.every((b) => typeof b === "string")) throw new UserInputError(`${source}: "bugs" must be a list of bug ids (e.g. ["ZK-1154"])`);
+  const bugs = (bugsRaw as string[]).map((b) => knownBug(b, source));
+  const canaryRaw = required(doc, "canary", source);
+  if (canaryRaw !== null && !(CANARIES as readonly unknown[]).includes(canaryRaw)) {
+    throw new UserInputError(`${source}: "canary" must be null or one of ${CANARIES.join(", ")}, got ${JSON.stringify(canaryRaw)}`);
+  }
+  const canary = canaryRaw === null ? undefined : (canaryRaw as Canary);
+  const expected = parseExpected(required(doc, "expected", source), `${source}: "expected"`);
+  return { scenario, seed, bugs, canary, expected };
+}
+
+/** parseScenario names fault-schedule errors "faults[i]…" without the file: add it. */
+function embeddedScenario(raw: unknown, source: string): Scenario {
+  const at = `${source}: scenario`;
+  try {
+    return parseScenario(raw, at);
+  } catch (err) {
+    if (err instanceof UserInputError && !err.message.startsWith(at)) throw new UserInputError(`${at}.${err.message}`);
+    throw err;
+  }
+}
+
+function knownBug(raw: string, source: string): string {
+  try {
+    return bugEntry(raw).id;
+  } catch (err) {
+    if (err instanceof UserInputError) throw new UserInputError(`${source}: "bugs": ${err.message}`);
+    throw err;
+  }
+}
+
+function parseExpected(raw: unknown, at: string): ReplayExpectation {
+  const doc = object(raw, at, "must be an object {traceHash, verdict, violations}");
+  checkKeys(doc, EXPECTED_KEYS, at);
+  const traceHash = required(doc, "traceHash", at);
+  if (typeof traceHash !== "string" || traceHash === "") throw new UserInputError(`${at}.traceHash must be a non-empty string`);
+  const verdict = required(doc, "verdict", at);
+  if (verdict !== "pass" && verdict !== "fail") throw new UserInputError(`${at}.verdict must be "pass" or "fail", got ${JSON.stringify(verdict)}`);
+  const list = required(doc, "violations", at);
+  if (!Array.isArray(list)) throw new UserInputError(`${at}.violations must be a list of {checker, message}`);
+  const violations = list.map((v, i) => {
+    const o = object(v, `${at}.violations[${i}]`, "must be an object {checker, message}");
+    checkKeys(o, ["checker", "message"], `${at}.violations[${i}]`);
+    if (typeof o.checker !== "string" || typeof o.message !== "string") throw new UserInputError(`${at}.violations[${i}]: "checker" and "message" must be strings`);
+    return { checker: o.checker, message: o.message };
+  });
+  if ((verdict === "fail") !== (violations.length > 0)) throw new UserInputError(`${at}: verdict "${verdict}" contradicts ${violations.length} violation(s)`);
+  return { traceHash, verdict, violations };
+}
+
+function object(v: unknown, at: string, what: string): Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new UserInputError(`${at}: ${what}`);
+  return v as Record<string, unknown>;
+}
+
+function required(doc: Record<string, unknown>, key: string, at: string): unknown {
+  if (!(key in doc)) throw new UserInputError(`${at}: missing field "${key}"`);
+  return doc[key];
+}
+
+function checkKeys(doc: Record<string, unknown>, allowed: readonly string[], at: string): void {
+  for (const key of Object.keys(doc)) {
+    if (!allowed.includes(key)) throw new UserInputError(`${at}: unknown field "${key}" (allowed: ${allowed.join(", ")})`);
+  }
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { zksim } from "../helpers/cli.js";
+import { RunBudget, ddmin } from "../../src/cli/shrink.js";
+
+const dir = mkdtempSync(join(tmpdir(), "zksim-shrink-"));
+
+describe("cli: shrink: ddmin", () => {
+  it("finds the one needed element, and pairs that are needed together", async () => {
+    const items = Array.from({ length: 24 }, (_, i) => i);
+    const one = await ddmin(items, async (s) => s.includes(13), new RunBudget(200));
+    expect(one).toEqual([13]);
+    const two = await ddmin(items, async (s) => s.includes(3) && s.includes(20), new RunBudget(200));
+    expect(two).toEqual([3, 20]);
+  });
+
+  it("stops at its budget with a subset that still fails", async () => {
+    const budget = new RunBudget(3);
+    const out = await ddmin(Array.from({ length: 24 }, (_, i) => i), async (s) => s.includes(13), budget);
+    expect(budget.used).toBe(3);
+    expect(out).toContain(13);
+  });
+});
+
+describe("cli: shrink", () => {
+  it("shrinks a canary failure in a scenario with many faults; the shrunk file reproduces", () => {
+    const f = join(dir, "k.json");
+    expect(zksim("run", "kernel-smoke", "--canary", "connection-reorder", "--save", f).status).toBe(1);
+    const out = join(dir, "k-small.json");
+    const r = zksim("shrink", f, "--out", out);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/faults: +24 → \d+/);
+    expect(r.stdout).toMatch(/durationMs: +20000 → \d+/);
+    expect(r.stdout).toContain(`replay: zksim replay ${out}`);
+    const before = JSON.parse(readFileSync(f, "utf8"));
+    const after = JSON.parse(readFileSync(out, "utf8"));
+    expect(after.scenario.faults.length).toBeLessThan(before.scenario.faults.length);
+    expect(after.scenario.durationMs).toBeLessThanOrEqual(before.scenario.durationMs);
+    expect(after.seed).toBe(before.seed);
+    expect(after.expected.violations[0].checker).toBe("kernel.connection-fifo");
+    const replay = zksim("replay", out);
+    expect(replay.status).toBe(1);
+    expect(replay.stdout).toContain(`reproduced: ${after.expected.traceHash}`);
+  });
+
+  it("shortens a bug-zoo case with the default output name", () => {
+    const f = join(dir, "bug-1154.json");
+    expect(zksim("run", "bug-1154", "--bug", "1154", "--save", f).status).toBe(1);
+    const r = zksim("shrink", f, "--max-runs", "30");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/of at most 30/);
+    const shrunk = join(dir, "bug-1154.shrunk.json");
+    const after = JSON.parse(readFileSync(shrunk, "utf8"));
+    expect(after.scenario.durationMs).toBeLessThan(120000);
+    expect(after.expected.violations.every((v: { checker: string }) => v.checker === "zab.prefix-consistency")).toBe(true);
+    expect(zksim("replay", shrunk).status).toBe(1);
+  });
+
+  it("a corrupt file is exit 2", () => {
+    const r = zksim("shrink", join(dir, "absent.json"));
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
