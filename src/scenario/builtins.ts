@@ -2,6 +2,7 @@
 import { registerChecker, registerWorkload } from "./workload.js";
 import { kernelTraffic } from "./workloads/kernel-traffic.js";
 import { zkWorkload } from "./workloads/zk.js";
+import { swarmWorkload } from "./workloads/swarm.js";
 import { StandaloneDurabilityChecker } from "../check/zk/standalone-durability.js";
 import { ZAB_CHECKERS } from "../check/zab/index.js";
 import { CLIENT_CHECKERS } from "../check/client/index.js";
@@ -18,6 +19,7 @@ export function registerBuiltins(): void {
   registered = true;
   registerWorkload(kernelTraffic);
   registerWorkload(zkWorkload);
+  registerWorkload(swarmWorkload);
   registerChecker("zk.standalone-durability", () => new StandaloneDurabilityChecker());
   for (const [name, make] of ZAB_CHECKERS) registerChecker(name, () => make());
   for (const [name, make] of CLIENT_CHECKERS) registerChecker(name, () => make());

@@ -1,0 +1,62 @@
+/**
+ * Workload "swarm": swarm testing (TigerBeetle's VOPR) — the run's seed, through the named rng
+ * stream "swarm/shape", picks the ensemble (3 or 5 voters, sometimes an observer) and the number
+ * of clients; the "zk" workload then builds it and runs the `zab-random-faults` script, which
+ * draws the fault mix, the rates and the client workload from its own "swarm/…" streams.
+ *
+ * `nodes()` returns the largest shape (the names a fault schedule may use); a run adds only the
+ * nodes its seed chose. Every ZAB, client and kernel checker runs.
+ */
+import { UserInputError } from "../../sim/errors.js";
+import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
+import { zkWorkload } from "./zk.js";
+
+const KNOWN_PARAMS = ["tickTimeMs", "maxClients"];
+const MAX_VOTERS = 5;
+const MAX_OBSERVERS = 1;
+
+export interface SwarmShape {
+  servers: number;
+  observers: number;
+  clients: number;
+  tickTimeMs: number;
+}
+
+/** The ensemble a seed picks; the same seed always picks the same shape. */
+export function swarmShape(w: WorkloadContext): SwarmShape {
+  const rng = w.sim.rng.fork("swarm").fork("shape");
+  const maxClients = intParam(w.params, "maxClients", 4, 2, 8);
+  const servers = rng.chance(0.5) ? 3 : 5;
+  const observers = rng.chance(0.25) ? 1 : 0;
+  const clients = rng.int(2, maxClients);
+  const tickTimeMs = intParam(w.params, "tickTimeMs", rng.chance(0.5) ? 1000 : 2000, 100, 10_000);
+  return { servers, observers, clients, tickTimeMs };
+}
+
+export const swarmWorkload: WorkloadDef = {
+  kind: "swarm",
+  description: "a seed-shaped ZooKeeper ensemble under random faults (swarm testing), every checker on",
+  nodes(params) {
+    for (const k of Object.keys(params)) {
+      if (!KNOWN_PARAMS.includes(k)) throw new UserInputError(`workload: unknown parameter "${k}" for kind "swarm" (known: ${KNOWN_PARAMS.join(", ")})`);
+    }
+    const maxClients = intParam(params, "maxClients", 4, 2, 8);
+    if (params.tickTimeMs !== undefined) intParam(params, "tickTimeMs", 2000, 100, 10_000);
+    const servers = Array.from({ length: MAX_VOTERS + MAX_OBSERVERS }, (_, i) => `s${i + 1}`);
+    return [...servers, ...Array.from({ length: maxClients }, (_, i) => `c${i + 1}`)];
+  },
+  defaultCheckers() {
+    return zkWorkload.defaultCheckers({ script: "zab-random-faults", servers: 3 });
+  },
+  create(w: WorkloadContext): Workload {
+    swarmWorkload.nodes(w.params);
+    const shape = swarmShape(w);
+    const params = { script: "zab-random-faults", servers: shape.servers, observers: shape.observers, clients: shape.clients, tickTimeMs: shape.tickTimeMs };
+    const inner = zkWorkload.create({ ...w, params });
+    return {
+      setup: () => inner.setup(),
+      finish: () => inner.finish?.() ?? Promise.resolve(),
+      narrative: () => [`shape: ${shape.servers} voters, ${shape.observers} observer(s), ${shape.clients} clients, tickTimeMs ${shape.tickTimeMs}`, ...(inner.narrative?.() ?? [])],
+    };
+  },
+};
