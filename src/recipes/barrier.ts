@@ -23,6 +23,7 @@ import { CreateMode, Ids } from "../zk/proto/records.js";
 import {
   SessionLostError,
   bySequence,
+  deleteOwnNode,
   ensurePath,
   hasCode,
   isExpiredEvent,
@@ -154,14 +155,7 @@ export class DoubleBarrier {
   }
 
   private async deleteOwn(): Promise<void> {
-    const node = this.node!;
-    await retrying(this.host, "barrier", async () => {
-      try {
-        await this.zk.delete(node, -1);
-      } catch (err) {
-        if (!hasCode(err, Code.NONODE)) throw err;
-      }
-    });
+    await deleteOwnNode(this.host, "barrier", this.zk, this.node!);
   }
 }
 

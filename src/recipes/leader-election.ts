@@ -19,14 +19,13 @@
  * before the delete), `withdrawn` (gave up before being elected).
  */
 import type { ZooKeeper, WatchedEvent } from "../zk/client/index.js";
-import { Code } from "../zk/proto/error-code.js";
 import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js";
 import type { Deferred } from "../sim/simulator.js";
 import {
   SessionLostError,
   bySequence,
+  deleteOwnNode,
   ensurePath,
-  hasCode,
   isExpiredEvent,
   isRecoverable,
   isSessionFatal,
@@ -93,17 +92,7 @@ export class LeaderLatch {
     this.rejectWaiters(new Error(`leader latch ${this.dir}: closed`));
     const node = this.node;
     if (node === undefined) return;
-    try {
-      await retrying(this.host, "election", async () => {
-        try {
-          await this.zk.delete(node, -1);
-        } catch (err) {
-          if (!hasCode(err, Code.NONODE)) throw err;
-        }
-      });
-    } catch (err) {
-      if (!(err instanceof SessionLostError)) throw err;
-    }
+    await deleteOwnNode(this.host, "election", this.zk, node, true);
   }
 
   private get prefix(): string {

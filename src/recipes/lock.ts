@@ -31,13 +31,12 @@
  * `abandoned` (an attempt gave up without the lock).
  */
 import type { ZooKeeper, WatchedEvent } from "../zk/client/index.js";
-import { Code } from "../zk/proto/error-code.js";
 import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js";
 import {
   SessionLostError,
   bySequence,
+  deleteOwnNode,
   ensurePath,
-  hasCode,
   isExpiredEvent,
   isRecoverable,
   isSessionFatal,
@@ -117,18 +116,8 @@ export class DistributedLock {
     this.releasing = true;
     if (this.held) this.emit("released", { token: this.grant?.token });
     this.held = false;
-    try {
-      await retrying(this.host, "lock", async () => {
-        try {
-          await this.zk.delete(node, -1);
-        } catch (err) {
-          if (!hasCode(err, Code.NONODE)) throw err;
-        }
-      });
-    } catch (err) {
-      // The session is gone, and our ephemeral node with it: nothing left to release.
-      if (!(err instanceof SessionLostError)) throw err;
-    }
+    // If the session is gone, our ephemeral node went with it: nothing left to release.
+    await deleteOwnNode(this.host, "lock", this.zk, node, true);
     this.node = undefined;
     this.grant = undefined;
     this.releasing = false;

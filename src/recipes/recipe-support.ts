@@ -75,6 +75,25 @@ export async function retrying<T>(host: RecipeHost, recipe: string, op: () => Pr
   }
 }
 
+/**
+ * Deletes a node this client created (its ephemeral, its sequential child): retried through
+ * CONNECTIONLOSS, and already gone (NONODE: a retry after a delete that did happen) is success.
+ * With `sessionLostOk`, a lost session is success too — its ephemeral went with it.
+ */
+export async function deleteOwnNode(host: RecipeHost, recipe: string, zk: ZooKeeper, node: string, sessionLostOk = false): Promise<void> {
+  try {
+    await retrying(host, recipe, async () => {
+      try {
+        await zk.delete(node, -1);
+      } catch (err) {
+        if (!hasCode(err, Code.NONODE)) throw err;
+      }
+    });
+  } catch (err) {
+    if (!sessionLostOk || !(err instanceof SessionLostError)) throw err;
+  }
+}
+
 /** Creates each missing persistent ancestor and `path` itself (NODEEXISTS is success). */
 export async function ensurePath(zk: ZooKeeper, host: RecipeHost, recipe: string, path: string, data = ""): Promise<void> {
   const parts = path.split("/").filter((p) => p !== "");

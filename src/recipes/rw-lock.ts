@@ -11,9 +11,8 @@
  * `acquired`, `released` (before the delete), `abandoned`.
  */
 import type { ZooKeeper } from "../zk/client/index.js";
-import { Code } from "../zk/proto/error-code.js";
 import { CreateMode, Ids } from "../zk/proto/records.js";
-import { SessionLostError, bySequence, ensurePath, hasCode, isExpiredEvent, isRecoverable, isSessionFatal, keeperCode, retrying, watchOnce, type RecipeHost } from "./recipe-support.js";
+import { SessionLostError, bySequence, deleteOwnNode, ensurePath, isExpiredEvent, isRecoverable, isSessionFatal, keeperCode, retrying, watchOnce, type RecipeHost } from "./recipe-support.js";
 
 export type LockMode = "read" | "write";
 
@@ -42,17 +41,7 @@ export class ReadWriteLock {
 
   private async release(node: string, mode: LockMode): Promise<void> {
     this.emit(mode, "released");
-    try {
-      await retrying(this.host, "rwlock", async () => {
-        try {
-          await this.zk.delete(node, -1);
-        } catch (err) {
-          if (!hasCode(err, Code.NONODE)) throw err;
-        }
-      });
-    } catch (err) {
-      if (!(err instanceof SessionLostError)) throw err;
-    }
+    await deleteOwnNode(this.host, "rwlock", this.zk, node, true);
   }
 
   private async createOwnNode(mode: LockMode): Promise<string> {

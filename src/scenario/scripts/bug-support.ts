@@ -21,7 +21,7 @@ export function outcome(p: Promise<unknown>): Promise<string> {
  * simulator takes the next one), so a fault injected then lands exactly between the two.
  * Resolves undefined, and fails the expectation `what`, after `timeoutMs` without a match.
  */
-export function whenTrace(s: ScriptContext, what: string, predicate: (e: TraceEvent) => boolean, timeoutMs: number): Promise<TraceEvent | undefined> {
+export function whenTrace(s: ScriptContext, what: string | undefined, predicate: (e: TraceEvent) => boolean, timeoutMs: number): Promise<TraceEvent | undefined> {
   const d = s.sim.deferred<TraceEvent | undefined>();
   let done = false;
   const unsubscribe = s.sim.trace.subscribe((e) => {
@@ -34,7 +34,7 @@ export function whenTrace(s: ScriptContext, what: string, predicate: (e: TraceEv
     if (done) return;
     done = true;
     unsubscribe();
-    s.expect(false, `timed out after ${timeoutMs} ms waiting for: ${what}`);
+    if (what !== undefined) s.expect(false, `timed out after ${timeoutMs} ms waiting for: ${what}`);
     d.resolve(undefined);
   });
   return d.promise;

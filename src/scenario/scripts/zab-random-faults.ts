@@ -16,6 +16,7 @@
  * The script judges only liveness-shaped expectations (settles, reads succeed, readers agree);
  * safety is the checkers' job, over the trace.
  */
+import { whenTrace } from "./bug-support.js";
 import { CreateMode, Ids } from "../../zk/proto/records.js";
 import { createClient, KeeperException, Op, type ZooKeeper } from "../../zk/client/index.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
@@ -61,21 +62,7 @@ const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[rng.int(0, xs.length - 1)]
 
 /** The first trace event matching `predicate` within `timeoutMs`, or undefined (no expectation). */
 function nextTrace(s: ScriptContext, predicate: (e: TraceEvent) => boolean, timeoutMs: number): Promise<TraceEvent | undefined> {
-  const d = s.sim.deferred<TraceEvent | undefined>();
-  let done = false;
-  const unsubscribe = s.sim.trace.subscribe((e) => {
-    if (done || !predicate(e)) return;
-    done = true;
-    unsubscribe();
-    d.resolve(e);
-  });
-  void s.sleepMs(timeoutMs).then(() => {
-    if (done) return;
-    done = true;
-    unsubscribe();
-    d.resolve(undefined);
-  });
-  return d.promise;
+  return whenTrace(s, undefined, predicate, timeoutMs);
 }
 
 /** The fault phase's world: which servers are up, and what to undo at heal. */
