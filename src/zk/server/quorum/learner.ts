@@ -479,11 +479,22 @@ export class Learner {
 
   private readonly unannounced: TxnEntry[] = [];
   private announceTimer: TimerHandle | undefined;
+  private announceInFlight = false;
 
+  /**
+   * Group commit, as SyncRequestProcessor does: while one fsync is in flight, later writes wait
+   * and the next single fsync covers them all (one fsync per txn queues up behind a slow disk).
+   */
   private announceLogged(): void {
     this.announceTimer = undefined;
+    if (this.announceInFlight || this.unannounced.length === 0) return;
     const batch = this.unannounced.splice(0);
-    this.peer.zkDb.commit(() => this.announce(batch));
+    this.announceInFlight = true;
+    this.peer.zkDb.commit(() => {
+      this.announceInFlight = false;
+      this.announce(batch);
+      this.announceLogged();
+    });
   }
 
   private announce(batch: readonly TxnEntry[]): void {
