@@ -23,13 +23,11 @@ import { CreateMode, Ids } from "../zk/proto/records.js";
 import {
   SessionLostError,
   bySequence,
+  createOwnSequential,
   deleteOwnNode,
   ensurePath,
   hasCode,
   isExpiredEvent,
-  isRecoverable,
-  isSessionFatal,
-  keeperCode,
   retrying,
   watchOnce,
   type RecipeHost,
@@ -95,7 +93,7 @@ export class DoubleBarrier {
     emit(this.host, this.zk, this.path, "enter", { size: this.size });
     const w = watchOnce(this.host);
     const up = await retrying(this.host, "barrier", () => this.zk.exists(this.ready, w.watcher));
-    this.node = await this.createOwnNode();
+    this.node = await createOwnSequential(this.host, "barrier", this.zk, this.path, this.prefix);
     if (up === null) {
       const members = await this.members();
       if (members.length < this.size) {
@@ -138,20 +136,6 @@ export class DoubleBarrier {
   private async members(): Promise<string[]> {
     const children = await retrying(this.host, "barrier", () => this.zk.getChildren(this.path));
     return bySequence(children.filter((c) => c !== "ready"));
-  }
-
-  private async createOwnNode(): Promise<string> {
-    for (;;) {
-      try {
-        return await this.zk.create(`${this.path}/${this.prefix}`, this.host.id, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
-      } catch (err) {
-        if (isSessionFatal(err)) throw new SessionLostError("barrier", keeperCode(err));
-        if (!isRecoverable(err)) throw err;
-      }
-      const children = await retrying(this.host, "barrier", () => this.zk.getChildren(this.path));
-      const mine = children.find((c) => c.startsWith(this.prefix));
-      if (mine !== undefined) return `${this.path}/${mine}`;
-    }
   }
 
   private async deleteOwn(): Promise<void> {

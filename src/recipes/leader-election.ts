@@ -19,17 +19,15 @@
  * before the delete), `withdrawn` (gave up before being elected).
  */
 import type { ZooKeeper, WatchedEvent } from "../zk/client/index.js";
-import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js";
+import { EventType, KeeperState } from "../zk/proto/records.js";
 import type { Deferred } from "../sim/simulator.js";
 import {
   SessionLostError,
   bySequence,
+  createOwnSequential,
   deleteOwnNode,
   ensurePath,
   isExpiredEvent,
-  isRecoverable,
-  isSessionFatal,
-  keeperCode,
   retrying,
   watchOnce,
   type RecipeHost,
@@ -64,7 +62,7 @@ export class LeaderLatch {
     try {
       await ensurePath(this.zk, this.host, "election", this.dir);
       this.emit("candidate");
-      this.node = await this.createOwnNode();
+      this.node = await createOwnSequential(this.host, "election", this.zk, this.dir, this.prefix);
       const node = this.node;
       const stat = await retrying(this.host, "election", () => this.zk.exists(node, this.ownWatcher));
       if (stat === null) throw new SessionLostError("election", "our election node vanished");
@@ -97,20 +95,6 @@ export class LeaderLatch {
 
   private get prefix(): string {
     return `${this.zk.getSessionIdHex()}-n_`;
-  }
-
-  private async createOwnNode(): Promise<string> {
-    for (;;) {
-      try {
-        return await this.zk.create(`${this.dir}/${this.prefix}`, this.host.id, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
-      } catch (err) {
-        if (isSessionFatal(err)) throw new SessionLostError("election", keeperCode(err));
-        if (!isRecoverable(err)) throw err;
-      }
-      const children = await retrying(this.host, "election", () => this.zk.getChildren(this.dir));
-      const mine = children.find((c) => c.startsWith(this.prefix));
-      if (mine !== undefined) return `${this.dir}/${mine}`;
-    }
   }
 
   /** Steps 2–3, serialised: a check asked for while one runs is run again after it. */

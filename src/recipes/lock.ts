@@ -31,16 +31,14 @@
  * `abandoned` (an attempt gave up without the lock).
  */
 import type { ZooKeeper, WatchedEvent } from "../zk/client/index.js";
-import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js";
+import { EventType, KeeperState } from "../zk/proto/records.js";
 import {
   SessionLostError,
   bySequence,
+  createOwnSequential,
   deleteOwnNode,
   ensurePath,
   isExpiredEvent,
-  isRecoverable,
-  isSessionFatal,
-  keeperCode,
   retrying,
   sequenceOf,
   watchOnce,
@@ -94,7 +92,8 @@ export class DistributedLock {
     this.dirReady = true;
     this.emit("waiting");
     try {
-      const node = await this.createOwnNode();
+      // Step 1; the blind-retry variant skips the connection-loss look-up (the flaw).
+      const node = await createOwnSequential(this.host, "lock", this.zk, this.dir, this.prefix, this.variant === "blind-retry");
       this.node = node;
       await this.waitUntilLowest(node);
     } catch (err) {
@@ -125,28 +124,6 @@ export class DistributedLock {
 
   private get prefix(): string {
     return `${this.zk.getSessionIdHex()}-lock-`;
-  }
-
-  /** Step 1, with the connection-loss rule of the lock service. */
-  private async createOwnNode(): Promise<string> {
-    for (;;) {
-      try {
-        return await this.zk.create(`${this.dir}/${this.prefix}`, this.host.id, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
-      } catch (err) {
-        if (isSessionFatal(err)) throw new SessionLostError("lock", keeperCode(err));
-        if (!isRecoverable(err)) throw err;
-      }
-      if (this.variant === "blind-retry") continue; // the flaw: the first create may have happened
-      const mine = await this.findOwnNode();
-      if (mine !== undefined) return mine;
-    }
-  }
-
-  /** Our child, if a create we could not hear back from did happen. */
-  private async findOwnNode(): Promise<string | undefined> {
-    const children = await retrying(this.host, "lock", () => this.zk.getChildren(this.dir));
-    const mine = children.find((c) => c.startsWith(this.prefix));
-    return mine === undefined ? undefined : `${this.dir}/${mine}`;
   }
 
   /** Steps 2–5. */

@@ -94,6 +94,27 @@ export async function deleteOwnNode(host: RecipeHost, recipe: string, zk: ZooKee
   }
 }
 
+/**
+ * Creates our EPHEMERAL_SEQUENTIAL child `<dir>/<prefix>NNNNNNNNNN`, with the connection-loss
+ * rule of "Building applications on ZooKeeper": after CONNECTIONLOSS the create may have
+ * happened, so look for a child carrying our (session-unique) prefix before creating again.
+ * `blindRetry` skips that look — the known flaw, kept for canaries: it can leave an orphan.
+ */
+export async function createOwnSequential(host: RecipeHost, recipe: string, zk: ZooKeeper, dir: string, prefix: string, blindRetry = false): Promise<string> {
+  for (;;) {
+    try {
+      return await zk.create(`${dir}/${prefix}`, host.id, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
+    } catch (err) {
+      if (isSessionFatal(err)) throw new SessionLostError(recipe, keeperCode(err));
+      if (!isRecoverable(err)) throw err;
+    }
+    if (blindRetry) continue;
+    const children = await retrying(host, recipe, () => zk.getChildren(dir));
+    const mine = children.find((c) => c.startsWith(prefix));
+    if (mine !== undefined) return `${dir}/${mine}`;
+  }
+}
+
 /** Creates each missing persistent ancestor and `path` itself (NODEEXISTS is success). */
 export async function ensurePath(zk: ZooKeeper, host: RecipeHost, recipe: string, path: string, data = ""): Promise<void> {
   const parts = path.split("/").filter((p) => p !== "");

@@ -11,8 +11,7 @@
  * `acquired`, `released` (before the delete), `abandoned`.
  */
 import type { ZooKeeper } from "../zk/client/index.js";
-import { CreateMode, Ids } from "../zk/proto/records.js";
-import { SessionLostError, bySequence, deleteOwnNode, ensurePath, isExpiredEvent, isRecoverable, isSessionFatal, keeperCode, retrying, watchOnce, type RecipeHost } from "./recipe-support.js";
+import { SessionLostError, bySequence, createOwnSequential, deleteOwnNode, ensurePath, isExpiredEvent, retrying, watchOnce, type RecipeHost } from "./recipe-support.js";
 
 export type LockMode = "read" | "write";
 
@@ -29,7 +28,7 @@ export class ReadWriteLock {
     this.emit(mode, "waiting");
     let node: string;
     try {
-      node = await this.createOwnNode(mode);
+      node = await createOwnSequential(this.host, "rwlock", this.zk, this.dir, `${this.zk.getSessionIdHex()}-${mode}-`);
       await this.waitForTurn(node, mode);
     } catch (err) {
       this.emit(mode, "abandoned");
@@ -42,21 +41,6 @@ export class ReadWriteLock {
   private async release(node: string, mode: LockMode): Promise<void> {
     this.emit(mode, "released");
     await deleteOwnNode(this.host, "rwlock", this.zk, node, true);
-  }
-
-  private async createOwnNode(mode: LockMode): Promise<string> {
-    const prefix = `${this.zk.getSessionIdHex()}-${mode}-`;
-    for (;;) {
-      try {
-        return await this.zk.create(`${this.dir}/${prefix}`, this.host.id, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
-      } catch (err) {
-        if (isSessionFatal(err)) throw new SessionLostError("rwlock", keeperCode(err));
-        if (!isRecoverable(err)) throw err;
-      }
-      const children = await retrying(this.host, "rwlock", () => this.zk.getChildren(this.dir));
-      const mine = children.find((c) => c.startsWith(prefix));
-      if (mine !== undefined) return `${this.dir}/${mine}`;
-    }
   }
 
   private async waitForTurn(node: string, mode: LockMode): Promise<void> {
