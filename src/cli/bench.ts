@@ -121,29 +121,36 @@ function kernelBench(): Figure[] {
  * zk: one standalone server and 10 clients, each running a closed loop of mixed operations
  * (50% getData, 10% getData with a watch, 25% setData, 10% exists, 5% create+delete) over 20
  * znodes, with the whole pipeline on (Jute encoding, fsync group commit, trace hashing).
+ *
+ * The headline figure is steady state: the median of three 5-virtual-second runs after the JIT
+ * has warmed up (a sweep of thousands of seeds runs warm). The first run in a fresh process is
+ * reported too, as `client_ops_per_sec_cold`.
  */
 async function zkBench(): Promise<Figure[]> {
   const r = await clientLoad(1, 5_000);
   return [
-    { bench: "zk", metric: "client_ops_per_sec", value: Math.round(r.ops / r.seconds), unit: "simulated client ops completed per wall second (target ≥ 100000)" },
+    { bench: "zk", metric: "client_ops_per_sec", value: r.opsPerSec, unit: "simulated client ops completed per wall second, warm (target ≥ 100000)" },
+    { bench: "zk", metric: "client_ops_per_sec_cold", value: r.coldOpsPerSec, unit: "the same, the suite's first run (JIT cold when the suite runs alone)" },
     { bench: "zk", metric: "client_ops_total", value: r.ops, unit: "ops in 5 virtual seconds" },
-    { bench: "zk", metric: "events_per_sec", value: Math.round(r.events / r.seconds), unit: "kernel events per wall second" },
+    { bench: "zk", metric: "events_per_sec", value: r.eventsPerSec, unit: "kernel events per wall second, warm" },
   ];
 }
 
 /**
- * ensemble: 3 voters and 10 clients spread over them, the same mixed loop; and how much virtual
- * time per wall second the book's leader-crash scenario runs at.
+ * ensemble: 3 voters and 10 clients spread over them, the same mixed loop (steady state, as
+ * for zk); and how much virtual time per wall second the book's leader-crash scenario runs at.
  */
 async function ensembleBench(): Promise<Figure[]> {
   const r = await clientLoad(3, 5_000);
   registerBuiltins();
   const scenario = loadScenario("zab-leader-crash-before-commit");
+  await runScenario(scenario, { seed: 1 }); // warm-up (JIT)
   const t0 = performance.now();
   const run = await runScenario(scenario, { seed: 1 });
   const wallSeconds = (performance.now() - t0) / 1000;
   return [
-    { bench: "ensemble", metric: "client_ops_per_sec", value: Math.round(r.ops / r.seconds), unit: "simulated client ops per wall second, 3 voters (target ≥ 50000)" },
+    { bench: "ensemble", metric: "client_ops_per_sec", value: r.opsPerSec, unit: "simulated client ops per wall second, 3 voters, warm (target ≥ 50000)" },
+    { bench: "ensemble", metric: "client_ops_per_sec_cold", value: r.coldOpsPerSec, unit: "the same, the suite's first run (JIT cold when the suite runs alone)" },
     { bench: "ensemble", metric: "client_ops_total", value: r.ops, unit: "ops in 5 virtual seconds" },
     { bench: "ensemble", metric: "virtual_to_wall_ratio", value: Math.round(run.virtualMs / 1000 / wallSeconds), unit: "virtual seconds per wall second (zab-leader-crash-before-commit)" },
   ];
@@ -234,8 +241,16 @@ async function clientLoad(servers: number, virtualMs: number) {
     const seconds = (performance.now() - t0) / 1000;
     return { ops: ops - opsBefore, seconds, events: sim.eventCount - eventsBefore };
   };
-  await run(500); // warm-up
-  return run(virtualMs);
+  const cold = await run(virtualMs);
+  // Warm the JIT, then take the median of three runs.
+  for (let i = 0; i < 3; i++) await run(virtualMs);
+  const warm = [await run(virtualMs), await run(virtualMs), await run(virtualMs)].sort((a, b) => a.seconds - b.seconds)[1]!;
+  return {
+    ops: warm.ops,
+    opsPerSec: Math.round(warm.ops / warm.seconds),
+    eventsPerSec: Math.round(warm.events / warm.seconds),
+    coldOpsPerSec: Math.round(cold.ops / cold.seconds),
+  };
 }
 
 /**
