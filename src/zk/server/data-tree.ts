@@ -27,7 +27,6 @@
  *   (dataLength, approximateDataSize, quota usage) and the digest hashes it like empty data
  *   (Java's `DigestCalculator` skips a null array).
  */
-import { createHash } from "node:crypto";
 import { Code } from "../proto/error-code.js";
 import { OpCode } from "../proto/op-code.js";
 import {
@@ -45,6 +44,7 @@ import type { Txn, TxnHeader } from "../proto/txn.js";
 import { copyAcl } from "./acl.js";
 import { CONFIG_PATH, QUOTA_PATH, ZOOKEEPER_PATH, basename, childPath, javaParentOf } from "./path-utils.js";
 import { WatchManager, type ServerWatcher } from "./watch-manager.js";
+import { TreeDigest } from "./digest-calculator.js";
 
 export interface StatPersisted {
   czxid: Zxid;
@@ -199,8 +199,14 @@ export class DataTree {
   private readonly containers = new Set<string>();
   private readonly ttls = new Set<string>();
   /** Replicated sessions: id → negotiated timeout (ms). See the header. */
-  readonly sessionsWithTimeouts = new Map<SessionId, number>();
+  private readonly sessions = new Map<SessionId, number>();
+  /** Read-only: only createSession/closeSession txns change it (the digest follows them). */
+  get sessionsWithTimeouts(): ReadonlyMap<SessionId, number> {
+    return this.sessions;
+  }
   readonly watches = new WatchManager();
+  /** Kept current on every change (see digest-calculator.ts). */
+  private treeDigest = new TreeDigest();
   lastProcessedZxid: Zxid = 0n;
   readonly extendedTypesEnabled: boolean;
 
@@ -215,10 +221,39 @@ export class DataTree {
     root.children.add(basename(ZOOKEEPER_PATH));
     proc.children.add(basename(QUOTA_PATH));
     proc.children.add(basename(CONFIG_PATH));
-    this.nodes.set("/", root);
-    this.nodes.set(ZOOKEEPER_PATH, proc);
-    this.nodes.set(QUOTA_PATH, quota);
-    this.nodes.set(CONFIG_PATH, config);
+    this.putNode("/", root);
+    this.putNode(ZOOKEEPER_PATH, proc);
+    this.putNode(QUOTA_PATH, quota);
+    this.putNode(CONFIG_PATH, config);
+  }
+
+  // Every change to a node goes through these, so the tree digest stays current.
+  private putNode(path: string, node: DataNode): void {
+    this.nodes.set(path, node);
+    this.treeDigest.addNode(path, node);
+  }
+  private removeNode(path: string, node: DataNode): void {
+    this.nodes.delete(path);
+    this.treeDigest.removeNode(path, node);
+  }
+  /** Java's `NodeHashMap.preChange`: the node's old contribution leaves the digest. */
+  private preChange(path: string, node: DataNode): void {
+    this.treeDigest.removeNode(path, node);
+  }
+  /** Java's `NodeHashMap.postChange`: its new contribution enters. */
+  private postChange(path: string, node: DataNode): void {
+    this.treeDigest.addNode(path, node);
+  }
+  private putSession(sessionId: SessionId, timeoutMs: number): void {
+    this.removeSession(sessionId);
+    this.sessions.set(sessionId, timeoutMs);
+    this.treeDigest.addSession(sessionId, timeoutMs);
+  }
+  private removeSession(sessionId: SessionId): void {
+    const timeoutMs = this.sessions.get(sessionId);
+    if (timeoutMs === undefined) return;
+    this.sessions.delete(sessionId);
+    this.treeDigest.removeSession(sessionId, timeoutMs);
   }
 
   // ---- node access ---------------------------------------------------------------------
@@ -266,6 +301,8 @@ export class DataTree {
     if (parent === undefined) return Code.NONODE;
     if (parent.children.has(childName)) return Code.NODEEXISTS;
     const newCversion = parentCVersion === -1 ? int32(parent.stat.cversion + 1) : parentCVersion;
+    const parentPath = parentName === "" ? "/" : parentName;
+    this.preChange(parentPath, parent);
     // Replaying a create over a fuzzy snapshot must not move cversion/pzxid backwards.
     if (newCversion > parent.stat.cversion) {
       parent.stat.cversion = newCversion;
@@ -273,7 +310,8 @@ export class DataTree {
     }
     const child = new DataNode(copyData(data), acl.map(copyAcl), createStatPersisted(zxid, timeMs, ephemeralOwner));
     parent.children.add(childName);
-    this.nodes.set(path, child);
+    this.postChange(parentPath, parent);
+    this.putNode(path, child);
     this.indexOwner(path, ephemeralOwner);
     this.watches.dataWatches.triggerWatch(path, EventType.NodeCreated, zxid);
     this.watches.childWatches.triggerWatch(watchPath(parentName), EventType.NodeChildrenChanged, zxid);
@@ -323,12 +361,15 @@ export class DataTree {
     const parentName = javaParentOf(path);
     const parent = this.getNode(parentName);
     if (parent === undefined) return Code.NONODE;
+    const parentPath = parentName === "" ? "/" : parentName;
+    this.preChange(parentPath, parent);
     parent.children.delete(basename(path));
     // Only a larger zxid moves pzxid (a replayed create may have set a higher one).
     if (zxid > parent.stat.pzxid) parent.stat.pzxid = zxid;
+    this.postChange(parentPath, parent);
     const node = this.nodes.get(path);
     if (node === undefined) return Code.NONODE;
-    this.nodes.delete(path);
+    this.removeNode(path, node);
     this.unindexOwner(path, node.stat.ephemeralOwner);
     const processed = this.watches.dataWatches.triggerWatch(path, EventType.NodeDeleted, zxid);
     this.watches.childWatches.triggerWatch(path, EventType.NodeDeleted, zxid, processed);
@@ -340,10 +381,12 @@ export class DataTree {
   setData(path: string, data: Uint8Array | null, version: number, zxid: Zxid, timeMs: number): Stat | null {
     const node = this.getNode(path);
     if (node === undefined) return null;
+    this.preChange(path, node);
     node.data = copyData(data);
     node.stat.mtime = timeMs;
     node.stat.mzxid = zxid;
     node.stat.version = version;
+    this.postChange(path, node);
     const stat = this.statOf(node);
     this.watches.dataWatches.triggerWatch(path, EventType.NodeDataChanged, zxid);
     return stat;
@@ -353,19 +396,25 @@ export class DataTree {
   setACL(path: string, acl: readonly ACL[], version: number): Stat | null {
     const node = this.getNode(path);
     if (node === undefined) return null;
+    this.preChange(path, node);
     node.stat.aversion = version;
     node.acl = acl.map(copyAcl);
+    this.postChange(path, node);
     return this.statOf(node);
   }
 
   /** `setCversionPzxid`: the NODEEXISTS-on-replay repair of a create. */
   private setCversionPzxid(path: string, newCversion: number, zxid: Zxid): number {
-    const node = this.getNode(path.endsWith("/") ? path.slice(0, -1) : path);
+    const key = path.endsWith("/") ? path.slice(0, -1) : path;
+    const node = this.getNode(key);
     if (node === undefined) return Code.NONODE;
     const cv = newCversion === -1 ? int32(node.stat.cversion + 1) : newCversion;
     if (cv > node.stat.cversion) {
+      const nodePath = key === "" ? "/" : key;
+      this.preChange(nodePath, node);
       node.stat.cversion = cv;
       node.stat.pzxid = zxid;
+      this.postChange(nodePath, node);
     }
     return Code.OK;
   }
@@ -427,11 +476,11 @@ export class DataTree {
         rc.path = txn.path;
         return;
       case "CreateSessionTxn":
-        this.sessionsWithTimeouts.set(header.clientId, txn.timeOut);
+        this.putSession(header.clientId, txn.timeOut);
         return;
       case "CloseSessionTxn":
         this.killSession(header.clientId, header.zxid, txn.paths2Delete);
-        this.sessionsWithTimeouts.delete(header.clientId);
+        this.removeSession(header.clientId);
         return;
       case "ErrorTxn":
         rc.err = txn.err;
@@ -656,7 +705,7 @@ export class DataTree {
         const n = this.nodes.get(path) as DataNode;
         return { path, data: copyData(n.data), acl: n.acl.map(copyAcl), stat: copyStatPersisted(n.stat) };
       }),
-      sessions: [...this.sessionsWithTimeouts.entries()]
+      sessions: [...this.sessions.entries()]
         .sort(([a], [b]) => compareBigint(a, b))
         .map(([sessionId, timeoutMs]) => ({ sessionId, timeoutMs })),
     };
@@ -676,34 +725,25 @@ export class DataTree {
       tree.indexOwner(n.path, node.stat.ephemeralOwner);
     }
     if (!tree.nodes.has("/")) throw new Error("snapshot: no root");
-    for (const s of snap.sessions) tree.sessionsWithTimeouts.set(s.sessionId, s.timeoutMs);
+    for (const s of snap.sessions) tree.sessions.set(s.sessionId, s.timeoutMs);
     tree.lastProcessedZxid = snap.lastProcessedZxid;
+    tree.treeDigest = TreeDigest.of(tree.nodes, tree.sessions);
     return tree;
   }
 
   /**
-   * A SHA-256 over every node (path, persisted stat, data, ACL, sorted children) in path order
-   * and the session table: equal digests at equal zxids mean equal replicated state.
-   * Watches and lastProcessedZxid are not included.
+   * The tree digest (ZooKeeper's `getTreeDigest`): every node (path, persisted stat, child
+   * count, ACL, data) and the session table, kept current on each change, so this is O(1).
+   * Equal digests at equal zxids mean equal replicated state. Watches and lastProcessedZxid are
+   * not included.
    */
   digest(): string {
-    const h = createHash("sha256");
-    for (const path of [...this.nodes.keys()].sort()) {
-      const n = this.nodes.get(path) as DataNode;
-      const s = n.stat;
-      const acl = n.acl.map((a) => `${a.perms}:${a.id.scheme}:${a.id.id}`).join(",");
-      h.update(
-        `${JSON.stringify(path)}|${s.czxid}|${s.mzxid}|${s.ctime}|${s.mtime}|${s.version}|${s.cversion}|` +
-          `${s.aversion}|${s.ephemeralOwner}|${s.pzxid}|${JSON.stringify(acl)}|${JSON.stringify([...n.children].sort())}|`,
-      );
-      // Like Java's DigestCalculator, null data hashes as empty data.
-      if (n.data !== null) h.update(Buffer.from(n.data.buffer, n.data.byteOffset, n.data.byteLength).toString("base64"));
-      h.update("\n");
-    }
-    for (const [sessionId, timeoutMs] of [...this.sessionsWithTimeouts.entries()].sort(([a], [b]) => compareBigint(a, b))) {
-      h.update(`session|${sessionId}|${timeoutMs}\n`);
-    }
-    return h.digest("hex");
+    return this.treeDigest.toString();
+  }
+
+  /** The digest recomputed from every node and session: equals `digest()` (tests check it). */
+  digestFromScratch(): string {
+    return TreeDigest.of(this.nodes, this.sessions).toString();
   }
 }
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { Code } from "../../../src/zk/proto/error-code.js";
 import { OpCode } from "../../../src/zk/proto/op-code.js";
 import { CreateMode, Ids, Perms, makeZxid } from "../../../src/zk/proto/records.js";
-import { DataTree } from "../../../src/zk/server/data-tree.js";
+import fc from "fast-check";
+import { DataTree, type DataNode } from "../../../src/zk/server/data-tree.js";
 import { Harness, RecordingWatcher, S1, S2, dec, enc } from "./harness.js";
 
 describe("zk: data-tree: §1.6 initial tree", () => {
@@ -171,8 +172,7 @@ describe("zk: data-tree: §1.7 counts and ephemerals", () => {
 describe("zk: data-tree: §3.4 closeSession", () => {
   it("deletes the session's ephemerals, fires watches, drops the session", () => {
     const h = new Harness();
-    const sess = h.prep.prep({ sessionId: S1, cxid: 0, type: OpCode.createSession, request: { kind: "Empty" }, authInfo: [], owner: h.owner, sessionTimeoutMs: 6000 }, makeZxid(1, 1), 0);
-    if (sess.kind === "txn") h.apply(sess.entry, OpCode.createSession);
+    h.createSession(S1, 6000);
     expect(h.tree.sessionsWithTimeouts.get(S1)).toBe(6000);
     h.create("/p");
     h.create("/p/e", "", CreateMode.EPHEMERAL);
@@ -212,7 +212,7 @@ describe("zk: data-tree: snapshots and digest", () => {
   it("serialize → deserialize round-trips: same digest, stats, ephemerals, containers, zxid", () => {
     const h = new Harness();
     populate(h);
-    h.tree.sessionsWithTimeouts.set(S1, 4000);
+    h.createSession(S1, 4000);
     const snap = h.tree.serialize();
     const copy = DataTree.deserialize(snap);
     expect(copy.digest()).toBe(h.tree.digest());
@@ -245,5 +245,62 @@ describe("zk: data-tree: snapshots and digest", () => {
     expect(a.tree.digest()).toBe(b.tree.digest());
     b.setData("/a/b", "y");
     expect(a.tree.digest()).not.toBe(b.tree.digest());
+  });
+});
+
+describe("zk: data-tree: the incremental tree digest", () => {
+  const pathArb = fc.constantFrom("/a", "/b", "/a/x", "/a/y", "/b/z", "/a/x/q");
+  const stepArb = fc.oneof(
+    fc.record({ op: fc.constant("create" as const), path: pathArb, data: fc.string({ maxLength: 6 }), mode: fc.constantFrom(CreateMode.PERSISTENT, CreateMode.EPHEMERAL, CreateMode.PERSISTENT_SEQUENTIAL, CreateMode.EPHEMERAL_SEQUENTIAL), session: fc.constantFrom(S1, S2) }),
+    fc.record({ op: fc.constant("delete" as const), path: pathArb }),
+    fc.record({ op: fc.constant("setData" as const), path: pathArb, data: fc.string({ maxLength: 6 }) }),
+    fc.record({ op: fc.constant("setACL" as const), path: pathArb }),
+    fc.record({ op: fc.constant("createSession" as const), session: fc.constantFrom(S1, S2), timeoutMs: fc.constantFrom(4000, 6000) }),
+    fc.record({ op: fc.constant("closeSession" as const), session: fc.constantFrom(S1, S2) }),
+  );
+  type Step = typeof stepArb extends fc.Arbitrary<infer T> ? T : never;
+  const run = (h: Harness, step: Step): void => {
+    switch (step.op) {
+      case "create":
+        h.create(step.path, step.data, step.mode, Ids.OPEN_ACL_UNSAFE, step.session);
+        return;
+      case "delete":
+        h.delete(step.path);
+        return;
+      case "setData":
+        h.setData(step.path, step.data);
+        return;
+      case "setACL":
+        h.setACL(step.path, Ids.READ_ACL_UNSAFE);
+        return;
+      case "createSession":
+        h.createSession(step.session, step.timeoutMs);
+        return;
+      case "closeSession":
+        h.closeSession(step.session);
+        return;
+    }
+  };
+
+  it("after every txn, equals the digest recomputed from scratch; a snapshot round trip keeps it", () => {
+    fc.assert(
+      fc.property(fc.array(stepArb, { maxLength: 40 }), (steps) => {
+        const h = new Harness();
+        for (const step of steps) {
+          run(h, step);
+          expect(h.tree.digest()).toBe(h.tree.digestFromScratch());
+        }
+        expect(DataTree.deserialize(h.tree.serialize()).digest()).toBe(h.tree.digest());
+      }),
+      { numRuns: 200, seed: 7 },
+    );
+  });
+
+  it("canary: a change that bypasses the digest hooks is caught by the from-scratch comparison", () => {
+    const h = new Harness();
+    h.create("/a", "before");
+    expect(h.tree.digest()).toBe(h.tree.digestFromScratch());
+    (h.tree.getNode("/a") as DataNode).data = enc("after");
+    expect(h.tree.digest()).not.toBe(h.tree.digestFromScratch());
   });
 });

@@ -138,6 +138,13 @@ export class Harness {
   setACL(path: string, acl: ACL[], version = -1, authInfo: Id[] = [IP]): FinalReply {
     return this.write(OpCode.setACL, { kind: "SetACLRequest", path, acl, version }, S1, authInfo).reply as FinalReply;
   }
+  createSession(session: SessionId, sessionTimeoutMs: number): Outcome {
+    const prep = this.prep.prep({ sessionId: session, cxid: 0, type: OpCode.createSession, request: { kind: "Empty" }, authInfo: [], owner: this.owner, sessionTimeoutMs }, makeZxid(1, this.counter + 1), this.timeMs);
+    if (prep.kind !== "txn") return { prep, result: null, reply: null };
+    this.counter++;
+    const { result, reply } = this.apply(prep.entry, OpCode.createSession);
+    return { prep, result, reply };
+  }
   closeSession(session: SessionId): Outcome {
     return this.write(OpCode.closeSession, { kind: "Empty" }, session);
   }
