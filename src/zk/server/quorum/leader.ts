@@ -15,7 +15,7 @@
  */
 import type { Endpoint } from "../../../sim/network.js";
 import type { TimerHandle } from "../../../sim/node-context.js";
-import { hashString, canonicalJson } from "../../../sim/trace.js";
+import { hashStructure } from "../../../sim/trace.js";
 import { Code } from "../../proto/error-code.js";
 import { OpCode } from "../../proto/op-code.js";
 import { makeZxid, zxidCounter, zxidEpoch, zxidHex, type SessionId, type Zxid } from "../../proto/records.js";
@@ -31,7 +31,7 @@ export function txnDigest(entry: TxnEntry): string {
   // and is annotated at propose, log and deliver on each of them.
   let d = DIGESTS.get(entry);
   if (d === undefined) {
-    d = (hashString(canonicalJson(entry.txn)) >>> 0).toString(16) + ":" + entry.header.clientId.toString(16) + ":" + entry.header.cxid;
+    d = hashStructure(entry.txn).toString(16) + ":" + entry.header.clientId.toString(16) + ":" + entry.header.cxid;
     DIGESTS.set(entry, d);
   }
   return d;
