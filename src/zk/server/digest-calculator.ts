@@ -79,26 +79,28 @@ export class TreeDigest {
 
   addNode(path: string, node: DigestedNode): void {
     hashNode(path, node);
-    this.lo = (this.lo + avalanche(h1)) >>> 0;
-    this.hi = (this.hi + avalanche(h2)) >>> 0;
+    this.fold(1);
   }
 
   removeNode(path: string, node: DigestedNode): void {
     hashNode(path, node);
-    this.lo = (this.lo - avalanche(h1)) >>> 0;
-    this.hi = (this.hi - avalanche(h2)) >>> 0;
+    this.fold(-1);
   }
 
   addSession(sessionId: SessionId, timeoutMs: number): void {
     hashSession(sessionId, timeoutMs);
-    this.lo = (this.lo + avalanche(h1)) >>> 0;
-    this.hi = (this.hi + avalanche(h2)) >>> 0;
+    this.fold(1);
   }
 
   removeSession(sessionId: SessionId, timeoutMs: number): void {
     hashSession(sessionId, timeoutMs);
-    this.lo = (this.lo - avalanche(h1)) >>> 0;
-    this.hi = (this.hi - avalanche(h2)) >>> 0;
+    this.fold(-1);
+  }
+
+  /** Adds (+1) or subtracts (−1) the hash just computed, lane by lane. */
+  private fold(sign: 1 | -1): void {
+    this.lo = (this.lo + sign * avalanche(h1)) >>> 0;
+    this.hi = (this.hi + sign * avalanche(h2)) >>> 0;
   }
 
   /** 16 hex digits. */
