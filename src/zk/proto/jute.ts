@@ -230,6 +230,12 @@ function assertLongNumber(n: number): void {
 
 const TWO_32 = 4294967296;
 
+/** V8 allocates typed arrays up to this size on its heap (cheap); larger ones off-heap. */
+const ON_HEAP_BYTES = 64;
+const SLAB_BYTES = 64 * 1024;
+let slab = new ArrayBuffer(SLAB_BYTES);
+let slabOffset = 0;
+
 /** Encodes into a growable big-endian buffer. */
 export class JuteWriter implements JuteSink {
   private buf: Uint8Array;
@@ -325,9 +331,22 @@ export class JuteWriter implements JuteSink {
     this.dataView.setInt32(at, n);
   }
 
-  /** A copy of the bytes written so far, sized exactly. */
+  /**
+   * A copy of the bytes written so far, sized exactly. Copies over 64 bytes are carved from a
+   * shared 64 KiB slab (as Node's Buffer pool does): V8 gives every larger standalone typed
+   * array its own off-heap backing store, which costs several times the copy.
+   */
   toBytes(): Uint8Array {
-    return this.buf.slice(0, this.pos);
+    const n = this.pos;
+    if (n <= ON_HEAP_BYTES || n > SLAB_BYTES / 8) return this.buf.slice(0, n);
+    if (slabOffset + n > SLAB_BYTES) {
+      slab = new ArrayBuffer(SLAB_BYTES);
+      slabOffset = 0;
+    }
+    const out = new Uint8Array(slab, slabOffset, n);
+    out.set(this.buf.subarray(0, n));
+    slabOffset += (n + 7) & ~7;
+    return out;
   }
 
   /** The bytes written so far without copying (aliases the internal buffer). */

@@ -24,8 +24,18 @@ export function zxidCounter(zxid: Zxid): number {
 }
 /** `0x100000003` style, as ZooKeeper logs and `srvr` print zxids. */
 export function zxidHex(zxid: Zxid): string {
-  return `0x${zxid.toString(16)}`;
+  // Memoised: one zxid is formatted many times (propose, log, ack, commit, deliver, apply on
+  // every server, and in client Stats), and BigInt formatting is slow.
+  let hex = HEX_CACHE.get(zxid);
+  if (hex === undefined) {
+    hex = `0x${zxid.toString(16)}`;
+    if (HEX_CACHE.size >= HEX_CACHE_LIMIT) HEX_CACHE.clear();
+    HEX_CACHE.set(zxid, hex);
+  }
+  return hex;
 }
+const HEX_CACHE = new Map<bigint, string>();
+const HEX_CACHE_LIMIT = 8192;
 
 /** Java int arithmetic: versions wrap from 2^31−1 to −2^31. */
 export function int32(n: number): number {

@@ -116,6 +116,9 @@ export function ttlOfEphemeralOwner(owner: SessionId): number {
 export class DataNode {
   /** Child names (not paths), in insertion order; readers sort where order is observable. */
   readonly children = new Set<string>();
+  /** This node's current contribution to the tree digest (maintained by `TreeDigest`). */
+  digestLo = 0;
+  digestHi = 0;
 
   constructor(
     public data: Uint8Array | null,
@@ -234,11 +237,11 @@ export class DataTree {
   }
   private removeNode(path: string, node: DataNode): void {
     this.nodes.delete(path);
-    this.treeDigest.removeNode(path, node);
+    this.treeDigest.removeNode(node);
   }
   /** Java's `NodeHashMap.preChange`: the node's old contribution leaves the digest. */
-  private preChange(path: string, node: DataNode): void {
-    this.treeDigest.removeNode(path, node);
+  private preChange(node: DataNode): void {
+    this.treeDigest.removeNode(node);
   }
   /** Java's `NodeHashMap.postChange`: its new contribution enters. */
   private postChange(path: string, node: DataNode): void {
@@ -302,7 +305,7 @@ export class DataTree {
     if (parent.children.has(childName)) return Code.NODEEXISTS;
     const newCversion = parentCVersion === -1 ? int32(parent.stat.cversion + 1) : parentCVersion;
     const parentPath = parentName === "" ? "/" : parentName;
-    this.preChange(parentPath, parent);
+    this.preChange(parent);
     // Replaying a create over a fuzzy snapshot must not move cversion/pzxid backwards.
     if (newCversion > parent.stat.cversion) {
       parent.stat.cversion = newCversion;
@@ -362,7 +365,7 @@ export class DataTree {
     const parent = this.getNode(parentName);
     if (parent === undefined) return Code.NONODE;
     const parentPath = parentName === "" ? "/" : parentName;
-    this.preChange(parentPath, parent);
+    this.preChange(parent);
     parent.children.delete(basename(path));
     // Only a larger zxid moves pzxid (a replayed create may have set a higher one).
     if (zxid > parent.stat.pzxid) parent.stat.pzxid = zxid;
@@ -381,7 +384,7 @@ export class DataTree {
   setData(path: string, data: Uint8Array | null, version: number, zxid: Zxid, timeMs: number): Stat | null {
     const node = this.getNode(path);
     if (node === undefined) return null;
-    this.preChange(path, node);
+    this.preChange(node);
     node.data = copyData(data);
     node.stat.mtime = timeMs;
     node.stat.mzxid = zxid;
@@ -396,7 +399,7 @@ export class DataTree {
   setACL(path: string, acl: readonly ACL[], version: number): Stat | null {
     const node = this.getNode(path);
     if (node === undefined) return null;
-    this.preChange(path, node);
+    this.preChange(node);
     node.stat.aversion = version;
     node.acl = acl.map(copyAcl);
     this.postChange(path, node);
@@ -411,7 +414,7 @@ export class DataTree {
     const cv = newCversion === -1 ? int32(node.stat.cversion + 1) : newCversion;
     if (cv > node.stat.cversion) {
       const nodePath = key === "" ? "/" : key;
-      this.preChange(nodePath, node);
+      this.preChange(node);
       node.stat.cversion = cv;
       node.stat.pzxid = zxid;
       this.postChange(nodePath, node);
@@ -727,7 +730,9 @@ export class DataTree {
     if (!tree.nodes.has("/")) throw new Error("snapshot: no root");
     for (const s of snap.sessions) tree.sessions.set(s.sessionId, s.timeoutMs);
     tree.lastProcessedZxid = snap.lastProcessedZxid;
-    tree.treeDigest = TreeDigest.of(tree.nodes, tree.sessions);
+    tree.treeDigest = new TreeDigest();
+    for (const [path, node] of tree.nodes) tree.treeDigest.addNode(path, node);
+    for (const [id, timeoutMs] of tree.sessions) tree.treeDigest.addSession(id, timeoutMs);
     return tree;
   }
 

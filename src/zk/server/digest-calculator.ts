@@ -23,6 +23,9 @@ export interface DigestedNode {
   readonly acl: readonly ACL[];
   readonly stat: StatPersisted;
   readonly children: ReadonlySet<string>;
+  /** The contribution last added for this node, so removing it needs no re-hash. */
+  digestLo: number;
+  digestHi: number;
 }
 
 // The two lanes of the hash being computed (module state: no allocation per node).
@@ -79,12 +82,16 @@ export class TreeDigest {
 
   addNode(path: string, node: DigestedNode): void {
     hashNode(path, node);
-    this.fold(1);
+    node.digestLo = avalanche(h1);
+    node.digestHi = avalanche(h2);
+    this.lo = (this.lo + node.digestLo) >>> 0;
+    this.hi = (this.hi + node.digestHi) >>> 0;
   }
 
-  removeNode(path: string, node: DigestedNode): void {
-    hashNode(path, node);
-    this.fold(-1);
+  /** Removes the contribution `addNode` last added for this node. */
+  removeNode(node: DigestedNode): void {
+    this.lo = (this.lo - node.digestLo) >>> 0;
+    this.hi = (this.hi - node.digestHi) >>> 0;
   }
 
   addSession(sessionId: SessionId, timeoutMs: number): void {
@@ -111,7 +118,10 @@ export class TreeDigest {
   /** The digest recomputed from scratch over `nodes` and `sessions`. */
   static of(nodes: Iterable<[string, DigestedNode]>, sessions: Iterable<[SessionId, number]>): TreeDigest {
     const d = new TreeDigest();
-    for (const [path, node] of nodes) d.addNode(path, node);
+    for (const [path, node] of nodes) {
+      hashNode(path, node);
+      d.fold(1);
+    }
     for (const [id, timeoutMs] of sessions) d.addSession(id, timeoutMs);
     return d;
   }

@@ -569,5 +569,5 @@ export class ZooKeeperServer implements CnxnHost {
 }
 
 export function hexId(id: SessionId): string {
-  return `0x${BigInt.asUintN(64, id).toString(16)}`;
+  return zxidHex(id < 0n ? BigInt.asUintN(64, id) : id);
 }

@@ -290,7 +290,11 @@ describe("zk: data-tree: the incremental tree digest", () => {
           run(h, step);
           expect(h.tree.digest()).toBe(h.tree.digestFromScratch());
         }
-        expect(DataTree.deserialize(h.tree.serialize()).digest()).toBe(h.tree.digest());
+        const copy = DataTree.deserialize(h.tree.serialize());
+        expect(copy.digest()).toBe(h.tree.digest());
+        // The restored tree keeps its digest current too.
+        for (const path of ["/a", "/a/x", "/b"]) copy.setData(path, enc("restored"), 99, makeZxid(9, 1), 5);
+        expect(copy.digest()).toBe(copy.digestFromScratch());
       }),
       { numRuns: 200, seed: 7 },
     );
