@@ -66,6 +66,11 @@ export function dataFields(data: Uint8Array | null | undefined, into: Record<str
     into.data = null;
     return;
   }
+  const ascii = printableAscii(data);
+  if (ascii !== undefined) {
+    into.data = ascii;
+    return;
+  }
   const text = data.length <= MAX_DATA_CHARS * 3 ? decoder.decode(data) : undefined;
   if (text !== undefined && text.length <= MAX_DATA_CHARS && !/[\u0000-\u001f\u007f-\u009f\ufffd]/.test(text)) {
     into.data = text;
@@ -73,6 +78,18 @@ export function dataFields(data: Uint8Array | null | undefined, into: Record<str
   }
   into.data = `\u0001${data.length}:${fnv32(data).toString(16)}`;
   into.dataBytes = data.length;
+}
+
+/** Short printable ASCII data (the common case) as text without a TextDecoder call. */
+function printableAscii(data: Uint8Array): string | undefined {
+  if (data.length > MAX_DATA_CHARS) return undefined;
+  let s = "";
+  for (let i = 0; i < data.length; i++) {
+    const b = data[i]!;
+    if (b < 0x20 || b > 0x7e) return undefined;
+    s += String.fromCharCode(b);
+  }
+  return s;
 }
 
 function fnv32(bytes: Uint8Array): number {

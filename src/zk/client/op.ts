@@ -61,8 +61,21 @@ export type OpResult =
 
 const encoder = new TextEncoder();
 
+/** String data as UTF-8, as the Java client's `String.getBytes()` would send it. */
 export function toBytes(data: OpData): Uint8Array | null {
-  return typeof data === "string" ? encoder.encode(data) : data;
+  if (typeof data !== "string") return data;
+  // Short ASCII strings (the common case) by hand: TextEncoder's call overhead dominates them.
+  const n = data.length;
+  if (n <= 64) {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const c = data.charCodeAt(i);
+      if (c > 0x7f) return encoder.encode(data);
+      out[i] = c;
+    }
+    return out;
+  }
+  return encoder.encode(data);
 }
 
 /** The wire sub-op for `op`, whose path is already the server path. */

@@ -108,5 +108,12 @@ export function replyLabel(type: number, xid: number): string {
   if (xid === Xid.ping) return "ping";
   if (xid === Xid.auth) return "auth";
   if (xid === Xid.setWatches) return "setWatches";
-  return `reply:${opName(type)}`;
+  let label = REPLY_LABELS.get(type);
+  if (label === undefined) {
+    label = `reply:${opName(type)}`;
+    REPLY_LABELS.set(type, label);
+  }
+  return label;
 }
+/** One string per op, so the trace hashes a cached string, not a fresh concatenation. */
+const REPLY_LABELS = new Map<number, string>();
