@@ -259,23 +259,7 @@ export class Simulator {
 
   /** A promise for user-level code whose continuation runs at the current virtual time. */
   deferred<T>(): Deferred<T> {
-    let resolveFn!: (v: T) => void;
-    let rejectFn!: (e: unknown) => void;
-    const promise = new Promise<T>((res, rej) => {
-      resolveFn = res;
-      rejectFn = rej;
-    });
-    return {
-      promise,
-      resolve: (v: T) => {
-        this.drainNeeded = true;
-        resolveFn(v);
-      },
-      reject: (e: unknown) => {
-        this.drainNeeded = true;
-        rejectFn(e);
-      },
-    };
+    return new SimDeferred<T>(this);
   }
 
   /** Timer ids are per simulation (a module-level counter would leak between runs). */
@@ -388,4 +372,28 @@ export interface Deferred<T> {
   promise: Promise<T>;
   resolve(value: T): void;
   reject(error: unknown): void;
+}
+
+/** A Deferred whose settling tells the run loop to drain microtasks (methods, not closures: one is made per client op). */
+class SimDeferred<T> implements Deferred<T> {
+  readonly promise: Promise<T>;
+  private resolveFn!: (v: T) => void;
+  private rejectFn!: (e: unknown) => void;
+
+  constructor(private readonly sim: Simulator) {
+    this.promise = new Promise<T>((res, rej) => {
+      this.resolveFn = res;
+      this.rejectFn = rej;
+    });
+  }
+
+  resolve(value: T): void {
+    this.sim.noteUserPromiseResolved();
+    this.resolveFn(value);
+  }
+
+  reject(error: unknown): void {
+    this.sim.noteUserPromiseResolved();
+    this.rejectFn(error);
+  }
 }

@@ -441,6 +441,7 @@ export class JuteReader {
     const lo = int32At(this.bytes, this.pos + 4) >>> 0;
     this.pos += 8;
     // Small non-negative longs (most zxids, times, counters) skip the BigInt arithmetic.
+    if (hi === 0 && lo === 0) return 0n;
     if (hi >= 0 && hi < 0x200000) return BigInt(hi * 0x100000000 + lo);
     return (BigInt(hi) << 32n) | BigInt(lo);
   }

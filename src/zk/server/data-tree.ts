@@ -558,12 +558,14 @@ export class DataTree {
     return node === undefined ? null : this.statOf(node);
   }
 
-  /** getData: the watch is registered only if the node exists. Returns a copy of the data (null stays null). */
+  /** getData: the watch is registered only if the node exists. The data is the node's own array (null stays null): read it, never write it. */
   getData(path: string, watcher: ServerWatcher | null = null): { data: Uint8Array | null; stat: Stat } | null {
     const node = this.getNode(path);
     if (node === undefined) return null;
     if (watcher !== null) this.watches.dataWatches.addWatch(path, watcher);
-    return { data: copyData(node.data), stat: this.statOf(node) };
+    // Like Java, the node's own array (never mutated: setData replaces it); the reply is
+    // encoded from it straight away.
+    return { data: node.data, stat: this.statOf(node) };
   }
 
   /** getChildren[2]: names sorted lexically (deterministic; Java uses hash order). */
