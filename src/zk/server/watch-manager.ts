@@ -132,6 +132,8 @@ export class WatchTable {
    * so a following trigger can suppress them, or null when none matched.
    */
   triggerWatch(path: string, type: number, zxid: bigint, suppress?: ReadonlySet<ServerWatcher> | null): Set<ServerWatcher> | null {
+    // Most changes touch unwatched paths: nothing to collect.
+    if (this.recursiveCount === 0 && !this.watchTable.has(path)) return null;
     const matched = this.collect(path, type);
     if (matched.size === 0) return null;
     const event: WatcherEvent = { type, state: KeeperState.SyncConnected, path };

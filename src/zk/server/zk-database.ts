@@ -62,12 +62,19 @@ export class FileTxnSnapLog {
 
   /** fsyncs every log written since the last commit; `onDone` runs when all of it is durable. */
   commit(onDone: () => void): void {
-    const logs = [...this.dirtyLogs];
-    this.dirtyLogs.clear();
-    if (logs.length === 0) {
+    if (this.dirtyLogs.size === 0) {
       onDone();
       return;
     }
+    if (this.dirtyLogs.size === 1) {
+      // The common case: one log file.
+      const log = this.dirtyLogs.values().next().value as string;
+      this.dirtyLogs.clear();
+      this.disk.fsync(log, onDone);
+      return;
+    }
+    const logs = [...this.dirtyLogs];
+    this.dirtyLogs.clear();
     let pending = logs.length;
     for (const log of logs) {
       this.disk.fsync(log, () => {
