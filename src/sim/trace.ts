@@ -32,6 +32,14 @@ export interface TraceEvent {
 export type TraceListener = (event: TraceEvent) => void;
 
 const STRING_CACHE_LIMIT = 4096;
+const MAX_REMEMBERED_KEYS = 16;
+
+/** Per event kind: the kind's hash and the field keys (with hashes) last seen at each position. */
+interface KindInfo {
+  hash: number;
+  keys: string[];
+  keyHashes: number[];
+}
 
 /**
  * The two-lane 32-bit mixer behind the trace hash and `hashStructure`: words, numbers, strings
@@ -155,6 +163,7 @@ export class Trace extends Mixer {
   private n = 0;
   private readonly listeners: TraceListener[] = [];
   private readonly stringHashes = new Map<string, number>();
+  private readonly kinds = new Map<string, KindInfo>();
   /** Retained events (only when `retain` is on). */
   readonly events: TraceEvent[] = [];
   /** Per-event hash snapshots (only when `keepHashes` is on), to find a first divergence. */
@@ -205,12 +214,13 @@ export class Trace extends Mixer {
     const index = this.n++;
     this.mixNumber(index);
     this.mixNumber(atUs);
-    this.mixWord(this.stringHash(kind));
+    const kindInfo = this.kindInfo(kind);
+    this.mixWord(kindInfo.hash);
     this.mixWord(this.stringHash(node));
     if (peer !== undefined) this.mixWord(this.stringHash(peer));
     if (id !== undefined) this.mixNumber(id);
     if (detail !== undefined) this.mixWord(this.stringHash(detail));
-    if (fields !== undefined) this.mixFields(fields);
+    if (fields !== undefined) this.mixKindFields(fields, kindInfo);
     if (conn !== undefined) this.mixNumber(conn);
     if (this.keepHashes) this.hashHistory.push(this.h1 ^ this.h2);
     if (!this.wantObjects) return;
@@ -254,6 +264,44 @@ export class Trace extends Mixer {
     this.mixWord(this.stringHash(detail));
     if (conn !== undefined) this.mixNumber(conn);
     if (this.keepHashes) this.hashHistory.push(this.h1 ^ this.h2);
+  }
+
+  private kindInfo(kind: string): KindInfo {
+    let info = this.kinds.get(kind);
+    if (info === undefined) {
+      info = { hash: this.stringHash(kind), keys: [], keyHashes: [] };
+      if (this.kinds.size >= STRING_CACHE_LIMIT) this.kinds.clear();
+      this.kinds.set(kind, info);
+    }
+    return info;
+  }
+
+  /**
+   * `mixFields` for the top-level fields of an event: the same canonical sequence, with key
+   * hashes remembered per event kind by position. Events of one kind nearly always carry the
+   * same keys in the same order, so a key is usually an identity compare, not a map lookup.
+   */
+  private mixKindFields(fields: Record<string, unknown>, info: KindInfo): void {
+    const keys = info.keys;
+    const keyHashes = info.keyHashes;
+    let i = 0;
+    for (const key in fields) {
+      const v = fields[key];
+      if (v === undefined) continue;
+      let kh: number;
+      if (keys[i] === key) {
+        kh = keyHashes[i]!;
+      } else {
+        kh = this.stringHash(key);
+        if (i < MAX_REMEMBERED_KEYS) {
+          keys[i] = key;
+          keyHashes[i] = kh;
+        }
+      }
+      i++;
+      this.mixWord(kh);
+      this.mixValue(v);
+    }
   }
 
   protected override stringHash(s: string): number {
