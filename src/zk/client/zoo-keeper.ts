@@ -139,23 +139,36 @@ export class ZooKeeper {
 
   /** Creates a node; resolves with its actual path (sequential names have their suffix). */
   create(path: string, data: OpData, acl: ACL[], mode: number, ttl?: number): Promise<string> {
-    const r = this.createRequest("create", path, data, acl, mode, ttl);
-    if (r instanceof KeeperException) return this.rejected(r);
-    return this.call({ ...r, value: (rsp) => this.createdPath(rsp), summary: (p) => ({ path: p }) });
+    const r = this.createRequest<string>("create", path, data, acl, mode, ttl, (rsp) => this.createdPath(rsp), (p) => ({ path: p }));
+    return r instanceof KeeperException ? this.rejected(r) : this.call(r);
   }
 
   /** Like create, also resolving with the new node's Stat. */
   create2(path: string, data: OpData, acl: ACL[], mode: number, ttl?: number): Promise<{ path: string; stat: Stat }> {
-    const r = this.createRequest("create2", path, data, acl, mode, ttl);
-    if (r instanceof KeeperException) return this.rejected(r);
-    return this.call({
-      ...r,
-      value: (rsp) => ({ path: this.createdPath(rsp), stat: (rsp as { stat: Stat }).stat }),
-      summary: (v) => ({ path: v.path, stat: statJson(v.stat) }),
-    });
+    const r = this.createRequest<{ path: string; stat: Stat }>(
+      "create2",
+      path,
+      data,
+      acl,
+      mode,
+      ttl,
+      (rsp) => ({ path: this.createdPath(rsp), stat: (rsp as { stat: Stat }).stat }),
+      (v) => ({ path: v.path, stat: statJson(v.stat) }),
+    );
+    return r instanceof KeeperException ? this.rejected(r) : this.call(r);
   }
 
-  private createRequest(op: "create" | "create2", path: string, data: OpData, acl: ACL[], mode: number, ttl: number | undefined) {
+  /** The create's CallSpec, or the client-side refusal. */
+  private createRequest<T>(
+    op: "create" | "create2",
+    path: string,
+    data: OpData,
+    acl: ACL[],
+    mode: number,
+    ttl: number | undefined,
+    value: CallSpec<T>["value"],
+    summary: CallSpec<T>["summary"],
+  ): CallSpec<T> | KeeperException {
     if (!isKnownCreateMode(mode)) return badArguments(path, `unknown create mode ${mode}`);
     const problem = validatePath(path, isSequentialMode(mode));
     if (problem !== null) return badArguments(path, problem);
@@ -175,7 +188,7 @@ export class ZooKeeper {
     } else if (isContainerMode(mode)) {
       opCode = OpCode.createContainer;
     }
-    return { op, recordAs: "create", args, opCode, request, path };
+    return { op, recordAs: "create", args, opCode, request, path, value, summary };
   }
 
   private createdPath(rsp: ResponseRecord | null): string {
