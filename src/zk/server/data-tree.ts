@@ -78,7 +78,17 @@ export function emptyStatPersisted(): StatPersisted {
 }
 
 export function copyStatPersisted(s: StatPersisted): StatPersisted {
-  return { ...s };
+  return {
+    czxid: s.czxid,
+    mzxid: s.mzxid,
+    ctime: s.ctime,
+    mtime: s.mtime,
+    version: s.version,
+    cversion: s.cversion,
+    aversion: s.aversion,
+    ephemeralOwner: s.ephemeralOwner,
+    pzxid: s.pzxid,
+  };
 }
 
 // ---- EphemeralType -------------------------------------------------------------------

@@ -139,7 +139,7 @@ export class WatchTable {
     const event: WatcherEvent = { type, state: KeeperState.SyncConnected, path };
     for (const w of [...matched].sort(byWatcherId)) {
       if (suppress?.has(w) === true) continue;
-      w.process({ ...event }, zxid);
+      w.process({ type: event.type, state: event.state, path: event.path }, zxid);
     }
     return matched;
   }

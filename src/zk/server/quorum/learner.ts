@@ -513,15 +513,9 @@ export class Learner {
 
   /** Forwards a client request to the leader. */
   forward(req: Request, authInfo: ServerCnxn["authInfo"]): void {
-    this.send({
-      kind: "REQUEST",
-      sessionId: req.sessionId,
-      cxid: req.xid,
-      type: req.type,
-      record: req.record,
-      authInfo,
-      ...(req.sessionTimeoutMs !== undefined ? { sessionTimeoutMs: req.sessionTimeoutMs } : {}),
-    });
+    const packet: QuorumPacket & { kind: "REQUEST" } = { kind: "REQUEST", sessionId: req.sessionId, cxid: req.xid, type: req.type, record: req.record, authInfo };
+    if (req.sessionTimeoutMs !== undefined) packet.sessionTimeoutMs = req.sessionTimeoutMs;
+    this.send(packet);
   }
 
   shutdown(): void {
