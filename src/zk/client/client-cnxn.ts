@@ -41,7 +41,7 @@ import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
 import type { Endpoint } from "../../sim/network.js";
 import type { Rng } from "../../sim/rng.js";
 import { invariant } from "../../sim/errors.js";
-import { decodeConnectResponse, decodeReply, decodeReplyHeader, encodeClientFrame } from "../proto/codec.js";
+import { decodeConnectResponse, decodeReply, decodeReplyBody, decodeReplyHeader, encodeClientFrame } from "../proto/codec.js";
 import { Code } from "../proto/error-code.js";
 import { isJuteError, JuteReader } from "../proto/jute.js";
 import { OpCode, Xid } from "../proto/op-code.js";
@@ -388,9 +388,10 @@ export class ClientCnxn {
 
   /** `readResponse`: a ping reply, an auth reply, a notification, or the head of the pending queue. */
   private readResponse(bytes: Uint8Array): void {
+    const reader = new JuteReader(bytes);
     let header;
     try {
-      header = decodeReplyHeader(new JuteReader(bytes));
+      header = decodeReplyHeader(reader);
     } catch (err) {
       if (!isJuteError(err)) throw err;
       this.connectionLost(`bad reply: ${err.message}`);
@@ -420,7 +421,7 @@ export class ClientCnxn {
     let response: ResponseRecord | null = null;
     if (header.err === Code.OK) {
       try {
-        const frame = decodeReply(bytes, p.opCode);
+        const frame = decodeReplyBody(reader, header, p.opCode);
         response = frame.kind === "reply" ? frame.response : null;
       } catch (err) {
         if (!isJuteError(err)) throw err;

@@ -633,7 +633,11 @@ export type ReplyOpType = number | ((xid: number) => number | undefined);
 /** A reply, as `ClientCnxn.readResponse` reads it. */
 export function decodeReply(payload: Uint8Array, opType: ReplyOpType): ServerFrame {
   const r = new JuteReader(payload);
-  const header = decodeReplyHeader(r);
+  return decodeReplyBody(r, decodeReplyHeader(r), opType);
+}
+
+/** The rest of a reply whose header `r` has just read (the client reads the header first). */
+export function decodeReplyBody(r: JuteReader, header: ReplyHeader, opType: ReplyOpType): ServerFrame {
   if (header.xid === Xid.notification) {
     return { kind: "reply", header, response: { kind: "WatcherEvent", event: readWatcherEvent(r, "WatcherEvent") } };
   }
