@@ -30,10 +30,10 @@ export async function runScenarioWithSim(scenario: Scenario, options: RunOptions
   });
   if (options.canary === "connection-reorder") sim.network.canaryReorderConnections = true;
   const checkers = scenario.checkers.map(makeChecker);
-  const counts: Record<string, number> = {};
+  const kindCounts = new Map<string, number>();
   sim.trace.subscribe((e) => {
-    counts[e.kind] = (counts[e.kind] ?? 0) + 1;
-    for (const c of checkers) c.onEvent(e);
+    kindCounts.set(e.kind, (kindCounts.get(e.kind) ?? 0) + 1);
+    for (let i = 0; i < checkers.length; i++) checkers[i]!.onEvent(e);
   });
   if (options.onTraceEvent) sim.trace.subscribe(options.onTraceEvent);
   const reported: Violation[] = [];
@@ -61,7 +61,7 @@ export async function runScenarioWithSim(scenario: Scenario, options: RunOptions
     verdict: violations.length === 0 ? "pass" : "fail",
     violations,
     narrative: workload.narrative?.() ?? [],
-    counts,
+    counts: Object.fromEntries(kindCounts),
   };
   return { sim, result };
 }
