@@ -19,3 +19,31 @@ export function drainMicrotasks(): Promise<void> {
 export async function enterMicrotask(): Promise<void> {
   await null;
 }
+
+/** What a `driveWithBarriers` step returns to ask for a barrier before its next call. */
+export const BARRIER: unique symbol = Symbol("barrier");
+
+/**
+ * Runs `step` from microtasks until it returns a result. When it returns `BARRIER`, the next
+ * call comes only after every pending continuation has run: a nextTick scheduled from inside
+ * a microtask, then a fresh microtask (the same barrier as `drainMicrotasks`, without a
+ * promise and an await per barrier — the run loop takes one per event that resolved a user
+ * promise). A step that throws rejects the returned promise.
+ */
+export function driveWithBarriers<T>(step: () => T | typeof BARRIER): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const turn = (): void => {
+      let result: T | typeof BARRIER;
+      try {
+        result = step();
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      if (result === BARRIER) process.nextTick(afterBarrier);
+      else resolve(result);
+    };
+    const afterBarrier = (): void => queueMicrotask(turn);
+    queueMicrotask(turn);
+  });
+}

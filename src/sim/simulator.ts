@@ -16,7 +16,7 @@ import { Trace, hashString } from "./trace.js";
 import { Network, type NetworkConfig } from "./network.js";
 import { Disk, type DiskConfig } from "./disk.js";
 import { NodeContext, type Process, type ProcessFactory } from "./node-context.js";
-import { drainMicrotasks, enterMicrotask } from "./microtasks.js";
+import { BARRIER, drainMicrotasks, driveWithBarriers, enterMicrotask } from "./microtasks.js";
 import { UserInputError, invariant } from "./errors.js";
 
 export type NodeStatus = "down" | "up" | "paused";
@@ -310,18 +310,29 @@ export class Simulator {
   }
 
   /** Runs until a limit; drains microtasks only after events that resolved user promises. */
-  async run(limits: RunLimits = {}): Promise<StopReason> {
+  run(limits: RunLimits = {}): Promise<StopReason> {
     this.stopRequested = false;
-    await enterMicrotask();
-    for (let ran = 0; ; ran++) {
-      if (this.drainNeeded) {
-        this.drainNeeded = false;
-        await drainMicrotasks();
+    let ran = 0;
+    let first = true;
+    return driveWithBarriers(() => {
+      if (first) {
+        first = false;
+        if (this.drainNeeded) {
+          this.drainNeeded = false;
+          return BARRIER;
+        }
       }
-      const stop = this.stopReason(limits, ran);
-      if (stop !== undefined) return stop;
-      this.dispatch(this.queue.peekTime(), this.queue.pop()!);
-    }
+      for (;;) {
+        const stop = this.stopReason(limits, ran);
+        if (stop !== undefined) return stop;
+        this.dispatch(this.queue.peekTime(), this.queue.pop()!);
+        ran++;
+        if (this.drainNeeded) {
+          this.drainNeeded = false;
+          return BARRIER;
+        }
+      }
+    });
   }
 
   /**
