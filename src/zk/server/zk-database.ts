@@ -68,12 +68,29 @@ export class FileTxnSnapLog {
       onDone();
       return;
     }
+    this.commitsInFlight++;
     let pending = logs.length;
     for (const log of logs) {
       this.disk.fsync(log, () => {
-        if (--pending === 0) onDone();
+        if (--pending > 0) return;
+        onDone();
+        if (--this.commitsInFlight === 0) for (const fn of this.whenIdle.splice(0)) fn();
       });
     }
+  }
+
+  private commitsInFlight = 0;
+  private readonly whenIdle: (() => void)[] = [];
+
+  /**
+   * `SyncRequestProcessor.shutdown`'s final `flush()`: commits what is unsynced and runs `onDone`
+   * once no log fsync is in flight any more — every txn appended so far is durable. At once when
+   * nothing is pending (then nothing waits: the common case costs no time).
+   */
+  flush(onDone: () => void): void {
+    if (this.dirtyLogs.size > 0) this.commit(() => {});
+    if (this.commitsInFlight === 0) return onDone();
+    this.whenIdle.push(onDone);
   }
 
   /** The next append starts a new log file (after a snapshot). */
@@ -205,6 +222,11 @@ export class ZKDatabase {
 
   commit(onDone: () => void): void {
     this.snapLog.commit(onDone);
+  }
+
+  /** Runs `onDone` once every txn appended so far is durable (see `FileTxnSnapLog.flush`). */
+  flush(onDone: () => void): void {
+    this.snapLog.flush(onDone);
   }
 
   processTxn(entry: TxnEntry): ProcessTxnResult {

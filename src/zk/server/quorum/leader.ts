@@ -334,9 +334,10 @@ export class Leader {
     const written = this.peer.zkDb.append(entry);
     if (!written.ok) return this.abandon(`txn log write failed: ${written.err}`);
     this.peer.zkDb.commit(() => {
-      if (!this.running) return;
+      // Logged even if leadership ended meanwhile: the sync processor flushes what it was given
+      // before the peer reloads its tree (`QuorumPeer.roleEnded`), which then includes this txn.
       this.peer.ctx.annotate("zab.log", { sid: this.myid, zxid: zxidHex(zxid), txn: digest });
-      this.processAck(this.myid, zxid);
+      if (this.running) this.processAck(this.myid, zxid);
     });
   }
 
