@@ -70,6 +70,8 @@ export class Disk {
   private readonly files = new Map<string, DiskFile>();
   private opSeq = 0;
   private lastFsyncDoneUs = 0;
+  /** Crashes so far: an fsync issued before the latest one never completes. */
+  private crashes = 0;
   private full = false;
 
   constructor(
@@ -160,11 +162,12 @@ export class Disk {
     const doneAt = Math.max(now, this.lastFsyncDoneUs) + this.config.fsyncLatencyUs;
     this.lastFsyncDoneUs = doneAt;
     this.sim.trace.record(now, "disk.fsync", this.nodeId, undefined, mark, name);
-    this.sim.schedule(doneAt, fsyncDone, { disk: this, name, mark, onDone, ctx });
+    this.sim.schedule(doneAt, fsyncDone, { disk: this, name, mark, onDone, ctx, crashes: this.crashes });
   }
 
   /** @internal */
-  completeFsync(name: string, mark: number, onDone: (() => void) | undefined, ctx: NodeContext | undefined): void {
+  completeFsync(name: string, mark: number, onDone: (() => void) | undefined, ctx: NodeContext | undefined, crashes: number): void {
+    if (crashes !== this.crashes) return; // queued before a crash: it died with the queue
     const f = this.files.get(name);
     let bytes = 0;
     if (f !== undefined) {
@@ -179,8 +182,14 @@ export class Disk {
     }
   }
 
-  /** A crash: unsynced operations are lost (the first unsynced append may survive torn). */
+  /**
+   * A crash: unsynced operations are lost (the first unsynced append may survive torn), and so
+   * is the queue of fsyncs in flight — they complete never, and the next incarnation's first
+   * fsync does not wait behind them.
+   */
   onCrash(): void {
+    this.crashes++;
+    this.lastFsyncDoneUs = this.sim.nowUs;
     for (const f of this.files.values()) {
       if (f.pending.length === 0) continue;
       const lostOps = f.pending.length;
@@ -261,8 +270,8 @@ export class NodeDisk {
 }
 
 function fsyncDone(ev: SimEvent): void {
-  const p = ev.a as { disk: Disk; name: string; mark: number; onDone: (() => void) | undefined; ctx: NodeContext | undefined };
-  p.disk.completeFsync(p.name, p.mark, p.onDone, p.ctx);
+  const p = ev.a as { disk: Disk; name: string; mark: number; onDone: (() => void) | undefined; ctx: NodeContext | undefined; crashes: number };
+  p.disk.completeFsync(p.name, p.mark, p.onDone, p.ctx, p.crashes);
 }
 
 function runCallback(ev: SimEvent): void {

@@ -30,7 +30,7 @@ describe("cli: run", () => {
   });
 
   it("a fresh process agrees with the in-process golden hash", () => {
-    expect(lastJson<RunJson>(zksim("run", "kernel-smoke", "--seed", "1", "--json")).traceHash).toBe("a85310891b5b13b8");
+    expect(lastJson<RunJson>(zksim("run", "kernel-smoke", "--seed", "1", "--json")).traceHash).toBe("24dae2a95db94065");
   });
 
   it("exit 1 with violations named when a checker fails (canary)", () => {

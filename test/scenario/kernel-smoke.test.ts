@@ -8,9 +8,9 @@ import { runScenario } from "../../src/scenario/run.js";
  * commit and say why.
  */
 const GOLDEN: Record<number, string> = {
-  1: "a85310891b5b13b8",
-  7: "32974972e40499d7",
-  42: "4c00f6add0f880ee",
+  1: "24dae2a95db94065",
+  7: "48663a42b5eee61d",
+  42: "7c62f0af9ff3356a",
 };
 
 describe("scenario: kernel-smoke", () => {

@@ -56,6 +56,30 @@ describe("sim: disk", () => {
     expect(sim.node("a").disk.read("log")).toEqual([]);
   });
 
+  it("a crash empties the fsync queue: the next incarnation's fsync waits for no dead one", () => {
+    const sim = makeSim();
+    let doneAt = -1;
+    sim.addNode("a", (ctx) => {
+      if (ctx.incarnation === 1) {
+        // A backlog: 100 fsyncs of 10 ms each, queued one behind the other (1 s in all).
+        for (let i = 0; i < 100; i++) {
+          ctx.disk.append("log", `r${i}`, 10);
+          ctx.disk.fsync("log");
+        }
+      } else {
+        ctx.disk.replace("epoch", [2], [8]);
+        ctx.disk.fsync("epoch", () => (doneAt = sim.nowUs));
+      }
+      return {};
+    }, { fsyncLatencyUs: 10_000 });
+    sim.start("a");
+    sim.schedule(25_000, () => sim.restart("a"));
+    sim.runSync();
+    expect(doneAt).toBe(35_000);
+    // The two fsyncs completed before the crash are the only ones that ever complete.
+    expect(eventsOf(sim, "disk.fsync.done").filter((e) => e.detail === "log")).toHaveLength(2);
+  });
+
   it("replace is atomic: a crash before fsync restores the previous durable version", () => {
     const sim = makeSim();
     sim.addNode("a", (ctx) => {

@@ -60,7 +60,9 @@ export class ClientLinearizabilityChecker implements Checker {
   private readonly standalone = new Set<string>();
   private readonly quorumPeers = new Set<string>();
   /** Synthetic closeSession ops of expiring sessions, awaiting their txn. */
-  private readonly expiring = new Map<string, { client: string; opId: string }[]>();
+  private readonly expiring = new Map<string, { client: string; opId: string; atUs: number }[]>();
+  /** When each closeSession txn (by zxid) was first applied anywhere. */
+  private readonly closeFirstApplied = new Map<string, number>();
   private expiries = 0;
   private last = { index: 0, atUs: 0 };
   private readonly options: Required<LinearizabilityCheckerOptions>;
@@ -97,16 +99,28 @@ export class ClientLinearizabilityChecker implements Checker {
     this.events.push({ kind: "client.invoke", atUs: e.atUs, node: e.node, fields });
     this.invokedAt.set(opKey(fields), { index: e.index, atUs: e.atUs });
     const list = this.expiring.get(session) ?? [];
-    list.push({ client: fields.client, opId: fields.opId });
+    list.push({ client: fields.client, opId: fields.opId, atUs: e.atUs });
     this.expiring.set(session, list);
   }
 
+  /**
+   * A closeSession txn applied: it completes the expiries of its session invoked before the txn
+   * first took effect anywhere. An expiry invoked later (a deposed leader waking from a pause
+   * expires a session the new leader closed long ago; its own txn is never committed) is not
+   * completed by a learner applying the old txn late: it stays pending, outcome unknown.
+   */
   private onCloseApplied(e: TraceEvent): void {
     const session = str(e.fields, "session");
+    const zxid = str(e.fields, "zxid") ?? "";
+    const firstUs = this.closeFirstApplied.get(zxid) ?? e.atUs;
+    this.closeFirstApplied.set(zxid, firstUs);
     const pending = session === undefined ? undefined : this.expiring.get(session);
     if (session === undefined || pending === undefined) return;
-    this.expiring.delete(session);
-    for (const { client, opId } of pending) {
+    const later = pending.filter((p) => p.atUs > firstUs);
+    if (later.length > 0) this.expiring.set(session, later);
+    else this.expiring.delete(session);
+    for (const { client, opId, atUs } of pending) {
+      if (atUs > firstUs) continue;
       const fields = { client, session, opId, outcome: "ok", zxid: e.fields?.zxid };
       this.events.push({ kind: "client.complete", atUs: e.atUs, node: e.node, fields });
     }

@@ -8,7 +8,8 @@
  *   2. fault phase: clients write and read a small key space while faults land — crashes and
  *      restarts, crashes aimed at elections and syncs (the new leader right after it
  *      establishes its epoch, a learner while the leader syncs it, a server right after it
- *      issues an fsync: written but not durable), client partitions (also one-way), leader
+ *      issues an fsync: written but not durable; at a learner's sync packet boundaries: after
+ *      DIFF, after a SNAP load, after the NEWLEADER ACK), client partitions (also one-way), leader
  *      isolation, pauses past the session timeout, clogged links, slow fsync, message loss;
  *   3. heal everything (heal, unclog, loss 0, resume, start the crashed, disk ok);
  *   4. convergence within a budget: one serving leader, then every client node reads the key
@@ -31,7 +32,7 @@ const CONVERGENCE_BUDGET_MS = 40_000;
 
 const FAULT_KINDS = [
   "crash-restart", "crash-new-leader", "crash-syncing-learner", "crash-at-fsync", "orphan-proposal",
-  "partition-client", "isolate-leader", "pause", "clog", "slow-fsync", "loss",
+  "partition-client", "isolate-leader", "pause", "clog", "slow-fsync", "loss", "crash-at-sync-point",
 ] as const;
 type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -116,6 +117,8 @@ class Nemesis {
       }
       case "orphan-proposal":
         return this.orphanProposal(leader);
+      case "crash-at-sync-point":
+        return this.crashAtSyncPoint();
       case "partition-client": {
         const client = pick(rng, s.clients);
         const servers = up.filter(() => rng.chance(0.7));
@@ -190,6 +193,34 @@ class Nemesis {
     if (when === 2) await nextTrace(s, (t) => t.kind === "zab.epoch.current" && t.node === learner, 3000);
     if (when === 3) await nextTrace(s, (t) => t.kind === "disk.fsync" && t.node === learner, 3000);
     this.crash(target, `while ${sync.node} syncs ${learner} (${String(sync.fields?.mode)})`);
+  }
+
+  /**
+   * Crashes at a packet boundary of a learner's sync, between two events (no delay can aim
+   * there): the points behind ZOOKEEPER-2355, -3642 and -3911.
+   * - "diff-read": the learner has read the DIFF packet, not yet the proposals behind it; the
+   *   leader crashes, so the learner goes back to LOOKING in the middle of the diff (2355);
+   * - "snap-loaded": the learner has loaded a SNAP, not yet persisted at NEWLEADER; the leader
+   *   crashes (3642);
+   * - "newleader-acked": a DIFF learner's NEWLEADER ACK made the leader established, the learner
+   *   has not read UPTODATE; both crash (3911: the diff is logged only at UPTODATE).
+   */
+  private async crashAtSyncPoint(): Promise<void> {
+    const { s, rng } = this;
+    const point = pick(rng, ["diff-read", "snap-loaded", "newleader-acked"] as const);
+    const mode = point === "snap-loaded" ? "SNAP" : "DIFF";
+    const sync = await nextTrace(s, (t) => t.kind === "zab.sync" && t.fields?.mode === mode, rng.int(1000, 20_000));
+    if (sync === undefined) return;
+    const learner = s.servers[Number(sync.fields?.learner) - 1];
+    if (learner === undefined) return;
+    const boundary = (t: TraceEvent): boolean => {
+      if (point === "newleader-acked") return t.kind === "zab.leader.established" && t.node === sync.node;
+      if (t.node !== learner) return false;
+      return point === "snap-loaded" ? t.kind === "zab.snap.load" : t.kind === "zab.phase" && t.fields?.phase === "SYNCHRONIZATION";
+    };
+    if ((await nextTrace(s, boundary, 5000)) === undefined) return;
+    this.crash(sync.node, `${learner} syncing from it: ${point}`);
+    if (point === "newleader-acked") this.crash(learner, `its NEWLEADER ACK established ${sync.node}, before UPTODATE`);
   }
 
   /** A proposal that reaches only part of the ensemble, then the leader (and maybe its one follower) crash. */

@@ -62,25 +62,35 @@ export class FileTxnSnapLog {
 
   /** fsyncs every log written since the last commit; `onDone` runs when all of it is durable. */
   commit(onDone: () => void): void {
-    if (this.dirtyLogs.size === 0) {
+    const logs = [...this.dirtyLogs];
+    this.dirtyLogs.clear();
+    if (logs.length === 0) {
       onDone();
       return;
     }
-    if (this.dirtyLogs.size === 1) {
-      // The common case: one log file.
-      const log = this.dirtyLogs.values().next().value as string;
-      this.dirtyLogs.clear();
-      this.disk.fsync(log, onDone);
-      return;
-    }
-    const logs = [...this.dirtyLogs];
-    this.dirtyLogs.clear();
+    this.commitsInFlight++;
     let pending = logs.length;
     for (const log of logs) {
       this.disk.fsync(log, () => {
-        if (--pending === 0) onDone();
+        if (--pending > 0) return;
+        onDone();
+        if (--this.commitsInFlight === 0) for (const fn of this.whenIdle.splice(0)) fn();
       });
     }
+  }
+
+  private commitsInFlight = 0;
+  private readonly whenIdle: (() => void)[] = [];
+
+  /**
+   * `SyncRequestProcessor.shutdown`'s final `flush()`: commits what is unsynced and runs `onDone`
+   * once no log fsync is in flight any more — every txn appended so far is durable. At once when
+   * nothing is pending (then nothing waits: the common case costs no time).
+   */
+  flush(onDone: () => void): void {
+    if (this.dirtyLogs.size > 0) this.commit(() => {});
+    if (this.commitsInFlight === 0) return onDone();
+    this.whenIdle.push(onDone);
   }
 
   /** The next append starts a new log file (after a snapshot). */
@@ -212,6 +222,11 @@ export class ZKDatabase {
 
   commit(onDone: () => void): void {
     this.snapLog.commit(onDone);
+  }
+
+  /** Runs `onDone` once every txn appended so far is durable (see `FileTxnSnapLog.flush`). */
+  flush(onDone: () => void): void {
+    this.snapLog.flush(onDone);
   }
 
   processTxn(entry: TxnEntry): ProcessTxnResult {

@@ -58,6 +58,19 @@ describe("check: client: linearizability", () => {
     expect(runChecker(new ClientLinearizabilityChecker(), ok.events)).toEqual([]);
   });
 
+  it("an expiry is not completed by an older closeSession txn applied late elsewhere (zab-random-faults seed 547)", () => {
+    // s1 expires S1 and commits its closeSession z(4); /e is then free for c2. s3, a deposed
+    // leader waking from a pause, expires S1 again (its txn never commits); s2, catching up,
+    // applies z(4) only now. That apply took effect before s3's expiry was invoked: it is not
+    // s3's, whose op stays pending.
+    const t = new ClientTrace().ensemble("s1", "s2", "s3").connected("c1", S1).connected("c2", S2);
+    t.call("c1", S1, "create", "/e", { mode: 1, data: "" }, z(3), { path: "/e" });
+    t.expire("s1", S1).apply("s1", z(4), "closeSession", S1);
+    t.call("c2", S2, "create", "/e", { mode: 1, data: "" }, z(5), { path: "/e" });
+    t.expire("s3", S1).apply("s2", z(4), "closeSession", S1);
+    expect(runChecker(new ClientLinearizabilityChecker(), t.events)).toEqual([]);
+  });
+
   it("ops invoked before the handshake (session 0x0) belong to the session they complete in", () => {
     const t = new ClientTrace().standalone();
     const id = t.invoke("c1", "0x0", "create", "/e", { mode: "EPHEMERAL", data: "" });

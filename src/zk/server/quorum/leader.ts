@@ -24,6 +24,7 @@ import { SessionTrackerImpl, type SessionTracker } from "../session-tracker.js";
 import { ZooKeeperServer, type Request } from "../zoo-keeper-server.js";
 import type { QuorumPeer } from "./quorum-peer.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
+import { SyncRequestProcessor } from "./sync-request-processor.js";
 
 /** A short digest of a txn's content, so checkers can tell two txns with one zxid apart. */
 export function txnDigest(entry: TxnEntry): string {
@@ -111,8 +112,20 @@ export class Leader {
   private readonly pendingSyncs: { sid: number; sessionId: SessionId; cxid: number; after: Zxid }[] = [];
   private maxAcceptedEpoch: number;
 
+  /**
+   * The leader's log: its own ACK follows the group fsync. At shutdown it flushes what it was
+   * given, announced as logged even though leadership has ended (`QuorumPeer.roleEnded` waits
+   * for that flush before reloading the tree, which then includes those txns).
+   */
+  private readonly sync: SyncRequestProcessor;
+
   constructor(readonly peer: QuorumPeer) {
     const ctx = peer.ctx;
+    this.sync = new SyncRequestProcessor(
+      peer,
+      (zxid) => this.running && this.processAck(this.myid, zxid),
+      (err) => this.abandon(`txn log write failed: ${err}`),
+    );
     this.lastProposed = peer.zkDb.lastProcessedZxid;
     this.lastCommitted = this.lastProposed;
     this.zks = new LeaderZooKeeperServer(ctx, { ...peer.config.server, tickTimeMs: peer.config.tickTimeMs, serverId: peer.myid }, peer.zkDb, this);
@@ -328,16 +341,9 @@ export class Leader {
     }
     this.outstanding.set(zxid, { entry, acks: new Set() });
     this.lastProposed = zxid;
-    const digest = txnDigest(entry);
-    this.peer.ctx.annotate("zab.propose", { sid: this.myid, epoch: this.epoch, zxid: zxidHex(zxid), txn: digest });
+    this.peer.ctx.annotate("zab.propose", { sid: this.myid, epoch: this.epoch, zxid: zxidHex(zxid), txn: txnDigest(entry) });
     for (const h of this.handlers) if (h.forwarding && !h.isObserver) h.send({ kind: "PROPOSAL", zxid, entry });
-    const written = this.peer.zkDb.append(entry);
-    if (!written.ok) return this.abandon(`txn log write failed: ${written.err}`);
-    this.peer.zkDb.commit(() => {
-      if (!this.running) return;
-      this.peer.ctx.annotate("zab.log", { sid: this.myid, zxid: zxidHex(zxid), txn: digest });
-      this.processAck(this.myid, zxid);
-    });
+    this.sync.logRequest(entry, true);
   }
 
   private processAck(sid: number, zxid: Zxid): void {
@@ -411,6 +417,7 @@ export class Leader {
     for (const h of this.handlers) h.ep.close();
     this.handlers.clear();
     this.zks.shutdown();
+    this.sync.shutdown();
   }
 }
 

@@ -45,6 +45,7 @@ import type { ServerCnxn } from "../server-cnxn.js";
 import type { QuorumPeer } from "./quorum-peer.js";
 import { annotateDelivery, txnDigest } from "./leader.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
+import { SyncRequestProcessor } from "./sync-request-processor.js";
 
 type Stage = "CONNECTING" | "DISCOVERY" | "SYNC" | "NEWLEADER" | "BROADCAST";
 type SyncMode = "DIFF" | "TRUNC" | "SNAP";
@@ -53,81 +54,6 @@ const CONNECT_ATTEMPTS = 5;
 
 /** Bug ids whose defect lives in 3.8.0's NEWLEADER handling (see the header). */
 const SYNC_WITH_LEADER_380 = ["ZK-4394", "ZK-4643", "ZK-4646", "ZK-4685", "ZK-4785"];
-
-/**
- * The follower's `SyncRequestProcessor` + `SendAckRequestProcessor`, an activity of its own:
- * `logRequest` queues a proposal; the processor appends what is queued to the txn log, fsyncs it
- * as one group, then ACKs each. While an fsync is in flight new requests wait in the queue, not
- * yet written (Java's thread is blocked in `commit()`).
- *
- * `shutdown` (3.9.3, the ZOOKEEPER-4712 fix, `Follower.shutdown` → `syncProcessor.shutdown`):
- * what is queued is written out first, so the tree the peer reloads right after includes it; no
- * more ACKs go out. With ZK-4712 the processor is left running: it goes on writing in the
- * background after the role ended, after the peer reloaded its tree.
- */
-class SyncRequestProcessor {
-  private queue: { entry: TxnEntry; ack: boolean }[] = [];
-  private flushing = false;
-  private stopped = false;
-  private readonly whenIdle: (() => void)[] = [];
-
-  constructor(
-    private readonly peer: QuorumPeer,
-    private readonly sendAck: (zxid: Zxid) => void,
-    private readonly writeFailed: (err: string) => void,
-  ) {}
-
-  logRequest(entry: TxnEntry, ack: boolean): void {
-    if (this.stopped) return;
-    this.queue.push({ entry, ack });
-    if (!this.flushing) this.flush();
-  }
-
-  /** Runs `fn` once everything handed over so far is durable and its ACKs are sent. */
-  afterFlush(fn: () => void): void {
-    if (!this.flushing && this.queue.length === 0) return fn();
-    this.whenIdle.push(fn);
-  }
-
-  private flush(): void {
-    const batch = this.queue;
-    this.queue = [];
-    if (!this.append(batch)) return;
-    this.flushing = true;
-    this.peer.zkDb.commit(() => {
-      this.flushing = false;
-      this.logged(batch);
-      for (const r of batch) if (r.ack && !this.stopped) this.sendAck(r.entry.header.zxid);
-      if (this.queue.length > 0) return this.flush();
-      for (const fn of this.whenIdle.splice(0)) fn();
-    });
-  }
-
-  private append(batch: readonly { entry: TxnEntry }[]): boolean {
-    for (const r of batch) {
-      const w = this.peer.zkDb.append(r.entry);
-      if (!w.ok) {
-        this.writeFailed(w.err);
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private logged(batch: readonly { entry: TxnEntry }[]): void {
-    for (const r of batch) this.peer.ctx.annotate("zab.log", { sid: this.peer.myid, zxid: zxidHex(r.entry.header.zxid), txn: txnDigest(r.entry) });
-  }
-
-  shutdown(): void {
-    if (this.peer.hasBug("ZK-4712")) return; // 3.8.0: Follower.shutdown leaves the sync thread running
-    this.stopped = true;
-    this.whenIdle.length = 0;
-    const rest = this.queue;
-    this.queue = [];
-    if (rest.length === 0 || !this.append(rest)) return;
-    this.peer.zkDb.commit(() => this.logged(rest));
-  }
-}
 
 export class Learner {
   private ep: Endpoint | undefined;
@@ -163,6 +89,7 @@ export class Learner {
       peer,
       (zxid) => this.send({ kind: "ACK", zxid }),
       (err) => this.running && this.peer.roleEnded(`txn log write failed: ${err}`),
+      peer.hasBug("ZK-4712"),
     );
     peer.phase("DISCOVERY", peer.acceptedEpoch);
     this.connect();

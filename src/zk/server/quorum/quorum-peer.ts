@@ -165,7 +165,16 @@ export class QuorumPeer {
     else this.role = new Learner(this, vote.leader, state === "OBSERVING");
   }
 
-  /** The current role gave up: back to LOOKING with the tree reloaded from disk. */
+  /**
+   * The current role gave up: back to LOOKING with the tree reloaded from disk.
+   *
+   * Shutting the role down stops its `SyncRequestProcessor`, which first flushes: the txns it
+   * was given are appended and fsynced (`SyncRequestProcessor.shutdown` joins the thread, then
+   * `flush()`), and only then does the peer reload its tree and go LOOKING. So the peer waits
+   * for the log fsyncs in flight: its election vote (its last logged zxid) never claims a txn
+   * that a crash could still take back, and every txn in the reloaded tree has been announced
+   * as logged. With ZK-4712 the learner's sync processor is not stopped and nothing waits.
+   */
   roleEnded(reason: string): void {
     const role = this.role;
     if (role === undefined) return;
@@ -173,10 +182,14 @@ export class QuorumPeer {
     const unpersistedSnap = role instanceof Learner && role.unpersistedSnap;
     role.shutdown();
     this.ctx.annotate("zab.role.ended", { sid: this.myid, state: this.state, reason });
-    this.recoverTreeAfterRole(unpersistedSnap);
-    if (this.preZab10) this.acceptedEpoch = this.currentEpoch = zxidEpoch(this.zkDb.lastProcessedZxid);
     this.ctx.unlisten(this.config.quorumPort);
-    this.lookForLeader();
+    const backToLooking = (): void => {
+      this.recoverTreeAfterRole(unpersistedSnap);
+      if (this.preZab10) this.acceptedEpoch = this.currentEpoch = zxidEpoch(this.zkDb.lastProcessedZxid);
+      this.lookForLeader();
+    };
+    if (role instanceof Learner && this.hasBug("ZK-4712")) backToLooking();
+    else this.zkDb.flush(backToLooking);
   }
 
   /**

@@ -1,0 +1,84 @@
+/**
+ * A quorum peer's `SyncRequestProcessor` with the processor after it (`SendAckRequestProcessor`
+ * on a follower, `AckRequestProcessor` on the leader), an activity of its own: `logRequest`
+ * queues a proposal; the processor appends what is queued to the txn log, fsyncs it as one
+ * group, then acknowledges each. While an fsync is in flight new requests wait in the queue, not
+ * yet written (Java's thread is blocked in `commit()`): one fsync covers everything that queued
+ * up meanwhile, so a slow disk delays the log by one fsync, not by one fsync per txn.
+ *
+ * `shutdown` (`SyncRequestProcessor.shutdown`: join the thread, then `flush()`; on a follower
+ * since the ZOOKEEPER-4712 fix): what is queued is written out first, so the tree the peer
+ * reloads right after includes it; no more acknowledgements go out, but what reaches the disk
+ * is still announced as logged. With `keepsRunning` (ZK-4712: 3.8.0's `Follower.shutdown`
+ * leaves the sync thread running) it goes on writing in the background after the role ended,
+ * after the peer reloaded its tree.
+ */
+import { zxidHex, type Zxid } from "../../proto/records.js";
+import type { TxnEntry } from "../../proto/txn.js";
+import type { QuorumPeer } from "./quorum-peer.js";
+import { txnDigest } from "./leader.js";
+
+export class SyncRequestProcessor {
+  private queue: { entry: TxnEntry; ack: boolean }[] = [];
+  private flushing = false;
+  private stopped = false;
+  private readonly whenIdle: (() => void)[] = [];
+
+  constructor(
+    private readonly peer: QuorumPeer,
+    private readonly sendAck: (zxid: Zxid) => void,
+    private readonly writeFailed: (err: string) => void,
+    private readonly keepsRunning = false,
+  ) {}
+
+  logRequest(entry: TxnEntry, ack: boolean): void {
+    if (this.stopped) return;
+    this.queue.push({ entry, ack });
+    if (!this.flushing) this.flush();
+  }
+
+  /** Runs `fn` once everything handed over so far is durable and its ACKs are sent. */
+  afterFlush(fn: () => void): void {
+    if (!this.flushing && this.queue.length === 0) return fn();
+    this.whenIdle.push(fn);
+  }
+
+  private flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    if (!this.append(batch)) return;
+    this.flushing = true;
+    this.peer.zkDb.commit(() => {
+      this.flushing = false;
+      this.logged(batch);
+      for (const r of batch) if (r.ack && !this.stopped) this.sendAck(r.entry.header.zxid);
+      if (this.queue.length > 0) return this.flush();
+      for (const fn of this.whenIdle.splice(0)) fn();
+    });
+  }
+
+  private append(batch: readonly { entry: TxnEntry }[]): boolean {
+    for (const r of batch) {
+      const w = this.peer.zkDb.append(r.entry);
+      if (!w.ok) {
+        this.writeFailed(w.err);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private logged(batch: readonly { entry: TxnEntry }[]): void {
+    for (const r of batch) this.peer.ctx.annotate("zab.log", { sid: this.peer.myid, zxid: zxidHex(r.entry.header.zxid), txn: txnDigest(r.entry) });
+  }
+
+  shutdown(): void {
+    if (this.keepsRunning) return;
+    this.stopped = true;
+    this.whenIdle.length = 0;
+    const rest = this.queue;
+    this.queue = [];
+    if (rest.length === 0 || !this.append(rest)) return;
+    this.peer.zkDb.commit(() => this.logged(rest));
+  }
+}
