@@ -15,7 +15,7 @@
  * `acquired` (with our node's path), `released` (before the delete), `abandoned`.
  */
 import type { ZooKeeper } from "../zk/client/index.js";
-import { SessionLostError, bySequence, createOwnSequential, deleteOwnNode, ensurePath, isExpiredEvent, retrying, watchOnce, type RecipeHost } from "./recipe-support.js";
+import { SessionLostError, childrenWithoutOrphans, createOwnSequential, deleteOwnNode, ensurePath, isExpiredEvent, retrying, watchOnce, type RecipeHost } from "./recipe-support.js";
 
 export type LockMode = "read" | "write";
 
@@ -59,7 +59,7 @@ export class ReadWriteLock {
   private async waitForTurn(node: string, mode: LockMode): Promise<void> {
     const name = node.slice(this.dir.length + 1);
     for (;;) {
-      const children = bySequence(await retrying(this.host, "rwlock", () => this.zk.getChildren(this.dir)));
+      const children = await childrenWithoutOrphans(this.host, "rwlock", this.zk, this.dir, name);
       const i = children.indexOf(name);
       if (i < 0) throw new SessionLostError("rwlock", "our lock node vanished");
       const ahead = children.slice(0, i).filter((c) => mode === "write" || c.includes("-write-"));

@@ -93,7 +93,8 @@ export class RevocationChecker implements Checker {
       const h = this.holds.get(key);
       if (h !== undefined) this.endHold(e, key, h, "it released the lock");
     }
-    if (f.event !== "acquired") return;
+    // A stale follower's grant to a session already closed elsewhere is over at once.
+    if (f.event !== "acquired" || this.fates.isEnded(String(f.session))) return;
     const node = String(f.node);
     const hold: Hold = { client: String(f.client), session: String(f.session), node, acquiredAtUs: e.atUs };
     this.holds.set(key, hold);
