@@ -9,7 +9,7 @@
 import { RevocableReadWriteLock, type RevocableLockVariant } from "../../recipes/revocable-lock.js";
 import type { LockMode } from "../../recipes/rw-lock.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { FAULT_WINDOW_END_MS, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
 
 export const REVOCABLE_LOCK_DIR = "/app/revocable";
 /** A reader nobody asks to give up lets go after this long (well past the honour bound). */
@@ -21,7 +21,7 @@ async function worker(s: ScriptContext, node: string, index: number, variant: Re
   let round = 0;
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const lock = new RevocableReadWriteLock(zk, host, REVOCABLE_LOCK_DIR, variant);
-    while (round === 0 || s.sim.nowUs < FAULT_WINDOW_END_MS * 1000) {
+    while (round === 0 || inFaultWindow(s)) {
       const mode: LockMode = (index < 2) === (round % 4 !== 3) ? "read" : "write";
       const hold = await lock.acquire(mode);
       if (mode === "read") await Promise.race([hold.revoked, host.sleepMs(READ_HOLD_CAP_MS)]);
