@@ -22,7 +22,7 @@ import { Code } from "../zk/proto/error-code.js";
 import { CreateMode, Ids } from "../zk/proto/records.js";
 import {
   SessionLostError,
-  bySequence,
+  childrenWithoutOrphans,
   createOwnSequential,
   deleteOwnNode,
   ensurePath,
@@ -134,8 +134,7 @@ export class DoubleBarrier {
 
   /** Process nodes in sequence order (`ready` excluded). */
   private async members(): Promise<string[]> {
-    const children = await retrying(this.host, "barrier", () => this.zk.getChildren(this.path));
-    return bySequence(children.filter((c) => c !== "ready"));
+    return childrenWithoutOrphans(this.host, "barrier", this.zk, this.path, this.node!.slice(this.path.length + 1), { only: (c) => c !== "ready" });
   }
 
   private async deleteOwn(): Promise<void> {

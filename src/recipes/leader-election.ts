@@ -23,7 +23,7 @@ import { EventType, KeeperState } from "../zk/proto/records.js";
 import type { Deferred } from "../sim/simulator.js";
 import {
   SessionLostError,
-  bySequence,
+  childrenWithoutOrphans,
   createOwnSequential,
   deleteOwnNode,
   ensurePath,
@@ -120,7 +120,7 @@ export class LeaderLatch {
     const name = this.node!.slice(this.dir.length + 1);
     for (;;) {
       if (this.state === "closed" || this.state === "leader") return;
-      const children = bySequence(await retrying(this.host, "election", () => this.zk.getChildren(this.dir)));
+      const children = await childrenWithoutOrphans(this.host, "election", this.zk, this.dir, name);
       const i = children.indexOf(name);
       if (i < 0) throw new SessionLostError("election", "our election node vanished");
       if (i === 0) return this.becomeLeader();

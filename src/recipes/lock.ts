@@ -35,6 +35,7 @@ import { EventType, KeeperState } from "../zk/proto/records.js";
 import {
   SessionLostError,
   bySequence,
+  childrenWithoutOrphans,
   createOwnSequential,
   deleteOwnNode,
   ensurePath,
@@ -132,7 +133,12 @@ export class DistributedLock {
     for (;;) {
       const w = watchOnce(this.host);
       const herd = this.variant === "herd";
-      const children = bySequence(await retrying(this.host, "lock", () => this.zk.getChildren(this.dir, herd ? w.watcher : undefined)));
+      const watcher = herd ? w.watcher : undefined;
+      // The blind-retry variant does not look for orphans of its own session either (its flaw).
+      const children =
+        this.variant === "blind-retry"
+          ? bySequence(await retrying(this.host, "lock", () => this.zk.getChildren(this.dir, watcher)))
+          : await childrenWithoutOrphans(this.host, "lock", this.zk, this.dir, name, watcher !== undefined ? { watcher } : {});
       const i = children.indexOf(name);
       if (i < 0) throw new SessionLostError("lock", "our lock node vanished");
       if (i === 0) return;

@@ -80,16 +80,24 @@ export class DistributedQueue {
     if (!/^[A-Za-z0-9._]+$/.test(id)) throw new Error(`queue ${this.dir}: item id "${id}" must match [A-Za-z0-9._]+`);
     if (!Number.isInteger(priority) || priority < 0 || priority > 99) throw new Error(`queue ${this.dir}: priority ${priority} must be an integer in [0, 99]`);
     const prefix = this.priority ? `qn-${String(priority).padStart(2, "0")}-${id}-` : `qn-${id}-`;
+    try {
+      return await this.createItem(id, prefix, data, priority);
+    } catch (err) {
+      // The session died with a create in doubt (sent, or lost to CONNECTIONLOSS and then the
+      // look-up failed too): the item may be in the queue.
+      if (err instanceof SessionLostError) this.emit({ event: "offer", item: id, outcome: "unknown", priority });
+      throw err;
+    }
+  }
+
+  private async createItem(id: string, prefix: string, data: string, priority: number): Promise<string> {
     let retried = false;
     for (;;) {
       try {
         const path = await this.zk.create(`${this.dir}/${prefix}`, data, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
         return this.offered(id, path.slice(this.dir.length + 1), priority, retried);
       } catch (err) {
-        if (isSessionFatal(err)) {
-          this.emit({ event: "offer", item: id, outcome: "unknown", priority });
-          throw new SessionLostError("queue", keeperCode(err));
-        }
+        if (isSessionFatal(err)) throw new SessionLostError("queue", keeperCode(err));
         if (!isRecoverable(err)) throw err;
       }
       retried = true;
@@ -155,8 +163,11 @@ export class DistributedQueue {
         await this.zk.delete(path, -1);
         return this.taken(item, false);
       } catch (err) {
-        if (isSessionFatal(err)) throw new SessionLostError("queue", keeperCode(err));
-        if (hasCode(err, Code.NONODE)) break;
+        // After an unknown outcome the session may die before we learn it: the delete may have
+        // happened, so the item is handed over or dropped below, never silently lost (the next
+        // call reports the lost session).
+        if (isSessionFatal(err) && !unsure) throw new SessionLostError("queue", keeperCode(err));
+        if (hasCode(err, Code.NONODE) || isSessionFatal(err)) break;
         if (!isRecoverable(err)) throw err;
         unsure = true;
       }

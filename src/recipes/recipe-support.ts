@@ -115,6 +115,31 @@ export async function createOwnSequential(host: RecipeHost, recipe: string, zk: 
   }
 }
 
+/**
+ * The children of `dir` in sequence order, with our session's orphans deleted and left out.
+ * createOwnSequential's look-up after CONNECTIONLOSS cannot see a create that is applied *later*:
+ * its request was in flight on the old connection and reaches a server only after we looked
+ * (say, when a partition heals). That node carries our session prefix, our session keeps it
+ * alive, and nobody else will delete it — a waiter queued behind it would wait forever. Any
+ * child carrying `${sessionIdHex}-` other than `ours` is such an orphan. `only` keeps the
+ * sequential children (a barrier's `ready` is not one).
+ */
+export async function childrenWithoutOrphans(
+  host: RecipeHost,
+  recipe: string,
+  zk: ZooKeeper,
+  dir: string,
+  ours: string,
+  options: { watcher?: Watcher; only?: (name: string) => boolean } = {},
+): Promise<string[]> {
+  const all = await retrying(host, recipe, () => zk.getChildren(dir, options.watcher));
+  const children = bySequence(options.only === undefined ? all : all.filter(options.only));
+  const prefix = `${zk.getSessionIdHex()}-`;
+  const orphans = children.filter((c) => c !== ours && c.startsWith(prefix));
+  for (const o of orphans) await deleteOwnNode(host, recipe, zk, `${dir}/${o}`);
+  return orphans.length === 0 ? children : children.filter((c) => !orphans.includes(c));
+}
+
 /** Creates each missing persistent ancestor and `path` itself (NODEEXISTS is success). */
 export async function ensurePath(zk: ZooKeeper, host: RecipeHost, recipe: string, path: string, data = ""): Promise<void> {
   const parts = path.split("/").filter((p) => p !== "");

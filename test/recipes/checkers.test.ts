@@ -8,6 +8,7 @@ import { QueueChecker } from "../../src/check/recipes/queue.js";
 import { BarrierChecker } from "../../src/check/recipes/barrier.js";
 import { TwoPhaseCommitChecker } from "../../src/check/recipes/two-phase-commit.js";
 import { ReadWriteLockChecker } from "../../src/check/recipes/rw-lock.js";
+import { RevocationChecker } from "../../src/check/recipes/revocation.js";
 import { RECIPE_CHECKERS } from "../../src/check/recipes/index.js";
 
 type Ev = [atMs: number, kind: string, fields?: Record<string, unknown>, node?: string];
@@ -27,7 +28,7 @@ const closed = (atMs: number, session: string): Ev => [atMs, "zk.apply", { op: "
 
 describe("recipes: checkers on hand-written traces", () => {
   it("every checker is exported by name", () => {
-    expect([...RECIPE_CHECKERS.keys()]).toEqual(expect.arrayContaining(["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing", "recipe.election", "recipe.counter", "recipe.queue", "recipe.barrier", "recipe.2pc", "recipe.rwlock"]));
+    expect([...RECIPE_CHECKERS.keys()]).toEqual(expect.arrayContaining(["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing", "recipe.election", "recipe.counter", "recipe.queue", "recipe.barrier", "recipe.2pc", "recipe.rwlock", "recipe.revocation"]));
     for (const [name, make] of RECIPE_CHECKERS) expect(make().name).toBe(name);
   });
 
@@ -94,5 +95,20 @@ describe("recipes: checkers on hand-written traces", () => {
     const r = (atMs: number, client: string, mode: string, event: string): Ev => [atMs, "recipe.rwlock", { lock: "/rw", client, session: `s-${client}`, mode, event }];
     expect(run(new ReadWriteLockChecker(), [r(1, "c1", "read", "acquired"), r(2, "c2", "read", "acquired")])).toEqual([]);
     expect(run(new ReadWriteLockChecker(), [r(1, "c1", "read", "acquired"), r(2, "c2", "write", "acquired")])[0]).toMatch(/write lock while c1/);
+  });
+
+  it("revocation: a holder that saw the request releases within the bound of running time; the revoker gets through", () => {
+    const rw = (atMs: number, client: string, mode: string, event: string, node?: string): Ev => [atMs, "recipe.rwlock", { lock: "/rv", client, session: `s-${client}`, mode, event, node }];
+    const rv = (atMs: number, client: string, event: string, node: string): Ev => [atMs, "recipe.revoke", { lock: "/rv", client, session: `s-${client}`, event, node }];
+    const held = [rw(1, "c1", "read", "acquired", "/rv/r1"), rw(2, "c3", "write", "waiting"), rv(3, "c3", "requested", "/rv/r1"), rv(4, "c1", "seen", "/rv/r1")];
+    const honoured = [...held, rw(5, "c1", "read", "released"), rw(6, "c3", "write", "acquired", "/rv/w2")];
+    expect(run(new RevocationChecker(1000, 1000), [...honoured, [9000, "ping", {}, "s1"]])).toEqual([]);
+    expect(run(new RevocationChecker(1000, 1000), [...held, rw(2000, "c1", "read", "released")])[0]).toMatch(/kept it for 1996 ms/);
+    expect(run(new RevocationChecker(1000, 1000), [...held, [9000, "ping", {}, "s1"]]).join()).toMatch(/still held it at the end.*still waited for the write lock/);
+    // Paused time does not count; the session's end ends the hold.
+    expect(run(new RevocationChecker(1000, 1000), [...held, [10, "pause", undefined, "c1"], [5000, "resume", undefined, "c1"], rw(5100, "c1", "read", "released")])).toEqual([]);
+    expect(run(new RevocationChecker(1000, 1000), [...held, closed(500, "s-c1"), rw(600, "c3", "write", "acquired", "/rv/w2")])).toEqual([]);
+    // Seen while still waiting: the clock starts at the grant.
+    expect(run(new RevocationChecker(1000, 1000), [rv(1, "c1", "seen", "/rv/r1"), rw(3000, "c1", "read", "acquired", "/rv/r1"), rw(3100, "c1", "read", "released")])).toEqual([]);
   });
 });

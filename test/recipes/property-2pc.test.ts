@@ -1,3 +1,3 @@
 import { recipeProperty } from "./property-support.js";
 
-recipeProperty("recipe-2pc");
+recipeProperty("recipe-2pc", [{ canary: "no-ephemeral-cleanup" }]);

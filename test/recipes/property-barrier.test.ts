@@ -1,3 +1,3 @@
 import { recipeProperty } from "./property-support.js";
 
-recipeProperty("recipe-barrier");
+recipeProperty("recipe-barrier", [{ canary: "no-ephemeral-cleanup" }]);

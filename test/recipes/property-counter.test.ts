@@ -1,3 +1,3 @@
 import { recipeProperty } from "./property-support.js";
 
-recipeProperty("recipe-counter");
+recipeProperty("recipe-counter", [{ scenario: "recipe-counter-naive" }]);

@@ -1,3 +1,3 @@
 import { recipeProperty } from "./property-support.js";
 
-recipeProperty("recipe-election");
+recipeProperty("recipe-election", [{ canary: "no-ephemeral-cleanup" }]);

@@ -1,3 +1,3 @@
 import { recipeProperty } from "./property-support.js";
 
-recipeProperty("recipe-queue-priority");
+recipeProperty("recipe-queue-priority", [{ canary: "no-ephemeral-cleanup" }]);

@@ -1,3 +1,3 @@
 import { recipeProperty } from "./property-support.js";
 
-recipeProperty("recipe-queue");
+recipeProperty("recipe-queue", [{ canary: "no-ephemeral-cleanup" }]);

@@ -1,3 +1,3 @@
 import { recipeProperty } from "./property-support.js";
 
-recipeProperty("recipe-rw-lock");
+recipeProperty("recipe-rw-lock", [{ canary: "no-ephemeral-cleanup" }]);

@@ -1,3 +1,3 @@
 import { recipeProperty } from "./property-support.js";
 
-recipeProperty("recipe-services");
+recipeProperty("recipe-services", [{ canary: "no-ephemeral-cleanup" }]);

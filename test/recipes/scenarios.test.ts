@@ -3,7 +3,7 @@ import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runRecipeScenario } from "../../src/scenario/scripts/recipe-run.js";
 import { LockHerdChecker } from "../../src/check/recipes/lock.js";
 
-const PASSING = ["recipe-lock", "recipe-lock-pause", "recipe-election", "recipe-counter", "recipe-queue", "recipe-queue-priority", "recipe-barrier", "recipe-services", "recipe-2pc", "recipe-rw-lock"];
+const PASSING = ["recipe-lock", "recipe-lock-pause", "recipe-election", "recipe-counter", "recipe-queue", "recipe-queue-priority", "recipe-barrier", "recipe-services", "recipe-2pc", "recipe-rw-lock", "recipe-revocable-lock", "recipe-lock-bench"];
 
 /** Naive variants and the checker that must catch each. */
 const CAUGHT: Record<string, string> = {
@@ -11,6 +11,7 @@ const CAUGHT: Record<string, string> = {
   "recipe-lock-naive-retry": "recipe.lock-mutex",
   "recipe-lock-pause-unfenced": "recipe.lock-fencing",
   "recipe-counter-naive": "recipe.counter",
+  "recipe-revocable-lock-naive": "recipe.revocation",
 };
 
 describe("recipes: scenarios (N=3)", () => {

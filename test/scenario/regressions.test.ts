@@ -3,6 +3,7 @@ import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { parseFaultSchedule } from "../../src/sim/faults.js";
 import type { Scenario } from "../../src/scenario/types.js";
+import { propertyScenario, runRecipeScenario, type FaultPlan } from "../../src/scenario/scripts/recipe-run.js";
 
 /** Cases found by the recipe property tests, pinned with their seed and fault schedule. */
 function withFaults(name: string, faults: unknown[]): Scenario {
@@ -37,4 +38,53 @@ describe("regressions found by property testing", () => {
     ]);
     expect((await runScenario(scenario, { seed: 1709869393 })).violations).toEqual([]);
   });
+
+  /** Cases the 200-run recipe properties found (short timing, generated faults), with the fix each pins. */
+  const PROPERTY_CASES: [what: string, scenario: string, seed: number, plan: FaultPlan[]][] = [
+    [
+      "lock: a create sent before a partition is applied after the CONNECTIONLOSS look-up; the waiter deletes its session's orphan",
+      "recipe-lock",
+      1653340269,
+      [
+        { kind: "partition-client", node: "c4", atMs: 6493, forMs: 5803, direction: "both" },
+        { kind: "partition-client", node: "c4", atMs: 5247, forMs: 4012, direction: "both" },
+      ],
+    ],
+    [
+      "lock-mutex: a follower behind the closeSession grants the lock to the dead session; a stale claim, not a second holder",
+      "recipe-lock",
+      959571264,
+      [
+        { kind: "isolate-server", node: "s3", atMs: 7785, forMs: 4027 },
+        { kind: "partition-client", node: "c1", atMs: 4415, forMs: 1564, direction: "from-client" },
+        { kind: "partition-client", node: "c3", atMs: 3276, forMs: 4883, direction: "to-client" },
+      ],
+    ],
+    ["queue: the session dies after a delete of unknown outcome; the item is handed over, not lost", "recipe-queue", 24, [{ kind: "pause-client", node: "c3", atMs: 3113, forMs: 5571 }]],
+    [
+      "queue: the session dies in the look-up after a create's CONNECTIONLOSS; the offer is recorded as unknown",
+      "recipe-queue",
+      9,
+      [
+        { kind: "partition-client", node: "c1", atMs: 4086, forMs: 5246, direction: "to-client" },
+        { kind: "isolate-server", node: "s3", atMs: 5755, forMs: 4456 },
+        { kind: "pause-client", node: "c4", atMs: 3459, forMs: 1869 },
+      ],
+    ],
+    [
+      "barrier: a worker started while its node is paused waits for the resume before it connects",
+      "recipe-barrier",
+      227594721,
+      [
+        { kind: "create-loss", node: "c1", atMs: 7600, forMs: 4064 },
+        { kind: "partition-client", node: "c3", atMs: 2199, forMs: 4012, direction: "both" },
+        { kind: "pause-client", node: "c1", atMs: 5365, forMs: 3613 },
+      ],
+    ],
+  ];
+  for (const [what, name, seed, plan] of PROPERTY_CASES) {
+    it(`${what} (${name}, seed ${seed})`, async () => {
+      expect((await runRecipeScenario(propertyScenario(loadScenario(name), plan, S), { seed })).violations).toEqual([]);
+    });
+  }
 });

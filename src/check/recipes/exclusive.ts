@@ -5,7 +5,9 @@
  * - safety: a role (hold, leadership) runs from a `grant` event to the first of an `end`
  *   event by the same session, that session's end (closeSession applied) or its node's crash.
  *   A grant while another live session's role is open is a violation; so is a grant to a
- *   session that had already ended. With `tokens`, successive grants carry growing tokens.
+ *   session that had ended in its client's view (a stale follower may still grant it before it
+ *   applies the closeSession: such a role ends at once). With `tokens`, successive grants carry
+ *   growing tokens.
  * - liveness: at the end of a run that has been quiet (no fault) for `stallMs`, sessions still
  *   waiting for the role while nobody has it, with nothing happening to it for `stallMs`,
  *   mean the recipe is stuck.
@@ -93,7 +95,11 @@ export class ExclusiveRoleChecker implements Checker {
   private onGrant(e: TraceEvent, key: string, inst: Instance, role: Role): void {
     const { kind, role: verb } = this.spec;
     if (this.fates.isEnded(role.session)) {
-      this.log.add(e, `${role.client} claims ${kind} ${key} for session ${role.session}, which had already ended: a dead session cannot hold it`);
+      // A follower behind the closeSession may still grant it (ZooKeeper reads lag): that
+      // stale claim is over at once, and only fencing can stop its holder (lock-fencing).
+      // Claiming it once the client had seen its session's end is a recipe bug.
+      if (this.fates.endedInViewOf(role.session)) this.log.add(e, `${role.client} claims ${kind} ${key} for session ${role.session}, which had already ended (its client had seen the closeSession): a dead session cannot hold it`);
+      return;
     }
     for (const r of inst.open.values()) {
       if (r.session === role.session) continue;

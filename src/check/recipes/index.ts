@@ -10,6 +10,7 @@ import { BarrierChecker } from "./barrier.js";
 import { ConfigChecker, GroupChecker, NamingChecker } from "./services.js";
 import { TwoPhaseCommitChecker } from "./two-phase-commit.js";
 import { ReadWriteLockChecker } from "./rw-lock.js";
+import { RevocationChecker } from "./revocation.js";
 import { LockFencingChecker, LockHerdChecker, LockMutexChecker } from "./lock.js";
 
 export const RECIPE_CHECKERS: ReadonlyMap<string, () => Checker> = new Map<string, () => Checker>([
@@ -25,4 +26,5 @@ export const RECIPE_CHECKERS: ReadonlyMap<string, () => Checker> = new Map<strin
   ["recipe.naming", () => new NamingChecker()],
   ["recipe.2pc", () => new TwoPhaseCommitChecker()],
   ["recipe.rwlock", () => new ReadWriteLockChecker()],
+  ["recipe.revocation", () => new RevocationChecker()],
 ]);

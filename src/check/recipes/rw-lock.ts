@@ -34,7 +34,8 @@ export class ReadWriteLockChecker implements Checker {
     this.holds.set(lock, l);
     const session = String(f.session);
     if (f.event === "released") l.delete(session);
-    if (f.event !== "acquired") return;
+    // A stale follower's grant to a session already closed elsewhere is over at once.
+    if (f.event !== "acquired" || this.fates.isEnded(session)) return;
     const mode = String(f.mode);
     const client = String(f.client);
     for (const [s, h] of l) {

@@ -4,8 +4,12 @@
  * with it) and when a client node crashed (a crashed process cannot act). Recipe guarantees
  * such as mutual exclusion hold among *live* sessions; these end times bound a holder's claim.
  *
- * Uses only trace events (`zk.apply`, `zk.session.expire`, `crash`, fault events); shares no
- * code with the server or the recipes.
+ * A session's end reaches its client late: a follower that has not applied the closeSession yet
+ * still answers the client's reads. `endedInViewOf` tells whether the client had already seen
+ * the end — a reply with a zxid at or past the closeSession's — and so could have known.
+ *
+ * Uses only trace events (`zk.apply`, `zk.session.expire`, `client.complete`, `crash`, fault
+ * events); shares no code with the server or the recipes.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 
@@ -14,6 +18,10 @@ const FAULT_KINDS = new Set(["crash", "restart", "start", "pause", "resume", "pa
 export class SessionFates {
   /** Session hex → time its closeSession was first applied. */
   readonly endedAtUs = new Map<string, number>();
+  /** Session hex → zxid of its closeSession. */
+  private readonly endedZxid = new Map<string, bigint>();
+  /** Session hex → the highest zxid its client has seen in a reply. */
+  private readonly lastZxidSeen = new Map<string, bigint>();
   /** Sessions the leader's tracker expired (the closeSession may still be in flight). */
   readonly expired = new Set<string>();
   /** Time of the last fault-like event (crash, partition, heal, pause…). */
@@ -31,6 +39,12 @@ export class SessionFates {
     if (e.kind === "crash") return { kind: "client-crashed", client: e.node };
     const f = e.fields;
     if (f === undefined) return undefined;
+    if (e.kind === "client.complete" && typeof f.zxid === "string") {
+      const s = String(f.session);
+      const z = BigInt(f.zxid);
+      if (z > (this.lastZxidSeen.get(s) ?? -1n)) this.lastZxidSeen.set(s, z);
+      return undefined;
+    }
     if (e.kind === "zk.session.expire") {
       this.expired.add(String(f.session));
       this.lastFaultUs = e.atUs;
@@ -40,6 +54,7 @@ export class SessionFates {
       const s = String(f.session);
       if (this.endedAtUs.has(s)) return undefined;
       this.endedAtUs.set(s, e.atUs);
+      if (typeof f.zxid === "string") this.endedZxid.set(s, BigInt(f.zxid));
       return { kind: "session-ended", session: s };
     }
     return undefined;
@@ -47,6 +62,12 @@ export class SessionFates {
 
   isEnded(session: string): boolean {
     return this.endedAtUs.has(session);
+  }
+
+  /** The session has ended and its client had seen a reply at or past its closeSession. */
+  endedInViewOf(session: string): boolean {
+    const end = this.endedZxid.get(session);
+    return end !== undefined && (this.lastZxidSeen.get(session) ?? -1n) >= end;
   }
 
   /** Virtual ms since the last fault, at the end of the run. */

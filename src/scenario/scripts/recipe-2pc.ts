@@ -7,7 +7,7 @@
 import { TwoPhaseCommit, type Vote } from "../../recipes/two-phase-commit.js";
 import { retrying } from "../../recipes/recipe-support.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { FAULT_WINDOW_END_MS, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
 
 export const TX_ROOT = "/app/tx";
 const VOTE_TIMEOUT_MS = 4000;
@@ -18,7 +18,7 @@ async function coordinator(s: ScriptContext, node: string, sites: readonly strin
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const tpc = new TwoPhaseCommit(zk, host, TX_ROOT);
     await tpc.init();
-    while (progress.begun === 0 || s.sim.nowUs < FAULT_WINDOW_END_MS * 1000) {
+    while (progress.begun === 0 || inFaultWindow(s)) {
       const tx = `tx-${String(progress.begun).padStart(4, "0")}`;
       await tpc.begin(tx, sites);
       progress.begun++;

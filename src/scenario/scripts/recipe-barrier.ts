@@ -6,11 +6,10 @@
  */
 import { Barrier, DoubleBarrier } from "../../recipes/barrier.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
+import { RECIPE_SESSION_TIMEOUT_MS, timingOf, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
 
 export const BARRIER_PATH = "/app/barrier";
 export const DOUBLE_BARRIER_DIR = "/app/double-barrier";
-const ROUNDS = 8;
 const COMPUTE_MS = 1500;
 
 async function simplePhase(s: ScriptContext): Promise<void> {
@@ -38,7 +37,7 @@ async function doubleBarrierWorker(s: ScriptContext, node: string, index: number
   const host = hostOf(s, node);
   let round = 0;
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
-    while (round < ROUNDS) {
+    while (round < timingOf(s).doubleBarrierRounds) {
       const b = new DoubleBarrier(zk, host, `${DOUBLE_BARRIER_DIR}/round-${round}`, s.clients.length);
       await host.sleepMs(23 * index);
       await b.enter();
@@ -59,6 +58,6 @@ export const recipeBarrier: ScriptDef = {
     const workers: Record<string, Promise<void>> = {};
     s.clients.forEach((c, i) => (workers[c] = doubleBarrierWorker(s, c, i)));
     await joinWorkers(s, workers, 150_000);
-    s.note(`double barrier: ${ROUNDS} rounds done`);
+    s.note(`double barrier: ${timingOf(s).doubleBarrierRounds} rounds done`);
   },
 };

@@ -10,7 +10,7 @@
 import { DistributedCounter, type CounterVariant } from "../../recipes/counter.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { FAULT_WINDOW_END_MS, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, onInvoke, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, onInvoke, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
 
 export const COUNTER_PATH = "/app/counter";
 const TRAP_MS = 3500;
@@ -25,7 +25,7 @@ async function incrementer(s: ScriptContext, node: string, index: number, varian
     await counter.init();
     if (unresolved !== undefined && (await counter.resolve(unresolved))) tally.acked++;
     unresolved = undefined;
-    while (counter.nextIncrement === 0 || s.sim.nowUs < FAULT_WINDOW_END_MS * 1000) {
+    while (counter.nextIncrement === 0 || inFaultWindow(s)) {
       try {
         await counter.increment();
         tally.acked++;

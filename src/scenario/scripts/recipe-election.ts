@@ -7,7 +7,7 @@
 import { LeaderLatch } from "../../recipes/leader-election.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { FAULT_WINDOW_END_MS, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
 
 export const ELECTION_DIR = "/app/election";
 const TERM_MS = 700;
@@ -18,7 +18,7 @@ async function candidate(s: ScriptContext, node: string, index: number): Promise
   await host.sleepMs(29 * index);
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     // Terms go on through the fault window, so the faults hit leaders and candidates.
-    while (terms === 0 || s.sim.nowUs < FAULT_WINDOW_END_MS * 1000) {
+    while (terms === 0 || inFaultWindow(s)) {
       const latch = new LeaderLatch(zk, host, ELECTION_DIR);
       await latch.start();
       await latch.await().catch((err: unknown) => {

@@ -13,7 +13,7 @@ import { DistributedLock, type LockVariant } from "../../recipes/lock.js";
 import { FencedResource } from "../../recipes/fenced-resource.js";
 import { CreateMode } from "../../zk/proto/records.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { FAULT_WINDOW_END_MS, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, onInvoke, settle, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, onInvoke, settle, withSessions } from "./recipe-support.js";
 
 export const LOCK_DIR = "/app/lock";
 export const LOCK_RESOURCE = "/app/storage";
@@ -31,7 +31,7 @@ async function lockWorker(s: ScriptContext, node: string, index: number, variant
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const lock = new DistributedLock(zk, host, LOCK_DIR, { variant });
     // Rounds go on through the fault window, so the faults hit holders and waiters.
-    while (done === 0 || s.sim.nowUs < FAULT_WINDOW_END_MS * 1000) {
+    while (done === 0 || inFaultWindow(s)) {
       const grant = await lock.acquire();
       await host.sleepMs(HOLD_MS);
       if (store.getState() === "CLOSED") {

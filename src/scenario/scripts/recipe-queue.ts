@@ -8,7 +8,7 @@
  */
 import { DistributedQueue, type QueueOptions } from "../../recipes/queue.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { FAULT_WINDOW_END_MS, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, onInvoke, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, onInvoke, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
 
 export const QUEUE_DIR = "/app/queue";
 const TRAP_MS = 3500;
@@ -19,7 +19,7 @@ async function producer(s: ScriptContext, node: string, index: number, options: 
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const q = new DistributedQueue(zk, host, QUEUE_DIR, options);
     await q.init();
-    while (i === 0 || s.sim.nowUs < FAULT_WINDOW_END_MS * 1000) {
+    while (i === 0 || inFaultWindow(s)) {
       const id = `${node}.${i++}`;
       await q.offer(id, `job ${id}`, options.priority === true ? (i * 7 + index * 3) % 5 : 0);
       await host.sleepMs(400 + 61 * index);
@@ -61,7 +61,7 @@ function queueScript(name: string, options: QueueOptions, description: string): 
         },
       );
       let producing = 2;
-      const done = () => producing === 0 && s.sim.nowUs >= FAULT_WINDOW_END_MS * 1000;
+      const done = () => producing === 0 && !inFaultWindow(s);
       const workers: Record<string, Promise<void>> = {
         [p1]: producer(s, p1, 0, options).finally(() => producing--),
         [p2]: producer(s, p2, 1, options).finally(() => producing--),

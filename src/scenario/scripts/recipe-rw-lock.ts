@@ -5,7 +5,7 @@
  */
 import { ReadWriteLock, type LockMode } from "../../recipes/rw-lock.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { FAULT_WINDOW_END_MS, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
 
 export const RW_LOCK_DIR = "/app/rwlock";
 
@@ -14,7 +14,7 @@ async function worker(s: ScriptContext, node: string, index: number): Promise<vo
   let round = 0;
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const lock = new ReadWriteLock(zk, host, RW_LOCK_DIR);
-    while (round === 0 || s.sim.nowUs < FAULT_WINDOW_END_MS * 1000) {
+    while (round === 0 || inFaultWindow(s)) {
       const mode: LockMode = (index < 2) === (round % 4 !== 3) ? "read" : "write";
       const release = await lock.acquire(mode);
       await host.sleepMs(mode === "read" ? 400 : 200);

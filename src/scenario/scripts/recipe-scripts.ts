@@ -9,5 +9,6 @@ import { recipeBarrier } from "./recipe-barrier.js";
 import { recipeServices } from "./recipe-services.js";
 import { recipe2pc } from "./recipe-2pc.js";
 import { recipeRwLock } from "./recipe-rw-lock.js";
+import { recipeRevocableLock, recipeRevocableLockNaive } from "./recipe-revocable-lock.js";
 
-export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeBarrier, recipeServices, recipe2pc, recipeRwLock];
+export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeBarrier, recipeServices, recipe2pc, recipeRwLock, recipeRevocableLock, recipeRevocableLockNaive];

@@ -10,20 +10,19 @@ import { NamingService } from "../../recipes/naming-service.js";
 import type { NodeContext } from "../../sim/node-context.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { FAULT_WINDOW_END_MS, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
 
 const CONFIG = "/app/config";
 const GROUP = "/app/members";
 const NAMES = "/app/names";
 
-const inWindow = (s: ScriptContext) => s.sim.nowUs < FAULT_WINDOW_END_MS * 1000;
 
 async function publisher(s: ScriptContext, node: string): Promise<void> {
   const host = hostOf(s, node);
   let version = 0;
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const updater = new ConfigUpdater(zk, host, CONFIG);
-    while (version === 0 || inWindow(s)) {
+    while (version === 0 || inFaultWindow(s)) {
       await updater.write(`v${++version}`);
       await host.sleepMs(700);
     }
@@ -65,7 +64,7 @@ async function namer(s: ScriptContext, node: string): Promise<void> {
   let assigned = 0;
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const naming = new NamingService(zk, host, NAMES);
-    while (assigned === 0 || inWindow(s)) {
+    while (assigned === 0 || inFaultWindow(s)) {
       await naming.assign("job");
       assigned++;
       await host.sleepMs(900);

@@ -10,6 +10,7 @@ import type { ZooKeeper } from "../../zk/client/index.js";
 import { createClient } from "../../zk/client/index.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import { applyFault, type FaultAction } from "../../sim/faults.js";
+import { UserInputError } from "../../sim/errors.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ScriptContext } from "./script.js";
 import { EnsembleView } from "./ensemble.js";
@@ -29,6 +30,9 @@ export function hostOf(s: ScriptContext, node: string): NodeContext {
 export async function connectClient(s: ScriptContext, node: string, sessionTimeoutMs = RECIPE_SESSION_TIMEOUT_MS, budgetMs = 120_000): Promise<ZooKeeper> {
   const host = hostOf(s, node);
   const connectString = s.servers.map((id) => `${id}:${CLIENT_PORT}`).join(",");
+  // A world-level caller (a script starting a worker) may find the node paused: a paused
+  // process does nothing, so start once it runs (node-local timers wait for the resume).
+  await host.sleepMs(0);
   for (;;) {
     const zk = createClient(host, { connectString, sessionTimeoutMs });
     const deadlineUs = s.sim.nowUs + budgetMs * 1000;
@@ -59,8 +63,12 @@ export async function withSessions(s: ScriptContext, node: string, sessionTimeou
   }
 }
 
-/** Waits for the ensemble (if any) to serve before the story starts. */
+/**
+ * Arms the run's generated create-loss traps, then waits for the ensemble (if any) to serve
+ * before the story starts. Every recipe script begins with it.
+ */
 export async function settle(s: ScriptContext): Promise<void> {
+  armCreateLossTraps(s);
   if (s.servers.length > 1) await new EnsembleView(s.sim, s).settled(60_000);
 }
 
@@ -101,16 +109,89 @@ export function onInvoke(s: ScriptContext, match: (fields: Record<string, unknow
 }
 
 /**
- * Recipe scenarios keep their faults (scheduled or generated) inside [FAULT_WINDOW_START_MS,
- * FAULT_WINDOW_END_MS] and heal everything by the end of it; after CHECK_PHASE_AT_MS the
- * scripts run their heal-then-check phase (a leader again, the queue drained, the counter read).
+ * Recipe scenarios keep their faults (scheduled or generated) inside [faultWindowStartMs,
+ * faultWindowEndMs] and heal everything by the end of it; workers go on with their rounds
+ * through the window, and after checkPhaseAtMs the scripts run their heal-then-check phase
+ * (a leader again, the queue drained, the counter read).
+ *
+ * Two timings, chosen by the workload parameter `recipeTiming`:
+ * - `full` (the scenario files): 33 s of faults;
+ * - `short` (the property tests, hundreds of runs): 11.5 s of faults with the same session
+ *   timeout and tick, so a pause or a partition of a few seconds still expires a session, and
+ *   a run of `durationMs` that leaves the liveness checkers their 20 s of quiet after the window.
  */
-export const FAULT_WINDOW_START_MS = 2_000;
-export const FAULT_WINDOW_END_MS = 35_000;
-export const CHECK_PHASE_AT_MS = 40_000;
+export interface RecipeTiming {
+  faultWindowStartMs: number;
+  faultWindowEndMs: number;
+  checkPhaseAtMs: number;
+  /** Rounds of the double barrier (every member must run the same number). */
+  doubleBarrierRounds: number;
+  /** A run long enough for the check phase and the liveness checkers' quiet period. */
+  durationMs: number;
+}
+
+export const RECIPE_TIMINGS = {
+  full: { faultWindowStartMs: 2_000, faultWindowEndMs: 35_000, checkPhaseAtMs: 40_000, doubleBarrierRounds: 8, durationMs: 60_000 },
+  short: { faultWindowStartMs: 1_500, faultWindowEndMs: 13_000, checkPhaseAtMs: 16_000, doubleBarrierRounds: 3, durationMs: 40_000 },
+} as const satisfies Record<string, RecipeTiming>;
+
+export type RecipeTimingName = keyof typeof RECIPE_TIMINGS;
+
+/**
+ * A generated CONNECTIONLOSS in the middle of a create: from `atMs` on, the next create that
+ * `node` sends reaches the servers, but their replies to `node` are cut (one way) for `forMs`.
+ */
+export interface CreateLossTrap {
+  node: string;
+  atMs: number;
+  forMs: number;
+}
+
+/** Workload parameters the recipe scripts read (see checkRecipeParams). */
+export const RECIPE_PARAMS = ["recipeTiming", "createLossTraps"];
+
+/** Validates the recipe parameters eagerly (the zk workload calls it before anything runs). */
+export function checkRecipeParams(params: Record<string, unknown>): void {
+  const t = params.recipeTiming;
+  if (t !== undefined && !(typeof t === "string" && t in RECIPE_TIMINGS)) throw new UserInputError(`workload.recipeTiming: expected one of ${Object.keys(RECIPE_TIMINGS).join(", ")}, got ${JSON.stringify(t)}`);
+  createLossTrapsOf(params);
+}
+
+export function timingOf(s: ScriptContext): RecipeTiming {
+  return RECIPE_TIMINGS[(s.params.recipeTiming as RecipeTimingName | undefined) ?? "full"];
+}
+
+function createLossTrapsOf(params: Readonly<Record<string, unknown>>): CreateLossTrap[] {
+  const raw = params.createLossTraps;
+  if (raw === undefined) return [];
+  const ok = (t: unknown): t is CreateLossTrap => {
+    const r = t as Record<string, unknown>;
+    return typeof t === "object" && t !== null && typeof r.node === "string" && Number.isInteger(r.atMs) && Number.isInteger(r.forMs) && (r.atMs as number) >= 0 && (r.forMs as number) > 0;
+  };
+  if (!Array.isArray(raw) || !raw.every(ok)) throw new UserInputError(`workload.createLossTraps: expected a list like [{"node": "c1", "atMs": 5000, "forMs": 3000}]`);
+  return raw;
+}
+
+/** Arms the run's create-loss traps (each one-shot, from its time on). */
+function armCreateLossTraps(s: ScriptContext): void {
+  for (const trap of createLossTrapsOf(s.params)) {
+    const cut = { from: [...s.servers], to: [trap.node], oneWay: true };
+    s.sim.schedule(trap.atMs * 1000, () =>
+      onInvoke(s, (f, node) => node === trap.node && f.op === "create", { kind: "cut", ...cut }, () => {
+        s.note(`${trap.node}'s create reached the servers, but their replies are cut for ${trap.forMs} ms: CONNECTIONLOSS is coming`);
+        s.sim.schedule(s.sim.nowUs + trap.forMs * 1000, () => s.fault({ kind: "heal", ...cut }));
+      }),
+    );
+  }
+}
 
 /** Sleeps (world time) until the check phase begins. */
 export async function untilCheckPhase(s: ScriptContext): Promise<void> {
-  const waitMs = CHECK_PHASE_AT_MS - s.sim.nowUs / 1000;
+  const waitMs = timingOf(s).checkPhaseAtMs - s.sim.nowUs / 1000;
   if (waitMs > 0) await s.sleepMs(waitMs);
+}
+
+/** True while the fault window lasts: workers keep doing rounds. */
+export function inFaultWindow(s: ScriptContext): boolean {
+  return s.sim.nowUs < timingOf(s).faultWindowEndMs * 1000;
 }

@@ -17,6 +17,8 @@ export interface ScriptContext {
   readonly sim: Simulator;
   readonly servers: readonly string[];
   readonly clients: readonly string[];
+  /** The workload's parameters (from the scenario), for scripts that take options. */
+  readonly params: Readonly<Record<string, unknown>>;
   /** Creates a client on a client node and waits until it is connected. */
   connect(clientNode: string, options?: Partial<ClientOptions> & { servers?: readonly string[] }): Promise<ZooKeeper>;
   sleepMs(ms: number): Promise<void>;
@@ -77,11 +79,12 @@ export interface ScriptHost {
   note(line: string): void;
 }
 
-export function makeScriptContext(sim: Simulator, servers: readonly string[], clients: readonly string[], host: ScriptHost): ScriptContext {
+export function makeScriptContext(sim: Simulator, servers: readonly string[], clients: readonly string[], host: ScriptHost, params: Readonly<Record<string, unknown>> = {}): ScriptContext {
   const ctx: ScriptContext = {
     sim,
     servers,
     clients,
+    params,
     async connect(clientNode, options = {}) {
       const node = sim.node(clientNode);
       if (node.context === undefined) throw new Error(`client node ${clientNode} is down`);

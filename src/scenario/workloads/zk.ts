@@ -14,6 +14,7 @@ import { ZAB_CHECKERS } from "../../check/zab/index.js";
 import { CLIENT_CHECKERS } from "../../check/client/index.js";
 import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
+import { RECIPE_PARAMS, checkRecipeParams } from "../scripts/recipe-support.js";
 
 const SERVER_CANARIES: readonly string[] = ["ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit"];
 
@@ -39,7 +40,7 @@ function serverConfig(params: Record<string, unknown>): Partial<ZooKeeperServerC
   return out;
 }
 
-const KNOWN_PARAMS = ["script", "clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest"];
+const KNOWN_PARAMS = ["script", "clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", ...RECIPE_PARAMS];
 
 interface Shape {
   servers: string[];
@@ -65,6 +66,7 @@ export const zkWorkload: WorkloadDef = {
     }
     scriptParam(params);
     serverConfig(params);
+    checkRecipeParams(params);
     intParam(params, "initLimitTicks", 10, 1, 1000);
     intParam(params, "syncLimitTicks", 5, 1, 1000);
     const sh = shape(params);
@@ -119,7 +121,7 @@ export const zkWorkload: WorkloadDef = {
             lastNote = line;
             narrative.push(line);
           },
-        });
+        }, w.params);
         w.sim.schedule(0, () => {
           script.run(sctx).then(
             () => (finished = true),
