@@ -468,7 +468,9 @@ export class ZooKeeperServer implements CnxnHost {
       this.sessionTracker.addSession(entry.header.clientId, (entry.txn as { timeOut: number }).timeOut, null);
     } else if (entry.header.type === OpCode.closeSession) {
       this.sessionTracker.removeSession(entry.header.clientId);
-      if (req === undefined) this.closeSessionCnxn(entry.header.clientId);
+      // FinalRequestProcessor: a closeSession with no connection (an expiry, or one applied
+      // from the leader) closes the session's connection here, if this server holds it.
+      if (req === undefined || req.cnxn === null) this.closeSessionCnxn(entry.header.clientId);
     }
     if (req !== undefined) {
       this.awaiting.delete(key);

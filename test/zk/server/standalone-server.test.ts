@@ -82,6 +82,15 @@ describe("zk: server: standalone: sessions", () => {
     ]);
   });
 
+  it("§3.3 expiry closes the expired session's connection on this server (FinalRequestProcessor), even if it is still open", () => {
+    const w = world();
+    const c = connected(w, "c1", 4000);
+    // Silent, but the TCP connection stays up: no cut, just no pings.
+    w.sim.runSync({ untilUs: 12_000_000 });
+    expect(w.sim.trace.events.some((e) => e.kind === "zk.session.expire")).toBe(true);
+    expect(c.closedReason).toBe("closed");
+  });
+
   it("reconnect with id and password re-attaches; a wrong password gets the invalid answer and a close", () => {
     const w = world();
     const c = connected(w);
