@@ -17,6 +17,8 @@ export interface ScriptContext {
   readonly sim: Simulator;
   readonly servers: readonly string[];
   readonly clients: readonly string[];
+  /** The zk workload's parameters (a script with `paramKeys` reads its own from here). */
+  readonly params: Readonly<Record<string, unknown>>;
   /** Creates a client on a client node and waits until it is connected. */
   connect(clientNode: string, options?: Partial<ClientOptions> & { servers?: readonly string[] }): Promise<ZooKeeper>;
   sleepMs(ms: number): Promise<void>;
@@ -36,6 +38,10 @@ export type Script = (s: ScriptContext) => Promise<void>;
 export interface ScriptDef {
   name: string;
   description: string;
+  /** Workload parameters of this script's own, beyond the zk workload's (validated by `checkParams`). */
+  paramKeys?: readonly string[];
+  /** Validates this script's parameters when the scenario is parsed (throws UserInputError). */
+  checkParams?(params: Readonly<Record<string, unknown>>): void;
   run: Script;
 }
 
@@ -77,11 +83,12 @@ export interface ScriptHost {
   note(line: string): void;
 }
 
-export function makeScriptContext(sim: Simulator, servers: readonly string[], clients: readonly string[], host: ScriptHost): ScriptContext {
+export function makeScriptContext(sim: Simulator, servers: readonly string[], clients: readonly string[], host: ScriptHost, params: Readonly<Record<string, unknown>> = {}): ScriptContext {
   const ctx: ScriptContext = {
     sim,
     servers,
     clients,
+    params,
     async connect(clientNode, options = {}) {
       const node = sim.node(clientNode);
       if (node.context === undefined) throw new Error(`client node ${clientNode} is down`);
