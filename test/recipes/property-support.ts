@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { loadScenario } from "../../src/cli/scenario-files.js";
-import { faultPlanArbitrary, faultsOf, nodesOf, runRecipeScenario } from "../../src/scenario/scripts/recipe-run.js";
+import { nodesOf, runRecipeScenario } from "../../src/scenario/scripts/recipe-run.js";
+import { faultPlanArbitrary, faultsOf } from "../../src/property/index.js";
 
 /**
  * Runs per property. The issue asks for 200 per recipe eventually; the suite keeps ~30 so it
@@ -27,10 +28,10 @@ export function recipeProperty(name: string): void {
       await fc.assert(
         fc.asyncProperty(faultPlanArbitrary(servers, clients), fc.integer({ min: 1, max: 0x7fffffff }), async (plan, seed) => {
           const t0 = performance.now();
-          const r = await runRecipeScenario(scenario, { seed, faults: faultsOf(plan, servers) });
+          const r = await runRecipeScenario(scenario, { seed, faults: faultsOf(plan) });
           totalMs += performance.now() - t0;
           runs++;
-          expect(r.violations, `replay: seed ${seed}, faults ${JSON.stringify(faultsOf(plan, servers))}`).toEqual([]);
+          expect(r.violations, `replay: seed ${seed}, faults ${JSON.stringify(faultsOf(plan))}`).toEqual([]);
         }),
         { numRuns: RUNS, seed: FC_SEED, endOnFailure: true },
       );
