@@ -1,6 +1,6 @@
 /**
  * Fault schedules as data: a list of timed actions that scenarios write by hand and property
- * tests generate. Parsing is eager and strict — every mistake is reported with the entry's
+ * tests generate (src/property/fault-schedule.ts: each fault with its undo). Parsing is eager and strict — every mistake is reported with the entry's
  * index and what was wrong, before anything runs.
  *
  * Actions: crash, restart, start, pause, resume; partition (groups), cut (sets of links, one-way

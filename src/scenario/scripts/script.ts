@@ -17,7 +17,7 @@ export interface ScriptContext {
   readonly sim: Simulator;
   readonly servers: readonly string[];
   readonly clients: readonly string[];
-  /** The workload's parameters (from the scenario), for scripts that take options. */
+  /** The zk workload's parameters (a script with `paramKeys` reads its own from here). */
   readonly params: Readonly<Record<string, unknown>>;
   /** Creates a client on a client node and waits until it is connected. */
   connect(clientNode: string, options?: Partial<ClientOptions> & { servers?: readonly string[] }): Promise<ZooKeeper>;
@@ -38,6 +38,10 @@ export type Script = (s: ScriptContext) => Promise<void>;
 export interface ScriptDef {
   name: string;
   description: string;
+  /** Workload parameters of this script's own, beyond the zk workload's (validated by `checkParams`). */
+  paramKeys?: readonly string[];
+  /** Validates this script's parameters when the scenario is parsed (throws UserInputError). */
+  checkParams?(params: Readonly<Record<string, unknown>>): void;
   run: Script;
 }
 

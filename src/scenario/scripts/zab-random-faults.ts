@@ -19,14 +19,13 @@
  */
 import { whenTrace } from "./bug-support.js";
 import { CreateMode, Ids } from "../../zk/proto/records.js";
-import { createClient, KeeperException, Op, type ZooKeeper } from "../../zk/client/index.js";
-import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import type { Rng } from "../../sim/rng.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
 import { EnsembleView } from "./ensemble.js";
+import { DEFAULT_OP_MIX, finalReads, TRAFFIC_ROOT, TrafficClient } from "./traffic.js";
 
-const ROOT = "/swarm";
+const ROOT = TRAFFIC_ROOT;
 const OPEN = Ids.OPEN_ACL_UNSAFE;
 const CONVERGENCE_BUDGET_MS = 40_000;
 
@@ -255,101 +254,6 @@ class Nemesis {
   }
 }
 
-/** One client's workload: random ops on the key space until `stop()`, reconnecting as needed. */
-class SwarmClient {
-  private zk: ZooKeeper | undefined;
-  private stopped = false;
-  readonly done: Promise<void>;
-
-  constructor(
-    private readonly s: ScriptContext,
-    private readonly node: string,
-    private readonly rng: Rng,
-    private readonly plan: SwarmPlan,
-  ) {
-    this.done = this.loop();
-  }
-
-  stop(): void {
-    this.stopped = true;
-  }
-
-  private async loop(): Promise<void> {
-    const sessionTimeoutMs = this.rng.int(4000, 12_000);
-    while (!this.stopped) {
-      if (this.zk === undefined || this.zk.getState() === "CLOSED") {
-        const ctx = this.s.sim.node(this.node).context;
-        if (ctx === undefined) throw new Error(`client node ${this.node} is down`);
-        this.zk = createClient(ctx, { connectString: this.s.servers.map((id) => `${id}:${CLIENT_PORT}`).join(","), sessionTimeoutMs });
-      }
-      if (this.zk.getState() === "CONNECTED") await this.tolerate(this.randomOp(this.zk));
-      await this.s.sleepMs(this.rng.int(1, this.plan.opGapMsMax));
-    }
-    if (this.zk !== undefined) await this.tolerate(this.zk.close());
-  }
-
-  /** Any ZooKeeper error is an expected outcome here (the checkers judge it); anything else is a bug. */
-  private async tolerate(p: Promise<unknown>): Promise<void> {
-    try {
-      await p;
-    } catch (err) {
-      if (!(err instanceof KeeperException)) throw err;
-    }
-  }
-
-  private randomOp(zk: ZooKeeper): Promise<unknown> {
-    const r = this.rng;
-    const key = () => `${ROOT}/k${r.int(0, this.plan.keys - 1)}`;
-    const value = () => `${this.node}:${r.int(0, 1_000_000)}`;
-    switch (r.int(0, 7)) {
-      case 0:
-        return zk.create(key(), value(), OPEN, CreateMode.PERSISTENT);
-      case 1:
-      case 2:
-        return zk.setData(key(), value(), -1);
-      case 3:
-        return zk.getData(key());
-      case 4:
-        return zk.delete(key(), -1);
-      case 5:
-        return zk.multi([Op.create(key(), value(), OPEN, CreateMode.PERSISTENT), Op.setData(key(), value(), -1)]);
-      case 6:
-        return zk.create(`${ROOT}/e-${this.node}-${r.int(0, 2)}`, value(), OPEN, CreateMode.EPHEMERAL);
-      default:
-        return zk.getChildren(ROOT);
-    }
-  }
-}
-
-/**
- * After convergence: every client node syncs and reads the persistent keys; all must agree.
- * A write whose client saw CONNECTIONLOSS may still take effect after the heal — its session can
- * outlive the handle that gave up on it, and its request may sit in TCP retransmission until the
- * link is back (the "unknown" third state) — so the views are compared again after a pause, up to
- * a few rounds, and must agree once nothing is in flight any more. Whether each intermediate
- * read was allowed is the linearizability checker's business.
- */
-async function finalReads(s: ScriptContext): Promise<void> {
-  let views: string[] = [];
-  for (let round = 0; round < 4; round++) {
-    views = [];
-    for (const node of s.clients) views.push(await readAll(s, node));
-    if (views.every((v) => v === views[0])) return;
-    await s.sleepMs(5000);
-  }
-  s.expect(false, `after sync, every client reads the same keys: ${views.join(" | ")}`);
-}
-
-async function readAll(s: ScriptContext, node: string): Promise<string> {
-  const zk = await s.connect(node);
-  await zk.sync(ROOT);
-  const keys = (await zk.getChildren(ROOT)).filter((k) => k.startsWith("k")).sort();
-  const values: string[] = [];
-  for (const k of keys) values.push(`${k}=${new TextDecoder().decode((await zk.getData(`${ROOT}/${k}`)).data ?? new Uint8Array())}`);
-  await zk.close();
-  return values.join(",");
-}
-
 export const zabRandomFaults: ScriptDef = {
   name: "zab-random-faults",
   description: "swarm: seed-drawn faults aimed at elections and syncs, client traffic, then heal and converge",
@@ -363,7 +267,10 @@ export const zabRandomFaults: ScriptDef = {
     await setup.close();
     s.note(`plan: fault phase ${plan.faultPhaseMs} ms, ${plan.keys} keys, mix ${FAULT_KINDS.filter((k) => plan.weights[k] > 0).join(" ")}`);
 
-    const clients = s.clients.map((c) => new SwarmClient(s, c, swarm.fork(`client/${c}`), plan));
+    const clients = s.clients.map((c) => {
+      const rng = swarm.fork(`client/${c}`);
+      return new TrafficClient(s, c, rng, { keys: plan.keys, opGapMsMax: plan.opGapMsMax, sessionTimeoutMs: rng.int(4000, 12_000), mix: DEFAULT_OP_MIX });
+    });
     const nemesis = new Nemesis(s, ens, swarm.fork("faults"));
     const faultRng = swarm.fork("fault-kinds");
     const endUs = s.sim.nowUs + plan.faultPhaseMs * 1000;

@@ -61,10 +61,12 @@ export const zkWorkload: WorkloadDef = {
   kind: "zk",
   description: "a ZooKeeper server and client nodes driven by a named script",
   nodes(params) {
+    const script = scriptNamed(scriptParam(params));
+    const known = [...KNOWN_PARAMS, ...(script.paramKeys ?? [])];
     for (const k of Object.keys(params)) {
-      if (!KNOWN_PARAMS.includes(k)) throw new UserInputError(`workload: unknown parameter "${k}" for kind "zk" (known: ${KNOWN_PARAMS.join(", ")})`);
+      if (!known.includes(k)) throw new UserInputError(`workload: unknown parameter "${k}" for kind "zk" with script "${script.name}" (known: ${known.join(", ")})`);
     }
-    scriptParam(params);
+    script.checkParams?.(params);
     serverConfig(params);
     checkRecipeParams(params);
     intParam(params, "initLimitTicks", 10, 1, 1000);

@@ -1,0 +1,189 @@
+/**
+ * Client traffic for fault scripts (Maelstrom's client + generator): each client node runs a
+ * loop of random ZooKeeper operations on a small key space under one root, reconnecting with a
+ * new session when its handle closes (expiry), until told to stop; then every client syncs and
+ * reads the key space, and all must agree (the heal-then-read phase).
+ *
+ * Parameterised by `TrafficParams` (key space, gap between ops, session timeout, op mix), which
+ * the swarm script draws from its seed and the "client-traffic" script reads from the scenario
+ * document (`workload.traffic`). Any ZooKeeper error is an expected outcome (the checkers judge
+ * the history); anything else fails the run.
+ *
+ * Determinism: the op is drawn as `rng.int(0, totalWeight - 1)` over the mix in `OP_KINDS`
+ * order, so the default mix draws exactly what the original swarm client drew.
+ */
+import { UserInputError } from "../../sim/errors.js";
+import type { Rng } from "../../sim/rng.js";
+import { CreateMode, Ids } from "../../zk/proto/records.js";
+import { createClient, KeeperException, Op, type ZooKeeper } from "../../zk/client/index.js";
+import { CLIENT_PORT } from "../../zk/proto/wire.js";
+import type { ScriptContext } from "./script.js";
+
+export const TRAFFIC_ROOT = "/swarm";
+const OPEN = Ids.OPEN_ACL_UNSAFE;
+
+/** The operations a client draws from, by weight (`getChildren` lists the root). */
+export const OP_KINDS = ["create", "setData", "getData", "delete", "multi", "ephemeral", "getChildren"] as const;
+export type OpKind = (typeof OP_KINDS)[number];
+export type OpMix = Record<OpKind, number>;
+
+/** The swarm's mix: setData twice as likely as anything else. */
+export const DEFAULT_OP_MIX: OpMix = { create: 1, setData: 2, getData: 1, delete: 1, multi: 1, ephemeral: 1, getChildren: 1 };
+
+export interface TrafficParams {
+  /** Keys `/swarm/k0` … `/swarm/k{keys-1}`. */
+  keys: number;
+  /** Each client waits 1…opGapMsMax ms between ops. */
+  opGapMsMax: number;
+  /** The session timeout each client asks for. */
+  sessionTimeoutMs: number;
+  mix: OpMix;
+}
+
+/** One client's workload: random ops on the key space until `stop()`, reconnecting as needed. */
+export class TrafficClient {
+  private zk: ZooKeeper | undefined;
+  private stopped = false;
+  private readonly totalWeight: number;
+  readonly done: Promise<void>;
+
+  constructor(
+    private readonly s: ScriptContext,
+    private readonly node: string,
+    private readonly rng: Rng,
+    private readonly params: TrafficParams,
+  ) {
+    this.totalWeight = OP_KINDS.reduce((a, k) => a + params.mix[k], 0);
+    this.done = this.loop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      // A paused client node is frozen: its user code issues nothing until it resumes.
+      if (this.s.sim.node(this.node).status === "up") await this.step();
+      await this.s.sleepMs(this.rng.int(1, this.params.opGapMsMax));
+    }
+    if (this.zk !== undefined) await tolerate(this.zk.close());
+  }
+
+  /** Opens a new session if the last one closed (expired), then one random op if connected. */
+  private async step(): Promise<void> {
+    if (this.zk === undefined || this.zk.getState() === "CLOSED") {
+      const ctx = this.s.sim.node(this.node).context;
+      if (ctx === undefined) throw new Error(`client node ${this.node} is down`);
+      this.zk = createClient(ctx, { connectString: this.s.servers.map((id) => `${id}:${CLIENT_PORT}`).join(","), sessionTimeoutMs: this.params.sessionTimeoutMs });
+    }
+    if (this.zk.getState() === "CONNECTED" && this.totalWeight > 0) await tolerate(this.randomOp(this.zk));
+  }
+
+  private drawOp(): OpKind {
+    let x = this.rng.int(0, this.totalWeight - 1);
+    for (const k of OP_KINDS) if ((x -= this.params.mix[k]) < 0) return k;
+    throw new Error("unreachable: the draw is below the total weight");
+  }
+
+  private randomOp(zk: ZooKeeper): Promise<unknown> {
+    const r = this.rng;
+    const key = () => `${TRAFFIC_ROOT}/k${r.int(0, this.params.keys - 1)}`;
+    const value = () => `${this.node}:${r.int(0, 1_000_000)}`;
+    switch (this.drawOp()) {
+      case "create":
+        return zk.create(key(), value(), OPEN, CreateMode.PERSISTENT);
+      case "setData":
+        return zk.setData(key(), value(), -1);
+      case "getData":
+        return zk.getData(key());
+      case "delete":
+        return zk.delete(key(), -1);
+      case "multi":
+        return zk.multi([Op.create(key(), value(), OPEN, CreateMode.PERSISTENT), Op.setData(key(), value(), -1)]);
+      case "ephemeral":
+        return zk.create(`${TRAFFIC_ROOT}/e-${this.node}-${r.int(0, 2)}`, value(), OPEN, CreateMode.EPHEMERAL);
+      case "getChildren":
+        return zk.getChildren(TRAFFIC_ROOT);
+    }
+  }
+}
+
+/** Any ZooKeeper error is an expected outcome here (the checkers judge it); anything else is a bug. */
+async function tolerate(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    if (!(err instanceof KeeperException)) throw err;
+  }
+}
+
+/**
+ * After convergence: every client node syncs and reads the persistent keys; all must agree.
+ * A write whose client saw CONNECTIONLOSS may still take effect after the heal — its session can
+ * outlive the handle that gave up on it, and its request may sit in TCP retransmission until the
+ * link is back (the "unknown" third state) — so the views are compared again after a pause, up to
+ * a few rounds, and must agree once nothing is in flight any more. Whether each intermediate
+ * read was allowed is the linearizability checker's business.
+ */
+export async function finalReads(s: ScriptContext): Promise<void> {
+  let views: string[] = [];
+  for (let round = 0; round < 4; round++) {
+    views = [];
+    for (const node of s.clients) views.push(await readAll(s, node));
+    if (views.every((v) => v === views[0])) return;
+    await s.sleepMs(5000);
+  }
+  s.expect(false, `after sync, every client reads the same keys: ${views.join(" | ")}`);
+}
+
+async function readAll(s: ScriptContext, node: string): Promise<string> {
+  const zk = await s.connect(node);
+  await zk.sync(TRAFFIC_ROOT);
+  const keys = (await zk.getChildren(TRAFFIC_ROOT)).filter((k) => k.startsWith("k")).sort();
+  const values: string[] = [];
+  for (const k of keys) values.push(`${k}=${new TextDecoder().decode((await zk.getData(`${TRAFFIC_ROOT}/${k}`)).data ?? new Uint8Array())}`);
+  await zk.close();
+  return values.join(",");
+}
+
+/** Bounds of the `traffic` document (`{"keys": 4, "opGapMsMax": 300, "sessionTimeoutMs": 6000, "mix": {...}}`). */
+export const TRAFFIC_BOUNDS = {
+  keys: [1, 64],
+  opGapMsMax: [1, 10_000],
+  sessionTimeoutMs: [1000, 120_000],
+  weight: [0, 100],
+  /** The virtual time (ms since the start) at which the clients stop writing and convergence begins. */
+  untilMs: [0, 3_600_000],
+} as const;
+
+export interface TrafficDocument extends TrafficParams {
+  /** Traffic runs until this virtual time; then the heal-then-read phase. */
+  untilMs: number;
+}
+
+/** Parses the `traffic` parameter; every mistake names its field. Missing fields take defaults. */
+export function parseTraffic(raw: unknown, at = "workload.traffic"): TrafficDocument {
+  if (raw === undefined) raw = {};
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UserInputError(`${at}: expected an object like {"keys": 4, "opGapMsMax": 300, "sessionTimeoutMs": 6000, "untilMs": 20000}`);
+  const doc = raw as Record<string, unknown>;
+  const allowed = ["keys", "opGapMsMax", "sessionTimeoutMs", "mix", "untilMs"];
+  for (const k of Object.keys(doc)) if (!allowed.includes(k)) throw new UserInputError(`${at}: unknown field "${k}" (allowed: ${allowed.join(", ")})`);
+  const int = (v: unknown, field: string, dflt: number, [min, max]: readonly [number, number]) => {
+    if (v === undefined) return dflt;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) throw new UserInputError(`${at}.${field}: expected an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
+    return v;
+  };
+  const mixRaw = doc.mix ?? {};
+  if (typeof mixRaw !== "object" || mixRaw === null || Array.isArray(mixRaw)) throw new UserInputError(`${at}.mix: expected weights by op, e.g. {"setData": 2, "getData": 1}`);
+  for (const k of Object.keys(mixRaw)) if (!(OP_KINDS as readonly string[]).includes(k)) throw new UserInputError(`${at}.mix: unknown op "${k}" (known: ${OP_KINDS.join(", ")})`);
+  const m = mixRaw as Record<string, unknown>;
+  const mix = Object.fromEntries(OP_KINDS.map((k) => [k, doc.mix === undefined ? DEFAULT_OP_MIX[k] : int(m[k], `mix.${k}`, 0, TRAFFIC_BOUNDS.weight)])) as OpMix;
+  return {
+    keys: int(doc.keys, "keys", 4, TRAFFIC_BOUNDS.keys),
+    opGapMsMax: int(doc.opGapMsMax, "opGapMsMax", 300, TRAFFIC_BOUNDS.opGapMsMax),
+    sessionTimeoutMs: int(doc.sessionTimeoutMs, "sessionTimeoutMs", 6000, TRAFFIC_BOUNDS.sessionTimeoutMs),
+    mix,
+    untilMs: int(doc.untilMs, "untilMs", 20_000, TRAFFIC_BOUNDS.untilMs),
+  };
+}
