@@ -10,7 +10,7 @@ import { msToUs } from "../sim/time.js";
 import { checkerNames, workloadDef } from "./workload.js";
 import type { Scenario } from "./types.js";
 
-const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "checkers"];
+const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "checkers", "convergence"];
 const NET_KEYS: Record<string, (v: number) => Partial<NetworkConfig>> = {
   minDelayMs: (v) => ({ minDelayUs: msToUs(v) }),
   maxDelayMs: (v) => ({ maxDelayUs: msToUs(v) }),
@@ -46,7 +46,9 @@ export function parseScenario(raw: unknown, source: string): Scenario {
   const checkers = doc.checkers === undefined ? def.defaultCheckers(params) : strList(doc.checkers, `${source}: "checkers"`);
   const known = new Set(checkerNames());
   for (const c of checkers) if (!known.has(c)) throw new UserInputError(`${source}: unknown checker "${c}" (known: ${[...known].join(", ")})`);
+  const convergence = parseConvergence(doc.convergence, `${source}: "convergence"`);
   return {
+    ...(convergence !== undefined ? { convergence } : {}),
     name,
     description,
     tags,
@@ -58,6 +60,15 @@ export function parseScenario(raw: unknown, source: string): Scenario {
     faults,
     checkers,
   };
+}
+
+/** `false` (opt out) or `{ "budgetMs": N }`; absent means the default. */
+function parseConvergence(raw: unknown, at: string): Scenario["convergence"] {
+  if (raw === undefined) return undefined;
+  if (raw === false) return false;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UserInputError(`${at} must be false or an object { "budgetMs": N }`);
+  for (const k of Object.keys(raw)) if (k !== "budgetMs") throw new UserInputError(`${at}: unknown field "${k}" (allowed: budgetMs)`);
+  return { budgetMs: num((raw as Record<string, unknown>).budgetMs, `${at}.budgetMs`, 1) };
 }
 
 function table<T>(raw: unknown, keys: Record<string, (v: number) => Partial<T>>, at: string): Partial<T> {

@@ -79,6 +79,7 @@ export function scenarioToDocument(s: Scenario): ScenarioDocument {
     workload: { kind: s.workload.kind, ...s.workload.params },
     faults: s.faults.map((f) => ({ ...f })),
     checkers: [...s.checkers],
+    ...(s.convergence !== undefined ? { convergence: s.convergence === false ? false : { ...s.convergence } } : {}),
   };
 }
 

@@ -5,10 +5,10 @@
  * wall time and writes trace files).
  */
 import { Simulator } from "../sim/simulator.js";
-import { installFaults } from "../sim/faults.js";
+import { endAllFaults, FAULT_EVENT_KINDS, installFaults } from "../sim/faults.js";
 import { msToUs } from "../sim/time.js";
 import { makeChecker, workloadDef } from "./workload.js";
-import type { RunOptions, RunResult, Scenario } from "./types.js";
+import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
 import type { Violation } from "../check/checker.js";
 
 export interface RunHandle {
@@ -31,8 +31,10 @@ export async function runScenarioWithSim(scenario: Scenario, options: RunOptions
   if (options.canary === "connection-reorder") sim.network.canaryReorderConnections = true;
   const checkers = scenario.checkers.map(makeChecker);
   const kindCounts = new Map<string, number>();
+  let lastFaultUs: number | undefined;
   sim.trace.subscribe((e) => {
     kindCounts.set(e.kind, (kindCounts.get(e.kind) ?? 0) + 1);
+    if (FAULT_EVENT_KINDS.has(e.kind)) lastFaultUs = e.atUs;
     for (let i = 0; i < checkers.length; i++) checkers[i]!.onEvent(e);
   });
   if (options.onTraceEvent) sim.trace.subscribe(options.onTraceEvent);
@@ -50,6 +52,12 @@ export async function runScenarioWithSim(scenario: Scenario, options: RunOptions
   workload.setup();
   installFaults(sim, scenario.faults);
   await sim.run({ untilUs: msToUs(scenario.durationMs) });
+  if (scenario.convergence !== false) {
+    // Convergence: every fault ends, then at least the budget passes after the last one.
+    endAllFaults(sim);
+    const budgetUs = msToUs(scenario.convergence?.budgetMs ?? DEFAULT_CONVERGENCE_BUDGET_MS);
+    if (lastFaultUs !== undefined && lastFaultUs + budgetUs > sim.nowUs) await sim.run({ untilUs: lastFaultUs + budgetUs });
+  }
   await workload.finish?.();
   const violations = [...reported, ...checkers.flatMap((c) => c.finish())];
   const result: RunResult = {

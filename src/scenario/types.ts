@@ -20,7 +20,18 @@ export interface Scenario {
   workload: { kind: string; params: Record<string, unknown> };
   faults: Fault[];
   checkers: string[];
+  /**
+   * The run shape's last phase (TigerBeetle's liveness mode). After `durationMs`, every fault
+   * still in force ends (`endAllFaults`: the network heals, paused nodes resume, crashed nodes
+   * restart, clocks run true, disks recover) and the run goes on until `budgetMs` have passed
+   * since the last fault, so the liveness checkers judge a healed system. A run with no fault
+   * at all is not extended. Absent: on, with `DEFAULT_CONVERGENCE_BUDGET_MS`; `false` opts out.
+   */
+  convergence?: { budgetMs: number } | false;
 }
+
+/** The convergence phase's default budget: the liveness checker's window. */
+export const DEFAULT_CONVERGENCE_BUDGET_MS = 40_000;
 
 export interface RunOptions {
   seed?: number;

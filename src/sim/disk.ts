@@ -93,6 +93,11 @@ export class Disk {
     this.setFsyncLatency(this.baseFsyncLatencyUs);
   }
 
+  /** A disk fault is in force (slow fsync or full). */
+  get faulty(): boolean {
+    return this.full || this.config.fsyncLatencyUs !== this.baseFsyncLatencyUs;
+  }
+
   viewFor(ctx: NodeContext): NodeDisk {
     return new NodeDisk(this, ctx);
   }

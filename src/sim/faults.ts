@@ -153,6 +153,26 @@ export function installFaults(sim: Simulator, faults: readonly Fault[]): void {
   }
 }
 
+/** Trace kinds that mark a fault starting or ending (the convergence phase counts from the last). */
+export const FAULT_EVENT_KINDS: ReadonlySet<string> = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog", "net.config", "clock", "disk.fault"]);
+
+/**
+ * Ends every fault still in force, now: the network heals (cuts, clogs, changed link
+ * settings), paused nodes resume, crashed nodes restart, skewed clocks run true, disks
+ * recover. Each change is a trace event; nothing is recorded when all was well. The start of
+ * a run's convergence phase (see `Scenario.convergence`).
+ */
+export function endAllFaults(sim: Simulator): void {
+  sim.network.healAll();
+  for (const id of sim.nodeIds) {
+    const node = sim.node(id);
+    if (node.status === "paused") sim.resume(id);
+    if (node.status === "down" && node.startedOnce) sim.start(id);
+    if (node.clock.rate !== 1) sim.setClockRate(id, 1);
+    if (node.disk.faulty) node.disk.restore();
+  }
+}
+
 /** Applies one fault now (also used by the UI and by generated schedules). */
 export function applyFault(sim: Simulator, fault: FaultAction): void {
   const net = sim.network;

@@ -535,6 +535,34 @@ export class Network {
     this.releaseHeld();
   }
 
+  /**
+   * Ends every network fault still in force: cut links heal, clogs clear, and links whose
+   * delay/loss/duplication/reordering was changed get the scenario's settings back. Records
+   * one heal / unclog / net.config event for what it changed, nothing when all was well.
+   * Returns whether anything changed.
+   */
+  healAll(): boolean {
+    const cut: string[] = [];
+    const clogged: string[] = [];
+    const reconfigured: string[] = [];
+    for (const [a, b] of this.allPairs()) {
+      const link = this.link(a, b);
+      const name = `${a.id}>${b.id}`;
+      if (link.cut) cut.push(name);
+      if (link.clogUs > 0) clogged.push(name);
+      if (link.config !== this.defaults) reconfigured.push(name);
+      link.cut = false;
+      link.clogUs = 0;
+      link.config = this.defaults;
+    }
+    const now = this.sim.nowUs;
+    if (cut.length > 0) this.sim.trace.record(now, "heal", "", undefined, undefined, undefined, { links: cut });
+    if (clogged.length > 0) this.sim.trace.record(now, "unclog", "", undefined, 0, undefined, { links: clogged });
+    if (reconfigured.length > 0) this.sim.trace.record(now, "net.config", "", undefined, undefined, undefined, { change: "defaults", links: reconfigured });
+    if (cut.length > 0) this.releaseHeld();
+    return cut.length + clogged.length + reconfigured.length > 0;
+  }
+
   /** Adds `extraDelayUs` to every message on the links (0 unclogs). */
   clog(from: readonly string[], to: readonly string[], extraDelayUs: number, oneWay = false): void {
     if (!(extraDelayUs >= 0)) throw new UserInputError(`clog delay must be ≥ 0, got ${extraDelayUs}`);

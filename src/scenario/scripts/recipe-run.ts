@@ -6,6 +6,7 @@
  */
 import fc from "fast-check";
 import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
+import { STALL_MS } from "../../check/recipes/exclusive.js";
 import { RECIPE_TIMINGS, type CreateLossTrap } from "./recipe-support.js";
 import { registerChecker } from "../workload.js";
 import { runScenario } from "../run.js";
@@ -96,6 +97,8 @@ export function propertyScenario(scenario: Scenario, plan: readonly FaultPlan[],
     durationMs: RECIPE_TIMINGS.short.durationMs,
     workload: { ...scenario.workload, params: { ...scenario.workload.params, recipeTiming: "short", createLossTraps: traps } },
     faults: faultsOf(plan, servers),
+    // The recipe checkers' quiet period after the last fault fits in the run: no extension.
+    convergence: { budgetMs: STALL_MS },
   };
 }
 
