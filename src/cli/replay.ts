@@ -14,6 +14,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { UserInputError } from "../sim/errors.js";
+import type { SimplifyRange } from "../sim/decision-tape.js";
 import { runScenario } from "../scenario/run.js";
 import type { RunResult } from "../scenario/types.js";
 import { parseReplayFile, replayRunOptions, serializeReplayCase, type ExpectedViolation, type ReplayCase } from "../scenario/replay-file.js";
@@ -40,9 +41,13 @@ export function writeReplayFile(path: string, c: ReplayCase): void {
   }
 }
 
-/** Runs a case with the options it was recorded with (overriding the scenario if given). */
-export function runReplayCase(c: ReplayCase, scenario = c.scenario): Promise<RunResult> {
-  return runScenario(scenario, replayRunOptions(c));
+/**
+ * Runs a case with the options it was recorded with (overriding the scenario, and the
+ * decision-stream simplification, if given: `simplify`, even empty, attaches a decision tape, so
+ * the result reports its draws).
+ */
+export function runReplayCase(c: ReplayCase, scenario = c.scenario, simplify?: readonly SimplifyRange[]): Promise<RunResult> {
+  return runScenario(scenario, { ...replayRunOptions(c), ...(simplify !== undefined ? { simplify } : {}) });
 }
 
 /** The flags a case was recorded with, as they would appear on a `zksim run` line. */

@@ -6,7 +6,16 @@
  *    same way, else refine to 2n chunks. "The same way": the target checker (the recorded first
  *    violation's) fails, and no checker that the recorded run did not name;
  * 2. binary search on `durationMs` for a shorter run that still fails so;
- * 3. drop the faults that the shorter run never reaches.
+ * 3. drop the faults that the shorter run never reaches;
+ * 4. Hypothesis-style shrinking of the decision stream (every draw of every `Rng` stream:
+ *    network delays, loss and duplicate draws, host shuffles, workload and swarm choices): try
+ *    to make whole streams take their simplest values (minimal delay, no loss, no fault, lowest
+ *    int, first item, identity shuffle), then the halves, quarters, … of the streams that could
+ *    not be simplified whole, level by level (within a level the largest ranges first); keep
+ *    each range after which the run still fails the same way. Draw counts come from the adopted
+ *    run: every shrink run carries a counting decision tape (sim/decision-tape.ts). A simplified
+ *    draw still advances its PRNG, so the other draws of its stream keep their values and kept
+ *    ranges compose. The shrunk file records the kept ranges as `simplify`.
  * The seed is kept: it determines everything else, so a different seed is a different case.
  *
  * Every candidate is a full run; the total is capped (default 200 runs) and the report says how
@@ -18,6 +27,7 @@
  * (nothing to shrink; see `zksim replay`); 2 bad input; 3 internal error.
  */
 import { UserInputError } from "../sim/errors.js";
+import { normalizeSimplify, type SimplifyRange, type StreamDraws } from "../sim/decision-tape.js";
 import type { Fault } from "../sim/faults.js";
 import type { RunResult, Scenario } from "../scenario/types.js";
 import { replayCaseFromRun, type ReplayCase } from "../scenario/replay-file.js";
@@ -83,6 +93,17 @@ export interface ShrinkOutcome {
   shrunk: ReplayCase;
   runsUsed: number;
   budgetSpent: boolean;
+  /**
+   * The shrunk run's decision stream: all its draws, how many took their simplest values, and
+   * the runs the decision-stream pass used.
+   */
+  decisions: { draws: number; simplified: number; runs: number };
+}
+
+/** A candidate: a scenario and the decision-stream ranges to simplify. */
+interface Candidate {
+  scenario: Scenario;
+  simplify: SimplifyRange[];
 }
 
 /**
@@ -98,23 +119,24 @@ export async function shrinkCase(c: ReplayCase, maxRuns: number): Promise<Shrink
   // failure or an unfinished script).
   const recorded = new Set(c.expected.violations.map((v) => v.checker));
   const budget = new RunBudget(maxRuns);
-  let best: { scenario: Scenario; result: RunResult } | undefined;
-  const attempt = async (scenario: Scenario): Promise<boolean> => {
+  let best: (Candidate & { result: RunResult }) | undefined;
+  const attemptCandidate = async (candidate: Candidate): Promise<boolean> => {
     let result: RunResult;
     try {
-      result = await runReplayCase(c, scenario);
+      result = await runReplayCase(c, candidate.scenario, candidate.simplify);
     } catch {
       return false; // an exception is a different failure, not the one being shrunk
     }
     const same = result.verdict === "fail" && result.violations.some((v) => v.checker === target) && result.violations.every((v) => recorded.has(v.checker));
-    if (same) best = { scenario, result };
+    if (same) best = { ...candidate, result };
     return same;
   };
-  budget.used++;
-  if (!(await attempt(c.scenario))) return undefined;
-  // Every successful attempt is adopted (ddmin and the duration search both keep a candidate as
-  // soon as it fails so), so `best` is always the current shrunk case and its run.
+  // Every successful attempt is adopted (ddmin, the duration search and the decision pass all
+  // keep a candidate as soon as it fails so), so `best` is always the current shrunk case.
   const adopted = () => best!;
+  const attempt = (scenario: Scenario) => attemptCandidate({ scenario, simplify: adopted().simplify });
+  budget.used++;
+  if (!(await attemptCandidate({ scenario: c.scenario, simplify: normalizeSimplify(c.simplify) }))) return undefined;
   const withFaults = (s: Scenario, faults: Fault[]): Scenario => ({ ...s, faults });
   await ddmin(c.scenario.faults, (subset) => attempt(withFaults(c.scenario, subset)), budget);
   await shortenDuration(adopted().scenario, attempt, budget);
@@ -124,11 +146,72 @@ export async function shrinkCase(c: ReplayCase, maxRuns: number): Promise<Shrink
     budget.used++;
     await attempt(withFaults(s, reached));
   }
+  const runsBefore = budget.used;
+  await simplifyDecisions(adopted, (simplify) => attemptCandidate({ scenario: adopted().scenario, simplify }), budget);
+  const { scenario, simplify, result } = adopted();
+  const draws = result.decisions ?? [];
   return {
-    shrunk: replayCaseFromRun(adopted().scenario, c, adopted().result),
+    shrunk: replayCaseFromRun(scenario, { ...c, simplify }, result),
     runsUsed: budget.used,
     budgetSpent: budget.left <= 0,
+    decisions: { draws: sum(draws.map((d) => d.draws)), simplified: sum(draws.map((d) => d.simplified)), runs: budget.used - runsBefore },
   };
+}
+
+/**
+ * The decision-stream pass (step 4 of the header), in rounds: each round starts from the draws
+ * of the adopted run that no kept range covers (the whole streams, in the first round) and
+ * bisects what cannot be simplified; another round follows while the last one kept something,
+ * because a kept range changes the run (a stream may draw more than it did when counted).
+ * `adopted()` is the current case and its run; `stillFails` runs the adopted scenario with the
+ * given ranges simplified and adopts them when it fails the same way.
+ */
+async function simplifyDecisions(adopted: () => Candidate & { result: RunResult }, stillFails: (simplify: SimplifyRange[]) => Promise<boolean>, budget: RunBudget): Promise<void> {
+  for (;;) {
+    const before = adopted().simplify;
+    await simplifyRound(before, uncovered(before, adopted().result.decisions ?? []), stillFails, budget);
+    if (adopted().simplify === before || budget.left <= 0) return;
+  }
+}
+
+/** One round: tries `level`'s ranges, then the halves of those that failed, and so on. */
+async function simplifyRound(kept: SimplifyRange[], level: SimplifyRange[], stillFails: (simplify: SimplifyRange[]) => Promise<boolean>, budget: RunBudget): Promise<void> {
+  while (level.length > 0) {
+    const next: SimplifyRange[] = [];
+    // Largest first: when the budget runs out mid-level, the biggest ranges have been tried.
+    level.sort((a, b) => b.to - b.from - (a.to - a.from) || (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : a.from - b.from));
+    for (const range of level) {
+      if (budget.left <= 0) return;
+      const candidate = normalizeSimplify([...kept, range]);
+      budget.used++;
+      if (await stillFails(candidate)) {
+        kept = candidate;
+      } else if (range.to - range.from > 1) {
+        const mid = range.from + Math.floor((range.to - range.from) / 2);
+        next.push({ ...range, to: mid }, { ...range, from: mid });
+      }
+    }
+    level = next;
+  }
+}
+
+/** The maximal ranges of each stream's draws that the (normalised) ranges `kept` leave out. */
+function uncovered(kept: readonly SimplifyRange[], streams: readonly StreamDraws[]): SimplifyRange[] {
+  return streams.flatMap(({ stream, draws }) => {
+    const gaps: SimplifyRange[] = [];
+    let from = 0;
+    for (const k of kept) {
+      if (k.stream !== stream) continue;
+      if (k.from > from) gaps.push({ stream, from, to: Math.min(k.from, draws) });
+      from = Math.max(from, k.to);
+    }
+    if (from < draws) gaps.push({ stream, from, to: draws });
+    return gaps.filter((g) => g.to > g.from);
+  });
+}
+
+function sum(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
 }
 
 /** Binary search for the shortest whole-ms duration that still fails (within the budget). */
@@ -170,6 +253,9 @@ export async function cmdShrink(argv: string[]): Promise<number> {
   const s = outcome.shrunk.scenario;
   console.log(`  faults:     ${c.scenario.faults.length} → ${s.faults.length}`);
   console.log(`  durationMs: ${c.scenario.durationMs} → ${s.durationMs}`);
+  const { draws, simplified, runs } = outcome.decisions;
+  const ranges = outcome.shrunk.simplify.length;
+  console.log(`  decision stream: ${simplified.toLocaleString("en-US")} of ${draws.toLocaleString("en-US")} draws simplified (${ranges} range${ranges === 1 ? "" : "s"}, ${runs} runs)`);
   console.log(`  runs:       ${outcome.runsUsed} of at most ${maxRuns}${outcome.budgetSpent ? " (budget spent: smaller, but perhaps not minimal)" : ""}`);
   console.log(`  shrunk case fails with: ${outcome.shrunk.expected.violations[0]!.checker}; trace hash ${outcome.shrunk.expected.traceHash}`);
   writeReplayFile(out, outcome.shrunk);

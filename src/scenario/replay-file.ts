@@ -2,9 +2,16 @@
  * The replay file, format "replay/1": one recorded case as data — the whole scenario document
  * (fault schedule included, so the file replays even after scenarios/ changes), the seed, the
  * bug-zoo ids and canary the run used, and what the run produced (trace hash, verdict, the
+<<<<<<< HEAD
  * violations' checkers and messages). `zksim run --save`, `zksim explore --save-dir`,
  * `zksim shrink` and a failing property test (`assertSimulation`, src/property/) write it;
  * `zksim replay` and `zksim shrink` read it.
+=======
+ * violations' checkers and messages), and optionally the decision-stream simplification
+ * (`simplify`: draw ranges that take their simplest values, written by `zksim shrink`; absent
+ * means none). `zksim run --save`, `zksim explore --save-dir` and
+ * `zksim shrink` write it; `zksim replay` and `zksim shrink` read it.
+>>>>>>> wt-e
  *
  * Pure: text in, text out, no I/O (the CLI reads and writes the files). Invariants:
  * - `parseScenario(scenarioToDocument(s))` deep-equals `s`, so the embedded document
@@ -17,6 +24,7 @@ import { UserInputError, invariant } from "../sim/errors.js";
 import type { NetworkConfig } from "../sim/network.js";
 import type { DiskConfig } from "../sim/disk.js";
 import { usToMs } from "../sim/time.js";
+import type { SimplifyRange } from "../sim/decision-tape.js";
 import { bugEntry } from "../zk/server/quorum/bug-zoo.js";
 import { registerBuiltins } from "./builtins.js";
 import { parseScenario } from "./parse.js";
@@ -42,13 +50,15 @@ export interface ReplayCase {
   /** Bug-zoo ids, normalised ("ZK-1154"). */
   bugs: string[];
   canary: Canary | undefined;
+  /** Decision-stream ranges whose draws take their simplest values (empty: none). */
+  simplify: SimplifyRange[];
   expected: ReplayExpectation;
 }
 
 /** A scenario as the JSON document that `parseScenario` reads (times in ms, as in scenarios/). */
 export type ScenarioDocument = Record<string, unknown>;
 
-const FILE_KEYS = ["zksim", "scenario", "seed", "bugs", "canary", "expected"];
+const FILE_KEYS = ["zksim", "scenario", "seed", "bugs", "canary", "simplify", "expected"];
 const EXPECTED_KEYS = ["traceHash", "verdict", "violations"];
 
 /** The parsed network and disk settings back in the document's units (the inverse of parse.ts). */
@@ -96,12 +106,13 @@ function settingsToDocument<K extends string>(settings: Partial<Record<K, number
 }
 
 /** The case a finished run recorded (`options` as passed to runScenario). */
-export function replayCaseFromRun(scenario: Scenario, options: Pick<RunOptions, "bugs" | "canary">, result: RunResult): ReplayCase {
+export function replayCaseFromRun(scenario: Scenario, options: Pick<RunOptions, "bugs" | "canary" | "simplify">, result: RunResult): ReplayCase {
   return {
     scenario,
     seed: result.seed,
     bugs: [...(options.bugs ?? [])],
     canary: options.canary,
+    simplify: (options.simplify ?? []).map((r) => ({ ...r })),
     expected: {
       traceHash: result.traceHash,
       verdict: result.verdict,
@@ -116,6 +127,7 @@ export function replayRunOptions(c: ReplayCase): RunOptions {
     seed: c.seed,
     ...(c.bugs.length > 0 ? { bugs: c.bugs } : {}),
     ...(c.canary !== undefined ? { canary: c.canary } : {}),
+    ...(c.simplify.length > 0 ? { simplify: c.simplify } : {}),
   };
 }
 
@@ -126,6 +138,7 @@ export function serializeReplayCase(c: ReplayCase): string {
     seed: c.seed,
     bugs: c.bugs,
     canary: c.canary ?? null,
+    ...(c.simplify.length > 0 ? { simplify: c.simplify } : {}),
     expected: c.expected,
   };
   return JSON.stringify(doc, null, 2) + "\n";
@@ -156,8 +169,9 @@ export function parseReplayFile(text: string, source: string): ReplayCase {
     throw new UserInputError(`${source}: "canary" must be null or one of ${CANARIES.join(", ")}, got ${JSON.stringify(canaryRaw)}`);
   }
   const canary = canaryRaw === null ? undefined : (canaryRaw as Canary);
+  const simplify = "simplify" in doc ? parseSimplify(doc.simplify, `${source}: "simplify"`) : [];
   const expected = parseExpected(required(doc, "expected", source), `${source}: "expected"`);
-  return { scenario, seed, bugs, canary, expected };
+  return { scenario, seed, bugs, canary, simplify, expected };
 }
 
 /** parseScenario names fault-schedule errors "faults[i]…" without the file: add it. */
@@ -178,6 +192,21 @@ function knownBug(raw: string, source: string): string {
     if (err instanceof UserInputError) throw new UserInputError(`${source}: "bugs": ${err.message}`);
     throw err;
   }
+}
+
+function parseSimplify(raw: unknown, at: string): SimplifyRange[] {
+  if (!Array.isArray(raw)) throw new UserInputError(`${at} must be a list of {stream, from, to} draw ranges`);
+  return raw.map((r, i) => {
+    const o = object(r, `${at}[${i}]`, "must be an object {stream, from, to}");
+    checkKeys(o, ["stream", "from", "to"], `${at}[${i}]`);
+    const stream = required(o, "stream", `${at}[${i}]`);
+    if (typeof stream !== "string" || stream === "") throw new UserInputError(`${at}[${i}].stream must be a non-empty string (a random stream's seed path)`);
+    const from = required(o, "from", `${at}[${i}]`);
+    if (typeof from !== "number" || !Number.isSafeInteger(from) || from < 0) throw new UserInputError(`${at}[${i}].from must be a whole number ≥ 0, got ${JSON.stringify(from)}`);
+    const to = required(o, "to", `${at}[${i}]`);
+    if (typeof to !== "number" || !Number.isSafeInteger(to) || to <= from) throw new UserInputError(`${at}[${i}].to must be a whole number greater than from (${from}), got ${JSON.stringify(to)}`);
+    return { stream, from, to };
+  });
 }
 
 function parseExpected(raw: unknown, at: string): ReplayExpectation {

@@ -5,6 +5,7 @@
  * wall time and writes trace files).
  */
 import { Simulator } from "../sim/simulator.js";
+import { DecisionTape } from "../sim/decision-tape.js";
 import { endAllFaults, FAULT_EVENT_KINDS, installFaults } from "../sim/faults.js";
 import { msToUs } from "../sim/time.js";
 import { makeChecker, workloadDef } from "./workload.js";
@@ -22,11 +23,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
 export async function runScenarioWithSim(scenario: Scenario, options: RunOptions = {}): Promise<RunHandle> {
   const seed = options.seed ?? scenario.defaultSeed;
+  const tape = options.simplify !== undefined ? new DecisionTape(options.simplify) : undefined;
   const sim = new Simulator({
     seed,
     network: scenario.network,
     retainTrace: options.retainTrace ?? false,
     keepHashes: options.keepHashes ?? false,
+    ...(tape !== undefined ? { decisionTape: tape } : {}),
   });
   if (options.canary === "connection-reorder") sim.network.canaryReorderConnections = true;
   const checkers = scenario.checkers.map(makeChecker);
@@ -70,6 +73,7 @@ export async function runScenarioWithSim(scenario: Scenario, options: RunOptions
     violations,
     narrative: workload.narrative?.() ?? [],
     counts: Object.fromEntries(kindCounts),
+    ...(tape !== undefined ? { decisions: tape.report() } : {}),
   };
   return { sim, result };
 }

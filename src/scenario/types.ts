@@ -7,6 +7,7 @@ import type { Fault } from "../sim/faults.js";
 import type { NetworkConfig } from "../sim/network.js";
 import type { DiskConfig } from "../sim/disk.js";
 import type { Violation } from "../check/checker.js";
+import type { SimplifyRange, StreamDraws } from "../sim/decision-tape.js";
 
 export interface Scenario {
   name: string;
@@ -42,6 +43,12 @@ export interface RunOptions {
   canary?: Canary;
   /** Historical ZooKeeper defects to re-inject (the bug zoo). */
   bugs?: readonly string[];
+  /**
+   * Decision-stream simplification (`zksim shrink`): the draws in these ranges take their
+   * simplest values. Given at all (even empty), the run carries a decision tape and its
+   * result reports the draws per stream (`RunResult.decisions`); empty, it changes nothing.
+   */
+  simplify?: readonly SimplifyRange[];
   /** Extra trace listeners (e.g. the CLI's trace file writer). */
   onTraceEvent?: (event: import("../sim/trace.js").TraceEvent) => void;
 }
@@ -69,4 +76,6 @@ export interface RunResult {
   narrative: string[];
   /** Counts of trace events by kind. */
   counts: Record<string, number>;
+  /** Draws per random stream, when the run had a decision tape (`RunOptions.simplify`). */
+  decisions?: StreamDraws[];
 }

@@ -7,6 +7,7 @@ export { RpcClient, RpcServer, rpcTruth, isRpcReply, isRpcRequest, type Outcome,
 export { parseFaultSchedule, installFaults, applyFault, FAULT_KINDS, type Fault, type FaultAction } from "./faults.js";
 export { Trace, describeEvent, traceEventToJsonLine, canonicalJson, hashString, formatUs, type TraceEvent, type TraceListener } from "./trace.js";
 export { Rng } from "./rng.js";
+export { DecisionTape, normalizeSimplify, type SimplifyRange, type StreamDraws } from "./decision-tape.js";
 export { EventQueue } from "./event-queue.js";
 export { UserInputError, isUserInputError, invariant, unreachable } from "./errors.js";
 export { msToUs, usToMs, US_PER_MS } from "./time.js";

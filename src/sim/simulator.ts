@@ -12,6 +12,7 @@
  */
 import { EventQueue } from "./event-queue.js";
 import { Rng } from "./rng.js";
+import type { DecisionTape } from "./decision-tape.js";
 import { Trace, hashString } from "./trace.js";
 import { Network, type NetworkConfig } from "./network.js";
 import { Disk, type DiskConfig } from "./disk.js";
@@ -78,6 +79,11 @@ export interface SimulatorOptions {
   retainTrace?: boolean;
   /** Keep a hash snapshot per event (to name the first divergent event). */
   keepHashes?: boolean;
+  /**
+   * A decision tape for every random stream of the run (counts draws, and simplifies the draws
+   * in its ranges: see decision-tape.ts). Without one, draws are the PRNG's, untouched.
+   */
+  decisionTape?: DecisionTape;
 }
 
 export interface RunLimits {
@@ -105,7 +111,7 @@ export class Simulator {
   private stopRequested = false;
 
   constructor(readonly options: SimulatorOptions) {
-    this.rng = Rng.root(options.seed);
+    this.rng = Rng.root(options.seed, options.decisionTape);
     this.trace = new Trace(options.retainTrace ?? false, options.keepHashes ?? false);
     this.network = new Network(this, this.rng.fork("net"), options.network ?? {});
   }

@@ -33,12 +33,14 @@ describe("cli: shrink", () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/faults: +24 → \d+/);
     expect(r.stdout).toMatch(/durationMs: +20000 → \d+/);
+    expect(r.stdout).toMatch(/decision stream: [\d,]+ of [\d,]+ draws simplified/);
     expect(r.stdout).toContain(`replay: zksim replay ${out}`);
     const before = JSON.parse(readFileSync(f, "utf8"));
     const after = JSON.parse(readFileSync(out, "utf8"));
     expect(after.scenario.faults.length).toBeLessThan(before.scenario.faults.length);
     expect(after.scenario.durationMs).toBeLessThanOrEqual(before.scenario.durationMs);
     expect(after.seed).toBe(before.seed);
+    expect(after.simplify.length).toBeGreaterThan(0);
     expect(after.expected.violations[0].checker).toBe("kernel.connection-fifo");
     const replay = zksim("replay", out);
     expect(replay.status).toBe(1);

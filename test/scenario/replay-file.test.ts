@@ -22,6 +22,7 @@ function sampleCase(over: Partial<ReplayCase> = {}): ReplayCase {
     seed: 7,
     bugs: [],
     canary: "connection-reorder",
+    simplify: [],
     expected: { traceHash: "be37f6e26bc0f986", verdict: "fail", violations: [{ checker: "kernel.connection-fifo", message: "FIFO order broken" }] },
     ...over,
   };
@@ -51,6 +52,19 @@ describe("scenario: replay file", () => {
     );
   });
 
+  it("a case with decision-stream simplification round-trips; without it, the field is absent", () => {
+    const range = fc.record({ stream: fc.string({ minLength: 1 }), from: fc.nat(1_000_000), len: fc.integer({ min: 1, max: 1_000_000 }) });
+    fc.assert(
+      fc.property(fc.array(range, { maxLength: 6 }), (ranges) => {
+        const c = sampleCase({ simplify: ranges.map(({ stream, from, len }) => ({ stream, from, to: from + len })) });
+        const text = serializeReplayCase(c);
+        expect(parseReplayFile(text, "f.json")).toEqual(c);
+        expect("simplify" in JSON.parse(text)).toBe(ranges.length > 0);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
   it("a recorded pass round-trips too", () => {
     const c = sampleCase({ canary: undefined, expected: { traceHash: "00", verdict: "pass", violations: [] } });
     expect(parseReplayFile(serializeReplayCase(c), "f.json")).toEqual(c);
@@ -73,6 +87,11 @@ describe("scenario: replay file", () => {
     ["scenario without duration", (d) => delete d.scenario.durationMs, /scenario: "durationMs"/],
     ["missing expected hash", (d) => delete d.expected.traceHash, /missing field "traceHash"/],
     ["verdict contradicts violations", (d) => (d.expected.violations = []), /contradicts/],
+    ["simplify not a list", (d) => (d.simplify = { stream: "zksim:1/net" }), /"simplify" must be a list/],
+    ["simplify range with an unknown key", (d) => (d.simplify = [{ stream: "s", from: 0, to: 1, kind: "x" }]), /"simplify"\[0\]: unknown field "kind"/],
+    ["simplify range without a stream", (d) => (d.simplify = [{ from: 0, to: 1 }]), /"simplify"\[0\]: missing field "stream"/],
+    ["simplify range with a fractional start", (d) => (d.simplify = [{ stream: "s", from: 0.5, to: 1 }]), /"simplify"\[0\]\.from must be a whole number/],
+    ["simplify range that is empty", (d) => (d.simplify = [{ stream: "s", from: 3, to: 3 }]), /"simplify"\[0\]\.to must be a whole number greater than from \(3\)/],
   ];
   it.each(edits)("a hand-edited file is a one-line user error: %s", (_what, edit, message) => {
     const doc = JSON.parse(serializeReplayCase(sampleCase()));

@@ -124,7 +124,7 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
     }
     const expected = { traceHash: o.traceHash, verdict: "fail" as const, violations: o.violations };
     const bugs = [...(req.options.bugs ?? [])];
-    writeReplayFile(join(dir, `${scenario.name}-seed-${o.seed}.json`), { scenario, seed: o.seed, bugs, canary: req.options.canary, expected });
+    writeReplayFile(join(dir, `${scenario.name}-seed-${o.seed}.json`), { scenario, seed: o.seed, bugs, canary: req.options.canary, simplify: [], expected });
     saved++;
   }
   if (saved > 0) note(`saved ${saved} replay file${saved === 1 ? "" : "s"} to ${dir}/ (zksim replay ${join(dir, `${scenario.name}-seed-<N>.json`)})`);
