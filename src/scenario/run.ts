@@ -4,7 +4,7 @@
  * trace hash. Pure with respect to the outside world: no clock, no files (the CLI measures
  * wall time and writes trace files).
  */
-import { Simulator } from "../sim/simulator.js";
+import { MAX_EVENTS_PER_INSTANT, Simulator } from "../sim/simulator.js";
 import { DecisionTape } from "../sim/decision-tape.js";
 import { endAllFaults, FAULT_EVENT_KINDS, installFaults } from "../sim/faults.js";
 import { msToUs } from "../sim/time.js";
@@ -54,12 +54,18 @@ export async function runScenarioWithSim(scenario: Scenario, options: RunOptions
   });
   workload.setup();
   installFaults(sim, scenario.faults);
-  await sim.run({ untilUs: msToUs(scenario.durationMs) });
-  if (scenario.convergence !== false) {
+  let stop = await sim.run({ untilUs: msToUs(scenario.durationMs) });
+  if (stop !== "livelock" && scenario.convergence !== false) {
     // Convergence: every fault ends, then at least the budget passes after the last one.
     endAllFaults(sim);
     const budgetUs = msToUs(scenario.convergence?.budgetMs ?? DEFAULT_CONVERGENCE_BUDGET_MS);
-    if (lastFaultUs !== undefined && lastFaultUs + budgetUs > sim.nowUs) await sim.run({ untilUs: lastFaultUs + budgetUs });
+    if (lastFaultUs !== undefined && lastFaultUs + budgetUs > sim.nowUs) stop = await sim.run({ untilUs: lastFaultUs + budgetUs });
+  }
+  if (stop === "livelock") {
+    report(
+      "kernel.time-progress",
+      `virtual time stopped at ${sim.nowUs / 1000} ms: ${MAX_EVENTS_PER_INSTANT} events in a row at that instant without time advancing (a livelock of zero-delay work); the run was cut there`,
+    );
   }
   await workload.finish?.();
   const violations = [...reported, ...checkers.flatMap((c) => c.finish())];

@@ -93,9 +93,18 @@ export interface RunLimits {
   maxEvents?: number;
   /** Stop as soon as this returns true (checked after each event). */
   until?: () => boolean;
+  /**
+   * Stop when this many events in a row run at one virtual instant: time no longer advances
+   * (a livelock of zero-delay work, e.g. two timers re-arming each other at delay 0), and the
+   * run would never reach its end. Default `MAX_EVENTS_PER_INSTANT`.
+   */
+  maxEventsPerInstant?: number;
 }
 
-export type StopReason = "time" | "events" | "predicate" | "quiescent" | "stopped";
+export type StopReason = "time" | "events" | "predicate" | "quiescent" | "stopped" | "livelock";
+
+/** No correct run comes near this many events at one microsecond; a livelock passes it fast. */
+export const MAX_EVENTS_PER_INSTANT = 200_000;
 
 export class Simulator {
   readonly rng: Rng;
@@ -320,6 +329,9 @@ export class Simulator {
     this.stopRequested = false;
     let ran = 0;
     let first = true;
+    const maxPerInstant = limits.maxEventsPerInstant ?? MAX_EVENTS_PER_INSTANT;
+    let instantUs = -1;
+    let atInstant = 0;
     return driveWithBarriers(() => {
       if (first) {
         first = false;
@@ -331,7 +343,14 @@ export class Simulator {
       for (;;) {
         const stop = this.stopReason(limits, ran);
         if (stop !== undefined) return stop;
-        this.dispatch(this.queue.peekTime(), this.queue.pop()!);
+        const atUs = this.queue.peekTime();
+        if (atUs !== instantUs) {
+          instantUs = atUs;
+          atInstant = 0;
+        } else if (++atInstant >= maxPerInstant) {
+          return "livelock";
+        }
+        this.dispatch(atUs, this.queue.pop()!);
         ran++;
         if (this.drainNeeded) {
           this.drainNeeded = false;

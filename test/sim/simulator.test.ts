@@ -15,6 +15,25 @@ describe("sim: simulator", () => {
     expect(fired).toEqual(["y@5000", "x@10000", "z@10000"]);
   });
 
+  it("a livelock (zero-delay work re-arming itself) stops the run with 'livelock' instead of hanging", async () => {
+    const sim = makeSim({ retainTrace: false });
+    addNode(sim, "a", (ctx) => {
+      const spin = (): void => void ctx.setTimerMs(0, spin, "spin");
+      ctx.setTimerMs(3, spin, "spin");
+      ctx.setTimerMs(5, () => undefined, "never reached");
+    });
+    sim.start("a");
+    expect(await sim.run({ untilUs: 1_000_000, maxEventsPerInstant: 1_000 })).toBe("livelock");
+    expect(sim.nowUs).toBe(3_000);
+    // Many events at one instant that do end are fine.
+    const busy = makeSim({ retainTrace: false });
+    addNode(busy, "b", (ctx) => {
+      for (let i = 0; i < 999; i++) ctx.setTimerMs(3, () => undefined);
+    });
+    busy.start("b");
+    expect(await busy.run({ untilUs: 1_000_000, maxEventsPerInstant: 1_000 })).toBe("quiescent");
+  });
+
   it("cancelled timers never fire", () => {
     const sim = makeSim();
     let fired = 0;
