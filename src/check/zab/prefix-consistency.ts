@@ -19,8 +19,9 @@
  * - `zab.truncate {zxid}`: logged and applied histories are cut back to ≤ zxid (the learner
  *   reloads its tree from the truncated log, so logged txns ≤ zxid it had not applied yet are
  *   applied: see fast-forward below).
- * - `zab.snap.load {zxid}`: applied and logged histories become the sync leader's applied
- *   history ≤ zxid (leader from the last `zab.sync`; G when unknown), G filling any gap.
+ * - `zab.snap.load {zxid}`: applied and logged histories become the sync leader's tree ≤ zxid
+ *   (its applied history, then its logged txns above it: a leader's tree holds its whole log;
+ *   leader from the last `zab.sync`; G when unknown), G filling any gap.
  * After a reset to zxid z, a delivery must be above z (nothing below is re-delivered).
  *
  * Fast-forward. ZooKeeper replays the txn log into the tree whenever it (re)loads its database:
@@ -147,8 +148,20 @@ export class PrefixConsistencyChecker implements Checker {
   private onSnapLoad(e: TraceEvent, zxid: Zxid): void {
     const s = this.server(e.node);
     const leader = s.syncLeader === undefined ? undefined : this.servers.get(s.syncLeader);
-    const source = leader === undefined ? this.global.entries : leader.applied.entries;
+    const source = leader === undefined ? this.global.entries : this.treeOf(leader, zxid);
     this.reset(s, filledUpTo(source, this.global.entries, zxid), zxid);
+  }
+
+  /**
+   * What a syncing leader's tree holds up to `upTo`: its applied history, then its logged txns
+   * above it. A leader's `lead()` loads its whole log into its tree, so a SNAP it sends before
+   * it is established already carries its uncommitted tail (which establishment then commits).
+   */
+  private treeOf(leader: ServerState, upTo: Zxid): readonly TxnEntry[] {
+    const applied = leader.applied.entries;
+    const last = leader.applied.lastZxid() ?? -1n;
+    const tail = leader.logged.entries.filter((t) => t.zxid > last && t.zxid <= upTo);
+    return tail.length === 0 ? applied : [...applied, ...tail];
   }
 
   /** A leader's initial history is committed once a quorum ACKed NEWLEADER: it joins G. */

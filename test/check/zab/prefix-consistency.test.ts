@@ -56,6 +56,22 @@ describe("check: zab: prefix consistency", () => {
     expect(check(t)).toEqual([]);
   });
 
+  it("a SNAP sent before the leader is established carries the leader's logged tail (its tree holds its whole log)", () => {
+    // zab-random-faults seed 1141: s2 logged (1,3), never committed; it leads epoch 2 and SNAPs
+    // s3 at (1,3) before NEWLEADER's quorum; establishment commits (1,3); s3 has it via the SNAP.
+    const snapAt = (zxid: string) => {
+      const t = twoTxns();
+      t.propose(1, 1, z(1, 3), "c").logTxn(1, z(1, 3), "c").logTxn(2, z(1, 3), "c").crash(1);
+      for (const s of [2, 3]) t.state(s, "LOOKING");
+      t.elect(2, [3], 2, z(1, 3), () => t.sync(3, 2, "SNAP", z(1, 2), zxid).snapLoad(3, zxid));
+      return t.broadcast(2, z(2, 1), "d", [2, 3]);
+    };
+    expect(check(snapAt(z(1, 3)))).toEqual([]);
+    // A snapshot that stops short of (1,3) leaves a hole, and that is still caught.
+    const v = check(snapAt(z(1, 2)));
+    expect(v.map((x) => x.message).join("\n")).toMatch(/s3 \(sid 3\) delivered 0x200000001 \(2,1\) while its delivered history skips 0x100000003/);
+  });
+
   it("a server that skips a txn others delivered (a hole) → TotalOrder/GlobalPrimaryOrder, naming who delivered it", () => {
     const t = twoTxns();
     t.broadcast(1, z(1, 3), "c", [1, 2], [1, 2]).propose(1, 1, z(1, 4), "d").deliver(1, z(1, 4), "d").deliver(3, z(1, 4), "d");
