@@ -110,7 +110,7 @@ export class FileTxnSnapLog {
   }
 
   /** Restores the newest intact snapshot and replays the logs after it. */
-  restore(opts: DataTreeOptions): { tree: DataTree; replayed: number } {
+  restore(opts: DataTreeOptions): { tree: DataTree; replayed: TxnEntry[] } {
     let tree = new DataTree(opts);
     for (const snap of this.files(SNAP_PREFIX).reverse()) {
       const rec = this.disk.read(snap.name)[0];
@@ -119,11 +119,11 @@ export class FileTxnSnapLog {
       tree.lastProcessedZxid = (rec as SnapshotRecord).zxid;
       break;
     }
-    let replayed = 0;
+    const replayed: TxnEntry[] = [];
     for (const entry of this.loggedTxns()) {
       if (entry.header.zxid <= tree.lastProcessedZxid) continue;
       tree.processTxn(entry.header, entry.txn);
-      replayed++;
+      replayed.push(entry);
     }
     return { tree, replayed };
   }
@@ -190,9 +190,12 @@ export class ZKDatabase {
   loadDataBase(): number {
     const { tree, replayed } = this.snapLog.restore(this.treeOptions);
     this.dataTree = tree;
-    this.txnsSinceSnapshot = replayed;
-    this.committedLog = this.snapLog.loggedTxns().filter((e) => e.header.zxid <= tree.lastProcessedZxid).slice(-COMMIT_LOG_COUNT);
-    return replayed;
+    this.txnsSinceSnapshot = replayed.length;
+    // As Java's commitProposalPlaybackListener: only txns replayed on top of the snapshot. Log
+    // entries the snapshot already covers may sit behind a gap (a SNAP sync leaves the old log
+    // in place), so a DIFF or TRUNC computed from them could skip committed txns.
+    this.committedLog = replayed.slice(-COMMIT_LOG_COUNT);
+    return replayed.length;
   }
 
   /** Replaces the tree (SNAP sync): the committed log restarts at the snapshot. */
