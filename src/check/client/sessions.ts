@@ -1,9 +1,12 @@
 /**
  * client.sessions: what a session end means (reference §3.3–3.4), online.
  *
- * A session ends when its closeSession txn (client close or expiry) is applied: `zk.apply`
- * with op closeSession, at zxid C. Every server applies it at C, and a server that applies it
- * closes the session's connection there. From that:
+ * A session ends when its closeSession txn (client close or expiry) is applied by a serving
+ * server: `zk.apply` with op closeSession, at zxid C, on a standalone server or on a quorum
+ * server in phase BROADCAST. Every server applies it at C, and a server that applies it closes
+ * the session's connection there. (A learner also applies a DIFF's txns while it syncs, before
+ * NEWLEADER; if that leader is never established they are discarded with its epoch, so an
+ * apply outside BROADCAST ends nothing.) From that:
  *
  * 1. Nothing completes ok after the end. A reply header carries the answering server's last
  *    applied zxid, so an "ok" completion of session S (other than its own closeSession) whose
@@ -58,6 +61,8 @@ export class SessionsChecker implements Checker {
   private readonly relayed = new Map<string, string[]>();
   private readonly skewed = new Set<string>();
   private readonly leading = new Set<string>();
+  /** Quorum servers not in phase BROADCAST (electing, discovering, syncing). */
+  private readonly notServing = new Set<string>();
 
   onEvent(e: TraceEvent): void {
     switch (e.kind) {
@@ -90,6 +95,10 @@ export class SessionsChecker implements Checker {
         this.sessionPackets.delete(msgKey(e.node, e.peer, e.id));
         this.relayed.delete(msgKey(e.node, e.peer, e.id));
         return;
+      case "zab.phase":
+        if (str(e.fields, "phase") === "BROADCAST") this.notServing.delete(e.node);
+        else this.notServing.add(e.node);
+        return;
       case "zab.state":
         if (str(e.fields, "state") === "LEADING") this.leading.add(e.node);
         else this.leading.delete(e.node);
@@ -112,7 +121,7 @@ export class SessionsChecker implements Checker {
   }
 
   private onApply(e: TraceEvent): void {
-    if (str(e.fields, "op") !== "closeSession" || e.fields?.err !== undefined) return;
+    if (str(e.fields, "op") !== "closeSession" || e.fields?.err !== undefined || this.notServing.has(e.node)) return;
     const session = str(e.fields, "session");
     const zxid = hexBig(e.fields?.zxid);
     if (session === undefined || zxid === undefined || this.closedAt.has(session)) return;

@@ -31,6 +31,19 @@ describe("check: client: sessions", () => {
     expect(v[0]!.message).toMatch(/ended with closeSession txn 0x4, yet setData \/w .* completed ok with reply zxid 0x5/);
   });
 
+  it("a closeSession applied by a learner still syncing ends nothing (zab-random-faults seed 2840); applied in BROADCAST it does", () => {
+    // A paused old leader expired S1 and DIFF-synced s1 with that never-committed closeSession;
+    // s1 applied it before NEWLEADER, the sync failed, and the new epoch kept S1 alive.
+    const run = (phase: string) => {
+      const t = new ClientTrace().connected("c1", S1, "s2");
+      t.event("zab.phase", "s1", { sid: 1, phase, epoch: 1 });
+      t.apply("s1", z(4), "closeSession", S1);
+      return runChecker(new SessionsChecker(), t.call("c1", S1, "setData", "/w", { version: -1 }, z(5), { stat: stat({ mzxid: z(5) }) }).events);
+    };
+    expect(run("SYNCHRONIZATION")).toEqual([]);
+    expect(run("BROADCAST")).toHaveLength(1);
+  });
+
   it("reads showing the ephemeral of an ended session from an up-to-date server are violations", () => {
     const t = expiredOwner();
     t.call("c2", S2, "exists", "/w/e1", {}, z(4), { stat: stat({ czxid: z(3), owner: S1 }) });
