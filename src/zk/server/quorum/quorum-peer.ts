@@ -70,12 +70,7 @@ export class QuorumPeer {
     const fromLog = zxidEpoch(this.zkDb.lastProcessedZxid);
     this.currentEpoch = this.readEpoch(CURRENT_EPOCH_FILE) ?? fromLog;
     this.acceptedEpoch = this.readEpoch(ACCEPTED_EPOCH_FILE) ?? this.currentEpoch;
-    ctx.annotate("zab.recovered", {
-      sid: config.myid,
-      lastZxid: zxidHex(this.zkDb.lastProcessedZxid),
-      currentEpoch: this.currentEpoch,
-      acceptedEpoch: this.acceptedEpoch,
-    });
+    this.announceRecovered();
     this.qcm = new QuorumCnxManager(ctx, config.myid, this.qv);
     this.fle = new FastLeaderElection({
       ctx,
@@ -210,6 +205,19 @@ export class QuorumPeer {
     if (this.hasBug("ZK-2845")) return;
     if (unpersistedSnap ? this.hasBug("ZK-3642") : this.hasBug("ZK-2355")) return this.fastForwardDataBase();
     this.zkDb.loadDataBase();
+    // Dropping an unpersisted SNAP takes the tree back to what the disk holds, below the
+    // snapshot: say so, as a restart does, so observers of the trace know where it stands.
+    if (unpersistedSnap) this.announceRecovered();
+  }
+
+  /** "zab.recovered": the tree now holds what the disk holds (at start, or after dropping a SNAP). */
+  private announceRecovered(): void {
+    this.ctx.annotate("zab.recovered", {
+      sid: this.myid,
+      lastZxid: zxidHex(this.zkDb.lastProcessedZxid),
+      currentEpoch: this.currentEpoch,
+      acceptedEpoch: this.acceptedEpoch,
+    });
   }
 
   /** `ZKDatabase.fastForwardDataBase`: applies the logged txns above the tree's lastProcessedZxid. */
