@@ -21,9 +21,8 @@
  *   not reloaded from the log on going back to LOOKING).
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import type { Zxid } from "../../zk/proto/records.js";
-import { at, formatZxid, guarded, intField, ServerNames, stringField, syncParties, zxidField } from "./zab-event.js";
+import { at, formatZxid, intField, stringField, syncParties, ZabEventChecker, zxidField } from "./zab-event.js";
 import { filledUpTo, TxnHistory, type TxnEntry } from "./txn-history.js";
 
 interface Committed {
@@ -41,23 +40,18 @@ interface ServerState {
   lostAt: Map<Zxid, string>;
 }
 
-export class CommittedDurabilityChecker implements Checker {
-  readonly name = "zab.committed-durability";
-  private readonly log = new ViolationLog(this.name);
-  private readonly names = new ServerNames();
+export class CommittedDurabilityChecker extends ZabEventChecker {
   /** The global committed set, by zxid; it only grows. */
   private readonly committed = new Map<Zxid, Committed>();
   private readonly servers = new Map<string, ServerState>();
   /** The txn each zxid was last proposed or logged with, to name the txn of a `zab.commit`. */
   private readonly txnOf = new Map<Zxid, string>();
 
-  onEvent(e: TraceEvent): void {
-    if (!e.kind.startsWith("zab.")) return;
-    this.names.learn(e);
-    guarded(this.log, e, () => this.dispatch(e));
+  constructor() {
+    super("zab.committed-durability");
   }
 
-  private dispatch(e: TraceEvent): void {
+  protected dispatch(e: TraceEvent): void {
     switch (e.kind) {
       case "zab.propose":
         this.txnOf.set(zxidField(e, "zxid"), stringField(e, "txn"));
@@ -207,9 +201,5 @@ export class CommittedDurabilityChecker implements Checker {
       this.servers.set(node, s);
     }
     return s;
-  }
-
-  finish(): Violation[] {
-    return this.log.violations;
   }
 }

@@ -34,9 +34,8 @@
  * still shows up as a hole.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
-import { at, formatZxid, guarded, intField, ServerNames, stringField, syncParties, zxidField } from "./zab-event.js";
+import { at, formatZxid, intField, stringField, syncParties, ZabEventChecker, zxidField } from "./zab-event.js";
 import { filledUpTo, sameTxn, TxnHistory, type TxnEntry } from "./txn-history.js";
 
 /** An entry of G, with who put it there (for messages). */
@@ -58,20 +57,15 @@ interface ServerState {
   lastProposal: { epoch: number; counter: number } | undefined;
 }
 
-export class PrefixConsistencyChecker implements Checker {
-  readonly name = "zab.prefix-consistency";
-  private readonly log = new ViolationLog(this.name);
-  private readonly names = new ServerNames();
+export class PrefixConsistencyChecker extends ZabEventChecker {
   private readonly global = new TxnHistory<GlobalEntry>();
   private readonly servers = new Map<string, ServerState>();
 
-  onEvent(e: TraceEvent): void {
-    if (!e.kind.startsWith("zab.")) return;
-    this.names.learn(e);
-    guarded(this.log, e, () => this.dispatch(e));
+  constructor() {
+    super("zab.prefix-consistency");
   }
 
-  private dispatch(e: TraceEvent): void {
+  protected dispatch(e: TraceEvent): void {
     switch (e.kind) {
       case "zab.log":
         this.server(e.node).logged.put({ zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
@@ -265,9 +259,5 @@ export class PrefixConsistencyChecker implements Checker {
       this.servers.set(node, s);
     }
     return s;
-  }
-
-  finish(): Violation[] {
-    return this.log.violations;
   }
 }

@@ -9,7 +9,7 @@
  * silently skips what it cannot read proves nothing.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import type { ViolationLog } from "../checker.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
 
 export class MalformedZabEvent extends Error {
@@ -114,4 +114,29 @@ export function syncParties(e: TraceEvent, names: ServerNames): { leader: string
   const leader = optionalStringField(e, "leader");
   if (leader === undefined) throw new MalformedZabEvent(e, "learner");
   return { leader: names.node(leader), learner: e.node };
+}
+
+/**
+ * The skeleton of a checker that reads only `zab.*` events: every one teaches the server names,
+ * then goes to `dispatch`, whose throw on a malformed event is logged as a violation.
+ */
+export abstract class ZabEventChecker implements Checker {
+  protected readonly log: ViolationLog;
+  protected readonly names = new ServerNames();
+
+  constructor(readonly name: string) {
+    this.log = new ViolationLog(name);
+  }
+
+  onEvent(e: TraceEvent): void {
+    if (!e.kind.startsWith("zab.")) return;
+    this.names.learn(e);
+    guarded(this.log, e, () => this.dispatch(e));
+  }
+
+  protected abstract dispatch(e: TraceEvent): void;
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
 }
