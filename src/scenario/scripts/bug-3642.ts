@@ -21,7 +21,7 @@
 import { CreateMode, Ids } from "../../zk/proto/records.js";
 import type { ScriptDef } from "./script.js";
 import { EnsembleView } from "./ensemble.js";
-import { isZab, whenTrace } from "./bug-support.js";
+import { isZab, rejoinAndExpectB, whenTrace } from "./bug-support.js";
 
 export const bug3642: ScriptDef = {
   name: "bug-3642",
@@ -49,10 +49,6 @@ export const bug3642: ScriptDef = {
     s.fault({ kind: "start", node: leader });
     s.fault({ kind: "start", node: joiner });
     await ens.settled(60_000, `${leader} and ${joiner} elect a leader`);
-    s.fault({ kind: "start", node: other });
-    await ens.settled(60_000, `${other} rejoins`);
-    const reader = await s.connect("c2");
-    await reader.sync("/");
-    s.expect((await reader.exists("/b")) !== null, "the committed /b survived");
+    await rejoinAndExpectB(s, ens, other);
   },
 };

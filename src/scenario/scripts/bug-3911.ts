@@ -18,7 +18,7 @@
 import { CreateMode, Ids } from "../../zk/proto/records.js";
 import type { ScriptDef } from "./script.js";
 import { EnsembleView } from "./ensemble.js";
-import { leadsEpoch, outcome } from "./bug-support.js";
+import { leadsEpoch, outcome, rejoinAndExpectB } from "./bug-support.js";
 
 export const bug3911: ScriptDef = {
   name: "bug-3911",
@@ -49,10 +49,6 @@ export const bug3911: ScriptDef = {
     s.fault({ kind: "start", node: absent });
     const next = await ens.settled(60_000, `${first} and ${absent} elect a leader`);
     s.note(`${next} leads; ${holder} rejoins`);
-    s.fault({ kind: "start", node: holder });
-    await ens.settled(60_000, `${holder} rejoins`);
-    const reader = await s.connect("c2");
-    await reader.sync("/");
-    s.expect((await reader.exists("/b")) !== null, "/b, committed by the NEWLEADER quorum of epoch 2, survived");
+    await rejoinAndExpectB(s, ens, holder, "/b, committed by the NEWLEADER quorum of epoch 2, survived");
   },
 };

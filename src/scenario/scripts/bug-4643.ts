@@ -21,6 +21,7 @@
 import { CreateMode, Ids } from "../../zk/proto/records.js";
 import type { ScriptDef } from "./script.js";
 import { EnsembleView } from "./ensemble.js";
+import { rejoinAndExpectB } from "./bug-support.js";
 
 export const bug4643: ScriptDef = {
   name: "bug-4643",
@@ -53,10 +54,6 @@ export const bug4643: ScriptDef = {
     s.fault({ kind: "start", node: lagging });
     const next = await ens.settled(60_000, `${leader} and ${lagging} elect a leader`);
     s.note(`${next} leads; ${other} rejoins`);
-    s.fault({ kind: "start", node: other });
-    await ens.settled(60_000, `${other} rejoins`);
-    const reader = await s.connect("c2");
-    await reader.sync("/");
-    s.expect((await reader.exists("/b")) !== null, "the committed /b survived");
+    await rejoinAndExpectB(s, ens, other);
   },
 };

@@ -19,7 +19,7 @@
 import { CreateMode, Ids } from "../../zk/proto/records.js";
 import type { ScriptDef } from "./script.js";
 import { EnsembleView } from "./ensemble.js";
-import { leadsEpoch, outcome } from "./bug-support.js";
+import { leadsEpoch, outcome, rejoinAndExpectB } from "./bug-support.js";
 
 export const bug4646: ScriptDef = {
   name: "bug-4646",
@@ -53,10 +53,6 @@ export const bug4646: ScriptDef = {
     s.fault({ kind: "start", node: absent });
     const next = await ens.settled(60_000, `${learner} and ${absent} elect a leader`);
     s.note(`${next} leads; ${leader} rejoins`);
-    s.fault({ kind: "start", node: leader });
-    await ens.settled(60_000, `${leader} rejoins`);
-    const reader = await s.connect("c2");
-    await reader.sync("/");
-    s.expect((await reader.exists("/b")) !== null, "/b, committed by the NEWLEADER quorum of epoch 2, survived");
+    await rejoinAndExpectB(s, ens, leader, "/b, committed by the NEWLEADER quorum of epoch 2, survived");
   },
 };

@@ -19,6 +19,7 @@
 import { CreateMode, Ids } from "../../zk/proto/records.js";
 import type { ScriptDef } from "./script.js";
 import { EnsembleView } from "./ensemble.js";
+import { rejoinAndExpectB } from "./bug-support.js";
 
 export const bug4685: ScriptDef = {
   name: "bug-4685",
@@ -38,10 +39,6 @@ export const bug4685: ScriptDef = {
     s.fault({ kind: "heal" });
     const next = await ens.settled(60_000, `${holder} and ${learner} elect a leader`);
     s.note(`${next} leads`);
-    s.fault({ kind: "start", node: leader });
-    await ens.settled(60_000, `${leader} rejoins`);
-    const reader = await s.connect("c2");
-    await reader.sync("/");
-    s.expect((await reader.exists("/b")) !== null, "the committed /b survived");
+    await rejoinAndExpectB(s, ens, leader);
   },
 };

@@ -19,7 +19,7 @@
 import { CreateMode, Ids } from "../../zk/proto/records.js";
 import type { ScriptDef } from "./script.js";
 import { EnsembleView } from "./ensemble.js";
-import { leadsEpoch } from "./bug-support.js";
+import { leadsEpoch, rejoinAndExpectB } from "./bug-support.js";
 
 export const bug4785: ScriptDef = {
   name: "bug-4785",
@@ -47,10 +47,6 @@ export const bug4785: ScriptDef = {
     s.fault({ kind: "start", node: lagging });
     const next = await ens.settled(60_000, `${lagging} and ${other} elect a leader`);
     s.note(`${next} leads; ${leader} rejoins`);
-    s.fault({ kind: "start", node: leader });
-    await ens.settled(60_000, `${leader} rejoins`);
-    const reader = await s.connect("c2");
-    await reader.sync("/");
-    s.expect((await reader.exists("/b")) !== null, "the committed /b survived");
+    await rejoinAndExpectB(s, ens, leader);
   },
 };

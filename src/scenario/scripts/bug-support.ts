@@ -1,7 +1,8 @@
 /**
  * Steps shared by the bug-zoo scripts (`bug-<n>.ts`): a request's outcome as a value, a
  * trace-triggered step ("the moment s1 has loaded the SNAP, crash the leader" — a crash between
- * two events that a time-based fault schedule cannot aim at), and waits on one server's role.
+ * two events that a time-based fault schedule cannot aim at), waits on one server's role, and
+ * the common ending: the last server rejoins and a fresh client checks the committed /b.
  * They drive the schedule; they judge nothing (the checkers read the trace on their own).
  */
 import type { TraceEvent } from "../../sim/trace.js";
@@ -55,4 +56,16 @@ export function leadsEpoch(s: ScriptContext, ens: EnsembleView, id: string, epoc
     timeoutMs,
     `${id} leads and serves epoch ${epoch}`,
   );
+}
+
+/**
+ * The common ending: `node` starts, the ensemble settles with it, and a fresh client on c2
+ * syncs and checks that `/b` (committed before the faults) is still there.
+ */
+export async function rejoinAndExpectB(s: ScriptContext, ens: EnsembleView, node: string, survived = "the committed /b survived"): Promise<void> {
+  s.fault({ kind: "start", node });
+  await ens.settled(60_000, `${node} rejoins`);
+  const reader = await s.connect("c2");
+  await reader.sync("/");
+  s.expect((await reader.exists("/b")) !== null, survived);
 }
