@@ -4,24 +4,20 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { CutLinks } from "../cut-links.js";
 
 export class NoDeliveryAcrossCutChecker implements Checker {
   readonly name = "kernel.no-delivery-across-cut";
   private readonly log = new ViolationLog(this.name);
-  private readonly cut = new Set<string>();
+  private readonly cut = new CutLinks();
 
   onEvent(e: TraceEvent): void {
+    if (this.cut.apply(e)) return;
     switch (e.kind) {
-      case "partition":
-        for (const l of linksOf(e)) this.cut.add(l);
-        return;
-      case "heal":
-        for (const l of linksOf(e)) this.cut.delete(l);
-        return;
       case "deliver":
       case "conn.open":
       case "conn.accept":
-        if (e.peer !== undefined && this.cut.has(`${e.peer}>${e.node}`)) {
+        if (e.peer !== undefined && this.cut.has(e.peer, e.node)) {
           this.log.add(e, `${e.kind} at ${e.node} from ${e.peer} while the link ${e.peer} → ${e.node} is cut`);
         }
         return;
@@ -31,9 +27,4 @@ export class NoDeliveryAcrossCutChecker implements Checker {
   finish(): Violation[] {
     return this.log.violations;
   }
-}
-
-function linksOf(e: TraceEvent): string[] {
-  const links = e.fields?.links;
-  return Array.isArray(links) ? (links as string[]) : [];
 }

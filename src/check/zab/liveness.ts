@@ -20,6 +20,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import { at, ServerNames } from "./zab-event.js";
+import { CutLinks } from "../cut-links.js";
 
 const FAULTS = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog"]);
 
@@ -51,7 +52,7 @@ export class LivenessChecker implements Checker {
   private readonly names = new ServerNames();
   private readonly servers = new Map<string, ServerView>();
   private readonly nodes = new Map<string, NodeStatus>();
-  private readonly cut = new Set<string>();
+  private readonly cut = new CutLinks();
   private readonly crashed = new Set<string>();
   private readonly established: Mark[] = [];
   private lastFault: TraceEvent | undefined;
@@ -93,10 +94,8 @@ export class LivenessChecker implements Checker {
         this.nodes.set(e.node, { status: "paused", since: mark });
         return;
       case "partition":
-        for (const l of linksOf(e)) this.cut.add(l);
-        return;
       case "heal":
-        for (const l of linksOf(e)) this.cut.delete(l);
+        this.cut.apply(e);
         return;
     }
   }
@@ -176,7 +175,7 @@ export class LivenessChecker implements Checker {
       const phase = v.phase === undefined ? "no phase yet" : `phase ${v.phase} (epoch ${v.epoch}) since ${v.phaseAt!.atUs / 1000}ms`;
       parts.push(`${label}: ${role}, ${phase}`);
     }
-    const links = [...this.cut].sort();
+    const links = this.cut.list();
     parts.push(links.length === 0 ? "no links cut" : `links cut: ${links.join(", ")}`);
     return parts.join("; ");
   }
@@ -193,9 +192,4 @@ export class LivenessChecker implements Checker {
 
 function majority(n: number): number {
   return Math.floor(n / 2) + 1;
-}
-
-function linksOf(e: TraceEvent): string[] {
-  const links = e.fields?.links;
-  return Array.isArray(links) ? links.map(String) : [];
 }

@@ -1,0 +1,30 @@
+/**
+ * The links cut right now, as "from>to", followed from the trace's `partition` and `heal`
+ * events (their `links` field lists exactly the links each one changed).
+ */
+import type { TraceEvent } from "../sim/trace.js";
+
+export class CutLinks {
+  private readonly cut = new Set<string>();
+
+  /** Takes a partition or heal event; false for any other kind. */
+  apply(e: TraceEvent): boolean {
+    if (e.kind !== "partition" && e.kind !== "heal") return false;
+    const links = e.fields?.links;
+    if (!Array.isArray(links)) return true;
+    for (const l of links) {
+      if (e.kind === "partition") this.cut.add(String(l));
+      else this.cut.delete(String(l));
+    }
+    return true;
+  }
+
+  has(from: string, to: string): boolean {
+    return this.cut.has(`${from}>${to}`);
+  }
+
+  /** Every cut link, sorted. */
+  list(): string[] {
+    return [...this.cut].sort();
+  }
+}
