@@ -201,9 +201,9 @@ function openAcl(): ACL[] {
   return [{ perms: Perms.ALL, id: { scheme: "world", id: "anyone" } }];
 }
 
-/** The Java tree's watch path for a parent: the `""` alias is reported as `/`. */
-function watchPath(parentName: string): string {
-  return parentName === "" ? "/" : parentName;
+/** A path as the tree keys it (and as Java reports it in watch events): the `""` alias is `/`. */
+function nodeKey(path: string): string {
+  return path === "" ? "/" : path;
 }
 
 export class DataTree {
@@ -273,7 +273,7 @@ export class DataTree {
 
   /** The node at `path`; `""` is the Java alias of the root. */
   getNode(path: string): DataNode | undefined {
-    return this.nodes.get(path === "" ? "/" : path);
+    return this.nodes.get(nodeKey(path));
   }
 
   /** Like Java's `getNodeCount`, which counts the `""` root alias too (5 for a fresh tree). */
@@ -314,7 +314,7 @@ export class DataTree {
     if (parent === undefined) return Code.NONODE;
     if (parent.children.has(childName)) return Code.NODEEXISTS;
     const newCversion = parentCVersion === -1 ? int32(parent.stat.cversion + 1) : parentCVersion;
-    const parentPath = parentName === "" ? "/" : parentName;
+    const parentPath = nodeKey(parentName);
     this.preChange(parent);
     // Replaying a create over a fuzzy snapshot must not move cversion/pzxid backwards.
     if (newCversion > parent.stat.cversion) {
@@ -327,7 +327,7 @@ export class DataTree {
     this.putNode(path, child);
     this.indexOwner(path, ephemeralOwner);
     this.watches.dataWatches.triggerWatch(path, EventType.NodeCreated, zxid);
-    this.watches.childWatches.triggerWatch(watchPath(parentName), EventType.NodeChildrenChanged, zxid);
+    this.watches.childWatches.triggerWatch(parentPath, EventType.NodeChildrenChanged, zxid);
     return Code.OK;
   }
 
@@ -374,7 +374,7 @@ export class DataTree {
     const parentName = javaParentOf(path);
     const parent = this.getNode(parentName);
     if (parent === undefined) return Code.NONODE;
-    const parentPath = parentName === "" ? "/" : parentName;
+    const parentPath = nodeKey(parentName);
     this.preChange(parent);
     parent.children.delete(basename(path));
     // Only a larger zxid moves pzxid (a replayed create may have set a higher one).
@@ -386,7 +386,7 @@ export class DataTree {
     this.unindexOwner(path, node.stat.ephemeralOwner);
     const processed = this.watches.dataWatches.triggerWatch(path, EventType.NodeDeleted, zxid);
     this.watches.childWatches.triggerWatch(path, EventType.NodeDeleted, zxid, processed);
-    this.watches.childWatches.triggerWatch(watchPath(parentName), EventType.NodeChildrenChanged, zxid);
+    this.watches.childWatches.triggerWatch(parentPath, EventType.NodeChildrenChanged, zxid);
     return Code.OK;
   }
 
@@ -423,11 +423,10 @@ export class DataTree {
     if (node === undefined) return Code.NONODE;
     const cv = newCversion === -1 ? int32(node.stat.cversion + 1) : newCversion;
     if (cv > node.stat.cversion) {
-      const nodePath = key === "" ? "/" : key;
       this.preChange(node);
       node.stat.cversion = cv;
       node.stat.pzxid = zxid;
-      this.postChange(nodePath, node);
+      this.postChange(nodeKey(key), node);
     }
     return Code.OK;
   }
