@@ -31,10 +31,10 @@ export interface Counterexample {
   explanation: string;
 }
 
-const MIN_BUDGET_STEPS = 200_000;
+const MIN_BUDGET_STEPS = 50_000;
 const MAX_SHRINK_SEARCHES = 400;
 /** All shrinking searches together: beyond this the window found so far is reported. */
-const MAX_SHRINK_STEPS = 5_000_000;
+const MAX_SHRINK_STEPS = 1_000_000;
 
 export function explainViolation<S>(
   problem: Problem<S>,

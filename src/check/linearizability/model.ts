@@ -47,6 +47,13 @@ export interface SequentialModel<S> {
    * equal signatures the search tries one: the others are interchangeable with it.
    */
   signatureFor?(partition: Partition): (op: Operation) => string;
+  /**
+   * Optional: an operation whose recorded result no state the history can reach would give
+   * (a read of data that no operation ever wrote), and why, in one sentence. Such an op
+   * refutes linearizability whatever the order, so the checker looks for one before it
+   * searches: the search would have to try every order to find that none works.
+   */
+  unexplained?(ops: readonly Operation[]): { op: Operation; why: string } | undefined;
   /** The parts of `state` that `op` looks at, for reports. */
   describe(state: S, op: Operation): string;
   /** Why `step(state, op)` is undefined, in one sentence. */

@@ -2,9 +2,10 @@
  * checkLinearizable: is a client history linearizable with respect to a sequential model?
  *
  * Pipeline: normalise the history (what each outcome means, what can be ignored), split it into
- * partitions the model declares independent, run the WGL/Lowe search (`search.ts`) on each,
- * and for the first partition that fails, shrink the failure to a small window and explain it
- * (`counterexample.ts`).
+ * partitions the model declares independent, look for an op no order can explain (a read of
+ * data nobody wrote: the model's `unexplained`, reported alone without a search), run the
+ * WGL/Lowe search (`search.ts`) on each partition, and for the first that fails, shrink the
+ * failure to a small window and explain it (`counterexample.ts`).
  *
  * Normalisation:
  * - sync, ops that failed with a no-effect code (NOAUTH…), and read-only ops with an unknown
@@ -21,7 +22,7 @@
  * and a budget (`maxSteps`) bounds the whole check; running out yields an *inconclusive*
  * failure, never a pass.
  */
-import { classifyOutcome, isReadOnly, type Operation } from "../history/history.js";
+import { classifyOutcome, formatOperation, isReadOnly, type Operation } from "../history/history.js";
 import { explainViolation } from "./counterexample.js";
 import type { Partition, SequentialModel } from "./model.js";
 import { STRICT, UNKNOWN, search, sortForSearch, type OpKind, type Problem } from "./search.js";
@@ -69,6 +70,11 @@ export function checkLinearizable<S>(
   const ops = normalise(history, opts.checkReads);
   const parts: Partition[] = model.partition ? model.partition(ops) : [{ label: "(whole history)", ops, preamble: [] }];
   const originals = new Map(history.map((op) => [op.id, op]));
+  const lone = model.unexplained?.(ops);
+  if (lone !== undefined) {
+    const label = parts.find((p) => p.ops.some((o) => o.id === lone.op.id))?.label ?? lone.op.path;
+    return unexplained(label, originals.get(lone.op.id) ?? lone.op, lone.why);
+  }
   let steps = 0;
   let checked = 0;
   for (const part of parts) {
@@ -130,6 +136,19 @@ export function problemOf<S>(part: Partition, model: SequentialModel<S>, useZxid
   const key = model.keyFor?.(part, exactKeys) ?? ((s: S) => model.key(s));
   const signature = model.signatureFor?.(part);
   return { ops, kinds, init, useZxid, key, ...(signature ? { signature } : {}) };
+}
+
+/** A violation by a single operation that no order explains (`SequentialModel.unexplained`). */
+function unexplained(label: string, op: Operation, why: string): LinearizabilityViolation {
+  return {
+    ok: false,
+    inconclusive: false,
+    partition: label,
+    minimalWindow: [op],
+    failedAtUs: op.completeUs,
+    explanation: `Not linearizable: #${op.id} (${op.client}) ${why}, so no order of the operations on ${label} explains it.\n  ${formatOperation(op)}`,
+    steps: 0,
+  };
 }
 
 function inconclusive(part: Partition, steps: number, budget: number): LinearizabilityViolation {

@@ -59,6 +59,7 @@ export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
     key: (state) => state.exactKey(),
     keyFor: (part, exact) => keyFor(part, exact),
     signatureFor: (part) => signatureFor(part),
+    unexplained: (ops) => unwrittenRead(initial, ops),
     describe: describeState,
     explain: (state, op) => evaluate(state, op).why?.() ?? "the model accepts it",
     partition: (ops: readonly Operation[]): Partition[] =>
@@ -123,6 +124,40 @@ function initialTree(spec: readonly string[] | Readonly<Record<string, string>>)
   if (Array.isArray(spec)) for (const p of spec as readonly string[]) data.set(p, "");
   else for (const [p, v] of Object.entries(spec)) data.set(p, v);
   return ZkTree.of(data);
+}
+
+/**
+ * The first successful getData whose data is neither its path's initial data nor written at
+ * that path by any create or setData of the history (multi sub-ops too, whatever their
+ * outcome; a sequential create writes at every name its prefix can take). Only those ops
+ * change data, so no order of the history can produce such a read.
+ */
+function unwrittenRead(initial: ZkTree, ops: readonly Operation[]): { op: Operation; why: string } | undefined {
+  const writers = new Map<string, { path: string; sequential: boolean }[]>(); // data → where written
+  for (const op of ops) {
+    const subs = op.op === "multi" ? (op.args.ops ?? []) : [{ op: op.op, path: op.path, args: op.args }];
+    for (const sub of subs) {
+      if (sub.op !== "create" && sub.op !== "setData") continue;
+      const data = sub.args.data ?? "";
+      const at = { path: sub.path, sequential: sub.op === "create" && (sub.args.mode ?? "").includes("SEQUENTIAL") };
+      const list = writers.get(data);
+      if (list === undefined) writers.set(data, [at]);
+      else list.push(at);
+    }
+  }
+  for (const op of ops) {
+    if (op.op !== "getData" || op.outcome !== "ok" || op.result?.data === undefined) continue;
+    const data = op.result.data ?? "";
+    if (initial.get(op.path)?.data === data) continue;
+    const at = writers.get(data) ?? [];
+    if (at.some((w) => w.path === op.path || (w.sequential && isSequentialName(op.path, w.path)))) continue;
+    const initially = initial.get(op.path) === undefined ? "" : ` nor ${op.path}'s initial data`;
+    return {
+      op,
+      why: `getData ${op.path} returned ${JSON.stringify(data)}, which no create or setData of the history wrote there${initially}`,
+    };
+  }
+  return undefined;
 }
 
 // ---- evaluation ------------------------------------------------------------------------------

@@ -51,6 +51,32 @@ describe("check: linearizability: single znode", () => {
     expect(v.explanation).toMatch(/"zzz"/);
   });
 
+  it("reports a read of data nobody wrote alone, without searching the orders", () => {
+    const h = new HistoryBuilder();
+    h.create("c1", "/x", "a", [0, 10]);
+    for (let i = 0; i < 40; i++) h.set(`w${i}`, "/x", `v${i}`, [20 + i, undefined]); // 40 unknown writes: 2^40 subsets
+    const r = h.get("c2", "/x", "zzz", [100, 110]);
+    h.get("c2", "/y", "a", [120, 130]); // written at /x, never at /y
+    const v = violation(checkLinearizable(h.ops, model));
+    expect(v.steps).toBe(0);
+    expect(v.minimalWindow.map((o) => o.id)).toEqual([r.id]);
+    expect(v.failedAtUs).toBe(110);
+    expect(v.explanation).toMatch(/#\d+ \(c2\) getData \/x returned "zzz", which no create or setData of the history wrote there, so no order of the operations on \/x explains it/);
+  });
+
+  it("counts data written by an unknown write, a multi or a sequential create as written", () => {
+    const h = new HistoryBuilder();
+    h.op("c1", "create", "/q", [0, 10], { args: { data: "", mode: "PERSISTENT" } });
+    h.op("c1", "create", "/q/item-", [20, 30], { args: { data: "first", mode: "PERSISTENT_SEQUENTIAL" }, result: { path: "/q/item-0000000000" } });
+    h.get("c2", "/q/item-0000000000", "first", [40, 50]);
+    h.create("c1", "/x", "a", [60, 70]);
+    h.set("c3", "/x", "maybe", [80, undefined]);
+    h.get("c2", "/x", "maybe", [90, 100]);
+    h.op("c1", "multi", "/x", [110, 120], { args: { ops: [{ op: "setData", path: "/x", args: { data: "m", version: -1 } }] } });
+    h.get("c2", "/x", "m", [130, 140]);
+    expect(checkLinearizable(h.ops, model).ok).toBe(true);
+  });
+
   it("rejects a read that goes back to an older value (both writes completed)", () => {
     const h = new HistoryBuilder();
     h.create("c1", "/x", "a", [0, 10]);
@@ -303,7 +329,7 @@ describe("check: linearizability: options and reports", () => {
     const h = new HistoryBuilder();
     h.create("c1", "/x", "a", [0, 10]);
     for (let i = 0; i < 10; i++) h.set(`c${i}`, "/x", `v${i}`, [20, 100]);
-    h.get("c1", "/x", "nope", [110, 120]);
+    h.get("c1", "/x", "a", [110, 120]); // overwritten by every set: only a search of the orders shows it
     const r = checkLinearizable(h.ops, model, { maxSteps: 5 });
     expect(r).toMatchObject({ ok: false, inconclusive: true });
   });

@@ -26,6 +26,37 @@ function withNeverWrittenRead(history: readonly Operation[], pick: number): Oper
   return history.map((o) => (o === victim ? { ...o, result: { ...o.result, data: "never-written" } } : o));
 }
 
+const simpleWrite = (o: Operation) => (o.op === "setData" || o.op === "create") && o.outcome === "ok" && !(o.args.mode ?? "").includes("SEQUENTIAL");
+
+/**
+ * The history with one successful getData's data replaced by a value overwritten before the
+ * read began: w wrote it, w2 (invoked after w completed) wrote that path again and completed
+ * before the read was invoked. Data is unique per write, so no order explains the read, and
+ * only the search can show it (every value in the history was written by someone).
+ */
+function withStaleRead(history: readonly Operation[], pick: number): { history: Operation[]; victim: Operation } | undefined {
+  const cases: [Operation, Operation][] = [];
+  for (const r of history) {
+    if (r.op !== "getData" || r.outcome !== "ok") continue;
+    const ws = history.filter((w) => simpleWrite(w) && w.path === r.path && w.completeUs! < r.invokeUs);
+    for (const w of ws) if (ws.some((w2) => w2.invokeUs > w.completeUs! && w2.completeUs! < r.invokeUs)) cases.push([r, w]);
+  }
+  if (cases.length === 0) return undefined;
+  const [victim, w] = cases[pick % cases.length]!;
+  return { history: history.map((o) => (o === victim ? { ...o, result: { data: w.args.data ?? "" } } : o)), victim };
+}
+
+/** The history with one successful getData's data replaced by some other data written at its path. */
+function withOtherWrittenRead(history: readonly Operation[], pick: number): Operation[] | undefined {
+  const reads = history.filter((o) => o.op === "getData" && o.outcome === "ok" && o.result?.data !== undefined);
+  if (reads.length === 0) return undefined;
+  const victim = reads[pick % reads.length]!;
+  const others = history.filter((w) => simpleWrite(w) && w.path === victim.path && w.args.data !== victim.result!.data);
+  if (others.length === 0) return undefined;
+  const w = others[Math.floor(pick / reads.length) % others.length]!;
+  return history.map((o) => (o === victim ? { ...o, result: { data: w.args.data ?? "" } } : o));
+}
+
 describe("check: linearizability: properties", () => {
   it("accepts every history produced by a linearizable execution", () => {
     fc.assert(
@@ -42,7 +73,7 @@ describe("check: linearizability: properties", () => {
     fc.assert(
       fc.property(genOptions, fc.nat(), fc.boolean(), (opts, pick, mutate) => {
         const base = generateLinearizableHistory({ ...opts, nOps: Math.min(opts.nOps, 30) });
-        const history = mutate ? (withNeverWrittenRead(base, pick) ?? base) : base;
+        const history = mutate ? (withOtherWrittenRead(base, pick) ?? base) : base;
         const a = checkLinearizable(history, model, { minimize: false });
         const b = checkLinearizable(history, unpartitioned, { minimize: false, maxSteps: 2_000_000 });
         if (b.ok === false && b.inconclusive) return; // the unpartitioned search may not finish; that is the point of partitions
@@ -65,6 +96,26 @@ describe("check: linearizability: properties", () => {
           expect(r.inconclusive).toBe(false);
           expect(r.explanation).toMatch(/never-written/);
           expect(r.minimalWindow.some((o) => o.result?.data === "never-written")).toBe(true);
+        }
+      }),
+      { numRuns: 200 },
+    );
+    expect(mutated).toBeGreaterThan(50);
+  });
+
+  it("canary: rejects the same histories with one read result mutated to an overwritten value (found by the search)", () => {
+    let mutated = 0;
+    fc.assert(
+      fc.property(genOptions, fc.nat(), (opts, pick) => {
+        const m = withStaleRead(generateLinearizableHistory({ ...opts, nOps: Math.min(opts.nOps, 40) }), pick);
+        if (m === undefined) return;
+        mutated++;
+        const r = checkLinearizable(m.history, model);
+        expect(r.ok).toBe(false);
+        if (!r.ok) {
+          expect(r.inconclusive).toBe(false);
+          expect(r.steps).toBeGreaterThan(0);
+          expect(r.minimalWindow.some((o) => o.id === m.victim.id)).toBe(true);
         }
       }),
       { numRuns: 200 },
