@@ -12,11 +12,35 @@ export interface Violation {
   atMs: number;
 }
 
+/** Where a run ended: its last event's position and time. */
+export interface RunEnd {
+  index: number;
+  atUs: number;
+}
+
 export interface Checker {
   readonly name: string;
+  /**
+   * The event kinds it reads, asked once per kind; events of other kinds never reach
+   * `onEvent` (nor are they built as objects, when nobody else reads them). Absent: all kinds.
+   */
+  accepts?(kind: string): boolean;
   onEvent(event: TraceEvent): void;
-  /** Called once at the end of the run; returns every violation found. */
-  finish(): Violation[];
+  /**
+   * Called once at the end of the run with the run's last event (of any kind, read or not);
+   * returns every violation found. Without `end`, the last event this checker read stands in.
+   */
+  finish(end?: RunEnd): Violation[];
+}
+
+/** Feeds `events` to `checkers` as a run does (each reads only what it accepts), then finishes them. */
+export function runCheckers(checkers: readonly Checker[], events: Iterable<TraceEvent>): Violation[] {
+  let end: RunEnd | undefined;
+  for (const e of events) {
+    for (const c of checkers) if (c.accepts === undefined || c.accepts(e.kind)) c.onEvent(e);
+    end = e;
+  }
+  return checkers.flatMap((c) => c.finish(end));
 }
 
 /** Collects violations with the event that exposed them. */
@@ -24,7 +48,7 @@ export class ViolationLog {
   readonly violations: Violation[] = [];
   constructor(private readonly checker: string, private readonly limit = 50) {}
 
-  add(event: TraceEvent, message: string): void {
+  add(event: RunEnd, message: string): void {
     if (this.violations.length >= this.limit) return;
     this.violations.push({ checker: this.checker, message, eventIndex: event.index, atMs: event.atUs / 1000 });
   }

@@ -5,6 +5,8 @@
 import type { TraceEvent } from "../sim/trace.js";
 
 export class CutLinks {
+  /** The kinds `apply` takes. */
+  static readonly KINDS: ReadonlySet<string> = new Set(["partition", "heal"]);
   private readonly cut = new Set<string>();
 
   /** Takes a partition or heal event; false for any other kind. */

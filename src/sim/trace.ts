@@ -5,7 +5,8 @@
  * fields-as-canonical-JSON). The hash folds those values into two 32-bit lanes; it is cheap
  * enough to leave on for every event (no string building on the hot path: message sends and
  * deliveries pass a number and a short, cached string). Full event objects are built only when
- * somebody wants them: a listener (online checkers, the UI) or retention (`--trace FILE`).
+ * somebody wants them: a listener of that kind (online checkers read a few kinds each, the UI
+ * all) or retention (`--trace FILE`).
  *
  * Same seed + same scenario + same code ⇒ same hash, in the same process or a fresh one.
  */
@@ -30,15 +31,22 @@ export interface TraceEvent {
 }
 
 export type TraceListener = (event: TraceEvent) => void;
+/** Which event kinds a listener reads; asked once per kind (and again after a (un)subscribe). */
+export type KindFilter = (kind: string) => boolean;
 
 const STRING_CACHE_LIMIT = 4096;
 const MAX_REMEMBERED_KEYS = 16;
 
-/** Per event kind: the kind's hash and the field keys (with hashes) last seen at each position. */
+/**
+ * Per event kind: the kind's hash, the field keys (with hashes) last seen at each position, how
+ * many events of it there were, and the listeners that read it (undefined: not worked out yet).
+ */
 interface KindInfo {
   hash: number;
   keys: string[];
   keyHashes: number[];
+  count: number;
+  listeners: TraceListener[] | undefined;
 }
 
 /**
@@ -161,9 +169,12 @@ class StructureHasher extends Mixer {
 
 export class Trace extends Mixer {
   private n = 0;
-  private readonly listeners: TraceListener[] = [];
+  private readonly listeners: { listener: TraceListener; accepts: KindFilter | undefined }[] = [];
   private readonly stringHashes = new Map<string, number>();
   private readonly kinds = new Map<string, KindInfo>();
+  /** Counts of kinds whose info was dropped when the kind table hit its size limit. */
+  private readonly droppedCounts = new Map<string, number>();
+  private lastAtUs = 0;
   /** Retained events (only when `retain` is on). */
   readonly events: TraceEvent[] = [];
   /** Per-event hash snapshots (only when `keepHashes` is on), to find a first divergence. */
@@ -182,14 +193,43 @@ export class Trace extends Mixer {
     return this.n;
   }
 
-  subscribe(listener: TraceListener): () => void {
-    this.listeners.push(listener);
-    this.wantObjects = true;
+  /** The last event's position and time (index -1 before the first). */
+  get last(): { index: number; atUs: number } {
+    return { index: this.n - 1, atUs: this.lastAtUs };
+  }
+
+  /**
+   * Calls `listener` with every event of the kinds `accepts` takes (all kinds without it), in
+   * order, after the event is hashed. Listeners of one kind run in subscription order.
+   */
+  subscribe(listener: TraceListener, accepts?: KindFilter): () => void {
+    const entry = { listener, accepts };
+    this.listeners.push(entry);
+    this.listenersChanged();
     return () => {
-      const i = this.listeners.indexOf(listener);
+      const i = this.listeners.indexOf(entry);
       if (i >= 0) this.listeners.splice(i, 1);
-      this.wantObjects = this.retain || this.listeners.length > 0;
+      this.listenersChanged();
     };
+  }
+
+  /** How many events of each kind were recorded, kinds in order of first appearance. */
+  kindCounts(): Record<string, number> {
+    const out: Record<string, number> = Object.fromEntries(this.droppedCounts);
+    for (const [kind, info] of this.kinds) out[kind] = (out[kind] ?? 0) + info.count;
+    return out;
+  }
+
+  private listenersChanged(): void {
+    this.wantObjects = this.retain || this.listeners.length > 0;
+    for (const info of this.kinds.values()) info.listeners = undefined;
+  }
+
+  private listenersOf(kind: string, info: KindInfo): TraceListener[] {
+    const ls: TraceListener[] = [];
+    for (const { listener, accepts } of this.listeners) if (accepts === undefined || accepts(kind)) ls.push(listener);
+    info.listeners = ls;
+    return ls;
   }
 
   /** The 64-bit rolling hash as 16 hex digits. */
@@ -212,9 +252,11 @@ export class Trace extends Mixer {
     conn?: number,
   ): void {
     const index = this.n++;
+    this.lastAtUs = atUs;
     this.mixNumber(index);
     this.mixNumber(atUs);
     const kindInfo = this.kindInfo(kind);
+    kindInfo.count++;
     this.mixWord(kindInfo.hash);
     this.mixWord(this.stringHash(node));
     if (peer !== undefined) this.mixWord(this.stringHash(peer));
@@ -224,6 +266,8 @@ export class Trace extends Mixer {
     if (conn !== undefined) this.mixNumber(conn);
     if (this.keepHashes) this.hashHistory.push(this.h1 ^ this.h2);
     if (!this.wantObjects) return;
+    const listeners = kindInfo.listeners ?? this.listenersOf(kind, kindInfo);
+    if (listeners.length === 0 && !this.retain) return;
     const event: TraceEvent = { index, atUs, kind, node };
     if (peer !== undefined) event.peer = peer;
     if (id !== undefined) event.id = id;
@@ -231,7 +275,7 @@ export class Trace extends Mixer {
     if (fields !== undefined) event.fields = fields;
     if (conn !== undefined) event.conn = conn;
     if (this.retain) this.events.push(event);
-    for (let i = 0; i < this.listeners.length; i++) this.listeners[i]!(event);
+    for (let i = 0; i < listeners.length; i++) listeners[i]!(event);
   }
 
   /**
@@ -255,6 +299,8 @@ export class Trace extends Mixer {
       return;
     }
     this.n++;
+    this.lastAtUs = atUs;
+    this.kindInfo(kind).count++;
     this.mixNumber(this.n - 1);
     this.mixNumber(atUs);
     this.mixWord(kindHash);
@@ -269,8 +315,11 @@ export class Trace extends Mixer {
   private kindInfo(kind: string): KindInfo {
     let info = this.kinds.get(kind);
     if (info === undefined) {
-      info = { hash: this.stringHash(kind), keys: [], keyHashes: [] };
-      if (this.kinds.size >= STRING_CACHE_LIMIT) this.kinds.clear();
+      info = { hash: this.stringHash(kind), keys: [], keyHashes: [], count: 0, listeners: undefined };
+      if (this.kinds.size >= STRING_CACHE_LIMIT) {
+        for (const [k, old] of this.kinds) this.droppedCounts.set(k, (this.droppedCounts.get(k) ?? 0) + old.count);
+        this.kinds.clear();
+      }
       this.kinds.set(kind, info);
     }
     return info;

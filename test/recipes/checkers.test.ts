@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Checker } from "../../src/check/checker.js";
+import { runCheckers, type Checker } from "../../src/check/checker.js";
 import type { TraceEvent } from "../../src/sim/trace.js";
 import { LockFencingChecker, LockMutexChecker } from "../../src/check/recipes/lock.js";
 import { ElectionChecker } from "../../src/check/recipes/election.js";
@@ -15,12 +15,12 @@ type Ev = [atMs: number, kind: string, fields?: Record<string, unknown>, node?: 
 
 /** Feeds a hand-written trace to a checker; returns the violation messages. */
 function run(checker: Checker, events: Ev[]): string[] {
-  events.forEach(([atMs, kind, fields, node], index) => {
+  const trace = events.map(([atMs, kind, fields, node], index) => {
     const e: TraceEvent = { index, atUs: atMs * 1000, kind, node: node ?? String(fields?.client ?? "") };
     if (fields !== undefined) e.fields = fields;
-    checker.onEvent(e);
+    return e;
   });
-  return checker.finish().map((v) => v.message);
+  return runCheckers([checker], trace).map((v) => v.message);
 }
 
 const lock = (atMs: number, client: string, session: string, event: string, token?: number): Ev => [atMs, "recipe.lock", { lock: "/l", client, session, event, token }];

@@ -50,6 +50,9 @@ const MODELLED: ReadonlySet<string> = new Set<OpName>(["create", "delete", "setD
 
 const NO_SESSION = new Set(["", "0x0", "0"]);
 
+/** The kinds it reads besides `zab.*` (which only tell it the servers form a quorum). */
+const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "zk.server.start", "zk.session.expire", "zk.apply"]);
+
 export class ClientLinearizabilityChecker implements Checker {
   readonly name = "client.linearizability";
   private readonly log = new ViolationLog(this.name);
@@ -70,6 +73,10 @@ export class ClientLinearizabilityChecker implements Checker {
 
   constructor(options: LinearizabilityCheckerOptions = {}) {
     this.options = { maxSteps: options.maxSteps ?? 5_000_000, inconclusiveIsViolation: options.inconclusiveIsViolation ?? false, maxMessageChars: options.maxMessageChars ?? 600 };
+  }
+
+  accepts(kind: string): boolean {
+    return READS.has(kind) || kind.startsWith("zab.");
   }
 
   onEvent(e: TraceEvent): void {

@@ -33,6 +33,10 @@ export class SessionOrderChecker implements Checker {
   private readonly ops = new OpTable();
   private readonly sessions = new Map<string, SessionOrder>();
 
+  accepts(kind: string): boolean {
+    return kind === "client.invoke" || kind === "client.complete";
+  }
+
   onEvent(e: TraceEvent): void {
     if (e.kind === "client.invoke") this.ops.invoke(e);
     else if (e.kind === "client.complete") this.onComplete(e);

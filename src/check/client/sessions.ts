@@ -41,6 +41,12 @@ interface ClientView {
 /** Packets not touching a session: the handshake, and auth (processed before the touch). */
 const UNTOUCHING = new Set(["connect", "auth"]);
 
+/** The kinds `onEvent` reads. */
+const READS: ReadonlySet<string> = new Set([
+  "client.invoke", "client.complete", "zk.apply", "zk.session.expire", "client.state", "client.connect", "client.disconnect",
+  "pause", "resume", "crash", "send", "deliver", "drop", "zab.phase", "zab.state", "clock",
+]);
+
 export class SessionsChecker implements Checker {
   readonly name = "client.sessions";
   private readonly log = new ViolationLog(this.name);
@@ -63,6 +69,10 @@ export class SessionsChecker implements Checker {
   private readonly leading = new Set<string>();
   /** Quorum servers not in phase BROADCAST (electing, discovering, syncing). */
   private readonly notServing = new Set<string>();
+
+  accepts(kind: string): boolean {
+    return READS.has(kind);
+  }
 
   onEvent(e: TraceEvent): void {
     switch (e.kind) {

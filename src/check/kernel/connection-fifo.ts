@@ -13,6 +13,10 @@ export class ConnectionFifoChecker implements Checker {
   private readonly lastDelivered = new Map<string, number>();
   private readonly sentOn = new Map<number, string>();
 
+  accepts(kind: string): boolean {
+    return kind === "send" || kind === "deliver";
+  }
+
   onEvent(e: TraceEvent): void {
     if (e.conn === undefined || e.id === undefined) return;
     if (e.kind === "send") {

@@ -13,6 +13,9 @@ interface FileState {
   durableBytes: number;
 }
 
+/** The kinds it reads: after a crash, the next of them that is not the node's `disk.lost` settles it. */
+const DISK_KINDS: ReadonlySet<string> = new Set(["disk.append", "disk.replace", "disk.delete", "disk.fsync.done", "crash", "disk.lost", "app.recovered"]);
+
 export class DiskCrashLossChecker implements Checker {
   readonly name = "kernel.disk-crash-loss";
   private readonly log = new ViolationLog(this.name);
@@ -21,6 +24,10 @@ export class DiskCrashLossChecker implements Checker {
   /** After a crash: files that must be reported lost, with the bytes expected. */
   private expectLoss = new Map<string, number>();
   private crashEvent: TraceEvent | undefined;
+
+  accepts(kind: string): boolean {
+    return DISK_KINDS.has(kind);
+  }
 
   onEvent(e: TraceEvent): void {
     if (this.crashEvent !== undefined && !(e.kind === "disk.lost" && e.node === this.crashEvent.node)) this.settleCrash();

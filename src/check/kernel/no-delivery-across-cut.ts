@@ -11,6 +11,10 @@ export class NoDeliveryAcrossCutChecker implements Checker {
   private readonly log = new ViolationLog(this.name);
   private readonly cut = new CutLinks();
 
+  accepts(kind: string): boolean {
+    return CutLinks.KINDS.has(kind) || kind === "deliver" || kind === "conn.open" || kind === "conn.accept";
+  }
+
   onEvent(e: TraceEvent): void {
     if (this.cut.apply(e)) return;
     switch (e.kind) {

@@ -12,6 +12,10 @@ export class PausedNodeSilentChecker implements Checker {
   private readonly log = new ViolationLog(this.name);
   private readonly paused = new Set<string>();
 
+  accepts(kind: string): boolean {
+    return kind === "pause" || kind === "resume" || kind === "crash" || ACTIVITY.has(kind);
+  }
+
   onEvent(e: TraceEvent): void {
     if (e.kind === "pause") this.paused.add(e.node);
     else if (e.kind === "resume" || e.kind === "crash") this.paused.delete(e.node);

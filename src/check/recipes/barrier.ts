@@ -29,6 +29,10 @@ export class BarrierChecker implements Checker {
   private readonly fates = new SessionFates();
   private readonly barriers = new Map<string, BarrierHistory>();
 
+  accepts(kind: string): boolean {
+    return kind === "recipe.barrier" || SessionFates.reads(kind);
+  }
+
   onEvent(e: TraceEvent): void {
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {

@@ -26,6 +26,10 @@ export class CounterChecker implements Checker {
   private readonly log = new ViolationLog(this.name);
   private readonly counters = new Map<string, CounterHistory>();
 
+  accepts(kind: string): boolean {
+    return kind === "recipe.counter";
+  }
+
   onEvent(e: TraceEvent): void {
     if (e.kind !== "recipe.counter" || e.fields === undefined) return;
     const f = e.fields;

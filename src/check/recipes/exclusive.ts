@@ -12,7 +12,7 @@
  *   waiting for the role while nobody has it, with nothing happening to it for `stallMs`,
  *   mean the recipe is stuck.
  */
-import type { Checker, Violation } from "../checker.js";
+import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates, fmtMs } from "./sessions.js";
@@ -62,6 +62,10 @@ export class ExclusiveRoleChecker implements Checker {
   ) {
     this.name = spec.name;
     this.log = new ViolationLog(spec.name);
+  }
+
+  accepts(kind: string): boolean {
+    return kind === this.spec.kind || SessionFates.reads(kind);
   }
 
   onEvent(e: TraceEvent): void {
@@ -129,9 +133,10 @@ export class ExclusiveRoleChecker implements Checker {
     return new Map([...this.instances].map(([k, i]) => [k, [...i.open.values()].map((r) => r.client)]));
   }
 
-  finish(): Violation[] {
-    const end = this.last;
+  finish(runEnd?: RunEnd): Violation[] {
+    const end = runEnd ?? this.last;
     if (end === undefined) return this.log.violations;
+    this.fates.endAt(end.atUs);
     for (const [key, inst] of this.instances) {
       const idleMs = (this.fates.lastEventUs - inst.lastEventUs) / 1000;
       if (inst.waiting.size === 0 || inst.open.size > 0 || idleMs < this.stallMs || this.fates.quietMs() < this.stallMs) continue;

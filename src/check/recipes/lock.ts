@@ -17,7 +17,7 @@
  *   accepted write whose token is smaller than a token already granted before the write
  *   began, or smaller than a token the resource accepted before, is a violation.
  */
-import type { Checker, Violation } from "../checker.js";
+import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
@@ -48,6 +48,10 @@ export class LockHerdChecker implements Checker {
   private readonly fates = new SessionFates();
   private readonly dirs = new Map<string, { notifications: number; deletions: number; acquisitions: number; sessions: Set<string> }>();
   private last: TraceEvent | undefined;
+
+  accepts(kind: string): boolean {
+    return kind === "recipe.lock" || kind === "client.watch" || SessionFates.reads(kind);
+  }
 
   onEvent(e: TraceEvent): void {
     this.last = e;
@@ -86,12 +90,13 @@ export class LockHerdChecker implements Checker {
     return new Map([...this.dirs].map(([k, d]) => [k, { notifications: d.notifications, acquisitions: d.acquisitions, deletions: d.deletions }]));
   }
 
-  finish(): Violation[] {
-    if (this.last === undefined) return this.log.violations;
+  finish(runEnd?: RunEnd): Violation[] {
+    const end = runEnd ?? this.last;
+    if (end === undefined) return this.log.violations;
     for (const [dir, d] of this.dirs) {
       if (d.notifications <= d.deletions) continue;
       this.log.add(
-        this.last,
+        end,
         `herd effect on ${dir}: lock clients got ${d.notifications} watch notifications for ${d.acquisitions} acquisitions and ${d.deletions} lock-node deletions — each deletion should wake at most one waiter (its successor)`,
       );
     }
@@ -106,6 +111,10 @@ export class LockFencingChecker implements Checker {
   private maxGranted = -1;
   private readonly begun = new Map<string, number>();
   private readonly maxAccepted = new Map<string, number>();
+
+  accepts(kind: string): boolean {
+    return kind === "recipe.lock" || kind === "recipe.resource";
+  }
 
   onEvent(e: TraceEvent): void {
     const f = e.fields;

@@ -40,6 +40,10 @@ export class QueueChecker implements Checker {
   private readonly log = new ViolationLog(this.name);
   private readonly queues = new Map<string, QueueHistory>();
 
+  accepts(kind: string): boolean {
+    return kind === "recipe.queue";
+  }
+
   onEvent(e: TraceEvent): void {
     if (e.kind !== "recipe.queue" || e.fields === undefined) return;
     const f = e.fields;

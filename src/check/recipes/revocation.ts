@@ -13,7 +13,7 @@
  *   of a run quiet for `stallMs` still waits for the lock, with a live session and a request
  *   at least `stallMs` old, is stuck.
  */
-import type { Checker, Violation } from "../checker.js";
+import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates, fmtMs } from "./sessions.js";
@@ -35,6 +35,7 @@ interface Hold {
 
 /** Paused time per client node, to count a holder's running time only. */
 class PausedTime {
+  static readonly KINDS: ReadonlySet<string> = new Set(["pause", "resume", "crash"]);
   private readonly totalUs = new Map<string, number>();
   private readonly since = new Map<string, number>();
 
@@ -70,6 +71,10 @@ export class RevocationChecker implements Checker {
     private readonly honourMs = HONOUR_MS,
     private readonly stallMs = STALL_MS,
   ) {}
+
+  accepts(kind: string): boolean {
+    return kind === "recipe.rwlock" || kind === "recipe.revoke" || PausedTime.KINDS.has(kind) || SessionFates.reads(kind);
+  }
 
   onEvent(e: TraceEvent): void {
     this.last = e;
@@ -135,9 +140,10 @@ export class RevocationChecker implements Checker {
     }
   }
 
-  finish(): Violation[] {
-    const end = this.last;
+  finish(runEnd?: RunEnd): Violation[] {
+    const end = runEnd ?? this.last;
     if (end === undefined) return this.log.violations;
+    this.fates.endAt(end.atUs);
     for (const h of this.holds.values()) {
       if (h.clockFromUs === undefined) continue;
       const ms = this.runningMs(h, end.atUs);

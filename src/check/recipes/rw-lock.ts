@@ -21,6 +21,10 @@ export class ReadWriteLockChecker implements Checker {
   /** lock → session → hold. */
   private readonly holds = new Map<string, Map<string, Hold>>();
 
+  accepts(kind: string): boolean {
+    return kind === "recipe.rwlock" || SessionFates.reads(kind);
+  }
+
   onEvent(e: TraceEvent): void {
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {

@@ -24,6 +24,10 @@ export class GroupChecker implements Checker {
   /** Members seen in views, with the first event that showed each (checked at the end: a view may show a join whose reply is still on its way). */
   private readonly seen = new Map<string, Map<string, TraceEvent>>();
 
+  accepts(kind: string): boolean {
+    return kind === "recipe.group" || SessionFates.reads(kind);
+  }
+
   onEvent(e: TraceEvent): void {
     const fate = this.fates.onEvent(e);
     if (fate?.kind === "session-ended") for (const g of this.live.values()) for (const [m, s] of [...g]) if (s === fate.session) g.delete(m);
@@ -71,6 +75,10 @@ export class ConfigChecker implements Checker {
   private readonly lastSeen = new Map<string, number>();
   private readonly lastWritten = new Map<string, number>();
 
+  accepts(kind: string): boolean {
+    return kind === "recipe.config";
+  }
+
   onEvent(e: TraceEvent): void {
     if (e.kind !== "recipe.config" || e.fields === undefined) return;
     const f = e.fields;
@@ -99,6 +107,10 @@ export class NamingChecker implements Checker {
   private readonly log = new ViolationLog(this.name);
   private readonly names = new Map<string, string>();
   private readonly tags = new Map<string, string>();
+
+  accepts(kind: string): boolean {
+    return kind === "recipe.naming";
+  }
 
   onEvent(e: TraceEvent): void {
     if (e.kind !== "recipe.naming" || e.fields === undefined || e.fields.event !== "assigned") return;

@@ -14,6 +14,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 
 const FAULT_KINDS = new Set(["crash", "restart", "start", "pause", "resume", "partition", "heal", "clog", "unclog"]);
+const FATE_KINDS = new Set([...FAULT_KINDS, "client.complete", "zk.session.expire", "zk.apply"]);
 
 export class SessionFates {
   /** Session hex → time its closeSession was first applied. */
@@ -26,8 +27,18 @@ export class SessionFates {
   readonly expired = new Set<string>();
   /** Time of the last fault-like event (crash, partition, heal, pause…). */
   lastFaultUs = 0;
-  /** Time of the last event seen: the end of the run, at finish. */
+  /** Time of the last event seen: the end of the run, once `endAt` has been told it. */
   lastEventUs = 0;
+
+  /** The kinds `onEvent` reads: a recipe checker accepts these and its own. */
+  static reads(kind: string): boolean {
+    return FATE_KINDS.has(kind);
+  }
+
+  /** The run ended at `atUs` (its last event, of any kind). */
+  endAt(atUs: number): void {
+    if (atUs > this.lastEventUs) this.lastEventUs = atUs;
+  }
 
   /**
    * Feeds one event. Returns what it means for recipes: a session ended, a client crashed,

@@ -8,7 +8,7 @@
  * - Termination: at the end of a run quiet for `stallMs`, every begun transaction has been
  *   decided by someone.
  */
-import type { Checker, Violation } from "../checker.js";
+import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
@@ -29,6 +29,10 @@ export class TwoPhaseCommitChecker implements Checker {
   private last: TraceEvent | undefined;
 
   constructor(private readonly stallMs = STALL_MS) {}
+
+  accepts(kind: string): boolean {
+    return kind === "recipe.2pc" || SessionFates.reads(kind);
+  }
 
   onEvent(e: TraceEvent): void {
     this.last = e;
@@ -63,9 +67,12 @@ export class TwoPhaseCommitChecker implements Checker {
     }
   }
 
-  finish(): Violation[] {
-    if (this.last === undefined || this.fates.quietMs() < this.stallMs) return this.log.violations;
-    for (const [name, tx] of this.txs) if (tx.begun !== undefined && tx.decided.size === 0) this.log.add(this.last, `${name} began but nobody ever decided it`);
+  finish(runEnd?: RunEnd): Violation[] {
+    const end = runEnd ?? this.last;
+    if (end === undefined) return this.log.violations;
+    this.fates.endAt(end.atUs);
+    if (this.fates.quietMs() < this.stallMs) return this.log.violations;
+    for (const [name, tx] of this.txs) if (tx.begun !== undefined && tx.decided.size === 0) this.log.add(end, `${name} began but nobody ever decided it`);
     return this.log.violations;
   }
 }

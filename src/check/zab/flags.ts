@@ -17,6 +17,10 @@ export class FlagsChecker implements Checker {
   readonly name = "zab.flags";
   private readonly log = new ViolationLog(this.name);
 
+  accepts(kind: string): boolean {
+    return kind === "zab.flag";
+  }
+
   onEvent(e: TraceEvent): void {
     if (e.kind !== "zab.flag") return;
     guarded(this.log, e, () => {

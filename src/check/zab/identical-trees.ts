@@ -22,6 +22,10 @@ export class IdenticalTreesChecker implements Checker {
   private readonly first = new Map<Zxid, FirstDigest>();
   private readonly reported = new Set<string>();
 
+  accepts(kind: string): boolean {
+    return kind === "zab.digest";
+  }
+
   onEvent(e: TraceEvent): void {
     if (e.kind !== "zab.digest") return;
     guarded(this.log, e, () => this.onDigest(e, zxidField(e, "zxid"), stringField(e, "digest")));

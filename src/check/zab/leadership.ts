@@ -37,6 +37,10 @@ export class LeadershipChecker implements Checker {
   /** Pairs already reported under Leadership1, so a long overlap is reported once. */
   private readonly reported = new Set<string>();
 
+  accepts(kind: string): boolean {
+    return kind === "zab.leader.established" || kind === "zab.state" || kind === "zab.phase" || kind === "crash";
+  }
+
   onEvent(e: TraceEvent): void {
     switch (e.kind) {
       case "zab.leader.established":

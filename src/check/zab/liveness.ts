@@ -18,7 +18,7 @@
  * Servers are the nodes that emitted `zab.*` annotations; voters are those never OBSERVING.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
 import { at, ServerNames } from "./zab-event.js";
 import { CutLinks } from "../cut-links.js";
 
@@ -62,6 +62,10 @@ export class LivenessChecker implements Checker {
   constructor(readonly budgetMs = 40_000) {
     if (!(budgetMs > 0) || !Number.isFinite(budgetMs)) throw new RangeError(`LivenessChecker: budgetMs must be a positive number of milliseconds, got ${budgetMs}`);
     this.budgetUs = Math.round(budgetMs * 1000);
+  }
+
+  accepts(kind: string): boolean {
+    return kind.startsWith("zab.") || FAULTS.has(kind) || kind === "start";
   }
 
   onEvent(e: TraceEvent): void {
@@ -118,9 +122,9 @@ export class LivenessChecker implements Checker {
     }
   }
 
-  finish(): Violation[] {
+  finish(runEnd?: RunEnd): Violation[] {
     const from = this.lastFault ?? this.first;
-    const end = this.last;
+    const end = runEnd ?? this.last;
     if (from === undefined || end === undefined || end.atUs - from.atUs < this.budgetUs) return this.log.violations;
     const deadlineUs = from.atUs + this.budgetUs;
     const up = [...this.servers.keys()].filter((n) => (this.nodes.get(n)?.status ?? "up") === "up");

@@ -128,6 +128,10 @@ export abstract class ZabEventChecker implements Checker {
     this.log = new ViolationLog(name);
   }
 
+  accepts(kind: string): boolean {
+    return kind.startsWith("zab.");
+  }
+
   onEvent(e: TraceEvent): void {
     if (!e.kind.startsWith("zab.")) return;
     this.names.learn(e);

@@ -25,6 +25,10 @@ export class ZxidUniquenessChecker implements Checker {
   /** `zxid:txn` pairs already reported, so every server that logs the intruder is not a new report. */
   private readonly reported = new Set<string>();
 
+  accepts(kind: string): boolean {
+    return CARRIERS.has(kind);
+  }
+
   onEvent(e: TraceEvent): void {
     if (!CARRIERS.has(e.kind)) return;
     guarded(this.log, e, () => this.onTxn(e, zxidField(e, "zxid"), stringField(e, "txn")));

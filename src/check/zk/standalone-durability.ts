@@ -14,6 +14,10 @@ export class StandaloneDurabilityChecker implements Checker {
   private maxSeen = 0n;
   private seenBy = "";
 
+  accepts(kind: string): boolean {
+    return kind === "client.complete" || kind === "zk.server.start";
+  }
+
   onEvent(e: TraceEvent): void {
     if (e.kind === "client.complete") {
       const f = e.fields ?? {};

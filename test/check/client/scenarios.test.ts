@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CLIENT_CHECKERS, clientCheckers } from "../../../src/check/client/index.js";
-import type { Violation } from "../../../src/check/checker.js";
+import { runCheckers, type Violation } from "../../../src/check/checker.js";
 import { loadScenario } from "../../../src/cli/scenario-files.js";
 import { runScenarioWithSim } from "../../../src/scenario/run.js";
 import type { Canary } from "../../../src/scenario/types.js";
@@ -9,9 +9,9 @@ import type { TraceEvent } from "../../../src/sim/trace.js";
 /** Runs a real scenario with the client checkers listening; returns what they found. */
 async function clientViolations(name: string, seed: number, canary?: Canary): Promise<Violation[]> {
   const checkers = clientCheckers();
-  const onTraceEvent = (e: TraceEvent) => checkers.forEach((c) => c.onEvent(e));
-  await runScenarioWithSim(loadScenario(name), { seed, onTraceEvent, ...(canary !== undefined ? { canary } : {}) });
-  return checkers.flatMap((c) => c.finish());
+  const events: TraceEvent[] = [];
+  await runScenarioWithSim(loadScenario(name), { seed, onTraceEvent: (e) => events.push(e), ...(canary !== undefined ? { canary } : {}) });
+  return runCheckers(checkers, events);
 }
 
 const SCENARIOS = [

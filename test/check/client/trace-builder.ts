@@ -5,7 +5,7 @@
  * session ids are hex strings, as the client and server write them.
  */
 import type { TraceEvent } from "../../../src/sim/trace.js";
-import type { Checker, Violation } from "../../../src/check/checker.js";
+import { runCheckers, type Checker, type Violation } from "../../../src/check/checker.js";
 
 export const S1 = "0x100000000000001";
 export const S2 = "0x100000000000002";
@@ -114,7 +114,7 @@ export function stat(fields: { czxid?: string; mzxid?: string; pzxid?: string; v
   };
 }
 
+/** As a scenario run feeds it: only the kinds it accepts, then `finish` with the last event. */
 export function runChecker(checker: Checker, events: readonly TraceEvent[]): Violation[] {
-  for (const e of events) checker.onEvent(e);
-  return checker.finish();
+  return runCheckers([checker], events);
 }

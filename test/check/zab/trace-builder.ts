@@ -4,7 +4,7 @@
  * Servers are nodes `s<sid>`; zxids are written (epoch, counter) and emitted as hex strings.
  */
 import type { TraceEvent } from "../../../src/sim/trace.js";
-import type { Checker, Violation } from "../../../src/check/checker.js";
+import { runCheckers, type Checker, type Violation } from "../../../src/check/checker.js";
 
 /** The hex zxid string of (epoch, counter), as the server annotates it. */
 export function z(epoch: number, counter: number): string {
@@ -137,7 +137,7 @@ export class TraceBuilder {
   }
 }
 
+/** As a scenario run feeds it: only the kinds it accepts, then `finish` with the last event. */
 export function runChecker(checker: Checker, events: readonly TraceEvent[]): Violation[] {
-  for (const e of events) checker.onEvent(e);
-  return checker.finish();
+  return runCheckers([checker], events);
 }
