@@ -42,6 +42,7 @@ const MAX_REMEMBERED_KEYS = 16;
  * many events of it there were, and the listeners that read it (undefined: not worked out yet).
  */
 interface KindInfo {
+  kind: string;
   hash: number;
   keys: string[];
   keyHashes: number[];
@@ -175,6 +176,7 @@ export class Trace extends Mixer {
   /** Counts of kinds whose info was dropped when the kind table hit its size limit. */
   private readonly droppedCounts = new Map<string, number>();
   private lastAtUs = 0;
+  private readonly messageKinds: (KindInfo | undefined)[] = new Array<KindInfo | undefined>(8).fill(undefined);
   /** Retained events (only when `retain` is on). */
   readonly events: TraceEvent[] = [];
   /** Per-event hash snapshots (only when `keepHashes` is on), to find a first divergence. */
@@ -300,7 +302,10 @@ export class Trace extends Mixer {
     }
     this.n++;
     this.lastAtUs = atUs;
-    this.kindInfo(kind).count++;
+    // The few message kinds, by their hash: no map lookup on the hottest path.
+    let info = this.messageKinds[kindHash & 7];
+    if (info === undefined || info.kind !== kind) this.messageKinds[kindHash & 7] = info = this.kindInfo(kind);
+    info.count++;
     this.mixNumber(this.n - 1);
     this.mixNumber(atUs);
     this.mixWord(kindHash);
@@ -315,10 +320,11 @@ export class Trace extends Mixer {
   private kindInfo(kind: string): KindInfo {
     let info = this.kinds.get(kind);
     if (info === undefined) {
-      info = { hash: this.stringHash(kind), keys: [], keyHashes: [], count: 0, listeners: undefined };
+      info = { kind, hash: this.stringHash(kind), keys: [], keyHashes: [], count: 0, listeners: undefined };
       if (this.kinds.size >= STRING_CACHE_LIMIT) {
         for (const [k, old] of this.kinds) this.droppedCounts.set(k, (this.droppedCounts.get(k) ?? 0) + old.count);
         this.kinds.clear();
+        this.messageKinds.fill(undefined);
       }
       this.kinds.set(kind, info);
     }

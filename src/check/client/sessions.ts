@@ -61,6 +61,8 @@ export class SessionsChecker implements Checker {
   private readonly createTargets = new Map<string, number>();
   // heartbeat bookkeeping
   private readonly clients = new Map<string, ClientView>();
+  /** The client names of `clients`' keys (what comes before the `#`). */
+  private readonly clientNames = new Set<string>();
   private readonly sessionPackets = new Map<string, { session: string }>();
   private readonly lastTouchUs = new Map<string, Map<string, number>>();
   private readonly touchedSinceDrain = new Map<string, Set<string>>();
@@ -204,8 +206,7 @@ export class SessionsChecker implements Checker {
    */
   private onClientState(e: TraceEvent): void {
     const client = str(e.fields, "client") ?? e.node;
-    const conn = e.fields?.conn;
-    const view = this.view(`${client}#${conn === undefined ? "?" : String(conn)}`);
+    const view = this.view(client, e.fields?.conn);
     const session = str(e.fields, "session");
     if (session !== undefined) view.session = session;
     if (e.kind === "client.state") view.connected = str(e.fields, "state") === "CONNECTED";
@@ -214,13 +215,16 @@ export class SessionsChecker implements Checker {
   }
 
   private isClientNode(node: string): boolean {
-    for (const key of this.clients.keys()) if (key.startsWith(`${node}#`)) return true;
-    return false;
+    return this.clientNames.has(node);
   }
 
-  private view(key: string): ClientView {
+  private view(client: string, conn: unknown): ClientView {
+    const key = `${client}#${conn === undefined ? "?" : String(conn)}`;
     let v = this.clients.get(key);
-    if (v === undefined) this.clients.set(key, (v = { session: "", connected: false, server: undefined, paused: false }));
+    if (v === undefined) {
+      this.clients.set(key, (v = { session: "", connected: false, server: undefined, paused: false }));
+      this.clientNames.add(client);
+    }
     return v;
   }
 

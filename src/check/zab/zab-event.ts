@@ -21,11 +21,22 @@ export class MalformedZabEvent extends Error {
 /** A zxid field: hex string (the annotation format), decimal string, bigint or safe integer. */
 export function zxidField(e: TraceEvent, field: string): Zxid {
   const v = e.fields?.[field];
+  if (typeof v === "string") {
+    // One zxid is read many times (propose, log, ack, commit, deliver on every server).
+    let z = PARSED_ZXIDS.get(v);
+    if (z === undefined && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(v)) {
+      z = BigInt(v);
+      if (PARSED_ZXIDS.size >= PARSED_ZXIDS_LIMIT) PARSED_ZXIDS.clear();
+      PARSED_ZXIDS.set(v, z);
+    }
+    if (z !== undefined) return z;
+  }
   if (typeof v === "bigint") return v;
   if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
-  if (typeof v === "string" && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(v)) return BigInt(v);
   throw new MalformedZabEvent(e, field);
 }
+const PARSED_ZXIDS = new Map<string, Zxid>();
+const PARSED_ZXIDS_LIMIT = 8192;
 
 /** An integer field (epoch, sid): number, bigint or numeric string. */
 export function intField(e: TraceEvent, field: string): number {
@@ -69,9 +80,9 @@ export function at(e: { index: number; atUs: number }): string {
  * Runs one event's handler; a malformed annotation becomes a violation instead of an exception
  * that would abort the whole run. Any other exception is a checker bug and propagates.
  */
-export function guarded(log: ViolationLog, e: TraceEvent, handle: () => void): void {
+export function guarded(log: ViolationLog, e: TraceEvent, handle: (e: TraceEvent) => void): void {
   try {
-    handle();
+    handle(e);
   } catch (err) {
     if (!(err instanceof MalformedZabEvent)) throw err;
     log.add(e, err.message);
@@ -124,6 +135,8 @@ export abstract class ZabEventChecker implements Checker {
   protected readonly log: ViolationLog;
   protected readonly names = new ServerNames();
 
+  private readonly handle = (e: TraceEvent): void => this.dispatch(e);
+
   constructor(readonly name: string) {
     this.log = new ViolationLog(name);
   }
@@ -135,7 +148,7 @@ export abstract class ZabEventChecker implements Checker {
   onEvent(e: TraceEvent): void {
     if (!e.kind.startsWith("zab.")) return;
     this.names.learn(e);
-    guarded(this.log, e, () => this.dispatch(e));
+    guarded(this.log, e, this.handle);
   }
 
   protected abstract dispatch(e: TraceEvent): void;
