@@ -29,8 +29,9 @@ interface Committed {
   readonly zxid: Zxid;
   /** The content digest; undefined while only a `zab.commit` (which carries none) named it. */
   txn: string | undefined;
-  /** How it became committed, for messages: "committed by s1 (sid 1) #12 at 3ms". */
-  readonly how: string;
+  /** How it became committed (the event that showed it), for messages: see `how`. */
+  readonly verb: "committed" | "delivered" | "established";
+  readonly by: TraceEvent;
 }
 
 interface ServerState {
@@ -63,7 +64,7 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
         this.onCommit(e, zxidField(e, "zxid"));
         return;
       case "zab.deliver":
-        this.commit(zxidField(e, "zxid"), stringField(e, "txn"), `delivered by ${this.names.label(e.node)} (${at(e)})`);
+        this.commit(zxidField(e, "zxid"), stringField(e, "txn"), "delivered", e);
         return;
       case "zab.recovered":
         this.onRecovered(e, zxidField(e, "lastZxid"));
@@ -94,13 +95,20 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
 
   private onCommit(e: TraceEvent, zxid: Zxid): void {
     const txn = this.server(e.node).logged.get(zxid)?.txn ?? this.txnOf.get(zxid);
-    this.commit(zxid, txn, `committed by ${this.names.label(e.node)} (${at(e)})`);
+    this.commit(zxid, txn, "committed", e);
   }
 
-  private commit(zxid: Zxid, txn: string | undefined, how: string): void {
+  private commit(zxid: Zxid, txn: string | undefined, verb: Committed["verb"], by: TraceEvent): void {
     const c = this.committed.get(zxid);
-    if (c === undefined) this.committed.set(zxid, { zxid, txn, how });
+    if (c === undefined) this.committed.set(zxid, { zxid, txn, verb, by });
     else if (c.txn === undefined) c.txn = txn;
+  }
+
+  /** "committed by s1 (sid 1) #12 at 3ms": built only for a message (most never need one). */
+  private how(c: Committed): string {
+    const who = this.names.label(c.by.node);
+    if (c.verb === "established") return `in the initial history of ${who}, established epoch ${intField(c.by, "epoch")} (${at(c.by)})`;
+    return `${c.verb} by ${who} (${at(c.by)})`;
   }
 
   /** The committed txns in zxid order. */
@@ -127,7 +135,7 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
     const removed = s.logged.cutAbove(zxid).filter((t) => this.isCommitted(t));
     for (const t of removed) s.lostAt.set(t.zxid, `truncated away at ${this.names.label(e.node)} (${at(e)})`);
     if (removed.length === 0) return;
-    const list = removed.map((t) => `${formatZxid(t.zxid)} (${this.committed.get(t.zxid)!.how})`).join(", ");
+    const list = removed.map((t) => `${formatZxid(t.zxid)} (${this.how(this.committed.get(t.zxid)!)})`).join(", ");
     const leader = s.syncLeader === undefined ? "" : ` on the order of its leader ${this.names.label(s.syncLeader)}`;
     this.log.add(
       e,
@@ -169,7 +177,7 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
     }
     // The NEWLEADER quorum commits the leader's whole initial history.
     for (const t of s.logged.entries) {
-      if (t.zxid <= lastZxid) this.commit(t.zxid, t.txn, `in the initial history of ${this.names.label(e.node)}, established epoch ${epoch} (${at(e)})`);
+      if (t.zxid <= lastZxid) this.commit(t.zxid, t.txn, "established", e);
     }
   }
 
@@ -181,7 +189,7 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
       : lost !== undefined ? lost
       : had !== undefined ? `above its lastZxid`
       : "never logged by it";
-    return `${formatZxid(c.zxid)} (${c.how}; ${state})`;
+    return `${formatZxid(c.zxid)} (${this.how(c)}; ${state})`;
   }
 
   private isCommitted(t: TxnEntry): boolean {
