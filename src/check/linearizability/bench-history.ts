@@ -82,8 +82,24 @@ export function generateLinearizableHistory(options: HistoryGenOptions): Operati
     planned.push({ op, linUs, lost: unknown && rng() < 0.5 });
     clientFree[c] = completeUs + rand(300);
   }
+  keepSubmissionOrder(planned);
   apply(planned, rng, o.dropped);
   return planned.map((p) => p.op);
+}
+
+/**
+ * ZooKeeper runs a session's requests in the order they were sent (reference §6), even across
+ * a lost connection: an unknown op that lands does so before the client's next op that lands.
+ */
+function keepSubmissionOrder(planned: Planned[]): void {
+  const nextLinUs = new Map<string, number>();
+  for (let k = planned.length - 1; k >= 0; k--) {
+    const p = planned[k]!;
+    if (p.lost) continue;
+    const next = nextLinUs.get(p.op.client);
+    if (p.op.outcome === "unknown" && next !== undefined && p.linUs >= next) p.linUs = (p.op.invokeUs + next) / 2;
+    nextLinUs.set(p.op.client, p.linUs);
+  }
 }
 
 function setupOp(id: number, path: string, atUs: number): Planned {

@@ -163,7 +163,8 @@ function headline<S>(part: Partition, p: Problem<S>, cut: { atUs: number; op: Op
 function windowText<S>(p: Problem<S>, shown: number, relaxed: number, minimized: boolean): string {
   const strict = p.kinds.filter((k) => k === STRICT).length;
   const unknown = p.kinds.filter((k) => k === UNKNOWN).length;
-  const maybe = unknown > 0 ? ` Operations with unknown outcome (${unknown}) may take effect at any time after their invocation, or never.` : "";
+  const order = p.orderKey !== undefined ? ", but before any later request of their session that took effect (a session's requests run in order)" : "";
+  const maybe = unknown > 0 ? ` Operations with unknown outcome (${unknown}) may take effect at any time after their invocation${order}, or never.` : "";
   if (!minimized) return `The window is the whole partition (${shown} operations listed).${maybe}`;
   const rel = relaxed > 0 ? `; the other ${relaxed} earlier operations were relaxed (reads dropped, writes allowed to have taken effect or not) and it still fails` : "";
   return `The smallest window found keeps ${strict} operation(s) definite${rel}.${maybe}`;
@@ -189,6 +190,13 @@ function reason<S>(p: Problem<S>, model: SequentialModel<S>, d: Deepest<S>, i: n
   if (blocker !== undefined) {
     const w = p.ops[blocker]!;
     return `#${op.id} must follow #${w.id} (zxid 0x${w.zxid!.toString(16)}), which cannot come next`;
+  }
+  const inTheWay = d.orderBlockedBy.get(i);
+  if (inTheWay !== undefined) {
+    const o = p.ops[inTheWay]!;
+    return o.invokeUs > op.invokeUs || (o.invokeUs === op.invokeUs && o.id > op.id)
+      ? `#${op.id} cannot come next: #${o.id}, submitted after it in the same session, already took effect (a session's requests run in order)`
+      : `#${op.id} must follow #${o.id}, submitted before it in the same session`;
   }
   const stepOp = p.kinds[i] === OPTIONAL ? { ...op, outcome: "unknown" as const } : op;
   if (model.step(d.state, stepOp) === undefined) return `#${op.id}: ${model.explain(d.state, op)}`;

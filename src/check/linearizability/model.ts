@@ -54,6 +54,13 @@ export interface SequentialModel<S> {
    * searches: the search would have to try every order to find that none works.
    */
   unexplained?(ops: readonly Operation[]): { op: Operation; why: string } | undefined;
+  /**
+   * Optional: ops with the same key run in the order they were submitted (ZooKeeper's FIFO
+   * client order, reference §6). The search never places an op before an earlier-submitted op
+   * of its key that is definite, and an indeterminate op skipped past never takes effect
+   * later. Undefined: the op is ordered only by real time.
+   */
+  submissionOrderKey?(op: Operation): string | undefined;
   /** The parts of `state` that `op` looks at, for reports. */
   describe(state: S, op: Operation): string;
   /** Why `step(state, op)` is undefined, in one sentence. */

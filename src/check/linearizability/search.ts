@@ -22,6 +22,12 @@
  * - optional: a definite write relaxed by the counterexample minimiser: it may take effect or
  *   not, but is settled by its completion (two successors: applied, skipped).
  *
+ * Submission order (when the model gives `orderKey`): the ops of one key (a ZooKeeper session)
+ * are linearized in invocation order. An op is a candidate only if no later op of its key has
+ * been linearized and no definite earlier one is still waiting; an unknown op passed over that
+ * way never takes effect. The highest position linearized per key follows from the linearized
+ * set, so the memo key needs nothing more.
+ *
  * zxid order (when enabled): strict ok writes that carry a zxid must be linearized in zxid
  * order (only the next one is a candidate), and a strict op that carries a zxid but is not
  * such a write (a read, a failed write) must follow every such write with a zxid ≤ its own:
@@ -51,6 +57,8 @@ export interface Problem<S> {
   key: (state: S) => string;
   /** Equal signatures ⇒ interchangeable ops (see SequentialModel.signatureFor). */
   signature?: (op: Operation) => string;
+  /** Ops with one key run in submission order (see SequentialModel.submissionOrderKey). */
+  orderKey?: (op: Operation) => string | undefined;
 }
 
 export interface SearchResult<S> {
@@ -72,6 +80,11 @@ export interface Deepest<S> {
   pending: number[];
   /** For each pending op blocked by zxid order, the index of the write it must follow. */
   blockedBy: Map<number, number>;
+  /**
+   * For each pending op blocked by submission order, the op of its key in the way: an earlier
+   * definite one not placed yet, or a later one already placed.
+   */
+  orderBlockedBy: Map<number, number>;
 }
 
 /** Sorted for the search: by invocation, ties by id. */
@@ -102,6 +115,11 @@ class Search<S> {
   private readonly zxidBound: Int32Array;
   private readonly zxidWrites: number[] = [];
   private readonly strictCount: number;
+  /** Submission-order group of each op (-1: none), its position there, each group's ops, and the highest position linearized per group. */
+  private readonly group: Int32Array;
+  private readonly posInGroup: Int32Array;
+  private readonly groupOps: number[][] = [];
+  private readonly hiPos: Int32Array;
   private readonly lin: Uint8Array;
   private ptrD = 0;
   private ptrC = 0;
@@ -131,9 +149,28 @@ class Search<S> {
     this.unknown.forEach((i, rank) => (this.unknownRank[i] = rank));
     this.unknownBits = new Uint16Array(Math.ceil(this.unknown.length / 16));
     this.unknownClass = new Int32Array(this.n).fill(-1);
+    this.group = new Int32Array(this.n).fill(-1);
+    this.posInGroup = new Int32Array(this.n).fill(-1);
+    if (p.orderKey !== undefined) {
+      const groups = new Map<string, number>();
+      for (let i = 0; i < this.n; i++) {
+        const k = p.orderKey(ops[i]!);
+        if (k === undefined) continue;
+        let g = groups.get(k);
+        if (g === undefined) {
+          groups.set(k, (g = this.groupOps.length));
+          this.groupOps.push([]);
+        }
+        this.group[i] = g;
+        this.posInGroup[i] = this.groupOps[g]!.length;
+        this.groupOps[g]!.push(i);
+      }
+    }
+    this.hiPos = new Int32Array(this.groupOps.length).fill(-1);
     const classes = new Map<string, number>();
     for (const u of this.unknown) {
-      const sig = p.signature?.(ops[u]!) ?? `#${u}`;
+      // Interchangeable only within one submission-order group (they share its deadlines).
+      const sig = (p.signature?.(ops[u]!) ?? `#${u}`) + (this.group[u]! >= 0 ? ` @${this.group[u]}` : "");
       if (!classes.has(sig)) classes.set(sig, classes.size);
       this.unknownClass[u] = classes.get(sig)!;
     }
@@ -171,6 +208,18 @@ class Search<S> {
     return this.zxidBound[i]! > this.zNext ? this.zxidWrites[this.zNext]! : -1;
   }
 
+  /** -1 when submission order lets op i go now; else the op of its group in the way. */
+  private orderBlocker(i: number): number {
+    const g = this.group[i]!;
+    if (g < 0) return -1;
+    const ops = this.groupOps[g]!;
+    const p = this.posInGroup[i]!;
+    const hi = this.hiPos[g]!;
+    if (p <= hi) return ops[hi]!;
+    for (let q = hi + 1; q < p; q++) if (this.p.kinds[ops[q]!] !== UNKNOWN) return ops[q]!;
+    return -1;
+  }
+
   private get minRet(): number {
     return this.ptrC < this.byCompletion.length ? this.cmp[this.byCompletion[this.ptrC]!]! : Infinity;
   }
@@ -187,7 +236,7 @@ class Search<S> {
       const i = this.definite[k]!;
       if (this.inv[i]! > minRet) break;
       if (this.lin[i]) key += `,${k}`;
-      else if (this.blocker(i) < 0) {
+      else if (this.blocker(i) < 0 && this.orderBlocker(i) < 0) {
         cands.push(i * 2);
         if (this.p.kinds[i] === OPTIONAL) cands.push(i * 2 + 1);
       }
@@ -198,15 +247,19 @@ class Search<S> {
       // after its invocation; the old ones still pending are more likely never to have.
       // Of pending unknown ops with the same signature only one is tried: with no deadline and
       // the same effect, either can stand for the other in any linearization.
+      // Within a class, the earliest-submitted op stands for the rest: in a submission-order
+      // group, placing it leaves the later ones available, not the other way round.
       let last = -1;
       while (last + 1 < this.unknown.length && this.inv[this.unknown[last + 1]!]! <= minRet) last++;
       const tried = new Set<number>();
-      for (let k = last; k >= 0; k--) {
+      const picked: number[] = [];
+      for (let k = 0; k <= last; k++) {
         const u = this.unknown[k]!;
-        if (this.lin[u] || tried.has(this.unknownClass[u]!)) continue;
+        if (this.lin[u] || tried.has(this.unknownClass[u]!) || this.orderBlocker(u) >= 0) continue;
         tried.add(this.unknownClass[u]!);
-        cands.push(u * 2);
+        picked.push(u);
       }
+      for (let k = picked.length - 1; k >= 0; k--) cands.push(picked[k]! * 2);
     }
     return { key, cands };
   }
@@ -217,12 +270,14 @@ class Search<S> {
     if (u >= 0) this.unknownBits[u >> 4]! |= 1 << (u & 15);
     if (this.p.kinds[i] === STRICT) this.doneStrict++;
     if (this.zxidRank[i]! >= 0) this.zNext++;
+    if (this.group[i]! >= 0) this.hiPos[this.group[i]!] = this.posInGroup[i]!;
     while (this.ptrD < this.definite.length && this.lin[this.definite[this.ptrD]!]) this.ptrD++;
     while (this.ptrC < this.byCompletion.length && this.lin[this.byCompletion[this.ptrC]!]) this.ptrC++;
   }
 
-  private unmark(i: number, ptrD: number, ptrC: number, zNext: number): void {
+  private unmark(i: number, ptrD: number, ptrC: number, zNext: number, hiPos: number): void {
     this.lin[i] = 0;
+    if (this.group[i]! >= 0) this.hiPos[this.group[i]!] = hiPos;
     const u = this.unknownRank[i]!;
     if (u >= 0) this.unknownBits[u >> 4]! &= ~(1 << (u & 15));
     if (this.p.kinds[i] === STRICT) this.doneStrict--;
@@ -258,7 +313,7 @@ class Search<S> {
     const candss: number[][] = [root.cands];
     const next: number[] = [0];
     const via: number[] = [-1];
-    const saved: number[][] = [[0, 0, 0]];
+    const saved: number[][] = [[0, 0, 0, -1]];
     let deepest: Deepest<S> | undefined = trackDeepest ? this.snapshot(via, [false], this.p.init) : undefined;
     let deepestDepth = 0;
     const skips: boolean[] = [false];
@@ -266,8 +321,8 @@ class Search<S> {
       const top = states.length - 1;
       const cands = candss[top]!;
       if (next[top]! >= cands.length) {
-        const [ptrD, ptrC, zNext] = saved[top]!;
-        if (via[top]! >= 0) this.unmark(via[top]!, ptrD!, ptrC!, zNext!);
+        const [ptrD, ptrC, zNext, hiPos] = saved[top]!;
+        if (via[top]! >= 0) this.unmark(via[top]!, ptrD!, ptrC!, zNext!, hiPos!);
         states.pop(), candss.pop(), next.pop(), via.pop(), saved.pop(), skips.pop();
         continue;
       }
@@ -278,13 +333,14 @@ class Search<S> {
       const i = c >> 1;
       // An unknown op that changes nothing here is dominated by leaving it for later (or never).
       if (this.p.kinds[i] === UNKNOWN && this.p.key(succ) === this.p.key(states[top]!)) continue;
-      const restore = [this.ptrD, this.ptrC, this.zNext];
+      const g = this.group[i]!;
+      const restore = [this.ptrD, this.ptrC, this.zNext, g >= 0 ? this.hiPos[g]! : -1];
       this.mark(i);
       if (this.doneStrict === this.strictCount) return { ok: true, exhausted: false, steps };
       const { key, cands: nextCands } = this.scan();
       const full = `${key}#${this.stateId(succ)}`;
       if (seen.has(full)) {
-        this.unmark(i, restore[0]!, restore[1]!, restore[2]!);
+        this.unmark(i, restore[0]!, restore[1]!, restore[2]!, restore[3]!);
         continue;
       }
       seen.add(full);
@@ -301,13 +357,16 @@ class Search<S> {
     const minRet = this.minRet;
     const pending: number[] = [];
     const blockedBy = new Map<number, number>();
+    const orderBlockedBy = new Map<number, number>();
     for (let i = 0; i < this.n; i++) {
       if (this.lin[i] || this.inv[i]! > minRet) continue;
       pending.push(i);
       const b = this.blocker(i);
       if (b >= 0) blockedBy.set(i, b);
+      const o = this.orderBlocker(i);
+      if (o >= 0) orderBlockedBy.set(i, o);
     }
     const skipped = new Set(via.filter((i, k) => i >= 0 && skips[k]));
-    return { order: via.filter((i) => i >= 0), skipped, state, pending, blockedBy };
+    return { order: via.filter((i) => i >= 0), skipped, state, pending, blockedBy, orderBlockedBy };
   }
 }

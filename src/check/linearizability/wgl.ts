@@ -135,7 +135,8 @@ export function problemOf<S>(part: Partition, model: SequentialModel<S>, useZxid
   const kinds: OpKind[] = ops.map((op) => (op.outcome === "unknown" ? UNKNOWN : STRICT));
   const key = model.keyFor?.(part, exactKeys) ?? ((s: S) => model.key(s));
   const signature = model.signatureFor?.(part);
-  return { ops, kinds, init, useZxid, key, ...(signature ? { signature } : {}) };
+  const orderKey = model.submissionOrderKey?.bind(model);
+  return { ops, kinds, init, useZxid, key, ...(signature ? { signature } : {}), ...(orderKey ? { orderKey } : {}) };
 }
 
 /** A violation by a single operation that no order explains (`SequentialModel.unexplained`). */

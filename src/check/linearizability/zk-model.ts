@@ -48,6 +48,8 @@ export interface ZkModelOptions {
   sessionsMayEnd?: boolean;
 }
 
+const NO_SESSION: ReadonlySet<string> = new Set(["", "0", "0x0"]);
+
 export const DEFAULT_INITIAL_TREE: readonly string[] = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"];
 
 export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
@@ -60,6 +62,12 @@ export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
     keyFor: (part, exact) => keyFor(part, exact),
     signatureFor: (part) => signatureFor(part),
     unexplained: (ops) => unwrittenRead(initial, ops),
+    // A session's requests run in submission order (§6), whatever happened to the connection
+    // they went out on: a reconnecting client's old requests are applied before its new ones or
+    // not at all (the server closes the old connection; a request forwarded from a server the
+    // session has left fails SESSIONMOVED). Synthetic session ends and ops sent before the
+    // handshake (no session yet) are ordered by time only.
+    submissionOrderKey: (op) => (op.op === "closeSession" || NO_SESSION.has(op.session) ? undefined : `${op.client} ${op.session}`),
     describe: describeState,
     explain: (state, op) => evaluate(state, op).why?.() ?? "the model accepts it",
     partition: (ops: readonly Operation[]): Partition[] =>

@@ -135,6 +135,46 @@ describe("check: linearizability: indeterminate operations", () => {
   });
 });
 
+describe("check: linearizability: a session's requests run in submission order", () => {
+  /** c1 writes "lost?" and loses the connection, then writes "next"; c2 later reads `seen`. */
+  function reconnect(seen: string, secondSession: string) {
+    const h = new HistoryBuilder();
+    h.create("c1", "/x", "a", [0, 10]);
+    const lost = h.op("c1", "setData", "/x", [20, 30], { args: { data: "lost?", version: -1 }, err: "CONNECTIONLOSS", outcome: "unknown" });
+    const next = h.set("c1", "/x", "next", [40, 50], { session: secondSession });
+    const read = h.get("c2", "/x", seen, [60, 70]);
+    return { h, lost, next, read };
+  }
+
+  it("rejects an unknown write that lands after a later write of its session", () => {
+    const { h, lost, read } = reconnect("lost?", "s-c1");
+    const v = violation(checkLinearizable(h.ops, model));
+    expect(v.minimalWindow.map((o) => o.id)).toContain(read.id);
+    expect(v.explanation).toMatch(/unknown outcome \(1\) may take effect at any time after their invocation, but before any later request of their session that took effect/);
+    expect(v.explanation).toMatch(new RegExp(`getData /x returned "lost\\?", but the node holds "next"`));
+    expect(lost.outcome).toBe("unknown");
+  });
+
+  it("accepts it landing before the later write, or never, and in any order across sessions", () => {
+    expect(checkLinearizable(reconnect("next", "s-c1").h.ops, model).ok).toBe(true);
+    expect(checkLinearizable(reconnect("lost?", "another session").h.ops, model).ok).toBe(true);
+  });
+
+  it("orders a session's overlapping requests by submission (pipelined async calls)", () => {
+    /** Two overlapping writes, "second" submitted after "first"; afterwards "first" is read. */
+    const overlapping = (secondBy: string) => {
+      const h = new HistoryBuilder();
+      h.create("c1", "/x", "a", [0, 10]);
+      h.set("c1", "/x", "first", [20, 80]);
+      h.set(secondBy, "/x", "second", [30, 70]);
+      h.get("c2", "/x", "first", [90, 100]);
+      return checkLinearizable(h.ops, model).ok;
+    };
+    expect(overlapping("c1")).toBe(false);
+    expect(overlapping("c3")).toBe(true);
+  });
+});
+
 describe("check: linearizability: errors as reads of the state", () => {
   it("explains BADVERSION only by a concurrent write", () => {
     const build = (writeAt: [number, number]) => {
