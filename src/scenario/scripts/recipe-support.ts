@@ -72,21 +72,25 @@ export async function settle(s: ScriptContext): Promise<void> {
   if (s.servers.length > 1) await new EnsembleView(s.sim, s).settled(60_000);
 }
 
-/** Waits for every worker; a worker still running after `budgetMs` is a failed expectation. */
+/**
+ * Waits for every worker, returning as the last one ends (no polling: a run spends most of its
+ * virtual time here); a worker still running after `budgetMs` is a failed expectation.
+ */
 export async function joinWorkers(s: ScriptContext, workers: Record<string, Promise<void>>, budgetMs: number): Promise<void> {
   const done = new Set<string>();
   const failures: string[] = [];
-  for (const [name, p] of Object.entries(workers)) {
+  const ended = Object.entries(workers).map(([name, p]) =>
     p.then(
-      () => done.add(name),
+      () => void done.add(name),
       (err: unknown) => {
         done.add(name);
         failures.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
       },
-    );
-  }
+    ),
+  );
   const names = Object.keys(workers);
-  await s.waitFor(() => done.size === names.length, budgetMs, `workers ${names.filter((n) => !done.has(n)).join(", ")} finish`);
+  const finished = await Promise.race([Promise.all(ended).then(() => true), s.sleepMs(budgetMs).then(() => false)]);
+  if (!finished) s.expect(false, `timed out after ${budgetMs} ms waiting for: workers ${names.filter((n) => !done.has(n)).join(", ")} finish`);
   for (const f of failures) s.expect(false, `worker failed: ${f}`);
 }
 
