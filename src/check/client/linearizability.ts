@@ -2,8 +2,13 @@
  * client.linearizability: the client history of a run is linearizable with respect to the
  * ZooKeeper data tree (reference §6): writes always; reads as well when the run had a single
  * server, because a standalone server answers every read from the one tree the writes go to.
- * An ensemble's followers answer reads from a tree that may lag the leader, so there reads
- * are left out (ZooKeeper promises sequential consistency for them, checked elsewhere).
+ * An ensemble's followers answer reads from a tree that may lag the leader, so there a read is
+ * checked only when `sync` orders it: its session's last sync before it completed, and the read
+ * must fit somewhere between that sync's invocation and its own completion (the sync brought
+ * the server up to the leader's state at some point of the sync). ZooKeeper's sync is not a
+ * true linearizable read — a leader that has lost its quorum but not yet noticed answers it —
+ * so a sync whose reply zxid is of an older epoch than one already established orders nothing.
+ * Other ensemble reads are left out (sequential consistency is checked elsewhere).
  *
  * Collects `client.invoke` / `client.complete` online and checks in `finish()` with
  * `checkLinearizable(history, zkModel())`. What it adds to the bare history:
@@ -45,6 +50,8 @@ export interface LinearizabilitySummary {
   steps: number;
 }
 
+const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "getChildren"]);
+
 /** The op names the sequential model describes. */
 const MODELLED: ReadonlySet<string> = new Set<OpName>(["create", "delete", "setData", "getData", "exists", "getChildren", "sync", "check", "multi", "closeSession"]);
 
@@ -62,6 +69,8 @@ export class ClientLinearizabilityChecker implements Checker {
   /** Servers seen: standalone (`zk.server.start`) and quorum peers (`zab.*`). */
   private readonly standalone = new Set<string>();
   private readonly quorumPeers = new Set<string>();
+  /** `zab.leader.established`: when each epoch was established, in trace order. */
+  private readonly established: { atUs: number; epoch: number }[] = [];
   /** Synthetic closeSession ops of expiring sessions, awaiting their txn. */
   private readonly expiring = new Map<string, { client: string; opId: string; atUs: number }[]>();
   /** When each closeSession txn (by zxid) was first applied anywhere. */
@@ -92,6 +101,7 @@ export class ClientLinearizabilityChecker implements Checker {
       this.standalone.add(e.node);
     } else if (e.kind.startsWith("zab.")) {
       this.quorumPeers.add(e.node);
+      if (e.kind === "zab.leader.established" && typeof e.fields?.epoch === "number") this.established.push({ atUs: e.atUs, epoch: e.fields.epoch });
     } else if (e.kind === "zk.session.expire") {
       this.onExpire(e);
     } else if (e.kind === "zk.apply" && str(e.fields, "op") === "closeSession" && e.fields?.err === undefined) {
@@ -142,13 +152,13 @@ export class ClientLinearizabilityChecker implements Checker {
     const checkReads = this.singleServer;
     let history: Operation[];
     try {
-      history = this.history();
+      history = checkReads ? this.history() : this.syncOrdered(this.history());
     } catch (err) {
       this.summary = { checkedReads: checkReads, operations: 0, outcome: "malformed", steps: 0 };
       this.log.add(anchor(this.last.index, this.last.atUs), `malformed client history: ${(err as Error).message}`);
       return this.log.violations;
     }
-    const result = checkLinearizable(history, zkModel(), { checkReads, maxSteps: this.options.maxSteps });
+    const result = checkLinearizable(history, zkModel(), { checkReads: true, maxSteps: this.options.maxSteps });
     if (result.ok) {
       this.summary = { checkedReads: checkReads, operations: history.length, outcome: "linearizable", steps: result.steps };
       return this.log.violations;
@@ -157,11 +167,49 @@ export class ClientLinearizabilityChecker implements Checker {
     if (result.inconclusive && !this.options.inconclusiveIsViolation) return this.log.violations;
     const first = [...result.minimalWindow].sort((a, b) => a.invokeUs - b.invokeUs)[0];
     const at = first === undefined ? undefined : this.invokedAt.get(`${first.client}/${first.opId}`);
-    const what = result.inconclusive ? "inconclusive (search budget exhausted)" : `not linearizable (${checkReads ? "writes and reads" : "writes"})`;
+    const what = result.inconclusive ? "inconclusive (search budget exhausted)" : `not linearizable (${checkReads ? "writes and reads" : "writes, and reads ordered by sync"})`;
     const text = `${what}, partition ${result.partition}: ${result.explanation}`;
     const max = this.options.maxMessageChars;
     this.log.add(anchor(at?.index ?? this.last.index, at?.atUs ?? this.last.atUs), text.length > max ? `${text.slice(0, max - 1)}…` : text);
     return this.log.violations;
+  }
+
+  /**
+   * An ensemble's history for the search: writes, and each read its session's last completed
+   * sync orders, invoked (for the search) when that sync was; other reads are left out.
+   */
+  syncOrdered(ops: readonly Operation[]): Operation[] {
+    const syncs = new Map<string, Operation[]>(); // session → its usable syncs, by completion
+    for (const s of ops) {
+      if (s.op !== "sync" || s.outcome !== "ok" || !this.currentEpoch(s)) continue;
+      const list = syncs.get(`${s.client} ${s.session}`);
+      if (list === undefined) syncs.set(`${s.client} ${s.session}`, [s]);
+      else list.push(s);
+    }
+    for (const list of syncs.values()) list.sort((a, b) => a.completeUs! - b.completeUs!);
+    const out: Operation[] = [];
+    for (const op of ops) {
+      if (!READ_OPS.has(op.op)) {
+        out.push(op);
+        continue;
+      }
+      // The session's last sync completed before the read began orders it.
+      const list = syncs.get(`${op.client} ${op.session}`) ?? [];
+      let last: Operation | undefined;
+      for (const s of list) {
+        if (s.completeUs! > op.invokeUs) break;
+        last = s;
+      }
+      if (last !== undefined) out.push({ ...op, invokeUs: last.invokeUs });
+    }
+    return out;
+  }
+
+  /** The sync was answered from the newest epoch established by its completion (or no zxid to tell). */
+  private currentEpoch(sync: Operation): boolean {
+    if (sync.zxid === undefined) return false;
+    const epoch = Number(sync.zxid >> 32n);
+    return !this.established.some((x) => x.atUs <= sync.completeUs! && x.epoch > epoch);
   }
 
   /** The history the search sees (see the header for what is added and left out). */

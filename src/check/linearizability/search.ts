@@ -23,10 +23,12 @@
  *   not, but is settled by its completion (two successors: applied, skipped).
  *
  * Submission order (when the model gives `orderKey`): the ops of one key (a ZooKeeper session)
- * are linearized in invocation order. An op is a candidate only if no later op of its key has
- * been linearized and no definite earlier one is still waiting; an unknown op passed over that
- * way never takes effect. The highest position linearized per key follows from the linearized
- * set, so the memo key needs nothing more.
+ * are linearized in submission order (their ids). An op is a candidate only if no later write
+ * of its key has been linearized and no definite earlier op is still waiting; an unknown op
+ * passed over that way never takes effect. A read does not pass anything over: a write the
+ * session had in flight on a connection it lost may still land after a read it made later on
+ * another server (that server did not have to have it). The highest position of a write
+ * linearized per key follows from the linearized set, so the memo key needs nothing more.
  *
  * zxid order (when enabled): strict ok writes that carry a zxid must be linearized in zxid
  * order (only the next one is a candidate), and a strict op that carries a zxid but is not
@@ -120,6 +122,8 @@ class Search<S> {
   private readonly posInGroup: Int32Array;
   private readonly groupOps: number[][] = [];
   private readonly hiPos: Int32Array;
+  /** 1 for ops whose placing passes over their group's earlier unknown ops (writes, not reads). */
+  private readonly advancesOrder: Uint8Array;
   private readonly lin: Uint8Array;
   private ptrD = 0;
   private ptrC = 0;
@@ -162,10 +166,15 @@ class Search<S> {
           this.groupOps.push([]);
         }
         this.group[i] = g;
-        this.posInGroup[i] = this.groupOps[g]!.length;
         this.groupOps[g]!.push(i);
       }
+      for (const members of this.groupOps) {
+        members.sort((a, b) => ops[a]!.id - ops[b]!.id); // submission order
+        members.forEach((i, pos) => (this.posInGroup[i] = pos));
+      }
     }
+    this.advancesOrder = new Uint8Array(this.n);
+    for (let i = 0; i < this.n; i++) this.advancesOrder[i] = this.group[i]! >= 0 && !isReadOnly(ops[i]!) ? 1 : 0;
     this.hiPos = new Int32Array(this.groupOps.length).fill(-1);
     const classes = new Map<string, number>();
     for (const u of this.unknown) {
@@ -216,7 +225,7 @@ class Search<S> {
     const p = this.posInGroup[i]!;
     const hi = this.hiPos[g]!;
     if (p <= hi) return ops[hi]!;
-    for (let q = hi + 1; q < p; q++) if (this.p.kinds[ops[q]!] !== UNKNOWN) return ops[q]!;
+    for (let q = hi + 1; q < p; q++) if (this.p.kinds[ops[q]!] !== UNKNOWN && !this.lin[ops[q]!]) return ops[q]!;
     return -1;
   }
 
@@ -270,14 +279,14 @@ class Search<S> {
     if (u >= 0) this.unknownBits[u >> 4]! |= 1 << (u & 15);
     if (this.p.kinds[i] === STRICT) this.doneStrict++;
     if (this.zxidRank[i]! >= 0) this.zNext++;
-    if (this.group[i]! >= 0) this.hiPos[this.group[i]!] = this.posInGroup[i]!;
+    if (this.advancesOrder[i]) this.hiPos[this.group[i]!] = this.posInGroup[i]!;
     while (this.ptrD < this.definite.length && this.lin[this.definite[this.ptrD]!]) this.ptrD++;
     while (this.ptrC < this.byCompletion.length && this.lin[this.byCompletion[this.ptrC]!]) this.ptrC++;
   }
 
   private unmark(i: number, ptrD: number, ptrC: number, zNext: number, hiPos: number): void {
     this.lin[i] = 0;
-    if (this.group[i]! >= 0) this.hiPos[this.group[i]!] = hiPos;
+    if (this.advancesOrder[i]) this.hiPos[this.group[i]!] = hiPos;
     const u = this.unknownRank[i]!;
     if (u >= 0) this.unknownBits[u >> 4]! &= ~(1 << (u & 15));
     if (this.p.kinds[i] === STRICT) this.doneStrict--;

@@ -39,7 +39,32 @@ describe("check: client: linearizability", () => {
     t.call("c2", S2, "create", "/k", { mode: 0, data: "" }, z(4), { path: "/k" });
     const v = runChecker(new ClientLinearizabilityChecker(), t.events);
     expect(v).toHaveLength(1);
-    expect(v[0]!.message).toMatch(/not linearizable \(writes\)/);
+    expect(v[0]!.message).toMatch(/not linearizable \(writes, and reads ordered by sync\)/);
+  });
+
+  /** c1 writes /k twice; c2 syncs (reply zxid `syncZxid`), then reads /k and sees `seen`. */
+  function syncThenRead(seen: string, syncZxid: string, setup: (t: ClientTrace) => void = () => undefined): ClientTrace {
+    const t = new ClientTrace().ensemble("s1", "s2", "s3");
+    setup(t);
+    t.connected("c1", S1).connected("c2", S2);
+    t.call("c1", S1, "create", "/k", { mode: 0, data: "v1" }, z(3), { path: "/k" });
+    t.call("c1", S1, "setData", "/k", { version: -1, data: "v2" }, z(4), { stat: stat({ czxid: z(3), mzxid: z(4), version: 1 }) });
+    t.call("c2", S2, "sync", "/k", {}, syncZxid, { path: "/k" });
+    t.call("c2", S2, "getData", "/k", { watch: false }, syncZxid, { data: seen, stat: stat({ czxid: z(3), mzxid: seen === "v2" ? z(4) : z(3), version: seen === "v2" ? 1 : 0 }) });
+    return t;
+  }
+
+  it("ensemble: a read its session's sync orders is checked: stale after the sync is a violation", () => {
+    expect(runChecker(new ClientLinearizabilityChecker(), syncThenRead("v2", z(4)).events)).toEqual([]);
+    const v = runChecker(new ClientLinearizabilityChecker(), syncThenRead("v1", z(4)).events);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/not linearizable \(writes, and reads ordered by sync\).*getData \/k returned "v1"/s);
+  });
+
+  it("ensemble: a sync answered from an epoch older than one already established orders nothing", () => {
+    // A leader that lost its quorum but has not noticed still answers syncs: not a linearizable read.
+    const deposed = syncThenRead("v1", z(3), (t) => t.event("zab.leader.established", "s3", { sid: 3, epoch: 1, lastZxid: z(4) }));
+    expect(runChecker(new ClientLinearizabilityChecker(), deposed.events)).toEqual([]);
   });
 
   it("an expired session's ephemeral may not be read after its closeSession is applied", () => {
