@@ -104,8 +104,10 @@ export class ClientLinearizabilityChecker implements Checker {
       if (e.kind === "zab.leader.established" && typeof e.fields?.epoch === "number") this.established.push({ atUs: e.atUs, epoch: e.fields.epoch });
     } else if (e.kind === "zk.session.expire") {
       this.onExpire(e);
-    } else if (e.kind === "zk.apply" && str(e.fields, "op") === "closeSession" && e.fields?.err === undefined) {
-      this.onCloseApplied(e);
+    } else if (e.kind === "zk.apply") {
+      // The ground truth of unknown ops, for the report (the search does not read it).
+      if (e.fields?.cxid !== undefined) this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields });
+      if (str(e.fields, "op") === "closeSession" && e.fields?.err === undefined) this.onCloseApplied(e);
     }
   }
 

@@ -128,6 +128,14 @@ export interface Operation {
   /** The client's own op id and node, when the operation came from a trace. */
   opId?: string;
   node?: string;
+  /** The server the client was connected to when it invoked the op, if it was. */
+  server?: string;
+  /**
+   * For an "unknown" op that was sent, what really happened (the trace's ground truth, not a
+   * checker's input): whether its request became a txn applied by some server before the run
+   * ended, and with which zxid. Checkers must not read it; reports show it.
+   */
+  truth?: { applied: boolean; zxid?: bigint };
 }
 
 /** How a checker must read an operation's outcome. */
@@ -211,8 +219,9 @@ export function formatOperation(op: Operation): string {
   if (op.args.ops !== undefined) {
     args.push(`[${op.args.ops.map((s) => `${s.op} ${s.path}${s.args.data != null ? ` ${JSON.stringify(s.args.data)}` : ""}`).join("; ")}]`);
   }
-  const outcome =
-    op.outcome === "ok" ? `ok${formatResult(op.result)}` : op.outcome === "fail" ? `fail ${op.err ?? "?"}` : `unknown${op.err ? ` (${op.err})` : ""}`;
+  const truth = op.truth === undefined ? "" : op.truth.applied ? `; applied as 0x${op.truth.zxid?.toString(16)}` : "; not applied by the end of the run";
+  const why = op.err !== undefined || truth !== "" ? ` (${op.err ?? "no reply"}${truth})` : "";
+  const outcome = op.outcome === "ok" ? `ok${formatResult(op.result)}` : op.outcome === "fail" ? `fail ${op.err ?? "?"}` : `unknown${why}`;
   const zxid = op.zxid !== undefined ? ` zxid=0x${op.zxid.toString(16)}` : "";
   const done = op.completeUs === undefined ? "∞" : `${op.completeUs}µs`;
   return `#${op.id} ${op.client} ${op.op} ${op.path}${args.length ? " " + args.join(" ") : ""} → ${outcome}${zxid} [${op.invokeUs}µs, ${done}]`;
@@ -244,12 +253,21 @@ export interface ClientTraceEvent {
  * Operations from `client.invoke` / `client.complete` events, paired by (client, opId), in
  * invocation order (ids 0, 1, 2…). An invocation never completed is "unknown"; so is a
  * completion "fail" with an indeterminate code (CONNECTIONLOSS…). A completion without its
- * invocation is a malformed trace and throws.
+ * invocation is a malformed trace and throws. `zk.apply` events among them (session, cxid,
+ * zxid) give the unknown ops their ground truth (`Operation.truth`).
  */
 export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[] {
   const ops: Operation[] = [];
   const open = new Map<string, Operation>();
+  const applied = new Map<string, bigint>(); // "session#cxid" → zxid, first apply
+  const sentAs = new Map<Operation, string>(); // unknown op → its "session#xid"
   for (const e of events) {
+    if (e.kind === "zk.apply") {
+      const f = e.fields ?? {};
+      const key = `${String(f.session)}#${String(f.cxid)}`;
+      if (f.cxid !== undefined && typeof f.zxid === "string" && !applied.has(key)) applied.set(key, BigInt(f.zxid));
+      continue;
+    }
     if (e.kind === "client.invoke") {
       const f = e.fields ?? {};
       const op = invocation(ops.length, e, f);
@@ -264,7 +282,12 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
       if (op === undefined) throw new Error(`historyFromTrace: completion of ${key} at ${e.atUs}µs without an invocation`);
       open.delete(key);
       complete(op, e.atUs, f);
+      if (op.outcome === "unknown" && typeof f.xid === "number") sentAs.set(op, `${String(f.session ?? op.session)}#${f.xid}`);
     }
+  }
+  for (const [op, key] of sentAs) {
+    const zxid = applied.get(key);
+    op.truth = zxid === undefined ? { applied: false } : { applied: true, zxid };
   }
   return ops;
 }
@@ -288,6 +311,7 @@ function invocation(id: number, e: ClientTraceEvent, f: Record<string, unknown>)
     opId: String(f.opId),
   };
   if (e.node !== undefined) op.node = e.node;
+  if (typeof f.server === "string") op.server = f.server;
   return op;
 }
 

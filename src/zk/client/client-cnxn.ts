@@ -92,6 +92,8 @@ export interface PacketReply {
   fromServer: boolean;
   /** Whether the request had been written to a connection (it may have run). */
   sent: boolean;
+  /** The xid it was written with, when sent (with the session, it names the txn it may have become). */
+  xid?: number;
 }
 
 /** Java `WatchDeregistration`: what a removeWatches/checkWatches reply removes locally. */
@@ -430,7 +432,7 @@ export class ClientCnxn {
         return;
       }
     }
-    this.finishPacket(p, { err: header.err, zxid: header.zxid, response, fromServer: true, sent: true });
+    this.finishPacket(p, { err: header.err, zxid: header.zxid, response, fromServer: true, sent: true, xid: header.xid });
   }
 
   private onNotification(bytes: Uint8Array): void {
@@ -572,7 +574,9 @@ export class ClientCnxn {
   }
 
   private clientReply(p: Packet, err: number): PacketReply {
-    return { err, zxid: undefined, response: null, fromServer: false, sent: p.sent === true };
+    const reply: PacketReply = { err, zxid: undefined, response: null, fromServer: false, sent: p.sent === true };
+    if (p.sent === true && p.xid !== undefined) reply.xid = p.xid;
+    return reply;
   }
 
   // ---- finishing packets and delivering events ---------------------------------------------

@@ -12,6 +12,8 @@
  *   happened — and any client-produced error for a request that had already been sent.
  *   `sent: false` marks a client-produced error for a request that never left the client.
  * - Field values are small: strings, numbers, booleans; zxids and session ids are hex text.
+ * - `client.invoke` names the `server` the client is connected to, when it is; the completion
+ *   of an "unknown" op that was sent carries its request `xid`.
  * - The shape is the one `check/history` reads (keep the two in step): op names create,
  *   delete, setData, getData, exists, getChildren, sync, multi, closeSession (create2 and
  *   getChildren2 are recorded as create / getChildren; other calls under their own names);
@@ -45,10 +47,14 @@ export function outcomeOf(reply: PacketReply, err: number): Outcome {
 }
 
 export function completionFields(reply: PacketReply, err: number): Record<string, unknown> {
-  const fields: Record<string, unknown> = { outcome: outcomeOf(reply, err) };
+  const outcome = outcomeOf(reply, err);
+  const fields: Record<string, unknown> = { outcome };
   if (err !== Code.OK) fields.err = codeName(err);
   if (reply.zxid !== undefined) fields.zxid = zxidHex(reply.zxid);
   if (!reply.fromServer && err !== Code.OK) fields.sent = reply.sent;
+  // An op that may or may not have run names its request, so the trace's `zk.apply` (session,
+  // cxid) tells what really happened to it.
+  if (outcome === "unknown" && reply.xid !== undefined) fields.xid = reply.xid;
   return fields;
 }
 

@@ -561,7 +561,9 @@ export class ZooKeeper {
 
   private invoke(op: string, args: Record<string, unknown>): number {
     const opId = nextOpId(this.ctx);
-    this.ctx.annotate("client.invoke", withFields({ client: this.ctx.id, session: this.cnxn.sessionIdHex, opId, op }, args));
+    const head: Record<string, unknown> = { client: this.ctx.id, session: this.cnxn.sessionIdHex, opId, op };
+    if (this.cnxn.state === "CONNECTED" && this.cnxn.currentAddress !== undefined) head.server = this.cnxn.currentAddress.host;
+    this.ctx.annotate("client.invoke", withFields(head, args));
     return opId;
   }
 

@@ -460,7 +460,7 @@ export class ZooKeeperServer implements CnxnHost {
   commitTxn(entry: TxnEntry): void {
     const result = this.zkDb.processTxn(entry);
     this.prep.applied(entry.header.zxid);
-    this.ctx.annotate("zk.apply", { zxid: zxidHex(entry.header.zxid), op: opName(entry.header.type), session: hexId(entry.header.clientId), err: result.err === 0 ? undefined : codeName(result.err) });
+    this.ctx.annotate("zk.apply", { zxid: zxidHex(entry.header.zxid), op: opName(entry.header.type), session: hexId(entry.header.clientId), cxid: entry.header.cxid, err: result.err === 0 ? undefined : codeName(result.err) });
     this.afterApply(entry);
     const key = requestKey(entry.header.clientId, entry.header.cxid);
     const req = this.awaiting.get(key);

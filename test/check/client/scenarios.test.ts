@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CLIENT_CHECKERS, clientCheckers } from "../../../src/check/client/index.js";
+import { CLIENT_CHECKERS, ClientLinearizabilityChecker, clientCheckers } from "../../../src/check/client/index.js";
 import { runCheckers, type Violation } from "../../../src/check/checker.js";
 import { loadScenario } from "../../../src/cli/scenario-files.js";
 import { runScenarioWithSim } from "../../../src/scenario/run.js";
@@ -35,6 +35,19 @@ describe("check: client: real scenarios raise nothing", () => {
       }, 60_000);
     }
   }
+});
+
+describe("check: client: histories from a real run", () => {
+  it("recipe-lock: c1's lock create whose reply is cut is unknown, and the trace says it was applied", async () => {
+    const events: TraceEvent[] = [];
+    await runScenarioWithSim(loadScenario("recipe-lock"), { seed: 1, onTraceEvent: (e) => events.push(e) });
+    const c = new ClientLinearizabilityChecker();
+    runCheckers([c], events);
+    const lost = c.history().filter((o) => o.client === "c1" && o.op === "create" && o.outcome === "unknown" && o.err === "CONNECTIONLOSS");
+    expect(lost.length).toBeGreaterThan(0);
+    expect(lost[0]!.truth).toMatchObject({ applied: true });
+    expect(lost[0]!.server).toMatch(/^s[123]$/);
+  });
 });
 
 describe("check: client: checkers", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyOutcome, historyFromTrace, type ClientTraceEvent, type Operation } from "../../../src/check/history/history.js";
+import { classifyOutcome, formatOperation, historyFromTrace, type ClientTraceEvent, type Operation } from "../../../src/check/history/history.js";
 import { checkLinearizable, generateLinearizableHistory, zkModel } from "../../../src/check/linearizability/index.js";
 
 /** The trace annotations a client library would record for `ops` (the documented schema). */
@@ -33,6 +33,28 @@ function toTrace(ops: readonly Operation[]): ClientTraceEvent[] {
   }
   return events.sort((a, b) => a.atUs - b.atUs || a.seq - b.seq);
 }
+
+describe("check: history: ground truth of unknown operations", () => {
+  const invoke = (opId: number, atUs: number) => ({ kind: "client.invoke", node: "c1", atUs, fields: { client: "c1", session: "0x100", opId, op: "setData", path: "/a", data: `v${opId}`, server: "s2" } });
+  const lost = (opId: number, atUs: number, xid: number) => ({ kind: "client.complete", node: "c1", atUs, fields: { client: "c1", session: "0x100", opId, outcome: "unknown", err: "CONNECTIONLOSS", xid } });
+
+  it("says whether a CONNECTIONLOSS op became a txn, from the zk.apply of its session and xid", () => {
+    const ops = historyFromTrace([
+      invoke(1, 10),
+      invoke(2, 11),
+      { kind: "zk.apply", node: "s1", atUs: 15, fields: { zxid: "0x100000007", op: "setData", session: "0x100", cxid: 4 } },
+      lost(1, 20, 4),
+      lost(2, 21, 5),
+      { kind: "zk.apply", node: "s2", atUs: 30, fields: { zxid: "0x100000007", op: "setData", session: "0x100", cxid: 4 } },
+    ]);
+    expect(ops.map((o) => [o.outcome, o.server, o.truth])).toEqual([
+      ["unknown", "s2", { applied: true, zxid: 0x100000007n }],
+      ["unknown", "s2", { applied: false }],
+    ]);
+    expect(formatOperation(ops[0]!)).toMatch(/→ unknown \(CONNECTIONLOSS; applied as 0x100000007\)/);
+    expect(formatOperation(ops[1]!)).toMatch(/→ unknown \(CONNECTIONLOSS; not applied by the end of the run\)/);
+  });
+});
 
 describe("check: history: from trace", () => {
   it("pairs invocations with completions and parses codes, zxids and modes", () => {

@@ -290,11 +290,13 @@ describe("client: history", () => {
     expect(queued.error).toMatchObject({ code: Code.CONNECTIONLOSS });
     const invokes = annotations(w.sim, "client.invoke");
     expect(invokes).toEqual([
-      { client: "c", session: "0x100", opId: 1, op: "setData", path: "/a", version: 2, data: "v" },
+      // The server it was connected to; none for the op queued while disconnected.
+      { client: "c", session: "0x100", opId: 1, op: "setData", server: "s1", path: "/a", version: 2, data: "v" },
       { client: "c", session: "0x100", opId: 2, op: "delete", path: "/b", version: -1 },
     ]);
     expect(annotations(w.sim, "client.complete")).toEqual([
-      { client: "c", session: "0x100", opId: 1, outcome: "unknown", err: "CONNECTIONLOSS", sent: true },
+      // The xid it went out with names the txn it may have become (the trace's ground truth).
+      { client: "c", session: "0x100", opId: 1, outcome: "unknown", err: "CONNECTIONLOSS", sent: true, xid: 1 },
       { client: "c", session: "0x100", opId: 2, outcome: "unknown", err: "CONNECTIONLOSS", sent: false },
     ]);
     expect(annotations(w.sim, "client.state").map((f) => f.state)).toEqual(["CONNECTING", "CONNECTED", "CONNECTING"]);
