@@ -10,6 +10,10 @@
  *   survived the faults need not re-establish itself);
  * - every server that is up (not crashed, not paused) was in phase BROADCAST at some instant of
  *   the window — already there when the last fault happened, or arriving later.
+ * - every client request finishes (any outcome: a reply, CONNECTIONLOSS, SESSIONEXPIRED) within
+ *   `budgetMs` of the later of the window's start and its invocation, unless its client node
+ *   crashed first (its requests die with it); a request is judged only if the run went on that
+ *   long after it.
  * With no fault at all, the window starts at the first event. Nothing is judged unless the run
  * went on for at least `budgetMs` after the window opened. A failure carries a "why stuck"
  * report: each server's last role, phase, epoch and when, which are down or paused, and which
@@ -45,6 +49,14 @@ interface NodeStatus {
   since: Mark;
 }
 
+interface ClientRequest {
+  node: string;
+  /** "c3 setData /x", for the report. */
+  what: string;
+  invoked: Mark;
+  doneUs: number | undefined;
+}
+
 export class LivenessChecker implements Checker {
   readonly name = "zab.liveness";
   private readonly log = new ViolationLog(this.name);
@@ -55,6 +67,8 @@ export class LivenessChecker implements Checker {
   private readonly cut = new CutLinks();
   private readonly crashed = new Set<string>();
   private readonly established: Mark[] = [];
+  /** Client requests by `client/opId`: when invoked and finished; dropped when their node crashes. */
+  private readonly requests = new Map<string, ClientRequest>();
   private lastFault: TraceEvent | undefined;
   private first: TraceEvent | undefined;
   private last: TraceEvent | undefined;
@@ -65,7 +79,7 @@ export class LivenessChecker implements Checker {
   }
 
   accepts(kind: string): boolean {
-    return kind.startsWith("zab.") || FAULTS.has(kind) || kind === "start";
+    return kind.startsWith("zab.") || FAULTS.has(kind) || kind === "start" || kind === "client.invoke" || kind === "client.complete";
   }
 
   onEvent(e: TraceEvent): void {
@@ -73,6 +87,7 @@ export class LivenessChecker implements Checker {
     this.last = e;
     if (this.isFault(e)) this.lastFault = e;
     if (e.kind.startsWith("zab.")) this.onZab(e);
+    else if (e.kind === "client.invoke" || e.kind === "client.complete") this.onClient(e);
     else this.onKernel(e);
   }
 
@@ -85,6 +100,7 @@ export class LivenessChecker implements Checker {
     const mark = { index: e.index, atUs: e.atUs };
     switch (e.kind) {
       case "crash":
+        for (const [key, r] of this.requests) if (r.node === e.node && r.doneUs === undefined) this.requests.delete(key);
         this.crashed.add(e.node);
         this.nodes.set(e.node, { status: "down", since: mark });
         this.servers.get(e.node)?.phases.push({ mark, phase: "DOWN" });
@@ -122,6 +138,28 @@ export class LivenessChecker implements Checker {
     }
   }
 
+  private onClient(e: TraceEvent): void {
+    const key = `${String(e.fields?.client)}/${String(e.fields?.opId)}`;
+    if (e.kind === "client.invoke") {
+      this.requests.set(key, { node: e.node, what: `${String(e.fields?.client)} ${String(e.fields?.op)} ${String(e.fields?.path ?? "")}`.trim(), invoked: { index: e.index, atUs: e.atUs }, doneUs: undefined });
+      return;
+    }
+    const r = this.requests.get(key);
+    if (r !== undefined) r.doneUs = e.atUs;
+  }
+
+  /** Requests that did not finish within the budget of the later of `from` and their invocation. */
+  private unfinished(from: TraceEvent, end: RunEnd): string[] {
+    const late: string[] = [];
+    for (const r of this.requests.values()) {
+      if (r.doneUs !== undefined && r.doneUs <= from.atUs) continue;
+      const deadlineUs = Math.max(from.atUs, r.invoked.atUs) + this.budgetUs;
+      if (deadlineUs > end.atUs || (r.doneUs !== undefined && r.doneUs <= deadlineUs)) continue;
+      late.push(`${r.what} (invoked ${at(r.invoked)}, ${r.doneUs === undefined ? "never finished" : `finished at ${r.doneUs / 1000}ms`})`);
+    }
+    return late;
+  }
+
   finish(runEnd?: RunEnd): Violation[] {
     const from = this.lastFault ?? this.first;
     const end = runEnd ?? this.last;
@@ -139,6 +177,8 @@ export class LivenessChecker implements Checker {
     }
     const stuck = up.filter((n) => !serving.has(n));
     if (stuck.length > 0) problems.push(`${stuck.map((n) => this.names.label(n)).join(", ")} never reached phase BROADCAST`);
+    const late = this.unfinished(from, end);
+    if (late.length > 0) problems.push(`${late.length} client request(s) did not finish in time: ${late.slice(0, 5).join(", ")}${late.length > 5 ? ", …" : ""}`);
     if (problems.length > 0) {
       const fault = this.lastFault === undefined ? "the start of the run" : `the last fault (${this.lastFault.kind}${this.lastFault.node ? ` of ${this.lastFault.node}` : ""} ${at(this.lastFault)})`;
       this.log.add(

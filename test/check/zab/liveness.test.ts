@@ -28,6 +28,25 @@ describe("check: zab: liveness", () => {
     expect(v[0]!.eventIndex).toBe(t.events.length - 1);
   });
 
+  it("every client request finishes within the budget after the last fault, unless its node crashed", () => {
+    /** A leader elected at once; c1 invokes op 1, c2 op 2; c2 crashes (the last fault); c1's op maybe completes. */
+    const run = (complete1: number | undefined) => {
+      const t = new TraceBuilder().boot(1, 2, 3);
+      t.elect(1, [2, 3], 1, z(0, 0));
+      t.event("client.invoke", "c1", { client: "c1", opId: 1, op: "setData", path: "/x" });
+      t.event("client.invoke", "c2", { client: "c2", opId: 2, op: "getData", path: "/y" });
+      t.event("crash", "c2");
+      if (complete1 !== undefined) t.wait(complete1).event("client.complete", "c1", { client: "c1", opId: 1, outcome: "unknown", err: "CONNECTIONLOSS" });
+      return runChecker(new LivenessChecker(), t.wait(45_000).tick().events);
+    };
+    expect(run(4_000)).toEqual([]);
+    const never = run(undefined);
+    expect(never).toHaveLength(1);
+    expect(never[0]!.message).toMatch(/1 client request\(s\) did not finish in time: c1 setData \/x \(invoked #\d+ at [\d.]+ms, never finished\)/);
+    expect(never[0]!.message).not.toContain("c2 getData");
+    expect(run(41_000)[0]!.message).toMatch(/c1 setData \/x \(invoked .*, finished at [\d.]+ms\)/);
+  });
+
   it("a new leader within the budget after the heal is fine", () => {
     const t = isolateLeader().wait(5_000).heal(["s1>s2", "s2>s1", "s1>s3", "s3>s1"]).wait(3_000);
     t.elect(2, [1, 3], 2, z(1, 1)).wait(45_000).tick();
