@@ -28,7 +28,8 @@ export interface Checker {
   onEvent(event: TraceEvent): void;
   /**
    * Called once at the end of the run with the run's last event (of any kind, read or not);
-   * returns every violation found. Without `end`, the last event this checker read stands in.
+   * returns every violation found. Without `end` (no event at all), the checks that judge the
+   * end of the run (quiet periods, liveness) have nothing to judge.
    */
   finish(end?: RunEnd): Violation[];
 }

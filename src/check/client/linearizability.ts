@@ -29,10 +29,10 @@
  * `summary`; `inconclusiveIsViolation: true` reports it, named "inconclusive".
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
 import { historyFromTrace, type ClientTraceEvent, type OpName, type Operation } from "../history/history.js";
 import { checkLinearizable, zkModel } from "../linearizability/index.js";
-import { anchor, isReapableMode, opKey, str } from "./trace-fields.js";
+import { isReapableMode, opKey, str } from "./trace-fields.js";
 
 export interface LinearizabilityCheckerOptions {
   /** Model steps for the whole search (default 5 000 000). */
@@ -76,7 +76,6 @@ export class ClientLinearizabilityChecker implements Checker {
   /** When each closeSession txn (by zxid) was first applied anywhere. */
   private readonly closeFirstApplied = new Map<string, number>();
   private expiries = 0;
-  private last = { index: 0, atUs: 0 };
   private readonly options: Required<LinearizabilityCheckerOptions>;
   summary: LinearizabilitySummary | undefined;
 
@@ -89,7 +88,6 @@ export class ClientLinearizabilityChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    this.last = { index: e.index, atUs: e.atUs };
     if (e.kind === "client.invoke") {
       this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields ?? {} });
       this.invokedAt.set(opKey(e.fields), { index: e.index, atUs: e.atUs });
@@ -150,14 +148,14 @@ export class ClientLinearizabilityChecker implements Checker {
     return this.quorumPeers.size === 0 && this.standalone.size <= 1;
   }
 
-  finish(): Violation[] {
+  finish(end: RunEnd = { index: 0, atUs: 0 }): Violation[] {
     const checkReads = this.singleServer;
     let history: Operation[];
     try {
       history = checkReads ? this.history() : this.syncOrdered(this.history());
     } catch (err) {
       this.summary = { checkedReads: checkReads, operations: 0, outcome: "malformed", steps: 0 };
-      this.log.add(anchor(this.last.index, this.last.atUs), `malformed client history: ${(err as Error).message}`);
+      this.log.add(end, `malformed client history: ${(err as Error).message}`);
       return this.log.violations;
     }
     const result = checkLinearizable(history, zkModel(), { checkReads: true, maxSteps: this.options.maxSteps });
@@ -172,7 +170,7 @@ export class ClientLinearizabilityChecker implements Checker {
     const what = result.inconclusive ? "inconclusive (search budget exhausted)" : `not linearizable (${checkReads ? "writes and reads" : "writes, and reads ordered by sync"})`;
     const text = `${what}, partition ${result.partition}: ${result.explanation}`;
     const max = this.options.maxMessageChars;
-    this.log.add(anchor(at?.index ?? this.last.index, at?.atUs ?? this.last.atUs), text.length > max ? `${text.slice(0, max - 1)}…` : text);
+    this.log.add(at ?? end, text.length > max ? `${text.slice(0, max - 1)}…` : text);
     return this.log.violations;
   }
 

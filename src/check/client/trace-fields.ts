@@ -165,7 +165,3 @@ export function resultStat(result: Record<string, unknown> | undefined): Record<
   return isRecord(s) ? s : undefined;
 }
 
-/** A minimal event to anchor a violation found in `finish()`. */
-export function anchor(index: number, atUs: number): TraceEvent {
-  return { index, atUs, kind: "check", node: "" };
-}

@@ -54,7 +54,6 @@ export class ExclusiveRoleChecker implements Checker {
   private readonly log: ViolationLog;
   private readonly fates = new SessionFates();
   private readonly instances = new Map<string, Instance>();
-  private last: TraceEvent | undefined;
 
   constructor(
     private readonly spec: ExclusiveRoleSpec,
@@ -69,7 +68,6 @@ export class ExclusiveRoleChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    this.last = e;
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
       const gone = (session: string, client: string) => (fate.kind === "session-ended" ? session === fate.session : client === fate.client);
@@ -133,8 +131,7 @@ export class ExclusiveRoleChecker implements Checker {
     return new Map([...this.instances].map(([k, i]) => [k, [...i.open.values()].map((r) => r.client)]));
   }
 
-  finish(runEnd?: RunEnd): Violation[] {
-    const end = runEnd ?? this.last;
+  finish(end?: RunEnd): Violation[] {
     if (end === undefined) return this.log.violations;
     this.fates.endAt(end.atUs);
     for (const [key, inst] of this.instances) {

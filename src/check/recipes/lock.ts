@@ -47,14 +47,12 @@ export class LockHerdChecker implements Checker {
   private readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly dirs = new Map<string, { notifications: number; deletions: number; acquisitions: number; sessions: Set<string> }>();
-  private last: TraceEvent | undefined;
 
   accepts(kind: string): boolean {
     return kind === "recipe.lock" || kind === "client.watch" || SessionFates.reads(kind);
   }
 
   onEvent(e: TraceEvent): void {
-    this.last = e;
     const fate = this.fates.onEvent(e);
     if (fate?.kind === "session-ended") for (const d of this.dirs.values()) if (d.sessions.has(fate.session)) d.deletions++;
     const f = e.fields;
@@ -90,8 +88,7 @@ export class LockHerdChecker implements Checker {
     return new Map([...this.dirs].map(([k, d]) => [k, { notifications: d.notifications, acquisitions: d.acquisitions, deletions: d.deletions }]));
   }
 
-  finish(runEnd?: RunEnd): Violation[] {
-    const end = runEnd ?? this.last;
+  finish(end?: RunEnd): Violation[] {
     if (end === undefined) return this.log.violations;
     for (const [dir, d] of this.dirs) {
       if (d.notifications <= d.deletions) continue;

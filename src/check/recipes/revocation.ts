@@ -65,7 +65,6 @@ export class RevocationChecker implements Checker {
   private readonly seenWhileWaiting = new Map<string, number>();
   /** `lock session` → a writer that requested revocation and has not got the lock yet. */
   private readonly revokers = new Map<string, { lock: string; client: string; session: string; atUs: number }>();
-  private last: TraceEvent | undefined;
 
   constructor(
     private readonly honourMs = HONOUR_MS,
@@ -77,7 +76,6 @@ export class RevocationChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    this.last = e;
     this.paused.onEvent(e);
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
@@ -140,8 +138,7 @@ export class RevocationChecker implements Checker {
     }
   }
 
-  finish(runEnd?: RunEnd): Violation[] {
-    const end = runEnd ?? this.last;
+  finish(end?: RunEnd): Violation[] {
     if (end === undefined) return this.log.violations;
     this.fates.endAt(end.atUs);
     for (const h of this.holds.values()) {

@@ -27,7 +27,7 @@ export class SessionFates {
   readonly expired = new Set<string>();
   /** Time of the last fault-like event (crash, partition, heal, pause…). */
   lastFaultUs = 0;
-  /** Time of the last event seen: the end of the run, once `endAt` has been told it. */
+  /** The end of the run (its last event's time), once `endAt` has been told it. */
   lastEventUs = 0;
 
   /** The kinds `onEvent` reads: a recipe checker accepts these and its own. */
@@ -45,7 +45,6 @@ export class SessionFates {
    * or nothing.
    */
   onEvent(e: TraceEvent): { kind: "session-ended"; session: string } | { kind: "client-crashed"; client: string } | undefined {
-    this.lastEventUs = e.atUs;
     if (FAULT_KINDS.has(e.kind) && e.kind !== "start") this.lastFaultUs = e.atUs;
     if (e.kind === "crash") return { kind: "client-crashed", client: e.node };
     const f = e.fields;

@@ -26,7 +26,6 @@ export class TwoPhaseCommitChecker implements Checker {
   private readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly txs = new Map<string, Tx>();
-  private last: TraceEvent | undefined;
 
   constructor(private readonly stallMs = STALL_MS) {}
 
@@ -35,7 +34,6 @@ export class TwoPhaseCommitChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    this.last = e;
     this.fates.onEvent(e);
     if (e.kind !== "recipe.2pc" || e.fields === undefined) return;
     const f = e.fields;
@@ -67,8 +65,7 @@ export class TwoPhaseCommitChecker implements Checker {
     }
   }
 
-  finish(runEnd?: RunEnd): Violation[] {
-    const end = runEnd ?? this.last;
+  finish(end?: RunEnd): Violation[] {
     if (end === undefined) return this.log.violations;
     this.fates.endAt(end.atUs);
     if (this.fates.quietMs() < this.stallMs) return this.log.violations;

@@ -71,7 +71,6 @@ export class LivenessChecker implements Checker {
   private readonly requests = new Map<string, ClientRequest>();
   private lastFault: TraceEvent | undefined;
   private first: TraceEvent | undefined;
-  private last: TraceEvent | undefined;
 
   constructor(readonly budgetMs = 40_000) {
     if (!(budgetMs > 0) || !Number.isFinite(budgetMs)) throw new RangeError(`LivenessChecker: budgetMs must be a positive number of milliseconds, got ${budgetMs}`);
@@ -84,7 +83,6 @@ export class LivenessChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     this.first ??= e;
-    this.last = e;
     if (this.isFault(e)) this.lastFault = e;
     if (e.kind.startsWith("zab.")) this.onZab(e);
     else if (e.kind === "client.invoke" || e.kind === "client.complete") this.onClient(e);
@@ -160,9 +158,8 @@ export class LivenessChecker implements Checker {
     return late;
   }
 
-  finish(runEnd?: RunEnd): Violation[] {
+  finish(end?: RunEnd): Violation[] {
     const from = this.lastFault ?? this.first;
-    const end = runEnd ?? this.last;
     if (from === undefined || end === undefined || end.atUs - from.atUs < this.budgetUs) return this.log.violations;
     const deadlineUs = from.atUs + this.budgetUs;
     const up = [...this.servers.keys()].filter((n) => (this.nodes.get(n)?.status ?? "up") === "up");
