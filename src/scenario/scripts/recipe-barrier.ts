@@ -6,7 +6,7 @@
  */
 import { Barrier, DoubleBarrier } from "../../recipes/barrier.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { RECIPE_SESSION_TIMEOUT_MS, timingOf, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
+import { RECIPE_SESSION_TIMEOUT_MS, timingOf, hostOf, joinWorkers, settle, withSessions, clientWorkers } from "./recipe-support.js";
 
 export const BARRIER_PATH = "/app/barrier";
 export const DOUBLE_BARRIER_DIR = "/app/double-barrier";
@@ -55,9 +55,7 @@ export const recipeBarrier: ScriptDef = {
     await settle(s);
     await simplePhase(s);
     s.note("simple barrier: every waiter passed after it was lowered");
-    const workers: Record<string, Promise<void>> = {};
-    s.clients.forEach((c, i) => (workers[c] = doubleBarrierWorker(s, c, i)));
-    await joinWorkers(s, workers, 150_000);
+    await joinWorkers(s, clientWorkers(s, (c, i) => doubleBarrierWorker(s, c, i)), 150_000);
     s.note(`double barrier: ${timingOf(s).doubleBarrierRounds} rounds done`);
   },
 };

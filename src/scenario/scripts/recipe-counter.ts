@@ -10,10 +10,9 @@
 import { DistributedCounter, type CounterVariant } from "../../recipes/counter.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, onInvoke, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS } from "./recipe-support.js";
 
 export const COUNTER_PATH = "/app/counter";
-const TRAP_MS = 3500;
 
 async function incrementer(s: ScriptContext, node: string, index: number, variant: CounterVariant, tally: { acked: number }): Promise<void> {
   const host = hostOf(s, node);
@@ -46,19 +45,10 @@ function counterScript(name: string, variant: CounterVariant, description: strin
     description,
     async run(s) {
       await settle(s);
-      onInvoke(
-        s,
-        (f, node) => node === "c1" && f.op === "setData" && f.path === COUNTER_PATH,
-        { kind: "cut", from: [...s.servers], to: ["c1"], oneWay: true },
-        () => {
-          s.note("c1's first increment reached the servers, but their replies to c1 are cut: CONNECTIONLOSS is coming");
-          s.sim.schedule(s.sim.nowUs + TRAP_MS * 1000, () => s.fault({ kind: "heal", from: [...s.servers], to: ["c1"], oneWay: true }));
-        },
-      );
+      const isIncrement = (f: Record<string, unknown>) => f.op === "setData" && f.path === COUNTER_PATH;
+      cutRepliesOnInvoke(s, "c1", isIncrement, REPLY_CUT_MS, "c1's first increment reached the servers, but their replies to c1 are cut: CONNECTIONLOSS is coming");
       const tally = { acked: 0 };
-      const workers: Record<string, Promise<void>> = {};
-      s.clients.forEach((c, i) => (workers[c] = incrementer(s, c, i, variant, tally)));
-      await joinWorkers(s, workers, 120_000);
+      await joinWorkers(s, clientWorkers(s, (c, i) => incrementer(s, c, i, variant, tally)), 120_000);
       await untilCheckPhase(s);
       const reader = await connectClient(s, s.clients[0]!, RECIPE_SESSION_TIMEOUT_MS);
       const value = await new DistributedCounter(reader, hostOf(s, s.clients[0]!), COUNTER_PATH).get(true);

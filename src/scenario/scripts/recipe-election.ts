@@ -7,7 +7,7 @@
 import { LeaderLatch } from "../../recipes/leader-election.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers } from "./recipe-support.js";
 
 export const ELECTION_DIR = "/app/election";
 const TERM_MS = 700;
@@ -37,9 +37,7 @@ export const recipeElection: ScriptDef = {
   description: "leader election without herd effect: one leader at a time through faults, and a leader again after they heal",
   async run(s) {
     await settle(s);
-    const workers: Record<string, Promise<void>> = {};
-    s.clients.forEach((c, i) => (workers[c] = candidate(s, c, i)));
-    await joinWorkers(s, workers, 120_000);
+    await joinWorkers(s, clientWorkers(s, (c, i) => candidate(s, c, i)), 120_000);
     await untilCheckPhase(s);
     s.note("check phase: every client stands again; exactly one must lead");
     const latches: LeaderLatch[] = [];

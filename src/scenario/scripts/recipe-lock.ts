@@ -13,13 +13,11 @@ import { DistributedLock, type LockVariant } from "../../recipes/lock.js";
 import { FencedResource } from "../../recipes/fenced-resource.js";
 import { CreateMode } from "../../zk/proto/records.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, onInvoke, settle, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS } from "./recipe-support.js";
 
 export const LOCK_DIR = "/app/lock";
 export const LOCK_RESOURCE = "/app/storage";
 const HOLD_MS = 300;
-/** How long c1 stays unable to hear the servers after its create: past its read timeout, within its session timeout. */
-const TRAP_MS = 3500;
 
 async function lockWorker(s: ScriptContext, node: string, index: number, variant: LockVariant): Promise<void> {
   const host = hostOf(s, node);
@@ -53,15 +51,9 @@ function lockScript(name: string, variant: LockVariant, description: string): Sc
     description,
     async run(s) {
       await settle(s);
-      const cut = { kind: "cut" as const, from: [...s.servers], to: ["c1"], oneWay: true };
-      const isLockCreate = (f: Record<string, unknown>, node: string) => node === "c1" && f.op === "create" && f.mode === CreateMode.EPHEMERAL_SEQUENTIAL;
-      onInvoke(s, isLockCreate, cut, () => {
-        s.note("c1's lock create reached the servers, but their replies to c1 are cut: CONNECTIONLOSS is coming");
-        s.sim.schedule(s.sim.nowUs + TRAP_MS * 1000, () => s.fault({ kind: "heal", from: [...s.servers], to: ["c1"], oneWay: true }));
-      });
-      const workers: Record<string, Promise<void>> = {};
-      s.clients.forEach((c, i) => (workers[c] = lockWorker(s, c, i, variant)));
-      await joinWorkers(s, workers, 240_000);
+      const isLockCreate = (f: Record<string, unknown>) => f.op === "create" && f.mode === CreateMode.EPHEMERAL_SEQUENTIAL;
+      cutRepliesOnInvoke(s, "c1", isLockCreate, REPLY_CUT_MS, "c1's lock create reached the servers, but their replies to c1 are cut: CONNECTIONLOSS is coming");
+      await joinWorkers(s, clientWorkers(s, (c, i) => lockWorker(s, c, i, variant)), 240_000);
       s.note(`${variant} lock: every worker finished its rounds`);
     },
   };

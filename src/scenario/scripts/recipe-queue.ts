@@ -8,10 +8,9 @@
  */
 import { DistributedQueue, type QueueOptions } from "../../recipes/queue.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, onInvoke, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, cutRepliesOnInvoke, REPLY_CUT_MS } from "./recipe-support.js";
 
 export const QUEUE_DIR = "/app/queue";
-const TRAP_MS = 3500;
 
 async function producer(s: ScriptContext, node: string, index: number, options: QueueOptions): Promise<void> {
   const host = hostOf(s, node);
@@ -51,15 +50,8 @@ function queueScript(name: string, options: QueueOptions, description: string): 
     async run(s) {
       await settle(s);
       const [p1, p2, k1, k2] = s.clients as [string, string, string, string];
-      onInvoke(
-        s,
-        (f, node) => node === k1 && f.op === "delete" && typeof f.path === "string" && f.path.startsWith(`${QUEUE_DIR}/`),
-        { kind: "cut", from: [...s.servers], to: [k1], oneWay: true },
-        () => {
-          s.note(`${k1}'s first delete reached the servers, but their replies are cut: its outcome will be unknown`);
-          s.sim.schedule(s.sim.nowUs + TRAP_MS * 1000, () => s.fault({ kind: "heal", from: [...s.servers], to: [k1], oneWay: true }));
-        },
-      );
+      const isTake = (f: Record<string, unknown>) => f.op === "delete" && typeof f.path === "string" && f.path.startsWith(`${QUEUE_DIR}/`);
+      cutRepliesOnInvoke(s, k1, isTake, REPLY_CUT_MS, `${k1}'s first delete reached the servers, but their replies are cut: its outcome will be unknown`);
       let producing = 2;
       const done = () => producing === 0 && !inFaultWindow(s);
       const workers: Record<string, Promise<void>> = {

@@ -9,7 +9,7 @@
 import { RevocableReadWriteLock, type RevocableLockVariant } from "../../recipes/revocable-lock.js";
 import type { LockMode } from "../../recipes/rw-lock.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions, clientWorkers } from "./recipe-support.js";
 
 export const REVOCABLE_LOCK_DIR = "/app/revocable";
 /** A reader nobody asks to give up lets go after this long (well past the honour bound). */
@@ -39,9 +39,7 @@ function revocableScript(name: string, variant: RevocableLockVariant, descriptio
     description,
     async run(s) {
       await settle(s);
-      const workers: Record<string, Promise<void>> = {};
-      s.clients.forEach((c, i) => (workers[c] = worker(s, c, i, variant)));
-      await joinWorkers(s, workers, 120_000);
+      await joinWorkers(s, clientWorkers(s, (c, i) => worker(s, c, i, variant)), 120_000);
       s.note(`${variant} revocable lock: every worker finished its rounds`);
     },
   };

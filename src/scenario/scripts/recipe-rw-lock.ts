@@ -5,7 +5,7 @@
  */
 import { ReadWriteLock, type LockMode } from "../../recipes/rw-lock.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions, clientWorkers } from "./recipe-support.js";
 
 export const RW_LOCK_DIR = "/app/rwlock";
 
@@ -30,8 +30,6 @@ export const recipeRwLock: ScriptDef = {
   description: "shared lock without herd effect: readers share, a writer is alone, through faults",
   async run(s) {
     await settle(s);
-    const workers: Record<string, Promise<void>> = {};
-    s.clients.forEach((c, i) => (workers[c] = worker(s, c, i)));
-    await joinWorkers(s, workers, 120_000);
+    await joinWorkers(s, clientWorkers(s, (c, i) => worker(s, c, i)), 120_000);
   },
 };

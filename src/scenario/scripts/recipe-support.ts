@@ -101,15 +101,41 @@ export async function joinWorkers(s: ScriptContext, workers: Record<string, Prom
  */
 export function onInvoke(s: ScriptContext, match: (fields: Record<string, unknown>, node: string) => boolean, fault: FaultAction, then?: () => void): void {
   let armed = true;
-  const unsubscribe = s.sim.trace.subscribe((e) => {
-    if (!armed || e.kind !== "client.invoke" || e.fields === undefined || !match(e.fields, e.node)) return;
-    armed = false;
-    s.sim.schedule(s.sim.nowUs, () => {
-      applyFault(s.sim, fault);
-      unsubscribe();
-      then?.();
-    });
+  const unsubscribe = s.sim.trace.subscribe(
+    (e) => {
+      if (!armed || e.fields === undefined || !match(e.fields, e.node)) return;
+      armed = false;
+      s.sim.schedule(s.sim.nowUs, () => {
+        applyFault(s.sim, fault);
+        unsubscribe();
+        then?.();
+      });
+    },
+    (kind) => kind === "client.invoke",
+  );
+}
+
+/** How long a reply cut (`cutRepliesOnInvoke`) lasts in the scripted stories: past the client's read timeout, within its session timeout. */
+export const REPLY_CUT_MS = 3500;
+
+/**
+ * When `client` invokes an op whose fields `match`, cuts the servers' replies to it for `forMs`:
+ * the request gets through, the client hears nothing, and CONNECTIONLOSS follows. One-shot;
+ * `note` narrates it when it fires.
+ */
+export function cutRepliesOnInvoke(s: ScriptContext, client: string, match: (fields: Record<string, unknown>) => boolean, forMs: number, note: string): void {
+  const links = { from: [...s.servers], to: [client], oneWay: true };
+  onInvoke(s, (f, node) => node === client && match(f), { kind: "cut", ...links }, () => {
+    s.note(note);
+    s.sim.schedule(s.sim.nowUs + forMs * 1000, () => s.fault({ kind: "heal", ...links }));
   });
+}
+
+/** Starts `work` on every client node: the workers by node, for `joinWorkers`. */
+export function clientWorkers(s: ScriptContext, work: (node: string, index: number) => Promise<void>): Record<string, Promise<void>> {
+  const workers: Record<string, Promise<void>> = {};
+  s.clients.forEach((c, i) => (workers[c] = work(c, i)));
+  return workers;
 }
 
 /**
@@ -179,13 +205,8 @@ function createLossTrapsOf(params: Readonly<Record<string, unknown>>): CreateLos
 /** Arms the run's create-loss traps (each one-shot, from its time on). */
 function armCreateLossTraps(s: ScriptContext): void {
   for (const trap of createLossTrapsOf(s.params)) {
-    const cut = { from: [...s.servers], to: [trap.node], oneWay: true };
-    s.sim.schedule(trap.atMs * 1000, () =>
-      onInvoke(s, (f, node) => node === trap.node && f.op === "create", { kind: "cut", ...cut }, () => {
-        s.note(`${trap.node}'s create reached the servers, but their replies are cut for ${trap.forMs} ms: CONNECTIONLOSS is coming`);
-        s.sim.schedule(s.sim.nowUs + trap.forMs * 1000, () => s.fault({ kind: "heal", ...cut }));
-      }),
-    );
+    const note = `${trap.node}'s create reached the servers, but their replies are cut for ${trap.forMs} ms: CONNECTIONLOSS is coming`;
+    s.sim.schedule(trap.atMs * 1000, () => cutRepliesOnInvoke(s, trap.node, (f) => f.op === "create", trap.forMs, note));
   }
 }
 
