@@ -102,6 +102,11 @@ function rawHeap(ops: number): number {
   return (performance.now() - t0) / 1000;
 }
 
+/** The middle of three measurements, ordered by `by`: steadier than one on a noisy host. */
+function medianOf3<T>(xs: readonly T[], by: (x: T) => number): T {
+  return [...xs].sort((a, b) => by(a) - by(b))[1]!;
+}
+
 function kernelBench(): Figure[] {
   messageStorm(200_000); // warm-up (JIT)
   rawHeap(200_000);
@@ -113,9 +118,8 @@ function kernelBench(): Figure[] {
     const storm = messageStorm(3_000_000);
     rates.push({ messages: storm.delivered / storm.seconds, heap: heapOps / rawHeap(heapOps) });
   }
-  const median = (xs: number[]) => xs.sort((a, b) => a - b)[1]!;
-  const messagesPerSec = Math.round(median(rates.map((r) => r.messages)));
-  const heapOpsPerSec = Math.round(median(rates.map((r) => r.heap)));
+  const messagesPerSec = Math.round(medianOf3(rates, (r) => r.messages).messages);
+  const heapOpsPerSec = Math.round(medianOf3(rates, (r) => r.heap).heap);
   return [
     { bench: "kernel", metric: "messages_per_sec", value: messagesPerSec, unit: "delivered messages/s (tracing + hashing on)" },
     { bench: "kernel", metric: "raw_heap_ops_per_sec", value: heapOpsPerSec, unit: "push+pop pairs/s" },
@@ -254,7 +258,7 @@ async function clientLoad(servers: number, virtualMs: number) {
   const cold = await run(virtualMs);
   // Warm the JIT, then take the median of three runs.
   for (let i = 0; i < 3; i++) await run(virtualMs);
-  const warm = [await run(virtualMs), await run(virtualMs), await run(virtualMs)].sort((a, b) => a.seconds - b.seconds)[1]!;
+  const warm = medianOf3([await run(virtualMs), await run(virtualMs), await run(virtualMs)], (r) => r.seconds);
   return {
     ops: warm.ops,
     opsPerSec: Math.round(warm.ops / warm.seconds),
@@ -287,7 +291,7 @@ async function recipesBench(): Promise<Figure[]> {
   };
   const cold = await batch(10);
   await batch(30); // warm-up (JIT)
-  const warm = [await batch(20), await batch(20), await batch(20)].sort((a, b) => a - b)[1]!;
+  const warm = medianOf3([await batch(20), await batch(20), await batch(20)], (x) => x);
   const shape = `${String(p.servers)} servers, ${String(p.clients)} clients, ${scenario.durationMs / 1000} virtual s with faults, ${scenario.checkers.length} checkers`;
   const round = (x: number) => Math.round(x * 10) / 10;
   return [
