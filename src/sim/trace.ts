@@ -173,8 +173,6 @@ export class Trace extends Mixer {
   private readonly listeners: { listener: TraceListener; accepts: KindFilter | undefined }[] = [];
   private readonly stringHashes = new Map<string, number>();
   private readonly kinds = new Map<string, KindInfo>();
-  /** Counts of kinds whose info was dropped when the kind table hit its size limit. */
-  private readonly droppedCounts = new Map<string, number>();
   private lastAtUs = 0;
   private readonly messageKinds: (KindInfo | undefined)[] = new Array<KindInfo | undefined>(8).fill(undefined);
   /** Retained events (only when `retain` is on). */
@@ -217,8 +215,8 @@ export class Trace extends Mixer {
 
   /** How many events of each kind were recorded, kinds in order of first appearance. */
   kindCounts(): Record<string, number> {
-    const out: Record<string, number> = Object.fromEntries(this.droppedCounts);
-    for (const [kind, info] of this.kinds) out[kind] = (out[kind] ?? 0) + info.count;
+    const out: Record<string, number> = {};
+    for (const [kind, info] of this.kinds) out[kind] = info.count;
     return out;
   }
 
@@ -320,12 +318,8 @@ export class Trace extends Mixer {
   private kindInfo(kind: string): KindInfo {
     let info = this.kinds.get(kind);
     if (info === undefined) {
+      // Never cleared: kinds are the code's fixed vocabulary, and the table holds their counts.
       info = { kind, hash: this.stringHash(kind), keys: [], keyHashes: [], count: 0, listeners: undefined };
-      if (this.kinds.size >= STRING_CACHE_LIMIT) {
-        for (const [k, old] of this.kinds) this.droppedCounts.set(k, (this.droppedCounts.get(k) ?? 0) + old.count);
-        this.kinds.clear();
-        this.messageKinds.fill(undefined);
-      }
       this.kinds.set(kind, info);
     }
     return info;
