@@ -30,7 +30,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
-import { historyFromTrace, type ClientTraceEvent, type OpName, type Operation } from "../history/history.js";
+import { NO_SESSION, historyFromTrace, type ClientTraceEvent, type OpName, type Operation } from "../history/history.js";
 import { checkLinearizable, zkModel } from "../linearizability/index.js";
 import { isReapableMode, opKey, str } from "./trace-fields.js";
 
@@ -55,7 +55,6 @@ const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "get
 /** The op names the sequential model describes. */
 const MODELLED: ReadonlySet<string> = new Set<OpName>(["create", "delete", "setData", "getData", "exists", "getChildren", "sync", "check", "multi", "closeSession"]);
 
-const NO_SESSION = new Set(["", "0x0", "0"]);
 
 /** The kinds it reads besides `zab.*` (which only tell it the servers form a quorum). */
 const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "zk.server.start", "zk.session.expire", "zk.apply"]);

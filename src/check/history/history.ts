@@ -138,6 +138,9 @@ export interface Operation {
   truth?: { applied: boolean; zxid?: bigint };
 }
 
+/** Session names of an op invoked before its client's first handshake: no session yet. */
+export const NO_SESSION: ReadonlySet<string> = new Set(["", "0", "0x0"]);
+
 /** How a checker must read an operation's outcome. */
 export type OutcomeClass =
   /** Succeeded: took effect exactly once, and its result is what the state gave. */

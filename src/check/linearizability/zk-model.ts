@@ -18,7 +18,7 @@
  * whether a session is alive (an expired session's ops are not rejected by the model).
  */
 import type { CodeName } from "../../zk/proto/error-code.js";
-import type { Operation, StatFields, SubOp, SubResult } from "../history/history.js";
+import { NO_SESSION, type Operation, type StatFields, type SubOp, type SubResult } from "../history/history.js";
 import type { Partition, SequentialModel } from "./model.js";
 import { partitionZkHistory } from "./zk-partition.js";
 import {
@@ -47,8 +47,6 @@ export interface ZkModelOptions {
    */
   sessionsMayEnd?: boolean;
 }
-
-const NO_SESSION: ReadonlySet<string> = new Set(["", "0", "0x0"]);
 
 export const DEFAULT_INITIAL_TREE: readonly string[] = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"];
 
