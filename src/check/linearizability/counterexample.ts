@@ -194,7 +194,7 @@ function reason<S>(p: Problem<S>, model: SequentialModel<S>, d: Deepest<S>, i: n
   const inTheWay = d.orderBlockedBy.get(i);
   if (inTheWay !== undefined) {
     const o = p.ops[inTheWay]!;
-    return o.invokeUs > op.invokeUs || (o.invokeUs === op.invokeUs && o.id > op.id)
+    return o.id > op.id // ids are submission order
       ? `#${op.id} cannot come next: #${o.id}, submitted after it in the same session, already took effect (a session's requests run in order)`
       : `#${op.id} must follow #${o.id}, submitted before it in the same session`;
   }
