@@ -248,7 +248,8 @@ export class Simulator {
 
   /** Schedules a world action (faults, workload steps, network internals). */
   schedule(atUs: number, fn: (ev: SimEvent) => void, a?: unknown, b?: unknown): SimEvent {
-    invariant(atUs >= this.nowUsValue, `cannot schedule in the past (${atUs} < ${this.nowUsValue})`);
+    // Not `invariant(cond, message)`: its message would be formatted on every call.
+    if (!(atUs >= this.nowUsValue)) invariant(false, `cannot schedule in the past (${atUs} < ${this.nowUsValue})`);
     const ev = new SimEvent(Ev.World, -1, 0, fn, a, b);
     this.queue.push(atUs, ev);
     return ev;
@@ -256,7 +257,7 @@ export class Simulator {
 
   /** Schedules a callback on a node's current incarnation (dropped if it crashes, parked if paused). */
   scheduleOnNode(node: SimNode, atUs: number, fn: (ev: SimEvent) => void, a?: unknown, b?: unknown): SimEvent {
-    invariant(atUs >= this.nowUsValue, `cannot schedule in the past (${atUs} < ${this.nowUsValue})`);
+    if (!(atUs >= this.nowUsValue)) invariant(false, `cannot schedule in the past (${atUs} < ${this.nowUsValue})`);
     const ev = new SimEvent(Ev.NodeCall, node.index, node.incarnation, fn, a, b);
     this.queue.push(atUs, ev);
     return ev;

@@ -268,12 +268,9 @@ export class Trace extends Mixer {
     if (!this.wantObjects) return;
     const listeners = kindInfo.listeners ?? this.listenersOf(kind, kindInfo);
     if (listeners.length === 0 && !this.retain) return;
-    const event: TraceEvent = { index, atUs, kind, node };
-    if (peer !== undefined) event.peer = peer;
-    if (id !== undefined) event.id = id;
-    if (detail !== undefined) event.detail = detail;
-    if (fields !== undefined) event.fields = fields;
-    if (conn !== undefined) event.conn = conn;
+    // Every event object has all nine properties (absent ones undefined), so the checkers that
+    // read them see one object shape, not one per combination of present properties.
+    const event: TraceEvent = { index, atUs, kind, node, peer, id, detail, fields, conn };
     if (this.retain) this.events.push(event);
     for (let i = 0; i < listeners.length; i++) listeners[i]!(event);
   }
