@@ -115,7 +115,7 @@ export function statJson(stat: Stat): Record<string, unknown> {
     version: stat.version,
     cversion: stat.cversion,
     aversion: stat.aversion,
-    ephemeralOwner: zxidHex(stat.ephemeralOwner & MASK_64),
+    ephemeralOwner: zxidHex(stat.ephemeralOwner < 0n ? stat.ephemeralOwner & MASK_64 : stat.ephemeralOwner),
     dataLength: stat.dataLength,
     numChildren: stat.numChildren,
   };

@@ -27,7 +27,13 @@ export class KeeperException extends Error {
     readonly clientSide = false,
     detail?: string,
   ) {
+    // An error the server answered is made where the reply is delivered, far from the caller's
+    // await: its stack would hold only kernel frames, and capturing one is most of the cost of
+    // a failed call. Client-side refusals are made at the call site and keep their stack.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (!clientSide) Error.stackTraceLimit = 0;
     super(`KeeperErrorCode = ${codeName(code)}${path === undefined ? "" : ` for ${path}`}${detail === undefined ? "" : `: ${detail}`}`);
+    Error.stackTraceLimit = stackTraceLimit;
     this.codeName = codeName(code);
   }
 

@@ -58,9 +58,19 @@ function str(s: string): void {
 }
 
 function long(x: bigint): void {
+  // Zxids and times are small non-negative longs: split them as a number (exact below 2^53),
+  // without the three BigInt allocations of the general case.
+  if (x >= 0n && x <= MAX_SAFE) {
+    const n = Number(x);
+    word(n % TWO_32 | 0);
+    word(Math.floor(n / TWO_32) | 0);
+    return;
+  }
   word(Number(BigInt.asUintN(32, x)));
   word(Number(BigInt.asUintN(32, x >> 32n)));
 }
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const TWO_32 = 4294967296;
 
 function bytes(b: Uint8Array | null): void {
   // Like Java's calculator, null data hashes as empty data.

@@ -116,8 +116,28 @@ function prepInput(req: Request): PrepRequest {
   return input;
 }
 
-export function requestKey(sessionId: SessionId, cxid: number): string {
-  return `${sessionId}:${cxid}`;
+/**
+ * Local requests waiting for their txn (or a forwarded sync's answer), by session and cxid: a
+ * map per session, so no key string is built from a 64-bit session id on every write.
+ */
+class AwaitingRequests {
+  private readonly bySession = new Map<SessionId, Map<number, Request>>();
+
+  add(req: Request): void {
+    let ofSession = this.bySession.get(req.sessionId);
+    if (ofSession === undefined) this.bySession.set(req.sessionId, (ofSession = new Map()));
+    ofSession.set(req.xid, req);
+  }
+
+  /** The request waiting for (session, cxid), removed; undefined if none. */
+  take(sessionId: SessionId, cxid: number): Request | undefined {
+    const ofSession = this.bySession.get(sessionId);
+    const req = ofSession?.get(cxid);
+    if (req === undefined) return undefined;
+    ofSession!.delete(cxid);
+    if (ofSession!.size === 0) this.bySession.delete(sessionId);
+    return req;
+  }
 }
 
 /**
@@ -136,7 +156,7 @@ export class ZooKeeperServer implements CnxnHost {
   /** Local requests in arrival order: the FinalRequestProcessor answers strictly in this order. */
   private readonly queue: Request[] = [];
   /** Local writes waiting for their txn to be applied, by (session, cxid). */
-  private readonly awaiting = new Map<string, Request>();
+  private readonly awaiting = new AwaitingRequests();
   /** Standalone sync stage: logged txns not yet covered by a completed fsync. */
   private readonly unsynced: TxnEntry[] = [];
   private flushing = false;
@@ -448,7 +468,7 @@ export class ZooKeeperServer implements CnxnHost {
 
   /** Queues a local request for the final stage (writes wait there for their txn). */
   protected enqueue(req: Request): void {
-    if (req.isWrite) this.awaiting.set(requestKey(req.sessionId, req.xid), req);
+    if (req.isWrite) this.awaiting.add(req);
     this.queue.push(req);
     this.drain();
   }
@@ -462,8 +482,7 @@ export class ZooKeeperServer implements CnxnHost {
     this.prep.applied(entry.header.zxid);
     this.ctx.annotate("zk.apply", { zxid: zxidHex(entry.header.zxid), op: opName(entry.header.type), session: hexId(entry.header.clientId), cxid: entry.header.cxid, err: result.err === 0 ? undefined : codeName(result.err) });
     this.afterApply(entry);
-    const key = requestKey(entry.header.clientId, entry.header.cxid);
-    const req = this.awaiting.get(key);
+    const req = this.awaiting.take(entry.header.clientId, entry.header.cxid);
     if (entry.header.type === OpCode.createSession) {
       this.sessionTracker.addSession(entry.header.clientId, (entry.txn as { timeOut: number }).timeOut, null);
     } else if (entry.header.type === OpCode.closeSession) {
@@ -473,7 +492,6 @@ export class ZooKeeperServer implements CnxnHost {
       if (req === undefined || req.cnxn === null) this.closeSessionCnxn(entry.header.clientId);
     }
     if (req !== undefined) {
-      this.awaiting.delete(key);
       req.reply = req.type === OpCode.createSession || req.type === OpCode.closeSession ? { err: Code.OK, response: null, disposition: "reply" } : replyForTxn(req.type, result);
     }
     this.zkDb.maybeSnapshot();
@@ -482,10 +500,8 @@ export class ZooKeeperServer implements CnxnHost {
 
   /** A forwarded sync came back from the leader: answer it, in order, with its path. */
   protected syncCompleted(sessionId: SessionId, cxid: number): void {
-    const key = requestKey(sessionId, cxid);
-    const req = this.awaiting.get(key);
+    const req = this.awaiting.take(sessionId, cxid);
     if (req === undefined) return;
-    this.awaiting.delete(key);
     const path = req.record.kind === "SyncRequest" ? req.record.path : "/";
     req.reply = { err: Code.OK, response: { kind: "SyncResponse", path }, disposition: "reply" };
     this.drain();
