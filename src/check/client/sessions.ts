@@ -63,10 +63,12 @@ export class SessionsChecker implements Checker {
   private readonly clients = new Map<string, ClientView>();
   /** The client names of `clients`' keys (what comes before the `#`). */
   private readonly clientNames = new Set<string>();
-  private readonly sessionPackets = new Map<string, { session: string }>();
+  /** Message id (unique in a run) → the session a client packet in flight touches. */
+  private readonly sessionPackets = new Map<number, { session: string }>();
   private readonly lastTouchUs = new Map<string, Map<string, number>>();
   private readonly touchedSinceDrain = new Map<string, Set<string>>();
-  private readonly relayed = new Map<string, string[]>();
+  /** Message id of a learner's PING reply in flight → the sessions it relays touches for. */
+  private readonly relayed = new Map<number, string[]>();
   private readonly skewed = new Set<string>();
   private readonly leading = new Set<string>();
   /** Quorum servers not in phase BROADCAST (electing, discovering, syncing). */
@@ -104,8 +106,10 @@ export class SessionsChecker implements Checker {
       case "deliver":
         return this.onDeliver(e);
       case "drop":
-        this.sessionPackets.delete(msgKey(e.node, e.peer, e.id));
-        this.relayed.delete(msgKey(e.node, e.peer, e.id));
+        if (e.id !== undefined) {
+          this.sessionPackets.delete(e.id);
+          this.relayed.delete(e.id);
+        }
         return;
       case "zab.phase":
         if (str(e.fields, "phase") === "BROADCAST") this.notServing.delete(e.node);
@@ -238,11 +242,12 @@ export class SessionsChecker implements Checker {
 
   private onSend(e: TraceEvent): void {
     if (e.peer === undefined || e.id === undefined) return;
-    const v = this.clients.get(`${e.node}#${e.conn === undefined ? "?" : e.conn}`);
-    if (v !== undefined || this.isClientNode(e.node)) {
+    // Every client view's node is in `clientNames`: servers' sends skip the key building.
+    if (this.isClientNode(e.node)) {
+      const v = this.clients.get(`${e.node}#${e.conn === undefined ? "?" : e.conn}`);
       if (v === undefined) return;
       if (v.connected && !v.paused && e.peer === v.server && !UNTOUCHING.has(e.detail ?? "")) {
-        this.sessionPackets.set(msgKey(e.node, e.peer, e.id), { session: v.session });
+        this.sessionPackets.set(e.id, { session: v.session });
       }
       return;
     }
@@ -250,13 +255,13 @@ export class SessionsChecker implements Checker {
     // A learner's PING reply carries (and drains) its touch table; a leader's PING carries none.
     const touched = this.touchedSinceDrain.get(e.node);
     if (touched === undefined || touched.size === 0 || this.leading.has(e.node)) return;
-    this.relayed.set(msgKey(e.node, e.peer, e.id), [...touched]);
+    this.relayed.set(e.id, [...touched]);
     touched.clear();
   }
 
   private onDeliver(e: TraceEvent): void {
     if (e.peer === undefined || e.id === undefined) return;
-    const key = msgKey(e.peer, e.node, e.id);
+    const key = e.id;
     const packet = this.sessionPackets.get(key);
     if (packet !== undefined) {
       this.sessionPackets.delete(key);
@@ -296,9 +301,6 @@ export class SessionsChecker implements Checker {
   }
 }
 
-function msgKey(from: string, to: string | undefined, id: number | undefined): string {
-  return `${from}>${to}#${id}`;
-}
 
 /** The creates of an invocation (itself, or a multi's sub-ops), with paths and modes. */
 function createsOf(op: string, f: Record<string, unknown>): { path: string; mode: unknown }[] {

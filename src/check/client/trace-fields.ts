@@ -8,6 +8,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { CreateMode } from "../../zk/proto/records.js";
+import { parseZxidText } from "../zxid-text.js";
 
 /** A string field, or undefined. */
 export function str(f: Record<string, unknown> | undefined, name: string): string | undefined {
@@ -19,8 +20,7 @@ export function str(f: Record<string, unknown> | undefined, name: string): strin
 export function hexBig(v: unknown): bigint | undefined {
   if (typeof v === "bigint") return v;
   if (typeof v === "number" && Number.isSafeInteger(v)) return BigInt(v);
-  if (typeof v !== "string" || !/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(v)) return undefined;
-  return BigInt(v);
+  return typeof v === "string" ? parseZxidText(v) : undefined;
 }
 
 /** `0x…` for reports. */

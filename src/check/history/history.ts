@@ -43,6 +43,7 @@
  * `completeUs` is undefined exactly when `outcome` is "unknown".
  */
 import { Code, type CodeName } from "../../zk/proto/error-code.js";
+import { parseZxidText } from "../zxid-text.js";
 import { CreateMode, type CreateModeName } from "../../zk/proto/records.js";
 
 export type OpName =
@@ -268,7 +269,7 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
     if (e.kind === "zk.apply") {
       const f = e.fields ?? {};
       const key = `${String(f.session)}#${String(f.cxid)}`;
-      if (f.cxid !== undefined && typeof f.zxid === "string" && !applied.has(key)) applied.set(key, BigInt(f.zxid));
+      if (f.cxid !== undefined && typeof f.zxid === "string" && !applied.has(key)) applied.set(key, parseZxidText(f.zxid) ?? BigInt(f.zxid));
       continue;
     }
     if (e.kind === "client.invoke") {
@@ -345,7 +346,7 @@ function parseMode(mode: unknown): CreateModeName {
 function complete(op: Operation, atUs: number, f: Record<string, unknown>): void {
   const err = parseErr(f.err);
   if (err !== undefined) op.err = err;
-  if (f.zxid !== undefined && f.zxid !== null) op.zxid = BigInt(f.zxid as string | number);
+  if (f.zxid !== undefined && f.zxid !== null) op.zxid = (typeof f.zxid === "string" ? parseZxidText(f.zxid) : undefined) ?? BigInt(f.zxid as string | number);
   if (isRecord(f.result)) op.result = f.result as OpResult;
   const outcome = String(f.outcome);
   if (outcome === "ok" || outcome === "fail") {

@@ -7,11 +7,19 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
 
+/** Where a message was sent: its connection and its two ends. */
+interface Sent {
+  conn: number;
+  from: string;
+  to: string;
+}
+
 export class ConnectionFifoChecker implements Checker {
   readonly name = "kernel.connection-fifo";
   private readonly log = new ViolationLog(this.name);
-  private readonly lastDelivered = new Map<string, number>();
-  private readonly sentOn = new Map<number, string>();
+  /** Connection → receiving node → the last message id delivered to it there. */
+  private readonly lastDelivered = new Map<number, Map<string, number>>();
+  private readonly sentOn = new Map<number, Sent>();
 
   accepts(kind: string): boolean {
     return kind === "send" || kind === "deliver";
@@ -20,21 +28,23 @@ export class ConnectionFifoChecker implements Checker {
   onEvent(e: TraceEvent): void {
     if (e.conn === undefined || e.id === undefined) return;
     if (e.kind === "send") {
-      this.sentOn.set(e.id, `${e.conn}:${e.node}>${e.peer}`);
+      this.sentOn.set(e.id, { conn: e.conn, from: e.node, to: e.peer ?? "" });
       return;
     }
     if (e.kind !== "deliver") return;
-    const key = `${e.conn}:${e.peer}>${e.node}`;
     const sent = this.sentOn.get(e.id);
-    if (sent !== key) {
-      this.log.add(e, `message ${e.id} delivered on connection ${e.conn} (${e.peer} → ${e.node}) but it was ${sent === undefined ? "never sent" : `sent as ${sent}`}`);
+    if (sent === undefined || sent.conn !== e.conn || sent.from !== e.peer || sent.to !== e.node) {
+      const was = sent === undefined ? "never sent" : `sent as ${sent.conn}:${sent.from}>${sent.to}`;
+      this.log.add(e, `message ${e.id} delivered on connection ${e.conn} (${e.peer} → ${e.node}) but it was ${was}`);
     }
     this.sentOn.delete(e.id);
-    const last = this.lastDelivered.get(key);
+    let byReceiver = this.lastDelivered.get(e.conn);
+    if (byReceiver === undefined) this.lastDelivered.set(e.conn, (byReceiver = new Map()));
+    const last = byReceiver.get(e.node);
     if (last !== undefined && e.id <= last) {
       this.log.add(e, `connection ${e.conn} ${e.peer} → ${e.node} delivered message ${e.id} after message ${last}: FIFO order broken`);
     }
-    this.lastDelivered.set(key, e.id);
+    byReceiver.set(e.node, e.id);
   }
 
   finish(): Violation[] {

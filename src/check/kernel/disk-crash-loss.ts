@@ -20,7 +20,8 @@ export class DiskCrashLossChecker implements Checker {
   readonly name = "kernel.disk-crash-loss";
   private readonly log = new ViolationLog(this.name);
   private readonly opSeq = new Map<string, number>();
-  private readonly files = new Map<string, FileState>();
+  /** Node → file name → its state (nested: no key string built per disk event). */
+  private readonly files = new Map<string, Map<string, FileState>>();
   /** After a crash: files that must be reported lost, with the bytes expected. */
   private expectLoss = new Map<string, number>();
   private crashEvent: TraceEvent | undefined;
@@ -68,9 +69,8 @@ export class DiskCrashLossChecker implements Checker {
 
   private onCrash(e: TraceEvent): void {
     this.expectLoss = new Map();
-    for (const [key, f] of this.files) {
-      if (!key.startsWith(`${e.node}/`) || f.pending.length === 0) continue;
-      this.expectLoss.set(key, f.pending.reduce((t, op) => t + op.bytes, 0));
+    for (const [name, f] of this.files.get(e.node) ?? []) {
+      if (f.pending.length > 0) this.expectLoss.set(`${e.node}/${name}`, f.pending.reduce((t, op) => t + op.bytes, 0));
     }
     this.crashEvent = e;
   }
@@ -95,19 +95,17 @@ export class DiskCrashLossChecker implements Checker {
     const crash = this.crashEvent!;
     for (const [key, bytes] of this.expectLoss) {
       this.log.add(crash, `crash of ${crash.node} should have lost ${bytes} unsynced bytes of ${key.slice(crash.node.length + 1)}, but no loss was reported`);
-      this.files.get(key)!.pending = [];
+      this.file(crash.node, key.slice(crash.node.length + 1)).pending = [];
     }
     this.expectLoss = new Map();
     this.crashEvent = undefined;
   }
 
   private file(node: string, name: string): FileState {
-    const key = `${node}/${name}`;
-    let f = this.files.get(key);
-    if (f === undefined) {
-      f = { pending: [], durableBytes: 0 };
-      this.files.set(key, f);
-    }
+    let ofNode = this.files.get(node);
+    if (ofNode === undefined) this.files.set(node, (ofNode = new Map()));
+    let f = ofNode.get(name);
+    if (f === undefined) ofNode.set(name, (f = { pending: [], durableBytes: 0 }));
     return f;
   }
 

@@ -12,6 +12,7 @@
  * events); shares no code with the server or the recipes.
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import { parseZxidText } from "../zxid-text.js";
 
 const FAULT_KINDS = new Set(["crash", "restart", "start", "pause", "resume", "partition", "heal", "clog", "unclog"]);
 const FATE_KINDS = new Set([...FAULT_KINDS, "client.complete", "zk.session.expire", "zk.apply"]);
@@ -51,8 +52,8 @@ export class SessionFates {
     if (f === undefined) return undefined;
     if (e.kind === "client.complete" && typeof f.zxid === "string") {
       const s = String(f.session);
-      const z = BigInt(f.zxid);
-      if (z > (this.lastZxidSeen.get(s) ?? -1n)) this.lastZxidSeen.set(s, z);
+      const z = parseZxidText(f.zxid);
+      if (z !== undefined && z > (this.lastZxidSeen.get(s) ?? -1n)) this.lastZxidSeen.set(s, z);
       return undefined;
     }
     if (e.kind === "zk.session.expire") {
@@ -64,7 +65,8 @@ export class SessionFates {
       const s = String(f.session);
       if (this.endedAtUs.has(s)) return undefined;
       this.endedAtUs.set(s, e.atUs);
-      if (typeof f.zxid === "string") this.endedZxid.set(s, BigInt(f.zxid));
+      const z = typeof f.zxid === "string" ? parseZxidText(f.zxid) : undefined;
+      if (z !== undefined) this.endedZxid.set(s, z);
       return { kind: "session-ended", session: s };
     }
     return undefined;

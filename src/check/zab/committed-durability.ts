@@ -49,7 +49,7 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
   private readonly txnOf = new Map<Zxid, string>();
 
   constructor() {
-    super("zab.committed-durability");
+    super("zab.committed-durability", new Set(["zab.propose", "zab.log", "zab.commit", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established"]));
   }
 
   protected dispatch(e: TraceEvent): void {

@@ -19,7 +19,7 @@
  * report: each server's last role, phase, epoch and when, which are down or paused, and which
  * links are still cut.
  *
- * Servers are the nodes that emitted `zab.*` annotations; voters are those never OBSERVING.
+ * Servers are the nodes that announced a ZAB state or phase; voters are those never OBSERVING.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
@@ -27,6 +27,11 @@ import { at, ServerNames } from "./zab-event.js";
 import { CutLinks } from "../cut-links.js";
 
 const FAULTS = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog"]);
+/**
+ * The ZAB annotations it reads: not the per-txn ones (propose, log, ack, commit, deliver). Every
+ * server announces its phase whenever it starts looking for a leader, so these name them all.
+ */
+const ZAB_KINDS: ReadonlySet<string> = new Set(["zab.state", "zab.phase", "zab.leader.established"]);
 
 interface Mark {
   index: number;
@@ -51,8 +56,8 @@ interface NodeStatus {
 
 interface ClientRequest {
   node: string;
-  /** "c3 setData /x", for the report. */
-  what: string;
+  /** The invocation's fields (client, op, path: "c3 setData /x" in the report). */
+  fields: Record<string, unknown> | undefined;
   invoked: Mark;
   doneUs: number | undefined;
 }
@@ -78,13 +83,13 @@ export class LivenessChecker implements Checker {
   }
 
   accepts(kind: string): boolean {
-    return kind.startsWith("zab.") || FAULTS.has(kind) || kind === "start" || kind === "client.invoke" || kind === "client.complete";
+    return ZAB_KINDS.has(kind) || FAULTS.has(kind) || kind === "start" || kind === "client.invoke" || kind === "client.complete";
   }
 
   onEvent(e: TraceEvent): void {
     this.first ??= e;
     if (this.isFault(e)) this.lastFault = e;
-    if (e.kind.startsWith("zab.")) this.onZab(e);
+    if (ZAB_KINDS.has(e.kind)) this.onZab(e);
     else if (e.kind === "client.invoke" || e.kind === "client.complete") this.onClient(e);
     else this.onKernel(e);
   }
@@ -139,7 +144,7 @@ export class LivenessChecker implements Checker {
   private onClient(e: TraceEvent): void {
     const key = `${String(e.fields?.client)}/${String(e.fields?.opId)}`;
     if (e.kind === "client.invoke") {
-      this.requests.set(key, { node: e.node, what: `${String(e.fields?.client)} ${String(e.fields?.op)} ${String(e.fields?.path ?? "")}`.trim(), invoked: { index: e.index, atUs: e.atUs }, doneUs: undefined });
+      this.requests.set(key, { node: e.node, fields: e.fields, invoked: { index: e.index, atUs: e.atUs }, doneUs: undefined });
       return;
     }
     const r = this.requests.get(key);
@@ -153,7 +158,8 @@ export class LivenessChecker implements Checker {
       if (r.doneUs !== undefined && r.doneUs <= from.atUs) continue;
       const deadlineUs = Math.max(from.atUs, r.invoked.atUs) + this.budgetUs;
       if (deadlineUs > end.atUs || (r.doneUs !== undefined && r.doneUs <= deadlineUs)) continue;
-      late.push(`${r.what} (invoked ${at(r.invoked)}, ${r.doneUs === undefined ? "never finished" : `finished at ${r.doneUs / 1000}ms`})`);
+      const what = `${String(r.fields?.client)} ${String(r.fields?.op)} ${String(r.fields?.path ?? "")}`.trim();
+      late.push(`${what} (invoked ${at(r.invoked)}, ${r.doneUs === undefined ? "never finished" : `finished at ${r.doneUs / 1000}ms`})`);
     }
     return late;
   }

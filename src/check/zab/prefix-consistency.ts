@@ -62,7 +62,7 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   private readonly servers = new Map<string, ServerState>();
 
   constructor() {
-    super("zab.prefix-consistency");
+    super("zab.prefix-consistency", new Set(["zab.log", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established", "zab.propose"]));
   }
 
   protected dispatch(e: TraceEvent): void {

@@ -10,6 +10,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { parseZxidText } from "../zxid-text.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
 
 export class MalformedZabEvent extends Error {
@@ -22,21 +23,13 @@ export class MalformedZabEvent extends Error {
 export function zxidField(e: TraceEvent, field: string): Zxid {
   const v = e.fields?.[field];
   if (typeof v === "string") {
-    // One zxid is read many times (propose, log, ack, commit, deliver on every server).
-    let z = PARSED_ZXIDS.get(v);
-    if (z === undefined && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(v)) {
-      z = BigInt(v);
-      if (PARSED_ZXIDS.size >= PARSED_ZXIDS_LIMIT) PARSED_ZXIDS.clear();
-      PARSED_ZXIDS.set(v, z);
-    }
+    const z = parseZxidText(v);
     if (z !== undefined) return z;
   }
   if (typeof v === "bigint") return v;
   if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
   throw new MalformedZabEvent(e, field);
 }
-const PARSED_ZXIDS = new Map<string, Zxid>();
-const PARSED_ZXIDS_LIMIT = 8192;
 
 /** An integer field (epoch, sid): number, bigint or numeric string. */
 export function intField(e: TraceEvent, field: string): number {
@@ -96,10 +89,14 @@ export function guarded(log: ViolationLog, e: TraceEvent, handle: (e: TraceEvent
 export class ServerNames {
   private readonly nodeBySid = new Map<string, string>();
   private readonly labelByNode = new Map<string, string>();
+  /** The sid each node last announced, as written (most events only repeat it). */
+  private readonly sidByNode = new Map<string, unknown>();
 
   learn(e: TraceEvent): void {
-    if (e.node === "" || e.fields?.sid === undefined) return;
-    this.nodeBySid.set(String(e.fields.sid), e.node);
+    const sid = e.fields?.sid;
+    if (e.node === "" || sid === undefined || this.sidByNode.get(e.node) === sid) return;
+    this.sidByNode.set(e.node, sid);
+    this.nodeBySid.set(String(sid), e.node);
     this.labelByNode.set(e.node, serverLabel(e));
   }
 
@@ -137,11 +134,19 @@ export abstract class ZabEventChecker implements Checker {
 
   private readonly handle = (e: TraceEvent): void => this.dispatch(e);
 
-  constructor(readonly name: string) {
+  /**
+   * `kinds`: the `zab.*` kinds `dispatch` handles, when it leaves some out (the busy per-txn
+   * ones); the state and phase announcements still come, so every server's name is learned.
+   */
+  constructor(
+    readonly name: string,
+    private readonly kinds?: ReadonlySet<string>,
+  ) {
     this.log = new ViolationLog(name);
   }
 
   accepts(kind: string): boolean {
+    if (this.kinds !== undefined) return this.kinds.has(kind) || kind === "zab.state" || kind === "zab.phase";
     return kind.startsWith("zab.");
   }
 
