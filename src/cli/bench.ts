@@ -270,9 +270,9 @@ async function clientLoad(servers: number, virtualMs: number) {
 /**
  * recipes: `seeds_per_sec` for recipe-lock in the issue's shape — 3 servers, 5 clients, 30
  * virtual seconds with faults (scenario `recipe-lock-bench`: the lock script in its short timing,
- * a partition, a pause past the session timeout, a server crash, a lost create reply), every
- * checker on (the scenario's defaults: kernel, ZAB, client history and recipe checkers), one
- * seed after another in-process.
+ * a partition, a pause past the session timeout, a server crash, a lost create reply), with
+ * the scenario's default checkers (kernel, ZAB, client history, and the lock's recipe
+ * checkers), one seed after another in-process.
  *
  * The headline figure is steady state, as a sweep of thousands of seeds runs: the JIT takes
  * some 40 seeds to warm up, so after those, the median of three batches of 20 seeds. The first

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runRecipeScenario } from "../../src/scenario/scripts/recipe-run.js";
 import { LockHerdChecker } from "../../src/check/recipes/lock.js";
+import { RECIPE_CHECKERS } from "../../src/check/recipes/index.js";
+import { runScenario } from "../../src/scenario/run.js";
 
 const PASSING = ["recipe-lock", "recipe-lock-pause", "recipe-election", "recipe-counter", "recipe-queue", "recipe-queue-priority", "recipe-barrier", "recipe-services", "recipe-2pc", "recipe-rw-lock", "recipe-revocable-lock", "recipe-lock-bench"];
 
@@ -34,6 +36,17 @@ describe("recipes: scenarios (N=3)", () => {
       }
     });
   }
+
+  it("each recipe scenario's default recipe checkers read every recipe annotation it writes, and each reads some", async () => {
+    for (const name of [...PASSING, ...Object.keys(CAUGHT)]) {
+      const scenario = loadScenario(name);
+      const written = new Set<string>();
+      await runScenario(scenario, { seed: 1, onTraceEvent: (e) => void (e.kind.startsWith("recipe.") && written.add(e.kind)) });
+      const mine = scenario.checkers.filter((c) => c.startsWith("recipe.")).map((c) => RECIPE_CHECKERS.get(c)!());
+      for (const kind of written) expect(mine.filter((c) => c.accepts!(kind)).map((c) => c.name), `${name}: ${kind}`).not.toEqual([]);
+      for (const c of mine) expect([...written].some((kind) => c.accepts!(kind)), `${name}: ${c.name} reads nothing of this run`).toBe(true);
+    }
+  });
 
   it("herd metric: the herd-free lock wakes at most one waiter per lock-node deletion, the herd lock several", async () => {
     const metric = async (name: string) => {

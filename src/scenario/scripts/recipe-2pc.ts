@@ -59,6 +59,7 @@ async function site(s: ScriptContext, node: string, progress: { begun: number; d
 export const recipe2pc: ScriptDef = {
   name: "recipe-2pc",
   description: "two-phase commit on ZooKeeper: vote nodes per site, a decision node written once; sites that time out on a failed coordinator decide by it",
+  recipeCheckers: ["recipe.2pc"],
   async run(s) {
     await settle(s);
     const [c1, ...sites] = s.clients as [string, ...string[]];

@@ -51,6 +51,7 @@ async function doubleBarrierWorker(s: ScriptContext, node: string, index: number
 export const recipeBarrier: ScriptDef = {
   name: "recipe-barrier",
   description: "a simple barrier, then rounds of a double barrier: nobody computes before all have joined, nobody leaves before all are done",
+  recipeCheckers: ["recipe.barrier"],
   async run(s) {
     await settle(s);
     await simplePhase(s);

@@ -43,6 +43,7 @@ function counterScript(name: string, variant: CounterVariant, description: strin
   return {
     name,
     description,
+    recipeCheckers: ["recipe.counter"],
     async run(s) {
       await settle(s);
       const isIncrement = (f: Record<string, unknown>) => f.op === "setData" && f.path === COUNTER_PATH;

@@ -35,6 +35,7 @@ async function candidate(s: ScriptContext, node: string, index: number): Promise
 export const recipeElection: ScriptDef = {
   name: "recipe-election",
   description: "leader election without herd effect: one leader at a time through faults, and a leader again after they heal",
+  recipeCheckers: ["recipe.election"],
   async run(s) {
     await settle(s);
     await joinWorkers(s, clientWorkers(s, (c, i) => candidate(s, c, i)), 120_000);

@@ -49,6 +49,7 @@ function lockScript(name: string, variant: LockVariant, description: string): Sc
   return {
     name,
     description,
+    recipeCheckers: ["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing"],
     async run(s) {
       await settle(s);
       const isLockCreate = (f: Record<string, unknown>) => f.op === "create" && f.mode === CreateMode.EPHEMERAL_SEQUENTIAL;

@@ -47,6 +47,7 @@ function queueScript(name: string, options: QueueOptions, description: string): 
   return {
     name,
     description,
+    recipeCheckers: ["recipe.queue"],
     async run(s) {
       await settle(s);
       const [p1, p2, k1, k2] = s.clients as [string, string, string, string];

@@ -37,6 +37,7 @@ function revocableScript(name: string, variant: RevocableLockVariant, descriptio
   return {
     name,
     description,
+    recipeCheckers: ["recipe.rwlock", "recipe.revocation"],
     async run(s) {
       await settle(s);
       await joinWorkers(s, clientWorkers(s, (c, i) => worker(s, c, i, variant)), 120_000);

@@ -1,7 +1,7 @@
 /**
- * Running a recipe scenario with the recipe checkers subscribed (until the lead registers them
- * as built-ins and lists them in the scenarios): registers `RECIPE_CHECKERS` and adds the
- * wanted ones to the scenario's checker list. Also used by property tests, which swap in a
+ * Running a recipe scenario in tests with more recipe checkers than its defaults: adds the
+ * wanted ones (every one, unless named) to the scenario's checker list, so a test judges a run
+ * by checkers its script did not declare too. Also used by property tests, which swap in a
  * generated fault schedule.
  */
 import fc from "fast-check";

@@ -28,6 +28,7 @@ async function worker(s: ScriptContext, node: string, index: number): Promise<vo
 export const recipeRwLock: ScriptDef = {
   name: "recipe-rw-lock",
   description: "shared lock without herd effect: readers share, a writer is alone, through faults",
+  recipeCheckers: ["recipe.rwlock"],
   async run(s) {
     await settle(s);
     await joinWorkers(s, clientWorkers(s, (c, i) => worker(s, c, i)), 120_000);

@@ -75,6 +75,7 @@ async function namer(s: ScriptContext, node: string): Promise<void> {
 export const recipeServices: ScriptDef = {
   name: "recipe-services",
   description: "configuration watch loop, group membership and a naming service through faults; fresh reads see the last configuration and the live members",
+  recipeCheckers: ["recipe.group", "recipe.config", "recipe.naming"],
   async run(s) {
     await settle(s);
     const [c1, c2, c3, c4] = s.clients as [string, string, string, string];

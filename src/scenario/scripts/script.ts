@@ -42,6 +42,11 @@ export interface ScriptDef {
   paramKeys?: readonly string[];
   /** Validates this script's parameters when the scenario is parsed (throws UserInputError). */
   checkParams?(params: Readonly<Record<string, unknown>>): void;
+  /**
+   * The recipe checkers that judge this script's runs by default: those reading the recipe
+   * annotations it writes (the others would read nothing). Recipe scripts name theirs.
+   */
+  recipeCheckers?: readonly string[];
   run: Script;
 }
 

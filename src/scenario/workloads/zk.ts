@@ -77,7 +77,9 @@ export const zkWorkload: WorkloadDef = {
   defaultCheckers(params) {
     // Client histories always; standalone: acknowledged writes survive restarts; ensembles: the ZAB invariants.
     const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys()] : ["zk.standalone-durability"];
-    const recipes = String(params.script ?? "").startsWith("recipe-") ? [...RECIPE_CHECKERS.keys()] : [];
+    // Recipe scripts: the recipe checkers of the annotations they write (all, if unnamed).
+    const script = scriptNamed(scriptParam(params));
+    const recipes = script.name.startsWith("recipe-") ? [...(script.recipeCheckers ?? RECIPE_CHECKERS.keys())] : [];
     return [...KERNEL_CHECKERS, ...server, ...CLIENT_CHECKERS.keys(), ...recipes];
   },
   create(w: WorkloadContext): Workload {
