@@ -131,7 +131,7 @@ export class NodeContext {
   /** A trace annotation from a higher layer (role change, commit, client op…). */
   annotate(kind: string, fields?: Record<string, unknown>, peer?: string): void {
     if (!this.alive) return;
-    this.sim.trace.record(this.sim.nowUs, kind, this.id, peer, undefined, undefined, fields);
+    this.sim.trace.annotation(this.sim.nowUs, kind, this.id, this.node.idHash, fields, peer);
   }
 
   /** A promise whose continuations run at the virtual time it is resolved. */

@@ -251,6 +251,25 @@ export class Trace extends Mixer {
     fields?: Record<string, unknown>,
     conn?: number,
   ): void {
+    this.recordHashed(atUs, kind, node, this.stringHash(node), peer, id, detail, fields, conn);
+  }
+
+  /** A node's annotation, with the node's hash (`hashString(node)`) precomputed by the caller. */
+  annotation(atUs: number, kind: string, node: string, nodeHash: number, fields: Record<string, unknown> | undefined, peer?: string): void {
+    this.recordHashed(atUs, kind, node, nodeHash, peer, undefined, undefined, fields, undefined);
+  }
+
+  private recordHashed(
+    atUs: number,
+    kind: string,
+    node: string,
+    nodeHash: number,
+    peer: string | undefined,
+    id: number | undefined,
+    detail: string | undefined,
+    fields: Record<string, unknown> | undefined,
+    conn: number | undefined,
+  ): void {
     const index = this.n++;
     this.lastAtUs = atUs;
     this.mixNumber(index);
@@ -258,7 +277,7 @@ export class Trace extends Mixer {
     const kindInfo = this.kindInfo(kind);
     kindInfo.count++;
     this.mixWord(kindInfo.hash);
-    this.mixWord(this.stringHash(node));
+    this.mixWord(nodeHash);
     if (peer !== undefined) this.mixWord(this.stringHash(peer));
     if (id !== undefined) this.mixNumber(id);
     if (detail !== undefined) this.mixWord(this.stringHash(detail));
@@ -292,7 +311,7 @@ export class Trace extends Mixer {
     conn?: number,
   ): void {
     if (this.wantObjects) {
-      this.record(atUs, kind, node, peer, id, detail, undefined, conn);
+      this.recordHashed(atUs, kind, node, nodeHash, peer, id, detail, undefined, conn);
       return;
     }
     this.n++;

@@ -106,16 +106,20 @@ function fnv32(bytes: Uint8Array): number {
 
 /** A Stat as plain JSON: zxids and the owner session as hex text. */
 export function statJson(stat: Stat): Record<string, unknown> {
+  // The three zxids are often equal (a node never changed, or without child changes), and the
+  // owner is mostly none: each hex text is looked up once.
+  const czxid = zxidHex(stat.czxid);
+  const mzxid = stat.mzxid === stat.czxid ? czxid : zxidHex(stat.mzxid);
   return {
-    czxid: zxidHex(stat.czxid),
-    mzxid: zxidHex(stat.mzxid),
-    pzxid: zxidHex(stat.pzxid),
+    czxid,
+    mzxid,
+    pzxid: stat.pzxid === stat.czxid ? czxid : stat.pzxid === stat.mzxid ? mzxid : zxidHex(stat.pzxid),
     ctime: stat.ctime,
     mtime: stat.mtime,
     version: stat.version,
     cversion: stat.cversion,
     aversion: stat.aversion,
-    ephemeralOwner: zxidHex(stat.ephemeralOwner < 0n ? stat.ephemeralOwner & MASK_64 : stat.ephemeralOwner),
+    ephemeralOwner: stat.ephemeralOwner === 0n ? "0x0" : zxidHex(stat.ephemeralOwner < 0n ? stat.ephemeralOwner & MASK_64 : stat.ephemeralOwner),
     dataLength: stat.dataLength,
     numChildren: stat.numChildren,
   };
