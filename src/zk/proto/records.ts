@@ -25,17 +25,23 @@ export function zxidCounter(zxid: Zxid): number {
 /** `0x100000003` style, as ZooKeeper logs and `srvr` print zxids. */
 export function zxidHex(zxid: Zxid): string {
   // Memoised: one zxid is formatted many times (propose, log, ack, commit, deliver, apply on
-  // every server, and in client Stats), and BigInt formatting is slow.
+  // every server, and in client Stats), and BigInt formatting is slow. The same zxid often
+  // comes several times in a row: that costs one compare, not a map lookup.
+  if (zxid === lastZxid) return lastHex;
   let hex = HEX_CACHE.get(zxid);
   if (hex === undefined) {
     hex = `0x${zxid.toString(16)}`;
     if (HEX_CACHE.size >= HEX_CACHE_LIMIT) HEX_CACHE.clear();
     HEX_CACHE.set(zxid, hex);
   }
+  lastZxid = zxid;
+  lastHex = hex;
   return hex;
 }
 const HEX_CACHE = new Map<bigint, string>();
 const HEX_CACHE_LIMIT = 8192;
+let lastZxid = 0n;
+let lastHex = "0x0";
 
 /** Java int arithmetic: versions wrap from 2^31−1 to −2^31. */
 export function int32(n: number): number {

@@ -357,9 +357,9 @@ export class Leader {
   /** Commits, in zxid order, every head proposal acknowledged by a quorum. */
   private tryToCommit(): void {
     for (const [zxid, p] of this.outstanding) {
-      const voters = new Set([...p.acks].filter((s) => this.peer.qv.isVoter(s)));
-      // The canary commits on any single ACK (its own): a minority. Checkers must catch it.
-      const enough = this.peer.config.server.canary === "minority-commit" ? voters.size > 0 : this.peer.qv.containsQuorum(voters);
+      // containsQuorum counts only voters' ACKs (observers do not ack). The canary commits on
+      // any single voter's ACK (its own): a minority. Checkers must catch it.
+      const enough = this.peer.config.server.canary === "minority-commit" ? [...p.acks].some((s) => this.peer.qv.isVoter(s)) : this.peer.qv.containsQuorum(p.acks);
       if (!enough) return;
       this.outstanding.delete(zxid);
       this.lastCommitted = zxid;
