@@ -124,17 +124,44 @@ function groupsOf(uf: UnionFind, n: number): number[][] {
 
 // ---- components of one operation --------------------------------------------------------
 
-/** parent path → the basename prefixes of sequential creates under it (as full-path prefixes). */
-type SeqPrefixes = Map<string, string[]>;
+/**
+ * parent path → the basename prefixes of sequential creates under it (as full-path prefixes,
+ * each once: a recipe creates under one prefix again and again), and a memo of which paths are
+ * named by one of them.
+ */
+interface SeqPrefixes {
+  byParent: Map<string, Set<string>>;
+  named: Map<string, boolean>;
+}
 
 function sequentialPrefixes(ops: readonly Operation[]): SeqPrefixes {
-  const seq: SeqPrefixes = new Map();
+  const byParent = new Map<string, Set<string>>();
   for (const op of ops) {
     for (const s of writeSubOps(op)) {
-      if (s.op === "create" && (s.args.mode ?? "").includes("SEQUENTIAL")) push(seq, parentOf(s.path), s.path);
+      if (s.op !== "create" || !(s.args.mode ?? "").includes("SEQUENTIAL")) continue;
+      const parent = parentOf(s.path);
+      let prefixes = byParent.get(parent);
+      if (prefixes === undefined) byParent.set(parent, (prefixes = new Set()));
+      prefixes.add(s.path);
     }
   }
-  return seq;
+  return { byParent, named: new Map() };
+}
+
+/** Is `path` a name some sequential create under its parent may have produced? */
+function sequentiallyNamed(path: string, seq: SeqPrefixes): boolean {
+  let named = seq.named.get(path);
+  if (named === undefined) {
+    named = false;
+    for (const prefix of seq.byParent.get(parentOf(path)) ?? []) {
+      if (isSequentialName(path, prefix)) {
+        named = true;
+        break;
+      }
+    }
+    seq.named.set(path, named);
+  }
+  return named;
 }
 
 function writeSubOps(op: Operation) {
@@ -150,8 +177,7 @@ function access(op: Operation, seq: SeqPrefixes, all: readonly Operation[]): Acc
   const mayWrite = op.outcome !== "fail";
   const node = (p: string, kind: "E" | "D", into: Set<string>) => {
     into.add(`${kind}:${p}`);
-    const parent = parentOf(p);
-    if ((seq.get(parent) ?? []).some((prefix) => isSequentialName(p, prefix))) into.add(`S:${parent}`);
+    if (sequentiallyNamed(p, seq)) into.add(`S:${parentOf(p)}`);
   };
   const w = mayWrite ? a.writes : new Set<string>();
   switch (op.op) {
