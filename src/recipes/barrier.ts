@@ -10,6 +10,10 @@
  *   otherwise delete ours and wait for the lowest to go; repeat. Ephemeral children mean a
  *   process that dies inside the barrier does not block the others from leaving.
  *
+ * The naive `Barrier` variant `poll` checks with a plain exists every `pollMs` instead of
+ * waiting for a watch: just as correct, but every waiter loads the servers while the barrier is
+ * up (`recipe.barrier-polling` exposes it).
+ *
  * Our child is `<sessionIdHex>-<client>-` EPHEMERAL_SEQUENTIAL, so the children have an
  * order ("lowest", "highest") and a create whose reply was lost can be found by session id.
  *
@@ -33,11 +37,15 @@ import {
   type RecipeHost,
 } from "./recipe-support.js";
 
+/** How a waiter learns the barrier is down: a watch (the recipe), or polling (naive). */
+export type BarrierVariant = { kind: "watch" } | { kind: "poll"; pollMs: number };
+
 export class Barrier {
   constructor(
     private readonly zk: ZooKeeper,
     private readonly host: RecipeHost,
     readonly path: string,
+    private readonly variant: BarrierVariant = { kind: "watch" },
   ) {}
 
   async raise(): Promise<void> {
@@ -60,6 +68,11 @@ export class Barrier {
   async waitUntilDown(): Promise<void> {
     emit(this.host, this.zk, this.path, "wait");
     await retrying(this.host, "barrier", () => this.zk.sync(this.path));
+    if (this.variant.kind === "poll") {
+      while ((await retrying(this.host, "barrier", () => this.zk.exists(this.path))) !== null) await this.host.sleepMs(this.variant.pollMs);
+      emit(this.host, this.zk, this.path, "passed");
+      return;
+    }
     for (;;) {
       const w = watchOnce(this.host);
       const stat = await retrying(this.host, "barrier", () => this.zk.exists(this.path, w.watcher));

@@ -5,7 +5,7 @@ import { LockFencingChecker, LockMutexChecker } from "../../src/check/recipes/lo
 import { ElectionChecker } from "../../src/check/recipes/election.js";
 import { CounterChecker } from "../../src/check/recipes/counter.js";
 import { QueueChecker } from "../../src/check/recipes/queue.js";
-import { BarrierChecker } from "../../src/check/recipes/barrier.js";
+import { BarrierChecker, BarrierPollingChecker } from "../../src/check/recipes/barrier.js";
 import { TwoPhaseCommitChecker } from "../../src/check/recipes/two-phase-commit.js";
 import { ReadWriteLockChecker } from "../../src/check/recipes/rw-lock.js";
 import { RevocationChecker } from "../../src/check/recipes/revocation.js";
@@ -28,7 +28,7 @@ const closed = (atMs: number, session: string): Ev => [atMs, "zk.apply", { op: "
 
 describe("recipes: checkers on hand-written traces", () => {
   it("every checker is exported by name", () => {
-    expect([...RECIPE_CHECKERS.keys()]).toEqual(expect.arrayContaining(["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing", "recipe.election", "recipe.counter", "recipe.queue", "recipe.barrier", "recipe.2pc", "recipe.rwlock", "recipe.revocation"]));
+    expect([...RECIPE_CHECKERS.keys()]).toEqual(expect.arrayContaining(["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing", "recipe.election", "recipe.counter", "recipe.queue", "recipe.barrier", "recipe.barrier-polling", "recipe.2pc", "recipe.rwlock", "recipe.revocation"]));
     for (const [name, make] of RECIPE_CHECKERS) expect(make().name).toBe(name);
   });
 
@@ -50,6 +50,21 @@ describe("recipes: checkers on hand-written traces", () => {
     expect(run(new LockFencingChecker(), [lock(1, "c1", "0x1", "acquired", 1), res(2, "c1", 1, "begin"), lock(3, "c2", "0x2", "acquired", 2), res(4, "c1", 1, "accepted")])).toEqual([]);
     expect(run(new LockFencingChecker(), [lock(1, "c1", "0x1", "acquired", 1), lock(3, "c2", "0x2", "acquired", 2), res(4, "c1", 1, "begin"), res(5, "c1", 1, "accepted")])[0]).toMatch(/stale write/);
     expect(run(new LockFencingChecker(), [lock(3, "c2", "0x2", "acquired", 2), res(4, "c1", 1, "begin"), res(5, "c1", 1, "rejected")])).toEqual([]);
+  });
+
+  it("barrier-polling: a waiter re-reads the barrier only after a watch event, a connection change or a failed read", () => {
+    const b = (atMs: number, event: string): Ev => [atMs, "recipe.barrier", { barrier: "/b", client: "c1", session: "0x1", event }, "c1"];
+    const read = (atMs: number, opId: number): Ev => [atMs, "client.invoke", { client: "c1", opId, op: "exists", path: "/b", watch: true }, "c1"];
+    const done = (atMs: number, opId: number, outcome: string): Ev => [atMs, "client.complete", { client: "c1", opId, outcome }, "c1"];
+    const fired: Ev = [5, "client.watch", { client: "c1", type: "NodeDeleted", path: "/b" }, "c1"];
+    // The recipe: read, wait for the watch, read again, pass.
+    expect(run(new BarrierPollingChecker(), [b(1, "wait"), read(2, 1), done(3, 1, "ok"), fired, read(6, 2), done(7, 2, "ok"), b(8, "passed")])).toEqual([]);
+    // A retry after CONNECTIONLOSS, and a re-read after a disconnect, are prompted.
+    expect(run(new BarrierPollingChecker(), [b(1, "wait"), read(2, 1), done(3, 1, "unknown"), read(4, 2), done(5, 2, "ok"), [6, "client.state", { client: "c1", state: "DISCONNECTED" }, "c1"], read(7, 3), done(8, 3, "ok"), b(9, "passed")])).toEqual([]);
+    // Polling: re-reads with nothing before them.
+    const polled = run(new BarrierPollingChecker(), [b(1, "wait"), read(2, 1), done(3, 1, "ok"), read(50, 2), done(51, 2, "ok"), read(100, 3), done(101, 3, "ok"), b(102, "passed")]);
+    expect(polled).toHaveLength(1);
+    expect(polled[0]).toMatch(/c1 polled barrier \/b: 2 reads/);
   });
 
   it("election: two leaders at once are caught; a suspended leader has stepped down", () => {

@@ -14,6 +14,7 @@ const CAUGHT: Record<string, string> = {
   "recipe-lock-pause-unfenced": "recipe.lock-fencing",
   "recipe-counter-naive": "recipe.counter",
   "recipe-revocable-lock-naive": "recipe.revocation",
+  "recipe-barrier-naive-poll": "recipe.barrier-polling",
 };
 
 describe("recipes: scenarios (N=3)", () => {

@@ -94,3 +94,60 @@ export class BarrierChecker implements Checker {
     return this.log.violations;
   }
 }
+
+/**
+ * `recipe.barrier-polling`: a simple-barrier waiter reads the barrier node again only when
+ * something told it to — a watch event delivered to its client (`client.watch` on the barrier
+ * path), a change of its connection state (`client.state`: a disconnect wakes watchers), or its
+ * previous read not answered ok (a retry). The first read of each wait is free. A read with none
+ * of these before it is a poll: correct, but every waiter loads the servers for as long as the
+ * barrier is up, which is what watches exist to avoid. Each waiter that polled is reported once
+ * per wait, with its number of unprompted reads.
+ */
+export class BarrierPollingChecker implements Checker {
+  readonly name = "recipe.barrier-polling";
+  private readonly log = new ViolationLog(this.name);
+  /** Client node → its current wait at a simple barrier. */
+  private readonly waits = new Map<string, { barrier: string; since: TraceEvent; prompted: boolean; polls: number; reads: Set<string> }>();
+
+  accepts(kind: string): boolean {
+    return kind === "recipe.barrier" || kind === "client.invoke" || kind === "client.complete" || kind === "client.watch" || kind === "client.state";
+  }
+
+  onEvent(e: TraceEvent): void {
+    const f = e.fields;
+    if (e.kind === "recipe.barrier") {
+      if (f?.event === "wait") this.waits.set(e.node, { barrier: String(f.barrier), since: e, prompted: true, polls: 0, reads: new Set() });
+      else if (f?.event === "passed") this.passed(e);
+      return;
+    }
+    const w = this.waits.get(e.node);
+    if (w === undefined) return;
+    if (e.kind === "client.state") {
+      w.prompted = true;
+    } else if (e.kind === "client.watch") {
+      if (f?.path === w.barrier) w.prompted = true;
+    } else if (e.kind === "client.invoke") {
+      if (f?.path !== w.barrier || (f.op !== "exists" && f.op !== "getData")) return;
+      if (!w.prompted) w.polls++;
+      w.prompted = false;
+      w.reads.add(String(f.opId));
+    } else if (w.reads.delete(String(f?.opId)) && f?.outcome !== "ok") {
+      w.prompted = true;
+    }
+  }
+
+  private passed(e: TraceEvent): void {
+    const w = this.waits.get(e.node);
+    this.waits.delete(e.node);
+    if (w === undefined || w.polls === 0) return;
+    this.log.add(
+      e,
+      `${e.node} polled barrier ${w.barrier}: ${w.polls} reads of it with no watch event, connection change or failed read before them, between its wait (event #${w.since.index}) and passing — a waiter should leave a watch and wait for it`,
+    );
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}

@@ -6,7 +6,7 @@ import type { Checker } from "../checker.js";
 import { ElectionChecker } from "./election.js";
 import { CounterChecker } from "./counter.js";
 import { QueueChecker } from "./queue.js";
-import { BarrierChecker } from "./barrier.js";
+import { BarrierChecker, BarrierPollingChecker } from "./barrier.js";
 import { ConfigChecker, GroupChecker, NamingChecker } from "./services.js";
 import { TwoPhaseCommitChecker } from "./two-phase-commit.js";
 import { ReadWriteLockChecker } from "./rw-lock.js";
@@ -21,6 +21,7 @@ export const RECIPE_CHECKERS: ReadonlyMap<string, () => Checker> = new Map<strin
   ["recipe.counter", () => new CounterChecker()],
   ["recipe.queue", () => new QueueChecker()],
   ["recipe.barrier", () => new BarrierChecker()],
+  ["recipe.barrier-polling", () => new BarrierPollingChecker()],
   ["recipe.group", () => new GroupChecker()],
   ["recipe.config", () => new ConfigChecker()],
   ["recipe.naming", () => new NamingChecker()],

@@ -4,7 +4,7 @@
  * and leaves; a client whose session expires rejoins the round with a new session. Every
  * worker must finish all rounds once the faults heal.
  */
-import { Barrier, DoubleBarrier } from "../../recipes/barrier.js";
+import { Barrier, DoubleBarrier, type BarrierVariant } from "../../recipes/barrier.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
 import { RECIPE_SESSION_TIMEOUT_MS, timingOf, hostOf, joinWorkers, settle, withSessions, clientWorkers } from "./recipe-support.js";
 
@@ -12,7 +12,10 @@ export const BARRIER_PATH = "/app/barrier";
 export const DOUBLE_BARRIER_DIR = "/app/double-barrier";
 const COMPUTE_MS = 1500;
 
-async function simplePhase(s: ScriptContext): Promise<void> {
+/** How often the naive polling waiters check the barrier. */
+const POLL_MS = 50;
+
+async function simplePhase(s: ScriptContext, variant: BarrierVariant): Promise<void> {
   const [controller, ...waiters] = s.clients;
   let raised = false;
   const workers: Record<string, Promise<void>> = {
@@ -27,7 +30,7 @@ async function simplePhase(s: ScriptContext): Promise<void> {
   for (const w of waiters) {
     workers[w] = (async () => {
       while (!raised) await hostOf(s, w).sleepMs(20);
-      await withSessions(s, w, RECIPE_SESSION_TIMEOUT_MS, (zk) => new Barrier(zk, hostOf(s, w), BARRIER_PATH).waitUntilDown());
+      await withSessions(s, w, RECIPE_SESSION_TIMEOUT_MS, (zk) => new Barrier(zk, hostOf(s, w), BARRIER_PATH, variant).waitUntilDown());
     })();
   }
   await joinWorkers(s, workers, 30_000);
@@ -48,15 +51,28 @@ async function doubleBarrierWorker(s: ScriptContext, node: string, index: number
   });
 }
 
-export const recipeBarrier: ScriptDef = {
-  name: "recipe-barrier",
-  description: "a simple barrier, then rounds of a double barrier: nobody computes before all have joined, nobody leaves before all are done",
-  recipeCheckers: ["recipe.barrier"],
-  async run(s) {
-    await settle(s);
-    await simplePhase(s);
-    s.note("simple barrier: every waiter passed after it was lowered");
-    await joinWorkers(s, clientWorkers(s, (c, i) => doubleBarrierWorker(s, c, i)), 150_000);
-    s.note(`double barrier: ${timingOf(s).doubleBarrierRounds} rounds done`);
-  },
-};
+function barrierScript(name: string, variant: BarrierVariant, description: string): ScriptDef {
+  return {
+    name,
+    description,
+    recipeCheckers: ["recipe.barrier", "recipe.barrier-polling"],
+    async run(s) {
+      await settle(s);
+      await simplePhase(s, variant);
+      s.note(`simple barrier: every waiter passed after it was lowered${variant.kind === "poll" ? ` (polling every ${variant.pollMs} ms)` : ""}`);
+      await joinWorkers(s, clientWorkers(s, (c, i) => doubleBarrierWorker(s, c, i)), 150_000);
+      s.note(`double barrier: ${timingOf(s).doubleBarrierRounds} rounds done`);
+    },
+  };
+}
+
+export const recipeBarrier = barrierScript(
+  "recipe-barrier",
+  { kind: "watch" },
+  "a simple barrier, then rounds of a double barrier: nobody computes before all have joined, nobody leaves before all are done",
+);
+export const recipeBarrierNaivePoll = barrierScript(
+  "recipe-barrier-naive-poll",
+  { kind: "poll", pollMs: POLL_MS },
+  "naive barrier: the simple barrier's waiters poll with exists instead of watching (correct, but it loads the servers)",
+);

@@ -5,10 +5,23 @@ import { recipeLockPause, recipeLockPauseUnfenced } from "./recipe-lock-pause.js
 import { recipeElection } from "./recipe-election.js";
 import { recipeCounter, recipeCounterNaive } from "./recipe-counter.js";
 import { recipeQueue, recipeQueuePriority } from "./recipe-queue.js";
-import { recipeBarrier } from "./recipe-barrier.js";
+import { recipeBarrier, recipeBarrierNaivePoll } from "./recipe-barrier.js";
 import { recipeServices } from "./recipe-services.js";
 import { recipe2pc } from "./recipe-2pc.js";
 import { recipeRwLock } from "./recipe-rw-lock.js";
 import { recipeRevocableLock, recipeRevocableLockNaive } from "./recipe-revocable-lock.js";
 
-export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeBarrier, recipeServices, recipe2pc, recipeRwLock, recipeRevocableLock, recipeRevocableLockNaive];
+/**
+ * The naive variants of a recipe script, by variant name (`zksim run recipe-lock --variant
+ * naive`): the mistakes the recipes are written to avoid, each exposed by a checker or a
+ * traffic metric. `naive` names a recipe's classic mistake; a recipe with more has them by name.
+ */
+export const RECIPE_VARIANTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  "recipe-lock": { naive: "recipe-lock-naive-herd", "naive-herd": "recipe-lock-naive-herd", "naive-retry": "recipe-lock-naive-retry" },
+  "recipe-lock-pause": { naive: "recipe-lock-pause-unfenced", unfenced: "recipe-lock-pause-unfenced" },
+  "recipe-barrier": { naive: "recipe-barrier-naive-poll", "naive-poll": "recipe-barrier-naive-poll" },
+  "recipe-counter": { naive: "recipe-counter-naive" },
+  "recipe-revocable-lock": { naive: "recipe-revocable-lock-naive" },
+};
+
+export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeBarrier, recipeBarrierNaivePoll, recipeServices, recipe2pc, recipeRwLock, recipeRevocableLock, recipeRevocableLockNaive];
