@@ -25,11 +25,12 @@ import { DEFAULT_MAX_RUNS, cmdShrink } from "./shrink.js";
 const USAGE = `usage: zksim <command> [options]
 
 commands:
-  run <scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--save FILE]
+  run <scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--variant V] [--save FILE]
                                                       run one scenario with one seed (--bug re-injects a historical defect;
+                                                      --variant naive: the recipe's naive variant, e.g. a herd lock, a polling barrier;
                                                       --trace F.html: space-time diagram, F.shiviz: ShiViz log, else JSON lines;
                                                       --save F: if the run fails, write a replay file to F)
-  explore <scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--json] [--save-dir DIR]
+  explore <scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--variant V] [--json] [--save-dir DIR]
                                                       sweep seeds S … S+N-1 (default S = 1) on K worker threads; exit 1 if any fails
                                                       (--save-dir: one replay file per failing seed, DIR/<scenario>-seed-<N>.json)
   replay <file> [--json]                              re-run a replay file and check it reproduces (same trace hash and checkers):
@@ -86,15 +87,16 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-function oneScenario(positionals: string[], command: string): Scenario {
+function oneScenario(positionals: string[], command: string, variant?: string): Scenario {
   if (positionals.length === 0) throw new UserInputError(`${command}: which scenario? (try \`zksim list\`)`);
   if (positionals.length > 1) throw new UserInputError(`${command}: unexpected argument "${positionals[1]}"`);
-  return loadScenario(positionals[0]!);
+  return loadScenario(positionals[0]!, variant);
 }
 
 async function cmdRun(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string" }, "run");
-  const scenario = oneScenario(args.positionals, "run");
+  const args = parseArgs(argv, { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string", variant: "string" }, "run");
+  const variant = stringFlag(args, "variant");
+  const scenario = oneScenario(args.positionals, "run", variant);
   const seed = intFlag(args, "seed") ?? scenario.defaultSeed;
   const canary = stringFlag(args, "canary");
   if (canary !== undefined && !(CANARIES as readonly string[]).includes(canary)) {
@@ -126,7 +128,7 @@ async function cmdRun(argv: string[]): Promise<number> {
     const { narrative: _n, counts: _c, ...rest } = result;
     console.log(JSON.stringify({ ...rest, wallMs }));
   } else {
-    const extra = `${bugs !== undefined ? ` --bug ${bugs[0]}` : ""}${canary !== undefined ? ` --canary ${canary}` : ""}`;
+    const extra = `${variant !== undefined ? ` --variant ${variant}` : ""}${bugs !== undefined ? ` --bug ${bugs[0]}` : ""}${canary !== undefined ? ` --canary ${canary}` : ""}`;
     printHuman(result, wallMs, tracePath, extra);
   }
   const savePath = stringFlag(args, "save");

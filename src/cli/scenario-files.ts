@@ -8,6 +8,7 @@ import { basename, join } from "node:path";
 import { UserInputError } from "../sim/errors.js";
 import { parseScenario } from "../scenario/parse.js";
 import { registerBuiltins } from "../scenario/builtins.js";
+import { scriptVariant } from "../scenario/scripts/index.js";
 import type { Scenario } from "../scenario/types.js";
 
 export const SCENARIO_DIR = fileURLToPath(new URL("../../scenarios/", import.meta.url));
@@ -19,7 +20,11 @@ export function scenarioNames(): string[] {
     .sort();
 }
 
-export function loadScenario(nameOrPath: string): Scenario {
+/**
+ * Loads a scenario; with `variant`, its workload script is replaced by that variant of it
+ * before the scenario is parsed (so its default checkers are the variant's).
+ */
+export function loadScenario(nameOrPath: string, variant?: string): Scenario {
   registerBuiltins();
   const looksLikePath = nameOrPath.includes("/") || nameOrPath.endsWith(".json");
   const file = looksLikePath ? nameOrPath : join(SCENARIO_DIR, `${nameOrPath}.json`);
@@ -39,5 +44,13 @@ export function loadScenario(nameOrPath: string): Scenario {
   } catch (err) {
     throw new UserInputError(`${nameOrPath}: not valid JSON (${(err as Error).message})`);
   }
-  return parseScenario(raw, looksLikePath ? nameOrPath : `scenarios/${nameOrPath}.json`);
+  const source = looksLikePath ? nameOrPath : `scenarios/${nameOrPath}.json`;
+  return parseScenario(variant === undefined ? raw : withVariant(raw, variant, source), source);
+}
+
+function withVariant(raw: unknown, variant: string, source: string): unknown {
+  const workload = typeof raw === "object" && raw !== null ? (raw as { workload?: unknown }).workload : undefined;
+  const script = typeof workload === "object" && workload !== null ? (workload as { script?: unknown }).script : undefined;
+  if (typeof script !== "string") throw new UserInputError(`${source}: --variant needs a scenario whose workload names a script (this one names none)`);
+  return { ...(raw as object), workload: { ...(workload as object), script: scriptVariant(script, variant) } };
 }

@@ -16,6 +16,16 @@ interface RunJson {
 }
 
 describe("cli: run", () => {
+  it("--variant naive runs the recipe's naive variant: a herd lock, caught, with a replay line that keeps the flag", () => {
+    const r = zksim("run", "recipe-lock", "--seed", "1", "--variant", "naive");
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/\[recipe\.lock-herd\] .*herd effect on \/app\/lock/);
+    expect(r.stdout).toMatch(/replay: zksim run recipe-lock --seed 1 --variant naive/);
+    const again = zksim("run", "recipe-lock", "--seed", "1", "--variant", "naive", "--json");
+    expect(lastJson<RunJson>(again).traceHash).toBe(lastJson<RunJson>(zksim("run", "recipe-lock-naive-herd", "--seed", "1", "--json")).traceHash);
+  });
+
+
   it("fresh processes: the same seed gives the same trace hash, and the JSON contract holds", () => {
     const a = zksim("run", "kernel-smoke", "--seed", "7", "--json");
     const b = zksim("run", "kernel-smoke", "--seed", "7", "--json");
@@ -96,6 +106,9 @@ describe("cli: bad input gets one line and exit 2, never a stack trace", () => {
     ["unknown checker", ["run", write("e.json", { ...base, checkers: ["nope"] })], /unknown checker "nope"/],
     ["unknown bench suite", ["bench", "nope"], /unknown suite "nope"/],
     ["unknown canary", ["run", "kernel-smoke", "--canary", "nope"], /unknown canary "nope"/],
+    ["unknown variant", ["run", "recipe-lock", "--variant", "nope"], /script "recipe-lock" has no variant "nope" \(its variants: naive, naive-herd, naive-retry\)/],
+    ["variant of a recipe without one", ["explore", "recipe-queue", "--seeds", "1", "--variant", "naive"], /script "recipe-queue" has no variant "naive" \(it has none\)/],
+    ["variant of a scenario without a script", ["run", "kernel-smoke", "--variant", "naive"], /--variant needs a scenario whose workload names a script/],
   ];
   for (const [what, args, message] of cases) {
     it(what, () => {

@@ -40,6 +40,8 @@ export interface ExploreReport {
 interface ExploreRequest {
   /** The scenario as the user named it (a name or a path), for workers and replay lines. */
   scenarioArg: string;
+  /** `--variant`, for workers and replay lines. */
+  variant: string | undefined;
   /** The whole range `from … from+count−1`, before sharding. */
   from: number;
   count: number;
@@ -54,11 +56,11 @@ interface ExploreRequest {
 /** The seed list is built up front; ten million seeds is already days of runs. */
 const MAX_SEEDS = 10_000_000;
 
-const FLAGS = { seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", json: "bool", "save-dir": "string" } as const;
+const FLAGS = { seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", variant: "string", json: "bool", "save-dir": "string" } as const;
 
 export async function cmdExplore(argv: string[]): Promise<number> {
   const req = parseExploreArgs(argv);
-  const scenario = loadScenario(req.scenarioArg);
+  const scenario = loadScenario(req.scenarioArg, req.variant);
   if (!req.json) printHeader(req);
   const bar = !req.json && process.stdout.isTTY ? new ProgressBar(process.stdout, req.seeds.length) : undefined;
   const onDone = bar ? (o: SeedOutcome) => bar.tick(o.verdict === "fail") : undefined;
@@ -66,14 +68,14 @@ export async function cmdExplore(argv: string[]): Promise<number> {
   const outcomes =
     req.workers <= 1
       ? await exploreInProcess(scenario, req.seeds, req.options, onDone)
-      : await exploreInWorkers({ scenario: req.scenarioArg, ...req.options }, req.seeds, req.workers, onDone);
+      : await exploreInWorkers({ scenario: req.scenarioArg, ...(req.variant !== undefined ? { variant: req.variant } : {}), ...req.options }, req.seeds, req.workers, onDone);
   const seconds = (performance.now() - started) / 1000;
   bar?.clear();
   const failed = outcomes.filter((o) => o.verdict === "fail");
   const report: ExploreReport = {
     scenario: scenario.name,
     seedsRun: outcomes.length,
-    failures: failed.map((o) => ({ seed: o.seed, checker: o.checker ?? "unknown", replay: replayCommand(req.scenarioArg, o.seed, req.options) })),
+    failures: failed.map((o) => ({ seed: o.seed, checker: o.checker ?? "unknown", replay: replayCommand(req.scenarioArg, o.seed, req.options, req.variant) })),
     seedsPerSec: Math.round((outcomes.length / Math.max(seconds, 1e-6)) * 10) / 10,
   };
   if (req.json) {
@@ -109,7 +111,7 @@ function parseExploreArgs(argv: string[]): ExploreRequest {
     ...(canary !== undefined ? { canary: canary as Canary } : {}),
   };
   const saveDir = stringFlag(args, "save-dir");
-  return { scenarioArg: args.positionals[0]!, from, count: n, seeds: shardSeeds(from, n, shard), workers, options, shard, json: boolFlag(args, "json"), saveDir };
+  return { scenarioArg: args.positionals[0]!, variant: stringFlag(args, "variant"), from, count: n, seeds: shardSeeds(from, n, shard), workers, options, shard, json: boolFlag(args, "json"), saveDir };
 }
 
 /** Writes one replay file per failing seed (notes on stderr with --json: stdout stays one line). */
@@ -119,7 +121,7 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
   let saved = 0;
   for (const o of failed) {
     if (o.traceHash === undefined || o.violations === undefined) {
-      note(`--save-dir: seed ${o.seed} threw (${o.checker}); no replay file, use: ${replayCommand(req.scenarioArg, o.seed, req.options)}`);
+      note(`--save-dir: seed ${o.seed} threw (${o.checker}); no replay file, use: ${replayCommand(req.scenarioArg, o.seed, req.options, req.variant)}`);
       continue;
     }
     const expected = { traceHash: o.traceHash, verdict: "fail" as const, violations: o.violations };
@@ -131,8 +133,9 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
 }
 
 /** The one-line command that re-runs one seed exactly as the sweep ran it. */
-export function replayCommand(scenarioArg: string, seed: number, options: SeedRunOptions): string {
+export function replayCommand(scenarioArg: string, seed: number, options: SeedRunOptions, variant?: string): string {
   const parts = ["zksim", "run", scenarioArg, "--seed", String(seed)];
+  if (variant !== undefined) parts.push("--variant", variant);
   for (const b of options.bugs ?? []) parts.push("--bug", b);
   if (options.canary !== undefined) parts.push("--canary", options.canary);
   return parts.join(" ");
@@ -142,7 +145,8 @@ function printHeader(req: ExploreRequest): void {
   const range = `seeds ${req.from} … ${req.from + req.count - 1}`;
   const shard = req.shard ? `, shard ${req.shard.index}/${req.shard.count}` : "";
   const workers = Math.min(req.workers, Math.max(req.seeds.length, 1));
-  console.log(`zksim explore ${req.scenarioArg}: ${range}${shard}, ${plural(req.seeds.length, "run")}, ${plural(workers, "worker")}`);
+  const variant = req.variant !== undefined ? ` --variant ${req.variant}` : "";
+  console.log(`zksim explore ${req.scenarioArg}${variant}: ${range}${shard}, ${plural(req.seeds.length, "run")}, ${plural(workers, "worker")}`);
 }
 
 function printFailures(report: ExploreReport, failed: SeedOutcome[], seconds: number): void {

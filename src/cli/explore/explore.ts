@@ -61,6 +61,8 @@ export async function exploreInProcess(scenario: Scenario, seeds: readonly numbe
 export interface WorkerInit extends SeedRunOptions {
   /** The scenario name or path as the user gave it (workers share the process's cwd). */
   scenario: string;
+  /** `--variant`: the recipe variant its script is replaced with. */
+  variant?: string;
 }
 
 export type ToWorker = { kind: "seed"; seed: number };

@@ -14,7 +14,7 @@ const post = (m: FromWorker) => port.postMessage(m);
 
 let scenario: Scenario | undefined;
 try {
-  scenario = loadScenario(init.scenario);
+  scenario = loadScenario(init.scenario, init.variant);
 } catch (err) {
   post({ kind: "fatal", message: err instanceof Error ? err.message : String(err) });
 }

@@ -15,7 +15,7 @@ import { zabObserver } from "./zab-observer.js";
 import { zabFollowerSnap } from "./zab-follower-snap.js";
 import { zabRandomFaults } from "./zab-random-faults.js";
 import { clientTraffic } from "./client-traffic.js";
-import { RECIPE_SCRIPTS } from "./recipe-scripts.js";
+import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
 import { BUG_SCRIPTS } from "./bug-scripts.js";
 
 const SCRIPTS = new Map<string, ScriptDef>(
@@ -26,6 +26,15 @@ export function scriptNamed(name: string): ScriptDef {
   const s = SCRIPTS.get(name);
   if (s === undefined) throw new UserInputError(`unknown script "${name}" (known: ${scriptNames().join(", ")})`);
   return s;
+}
+
+/** The script that runs `variant` of `script` (e.g. recipe-lock, naive → recipe-lock-naive-herd). */
+export function scriptVariant(script: string, variant: string): string {
+  const variants = RECIPE_VARIANTS[script];
+  const named = variants?.[variant];
+  if (named !== undefined) return named;
+  const known = variants === undefined ? "it has none" : `its variants: ${Object.keys(variants).join(", ")}`;
+  throw new UserInputError(`script "${script}" has no variant "${variant}" (${known})`);
 }
 
 export function scriptNames(): string[] {
