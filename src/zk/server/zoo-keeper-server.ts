@@ -118,24 +118,32 @@ function prepInput(req: Request): PrepRequest {
 
 /**
  * Local requests waiting for their txn (or a forwarded sync's answer), by session and cxid: a
- * map per session, so no key string is built from a 64-bit session id on every write.
+ * map per session, so no key string is built from a 64-bit session id on every write. One key
+ * may wait more than once: the server's own requests (container and TTL deletes) all use
+ * session 0 and cxid 0, as Java's ContainerManager does; txns commit in order, so the oldest
+ * request of a key takes the first txn with it.
  */
 class AwaitingRequests {
-  private readonly bySession = new Map<SessionId, Map<number, Request>>();
+  private readonly bySession = new Map<SessionId, Map<number, Request[]>>();
 
   add(req: Request): void {
     let ofSession = this.bySession.get(req.sessionId);
     if (ofSession === undefined) this.bySession.set(req.sessionId, (ofSession = new Map()));
-    ofSession.set(req.xid, req);
+    const waiting = ofSession.get(req.xid);
+    if (waiting === undefined) ofSession.set(req.xid, [req]);
+    else waiting.push(req);
   }
 
-  /** The request waiting for (session, cxid), removed; undefined if none. */
+  /** The oldest request waiting for (session, cxid), removed; undefined if none. */
   take(sessionId: SessionId, cxid: number): Request | undefined {
     const ofSession = this.bySession.get(sessionId);
-    const req = ofSession?.get(cxid);
-    if (req === undefined) return undefined;
-    ofSession!.delete(cxid);
-    if (ofSession!.size === 0) this.bySession.delete(sessionId);
+    const waiting = ofSession?.get(cxid);
+    if (waiting === undefined) return undefined;
+    const req = waiting.shift()!;
+    if (waiting.length === 0) {
+      ofSession!.delete(cxid);
+      if (ofSession!.size === 0) this.bySession.delete(sessionId);
+    }
     return req;
   }
 }
