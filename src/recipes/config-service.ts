@@ -8,7 +8,8 @@
  *
  * Values carry a version the updater chooses (`v<n>`), so that a checker can tell order.
  *
- * Trace: `recipe.config {config, client, session, event, value}`: `write` (done), `seen`.
+ * Trace: `recipe.config {config, client, session, event, value}`: `write` (done), `seen`, and
+ * `stopped` when a watch loop is stopped (`value`: the last value it had seen, or null).
  */
 import type { ZooKeeper } from "../zk/client/index.js";
 import { Code } from "../zk/proto/error-code.js";
@@ -68,6 +69,8 @@ export class ConfigWatcher {
       }
       const d = this.host.deferred<void>();
       this.wake = () => d.resolve();
+      // stop() during the reads above woke nothing: look again before waiting for the watch.
+      if (this.stopped) break;
       const e = await Promise.race([w.fired, d.promise.then(() => undefined)]);
       if (e !== undefined && isExpiredEvent(e)) throw new SessionLostError("config", "Expired");
     }
@@ -82,7 +85,9 @@ export class ConfigWatcher {
   }
 
   stop(): void {
+    if (this.stopped) return;
     this.stopped = true;
+    this.host.annotate("recipe.config", { config: this.path, client: this.host.id, session: this.zk.getSessionIdHex(), event: "stopped", value: this.value ?? null });
     this.wake?.();
   }
 

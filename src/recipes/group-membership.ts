@@ -108,6 +108,8 @@ export class GroupWatcher {
       emit(this.host, this.zk, this.group, { event: "view", members: this.members });
       const d = this.host.deferred<void>();
       this.wake = () => d.resolve();
+      // stop() during the reads above woke nothing: look again before waiting for the watch.
+      if (this.stopped) break;
       const e = await Promise.race([w.fired, d.promise.then(() => undefined)]);
       if (e !== undefined && isExpiredEvent(e)) throw new SessionLostError("group", "Expired");
     }

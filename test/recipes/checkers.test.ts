@@ -52,6 +52,17 @@ describe("recipes: checkers on hand-written traces", () => {
     expect(run(new LockFencingChecker(), [lock(3, "c2", "0x2", "acquired", 2), res(4, "c1", 1, "begin"), res(5, "c1", 1, "rejected")])).toEqual([]);
   });
 
+  it("config: a watch loop stopped well after the last write and the last fault must have seen it", async () => {
+    const { ConfigChecker, CONFIG_CONVERGE_MS } = await import("../../src/check/recipes/services.js");
+    const cfg = (atMs: number, client: string, event: string, value: string | null): Ev => [atMs, "recipe.config", { config: "/cfg", client, session: "0x1", event, value }, client];
+    const late = CONFIG_CONVERGE_MS + 1000;
+    expect(run(new ConfigChecker(), [cfg(1, "c1", "write", "v1"), cfg(2, "c2", "seen", "v1"), cfg(3, "c1", "write", "v2"), cfg(4, "c2", "seen", "v2"), cfg(late, "c2", "stopped", "v2")])).toEqual([]);
+    expect(run(new ConfigChecker(), [cfg(1, "c1", "write", "v1"), cfg(2, "c2", "seen", "v1"), cfg(3, "c1", "write", "v2"), cfg(late, "c2", "stopped", "v1")])[0]).toMatch(/stopped at v1, .* after the last write \(v2\).*converge/);
+    // Too soon after the last write, or after a fault, it is not judged.
+    expect(run(new ConfigChecker(), [cfg(1, "c1", "write", "v1"), cfg(3, "c1", "write", "v2"), cfg(100, "c2", "stopped", "v1")])).toEqual([]);
+    expect(run(new ConfigChecker(), [cfg(1, "c1", "write", "v1"), cfg(3, "c1", "write", "v2"), [late - 100, "heal", {}, ""], cfg(late, "c2", "stopped", "v1")])).toEqual([]);
+  });
+
   it("barrier-polling: a waiter re-reads the barrier only after a watch event, a connection change or a failed read", () => {
     const b = (atMs: number, event: string): Ev => [atMs, "recipe.barrier", { barrier: "/b", client: "c1", session: "0x1", event }, "c1"];
     const read = (atMs: number, opId: number): Ev => [atMs, "client.invoke", { client: "c1", opId, op: "exists", path: "/b", watch: true }, "c1"];

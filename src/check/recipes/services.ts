@@ -69,23 +69,52 @@ function versionOf(value: unknown): number {
   return m === null ? -1 : Number(m[1]);
 }
 
+/**
+ * How long after the last configuration write and the last fault a watch loop must have seen
+ * that write: a reconnect, or a new session after an expiry, and one read, fit well inside it.
+ */
+export const CONFIG_CONVERGE_MS = 8_000;
+
+const FAULT_KINDS: ReadonlySet<string> = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog"]);
+
+/**
+ * `recipe.config`: no watcher sees the configuration go back; a fresh read (sync first) after
+ * the last write returns it; and the watch loops converge — a loop stopped at least
+ * `CONFIG_CONVERGE_MS` after the last write and the last fault must have seen the last write.
+ */
 export class ConfigChecker implements Checker {
   readonly name = "recipe.config";
   private readonly log = new ViolationLog(this.name);
   private readonly lastSeen = new Map<string, number>();
-  private readonly lastWritten = new Map<string, number>();
+  private readonly lastWritten = new Map<string, { version: number; atUs: number }>();
+  private lastFaultUs = -Infinity;
 
   accepts(kind: string): boolean {
-    return kind === "recipe.config";
+    return kind === "recipe.config" || FAULT_KINDS.has(kind);
   }
 
   onEvent(e: TraceEvent): void {
+    if (FAULT_KINDS.has(e.kind)) {
+      this.lastFaultUs = e.atUs;
+      return;
+    }
     if (e.kind !== "recipe.config" || e.fields === undefined) return;
     const f = e.fields;
     const config = String(f.config);
     const v = versionOf(f.value);
+    const written = this.lastWritten.get(config) ?? { version: -1, atUs: -Infinity };
     if (f.event === "write") {
-      this.lastWritten.set(config, Math.max(this.lastWritten.get(config) ?? -1, v));
+      if (v > written.version) this.lastWritten.set(config, { version: v, atUs: e.atUs });
+      return;
+    }
+    if (f.event === "stopped") {
+      const quietUs = e.atUs - Math.max(written.atUs, this.lastFaultUs);
+      if (written.version >= 0 && quietUs >= CONFIG_CONVERGE_MS * 1000 && v !== written.version) {
+        this.log.add(
+          e,
+          `the watch loop of ${String(f.client)} (session ${String(f.session)}) on ${config} stopped at ${v < 0 ? "no value" : `v${v}`}, ${(quietUs / 1000).toFixed(0)} ms after the last write (v${written.version}) and the last fault: watchers must converge on the last written value`,
+        );
+      }
       return;
     }
     if (f.event !== "seen") return;
@@ -93,8 +122,7 @@ export class ConfigChecker implements Checker {
     const prev = this.lastSeen.get(key) ?? -1;
     if (v < prev) this.log.add(e, `${String(f.client)} (session ${String(f.session)}) saw ${config} go back from v${prev} to v${v}`);
     this.lastSeen.set(key, Math.max(prev, v));
-    const written = this.lastWritten.get(config) ?? -1;
-    if (f.fresh === true && v !== written) this.log.add(e, `a fresh read of ${config} at ${String(f.client)} returned v${v}, but the last write was v${written}`);
+    if (f.fresh === true && v !== written.version) this.log.add(e, `a fresh read of ${config} at ${String(f.client)} returned v${v}, but the last write was v${written.version}`);
   }
 
   finish(): Violation[] {

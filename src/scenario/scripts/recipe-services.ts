@@ -9,8 +9,9 @@ import { GroupMember, GroupWatcher } from "../../recipes/group-membership.js";
 import { NamingService } from "../../recipes/naming-service.js";
 import type { NodeContext } from "../../sim/node-context.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
+import { CONFIG_CONVERGE_MS } from "../../check/recipes/services.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, timingOf, untilCheckPhase, withSessions } from "./recipe-support.js";
 
 const CONFIG = "/app/config";
 const GROUP = "/app/members";
@@ -102,6 +103,10 @@ export const recipeServices: ScriptDef = {
     const zk = await connectClient(s, c1, RECIPE_SESSION_TIMEOUT_MS);
     s.expectEqual(await new GroupWatcher(zk, hostOf(s, c1), GROUP).refresh(), [...members].sort(), "the group lists every live member");
     await zk.close();
+    // The watch loops run on until the quiet period recipe.config needs to judge convergence
+    // has passed since the check phase began (no later: the run must still end in time).
+    const stopAtMs = timingOf(s).checkPhaseAtMs + CONFIG_CONVERGE_MS;
+    if (s.sim.nowUs / 1000 < stopAtMs) await s.sleepMs(stopAtMs - s.sim.nowUs / 1000);
     stop.value = true;
     await joinWorkers(s, workers, 60_000);
   },
