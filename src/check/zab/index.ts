@@ -7,12 +7,13 @@ import type { Checker } from "../checker.js";
 import { CommittedDurabilityChecker } from "./committed-durability.js";
 import { FlagsChecker } from "./flags.js";
 import { IdenticalTreesChecker } from "./identical-trees.js";
+import { IntegrityChecker } from "./integrity.js";
 import { LeadershipChecker } from "./leadership.js";
 import { LivenessChecker } from "./liveness.js";
 import { PrefixConsistencyChecker } from "./prefix-consistency.js";
 import { ZxidUniquenessChecker } from "./zxid-uniqueness.js";
 
-export { CommittedDurabilityChecker, FlagsChecker, IdenticalTreesChecker, LeadershipChecker, LivenessChecker, PrefixConsistencyChecker, ZxidUniquenessChecker };
+export { CommittedDurabilityChecker, FlagsChecker, IdenticalTreesChecker, IntegrityChecker, LeadershipChecker, LivenessChecker, PrefixConsistencyChecker, ZxidUniquenessChecker };
 
 export interface ZabCheckerOptions {
   /** Virtual milliseconds after the last fault within which a leader must serve (default 40 000). */
@@ -23,6 +24,7 @@ export interface ZabCheckerOptions {
 export const ZAB_CHECKERS: ReadonlyMap<string, (options?: ZabCheckerOptions) => Checker> = new Map<string, (options?: ZabCheckerOptions) => Checker>([
   ["zab.leadership", () => new LeadershipChecker()],
   ["zab.zxid-uniqueness", () => new ZxidUniquenessChecker()],
+  ["zab.integrity", () => new IntegrityChecker()],
   ["zab.prefix-consistency", () => new PrefixConsistencyChecker()],
   ["zab.committed-durability", () => new CommittedDurabilityChecker()],
   ["zab.identical-trees", () => new IdenticalTreesChecker()],

@@ -18,6 +18,7 @@ describe("check: zab: correct run", () => {
     expect(a.map((c) => c.name)).toEqual([
       "zab.leadership",
       "zab.zxid-uniqueness",
+      "zab.integrity",
       "zab.prefix-consistency",
       "zab.committed-durability",
       "zab.identical-trees",

@@ -1,0 +1,41 @@
+/**
+ * Integrity (§7.9, the ZooKeeper TLA+ specification's `Integrity`): a server delivers only what
+ * some leader broadcast. Every `zab.deliver` ⟨zxid, txn⟩ must match a `zab.propose` of that
+ * zxid with that txn earlier in the run, by any leader of any epoch. (Synchronisation delivers
+ * txns a leader proposed in an earlier epoch; a snapshot delivers nothing one by one.) A
+ * delivery nobody proposed is a txn made up on the way: a corrupted DIFF, a learner that
+ * applied its own uncommitted write, a leader that skipped its own proposal step.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import type { Zxid } from "../../zk/proto/records.js";
+import { formatZxid, stringField, zxidField, ZabEventChecker } from "./zab-event.js";
+
+export class IntegrityChecker extends ZabEventChecker {
+  /** Zxid → the txns proposed under it (one, unless zab.zxid-uniqueness has something to say). */
+  private readonly proposed = new Map<Zxid, string[]>();
+  /** Deliveries already reported, so each server's copy of one intruder is not a new report. */
+  private readonly reported = new Set<string>();
+
+  constructor() {
+    super("zab.integrity", new Set(["zab.propose", "zab.deliver"]));
+  }
+
+  protected dispatch(e: TraceEvent): void {
+    if (e.kind === "zab.propose") {
+      const zxid = zxidField(e, "zxid");
+      const txn = stringField(e, "txn");
+      const txns = this.proposed.get(zxid);
+      if (txns === undefined) this.proposed.set(zxid, [txn]);
+      else if (!txns.includes(txn)) txns.push(txn);
+      return;
+    }
+    if (e.kind !== "zab.deliver") return;
+    const zxid = zxidField(e, "zxid");
+    const txn = stringField(e, "txn");
+    if (this.proposed.get(zxid)?.includes(txn)) return;
+    const key = `${zxid}:${txn}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.log.add(e, `Integrity violated: ${this.names.label(e.node)} delivered ${formatZxid(zxid)} (txn ${txn}), which no leader proposed`);
+  }
+}
