@@ -80,6 +80,37 @@ describe("client: server", () => {
     expect(history[5]!.result).toMatchObject({ results: [{ err: "OK" }, { err: "OK", stat: { version: 2 } }] });
   });
 
+  it("client: server: getChildren2, sync, multiRead, getAllChildrenNumber, getEphemerals and whoAmI through the client (§4, §5)", async () => {
+    const w = world({ c1: {} });
+    await w.runMs(100);
+    const a = w.clients.get("c1")!;
+    const got: Record<string, unknown> = {};
+    const script = (async () => {
+      await a.create("/x", "d", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      await a.create("/x/e", "", Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+      const c2 = await a.getChildren2("/x");
+      got.children2 = [c2.children, c2.stat.numChildren, c2.stat.cversion];
+      await a.sync("/x");
+      got.multiRead = (await a.multiRead([Op.getData("/x"), Op.getChildren("/x"), Op.getData("/nope")])).map((r) => (r.kind === "error" ? r.err : r.kind));
+      got.all = await a.getAllChildrenNumber("/");
+      got.ephemerals = await a.getEphemerals("/");
+      a.addAuthInfo("digest", "alice:secret");
+      got.whoAmI = (await a.whoAmI()).map((c) => `${c.authScheme}:${c.user}`);
+    })();
+    await w.runMs(1000);
+    await script;
+    expect(got).toEqual({
+      children2: [["e"], 1, 1],
+      // A multiRead's sub-results stand alone: the missing node fails only its own read.
+      multiRead: ["getData", "getChildren", Code.NONODE],
+      // Every node but the root, /zookeeper's subtree included: /zookeeper, /zookeeper/config,
+      // /zookeeper/quota, /x, /x/e (reference §1.7, probed on 3.8.0).
+      all: 5,
+      ephemerals: ["/x/e"],
+      whoAmI: ["ip:10.0.0.2", "digest:alice"],
+    });
+  });
+
   it("client: server: chroot, and SetWatches after a short partition catches up with a change missed meanwhile", async () => {
     const w = world({ c1: { connectString: "s1/app" }, c2: {} });
     await w.runMs(100);
