@@ -1,6 +1,8 @@
 /**
- * Leader election without herd effect (ZooKeeper recipes, "Leader Election"), with a leader
- * latch API in the manner of Curator's LeaderLatch:
+ * Leader election without herd effect (ZooKeeper recipes, "Leader Election"), in two shapes
+ * after Curator's: `LeaderLatch` (stand, then ask `hasLeadership()` or `await()` until you
+ * close it) and `LeaderSelector` (a leadership callback: you lead while it runs, and resign
+ * when it returns). Both follow the recipe:
  *
  *   1. create `<dir>/<sessionIdHex>-n_` EPHEMERAL_SEQUENTIAL (after CONNECTIONLOSS, look for
  *      our session's child before creating again);
@@ -41,6 +43,8 @@ export class LeaderLatch {
   private leaderWaiters: Deferred<void>[] = [];
   private closedReason: SessionLostError | undefined;
   private checking = false;
+  /** Resolved when a term of leadership ends (suspended, lost or closed). */
+  private term: Deferred<void> | undefined;
   private recheck = false;
   /** One watcher object for our own node: its deletion and every session event reach it. */
   private readonly ownWatcher = (e: WatchedEvent): void => this.onOwnNodeEvent(e);
@@ -82,11 +86,20 @@ export class LeaderLatch {
     return d.promise;
   }
 
+  /** Resolves when the current term of leadership ends; at once if we do not lead. */
+  leadershipEnded(): Promise<void> {
+    if (this.state === "leader" && this.term !== undefined) return this.term.promise;
+    const d = this.host.deferred<void>();
+    d.resolve();
+    return d.promise;
+  }
+
   /** Resigns (or withdraws): stop acting first, then delete our node. */
   async close(): Promise<void> {
     if (this.state === "closed") return;
     this.emit(this.state === "leader" ? "resigned" : "withdrawn");
     this.state = "closed";
+    this.endTerm();
     this.rejectWaiters(new Error(`leader latch ${this.dir}: closed`));
     const node = this.node;
     if (node === undefined) return;
@@ -138,6 +151,7 @@ export class LeaderLatch {
       return;
     }
     this.state = "leader";
+    this.term = this.host.deferred<void>();
     this.emit("elected");
     const waiters = this.leaderWaiters;
     this.leaderWaiters = [];
@@ -149,6 +163,7 @@ export class LeaderLatch {
     if (e.type === EventType.None) {
       if (e.state === KeeperState.Disconnected && this.state === "leader") {
         this.state = "suspended";
+        this.endTerm();
         this.emit("suspended");
       } else if (e.state === KeeperState.Disconnected && this.state === "candidate") {
         return; // still a candidate; the predecessor watch survives the reconnect
@@ -168,8 +183,14 @@ export class LeaderLatch {
     if (this.state === "closed") return;
     this.emit(this.state === "leader" || this.state === "suspended" ? "lost" : "withdrawn", { reason: err.code });
     this.state = "closed";
+    this.endTerm();
     this.closedReason = err;
     this.rejectWaiters(err);
+  }
+
+  private endTerm(): void {
+    this.term?.resolve();
+    this.term = undefined;
   }
 
   private rejectWaiters(err: Error): void {
@@ -180,5 +201,40 @@ export class LeaderLatch {
 
   private emit(event: string, extra: Record<string, unknown> = {}): void {
     this.host.annotate("recipe.election", { election: this.dir, client: this.host.id, session: this.zk.getSessionIdHex(), event, ...extra });
+  }
+}
+
+/** What a `LeaderSelector`'s leadership callback is told. */
+export interface Leadership {
+  /** False as soon as leadership is in doubt (disconnected) or lost: stop acting then. */
+  hasLeadership(): boolean;
+  /** Resolves when leadership is in doubt or lost (never, while it holds). */
+  readonly ended: Promise<void>;
+}
+
+/**
+ * Curator's LeaderSelector shape on top of the latch: `lead(work)` stands, waits to be
+ * elected, runs `work` as the leader, and resigns when it returns (or throws). A session lost
+ * before election rejects with SessionLostError; losing leadership while `work` runs ends
+ * `leadership.ended`, and `work` is expected to return soon after.
+ */
+export class LeaderSelector {
+  constructor(
+    private readonly zk: ZooKeeper,
+    private readonly host: RecipeHost,
+    readonly dir: string,
+  ) {}
+
+  async lead(work: (leadership: Leadership) => Promise<void>): Promise<void> {
+    const latch = new LeaderLatch(this.zk, this.host, this.dir);
+    await latch.start();
+    try {
+      await latch.await().catch((err: unknown) => {
+        throw err instanceof SessionLostError ? err : new SessionLostError("election", String(err));
+      });
+      await work({ hasLeadership: () => latch.hasLeadership(), ended: latch.leadershipEnded() });
+    } finally {
+      await latch.close();
+    }
   }
 }

@@ -49,6 +49,23 @@ describe("recipes: scenarios (N=3)", () => {
     }
   });
 
+  it("recipe-election: LeaderSelector terms rotate — every client leads in turn and resigns when its callback returns; the latches then agree on one leader", async () => {
+    const events: { client: string; event: string }[] = [];
+    const r = await runRecipeScenario(loadScenario("recipe-election"), {
+      seed: 1,
+      onTraceEvent: (e) => void (e.kind === "recipe.election" && events.push({ client: String(e.fields?.client), event: String(e.fields?.event) })),
+    });
+    expect(r.violations).toEqual([]);
+    const elected = events.filter((e) => e.event === "elected");
+    expect(new Set(elected.map((e) => e.client))).toEqual(new Set(["c1", "c2", "c3", "c4"]));
+    // Each term ends before the next one begins for the same client: elected, then resigned/withdrawn/lost.
+    for (const c of ["c1", "c2", "c3", "c4"]) {
+      const mine = events.filter((e) => e.client === c && e.event !== "candidate" && e.event !== "suspended").map((e) => e.event);
+      for (let i = 0; i < mine.length - 1; i++) if (mine[i] === "elected") expect(["resigned", "withdrawn", "lost"], `${c}: ${mine.join(" ")}`).toContain(mine[i + 1]);
+    }
+    expect(elected.length).toBeGreaterThan(8);
+  });
+
   it("herd metric: the herd-free lock wakes at most one waiter per lock-node deletion, the herd lock several", async () => {
     const metric = async (name: string) => {
       const herd = new LockHerdChecker();

@@ -1,11 +1,12 @@
 /**
- * recipe-election: four clients elect a leader without herd effect, each leading for a while
- * and resigning, again and again through the fault window and whatever the fault schedule does (a leader's session expiring
- * must be noticed, and must not leave two leaders). Then the check phase: after the fault
- * window every client stands again and exactly one must lead (a leader again after heal).
+ * recipe-election: four clients elect a leader without herd effect with a LeaderSelector, each
+ * leading for a term (cut short if its leadership comes into doubt) and resigning, again and
+ * again through the fault window and whatever the fault schedule does (a leader's session
+ * expiring must be noticed, and must not leave two leaders). Then the check phase, with leader
+ * latches: after the fault window every client stands again and exactly one must lead (a
+ * leader again after heal).
  */
-import { LeaderLatch } from "../../recipes/leader-election.js";
-import { SessionLostError } from "../../recipes/recipe-support.js";
+import { LeaderLatch, LeaderSelector } from "../../recipes/leader-election.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
 import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers } from "./recipe-support.js";
 
@@ -19,13 +20,9 @@ async function candidate(s: ScriptContext, node: string, index: number): Promise
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     // Terms go on through the fault window, so the faults hit leaders and candidates.
     while (terms === 0 || inFaultWindow(s)) {
-      const latch = new LeaderLatch(zk, host, ELECTION_DIR);
-      await latch.start();
-      await latch.await().catch((err: unknown) => {
-        throw err instanceof SessionLostError ? err : new SessionLostError("election", String(err));
+      await new LeaderSelector(zk, host, ELECTION_DIR).lead(async (leadership) => {
+        await Promise.race([host.sleepMs(TERM_MS), leadership.ended]);
       });
-      await host.sleepMs(TERM_MS);
-      await latch.close();
       terms++;
       await host.sleepMs(150 + 41 * index);
     }
