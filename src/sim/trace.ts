@@ -251,52 +251,19 @@ export class Trace extends Mixer {
     fields?: Record<string, unknown>,
     conn?: number,
   ): void {
-    this.recordHashed(atUs, kind, node, this.stringHash(node), peer, id, detail, fields, conn);
+    const peerHash = peer === undefined ? undefined : this.stringHash(peer);
+    this.recordHashed(atUs, this.kindInfo(kind), node, this.stringHash(node), peer, peerHash, id, detail, fields, conn);
   }
 
   /** A node's annotation, with the node's hash (`hashString(node)`) precomputed by the caller. */
   annotation(atUs: number, kind: string, node: string, nodeHash: number, fields: Record<string, unknown> | undefined, peer?: string): void {
-    this.recordHashed(atUs, kind, node, nodeHash, peer, undefined, undefined, fields, undefined);
-  }
-
-  private recordHashed(
-    atUs: number,
-    kind: string,
-    node: string,
-    nodeHash: number,
-    peer: string | undefined,
-    id: number | undefined,
-    detail: string | undefined,
-    fields: Record<string, unknown> | undefined,
-    conn: number | undefined,
-  ): void {
-    const index = this.n++;
-    this.lastAtUs = atUs;
-    this.mixNumber(index);
-    this.mixNumber(atUs);
-    const kindInfo = this.kindInfo(kind);
-    kindInfo.count++;
-    this.mixWord(kindInfo.hash);
-    this.mixWord(nodeHash);
-    if (peer !== undefined) this.mixWord(this.stringHash(peer));
-    if (id !== undefined) this.mixNumber(id);
-    if (detail !== undefined) this.mixWord(this.stringHash(detail));
-    if (fields !== undefined) this.mixKindFields(fields, kindInfo);
-    if (conn !== undefined) this.mixNumber(conn);
-    if (this.keepHashes) this.hashHistory.push(this.h1 ^ this.h2);
-    if (!this.wantObjects) return;
-    const listeners = kindInfo.listeners ?? this.listenersOf(kind, kindInfo);
-    if (listeners.length === 0 && !this.retain) return;
-    // Every event object has all nine properties (absent ones undefined), so the checkers that
-    // read them see one object shape, not one per combination of present properties.
-    const event: TraceEvent = { index, atUs, kind, node, peer, id, detail, fields, conn };
-    if (this.retain) this.events.push(event);
-    for (let i = 0; i < listeners.length; i++) listeners[i]!(event);
+    const peerHash = peer === undefined ? undefined : this.stringHash(peer);
+    this.recordHashed(atUs, this.kindInfo(kind), node, nodeHash, peer, peerHash, undefined, undefined, fields, undefined);
   }
 
   /**
-   * The hot path for message events: the same canonical sequence as `record`, with the kind,
-   * node and peer hashes precomputed by the caller (`hashString` of the same strings).
+   * The hot path for message events: `record` with the kind, node and peer hashes precomputed
+   * by the caller (`hashString` of the same strings), and the kind found without a map lookup.
    */
   recordMessage(
     atUs: number,
@@ -310,25 +277,46 @@ export class Trace extends Mixer {
     detail: string,
     conn?: number,
   ): void {
-    if (this.wantObjects) {
-      this.recordHashed(atUs, kind, node, nodeHash, peer, id, detail, undefined, conn);
-      return;
-    }
-    this.n++;
-    this.lastAtUs = atUs;
-    // The few message kinds, by their hash: no map lookup on the hottest path.
     let info = this.messageKinds[kindHash & 7];
     if (info === undefined || info.kind !== kind) this.messageKinds[kindHash & 7] = info = this.kindInfo(kind);
-    info.count++;
-    this.mixNumber(this.n - 1);
+    this.recordHashed(atUs, info, node, nodeHash, peer, peerHash, id, detail, undefined, conn);
+  }
+
+  /** The one canonical sequence every event is hashed in; then its listeners, if any. */
+  private recordHashed(
+    atUs: number,
+    kindInfo: KindInfo,
+    node: string,
+    nodeHash: number,
+    peer: string | undefined,
+    peerHash: number | undefined,
+    id: number | undefined,
+    detail: string | undefined,
+    fields: Record<string, unknown> | undefined,
+    conn: number | undefined,
+  ): void {
+    const index = this.n++;
+    this.lastAtUs = atUs;
+    kindInfo.count++;
+    this.mixNumber(index);
     this.mixNumber(atUs);
-    this.mixWord(kindHash);
+    this.mixWord(kindInfo.hash);
     this.mixWord(nodeHash);
-    this.mixWord(peerHash);
-    this.mixNumber(id);
-    this.mixWord(this.stringHash(detail));
+    if (peerHash !== undefined) this.mixWord(peerHash);
+    if (id !== undefined) this.mixNumber(id);
+    if (detail !== undefined) this.mixWord(this.stringHash(detail));
+    if (fields !== undefined) this.mixKindFields(fields, kindInfo);
     if (conn !== undefined) this.mixNumber(conn);
     if (this.keepHashes) this.hashHistory.push(this.h1 ^ this.h2);
+    if (!this.wantObjects) return;
+    const kind = kindInfo.kind;
+    const listeners = kindInfo.listeners ?? this.listenersOf(kind, kindInfo);
+    if (listeners.length === 0 && !this.retain) return;
+    // Every event object has all nine properties (absent ones undefined), so the checkers that
+    // read them see one object shape, not one per combination of present properties.
+    const event: TraceEvent = { index, atUs, kind, node, peer, id, detail, fields, conn };
+    if (this.retain) this.events.push(event);
+    for (let i = 0; i < listeners.length; i++) listeners[i]!(event);
   }
 
   private kindInfo(kind: string): KindInfo {
