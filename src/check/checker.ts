@@ -5,6 +5,12 @@
  */
 import type { TraceEvent } from "../sim/trace.js";
 
+/**
+ * The fault events that end a checker's quiet period (a heal or a restart is news as much as
+ * the cut or the crash): node crashes and restarts, pauses, partitions and clogs.
+ */
+export const FAULT_KINDS: ReadonlySet<string> = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog"]);
+
 export interface Violation {
   checker: string;
   message: string;

@@ -55,7 +55,6 @@ const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "get
 /** The op names the sequential model describes. */
 const MODELLED: ReadonlySet<string> = new Set<OpName>(["create", "delete", "setData", "getData", "exists", "getChildren", "sync", "check", "multi", "closeSession"]);
 
-
 /** The kinds it reads besides `zab.*` (which only tell it the servers form a quorum). */
 const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "zk.server.start", "zk.session.expire", "zk.apply"]);
 

@@ -10,7 +10,7 @@
  * - `recipe.naming`: no name is assigned twice, and no request (tag) gets two names.
  */
 import type { Checker, Violation } from "../checker.js";
-import { ViolationLog } from "../checker.js";
+import { FAULT_KINDS, ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
 
@@ -74,8 +74,6 @@ function versionOf(value: unknown): number {
  * that write: a reconnect, or a new session after an expiry, and one read, fit well inside it.
  */
 export const CONFIG_CONVERGE_MS = 8_000;
-
-const FAULT_KINDS: ReadonlySet<string> = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog"]);
 
 /**
  * `recipe.config`: no watcher sees the configuration go back; a fresh read (sync first) after

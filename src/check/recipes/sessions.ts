@@ -11,11 +11,11 @@
  * Uses only trace events (`zk.apply`, `zk.session.expire`, `client.complete`, `crash`, fault
  * events); shares no code with the server or the recipes.
  */
+import { FAULT_KINDS } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { parseZxidText } from "../zxid-text.js";
 
-const FAULT_KINDS = new Set(["crash", "restart", "start", "pause", "resume", "partition", "heal", "clog", "unclog"]);
-const FATE_KINDS = new Set([...FAULT_KINDS, "client.complete", "zk.session.expire", "zk.apply"]);
+const FATE_KINDS = new Set([...FAULT_KINDS, "start", "client.complete", "zk.session.expire", "zk.apply"]);
 
 export class SessionFates {
   /** Session hex → time its closeSession was first applied. */
@@ -46,7 +46,7 @@ export class SessionFates {
    * or nothing.
    */
   onEvent(e: TraceEvent): { kind: "session-ended"; session: string } | { kind: "client-crashed"; client: string } | undefined {
-    if (FAULT_KINDS.has(e.kind) && e.kind !== "start") this.lastFaultUs = e.atUs;
+    if (FAULT_KINDS.has(e.kind)) this.lastFaultUs = e.atUs;
     if (e.kind === "crash") return { kind: "client-crashed", client: e.node };
     const f = e.fields;
     if (f === undefined) return undefined;

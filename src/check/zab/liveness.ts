@@ -22,11 +22,10 @@
  * Servers are the nodes that announced a ZAB state or phase; voters are those never OBSERVING.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { FAULT_KINDS, ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
 import { at, ServerNames } from "./zab-event.js";
 import { CutLinks } from "../cut-links.js";
 
-const FAULTS = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog"]);
 /**
  * The ZAB annotations it reads: not the per-txn ones (propose, log, ack, commit, deliver). Every
  * server announces its phase whenever it starts looking for a leader, so these name them all.
@@ -83,7 +82,7 @@ export class LivenessChecker implements Checker {
   }
 
   accepts(kind: string): boolean {
-    return ZAB_KINDS.has(kind) || FAULTS.has(kind) || kind === "start" || kind === "client.invoke" || kind === "client.complete";
+    return ZAB_KINDS.has(kind) || FAULT_KINDS.has(kind) || kind === "start" || kind === "client.invoke" || kind === "client.complete";
   }
 
   onEvent(e: TraceEvent): void {
@@ -95,7 +94,7 @@ export class LivenessChecker implements Checker {
   }
 
   private isFault(e: TraceEvent): boolean {
-    if (FAULTS.has(e.kind)) return true;
+    if (FAULT_KINDS.has(e.kind)) return true;
     return e.kind === "start" && (this.crashed.has(e.node) || e.atUs > this.first!.atUs);
   }
 

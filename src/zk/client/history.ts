@@ -106,14 +106,11 @@ function fnv32(bytes: Uint8Array): number {
 
 /** A Stat as plain JSON: zxids and the owner session as hex text. */
 export function statJson(stat: Stat): Record<string, unknown> {
-  // The three zxids are often equal (a node never changed, or without child changes), and the
-  // owner is mostly none: each hex text is looked up once.
-  const czxid = zxidHex(stat.czxid);
-  const mzxid = stat.mzxid === stat.czxid ? czxid : zxidHex(stat.mzxid);
   return {
-    czxid,
-    mzxid,
-    pzxid: stat.pzxid === stat.czxid ? czxid : stat.pzxid === stat.mzxid ? mzxid : zxidHex(stat.pzxid),
+    // Equal neighbouring zxids (a node never changed) cost zxidHex one compare.
+    czxid: zxidHex(stat.czxid),
+    mzxid: zxidHex(stat.mzxid),
+    pzxid: zxidHex(stat.pzxid),
     ctime: stat.ctime,
     mtime: stat.mtime,
     version: stat.version,
