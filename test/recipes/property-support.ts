@@ -1,8 +1,9 @@
 /**
- * The recipe property: under generated faults (crash/restart a server, cut a server off, a
- * client partitioned both ways or one way, a client paused past its session timeout, a
- * CONNECTIONLOSS in the middle of a create) and any seed, a recipe scenario in its short timing
- * has no violation — from the recipe's own checker or from any other (kernel, ZAB, client
+ * The recipe property: under generated workloads (how many clients, the workers' pace and
+ * start offsets, the items' priorities — the knobs the recipe's script reads) and generated
+ * faults (crash/restart a server, cut a server off, a client partitioned both ways or one way,
+ * a client paused past its session timeout, a CONNECTIONLOSS in the middle of a create) and any
+ * seed, a recipe scenario in its short timing has no violation — from the recipe's own checker or from any other (kernel, ZAB, client
  * history). One file per recipe calls it, so vitest spreads them over its workers.
  *
  * The property must be able to fail: `canaries` names broken twins (a naive recipe variant's
@@ -12,8 +13,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { loadScenario } from "../../src/cli/scenario-files.js";
-import { faultPlanArbitrary, nodesOf, propertyScenario, runRecipeScenario, type FaultPlan } from "../../src/scenario/scripts/recipe-run.js";
-import type { Canary } from "../../src/scenario/types.js";
+import { nodesOf, propertyScenario, recipeRunPlanArbitrary, runRecipeScenario, type RecipeRunPlan } from "../../src/scenario/scripts/recipe-run.js";
+import type { Canary, Scenario } from "../../src/scenario/types.js";
 
 /**
  * Runs per property (the issue asks for at least 200 per recipe). The time per run is printed.
@@ -31,24 +32,25 @@ export interface BrokenTwin {
   canary?: Canary;
 }
 
-function property(name: string, servers: string[], clients: string[], check: (plan: FaultPlan[], seed: number) => Promise<void>) {
-  return fc.asyncProperty(faultPlanArbitrary(servers, clients), fc.integer({ min: 1, max: 0x7fffffff }), check);
+function property(scenario: Scenario, check: (plan: RecipeRunPlan, seed: number) => Promise<void>) {
+  return fc.asyncProperty(recipeRunPlanArbitrary(scenario), fc.integer({ min: 1, max: 0x7fffffff }), check);
 }
 
 export function recipeProperty(name: string, twins: readonly BrokenTwin[] = []): void {
   const scenario = loadScenario(name);
-  const { servers, clients } = nodesOf(scenario);
+  const { servers } = nodesOf(scenario);
   describe(`recipes: property: ${name} under generated faults (N=3)`, () => {
-    it(`${name}: crash/isolate a server, partition (one way too) or pause a client, lose a create's reply — no violation`, async () => {
+    it(`${name}: generated workloads; crash/isolate a server, partition (one way too) or pause a client, lose a create's reply — no violation`, async () => {
       let totalMs = 0;
       let runs = 0;
       await fc.assert(
-        property(name, servers, clients, async (plan, seed) => {
+        property(scenario, async ({ workload, faults }, seed) => {
           const t0 = performance.now();
-          const r = await runRecipeScenario(propertyScenario(scenario, plan, servers), { seed });
+          const r = await runRecipeScenario(propertyScenario(scenario, faults, servers, workload), { seed });
           totalMs += performance.now() - t0;
           runs++;
-          expect(r.violations, `replay: runRecipeScenario(propertyScenario(loadScenario("${name}"), ${JSON.stringify(plan)}, ${JSON.stringify(servers)}), { seed: ${seed} })`).toEqual([]);
+          const replay = `runRecipeScenario(propertyScenario(loadScenario("${name}"), ${JSON.stringify(faults)}, ${JSON.stringify(servers)}, ${JSON.stringify(workload)}), { seed: ${seed} })`;
+          expect(r.violations, `replay: ${replay}`).toEqual([]);
         }),
         { numRuns: RUNS, seed: FC_SEED, endOnFailure: true },
       );
@@ -60,8 +62,8 @@ export function recipeProperty(name: string, twins: readonly BrokenTwin[] = []):
       it(`${name}: the property fails for its broken twin (${label})`, async () => {
         const broken = twin.scenario !== undefined ? loadScenario(twin.scenario) : scenario;
         const outcome = fc.check(
-          property(name, servers, clients, async (plan, seed) => {
-            const r = await runRecipeScenario(propertyScenario(broken, plan, servers), { seed, ...(twin.canary !== undefined ? { canary: twin.canary } : {}) });
+          property(broken, async ({ workload, faults }, seed) => {
+            const r = await runRecipeScenario(propertyScenario(broken, faults, servers, workload), { seed, ...(twin.canary !== undefined ? { canary: twin.canary } : {}) });
             expect(r.violations).toEqual([]);
           }),
           { numRuns: CANARY_RUNS, seed: FC_SEED, endOnFailure: true },

@@ -10,7 +10,7 @@
 import { DistributedCounter, type CounterVariant } from "../../recipes/counter.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs } from "./recipe-support.js";
 
 export const COUNTER_PATH = "/app/counter";
 
@@ -18,7 +18,7 @@ async function incrementer(s: ScriptContext, node: string, index: number, varian
   const host = hostOf(s, node);
   let next = 0;
   let unresolved: number | undefined;
-  await host.sleepMs(31 * index);
+  await host.sleepMs(startOffsetMs(s, index, 31 * index));
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const counter = new DistributedCounter(zk, host, COUNTER_PATH, { variant, firstIncrement: next });
     await counter.init();
@@ -34,7 +34,7 @@ async function incrementer(s: ScriptContext, node: string, index: number, varian
       } finally {
         next = counter.nextIncrement;
       }
-      await host.sleepMs(350 + 37 * index);
+      await host.sleepMs(paced(s, 350 + 37 * index));
     }
   });
 }
@@ -44,6 +44,8 @@ function counterScript(name: string, variant: CounterVariant, description: strin
     name,
     description,
     recipeCheckers: ["recipe.counter"],
+    clientRange: [1, 8],
+    workloadKnobs: ["pacePercent", "startOffsetsMs"],
     async run(s) {
       await settle(s);
       const isIncrement = (f: Record<string, unknown>) => f.op === "setData" && f.path === COUNTER_PATH;

@@ -13,7 +13,7 @@ import { DistributedLock, type LockVariant } from "../../recipes/lock.js";
 import { FencedResource } from "../../recipes/fenced-resource.js";
 import { CreateMode } from "../../zk/proto/records.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs } from "./recipe-support.js";
 
 export const LOCK_DIR = "/app/lock";
 export const LOCK_RESOURCE = "/app/storage";
@@ -24,14 +24,14 @@ async function lockWorker(s: ScriptContext, node: string, index: number, variant
   let store: ZooKeeper = await connectClient(s, node, STORAGE_SESSION_TIMEOUT_MS);
   let resource = new FencedResource(store, host, LOCK_RESOURCE);
   await resource.init();
-  await host.sleepMs(37 * index);
+  await host.sleepMs(startOffsetMs(s, index, 37 * index));
   let done = 0;
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const lock = new DistributedLock(zk, host, LOCK_DIR, { variant });
     // Rounds go on through the fault window, so the faults hit holders and waiters.
     while (done === 0 || inFaultWindow(s)) {
       const grant = await lock.acquire();
-      await host.sleepMs(HOLD_MS);
+      await host.sleepMs(paced(s, HOLD_MS));
       if (store.getState() === "CLOSED") {
         store = await connectClient(s, node, STORAGE_SESSION_TIMEOUT_MS);
         resource = new FencedResource(store, host, LOCK_RESOURCE);
@@ -39,7 +39,7 @@ async function lockWorker(s: ScriptContext, node: string, index: number, variant
       if (lock.isHeld()) await resource.write(grant.token, `${node} round ${done}`);
       await lock.release();
       done++;
-      await host.sleepMs(100 + 53 * index);
+      await host.sleepMs(paced(s, 100 + 53 * index));
     }
   });
   await store.close();
@@ -50,6 +50,8 @@ function lockScript(name: string, variant: LockVariant, description: string): Sc
     name,
     description,
     recipeCheckers: ["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing"],
+    clientRange: [1, 8],
+    workloadKnobs: ["pacePercent", "startOffsetsMs"],
     async run(s) {
       await settle(s);
       const isLockCreate = (f: Record<string, unknown>) => f.op === "create" && f.mode === CreateMode.EPHEMERAL_SEQUENTIAL;

@@ -9,7 +9,7 @@
 import { RevocableReadWriteLock, type RevocableLockVariant } from "../../recipes/revocable-lock.js";
 import type { LockMode } from "../../recipes/rw-lock.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions, clientWorkers } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions, clientWorkers, paced, startOffsetMs } from "./recipe-support.js";
 
 export const REVOCABLE_LOCK_DIR = "/app/revocable";
 /** A reader nobody asks to give up lets go after this long (well past the honour bound). */
@@ -19,16 +19,18 @@ const WRITE_HOLD_MS = 200;
 async function worker(s: ScriptContext, node: string, index: number, variant: RevocableLockVariant): Promise<void> {
   const host = hostOf(s, node);
   let round = 0;
+  const offsetMs = startOffsetMs(s, index, 0);
+  if (offsetMs > 0) await host.sleepMs(offsetMs);
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const lock = new RevocableReadWriteLock(zk, host, REVOCABLE_LOCK_DIR, variant);
     while (round === 0 || inFaultWindow(s)) {
       const mode: LockMode = (index < 2) === (round % 4 !== 3) ? "read" : "write";
       const hold = await lock.acquire(mode);
       if (mode === "read") await Promise.race([hold.revoked, host.sleepMs(READ_HOLD_CAP_MS)]);
-      else await host.sleepMs(WRITE_HOLD_MS);
+      else await host.sleepMs(paced(s, WRITE_HOLD_MS));
       await hold.release();
       round++;
-      await host.sleepMs(100 + 47 * index);
+      await host.sleepMs(paced(s, 100 + 47 * index));
     }
   });
 }
@@ -38,6 +40,8 @@ function revocableScript(name: string, variant: RevocableLockVariant, descriptio
     name,
     description,
     recipeCheckers: ["recipe.rwlock", "recipe.revocation"],
+    clientRange: [2, 8],
+    workloadKnobs: ["pacePercent", "startOffsetsMs"],
     async run(s) {
       await settle(s);
       await joinWorkers(s, clientWorkers(s, (c, i) => worker(s, c, i, variant)), 120_000);

@@ -7,7 +7,8 @@
 import fc from "fast-check";
 import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { STALL_MS } from "../../check/recipes/exclusive.js";
-import { RECIPE_TIMINGS, type CreateLossTrap } from "./recipe-support.js";
+import { RECIPE_TIMINGS, type CreateLossTrap, type RecipeWorkload } from "./recipe-support.js";
+import { scriptNamed } from "./index.js";
 import { registerChecker } from "../workload.js";
 import { runScenario } from "../run.js";
 import type { Fault } from "../../sim/faults.js";
@@ -85,17 +86,66 @@ export function faultsOf(plan: readonly FaultPlan[], servers: readonly string[])
   return out.sort((a, b) => a.atMs - b.atMs);
 }
 
+/** A generated workload shape: how many client workers, and the script's workload knobs. */
+export interface WorkloadPlan {
+  clients: number;
+  recipeWorkload: RecipeWorkload;
+}
+
+/** Most client workers a property run generates (more cost more per run, and find little new). */
+const MAX_PROPERTY_CLIENTS = 5;
+
+/**
+ * Workload shapes for property tests: the number of clients within the range the scenario's
+ * script accepts (at least two, for contention; at most five), and the knobs it reads — the
+ * pace of its workers (40–250 % of the script's own hold and think times), each worker's start
+ * offset (0–2 s), the producers' item priorities. A script that declares neither keeps the
+ * scenario's own shape.
+ */
+export function workloadPlanArbitrary(scenario: Scenario): fc.Arbitrary<WorkloadPlan> {
+  const script = scriptNamed(String(scenario.workload.params.script));
+  const own = nodesOf(scenario).clients.length;
+  const [min, max] = script.clientRange ?? [own, own];
+  const lo = Math.min(Math.max(2, min), max);
+  const hi = Math.max(lo, Math.min(MAX_PROPERTY_CLIENTS, max));
+  const knobs = new Set(script.workloadKnobs ?? []);
+  return fc.integer({ min: lo, max: hi }).chain((clients) =>
+    fc
+      .record({
+        pacePercent: knobs.has("pacePercent") ? fc.integer({ min: 40, max: 250 }) : fc.constant(undefined),
+        startOffsetsMs: knobs.has("startOffsetsMs") ? fc.array(fc.integer({ min: 0, max: 2000 }), { minLength: clients, maxLength: clients }) : fc.constant(undefined),
+        priorities: knobs.has("priorities") ? fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 6 }) : fc.constant(undefined),
+      })
+      .map((w) => ({ clients, recipeWorkload: Object.fromEntries(Object.entries(w).filter(([, v]) => v !== undefined)) as RecipeWorkload })),
+  );
+}
+
+/** A property run's generated inputs: the workload shape and the fault plan over its nodes. */
+export interface RecipeRunPlan {
+  workload: WorkloadPlan;
+  faults: FaultPlan[];
+}
+
+export function recipeRunPlanArbitrary(scenario: Scenario, maxFaults = 3): fc.Arbitrary<RecipeRunPlan> {
+  const { servers } = nodesOf(scenario);
+  return workloadPlanArbitrary(scenario).chain((workload) => faultPlanArbitrary(servers, clientNames(workload.clients), maxFaults).map((faults) => ({ workload, faults })));
+}
+
+const clientNames = (n: number): string[] => Array.from({ length: n }, (_, i) => `c${i + 1}`);
+
 /**
  * The scenario a property run executes: the short timing, the plan's faults instead of the
- * scenario's, its create-loss traps as a workload parameter. A plain scenario, so a failing
- * case replays with `runRecipeScenario(propertyScenario(scenario, plan, servers), { seed })`.
+ * scenario's, its create-loss traps as a workload parameter, and the generated workload shape
+ * (if any). A plain scenario, so a failing case replays with
+ * `runRecipeScenario(propertyScenario(scenario, plan, servers, workload), { seed })`.
  */
-export function propertyScenario(scenario: Scenario, plan: readonly FaultPlan[], servers: readonly string[]): Scenario {
+export function propertyScenario(scenario: Scenario, plan: readonly FaultPlan[], servers: readonly string[], workload?: WorkloadPlan): Scenario {
   const traps: CreateLossTrap[] = plan.filter((p) => p.kind === "create-loss").map(({ node, atMs, forMs }) => ({ node, atMs, forMs }));
+  const shape = workload === undefined ? {} : { clients: workload.clients, ...(Object.keys(workload.recipeWorkload).length > 0 ? { recipeWorkload: workload.recipeWorkload } : {}) };
   return {
     ...scenario,
     durationMs: RECIPE_TIMINGS.short.durationMs,
-    workload: { ...scenario.workload, params: { ...scenario.workload.params, recipeTiming: "short", createLossTraps: traps } },
+    workload: { ...scenario.workload, params: { ...scenario.workload.params, ...shape, recipeTiming: "short", createLossTraps: traps } },
     faults: faultsOf(plan, servers),
     // The recipe checkers' quiet period after the last fault fits in the run: no extension.
     convergence: { budgetMs: STALL_MS },
@@ -106,6 +156,5 @@ export function propertyScenario(scenario: Scenario, plan: readonly FaultPlan[],
 export function nodesOf(scenario: Scenario): { servers: string[]; clients: string[] } {
   const p = scenario.workload.params;
   const servers = Array.from({ length: typeof p.servers === "number" ? p.servers : 1 }, (_, i) => `s${i + 1}`);
-  const clients = Array.from({ length: typeof p.clients === "number" ? p.clients : 2 }, (_, i) => `c${i + 1}`);
-  return { servers, clients };
+  return { servers, clients: clientNames(typeof p.clients === "number" ? p.clients : 2) };
 }

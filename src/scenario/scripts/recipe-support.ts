@@ -177,14 +177,70 @@ export interface CreateLossTrap {
   forMs: number;
 }
 
+/**
+ * The shape of a recipe workload beyond its story, which property tests generate (a scenario
+ * file may set it too, as the workload parameter `recipeWorkload`):
+ * - `pacePercent`: scales every worker's hold and think times (100: the script's own pace;
+ *   50: twice as fast, so more contention; 200: half as fast);
+ * - `startOffsetsMs`: per worker in client order, the delay before its first round (a worker
+ *   past the list's end keeps the script's own stagger);
+ * - `priorities`: the priorities producers give their items, in turn (queues with priority).
+ * The number of workers is the workload's `clients`, within the range the script accepts.
+ */
+export interface RecipeWorkload {
+  pacePercent?: number;
+  startOffsetsMs?: readonly number[];
+  priorities?: readonly number[];
+}
+
 /** Workload parameters the recipe scripts read (see checkRecipeParams). */
-export const RECIPE_PARAMS = ["recipeTiming", "createLossTraps"];
+export const RECIPE_PARAMS = ["recipeTiming", "createLossTraps", "recipeWorkload"];
 
 /** Validates the recipe parameters eagerly (the zk workload calls it before anything runs). */
 export function checkRecipeParams(params: Record<string, unknown>): void {
   const t = params.recipeTiming;
   if (t !== undefined && !(typeof t === "string" && t in RECIPE_TIMINGS)) throw new UserInputError(`workload.recipeTiming: expected one of ${Object.keys(RECIPE_TIMINGS).join(", ")}, got ${JSON.stringify(t)}`);
   createLossTrapsOf(params);
+  recipeWorkloadOf(params);
+}
+
+const intsIn = (v: unknown, min: number, max: number): boolean => Array.isArray(v) && v.every((x) => Number.isInteger(x) && x >= min && x <= max);
+
+/** Validated workloads by parameter object: scripts ask on every sleep. */
+const workloads = new WeakMap<object, RecipeWorkload>();
+
+function recipeWorkloadOf(params: Readonly<Record<string, unknown>>): RecipeWorkload {
+  const known = workloads.get(params);
+  if (known !== undefined) return known;
+  const raw = params.recipeWorkload;
+  if (raw === undefined) return {};
+  const what = `workload.recipeWorkload: expected {"pacePercent": 10..1000, "startOffsetsMs": [0..60000, …], "priorities": [0..1000, …]} (each optional)`;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UserInputError(`${what}, got ${JSON.stringify(raw)}`);
+  const w = raw as Record<string, unknown>;
+  for (const key of Object.keys(w)) if (!["pacePercent", "startOffsetsMs", "priorities"].includes(key)) throw new UserInputError(`${what}; unknown key ${JSON.stringify(key)}`);
+  const pace = w.pacePercent;
+  if (pace !== undefined && !(Number.isInteger(pace) && (pace as number) >= 10 && (pace as number) <= 1000)) throw new UserInputError(`${what}; pacePercent is ${JSON.stringify(pace)}`);
+  if (w.startOffsetsMs !== undefined && !intsIn(w.startOffsetsMs, 0, 60_000)) throw new UserInputError(`${what}; startOffsetsMs is ${JSON.stringify(w.startOffsetsMs)}`);
+  if (w.priorities !== undefined && !(intsIn(w.priorities, 0, 1000) && (w.priorities as unknown[]).length > 0)) throw new UserInputError(`${what}; priorities is ${JSON.stringify(w.priorities)}`);
+  const out = w as RecipeWorkload;
+  workloads.set(params, out);
+  return out;
+}
+
+/** A worker's hold or think time `ms` of the script's own pace, scaled by the workload's `pacePercent`. */
+export function paced(s: ScriptContext, ms: number): number {
+  const pace = recipeWorkloadOf(s.params).pacePercent;
+  return pace === undefined ? ms : Math.round((ms * pace) / 100);
+}
+
+/** Worker `index`'s delay before its first round: the workload's, else the script's own `ownMs`. */
+export function startOffsetMs(s: ScriptContext, index: number, ownMs: number): number {
+  return recipeWorkloadOf(s.params).startOffsetsMs?.[index] ?? ownMs;
+}
+
+/** The workload's item priorities, if it gives them. */
+export function workloadPriorities(s: ScriptContext): readonly number[] | undefined {
+  return recipeWorkloadOf(s.params).priorities;
 }
 
 export function timingOf(s: ScriptContext): RecipeTiming {

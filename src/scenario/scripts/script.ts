@@ -13,6 +13,9 @@ import type { ZooKeeper, ClientOptions, WatchedEvent } from "../../zk/client/ind
 import { createClient, KeeperException } from "../../zk/client/index.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
 
+/** A knob of the recipe workload shape (see `RecipeWorkload` in recipe-support.ts). */
+export type WorkloadKnob = "pacePercent" | "startOffsetsMs" | "priorities";
+
 export interface ScriptContext {
   readonly sim: Simulator;
   readonly servers: readonly string[];
@@ -47,6 +50,10 @@ export interface ScriptDef {
    * annotations it writes (the others would read nothing). Recipe scripts name theirs.
    */
   recipeCheckers?: readonly string[];
+  /** The numbers of client nodes the story works with, [min, max] (default: any). */
+  clientRange?: readonly [number, number];
+  /** The `recipeWorkload` knobs the script reads (property tests generate those). */
+  workloadKnobs?: readonly WorkloadKnob[];
   run: Script;
 }
 

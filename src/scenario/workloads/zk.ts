@@ -72,6 +72,10 @@ export const zkWorkload: WorkloadDef = {
     intParam(params, "initLimitTicks", 10, 1, 1000);
     intParam(params, "syncLimitTicks", 5, 1, 1000);
     const sh = shape(params);
+    const range = script.clientRange;
+    if (range !== undefined && (sh.clients.length < range[0] || sh.clients.length > range[1])) {
+      throw new UserInputError(`workload.clients: script "${script.name}" runs with ${range[0]} to ${range[1]} clients, got ${sh.clients.length}`);
+    }
     return [...sh.servers, ...sh.observers, ...sh.clients];
   },
   defaultCheckers(params) {
