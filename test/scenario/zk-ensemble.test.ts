@@ -52,6 +52,16 @@ describe("scenario: zk ensemble (ZAB)", () => {
     }
   });
 
+  it("zab.primary-integrity catches the minority-commit canary and re-injected ZOOKEEPER-4785: an old-epoch txn delivered, then missing from the next primary", async () => {
+    const canary = await runScenario(loadScenario("zab-isolated-leader"), { seed: 1, canary: "minority-commit" });
+    const bug = await runScenario(loadScenario("bug-4785"), { bugs: ["ZK-4785"] });
+    for (const r of [canary, bug]) {
+      const v = r.violations.filter((x) => x.checker === "zab.primary-integrity");
+      expect(v.length).toBeGreaterThan(0);
+      expect(v[0]!.message).toMatch(/^PrimaryIntegrity violated: s\d \(sid \d\) delivered 0x1[0-9a-f]{8} \(1,\d+\) .* primary of epoch \d+, had delivered only up to /);
+    }
+  });
+
   it("re-injected ZOOKEEPER-1154 (DIFF without checking history) breaks prefix consistency", async () => {
     const r = await runScenario(loadScenario("zab-follower-restart-trunc"), { seed: 1, bugs: ["ZK-1154"] });
     expect(r.violations.map((v) => v.checker)).toContain("zab.prefix-consistency");

@@ -11,9 +11,10 @@ import { IntegrityChecker } from "./integrity.js";
 import { LeadershipChecker } from "./leadership.js";
 import { LivenessChecker } from "./liveness.js";
 import { PrefixConsistencyChecker } from "./prefix-consistency.js";
+import { PrimaryIntegrityChecker } from "./primary-integrity.js";
 import { ZxidUniquenessChecker } from "./zxid-uniqueness.js";
 
-export { CommittedDurabilityChecker, FlagsChecker, IdenticalTreesChecker, IntegrityChecker, LeadershipChecker, LivenessChecker, PrefixConsistencyChecker, ZxidUniquenessChecker };
+export { CommittedDurabilityChecker, FlagsChecker, IdenticalTreesChecker, IntegrityChecker, LeadershipChecker, LivenessChecker, PrefixConsistencyChecker, PrimaryIntegrityChecker, ZxidUniquenessChecker };
 
 export interface ZabCheckerOptions {
   /** Virtual milliseconds after the last fault within which a leader must serve (default 40 000). */
@@ -27,6 +28,7 @@ export const ZAB_CHECKERS: ReadonlyMap<string, (options?: ZabCheckerOptions) => 
   ["zab.integrity", () => new IntegrityChecker()],
   ["zab.prefix-consistency", () => new PrefixConsistencyChecker()],
   ["zab.committed-durability", () => new CommittedDurabilityChecker()],
+  ["zab.primary-integrity", () => new PrimaryIntegrityChecker()],
   ["zab.identical-trees", () => new IdenticalTreesChecker()],
   ["zab.flags", () => new FlagsChecker()],
   ["zab.liveness", (options) => new LivenessChecker(options?.livenessBudgetMs)],

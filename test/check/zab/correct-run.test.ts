@@ -21,6 +21,7 @@ describe("check: zab: correct run", () => {
       "zab.integrity",
       "zab.prefix-consistency",
       "zab.committed-durability",
+      "zab.primary-integrity",
       "zab.identical-trees",
       "zab.flags",
       "zab.liveness",
