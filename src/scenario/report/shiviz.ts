@@ -7,9 +7,13 @@
  * exactly one (ShiViz insists the first is 1 and each next is +1); a `deliver` first merges the
  * clock its message carried at `send` (matched by message id, so a duplicated datagram merges
  * the same clock twice). World events (partitions, heals, clogs) happen on a pseudo-host,
- * `nemesis`. Timer firings are left out: they are local and outnumber everything else.
+ * `nemesis`. Timer firings are left out: they are local and outnumber everything else. A quorum
+ * message's send and delivery, and a `zab.phase`, end with the book's name for them
+ * (`[book: PROPOSE (broadcast)]`, `[book: discovery 发现]`; see `zab-book.ts`).
  */
 import { describeEvent, type TraceEvent } from "../../sim/trace.js";
+import { bookLabel, type BookTerm } from "../../zk/server/quorum/zab-vocabulary.js";
+import { bookPhaseOf, bookTermsOfMessages } from "./zab-book.js";
 
 export const SHIVIZ_REGEX = String.raw`(?<host>\S+) (?<clock>\{[^}]*\}) (?<event>.*)`;
 export const SHIVIZ_MAX_EVENTS = 20_000;
@@ -31,6 +35,7 @@ export function renderShiviz(events: readonly TraceEvent[], maxEvents = SHIVIZ_M
   const clocks = new Map<string, Map<string, number>>();
   const carried = new Map<number, Map<string, number>>();
   const lines = [SHIVIZ_REGEX, ""];
+  const book = bookTermsOfMessages(events);
   let written = 0;
   let truncated = false;
   for (const e of events) {
@@ -48,10 +53,20 @@ export function renderShiviz(events: readonly TraceEvent[], maxEvents = SHIVIZ_M
     }
     vc.set(host, vc.get(host)! + 1);
     if (e.kind === "send" && e.id !== undefined) carried.set(e.id, new Map(vc));
-    lines.push(`${host} ${clockJson(vc)} ${describeEvent(e).replace(/[\r\n]+/g, " ")}`);
+    lines.push(`${host} ${clockJson(vc)} ${describeEvent(e).replace(/[\r\n]+/g, " ")}${bookSuffix(e, book)}`);
     written++;
   }
   return { text: lines.join("\n") + "\n", written, truncated };
+}
+
+/** " [book: PROPOSE (broadcast)]" for a quorum message, " [book: discovery 发现]" for a phase, else "". */
+function bookSuffix(e: TraceEvent, book: ReadonlyMap<number, BookTerm>): string {
+  if ((e.kind === "send" || e.kind === "deliver") && e.id !== undefined) {
+    const term = book.get(e.id);
+    return term === undefined ? "" : ` [book: ${bookLabel(term)}]`;
+  }
+  const phase = bookPhaseOf(e);
+  return phase === undefined ? "" : ` [book: ${phase.phase} ${phase.zh}]`;
 }
 
 /** The clock as JSON, the host's own entry first, then the others in order of first contact. */

@@ -8,6 +8,7 @@
  * them. Arrows are `<line class="msg …">`, one per delivery; lanes are `<g class="lane">`.
  */
 import { describeEvent, formatUs, type TraceEvent } from "../../sim/trace.js";
+import { bookLabel } from "../../zk/server/quorum/zab-vocabulary.js";
 import { layoutSpaceTime, SPACE_TIME_MAX_MESSAGES, TOP_PX, type Arrow, type Mark, type SpaceTimeLayout, type Span } from "./space-time.js";
 import type { TraceReportMeta } from "./meta.js";
 
@@ -59,7 +60,8 @@ function header(meta: TraceReportMeta, layout: SpaceTimeLayout): string {
     cut +
     `<p class="legend"><span class="k ok"></span>client op ok <span class="k fail"></span>failed <span class="k unknown"></span>unknown ` +
     `<span class="k pending"></span>pending · <span class="k paused"></span>paused <span class="k down"></span>down · ` +
-    `arrows: messages (dashed: held by a partition) · <span class="x">✕</span> dropped · time runs down, idle stretches compressed</p></header>`
+    `arrows: messages (dashed: held by a partition; a quorum message's tooltip gives its name in the book: FOLLOWERINFO = CEPOCH, PROPOSAL = PROPOSE…) · ` +
+    `<span class="x">✕</span> dropped · <span class="phase">discovery e2</span>: a server enters the book's ZAB phase · time runs down, idle stretches compressed</p></header>`
   );
 }
 
@@ -138,7 +140,9 @@ function arrow(a: Arrow, xOf: Map<string, number>): string {
   const x1 = xOf.get(a.from)!;
   const x2 = xOf.get(a.to)!;
   const cls = `msg${a.send.conn !== undefined ? " conn" : " dgram"}${a.held ? " held" : ""}`;
-  return `<line class="${cls}" x1="${x1}" y1="${a.y1}" x2="${x2}" y2="${a.y2}" marker-end="url(#ah)" data-t="${tip([a.send, a.deliver])}"/>`;
+  // A quorum message's tooltip opens with its name in the book: "PROPOSAL = PROPOSE (broadcast): …".
+  const book = a.book === undefined ? "" : esc(`${a.send.detail ?? "?"} = ${bookLabel(a.book)}: ${a.book.note}\n`);
+  return `<line class="${cls}" x1="${x1}" y1="${a.y1}" x2="${x2}" y2="${a.y2}" marker-end="url(#ah)" data-t="${book}${tip([a.send, a.deliver])}"/>`;
 }
 
 function mark(m: Mark, xOf: Map<string, number>): string {
@@ -157,6 +161,8 @@ function mark(m: Mark, xOf: Map<string, number>): string {
       const cls = m.kind === "zab.state" ? `role ${m.text.toLowerCase()}` : "commit";
       return `<text class="${cls}" x="${x - 6}" y="${m.y + 3}" data-t="${t}">${esc(m.text)}</text>`;
     }
+    case "zab.phase":
+      return `<text class="phase" x="${x + 6}" y="${m.y + 3}" data-t="${t}">${esc(m.text)}</text>`;
     default:
       return `<g class="fault ${m.kind}" data-t="${t}"><circle cx="${x}" cy="${m.y}" r="4"/><text x="${x - 8}" y="${m.y + 4}">${m.kind}</text></g>`;
   }
@@ -198,6 +204,7 @@ h1{font-size:16px;margin:0 0 4px}
 .fault.pause circle,.fault.resume circle{stroke:#ef6c00}.fault.pause text,.fault.resume text{fill:#ef6c00}
 .role{font-size:10px;font-weight:bold;text-anchor:end;fill:#555}.role.leading{fill:#1565c0}.role.looking{fill:#ad1457}
 .commit{font-size:9px;fill:#1565c0;text-anchor:end}
+.phase{font-size:9px;font-style:italic;fill:#6a1b9a;color:#6a1b9a}svg .phase{text-anchor:start}
 .violation line{stroke:#c62828;stroke-width:2;opacity:.8}.violation text{fill:#c62828;font-size:11px;font-weight:bold;text-anchor:end}
 #tip{position:fixed;display:none;max-width:640px;padding:6px 8px;background:#222;color:#eee;font:11px/1.35 monospace;white-space:pre-wrap;border-radius:4px;pointer-events:none;z-index:2}
 `;

@@ -2,7 +2,8 @@
  * The layout of a space-time (Lamport) diagram of a trace: one vertical lane per node, virtual
  * time running downwards, a message as an arrow from its `send` to each of its `deliver`s
  * (matched by message id), faults as marks, client operations as spans from `client.invoke` to
- * `client.complete`, ZAB role changes and commits as labels. Pure: events in, shapes out
+ * `client.complete`, ZAB role changes, phases and commits as labels. Quorum messages and phases
+ * also carry the book's ZAB names (`zab-book.ts`). Pure: events in, shapes out
  * (`space-time-html.ts` draws them).
  *
  * Time is compressed where nothing happens: each distinct drawn instant gets a row, and the gap
@@ -14,13 +15,15 @@
  * the number of arrows is min(deliveries, maxMessages).
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import type { BookTerm } from "../../zk/server/quorum/zab-vocabulary.js";
+import { bookPhaseOf, bookTermsOfMessages } from "./zab-book.js";
 
 export const SPACE_TIME_MAX_MESSAGES = 5_000;
 
 /** Kinds the diagram draws; everything else (timers, disk, connection set-up) is left out. */
 const DRAWN = new Set([
   "send", "deliver", "drop", "hold", "start", "crash", "restart", "pause", "resume",
-  "partition", "heal", "clog", "unclog", "client.invoke", "client.complete", "zab.state", "zab.commit",
+  "partition", "heal", "clog", "unclog", "client.invoke", "client.complete", "zab.state", "zab.phase", "zab.commit",
 ]);
 
 export interface Arrow {
@@ -32,12 +35,14 @@ export interface Arrow {
   deliver: TraceEvent;
   /** Held by a partition before it was delivered. */
   held: boolean;
+  /** For a quorum message: the book's name for it (PROPOSAL → PROPOSE (broadcast), …). */
+  book: BookTerm | undefined;
 }
 
 export interface Mark {
   node: string;
   y: number;
-  kind: "start" | "crash" | "restart" | "pause" | "resume" | "drop" | "zab.state" | "zab.commit";
+  kind: "start" | "crash" | "restart" | "pause" | "resume" | "drop" | "zab.state" | "zab.phase" | "zab.commit";
   text: string;
   events: TraceEvent[];
   /** For drops: the intended receiver (the mark sits between the lanes). */
@@ -160,6 +165,7 @@ function gapPx(gapUs: number): number {
 function placeMessages(drawn: readonly TraceEvent[], yOf: Map<number, number>, out: SpaceTimeLayout): void {
   const sends = new Map<number, TraceEvent>();
   const held = new Set<number>();
+  const book = bookTermsOfMessages(drawn);
   for (const e of drawn) {
     if (e.id === undefined) continue;
     if (e.kind === "send") {
@@ -169,7 +175,7 @@ function placeMessages(drawn: readonly TraceEvent[], yOf: Map<number, number>, o
     } else if (e.kind === "deliver") {
       const s = sends.get(e.id);
       if (s === undefined || s.peer === undefined) continue;
-      out.arrows.push({ from: s.node, to: s.peer, y1: yOf.get(s.atUs)!, y2: yOf.get(e.atUs)!, send: s, deliver: e, held: held.has(e.id) });
+      out.arrows.push({ from: s.node, to: s.peer, y1: yOf.get(s.atUs)!, y2: yOf.get(e.atUs)!, send: s, deliver: e, held: held.has(e.id), book: book.get(e.id) });
     } else if (e.kind === "drop") {
       const s = sends.get(e.id);
       const events = s ? [s, e] : [e];
@@ -225,6 +231,12 @@ function placeNodeEvents(drawn: readonly TraceEvent[], yOf: Map<number, number>,
       case "zab.state":
         out.marks.push({ node: e.node, y, kind: e.kind, text: String(e.fields?.state ?? "?"), events: [e] });
         break;
+      case "zab.phase": {
+        // The book's phase, as it names it; ZooKeeper's ZabState stays in the tooltip.
+        const phase = bookPhaseOf(e);
+        if (phase !== undefined) out.marks.push({ node: e.node, y, kind: e.kind, text: `${phase.phase} e${String(e.fields?.epoch ?? "?")}`, events: [e] });
+        break;
+      }
       case "zab.commit":
         out.marks.push({ node: e.node, y, kind: e.kind, text: `commit ${String(e.fields?.zxid ?? "?")}`, events: [e] });
         break;

@@ -1,9 +1,8 @@
 /**
  * Quorum packets between the leader and its learners (`Leader.java` constants, reference
  * §7.2), as typed objects (the simulator carries objects; `kind` is the packet type name).
- * The book's ZAB vocabulary maps onto them: CEPOCH = FOLLOWERINFO, NEWEPOCH = LEADERINFO,
- * ACK-E = ACKEPOCH, NEWLEADER, ACK-LD = ACK of NEWLEADER, COMMIT-LD ≈ UPTODATE, PROPOSE =
- * PROPOSAL, ACK, COMMIT.
+ * The book's ZAB vocabulary (CEPOCH = FOLLOWERINFO, NEWEPOCH = LEADERINFO, …) is the table
+ * `QUORUM_PACKET_BOOK` in `zab-vocabulary.ts`.
  */
 import type { Id, SessionId, Zxid } from "../../proto/records.js";
 import type { RequestRecord } from "../../proto/packets.js";

@@ -23,6 +23,7 @@ import type { ServerState, Vote } from "./vote.js";
 import { Leader } from "./leader.js";
 import { Learner } from "./learner.js";
 import { QUORUM_PORT } from "./quorum-packet.js";
+import type { ZabState } from "./zab-vocabulary.js";
 
 export interface QuorumPeerConfig {
   myid: number;
@@ -144,7 +145,8 @@ export class QuorumPeer {
     this.ctx.annotate("zab.state", { sid: this.myid, state });
   }
 
-  phase(phase: "ELECTION" | "DISCOVERY" | "SYNCHRONIZATION" | "BROADCAST", epoch: number): void {
+  /** "zab.phase": ZooKeeper's `ZabState` names; `ZAB_STATE_BOOK_PHASE` gives the book's. */
+  phase(phase: ZabState, epoch: number): void {
     this.ctx.annotate("zab.phase", { sid: this.myid, phase, epoch });
   }
 
