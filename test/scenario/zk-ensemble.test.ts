@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
+import type { TraceEvent } from "../../src/sim/trace.js";
 
 const SCENARIOS = [
   "zab-leader-crash-before-commit",
@@ -11,6 +12,7 @@ const SCENARIOS = [
   "ensemble-session-expiry",
   "ensemble-reconnect-watches",
   "zab-follower-snap",
+  "ensemble-session-moved",
 ];
 
 describe("scenario: zk ensemble (ZAB)", () => {
@@ -30,6 +32,31 @@ describe("scenario: zk ensemble (ZAB)", () => {
     const scenario = { ...loadScenario("ensemble-session-expiry") };
     scenario.workload = { kind: "zk", params: { script: "session-expiry", servers: 7, observers: 2, clients: 3 } };
     for (const seed of [1, 2]) expect((await runScenario(scenario, { seed })).violations).toEqual([]);
+  });
+
+  it("SESSIONMOVED: a request on the old connection fails at the leader; the old server closes without a reply; the client sees CONNECTIONLOSS", async () => {
+    const events: TraceEvent[] = [];
+    const kinds = new Set(["zk.session.moved", "zk.apply", "client.complete", "conn.close"]);
+    const r = await runScenario(loadScenario("ensemble-session-moved"), { seed: 1, onTraceEvent: (e) => kinds.has(e.kind) && events.push(e) });
+    expect(r.violations).toEqual([]);
+    const moved = events.filter((e) => e.kind === "zk.session.moved");
+    expect(moved.map((e) => e.fields?.op)).toEqual(["create", "setData"]);
+    expect(moved[0]!.node).not.toBe(moved[1]!.node); // once on each follower: the session went A → B, then back
+    for (const m of moved) {
+      const { session, xid } = m.fields as { session: string; xid: number };
+      // The leader turned it into an error txn: every server applied it, and changed nothing.
+      const applied = events.filter((e) => e.kind === "zk.apply" && e.fields?.session === session && e.fields?.cxid === xid);
+      expect(applied.map((e) => [e.fields?.op, e.fields?.err])).toEqual([["error", "SESSIONMOVED"], ["error", "SESSIONMOVED"], ["error", "SESSIONMOVED"]]);
+      // The old server closed the client's connection at once, with no reply.
+      const closeIdx = events.findIndex((e) => e.index > m.index && e.kind === "conn.close" && e.node === m.node && e.peer === "c1");
+      expect(closeIdx).toBeGreaterThan(-1);
+      expect(events[closeIdx]!.atUs).toBe(m.atUs);
+      const done = events.find((e) => e.kind === "client.complete" && e.node === "c1" && e.fields?.xid === xid);
+      expect([done?.fields?.outcome, done?.fields?.err]).toEqual(["unknown", "CONNECTIONLOSS"]);
+    }
+    expect(events.some((e) => e.kind === "client.complete" && e.fields?.err === "SESSIONMOVED")).toBe(false);
+    // The stale setData was never applied; the retry was, once, on every server.
+    expect(events.filter((e) => e.kind === "zk.apply" && e.fields?.op === "setData" && e.fields?.err === undefined)).toHaveLength(3);
   });
 
   it("SNAP sync happens when a follower is behind the committed log", async () => {

@@ -560,6 +560,11 @@ export class ZooKeeperServer implements CnxnHost {
   private respond(req: Request, reply: FinalReply): void {
     const cnxn = req.cnxn;
     if (cnxn === null || !cnxn.isOpen || cnxn.sessionId !== req.sessionId) return;
+    if (reply.err === Code.SESSIONMOVED) {
+      // The session now belongs to another server: 3.8 closes this (stale) connection without
+      // an answer, so the client sees a connection loss, never −118 (reference §3.4).
+      this.ctx.annotate("zk.session.moved", { client: cnxn.endpoint.remoteId, session: hexId(req.sessionId), xid: req.xid, op: opName(req.type) });
+    }
     if (reply.disposition !== "closeWithoutReply") {
       const xid = req.type === OpCode.ping ? Xid.ping : req.xid;
       cnxn.sendReply(xid, this.zkDb.lastProcessedZxid, reply.err, reply.response, replyLabel(req.type, xid));
