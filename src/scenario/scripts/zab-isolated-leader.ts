@@ -1,8 +1,10 @@
 /**
  * zab-isolated-leader: the leader is partitioned from every follower. It loses its quorum and
  * steps down after syncLimit ticks; the majority elects a new leader and keeps serving. A write
- * a client sent to the isolated leader before it stepped down stays uncommitted and is
- * truncated when the old leader rejoins after the heal.
+ * a client sent to the isolated leader before it stepped down stays uncommitted and is gone
+ * when the old leader rejoins after the heal: the majority has committed in the new epoch, so
+ * cutting it away would be a TRUNC across an epoch boundary, and the leader sends a SNAP
+ * (3.8's LearnerHandler; zab-follower-cross-epoch-snap shows it over two epochs).
  */
 import { CreateMode, Ids } from "../../zk/proto/records.js";
 import type { ScriptDef } from "./script.js";

@@ -5,8 +5,8 @@
  * voters have reported, the new epoch is max(acceptedEpoch)+1, persisted as the leader's
  * acceptedEpoch, and sent as LEADERINFO. ACKEPOCHs from a quorum end discovery; the leader
  * persists currentEpoch before synchronising anyone.
- * Synchronisation, per learner: DIFF, TRUNC or SNAP chosen from the committed log, the txns as
- * PROPOSAL+COMMIT pairs, then forwarding of live traffic starts, then NEWLEADER. When a quorum
+ * Synchronisation, per learner: DIFF, TRUNC or SNAP chosen from the committed log as 3.8 does
+ * (`chooseSyncMode`, sync-mode.ts), the txns as PROPOSAL+COMMIT pairs, then forwarding of live traffic starts, then NEWLEADER. When a quorum
  * has ACKed NEWLEADER the leader is established and serves; each learner then gets UPTODATE.
  * Broadcast: PROPOSAL to forwarding followers, the leader's own log write acks for itself, a
  * quorum of ACKs commits in zxid order: COMMIT to followers, INFORM to observers, apply locally.
@@ -25,6 +25,7 @@ import { ZooKeeperServer, type Request } from "../zoo-keeper-server.js";
 import type { QuorumPeer } from "./quorum-peer.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 import { SyncRequestProcessor } from "./sync-request-processor.js";
+import { chooseSyncMode } from "./sync-mode.js";
 
 /** A short digest of a txn's content, so checkers can tell two txns with one zxid apart. */
 export function txnDigest(entry: TxnEntry): string {
@@ -239,38 +240,20 @@ export class Leader {
 
   // ---- synchronisation ------------------------------------------------------------------
 
-  /** `LearnerHandler.syncFollower`: DIFF / TRUNC / SNAP, then forwarding, then NEWLEADER. */
+  /** `LearnerHandler.syncFollower`: DIFF / TRUNC / SNAP (`chooseSyncMode`), then forwarding, then NEWLEADER. */
   private syncFollower(h: LearnerHandler): void {
     if (!this.currentEpochDurable) return; // synced once the leader's currentEpoch is durable
     const db = this.peer.zkDb;
     const peerZxid = h.peerLastZxid;
     const last = db.lastProcessedZxid;
-    const min = db.minCommittedLog;
-    const max = db.maxCommittedLog;
-    let mode: "DIFF" | "TRUNC" | "SNAP";
-    let modeZxid: Zxid = last;
-    let from = peerZxid;
-    if (peerZxid === last) {
-      mode = "DIFF";
-    } else if (peerZxid > max && zxidCounter(peerZxid) !== 0) {
-      mode = "TRUNC";
-      modeZxid = max;
-      from = max;
-    } else if (peerZxid >= min && peerZxid <= max) {
-      const r = this.diffOrTrunc(peerZxid);
-      mode = r.mode;
-      modeZxid = r.zxid;
-      from = r.mode === "TRUNC" ? r.zxid : peerZxid;
-    } else {
-      mode = "SNAP";
-    }
+    const { mode, zxid: modeZxid, queueFrom } = chooseSyncMode(peerZxid, db, this.peer.hasBug("ZK-1154"));
     this.peer.ctx.annotate("zab.sync", { sid: this.myid, learner: h.sid, mode, peerLastZxid: zxidHex(peerZxid), zxid: zxidHex(modeZxid) });
     if (mode === "SNAP") {
       h.send({ kind: "SNAP", zxid: last, snapshot: db.dataTree.serialize() });
     } else {
       h.send({ kind: mode, zxid: modeZxid });
       for (const e of db.committedLog) {
-        if (e.header.zxid <= from) continue;
+        if (e.header.zxid <= queueFrom) continue;
         h.send({ kind: "PROPOSAL", zxid: e.header.zxid, entry: e });
         h.send({ kind: "COMMIT", zxid: e.header.zxid });
       }
@@ -280,22 +263,6 @@ export class Leader {
     if (!h.isObserver) for (const [zxid, p] of this.outstanding) if (zxid > last) h.send({ kind: "PROPOSAL", zxid, entry: p.entry });
     h.stage = "NEWLEADER";
     h.send({ kind: "NEWLEADER", zxid: epochZxid(this.epoch) });
-  }
-
-  /** Walks the committed log: DIFF if peerZxid is in it, else TRUNC to the previous zxid (same epoch) or SNAP. */
-  private diffOrTrunc(peerZxid: Zxid): { mode: "DIFF" | "TRUNC" | "SNAP"; zxid: Zxid } {
-    let prev: Zxid = 0n;
-    for (const e of this.peer.zkDb.committedLog) {
-      const z = e.header.zxid;
-      if (z < peerZxid) {
-        prev = z;
-        continue;
-      }
-      if (z === peerZxid || this.peer.hasBug("ZK-1154")) return { mode: "DIFF", zxid: this.peer.zkDb.lastProcessedZxid };
-      if (zxidEpoch(prev) === zxidEpoch(peerZxid)) return { mode: "TRUNC", zxid: prev };
-      return { mode: "SNAP", zxid: this.peer.zkDb.lastProcessedZxid };
-    }
-    return { mode: "DIFF", zxid: this.peer.zkDb.lastProcessedZxid };
   }
 
   private onAck(h: LearnerHandler, zxid: Zxid): void {
