@@ -134,9 +134,10 @@ export interface Operation {
   /**
    * For an "unknown" op that was sent, what really happened (the trace's ground truth, not a
    * checker's input): whether its request became a txn applied by some server before the run
-   * ended, and with which zxid. Checkers must not read it; reports show it.
+   * ended, and with which zxid; `err` when that txn was an error txn (the write failed there —
+   * e.g. SESSIONMOVED — and changed nothing). Checkers must not read it; reports show it.
    */
-  truth?: { applied: boolean; zxid?: bigint };
+  truth?: { applied: boolean; zxid?: bigint; err?: string };
 }
 
 /** Session names of an op invoked before its client's first handshake: no session yet. */
@@ -223,7 +224,8 @@ export function formatOperation(op: Operation): string {
   if (op.args.ops !== undefined) {
     args.push(`[${op.args.ops.map((s) => `${s.op} ${s.path}${s.args.data != null ? ` ${JSON.stringify(s.args.data)}` : ""}`).join("; ")}]`);
   }
-  const truth = op.truth === undefined ? "" : op.truth.applied ? `; applied as 0x${op.truth.zxid?.toString(16)}` : "; not applied by the end of the run";
+  const failedAs = op.truth?.err !== undefined ? ` failing with ${op.truth.err}, changing nothing` : "";
+  const truth = op.truth === undefined ? "" : op.truth.applied ? `; applied as 0x${op.truth.zxid?.toString(16)}${failedAs}` : "; not applied by the end of the run";
   const why = op.err !== undefined || truth !== "" ? ` (${op.err ?? "no reply"}${truth})` : "";
   const outcome = op.outcome === "ok" ? `ok${formatResult(op.result)}` : op.outcome === "fail" ? `fail ${op.err ?? "?"}` : `unknown${why}`;
   const zxid = op.zxid !== undefined ? ` zxid=0x${op.zxid.toString(16)}` : "";
@@ -263,13 +265,16 @@ export interface ClientTraceEvent {
 export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[] {
   const ops: Operation[] = [];
   const open = new Map<string, Operation>();
-  const applied = new Map<string, bigint>(); // "session#cxid" → zxid, first apply
+  const applied = new Map<string, { zxid: bigint; err?: string }>(); // "session#cxid" → first apply
   const sentAs = new Map<Operation, string>(); // unknown op → its "session#xid"
   for (const e of events) {
     if (e.kind === "zk.apply") {
       const f = e.fields ?? {};
       const key = `${String(f.session)}#${String(f.cxid)}`;
-      if (f.cxid !== undefined && typeof f.zxid === "string" && !applied.has(key)) applied.set(key, parseZxidText(f.zxid) ?? BigInt(f.zxid));
+      if (f.cxid !== undefined && typeof f.zxid === "string" && !applied.has(key)) {
+        const zxid = parseZxidText(f.zxid) ?? BigInt(f.zxid);
+        applied.set(key, f.op === "error" && typeof f.err === "string" ? { zxid, err: f.err } : { zxid });
+      }
       continue;
     }
     if (e.kind === "client.invoke") {
@@ -290,8 +295,8 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
     }
   }
   for (const [op, key] of sentAs) {
-    const zxid = applied.get(key);
-    op.truth = zxid === undefined ? { applied: false } : { applied: true, zxid };
+    const txn = applied.get(key);
+    op.truth = txn === undefined ? { applied: false } : { applied: true, ...txn };
   }
   return ops;
 }

@@ -25,6 +25,8 @@ const SCENARIOS = [
   "ensemble-reconnect-watches",
   "zab-leader-crash-before-commit",
   "zab-isolated-leader",
+  "ensemble-session-moved",
+  "zab-follower-cross-epoch-snap",
 ];
 
 describe("check: client: real scenarios raise nothing", () => {
@@ -47,6 +49,22 @@ describe("check: client: histories from a real run", () => {
     expect(lost.length).toBeGreaterThan(0);
     expect(lost[0]!.truth).toMatchObject({ applied: true });
     expect(lost[0]!.server).toMatch(/^s[123]$/);
+  });
+});
+
+describe("check: client: SESSIONMOVED in a real run", () => {
+  it("ensemble-session-moved: both ops lost on an old connection are unknown, and their txns failed SESSIONMOVED; the retries applied", async () => {
+    const events: TraceEvent[] = [];
+    await runScenarioWithSim(loadScenario("ensemble-session-moved"), { seed: 1, onTraceEvent: (e) => events.push(e) });
+    const c = new ClientLinearizabilityChecker();
+    expect(runCheckers([c], events)).toEqual([]);
+    const writes = c.history().filter((o) => o.client === "c1" && o.path === "/moved/race" && (o.op === "create" || o.op === "setData"));
+    expect(writes.map((o) => [o.op, o.outcome, o.err, o.truth?.err])).toEqual([
+      ["create", "unknown", "CONNECTIONLOSS", "SESSIONMOVED"],
+      ["create", "ok", undefined, undefined],
+      ["setData", "unknown", "CONNECTIONLOSS", "SESSIONMOVED"],
+      ["setData", "ok", undefined, undefined],
+    ]);
   });
 });
 

@@ -54,6 +54,16 @@ describe("check: history: ground truth of unknown operations", () => {
     expect(formatOperation(ops[0]!)).toMatch(/→ unknown \(CONNECTIONLOSS; applied as 0x100000007\)/);
     expect(formatOperation(ops[1]!)).toMatch(/→ unknown \(CONNECTIONLOSS; not applied by the end of the run\)/);
   });
+
+  it("an op whose txn was an error txn (SESSIONMOVED at the leader) was applied as a failure that changed nothing", () => {
+    const ops = historyFromTrace([
+      invoke(1, 10),
+      lost(1, 20, 4),
+      { kind: "zk.apply", node: "s1", atUs: 30, fields: { zxid: "0x100000003", op: "error", session: "0x100", cxid: 4, err: "SESSIONMOVED" } },
+    ]);
+    expect(ops[0]!.truth).toEqual({ applied: true, zxid: 0x100000003n, err: "SESSIONMOVED" });
+    expect(formatOperation(ops[0]!)).toMatch(/→ unknown \(CONNECTIONLOSS; applied as 0x100000003 failing with SESSIONMOVED, changing nothing\)/);
+  });
 });
 
 describe("check: history: from trace", () => {
