@@ -6,8 +6,9 @@
  * acceptedEpoch, and sent as LEADERINFO. ACKEPOCHs from a quorum end discovery; the leader
  * persists currentEpoch before synchronising anyone.
  * Synchronisation, per learner: DIFF, TRUNC or SNAP chosen from the committed log as 3.8 does
- * (`chooseSyncMode`, sync-mode.ts), the txns as PROPOSAL+COMMIT pairs, then forwarding of live traffic starts, then NEWLEADER. When a quorum
- * has ACKed NEWLEADER the leader is established and serves; each learner then gets UPTODATE.
+ * (`chooseSyncMode`, sync-mode.ts), the txns as PROPOSAL+COMMIT pairs, then forwarding of live
+ * traffic starts, then NEWLEADER. When a quorum has ACKed NEWLEADER the leader is established
+ * and serves; each learner then gets UPTODATE.
  * Broadcast: PROPOSAL to forwarding followers, the leader's own log write acks for itself, a
  * quorum of ACKs commits in zxid order: COMMIT to followers, INFORM to observers, apply locally.
  * Liveness: PING every tickTime/2; a leader without a synced quorum for syncLimit ticks, or any
