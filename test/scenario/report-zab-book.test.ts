@@ -36,7 +36,7 @@ describe("scenario: report: the book's ZAB names", () => {
   });
 
   it("the space-time diagram and the ShiViz log show the book's names for quorum messages and phases", async () => {
-    const { sim, result } = await runScenarioWithSim(loadScenario("zab-isolated-leader"), { seed: 1, retainTrace: true });
+    const { sim, result } = await runScenarioWithSim(loadScenario("zab-observer"), { seed: 1, retainTrace: true });
     const events = sim.trace.events;
     const html = renderSpaceTimeHtml(events, result);
     const shown = [
