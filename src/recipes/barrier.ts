@@ -1,41 +1,19 @@
 /**
- * Barriers (ZooKeeper recipes, "Barriers"):
+ * Barrier (ZooKeeper recipes, "Barriers"): the barrier is up while its node exists.
+ * `waitUntilDown` calls exists(b, watch) and waits for the watch until exists says no node. A
+ * controller `raise`s and `lower`s it. (The double barrier is in double-barrier.ts.)
  *
- * - `Barrier`: the barrier is up while its node exists. `waitUntilDown` calls exists(b, watch)
- *   and waits for the watch until exists says no node. A controller `raise`s and `lower`s it.
- * - `DoubleBarrier`: `enter` waits until `size` processes have joined; `leave` waits until all
- *   have left. Enter: watch `b/ready`, create our EPHEMERAL child, read the children; fewer
- *   than `size` → wait for `ready`; otherwise create `ready`. Leave: read the children; none
- *   → done; only ours → delete it, done; we are the lowest → wait for the highest to go;
- *   otherwise delete ours and wait for the lowest to go; repeat. Ephemeral children mean a
- *   process that dies inside the barrier does not block the others from leaving.
+ * The naive variant `poll` checks with a plain exists every `pollMs` instead of waiting for a
+ * watch: just as correct, but every waiter loads the servers while the barrier is up
+ * (`recipe.barrier-polling` exposes it).
  *
- * The naive `Barrier` variant `poll` checks with a plain exists every `pollMs` instead of
- * waiting for a watch: just as correct, but every waiter loads the servers while the barrier is
- * up (`recipe.barrier-polling` exposes it).
- *
- * Our child is `<sessionIdHex>-<client>-` EPHEMERAL_SEQUENTIAL, so the children have an
- * order ("lowest", "highest") and a create whose reply was lost can be found by session id.
- *
- * Trace: `recipe.barrier {barrier, client, session, event, size?}`: `raised`, `lowered`,
- * `wait` (a waiter starts), `passed` (it saw the barrier down); `enter` (joining), `entered` (released into the
- * computation), `leave` (starting to leave), `left`.
+ * Trace: `recipe.barrier {barrier, client, session, event, size?}`, shared with the double
+ * barrier (`annotateBarrier`): `raised`, `lowered`, `wait` (a waiter starts), `passed` (it saw
+ * the barrier down).
  */
 import type { ZooKeeper } from "../zk/client/index.js";
 import { Code } from "../zk/proto/error-code.js";
-import { CreateMode, Ids } from "../zk/proto/records.js";
-import {
-  SessionLostError,
-  childrenWithoutOrphans,
-  createOwnSequential,
-  deleteOwnNode,
-  ensurePath,
-  hasCode,
-  isExpiredEvent,
-  retrying,
-  watchOnce,
-  type RecipeHost,
-} from "./recipe-support.js";
+import { SessionLostError, ensurePath, hasCode, isExpiredEvent, retrying, watchOnce, type RecipeHost } from "./recipe-support.js";
 
 /** How a waiter learns the barrier is down: a watch (the recipe), or polling (naive). */
 export type BarrierVariant = { kind: "watch" } | { kind: "poll"; pollMs: number };
@@ -50,11 +28,11 @@ export class Barrier {
 
   async raise(): Promise<void> {
     await ensurePath(this.zk, this.host, "barrier", this.path);
-    emit(this.host, this.zk, this.path, "raised");
+    annotateBarrier(this.host, this.zk, this.path, "raised");
   }
 
   async lower(): Promise<void> {
-    emit(this.host, this.zk, this.path, "lowered");
+    annotateBarrier(this.host, this.zk, this.path, "lowered");
     await retrying(this.host, "barrier", async () => {
       try {
         await this.zk.delete(this.path, -1);
@@ -66,11 +44,11 @@ export class Barrier {
 
   /** Waits until the barrier is down. Syncs first: a lagging server must not show "down" after a raise we know of. */
   async waitUntilDown(): Promise<void> {
-    emit(this.host, this.zk, this.path, "wait");
+    annotateBarrier(this.host, this.zk, this.path, "wait");
     await retrying(this.host, "barrier", () => this.zk.sync(this.path));
     if (this.variant.kind === "poll") {
       while ((await retrying(this.host, "barrier", () => this.zk.exists(this.path))) !== null) await this.host.sleepMs(this.variant.pollMs);
-      emit(this.host, this.zk, this.path, "passed");
+      annotateBarrier(this.host, this.zk, this.path, "passed");
       return;
     }
     for (;;) {
@@ -79,82 +57,11 @@ export class Barrier {
       if (stat === null) break;
       if (isExpiredEvent(await w.fired)) throw new SessionLostError("barrier", "Expired");
     }
-    emit(this.host, this.zk, this.path, "passed");
+    annotateBarrier(this.host, this.zk, this.path, "passed");
   }
 }
 
-export class DoubleBarrier {
-  private node: string | undefined;
-
-  constructor(
-    private readonly zk: ZooKeeper,
-    private readonly host: RecipeHost,
-    readonly path: string,
-    readonly size: number,
-  ) {}
-
-  private get ready(): string {
-    return `${this.path}/ready`;
-  }
-
-  private get prefix(): string {
-    return `${this.zk.getSessionIdHex()}-${this.host.id}-`;
-  }
-
-  async enter(): Promise<void> {
-    await ensurePath(this.zk, this.host, "barrier", this.path);
-    emit(this.host, this.zk, this.path, "enter", { size: this.size });
-    const w = watchOnce(this.host);
-    const up = await retrying(this.host, "barrier", () => this.zk.exists(this.ready, w.watcher));
-    this.node = await createOwnSequential(this.host, "barrier", this.zk, this.path, this.prefix);
-    if (up === null) {
-      const members = await this.members();
-      if (members.length < this.size) {
-        if (isExpiredEvent(await w.fired)) throw new SessionLostError("barrier", "Expired");
-      } else {
-        await retrying(this.host, "barrier", async () => {
-          try {
-            await this.zk.create(this.ready, "", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-          } catch (err) {
-            if (!hasCode(err, Code.NODEEXISTS)) throw err;
-          }
-        });
-      }
-    }
-    emit(this.host, this.zk, this.path, "entered", { size: this.size });
-  }
-
-  async leave(): Promise<void> {
-    emit(this.host, this.zk, this.path, "leave", { size: this.size });
-    const mine = this.node!.slice(this.path.length + 1);
-    for (;;) {
-      const members = await this.members();
-      if (members.length === 0) break;
-      const i = members.indexOf(mine);
-      if (members.length === 1 && i === 0) {
-        await this.deleteOwn();
-        break;
-      }
-      // The lowest waits for the highest; the others delete theirs and wait for the lowest.
-      const target = i === 0 ? members[members.length - 1]! : members[0]!;
-      if (i > 0) await this.deleteOwn();
-      const w = watchOnce(this.host);
-      const stat = await retrying(this.host, "barrier", () => this.zk.exists(`${this.path}/${target}`, w.watcher));
-      if (stat !== null && isExpiredEvent(await w.fired)) throw new SessionLostError("barrier", "Expired");
-    }
-    emit(this.host, this.zk, this.path, "left", { size: this.size });
-  }
-
-  /** Process nodes in sequence order (`ready` excluded). */
-  private async members(): Promise<string[]> {
-    return childrenWithoutOrphans(this.host, "barrier", this.zk, this.path, this.node!.slice(this.path.length + 1), { only: (c) => c !== "ready" });
-  }
-
-  private async deleteOwn(): Promise<void> {
-    await deleteOwnNode(this.host, "barrier", this.zk, this.node!);
-  }
-}
-
-function emit(host: RecipeHost, zk: ZooKeeper, barrier: string, event: string, extra: Record<string, unknown> = {}): void {
+/** Writes a `recipe.barrier` annotation (the simple and the double barrier share the kind). */
+export function annotateBarrier(host: RecipeHost, zk: ZooKeeper, barrier: string, event: string, extra: Record<string, unknown> = {}): void {
   host.annotate("recipe.barrier", { barrier, client: host.id, session: zk.getSessionIdHex(), event, ...extra });
 }

@@ -1,11 +1,10 @@
 /**
- * Distributed FIFO queue and priority queue (ZooKeeper recipes, "Queues"):
- * - offer: create `<dir>/qn-<id>-` PERSISTENT_SEQUENTIAL (priority queue:
- *   `<dir>/qn-<pp>-<id>-`, lower `pp` first); the sequence number orders the queue;
- * - take: getChildren(dir), take the lowest (priority, sequence) whose delete succeeds; when
- *   the queue is empty, wait on a children watch. A FIFO consumer may work through the list
- *   it read; a priority consumer re-reads after each attempt, since a more urgent item may
- *   have arrived.
+ * Distributed FIFO queue (ZooKeeper recipes, "Queues"; Curator's `DistributedQueue`):
+ * - offer: create `<dir>/qn-<id>-` PERSISTENT_SEQUENTIAL; the sequence number orders the queue;
+ * - take: getChildren(dir), take the lowest sequence whose delete succeeds, working through
+ *   the list it read; when the queue is empty, wait on a children watch.
+ * The priority queue (priority-queue.ts) is this queue with the recipe's two changes, made
+ * through the protected hooks: a priority in the name, and an up-to-date list for each take.
  *
  * Unknown outcomes, and what this queue promises about them:
  * - offer after CONNECTIONLOSS: the item id is in the name, so we look for our child before
@@ -37,6 +36,7 @@ import {
   keeperCode,
   retrying,
   sequenceOf,
+  bySequence,
   watchOnce,
   type RecipeHost,
 } from "./recipe-support.js";
@@ -45,8 +45,6 @@ export type Delivery = "at-least-once" | "at-most-once";
 
 export interface QueueOptions {
   delivery?: Delivery;
-  /** A priority queue: `offer` takes a priority 0–99, lower first. */
-  priority?: boolean;
 }
 
 export interface QueueItem {
@@ -59,16 +57,14 @@ export interface QueueItem {
 
 export class DistributedQueue {
   readonly delivery: Delivery;
-  readonly priority: boolean;
 
   constructor(
-    private readonly zk: ZooKeeper,
-    private readonly host: RecipeHost,
+    protected readonly zk: ZooKeeper,
+    protected readonly host: RecipeHost,
     readonly dir: string,
     options: QueueOptions = {},
   ) {
     this.delivery = options.delivery ?? "at-least-once";
-    this.priority = options.priority ?? false;
   }
 
   async init(): Promise<void> {
@@ -76,10 +72,13 @@ export class DistributedQueue {
   }
 
   /** Enqueues `data` under the caller-unique `id` ([A-Za-z0-9._]). Resolves with the node name. */
-  async offer(id: string, data: string, priority = 0): Promise<string> {
+  async offer(id: string, data: string): Promise<string> {
+    return this.offerNamed(id, `qn-${id}-`, data, 0);
+  }
+
+  /** Enqueues under the node-name `prefix`; `priority` is for the trace (0 in a FIFO queue). */
+  protected async offerNamed(id: string, prefix: string, data: string, priority: number): Promise<string> {
     if (!/^[A-Za-z0-9._]+$/.test(id)) throw new Error(`queue ${this.dir}: item id "${id}" must match [A-Za-z0-9._]+`);
-    if (!Number.isInteger(priority) || priority < 0 || priority > 99) throw new Error(`queue ${this.dir}: priority ${priority} must be an integer in [0, 99]`);
-    const prefix = this.priority ? `qn-${String(priority).padStart(2, "0")}-${id}-` : `qn-${id}-`;
     try {
       return await this.createItem(id, prefix, data, priority);
     } catch (err) {
@@ -115,10 +114,9 @@ export class DistributedQueue {
   /** Takes the head of the queue, or returns undefined if the queue is empty. */
   async poll(): Promise<QueueItem | undefined> {
     for (;;) {
-      const names = this.ordered(await retrying(this.host, "queue", () => this.zk.getChildren(this.dir)));
+      const names = this.ordered(await this.readChildren());
       if (names.length === 0) return undefined;
-      // FIFO: work through the list we read; priority: only its head, then read again.
-      for (const name of this.priority ? names.slice(0, 1) : names) {
+      for (const name of this.candidates(names)) {
         const item = await this.tryTake(name);
         if (item !== undefined) return item;
       }
@@ -183,15 +181,30 @@ export class DistributedQueue {
     return item;
   }
 
-  private itemOf(name: string, data: string): QueueItem {
-    const m = /^qn-(?:(\d{2})-)?(.+)-(\d{10})$/.exec(name);
-    if (m === null) throw new Error(`queue ${this.dir}: unexpected child ${name}`);
-    return { id: m[2]!, node: name, seq: Number(m[3]), priority: this.priority ? Number(m[1]) : 0, data };
+  /** The children a consumer chooses from (FIFO: any server's list will do, its order is the sequence). */
+  protected readChildren(): Promise<string[]> {
+    return retrying(this.host, "queue", () => this.zk.getChildren(this.dir));
   }
 
-  private ordered(names: readonly string[]): string[] {
-    const key = (n: string) => (this.priority ? Number(n.slice(3, 5)) : 0);
-    return [...names].sort((a, b) => key(a) - key(b) || sequenceOf(a) - sequenceOf(b));
+  /** The queue's order: sequence numbers. */
+  protected ordered(names: readonly string[]): string[] {
+    return bySequence(names);
+  }
+
+  /** Which of an ordered list a consumer tries before reading again: FIFO works through all of it. */
+  protected candidates(ordered: readonly string[]): readonly string[] {
+    return ordered;
+  }
+
+  /** The priority a node name carries (none in a FIFO queue). */
+  protected priorityOf(_name: string): number {
+    return 0;
+  }
+
+  private itemOf(name: string, data: string): QueueItem {
+    const m = /^qn-(?:\d{2}-)?(.+)-(\d{10})$/.exec(name);
+    if (m === null) throw new Error(`queue ${this.dir}: unexpected child ${name}`);
+    return { id: m[1]!, node: name, seq: Number(m[2]), priority: this.priorityOf(name), data };
   }
 
   /** The application's word that the queue is empty and no producer runs (for the checker). */

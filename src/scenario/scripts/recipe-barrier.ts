@@ -4,7 +4,8 @@
  * and leaves; a client whose session expires rejoins the round with a new session. Every
  * worker must finish all rounds once the faults heal.
  */
-import { Barrier, DoubleBarrier, type BarrierVariant } from "../../recipes/barrier.js";
+import { Barrier, type BarrierVariant } from "../../recipes/barrier.js";
+import { DoubleBarrier } from "../../recipes/double-barrier.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
 import { RECIPE_SESSION_TIMEOUT_MS, timingOf, hostOf, joinWorkers, settle, withSessions, clientWorkers } from "./recipe-support.js";
 

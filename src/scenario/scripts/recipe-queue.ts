@@ -6,30 +6,47 @@
  * item over anyway, marked unsure; the priority queue (at-most-once) drops it and says so.
  * Check phase: producers stop, consumers drain, the queue is empty.
  */
+import type { ZooKeeper } from "../../zk/client/index.js";
+import type { NodeContext } from "../../sim/node-context.js";
 import { DistributedQueue, type QueueOptions } from "../../recipes/queue.js";
+import { DistributedPriorityQueue } from "../../recipes/priority-queue.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
 import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, cutRepliesOnInvoke, REPLY_CUT_MS } from "./recipe-support.js";
 
 export const QUEUE_DIR = "/app/queue";
 
-async function producer(s: ScriptContext, node: string, index: number, options: QueueOptions): Promise<void> {
+/** The queue a story runs: how to open it on a handle, and how its producers offer (the `i`th item of producer `index`). */
+interface QueueKind<Q extends DistributedQueue> {
+  open(zk: ZooKeeper, host: NodeContext): Q;
+  offer(q: Q, id: string, i: number, index: number): Promise<string>;
+}
+
+function fifoQueue(options: QueueOptions): QueueKind<DistributedQueue> {
+  return { open: (zk, host) => new DistributedQueue(zk, host, QUEUE_DIR, options), offer: (q, id) => q.offer(id, `job ${id}`) };
+}
+
+function priorityQueue(options: QueueOptions): QueueKind<DistributedPriorityQueue> {
+  return { open: (zk, host) => new DistributedPriorityQueue(zk, host, QUEUE_DIR, options), offer: (q, id, i, index) => q.offer(id, `job ${id}`, (i * 7 + index * 3) % 5) };
+}
+
+async function producer<Q extends DistributedQueue>(s: ScriptContext, node: string, index: number, kind: QueueKind<Q>): Promise<void> {
   const host = hostOf(s, node);
   let i = 0;
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
-    const q = new DistributedQueue(zk, host, QUEUE_DIR, options);
+    const q = kind.open(zk, host);
     await q.init();
     while (i === 0 || inFaultWindow(s)) {
       const id = `${node}.${i++}`;
-      await q.offer(id, `job ${id}`, options.priority === true ? (i * 7 + index * 3) % 5 : 0);
+      await kind.offer(q, id, i, index);
       await host.sleepMs(400 + 61 * index);
     }
   });
 }
 
-async function consumer(s: ScriptContext, node: string, options: QueueOptions, producersDone: () => boolean): Promise<void> {
+async function consumer<Q extends DistributedQueue>(s: ScriptContext, node: string, kind: QueueKind<Q>, producersDone: () => boolean): Promise<void> {
   const host = hostOf(s, node);
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
-    const q = new DistributedQueue(zk, host, QUEUE_DIR, options);
+    const q = kind.open(zk, host);
     await q.init();
     for (;;) {
       const item = await q.poll();
@@ -43,7 +60,7 @@ async function consumer(s: ScriptContext, node: string, options: QueueOptions, p
   });
 }
 
-function queueScript(name: string, options: QueueOptions, description: string): ScriptDef {
+function queueScript<Q extends DistributedQueue>(name: string, kind: QueueKind<Q>, description: string): ScriptDef {
   return {
     name,
     description,
@@ -56,15 +73,15 @@ function queueScript(name: string, options: QueueOptions, description: string): 
       let producing = 2;
       const done = () => producing === 0 && !inFaultWindow(s);
       const workers: Record<string, Promise<void>> = {
-        [p1]: producer(s, p1, 0, options).finally(() => producing--),
-        [p2]: producer(s, p2, 1, options).finally(() => producing--),
-        [k1]: consumer(s, k1, options, done),
-        [k2]: consumer(s, k2, options, done),
+        [p1]: producer(s, p1, 0, kind).finally(() => producing--),
+        [p2]: producer(s, p2, 1, kind).finally(() => producing--),
+        [k1]: consumer(s, k1, kind, done),
+        [k2]: consumer(s, k2, kind, done),
       };
       await joinWorkers(s, workers, 120_000);
       await untilCheckPhase(s);
       const zk = await connectClient(s, k2, RECIPE_SESSION_TIMEOUT_MS);
-      const q = new DistributedQueue(zk, hostOf(s, k2), QUEUE_DIR, options);
+      const q = kind.open(zk, hostOf(s, k2));
       await zk.sync(QUEUE_DIR);
       s.expectEqual(await q.peekAll(), [], "the queue is empty after the drain");
       q.drained();
@@ -73,5 +90,5 @@ function queueScript(name: string, options: QueueOptions, description: string): 
   };
 }
 
-export const recipeQueue = queueScript("recipe-queue", { delivery: "at-least-once" }, "FIFO queue, at-least-once delivery: an unknown delete outcome is handed over (maybe twice), never lost");
-export const recipeQueuePriority = queueScript("recipe-queue-priority", { delivery: "at-most-once", priority: true }, "priority queue, at-most-once delivery: an unknown delete outcome is dropped (maybe lost), never handed over twice");
+export const recipeQueue = queueScript("recipe-queue", fifoQueue({ delivery: "at-least-once" }), "FIFO queue, at-least-once delivery: an unknown delete outcome is handed over (maybe twice), never lost");
+export const recipeQueuePriority = queueScript("recipe-queue-priority", priorityQueue({ delivery: "at-most-once" }), "priority queue, at-most-once delivery: an unknown delete outcome is dropped (maybe lost), never handed over twice");
