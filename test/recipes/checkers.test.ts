@@ -5,6 +5,7 @@ import { LockFencingChecker, LockMutexChecker } from "../../src/check/recipes/lo
 import { ElectionChecker } from "../../src/check/recipes/election.js";
 import { CounterChecker } from "../../src/check/recipes/counter.js";
 import { QueueChecker } from "../../src/check/recipes/queue.js";
+import { PriorityOrderChecker } from "../../src/check/recipes/priority-queue.js";
 import { BarrierChecker, BarrierPollingChecker } from "../../src/check/recipes/barrier.js";
 import { TwoPhaseCommitChecker } from "../../src/check/recipes/two-phase-commit.js";
 import { ReadWriteLockChecker } from "../../src/check/recipes/rw-lock.js";
@@ -28,7 +29,7 @@ const closed = (atMs: number, session: string): Ev => [atMs, "zk.apply", { op: "
 
 describe("recipes: checkers on hand-written traces", () => {
   it("every checker is exported by name", () => {
-    expect([...RECIPE_CHECKERS.keys()]).toEqual(expect.arrayContaining(["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing", "recipe.election", "recipe.counter", "recipe.queue", "recipe.barrier", "recipe.barrier-polling", "recipe.2pc", "recipe.rwlock", "recipe.revocation"]));
+    expect([...RECIPE_CHECKERS.keys()]).toEqual(expect.arrayContaining(["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing", "recipe.election", "recipe.counter", "recipe.queue", "recipe.priority-queue", "recipe.barrier", "recipe.barrier-polling", "recipe.2pc", "recipe.rwlock", "recipe.revocation"]));
     for (const [name, make] of RECIPE_CHECKERS) expect(make().name).toBe(name);
   });
 
@@ -102,6 +103,31 @@ describe("recipes: checkers on hand-written traces", () => {
     expect(run(new QueueChecker(), [offer(1, "a", 1), offer(2, "b", 2), take(3, "c3", "a", 1, "at-least-once"), q(4, "c3", { event: "drained" })])[0]).toMatch(/never taken: b/);
     expect(run(new QueueChecker(), [offer(1, "a", 1), offer(2, "b", 2), take(3, "c3", "b", 2, "at-least-once"), take(4, "c3", "a", 1, "at-least-once")])[0]).toMatch(/FIFO order/);
     expect(run(new QueueChecker(), [take(3, "c3", "zz", 9, "at-least-once")])[0]).toMatch(/ever offered/);
+  });
+
+  it("priority-queue: a take is judged against the offers acknowledged before the consumer's sync and not yet being deleted when its list came", () => {
+    const q = (atMs: number, client: string, f: Record<string, unknown>): Ev => [atMs, "recipe.queue", { queue: "/q", client, session: `s-${client}`, delivery: "at-most-once", ...f }];
+    const offer = (atMs: number, node: string, priority: number): Ev => q(atMs, "c1", { event: "offer", item: node, node, priority, outcome: "ok" });
+    const take = (atMs: number, node: string, priority: number): Ev => q(atMs, "c3", { event: "take", item: node, node, priority, unsure: false });
+    const op = (atMs: number, client: string, opId: number, op: string, path: string): Ev[] => [
+      [atMs, "client.invoke", { client, session: `s-${client}`, opId, op, path }, client],
+      [atMs + 1, "client.complete", { client, session: `s-${client}`, opId, outcome: "ok" }, client],
+    ];
+    const sync = (atMs: number, opId: number) => op(atMs, "c3", opId, "sync", "/q");
+    const list = (atMs: number, opId: number) => op(atMs, "c3", opId, "getChildren", "/q");
+    const del = (atMs: number, client: string, opId: number, node: string) => op(atMs, client, opId, "delete", `/q/${node}`);
+    // Two items acknowledged before the consumer syncs and lists: the urgent one must go first.
+    const backlog = [offer(1, "qn-03-a-0000000000", 3), offer(2, "qn-01-b-0000000001", 1), ...sync(10, 1), ...list(12, 2)];
+    expect(run(new PriorityOrderChecker(), [...backlog, ...del(20, "c3", 3, "qn-01-b-0000000001"), take(22, "qn-01-b-0000000001", 1), ...sync(30, 4), ...list(32, 5), ...del(40, "c3", 6, "qn-03-a-0000000000"), take(42, "qn-03-a-0000000000", 3)])).toEqual([]);
+    const wrong = run(new PriorityOrderChecker(), [...backlog, ...del(20, "c3", 3, "qn-03-a-0000000000"), take(22, "qn-03-a-0000000000", 3)]);
+    expect(wrong).toHaveLength(1);
+    expect(wrong[0]).toMatch(/priority order broken on \/q: c3 took qn-03-a-0000000000 \(priority 3\) .* while qn-01-b-0000000001 \(priority 1\), acknowledged at event #1 before that consumer's sync/);
+    // Acknowledged only after the consumer's sync: the consumer's server need not show it yet.
+    expect(run(new PriorityOrderChecker(), [offer(1, "qn-03-a-0000000000", 3), ...sync(10, 1), offer(11, "qn-01-b-0000000001", 1), ...list(12, 2), take(22, "qn-03-a-0000000000", 3)])).toEqual([]);
+    // Another consumer began deleting the urgent item before the list came (its outcome unknown): it may be gone.
+    expect(run(new PriorityOrderChecker(), [offer(1, "qn-03-a-0000000000", 3), offer(2, "qn-01-b-0000000001", 1), ...sync(10, 1), [11, "client.invoke", { client: "c4", session: "s-c4", opId: 1, op: "delete", path: "/q/qn-01-b-0000000001" }, "c4"], ...list(12, 2), take(22, "qn-03-a-0000000000", 3)])).toEqual([]);
+    // A list read without a sync before it in its session is owed nothing across clients.
+    expect(run(new PriorityOrderChecker(), [offer(1, "qn-03-a-0000000000", 3), offer(2, "qn-01-b-0000000001", 1), ...list(12, 2), take(22, "qn-03-a-0000000000", 3)])).toEqual([]);
   });
 
   it("barrier: entering early and leaving while others compute are caught", () => {

@@ -1,3 +1,3 @@
 import { recipeProperty } from "./property-support.js";
 
-recipeProperty("recipe-queue-priority", [{ canary: "no-ephemeral-cleanup" }]);
+recipeProperty("recipe-queue-priority", [{ scenario: "recipe-queue-priority-naive" }, { canary: "no-ephemeral-cleanup" }]);

@@ -15,6 +15,7 @@ const CAUGHT: Record<string, string> = {
   "recipe-counter-naive": "recipe.counter",
   "recipe-revocable-lock-naive": "recipe.revocation",
   "recipe-barrier-naive-poll": "recipe.barrier-polling",
+  "recipe-queue-priority-naive": "recipe.priority-queue",
 };
 
 describe("recipes: scenarios (N=3)", () => {

@@ -6,6 +6,7 @@ import type { Checker } from "../checker.js";
 import { ElectionChecker } from "./election.js";
 import { CounterChecker } from "./counter.js";
 import { QueueChecker } from "./queue.js";
+import { PriorityOrderChecker } from "./priority-queue.js";
 import { BarrierChecker, BarrierPollingChecker } from "./barrier.js";
 import { ConfigChecker, GroupChecker, NamingChecker } from "./services.js";
 import { TwoPhaseCommitChecker } from "./two-phase-commit.js";
@@ -20,6 +21,7 @@ export const RECIPE_CHECKERS: ReadonlyMap<string, () => Checker> = new Map<strin
   ["recipe.election", () => new ElectionChecker()],
   ["recipe.counter", () => new CounterChecker()],
   ["recipe.queue", () => new QueueChecker()],
+  ["recipe.priority-queue", () => new PriorityOrderChecker()],
   ["recipe.barrier", () => new BarrierChecker()],
   ["recipe.barrier-polling", () => new BarrierPollingChecker()],
   ["recipe.group", () => new GroupChecker()],

@@ -4,29 +4,39 @@
  * that the delete itself survives (the replies to c3 are cut until it gives up on the
  * connection), so its retried delete meets NONODE: the FIFO queue (at-least-once) hands the
  * item over anyway, marked unsure; the priority queue (at-most-once) drops it and says so.
- * Check phase: producers stop, consumers drain, the queue is empty.
+ * The priority queue's consumers start late, so a backlog of mixed priorities waits for them
+ * and order matters from the first take (`recipe.priority-queue`); its naive twin takes by
+ * sequence alone and is caught. Check phase: producers stop, consumers drain, the queue is empty.
  */
 import type { ZooKeeper } from "../../zk/client/index.js";
 import type { NodeContext } from "../../sim/node-context.js";
 import { DistributedQueue, type QueueOptions } from "../../recipes/queue.js";
-import { DistributedPriorityQueue } from "../../recipes/priority-queue.js";
+import { DistributedPriorityQueue, type PriorityQueueOptions } from "../../recipes/priority-queue.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
 import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, cutRepliesOnInvoke, REPLY_CUT_MS } from "./recipe-support.js";
 
 export const QUEUE_DIR = "/app/queue";
 
-/** The queue a story runs: how to open it on a handle, and how its producers offer (the `i`th item of producer `index`). */
+/** How long the priority queue's consumers let a backlog build before their first take. */
+const PRIORITY_BACKLOG_MS = 3000;
+
+/** The queue a story runs: how to open it on a handle, how its producers offer (the `i`th item of producer `index`), when its consumers start. */
 interface QueueKind<Q extends DistributedQueue> {
   open(zk: ZooKeeper, host: NodeContext): Q;
   offer(q: Q, id: string, i: number, index: number): Promise<string>;
+  consumersStartMs: number;
 }
 
 function fifoQueue(options: QueueOptions): QueueKind<DistributedQueue> {
-  return { open: (zk, host) => new DistributedQueue(zk, host, QUEUE_DIR, options), offer: (q, id) => q.offer(id, `job ${id}`) };
+  return { open: (zk, host) => new DistributedQueue(zk, host, QUEUE_DIR, options), offer: (q, id) => q.offer(id, `job ${id}`), consumersStartMs: 0 };
 }
 
-function priorityQueue(options: QueueOptions): QueueKind<DistributedPriorityQueue> {
-  return { open: (zk, host) => new DistributedPriorityQueue(zk, host, QUEUE_DIR, options), offer: (q, id, i, index) => q.offer(id, `job ${id}`, (i * 7 + index * 3) % 5) };
+function priorityQueue(options: PriorityQueueOptions): QueueKind<DistributedPriorityQueue> {
+  return {
+    open: (zk, host) => new DistributedPriorityQueue(zk, host, QUEUE_DIR, options),
+    offer: (q, id, i, index) => q.offer(id, `job ${id}`, (i * 7 + index * 3) % 5),
+    consumersStartMs: PRIORITY_BACKLOG_MS,
+  };
 }
 
 async function producer<Q extends DistributedQueue>(s: ScriptContext, node: string, index: number, kind: QueueKind<Q>): Promise<void> {
@@ -45,6 +55,7 @@ async function producer<Q extends DistributedQueue>(s: ScriptContext, node: stri
 
 async function consumer<Q extends DistributedQueue>(s: ScriptContext, node: string, kind: QueueKind<Q>, producersDone: () => boolean): Promise<void> {
   const host = hostOf(s, node);
+  if (kind.consumersStartMs > 0) await host.sleepMs(kind.consumersStartMs);
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const q = kind.open(zk, host);
     await q.init();
@@ -60,11 +71,11 @@ async function consumer<Q extends DistributedQueue>(s: ScriptContext, node: stri
   });
 }
 
-function queueScript<Q extends DistributedQueue>(name: string, kind: QueueKind<Q>, description: string): ScriptDef {
+function queueScript<Q extends DistributedQueue>(name: string, kind: QueueKind<Q>, recipeCheckers: readonly string[], description: string): ScriptDef {
   return {
     name,
     description,
-    recipeCheckers: ["recipe.queue"],
+    recipeCheckers,
     async run(s) {
       await settle(s);
       const [p1, p2, k1, k2] = s.clients as [string, string, string, string];
@@ -90,5 +101,18 @@ function queueScript<Q extends DistributedQueue>(name: string, kind: QueueKind<Q
   };
 }
 
-export const recipeQueue = queueScript("recipe-queue", fifoQueue({ delivery: "at-least-once" }), "FIFO queue, at-least-once delivery: an unknown delete outcome is handed over (maybe twice), never lost");
-export const recipeQueuePriority = queueScript("recipe-queue-priority", priorityQueue({ delivery: "at-most-once" }), "priority queue, at-most-once delivery: an unknown delete outcome is dropped (maybe lost), never handed over twice");
+const PRIORITY_CHECKERS = ["recipe.queue", "recipe.priority-queue"];
+
+export const recipeQueue = queueScript("recipe-queue", fifoQueue({ delivery: "at-least-once" }), ["recipe.queue"], "FIFO queue, at-least-once delivery: an unknown delete outcome is handed over (maybe twice), never lost");
+export const recipeQueuePriority = queueScript(
+  "recipe-queue-priority",
+  priorityQueue({ delivery: "at-most-once" }),
+  PRIORITY_CHECKERS,
+  "priority queue, at-most-once delivery: more urgent items first; an unknown delete outcome is dropped (maybe lost), never handed over twice",
+);
+export const recipeQueuePriorityNaive = queueScript(
+  "recipe-queue-priority-naive",
+  priorityQueue({ delivery: "at-most-once", variant: "by-sequence" }),
+  PRIORITY_CHECKERS,
+  "naive priority queue: consumers take by sequence number alone, so urgent items wait behind older ones",
+);

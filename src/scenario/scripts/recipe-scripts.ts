@@ -4,7 +4,7 @@ import { recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry } from "./recipe-
 import { recipeLockPause, recipeLockPauseUnfenced } from "./recipe-lock-pause.js";
 import { recipeElection } from "./recipe-election.js";
 import { recipeCounter, recipeCounterNaive } from "./recipe-counter.js";
-import { recipeQueue, recipeQueuePriority } from "./recipe-queue.js";
+import { recipeQueue, recipeQueuePriority, recipeQueuePriorityNaive } from "./recipe-queue.js";
 import { recipeBarrier, recipeBarrierNaivePoll } from "./recipe-barrier.js";
 import { recipeServices } from "./recipe-services.js";
 import { recipe2pc } from "./recipe-2pc.js";
@@ -21,7 +21,8 @@ export const RECIPE_VARIANTS: Readonly<Record<string, Readonly<Record<string, st
   "recipe-lock-pause": { naive: "recipe-lock-pause-unfenced", unfenced: "recipe-lock-pause-unfenced" },
   "recipe-barrier": { naive: "recipe-barrier-naive-poll", "naive-poll": "recipe-barrier-naive-poll" },
   "recipe-counter": { naive: "recipe-counter-naive" },
+  "recipe-queue-priority": { naive: "recipe-queue-priority-naive", "naive-by-sequence": "recipe-queue-priority-naive" },
   "recipe-revocable-lock": { naive: "recipe-revocable-lock-naive" },
 };
 
-export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeBarrier, recipeBarrierNaivePoll, recipeServices, recipe2pc, recipeRwLock, recipeRevocableLock, recipeRevocableLockNaive];
+export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeQueuePriorityNaive, recipeBarrier, recipeBarrierNaivePoll, recipeServices, recipe2pc, recipeRwLock, recipeRevocableLock, recipeRevocableLockNaive];
