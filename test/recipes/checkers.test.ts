@@ -64,6 +64,29 @@ describe("recipes: checkers on hand-written traces", () => {
     expect(run(new ConfigChecker(), [cfg(1, "c1", "write", "v1"), cfg(3, "c1", "write", "v2"), [late - 100, "heal", {}, ""], cfg(late, "c2", "stopped", "v1")])).toEqual([]);
   });
 
+  it("naming: a request with two names, assigned or found in a fresh listing of the directory, is caught", async () => {
+    const { NamingChecker } = await import("../../src/check/recipes/services.js");
+    const assigned = (atMs: number, name: string, tag: string): Ev => [atMs, "recipe.naming", { dir: "/n", client: "c1", session: "0x1", event: "assigned", name, tag }];
+    const listed = (atMs: number, names: string[]): Ev => [atMs, "recipe.naming", { dir: "/n", client: "c1", session: "0x1", event: "listed", names }];
+    const ok = [assigned(1, "job-0x1.1-0000000000", "job-0x1.1-"), assigned(2, "job-0x1.2-0000000001", "job-0x1.2-")];
+    expect(run(new NamingChecker(), [...ok, listed(9, ["job-0x1.1-0000000000", "job-0x1.2-0000000001"])])).toEqual([]);
+    expect(run(new NamingChecker(), [...ok, assigned(3, "job-0x1.2-0000000002", "job-0x1.2-")])[0]).toMatch(/request \/n\/job-0x1.2- got two names/);
+    const leaked = run(new NamingChecker(), [...ok, listed(9, ["job-0x1.1-0000000000", "job-0x1.2-0000000001", "job-0x1.2-0000000003"])]);
+    expect(leaked).toEqual(["request /n/job-0x1.2- holds 2 names in the directory (job-0x1.2-0000000001, job-0x1.2-0000000003); only /n/job-0x1.2-0000000001 was assigned, job-0x1.2-0000000003 leaked"]);
+  });
+
+  it("group: a fresh view must not list a member whose session ended, or whose client was told it expired", async () => {
+    const { GroupChecker } = await import("../../src/check/recipes/services.js");
+    const g = (atMs: number, client: string, session: string, f: Record<string, unknown>): Ev => [atMs, "recipe.group", { group: "/g", client, session, ...f }, client];
+    const joined = [g(1, "c2", "0x2", { event: "joined", member: "c2" }), g(2, "c3", "0x3", { event: "joined", member: "c3" })];
+    const fresh = (atMs: number, members: string[]) => g(atMs, "c1", "0x1", { event: "view", members, fresh: true });
+    expect(run(new GroupChecker(), [...joined, fresh(9, ["c2", "c3"])])).toEqual([]);
+    expect(run(new GroupChecker(), [...joined, closed(5, "0x3"), fresh(9, ["c2", "c3"])])[0]).toMatch(/expected the live members \[c2\]/);
+    const told: Ev = [5, "client.state", { client: "c3", state: "CLOSED", session: "0x3", cause: "expired" }, "c3"];
+    expect(run(new GroupChecker(), [...joined, told, fresh(9, ["c2", "c3"])])[0]).toMatch(/is \[c2, c3\], expected the live members \[c2\]/);
+    expect(run(new GroupChecker(), [...joined, told, fresh(9, ["c2"])])).toEqual([]);
+  });
+
   it("barrier-polling: a waiter re-reads the barrier only after a watch event, a connection change or a failed read", () => {
     const b = (atMs: number, event: string): Ev => [atMs, "recipe.barrier", { barrier: "/b", client: "c1", session: "0x1", event }, "c1"];
     const read = (atMs: number, opId: number): Ev => [atMs, "client.invoke", { client: "c1", opId, op: "exists", path: "/b", watch: true }, "c1"];

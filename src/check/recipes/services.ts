@@ -4,10 +4,13 @@
  *
  * - `recipe.group`: a view never lists a member that never joined (by the end of the run); a fresh view (read after
  *   sync, with no fault under way) lists exactly the members that joined, have not left, and
- *   whose session is alive.
+ *   whose session is alive: its closeSession has not been applied, and its client has not
+ *   been told it expired (a member that knows its session is gone is no member).
  * - `recipe.config`: each watcher session sees versions (`v<n>`) in non-decreasing order
  *   (a client never goes back in time); a fresh read after the last write sees the last write.
- * - `recipe.naming`: no name is assigned twice, and no request (tag) gets two names.
+ * - `recipe.naming`: no name is assigned twice, and no request (tag) gets two names — neither
+ *   two assignments, nor (when a fresh listing of the directory is annotated at the end) two
+ *   nodes in the directory, one of them a leaked name nobody was given.
  */
 import type { Checker, Violation } from "../checker.js";
 import { FAULT_KINDS, ViolationLog } from "../checker.js";
@@ -25,12 +28,13 @@ export class GroupChecker implements Checker {
   private readonly seen = new Map<string, Map<string, TraceEvent>>();
 
   accepts(kind: string): boolean {
-    return kind === "recipe.group" || SessionFates.reads(kind);
+    return kind === "recipe.group" || kind === "client.state" || SessionFates.reads(kind);
   }
 
   onEvent(e: TraceEvent): void {
     const fate = this.fates.onEvent(e);
-    if (fate?.kind === "session-ended") for (const g of this.live.values()) for (const [m, s] of [...g]) if (s === fate.session) g.delete(m);
+    if (fate?.kind === "session-ended") this.endSession(fate.session);
+    if (e.kind === "client.state" && e.fields?.state === "CLOSED" && e.fields.cause === "expired") this.endSession(String(e.fields.session));
     if (e.kind !== "recipe.group" || e.fields === undefined) return;
     const f = e.fields;
     const group = String(f.group);
@@ -53,6 +57,10 @@ export class GroupChecker implements Checker {
         if (expected.join(",") !== [...members].sort().join(",")) this.log.add(e, `fresh view of ${group} at ${String(f.client)} is [${members.join(", ")}], expected the live members [${expected.join(", ")}]`);
       }
     }
+  }
+
+  private endSession(session: string): void {
+    for (const g of this.live.values()) for (const [m, s] of [...g]) if (s === session) g.delete(m);
   }
 
   finish(): Violation[] {
@@ -139,7 +147,9 @@ export class NamingChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    if (e.kind !== "recipe.naming" || e.fields === undefined || e.fields.event !== "assigned") return;
+    if (e.kind !== "recipe.naming" || e.fields === undefined) return;
+    if (e.fields.event === "listed") return this.onListed(e, e.fields);
+    if (e.fields.event !== "assigned") return;
     const f = e.fields;
     const name = `${String(f.dir)}/${String(f.name)}`;
     const tag = `${String(f.dir)}/${String(f.tag)}`;
@@ -149,6 +159,22 @@ export class NamingChecker implements Checker {
     const prevName = this.tags.get(tag);
     if (prevName !== undefined && prevName !== name) this.log.add(e, `request ${tag} got two names: ${prevName} and ${name}`);
     this.tags.set(tag, name);
+  }
+
+  /** A fresh listing: a request (the name minus ZooKeeper's 10-digit suffix) with two nodes holds two names. */
+  private onListed(e: TraceEvent, f: Record<string, unknown>): void {
+    const dir = String(f.dir);
+    const byTag = new Map<string, string[]>();
+    for (const n of (f.names as string[] | undefined) ?? []) {
+      const tag = n.replace(/\d{10}$/, "");
+      byTag.set(tag, [...(byTag.get(tag) ?? []), n]);
+    }
+    for (const [tag, names] of byTag) {
+      if (names.length < 2) continue;
+      const assigned = this.tags.get(`${dir}/${tag}`);
+      const leaked = names.filter((n) => `${dir}/${n}` !== assigned);
+      this.log.add(e, `request ${dir}/${tag} holds ${names.length} names in the directory (${names.join(", ")}); ${assigned === undefined ? "none was assigned" : `only ${assigned} was assigned, ${leaked.join(", ")} leaked`}`);
+    }
   }
 
   finish(): Violation[] {

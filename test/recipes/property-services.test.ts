@@ -1,3 +1,0 @@
-import { recipeProperty } from "./property-support.js";
-
-recipeProperty("recipe-services", [{ canary: "no-ephemeral-cleanup" }]);
