@@ -7,6 +7,10 @@
  * Ephemeral children mean a process that dies inside the barrier does not block the others
  * from leaving.
  *
+ * The naive variant `leave-at-once` treats leaving like the simple barrier's passing: it
+ * deletes its child and goes, without waiting for the others to finish (`recipe.barrier` sees
+ * it walk out while others still compute).
+ *
  * Our child is `<sessionIdHex>-<client>-` EPHEMERAL_SEQUENTIAL, so the children have an
  * order ("lowest", "highest") and a create whose reply was lost can be found by session id.
  *
@@ -31,6 +35,9 @@ import {
 } from "./recipe-support.js";
 import { annotateBarrier } from "./barrier.js";
 
+/** How a process leaves: waiting until all have left (the recipe), or at once (naive). */
+export type DoubleBarrierVariant = "wait-all" | "leave-at-once";
+
 export class DoubleBarrier {
   private node: string | undefined;
 
@@ -39,6 +46,7 @@ export class DoubleBarrier {
     private readonly host: RecipeHost,
     readonly path: string,
     readonly size: number,
+    readonly variant: DoubleBarrierVariant = "wait-all",
   ) {}
 
   private get ready(): string {
@@ -74,14 +82,20 @@ export class DoubleBarrier {
 
   async leave(): Promise<void> {
     annotateBarrier(this.host, this.zk, this.path, "leave", { size: this.size });
+    if (this.variant === "leave-at-once") await this.deleteOwn();
+    else await this.leaveWhenAllDone();
+    annotateBarrier(this.host, this.zk, this.path, "left", { size: this.size });
+  }
+
+  private async leaveWhenAllDone(): Promise<void> {
     const mine = this.node!.slice(this.path.length + 1);
     for (;;) {
       const members = await this.members();
-      if (members.length === 0) break;
+      if (members.length === 0) return;
       const i = members.indexOf(mine);
       if (members.length === 1 && i === 0) {
         await this.deleteOwn();
-        break;
+        return;
       }
       // The lowest waits for the highest; the others delete theirs and wait for the lowest.
       const target = i === 0 ? members[members.length - 1]! : members[0]!;
@@ -90,7 +104,6 @@ export class DoubleBarrier {
       const stat = await retrying(this.host, "barrier", () => this.zk.exists(`${this.path}/${target}`, w.watcher));
       if (stat !== null && isExpiredEvent(await w.fired)) throw new SessionLostError("barrier", "Expired");
     }
-    annotateBarrier(this.host, this.zk, this.path, "left", { size: this.size });
   }
 
   /** Process nodes in sequence order (`ready` excluded). */

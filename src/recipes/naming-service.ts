@@ -3,13 +3,21 @@
  * unique names from PERSISTENT_SEQUENTIAL children of a directory: `<dir>/<prefix>-<tag>-`
  * plus ZooKeeper's 10-digit sequence. The tag (session id and a local counter) makes a create
  * whose reply was lost recognisable, so a CONNECTIONLOSS never hands out two names for one
- * request (nor leaks an unclaimed one).
+ * request (nor leaks an unclaimed one) — except for a create that reaches a server only after
+ * the look-up (held on a cut link and delivered when it heals), which no look-up can see.
  *
- * Trace: `recipe.naming {dir, client, session, event: "assigned", name, tag}`.
+ * The naive variant `blind-retry` creates again after CONNECTIONLOSS without looking: when the
+ * lost create had landed, the request holds two names and one of them leaks.
+ *
+ * Trace: `recipe.naming {dir, client, session, event, …}`: `assigned` (`name`, `tag`), and
+ * `listed` (`names`: the directory after a sync, for the checker's end-of-run comparison).
  */
 import type { ZooKeeper } from "../zk/client/index.js";
 import { CreateMode, Ids } from "../zk/proto/records.js";
 import { SessionLostError, ensurePath, isRecoverable, isSessionFatal, keeperCode, retrying, type RecipeHost } from "./recipe-support.js";
+
+/** After CONNECTIONLOSS on a create: look for the request's node first (the recipe), or create again (naive). */
+export type NamingVariant = "look-up" | "blind-retry";
 
 export class NamingService {
   private requests = 0;
@@ -18,6 +26,7 @@ export class NamingService {
     private readonly zk: ZooKeeper,
     private readonly host: RecipeHost,
     readonly dir: string,
+    readonly variant: NamingVariant = "look-up",
   ) {}
 
   /** A new unique name (the created node's name) for `prefix` ([A-Za-z0-9_]). */
@@ -32,10 +41,19 @@ export class NamingService {
         if (isSessionFatal(err)) throw new SessionLostError("naming", keeperCode(err));
         if (!isRecoverable(err)) throw err;
       }
+      if (this.variant === "blind-retry") continue;
       const children = await retrying(this.host, "naming", () => this.zk.getChildren(this.dir));
       const mine = children.find((c) => c.startsWith(tag));
       if (mine !== undefined) return this.assigned(mine, tag);
     }
+  }
+
+  /** Every name in the directory (a read after sync; nothing is assigned), annotated for the checker. */
+  async list(): Promise<string[]> {
+    await retrying(this.host, "naming", () => this.zk.sync(this.dir));
+    const names = [...(await retrying(this.host, "naming", () => this.zk.getChildren(this.dir)))].sort();
+    this.host.annotate("recipe.naming", { dir: this.dir, client: this.host.id, session: this.zk.getSessionIdHex(), event: "listed", names });
+    return names;
   }
 
   private assigned(name: string, tag: string): string {

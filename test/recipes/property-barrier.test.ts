@@ -1,3 +1,3 @@
 import { recipeProperty } from "./property-support.js";
 
-recipeProperty("recipe-barrier", [{ canary: "no-ephemeral-cleanup" }]);
+recipeProperty("recipe-barrier", [{ scenario: "recipe-barrier-naive-poll" }]);

@@ -4,8 +4,28 @@ import { runRecipeScenario } from "../../src/scenario/scripts/recipe-run.js";
 import { LockHerdChecker } from "../../src/check/recipes/lock.js";
 import { RECIPE_CHECKERS } from "../../src/check/recipes/index.js";
 import { runScenario } from "../../src/scenario/run.js";
+import type { Canary } from "../../src/scenario/types.js";
 
-const PASSING = ["recipe-lock", "recipe-lock-pause", "recipe-election", "recipe-counter", "recipe-queue", "recipe-queue-priority", "recipe-barrier", "recipe-services", "recipe-2pc", "recipe-rw-lock", "recipe-revocable-lock", "recipe-lock-bench"];
+/** A scenario per recipe, and the combined stories (recipe-services, recipe-election's selector + latch check). */
+const PASSING = [
+  "recipe-lock",
+  "recipe-lock-pause",
+  "recipe-election",
+  "recipe-leader-latch",
+  "recipe-counter",
+  "recipe-queue",
+  "recipe-queue-priority",
+  "recipe-barrier",
+  "recipe-double-barrier",
+  "recipe-services",
+  "recipe-config",
+  "recipe-group-membership",
+  "recipe-naming",
+  "recipe-2pc",
+  "recipe-rw-lock",
+  "recipe-revocable-lock",
+  "recipe-lock-bench",
+];
 
 /** Naive variants and the checker that must catch each. */
 const CAUGHT: Record<string, string> = {
@@ -16,7 +36,16 @@ const CAUGHT: Record<string, string> = {
   "recipe-revocable-lock-naive": "recipe.revocation",
   "recipe-barrier-naive-poll": "recipe.barrier-polling",
   "recipe-queue-priority-naive": "recipe.priority-queue",
+  "recipe-double-barrier-naive": "recipe.barrier",
+  "recipe-naming-naive": "recipe.naming",
 };
+
+/** Recipe scenarios run in a broken world (a server canary), and the recipe checker that must notice. */
+const CANARY_CAUGHT: [scenario: string, canary: Canary, checker: string][] = [
+  ["recipe-config", "watch-not-fired", "recipe.config"],
+  ["recipe-group-membership", "no-ephemeral-cleanup", "recipe.group"],
+  ["recipe-leader-latch", "no-ephemeral-cleanup", "recipe.election"],
+];
 
 describe("recipes: scenarios (N=3)", () => {
   for (const name of PASSING) {
@@ -34,6 +63,15 @@ describe("recipes: scenarios (N=3)", () => {
     it(`${name}: the flaw is caught by ${checker}`, async () => {
       for (const seed of [1, 2]) {
         const r = await runRecipeScenario(loadScenario(name), { seed });
+        expect(r.violations.map((v) => v.checker), `${name} seed ${seed}`).toContain(checker);
+      }
+    });
+  }
+
+  for (const [name, canary, checker] of CANARY_CAUGHT) {
+    it(`${name} with canary ${canary}: caught by ${checker}`, async () => {
+      for (const seed of [1, 2]) {
+        const r = await runRecipeScenario(loadScenario(name), { seed, canary });
         expect(r.violations.map((v) => v.checker), `${name} seed ${seed}`).toContain(checker);
       }
     });

@@ -73,7 +73,7 @@ describe("regressions found by property testing", () => {
     ],
     [
       "barrier: a worker started while its node is paused waits for the resume before it connects",
-      "recipe-barrier",
+      "recipe-double-barrier",
       227594721,
       [
         { kind: "create-loss", node: "c1", atMs: 7600, forMs: 4064 },

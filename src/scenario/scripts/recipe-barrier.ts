@@ -1,52 +1,64 @@
 /**
- * recipe-barrier: first a simple barrier (c1 raises it, the others wait, c1 lowers it), then
- * rounds of a double barrier of size 4 through the fault window: every client enters, computes,
- * and leaves; a client whose session expires rejoins the round with a new session. Every
- * worker must finish all rounds once the faults heal.
+ * recipe-barrier (and its naive twin): rounds of a simple barrier through the fault window. c1
+ * raises round k's barrier, holds it up for a while and lowers it; the other clients wait at it
+ * until it is down, round after round (a waiter whose session expires waits again with a new
+ * session). Nobody passes a raised barrier before it is lowered (`recipe.barrier`); the naive
+ * twin's waiters poll with exists instead of watching (`recipe.barrier-polling`).
  */
 import { Barrier, type BarrierVariant } from "../../recipes/barrier.js";
-import { DoubleBarrier } from "../../recipes/double-barrier.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { RECIPE_SESSION_TIMEOUT_MS, timingOf, hostOf, joinWorkers, settle, withSessions, clientWorkers } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
 
 export const BARRIER_PATH = "/app/barrier";
-export const DOUBLE_BARRIER_DIR = "/app/double-barrier";
-const COMPUTE_MS = 1500;
+const HOLD_MS = 1500;
+const BETWEEN_ROUNDS_MS = 500;
+/** How often a waiter looks (world state, not ZooKeeper) whether the next round is up. */
+const NEXT_ROUND_CHECK_MS = 50;
 
 /** How often the naive polling waiters check the barrier. */
 const POLL_MS = 50;
 
-async function simplePhase(s: ScriptContext, variant: BarrierVariant): Promise<void> {
-  const [controller, ...waiters] = s.clients;
-  let raised = false;
-  const workers: Record<string, Promise<void>> = {
-    [controller!]: withSessions(s, controller!, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
-      const b = new Barrier(zk, hostOf(s, controller!), BARRIER_PATH);
-      await b.raise();
-      raised = true;
-      await hostOf(s, controller!).sleepMs(1500);
-      await b.lower();
-    }),
-  };
-  for (const w of waiters) {
-    workers[w] = (async () => {
-      while (!raised) await hostOf(s, w).sleepMs(20);
-      await withSessions(s, w, RECIPE_SESSION_TIMEOUT_MS, (zk) => new Barrier(zk, hostOf(s, w), BARRIER_PATH, variant).waitUntilDown());
-    })();
-  }
-  await joinWorkers(s, workers, 30_000);
+const roundPath = (round: number) => `${BARRIER_PATH}/round-${round}`;
+
+/** The controller's progress, which the waiters follow: rounds raised so far, and whether it is done. */
+interface Rounds {
+  raised: number;
+  done: boolean;
 }
 
-async function doubleBarrierWorker(s: ScriptContext, node: string, index: number): Promise<void> {
+/** Raises, holds and lowers round after round while the fault window lasts (at least once). */
+async function controller(s: ScriptContext, node: string, rounds: Rounds): Promise<void> {
+  const host = hostOf(s, node);
+  let round = 0;
+  let up = false;
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+    for (;;) {
+      const b = new Barrier(zk, host, roundPath(round));
+      if (!up) {
+        await b.raise();
+        up = true;
+        rounds.raised = round + 1;
+      }
+      await host.sleepMs(HOLD_MS);
+      await b.lower();
+      up = false;
+      round++;
+      if (!inFaultWindow(s)) return;
+      await host.sleepMs(BETWEEN_ROUNDS_MS);
+    }
+  });
+  rounds.done = true;
+}
+
+/** Waits at each round's barrier once it is raised, until the controller is done. */
+async function waiter(s: ScriptContext, node: string, rounds: Rounds, variant: BarrierVariant): Promise<void> {
   const host = hostOf(s, node);
   let round = 0;
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
-    while (round < timingOf(s).doubleBarrierRounds) {
-      const b = new DoubleBarrier(zk, host, `${DOUBLE_BARRIER_DIR}/round-${round}`, s.clients.length);
-      await host.sleepMs(23 * index);
-      await b.enter();
-      await host.sleepMs(COMPUTE_MS + 97 * index);
-      await b.leave();
+    for (;;) {
+      while (rounds.raised <= round && !rounds.done) await host.sleepMs(NEXT_ROUND_CHECK_MS);
+      if (rounds.raised <= round) return;
+      await new Barrier(zk, host, roundPath(round), variant).waitUntilDown();
       round++;
     }
   });
@@ -59,21 +71,19 @@ function barrierScript(name: string, variant: BarrierVariant, description: strin
     recipeCheckers: ["recipe.barrier", "recipe.barrier-polling"],
     async run(s) {
       await settle(s);
-      await simplePhase(s, variant);
-      s.note(`simple barrier: every waiter passed after it was lowered${variant.kind === "poll" ? ` (polling every ${variant.pollMs} ms)` : ""}`);
-      await joinWorkers(s, clientWorkers(s, (c, i) => doubleBarrierWorker(s, c, i)), 150_000);
-      s.note(`double barrier: ${timingOf(s).doubleBarrierRounds} rounds done`);
+      const [c1, ...waiters] = s.clients as [string, ...string[]];
+      const rounds: Rounds = { raised: 0, done: false };
+      const workers: Record<string, Promise<void>> = { [c1]: controller(s, c1, rounds) };
+      for (const w of waiters) workers[w] = waiter(s, w, rounds, variant);
+      await joinWorkers(s, workers, 120_000);
+      s.note(`simple barrier: ${rounds.raised} rounds, every waiter passed each after it was lowered${variant.kind === "poll" ? ` (polling every ${variant.pollMs} ms)` : ""}`);
     },
   };
 }
 
-export const recipeBarrier = barrierScript(
-  "recipe-barrier",
-  { kind: "watch" },
-  "a simple barrier, then rounds of a double barrier: nobody computes before all have joined, nobody leaves before all are done",
-);
+export const recipeBarrier = barrierScript("recipe-barrier", { kind: "watch" }, "rounds of a simple barrier through faults: nobody passes a raised barrier before it is lowered");
 export const recipeBarrierNaivePoll = barrierScript(
   "recipe-barrier-naive-poll",
   { kind: "poll", pollMs: POLL_MS },
-  "naive barrier: the simple barrier's waiters poll with exists instead of watching (correct, but it loads the servers)",
+  "naive barrier: the waiters poll with exists instead of watching (correct, but it loads the servers)",
 );

@@ -266,6 +266,23 @@ function armCreateLossTraps(s: ScriptContext): void {
   }
 }
 
+/** A flag the script sets to stop long-running workers (watch loops, members). */
+export interface StopFlag {
+  value: boolean;
+}
+
+/** Resolves once `stop.value` is set (polled on the node's clock). */
+export async function stopped(host: NodeContext, stop: StopFlag): Promise<void> {
+  while (!stop.value) await host.sleepMs(100);
+}
+
+/** Runs a watch loop until `stop`; a loop that ends early (its session lost) ends the body with its error. */
+export async function untilStopped(host: NodeContext, stop: StopFlag, loop: Promise<void>, halt: () => void): Promise<void> {
+  const early = await Promise.race([loop.then(() => "ended"), stopped(host, stop).then(() => "stop")]);
+  if (early === "stop") halt();
+  await loop;
+}
+
 /** Sleeps (world time) until the check phase begins. */
 export async function untilCheckPhase(s: ScriptContext): Promise<void> {
   const waitMs = timingOf(s).checkPhaseAtMs - s.sim.nowUs / 1000;

@@ -1,0 +1,3 @@
+import { recipeProperty } from "./property-support.js";
+
+recipeProperty("recipe-leader-latch", [{ canary: "no-ephemeral-cleanup" }]);
