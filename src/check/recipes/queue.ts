@@ -10,7 +10,7 @@
  *   was taken, unless an at-most-once consumer reported dropping it;
  * - FIFO order (non-priority queues): each consumer session takes nodes in increasing
  *   sequence order (sequence numbers are the queue's order and a consumer always takes the
- *   lowest it sees).
+ *   lowest it sees). A priority queue's order across priorities is `recipe.priority-queue`'s.
  */
 import type { Checker, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";

@@ -10,7 +10,9 @@
  *   (a client never goes back in time); a fresh read after the last write sees the last write.
  * - `recipe.naming`: no name is assigned twice, and no request (tag) gets two names — neither
  *   two assignments, nor (when a fresh listing of the directory is annotated at the end) two
- *   nodes in the directory, one of them a leaked name nobody was given.
+ *   nodes in the directory, one of them a leaked name nobody was given. (A create held on a
+ *   cut link and applied only after the recipe's look-up would leave such a node too: the
+ *   recipe cannot see it coming, and the checker reports it for what it is, a leaked name.)
  */
 import type { Checker, Violation } from "../checker.js";
 import { FAULT_KINDS, ViolationLog } from "../checker.js";
