@@ -21,18 +21,22 @@ import { openTraceReport } from "./report/trace-report.js";
 import { replayCaseFromRun } from "../scenario/replay-file.js";
 import { cmdReplay, writeReplayFile } from "./replay.js";
 import { DEFAULT_MAX_RUNS, cmdShrink } from "./shrink.js";
+import { generatedRecipeScenario } from "../scenario/scripts/recipe-run.js";
 
 const USAGE = `usage: zksim <command> [options]
 
 commands:
-  run <scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--variant V] [--save FILE]
+  run <scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--variant V] [--generate] [--save FILE]
                                                       run one scenario with one seed (--bug re-injects a historical defect;
                                                       --variant naive: the recipe's naive variant, e.g. a herd lock, a polling barrier;
+                                                      --generate: a recipe scenario with a workload shape and faults drawn from the seed,
+                                                      as the property tests draw them;
                                                       --trace F.html: space-time diagram, F.shiviz: ShiViz log, else JSON lines;
                                                       --save F: if the run fails, write a replay file to F)
-  explore <scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--variant V] [--json] [--save-dir DIR]
+  explore <scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--variant V] [--generate] [--json] [--save-dir DIR]
                                                       sweep seeds S … S+N-1 (default S = 1) on K worker threads; exit 1 if any fails
-                                                      (--save-dir: one replay file per failing seed, DIR/<scenario>-seed-<N>.json)
+                                                      (--save-dir: one replay file per failing seed, DIR/<scenario>-seed-<N>.json;
+                                                      --generate: each seed draws its own workload shape and faults, as in run)
   replay <file> [--json]                              re-run a replay file and check it reproduces (same trace hash and checkers):
                                                       exit 1 reproduced (the case still fails), 0 reproduced a recorded pass,
                                                       4 did not reproduce, 2 unreadable or invalid file
@@ -94,10 +98,12 @@ function oneScenario(positionals: string[], command: string, variant?: string): 
 }
 
 async function cmdRun(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string", variant: "string" }, "run");
+  const args = parseArgs(argv, { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string", variant: "string", generate: "bool" }, "run");
   const variant = stringFlag(args, "variant");
-  const scenario = oneScenario(args.positionals, "run", variant);
-  const seed = intFlag(args, "seed") ?? scenario.defaultSeed;
+  const generate = boolFlag(args, "generate");
+  const loaded = oneScenario(args.positionals, "run", variant);
+  const seed = intFlag(args, "seed") ?? loaded.defaultSeed;
+  const scenario = generate ? generatedRecipeScenario(loaded, seed) : loaded;
   const canary = stringFlag(args, "canary");
   if (canary !== undefined && !(CANARIES as readonly string[]).includes(canary)) {
     throw new UserInputError(`run: unknown canary "${canary}" (known: ${CANARIES.join(", ")})`);
@@ -128,7 +134,7 @@ async function cmdRun(argv: string[]): Promise<number> {
     const { narrative: _n, counts: _c, ...rest } = result;
     console.log(JSON.stringify({ ...rest, wallMs }));
   } else {
-    const extra = `${variant !== undefined ? ` --variant ${variant}` : ""}${bugs !== undefined ? ` --bug ${bugs[0]}` : ""}${canary !== undefined ? ` --canary ${canary}` : ""}`;
+    const extra = `${variant !== undefined ? ` --variant ${variant}` : ""}${generate ? " --generate" : ""}${bugs !== undefined ? ` --bug ${bugs[0]}` : ""}${canary !== undefined ? ` --canary ${canary}` : ""}`;
     printHuman(result, wallMs, tracePath, extra);
   }
   const savePath = stringFlag(args, "save");

@@ -4,6 +4,11 @@ import { lastJson, zksim } from "../helpers/cli.js";
 import { parseShard, shardSeeds } from "../../src/cli/explore/seeds.js";
 import { replayCommand } from "../../src/cli/explore/command.js";
 import { isUserInputError } from "../../src/sim/errors.js";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadScenario } from "../../src/cli/scenario-files.js";
+import { generatedRecipeScenario } from "../../src/scenario/scripts/recipe-run.js";
 
 interface ExploreJson {
   scenario: string;
@@ -45,6 +50,7 @@ describe("cli: explore: seeds and shards", () => {
   it("the replay line names the scenario, the seed, the bug and the canary", () => {
     expect(replayCommand("bug-1154", 7, { bugs: ["ZK-1154"] })).toBe("zksim run bug-1154 --seed 7 --bug ZK-1154");
     expect(replayCommand("kernel-smoke", 3, { canary: "connection-reorder" })).toBe("zksim run kernel-smoke --seed 3 --canary connection-reorder");
+    expect(replayCommand("recipe-counter", 5, { generate: true }, "naive")).toBe("zksim run recipe-counter --seed 5 --variant naive --generate");
   });
 });
 
@@ -118,6 +124,7 @@ describe("cli: explore", () => {
     ["unknown canary", ["kernel-smoke", "--seeds", "3", "--canary", "no-such-canary"]],
     ["no scenario", ["--seeds", "3"]],
     ["unknown flag", ["kernel-smoke", "--seeds", "3", "--fast"]],
+    ["--generate without a recipe", ["zab-observer", "--seeds", "3", "--generate"]],
   ];
   it.each(bad)("bad input (%s): one line on stderr, exit 2", (_what, args) => {
     const r = zksim("explore", ...args);
@@ -125,5 +132,44 @@ describe("cli: explore", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/^zksim: /);
+  });
+});
+
+describe("cli: explore --generate: recipe sweeps that draw workloads and faults per seed", () => {
+  it("a seed always draws the same scenario, and seeds draw different ones, within the property's generators", () => {
+    const base = loadScenario("recipe-lock");
+    const one = generatedRecipeScenario(base, 11);
+    expect(generatedRecipeScenario(base, 11)).toEqual(one);
+    const shapes = new Set([11, 12, 13, 14, 15].map((seed) => JSON.stringify([generatedRecipeScenario(base, seed).faults, generatedRecipeScenario(base, seed).workload.params])));
+    expect(shapes.size).toBe(5);
+    const p = one.workload.params;
+    expect(p.recipeTiming).toBe("short");
+    expect(p.clients).toBeGreaterThanOrEqual(2);
+    expect(p.clients).toBeLessThanOrEqual(5);
+    for (const f of one.faults) expect(f.atMs).toBeLessThanOrEqual(one.durationMs);
+  });
+
+  it("a failing generated seed is reported with its replay line, saved with its drawn faults, and reproduces", () => {
+    const dir = mkdtempSync(join(tmpdir(), "zksim-generate-"));
+    try {
+      const r = zksim("explore", "recipe-counter", "--variant", "naive", "--generate", "--seeds", "2", "--workers", "1", "--json", "--save-dir", dir);
+      expect(r.status).toBe(1);
+      const j = lastJson<ExploreJson>(r);
+      expect(j.failures.length).toBeGreaterThan(0);
+      const { seed, replay } = j.failures[0]!;
+      expect(replay).toBe(`zksim run recipe-counter --seed ${seed} --variant naive --generate`);
+      const file = join(dir, `recipe-counter-seed-${seed}.json`);
+      const saved = JSON.parse(readFileSync(file, "utf8")) as { scenario: { faults: unknown[]; workload: Record<string, unknown> }; expected: { traceHash: string } };
+      const drawn = generatedRecipeScenario(loadScenario("recipe-counter", "naive"), seed);
+      expect(saved.scenario.faults).toEqual(JSON.parse(JSON.stringify(drawn.faults)));
+      expect(saved.scenario.workload).toMatchObject({ clients: drawn.workload.params.clients, recipeTiming: "short" });
+      // The replay line and the replay file run the same case.
+      const run = zksim("run", "recipe-counter", "--seed", String(seed), "--variant", "naive", "--generate", "--json");
+      expect(run.status).toBe(1);
+      expect(lastJson<{ traceHash: string }>(run).traceHash).toBe(saved.expected.traceHash);
+      expect(zksim("replay", file).status).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

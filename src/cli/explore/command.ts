@@ -1,6 +1,6 @@
 /**
  * `zksim explore <scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID]
- * [--canary NAME] [--json] [--save-dir DIR]`: runs a scenario over a range of seeds and reports
+ * [--canary NAME] [--variant V] [--generate] [--json] [--save-dir DIR]`: runs a scenario over a range of seeds and reports
  * every failing seed with its one-line replay command. With --save-dir, each failing seed that
  * ran to the end is also written as a replay file `DIR/<scenario>-seed-<N>.json` (`zksim
  * replay`, `zksim shrink`); a seed whose run threw has no trace hash to record and is only listed.
@@ -22,6 +22,7 @@ import { ProgressBar } from "./progress.js";
 import { join } from "node:path";
 import type { Scenario } from "../../scenario/types.js";
 import { writeReplayFile } from "../replay.js";
+import { generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
 import { parseShard, shardSeeds, type Shard } from "./seeds.js";
 
 export interface ExploreFailure {
@@ -56,11 +57,12 @@ interface ExploreRequest {
 /** The seed list is built up front; ten million seeds is already days of runs. */
 const MAX_SEEDS = 10_000_000;
 
-const FLAGS = { seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", variant: "string", json: "bool", "save-dir": "string" } as const;
+const FLAGS = { seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", variant: "string", generate: "bool", json: "bool", "save-dir": "string" } as const;
 
 export async function cmdExplore(argv: string[]): Promise<number> {
   const req = parseExploreArgs(argv);
   const scenario = loadScenario(req.scenarioArg, req.variant);
+  if (req.options.generate === true) generatedRecipeScenario(scenario, req.from); // a scenario without a recipe is refused here, not per seed
   if (!req.json) printHeader(req);
   const bar = !req.json && process.stdout.isTTY ? new ProgressBar(process.stdout, req.seeds.length) : undefined;
   const onDone = bar ? (o: SeedOutcome) => bar.tick(o.verdict === "fail") : undefined;
@@ -109,6 +111,7 @@ function parseExploreArgs(argv: string[]): ExploreRequest {
   const options: SeedRunOptions = {
     ...(bug !== undefined ? { bugs: [bugEntry(bug).id] } : {}),
     ...(canary !== undefined ? { canary: canary as Canary } : {}),
+    ...(boolFlag(args, "generate") ? { generate: true } : {}),
   };
   const saveDir = stringFlag(args, "save-dir");
   return { scenarioArg: args.positionals[0]!, variant: stringFlag(args, "variant"), from, count: n, seeds: shardSeeds(from, n, shard), workers, options, shard, json: boolFlag(args, "json"), saveDir };
@@ -126,7 +129,8 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
     }
     const expected = { traceHash: o.traceHash, verdict: "fail" as const, violations: o.violations };
     const bugs = [...(req.options.bugs ?? [])];
-    writeReplayFile(join(dir, `${scenario.name}-seed-${o.seed}.json`), { scenario, seed: o.seed, bugs, canary: req.options.canary, simplify: [], expected });
+    const ran = req.options.generate === true ? generatedRecipeScenario(scenario, o.seed) : scenario;
+    writeReplayFile(join(dir, `${scenario.name}-seed-${o.seed}.json`), { scenario: ran, seed: o.seed, bugs, canary: req.options.canary, simplify: [], expected });
     saved++;
   }
   if (saved > 0) note(`saved ${saved} replay file${saved === 1 ? "" : "s"} to ${dir}/ (zksim replay ${join(dir, `${scenario.name}-seed-<N>.json`)})`);
@@ -136,6 +140,7 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
 export function replayCommand(scenarioArg: string, seed: number, options: SeedRunOptions, variant?: string): string {
   const parts = ["zksim", "run", scenarioArg, "--seed", String(seed)];
   if (variant !== undefined) parts.push("--variant", variant);
+  if (options.generate === true) parts.push("--generate");
   for (const b of options.bugs ?? []) parts.push("--bug", b);
   if (options.canary !== undefined) parts.push("--canary", options.canary);
   return parts.join(" ");
@@ -145,7 +150,7 @@ function printHeader(req: ExploreRequest): void {
   const range = `seeds ${req.from} … ${req.from + req.count - 1}`;
   const shard = req.shard ? `, shard ${req.shard.index}/${req.shard.count}` : "";
   const workers = Math.min(req.workers, Math.max(req.seeds.length, 1));
-  const variant = req.variant !== undefined ? ` --variant ${req.variant}` : "";
+  const variant = `${req.variant !== undefined ? ` --variant ${req.variant}` : ""}${req.options.generate === true ? " --generate" : ""}`;
   console.log(`zksim explore ${req.scenarioArg}${variant}: ${range}${shard}, ${plural(req.seeds.length, "run")}, ${plural(workers, "worker")}`);
 }
 

@@ -10,11 +10,14 @@
 import { Worker } from "node:worker_threads";
 import { runScenario } from "../../scenario/run.js";
 import type { Canary, Scenario } from "../../scenario/types.js";
+import { generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
 
 export interface SeedRunOptions {
   /** Bug-zoo ids, already normalised (`bugEntry(raw).id`). */
   bugs?: readonly string[];
   canary?: Canary;
+  /** `--generate`: each seed runs its own generated recipe scenario (`generatedRecipeScenario`). */
+  generate?: boolean;
 }
 
 export interface SeedOutcome {
@@ -33,7 +36,7 @@ export type OnSeedDone = (outcome: SeedOutcome) => void;
 
 export async function runOneSeed(scenario: Scenario, seed: number, options: SeedRunOptions): Promise<SeedOutcome> {
   try {
-    const r = await runScenario(scenario, {
+    const r = await runScenario(options.generate === true ? generatedRecipeScenario(scenario, seed) : scenario, {
       seed,
       ...(options.canary !== undefined ? { canary: options.canary } : {}),
       ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),

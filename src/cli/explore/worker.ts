@@ -21,7 +21,7 @@ try {
 
 if (scenario !== undefined) {
   const loaded = scenario;
-  const options = { ...(init.bugs !== undefined ? { bugs: init.bugs } : {}), ...(init.canary !== undefined ? { canary: init.canary } : {}) };
+  const { scenario: _name, variant: _variant, ...options } = init;
   // Seeds arrive one at a time and the parent waits for each answer, so runs never overlap.
   port.on("message", (m: ToWorker) => {
     void runOneSeed(loaded, m.seed, options).then((outcome) => post({ kind: "outcome", outcome }));

@@ -7,7 +7,7 @@
  */
 import { Barrier, type BarrierVariant } from "../../recipes/barrier.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions, paced } from "./recipe-support.js";
 
 export const BARRIER_PATH = "/app/barrier";
 const HOLD_MS = 1500;
@@ -39,12 +39,12 @@ async function controller(s: ScriptContext, node: string, rounds: Rounds): Promi
         up = true;
         rounds.raised = round + 1;
       }
-      await host.sleepMs(HOLD_MS);
+      await host.sleepMs(paced(s, HOLD_MS));
       await b.lower();
       up = false;
       round++;
       if (!inFaultWindow(s)) return;
-      await host.sleepMs(BETWEEN_ROUNDS_MS);
+      await host.sleepMs(paced(s, BETWEEN_ROUNDS_MS));
     }
   });
   rounds.done = true;
@@ -69,6 +69,8 @@ function barrierScript(name: string, variant: BarrierVariant, description: strin
     name,
     description,
     recipeCheckers: ["recipe.barrier", "recipe.barrier-polling"],
+    clientRange: [2, 8],
+    workloadKnobs: ["pacePercent"],
     async run(s) {
       await settle(s);
       const [c1, ...waiters] = s.clients as [string, ...string[]];

@@ -8,7 +8,7 @@
 import { ConfigUpdater, ConfigWatcher } from "../../recipes/config-service.js";
 import { CONFIG_CONVERGE_MS } from "../../check/recipes/services.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, timingOf, untilCheckPhase, untilStopped, withSessions, type StopFlag } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, timingOf, untilCheckPhase, untilStopped, withSessions, paced, type StopFlag } from "./recipe-support.js";
 
 export const CONFIG = "/app/config";
 const PUBLISH_EVERY_MS = 700;
@@ -21,7 +21,7 @@ export async function publisher(s: ScriptContext, node: string): Promise<void> {
     const updater = new ConfigUpdater(zk, host, CONFIG);
     while (version === 0 || inFaultWindow(s)) {
       await updater.write(`v${++version}`);
-      await host.sleepMs(PUBLISH_EVERY_MS);
+      await host.sleepMs(paced(s, PUBLISH_EVERY_MS));
     }
   });
 }
@@ -58,6 +58,8 @@ export const recipeConfig: ScriptDef = {
   name: "recipe-config",
   description: "configuration watch loop through faults: watchers never go back, fresh reads see the last write, and the watch loops converge on it",
   recipeCheckers: ["recipe.config"],
+  clientRange: [2, 8],
+  workloadKnobs: ["pacePercent"],
   async run(s) {
     await settle(s);
     const [c1, ...watchers] = s.clients as [string, ...string[]];

@@ -7,7 +7,7 @@
  */
 import { DoubleBarrier, type DoubleBarrierVariant } from "../../recipes/double-barrier.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { RECIPE_SESSION_TIMEOUT_MS, timingOf, hostOf, joinWorkers, settle, withSessions, clientWorkers } from "./recipe-support.js";
+import { RECIPE_SESSION_TIMEOUT_MS, timingOf, hostOf, joinWorkers, settle, withSessions, clientWorkers, paced } from "./recipe-support.js";
 
 export const DOUBLE_BARRIER_DIR = "/app/double-barrier";
 const COMPUTE_MS = 1500;
@@ -18,9 +18,9 @@ async function doubleBarrierWorker(s: ScriptContext, node: string, index: number
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     while (round < timingOf(s).doubleBarrierRounds) {
       const b = new DoubleBarrier(zk, host, `${DOUBLE_BARRIER_DIR}/round-${round}`, s.clients.length, variant);
-      await host.sleepMs(23 * index);
+      await host.sleepMs(paced(s, 23 * index));
       await b.enter();
-      await host.sleepMs(COMPUTE_MS + 97 * index);
+      await host.sleepMs(paced(s, COMPUTE_MS + 97 * index));
       await b.leave();
       round++;
     }
@@ -32,6 +32,8 @@ function doubleBarrierScript(name: string, variant: DoubleBarrierVariant, descri
     name,
     description,
     recipeCheckers: ["recipe.barrier"],
+    clientRange: [2, 8],
+    workloadKnobs: ["pacePercent"],
     async run(s) {
       await settle(s);
       await joinWorkers(s, clientWorkers(s, (c, i) => doubleBarrierWorker(s, c, i, variant)), 150_000);

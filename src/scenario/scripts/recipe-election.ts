@@ -10,32 +10,32 @@ import type { ZooKeeper } from "../../zk/client/index.js";
 import type { NodeContext } from "../../sim/node-context.js";
 import { LeaderLatch, LeaderSelector } from "../../recipes/leader-election.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, paced, startOffsetMs } from "./recipe-support.js";
 
 export const ELECTION_DIR = "/app/election";
 /** How long a leader leads before it resigns (unless its leadership ends first). */
 export const TERM_MS = 700;
 
-/** Stands for one term on a handle: returns once it has led and resigned (or lost the lead). */
-export type Term = (zk: ZooKeeper, host: NodeContext) => Promise<void>;
+/** Stands for one term of `termMs` on a handle: returns once it has led and resigned (or lost the lead). */
+export type Term = (zk: ZooKeeper, host: NodeContext, termMs: number) => Promise<void>;
 
 /** Terms on `node`, one after another through the fault window (at least one), so the faults hit leaders and candidates. */
 export async function termsThroughFaults(s: ScriptContext, node: string, index: number, term: Term): Promise<void> {
   const host = hostOf(s, node);
   let terms = 0;
-  await host.sleepMs(29 * index);
+  await host.sleepMs(startOffsetMs(s, index, 29 * index));
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     while (terms === 0 || inFaultWindow(s)) {
-      await term(zk, host);
+      await term(zk, host, paced(s, TERM_MS));
       terms++;
-      await host.sleepMs(150 + 41 * index);
+      await host.sleepMs(paced(s, 150 + 41 * index));
     }
   });
 }
 
-const selectorTerm: Term = (zk, host) =>
+const selectorTerm: Term = (zk, host, termMs) =>
   new LeaderSelector(zk, host, ELECTION_DIR).lead(async (leadership) => {
-    await Promise.race([host.sleepMs(TERM_MS), leadership.ended]);
+    await Promise.race([host.sleepMs(termMs), leadership.ended]);
   });
 
 /** Check phase: after the fault window every client stands again with a leader latch on `dir`; exactly one must lead. */
@@ -66,6 +66,8 @@ export const recipeElection: ScriptDef = {
   name: "recipe-election",
   description: "leader election without herd effect: one leader at a time through faults, and a leader again after they heal",
   recipeCheckers: ["recipe.election"],
+  clientRange: [2, 8],
+  workloadKnobs: ["pacePercent", "startOffsetsMs"],
   async run(s) {
     await settle(s);
     await joinWorkers(s, clientWorkers(s, (c, i) => termsThroughFaults(s, c, i, selectorTerm)), 120_000);

@@ -7,13 +7,15 @@
 import { GroupMember, GroupWatcher } from "../../recipes/group-membership.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, stopped, untilCheckPhase, untilStopped, withSessions, type StopFlag } from "./recipe-support.js";
+import { RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, startOffsetMs, stopped, untilCheckPhase, untilStopped, withSessions, type StopFlag } from "./recipe-support.js";
 
 export const GROUP = "/app/members";
 
 /** A member on `node` until `stop`; a lost membership (session expired) joins again with a new session. */
-export async function member(s: ScriptContext, node: string, stop: StopFlag): Promise<void> {
+export async function member(s: ScriptContext, node: string, stop: StopFlag, index = 0): Promise<void> {
   const host = hostOf(s, node);
+  const offsetMs = startOffsetMs(s, index, 0);
+  if (offsetMs > 0) await host.sleepMs(offsetMs);
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     const m = new GroupMember(zk, host, GROUP, node);
     await m.join();
@@ -41,12 +43,14 @@ export const recipeGroupMembership: ScriptDef = {
   name: "recipe-group-membership",
   description: "group membership through faults: ephemeral members vanish with their sessions and rejoin; a fresh view lists exactly the live members",
   recipeCheckers: ["recipe.group"],
+  clientRange: [2, 8],
+  workloadKnobs: ["startOffsetsMs"],
   async run(s) {
     await settle(s);
     const [c1, ...members] = s.clients as [string, ...string[]];
     const stop: StopFlag = { value: false };
     const workers: Record<string, Promise<void>> = { "group-watch": groupViewer(s, c1, stop) };
-    for (const m of members) workers[`member-${m}`] = member(s, m, stop);
+    members.forEach((m, i) => (workers[`member-${m}`] = member(s, m, stop, i + 1)));
     await untilCheckPhase(s);
     await checkGroup(s, c1, members);
     stop.value = true;

@@ -8,15 +8,15 @@
 import { LeaderLatch } from "../../recipes/leader-election.js";
 import type { ScriptDef } from "./script.js";
 import { joinWorkers, settle, clientWorkers } from "./recipe-support.js";
-import { TERM_MS, oneLeaderAfterFaults, termsThroughFaults, type Term } from "./recipe-election.js";
+import { oneLeaderAfterFaults, termsThroughFaults, type Term } from "./recipe-election.js";
 
 export const LATCH_DIR = "/app/latch";
 
-const latchTerm: Term = async (zk, host) => {
+const latchTerm: Term = async (zk, host, termMs) => {
   const latch = new LeaderLatch(zk, host, LATCH_DIR);
   await latch.start();
   await latch.await();
-  await Promise.race([host.sleepMs(TERM_MS), latch.leadershipEnded()]);
+  await Promise.race([host.sleepMs(termMs), latch.leadershipEnded()]);
   await latch.close();
 };
 
@@ -24,6 +24,8 @@ export const recipeLeaderLatch: ScriptDef = {
   name: "recipe-leader-latch",
   description: "leader latch without herd effect: start, await, lead, close — one leader at a time through faults, and a leader again after they heal",
   recipeCheckers: ["recipe.election"],
+  clientRange: [2, 8],
+  workloadKnobs: ["pacePercent", "startOffsetsMs"],
   async run(s) {
     await settle(s);
     await joinWorkers(s, clientWorkers(s, (c, i) => termsThroughFaults(s, c, i, latchTerm)), 120_000);

@@ -9,7 +9,7 @@
 import { NamingService, type NamingVariant } from "../../recipes/naming-service.js";
 import { CreateMode } from "../../zk/proto/records.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, REPLY_CUT_MS, clientWorkers, connectClient, cutRepliesOnInvoke, hostOf, joinWorkers, settle, untilCheckPhase, withSessions } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, REPLY_CUT_MS, clientWorkers, connectClient, cutRepliesOnInvoke, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, paced } from "./recipe-support.js";
 
 export const NAMES = "/app/names";
 const NAME_EVERY_MS = 900;
@@ -23,7 +23,7 @@ export async function namer(s: ScriptContext, node: string, variant: NamingVaria
     while (assigned === 0 || inFaultWindow(s)) {
       await naming.assign("job");
       assigned++;
-      await host.sleepMs(NAME_EVERY_MS + 43 * index);
+      await host.sleepMs(paced(s, NAME_EVERY_MS + 43 * index));
     }
   });
 }
@@ -33,6 +33,8 @@ function namingScript(name: string, variant: NamingVariant, description: string)
     name,
     description,
     recipeCheckers: ["recipe.naming"],
+    clientRange: [1, 8],
+    workloadKnobs: ["pacePercent"],
     async run(s) {
       await settle(s);
       const isNamingCreate = (f: Record<string, unknown>) => f.op === "create" && f.mode === CreateMode.PERSISTENT_SEQUENTIAL && String(f.path).startsWith(`${NAMES}/`);

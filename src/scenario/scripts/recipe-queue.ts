@@ -1,6 +1,7 @@
 /**
- * recipe-queue and recipe-queue-priority: two producers (c1, c2) and two consumers (c3, c4)
- * through the fault window, then a drain. The first delete of c3 is hit by a CONNECTIONLOSS
+ * recipe-queue and recipe-queue-priority: producers (the first half of the clients: c1, c2 in
+ * the scenarios) and consumers (the rest: c3, c4) through the fault window, then a drain. The
+ * first delete of the first consumer is hit by a CONNECTIONLOSS
  * that the delete itself survives (the replies to c3 are cut until it gives up on the
  * connection), so its retried delete meets NONODE: the FIFO queue (at-least-once) hands the
  * item over anyway, marked unsure; the priority queue (at-most-once) drops it and says so.
@@ -12,8 +13,8 @@ import type { ZooKeeper } from "../../zk/client/index.js";
 import type { NodeContext } from "../../sim/node-context.js";
 import { DistributedQueue, type QueueOptions } from "../../recipes/queue.js";
 import { DistributedPriorityQueue, type PriorityQueueOptions } from "../../recipes/priority-queue.js";
-import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, cutRepliesOnInvoke, REPLY_CUT_MS } from "./recipe-support.js";
+import type { ScriptContext, ScriptDef, WorkloadKnob } from "./script.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, cutRepliesOnInvoke, REPLY_CUT_MS, paced, workloadPriorities } from "./recipe-support.js";
 
 export const QUEUE_DIR = "/app/queue";
 
@@ -23,19 +24,25 @@ const PRIORITY_BACKLOG_MS = 3000;
 /** The queue a story runs: how to open it on a handle, how its producers offer (the `i`th item of producer `index`), when its consumers start. */
 interface QueueKind<Q extends DistributedQueue> {
   open(zk: ZooKeeper, host: NodeContext): Q;
-  offer(q: Q, id: string, i: number, index: number): Promise<string>;
+  offer(s: ScriptContext, q: Q, id: string, i: number, index: number): Promise<string>;
   consumersStartMs: number;
+  /** The workload knobs its story reads. */
+  knobs: readonly WorkloadKnob[];
 }
 
 function fifoQueue(options: QueueOptions): QueueKind<DistributedQueue> {
-  return { open: (zk, host) => new DistributedQueue(zk, host, QUEUE_DIR, options), offer: (q, id) => q.offer(id, `job ${id}`), consumersStartMs: 0 };
+  return { open: (zk, host) => new DistributedQueue(zk, host, QUEUE_DIR, options), offer: (_s, q, id) => q.offer(id, `job ${id}`), consumersStartMs: 0, knobs: ["pacePercent"] };
 }
 
 function priorityQueue(options: PriorityQueueOptions): QueueKind<DistributedPriorityQueue> {
   return {
     open: (zk, host) => new DistributedPriorityQueue(zk, host, QUEUE_DIR, options),
-    offer: (q, id, i, index) => q.offer(id, `job ${id}`, (i * 7 + index * 3) % 5),
+    offer: (s, q, id, i, index) => {
+      const given = workloadPriorities(s);
+      return q.offer(id, `job ${id}`, given !== undefined ? given[(i + index) % given.length]! : (i * 7 + index * 3) % 5);
+    },
     consumersStartMs: PRIORITY_BACKLOG_MS,
+    knobs: ["pacePercent", "priorities"],
   };
 }
 
@@ -47,8 +54,8 @@ async function producer<Q extends DistributedQueue>(s: ScriptContext, node: stri
     await q.init();
     while (i === 0 || inFaultWindow(s)) {
       const id = `${node}.${i++}`;
-      await kind.offer(q, id, i, index);
-      await host.sleepMs(400 + 61 * index);
+      await kind.offer(s, q, id, i, index);
+      await host.sleepMs(paced(s, 400 + 61 * index));
     }
   });
 }
@@ -62,7 +69,7 @@ async function consumer<Q extends DistributedQueue>(s: ScriptContext, node: stri
     for (;;) {
       const item = await q.poll();
       if (item !== undefined) {
-        await host.sleepMs(150);
+        await host.sleepMs(paced(s, 150));
         continue;
       }
       if (producersDone()) return;
@@ -76,23 +83,25 @@ function queueScript<Q extends DistributedQueue>(name: string, kind: QueueKind<Q
     name,
     description,
     recipeCheckers,
+    clientRange: [2, 8],
+    workloadKnobs: kind.knobs,
     async run(s) {
       await settle(s);
-      const [p1, p2, k1, k2] = s.clients as [string, string, string, string];
+      const producers = s.clients.slice(0, Math.ceil(s.clients.length / 2));
+      const consumers = s.clients.slice(producers.length);
+      const k1 = consumers[0]!;
       const isTake = (f: Record<string, unknown>) => f.op === "delete" && typeof f.path === "string" && f.path.startsWith(`${QUEUE_DIR}/`);
       cutRepliesOnInvoke(s, k1, isTake, REPLY_CUT_MS, `${k1}'s first delete reached the servers, but their replies are cut: its outcome will be unknown`);
-      let producing = 2;
+      let producing = producers.length;
       const done = () => producing === 0 && !inFaultWindow(s);
-      const workers: Record<string, Promise<void>> = {
-        [p1]: producer(s, p1, 0, kind).finally(() => producing--),
-        [p2]: producer(s, p2, 1, kind).finally(() => producing--),
-        [k1]: consumer(s, k1, kind, done),
-        [k2]: consumer(s, k2, kind, done),
-      };
+      const workers: Record<string, Promise<void>> = {};
+      producers.forEach((p, index) => (workers[p] = producer(s, p, index, kind).finally(() => producing--)));
+      for (const k of consumers) workers[k] = consumer(s, k, kind, done);
       await joinWorkers(s, workers, 120_000);
       await untilCheckPhase(s);
-      const zk = await connectClient(s, k2, RECIPE_SESSION_TIMEOUT_MS);
-      const q = kind.open(zk, hostOf(s, k2));
+      const checker = consumers[consumers.length - 1]!;
+      const zk = await connectClient(s, checker, RECIPE_SESSION_TIMEOUT_MS);
+      const q = kind.open(zk, hostOf(s, checker));
       await zk.sync(QUEUE_DIR);
       s.expectEqual(await q.peekAll(), [], "the queue is empty after the drain");
       q.drained();
