@@ -174,6 +174,12 @@ export interface ProcessTxnResult {
 export interface DataTreeOptions {
   /** `zookeeper.extendedTypesEnabled`: TTL ephemeralOwner encodings are recognised. */
   extendedTypesEnabled?: boolean;
+  /**
+   * The fuzzy-snapshot replay repairs (default true): create and delete never move a parent's
+   * cversion/pzxid backwards (ZOOKEEPER-3249, -3145), and a create that meets NODEEXISTS sets
+   * them from the txn (ZOOKEEPER-1046). false only for a canary that must be caught.
+   */
+  fuzzyReplayFixups?: boolean;
 }
 
 export interface SnapshotNode {
@@ -222,9 +228,11 @@ export class DataTree {
   private treeDigest = new TreeDigest();
   lastProcessedZxid: Zxid = 0n;
   readonly extendedTypesEnabled: boolean;
+  private readonly replayFixups: boolean;
 
   constructor(opts: DataTreeOptions = {}) {
     this.extendedTypesEnabled = opts.extendedTypesEnabled ?? false;
+    this.replayFixups = opts.fuzzyReplayFixups ?? true;
     const root = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
     const proc = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
     const quota = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
@@ -317,7 +325,7 @@ export class DataTree {
     const parentPath = nodeKey(parentName);
     this.preChange(parent);
     // Replaying a create over a fuzzy snapshot must not move cversion/pzxid backwards.
-    if (newCversion > parent.stat.cversion) {
+    if (newCversion > parent.stat.cversion || !this.replayFixups) {
       parent.stat.cversion = newCversion;
       parent.stat.pzxid = zxid;
     }
@@ -378,7 +386,7 @@ export class DataTree {
     this.preChange(parent);
     parent.children.delete(basename(path));
     // Only a larger zxid moves pzxid (a replayed create may have set a higher one).
-    if (zxid > parent.stat.pzxid) parent.stat.pzxid = zxid;
+    if (zxid > parent.stat.pzxid || !this.replayFixups) parent.stat.pzxid = zxid;
     this.postChange(parentPath, parent);
     const node = this.nodes.get(path);
     if (node === undefined) return Code.NONODE;
@@ -450,7 +458,7 @@ export class DataTree {
       multiResult: null,
     };
     this.applyBody(header, txn, rc);
-    if (header.type === OpCode.create && rc.err === Code.NODEEXISTS && txn.kind === "CreateTxn") {
+    if (header.type === OpCode.create && rc.err === Code.NODEEXISTS && txn.kind === "CreateTxn" && this.replayFixups) {
       const err = this.setCversionPzxid(javaParentOf(txn.path), txn.parentCVersion, header.zxid);
       if (err !== Code.OK) rc.err = err;
     }
@@ -715,14 +723,14 @@ export class DataTree {
     const paths = [...this.nodes.keys()].sort();
     return {
       lastProcessedZxid: this.lastProcessedZxid,
-      nodes: paths.map((path) => {
-        const n = this.nodes.get(path) as DataNode;
-        return { path, data: copyData(n.data), acl: n.acl.map(copyAcl), stat: copyStatPersisted(n.stat) };
-      }),
-      sessions: [...this.sessions.entries()]
-        .sort(([a], [b]) => compareBigint(a, b))
-        .map(([sessionId, timeoutMs]) => ({ sessionId, timeoutMs })),
+      nodes: paths.map((path) => snapshotNodeOf(path, this.nodes.get(path) as DataNode)),
+      sessions: this.serializeSessions(),
     };
+  }
+
+  /** The session table as a snapshot holds it, sorted by session id. */
+  serializeSessions(): { sessionId: SessionId; timeoutMs: number }[] {
+    return [...this.sessions.entries()].sort(([a], [b]) => compareBigint(a, b)).map(([sessionId, timeoutMs]) => ({ sessionId, timeoutMs }));
   }
 
   static deserialize(snap: DataTreeSnapshot, opts: DataTreeOptions = {}): DataTree {
@@ -761,6 +769,11 @@ export class DataTree {
   digestFromScratch(): string {
     return TreeDigest.of(this.nodes, this.sessions).toString();
   }
+}
+
+/** A node as a snapshot holds it: a deep copy, taken at once (Java copies it under the node's lock). */
+export function snapshotNodeOf(path: string, node: DataNode): SnapshotNode {
+  return { path, data: copyData(node.data), acl: node.acl.map(copyAcl), stat: copyStatPersisted(node.stat) };
 }
 
 function copyData(data: Uint8Array | null): Uint8Array | null {

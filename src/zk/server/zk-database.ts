@@ -3,31 +3,42 @@
  * node's simulated disk — a transaction log (`version-2/log.<zxid>`) and snapshots
  * (`version-2/snapshot.<zxid>`), as ZooKeeper lays them out.
  *
- * Recovery (`loadDataBase`): the newest intact snapshot, then every logged txn with a larger
+ * Recovery (`loadDataBase`): the newest valid snapshot, then every logged txn with a larger
  * zxid, in zxid order, stopping at the first torn record (a crash in the middle of a write —
  * ZooKeeper's log reader stops at a bad checksum the same way). A txn is durable once the log
  * fsync covering it completes; the server acknowledges a write only after that.
  *
- * Snapshots here are taken synchronously, so they are consistent (the degenerate case of
- * ZooKeeper's fuzzy snapshot); replaying txns over one is idempotent either way.
+ * Snapshots are fuzzy (fuzzy-snapshot.ts): as `SyncRequestProcessor` does, after a randomised
+ * number of logged txns (more than snapCount/2 + a roll in [0, snapCount/2)) the log rolls and a
+ * snapshot starts in the background while txns go on being applied — at most one at a time
+ * ("Too busy to snap, skipping"). Its file is named by the zxid at its start but may hold
+ * effects of later txns, so the replay tolerates txns already applied: their NODEEXISTS and
+ * NONODE results are ignored, like `FileTxnSnapLog.processTransaction`, and the DataTree's
+ * cversion/pzxid guards and the NODEEXISTS fixup (ZOOKEEPER-1046, -3249, -3145) keep the
+ * parents' Stat right.
  */
 import type { NodeDisk, DiskResult } from "../../sim/disk.js";
 import { isTorn } from "../../sim/disk.js";
+import type { NodeContext } from "../../sim/node-context.js";
+import type { Rng } from "../../sim/rng.js";
 import type { TxnEntry } from "../proto/txn.js";
 import type { Zxid } from "../proto/records.js";
+import { Code } from "../proto/error-code.js";
 import { txnEntrySize } from "../proto/codec.js";
-import { DataTree, type DataTreeOptions, type DataTreeSnapshot, type ProcessTxnResult } from "./data-tree.js";
+import { DataTree, type DataTreeOptions, type ProcessTxnResult } from "./data-tree.js";
+import { FuzzySnapshot, SNAP_PREFIX, readSnapshotFile, writeSnapshotNow, type SnapshotPacing } from "./fuzzy-snapshot.js";
 
 export const LOG_PREFIX = "version-2/log.";
-export const SNAP_PREFIX = "version-2/snapshot.";
+export { SNAP_PREFIX };
 /** Per-record overhead of the txn log: checksum (8), length (4), end-of-record byte (1). */
 const LOG_RECORD_OVERHEAD_BYTES = 13;
 
-interface SnapshotRecord {
-  kind: "snapshot";
-  zxid: Zxid;
-  tree: DataTreeSnapshot;
-}
+/**
+ * How a replay treats a logged txn that fails on the restored tree. "tolerant" is ZooKeeper's;
+ * "strict" (a canary) takes such a txn for corruption and stops replaying there, as a recovery
+ * that assumed consistent snapshots would.
+ */
+export type ReplayMode = "tolerant" | "strict";
 
 function zxidOfFile(name: string, prefix: string): Zxid {
   return BigInt(`0x${name.slice(prefix.length)}`);
@@ -98,31 +109,34 @@ export class FileTxnSnapLog {
     this.currentLog = undefined;
   }
 
-  /** Writes a snapshot of `tree` named by its last processed zxid, then rolls the log. */
+  /** Writes a consistent snapshot of `tree` at once, named by its last processed zxid, then rolls the log. */
   save(tree: DataTree, onDone?: () => void): void {
-    const zxid = tree.lastProcessedZxid;
-    const record: SnapshotRecord = { kind: "snapshot", zxid, tree: tree.serialize() };
-    const size = tree.approximateDataSize() + 64 * tree.nodeCount() + 64;
-    const name = fileName(SNAP_PREFIX, zxid);
-    this.disk.replace(name, [record], [size]);
-    this.disk.fsync(name, onDone);
+    writeSnapshotNow(this.disk, tree, onDone);
     this.rollLog();
   }
 
-  /** Restores the newest intact snapshot and replays the logs after it. */
-  restore(opts: DataTreeOptions): { tree: DataTree; replayed: TxnEntry[] } {
+  /** Starts a fuzzy snapshot of `tree` (the caller rolled the log when it decided to). */
+  startFuzzySnapshot(ctx: NodeContext, tree: DataTree, pacing: SnapshotPacing, onFinished: () => void): FuzzySnapshot {
+    return new FuzzySnapshot(ctx, tree, pacing, onFinished);
+  }
+
+  /**
+   * Restores the newest valid snapshot and replays the logs after its zxid. A fuzzy snapshot may
+   * already hold some of those txns' effects: their failures (NODEEXISTS, NONODE) are ignored.
+   */
+  restore(opts: DataTreeOptions, mode: ReplayMode = "tolerant"): { tree: DataTree; replayed: TxnEntry[] } {
     let tree = new DataTree(opts);
     for (const snap of this.files(SNAP_PREFIX).reverse()) {
-      const rec = this.disk.read(snap.name)[0];
-      if (rec === undefined || isTorn(rec)) continue;
-      tree = DataTree.deserialize((rec as SnapshotRecord).tree, opts);
-      tree.lastProcessedZxid = (rec as SnapshotRecord).zxid;
+      const image = readSnapshotFile(this.disk.read(snap.name));
+      if (image === undefined) continue;
+      tree = DataTree.deserialize(image, opts);
       break;
     }
     const replayed: TxnEntry[] = [];
     for (const entry of this.loggedTxns()) {
       if (entry.header.zxid <= tree.lastProcessedZxid) continue;
-      tree.processTxn(entry.header, entry.txn);
+      const r = tree.processTxn(entry.header, entry.txn);
+      if (mode === "strict" && (r.err === Code.NODEEXISTS || r.err === Code.NONODE) && !isLoggedError(entry)) break;
       replayed.push(entry);
     }
     return { tree, replayed };
@@ -166,29 +180,48 @@ export class FileTxnSnapLog {
   }
 }
 
+/** An error txn, or a multi whose error was decided at prep: it "fails" on every replay. */
+function isLoggedError(entry: TxnEntry): boolean {
+  return entry.txn.kind === "ErrorTxn" || (entry.txn.kind === "MultiTxn" && entry.txn.txns.some((t) => t.txn.kind === "ErrorTxn"));
+}
+
 /** How many recent committed txns the leader keeps for DIFF sync (`zookeeper.commitLogCount`). */
 export const COMMIT_LOG_COUNT = 500;
+
+/** When and how fast snapshots are taken. */
+export interface SnapshotConfig extends SnapshotPacing {
+  /** `snapCount`: a snapshot starts after snapCount/2 + [0, snapCount/2) logged txns. */
+  snapCount: number;
+  /** A canary may replay strictly; ZooKeeper's replay is tolerant. */
+  replay?: ReplayMode;
+}
 
 export class ZKDatabase {
   dataTree: DataTree;
   readonly snapLog: FileTxnSnapLog;
   private txnsSinceSnapshot = 0;
+  /** `SyncRequestProcessor.randRoll`: this round's share of the randomised snapshot interval. */
+  private randRoll: number;
+  private readonly snapRng: Rng;
+  private snapshotInProgress: FuzzySnapshot | undefined;
   /** The last COMMIT_LOG_COUNT applied txns, for DIFF/TRUNC sync (`committedLog`). */
   committedLog: TxnEntry[] = [];
 
   constructor(
-    disk: NodeDisk,
+    private readonly ctx: NodeContext,
     private readonly treeOptions: DataTreeOptions,
-    /** Take a snapshot after this many logged txns (`snapCount`). */
-    private readonly snapCount: number,
+    private readonly snapshots: SnapshotConfig,
   ) {
-    this.snapLog = new FileTxnSnapLog(disk);
+    this.snapLog = new FileTxnSnapLog(ctx.disk);
     this.dataTree = new DataTree(treeOptions);
+    this.snapRng = ctx.rng.fork("snapshot");
+    this.randRoll = this.rollSnapshotInterval();
   }
 
   /** Rebuilds the tree from disk; returns the number of txns replayed from the log. */
   loadDataBase(): number {
-    const { tree, replayed } = this.snapLog.restore(this.treeOptions);
+    this.abortSnapshot();
+    const { tree, replayed } = this.snapLog.restore(this.treeOptions, this.snapshots.replay);
     this.dataTree = tree;
     this.txnsSinceSnapshot = replayed.length;
     // As Java's commitProposalPlaybackListener: only txns replayed on top of the snapshot. Log
@@ -200,6 +233,7 @@ export class ZKDatabase {
 
   /** Replaces the tree (SNAP sync): the committed log restarts at the snapshot. */
   setTree(tree: DataTree): void {
+    this.abortSnapshot();
     this.dataTree = tree;
     this.committedLog = [];
   }
@@ -216,11 +250,59 @@ export class ZKDatabase {
     return this.dataTree.lastProcessedZxid;
   }
 
-  /** Logs a txn (not yet durable: see `commit`). */
+  /**
+   * Logs a txn (not yet durable: see `commit`). Then, as SyncRequestProcessor after each append:
+   * once enough txns are logged, roll the log and start a fuzzy snapshot.
+   */
   append(entry: TxnEntry): DiskResult {
     const r = this.snapLog.append(entry);
-    if (r.ok) this.txnsSinceSnapshot++;
+    if (!r.ok) return r;
+    this.txnsSinceSnapshot++;
+    if (this.txnsSinceSnapshot > Math.floor(this.snapshots.snapCount / 2) + this.randRoll) {
+      this.randRoll = this.rollSnapshotInterval();
+      this.txnsSinceSnapshot = 0;
+      this.snapLog.rollLog();
+      if (this.snapshotInProgress === undefined) this.startSnapshot();
+      else this.ctx.annotate("zk.snapshot.skipped", { reason: "too busy to snap" });
+    }
     return r;
+  }
+
+  /** `ZooKeeperServer.takeSnapshot` in its own activity: a fuzzy snapshot of the current tree. */
+  startSnapshot(): void {
+    this.abortSnapshot();
+    const snap = this.snapLog.startFuzzySnapshot(this.ctx, this.dataTree, this.snapshots, () => {
+      if (this.snapshotInProgress === snap) this.snapshotInProgress = undefined;
+    });
+    this.snapshotInProgress = snap;
+  }
+
+  /** The fuzzy snapshot being written, if any (for tests and the UI). */
+  get snapshotRunning(): FuzzySnapshot | undefined {
+    return this.snapshotInProgress;
+  }
+
+  /** A consistent snapshot written at once (a learner's at NEWLEADER): replaces a fuzzy one. */
+  takeSnapshotNow(onDone?: () => void): void {
+    this.abortSnapshot();
+    this.snapLog.save(this.dataTree, onDone);
+  }
+
+  /** Removes logged txns above `zxid` (TRUNC); a snapshot in progress of the old tree stops. */
+  truncateLog(zxid: Zxid): void {
+    this.abortSnapshot();
+    this.snapLog.truncateLog(zxid);
+  }
+
+  private abortSnapshot(): void {
+    this.snapshotInProgress?.abort();
+    this.snapshotInProgress = undefined;
+  }
+
+  /** `randRoll = nextInt(snapCount / 2)`. */
+  private rollSnapshotInterval(): number {
+    const half = Math.floor(this.snapshots.snapCount / 2);
+    return half <= 1 ? 0 : this.snapRng.int(0, half - 1);
   }
 
   commit(onDone: () => void): void {
@@ -237,12 +319,5 @@ export class ZKDatabase {
     this.committedLog.push(entry);
     if (this.committedLog.length > COMMIT_LOG_COUNT) this.committedLog.shift();
     return result;
-  }
-
-  /** Called after applying: snapshot when the log has grown past snapCount. */
-  maybeSnapshot(): void {
-    if (this.txnsSinceSnapshot < this.snapCount) return;
-    this.txnsSinceSnapshot = 0;
-    this.snapLog.save(this.dataTree);
   }
 }

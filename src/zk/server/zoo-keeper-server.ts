@@ -40,8 +40,12 @@ export interface ZooKeeperServerConfig {
   /** Defaults: 2 × tickTime and 20 × tickTime. */
   minSessionTimeoutMs?: number;
   maxSessionTimeoutMs?: number;
-  /** Snapshot after this many logged txns. */
+  /** `snapCount`: a fuzzy snapshot starts after snapCount/2 + [0, snapCount/2) logged txns. */
   snapCount: number;
+  /** The snapshot activity serializes this many nodes per step… */
+  snapChunkNodes: number;
+  /** …one step every this many µs, while txns go on being applied in between. */
+  snapChunkIntervalUs: number;
   clientPort: number;
   extendedTypesEnabled: boolean;
   enforceQuota: boolean;
@@ -54,12 +58,22 @@ export interface ZooKeeperServerConfig {
   canary?: ServerCanary;
 }
 
-export type ServerCanary = "ack-before-fsync" | "no-ephemeral-cleanup" | "watch-not-fired" | "minority-commit";
+export type ServerCanary =
+  | "ack-before-fsync"
+  | "no-ephemeral-cleanup"
+  | "watch-not-fired"
+  | "minority-commit"
+  /** Recovery stops at the first logged txn a fuzzy snapshot already holds (NODEEXISTS/NONODE). */
+  | "fuzzy-replay-strict"
+  /** Parent cversion/pzxid move unconditionally on create/delete, no NODEEXISTS fixup (pre ZOOKEEPER-1046). */
+  | "fuzzy-replay-no-fixup";
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,
   tickTimeMs: 2000,
   snapCount: 10_000,
+  snapChunkNodes: 500,
+  snapChunkIntervalUs: 1_000,
   clientPort: CLIENT_PORT,
   extendedTypesEnabled: false,
   enforceQuota: false,
@@ -67,6 +81,14 @@ export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   maxBufferBytes: JUTE_MAX_BUFFER_BYTES,
   containerCheckIntervalMs: 60_000,
 };
+
+/** The database a server (standalone or quorum peer) loads from its disk, configured from `config`. */
+export function newZKDatabase(ctx: NodeContext, config: ZooKeeperServerConfig): ZKDatabase {
+  const { extendedTypesEnabled, snapCount, snapChunkNodes, snapChunkIntervalUs, canary } = config;
+  const treeOptions = { extendedTypesEnabled, ...(canary === "fuzzy-replay-no-fixup" ? { fuzzyReplayFixups: false } : {}) };
+  const replay = canary === "fuzzy-replay-strict" ? "strict" : "tolerant";
+  return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay });
+}
 
 /** Java's `System.currentTimeMillis()` at virtual time 0: 2026-01-01T00:00:00Z. */
 export const WALL_CLOCK_BASE_MS = 1_767_225_600_000;
@@ -184,7 +206,7 @@ export class ZooKeeperServer implements CnxnHost {
     this.config = { ...DEFAULT_SERVER_CONFIG, ...config };
     let replayed = 0;
     if (zkDb === undefined) {
-      this.zkDb = new ZKDatabase(ctx.disk, { extendedTypesEnabled: this.config.extendedTypesEnabled }, this.config.snapCount);
+      this.zkDb = newZKDatabase(ctx, this.config);
       replayed = this.zkDb.loadDataBase();
     } else {
       this.zkDb = zkDb;
@@ -502,7 +524,6 @@ export class ZooKeeperServer implements CnxnHost {
     if (req !== undefined) {
       req.reply = req.type === OpCode.createSession || req.type === OpCode.closeSession ? { err: Code.OK, response: null, disposition: "reply" } : replyForTxn(req.type, result);
     }
-    this.zkDb.maybeSnapshot();
     this.drain();
   }
 

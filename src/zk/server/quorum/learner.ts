@@ -235,7 +235,7 @@ export class Learner {
     this.peer.phase("SYNCHRONIZATION", this.newEpoch);
     const db = this.peer.zkDb;
     if (p.kind === "TRUNC") {
-      db.snapLog.truncateLog(p.zxid);
+      db.truncateLog(p.zxid);
       db.loadDataBase();
       if (db.lastProcessedZxid > p.zxid) {
         // A snapshot newer than the truncation point: Java exits ("Not able to truncate the log").
@@ -310,7 +310,7 @@ export class Learner {
     if (zxidEpoch(zxid) !== this.newEpoch) return this.flag("stateInconsistent", `NEWLEADER of epoch ${zxidEpoch(zxid)} while syncing for ${this.newEpoch}`);
     this.stage = "NEWLEADER";
     const db = this.peer.zkDb;
-    if (this.syncMode !== "DIFF") db.snapLog.save(db.dataTree);
+    if (this.syncMode !== "DIFF") db.takeSnapshotNow();
     this.block();
     if (this.syncWithLeaderPre3911) return this.newLeaderPre3911();
     if (this.syncWithLeader380) return this.newLeader380();

@@ -14,8 +14,8 @@
  */
 import type { NodeContext } from "../../../sim/node-context.js";
 import { zxidEpoch, zxidHex, type Zxid } from "../../proto/records.js";
-import { ZKDatabase } from "../zk-database.js";
-import { DEFAULT_SERVER_CONFIG, type ZooKeeperServerConfig } from "../zoo-keeper-server.js";
+import type { ZKDatabase } from "../zk-database.js";
+import { DEFAULT_SERVER_CONFIG, newZKDatabase, type ZooKeeperServerConfig } from "../zoo-keeper-server.js";
 import { QuorumVerifier, type QuorumServer } from "./quorum-verifier.js";
 import { QuorumCnxManager } from "./quorum-cnx-manager.js";
 import { FastLeaderElection } from "./fast-leader-election.js";
@@ -66,7 +66,7 @@ export class QuorumPeer {
     this.config = config;
     this.qv = new QuorumVerifier(config.members);
     const serverConfig = { ...DEFAULT_SERVER_CONFIG, ...config.server };
-    this.zkDb = new ZKDatabase(ctx.disk, { extendedTypesEnabled: serverConfig.extendedTypesEnabled }, serverConfig.snapCount);
+    this.zkDb = newZKDatabase(ctx, serverConfig);
     this.zkDb.loadDataBase();
     const fromLog = zxidEpoch(this.zkDb.lastProcessedZxid);
     this.currentEpoch = this.readEpoch(CURRENT_EPOCH_FILE) ?? fromLog;
