@@ -14,6 +14,20 @@ export {
   type PacketReply,
 } from "./client-cnxn.js";
 export { KeeperException, isKeeperException } from "./keeper-exception.js";
+export {
+  AsyncZooKeeper,
+  type ACLCallback,
+  type AllChildrenNumberCallback,
+  type Children2Callback,
+  type ChildrenCallback,
+  type Create2Callback,
+  type DataCallback,
+  type EphemeralsCallback,
+  type MultiCallback,
+  type StatCallback,
+  type StringCallback,
+  type VoidCallback,
+} from "./async-callback.js";
 export { Op, isReadOp, type OpResult, type OpData } from "./op.js";
 export { ZKWatchManager, type Watcher, type WatchedEvent, type WatchLists } from "./watch-manager.js";
 export { StaticHostProvider, parseConnectString, SPIN_DELAY_MS, type HostAddress, type ConnectString } from "./host-provider.js";

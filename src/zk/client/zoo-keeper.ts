@@ -9,6 +9,7 @@
  * - Failures reject with a `KeeperException` (`code`, `codeName`, `path`, `results`), never a
  *   bare Error. Arguments Java rejects before sending (invalid path, bad TTL, empty ACL,
  *   mixed multi, no default watcher) reject with `clientSide = true` and reach no server.
+ * - `zk.async` is the same API with Java's callbacks (async-callback.ts), built on these promises.
  * - Paths the user passes and gets back are client paths; the chroot is added on the way out
  *   and stripped on the way in (created names, multi results, ephemerals, watch events).
  * - Each operation that reaches the connection is recorded in the trace as `client.invoke`
@@ -33,6 +34,7 @@ import {
 } from "../proto/records.js";
 import { validatePath } from "../server/path-utils.js";
 import { Chroot } from "./chroot.js";
+import { AsyncZooKeeper } from "./async-callback.js";
 import { ClientCnxn, PASSWORD_BYTES, type PacketReply, type WatchDeregistration, type ZooKeeperState } from "./client-cnxn.js";
 import { childrenFields, completionFields, dataFields, nextOpId, statJson } from "./history.js";
 import { parseConnectString } from "./host-provider.js";
@@ -84,6 +86,7 @@ export class ZooKeeper {
   readonly cnxn: ClientCnxn;
   readonly watchManager: ZKWatchManager;
   private readonly chroot: Chroot;
+  private asyncApi: AsyncZooKeeper | undefined;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -107,6 +110,11 @@ export class ZooKeeper {
       rng: ctx.rng,
     });
     this.cnxn.start();
+  }
+
+  /** The callback form of every op (Java's `AsyncCallback`): `zk.async.getData(path, false, cb, ctx)`. */
+  get async(): AsyncZooKeeper {
+    return (this.asyncApi ??= new AsyncZooKeeper(this));
   }
 
   // ---- session ---------------------------------------------------------------------------
