@@ -59,9 +59,20 @@ export interface RunOptions {
  * - ack-before-fsync: the server acknowledges writes before their txn is durable;
  * - no-ephemeral-cleanup: closing a session leaves its ephemerals behind;
  * - watch-not-fired: the server never sends NodeDataChanged;
- * - minority-commit: a ZAB leader commits a proposal after a minority of ACKs (its own).
+ * - minority-commit: a ZAB leader commits a proposal after a minority of ACKs (its own);
+ * - fuzzy-replay-strict: recovery stops replaying the log at a txn a fuzzy snapshot already
+ *   holds (a server restarts without txns it had logged; zab-fuzzy-snapshots catches it).
+ * (The server's other replay canary, fuzzy-replay-no-fixup, needs a schedule the swarm rarely
+ * draws; test/zk/server/fuzzy-snapshot.test.ts builds one and catches it.)
  */
-export const CANARIES = ["connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit"] as const;
+export const CANARIES = [
+  "connection-reorder",
+  "ack-before-fsync",
+  "no-ephemeral-cleanup",
+  "watch-not-fired",
+  "minority-commit",
+  "fuzzy-replay-strict",
+] as const;
 export type Canary = (typeof CANARIES)[number];
 
 export interface RunResult {

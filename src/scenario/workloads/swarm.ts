@@ -4,6 +4,9 @@
  * of clients; the "zk" workload then builds it and runs the `zab-random-faults` script, which
  * draws the fault mix, the rates and the client workload from its own "swarm/…" streams.
  *
+ * The snapshot settings (`snapCount`, `snapChunkNodes`, `snapChunkIntervalUs`), when given, go to
+ * every server as they are: a small snapCount puts fuzzy snapshots in the middle of the faults.
+ *
  * `nodes()` returns the largest shape (the names a fault schedule may use); a run adds only the
  * nodes its seed chose. Every ZAB, client and kernel checker runs.
  */
@@ -11,7 +14,8 @@ import { UserInputError } from "../../sim/errors.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { zkWorkload } from "./zk.js";
 
-const KNOWN_PARAMS = ["tickTimeMs", "maxClients"];
+const SNAPSHOT_PARAMS = ["snapCount", "snapChunkNodes", "snapChunkIntervalUs"];
+const KNOWN_PARAMS = ["tickTimeMs", "maxClients", ...SNAPSHOT_PARAMS];
 const MAX_VOTERS = 5;
 const MAX_OBSERVERS = 1;
 
@@ -51,7 +55,8 @@ export const swarmWorkload: WorkloadDef = {
   create(w: WorkloadContext): Workload {
     swarmWorkload.nodes(w.params);
     const shape = swarmShape(w);
-    const params = { script: "zab-random-faults", servers: shape.servers, observers: shape.observers, clients: shape.clients, tickTimeMs: shape.tickTimeMs };
+    const params: Record<string, unknown> = { script: "zab-random-faults", servers: shape.servers, observers: shape.observers, clients: shape.clients, tickTimeMs: shape.tickTimeMs };
+    for (const k of SNAPSHOT_PARAMS) if (w.params[k] !== undefined) params[k] = w.params[k];
     const inner = zkWorkload.create({ ...w, params });
     return {
       setup: () => inner.setup(),
