@@ -26,7 +26,7 @@ import type { Zxid } from "../proto/records.js";
 import { Code } from "../proto/error-code.js";
 import { txnEntrySize } from "../proto/codec.js";
 import { DataTree, type DataTreeOptions, type ProcessTxnResult } from "./data-tree.js";
-import { FuzzySnapshot, SNAP_PREFIX, readSnapshotFile, writeSnapshotNow, type SnapshotPacing } from "./fuzzy-snapshot.js";
+import { FuzzySnapshot, SNAP_PREFIX, readSnapshotFile, snapshotFileName, writeSnapshotNow, type SnapshotPacing } from "./fuzzy-snapshot.js";
 
 export const LOG_PREFIX = "version-2/log.";
 export { SNAP_PREFIX };
@@ -113,6 +113,10 @@ export class FileTxnSnapLog {
   save(tree: DataTree, onDone?: () => void): void {
     writeSnapshotNow(this.disk, tree, onDone);
     this.rollLog();
+  }
+
+  hasValidSnapshot(zxid: Zxid): boolean {
+    return readSnapshotFile(this.disk.read(snapshotFileName(zxid))) !== undefined;
   }
 
   /** Starts a fuzzy snapshot of `tree` (the caller rolled the log when it decided to). */
@@ -268,9 +272,17 @@ export class ZKDatabase {
     return r;
   }
 
-  /** `ZooKeeperServer.takeSnapshot` in its own activity: a fuzzy snapshot of the current tree. */
+  /**
+   * `ZooKeeperServer.takeSnapshot` in its own activity: a fuzzy snapshot of the current tree.
+   * Not when a valid snapshot of the same name exists (nothing applied since): rewriting that
+   * file in place would leave no valid one behind if this walk were stopped half-way.
+   */
   startSnapshot(): void {
     this.abortSnapshot();
+    if (this.snapLog.hasValidSnapshot(this.dataTree.lastProcessedZxid)) {
+      this.ctx.annotate("zk.snapshot.skipped", { reason: "a valid snapshot of this zxid exists" });
+      return;
+    }
     const snap = this.snapLog.startFuzzySnapshot(this.ctx, this.dataTree, this.snapshots, () => {
       if (this.snapshotInProgress === snap) this.snapshotInProgress = undefined;
     });

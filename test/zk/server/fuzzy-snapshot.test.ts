@@ -79,6 +79,20 @@ function crashDuringFuzzySnapshot(config: Partial<ZooKeeperServerConfig>): Outco
   return { before, after: server.zkDb.dataTree.serialize(), file: file!, snapZxid };
 }
 
+/** A standalone server and one connected raw client; `server()` is the current incarnation's. */
+function standalone(seed: number, config: Partial<ZooKeeperServerConfig>): { sim: Simulator; server: () => ZooKeeperServer; c: RawClient } {
+  const sim = new Simulator({ seed, retainTrace: true });
+  let server!: ZooKeeperServer;
+  sim.addNode("s1", (ctx) => (server = new ZooKeeperServer(ctx, { tickTimeMs: 2000, ...config })));
+  let c!: RawClient;
+  sim.addNode("c1", (ctx) => ((c = new RawClient(ctx)), {}));
+  sim.start("s1");
+  sim.start("c1");
+  c.connect({ timeoutMs: 30_000 });
+  sim.runSync({ untilUs: 50_000 });
+  return { sim, server: () => server, c };
+}
+
 function nodeOf(snap: DataTreeSnapshot, path: string) {
   return snap.nodes.find((n) => n.path === path);
 }
@@ -135,16 +149,32 @@ describe("zk: server: fuzzy snapshot", () => {
     expect(after).not.toEqual(before);
   });
 
-  it("snapshots start after a randomised number of txns and never overlap; the newest valid one is used", () => {
-    const sim = new Simulator({ seed: 3, retainTrace: true });
-    let server!: ZooKeeperServer;
-    sim.addNode("s1", (ctx) => (server = new ZooKeeperServer(ctx, { tickTimeMs: 2000, snapCount: 8, snapChunkNodes: 2, snapChunkIntervalUs: 3_000 })));
-    let c!: RawClient;
-    sim.addNode("c1", (ctx) => ((c = new RawClient(ctx)), {}));
+  it("a crash in the middle of a walk leaves no valid snapshot of it: recovery falls back to the older one and the log", () => {
+    const { sim, server, c } = standalone(9, SLOW_WALK);
+    for (const p of FILLERS) c.send(OpCode.create, create(p));
+    sim.runSync({ untilUs: sim.nowUs + 100_000 });
+    server().zkDb.startSnapshot();
+    const first = server().zkDb.snapshotRunning!.zxid;
+    sim.runSync({ untilUs: sim.nowUs + 1_000_000 });
+    server().zkDb.startSnapshot(); // nothing applied since: a valid snapshot of this zxid exists
+    expect(server().zkDb.snapshotRunning).toBeUndefined();
+    c.send(OpCode.create, create("/later"));
+    sim.runSync({ untilUs: sim.nowUs + 100_000 });
+    server().zkDb.startSnapshot();
+    const second = server().zkDb.snapshotRunning!.zxid;
+    expect(second).toBeGreaterThan(first);
+    sim.runSync({ untilUs: sim.nowUs + 70_000 }); // three nodes into the walk
+    expect(server().zkDb.snapshotRunning?.zxid).toBe(second);
+    const before = server().zkDb.dataTree.serialize();
+    sim.crash("s1");
+    expect(readSnapshotFile(sim.node("s1").disk.read(snapshotFileName(second)))).toBeUndefined();
+    expect(readSnapshotFile(sim.node("s1").disk.read(snapshotFileName(first)))).toBeDefined();
     sim.start("s1");
-    sim.start("c1");
-    c.connect({ timeoutMs: 30_000 });
-    sim.runSync({ untilUs: 50_000 });
+    expect(server().zkDb.dataTree.serialize()).toEqual(before);
+  });
+
+  it("snapshots start after a randomised number of txns and never overlap; the newest valid one is used", () => {
+    const { sim, server, c } = standalone(3, { snapCount: 8, snapChunkNodes: 2, snapChunkIntervalUs: 3_000 });
     const t0 = sim.nowUs;
     for (let i = 0; i < 60; i++) sim.schedule(t0 + i * 4_000, () => c.send(OpCode.create, create(`/k${i}`)));
     sim.runSync({ untilUs: t0 + 2_000_000 });
@@ -153,8 +183,8 @@ describe("zk: server: fuzzy snapshot", () => {
     // Never two at once: every start is followed by its done before the next start.
     const started = kinds.filter((k) => k !== "zk.snapshot.skipped").join(" ");
     expect(started).toMatch(/^(zk\.snapshot\.start zk\.snapshot\.done ?)+$/);
-    const digest = server.zkDb.dataTree.digest();
+    const digest = server().zkDb.dataTree.digest();
     sim.restart("s1");
-    expect(server.zkDb.dataTree.digest()).toBe(digest);
+    expect(server().zkDb.dataTree.digest()).toBe(digest);
   });
 });
