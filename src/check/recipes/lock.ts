@@ -13,9 +13,14 @@
  *   directory or another client's lock node (its own node excluded) must not exceed the
  *   number of lock nodes that went away (releases, abandoned attempts, ended sessions): each
  *   deletion wakes at most one waiter.
- * - `recipe.lock-fencing`: a protected resource never accepts a stale holder's write: an
- *   accepted write whose token is smaller than a token already granted before the write
- *   began, or smaller than a token the resource accepted before, is a violation.
+ * - `recipe.lock-fencing`: what fencing tokens can promise, and what writing without them
+ *   breaks. A fenced resource accepts writes in token order: an accepted token smaller than
+ *   one it accepted before is a violation. A fenced write cannot promise more: a paused holder
+ *   that wakes after its session expired can still write while the next holder holds the lock,
+ *   and the resource accepts it if the next holder has not written yet (its token is the
+ *   largest the resource has seen) — it is ordered before everything the next holder writes.
+ *   An unfenced write has no such order: one that began after a newer token was granted is a
+ *   violation (the old holder acted after losing the lock, and nothing stopped it).
  */
 import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
@@ -130,8 +135,8 @@ export class LockFencingChecker implements Checker {
     const token = Number(f.token);
     const grantedBefore = this.begun.get(key) ?? this.maxGranted;
     this.begun.delete(key);
-    if (token < grantedBefore) {
-      this.log.add(e, `${String(f.resource)} accepted a stale write from ${String(f.client)} with token ${token}, though token ${grantedBefore} had been granted before the write began: the old holder acted after losing the lock${f.fenced === false ? " (the write was not fenced)" : ""}`);
+    if (f.fenced === false && token < grantedBefore) {
+      this.log.add(e, `${String(f.resource)} accepted a stale unfenced write from ${String(f.client)} with token ${token}, though token ${grantedBefore} had been granted before the write began: the old holder acted after losing the lock, and nothing ordered its write`);
     }
     const prev = this.maxAccepted.get(String(f.resource)) ?? -1;
     if (token < prev) this.log.add(e, `${String(f.resource)} accepted token ${token} from ${String(f.client)} after accepting token ${prev}: writes went back in token order`);
