@@ -5,7 +5,11 @@
  * view with a getChildren watch that they set again at every notification.
  *
  * A join whose create met CONNECTIONLOSS is retried: NODEEXISTS then means our earlier create
- * landed if the node's ephemeralOwner is our session, or that somebody else has the name.
+ * landed if the node's ephemeralOwner is our session. Another owner is most often our own
+ * former session: a server may answer SESSIONEXPIRED while the quorum still keeps the session
+ * (a leader cut off from its quorum expires the sessions nobody reports, until it steps down;
+ * the next leader gives every session a fresh timeout), so its node outlives what we were
+ * told. It goes when that session expires for the quorum: the join waits for it to go.
  *
  * Trace: `recipe.group {group, client, session, event, member?, members?}` with event
  * `joined`, `left` (before the delete), `view` (a watcher's current member list).
@@ -40,7 +44,7 @@ export class GroupMember {
         if (hasCode(err, Code.NODEEXISTS)) {
           const stat = await retrying(this.host, "group", () => this.zk.exists(this.path));
           if (stat !== null && stat.ephemeralOwner === this.zk.getSessionId()) break; // our earlier create landed
-          if (stat !== null) throw new Error(`group ${this.group}: member name ${this.member} is taken by another session`);
+          if (stat !== null) await this.untilGone();
           continue;
         }
         if (!isRecoverable(err)) throw err;
@@ -56,6 +60,14 @@ export class GroupMember {
     };
     const stat = await retrying(this.host, "group", () => this.zk.exists(this.path, watcher));
     if (stat === null) d.resolve();
+  }
+
+  /** Waits until our member node, held by another session, is gone. */
+  private async untilGone(): Promise<void> {
+    const { watcher, fired } = watchOnce(this.host);
+    const stat = await retrying(this.host, "group", () => this.zk.exists(this.path, watcher));
+    if (stat === null) return;
+    if (isExpiredEvent(await fired)) throw new SessionLostError("group", "session ended while the member name was taken");
   }
 
   /** Resolves when our membership ends without `leave` (session expired, node deleted). */

@@ -3,7 +3,8 @@ import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { parseFaultSchedule } from "../../src/sim/faults.js";
 import type { Scenario } from "../../src/scenario/types.js";
-import { propertyScenario, runRecipeScenario, type FaultPlan } from "../../src/scenario/scripts/recipe-run.js";
+import { propertyScenario, runRecipeScenario, type FaultPlan, type WorkloadPlan } from "../../src/scenario/scripts/recipe-run.js";
+import type { TraceEvent } from "../../src/sim/trace.js";
 
 /** Cases found by the recipe property tests, pinned with their seed and fault schedule. */
 function withFaults(name: string, faults: unknown[]): Scenario {
@@ -88,4 +89,48 @@ describe("regressions found by property testing", () => {
       expect((await runRecipeScenario(propertyScenario(loadScenario(name), plan, S), { seed })).violations).toEqual([]);
     });
   }
+});
+
+describe("regressions found by explore --generate (workload shape and faults drawn per seed)", () => {
+  const run = async (name: string, seed: number, plan: FaultPlan[], workload: WorkloadPlan, onTraceEvent: (e: TraceEvent) => void) =>
+    runScenario(propertyScenario(loadScenario(name), plan, S, workload), { seed, onTraceEvent });
+
+  it("recipe.lock-fencing: a stale holder's fenced write before the next holder's first write is ordered before it, not a violation (recipe-lock, seed 1030)", async () => {
+    let granted = -1;
+    const beganUnder = new Map<string, number>();
+    let staleAccepted = 0;
+    const r = await run("recipe-lock", 1030, [{ kind: "pause-client", node: "c1", atMs: 4174, forMs: 5988 }, { kind: "isolate-server", node: "s2", atMs: 7878, forMs: 1662 }], { clients: 2, recipeWorkload: { pacePercent: 223, startOffsetsMs: [10, 1391] } }, (e) => {
+      const f = e.fields;
+      if (e.kind === "recipe.lock" && f?.event === "acquired") granted = Math.max(granted, Number(f.token));
+      if (e.kind !== "recipe.resource" || f === undefined) return;
+      const key = `${e.node} ${String(f.token)}`;
+      if (f.outcome === "begin") beganUnder.set(key, granted);
+      else if (f.outcome === "accepted" && Number(f.token) < beganUnder.get(key)!) staleAccepted++;
+    });
+    expect(staleAccepted).toBeGreaterThan(0);
+    expect(r.violations).toEqual([]);
+  });
+
+  it("a create-loss trap whose create comes late still heals by the end of its window (recipe-group-membership, seed 2074)", async () => {
+    const heals: number[] = [];
+    const r = await run("recipe-group-membership", 2074, [{ kind: "pause-client", node: "c2", atMs: 6276, forMs: 4568 }, { kind: "create-loss", node: "c2", atMs: 7750, forMs: 4526 }], { clients: 2, recipeWorkload: { startOffsetsMs: [892, 292] } }, (e) => {
+      if (e.kind === "heal") heals.push(e.atUs / 1000);
+    });
+    expect(heals.length).toBeGreaterThan(0);
+    for (const atMs of heals) expect(atMs).toBeLessThanOrEqual(7750 + 4526);
+    expect(r.violations).toEqual([]);
+  });
+
+  it("group: a member told SESSIONEXPIRED by a leader cut off from its quorum waits for its old node, which the quorum keeps until the session expires there (recipe-group-membership, seed 2092)", async () => {
+    let c3ToldExpired = false;
+    let c3Joins = 0;
+    const r = await run("recipe-group-membership", 2092, [{ kind: "isolate-server", node: "s3", atMs: 4444, forMs: 4868 }, { kind: "partition-client", node: "c2", atMs: 5944, forMs: 2478, direction: "both" }], { clients: 3, recipeWorkload: { startOffsetsMs: [1334, 812, 587] } }, (e) => {
+      if (e.node !== "c3") return;
+      if (e.kind === "client.state" && e.fields?.cause === "expired") c3ToldExpired = true;
+      if (e.kind === "recipe.group" && e.fields?.event === "joined") c3Joins++;
+    });
+    expect(c3ToldExpired).toBe(true);
+    expect(c3Joins).toBe(2);
+    expect(r.violations).toEqual([]);
+  });
 });

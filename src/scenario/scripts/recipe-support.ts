@@ -119,15 +119,18 @@ export function onInvoke(s: ScriptContext, match: (fields: Record<string, unknow
 export const REPLY_CUT_MS = 3500;
 
 /**
- * When `client` invokes an op whose fields `match`, cuts the servers' replies to it for `forMs`:
- * the request gets through, the client hears nothing, and CONNECTIONLOSS follows. One-shot;
+ * When `client` invokes an op whose fields `match`, cuts the servers' replies to it for `forMs`
+ * (or, given `{ untilMs }`, until that virtual time, and not at all once it has passed): the
+ * request gets through, the client hears nothing, and CONNECTIONLOSS follows. One-shot;
  * `note` narrates it when it fires.
  */
-export function cutRepliesOnInvoke(s: ScriptContext, client: string, match: (fields: Record<string, unknown>) => boolean, forMs: number, note: string): void {
+export function cutRepliesOnInvoke(s: ScriptContext, client: string, match: (fields: Record<string, unknown>) => boolean, length: number | { untilMs: number }, note: string | ((forMs: number) => string)): void {
   const links = { from: [...s.servers], to: [client], oneWay: true };
-  onInvoke(s, (f, node) => node === client && match(f), { kind: "cut", ...links }, () => {
-    s.note(note);
-    s.sim.schedule(s.sim.nowUs + forMs * 1000, () => s.fault({ kind: "heal", ...links }));
+  const forMs = () => (typeof length === "number" ? length : length.untilMs - s.sim.nowUs / 1000);
+  onInvoke(s, (f, node) => node === client && forMs() > 0 && match(f), { kind: "cut", ...links }, () => {
+    const ms = forMs();
+    s.note(typeof note === "string" ? note : note(ms));
+    s.sim.schedule(s.sim.nowUs + ms * 1000, () => s.fault({ kind: "heal", ...links }));
   });
 }
 
@@ -258,11 +261,15 @@ function createLossTrapsOf(params: Readonly<Record<string, unknown>>): CreateLos
   return raw;
 }
 
-/** Arms the run's create-loss traps (each one-shot, from its time on). */
+/**
+ * Arms the run's create-loss traps (each one-shot, from its time on). A trap's cut ends at
+ * `atMs + forMs` however late its create comes (a trap whose create comes after that never
+ * fires): generated plans keep every fault inside the fault window, and so must the traps.
+ */
 function armCreateLossTraps(s: ScriptContext): void {
   for (const trap of createLossTrapsOf(s.params)) {
-    const note = `${trap.node}'s create reached the servers, but their replies are cut for ${trap.forMs} ms: CONNECTIONLOSS is coming`;
-    s.sim.schedule(trap.atMs * 1000, () => cutRepliesOnInvoke(s, trap.node, (f) => f.op === "create", trap.forMs, note));
+    const note = (forMs: number) => `${trap.node}'s create reached the servers, but their replies are cut for ${Math.round(forMs)} ms: CONNECTIONLOSS is coming`;
+    s.sim.schedule(trap.atMs * 1000, () => cutRepliesOnInvoke(s, trap.node, (f) => f.op === "create", { untilMs: trap.atMs + trap.forMs }, note));
   }
 }
 
