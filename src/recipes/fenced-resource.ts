@@ -9,11 +9,13 @@
  * An unfenced write (`fenced: false`) overwrites unconditionally: what a lock user without
  * tokens does, and what lets a paused, stale holder clobber the current holder's work.
  *
- * Trace: `recipe.resource {resource, client, session, token, value, fenced, outcome}` with
- * outcome `begin` (before the first request), then `accepted`, `rejected` (a larger token was seen), or `unknown` (the session died
- * with the write in flight).
+ * Trace: `recipe.resource {resource, client, session, token, value, fenced, outcome, zxid?}`
+ * with outcome `begin` (before the first request), then `accepted` (with `zxid`, where the
+ * write took effect: the resource's mzxid when we saw it ours), `rejected` (a larger token was
+ * seen), or `unknown` (the session died with the write in flight).
  */
 import type { ZooKeeper } from "../zk/client/index.js";
+import { zxidHex, type Zxid } from "../zk/proto/records.js";
 import { Code } from "../zk/proto/error-code.js";
 import { decodeText, ensurePath, hasCode, isRecoverable, isSessionFatal, keeperCode, retrying, SessionLostError, type RecipeHost } from "./recipe-support.js";
 
@@ -44,13 +46,14 @@ export class FencedResource {
     const fields = { resource: this.path, client: this.host.id, session: this.zk.getSessionIdHex(), token, value, fenced };
     this.host.annotate("recipe.resource", { ...fields, outcome: "begin" });
     let outcome: WriteOutcome;
+    let zxid: Zxid | undefined;
     try {
-      outcome = fenced ? await this.fencedWrite(mine) : await this.unfencedWrite(mine);
+      [outcome, zxid] = fenced ? await this.fencedWrite(mine) : await this.unfencedWrite(mine);
     } catch (err) {
       if (!(err instanceof SessionLostError)) throw err;
       outcome = "unknown";
     }
-    this.host.annotate("recipe.resource", { ...fields, outcome });
+    this.host.annotate("recipe.resource", { ...fields, outcome, zxid: zxid === undefined ? undefined : zxidHex(zxid) });
     return outcome;
   }
 
@@ -59,17 +62,17 @@ export class FencedResource {
     return JSON.parse(decodeText(data)) as Stored;
   }
 
-  private async fencedWrite(mine: Stored): Promise<WriteOutcome> {
+  /** The outcome, and for an accepted write the zxid it took effect at. */
+  private async fencedWrite(mine: Stored): Promise<[WriteOutcome, Zxid?]> {
     let maybeLanded = false;
     for (;;) {
       const { data, stat } = await retrying(this.host, "resource", () => this.zk.getData(this.path));
       const seen = JSON.parse(decodeText(data)) as Stored;
-      if (seen.writer === mine.writer) return "accepted"; // our earlier attempt landed
+      if (seen.writer === mine.writer) return ["accepted", stat.mzxid]; // our earlier attempt landed
       // After a lost reply, ours may have landed and been overwritten since: we cannot tell.
-      if (mine.token < seen.token) return maybeLanded ? "unknown" : "rejected";
+      if (mine.token < seen.token) return [maybeLanded ? "unknown" : "rejected"];
       try {
-        await this.zk.setData(this.path, JSON.stringify(mine), stat.version);
-        return "accepted";
+        return ["accepted", (await this.zk.setData(this.path, JSON.stringify(mine), stat.version)).mzxid];
       } catch (err) {
         if (isSessionFatal(err)) throw new SessionLostError("resource", keeperCode(err));
         // BADVERSION: somebody wrote meanwhile; CONNECTIONLOSS: maybe ours. Re-read either way.
@@ -79,8 +82,7 @@ export class FencedResource {
     }
   }
 
-  private async unfencedWrite(mine: Stored): Promise<WriteOutcome> {
-    await retrying(this.host, "resource", () => this.zk.setData(this.path, JSON.stringify(mine), -1));
-    return "accepted";
+  private async unfencedWrite(mine: Stored): Promise<[WriteOutcome, Zxid]> {
+    return ["accepted", (await retrying(this.host, "resource", () => this.zk.setData(this.path, JSON.stringify(mine), -1))).mzxid];
   }
 }

@@ -3,8 +3,8 @@
  * unique names from PERSISTENT_SEQUENTIAL children of a directory: `<dir>/<prefix>-<tag>-`
  * plus ZooKeeper's 10-digit sequence. The tag (session id and a local counter) makes a create
  * whose reply was lost recognisable, so a CONNECTIONLOSS never hands out two names for one
- * request (nor leaks an unclaimed one) — except for a create that reaches a server only after
- * the look-up (held on a cut link and delivered when it heals), which no look-up can see.
+ * request (nor leaks an unclaimed one): the look-up syncs first (`childrenAfterLoss`), so it
+ * sees a lost create that the leader had proposed but not yet committed.
  *
  * The naive variant `blind-retry` creates again after CONNECTIONLOSS without looking: when the
  * lost create had landed, the request holds two names and one of them leaks.
@@ -14,7 +14,7 @@
  */
 import type { ZooKeeper } from "../zk/client/index.js";
 import { CreateMode, Ids } from "../zk/proto/records.js";
-import { SessionLostError, ensurePath, isRecoverable, isSessionFatal, keeperCode, retrying, type RecipeHost } from "./recipe-support.js";
+import { SessionLostError, childrenAfterLoss, ensurePath, isRecoverable, isSessionFatal, keeperCode, retrying, type RecipeHost } from "./recipe-support.js";
 
 /** After CONNECTIONLOSS on a create: look for the request's node first (the recipe), or create again (naive). */
 export type NamingVariant = "look-up" | "blind-retry";
@@ -42,7 +42,7 @@ export class NamingService {
         if (!isRecoverable(err)) throw err;
       }
       if (this.variant === "blind-retry") continue;
-      const children = await retrying(this.host, "naming", () => this.zk.getChildren(this.dir));
+      const children = await childrenAfterLoss(this.host, "naming", this.zk, this.dir);
       const mine = children.find((c) => c.startsWith(tag));
       if (mine !== undefined) return this.assigned(mine, tag);
     }

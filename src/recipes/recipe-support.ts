@@ -95,10 +95,25 @@ export async function deleteOwnNode(host: RecipeHost, recipe: string, zk: ZooKee
 }
 
 /**
+ * The children of `dir` as a look-up after a create's CONNECTIONLOSS must read them: after a
+ * sync. The lost create may have reached the leader and be proposed but not yet committed (its
+ * quorum cut off, say): a plain read misses it, the retry creates a second node, and both
+ * commit once the quorum is back. The leader answers a sync only after every proposal made
+ * before it has committed, so the read that follows sees the lost create if it ever got that
+ * far. (One still on its way to a server arrives after our session has moved to the new
+ * connection's server and fails SESSIONMOVED.)
+ */
+export async function childrenAfterLoss(host: RecipeHost, recipe: string, zk: ZooKeeper, dir: string): Promise<string[]> {
+  await retrying(host, recipe, () => zk.sync(dir));
+  return retrying(host, recipe, () => zk.getChildren(dir));
+}
+
+/**
  * Creates our EPHEMERAL_SEQUENTIAL child `<dir>/<prefix>NNNNNNNNNN`, with the connection-loss
  * rule of "Building applications on ZooKeeper": after CONNECTIONLOSS the create may have
- * happened, so look for a child carrying our (session-unique) prefix before creating again.
- * `blindRetry` skips that look — the known flaw, kept for canaries: it can leave an orphan.
+ * happened, so look (`childrenAfterLoss`) for a child carrying our (session-unique) prefix
+ * before creating again. `blindRetry` skips that look — the known flaw, kept for canaries: it
+ * can leave an orphan.
  */
 export async function createOwnSequential(host: RecipeHost, recipe: string, zk: ZooKeeper, dir: string, prefix: string, blindRetry = false): Promise<string> {
   for (;;) {
@@ -109,7 +124,7 @@ export async function createOwnSequential(host: RecipeHost, recipe: string, zk: 
       if (!isRecoverable(err)) throw err;
     }
     if (blindRetry) continue;
-    const children = await retrying(host, recipe, () => zk.getChildren(dir));
+    const children = await childrenAfterLoss(host, recipe, zk, dir);
     const mine = children.find((c) => c.startsWith(prefix));
     if (mine !== undefined) return `${dir}/${mine}`;
   }

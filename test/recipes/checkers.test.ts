@@ -47,14 +47,20 @@ describe("recipes: checkers on hand-written traces", () => {
   });
 
   it("lock-fencing: accepted tokens never go back; a stale unfenced write after a newer grant is caught", () => {
-    const res = (atMs: number, client: string, token: number, outcome: string, fenced = true): Ev => [atMs, "recipe.resource", { resource: "/r", client, token, outcome, fenced }];
+    const res = (atMs: number, client: string, token: number, outcome: string, fenced = true, zxid?: string): Ev => [atMs, "recipe.resource", { resource: "/r", client, token, outcome, fenced, zxid }];
     expect(run(new LockFencingChecker(), [lock(1, "c1", "0x1", "acquired", 1), res(2, "c1", 1, "begin"), lock(3, "c2", "0x2", "acquired", 2), res(4, "c1", 1, "accepted")])).toEqual([]);
     // A stale holder's fenced write before the next holder's first write is accepted, and ordered before it (recipe-lock --generate seed 1030).
     const staleFirst = [lock(1, "c1", "0x1", "acquired", 1), lock(3, "c2", "0x2", "acquired", 2), res(4, "c1", 1, "begin"), res(5, "c1", 1, "accepted"), res(6, "c2", 2, "begin"), res(7, "c2", 2, "accepted")];
     expect(run(new LockFencingChecker(), staleFirst)).toEqual([]);
     // After the next holder's write, it goes back in token order.
     const staleAfter = [lock(1, "c1", "0x1", "acquired", 1), lock(3, "c2", "0x2", "acquired", 2), res(4, "c2", 2, "begin"), res(5, "c2", 2, "accepted"), res(6, "c1", 1, "begin"), res(7, "c1", 1, "accepted")];
-    expect(run(new LockFencingChecker(), staleAfter)[0]).toMatch(/accepted token 1 from c1 after accepting token 2: writes went back in token order/);
+    expect(run(new LockFencingChecker(), staleAfter)[0]).toMatch(/accepted token 1 from c1 after accepting token 2 from c2: writes went back in token order/);
+    // Judged by where the writes took effect: c1's write landed first (0x10) but its reply was
+    // lost, and c1 learned it only after c2's (0x11) was accepted (recipe-lock --generate seed 3262).
+    const learnedLate = [res(1, "c1", 1, "begin"), res(2, "c2", 2, "begin"), res(3, "c2", 2, "accepted", true, "0x11"), res(4, "c1", 1, "accepted", true, "0x10")];
+    expect(run(new LockFencingChecker(), learnedLate)).toEqual([]);
+    const landedLate = [res(1, "c1", 1, "begin"), res(2, "c2", 2, "begin"), res(3, "c2", 2, "accepted", true, "0x10"), res(4, "c1", 1, "accepted", true, "0x11")];
+    expect(run(new LockFencingChecker(), landedLate)[0]).toMatch(/accepted token 1 from c1 after accepting token 2 from c2: writes went back in token order \(0x11 after 0x10\)/);
     // Unfenced, the stale write is a violation whichever lands first.
     const unfenced = [lock(1, "c1", "0x1", "acquired", 1), lock(3, "c2", "0x2", "acquired", 2), res(4, "c1", 1, "begin", false), res(5, "c1", 1, "accepted", false)];
     expect(run(new LockFencingChecker(), unfenced)[0]).toMatch(/stale unfenced write from c1 with token 1, though token 2 had been granted/);

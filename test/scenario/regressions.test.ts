@@ -121,6 +121,29 @@ describe("regressions found by explore --generate (workload shape and faults dra
     expect(r.violations).toEqual([]);
   });
 
+  it("naming: a create lost while the leader had it proposed but not committed is found by the look-up, which syncs, and waits behind it on the leader (recipe-naming, seed 3282)", async () => {
+    const unknownCreates: string[] = [];
+    const applied = new Set<string>();
+    const r = await run(
+      "recipe-naming",
+      3282,
+      [
+        { kind: "isolate-server", node: "s1", atMs: 4742, forMs: 4946 },
+        { kind: "crash-server", node: "s1", atMs: 3312, forMs: 3250 },
+        { kind: "isolate-server", node: "s2", atMs: 2918, forMs: 3600 },
+      ],
+      { clients: 2, recipeWorkload: { pacePercent: 159 } },
+      (e) => {
+        const f = e.fields;
+        if (e.kind === "client.complete" && f?.outcome === "unknown" && f.err === "CONNECTIONLOSS") unknownCreates.push(`${String(f.session)}:${String(f.xid)}`);
+        if (e.kind === "zk.apply" && f?.op === "create") applied.add(`${String(f.session)}:${String(f.cxid)}`);
+      },
+    );
+    // A create whose reply was lost did land: the look-up had to find it.
+    expect(unknownCreates.some((k) => applied.has(k))).toBe(true);
+    expect(r.violations).toEqual([]);
+  });
+
   it("group: a member told SESSIONEXPIRED by a leader cut off from its quorum waits for its old node, which the quorum keeps until the session expires there (recipe-group-membership, seed 2092)", async () => {
     let c3ToldExpired = false;
     let c3Joins = 0;

@@ -14,8 +14,9 @@
  *   number of lock nodes that went away (releases, abandoned attempts, ended sessions): each
  *   deletion wakes at most one waiter.
  * - `recipe.lock-fencing`: what fencing tokens can promise, and what writing without them
- *   breaks. A fenced resource accepts writes in token order: an accepted token smaller than
- *   one it accepted before is a violation. A fenced write cannot promise more: a paused holder
+ *   breaks. A fenced resource accepts writes in token order: an accepted write that took effect
+ *   (its `zxid`) after one with a larger token is a violation. The order is the zxids', not the
+ *   annotations': a writer whose reply was lost learns only later that its write landed. A fenced write cannot promise more: a paused holder
  *   that wakes after its session expired can still write while the next holder holds the lock,
  *   and the resource accepts it if the next holder has not written yet (its token is the
  *   largest the resource has seen) — it is ordered before everything the next holder writes.
@@ -26,6 +27,7 @@ import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
+import { parseZxidText } from "../zxid-text.js";
 import { ExclusiveRoleChecker, type ExclusiveRoleSpec } from "./exclusive.js";
 
 export const LOCK_MUTEX: ExclusiveRoleSpec = {
@@ -112,7 +114,8 @@ export class LockFencingChecker implements Checker {
   /** Largest token granted so far (one lock guards the resources of a run: tokens of different locks do not compare). */
   private maxGranted = -1;
   private readonly begun = new Map<string, number>();
-  private readonly maxAccepted = new Map<string, number>();
+  /** Per resource, the accepted writes as (zxid where it took effect, token), by zxid. */
+  private readonly accepted = new Map<string, { zxid: bigint; token: number; client: string }[]>();
 
   accepts(kind: string): boolean {
     return kind === "recipe.lock" || kind === "recipe.resource";
@@ -138,9 +141,17 @@ export class LockFencingChecker implements Checker {
     if (f.fenced === false && token < grantedBefore) {
       this.log.add(e, `${String(f.resource)} accepted a stale unfenced write from ${String(f.client)} with token ${token}, though token ${grantedBefore} had been granted before the write began: the old holder acted after losing the lock, and nothing ordered its write`);
     }
-    const prev = this.maxAccepted.get(String(f.resource)) ?? -1;
-    if (token < prev) this.log.add(e, `${String(f.resource)} accepted token ${token} from ${String(f.client)} after accepting token ${prev}: writes went back in token order`);
-    this.maxAccepted.set(String(f.resource), Math.max(prev, token));
+    const zxid = typeof f.zxid === "string" ? parseZxidText(f.zxid) : undefined;
+    const writes = this.accepted.get(String(f.resource)) ?? [];
+    this.accepted.set(String(f.resource), writes);
+    // Without a zxid (an older trace), the write is taken to have landed last.
+    const at = zxid ?? (writes.length > 0 ? writes[writes.length - 1]!.zxid + 1n : 0n);
+    const before = writes.filter((w) => w.zxid < at && w.token > token);
+    const after = writes.filter((w) => w.zxid > at && w.token < token);
+    for (const w of before) this.log.add(e, `${String(f.resource)} accepted token ${token} from ${String(f.client)} after accepting token ${w.token} from ${w.client}: writes went back in token order (0x${at.toString(16)} after 0x${w.zxid.toString(16)})`);
+    for (const w of after) this.log.add(e, `${String(f.resource)} accepted token ${w.token} from ${w.client} after accepting token ${token} from ${String(f.client)}: writes went back in token order (0x${w.zxid.toString(16)} after 0x${at.toString(16)})`);
+    writes.push({ zxid: at, token, client: String(f.client) });
+    writes.sort((a, b) => (a.zxid < b.zxid ? -1 : a.zxid > b.zxid ? 1 : 0));
   }
 
   finish(): Violation[] {

@@ -116,6 +116,12 @@ export interface Request {
   /** A request forwarded by a learner: the client's ids and the learner that owns the session. */
   authInfo?: Id[];
   owner?: unknown;
+  /**
+   * Leader only: a local request of a session whose write, forwarded by a learner, is still in
+   * flight waits until that txn (this zxid) is applied — CommitProcessor keeps each session's
+   * requests in order, whichever server they came through.
+   */
+  after?: Zxid;
 }
 
 /** Ops that change state (or, for sync, need the leader): they go through the txn pipeline. */
@@ -544,6 +550,7 @@ export class ZooKeeperServer implements CnxnHost {
     while (this.queue.length > 0 && this.running) {
       const head = this.queue[0]!;
       if (head.isWrite && head.reply === null) return; // its txn has not been applied yet
+      if (head.after !== undefined && this.zkDb.lastProcessedZxid < head.after) return; // its session's earlier write has not
       this.queue.shift();
       if (head.isWrite) this.finishWrite(head);
       else this.serveRead(head);

@@ -419,9 +419,22 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
     this.startServing();
   }
 
+  /**
+   * Per session, the zxid of its latest learner-forwarded txn not yet applied here. The Java
+   * leader's CommitProcessor queues every request, forwarded ones too, per session: a session's
+   * read or sync that reaches the leader directly (after a reconnect, say) waits behind the
+   * write it sent through a learner before — the order a client's look-up after CONNECTIONLOSS
+   * relies on.
+   */
+  private readonly forwardedPending = new Map<SessionId, Zxid>();
+
   protected override submitRequest(req: Request): void {
     const entry = this.prepRequest(req);
     if (entry !== null) this.leader.propose(entry);
+    else {
+      const after = this.forwardedPending.get(req.sessionId);
+      if (after !== undefined) req.after = after;
+    }
     this.enqueue(req);
   }
 
@@ -434,7 +447,10 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
     req.authInfo = p.authInfo;
     if (p.type === OpCode.createSession) this.sessionTracker.addSession(p.sessionId, p.sessionTimeoutMs ?? 0, h);
     const entry = this.prepRequest(req);
-    if (entry !== null) this.leader.propose(entry);
+    if (entry !== null) {
+      this.forwardedPending.set(p.sessionId, entry.header.zxid);
+      this.leader.propose(entry);
+    }
   }
 
   /** REVALIDATE from a learner: touch the session and make that learner its owner. */
@@ -446,5 +462,6 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
 
   protected override afterApply(entry: TxnEntry): void {
     annotateDelivery(this, entry);
+    if (this.forwardedPending.get(entry.header.clientId) === entry.header.zxid) this.forwardedPending.delete(entry.header.clientId);
   }
 }
