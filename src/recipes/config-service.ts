@@ -24,6 +24,8 @@ export class ConfigUpdater {
   ) {}
 
   async write(value: string): Promise<void> {
+    // A write whose session dies in flight may or may not have landed: say it began.
+    this.host.annotate("recipe.config", { config: this.path, client: this.host.id, session: this.zk.getSessionIdHex(), event: "write-begin", value });
     await retrying(this.host, "config", async () => {
       try {
         await this.zk.setData(this.path, value, -1);

@@ -78,6 +78,21 @@ describe("recipes: checkers on hand-written traces", () => {
     expect(run(new ConfigChecker(), [cfg(1, "c1", "write", "v1"), cfg(3, "c1", "write", "v2"), [late - 100, "heal", {}, ""], cfg(late, "c2", "stopped", "v1")])).toEqual([]);
   });
 
+  it("config: a write whose outcome never came may be the last one (recipe-config --generate seed 5442)", async () => {
+    const { ConfigChecker, CONFIG_CONVERGE_MS } = await import("../../src/check/recipes/services.js");
+    const cfg = (atMs: number, client: string, event: string, value: string | null, fresh?: boolean): Ev => [atMs, "recipe.config", { config: "/cfg", client, session: "0x1", event, value, fresh }, client];
+    const late = CONFIG_CONVERGE_MS + 1000;
+    // v2 began, its session died in flight, and it landed: readers see v2.
+    const landed = [cfg(1, "c1", "write-begin", "v1"), cfg(2, "c1", "write", "v1"), cfg(3, "c1", "write-begin", "v2"), cfg(20, "c2", "seen", "v2", true), cfg(late, "c2", "stopped", "v2")];
+    expect(run(new ConfigChecker(), landed)).toEqual([]);
+    // Or it did not: v1 is right too.
+    expect(run(new ConfigChecker(), [...landed.slice(0, 3), cfg(20, "c2", "seen", "v1", true)])).toEqual([]);
+    // A value nobody began to write is wrong, and so is an unknown write older than an acknowledged one.
+    expect(run(new ConfigChecker(), [...landed.slice(0, 3), cfg(20, "c2", "seen", "v3", true)])[0]).toMatch(/fresh read of \/cfg at c2 returned v3, but the last write was v1/);
+    const superseded = [cfg(1, "c1", "write-begin", "v1"), cfg(2, "c1", "write-begin", "v2"), cfg(3, "c1", "write", "v2"), cfg(20, "c2", "seen", "v1", true)];
+    expect(run(new ConfigChecker(), superseded)[0]).toMatch(/returned v1, but the last write was v2/);
+  });
+
   it("naming: a request with two names, assigned or found in a fresh listing of the directory, is caught", async () => {
     const { NamingChecker } = await import("../../src/check/recipes/services.js");
     const assigned = (atMs: number, name: string, tag: string): Ev => [atMs, "recipe.naming", { dir: "/n", client: "c1", session: "0x1", event: "assigned", name, tag }];

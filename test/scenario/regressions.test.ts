@@ -144,6 +144,34 @@ describe("regressions found by explore --generate (workload shape and faults dra
     expect(r.violations).toEqual([]);
   });
 
+  it("config: the publisher's last write, its outcome unknown when its session died, landed; readers rightly see it (recipe-config, seed 5442)", async () => {
+    const begun: string[] = [];
+    const acked: string[] = [];
+    const fresh: string[] = [];
+    const r = await run(
+      "recipe-config",
+      5442,
+      [
+        { kind: "partition-client", node: "c1", atMs: 4817, forMs: 5834, direction: "to-client" },
+        { kind: "crash-server", node: "s1", atMs: 1911, forMs: 3411 },
+        { kind: "pause-client", node: "c1", atMs: 6998, forMs: 5671 },
+      ],
+      { clients: 3, recipeWorkload: { pacePercent: 42 } },
+      (e) => {
+        if (e.kind !== "recipe.config") return;
+        const f = e.fields!;
+        if (f.event === "write-begin") begun.push(String(f.value));
+        if (f.event === "write") acked.push(String(f.value));
+        if (f.event === "seen" && f.fresh === true) fresh.push(String(f.value));
+      },
+    );
+    const last = begun[begun.length - 1]!;
+    expect(acked).not.toContain(last);
+    expect(fresh.length).toBeGreaterThan(0);
+    for (const v of fresh) expect(v).toBe(last);
+    expect(r.violations).toEqual([]);
+  });
+
   it("group: a member told SESSIONEXPIRED by a leader cut off from its quorum waits for its old node, which the quorum keeps until the session expires there (recipe-group-membership, seed 2092)", async () => {
     let c3ToldExpired = false;
     let c3Joins = 0;

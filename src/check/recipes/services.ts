@@ -7,7 +7,8 @@
  *   whose session is alive: its closeSession has not been applied, and its client has not
  *   been told it expired (a member that knows its session is gone is no member).
  * - `recipe.config`: each watcher session sees versions (`v<n>`) in non-decreasing order
- *   (a client never goes back in time); a fresh read after the last write sees the last write.
+ *   (a client never goes back in time); a fresh read after the last write sees the last write
+ *   (or a later one whose outcome is unknown: its session died in flight, and it may have landed).
  * - `recipe.naming`: no name is assigned twice, and no request (tag) gets two names — neither
  *   two assignments, nor (when a fresh listing of the directory is annotated at the end) two
  *   nodes in the directory, one of them a leaked name nobody was given. (A create held on a
@@ -89,12 +90,18 @@ export const CONFIG_CONVERGE_MS = 8_000;
  * `recipe.config`: no watcher sees the configuration go back; a fresh read (sync first) after
  * the last write returns it; and the watch loops converge — a loop stopped at least
  * `CONFIG_CONVERGE_MS` after the last write and the last fault must have seen the last write.
+ * "The last write" is the last acknowledged one, or any later one begun (`write-begin`) whose
+ * outcome never came: the publisher's session died with it in flight, so it may have landed.
+ * (One publisher writes v1, v2, … in turn; a write of a dead session cannot land after a later
+ * acknowledged one.)
  */
 export class ConfigChecker implements Checker {
   readonly name = "recipe.config";
   private readonly log = new ViolationLog(this.name);
   private readonly lastSeen = new Map<string, number>();
   private readonly lastWritten = new Map<string, { version: number; atUs: number }>();
+  /** Per config, versions begun after the last acknowledged write and never acknowledged. */
+  private readonly unknown = new Map<string, Set<number>>();
   private lastFaultUs = -Infinity;
 
   accepts(kind: string): boolean {
@@ -111,13 +118,22 @@ export class ConfigChecker implements Checker {
     const config = String(f.config);
     const v = versionOf(f.value);
     const written = this.lastWritten.get(config) ?? { version: -1, atUs: -Infinity };
-    if (f.event === "write") {
-      if (v > written.version) this.lastWritten.set(config, { version: v, atUs: e.atUs });
+    const unknown = this.unknown.get(config) ?? new Set<number>();
+    this.unknown.set(config, unknown);
+    if (f.event === "write-begin") {
+      unknown.add(v);
+      this.lastWritten.set(config, { ...written, atUs: e.atUs });
       return;
     }
+    if (f.event === "write") {
+      if (v > written.version) this.lastWritten.set(config, { version: v, atUs: e.atUs });
+      for (const u of unknown) if (u <= v) unknown.delete(u);
+      return;
+    }
+    const isLast = (x: number) => x === written.version || unknown.has(x);
     if (f.event === "stopped") {
       const quietUs = e.atUs - Math.max(written.atUs, this.lastFaultUs);
-      if (written.version >= 0 && quietUs >= CONFIG_CONVERGE_MS * 1000 && v !== written.version) {
+      if (written.version >= 0 && quietUs >= CONFIG_CONVERGE_MS * 1000 && !isLast(v)) {
         this.log.add(
           e,
           `the watch loop of ${String(f.client)} (session ${String(f.session)}) on ${config} stopped at ${v < 0 ? "no value" : `v${v}`}, ${(quietUs / 1000).toFixed(0)} ms after the last write (v${written.version}) and the last fault: watchers must converge on the last written value`,
@@ -130,7 +146,7 @@ export class ConfigChecker implements Checker {
     const prev = this.lastSeen.get(key) ?? -1;
     if (v < prev) this.log.add(e, `${String(f.client)} (session ${String(f.session)}) saw ${config} go back from v${prev} to v${v}`);
     this.lastSeen.set(key, Math.max(prev, v));
-    if (f.fresh === true && v !== written.version) this.log.add(e, `a fresh read of ${config} at ${String(f.client)} returned v${v}, but the last write was v${written.version}`);
+    if (f.fresh === true && !isLast(v)) this.log.add(e, `a fresh read of ${config} at ${String(f.client)} returned v${v}, but the last write was v${written.version}`);
   }
 
   finish(): Violation[] {
