@@ -66,7 +66,9 @@ export class BarrierChecker implements Checker {
         return;
       case "entered":
         if (b.joined.size < Number(f.size)) this.log.add(e, `${client} entered double barrier ${name} with only ${b.joined.size} of ${String(f.size)} processes joined`);
-        b.inside.set(client, String(f.session));
+        // A process whose session had already ended (it was paused, say, and has not heard
+        // yet) has no node in the barrier: nobody waits for it to leave.
+        if (!this.fates.isEnded(String(f.session))) b.inside.set(client, String(f.session));
         return;
       case "leave":
         b.inside.delete(client);

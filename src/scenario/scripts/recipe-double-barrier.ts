@@ -1,7 +1,9 @@
 /**
  * recipe-double-barrier: rounds of a double barrier of size 4 through the fault window: every
- * client enters, computes, and leaves; a client whose session expires rejoins the round with a
- * new session. Nobody computes before all have joined, nobody leaves before all are done
+ * client enters, computes, and leaves. A client whose session expires while it waits to enter
+ * rejoins the round with a new session; one whose session expires after it entered is done
+ * with that round (its node went with the session: the others leave without it) and goes on
+ * to the next. Nobody computes before all have joined, nobody leaves before all are done
  * (`recipe.barrier`), and every worker must finish all rounds once the faults heal. The naive
  * twin leaves at once, while the slower clients still compute.
  */
@@ -15,11 +17,14 @@ const COMPUTE_MS = 1500;
 async function doubleBarrierWorker(s: ScriptContext, node: string, index: number, variant: DoubleBarrierVariant): Promise<void> {
   const host = hostOf(s, node);
   let round = 0;
+  let entered = -1;
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+    if (entered === round) round++; // the session died after we entered: that round went on without us
     while (round < timingOf(s).doubleBarrierRounds) {
       const b = new DoubleBarrier(zk, host, `${DOUBLE_BARRIER_DIR}/round-${round}`, s.clients.length, variant);
       await host.sleepMs(paced(s, 23 * index));
       await b.enter();
+      entered = round;
       await host.sleepMs(paced(s, COMPUTE_MS + 97 * index));
       await b.leave();
       round++;
