@@ -108,14 +108,20 @@ export class LockHerdChecker implements Checker {
   }
 }
 
+interface AcceptedWrite {
+  zxid: bigint;
+  token: number;
+  client: string;
+}
+
 export class LockFencingChecker implements Checker {
   readonly name = "recipe.lock-fencing";
   private readonly log = new ViolationLog(this.name);
   /** Largest token granted so far (one lock guards the resources of a run: tokens of different locks do not compare). */
   private maxGranted = -1;
   private readonly begun = new Map<string, number>();
-  /** Per resource, the accepted writes as (zxid where it took effect, token), by zxid. */
-  private readonly accepted = new Map<string, { zxid: bigint; token: number; client: string }[]>();
+  /** Per resource, the accepted writes as (zxid where it took effect, token), by zxid, and the one with the largest token. */
+  private readonly accepted = new Map<string, { writes: AcceptedWrite[]; largest: AcceptedWrite | undefined }>();
 
   accepts(kind: string): boolean {
     return kind === "recipe.lock" || kind === "recipe.resource";
@@ -142,16 +148,22 @@ export class LockFencingChecker implements Checker {
       this.log.add(e, `${String(f.resource)} accepted a stale unfenced write from ${String(f.client)} with token ${token}, though token ${grantedBefore} had been granted before the write began: the old holder acted after losing the lock, and nothing ordered its write`);
     }
     const zxid = typeof f.zxid === "string" ? parseZxidText(f.zxid) : undefined;
-    const writes = this.accepted.get(String(f.resource)) ?? [];
-    this.accepted.set(String(f.resource), writes);
+    const resource = String(f.resource);
+    let r = this.accepted.get(resource);
+    if (r === undefined) this.accepted.set(resource, (r = { writes: [], largest: undefined }));
+    const writes = r.writes;
     // Without a zxid (an older trace), the write is taken to have landed last.
     const at = zxid ?? (writes.length > 0 ? writes[writes.length - 1]!.zxid + 1n : 0n);
-    const before = writes.filter((w) => w.zxid < at && w.token > token);
-    const after = writes.filter((w) => w.zxid > at && w.token < token);
-    for (const w of before) this.log.add(e, `${String(f.resource)} accepted token ${token} from ${String(f.client)} after accepting token ${w.token} from ${w.client}: writes went back in token order (0x${at.toString(16)} after 0x${w.zxid.toString(16)})`);
-    for (const w of after) this.log.add(e, `${String(f.resource)} accepted token ${w.token} from ${w.client} after accepting token ${token} from ${String(f.client)}: writes went back in token order (0x${w.zxid.toString(16)} after 0x${at.toString(16)})`);
-    writes.push({ zxid: at, token, client: String(f.client) });
-    writes.sort((a, b) => (a.zxid < b.zxid ? -1 : a.zxid > b.zxid ? 1 : 0));
+    const write = { zxid: at, token, client: String(f.client) };
+    // Nearly always the write took effect after every earlier one: then only the largest token so far can be out of order.
+    const last = writes.length === 0 || writes[writes.length - 1]!.zxid < at;
+    const earlierLarger = last ? (r.largest !== undefined && r.largest.token > token ? [r.largest] : []) : writes.filter((w) => w.zxid < at && w.token > token);
+    const laterSmaller = last ? [] : writes.filter((w) => w.zxid > at && w.token < token);
+    for (const w of earlierLarger) this.log.add(e, `${resource} accepted token ${token} from ${write.client} after accepting token ${w.token} from ${w.client}: writes went back in token order (0x${at.toString(16)} after 0x${w.zxid.toString(16)})`);
+    for (const w of laterSmaller) this.log.add(e, `${resource} accepted token ${w.token} from ${w.client} after accepting token ${token} from ${write.client}: writes went back in token order (0x${w.zxid.toString(16)} after 0x${at.toString(16)})`);
+    writes.push(write);
+    if (!last) writes.sort((a, b) => (a.zxid < b.zxid ? -1 : a.zxid > b.zxid ? 1 : 0));
+    if (r.largest === undefined || token > r.largest.token) r.largest = write;
   }
 
   finish(): Violation[] {
