@@ -156,13 +156,13 @@ export class LockFencingChecker implements Checker {
     const at = zxid ?? (writes.length > 0 ? writes[writes.length - 1]!.zxid + 1n : 0n);
     const write = { zxid: at, token, client: String(f.client) };
     // Nearly always the write took effect after every earlier one: then only the largest token so far can be out of order.
-    const last = writes.length === 0 || writes[writes.length - 1]!.zxid < at;
-    const earlierLarger = last ? (r.largest !== undefined && r.largest.token > token ? [r.largest] : []) : writes.filter((w) => w.zxid < at && w.token > token);
-    const laterSmaller = last ? [] : writes.filter((w) => w.zxid > at && w.token < token);
+    const inOrder = writes.length === 0 || writes[writes.length - 1]!.zxid < at;
+    const earlierLarger = inOrder ? (r.largest !== undefined && r.largest.token > token ? [r.largest] : []) : writes.filter((w) => w.zxid < at && w.token > token);
+    const laterSmaller = inOrder ? [] : writes.filter((w) => w.zxid > at && w.token < token);
     for (const w of earlierLarger) this.log.add(e, `${resource} accepted token ${token} from ${write.client} after accepting token ${w.token} from ${w.client}: writes went back in token order (0x${at.toString(16)} after 0x${w.zxid.toString(16)})`);
     for (const w of laterSmaller) this.log.add(e, `${resource} accepted token ${w.token} from ${w.client} after accepting token ${token} from ${write.client}: writes went back in token order (0x${w.zxid.toString(16)} after 0x${at.toString(16)})`);
     writes.push(write);
-    if (!last) writes.sort((a, b) => (a.zxid < b.zxid ? -1 : a.zxid > b.zxid ? 1 : 0));
+    if (!inOrder) writes.sort((a, b) => (a.zxid < b.zxid ? -1 : a.zxid > b.zxid ? 1 : 0));
     if (r.largest === undefined || token > r.largest.token) r.largest = write;
   }
 

@@ -99,9 +99,11 @@ export class ConfigChecker implements Checker {
   readonly name = "recipe.config";
   private readonly log = new ViolationLog(this.name);
   private readonly lastSeen = new Map<string, number>();
-  private readonly lastWritten = new Map<string, { version: number; atUs: number }>();
-  /** Per config, versions begun after the last acknowledged write and never acknowledged. */
-  private readonly unknown = new Map<string, Set<number>>();
+  /**
+   * Per config: the last acknowledged version, when writing last happened, and the versions
+   * begun after it and never acknowledged.
+   */
+  private readonly writes = new Map<string, { version: number; atUs: number; unknown: Set<number> }>();
   private lastFaultUs = -Infinity;
 
   accepts(kind: string): boolean {
@@ -117,20 +119,22 @@ export class ConfigChecker implements Checker {
     const f = e.fields;
     const config = String(f.config);
     const v = versionOf(f.value);
-    const written = this.lastWritten.get(config) ?? { version: -1, atUs: -Infinity };
-    const unknown = this.unknown.get(config) ?? new Set<number>();
-    this.unknown.set(config, unknown);
+    let written = this.writes.get(config);
+    if (written === undefined) this.writes.set(config, (written = { version: -1, atUs: -Infinity, unknown: new Set() }));
     if (f.event === "write-begin") {
-      unknown.add(v);
-      this.lastWritten.set(config, { ...written, atUs: e.atUs });
+      written.unknown.add(v);
+      written.atUs = e.atUs;
       return;
     }
     if (f.event === "write") {
-      if (v > written.version) this.lastWritten.set(config, { version: v, atUs: e.atUs });
-      for (const u of unknown) if (u <= v) unknown.delete(u);
+      if (v > written.version) {
+        written.version = v;
+        written.atUs = e.atUs;
+      }
+      for (const u of written.unknown) if (u <= v) written.unknown.delete(u);
       return;
     }
-    const isLast = (x: number) => x === written.version || unknown.has(x);
+    const isLast = (x: number) => x === written.version || written.unknown.has(x);
     if (f.event === "stopped") {
       const quietUs = e.atUs - Math.max(written.atUs, this.lastFaultUs);
       if (written.version >= 0 && quietUs >= CONFIG_CONVERGE_MS * 1000 && !isLast(v)) {

@@ -22,7 +22,7 @@ import { ProgressBar } from "./progress.js";
 import { join } from "node:path";
 import type { Scenario } from "../../scenario/types.js";
 import { writeReplayFile } from "../replay.js";
-import { generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
+import { assertRecipeScenario, generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
 import { parseShard, shardSeeds, type Shard } from "./seeds.js";
 
 export interface ExploreFailure {
@@ -62,7 +62,7 @@ const FLAGS = { seeds: "int", from: "int", workers: "int", shard: "string", bug:
 export async function cmdExplore(argv: string[]): Promise<number> {
   const req = parseExploreArgs(argv);
   const scenario = loadScenario(req.scenarioArg, req.variant);
-  if (req.options.generate === true) generatedRecipeScenario(scenario, req.from); // a scenario without a recipe is refused here, not per seed
+  if (req.options.generate === true) assertRecipeScenario(scenario); // refused here, not per seed
   if (!req.json) printHeader(req);
   const bar = !req.json && process.stdout.isTTY ? new ProgressBar(process.stdout, req.seeds.length) : undefined;
   const onDone = bar ? (o: SeedOutcome) => bar.tick(o.verdict === "fail") : undefined;

@@ -119,11 +119,6 @@ export class FileTxnSnapLog {
     return readSnapshotFile(this.disk.read(snapshotFileName(zxid))) !== undefined;
   }
 
-  /** Starts a fuzzy snapshot of `tree` (the caller rolled the log when it decided to). */
-  startFuzzySnapshot(ctx: NodeContext, tree: DataTree, pacing: SnapshotPacing, onFinished: () => void): FuzzySnapshot {
-    return new FuzzySnapshot(ctx, tree, pacing, onFinished);
-  }
-
   /**
    * Restores the newest valid snapshot and replays the logs after its zxid. A fuzzy snapshot may
    * already hold some of those txns' effects: their failures (NODEEXISTS, NONODE) are ignored.
@@ -204,8 +199,8 @@ export class ZKDatabase {
   dataTree: DataTree;
   readonly snapLog: FileTxnSnapLog;
   private txnsSinceSnapshot = 0;
-  /** `SyncRequestProcessor.randRoll`: this round's share of the randomised snapshot interval. */
-  private randRoll: number;
+  /** Logged txns that start the next snapshot: snapCount/2 + `SyncRequestProcessor.randRoll`. */
+  private snapThreshold: number;
   private readonly snapRng: Rng;
   private snapshotInProgress: FuzzySnapshot | undefined;
   /** The last COMMIT_LOG_COUNT applied txns, for DIFF/TRUNC sync (`committedLog`). */
@@ -219,7 +214,7 @@ export class ZKDatabase {
     this.snapLog = new FileTxnSnapLog(ctx.disk);
     this.dataTree = new DataTree(treeOptions);
     this.snapRng = ctx.rng.fork("snapshot");
-    this.randRoll = this.rollSnapshotInterval();
+    this.snapThreshold = this.rollSnapshotThreshold();
   }
 
   /** Rebuilds the tree from disk; returns the number of txns replayed from the log. */
@@ -262,8 +257,8 @@ export class ZKDatabase {
     const r = this.snapLog.append(entry);
     if (!r.ok) return r;
     this.txnsSinceSnapshot++;
-    if (this.txnsSinceSnapshot > Math.floor(this.snapshots.snapCount / 2) + this.randRoll) {
-      this.randRoll = this.rollSnapshotInterval();
+    if (this.txnsSinceSnapshot > this.snapThreshold) {
+      this.snapThreshold = this.rollSnapshotThreshold();
       this.txnsSinceSnapshot = 0;
       this.snapLog.rollLog();
       if (this.snapshotInProgress === undefined) this.startSnapshot();
@@ -283,7 +278,7 @@ export class ZKDatabase {
       this.ctx.annotate("zk.snapshot.skipped", { reason: "a valid snapshot of this zxid exists" });
       return;
     }
-    const snap = this.snapLog.startFuzzySnapshot(this.ctx, this.dataTree, this.snapshots, () => {
+    const snap = new FuzzySnapshot(this.ctx, this.dataTree, this.snapshots, () => {
       if (this.snapshotInProgress === snap) this.snapshotInProgress = undefined;
     });
     this.snapshotInProgress = snap;
@@ -311,10 +306,10 @@ export class ZKDatabase {
     this.snapshotInProgress = undefined;
   }
 
-  /** `randRoll = nextInt(snapCount / 2)`. */
-  private rollSnapshotInterval(): number {
+  /** snapCount/2 + `randRoll = nextInt(snapCount / 2)`. */
+  private rollSnapshotThreshold(): number {
     const half = Math.floor(this.snapshots.snapCount / 2);
-    return half <= 1 ? 0 : this.snapRng.int(0, half - 1);
+    return half + (half <= 1 ? 0 : this.snapRng.int(0, half - 1));
   }
 
   commit(onDone: () => void): void {
