@@ -22,7 +22,8 @@ export class CutLinks {
   }
 
   has(from: string, to: string): boolean {
-    return this.cut.has(`${from}>${to}`);
+    // Nearly always nothing is cut: then no key is built for the message.
+    return this.cut.size > 0 && this.cut.has(`${from}>${to}`);
   }
 
   /** Every cut link, sorted. */

@@ -60,9 +60,8 @@ export class SessionsChecker implements Checker {
   /** Path → how many creates may have produced it (any outcome). */
   private readonly createTargets = new Map<string, number>();
   // heartbeat bookkeeping
-  private readonly clients = new Map<string, ClientView>();
-  /** The client names of `clients`' keys (what comes before the `#`). */
-  private readonly clientNames = new Set<string>();
+  /** Client → connection ("?" when not named) → its view. */
+  private readonly clients = new Map<string, Map<string, ClientView>>();
   /** Message id (unique in a run) → the session a client packet in flight touches. */
   private readonly sessionPackets = new Map<number, { session: string }>();
   private readonly lastTouchUs = new Map<string, Map<string, number>>();
@@ -218,23 +217,17 @@ export class SessionsChecker implements Checker {
     if (e.kind === "client.connect") view.server = str(e.fields, "server");
   }
 
-  private isClientNode(node: string): boolean {
-    return this.clientNames.has(node);
-  }
-
   private view(client: string, conn: unknown): ClientView {
-    const key = `${client}#${conn === undefined ? "?" : String(conn)}`;
-    let v = this.clients.get(key);
-    if (v === undefined) {
-      this.clients.set(key, (v = { session: "", connected: false, server: undefined, paused: false }));
-      this.clientNames.add(client);
-    }
+    let byConn = this.clients.get(client);
+    if (byConn === undefined) this.clients.set(client, (byConn = new Map()));
+    const key = conn === undefined ? "?" : String(conn);
+    let v = byConn.get(key);
+    if (v === undefined) byConn.set(key, (v = { session: "", connected: false, server: undefined, paused: false }));
     return v;
   }
 
   private onNodeState(e: TraceEvent): void {
-    for (const [key, v] of this.clients) {
-      if (!key.startsWith(`${e.node}#`)) continue;
+    for (const v of this.clients.get(e.node)?.values() ?? []) {
       v.paused = e.kind === "pause";
       if (e.kind === "crash") v.connected = false;
     }
@@ -242,9 +235,9 @@ export class SessionsChecker implements Checker {
 
   private onSend(e: TraceEvent): void {
     if (e.peer === undefined || e.id === undefined) return;
-    // Every client view's node is in `clientNames`: servers' sends skip the key building.
-    if (this.isClientNode(e.node)) {
-      const v = this.clients.get(`${e.node}#${e.conn === undefined ? "?" : e.conn}`);
+    const byConn = this.clients.get(e.node);
+    if (byConn !== undefined) {
+      const v = byConn.get(e.conn === undefined ? "?" : String(e.conn));
       if (v === undefined) return;
       if (v.connected && !v.paused && e.peer === v.server && !UNTOUCHING.has(e.detail ?? "")) {
         this.sessionPackets.set(e.id, { session: v.session });

@@ -84,7 +84,8 @@ export class WatchesChecker implements Checker {
   // notification attribution (4)
   private readonly clientNodes = new Set<string>();
   private readonly notifRun = new Map<string, { peer: string; id: number }[]>();
-  private readonly notifTxn = new Map<string, { zxid: string; op: string }>();
+  /** Message id (unique in a run) of a notification in flight → its two ends and its txn. */
+  private readonly notifTxn = new Map<number, { from: string; to: string; zxid: string; op: string }>();
   private readonly lastNotif = new Map<string, { zxid: string; op: string } | undefined>();
   private readonly seenOnConnection = new Map<string, Set<string>>();
 
@@ -217,11 +218,14 @@ export class WatchesChecker implements Checker {
       return;
     }
     if (e.kind === "deliver" && this.clientNodes.has(e.node)) {
-      const key = `${e.peer}>${e.node}#${e.id}`;
-      this.lastNotif.set(e.node, e.detail === "notification" ? this.notifTxn.get(key) : undefined);
-      this.notifTxn.delete(key);
+      const sent = e.id === undefined ? undefined : this.notifTxn.get(e.id);
+      const txn = sent !== undefined && sent.from === e.peer && sent.to === e.node ? sent : undefined;
+      if (txn !== undefined) this.notifTxn.delete(e.id!);
+      this.lastNotif.set(e.node, e.detail === "notification" ? txn : undefined);
       return;
     }
+    // Any other event: it settles a server's run of notifications, when one is waiting.
+    if (this.notifRun.size === 0) return;
     const run = this.notifRun.get(e.node);
     if (run === undefined) return;
     this.notifRun.delete(e.node);
@@ -229,7 +233,7 @@ export class WatchesChecker implements Checker {
     const zxid = str(e.fields, "zxid");
     const op = str(e.fields, "op");
     if (zxid === undefined || op === undefined) return;
-    for (const m of run) this.notifTxn.set(`${e.node}>${m.peer}#${m.id}`, { zxid, op });
+    for (const m of run) this.notifTxn.set(m.id, { from: e.node, to: m.peer, zxid, op });
   }
 
   finish(): Violation[] {
