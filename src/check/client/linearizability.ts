@@ -64,9 +64,9 @@ export class ClientLinearizabilityChecker implements Checker {
   private readonly events: ClientTraceEvent[] = [];
   private readonly invokedAt = new Map<string, { index: number; atUs: number }>();
   private readonly completedSession = new Map<string, string>();
-  /** Servers seen: standalone (`zk.server.start`) and quorum peers (`zab.*`). */
+  /** Servers seen: standalone (`zk.server.start`); and whether any quorum peer spoke (`zab.*`). */
   private readonly standalone = new Set<string>();
-  private readonly quorumPeers = new Set<string>();
+  private sawQuorumPeer = false;
   /** `zab.leader.established`: when each epoch was established, in trace order. */
   private readonly established: { atUs: number; epoch: number }[] = [];
   /** Synthetic closeSession ops of expiring sessions, awaiting their txn. */
@@ -96,7 +96,7 @@ export class ClientLinearizabilityChecker implements Checker {
     } else if (e.kind === "zk.server.start") {
       this.standalone.add(e.node);
     } else if (e.kind.startsWith("zab.")) {
-      this.quorumPeers.add(e.node);
+      this.sawQuorumPeer = true;
       if (e.kind === "zab.leader.established" && typeof e.fields?.epoch === "number") this.established.push({ atUs: e.atUs, epoch: e.fields.epoch });
     } else if (e.kind === "zk.session.expire") {
       this.onExpire(e);
@@ -143,7 +143,7 @@ export class ClientLinearizabilityChecker implements Checker {
 
   /** Reads are checked only when one server answered everything. */
   get singleServer(): boolean {
-    return this.quorumPeers.size === 0 && this.standalone.size <= 1;
+    return !this.sawQuorumPeer && this.standalone.size <= 1;
   }
 
   finish(end: RunEnd = { index: 0, atUs: 0 }): Violation[] {
@@ -215,11 +215,12 @@ export class ClientLinearizabilityChecker implements Checker {
     const ops = historyFromTrace(this.events);
     const reapable = new Set<string>();
     for (const op of ops) {
-      const owner = op.opId === undefined ? undefined : this.completedSession.get(`${op.client}/${op.opId}`);
-      if (NO_SESSION.has(op.session) && owner !== undefined) op.session = owner;
+      if (NO_SESSION.has(op.session) && op.opId !== undefined) op.session = this.completedSession.get(`${op.client}/${op.opId}`) ?? op.session;
       for (const c of createsOf(op)) if (isReapableMode(c.mode)) reapable.add(c.path);
     }
-    const under = (p: string) => [...reapable].some((r) => p === r || p.startsWith(r === "/" ? "/" : `${r}/`));
+    if (reapable.size === 0) return ops.filter((op) => MODELLED.has(op.op));
+    const reapableList = [...reapable];
+    const under = (p: string) => reapableList.some((r) => p === r || p.startsWith(r === "/" ? "/" : `${r}/`));
     return ops.filter((op) => MODELLED.has(op.op) && !under(op.path) && !(op.args.ops ?? []).some((s) => under(s.path)));
   }
 }

@@ -265,16 +265,18 @@ export interface ClientTraceEvent {
 export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[] {
   const ops: Operation[] = [];
   const open = new Map<string, Operation>();
-  const applied = new Map<string, { zxid: bigint; err?: string }>(); // "session#cxid" → first apply
+  // The fields of the `zk.apply` events of client requests, in order: only the ops that ended
+  // "unknown" read them, so they are indexed (`firstApplies`) only when there are some.
+  const applies: Record<string, unknown>[] = [];
   const sentAs = new Map<Operation, string>(); // unknown op → its "session#xid"
   for (const e of events) {
     if (e.kind === "zk.apply") {
       const f = e.fields ?? {};
-      const key = `${String(f.session)}#${String(f.cxid)}`;
-      if (f.cxid !== undefined && typeof f.zxid === "string" && !applied.has(key)) {
-        const zxid = parseZxidText(f.zxid) ?? BigInt(f.zxid);
-        applied.set(key, f.op === "error" && typeof f.err === "string" ? { zxid, err: f.err } : { zxid });
-      }
+      if (f.cxid === undefined || typeof f.zxid !== "string") continue;
+      applies.push(f);
+      // A zxid only BigInt reads (or nobody) is read as `firstApplies` reads it, here: so a
+      // malformed one throws at this event, as it would if the index were built as we go.
+      if (parseZxidText(f.zxid) === undefined) firstApplies(applies);
       continue;
     }
     if (e.kind === "client.invoke") {
@@ -294,11 +296,26 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
       if (op.outcome === "unknown" && typeof f.xid === "number") sentAs.set(op, `${String(f.session ?? op.session)}#${f.xid}`);
     }
   }
+  if (sentAs.size === 0) return ops;
+  const applied = firstApplies(applies);
   for (const [op, key] of sentAs) {
     const txn = applied.get(key);
     op.truth = txn === undefined ? { applied: false } : { applied: true, ...txn };
   }
   return ops;
+}
+
+/** "session#cxid" → the first apply of that request (of `zk.apply` fields with a cxid and a zxid string). */
+function firstApplies(applies: readonly Record<string, unknown>[]): Map<string, { zxid: bigint; err?: string }> {
+  const applied = new Map<string, { zxid: bigint; err?: string }>();
+  for (const f of applies) {
+    const key = `${String(f.session)}#${String(f.cxid)}`;
+    if (applied.has(key)) continue;
+    const text = f.zxid as string;
+    const zxid = parseZxidText(text) ?? BigInt(text);
+    applied.set(key, f.op === "error" && typeof f.err === "string" ? { zxid, err: f.err } : { zxid });
+  }
+  return applied;
 }
 
 function pairKey(f: Record<string, unknown>): string {

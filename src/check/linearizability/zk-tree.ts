@@ -198,8 +198,9 @@ export function create(d: Draft, path: string, data: string, sequential: boolean
   const name = sequential ? path + sequenceSuffix(parent.cversion) : path;
   if (d.get(name) !== undefined) return { err: "NODEEXISTS" };
   if (parent.owner !== undefined) return { err: "NOCHILDRENFOREPHEMERALS" };
-  d.set(parentPath, { ...parent, cversion: (parent.cversion + 1) | 0 });
-  d.addChild(name, freshNode(data, owner));
+  // What `addChild` does, with the parent's cversion bumped in the same write.
+  d.set(parentPath, { ...parent, cversion: (parent.cversion + 1) | 0, children: insertSorted(parent.children, baseName(name)) });
+  d.set(name, freshNode(data, owner));
   return { path: name };
 }
 
