@@ -61,7 +61,9 @@ export interface RunOptions {
  * - watch-not-fired: the server never sends NodeDataChanged;
  * - minority-commit: a ZAB leader commits a proposal after a minority of ACKs (its own);
  * - fuzzy-replay-strict: recovery stops replaying the log at a txn a fuzzy snapshot already
- *   holds (a server restarts without txns it had logged; zab-fuzzy-snapshots catches it).
+ *   holds (a server restarts without txns it had logged; zab-fuzzy-snapshots catches it);
+ * - txnlog-diff-gap: a leader catching a learner up from its on-disk txn log leaves out the
+ *   first txn it read there (zab-follower-txnlog-diff catches it).
  * (The server's other replay canary, fuzzy-replay-no-fixup, needs a schedule the swarm rarely
  * draws; test/zk/server/fuzzy-snapshot.test.ts builds one and catches it.)
  */
@@ -72,6 +74,7 @@ export const CANARIES = [
   "watch-not-fired",
   "minority-commit",
   "fuzzy-replay-strict",
+  "txnlog-diff-gap",
 ] as const;
 export type Canary = (typeof CANARIES)[number];
 

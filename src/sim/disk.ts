@@ -126,6 +126,11 @@ export class Disk {
     return this.files.get(name)?.durableRecords ?? [];
   }
 
+  /** The file's length in bytes, as the page cache sees it (0 when absent). */
+  sizeOf(name: string): number {
+    return this.files.get(name)?.bytes ?? 0;
+  }
+
   append(name: string, record: unknown, sizeBytes: number): DiskResult {
     if (this.full || this.usedBytes + sizeBytes > this.config.capacityBytes) return this.refuse(name, sizeBytes);
     const f = this.file(name);
@@ -271,6 +276,9 @@ export class NodeDisk {
   }
   list(): string[] {
     return this.disk.list();
+  }
+  sizeOf(name: string): number {
+    return this.disk.sizeOf(name);
   }
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
+import { parseScenario } from "../../src/scenario/parse.js";
+import { scenarioToDocument } from "../../src/scenario/replay-file.js";
 import type { TraceEvent } from "../../src/sim/trace.js";
 
 const SCENARIOS = [
@@ -12,6 +14,7 @@ const SCENARIOS = [
   "ensemble-session-expiry",
   "ensemble-reconnect-watches",
   "zab-follower-snap",
+  "zab-follower-txnlog-diff",
   "ensemble-session-moved",
   "zab-follower-cross-epoch-snap",
   "zab-fuzzy-snapshots",
@@ -61,9 +64,45 @@ describe("scenario: zk ensemble (ZAB)", () => {
     expect(events.filter((e) => e.kind === "zk.apply" && e.fields?.op === "setData" && e.fields?.err === undefined)).toHaveLength(3);
   });
 
-  it("SNAP sync happens when a follower is behind the committed log", async () => {
-    const r = await runScenario(loadScenario("zab-follower-snap"), { seed: 1, retainTrace: true });
+  /** The leader's sync of the follower that missed 600 txns (its last zxid is (1,2)). */
+  const catchUp = async (name: string, canary?: "txnlog-diff-gap") => {
+    const syncs: TraceEvent[] = [];
+    const r = await runScenario(loadScenario(name), { seed: 1, ...(canary ? { canary } : {}), onTraceEvent: (e) => e.kind === "zab.sync" && e.fields?.peerLastZxid === "0x100000002" && syncs.push(e) });
+    return { r, syncs };
+  };
+
+  it("a follower behind the committed log, with the leader's txn log since then in one file: DIFF from the txn log, no snapshot", async () => {
+    const { r, syncs } = await catchUp("zab-follower-txnlog-diff");
+    expect(r.violations).toEqual([]);
+    expect(syncs.map((e) => [e.fields?.mode, e.fields?.txnLog])).toEqual([["DIFF", true]]);
+    expect(r.counts["zab.snap.load"]).toBeUndefined();
+  });
+
+  it("a follower behind the committed log, with the txn log since then rolled into several preallocated files: SNAP", async () => {
+    const { r, syncs } = await catchUp("zab-follower-snap");
+    expect(r.violations).toEqual([]);
+    expect(syncs.map((e) => [e.fields?.mode, e.fields?.txnLog])).toEqual([["SNAP", undefined]]);
     expect(r.counts["zab.snap.load"]).toBeGreaterThanOrEqual(1);
+  });
+
+  it("snapshotSizeFactor: negative turns txn-log sync off (the same story ends in SNAP); a bad value is refused by name", async () => {
+    const base = loadScenario("zab-follower-txnlog-diff");
+    const withFactor = (snapshotSizeFactor: unknown) => parseScenario({ ...scenarioToDocument(base), workload: { kind: "zk", ...base.workload.params, snapshotSizeFactor } }, "test");
+    const off = withFactor(-1);
+    const syncs: TraceEvent[] = [];
+    const r = await runScenario(off, { seed: 1, onTraceEvent: (e) => e.kind === "zab.sync" && e.fields?.peerLastZxid === "0x100000002" && syncs.push(e) });
+    expect(r.violations).toEqual([]);
+    expect(syncs.map((e) => e.fields?.mode)).toEqual(["SNAP"]);
+    for (const bad of [2, "0.5", null]) {
+      expect(() => withFactor(bad)).toThrow(/workload\.snapshotSizeFactor: expected a number ≤ 1/);
+    }
+  });
+
+  it("canary txnlog-diff-gap: a txn-log DIFF that leaves out one txn is caught by zab.prefix-consistency", async () => {
+    const { r, syncs } = await catchUp("zab-follower-txnlog-diff", "txnlog-diff-gap");
+    expect(syncs.map((e) => e.fields?.txnLog)).toEqual([true]);
+    expect(r.verdict).toBe("fail");
+    expect(r.violations.map((v) => v.checker)).toContain("zab.prefix-consistency");
   });
 
   it("a follower with an orphan txn rejoining before the new epoch commits anything is truncated (TRUNC to maxCommittedLog)", async () => {

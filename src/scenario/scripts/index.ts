@@ -12,7 +12,7 @@ import { zabFollowerRestartTrunc } from "./zab-follower-restart-trunc.js";
 import { zabIsolatedLeader } from "./zab-isolated-leader.js";
 import { zabRollingRestart } from "./zab-rolling-restart.js";
 import { zabObserver } from "./zab-observer.js";
-import { zabFollowerSnap } from "./zab-follower-snap.js";
+import { zabFollowerSnap, zabFollowerTxnLogDiff } from "./zab-follower-snap.js";
 import { zabRandomFaults } from "./zab-random-faults.js";
 import { ensembleSessionMoved } from "./ensemble-session-moved.js";
 import { zabFollowerCrossEpochSnap } from "./zab-follower-cross-epoch-snap.js";
@@ -21,7 +21,7 @@ import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
 import { BUG_SCRIPTS } from "./bug-scripts.js";
 
 const SCRIPTS = new Map<string, ScriptDef>(
-  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS].map((s) => [s.name, s]),
+  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerTxnLogDiff, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS].map((s) => [s.name, s]),
 );
 
 export function scriptNamed(name: string): ScriptDef {

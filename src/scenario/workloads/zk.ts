@@ -16,7 +16,7 @@ import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
 import { RECIPE_PARAMS, checkRecipeParams } from "../scripts/recipe-support.js";
 
-const SERVER_CANARIES: readonly string[] = ["ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict"];
+const SERVER_CANARIES: readonly string[] = ["ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap"];
 
 function scriptParam(params: Record<string, unknown>): string {
   const name = params.script;
@@ -32,6 +32,7 @@ function serverConfig(params: Record<string, unknown>): Partial<ZooKeeperServerC
   if (params.snapCount !== undefined) out.snapCount = intParam(params, "snapCount", 10_000, 1, 10_000_000);
   if (params.snapChunkNodes !== undefined) out.snapChunkNodes = intParam(params, "snapChunkNodes", 500, 1, 10_000_000);
   if (params.snapChunkIntervalUs !== undefined) out.snapChunkIntervalUs = intParam(params, "snapChunkIntervalUs", 1_000, 0, 10_000_000);
+  if (params.snapshotSizeFactor !== undefined) out.snapshotSizeFactor = snapshotSizeFactorParam(params.snapshotSizeFactor);
   if (params.minSessionTimeoutMs !== undefined) out.minSessionTimeoutMs = intParam(params, "minSessionTimeoutMs", 2 * tick, 1, 10_000_000);
   if (params.maxSessionTimeoutMs !== undefined) out.maxSessionTimeoutMs = intParam(params, "maxSessionTimeoutMs", 20 * tick, 1, 10_000_000);
   if (params.containerCheckIntervalMs !== undefined) out.containerCheckIntervalMs = intParam(params, "containerCheckIntervalMs", 60_000, 0, 10_000_000);
@@ -42,7 +43,13 @@ function serverConfig(params: Record<string, unknown>): Partial<ZooKeeperServerC
   return out;
 }
 
-const KNOWN_PARAMS = ["script", "clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", ...RECIPE_PARAMS];
+/** `zookeeper.snapshotSizeFactor`: a number up to 1; negative turns txn-log sync off. */
+function snapshotSizeFactorParam(v: unknown): number {
+  if (typeof v !== "number" || !Number.isFinite(v) || v > 1) throw new UserInputError(`workload.snapshotSizeFactor: expected a number ≤ 1 (negative disables txn-log sync), got ${JSON.stringify(v)}`);
+  return v;
+}
+
+const KNOWN_PARAMS = ["script", "clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", ...RECIPE_PARAMS];
 
 interface Shape {
   servers: string[];

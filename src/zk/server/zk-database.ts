@@ -153,6 +153,40 @@ export class FileTxnSnapLog {
     return out;
   }
 
+  /**
+   * `readTxnLog(zxid, fastForward = false)` of 3.8's FileTxnIterator: the log files from the one
+   * that starts at or before `zxid` on (a file starting exactly at `zxid` brings the one before
+   * it too), their intact txns in log order from the first, and `getStorageSize()`: the lengths
+   * of those files except the first, which the iterator has already opened (a quirk kept as is).
+   */
+  readTxnLog(zxid: Zxid): { txns: TxnEntry[]; storageBytes: number } {
+    const newestFirst = this.files(LOG_PREFIX).reverse();
+    const stored: string[] = [];
+    for (const f of newestFirst) {
+      stored.push(f.name);
+      if (f.zxid < zxid) break;
+    }
+    stored.reverse();
+    const txns: TxnEntry[] = [];
+    for (const name of stored) {
+      for (const rec of this.disk.read(name)) {
+        if (isTorn(rec)) break;
+        txns.push(rec as TxnEntry);
+      }
+    }
+    let storageBytes = 0;
+    for (const name of stored.slice(1)) storageBytes += preallocatedLogLength(this.disk.sizeOf(name));
+    return { txns, storageBytes };
+  }
+
+  /** The size of the newest valid snapshot file (`findMostRecentSnapshot`), 0 when there is none. */
+  newestSnapshotBytes(): number {
+    for (const snap of this.files(SNAP_PREFIX).reverse()) {
+      if (readSnapshotFile(this.disk.read(snap.name)) !== undefined) return this.disk.sizeOf(snap.name);
+    }
+    return 0;
+  }
+
   /** The zxid of the last intact logged txn (0 when none). */
   lastLoggedZxid(): Zxid {
     const txns = this.loggedTxns();
@@ -179,6 +213,23 @@ export class FileTxnSnapLog {
   }
 }
 
+/** `zookeeper.preAllocSize`: txn log files grow in blocks of 64 MiB. */
+const LOG_PREALLOC_BYTES = 64 * 1024 * 1024;
+/** The FileHeader at the start of every txn log file (magic, version, dbid). */
+const LOG_FILE_HEADER_BYTES = 16;
+
+/**
+ * A txn log file's length on disk, which is what Java's size checks read: `FilePadding`
+ * extends the file by a 64 MiB block whenever a write comes within 4 KiB of its end, so even
+ * a log of a few txns is 64 MiB long.
+ */
+export function preallocatedLogLength(contentBytes: number): number {
+  const position = LOG_FILE_HEADER_BYTES + contentBytes;
+  let length = LOG_FILE_HEADER_BYTES + LOG_PREALLOC_BYTES;
+  while (position + 4096 >= length) length += LOG_PREALLOC_BYTES;
+  return length;
+}
+
 /** An error txn, or a multi whose error was decided at prep: it "fails" on every replay. */
 function isLoggedError(entry: TxnEntry): boolean {
   return entry.txn.kind === "ErrorTxn" || (entry.txn.kind === "MultiTxn" && entry.txn.txns.some((t) => t.txn.kind === "ErrorTxn"));
@@ -193,7 +244,15 @@ export interface SnapshotConfig extends SnapshotPacing {
   snapCount: number;
   /** A canary may replay strictly; ZooKeeper's replay is tolerant. */
   replay?: ReplayMode;
+  /**
+   * `zookeeper.snapshotSizeFactor`: a learner older than the committed log is caught up from
+   * the txn log when that is at most this fraction of the newest snapshot's size; negative
+   * turns txn-log sync off. Default 0.33.
+   */
+  snapshotSizeFactor?: number;
 }
+
+export const DEFAULT_SNAPSHOT_SIZE_FACTOR = 0.33;
 
 export class ZKDatabase {
   dataTree: DataTree;
@@ -319,6 +378,31 @@ export class ZKDatabase {
   /** Runs `onDone` once every txn appended so far is durable (see `FileTxnSnapLog.flush`). */
   flush(onDone: () => void): void {
     this.snapLog.flush(onDone);
+  }
+
+  /** `isTxnLogSyncEnabled`: snapshotSizeFactor ≥ 0. */
+  get txnLogSyncEnabled(): boolean {
+    return (this.snapshots.snapshotSizeFactor ?? DEFAULT_SNAPSHOT_SIZE_FACTOR) >= 0;
+  }
+
+  /** `calculateTxnLogSizeLimit`: the newest snapshot's size times the factor (0, unlimited, without one). */
+  txnLogSizeLimitBytes(): number {
+    return Math.floor(this.snapLog.newestSnapshotBytes() * (this.snapshots.snapshotSizeFactor ?? DEFAULT_SNAPSHOT_SIZE_FACTOR));
+  }
+
+  /**
+   * `getProposalsFromTxnLog(startZxid, calculateTxnLogSizeLimit())` for the sync of a learner
+   * older than the committed log: the logged txns from the file holding `startZxid` on, or none
+   * when txn-log sync is off, the log does not reach back to `startZxid` ("unable to find
+   * proposals from txnlog"), or the files after the first are over the size limit.
+   */
+  proposalsFromTxnLog(startZxid: Zxid): TxnEntry[] {
+    if (!this.txnLogSyncEnabled) return [];
+    const sizeLimit = this.txnLogSizeLimitBytes();
+    const { txns, storageBytes } = this.snapLog.readTxnLog(startZxid);
+    if (txns.length > 0 && txns[0]!.header.zxid > startZxid) return [];
+    if (sizeLimit > 0 && storageBytes > sizeLimit) return [];
+    return txns;
   }
 
   processTxn(entry: TxnEntry): ProcessTxnResult {

@@ -30,7 +30,7 @@ import { PrepRequestProcessor, type PrepRequest } from "./prep-request-processor
 import { processRead, replyForTxn, type FinalReply } from "./final-request-processor.js";
 import { SessionTrackerImpl, type SessionImpl, type SessionTracker } from "./session-tracker.js";
 import { ServerCnxn, replyLabel, type CnxnHost } from "./server-cnxn.js";
-import { ZKDatabase } from "./zk-database.js";
+import { DEFAULT_SNAPSHOT_SIZE_FACTOR, ZKDatabase } from "./zk-database.js";
 import { ContainerManager } from "./container-manager.js";
 
 export interface ZooKeeperServerConfig {
@@ -46,6 +46,8 @@ export interface ZooKeeperServerConfig {
   snapChunkNodes: number;
   /** …one step every this many µs, while txns go on being applied in between. */
   snapChunkIntervalUs: number;
+  /** `zookeeper.snapshotSizeFactor` (leader): txn-log sync limit as a fraction of the snapshot size; < 0 disables. */
+  snapshotSizeFactor: number;
   clientPort: number;
   extendedTypesEnabled: boolean;
   enforceQuota: boolean;
@@ -66,7 +68,9 @@ export type ServerCanary =
   /** Recovery stops at the first logged txn a fuzzy snapshot already holds (NODEEXISTS/NONODE). */
   | "fuzzy-replay-strict"
   /** Parent cversion/pzxid move unconditionally on create/delete, no NODEEXISTS fixup (pre ZOOKEEPER-1046). */
-  | "fuzzy-replay-no-fixup";
+  | "fuzzy-replay-no-fixup"
+  /** A leader's DIFF from its on-disk txn log leaves out the first txn it read there. */
+  | "txnlog-diff-gap";
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,
@@ -74,6 +78,7 @@ export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   snapCount: 10_000,
   snapChunkNodes: 500,
   snapChunkIntervalUs: 1_000,
+  snapshotSizeFactor: DEFAULT_SNAPSHOT_SIZE_FACTOR,
   clientPort: CLIENT_PORT,
   extendedTypesEnabled: false,
   enforceQuota: false,
@@ -84,10 +89,10 @@ export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
 
 /** The database a server (standalone or quorum peer) loads from its disk, configured from `config`. */
 export function newZKDatabase(ctx: NodeContext, config: ZooKeeperServerConfig): ZKDatabase {
-  const { extendedTypesEnabled, snapCount, snapChunkNodes, snapChunkIntervalUs, canary } = config;
+  const { extendedTypesEnabled, snapCount, snapChunkNodes, snapChunkIntervalUs, snapshotSizeFactor, canary } = config;
   const treeOptions = { extendedTypesEnabled, ...(canary === "fuzzy-replay-no-fixup" ? { fuzzyReplayFixups: false } : {}) };
   const replay = canary === "fuzzy-replay-strict" ? "strict" : "tolerant";
-  return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay });
+  return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay, snapshotSizeFactor });
 }
 
 /** Java's `System.currentTimeMillis()` at virtual time 0: 2026-01-01T00:00:00Z. */

@@ -5,10 +5,11 @@
  * voters have reported, the new epoch is max(acceptedEpoch)+1, persisted as the leader's
  * acceptedEpoch, and sent as LEADERINFO. ACKEPOCHs from a quorum end discovery; the leader
  * persists currentEpoch before synchronising anyone.
- * Synchronisation, per learner: DIFF, TRUNC or SNAP chosen from the committed log as 3.8 does
- * (`chooseSyncMode`, sync-mode.ts), the txns as PROPOSAL+COMMIT pairs, then forwarding of live
- * traffic starts, then NEWLEADER. When a quorum has ACKed NEWLEADER the leader is established
- * and serves; each learner then gets UPTODATE.
+ * Synchronisation, per learner: DIFF, TRUNC or SNAP chosen from the committed log, or for a
+ * learner older than it the on-disk txn log, as 3.8 does (`chooseSyncMode`, sync-mode.ts), the
+ * txns as PROPOSAL+COMMIT pairs, then forwarding of live traffic starts, then NEWLEADER. When
+ * a quorum has ACKed NEWLEADER the leader is established and serves; each learner then gets
+ * UPTODATE.
  * Broadcast: PROPOSAL to forwarding followers, the leader's own log write acks for itself, a
  * quorum of ACKs commits in zxid order: COMMIT to followers, INFORM to observers, apply locally.
  * Liveness: PING every tickTime/2; a leader without a synced quorum for syncLimit ticks, or any
@@ -247,14 +248,16 @@ export class Leader {
     const db = this.peer.zkDb;
     const peerZxid = h.peerLastZxid;
     const last = db.lastProcessedZxid;
-    const { mode, zxid: modeZxid, queueFrom } = chooseSyncMode(peerZxid, db, this.peer.hasBug("ZK-1154"));
-    this.peer.ctx.annotate("zab.sync", { sid: this.myid, learner: h.sid, mode, peerLastZxid: zxidHex(peerZxid), zxid: zxidHex(modeZxid) });
+    const choice = chooseSyncMode(peerZxid, db, this.peer.hasBug("ZK-1154"));
+    const { mode, zxid: modeZxid } = choice;
+    this.peer.ctx.annotate("zab.sync", { sid: this.myid, learner: h.sid, mode, peerLastZxid: zxidHex(peerZxid), zxid: zxidHex(modeZxid), txnLog: choice.fromTxnLog || undefined });
     if (mode === "SNAP") {
       h.send({ kind: "SNAP", zxid: last, snapshot: db.dataTree.serialize() });
     } else {
       h.send({ kind: mode, zxid: modeZxid });
-      for (const e of db.committedLog) {
-        if (e.header.zxid <= queueFrom) continue;
+      // The canary breaks the txn-log catch-up on purpose: the learner misses one committed txn.
+      const proposals = choice.fromTxnLog && this.peer.config.server.canary === "txnlog-diff-gap" ? choice.proposals.slice(1) : choice.proposals;
+      for (const e of proposals) {
         h.send({ kind: "PROPOSAL", zxid: e.header.zxid, entry: e });
         h.send({ kind: "COMMIT", zxid: e.header.zxid });
       }
