@@ -38,14 +38,28 @@ const STRING_CACHE_LIMIT = 4096;
 const MAX_REMEMBERED_KEYS = 16;
 
 /**
- * Per event kind: the kind's hash, the field keys (with hashes) last seen at each position, how
- * many events of it there were, and the listeners that read it (undefined: not worked out yet).
+ * The keys (with hashes) last seen at each position of one shape of plain object: an event
+ * kind's fields, or the object under one of their keys (a Stat under `result`…), recursively.
+ */
+interface KeyCache {
+  keys: string[];
+  keyHashes: number[];
+  /** Per position: the cache of the plain object found there (created on first sight). */
+  nested: (KeyCache | undefined)[];
+}
+
+function newKeyCache(): KeyCache {
+  return { keys: [], keyHashes: [], nested: [] };
+}
+
+/**
+ * Per event kind: the kind's hash, its fields' key cache, how many events of it there were,
+ * and the listeners that read it (undefined: not worked out yet).
  */
 interface KindInfo {
   kind: string;
   hash: number;
-  keys: string[];
-  keyHashes: number[];
+  fields: KeyCache;
   count: number;
   listeners: TraceListener[] | undefined;
 }
@@ -112,7 +126,7 @@ class Mixer {
     } else if (v instanceof Uint8Array) {
       this.mixWord(8);
       this.mixBytes(v);
-    } else if (Object.getPrototypeOf(v) === Object.prototype) {
+    } else if (isPlainObject(v)) {
       this.mixWord(6);
       this.mixFields(v as Record<string, unknown>);
       this.mixWord(7);
@@ -305,7 +319,7 @@ export class Trace extends Mixer {
     if (peerHash !== undefined) this.mixWord(peerHash);
     if (id !== undefined) this.mixNumber(id);
     if (detail !== undefined) this.mixWord(this.stringHash(detail));
-    if (fields !== undefined) this.mixKindFields(fields, kindInfo);
+    if (fields !== undefined) this.mixCachedFields(fields, kindInfo.fields);
     if (conn !== undefined) this.mixNumber(conn);
     if (this.keepHashes) this.hashHistory.push(this.h1 ^ this.h2);
     if (!this.wantObjects) return;
@@ -323,20 +337,21 @@ export class Trace extends Mixer {
     let info = this.kinds.get(kind);
     if (info === undefined) {
       // Never cleared: kinds are the code's fixed vocabulary, and the table holds their counts.
-      info = { kind, hash: this.stringHash(kind), keys: [], keyHashes: [], count: 0, listeners: undefined };
+      info = { kind, hash: this.stringHash(kind), fields: newKeyCache(), count: 0, listeners: undefined };
       this.kinds.set(kind, info);
     }
     return info;
   }
 
   /**
-   * `mixFields` for the top-level fields of an event: the same canonical sequence, with key
-   * hashes remembered per event kind by position. Events of one kind nearly always carry the
-   * same keys in the same order, so a key is usually an identity compare, not a map lookup.
+   * `mixFields` with key hashes remembered by position, for an event's fields and (through
+   * `nested`) the plain objects inside them: the same canonical sequence. Objects of one shape
+   * nearly always carry the same keys in the same order, so a key is usually an identity
+   * compare, not a map lookup.
    */
-  private mixKindFields(fields: Record<string, unknown>, info: KindInfo): void {
-    const keys = info.keys;
-    const keyHashes = info.keyHashes;
+  private mixCachedFields(fields: Record<string, unknown>, cache: KeyCache): void {
+    const keys = cache.keys;
+    const keyHashes = cache.keyHashes;
     let i = 0;
     for (const key in fields) {
       const v = fields[key];
@@ -351,9 +366,18 @@ export class Trace extends Mixer {
           keyHashes[i] = kh;
         }
       }
-      i++;
       this.mixWord(kh);
-      this.mixValue(v);
+      // Strings (most values) inline; plain objects with this position's cache; the rest as mixValue.
+      if (typeof v === "string") {
+        this.mixWord(hashString(v));
+      } else if (i < MAX_REMEMBERED_KEYS && isPlainObject(v)) {
+        this.mixWord(6);
+        this.mixCachedFields(v, (cache.nested[i] ??= newKeyCache()));
+        this.mixWord(7);
+      } else {
+        this.mixValue(v);
+      }
+      i++;
     }
   }
 
@@ -368,14 +392,20 @@ export class Trace extends Mixer {
   }
 }
 
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+}
+
 function hex32(x: number): string {
   return (x >>> 0).toString(16).padStart(8, "0");
 }
 
 /** 32-bit FNV-1a over UTF-16 code units, with a final avalanche. */
 export function hashString(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
+  // `| 0`: the offset basis as an int32 (the same bits), so V8 keeps `h` a machine integer.
+  let h = 0x811c9dc5 | 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
     h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   }
   h ^= h >>> 16;
