@@ -130,7 +130,7 @@ export interface ClientCnxnOptions {
   rng: Rng;
 }
 
-type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; run: () => void };
+type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; onFinish: (reply: PacketReply) => void; reply: PacketReply };
 
 type Phase = "none" | "tcp" | "handshake" | "connected";
 
@@ -606,7 +606,7 @@ export class ClientCnxn {
       }
     }
     const onFinish = p.onFinish;
-    if (onFinish !== undefined) this.deliver({ kind: "completion", run: () => onFinish(final) });
+    if (onFinish !== undefined) this.deliver({ kind: "completion", onFinish, reply: final });
   }
 
   /** `EventThread.queueEvent`: the watchers are chosen now (materialized), called in order. */
@@ -631,7 +631,7 @@ export class ClientCnxn {
 
   private run(item: DeliveryItem): void {
     if (item.kind === "completion") {
-      item.run();
+      item.onFinish(item.reply);
       return;
     }
     for (const watcher of item.watchers) {

@@ -46,9 +46,10 @@ export function outcomeOf(reply: PacketReply, err: number): Outcome {
   return "fail";
 }
 
-export function completionFields(reply: PacketReply, err: number): Record<string, unknown> {
+/** Adds how an operation ended (`outcome`, `err`, `zxid`, `sent`, `xid`) to `fields`, and returns it. */
+export function completionFields(reply: PacketReply, err: number, fields: Record<string, unknown>): Record<string, unknown> {
   const outcome = outcomeOf(reply, err);
-  const fields: Record<string, unknown> = { outcome };
+  fields.outcome = outcome;
   if (err !== Code.OK) fields.err = codeName(err);
   if (reply.zxid !== undefined) fields.zxid = zxidHex(reply.zxid);
   if (!reply.fromServer && err !== Code.OK) fields.sent = reply.sent;
@@ -106,11 +107,13 @@ function fnv32(bytes: Uint8Array): number {
 
 /** A Stat as plain JSON: zxids and the owner session as hex text. */
 export function statJson(stat: Stat): Record<string, unknown> {
+  // Equal zxids come cheap: zxidHex remembers the last one (mzxid = czxid for a node never
+  // changed), and a node whose children never changed (pzxid = czxid) reuses the czxid text.
+  const czxid = zxidHex(stat.czxid);
   return {
-    // Equal neighbouring zxids (a node never changed) cost zxidHex one compare.
-    czxid: zxidHex(stat.czxid),
+    czxid,
     mzxid: zxidHex(stat.mzxid),
-    pzxid: zxidHex(stat.pzxid),
+    pzxid: stat.pzxid === stat.czxid ? czxid : zxidHex(stat.pzxid),
     ctime: stat.ctime,
     mtime: stat.mtime,
     version: stat.version,
