@@ -25,23 +25,20 @@ export function zxidCounter(zxid: Zxid): number {
 /** `0x100000003` style, as ZooKeeper logs and `srvr` print zxids. */
 export function zxidHex(zxid: Zxid): string {
   // Memoised: one zxid is formatted many times (propose, log, ack, commit, deliver, apply on
-  // every server, and in client Stats), and BigInt formatting is slow. The same zxid often
-  // comes several times in a row: that costs one compare, not a map lookup.
-  if (zxid === lastZxid) return lastHex;
-  let hex = HEX_CACHE.get(zxid);
-  if (hex === undefined) {
-    hex = `0x${zxid.toString(16)}`;
-    if (HEX_CACHE.size >= HEX_CACHE_LIMIT) HEX_CACHE.clear();
-    HEX_CACHE.set(zxid, hex);
-  }
-  lastZxid = zxid;
-  lastHex = hex;
+  // every server, and in client Stats), and BigInt formatting is slow. The table is direct-mapped
+  // on the value as a number: a Map keyed by bigint would hash the bigint in the runtime on
+  // every lookup, which costs more than the formatting it saves.
+  const n = Number(zxid);
+  const slot = (n < 0 ? -n : n) % HEX_SLOTS;
+  if (hexKeys[slot] === zxid) return hexValues[slot]!;
+  const hex = `0x${zxid.toString(16)}`;
+  hexKeys[slot] = zxid;
+  hexValues[slot] = hex;
   return hex;
 }
-const HEX_CACHE = new Map<bigint, string>();
-const HEX_CACHE_LIMIT = 8192;
-let lastZxid = 0n;
-let lastHex = "0x0";
+const HEX_SLOTS = 4096;
+const hexKeys: (bigint | undefined)[] = new Array<bigint | undefined>(HEX_SLOTS).fill(undefined);
+const hexValues: string[] = new Array<string>(HEX_SLOTS).fill("");
 
 /** Java int arithmetic: versions wrap from 2^31−1 to −2^31. */
 export function int32(n: number): number {
