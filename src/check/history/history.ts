@@ -269,6 +269,7 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
   // "unknown" read them, so they are indexed (`firstApplies`) only when there are some.
   const applies: Record<string, unknown>[] = [];
   const sentAs = new Map<Operation, string>(); // unknown op → its "session#xid"
+  const sentXids = new Set<number>();
   for (const e of events) {
     if (e.kind === "zk.apply") {
       const f = e.fields ?? {};
@@ -293,11 +294,14 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
       if (op === undefined) throw new Error(`historyFromTrace: completion of ${key} at ${e.atUs}µs without an invocation`);
       open.delete(key);
       complete(op, e.atUs, f);
-      if (op.outcome === "unknown" && typeof f.xid === "number") sentAs.set(op, `${String(f.session ?? op.session)}#${f.xid}`);
+      if (op.outcome === "unknown" && typeof f.xid === "number") {
+        sentAs.set(op, `${String(f.session ?? op.session)}#${f.xid}`);
+        sentXids.add(f.xid);
+      }
     }
   }
   if (sentAs.size === 0) return ops;
-  const applied = firstApplies(applies);
+  const applied = firstApplies(applies, sentXids);
   for (const [op, key] of sentAs) {
     const txn = applied.get(key);
     op.truth = txn === undefined ? { applied: false } : { applied: true, ...txn };
@@ -305,10 +309,17 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
   return ops;
 }
 
-/** "session#cxid" → the first apply of that request (of `zk.apply` fields with a cxid and a zxid string). */
-function firstApplies(applies: readonly Record<string, unknown>[]): Map<string, { zxid: bigint; err?: string }> {
+/**
+ * "session#cxid" → the first apply of that request (of `zk.apply` fields with a cxid and a zxid
+ * string); with `xids`, only of requests whose cxid may be one of them (a run applies each txn
+ * on every server, and few of them answer an unknown op).
+ */
+function firstApplies(applies: readonly Record<string, unknown>[], xids?: ReadonlySet<number>): Map<string, { zxid: bigint; err?: string }> {
   const applied = new Map<string, { zxid: bigint; err?: string }>();
+  // For numbers, String(a) === String(b) exactly when a Set's SameValueZero says a equals b:
+  // a numeric cxid that is not among the xids cannot make a wanted key.
   for (const f of applies) {
+    if (xids !== undefined && typeof f.cxid === "number" && !xids.has(f.cxid)) continue;
     const key = `${String(f.session)}#${String(f.cxid)}`;
     if (applied.has(key)) continue;
     const text = f.zxid as string;
@@ -356,9 +367,19 @@ function parseArgs(a: Record<string, unknown>): OpArgs {
   return args;
 }
 
+/** Wire flag → name, the first name of each value (as `find` over the keys would give). */
+const MODE_NAMES = firstNames(CreateMode);
+const CODE_NAMES = firstNames(Code);
+
+function firstNames<N extends string>(values: Readonly<Record<N, number>>): ReadonlyMap<number, N> {
+  const names = new Map<number, N>();
+  for (const n of Object.keys(values) as N[]) if (!names.has(values[n])) names.set(values[n], n);
+  return names;
+}
+
 function parseMode(mode: unknown): CreateModeName {
   if (typeof mode === "number") {
-    const name = (Object.keys(CreateMode) as CreateModeName[]).find((n) => CreateMode[n] === mode);
+    const name = MODE_NAMES.get(mode);
     if (name === undefined) throw new Error(`historyFromTrace: unknown create mode ${mode}`);
     return name;
   }
@@ -385,8 +406,7 @@ function complete(op: Operation, atUs: number, f: Record<string, unknown>): void
 function parseErr(err: unknown): string | undefined {
   if (err === undefined || err === null) return undefined;
   if (typeof err === "number") {
-    const name = (Object.keys(Code) as CodeName[]).find((n) => Code[n] === err);
-    return name ?? `CODE(${err})`;
+    return CODE_NAMES.get(err) ?? `CODE(${err})`;
   }
   return String(err);
 }
