@@ -29,6 +29,11 @@ export interface Partition {
 export interface SequentialModel<S> {
   readonly name: string;
   init(): S;
+  /**
+   * Optional: `init()` with `preamble` applied in order by `step`, or undefined when an op of it
+   * cannot apply. For models that memoise it: partitions of one history share preambles.
+   */
+  initAfter?(preamble: readonly Operation[]): S | undefined;
   /** The successor state, or undefined when the op's recorded outcome cannot happen in `state`. */
   step(state: S, op: Operation): S | undefined;
   /** Canonical key: equal keys ⇔ equivalent states. */

@@ -126,10 +126,13 @@ export function normalise(history: readonly Operation[], checkReads = true): Ope
 }
 
 export function problemOf<S>(part: Partition, model: SequentialModel<S>, useZxid: boolean, exactKeys: boolean): Problem<S> {
-  let init: S | undefined = model.init();
-  for (const op of part.preamble) {
-    init = model.step(init, op);
-    if (init === undefined) throw new Error(`checkLinearizable: the model cannot apply preamble op #${op.id} of partition ${part.label}`);
+  let init: S | undefined = model.initAfter?.(part.preamble);
+  if (init === undefined) {
+    init = model.init();
+    for (const op of part.preamble) {
+      init = model.step(init, op);
+      if (init === undefined) throw new Error(`checkLinearizable: the model cannot apply preamble op #${op.id} of partition ${part.label}`);
+    }
   }
   const ops = sortForSearch(part.ops);
   const kinds: OpKind[] = ops.map((op) => (op.outcome === "unknown" ? UNKNOWN : STRICT));

@@ -52,9 +52,11 @@ export const DEFAULT_INITIAL_TREE: readonly string[] = ["/", "/zookeeper", "/zoo
 
 export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
   const initial = initialTree(options.initialTree ?? DEFAULT_INITIAL_TREE);
+  const preambles = new PreambleMemo(initial, (s, op) => model.step(s, op));
   const model: SequentialModel<ZkTree> = {
     name: "zookeeper-data-tree",
     init: () => initial,
+    initAfter: (preamble) => preambles.after(preamble),
     step: (state, op) => evaluate(state, op).next,
     key: (state) => state.exactKey(),
     keyFor: (part, exact) => keyFor(part, exact),
@@ -71,11 +73,7 @@ export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
     partition: (ops: readonly Operation[]): Partition[] =>
       partitionZkHistory(ops, {
         sessionsMayEnd: options.sessionsMayEnd ?? true,
-        preambleApplies: (preamble) => {
-          let s: ZkTree | undefined = initial;
-          for (const op of preamble) if (s !== undefined) s = model.step(s, op);
-          return s !== undefined;
-        },
+        preambleApplies: (preamble) => preambles.after(preamble) !== undefined,
       }),
   };
   return model;
@@ -123,6 +121,41 @@ function signatureFor(part: Partition): (op: Operation) => string {
     const owner = mode.startsWith("EPHEMERAL") || op.op === "closeSession" ? op.session : "";
     return JSON.stringify([op.op, op.path, hide ? null : op.args.data ?? "", op.args.version ?? -1, mode, op.args.ops ?? null, owner]);
   };
+}
+
+/**
+ * The initial tree after each preamble, as a trie over op identities: the partitions of a
+ * history share a few preambles (the creates of the recipe's parent nodes), each asked for
+ * when the partition is formed and again when it is searched. Ops are never mutated once
+ * normalised, so an op object stands for its effect.
+ */
+class PreambleMemo {
+  private readonly root = new Map<Operation, PreambleEntry>();
+
+  constructor(
+    private readonly initial: ZkTree,
+    private readonly step: (state: ZkTree, op: Operation) => ZkTree | undefined,
+  ) {}
+
+  after(preamble: readonly Operation[]): ZkTree | undefined {
+    let state: ZkTree | undefined = this.initial;
+    let level = this.root;
+    for (const op of preamble) {
+      let entry = level.get(op);
+      if (entry === undefined) {
+        entry = { state: state === undefined ? undefined : this.step(state, op), next: new Map() };
+        level.set(op, entry);
+      }
+      state = entry.state;
+      level = entry.next;
+    }
+    return state;
+  }
+}
+
+interface PreambleEntry {
+  state: ZkTree | undefined;
+  next: Map<Operation, PreambleEntry>;
 }
 
 function initialTree(spec: readonly string[] | Readonly<Record<string, string>>): ZkTree {
