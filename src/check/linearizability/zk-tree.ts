@@ -90,11 +90,10 @@ export function freshNode(data: string, owner?: string): ZNode {
 /** Copy-on-write view of a tree: reads see the writes made so far; `finish` freezes it. */
 export class Draft {
   private copy: Map<string, ZNode> | undefined;
-  private h0: number;
-  private h1: number;
+  private readonly sum: MetaSum;
 
   constructor(private readonly base: ZkTree) {
-    [this.h0, this.h1] = base.metaHash;
+    this.sum = { h0: base.metaHash[0], h1: base.metaHash[1] };
   }
 
   get(path: string): ZNode | undefined {
@@ -103,17 +102,9 @@ export class Draft {
 
   set(path: string, node: ZNode): void {
     const old = this.get(path);
-    if (old !== undefined) this.unhash(path, old);
-    const [a, b] = metaHashOf(path, node);
-    this.h0 = (this.h0 + a) >>> 0;
-    this.h1 = (this.h1 + b) >>> 0;
+    if (old !== undefined) addMeta(this.sum, path, old, -1);
+    addMeta(this.sum, path, node, 1);
     this.writable().set(path, node);
-  }
-
-  private unhash(path: string, node: ZNode): void {
-    const [a, b] = metaHashOf(path, node);
-    this.h0 = (this.h0 - a) >>> 0;
-    this.h1 = (this.h1 - b) >>> 0;
   }
 
   /** Adds `node` at `path` and lists it in its parent (which must exist). */
@@ -130,7 +121,7 @@ export class Draft {
     const p = this.get(parent)!;
     const name = baseName(path);
     this.set(parent, { ...p, children: p.children.filter((c) => c !== name) });
-    this.unhash(path, this.get(path)!);
+    addMeta(this.sum, path, this.get(path)!, -1);
     this.writable().delete(path);
   }
 
@@ -139,7 +130,7 @@ export class Draft {
   }
 
   finish(): ZkTree {
-    return this.copy === undefined ? this.base : new ZkTree(this.copy, [this.h0, this.h1]);
+    return this.copy === undefined ? this.base : new ZkTree(this.copy, [this.sum.h0, this.sum.h1]);
   }
 
   private writable(): Map<string, ZNode> {
@@ -150,29 +141,50 @@ export class Draft {
 
 // ---- incremental hashing ------------------------------------------------------------------
 
-function sumMeta(nodes: ReadonlyMap<string, ZNode>): [number, number] {
-  let h0 = 0;
-  let h1 = 0;
-  for (const [p, n] of nodes) {
-    const [a, b] = metaHashOf(p, n);
-    h0 = (h0 + a) >>> 0;
-    h1 = (h1 + b) >>> 0;
-  }
-  return [h0, h1];
+/** Two 32-bit lanes, each a sum mod 2^32 of per-node hashes. */
+interface MetaSum {
+  h0: number;
+  h1: number;
 }
 
-/** Two independent 32-bit hashes of a node without its data (children follow from the paths). */
-function metaHashOf(path: string, n: ZNode): [number, number] {
-  const s = `${path}\u0000${n.version}\u0000${n.cversion}\u0000${n.owner ?? ""}`;
+function sumMeta(nodes: ReadonlyMap<string, ZNode>): [number, number] {
+  const sum = { h0: 0, h1: 0 };
+  for (const [p, n] of nodes) addMeta(sum, p, n, 1);
+  return [sum.h0, sum.h1];
+}
+
+/**
+ * Adds (sign 1) or takes out (sign -1) two independent 32-bit hashes of a node without its data
+ * (children follow from the paths): of its path, version, cversion and owner, fed to the lanes
+ * directly, with no string built (this runs several times per model step).
+ */
+function addMeta(sum: MetaSum, path: string, n: ZNode, sign: 1 | -1): void {
   let a = 0x811c9dc5;
   let b = 0x9747b28c;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i);
     a = Math.imul(a ^ c, 0x01000193);
     b = Math.imul(b ^ c, 0x5bd1e995);
     b ^= b >>> 15;
   }
-  return [fmix(a), fmix(b ^ s.length)];
+  // Paths never hold U+0000: it ends the path, then the numbers go in as whole words.
+  a = Math.imul(a ^ 0x10000, 0x01000193);
+  b = Math.imul(b ^ 0x10000, 0x5bd1e995);
+  a = Math.imul(a ^ n.version, 0x01000193);
+  b = Math.imul(b ^ n.version, 0x5bd1e995);
+  b ^= b >>> 15;
+  a = Math.imul(a ^ n.cversion, 0x01000193);
+  b = Math.imul(b ^ n.cversion, 0x5bd1e995);
+  b ^= b >>> 15;
+  const owner = n.owner ?? "";
+  for (let i = 0; i < owner.length; i++) {
+    const c = owner.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  sum.h0 = (sum.h0 + sign * fmix(a ^ owner.length)) >>> 0;
+  sum.h1 = (sum.h1 + sign * fmix(b ^ path.length)) >>> 0;
 }
 
 /** murmur3's finaliser: every input bit affects every output bit. */
