@@ -88,7 +88,8 @@ export async function exploreInWorkers(init: WorkerInit, seeds: readonly number[
         }
       };
       for (let i = 0; i < live; i++) {
-        const w = new Worker(new URL("./worker.js", import.meta.url), { workerData: init });
+        // The young generation the CLI gives its main thread (bin/zksim.js): 3 × a 64 MiB semi-space.
+        const w = new Worker(new URL("./worker.js", import.meta.url), { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 192 } });
         pool.push(w);
         w.on("message", (m: FromWorker) => {
           if (m.kind === "fatal") return reject(new Error(`explore worker: ${m.message}`));
