@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { lastJson, zksim } from "../helpers/cli.js";
 
 interface RunJson {
@@ -14,6 +16,16 @@ interface RunJson {
   verdict: string;
   violations: unknown[];
 }
+
+describe("cli: the executable", () => {
+  it("bin/zksim.js runs as a program: its shebang (Node with a 64 MiB young generation) is one Node accepts", () => {
+    const bin = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
+    expect(readFileSync(bin, "utf8").split("\n")[0]).toBe("#!/usr/bin/env -S node --max-semi-space-size=64");
+    const r = spawnSync(bin, ["run", "kernel-smoke", "--seed", "1", "--json"], { encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(lastJson<RunJson>({ status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }).traceHash).toBe("24dae2a95db94065");
+  });
+});
 
 describe("cli: run", () => {
   it("--variant naive runs the recipe's naive variant: a herd lock, caught, with a replay line that keeps the flag", () => {
