@@ -275,9 +275,8 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
       const f = e.fields ?? {};
       if (f.cxid === undefined || typeof f.zxid !== "string") continue;
       applies.push(f);
-      // A zxid only BigInt reads (or nobody) is read as `firstApplies` reads it, here: so a
-      // malformed one throws at this event, as it would if the index were built as we go.
-      if (parseZxidText(f.zxid) === undefined) firstApplies(applies);
+      // Read as `firstApplies` reads it, here: a malformed zxid throws at its own event.
+      if (parseZxidText(f.zxid) === undefined) BigInt(f.zxid);
       continue;
     }
     if (e.kind === "client.invoke") {
