@@ -310,15 +310,15 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
 
 /**
  * "session#cxid" → the first apply of that request (of `zk.apply` fields with a cxid and a zxid
- * string); with `xids`, only of requests whose cxid may be one of them (a run applies each txn
- * on every server, and few of them answer an unknown op).
+ * string), only of requests whose cxid may be one of `xids` (a run applies each txn on every
+ * server, and few of them answer an unknown op).
  */
-function firstApplies(applies: readonly Record<string, unknown>[], xids?: ReadonlySet<number>): Map<string, { zxid: bigint; err?: string }> {
+function firstApplies(applies: readonly Record<string, unknown>[], xids: ReadonlySet<number>): Map<string, { zxid: bigint; err?: string }> {
   const applied = new Map<string, { zxid: bigint; err?: string }>();
   // For numbers, String(a) === String(b) exactly when a Set's SameValueZero says a equals b:
   // a numeric cxid that is not among the xids cannot make a wanted key.
   for (const f of applies) {
-    if (xids !== undefined && typeof f.cxid === "number" && !xids.has(f.cxid)) continue;
+    if (typeof f.cxid === "number" && !xids.has(f.cxid)) continue;
     const key = `${String(f.session)}#${String(f.cxid)}`;
     if (applied.has(key)) continue;
     const text = f.zxid as string;

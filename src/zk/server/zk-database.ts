@@ -25,7 +25,7 @@ import type { TxnEntry } from "../proto/txn.js";
 import type { Zxid } from "../proto/records.js";
 import { Code } from "../proto/error-code.js";
 import { txnEntrySize } from "../proto/codec.js";
-import { DataTree, type DataTreeOptions, type ProcessTxnResult } from "./data-tree.js";
+import { DataTree, type DataTreeOptions, type DataTreeSnapshot, type ProcessTxnResult } from "./data-tree.js";
 import { FuzzySnapshot, SNAP_PREFIX, readSnapshotFile, snapshotFileName, writeSnapshotNow, type SnapshotPacing } from "./fuzzy-snapshot.js";
 
 export const LOG_PREFIX = "version-2/log.";
@@ -124,13 +124,8 @@ export class FileTxnSnapLog {
    * already hold some of those txns' effects: their failures (NODEEXISTS, NONODE) are ignored.
    */
   restore(opts: DataTreeOptions, mode: ReplayMode = "tolerant"): { tree: DataTree; replayed: TxnEntry[] } {
-    let tree = new DataTree(opts);
-    for (const snap of this.files(SNAP_PREFIX).reverse()) {
-      const image = readSnapshotFile(this.disk.read(snap.name));
-      if (image === undefined) continue;
-      tree = DataTree.deserialize(image, opts);
-      break;
-    }
+    const newest = this.newestValidSnapshot();
+    const tree = newest === undefined ? new DataTree(opts) : DataTree.deserialize(newest.image, opts);
     const replayed: TxnEntry[] = [];
     for (const entry of this.loggedTxns()) {
       if (entry.header.zxid <= tree.lastProcessedZxid) continue;
@@ -143,14 +138,28 @@ export class FileTxnSnapLog {
 
   /** Every intact logged txn in log order (stops within a log at its first torn record). */
   loggedTxns(): TxnEntry[] {
+    return this.intactTxns(this.files(LOG_PREFIX).map((f) => f.name));
+  }
+
+  /** The intact txns of these log files, in order (each file up to its first torn record). */
+  private intactTxns(logs: readonly string[]): TxnEntry[] {
     const out: TxnEntry[] = [];
-    for (const log of this.files(LOG_PREFIX)) {
-      for (const rec of this.disk.read(log.name)) {
+    for (const name of logs) {
+      for (const rec of this.disk.read(name)) {
         if (isTorn(rec)) break;
         out.push(rec as TxnEntry);
       }
     }
     return out;
+  }
+
+  /** `findMostRecentSnapshot`: the newest snapshot file that is valid, with its image. */
+  private newestValidSnapshot(): { name: string; image: DataTreeSnapshot } | undefined {
+    for (const snap of this.files(SNAP_PREFIX).reverse()) {
+      const image = readSnapshotFile(this.disk.read(snap.name));
+      if (image !== undefined) return { name: snap.name, image };
+    }
+    return undefined;
   }
 
   /**
@@ -167,13 +176,7 @@ export class FileTxnSnapLog {
       if (f.zxid < zxid) break;
     }
     stored.reverse();
-    const txns: TxnEntry[] = [];
-    for (const name of stored) {
-      for (const rec of this.disk.read(name)) {
-        if (isTorn(rec)) break;
-        txns.push(rec as TxnEntry);
-      }
-    }
+    const txns = this.intactTxns(stored);
     let storageBytes = 0;
     for (const name of stored.slice(1)) storageBytes += preallocatedLogLength(this.disk.sizeOf(name));
     return { txns, storageBytes };
@@ -181,10 +184,8 @@ export class FileTxnSnapLog {
 
   /** The size of the newest valid snapshot file (`findMostRecentSnapshot`), 0 when there is none. */
   newestSnapshotBytes(): number {
-    for (const snap of this.files(SNAP_PREFIX).reverse()) {
-      if (readSnapshotFile(this.disk.read(snap.name)) !== undefined) return this.disk.sizeOf(snap.name);
-    }
-    return 0;
+    const newest = this.newestValidSnapshot();
+    return newest === undefined ? 0 : this.disk.sizeOf(newest.name);
   }
 
   /** The zxid of the last intact logged txn (0 when none). */
@@ -261,6 +262,7 @@ export class ZKDatabase {
   /** Logged txns that start the next snapshot: snapCount/2 + `SyncRequestProcessor.randRoll`. */
   private snapThreshold: number;
   private readonly snapRng: Rng;
+  private readonly snapshotSizeFactor: number;
   private snapshotInProgress: FuzzySnapshot | undefined;
   /** The last COMMIT_LOG_COUNT applied txns, for DIFF/TRUNC sync (`committedLog`). */
   committedLog: TxnEntry[] = [];
@@ -273,6 +275,7 @@ export class ZKDatabase {
     this.snapLog = new FileTxnSnapLog(ctx.disk);
     this.dataTree = new DataTree(treeOptions);
     this.snapRng = ctx.rng.fork("snapshot");
+    this.snapshotSizeFactor = snapshots.snapshotSizeFactor ?? DEFAULT_SNAPSHOT_SIZE_FACTOR;
     this.snapThreshold = this.rollSnapshotThreshold();
   }
 
@@ -382,12 +385,12 @@ export class ZKDatabase {
 
   /** `isTxnLogSyncEnabled`: snapshotSizeFactor ≥ 0. */
   get txnLogSyncEnabled(): boolean {
-    return (this.snapshots.snapshotSizeFactor ?? DEFAULT_SNAPSHOT_SIZE_FACTOR) >= 0;
+    return this.snapshotSizeFactor >= 0;
   }
 
   /** `calculateTxnLogSizeLimit`: the newest snapshot's size times the factor (0, unlimited, without one). */
   txnLogSizeLimitBytes(): number {
-    return Math.floor(this.snapLog.newestSnapshotBytes() * (this.snapshots.snapshotSizeFactor ?? DEFAULT_SNAPSHOT_SIZE_FACTOR));
+    return Math.floor(this.snapLog.newestSnapshotBytes() * this.snapshotSizeFactor);
   }
 
   /**
