@@ -292,11 +292,21 @@ async function recipesBench(): Promise<Figure[]> {
   const cold = await batch(10);
   await batch(30); // warm-up (JIT)
   const warm = medianOf3([await batch(20), await batch(20), await batch(20)], (x) => x);
+  // The same seeds without checkers (warm by now): how the time splits between the simulation
+  // and the checkers. Failures are not judged here (no checker runs).
+  const simulationOnly = { ...scenario, checkers: [] };
+  const simulationBatch = async (n: number): Promise<number> => {
+    const t0 = performance.now();
+    for (let i = 1; i <= n; i++) await runScenario(simulationOnly, { seed: i });
+    return n / ((performance.now() - t0) / 1000);
+  };
+  const simulation = medianOf3([await simulationBatch(20), await simulationBatch(20), await simulationBatch(20)], (x) => x);
   const shape = `${String(p.servers)} servers, ${String(p.clients)} clients, ${scenario.durationMs / 1000} virtual s with faults, ${scenario.checkers.length} checkers`;
   const round = (x: number) => Math.round(x * 10) / 10;
   return [
     { bench: "recipes", metric: "seeds_per_sec", value: round(warm), unit: `seeds/s on one core, warm (recipe-lock-bench: ${shape}; target ≥ 100)` },
     { bench: "recipes", metric: "seeds_per_sec_cold", value: round(cold), unit: "the same, the first 10 seeds of the process (JIT cold)" },
+    { bench: "recipes", metric: "seeds_per_sec_without_checkers", value: round(simulation), unit: "the same seeds with no checker: the simulation and the trace hash alone" },
     { bench: "recipes", metric: "failed_seeds", value: failed, unit: `of ${seed} (must be 0)` },
   ];
 }
