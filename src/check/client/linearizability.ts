@@ -58,12 +58,16 @@ const MODELLED: ReadonlySet<string> = new Set<OpName>(["create", "delete", "setD
 /** The kinds it reads besides `zab.*` (which only tell it the servers form a quorum). */
 const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "zk.server.start", "zk.session.expire", "zk.apply"]);
 
+/** An event kept for the history, with the trace position of the event it came from. */
+interface Recorded extends ClientTraceEvent {
+  /** The trace event's index (an expiry's, for its synthetic closeSession); -1 for a synthetic completion. */
+  index: number;
+}
+
 export class ClientLinearizabilityChecker implements Checker {
   readonly name = "client.linearizability";
   private readonly log = new ViolationLog(this.name);
-  private readonly events: ClientTraceEvent[] = [];
-  private readonly invokedAt = new Map<string, { index: number; atUs: number }>();
-  private readonly completedSession = new Map<string, string>();
+  private readonly events: Recorded[] = [];
   /** Servers seen: standalone (`zk.server.start`); and whether any quorum peer spoke (`zab.*`). */
   private readonly standalone = new Set<string>();
   private sawQuorumPeer = false;
@@ -86,13 +90,8 @@ export class ClientLinearizabilityChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    if (e.kind === "client.invoke") {
-      this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields ?? {} });
-      this.invokedAt.set(opKey(e.fields), { index: e.index, atUs: e.atUs });
-    } else if (e.kind === "client.complete") {
-      this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields ?? {} });
-      const session = str(e.fields, "session");
-      if (session !== undefined) this.completedSession.set(opKey(e.fields), session);
+    if (e.kind === "client.invoke" || e.kind === "client.complete") {
+      this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields ?? {}, index: e.index });
     } else if (e.kind === "zk.server.start") {
       this.standalone.add(e.node);
     } else if (e.kind.startsWith("zab.")) {
@@ -102,7 +101,7 @@ export class ClientLinearizabilityChecker implements Checker {
       this.onExpire(e);
     } else if (e.kind === "zk.apply") {
       // The ground truth of unknown ops, for the report (the search does not read it).
-      if (e.fields?.cxid !== undefined) this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields });
+      if (e.fields?.cxid !== undefined) this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields, index: e.index });
       if (str(e.fields, "op") === "closeSession" && e.fields?.err === undefined) this.onCloseApplied(e);
     }
   }
@@ -111,8 +110,7 @@ export class ClientLinearizabilityChecker implements Checker {
     const session = str(e.fields, "session");
     if (session === undefined) return;
     const fields = { client: `expiry@${e.node}`, session, opId: `expire-${++this.expiries}`, op: "closeSession", path: "" };
-    this.events.push({ kind: "client.invoke", atUs: e.atUs, node: e.node, fields });
-    this.invokedAt.set(opKey(fields), { index: e.index, atUs: e.atUs });
+    this.events.push({ kind: "client.invoke", atUs: e.atUs, node: e.node, fields, index: e.index });
     const list = this.expiring.get(session) ?? [];
     list.push({ client: fields.client, opId: fields.opId, atUs: e.atUs });
     this.expiring.set(session, list);
@@ -137,7 +135,7 @@ export class ClientLinearizabilityChecker implements Checker {
     for (const { client, opId, atUs } of pending) {
       if (atUs > firstUs) continue;
       const fields = { client, session, opId, outcome: "ok", zxid: e.fields?.zxid };
-      this.events.push({ kind: "client.complete", atUs: e.atUs, node: e.node, fields });
+      this.events.push({ kind: "client.complete", atUs: e.atUs, node: e.node, fields, index: -1 });
     }
   }
 
@@ -164,12 +162,31 @@ export class ClientLinearizabilityChecker implements Checker {
     this.summary = { checkedReads: checkReads, operations: history.length, outcome: result.inconclusive ? "inconclusive" : "violation", steps: result.steps };
     if (result.inconclusive && !this.options.inconclusiveIsViolation) return this.log.violations;
     const first = [...result.minimalWindow].sort((a, b) => a.invokeUs - b.invokeUs)[0];
-    const at = first === undefined ? undefined : this.invokedAt.get(`${first.client}/${first.opId}`);
+    const at = first === undefined ? undefined : this.invokedAt(`${first.client}/${first.opId}`);
     const what = result.inconclusive ? "inconclusive (search budget exhausted)" : `not linearizable (${checkReads ? "writes and reads" : "writes, and reads ordered by sync"})`;
     const text = `${what}, partition ${result.partition}: ${result.explanation}`;
     const max = this.options.maxMessageChars;
     this.log.add(at ?? end, text.length > max ? `${text.slice(0, max - 1)}…` : text);
     return this.log.violations;
+  }
+
+  /** Where the last invocation of an op (by its `client/opId` key) is in the trace. */
+  private invokedAt(key: string): RunEnd | undefined {
+    for (let i = this.events.length - 1; i >= 0; i--) {
+      const e = this.events[i]!;
+      if (e.kind === "client.invoke" && opKey(e.fields) === key) return { index: e.index, atUs: e.atUs };
+    }
+    return undefined;
+  }
+
+  /** The session each op's last trace completion names (op key → session). */
+  private completedSessions(): Map<string, string> {
+    const sessions = new Map<string, string>();
+    for (const e of this.events) {
+      const session = e.kind === "client.complete" && e.index >= 0 ? str(e.fields, "session") : undefined;
+      if (session !== undefined) sessions.set(opKey(e.fields), session);
+    }
+    return sessions;
   }
 
   /**
@@ -214,8 +231,10 @@ export class ClientLinearizabilityChecker implements Checker {
   history(): Operation[] {
     const ops = historyFromTrace(this.events);
     const reapable = new Set<string>();
+    // Built only when an op was invoked before its client's first handshake (rare).
+    let completed: Map<string, string> | undefined;
     for (const op of ops) {
-      if (NO_SESSION.has(op.session) && op.opId !== undefined) op.session = this.completedSession.get(`${op.client}/${op.opId}`) ?? op.session;
+      if (NO_SESSION.has(op.session) && op.opId !== undefined) op.session = (completed ??= this.completedSessions()).get(`${op.client}/${op.opId}`) ?? op.session;
       for (const c of createsOf(op)) if (isReapableMode(c.mode)) reapable.add(c.path);
     }
     if (reapable.size === 0) return ops.filter((op) => MODELLED.has(op.op));
