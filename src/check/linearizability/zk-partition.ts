@@ -36,15 +36,48 @@ export interface ZkPartitionOptions {
   preambleApplies(preamble: readonly Operation[]): boolean;
 }
 
+/** The components an op reads and may write, as numbers (see `Components`). */
 interface Access {
-  reads: Set<string>;
-  writes: Set<string>;
+  reads: Set<number>;
+  writes: Set<number>;
+}
+
+/** The kinds of component of one path, E, D, K, C and S of the header. */
+const E = 0;
+const D = 1;
+const K = 2;
+const C = 3;
+const S = 4;
+type ComponentKind = typeof E | typeof D | typeof K | typeof C | typeof S;
+const KINDS = 5;
+
+/**
+ * Components numbered `pathNumber * KINDS + kind`, paths numbered in order of first sight: a
+ * number per component, not a string built per access (there are several per op).
+ */
+class Components {
+  private readonly pathNumbers = new Map<string, number>();
+  private readonly parents = new Map<string, string>();
+
+  of(kind: ComponentKind, path: string): number {
+    let n = this.pathNumbers.get(path);
+    if (n === undefined) this.pathNumbers.set(path, (n = this.pathNumbers.size));
+    return n * KINDS + kind;
+  }
+
+  /** `parentOf`, remembered: the same few paths come back for every op. */
+  parent(path: string): string {
+    let p = this.parents.get(path);
+    if (p === undefined) this.parents.set(path, (p = parentOf(path)));
+    return p;
+  }
 }
 
 export function partitionZkHistory(input: readonly Operation[], options: ZkPartitionOptions): Partition[] {
   const ops = options.sessionsMayEnd ? [...input, ...sessionEnds(input)] : [...input];
   const seq = sequentialPrefixes(ops);
-  const accesses = ops.map((op) => access(op, seq, ops));
+  const components = new Components();
+  const accesses = ops.map((op) => access(op, seq, ops, components));
   const uf = new UnionFind(ops.length);
   const deps = joinByComponents(ops, accesses, uf);
   for (let round = 0; ; round++) {
@@ -67,8 +100,8 @@ export function partitionZkHistory(input: readonly Operation[], options: ZkParti
 
 /** Joins readers with writers per component; returns the settled dependencies reader → writers. */
 function joinByComponents(ops: readonly Operation[], accesses: readonly Access[], uf: UnionFind): Map<number, Set<number>> {
-  const readers = new Map<string, number[]>();
-  const writers = new Map<string, number[]>();
+  const readers = new Map<number, number[]>();
+  const writers = new Map<number, number[]>();
   accesses.forEach((a, i) => {
     for (const c of a.reads) push(readers, c, i);
     for (const c of a.writes) push(writers, c, i);
@@ -149,11 +182,11 @@ function sequentialPrefixes(ops: readonly Operation[]): SeqPrefixes {
 }
 
 /** Is `path` a name some sequential create under its parent may have produced? */
-function sequentiallyNamed(path: string, seq: SeqPrefixes): boolean {
+function sequentiallyNamed(path: string, seq: SeqPrefixes, components: Components): boolean {
   let named = seq.named.get(path);
   if (named === undefined) {
     named = false;
-    for (const prefix of seq.byParent.get(parentOf(path)) ?? []) {
+    for (const prefix of seq.byParent.get(components.parent(path)) ?? []) {
       if (isSequentialName(path, prefix)) {
         named = true;
         break;
@@ -172,25 +205,25 @@ function writeSubOps(op: Operation) {
   return [];
 }
 
-function access(op: Operation, seq: SeqPrefixes, all: readonly Operation[]): Access {
+function access(op: Operation, seq: SeqPrefixes, all: readonly Operation[], components: Components): Access {
   const a: Access = { reads: new Set(), writes: new Set() };
   const mayWrite = op.outcome !== "fail";
-  const node = (p: string, kind: "E" | "D", into: Set<string>) => {
-    into.add(`${kind}:${p}`);
-    if (sequentiallyNamed(p, seq)) into.add(`S:${parentOf(p)}`);
+  const node = (p: string, kind: typeof E | typeof D, into: Set<number>) => {
+    into.add(components.of(kind, p));
+    if (sequentiallyNamed(p, seq, components)) into.add(components.of(S, components.parent(p)));
   };
-  const w = mayWrite ? a.writes : new Set<string>();
+  const w = mayWrite ? a.writes : new Set<number>();
   switch (op.op) {
     case "sync":
       break;
     case "getData":
     case "exists":
     case "getChildren": {
-      node(op.path, "E", a.reads);
-      node(op.path, "D", a.reads);
+      node(op.path, E, a.reads);
+      node(op.path, D, a.reads);
       const stat = op.result?.stat;
-      if (op.op === "getChildren" || stat?.numChildren !== undefined || stat?.cversion !== undefined) a.reads.add(`K:${op.path}`);
-      if (stat?.cversion !== undefined) a.reads.add(`C:${op.path}`);
+      if (op.op === "getChildren" || stat?.numChildren !== undefined || stat?.cversion !== undefined) a.reads.add(components.of(K, op.path));
+      if (stat?.cversion !== undefined) a.reads.add(components.of(C, op.path));
       break;
     }
     case "closeSession":
@@ -198,14 +231,14 @@ function access(op: Operation, seq: SeqPrefixes, all: readonly Operation[]): Acc
         if (c.session !== op.session) continue;
         for (const s of writeSubOps(c)) {
           if (s.op !== "create" || !(s.args.mode ?? "").startsWith("EPHEMERAL")) continue;
-          const parent = parentOf(s.path);
-          node(s.path, "E", a.reads);
-          node(s.path, "E", w);
+          const parent = components.parent(s.path);
+          node(s.path, E, a.reads);
+          node(s.path, E, w);
           if ((s.args.mode ?? "").includes("SEQUENTIAL")) {
-            a.reads.add(`S:${parent}`);
-            w.add(`S:${parent}`);
+            a.reads.add(components.of(S, parent));
+            w.add(components.of(S, parent));
           }
-          w.add(`K:${parent}`);
+          w.add(components.of(K, parent));
         }
       }
       break;
@@ -214,7 +247,7 @@ function access(op: Operation, seq: SeqPrefixes, all: readonly Operation[]): Acc
     case "setData":
     case "check":
     case "multi":
-      for (const s of writeSubOps(op)) subAccess(s, a.reads, w, node);
+      for (const s of writeSubOps(op)) subAccess(s, a.reads, w, node, components);
       break;
   }
   return a;
@@ -222,47 +255,48 @@ function access(op: Operation, seq: SeqPrefixes, all: readonly Operation[]): Acc
 
 function subAccess(
   s: { op: string; path: string; args: Operation["args"] },
-  reads: Set<string>,
-  writes: Set<string>,
-  node: (p: string, kind: "E" | "D", into: Set<string>) => void,
+  reads: Set<number>,
+  writes: Set<number>,
+  node: (p: string, kind: typeof E | typeof D, into: Set<number>) => void,
+  components: Components,
 ): void {
-  const parent = parentOf(s.path);
+  const parent = components.parent(s.path);
   switch (s.op) {
     case "create":
-      node(parent, "E", reads);
-      writes.add(`K:${parent}`);
-      writes.add(`C:${parent}`);
+      node(parent, E, reads);
+      writes.add(components.of(K, parent));
+      writes.add(components.of(C, parent));
       if ((s.args.mode ?? "").includes("SEQUENTIAL")) {
-        reads.add(`C:${parent}`);
-        reads.add(`S:${parent}`);
-        writes.add(`S:${parent}`);
+        reads.add(components.of(C, parent));
+        reads.add(components.of(S, parent));
+        writes.add(components.of(S, parent));
       } else {
-        node(s.path, "E", reads);
-        node(s.path, "E", writes);
-        node(s.path, "D", writes);
-        writes.add(`K:${s.path}`);
-        writes.add(`C:${s.path}`);
+        node(s.path, E, reads);
+        node(s.path, E, writes);
+        node(s.path, D, writes);
+        writes.add(components.of(K, s.path));
+        writes.add(components.of(C, s.path));
       }
       break;
     case "delete":
-      node(s.path, "E", reads);
-      if ((s.args.version ?? -1) !== -1) node(s.path, "D", reads);
-      reads.add(`K:${s.path}`);
-      node(s.path, "E", writes);
-      writes.add(`K:${parent}`);
+      node(s.path, E, reads);
+      if ((s.args.version ?? -1) !== -1) node(s.path, D, reads);
+      reads.add(components.of(K, s.path));
+      node(s.path, E, writes);
+      writes.add(components.of(K, parent));
       break;
     case "setData":
-      node(s.path, "E", reads);
-      node(s.path, "D", reads);
+      node(s.path, E, reads);
+      node(s.path, D, reads);
       // Its result is a Stat whose cversion and numChildren the model checks: it reads the
       // node's child list and creation counter too.
-      reads.add(`K:${s.path}`);
-      reads.add(`C:${s.path}`);
-      node(s.path, "D", writes);
+      reads.add(components.of(K, s.path));
+      reads.add(components.of(C, s.path));
+      node(s.path, D, writes);
       break;
     case "check":
-      node(s.path, "E", reads);
-      node(s.path, "D", reads);
+      node(s.path, E, reads);
+      node(s.path, D, reads);
       break;
   }
 }
