@@ -31,7 +31,8 @@ export class SessionOrderChecker implements Checker {
   readonly name = "client.session-order";
   private readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable();
-  private readonly sessions = new Map<string, SessionOrder>();
+  /** Client → session → its order so far (two lookups, no key string per completion). */
+  private readonly sessions = new Map<string, Map<string, SessionOrder>>();
 
   accepts(kind: string): boolean {
     return kind === "client.invoke" || kind === "client.complete";
@@ -46,9 +47,10 @@ export class SessionOrderChecker implements Checker {
     const c = this.ops.complete(e);
     if (c === undefined) return;
     const { inv, done } = c;
-    const key = `${inv.client} ${done.session}`;
-    let s = this.sessions.get(key);
-    if (s === undefined) this.sessions.set(key, (s = { answered: undefined, maxZxid: 0n, maxZxidBy: undefined }));
+    let bySession = this.sessions.get(inv.client);
+    if (bySession === undefined) this.sessions.set(inv.client, (bySession = new Map()));
+    let s = bySession.get(done.session);
+    if (s === undefined) bySession.set(done.session, (s = { answered: undefined, maxZxid: 0n, maxZxidBy: undefined }));
     if ((done.outcome === "ok" || done.outcome === "fail") && !done.local) {
       const later = s.answered;
       if (later !== undefined && later.seq > inv.seq) {

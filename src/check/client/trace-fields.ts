@@ -12,8 +12,7 @@ import { parseZxidText } from "../zxid-text.js";
 
 /** A string field, or undefined. */
 export function str(f: Record<string, unknown> | undefined, name: string): string | undefined {
-  const v = f?.[name];
-  return typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined;
+  return text(f?.[name]);
 }
 
 /** A zxid or session id written as hex text ("0x100000003") or a number; undefined if malformed. */
@@ -110,7 +109,11 @@ export interface Completion {
 
 /** Pairs invocations with completions; the checkers call it for every event. */
 export class OpTable {
-  private readonly open = new Map<string, Invocation>();
+  /**
+   * Open invocations by client, then by opId (both as text, as `opKey` joins them): two lookups
+   * of strings the trace already holds, not a key string built and hashed per event.
+   */
+  private readonly open = new Map<string, Map<string, Invocation>>();
   private seq = 0;
 
   /** Records an invocation; returns it (or undefined when the event is not one). */
@@ -119,30 +122,34 @@ export class OpTable {
     const inv: Invocation = {
       client: String(f.client ?? e.node),
       opId: String(f.opId),
-      session: str(f, "session") ?? "",
-      op: str(f, "op") ?? "",
-      path: str(f, "path") ?? "",
+      session: text(f.session) ?? "",
+      op: text(f.op) ?? "",
+      path: text(f.path) ?? "",
       fields: f,
       eventIndex: e.index,
       atUs: e.atUs,
       seq: this.seq++,
     };
-    this.open.set(opKey(f), inv);
+    const client = String(f.client);
+    let byOpId = this.open.get(client);
+    if (byOpId === undefined) this.open.set(client, (byOpId = new Map()));
+    byOpId.set(inv.opId, inv);
     return inv;
   }
 
   /** The completion of a recorded invocation, which is forgotten; undefined if it was never invoked. */
   complete(e: TraceEvent): { inv: Invocation; done: Completion } | undefined {
     const f = e.fields ?? {};
-    const key = opKey(f);
-    const inv = this.open.get(key);
+    const byOpId = this.open.get(String(f.client));
+    const opId = String(f.opId);
+    const inv = byOpId?.get(opId);
     if (inv === undefined) return undefined;
-    this.open.delete(key);
-    const outcome = str(f, "outcome");
+    byOpId!.delete(opId);
+    const outcome = text(f.outcome);
     const done: Completion = {
-      session: str(f, "session") ?? inv.session,
+      session: text(f.session) ?? inv.session,
       outcome: outcome === "ok" ? "ok" : outcome === "fail" ? "fail" : "unknown",
-      err: str(f, "err"),
+      err: text(f.err),
       zxid: hexBig(f.zxid),
       result: isRecord(f.result) ? f.result : undefined,
       local: f.local === true || f.sent === false,
@@ -154,8 +161,15 @@ export class OpTable {
 
   /** Invocations not completed yet, in invocation order. */
   pending(): Invocation[] {
-    return [...this.open.values()];
+    const all: Invocation[] = [];
+    for (const byOpId of this.open.values()) all.push(...byOpId.values());
+    return all.sort((a, b) => a.seq - b.seq);
   }
+}
+
+/** `str` of a field's value already read. */
+function text(v: unknown): string | undefined {
+  return typeof v === "string" ? v : typeof v === "number" ? String(v) : undefined;
 }
 
 /** The Stat of a read result (getData, exists, getChildren2), `null` when exists saw no node. */

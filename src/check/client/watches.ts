@@ -80,7 +80,8 @@ export class WatchesChecker implements Checker {
   readonly name = "client.watches";
   private readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable();
-  private readonly sessions = new Map<string, SessionWatches>();
+  /** Client → session → its watches (two lookups, no key string per event). */
+  private readonly sessions = new Map<string, Map<string, SessionWatches>>();
   // notification attribution (4)
   private readonly clientNodes = new Set<string>();
   private readonly notifRun = new Map<string, { peer: string; id: number }[]>();
@@ -95,7 +96,7 @@ export class WatchesChecker implements Checker {
       case "client.invoke": {
         this.clientNodes.add(e.node);
         const inv = this.ops.invoke(e)!;
-        if (inv.op === "removeWatches" || inv.op === "removeAllWatches") this.watches(`${inv.client} ${inv.session}`).tainted.add(inv.path);
+        if (inv.op === "removeWatches" || inv.op === "removeAllWatches") this.watches(inv.client, inv.session).tainted.add(inv.path);
         return;
       }
       case "client.complete":
@@ -113,9 +114,11 @@ export class WatchesChecker implements Checker {
     }
   }
 
-  private watches(key: string): SessionWatches {
-    let w = this.sessions.get(key);
-    if (w === undefined) this.sessions.set(key, (w = { oneShot: new Map(), persistent: new Set(), recursive: new Set(), tainted: new Set() }));
+  private watches(client: string, session: string): SessionWatches {
+    let bySession = this.sessions.get(client);
+    if (bySession === undefined) this.sessions.set(client, (bySession = new Map()));
+    let w = bySession.get(session);
+    if (w === undefined) bySession.set(session, (w = { oneShot: new Map(), persistent: new Set(), recursive: new Set(), tainted: new Set() }));
     return w;
   }
 
@@ -125,30 +128,29 @@ export class WatchesChecker implements Checker {
     const c = this.ops.complete(e);
     if (c === undefined) return;
     const { inv, done } = c;
-    const key = `${inv.client} ${done.session}`;
     const isRead = READS.has(inv.op);
-    if (isRead && done.zxid !== undefined && (done.outcome === "ok" || done.err === "NONODE")) this.checkFreshness(e, key, inv, done);
+    if (isRead && done.zxid !== undefined && (done.outcome === "ok" || done.err === "NONODE")) this.checkFreshness(e, inv, done);
     if (done.outcome !== "ok") return;
-    if (isRead && inv.fields.watch === true) this.register(key, inv, done);
+    if (isRead && inv.fields.watch === true) this.register(inv, done);
     else if (inv.op === "addWatch") {
-      const w = this.watches(key);
+      const w = this.watches(inv.client, done.session);
       (inv.fields.mode === 1 || inv.fields.mode === "PERSISTENT_RECURSIVE" ? w.recursive : w.persistent).add(inv.path);
     }
   }
 
-  private register(key: string, inv: Invocation, done: Completion): void {
+  private register(inv: Invocation, done: Completion): void {
     const stat = resultStat(done.result);
     const table: Table = inv.op === "getChildren" ? "child" : inv.op === "exists" && stat === null ? "exist" : "data";
     const children = Array.isArray(done.result?.children) ? done.result.children.map(String) : undefined;
-    const w = this.watches(key);
+    const w = this.watches(inv.client, done.session);
     const list = w.oneShot.get(inv.path) ?? [];
     list.push({ table, origin: inv.op as Origin, zxid: done.zxid, inv, children, stale: false });
     w.oneShot.set(inv.path, list);
   }
 
   /** 3: a read must not show a change its own session's waiting watch has not reported. */
-  private checkFreshness(e: TraceEvent, key: string, inv: Invocation, done: Completion): void {
-    const w = this.sessions.get(key);
+  private checkFreshness(e: TraceEvent, inv: Invocation, done: Completion): void {
+    const w = this.sessions.get(inv.client)?.get(done.session);
     const waiting = w?.oneShot.get(inv.path);
     if (w === undefined || waiting === undefined || w.tainted.has(inv.path)) return;
     const seen = observed(inv, done);
@@ -175,8 +177,9 @@ export class WatchesChecker implements Checker {
     this.lastNotif.delete(e.node);
     if (tables === undefined || path === undefined) return;
     if (notif !== undefined) this.checkOncePerTxn(e, type, path, notif);
-    const key = `${str(e.fields, "client") ?? e.node} ${str(e.fields, "session") ?? ""}`;
-    const w = this.watches(key);
+    const client = str(e.fields, "client") ?? e.node;
+    const session = str(e.fields, "session") ?? "";
+    const w = this.watches(client, session);
     const all = w.oneShot.get(path) ?? [];
     const taken = all.filter((r) => tables.includes(r.table));
     const left = all.filter((r) => !tables.includes(r.table));
@@ -184,7 +187,7 @@ export class WatchesChecker implements Checker {
     else w.oneShot.set(path, left);
     for (const reg of taken) {
       if (ALLOWED[reg.origin].has(type)) continue;
-      this.log.add(e, `${key}: the watch set by ${reg.origin} ${path} (op ${reg.inv.opId}, event ${reg.inv.eventIndex}) fired with ${type}, which a ${reg.origin} watch never receives`);
+      this.log.add(e, `${client} ${session}: the watch set by ${reg.origin} ${path} (op ${reg.inv.opId}, event ${reg.inv.eventIndex}) fired with ${type}, which a ${reg.origin} watch never receives`);
     }
     const watchers = e.fields?.watchers;
     if (typeof watchers !== "number" || watchers === 0 || taken.length > 0) return;
@@ -193,7 +196,7 @@ export class WatchesChecker implements Checker {
     if (persistent || ancestors.some((p) => w.tainted.has(p))) return;
     this.log.add(
       e,
-      `${key}: ${type} ${path} was handed to ${watchers} watcher(s), but no watch was waiting for it: a one-shot watch fires at most once per registration`,
+      `${client} ${session}: ${type} ${path} was handed to ${watchers} watcher(s), but no watch was waiting for it: a one-shot watch fires at most once per registration`,
     );
   }
 
