@@ -51,7 +51,7 @@ export interface ZkModelOptions {
 export const DEFAULT_INITIAL_TREE: readonly string[] = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"];
 
 export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
-  const initial = initialTree(options.initialTree ?? DEFAULT_INITIAL_TREE);
+  const initial = options.initialTree === undefined ? defaultTree() : initialTree(options.initialTree);
   const preambles = new PreambleMemo(initial, (s, op) => model.step(s, op));
   const model: SequentialModel<ZkTree> = {
     name: "zookeeper-data-tree",
@@ -156,6 +156,12 @@ class PreambleMemo {
 interface PreambleEntry {
   state: ZkTree | undefined;
   next: Map<Operation, PreambleEntry>;
+}
+
+/** The default initial tree, built once: trees are immutable, and every check starts from it. */
+let defaultInitialTree: ZkTree | undefined;
+function defaultTree(): ZkTree {
+  return (defaultInitialTree ??= initialTree(DEFAULT_INITIAL_TREE));
 }
 
 function initialTree(spec: readonly string[] | Readonly<Record<string, string>>): ZkTree {
