@@ -264,7 +264,7 @@ export interface ClientTraceEvent {
  */
 export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[] {
   const ops: Operation[] = [];
-  const open = new Map<string, Operation>();
+  const open = new OpenOps();
   // The fields of the `zk.apply` events of client requests, in order: only the ops that ended
   // "unknown" read them, so they are indexed (`firstApplies`) only when there are some.
   const applies: Record<string, unknown>[] = [];
@@ -282,16 +282,12 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
     if (e.kind === "client.invoke") {
       const f = e.fields ?? {};
       const op = invocation(ops.length, e, f);
-      const key = pairKey(f);
-      if (open.has(key)) throw new Error(`historyFromTrace: op ${key} invoked twice (at ${e.atUs}µs)`);
-      open.set(key, op);
+      if (!open.add(f, op)) throw new Error(`historyFromTrace: op ${pairKey(f)} invoked twice (at ${e.atUs}µs)`);
       ops.push(op);
     } else if (e.kind === "client.complete") {
       const f = e.fields ?? {};
-      const key = pairKey(f);
-      const op = open.get(key);
-      if (op === undefined) throw new Error(`historyFromTrace: completion of ${key} at ${e.atUs}µs without an invocation`);
-      open.delete(key);
+      const op = open.take(f);
+      if (op === undefined) throw new Error(`historyFromTrace: completion of ${pairKey(f)} at ${e.atUs}µs without an invocation`);
       complete(op, e.atUs, f);
       if (op.outcome === "unknown" && typeof f.xid === "number") {
         sentAs.set(op, `${String(f.session ?? op.session)}#${f.xid}`);
@@ -330,6 +326,34 @@ function firstApplies(applies: readonly Record<string, unknown>[], xids: Readonl
 
 function pairKey(f: Record<string, unknown>): string {
   return `${String(f.client)}/${String(f.opId)}`;
+}
+
+/**
+ * Invoked, not yet completed operations, paired as `pairKey` pairs them (by client, then opId,
+ * as text): two lookups of strings the trace holds, not a key string built per event.
+ */
+class OpenOps {
+  private readonly byClient = new Map<string, Map<string, Operation>>();
+
+  /** False when (client, opId) is already open. */
+  add(f: Record<string, unknown>, op: Operation): boolean {
+    const client = String(f.client);
+    let byOpId = this.byClient.get(client);
+    if (byOpId === undefined) this.byClient.set(client, (byOpId = new Map()));
+    const opId = String(f.opId);
+    if (byOpId.has(opId)) return false;
+    byOpId.set(opId, op);
+    return true;
+  }
+
+  /** The open op of (client, opId), no longer open; undefined if none. */
+  take(f: Record<string, unknown>): Operation | undefined {
+    const byOpId = this.byClient.get(String(f.client));
+    const opId = String(f.opId);
+    const op = byOpId?.get(opId);
+    if (op !== undefined) byOpId!.delete(opId);
+    return op;
+  }
 }
 
 function invocation(id: number, e: ClientTraceEvent, f: Record<string, unknown>): Operation {
