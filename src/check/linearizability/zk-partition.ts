@@ -77,7 +77,8 @@ export function partitionZkHistory(input: readonly Operation[], options: ZkParti
   const ops = options.sessionsMayEnd ? [...input, ...sessionEnds(input)] : [...input];
   const seq = sequentialPrefixes(ops);
   const components = new Components();
-  const accesses = ops.map((op) => access(op, seq, ops, components));
+  const ephemerals = ephemeralCreatesBySession(ops);
+  const accesses = ops.map((op) => access(op, seq, ephemerals, components));
   const uf = new UnionFind(ops.length);
   const deps = joinByComponents(ops, accesses, uf);
   for (let round = 0; ; round++) {
@@ -205,7 +206,21 @@ function writeSubOps(op: Operation) {
   return [];
 }
 
-function access(op: Operation, seq: SeqPrefixes, all: readonly Operation[], components: Components): Access {
+/** Per session, the ephemeral creates (sub-ops too) of its ops, whatever their outcome, in order. */
+function ephemeralCreatesBySession(ops: readonly Operation[]): Map<string, SubOpLike[]> {
+  const bySession = new Map<string, SubOpLike[]>();
+  for (const c of ops) {
+    for (const s of writeSubOps(c)) {
+      if (s.op !== "create" || !(s.args.mode ?? "").startsWith("EPHEMERAL")) continue;
+      push(bySession, c.session, s);
+    }
+  }
+  return bySession;
+}
+
+type SubOpLike = { op: string; path: string; args: Operation["args"] };
+
+function access(op: Operation, seq: SeqPrefixes, ephemerals: ReadonlyMap<string, readonly SubOpLike[]>, components: Components): Access {
   const a: Access = { reads: new Set(), writes: new Set() };
   const mayWrite = op.outcome !== "fail";
   const node = (p: string, kind: typeof E | typeof D, into: Set<number>) => {
@@ -227,19 +242,15 @@ function access(op: Operation, seq: SeqPrefixes, all: readonly Operation[], comp
       break;
     }
     case "closeSession":
-      for (const c of all) {
-        if (c.session !== op.session) continue;
-        for (const s of writeSubOps(c)) {
-          if (s.op !== "create" || !(s.args.mode ?? "").startsWith("EPHEMERAL")) continue;
-          const parent = components.parent(s.path);
-          node(s.path, E, a.reads);
-          node(s.path, E, w);
-          if ((s.args.mode ?? "").includes("SEQUENTIAL")) {
-            a.reads.add(components.of(S, parent));
-            w.add(components.of(S, parent));
-          }
-          w.add(components.of(K, parent));
+      for (const s of ephemerals.get(op.session) ?? []) {
+        const parent = components.parent(s.path);
+        node(s.path, E, a.reads);
+        node(s.path, E, w);
+        if ((s.args.mode ?? "").includes("SEQUENTIAL")) {
+          a.reads.add(components.of(S, parent));
+          w.add(components.of(S, parent));
         }
+        w.add(components.of(K, parent));
       }
       break;
     case "create":
@@ -254,7 +265,7 @@ function access(op: Operation, seq: SeqPrefixes, all: readonly Operation[], comp
 }
 
 function subAccess(
-  s: { op: string; path: string; args: Operation["args"] },
+  s: SubOpLike,
   reads: Set<number>,
   writes: Set<number>,
   node: (p: string, kind: typeof E | typeof D, into: Set<number>) => void,
