@@ -69,11 +69,12 @@ export function checkLinearizable<S>(
   const opts = validate(options);
   const ops = normalise(history, opts.checkReads);
   const parts: Partition[] = model.partition ? model.partition(ops) : [{ label: "(whole history)", ops, preamble: [] }];
-  const originals = new Map(history.map((op) => [op.id, op]));
+  // The ops as given, by id: only a failure's report reads them.
+  const originals = () => new Map(history.map((op) => [op.id, op]));
   const lone = model.unexplained?.(ops);
   if (lone !== undefined) {
     const label = parts.find((p) => p.ops.some((o) => o.id === lone.op.id))?.label ?? lone.op.path;
-    return unexplained(label, originals.get(lone.op.id) ?? lone.op, lone.why);
+    return unexplained(label, originals().get(lone.op.id) ?? lone.op, lone.why);
   }
   let steps = 0;
   let checked = 0;
@@ -96,7 +97,7 @@ export function checkLinearizable<S>(
     }
     if (result.ok) continue;
     if (result.exhausted) return inconclusive(part, steps, opts.maxSteps);
-    const cx = explainViolation(problem, model, part, { minimize: opts.minimize, originals });
+    const cx = explainViolation(problem, model, part, { minimize: opts.minimize, originals: originals() });
     return { ok: false, inconclusive: false, partition: part.label, ...cx, steps };
   }
   return { ok: true, partitions: parts.length, opsChecked: checked, steps };
