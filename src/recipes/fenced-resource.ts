@@ -43,8 +43,11 @@ export class FencedResource {
   async write(token: number, value: string, fenced = true): Promise<WriteOutcome> {
     const writer = `${this.host.id}#${++this.writes}`;
     const mine: Stored = { token, value, writer };
-    const fields = { resource: this.path, client: this.host.id, session: this.zk.getSessionIdHex(), token, value, fenced };
-    this.host.annotate("recipe.resource", { ...fields, outcome: "begin" });
+    const resource = this.path;
+    const client = this.host.id;
+    const session = this.zk.getSessionIdHex();
+    // Two literals, not `{ ...fields, outcome }`: a spread builds its object's shape anew each time.
+    this.host.annotate("recipe.resource", { resource, client, session, token, value, fenced, outcome: "begin" });
     let outcome: WriteOutcome;
     let zxid: Zxid | undefined;
     try {
@@ -53,7 +56,7 @@ export class FencedResource {
       if (!(err instanceof SessionLostError)) throw err;
       outcome = "unknown";
     }
-    this.host.annotate("recipe.resource", { ...fields, outcome, zxid: zxid === undefined ? undefined : zxidHex(zxid) });
+    this.host.annotate("recipe.resource", { resource, client, session, token, value, fenced, outcome, zxid: zxid === undefined ? undefined : zxidHex(zxid) });
     return outcome;
   }
 
