@@ -120,6 +120,22 @@ export interface Packet {
   sent?: boolean;
 }
 
+/**
+ * A Packet with every field present, in one order: all packets then share one object shape,
+ * which keeps the loads on the per-request path (flush, readResponse, finishPacket) monomorphic.
+ */
+export function newPacket(
+  opCode: number,
+  request: RequestRecord,
+  label: string,
+  fixedXid: number | undefined,
+  onFinish: ((reply: PacketReply) => void) | undefined,
+  watchRegistration?: WatchRegistration,
+  watchDeregistration?: WatchDeregistration,
+): Packet {
+  return { opCode, request, label, fixedXid, watchRegistration, watchDeregistration, onFinish, xid: undefined, sent: false };
+}
+
 export interface ClientCnxnOptions {
   hosts: readonly HostAddress[];
   chroot: Chroot;
@@ -334,13 +350,14 @@ export class ClientCnxn {
       const common = { relativeZxid: this.lastZxid, dataWatches: batch.dataWatches, existWatches: batch.existWatches, childWatches: batch.childWatches };
       packets.push(
         persistent
-          ? {
-              opCode: OpCode.setWatches2,
-              fixedXid: Xid.setWatches,
-              label: "setWatches",
-              request: { kind: "SetWatches2", ...common, persistentWatches: batch.persistentWatches, persistentRecursiveWatches: batch.persistentRecursiveWatches },
-            }
-          : { opCode: OpCode.setWatches, fixedXid: Xid.setWatches, label: "setWatches", request: { kind: "SetWatches", ...common } },
+          ? newPacket(
+              OpCode.setWatches2,
+              { kind: "SetWatches2", ...common, persistentWatches: batch.persistentWatches, persistentRecursiveWatches: batch.persistentRecursiveWatches },
+              "setWatches",
+              Xid.setWatches,
+              undefined,
+            )
+          : newPacket(OpCode.setWatches, { kind: "SetWatches", ...common }, "setWatches", Xid.setWatches, undefined),
       );
     }
     return packets;
@@ -574,9 +591,8 @@ export class ClientCnxn {
   }
 
   private clientReply(p: Packet, err: number): PacketReply {
-    const reply: PacketReply = { err, zxid: undefined, response: null, fromServer: false, sent: p.sent === true };
-    if (p.sent === true && p.xid !== undefined) reply.xid = p.xid;
-    return reply;
+    // `xid` always present (undefined when unsent), like a server reply's: one shape for both.
+    return { err, zxid: undefined, response: null, fromServer: false, sent: p.sent === true, xid: p.sent === true ? p.xid : undefined };
   }
 
   // ---- finishing packets and delivering events ---------------------------------------------
@@ -654,11 +670,11 @@ export class ClientCnxn {
 }
 
 function pingPacket(): Packet {
-  return { opCode: OpCode.ping, fixedXid: Xid.ping, label: "ping", request: { kind: "Empty" } };
+  return newPacket(OpCode.ping, { kind: "Empty" }, "ping", Xid.ping, undefined);
 }
 
 function authPacket(scheme: string, auth: Uint8Array): Packet {
-  return { opCode: OpCode.auth, fixedXid: Xid.auth, label: "auth", request: { kind: "AuthPacket", type: 0, scheme, auth } };
+  return newPacket(OpCode.auth, { kind: "AuthPacket", type: 0, scheme, auth }, "auth", Xid.auth, undefined);
 }
 
 const MASK_64 = (1n << 64n) - 1n;

@@ -28,15 +28,20 @@ import type { PacketReply } from "./client-cnxn.js";
 
 export type Outcome = "ok" | "fail" | "unknown";
 
-const counters = new WeakMap<Simulator, Map<string, number>>();
+/** The operation ids handed out on one node so far: shared by every handle on it, kept across its restarts. */
+export interface OpIdCounter {
+  last: number;
+}
 
-/** The next operation id of the client on this node. */
-export function nextOpId(ctx: NodeContext): number {
+const counters = new WeakMap<Simulator, Map<string, OpIdCounter>>();
+
+/** The counter of this node (a handle keeps it: two look-ups per operation were measurable). */
+export function opIdCounter(ctx: NodeContext): OpIdCounter {
   let perNode = counters.get(ctx.sim);
   if (perNode === undefined) counters.set(ctx.sim, (perNode = new Map()));
-  const id = (perNode.get(ctx.id) ?? 0) + 1;
-  perNode.set(ctx.id, id);
-  return id;
+  let counter = perNode.get(ctx.id);
+  if (counter === undefined) perNode.set(ctx.id, (counter = { last: 0 }));
+  return counter;
 }
 
 export function outcomeOf(reply: PacketReply, err: number): Outcome {

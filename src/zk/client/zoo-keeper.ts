@@ -35,8 +35,8 @@ import {
 import { validatePath } from "../server/path-utils.js";
 import { Chroot } from "./chroot.js";
 import { AsyncZooKeeper } from "./async-callback.js";
-import { ClientCnxn, PASSWORD_BYTES, type PacketReply, type WatchDeregistration, type ZooKeeperState } from "./client-cnxn.js";
-import { childrenFields, completionFields, dataFields, nextOpId, statJson } from "./history.js";
+import { ClientCnxn, PASSWORD_BYTES, newPacket, type PacketReply, type WatchDeregistration, type ZooKeeperState } from "./client-cnxn.js";
+import { childrenFields, completionFields, dataFields, opIdCounter, statJson, type OpIdCounter } from "./history.js";
 import { parseConnectString } from "./host-provider.js";
 import { KeeperException, badArguments } from "./keeper-exception.js";
 import { isReadOp, toBytes, toMultiOp, toOpResult, type Op, type OpData, type OpResult } from "./op.js";
@@ -87,6 +87,8 @@ export class ZooKeeper {
   readonly watchManager: ZKWatchManager;
   private readonly chroot: Chroot;
   private asyncApi: AsyncZooKeeper | undefined;
+  /** This node's operation ids (history.ts), shared with the node's other handles. */
+  private readonly opIds: OpIdCounter;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -99,6 +101,7 @@ export class ZooKeeper {
     const passwd = options.sessionPasswd ?? new Uint8Array(PASSWORD_BYTES);
     if (options.sessionPasswd !== undefined && options.sessionId === undefined) throw new UserInputError("createClient: sessionPasswd given without sessionId");
     this.chroot = new Chroot(chroot);
+    this.opIds = opIdCounter(ctx);
     this.watchManager = new ZKWatchManager(options.watcher);
     this.cnxn = new ClientCnxn(ctx, {
       hosts,
@@ -493,16 +496,13 @@ export class ZooKeeper {
       return d.promise;
     }
     const opId = this.invoke("closeSession", {});
-    this.cnxn.queuePacket({
-      opCode: OpCode.closeSession,
-      request: { kind: "Empty" },
-      label: "closeSession",
-      onFinish: (reply) => {
+    this.cnxn.queuePacket(
+      newPacket(OpCode.closeSession, { kind: "Empty" }, "closeSession", undefined, (reply) => {
         this.complete(completionFields(reply, reply.err, this.completionHead(opId)));
         this.cnxn.disconnect();
         d.resolve();
-      },
-    });
+      }),
+    );
     return d.promise;
   }
 
@@ -511,14 +511,8 @@ export class ZooKeeper {
   private call<T>(spec: CallSpec<T>): Promise<T> {
     const d = this.ctx.deferred<T>();
     const opId = this.invoke(spec.recordAs ?? spec.op, spec.args);
-    this.cnxn.queuePacket({
-      opCode: spec.opCode,
-      request: spec.request,
-      label: spec.op,
-      watchRegistration: spec.watchRegistration,
-      watchDeregistration: spec.watchDeregistration,
-      onFinish: (reply) => this.settle(spec, opId, reply, d),
-    });
+    const onFinish = (reply: PacketReply): void => this.settle(spec, opId, reply, d);
+    this.cnxn.queuePacket(newPacket(spec.opCode, spec.request, spec.op, undefined, onFinish, spec.watchRegistration, spec.watchDeregistration));
     return d.promise;
   }
 
@@ -571,7 +565,7 @@ export class ZooKeeper {
   }
 
   private invoke(op: string, args: Record<string, unknown>): number {
-    const opId = nextOpId(this.ctx);
+    const opId = ++this.opIds.last;
     const head: Record<string, unknown> = { client: this.ctx.id, session: this.cnxn.sessionIdHex, opId, op };
     if (this.cnxn.state === "CONNECTED" && this.cnxn.currentAddress !== undefined) head.server = this.cnxn.currentAddress.host;
     this.ctx.annotate("client.invoke", withFields(head, args));
