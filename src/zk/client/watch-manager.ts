@@ -120,8 +120,9 @@ export class ZKWatchManager {
       default:
         return result; // an event type the server never sends for a path: nobody is told
     }
-    addAll(result, this.persistentWatches.get(clientPath));
-    if (type !== EventType.NodeChildrenChanged) {
+    // Empty tables (no persistent watches: the common case) skip the look-up and the ancestor walk.
+    if (this.persistentWatches.size > 0) addAll(result, this.persistentWatches.get(clientPath));
+    if (type !== EventType.NodeChildrenChanged && this.persistentRecursiveWatches.size > 0) {
       for (const p of pathAndAncestors(clientPath)) addAll(result, this.persistentRecursiveWatches.get(p));
     }
     return result;
@@ -190,6 +191,7 @@ function addAll(into: Set<Watcher>, from: Set<Watcher> | undefined): void {
 }
 
 function take(table: Table, path: string, into: Set<Watcher>): void {
+  if (table.size === 0) return; // no look-up (and no hashing of the path) in an empty table
   const set = table.get(path);
   if (set === undefined) return;
   table.delete(path);

@@ -78,6 +78,47 @@ interface CallSpec<T> {
   summary?(value: T): Record<string, unknown>;
 }
 
+/** How a reply becomes the resolved value and its history summary (`accept`, `value`, `summary`). */
+type ReplyHandling<T> = Pick<CallSpec<T>, "accept" | "value" | "summary">;
+
+// The reply handling of the frequent calls that need no handle state, made once: a closure made
+// per call pays a lazy-compile check at its first (and only) call.
+const noValue = (): undefined => undefined;
+const statOf = (rsp: ResponseRecord | null): Stat => (rsp as { stat: Stat }).stat;
+const statSummary = (stat: Stat): Record<string, unknown> => ({ stat: statJson(stat) });
+
+const EXISTS_RESULT: ReplyHandling<Stat | null> = {
+  accept: Code.NONODE,
+  value: (rsp, err) => (err === Code.NONODE ? null : (rsp as { stat: Stat }).stat),
+  summary: (stat) => ({ stat: stat === null ? null : statJson(stat) }),
+};
+
+const GET_DATA_RESULT: ReplyHandling<{ data: Uint8Array | null; stat: Stat }> = {
+  value: (rsp) => {
+    const r = rsp as { data: Uint8Array | null; stat: Stat };
+    return { data: r.data, stat: r.stat };
+  },
+  summary: (v) => {
+    const f: Record<string, unknown> = {};
+    dataFields(v.data, f);
+    f.stat = statJson(v.stat);
+    return f;
+  },
+};
+
+const GET_CHILDREN_RESULT: ReplyHandling<string[]> = {
+  value: (rsp) => (rsp as { children: string[] }).children,
+  summary: (children) => childrenFields(children),
+};
+
+const GET_CHILDREN2_RESULT: ReplyHandling<{ children: string[]; stat: Stat }> = {
+  value: (rsp) => {
+    const r = rsp as { children: string[]; stat: Stat };
+    return { children: r.children, stat: r.stat };
+  },
+  summary: (v) => childrenFields(v.children, { stat: statJson(v.stat) }),
+};
+
 export function createClient(ctx: NodeContext, options: ClientOptions): ZooKeeper {
   return new ZooKeeper(ctx, options);
 }
@@ -218,7 +259,7 @@ export class ZooKeeper {
       opCode: OpCode.delete,
       request: { kind: "DeleteRequest", path: serverPath, version },
       path,
-      value: () => undefined,
+      value: noValue,
     });
   }
 
@@ -234,8 +275,8 @@ export class ZooKeeper {
       opCode: OpCode.setData,
       request: { kind: "SetDataRequest", path: this.chroot.prepend(path), data: bytes, version },
       path,
-      value: (rsp) => (rsp as { stat: Stat }).stat,
-      summary: (stat) => ({ stat: statJson(stat) }),
+      value: statOf,
+      summary: statSummary,
     });
   }
 
@@ -249,8 +290,8 @@ export class ZooKeeper {
       opCode: OpCode.setACL,
       request: { kind: "SetACLRequest", path: this.chroot.prepend(path), acl, version: aversion },
       path,
-      value: (rsp) => (rsp as { stat: Stat }).stat,
-      summary: (stat) => ({ stat: statJson(stat) }),
+      value: statOf,
+      summary: statSummary,
     });
   }
 
@@ -258,43 +299,19 @@ export class ZooKeeper {
 
   /** The node's Stat, or null if it does not exist (a watch is then left for its creation). */
   exists(path: string, watch?: WatchArg): Promise<Stat | null> {
-    return this.read(path, watch, "exists", OpCode.exists, "ExistsRequest", {
-      accept: Code.NONODE,
-      value: (rsp, err) => (err === Code.NONODE ? null : (rsp as { stat: Stat }).stat),
-      summary: (stat) => ({ stat: stat === null ? null : statJson(stat) }),
-    });
+    return this.read(path, watch, "exists", OpCode.exists, "ExistsRequest", EXISTS_RESULT);
   }
 
   getData(path: string, watch?: WatchArg): Promise<{ data: Uint8Array | null; stat: Stat }> {
-    return this.read(path, watch, "getData", OpCode.getData, "GetDataRequest", {
-      value: (rsp) => {
-        const r = rsp as { data: Uint8Array | null; stat: Stat };
-        return { data: r.data, stat: r.stat };
-      },
-      summary: (v) => {
-        const f: Record<string, unknown> = {};
-        dataFields(v.data, f);
-        f.stat = statJson(v.stat);
-        return f;
-      },
-    });
+    return this.read(path, watch, "getData", OpCode.getData, "GetDataRequest", GET_DATA_RESULT);
   }
 
   getChildren(path: string, watch?: WatchArg): Promise<string[]> {
-    return this.read(path, watch, "getChildren", OpCode.getChildren, "GetChildrenRequest", {
-      value: (rsp) => (rsp as { children: string[] }).children,
-      summary: (children) => childrenFields(children),
-    });
+    return this.read(path, watch, "getChildren", OpCode.getChildren, "GetChildrenRequest", GET_CHILDREN_RESULT);
   }
 
   getChildren2(path: string, watch?: WatchArg): Promise<{ children: string[]; stat: Stat }> {
-    return this.read(path, watch, "getChildren2", OpCode.getChildren2, "GetChildren2Request", {
-      value: (rsp) => {
-        const r = rsp as { children: string[]; stat: Stat };
-        return { children: r.children, stat: r.stat };
-      },
-      summary: (v) => childrenFields(v.children, { stat: statJson(v.stat) }),
-    });
+    return this.read(path, watch, "getChildren2", OpCode.getChildren2, "GetChildren2Request", GET_CHILDREN2_RESULT);
   }
 
   private read<T>(
@@ -303,7 +320,7 @@ export class ZooKeeper {
     op: string,
     opCode: number,
     kind: "ExistsRequest" | "GetDataRequest" | "GetChildrenRequest" | "GetChildren2Request",
-    rest: Pick<CallSpec<T>, "accept" | "value" | "summary">,
+    rest: ReplyHandling<T>,
   ): Promise<T> {
     const problem = validatePath(path);
     if (problem !== null) return this.rejected(badArguments(path, problem));
@@ -353,7 +370,7 @@ export class ZooKeeper {
       opCode: OpCode.sync,
       request: { kind: "SyncRequest", path: this.chroot.prepend(path) },
       path,
-      value: () => undefined,
+      value: noValue,
     });
   }
 
