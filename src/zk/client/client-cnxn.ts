@@ -514,12 +514,11 @@ export class ClientCnxn {
         toMs = Math.min(toMs, timeToNextPingMs);
       }
     }
-    this.armWake(toMs);
+    this.armWake(toMs, now);
   }
 
   /** Keeps one tick timer, armed for the earliest deadline known. */
-  private armWake(delayMs: number): void {
-    const now = this.ctx.nowUs();
+  private armWake(delayMs: number, now: number): void {
     const atUs = now + Math.max(1, Math.ceil(delayMs * 1000));
     const w = this.wake;
     if (w !== undefined && !w.fired && !w.cancelled && this.wakeAtUs <= atUs) return;

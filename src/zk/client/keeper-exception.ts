@@ -32,9 +32,10 @@ export class KeeperException extends Error {
     // a failed call. Client-side refusals are made at the call site and keep their stack.
     const stackTraceLimit = Error.stackTraceLimit;
     if (!clientSide) Error.stackTraceLimit = 0;
-    super(`KeeperErrorCode = ${codeName(code)}${path === undefined ? "" : ` for ${path}`}${detail === undefined ? "" : `: ${detail}`}`);
+    const name = codeName(code);
+    super(`KeeperErrorCode = ${name}${path === undefined ? "" : ` for ${path}`}${detail === undefined ? "" : `: ${detail}`}`);
     Error.stackTraceLimit = stackTraceLimit;
-    this.codeName = codeName(code);
+    this.codeName = name;
   }
 
   /** CONNECTIONLOSS / OPERATIONTIMEOUT: the session may be fine; the op may or may not have happened. */
