@@ -26,6 +26,11 @@ export interface DigestedNode {
   /** The contribution last added for this node, so removing it needs no re-hash. */
   digestLo: number;
   digestHi: number;
+  /** The path the lanes below were computed for (undefined until the node is first hashed). */
+  hashedPath: string | undefined;
+  /** The two lanes right after hashing `hashedPath`: they depend on the path alone. */
+  pathH1: number;
+  pathH2: number;
 }
 
 // The two lanes of the hash being computed (module state: no allocation per node).
@@ -91,9 +96,15 @@ export class TreeDigest {
   private hi = 0;
 
   addNode(path: string, node: DigestedNode): void {
-    hashNode(path, node);
+    hashNode(path, node, true);
     node.digestLo = avalanche(h1);
     node.digestHi = avalanche(h2);
+    this.lo = (this.lo + node.digestLo) >>> 0;
+    this.hi = (this.hi + node.digestHi) >>> 0;
+  }
+
+  /** Adds a node's contribution already in `digestLo`/`digestHi` (known to equal what `addNode` would compute). */
+  addContribution(node: DigestedNode): void {
     this.lo = (this.lo + node.digestLo) >>> 0;
     this.hi = (this.hi + node.digestHi) >>> 0;
   }
@@ -129,7 +140,7 @@ export class TreeDigest {
   static of(nodes: Iterable<[string, DigestedNode]>, sessions: Iterable<[SessionId, number]>): TreeDigest {
     const d = new TreeDigest();
     for (const [path, node] of nodes) {
-      hashNode(path, node);
+      hashNode(path, node, false);
       d.fold(1);
     }
     for (const [id, timeoutMs] of sessions) d.addSession(id, timeoutMs);
@@ -137,9 +148,22 @@ export class TreeDigest {
   }
 }
 
-function hashNode(path: string, node: DigestedNode): void {
-  begin(NODE);
-  str(path);
+/** Hashes a node into the lanes; `cachedPath`: resume from the node's cached path lanes when it has them. */
+function hashNode(path: string, node: DigestedNode, cachedPath: boolean): void {
+  // A parent is re-hashed on every child create/delete: its path's lanes are kept on the node
+  // (a node's path never changes) instead of hashing the path again each time.
+  if (cachedPath && node.hashedPath === path) {
+    h1 = node.pathH1;
+    h2 = node.pathH2;
+  } else {
+    begin(NODE);
+    str(path);
+    if (cachedPath) {
+      node.hashedPath = path;
+      node.pathH1 = h1;
+      node.pathH2 = h2;
+    }
+  }
   const s = node.stat;
   long(s.czxid);
   long(s.mzxid);
