@@ -150,34 +150,35 @@ function prepInput(req: Request): PrepRequest {
 }
 
 /**
- * Local requests waiting for their txn (or a forwarded sync's answer), by session and cxid: a
- * map per session, so no key string is built from a 64-bit session id on every write. One key
- * may wait more than once: the server's own requests (container and TTL deletes) all use
- * session 0 and cxid 0, as Java's ContainerManager does; txns commit in order, so the oldest
- * request of a key takes the first txn with it.
+ * Local requests waiting for their txn (or a forwarded sync's answer), by cxid and then session:
+ * keyed by the cxid (a number), each key holding its few waiting requests of any session in
+ * arrival order, so no lookup hashes a 64-bit session id (a bigint Map key is hashed in the
+ * runtime, several times the cost of a number's). One (session, cxid) may wait more than once:
+ * the server's own requests (container and TTL deletes) all use session 0 and cxid 0, as Java's
+ * ContainerManager does; txns commit in order, so the oldest request of a key takes the first
+ * txn with it.
  */
 class AwaitingRequests {
-  private readonly bySession = new Map<SessionId, Map<number, Request[]>>();
+  private readonly byCxid = new Map<number, Request[]>();
 
   add(req: Request): void {
-    let ofSession = this.bySession.get(req.sessionId);
-    if (ofSession === undefined) this.bySession.set(req.sessionId, (ofSession = new Map()));
-    const waiting = ofSession.get(req.xid);
-    if (waiting === undefined) ofSession.set(req.xid, [req]);
+    const waiting = this.byCxid.get(req.xid);
+    if (waiting === undefined) this.byCxid.set(req.xid, [req]);
     else waiting.push(req);
   }
 
   /** The oldest request waiting for (session, cxid), removed; undefined if none. */
   take(sessionId: SessionId, cxid: number): Request | undefined {
-    const ofSession = this.bySession.get(sessionId);
-    const waiting = ofSession?.get(cxid);
+    const waiting = this.byCxid.get(cxid);
     if (waiting === undefined) return undefined;
-    const req = waiting.shift()!;
-    if (waiting.length === 0) {
-      ofSession!.delete(cxid);
-      if (ofSession!.size === 0) this.bySession.delete(sessionId);
+    for (let i = 0; i < waiting.length; i++) {
+      const req = waiting[i]!;
+      if (req.sessionId !== sessionId) continue;
+      if (waiting.length === 1) this.byCxid.delete(cxid);
+      else waiting.splice(i, 1);
+      return req;
     }
-    return req;
+    return undefined;
   }
 }
 

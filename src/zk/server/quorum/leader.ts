@@ -32,15 +32,20 @@ import { chooseSyncMode } from "./sync-mode.js";
 /** A short digest of a txn's content, so checkers can tell two txns with one zxid apart. */
 export function txnDigest(entry: TxnEntry): string {
   // Memoised: one entry object travels to every server (the simulator passes it by reference)
-  // and is annotated at propose, log and deliver on each of them.
-  let d = DIGESTS.get(entry);
-  if (d === undefined) {
-    d = hashStructure(entry.txn).toString(16) + ":" + entry.header.clientId.toString(16) + ":" + entry.header.cxid;
-    DIGESTS.set(entry, d);
-  }
+  // and is annotated at propose, log and deliver on each of them, all within a few txns of each
+  // other. A small ring of recent entries, found by identity, costs less than a WeakMap (whose
+  // sets go through the GC's ephemeron tables); a miss only recomputes the same value.
+  for (let i = 0; i < DIGEST_RING; i++) if (digestEntries[i] === entry) return digestValues[i]!;
+  const d = hashStructure(entry.txn).toString(16) + ":" + entry.header.clientId.toString(16) + ":" + entry.header.cxid;
+  digestEntries[digestNext] = entry;
+  digestValues[digestNext] = d;
+  digestNext = (digestNext + 1) % DIGEST_RING;
   return d;
 }
-const DIGESTS = new WeakMap<TxnEntry, string>();
+const DIGEST_RING = 16;
+const digestEntries: (TxnEntry | undefined)[] = new Array<TxnEntry | undefined>(DIGEST_RING).fill(undefined);
+const digestValues: string[] = new Array<string>(DIGEST_RING).fill("");
+let digestNext = 0;
 
 /**
  * A quorum server delivered a committed txn: the ZAB "deliver", and (when `withDigest`, i.e.
@@ -61,6 +66,7 @@ export function isDigestSample(zxid: Zxid): boolean {
 }
 
 interface Proposal {
+  zxid: Zxid;
   entry: TxnEntry;
   acks: Set<number>;
 }
@@ -107,7 +113,11 @@ export class Leader {
   private readonly newLeaderAcks = new Set<number>();
   private discoveryOver = false;
   established = false;
-  private readonly outstanding = new Map<Zxid, Proposal>();
+  /**
+   * `outstandingProposals`, in zxid order (proposed in order, committed from the head). Only a
+   * few at a time: a scan costs less than a Map keyed by bigint, which hashes it in the runtime.
+   */
+  private readonly outstanding: Proposal[] = [];
   lastProposed: Zxid;
   private lastCommitted: Zxid;
   private readonly timers: TimerHandle[] = [];
@@ -264,7 +274,7 @@ export class Leader {
     }
     // startForwarding: outstanding proposals above the sync point, then live traffic.
     h.forwarding = true;
-    if (!h.isObserver) for (const [zxid, p] of this.outstanding) if (zxid > last) h.send({ kind: "PROPOSAL", zxid, entry: p.entry });
+    if (!h.isObserver) for (const p of this.outstanding) if (p.zxid > last) h.send({ kind: "PROPOSAL", zxid: p.zxid, entry: p.entry });
     h.stage = "NEWLEADER";
     h.send({ kind: "NEWLEADER", zxid: epochZxid(this.epoch) });
   }
@@ -310,7 +320,7 @@ export class Leader {
       this.abandon("zxid counter exhausted (ZOOKEEPER-1277)");
       return;
     }
-    this.outstanding.set(zxid, { entry, acks: new Set() });
+    this.outstanding.push({ zxid, entry, acks: new Set() });
     this.lastProposed = zxid;
     this.peer.ctx.annotate("zab.propose", { sid: this.myid, epoch: this.epoch, zxid: zxidHex(zxid), txn: txnDigest(entry) });
     for (const h of this.handlers) if (h.forwarding && !h.isObserver) h.send({ kind: "PROPOSAL", zxid, entry });
@@ -318,7 +328,13 @@ export class Leader {
   }
 
   private processAck(sid: number, zxid: Zxid): void {
-    const p = this.outstanding.get(zxid);
+    let p: Proposal | undefined;
+    for (const o of this.outstanding) {
+      if (o.zxid === zxid) {
+        p = o;
+        break;
+      }
+    }
     if (p === undefined) return; // already committed, or unknown
     this.peer.ctx.annotate("zab.ack", { sid: this.myid, from: sid, zxid: zxidHex(zxid) });
     p.acks.add(sid);
@@ -327,12 +343,14 @@ export class Leader {
 
   /** Commits, in zxid order, every head proposal acknowledged by a quorum. */
   private tryToCommit(): void {
-    for (const [zxid, p] of this.outstanding) {
+    while (this.outstanding.length > 0) {
+      const p = this.outstanding[0]!;
+      const zxid = p.zxid;
       // containsQuorum counts only voters' ACKs (observers do not ack). The canary commits on
       // any single voter's ACK (its own): a minority. Checkers must catch it.
       const enough = this.peer.config.server.canary === "minority-commit" ? [...p.acks].some((s) => this.peer.qv.isVoter(s)) : this.peer.qv.containsQuorum(p.acks);
       if (!enough) return;
-      this.outstanding.delete(zxid);
+      this.outstanding.shift();
       this.lastCommitted = zxid;
       this.peer.ctx.annotate("zab.commit", { sid: this.myid, zxid: zxidHex(zxid) });
       for (const h of this.handlers) {
@@ -429,7 +447,7 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
    * write it sent through a learner before — the order a client's look-up after CONNECTIONLOSS
    * relies on.
    */
-  private readonly forwardedPending = new Map<SessionId, Zxid>();
+  private readonly forwardedPending = new SessionZxids();
 
   protected override submitRequest(req: Request): void {
     const entry = this.prepRequest(req);
@@ -466,5 +484,42 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
   protected override afterApply(entry: TxnEntry): void {
     annotateDelivery(this, entry);
     if (this.forwardedPending.get(entry.header.clientId) === entry.header.zxid) this.forwardedPending.delete(entry.header.clientId);
+  }
+}
+
+/**
+ * A few (session → zxid) pairs, for `forwardedPending`: one per session with a forwarded write
+ * in flight, so a scan costs less than a Map keyed by bigint (hashed in the runtime).
+ */
+class SessionZxids {
+  private readonly sessions: SessionId[] = [];
+  private readonly zxids: Zxid[] = [];
+
+  /** A plain loop: `indexOf` with a bigint is slower than comparing in place. */
+  private indexOf(sessionId: SessionId): number {
+    for (let i = 0; i < this.sessions.length; i++) if (this.sessions[i] === sessionId) return i;
+    return -1;
+  }
+
+  get(sessionId: SessionId): Zxid | undefined {
+    const i = this.indexOf(sessionId);
+    return i < 0 ? undefined : this.zxids[i];
+  }
+
+  set(sessionId: SessionId, zxid: Zxid): void {
+    const i = this.indexOf(sessionId);
+    if (i >= 0) {
+      this.zxids[i] = zxid;
+      return;
+    }
+    this.sessions.push(sessionId);
+    this.zxids.push(zxid);
+  }
+
+  delete(sessionId: SessionId): void {
+    const i = this.indexOf(sessionId);
+    if (i < 0) return;
+    this.sessions.splice(i, 1);
+    this.zxids.splice(i, 1);
   }
 }

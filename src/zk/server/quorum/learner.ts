@@ -460,7 +460,11 @@ export class Learner {
  */
 class LearnerSessionTracker implements SessionTracker {
   readonly sessionsById = new Map<SessionId, number>();
-  private touchTable = new Map<SessionId, number>();
+  /**
+   * The touch table, (session, timeout) in first-touch order: a handful of sessions per PING
+   * interval, so a scan costs less than a Map keyed by bigint (hashed in the runtime).
+   */
+  private touchTable: [SessionId, number][] = [];
   private nextSessionId: SessionId;
 
   constructor(serverId: number, nowMs: number) {
@@ -476,12 +480,19 @@ class LearnerSessionTracker implements SessionTracker {
     this.sessionsById.set(sessionId, timeoutMs);
   }
   touchSession(sessionId: SessionId, timeoutMs: number): boolean {
-    this.touchTable.set(sessionId, timeoutMs);
+    for (const t of this.touchTable) {
+      if (t[0] === sessionId) {
+        t[1] = timeoutMs;
+        return true;
+      }
+    }
+    this.touchTable.push([sessionId, timeoutMs]);
     return true;
   }
   removeSession(sessionId: SessionId): void {
     this.sessionsById.delete(sessionId);
-    this.touchTable.delete(sessionId);
+    const i = this.touchTable.findIndex((t) => t[0] === sessionId);
+    if (i >= 0) this.touchTable.splice(i, 1);
   }
   setOwner(): void {}
   checkSession(): number {
@@ -496,8 +507,8 @@ class LearnerSessionTracker implements SessionTracker {
   shutdown(): void {}
 
   drainTouches(): [SessionId, number][] {
-    const t = [...this.touchTable];
-    this.touchTable = new Map();
+    const t = this.touchTable;
+    this.touchTable = [];
     return t;
   }
 }
