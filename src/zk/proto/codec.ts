@@ -80,19 +80,20 @@ export function writeStat(s: JuteSink, stat: Stat): void {
   s.writeLong(stat.pzxid);
 }
 
-export function readStat(r: JuteReader, field: string): Stat {
+/** The Stat held as member `stat` of the record named `record` (its fields named `record.stat.czxid`, …). */
+export function readStat(r: JuteReader, record: string): Stat {
   return {
-    czxid: r.readLong(`${field}.czxid`),
-    mzxid: r.readLong(`${field}.mzxid`),
-    ctime: r.readLongNumber(`${field}.ctime`),
-    mtime: r.readLongNumber(`${field}.mtime`),
-    version: r.readInt(`${field}.version`),
-    cversion: r.readInt(`${field}.cversion`),
-    aversion: r.readInt(`${field}.aversion`),
-    ephemeralOwner: r.readLong(`${field}.ephemeralOwner`),
-    dataLength: r.readInt(`${field}.dataLength`),
-    numChildren: r.readInt(`${field}.numChildren`),
-    pzxid: r.readLong(`${field}.pzxid`),
+    czxid: r.readLong(record, "stat.czxid"),
+    mzxid: r.readLong(record, "stat.mzxid"),
+    ctime: r.readLongNumber(record, "stat.ctime"),
+    mtime: r.readLongNumber(record, "stat.mtime"),
+    version: r.readInt(record, "stat.version"),
+    cversion: r.readInt(record, "stat.cversion"),
+    aversion: r.readInt(record, "stat.aversion"),
+    ephemeralOwner: r.readLong(record, "stat.ephemeralOwner"),
+    dataLength: r.readInt(record, "stat.dataLength"),
+    numChildren: r.readInt(record, "stat.numChildren"),
+    pzxid: r.readLong(record, "stat.pzxid"),
   };
 }
 
@@ -115,7 +116,8 @@ export function readACL(r: JuteReader, field: string): ACL {
 function writeAclVector(s: JuteSink, acl: readonly ACL[]): void {
   s.writeVector(acl, writeACL);
 }
-function readAclVector(r: JuteReader, field: string): ACL[] {
+function readAclVector(r: JuteReader, record: string, member: string): ACL[] {
+  const field = `${record}.${member}`;
   return r.readVector(field, (rr, i) => readACL(rr, `${field}[${i}]`));
 }
 
@@ -126,9 +128,9 @@ export function writeWatcherEvent(s: JuteSink, e: WatcherEvent): void {
 }
 export function readWatcherEvent(r: JuteReader, field: string): WatcherEvent {
   return {
-    type: r.readInt(`${field}.type`),
-    state: r.readInt(`${field}.state`),
-    path: r.readString(`${field}.path`),
+    type: r.readInt(field, "type"),
+    state: r.readInt(field, "state"),
+    path: r.readString(field, "path"),
   };
 }
 
@@ -235,63 +237,62 @@ function writeMultiOperation(s: JuteSink, ops: readonly MultiOp[]): void {
 }
 
 export function readRequestRecord(r: JuteReader, kind: RequestKind): RequestRecord {
-  const f = (name: string): string => `${kind}.${name}`;
   switch (kind) {
     case "CreateRequest":
     case "CreateTTLRequest": {
-      const path = r.readString(f("path"));
-      const data = r.readBuffer(f("data"));
-      const acl = readAclVector(r, f("acl"));
-      const flags = r.readInt(f("flags"));
+      const path = r.readString(kind, "path");
+      const data = r.readBuffer(kind, "data");
+      const acl = readAclVector(r, kind, "acl");
+      const flags = r.readInt(kind, "flags");
       if (kind === "CreateRequest") return { kind, path, data, acl, flags };
-      return { kind, path, data, acl, flags, ttl: r.readLongNumber(f("ttl")) };
+      return { kind, path, data, acl, flags, ttl: r.readLongNumber(kind, "ttl") };
     }
     case "DeleteRequest":
     case "CheckVersionRequest":
-      return { kind, path: r.readString(f("path")), version: r.readInt(f("version")) };
+      return { kind, path: r.readString(kind, "path"), version: r.readInt(kind, "version") };
     case "ExistsRequest":
     case "GetDataRequest":
     case "GetChildrenRequest":
     case "GetChildren2Request":
-      return { kind, path: r.readString(f("path")), watch: r.readBool(f("watch")) };
+      return { kind, path: r.readString(kind, "path"), watch: r.readBool(kind, "watch") };
     case "SetDataRequest":
       return {
         kind,
-        path: r.readString(f("path")),
-        data: r.readBuffer(f("data")),
-        version: r.readInt(f("version")),
+        path: r.readString(kind, "path"),
+        data: r.readBuffer(kind, "data"),
+        version: r.readInt(kind, "version"),
       };
     case "GetACLRequest":
     case "SyncRequest":
     case "GetAllChildrenNumberRequest":
     case "DeleteContainerRequest":
-      return { kind, path: r.readString(f("path")) };
+      return { kind, path: r.readString(kind, "path") };
     case "SetACLRequest":
       return {
         kind,
-        path: r.readString(f("path")),
-        acl: readAclVector(r, f("acl")),
-        version: r.readInt(f("version")),
+        path: r.readString(kind, "path"),
+        acl: readAclVector(r, kind, "acl"),
+        version: r.readInt(kind, "version"),
       };
     case "MultiOperationRecord":
       return { kind, ops: readMultiOperation(r) };
     case "CheckWatchesRequest":
     case "RemoveWatchesRequest":
-      return { kind, path: r.readString(f("path")), type: r.readInt(f("type")) };
+      return { kind, path: r.readString(kind, "path"), type: r.readInt(kind, "type") };
     case "AuthPacket":
       return {
         kind,
-        type: r.readInt(f("type")),
-        scheme: r.readString(f("scheme")),
-        auth: r.readBufferNonNull(f("auth")),
+        type: r.readInt(kind, "type"),
+        scheme: r.readString(kind, "scheme"),
+        auth: r.readBufferNonNull(kind, "auth"),
       };
     case "SetWatches":
     case "SetWatches2":
       return readSetWatches(r, kind);
     case "GetEphemeralsRequest":
-      return { kind, prefixPath: r.readString(f("prefixPath")) };
+      return { kind, prefixPath: r.readString(kind, "prefixPath") };
     case "AddWatchRequest":
-      return { kind, path: r.readString(f("path")), mode: r.readInt(f("mode")) };
+      return { kind, path: r.readString(kind, "path"), mode: r.readInt(kind, "mode") };
     case "Empty":
       return { kind };
     default:
@@ -300,10 +301,10 @@ export function readRequestRecord(r: JuteReader, kind: RequestKind): RequestReco
 }
 
 function readSetWatches(r: JuteReader, kind: "SetWatches" | "SetWatches2"): RequestRecord {
-  const relativeZxid = r.readLong(`${kind}.relativeZxid`);
-  const dataWatches = r.readStringVector(`${kind}.dataWatches`);
-  const existWatches = r.readStringVector(`${kind}.existWatches`);
-  const childWatches = r.readStringVector(`${kind}.childWatches`);
+  const relativeZxid = r.readLong(kind, "relativeZxid");
+  const dataWatches = r.readStringVector(kind, "dataWatches");
+  const existWatches = r.readStringVector(kind, "existWatches");
+  const childWatches = r.readStringVector(kind, "childWatches");
   if (kind === "SetWatches") return { kind, relativeZxid, dataWatches, existWatches, childWatches };
   return {
     kind,
@@ -311,8 +312,8 @@ function readSetWatches(r: JuteReader, kind: "SetWatches" | "SetWatches2"): Requ
     dataWatches,
     existWatches,
     childWatches,
-    persistentWatches: r.readStringVector(`${kind}.persistentWatches`),
-    persistentRecursiveWatches: r.readStringVector(`${kind}.persistentRecursiveWatches`),
+    persistentWatches: r.readStringVector(kind, "persistentWatches"),
+    persistentRecursiveWatches: r.readStringVector(kind, "persistentRecursiveWatches"),
   };
 }
 
@@ -405,37 +406,36 @@ function writeMultiResults(s: JuteSink, results: readonly MultiResult[]): void {
 }
 
 export function readResponseRecord(r: JuteReader, kind: ResponseKind): ResponseRecord {
-  const f = (name: string): string => `${kind}.${name}`;
   switch (kind) {
     case "CreateResponse":
     case "SyncResponse":
-      return { kind, path: r.readString(f("path")) };
+      return { kind, path: r.readString(kind, "path") };
     case "Create2Response":
-      return { kind, path: r.readString(f("path")), stat: readStat(r, f("stat")) };
+      return { kind, path: r.readString(kind, "path"), stat: readStat(r, kind) };
     case "ExistsResponse":
     case "SetDataResponse":
     case "SetACLResponse":
-      return { kind, stat: readStat(r, f("stat")) };
+      return { kind, stat: readStat(r, kind) };
     case "GetDataResponse":
-      return { kind, data: r.readBuffer(f("data")), stat: readStat(r, f("stat")) };
+      return { kind, data: r.readBuffer(kind, "data"), stat: readStat(r, kind) };
     case "GetACLResponse":
-      return { kind, acl: readAclVector(r, f("acl")), stat: readStat(r, f("stat")) };
+      return { kind, acl: readAclVector(r, kind, "acl"), stat: readStat(r, kind) };
     case "GetChildrenResponse":
-      return { kind, children: r.readStringVector(f("children")) };
+      return { kind, children: r.readStringVector(kind, "children") };
     case "GetChildren2Response":
-      return { kind, children: r.readStringVector(f("children")), stat: readStat(r, f("stat")) };
+      return { kind, children: r.readStringVector(kind, "children"), stat: readStat(r, kind) };
     case "GetEphemeralsResponse":
-      return { kind, ephemerals: r.readStringVector(f("ephemerals")) };
+      return { kind, ephemerals: r.readStringVector(kind, "ephemerals") };
     case "GetAllChildrenNumberResponse":
-      return { kind, totalNumber: r.readInt(f("totalNumber")) };
+      return { kind, totalNumber: r.readInt(kind, "totalNumber") };
     case "ErrorResponse":
-      return { kind, err: r.readInt(f("err")) };
+      return { kind, err: r.readInt(kind, "err") };
     case "WhoAmIResponse":
       return {
         kind,
-        clientInfo: r.readVector(f("clientInfo"), (rr, i) => ({
-          authScheme: rr.readString(f(`clientInfo[${i}].authScheme`)),
-          user: rr.readString(f(`clientInfo[${i}].user`)),
+        clientInfo: r.readVector(`${kind}.clientInfo`, (rr, i) => ({
+          authScheme: rr.readString(`${kind}.clientInfo[${i}].authScheme`),
+          user: rr.readString(`${kind}.clientInfo[${i}].user`),
         })),
       };
     case "MultiResponse":
@@ -741,43 +741,42 @@ function assertTxnFitsType(type: number, kind: TxnKind): void {
 export function readTxn(r: JuteReader, type: number): Txn {
   const kind = TXN_KIND_BY_TYPE.get(type);
   if (kind === undefined) r.fail("TxnHeader.type", `no txn body for type ${type}`, "unsupported");
-  const f = (name: string): string => `${kind}.${name}`;
   switch (kind) {
     case "CreateTxn":
     case "CreateContainerTxn":
     case "CreateTTLTxn": {
-      const path = r.readString(f("path"));
-      const data = r.readBuffer(f("data"));
-      const acl = readAclVector(r, f("acl"));
+      const path = r.readString(kind, "path");
+      const data = r.readBuffer(kind, "data");
+      const acl = readAclVector(r, kind, "acl");
       if (kind === "CreateTxn") {
-        const ephemeral = r.readBool(f("ephemeral"));
-        return { kind, path, data, acl, ephemeral, parentCVersion: r.readInt(f("parentCVersion")) };
+        const ephemeral = r.readBool(kind, "ephemeral");
+        return { kind, path, data, acl, ephemeral, parentCVersion: r.readInt(kind, "parentCVersion") };
       }
-      const parentCVersion = r.readInt(f("parentCVersion"));
+      const parentCVersion = r.readInt(kind, "parentCVersion");
       if (kind === "CreateContainerTxn") return { kind, path, data, acl, parentCVersion };
-      return { kind, path, data, acl, parentCVersion, ttl: r.readLongNumber(f("ttl")) };
+      return { kind, path, data, acl, parentCVersion, ttl: r.readLongNumber(kind, "ttl") };
     }
     case "DeleteTxn":
-      return { kind, path: r.readString(f("path")) };
+      return { kind, path: r.readString(kind, "path") };
     case "SetDataTxn":
       return {
         kind,
-        path: r.readString(f("path")),
-        data: r.readBuffer(f("data")),
-        version: r.readInt(f("version")),
+        path: r.readString(kind, "path"),
+        data: r.readBuffer(kind, "data"),
+        version: r.readInt(kind, "version"),
       };
     case "SetACLTxn":
-      return { kind, path: r.readString(f("path")), acl: readAclVector(r, f("acl")), version: r.readInt(f("version")) };
+      return { kind, path: r.readString(kind, "path"), acl: readAclVector(r, kind, "acl"), version: r.readInt(kind, "version") };
     case "CheckVersionTxn":
-      return { kind, path: r.readString(f("path")), version: r.readInt(f("version")) };
+      return { kind, path: r.readString(kind, "path"), version: r.readInt(kind, "version") };
     case "CreateSessionTxn":
-      return { kind, timeOut: r.readInt(f("timeOut")) };
+      return { kind, timeOut: r.readInt(kind, "timeOut") };
     case "CloseSessionTxn":
-      return { kind, paths2Delete: r.readStringVector(f("paths2Delete")) };
+      return { kind, paths2Delete: r.readStringVector(kind, "paths2Delete") };
     case "ErrorTxn":
-      return { kind, err: r.readInt(f("err")) };
+      return { kind, err: r.readInt(kind, "err") };
     case "MultiTxn":
-      return { kind, txns: r.readVector(f("txns"), (rr, i) => readMultiSubTxn(rr, f(`txns[${i}]`))) };
+      return { kind, txns: r.readVector(`${kind}.txns`, (rr, i) => readMultiSubTxn(rr, `${kind}.txns[${i}]`)) };
     default:
       return unreachable(kind);
   }

@@ -395,7 +395,19 @@ function int32At(b: Uint8Array, p: number): number {
   return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
 }
 
-/** Bounds-checked reader over one payload; every failure is a `JuteError`. */
+/**
+ * The name a failure reports: `field`, or `field.sub` when the caller names a record and its
+ * member separately — so the hot path passes two constant strings and the name is only built
+ * when an error needs it.
+ */
+function nameOf(field: string, sub: string | undefined): string {
+  return sub === undefined ? field : `${field}.${sub}`;
+}
+
+/**
+ * Bounds-checked reader over one payload; every failure is a `JuteError`. Each read takes the
+ * field's name as `field` (or as a record name `field` plus a member `sub`, joined with a dot).
+ */
 export class JuteReader {
   private pos: number;
   private readonly end: number;
@@ -417,9 +429,9 @@ export class JuteReader {
     return this.end - this.pos;
   }
 
-  private need(n: number, field: string): void {
+  private need(n: number, field: string, sub: string | undefined): void {
     if (this.end - this.pos < n) {
-      throw new JuteError("truncated", field, `needs ${n} bytes, ${this.end - this.pos} left`, this.pos);
+      throw new JuteError("truncated", nameOf(field, sub), `needs ${n} bytes, ${this.end - this.pos} left`, this.pos);
     }
   }
 
@@ -428,15 +440,15 @@ export class JuteReader {
     throw new JuteError(reason, field, detail, this.pos);
   }
 
-  readInt(field: string): number {
-    this.need(4, field);
+  readInt(field: string, sub?: string): number {
+    this.need(4, field, sub);
     const n = int32At(this.bytes, this.pos);
     this.pos += 4;
     return n;
   }
 
-  readLong(field: string): bigint {
-    this.need(8, field);
+  readLong(field: string, sub?: string): bigint {
+    this.need(8, field, sub);
     const hi = int32At(this.bytes, this.pos);
     const lo = int32At(this.bytes, this.pos + 4) >>> 0;
     this.pos += 8;
@@ -447,34 +459,34 @@ export class JuteReader {
   }
 
   /** A long as a number: exact within ±2^53, rounded beyond (Java would keep all bits). */
-  readLongNumber(field: string): number {
-    this.need(8, field);
+  readLongNumber(field: string, sub?: string): number {
+    this.need(8, field, sub);
     const hi = int32At(this.bytes, this.pos);
     const lo = int32At(this.bytes, this.pos + 4) >>> 0;
     this.pos += 8;
     return hi * TWO_32 + lo;
   }
 
-  readBool(field: string): boolean {
-    this.need(1, field);
+  readBool(field: string, sub?: string): boolean {
+    this.need(1, field, sub);
     return this.bytes[this.pos++] !== 0;
   }
 
   /** Length of a string/buffer: −1 is null; other negatives and overruns are errors. */
-  private readLength(field: string): number {
+  private readLength(field: string, sub: string | undefined): number {
     const at = this.pos;
-    const len = this.readInt(field);
+    const len = this.readInt(field, sub);
     if (len === -1) return -1;
-    if (len < 0) throw new JuteError("malformed", field, `unreasonable length ${len}`, at);
+    if (len < 0) throw new JuteError("malformed", nameOf(field, sub), `unreasonable length ${len}`, at);
     if (len > this.end - this.pos) {
-      throw new JuteError("truncated", field, `length ${len} exceeds the ${this.end - this.pos} bytes left`, at);
+      throw new JuteError("truncated", nameOf(field, sub), `length ${len} exceeds the ${this.end - this.pos} bytes left`, at);
     }
     return len;
   }
 
   /** A copy of the bytes, so a record never aliases a frame buffer. */
-  readBuffer(field: string): Uint8Array | null {
-    const len = this.readLength(field);
+  readBuffer(field: string, sub?: string): Uint8Array | null {
+    const len = this.readLength(field, sub);
     if (len === -1) return null;
     const b = this.bytes.slice(this.pos, this.pos + len);
     this.pos += len;
@@ -482,12 +494,12 @@ export class JuteReader {
   }
 
   /** A buffer where the record has no null: Java's null reads as empty bytes. */
-  readBufferNonNull(field: string): Uint8Array {
-    return this.readBuffer(field) ?? new Uint8Array(0);
+  readBufferNonNull(field: string, sub?: string): Uint8Array {
+    return this.readBuffer(field, sub) ?? new Uint8Array(0);
   }
 
-  readUString(field: string): string | null {
-    const len = this.readLength(field);
+  readUString(field: string, sub?: string): string | null {
+    const len = this.readLength(field, sub);
     if (len === -1) return null;
     const s = decodeJavaUtf8(this.bytes, this.pos, this.pos + len);
     this.pos += len;
@@ -495,28 +507,56 @@ export class JuteReader {
   }
 
   /** A string where the record has no null: a null string is malformed. */
-  readString(field: string): string {
+  readString(field: string, sub?: string): string {
     const at = this.pos;
-    const s = this.readUString(field);
-    if (s === null) throw new JuteError("malformed", field, "null string where a value is required", at);
+    const s = this.readUString(field, sub);
+    if (s === null) throw new JuteError("malformed", nameOf(field, sub), "null string where a value is required", at);
     return s;
   }
 
   /** A vector; Java's null (−1) and negative counts read as empty (see header). */
-  readVector<T>(field: string, readItem: (r: JuteReader, index: number) => T): T[] {
-    const at = this.pos;
-    const count = this.readInt(field);
-    if (count <= 0) return [];
-    // Every element takes at least one byte, so a larger count cannot be satisfied.
-    if (count > this.end - this.pos) {
-      throw new JuteError("truncated", field, `count ${count} exceeds the ${this.end - this.pos} bytes left`, at);
-    }
+  readVector<T>(field: string, readItem: (r: JuteReader, index: number) => T, sub?: string): T[] {
+    const count = this.readCount(field, sub);
     const out: T[] = [];
     for (let i = 0; i < count; i++) out.push(readItem(this, i));
     return out;
   }
 
-  readStringVector(field: string): string[] {
-    return this.readVector(field, (r, i) => r.readString(`${field}[${i}]`));
+  /** A vector's element count, 0 for Java's null and negative counts. */
+  private readCount(field: string, sub: string | undefined): number {
+    const at = this.pos;
+    const count = this.readInt(field, sub);
+    if (count <= 0) return 0;
+    // Every element takes at least one byte, so a larger count cannot be satisfied.
+    if (count > this.end - this.pos) {
+      throw new JuteError("truncated", nameOf(field, sub), `count ${count} exceeds the ${this.end - this.pos} bytes left`, at);
+    }
+    return count;
+  }
+
+  /** Strings named `field[i]`: the element names are built only if an element is bad. */
+  readStringVector(field: string, sub?: string): string[] {
+    const count = this.readCount(field, sub);
+    const out: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const at = this.pos;
+      const len = this.readLengthOfElement(field, sub, i);
+      if (len === -1) throw new JuteError("malformed", `${nameOf(field, sub)}[${i}]`, "null string where a value is required", at);
+      out.push(decodeJavaUtf8(this.bytes, this.pos, this.pos + len));
+      this.pos += len;
+    }
+    return out;
+  }
+
+  /** `readLength` of element `i` of a vector, named `field[i]` (built only on failure). */
+  private readLengthOfElement(field: string, sub: string | undefined, i: number): number {
+    if (this.end - this.pos >= 4) {
+      const len = int32At(this.bytes, this.pos);
+      if (len >= -1 && len <= this.end - this.pos - 4) {
+        this.pos += 4;
+        return len;
+      }
+    }
+    return this.readLength(`${nameOf(field, sub)}[${i}]`, undefined);
   }
 }
