@@ -100,12 +100,17 @@ export const CONTAINER_EPHEMERAL_OWNER: SessionId = -(1n << 63n);
 const EXTENDED_MASK = 0xff00_0000_0000_0000n;
 const RESERVED_BITS_MASK = 0x00ff_ff00_0000_0000n;
 const TTL_VALUE_MASK = 0x0000_00ff_ffff_ffffn;
+const LONG_TOP_BIT = 1n << 63n;
 
 function unsigned(owner: SessionId): bigint {
   return BigInt.asUintN(64, owner);
 }
 
 export function ephemeralTypeOf(owner: SessionId, extendedTypesEnabled: boolean): EphemeralType {
+  // The common owners first, by compare alone (no BigInt allocated): 0 is VOID, and a positive
+  // long is a session (TTL and CONTAINER owners have the top bit set, so they are negative).
+  if (owner === 0n) return "VOID";
+  if (owner > 0n && owner < LONG_TOP_BIT) return "NORMAL";
   const u = unsigned(owner);
   if (extendedTypesEnabled && (u & EXTENDED_MASK) === EXTENDED_MASK && (u & RESERVED_BITS_MASK) === 0n) return "TTL";
   if (u === unsigned(CONTAINER_EPHEMERAL_OWNER)) return "CONTAINER";

@@ -63,18 +63,37 @@ function str(s: string): void {
 }
 
 function long(x: bigint): void {
+  // A node's zxids are mostly one value (czxid = mzxid = pzxid when created) and its owner
+  // mostly 0: those skip the BigInt-to-number conversion, a runtime call.
+  if (x === 0n) {
+    word(0);
+    word(0);
+    return;
+  }
+  if (x === lastLong) {
+    word(lastLongLo);
+    word(lastLongHi);
+    return;
+  }
   // Zxids and times are small non-negative longs: split them as a number (exact below 2^53),
   // without the three BigInt allocations of the general case.
   if (x >= 0n && x <= MAX_SAFE) {
     const n = Number(x);
-    word(n % TWO_32 | 0);
-    word(Math.floor(n / TWO_32) | 0);
+    lastLong = x;
+    lastLongLo = n % TWO_32 | 0;
+    lastLongHi = Math.floor(n / TWO_32) | 0;
+    word(lastLongLo);
+    word(lastLongHi);
     return;
   }
   word(Number(BigInt.asUintN(32, x)));
   word(Number(BigInt.asUintN(32, x >> 32n)));
 }
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+// The last long split by `long` (one entry: a pure function's memo, so no state leaks between runs).
+let lastLong = 0n;
+let lastLongLo = 0;
+let lastLongHi = 0;
 const TWO_32 = 4294967296;
 
 function bytes(b: Uint8Array | null): void {

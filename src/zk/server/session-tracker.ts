@@ -55,6 +55,11 @@ export class SessionTrackerImpl implements SessionTracker {
   private timer: { cancelled: boolean } | undefined;
   /** Expiry runs only once started (a leader starts it when established, as `zk.startup()`). */
   private running = false;
+  /**
+   * The session found last: a packet's touch and its request's session check ask for the same
+   * one in a row, and a Map keyed by bigint hashes the key in the runtime on every lookup.
+   */
+  private lastFound: SessionImpl | undefined;
 
   constructor(
     private readonly host: SessionTrackerHost,
@@ -65,6 +70,15 @@ export class SessionTrackerImpl implements SessionTracker {
   ) {
     this.nextExpirationTimeMs = this.roundToNextInterval(host.nowMs());
     this.nextSessionId = initialSessionId(serverId, host.nowMs());
+  }
+
+  /** `sessionsById.get`, through the one-entry memo. */
+  private find(sessionId: SessionId): SessionImpl | undefined {
+    const last = this.lastFound;
+    if (last !== undefined && last.sessionId === sessionId) return last;
+    const s = this.sessionsById.get(sessionId);
+    if (s !== undefined) this.lastFound = s;
+    return s;
   }
 
   /**
@@ -104,7 +118,7 @@ export class SessionTrackerImpl implements SessionTracker {
 
   /** `touchSession`: false when the session is unknown or closing (the packet is then dropped). */
   touchSession(sessionId: SessionId, timeoutMs: number): boolean {
-    const s = this.sessionsById.get(sessionId);
+    const s = this.find(sessionId);
     if (s === undefined || s.isClosing) return false;
     this.touch(s, timeoutMs);
     return true;
@@ -124,21 +138,22 @@ export class SessionTrackerImpl implements SessionTracker {
   }
 
   removeSession(sessionId: SessionId): void {
-    const s = this.sessionsById.get(sessionId);
+    const s = this.find(sessionId);
     if (s === undefined) return;
     this.sessionsById.delete(sessionId);
+    if (this.lastFound === s) this.lastFound = undefined;
     if (s.expiryMs !== 0) this.buckets.get(s.expiryMs)?.delete(s);
   }
 
   setOwner(sessionId: SessionId, owner: unknown): void {
-    const s = this.sessionsById.get(sessionId);
+    const s = this.find(sessionId);
     if (s !== undefined) s.owner = owner;
   }
 
   // ---- SessionChecker (used by PrepRequestProcessor) -------------------------------------
 
   checkSession(sessionId: SessionId, owner: unknown): number {
-    const s = this.sessionsById.get(sessionId);
+    const s = this.find(sessionId);
     if (s === undefined) return this.unknownSessionCode;
     if (s.isClosing) return Code.SESSIONEXPIRED;
     if (s.owner === null) s.owner = owner;
@@ -147,7 +162,7 @@ export class SessionTrackerImpl implements SessionTracker {
   }
 
   checkGlobalSession(sessionId: SessionId, owner: unknown): number {
-    const s = this.sessionsById.get(sessionId);
+    const s = this.find(sessionId);
     if (s === undefined || s.isClosing) return Code.SESSIONEXPIRED;
     if (s.owner === null) s.owner = owner;
     else if (s.owner !== owner) return Code.SESSIONMOVED;
@@ -155,7 +170,7 @@ export class SessionTrackerImpl implements SessionTracker {
   }
 
   setSessionClosing(sessionId: SessionId): void {
-    const s = this.sessionsById.get(sessionId);
+    const s = this.find(sessionId);
     if (s !== undefined) s.isClosing = true;
   }
 
