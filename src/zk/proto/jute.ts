@@ -94,13 +94,17 @@ const isCont = (b: number): boolean => (b & 0xc0) === 0x80;
  */
 export function decodeJavaUtf8(bytes: Uint8Array, start: number, end: number): string {
   let ascii = true;
+  // FNV-1a of the bytes, for the recent-strings table (see `asciiString`).
+  let h = 0x811c9dc5 | 0;
   for (let i = start; i < end; i++) {
-    if (bytes[i]! >= 0x80) {
+    const b = bytes[i]!;
+    if (b >= 0x80) {
       ascii = false;
       break;
     }
+    h = Math.imul(h ^ b, 0x01000193);
   }
-  if (ascii) return latin1(bytes, start, end);
+  if (ascii) return asciiString(bytes, start, end, h);
   const out: number[] = [];
   let sp = start;
   while (sp < end) {
@@ -181,6 +185,32 @@ function decode4(bytes: Uint8Array, sp: number, end: number, b1: number, out: nu
   out.push(REPL);
   if (sp < end && !isCont(bytes[sp]!)) return sp;
   return -1;
+}
+
+/**
+ * Recently decoded short ASCII strings, direct-mapped by a hash of their bytes. The same paths
+ * and child names cross the wire over and over: a hit returns the string already built (no
+ * allocation, and its hash is already computed for the Map lookups it will meet). A bounded
+ * table, and a slot only ever holds a string equal to what is being decoded, so the decoded
+ * value never depends on what was decoded before.
+ */
+const RECENT_STRING_SLOTS = 1024;
+const RECENT_STRING_MAX_LENGTH = 64;
+const recentStrings: string[] = new Array<string>(RECENT_STRING_SLOTS).fill("");
+
+function asciiString(bytes: Uint8Array, start: number, end: number, hash: number): string {
+  const n = end - start;
+  if (n > RECENT_STRING_MAX_LENGTH) return latin1(bytes, start, end);
+  const slot = (hash ^ (hash >>> 16)) & (RECENT_STRING_SLOTS - 1);
+  const recent = recentStrings[slot]!;
+  if (recent.length === n) {
+    let i = 0;
+    while (i < n && recent.charCodeAt(i) === bytes[start + i]) i++;
+    if (i === n) return recent;
+  }
+  const s = latin1(bytes, start, end);
+  recentStrings[slot] = s;
+  return s;
 }
 
 function latin1(bytes: Uint8Array, start: number, end: number): string {
