@@ -29,7 +29,9 @@ export function zxidHex(zxid: Zxid): string {
   // on the value as a number: a Map keyed by bigint would hash the bigint in the runtime on
   // every lookup, which costs more than the formatting it saves.
   const n = Number(zxid);
-  const slot = (n < 0 ? -n : n) % HEX_SLOTS;
+  const abs = n < 0 ? -n : n;
+  // abs mod HEX_SLOTS without the floating-point modulo (a C call): exact, HEX_SLOTS being a power of two.
+  const slot = abs - Math.floor(abs / HEX_SLOTS) * HEX_SLOTS;
   if (hexKeys[slot] === zxid) return hexValues[slot]!;
   const hex = `0x${zxid.toString(16)}`;
   hexKeys[slot] = zxid;

@@ -80,8 +80,10 @@ function long(x: bigint): void {
   if (x >= 0n && x <= MAX_SAFE) {
     const n = Number(x);
     lastLong = x;
-    lastLongLo = n % TWO_32 | 0;
-    lastLongHi = Math.floor(n / TWO_32) | 0;
+    // n − hi·2^32 is n % 2^32 for n ≥ 0, without the floating-point modulo (a C call).
+    const hi = Math.floor(n / TWO_32);
+    lastLongLo = (n - hi * TWO_32) | 0;
+    lastLongHi = hi | 0;
     word(lastLongLo);
     word(lastLongHi);
     return;
@@ -95,6 +97,17 @@ let lastLong = 0n;
 let lastLongLo = 0;
 let lastLongHi = 0;
 const TWO_32 = 4294967296;
+
+/**
+ * A time in ms as its low and high 32-bit words: `t % 2^32`, then `floor(t / 2^32)`. For
+ * t ≥ 0 the low word is computed as t − hi·2^32 (the same value, without the floating-point
+ * modulo, a C call); `word` reads both as int32s.
+ */
+function time(t: number): void {
+  const hi = Math.floor(t / TWO_32);
+  word(t >= 0 ? t - hi * TWO_32 : t % TWO_32);
+  word(hi);
+}
 
 function bytes(b: Uint8Array | null): void {
   // Like Java's calculator, null data hashes as empty data.
@@ -188,10 +201,8 @@ function hashNode(path: string, node: DigestedNode, cachedPath: boolean): void {
   long(s.mzxid);
   long(s.pzxid);
   long(s.ephemeralOwner);
-  word(s.ctime % 0x100000000);
-  word(Math.floor(s.ctime / 0x100000000));
-  word(s.mtime % 0x100000000);
-  word(Math.floor(s.mtime / 0x100000000));
+  time(s.ctime);
+  time(s.mtime);
   word(s.version);
   word(s.cversion);
   word(s.aversion);
