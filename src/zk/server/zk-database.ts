@@ -27,6 +27,7 @@ import { Code } from "../proto/error-code.js";
 import { txnEntrySize } from "../proto/codec.js";
 import { DataTree, type DataTreeOptions, type DataTreeSnapshot, type ProcessTxnResult } from "./data-tree.js";
 import { FuzzySnapshot, SNAP_PREFIX, readSnapshotFile, snapshotFileName, writeSnapshotNow, type SnapshotPacing } from "./fuzzy-snapshot.js";
+import { RecentMemo } from "./recent-memo.js";
 
 export const LOG_PREFIX = "version-2/log.";
 export { SNAP_PREFIX };
@@ -42,21 +43,12 @@ export type ReplayMode = "tolerant" | "strict";
 
 /**
  * A txn's log record size. Memoised: every server of an ensemble logs the very same entry
- * object (the simulator passes it by reference), so a small ring of recent entries, found by
- * identity, spares two of the three sizing passes; a miss only recomputes the same value.
+ * object, so recent entries spare two of the three sizing passes.
  */
+const loggedSizes = new RecentMemo<TxnEntry, number>(16, (entry) => txnEntrySize(entry) + LOG_RECORD_OVERHEAD_BYTES);
 function loggedSize(entry: TxnEntry): number {
-  for (let i = 0; i < SIZE_RING; i++) if (sizeEntries[i] === entry) return sizeValues[i]!;
-  const size = txnEntrySize(entry) + LOG_RECORD_OVERHEAD_BYTES;
-  sizeEntries[sizeNext] = entry;
-  sizeValues[sizeNext] = size;
-  sizeNext = (sizeNext + 1) % SIZE_RING;
-  return size;
+  return loggedSizes.get(entry);
 }
-const SIZE_RING = 16;
-const sizeEntries: (TxnEntry | undefined)[] = new Array<TxnEntry | undefined>(SIZE_RING).fill(undefined);
-const sizeValues: number[] = new Array<number>(SIZE_RING).fill(0);
-let sizeNext = 0;
 
 function zxidOfFile(name: string, prefix: string): Zxid {
   return BigInt(`0x${name.slice(prefix.length)}`);

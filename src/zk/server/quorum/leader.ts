@@ -28,24 +28,18 @@ import type { QuorumPeer } from "./quorum-peer.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 import { SyncRequestProcessor } from "./sync-request-processor.js";
 import { chooseSyncMode } from "./sync-mode.js";
+import { RecentMemo } from "../recent-memo.js";
 
 /** A short digest of a txn's content, so checkers can tell two txns with one zxid apart. */
 export function txnDigest(entry: TxnEntry): string {
-  // Memoised: one entry object travels to every server (the simulator passes it by reference)
-  // and is annotated at propose, log and deliver on each of them, all within a few txns of each
-  // other. A small ring of recent entries, found by identity, costs less than a WeakMap (whose
-  // sets go through the GC's ephemeron tables); a miss only recomputes the same value.
-  for (let i = 0; i < DIGEST_RING; i++) if (digestEntries[i] === entry) return digestValues[i]!;
-  const d = hashStructure(entry.txn).toString(16) + ":" + entry.header.clientId.toString(16) + ":" + entry.header.cxid;
-  digestEntries[digestNext] = entry;
-  digestValues[digestNext] = d;
-  digestNext = (digestNext + 1) % DIGEST_RING;
-  return d;
+  return txnDigests.get(entry);
 }
-const DIGEST_RING = 16;
-const digestEntries: (TxnEntry | undefined)[] = new Array<TxnEntry | undefined>(DIGEST_RING).fill(undefined);
-const digestValues: string[] = new Array<string>(DIGEST_RING).fill("");
-let digestNext = 0;
+// Memoised: one entry object travels to every server and is annotated at propose, log and
+// deliver on each of them, all within a few txns of each other.
+const txnDigests = new RecentMemo<TxnEntry, string>(
+  16,
+  (entry) => hashStructure(entry.txn).toString(16) + ":" + entry.header.clientId.toString(16) + ":" + entry.header.cxid,
+);
 
 /**
  * A quorum server delivered a committed txn: the ZAB "deliver", and (when `withDigest`, i.e.
