@@ -9,6 +9,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { CreateMode } from "../../zk/proto/records.js";
 import { parseZxidText } from "../zxid-text.js";
+import { OpenOps } from "../history/history.js";
 
 /** A string field, or undefined. */
 export function str(f: Record<string, unknown> | undefined, name: string): string | undefined {
@@ -109,11 +110,7 @@ export interface Completion {
 
 /** Pairs invocations with completions; the checkers call it for every event. */
 export class OpTable {
-  /**
-   * Open invocations by client, then by opId (both as text, as `opKey` joins them): two lookups
-   * of strings the trace already holds, not a key string built and hashed per event.
-   */
-  private readonly open = new Map<string, Map<string, Invocation>>();
+  private readonly open = new OpenOps<Invocation>();
   private seq = 0;
 
   /** Records an invocation; returns it (or undefined when the event is not one). */
@@ -130,21 +127,19 @@ export class OpTable {
       atUs: e.atUs,
       seq: this.seq++,
     };
-    const client = String(f.client);
-    let byOpId = this.open.get(client);
-    if (byOpId === undefined) this.open.set(client, (byOpId = new Map()));
-    byOpId.set(inv.opId, inv);
+    if (!this.open.add(f, inv)) {
+      // A second invocation of an open (client, opId) replaces the first.
+      this.open.take(f);
+      this.open.add(f, inv);
+    }
     return inv;
   }
 
   /** The completion of a recorded invocation, which is forgotten; undefined if it was never invoked. */
   complete(e: TraceEvent): { inv: Invocation; done: Completion } | undefined {
     const f = e.fields ?? {};
-    const byOpId = this.open.get(String(f.client));
-    const opId = String(f.opId);
-    const inv = byOpId?.get(opId);
+    const inv = this.open.take(f);
     if (inv === undefined) return undefined;
-    byOpId!.delete(opId);
     const outcome = text(f.outcome);
     const done: Completion = {
       session: text(f.session) ?? inv.session,
@@ -161,9 +156,7 @@ export class OpTable {
 
   /** Invocations not completed yet, in invocation order. */
   pending(): Invocation[] {
-    const all: Invocation[] = [];
-    for (const byOpId of this.open.values()) all.push(...byOpId.values());
-    return all.sort((a, b) => a.seq - b.seq);
+    return this.open.values().sort((a, b) => a.seq - b.seq);
   }
 }
 

@@ -264,7 +264,7 @@ export interface ClientTraceEvent {
  */
 export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[] {
   const ops: Operation[] = [];
-  const open = new OpenOps();
+  const open = new OpenOps<Operation>();
   // The fields of the `zk.apply` events of client requests, in order: only the ops that ended
   // "unknown" read them, so they are indexed (`firstApplies`) only when there are some.
   const applies: Record<string, unknown>[] = [];
@@ -329,14 +329,15 @@ function pairKey(f: Record<string, unknown>): string {
 }
 
 /**
- * Invoked, not yet completed operations, paired as `pairKey` pairs them (by client, then opId,
- * as text): two lookups of strings the trace holds, not a key string built per event.
+ * Invoked, not yet completed operations, paired as `pairKey` pairs them (by the invocation's
+ * `client`, then its `opId`, as text): two lookups of strings the trace holds, not a key string
+ * built per event. Shared by `historyFromTrace` and the client checkers' `OpTable`.
  */
-class OpenOps {
-  private readonly byClient = new Map<string, Map<string, Operation>>();
+export class OpenOps<T> {
+  private readonly byClient = new Map<string, Map<string, T>>();
 
-  /** False when (client, opId) is already open. */
-  add(f: Record<string, unknown>, op: Operation): boolean {
+  /** False (and nothing changed) when (client, opId) is already open. */
+  add(f: Record<string, unknown>, op: T): boolean {
     const client = String(f.client);
     let byOpId = this.byClient.get(client);
     if (byOpId === undefined) this.byClient.set(client, (byOpId = new Map()));
@@ -347,12 +348,19 @@ class OpenOps {
   }
 
   /** The open op of (client, opId), no longer open; undefined if none. */
-  take(f: Record<string, unknown>): Operation | undefined {
+  take(f: Record<string, unknown>): T | undefined {
     const byOpId = this.byClient.get(String(f.client));
     const opId = String(f.opId);
     const op = byOpId?.get(opId);
     if (op !== undefined) byOpId!.delete(opId);
     return op;
+  }
+
+  /** Every open op, client by client. */
+  values(): T[] {
+    const all: T[] = [];
+    for (const byOpId of this.byClient.values()) all.push(...byOpId.values());
+    return all;
   }
 }
 

@@ -77,9 +77,14 @@ export function guarded(log: ViolationLog, e: TraceEvent, handle: (e: TraceEvent
   try {
     handle(e);
   } catch (err) {
-    if (!(err instanceof MalformedZabEvent)) throw err;
-    log.add(e, err.message);
+    reportMalformed(log, e, err);
   }
+}
+
+/** What `guarded` does with an error: a malformed event is a violation; anything else, a bug, propagates. */
+export function reportMalformed(log: ViolationLog, e: TraceEvent, err: unknown): void {
+  if (!(err instanceof MalformedZabEvent)) throw err;
+  log.add(e, err.message);
 }
 
 /**
@@ -162,8 +167,7 @@ export abstract class ZabEventChecker implements Checker {
     try {
       this.dispatch(e);
     } catch (err) {
-      if (!(err instanceof MalformedZabEvent)) throw err;
-      this.log.add(e, err.message);
+      reportMalformed(this.log, e, err);
     }
   }
 

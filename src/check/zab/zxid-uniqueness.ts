@@ -8,7 +8,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import type { Zxid } from "../../zk/proto/records.js";
-import { at, formatZxid, MalformedZabEvent, serverLabel, stringField, zxidField } from "./zab-event.js";
+import { at, formatZxid, reportMalformed, serverLabel, stringField, zxidField } from "./zab-event.js";
 
 interface FirstSeen {
   txn: string;
@@ -35,8 +35,7 @@ export class ZxidUniquenessChecker implements Checker {
     try {
       this.onTxn(e, zxidField(e, "zxid"), stringField(e, "txn"));
     } catch (err) {
-      if (!(err instanceof MalformedZabEvent)) throw err;
-      this.log.add(e, err.message);
+      reportMalformed(this.log, e, err);
     }
   }
 

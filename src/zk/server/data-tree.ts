@@ -212,9 +212,6 @@ export const QUOTA_STAT_NODE = "zookeeper_stats";
 
 const EMPTY = new Uint8Array(0);
 
-/** The digest contributions of a fresh tree's four nodes, in constructor order (constant: set once). */
-let FRESH_DIGESTS: { lo: number; hi: number; pathH1: number; pathH2: number }[] | undefined;
-
 function openAcl(): ACL[] {
   return [{ perms: Perms.ALL, id: { scheme: "world", id: "anyone" } }];
 }
@@ -254,25 +251,10 @@ export class DataTree {
     root.children.add(basename(ZOOKEEPER_PATH));
     proc.children.add(basename(QUOTA_PATH));
     proc.children.add(basename(CONFIG_PATH));
-    const fresh: [string, DataNode][] = [["/", root], [ZOOKEEPER_PATH, proc], [QUOTA_PATH, quota], [CONFIG_PATH, config]];
-    // Every fresh tree has these same four nodes: their digest contributions are computed once
-    // per process (a tree is built at every start, restart and load) and copied after that.
-    if (FRESH_DIGESTS === undefined) {
-      for (const [path, node] of fresh) this.putNode(path, node);
-      FRESH_DIGESTS = fresh.map(([, node]) => ({ lo: node.digestLo, hi: node.digestHi, pathH1: node.pathH1, pathH2: node.pathH2 }));
-      return;
-    }
-    for (let i = 0; i < fresh.length; i++) {
-      const [path, node] = fresh[i]!;
-      const known = FRESH_DIGESTS[i]!;
-      node.digestLo = known.lo;
-      node.digestHi = known.hi;
-      node.hashedPath = path;
-      node.pathH1 = known.pathH1;
-      node.pathH2 = known.pathH2;
-      this.nodes.set(path, node);
-      this.treeDigest.addContribution(node);
-    }
+    this.putNode("/", root);
+    this.putNode(ZOOKEEPER_PATH, proc);
+    this.putNode(QUOTA_PATH, quota);
+    this.putNode(CONFIG_PATH, config);
   }
 
   // Every change to a node goes through these, so the tree digest stays current.

@@ -79,10 +79,9 @@ function long(x: bigint): void {
   // without the three BigInt allocations of the general case.
   if (x >= 0n && x <= MAX_SAFE) {
     const n = Number(x);
-    lastLong = x;
-    // n − hi·2^32 is n % 2^32 for n ≥ 0, without the floating-point modulo (a C call).
     const hi = Math.floor(n / TWO_32);
-    lastLongLo = (n - hi * TWO_32) | 0;
+    lastLong = x;
+    lastLongLo = lowWord(n, hi) | 0;
     lastLongHi = hi | 0;
     word(lastLongLo);
     word(lastLongHi);
@@ -98,15 +97,19 @@ let lastLongLo = 0;
 let lastLongHi = 0;
 const TWO_32 = 4294967296;
 
-/**
- * A time in ms as its low and high 32-bit words: `t % 2^32`, then `floor(t / 2^32)`. For
- * t ≥ 0 the low word is computed as t − hi·2^32 (the same value, without the floating-point
- * modulo, a C call); `word` reads both as int32s.
- */
+/** A time in ms as its low and high 32-bit words (`word` reads both as int32s). */
 function time(t: number): void {
   const hi = Math.floor(t / TWO_32);
-  word(t >= 0 ? t - hi * TWO_32 : t % TWO_32);
+  word(lowWord(t, hi));
   word(hi);
+}
+
+/**
+ * `t % 2^32`, given `hi = floor(t / 2^32)`: for t ≥ 0 computed as t − hi·2^32, the same value
+ * without the floating-point modulo (a C call).
+ */
+function lowWord(t: number, hi: number): number {
+  return t >= 0 ? t - hi * TWO_32 : t % TWO_32;
 }
 
 function bytes(b: Uint8Array | null): void {
@@ -131,12 +134,6 @@ export class TreeDigest {
     hashNode(path, node, true);
     node.digestLo = avalanche(h1);
     node.digestHi = avalanche(h2);
-    this.lo = (this.lo + node.digestLo) >>> 0;
-    this.hi = (this.hi + node.digestHi) >>> 0;
-  }
-
-  /** Adds a node's contribution already in `digestLo`/`digestHi` (known to equal what `addNode` would compute). */
-  addContribution(node: DigestedNode): void {
     this.lo = (this.lo + node.digestLo) >>> 0;
     this.hi = (this.hi + node.digestHi) >>> 0;
   }

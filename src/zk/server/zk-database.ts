@@ -46,9 +46,6 @@ export type ReplayMode = "tolerant" | "strict";
  * object, so recent entries spare two of the three sizing passes.
  */
 const loggedSizes = new RecentMemo<TxnEntry, number>(16, (entry) => txnEntrySize(entry) + LOG_RECORD_OVERHEAD_BYTES);
-function loggedSize(entry: TxnEntry): number {
-  return loggedSizes.get(entry);
-}
 
 function zxidOfFile(name: string, prefix: string): Zxid {
   return BigInt(`0x${name.slice(prefix.length)}`);
@@ -78,7 +75,7 @@ export class FileTxnSnapLog {
   append(entry: TxnEntry): DiskResult {
     if (this.currentLog === undefined) this.currentLog = fileName(LOG_PREFIX, entry.header.zxid);
     this.dirtyLogs.add(this.currentLog);
-    return this.disk.append(this.currentLog, entry, loggedSize(entry));
+    return this.disk.append(this.currentLog, entry, loggedSizes.get(entry));
   }
 
   /** fsyncs every log written since the last commit; `onDone` runs when all of it is durable. */

@@ -29,6 +29,7 @@ import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 import { SyncRequestProcessor } from "./sync-request-processor.js";
 import { chooseSyncMode } from "./sync-mode.js";
 import { RecentMemo } from "../recent-memo.js";
+import { SessionTable } from "../session-table.js";
 
 /** A short digest of a txn's content, so checkers can tell two txns with one zxid apart. */
 export function txnDigest(entry: TxnEntry): string {
@@ -441,7 +442,7 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
    * write it sent through a learner before — the order a client's look-up after CONNECTIONLOSS
    * relies on.
    */
-  private readonly forwardedPending = new SessionZxids();
+  private readonly forwardedPending = new SessionTable<Zxid>();
 
   protected override submitRequest(req: Request): void {
     const entry = this.prepRequest(req);
@@ -481,39 +482,3 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
   }
 }
 
-/**
- * A few (session → zxid) pairs, for `forwardedPending`: one per session with a forwarded write
- * in flight, so a scan costs less than a Map keyed by bigint (hashed in the runtime).
- */
-class SessionZxids {
-  private readonly sessions: SessionId[] = [];
-  private readonly zxids: Zxid[] = [];
-
-  /** A plain loop: `indexOf` with a bigint is slower than comparing in place. */
-  private indexOf(sessionId: SessionId): number {
-    for (let i = 0; i < this.sessions.length; i++) if (this.sessions[i] === sessionId) return i;
-    return -1;
-  }
-
-  get(sessionId: SessionId): Zxid | undefined {
-    const i = this.indexOf(sessionId);
-    return i < 0 ? undefined : this.zxids[i];
-  }
-
-  set(sessionId: SessionId, zxid: Zxid): void {
-    const i = this.indexOf(sessionId);
-    if (i >= 0) {
-      this.zxids[i] = zxid;
-      return;
-    }
-    this.sessions.push(sessionId);
-    this.zxids.push(zxid);
-  }
-
-  delete(sessionId: SessionId): void {
-    const i = this.indexOf(sessionId);
-    if (i < 0) return;
-    this.sessions.splice(i, 1);
-    this.zxids.splice(i, 1);
-  }
-}

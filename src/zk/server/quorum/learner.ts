@@ -46,6 +46,7 @@ import type { QuorumPeer } from "./quorum-peer.js";
 import { annotateDelivery, txnDigest } from "./leader.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 import { SyncRequestProcessor } from "./sync-request-processor.js";
+import { SessionTable } from "../session-table.js";
 
 type Stage = "CONNECTING" | "DISCOVERY" | "SYNC" | "NEWLEADER" | "BROADCAST";
 type SyncMode = "DIFF" | "TRUNC" | "SNAP";
@@ -460,11 +461,8 @@ export class Learner {
  */
 class LearnerSessionTracker implements SessionTracker {
   readonly sessionsById = new Map<SessionId, number>();
-  /**
-   * The touch table, (session, timeout) in first-touch order: a handful of sessions per PING
-   * interval, so a scan costs less than a Map keyed by bigint (hashed in the runtime).
-   */
-  private touchTable: [SessionId, number][] = [];
+  /** The touch table: the sessions touched since the last PING, with their timeouts, in first-touch order. */
+  private readonly touchTable = new SessionTable<number>();
   private nextSessionId: SessionId;
 
   constructor(serverId: number, nowMs: number) {
@@ -480,19 +478,12 @@ class LearnerSessionTracker implements SessionTracker {
     this.sessionsById.set(sessionId, timeoutMs);
   }
   touchSession(sessionId: SessionId, timeoutMs: number): boolean {
-    for (const t of this.touchTable) {
-      if (t[0] === sessionId) {
-        t[1] = timeoutMs;
-        return true;
-      }
-    }
-    this.touchTable.push([sessionId, timeoutMs]);
+    this.touchTable.set(sessionId, timeoutMs);
     return true;
   }
   removeSession(sessionId: SessionId): void {
     this.sessionsById.delete(sessionId);
-    const i = this.touchTable.findIndex((t) => t[0] === sessionId);
-    if (i >= 0) this.touchTable.splice(i, 1);
+    this.touchTable.delete(sessionId);
   }
   setOwner(): void {}
   checkSession(): number {
@@ -507,9 +498,7 @@ class LearnerSessionTracker implements SessionTracker {
   shutdown(): void {}
 
   drainTouches(): [SessionId, number][] {
-    const t = this.touchTable;
-    this.touchTable = [];
-    return t;
+    return this.touchTable.drain();
   }
 }
 
