@@ -127,11 +127,8 @@ export class OpTable {
       atUs: e.atUs,
       seq: this.seq++,
     };
-    if (!this.open.add(f, inv)) {
-      // A second invocation of an open (client, opId) replaces the first.
-      this.open.take(f);
-      this.open.add(f, inv);
-    }
+    // A second invocation of an open (client, opId) replaces the first.
+    this.open.set(f, inv);
     return inv;
   }
 

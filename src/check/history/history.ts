@@ -338,13 +338,23 @@ export class OpenOps<T> {
 
   /** False (and nothing changed) when (client, opId) is already open. */
   add(f: Record<string, unknown>, op: T): boolean {
-    const client = String(f.client);
-    let byOpId = this.byClient.get(client);
-    if (byOpId === undefined) this.byClient.set(client, (byOpId = new Map()));
+    const byOpId = this.opsOf(f);
     const opId = String(f.opId);
     if (byOpId.has(opId)) return false;
     byOpId.set(opId, op);
     return true;
+  }
+
+  /** Opens (client, opId) with `op`, replacing the op already open under it, if any. */
+  set(f: Record<string, unknown>, op: T): void {
+    this.opsOf(f).set(String(f.opId), op);
+  }
+
+  private opsOf(f: Record<string, unknown>): Map<string, T> {
+    const client = String(f.client);
+    let byOpId = this.byClient.get(client);
+    if (byOpId === undefined) this.byClient.set(client, (byOpId = new Map()));
+    return byOpId;
   }
 
   /** The open op of (client, opId), no longer open; undefined if none. */

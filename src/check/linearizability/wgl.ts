@@ -79,9 +79,9 @@ export function checkLinearizable<S>(
   let steps = 0;
   let checked = 0;
   for (const part of parts) {
-    const lone = loneOpSteps(part, model, opts.maxSteps - steps);
-    if (lone !== undefined) {
-      steps += lone;
+    const loneSteps = loneOpSteps(part, model, opts.maxSteps - steps);
+    if (loneSteps !== undefined) {
+      steps += loneSteps;
       checked += 1;
       continue;
     }

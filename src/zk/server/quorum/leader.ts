@@ -481,4 +481,3 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
     if (this.forwardedPending.get(entry.header.clientId) === entry.header.zxid) this.forwardedPending.delete(entry.header.clientId);
   }
 }
-
