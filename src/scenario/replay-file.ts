@@ -2,16 +2,11 @@
  * The replay file, format "replay/1": one recorded case as data — the whole scenario document
  * (fault schedule included, so the file replays even after scenarios/ changes), the seed, the
  * bug-zoo ids and canary the run used, and what the run produced (trace hash, verdict, the
-<<<<<<< HEAD
- * violations' checkers and messages). `zksim run --save`, `zksim explore --save-dir`,
- * `zksim shrink` and a failing property test (`assertSimulation`, src/property/) write it;
- * `zksim replay` and `zksim shrink` read it.
-=======
  * violations' checkers and messages), and optionally the decision-stream simplification
  * (`simplify`: draw ranges that take their simplest values, written by `zksim shrink`; absent
- * means none). `zksim run --save`, `zksim explore --save-dir` and
- * `zksim shrink` write it; `zksim replay` and `zksim shrink` read it.
->>>>>>> wt-e
+ * means none). `zksim run --save`, `zksim explore --save-dir`, `zksim shrink` and a failing
+ * property test (`assertSimulation`, src/property/) write it; `zksim replay` and `zksim shrink`
+ * read it.
  *
  * Pure: text in, text out, no I/O (the CLI reads and writes the files). Invariants:
  * - `parseScenario(scenarioToDocument(s))` deep-equals `s`, so the embedded document
