@@ -59,3 +59,8 @@ export function stringFlag(args: ParsedArgs, name: string): string | undefined {
 export function boolFlag(args: ParsedArgs, name: string): boolean {
   return args.flags.get(name) === true;
 }
+
+/** Bad input unless the command got at most `max` positional arguments (`zksim demo extra`). */
+export function maxPositionals(args: ParsedArgs, max: number, command: string): void {
+  if (args.positionals.length > max) throw new UserInputError(`${command}: unexpected argument "${args.positionals[max]}"`);
+}

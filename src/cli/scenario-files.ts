@@ -1,8 +1,9 @@
 /**
  * Finding and reading scenario files (real I/O lives in cli/ only). A name resolves to
- * `scenarios/<name>.json` in the package; anything that looks like a path is read as a path.
+ * `scenarios/<name>.json` in the package; anything that looks like a path is read as a path
+ * (a regular file of bounded size: files.ts).
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { basename, join } from "node:path";
 import { UserInputError } from "../sim/errors.js";
@@ -10,6 +11,7 @@ import { parseScenario } from "../scenario/parse.js";
 import { registerBuiltins } from "../scenario/builtins.js";
 import { scriptVariant } from "../scenario/scripts/index.js";
 import type { Scenario } from "../scenario/types.js";
+import { readInputFile } from "./files.js";
 
 export const SCENARIO_DIR = fileURLToPath(new URL("../../scenarios/", import.meta.url));
 
@@ -32,12 +34,7 @@ export function loadScenario(nameOrPath: string, variant?: string): Scenario {
     if (looksLikePath) throw new UserInputError(`scenario file not found: ${nameOrPath}`);
     throw new UserInputError(`unknown scenario "${nameOrPath}" (try \`zksim list\`; known: ${scenarioNames().join(", ")})`);
   }
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new UserInputError(`cannot read scenario ${file}: ${(err as Error).message}`);
-  }
+  const text = readInputFile(file, "scenario file");
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -53,4 +50,11 @@ function withVariant(raw: unknown, variant: string, source: string): unknown {
   const script = typeof workload === "object" && workload !== null ? (workload as { script?: unknown }).script : undefined;
   if (typeof script !== "string") throw new UserInputError(`${source}: --variant needs a scenario whose workload names a script (this one names none)`);
   return { ...(raw as object), workload: { ...(workload as object), script: scriptVariant(script, variant) } };
+}
+
+/** The one scenario a command names (`run <scenario>`): none or more than one is bad input. */
+export function oneScenario(positionals: readonly string[], command: string, variant?: string): Scenario {
+  if (positionals.length === 0) throw new UserInputError(`${command}: which scenario? (try \`zksim list\`)`);
+  if (positionals.length > 1) throw new UserInputError(`${command}: unexpected argument "${positionals[1]}"`);
+  return loadScenario(positionals[0]!, variant);
 }

@@ -10,6 +10,15 @@ import { msToUs } from "../sim/time.js";
 import { checkerNames, workloadDef } from "./workload.js";
 import type { Scenario } from "./types.js";
 
+/**
+ * Upper bounds on a run's virtual time, so that a typo (1e15) is bad input, not a run that never
+ * ends: `durationMs` up to one virtual day, a convergence budget up to one virtual hour (as
+ * `traffic.untilMs`). A busy ensemble simulates some tens of virtual seconds per wall second, so
+ * a day is already hours of wall time.
+ */
+export const MAX_DURATION_MS = 86_400_000;
+export const MAX_CONVERGENCE_BUDGET_MS = 3_600_000;
+
 const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "checkers", "convergence"];
 const NET_KEYS: Record<string, (v: number) => Partial<NetworkConfig>> = {
   minDelayMs: (v) => ({ minDelayUs: msToUs(v) }),
@@ -36,7 +45,7 @@ export function parseScenario(raw: unknown, source: string): Scenario {
   const description = str(doc.description ?? "", `${source}: "description"`);
   const tags = doc.tags === undefined ? [] : strList(doc.tags, `${source}: "tags"`);
   const defaultSeed = doc.seed === undefined ? 1 : int(doc.seed, `${source}: "seed"`, 0);
-  const durationMs = num(doc.durationMs, `${source}: "durationMs"`, 1);
+  const durationMs = num(doc.durationMs, `${source}: "durationMs"`, 1, MAX_DURATION_MS);
   const w = doc.workload;
   if (typeof w !== "object" || w === null || Array.isArray(w)) throw new UserInputError(`${source}: "workload" must be an object with a "kind"`);
   const { kind, ...params } = w as Record<string, unknown>;
@@ -68,7 +77,7 @@ function parseConvergence(raw: unknown, at: string): Scenario["convergence"] {
   if (raw === false) return false;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UserInputError(`${at} must be false or an object { "budgetMs": N }`);
   for (const k of Object.keys(raw)) if (k !== "budgetMs") throw new UserInputError(`${at}: unknown field "${k}" (allowed: budgetMs)`);
-  return { budgetMs: num((raw as Record<string, unknown>).budgetMs, `${at}.budgetMs`, 1) };
+  return { budgetMs: num((raw as Record<string, unknown>).budgetMs, `${at}.budgetMs`, 1, MAX_CONVERGENCE_BUDGET_MS) };
 }
 
 function table<T>(raw: unknown, keys: Record<string, (v: number) => Partial<T>>, at: string): Partial<T> {
@@ -91,8 +100,9 @@ function strList(v: unknown, at: string): string[] {
   if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw new UserInputError(`${at} must be a list of strings`);
   return v as string[];
 }
-function num(v: unknown, at: string, min: number): number {
+function num(v: unknown, at: string, min: number, max = Infinity): number {
   if (typeof v !== "number" || !Number.isFinite(v) || v < min) throw new UserInputError(`${at} must be a number ≥ ${min}, got ${JSON.stringify(v)}`);
+  if (v > max) throw new UserInputError(`${at} must be at most ${max}, got ${JSON.stringify(v)}`);
   return v;
 }
 function int(v: unknown, at: string, min: number): number {

@@ -40,6 +40,12 @@ export const FAULT_KINDS = [
   "loss", "duplicate", "reorder", "delay", "clock", "disk",
 ] as const;
 
+/**
+ * A clock fault's rate, [min, max]: a node's timers fire `rate` times as often, so its events
+ * grow with the rate (at 1000 a run crawls; near 1e18 its local time leaves the safe integers).
+ */
+export const CLOCK_RATE_BOUNDS = [0.01, 100] as const;
+
 /** Parses and validates a schedule from JSON-like data. Node names must be in `nodes`. */
 export function parseFaultSchedule(raw: unknown, nodes: readonly string[], where = "faults"): Fault[] {
   if (raw === undefined) return [];
@@ -129,6 +135,7 @@ function parseFault(entry: unknown, known: Set<string>, at: string): Fault {
     case "clock": {
       const rate = num("rate", 0)!;
       if (rate <= 0) throw new UserInputError(`${at}.rate: a clock rate must be > 0`);
+      if (rate < CLOCK_RATE_BOUNDS[0] || rate > CLOCK_RATE_BOUNDS[1]) throw new UserInputError(`${at}.rate: a clock rate must be in [${CLOCK_RATE_BOUNDS.join(", ")}] (a node's timers fire rate times as often), got ${rate}`);
       return { atMs, kind: "clock", node: node(), rate };
     }
     case "disk": {

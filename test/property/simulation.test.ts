@@ -23,7 +23,8 @@ import { parseScenario } from "../../src/scenario/parse.js";
 import { registerBuiltins } from "../../src/scenario/builtins.js";
 import { parseFaultSchedule } from "../../src/sim/faults.js";
 import { scenarioToDocument } from "../../src/scenario/replay-file.js";
-import { compareReplay, readReplayFile, runReplayCase } from "../../src/cli/replay.js";
+import { readReplayFile } from "../../src/cli/replay.js";
+import { compareReplay, runReplayCase } from "../../src/scenario/replay.js";
 
 const outDir = mkdtempSync(join(tmpdir(), "zksim-property-"));
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));

@@ -7,8 +7,17 @@
  *
  * Output: a progress bar on a TTY (never with --json), then one line per failure and a summary;
  * with --json only one line `{scenario, seedsRun, failures: [{seed, checker, replay}],
- * seedsPerSec}`. Exit 1 if any seed failed, 2 on bad input. The failures are sorted by seed and
- * do not depend on --workers.
+ * seedsPerSec}` (and `interrupted: true` after a SIGINT). Exit 1 if any seed failed, 2 on bad
+ * input. The failures are sorted by seed and do not depend on --workers.
+ *
+ * SIGINT (Ctrl-C): the sweep stops taking seeds (a seed already running in-process finishes
+ * first; workers drop theirs), prints the summary of the seeds that ran — failures with their
+ * replay lines, the JSON line under --json, replay files under --save-dir — and exits 130. A
+ * second SIGINT exits 130 at once.
+ *
+ * --save-dir is created before the sweep (a bad directory is exit 2 before any run); a replay
+ * file that cannot be written afterwards (a full disk) is one stderr line, and the exit code
+ * stays the sweep's: the failures and their replay lines are printed first.
  */
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -16,6 +25,8 @@ import { UserInputError } from "../../sim/errors.js";
 import { CANARIES, type Canary } from "../../scenario/types.js";
 import { bugEntry } from "../../zk/server/quorum/bug-zoo.js";
 import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
+import type { Command } from "../command.js";
+import { OutputError, ensureDir } from "../files.js";
 import { loadScenario } from "../scenario-files.js";
 import { exploreInProcess, exploreInWorkers, type SeedOutcome, type SeedRunOptions } from "./explore.js";
 import { ProgressBar } from "./progress.js";
@@ -36,7 +47,12 @@ export interface ExploreReport {
   seedsRun: number;
   failures: ExploreFailure[];
   seedsPerSec: number;
+  /** Present (true) when a SIGINT stopped the sweep early. */
+  interrupted?: true;
 }
+
+/** The exit code after a SIGINT (128 + 2, as a shell reports it). */
+export const EXIT_INTERRUPTED = 130;
 
 interface ExploreRequest {
   /** The scenario as the user named it (a name or a path), for workers and replay lines. */
@@ -59,34 +75,55 @@ const MAX_SEEDS = 10_000_000;
 
 const FLAGS = { seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", variant: "string", generate: "bool", json: "bool", "save-dir": "string" } as const;
 
-export async function cmdExplore(argv: string[]): Promise<number> {
+export const explore: Command = {
+  name: "explore",
+  args: "<scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--variant V] [--generate] [--json] [--save-dir DIR]",
+  help: `sweep seeds S … S+N-1 (default S = 1) on K worker threads; exit 1 if any fails
+(--save-dir: one replay file per failing seed, DIR/<scenario>-seed-<N>.json;
+--generate: each seed draws its own workload shape and faults, as in run;
+Ctrl-C: the summary of the seeds run so far, exit ${EXIT_INTERRUPTED})`,
+  run: cmdExplore,
+};
+
+async function cmdExplore(argv: string[]): Promise<number> {
   const req = parseExploreArgs(argv);
   const scenario = loadScenario(req.scenarioArg, req.variant);
   if (req.options.generate === true) assertRecipeScenario(scenario); // refused here, not per seed
+  if (req.saveDir !== undefined) ensureDir(req.saveDir, `--save-dir ${req.saveDir}`);
   if (!req.json) printHeader(req);
   const bar = !req.json && process.stdout.isTTY ? new ProgressBar(process.stdout, req.seeds.length) : undefined;
   const onDone = bar ? (o: SeedOutcome) => bar.tick(o.verdict === "fail") : undefined;
+  const interrupt = new AbortController();
+  const onSigint = () => (interrupt.signal.aborted ? process.exit(EXIT_INTERRUPTED) : interrupt.abort());
+  process.on("SIGINT", onSigint);
   const started = performance.now();
-  const outcomes =
-    req.workers <= 1
-      ? await exploreInProcess(scenario, req.seeds, req.options, onDone)
-      : await exploreInWorkers({ scenario: req.scenarioArg, ...(req.variant !== undefined ? { variant: req.variant } : {}), ...req.options }, req.seeds, req.workers, onDone);
+  let outcomes: SeedOutcome[];
+  try {
+    outcomes =
+      req.workers <= 1
+        ? await exploreInProcess(scenario, req.seeds, req.options, onDone, interrupt.signal)
+        : await exploreInWorkers({ scenario: req.scenarioArg, ...(req.variant !== undefined ? { variant: req.variant } : {}), ...req.options }, req.seeds, req.workers, onDone, interrupt.signal);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
   const seconds = (performance.now() - started) / 1000;
   bar?.clear();
   const failed = outcomes.filter((o) => o.verdict === "fail");
+  const interrupted = interrupt.signal.aborted;
   const report: ExploreReport = {
     scenario: scenario.name,
     seedsRun: outcomes.length,
     failures: failed.map((o) => ({ seed: o.seed, checker: o.checker ?? "unknown", replay: replayCommand(req.scenarioArg, o.seed, req.options, req.variant) })),
     seedsPerSec: Math.round((outcomes.length / Math.max(seconds, 1e-6)) * 10) / 10,
+    ...(interrupted ? { interrupted: true as const } : {}),
   };
   if (req.json) {
     console.log(JSON.stringify(report));
   } else {
-    printFailures(report, failed, seconds);
+    printFailures(report, failed, seconds, req.seeds.length);
   }
   if (req.saveDir !== undefined) saveFailures(req, scenario, failed);
-  return failed.length === 0 ? 0 : 1;
+  return interrupted ? EXIT_INTERRUPTED : failed.length === 0 ? 0 : 1;
 }
 
 function parseExploreArgs(argv: string[]): ExploreRequest {
@@ -98,7 +135,8 @@ function parseExploreArgs(argv: string[]): ExploreRequest {
   if (n < 1) throw new UserInputError(`explore: --seeds must be a positive integer, got ${n}`);
   if (n > MAX_SEEDS) throw new UserInputError(`explore: --seeds ${n} is more than one sweep holds (${MAX_SEEDS}); split it with --from or --shard`);
   const from = intFlag(args, "from") ?? 1;
-  if (!Number.isSafeInteger(from + n - 1)) throw new UserInputError(`explore: seeds ${from} … ${from + n - 1} run past the largest safe integer`);
+  // Compared before adding: past 2^53 the sum rounds, and a rounded last seed can look safe.
+  if (from > Number.MAX_SAFE_INTEGER - (n - 1)) throw new UserInputError(`explore: --from ${from} --seeds ${n} runs past the largest seed, ${Number.MAX_SAFE_INTEGER}`);
   const workers = intFlag(args, "workers") ?? Math.min(2, availableParallelism());
   if (workers < 1) throw new UserInputError(`explore: --workers must be at least 1, got ${workers}`);
   const shardText = stringFlag(args, "shard");
@@ -117,11 +155,17 @@ function parseExploreArgs(argv: string[]): ExploreRequest {
   return { scenarioArg: args.positionals[0]!, variant: stringFlag(args, "variant"), from, count: n, seeds: shardSeeds(from, n, shard), workers, options, shard, json: boolFlag(args, "json"), saveDir };
 }
 
-/** Writes one replay file per failing seed (notes on stderr with --json: stdout stays one line). */
+/**
+ * Writes one replay file per failing seed (notes on stderr with --json: stdout stays one line).
+ * A write that fails (a full disk) is reported once, with how many files were not written; the
+ * failures' replay lines are already printed.
+ */
 function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutcome[]): void {
   const dir = req.saveDir!;
   const note = req.json ? (line: string) => console.error(`zksim: ${line}`) : (line: string) => console.log(line);
   let saved = 0;
+  let notSaved = 0;
+  let firstError: string | undefined;
   for (const o of failed) {
     if (o.traceHash === undefined || o.violations === undefined) {
       note(`--save-dir: seed ${o.seed} threw (${o.checker}); no replay file, use: ${replayCommand(req.scenarioArg, o.seed, req.options, req.variant)}`);
@@ -130,10 +174,17 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
     const expected = { traceHash: o.traceHash, verdict: "fail" as const, violations: o.violations };
     const bugs = [...(req.options.bugs ?? [])];
     const ran = req.options.generate === true ? generatedRecipeScenario(scenario, o.seed) : scenario;
-    writeReplayFile(join(dir, `${scenario.name}-seed-${o.seed}.json`), { scenario: ran, seed: o.seed, bugs, canary: req.options.canary, simplify: [], expected });
-    saved++;
+    try {
+      writeReplayFile(join(dir, `${scenario.name}-seed-${o.seed}.json`), { scenario: ran, seed: o.seed, bugs, canary: req.options.canary, simplify: [], expected });
+      saved++;
+    } catch (err) {
+      if (!(err instanceof OutputError)) throw err;
+      firstError ??= err.message;
+      notSaved++;
+    }
   }
   if (saved > 0) note(`saved ${saved} replay file${saved === 1 ? "" : "s"} to ${dir}/ (zksim replay ${join(dir, `${scenario.name}-seed-<N>.json`)})`);
+  if (firstError !== undefined) console.error(`zksim: --save-dir: ${firstError}; ${notSaved} replay file${notSaved === 1 ? "" : "s"} not saved (their replay lines are above)`);
 }
 
 /** The one-line command that re-runs one seed exactly as the sweep ran it. */
@@ -154,14 +205,15 @@ function printHeader(req: ExploreRequest): void {
   console.log(`zksim explore ${req.scenarioArg}${variant}: ${range}${shard}, ${plural(req.seeds.length, "run")}, ${plural(workers, "worker")}`);
 }
 
-function printFailures(report: ExploreReport, failed: SeedOutcome[], seconds: number): void {
+function printFailures(report: ExploreReport, failed: SeedOutcome[], seconds: number, planned: number): void {
   for (const [i, o] of failed.entries()) {
     console.log(`FAIL seed ${o.seed} [${o.checker}] ${o.message ?? ""}`);
     console.log(`  replay: ${report.failures[i]!.replay}`);
   }
   const rate = `${report.seedsPerSec} seeds/s`;
   const verdict = failed.length === 0 ? "all passed" : `${plural(failed.length, "failing seed")}`;
-  console.log(`explored ${plural(report.seedsRun, "seed")} in ${seconds.toFixed(2)} s (${rate}): ${verdict}`);
+  const stopped = report.interrupted === true ? ` (interrupted: ${report.seedsRun} of ${planned} seeds run)` : "";
+  console.log(`explored ${plural(report.seedsRun, "seed")} in ${seconds.toFixed(2)} s (${rate}): ${verdict}${stopped}`);
 }
 
 function plural(n: number, noun: string): string {

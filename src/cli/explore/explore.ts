@@ -50,9 +50,19 @@ export async function runOneSeed(scenario: Scenario, seed: number, options: Seed
   }
 }
 
-export async function exploreInProcess(scenario: Scenario, seeds: readonly number[], options: SeedRunOptions, onDone?: OnSeedDone): Promise<SeedOutcome[]> {
+/** Lets the event loop turn (a signal handler run) between two seeds: a run itself never yields to it. */
+const eventLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Runs the seeds one after another; when `stop` is aborted, returns the outcomes of the seeds
+ * run so far (the running seed finishes first). Given `stop`, the loop yields to the event
+ * loop between seeds so that a SIGINT handler can abort it.
+ */
+export async function exploreInProcess(scenario: Scenario, seeds: readonly number[], options: SeedRunOptions, onDone?: OnSeedDone, stop?: AbortSignal): Promise<SeedOutcome[]> {
   const outcomes: SeedOutcome[] = [];
   for (const seed of seeds) {
+    if (stop !== undefined) await eventLoopTurn();
+    if (stop?.aborted === true) break;
     const o = await runOneSeed(scenario, seed, options);
     outcomes.push(o);
     onDone?.(o);
@@ -71,7 +81,8 @@ export interface WorkerInit extends SeedRunOptions {
 export type ToWorker = { kind: "seed"; seed: number };
 export type FromWorker = { kind: "ready" } | { kind: "outcome"; outcome: SeedOutcome } | { kind: "fatal"; message: string };
 
-export async function exploreInWorkers(init: WorkerInit, seeds: readonly number[], workers: number, onDone?: OnSeedDone): Promise<SeedOutcome[]> {
+/** As exploreInProcess, on worker threads; when `stop` is aborted, the seeds still running are dropped. */
+export async function exploreInWorkers(init: WorkerInit, seeds: readonly number[], workers: number, onDone?: OnSeedDone, stop?: AbortSignal): Promise<SeedOutcome[]> {
   const queue = [...seeds];
   const outcomes: SeedOutcome[] = [];
   const pool: Worker[] = [];
@@ -79,6 +90,7 @@ export async function exploreInWorkers(init: WorkerInit, seeds: readonly number[
     await new Promise<void>((resolve, reject) => {
       let live = Math.min(workers, queue.length);
       if (live === 0) resolve();
+      stop?.addEventListener("abort", () => resolve(), { once: true });
       const feed = (w: Worker) => {
         const seed = queue.shift();
         if (seed !== undefined) {
@@ -92,6 +104,7 @@ export async function exploreInWorkers(init: WorkerInit, seeds: readonly number[
         const w = new Worker(new URL("./worker.js", import.meta.url), { workerData: init, resourceLimits: { maxYoungGenerationSizeMb: 192 } });
         pool.push(w);
         w.on("message", (m: FromWorker) => {
+          if (stop?.aborted === true) return;
           if (m.kind === "fatal") return reject(new Error(`explore worker: ${m.message}`));
           if (m.kind === "outcome") {
             outcomes.push(m.outcome);

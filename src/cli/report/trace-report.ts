@@ -6,10 +6,11 @@
  * The file is created before the run, so an unwritable path fails fast (exit 2), and only the
  * events the report can use are kept: the diagram's prefix, or the ShiViz log's capped lines.
  */
-import { closeSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { extname } from "node:path";
 import { UserInputError } from "../../sim/errors.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { describeSystemError, isSystemError, writeOutputFile } from "../files.js";
 import { renderShiviz, renderSpaceTimeHtml, shivizIncludes, SHIVIZ_MAX_EVENTS, SPACE_TIME_MAX_MESSAGES, type TraceReportMeta } from "../../scenario/report/index.js";
 
 export type TraceReportFormat = "html" | "shiviz";
@@ -24,7 +25,10 @@ export function traceReportFormat(path: string): TraceReportFormat | undefined {
 export interface TraceReport {
   readonly path: string;
   add(e: TraceEvent): void;
-  /** Renders and writes the file; returns a note for the user when the report was capped. */
+  /**
+   * Renders and writes the file; returns a note for the user when the report was capped. A
+   * failed write (a full disk) throws OutputError.
+   */
   finish(meta: TraceReportMeta): string | undefined;
 }
 
@@ -34,7 +38,8 @@ export function openTraceReport(path: string): TraceReport | undefined {
   try {
     closeSync(openSync(path, "w"));
   } catch (err) {
-    throw new UserInputError(`--trace: cannot write ${path}: ${(err as Error).message}`);
+    if (!isSystemError(err)) throw err;
+    throw new UserInputError(`--trace: cannot write ${path}: ${describeSystemError(err)}`);
   }
   return format === "html" ? new HtmlReport(path) : new ShivizReport(path);
 }
@@ -53,7 +58,7 @@ class HtmlReport implements TraceReport {
   }
 
   finish(meta: TraceReportMeta): string | undefined {
-    writeFileSync(this.path, renderSpaceTimeHtml(this.events, meta));
+    writeOutputFile(this.path, renderSpaceTimeHtml(this.events, meta), "--trace report");
     return this.full && this.events.length < meta.events ? `diagram shows the first ${SPACE_TIME_MAX_MESSAGES} delivered messages` : undefined;
   }
 }
@@ -70,7 +75,7 @@ class ShivizReport implements TraceReport {
 
   finish(_meta: TraceReportMeta): string | undefined {
     const log = renderShiviz(this.events);
-    writeFileSync(this.path, log.text);
+    writeOutputFile(this.path, log.text, "--trace report");
     return log.truncated ? `ShiViz log cut at its first ${log.written} events (timers left out)` : undefined;
   }
 }

@@ -1,5 +1,6 @@
 /**
- * `zksim shrink <file> [--out FILE] [--max-runs N]`: minimises a recorded failing case.
+ * Shrinking a recorded failing case (`zksim shrink`, cli/commands/shrink.ts, is its command line):
+ * minimises it.
  *
  * 1. delta debugging (ddmin, complements only) over the fault schedule: split the list into n
  *    contiguous chunks, keep the first removal of a chunk after which the run still fails the
@@ -23,16 +24,14 @@
  * candidate is only adopted after its run fails with the target checker. The shrunk file's
  * `expected` is that run's result, so `zksim replay` of it reproduces.
  *
- * Exit codes: 0 shrunk file written; 4 the recorded case does not fail with its checker any more
- * (nothing to shrink; see `zksim replay`); 2 bad input; 3 internal error.
+ * `shrinkCase` returns undefined when the recorded case does not fail with its checker any more
+ * (nothing to shrink).
  */
-import { UserInputError } from "../sim/errors.js";
 import { normalizeSimplify, type SimplifyRange, type StreamDraws } from "../sim/decision-tape.js";
 import type { Fault } from "../sim/faults.js";
-import type { RunResult, Scenario } from "../scenario/types.js";
-import { replayCaseFromRun, type ReplayCase } from "../scenario/replay-file.js";
-import { intFlag, parseArgs, stringFlag } from "./args.js";
-import { REPLAY_EXIT, caseFlags, readReplayFile, runReplayCase, writeReplayFile } from "./replay.js";
+import type { RunResult, Scenario } from "./types.js";
+import { replayCaseFromRun, type ReplayCase } from "./replay-file.js";
+import { runReplayCase } from "./replay.js";
 
 export const DEFAULT_MAX_RUNS = 200;
 
@@ -98,6 +97,8 @@ export interface ShrinkOutcome {
    * the runs the decision-stream pass used.
    */
   decisions: { draws: number; simplified: number; runs: number };
+  /** Candidate runs that threw instead of finishing (never adopted), and the first one's message. */
+  threw: { runs: number; first?: string };
 }
 
 /** A candidate: a scenario and the decision-stream ranges to simplify. */
@@ -109,7 +110,7 @@ interface Candidate {
 /**
  * Shrinks a case whose run fails with `targetChecker`; returns undefined when the original
  * case does not (any more). Runs that throw count as "does not fail so" — a schedule cut down
- * to nonsense must not be adopted.
+ * to nonsense must not be adopted — and are reported in `threw`.
  */
 export async function shrinkCase(c: ReplayCase, maxRuns: number): Promise<ShrinkOutcome | undefined> {
   const target = c.expected.violations[0]?.checker;
@@ -119,13 +120,19 @@ export async function shrinkCase(c: ReplayCase, maxRuns: number): Promise<Shrink
   // failure or an unfinished script).
   const recorded = new Set(c.expected.violations.map((v) => v.checker));
   const budget = new RunBudget(maxRuns);
+  const threw: ShrinkOutcome["threw"] = { runs: 0 };
   let best: (Candidate & { result: RunResult }) | undefined;
   const attemptCandidate = async (candidate: Candidate): Promise<boolean> => {
     let result: RunResult;
     try {
       result = await runReplayCase(c, candidate.scenario, candidate.simplify);
-    } catch {
-      return false; // an exception is a different failure, not the one being shrunk
+    } catch (err) {
+      // A run that throws (an invariant of the simulated code, a script's bug) failed in a
+      // different way than the one being shrunk: not adopted, but counted and named.
+      if (!(err instanceof Error)) throw err;
+      threw.first ??= err.message;
+      threw.runs++;
+      return false;
     }
     const same = result.verdict === "fail" && result.violations.some((v) => v.checker === target) && result.violations.every((v) => recorded.has(v.checker));
     if (same) best = { ...candidate, result };
@@ -155,6 +162,7 @@ export async function shrinkCase(c: ReplayCase, maxRuns: number): Promise<Shrink
     runsUsed: budget.used,
     budgetSpent: budget.left <= 0,
     decisions: { draws: sum(draws.map((d) => d.draws)), simplified: sum(draws.map((d) => d.simplified)), runs: budget.used - runsBefore },
+    threw,
   };
 }
 
@@ -230,36 +238,4 @@ async function shortenDuration(s: Scenario, attempt: (s: Scenario) => Promise<bo
       lo = mid;
     }
   }
-}
-
-export async function cmdShrink(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { out: "string", "max-runs": "int" }, "shrink");
-  if (args.positionals.length === 0) throw new UserInputError("shrink: which replay file? (written by `zksim run --save FILE`)");
-  if (args.positionals.length > 1) throw new UserInputError(`shrink: unexpected argument "${args.positionals[1]}"`);
-  const path = args.positionals[0]!;
-  const out = stringFlag(args, "out") ?? `${path.replace(/\.json$/, "")}.shrunk.json`;
-  const maxRuns = intFlag(args, "max-runs") ?? DEFAULT_MAX_RUNS;
-  if (maxRuns < 1) throw new UserInputError(`shrink: --max-runs must be at least 1, got ${maxRuns}`);
-  const c = readReplayFile(path);
-  const target = c.expected.violations[0]?.checker;
-  if (target === undefined) throw new UserInputError(`shrink: ${path} records a passing run; only a failing case can be shrunk`);
-  const flags = caseFlags(c);
-  console.log(`zksim shrink ${path}: ${c.scenario.name} seed ${c.seed}${flags ? ` ${flags}` : ""}, keeping failures of [${target}]; budget ${maxRuns} runs`);
-  const outcome = await shrinkCase(c, maxRuns);
-  if (outcome === undefined) {
-    console.log(`not shrunk: the recorded case no longer fails with [${target}] (see \`zksim replay ${path}\`)`);
-    return REPLAY_EXIT.notReproduced;
-  }
-  const s = outcome.shrunk.scenario;
-  console.log(`  faults:     ${c.scenario.faults.length} → ${s.faults.length}`);
-  console.log(`  durationMs: ${c.scenario.durationMs} → ${s.durationMs}`);
-  const { draws, simplified, runs } = outcome.decisions;
-  const ranges = outcome.shrunk.simplify.length;
-  console.log(`  decision stream: ${simplified.toLocaleString("en-US")} of ${draws.toLocaleString("en-US")} draws simplified (${ranges} range${ranges === 1 ? "" : "s"}, ${runs} runs)`);
-  console.log(`  runs:       ${outcome.runsUsed} of at most ${maxRuns}${outcome.budgetSpent ? " (budget spent: smaller, but perhaps not minimal)" : ""}`);
-  console.log(`  shrunk case fails with: ${outcome.shrunk.expected.violations[0]!.checker}; trace hash ${outcome.shrunk.expected.traceHash}`);
-  writeReplayFile(out, outcome.shrunk);
-  console.log(`wrote ${out}`);
-  console.log(`replay: zksim replay ${out}`);
-  return 0;
 }

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/cli/scenario-files.js";
-import { compareReplay, runReplayCase } from "../../src/cli/replay.js";
-import { shrinkCase } from "../../src/cli/shrink.js";
+import { compareReplay, runReplayCase } from "../../src/scenario/replay.js";
+import { shrinkCase } from "../../src/scenario/shrink.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { replayCaseFromRun } from "../../src/scenario/replay-file.js";
 import type { RunOptions } from "../../src/scenario/types.js";
 
-describe("cli: shrink: decision stream", () => {
+describe("scenario: shrink: decision stream", () => {
   it("a counting tape changes nothing: same trace hash as a run without a tape", async () => {
     for (const name of ["kernel-smoke", "zab-isolated-leader"]) {
       const s = loadScenario(name);

@@ -1,0 +1,26 @@
+/**
+ * The command registry: `main` dispatches, lists and explains exactly these, in this order.
+ * Adding a command is one file exporting a `Command` (cli/command.ts) and one line here.
+ */
+import type { Command } from "../command.js";
+import { explore } from "../explore/command.js";
+import { bench } from "./bench.js";
+import { bugs } from "./bugs.js";
+import { demo } from "./demo.js";
+import { determinism } from "./determinism.js";
+import { list } from "./list.js";
+import { replay } from "./replay.js";
+import { run } from "./run.js";
+import { shrink } from "./shrink.js";
+
+export const COMMANDS: readonly Command[] = [
+  run,
+  explore,
+  replay,
+  shrink,
+  bugs,
+  list,
+  determinism,
+  bench,
+  demo,
+];

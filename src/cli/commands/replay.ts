@@ -1,0 +1,61 @@
+/**
+ * `zksim replay <file> [--json]`: re-executes a recorded case (a "replay/1" file written by
+ * `run --save`, `explore --save-dir` or `shrink`) and checks that it reproduces (scenario/replay.ts).
+ * Exit codes: REPLAY_EXIT (cli/replay.ts).
+ */
+import { UserInputError } from "../../sim/errors.js";
+import type { RunResult } from "../../scenario/types.js";
+import type { ExpectedViolation } from "../../scenario/replay-file.js";
+import { caseFlags, compareReplay, runReplayCase } from "../../scenario/replay.js";
+import { boolFlag, parseArgs } from "../args.js";
+import type { Command } from "../command.js";
+import { REPLAY_EXIT, readReplayFile } from "../replay.js";
+
+export const replay: Command = {
+  name: "replay",
+  args: "<file> [--json]",
+  help: `re-run a replay file and check it reproduces (same trace hash and checkers):
+exit 1 reproduced (the case still fails), 0 reproduced a recorded pass,
+4 did not reproduce, 2 unreadable or invalid file`,
+  run: cmdReplay,
+};
+
+async function cmdReplay(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { json: "bool" }, "replay");
+  if (args.positionals.length === 0) throw new UserInputError("replay: which replay file? (written by `zksim run --save FILE`)");
+  if (args.positionals.length > 1) throw new UserInputError(`replay: unexpected argument "${args.positionals[1]}"`);
+  const path = args.positionals[0]!;
+  const c = readReplayFile(path);
+  const result = await runReplayCase(c);
+  const cmp = compareReplay(c, result);
+  const code = !cmp.reproduced ? REPLAY_EXIT.notReproduced : result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : REPLAY_EXIT.reproducedPass;
+  if (boolFlag(args, "json")) {
+    console.log(JSON.stringify({ file: path, scenario: c.scenario.name, seed: c.seed, reproduced: cmp.reproduced, expected: c.expected.traceHash, actual: result.traceHash, verdict: result.verdict, ...(cmp.reason !== undefined ? { reason: cmp.reason } : {}), ...(cmp.firstDifference !== undefined ? { firstDifference: cmp.firstDifference } : {}) }));
+    return code;
+  }
+  const flags = caseFlags(c);
+  console.log(`zksim replay ${path}: ${c.scenario.name} seed ${c.seed}${flags ? ` ${flags}` : ""} (${c.scenario.faults.length} fault${c.scenario.faults.length === 1 ? "" : "s"}, ${c.scenario.durationMs} ms)`);
+  if (cmp.reproduced) {
+    const what = result.verdict === "fail" ? `still fails: ${describeCheckers(result)}` : "passes, as recorded";
+    console.log(`reproduced: ${result.traceHash} (${what})`);
+  } else {
+    console.log(`did not reproduce: ${cmp.reason}`);
+    const d = cmp.firstDifference;
+    if (d !== undefined) {
+      console.log(`  first differing violation #${d.index}:`);
+      console.log(`    expected: ${describeViolation(d.expected)}`);
+      console.log(`    actual:   ${describeViolation(d.actual)}`);
+    }
+  }
+  return code;
+}
+
+function describeViolation(v: ExpectedViolation | undefined): string {
+  return v === undefined ? "(none)" : `[${v.checker}] ${v.message}`;
+}
+
+function describeCheckers(r: RunResult): string {
+  const counts = new Map<string, number>();
+  for (const v of r.violations) counts.set(v.checker, (counts.get(v.checker) ?? 0) + 1);
+  return [...counts].map(([checker, n]) => `${n}× ${checker}`).join(", ");
+}

@@ -1,0 +1,134 @@
+/**
+ * `zksim run <scenario>`: one scenario, one seed; prints the narrative, the verdict and the
+ * replay line (or one JSON line with --json).
+ *
+ * Outputs (`--trace`, `--save`) never cost the verdict: when one cannot be written (a full
+ * disk, a path under /proc), the verdict and the replay line are still printed, stderr says
+ * what was lost, and a failing run still exits 1; a passing run whose `--trace` failed exits 2.
+ * Paths that are wrong before the run starts (no such directory, a directory given as a file)
+ * are exit 2 before anything runs.
+ */
+import { performance } from "node:perf_hooks";
+import { UserInputError } from "../../sim/errors.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { runScenario } from "../../scenario/run.js";
+import { CANARIES, type Canary, type RunResult } from "../../scenario/types.js";
+import { replayCaseFromRun } from "../../scenario/replay-file.js";
+import { generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
+import { bugEntry } from "../../zk/server/quorum/bug-zoo.js";
+import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
+import type { Command } from "../command.js";
+import { OutputError, checkOutputPath } from "../files.js";
+import { openTraceReport } from "../report/trace-report.js";
+import { writeReplayFile } from "../replay.js";
+import { oneScenario } from "../scenario-files.js";
+import { TraceFileWriter } from "../trace-file.js";
+
+const FLAGS = { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string", variant: "string", generate: "bool" } as const;
+
+export const run: Command = {
+  name: "run",
+  args: "<scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--variant V] [--generate] [--save FILE]",
+  help: `run one scenario with one seed (--bug re-injects a historical defect;
+--variant naive: the recipe's naive variant, e.g. a herd lock, a polling barrier;
+--generate: a recipe scenario with a workload shape and faults drawn from the seed,
+as the property tests draw them;
+--trace F.html: space-time diagram, F.shiviz: ShiViz log, else JSON lines;
+--save F: if the run fails, write a replay file to F)`,
+  run: cmdRun,
+};
+
+async function cmdRun(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, FLAGS, "run");
+  const variant = stringFlag(args, "variant");
+  const generate = boolFlag(args, "generate");
+  const loaded = oneScenario(args.positionals, "run", variant);
+  const seed = intFlag(args, "seed") ?? loaded.defaultSeed;
+  const scenario = generate ? generatedRecipeScenario(loaded, seed) : loaded;
+  const canary = stringFlag(args, "canary");
+  if (canary !== undefined && !(CANARIES as readonly string[]).includes(canary)) {
+    throw new UserInputError(`run: unknown canary "${canary}" (known: ${CANARIES.join(", ")})`);
+  }
+  const bug = stringFlag(args, "bug");
+  const bugs = bug === undefined ? undefined : [bugEntry(bug).id];
+  const savePath = stringFlag(args, "save");
+  if (savePath !== undefined) checkOutputPath(savePath, "--save replay file");
+  const tracePath = stringFlag(args, "trace");
+  const report = tracePath !== undefined ? openTraceReport(tracePath) : undefined;
+  const writer = tracePath !== undefined && report === undefined ? new TraceFileWriter(tracePath) : undefined;
+  const started = performance.now();
+  let result: RunResult;
+  let traceFailure: string | undefined;
+  try {
+    result = await runScenario(scenario, {
+      seed,
+      ...(canary !== undefined ? { canary: canary as Canary } : {}),
+      ...(bugs !== undefined ? { bugs } : {}),
+      ...(writer ? { onTraceEvent: (e: TraceEvent) => writer.write(e) } : {}),
+      ...(report ? { onTraceEvent: (e: TraceEvent) => report.add(e) } : {}),
+    });
+  } finally {
+    traceFailure = writer?.close();
+  }
+  const wallMs = Math.round(performance.now() - started);
+  const lost: string[] = []; // what could not be written, one stderr line each
+  if (traceFailure !== undefined) lost.push(traceFailure);
+  if (report !== undefined) {
+    try {
+      const reportNote = report.finish(result);
+      if (reportNote !== undefined) console.error(`zksim: --trace ${tracePath}: ${reportNote}`);
+    } catch (err) {
+      if (!(err instanceof OutputError)) throw err;
+      lost.push(`--trace: ${err.message}`);
+    }
+  }
+  const json = boolFlag(args, "json");
+  const flags = `${variant !== undefined ? ` --variant ${variant}` : ""}${generate ? " --generate" : ""}${bugs !== undefined ? ` --bug ${bugs[0]}` : ""}${canary !== undefined ? ` --canary ${canary}` : ""}`;
+  if (json) {
+    const { narrative: _n, counts: _c, ...rest } = result;
+    console.log(JSON.stringify({ ...rest, wallMs }));
+  } else {
+    printRunSummary(result, wallMs, tracePath !== undefined && lost.length === 0 ? tracePath : undefined, flags);
+  }
+  if (savePath !== undefined) {
+    // Notes go to stderr with --json: stdout stays one JSON line.
+    const note = json ? (line: string) => console.error(`zksim: ${line}`) : (line: string) => console.log(line);
+    if (result.verdict === "fail") {
+      const options = { ...(bugs !== undefined ? { bugs } : {}), ...(canary !== undefined ? { canary: canary as Canary } : {}) };
+      try {
+        writeReplayFile(savePath, replayCaseFromRun(scenario, options, result));
+        note(`saved failing case to ${savePath}; replay: zksim replay ${savePath}`);
+      } catch (err) {
+        if (!(err instanceof OutputError)) throw err;
+        lost.push(`--save: ${err.message}; nothing saved (re-run it: zksim run ${result.scenario} --seed ${result.seed}${flags} --save FILE)`);
+      }
+    } else {
+      note(`--save ${savePath}: the run passed, nothing saved`);
+    }
+  }
+  for (const line of lost) console.error(`zksim: ${line}`);
+  if (result.verdict === "fail") return 1;
+  return lost.length === 0 ? 0 : 2;
+}
+
+/** The human summary of a run: narrative, counts, verdict, and the replay line (also `zksim demo`'s). */
+export function printRunSummary(r: RunResult, wallMs: number, tracePath?: string, replayFlags = ""): void {
+  console.log(`zksim run ${r.scenario} --seed ${r.seed}`);
+  for (const line of r.narrative) console.log(`  ${line}`);
+  const c = r.counts;
+  const n = (k: string) => c[k] ?? 0;
+  console.log(
+    `  network: ${n("send")} sent, ${n("deliver")} delivered, ${n("drop")} dropped, ${n("duplicate")} duplicated, ${n("hold")} held by partitions; ` +
+      `faults: ${n("partition")} partitions, ${n("heal")} heals, ${n("crash")} crashes, ${n("restart")} restarts, ${n("pause")} pauses; ` +
+      `disk: ${n("disk.append")} appends, ${n("disk.fsync.done")} fsyncs, ${n("disk.lost")} files lost unsynced bytes`,
+  );
+  console.log(`  ${r.events} events, ${r.virtualMs} virtual ms in ${wallMs} wall ms; trace hash ${r.traceHash}`);
+  if (tracePath) console.log(`  trace written to ${tracePath}`);
+  if (r.verdict === "pass") {
+    console.log(`verdict: PASS`);
+  } else {
+    console.log(`verdict: FAIL (${r.violations.length} violation${r.violations.length === 1 ? "" : "s"})`);
+    for (const v of r.violations.slice(0, 10)) console.log(`  [${v.checker}] at ${v.atMs}ms (event #${v.eventIndex}): ${v.message}`);
+  }
+  console.log(`replay: zksim run ${r.scenario} --seed ${r.seed}${replayFlags}`);
+}

@@ -1,0 +1,60 @@
+/**
+ * `zksim shrink <file> [--out FILE] [--max-runs N]`: minimises a recorded failing case
+ * (scenario/shrink.ts says how) and writes the shrunk case as a replay file.
+ *
+ * Exit codes: 0 shrunk file written; 4 the recorded case does not fail with its checker any more
+ * (nothing to shrink; see `zksim replay`); 2 bad input (the output directory is checked and
+ * created before the first run, so a bad --out costs no runs); 3 internal error.
+ */
+import { dirname } from "node:path";
+import { UserInputError } from "../../sim/errors.js";
+import { caseFlags } from "../../scenario/replay.js";
+import { DEFAULT_MAX_RUNS, shrinkCase } from "../../scenario/shrink.js";
+import { intFlag, parseArgs, stringFlag } from "../args.js";
+import type { Command } from "../command.js";
+import { checkOutputPath, ensureDir } from "../files.js";
+import { REPLAY_EXIT, readReplayFile, writeReplayFile } from "../replay.js";
+
+export const shrink: Command = {
+  name: "shrink",
+  args: "<file> [--out FILE] [--max-runs N]",
+  help: `minimise a failing replay file: ddmin over its faults, then a shorter durationMs
+(at most N runs, default ${DEFAULT_MAX_RUNS}); writes FILE (default <file>.shrunk.json);
+exit 0 written, 4 the case no longer fails`,
+  run: cmdShrink,
+};
+
+async function cmdShrink(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { out: "string", "max-runs": "int" }, "shrink");
+  if (args.positionals.length === 0) throw new UserInputError("shrink: which replay file? (written by `zksim run --save FILE`)");
+  if (args.positionals.length > 1) throw new UserInputError(`shrink: unexpected argument "${args.positionals[1]}"`);
+  const path = args.positionals[0]!;
+  const out = stringFlag(args, "out") ?? `${path.replace(/\.json$/, "")}.shrunk.json`;
+  const maxRuns = intFlag(args, "max-runs") ?? DEFAULT_MAX_RUNS;
+  if (maxRuns < 1) throw new UserInputError(`shrink: --max-runs must be at least 1, got ${maxRuns}`);
+  const c = readReplayFile(path);
+  checkOutputPath(out, "--out");
+  ensureDir(dirname(out), `the directory of --out ${out}`);
+  const target = c.expected.violations[0]?.checker;
+  if (target === undefined) throw new UserInputError(`shrink: ${path} records a passing run; only a failing case can be shrunk`);
+  const flags = caseFlags(c);
+  console.log(`zksim shrink ${path}: ${c.scenario.name} seed ${c.seed}${flags ? ` ${flags}` : ""}, keeping failures of [${target}]; budget ${maxRuns} runs`);
+  const outcome = await shrinkCase(c, maxRuns);
+  if (outcome === undefined) {
+    console.log(`not shrunk: the recorded case no longer fails with [${target}] (see \`zksim replay ${path}\`)`);
+    return REPLAY_EXIT.notReproduced;
+  }
+  const s = outcome.shrunk.scenario;
+  console.log(`  faults:     ${c.scenario.faults.length} → ${s.faults.length}`);
+  console.log(`  durationMs: ${c.scenario.durationMs} → ${s.durationMs}`);
+  const { draws, simplified, runs } = outcome.decisions;
+  const ranges = outcome.shrunk.simplify.length;
+  console.log(`  decision stream: ${simplified.toLocaleString("en-US")} of ${draws.toLocaleString("en-US")} draws simplified (${ranges} range${ranges === 1 ? "" : "s"}, ${runs} runs)`);
+  console.log(`  runs:       ${outcome.runsUsed} of at most ${maxRuns}${outcome.budgetSpent ? " (budget spent: smaller, but perhaps not minimal)" : ""}`);
+  if (outcome.threw.runs > 0) console.log(`  candidates that threw (a different failure, not adopted): ${outcome.threw.runs}, the first: ${outcome.threw.first}`);
+  console.log(`  shrunk case fails with: ${outcome.shrunk.expected.violations[0]!.checker}; trace hash ${outcome.shrunk.expected.traceHash}`);
+  writeReplayFile(out, outcome.shrunk);
+  console.log(`wrote ${out}`);
+  console.log(`replay: zksim replay ${out}`);
+  return 0;
+}
