@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadScenario } from "../../src/cli/scenario-files.js";
+import { loadScenario, scenarioNames } from "../../src/cli/scenario-files.js";
 import { runRecipeScenario } from "../../src/scenario/scripts/recipe-run.js";
 import { LockHerdChecker } from "../../src/check/recipes/lock.js";
 import { RECIPE_CHECKERS } from "../../src/check/recipes/index.js";
@@ -58,6 +58,11 @@ describe("recipes: scenarios (N=3)", () => {
       }
     });
   }
+
+  it("the scenarios tagged expect-fail (`zksim list`: fails on purpose) are exactly the caught naive ones", () => {
+    const tagged = scenarioNames().filter((name) => loadScenario(name).tags.includes("expect-fail"));
+    expect(tagged).toEqual(Object.keys(CAUGHT).sort());
+  });
 
   for (const [name, checker] of Object.entries(CAUGHT)) {
     it(`${name}: the flaw is caught by ${checker}`, async () => {

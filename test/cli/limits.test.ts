@@ -1,0 +1,222 @@
+/**
+ * Limits and bad input (docs/commands.md, "Limits and bad input"): each edge is a clear one-line
+ * error and exit 2, or a documented bound — never a hang, a stack trace, or a lost verdict.
+ * Every command runs with a timeout, so an edge that used to hang fails its test instead.
+ */
+import { describe, expect, it } from "vitest";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { lastJson, type CliResult } from "../helpers/cli.js";
+
+const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "zksim-limits-"));
+
+/** The CLI in a fresh process, killed after 30 s (then status is -1): an edge that hangs fails. */
+function zksim(...args: string[]): CliResult {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 30_000, env: { ...process.env, FORCE_COLOR: "0" } });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Exit 2 with exactly one `zksim: …` line on stderr matching `message`, and no stack trace. */
+function expectBadInput(r: CliResult, message: RegExp): void {
+  expect(r.status, r.stderr).toBe(2);
+  expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  expect(r.stderr).toMatch(/^zksim: /);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+}
+
+const kernelSmoke = {
+  name: "limits",
+  durationMs: 2000,
+  convergence: false,
+  workload: { kind: "kernel-traffic", nodes: 3 },
+};
+function scenarioFile(name: string, doc: unknown): string {
+  const p = join(dir, name);
+  writeFileSync(p, JSON.stringify(doc));
+  return p;
+}
+
+describe("cli limits: output paths", () => {
+  it("--save under /proc after a failing run: the verdict and the replay line, a one-line note, exit 1 (no spin in mkdir)", () => {
+    const r = zksim("run", "kernel-smoke", "--canary", "connection-reorder", "--save", "/proc/zksim-no-such-dir/case.json");
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/verdict: FAIL/);
+    expect(r.stdout).toMatch(/replay: zksim run kernel-smoke --seed 1 --canary connection-reorder/);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/^zksim: --save: cannot create .*mkdir \/proc\/zksim-no-such-dir: ENOENT.*nothing saved/);
+  });
+
+  it("a failed --save (a full disk) keeps the failing run's exit 1 and its JSON line, and says so on stderr", () => {
+    const r = zksim("run", "kernel-smoke", "--canary", "connection-reorder", "--save", "/dev/full", "--json");
+    expect(r.status).toBe(1);
+    expect(lastJson<{ verdict: string }>(r).verdict).toBe("fail");
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/--save: cannot write replay file \/dev\/full: ENOSPC.*re-run it: zksim run kernel-smoke --seed 1 --canary connection-reorder/);
+  });
+
+  it("--save-dir under /proc is exit 2 before any seed runs", () => {
+    expectBadInput(zksim("explore", "kernel-smoke", "--seeds", "1", "--save-dir", "/proc/zksim-no-such-dir/out"), /cannot create --save-dir .*mkdir \/proc\/zksim-no-such-dir: ENOENT/);
+  });
+
+  it("shrink --out under /proc is exit 2 before any shrink run", () => {
+    const saved = join(dir, "case.json");
+    expect(zksim("run", "kernel-smoke", "--canary", "connection-reorder", "--save", saved).status).toBe(1);
+    const r = zksim("shrink", saved, "--out", "/proc/zksim-no-such-dir/shrunk.json");
+    expectBadInput(r, /mkdir \/proc\/zksim-no-such-dir: ENOENT/);
+    expect(r.stdout).toBe("");
+  });
+
+  it("--trace to a full disk: the verdict is printed, one line says the trace is incomplete; exit 2 for a pass, 1 for a failure", () => {
+    const pass = zksim("run", "kernel-smoke", "--trace", "/dev/full");
+    expect(pass.status).toBe(2);
+    expect(pass.stdout).toMatch(/verdict: PASS/);
+    expect(pass.stdout).not.toMatch(/trace written/);
+    expect(pass.stderr.trim().split("\n")).toHaveLength(1);
+    expect(pass.stderr).toMatch(/^zksim: --trace \/dev\/full: writing failed .*ENOSPC.*incomplete/);
+    const fail = zksim("run", "kernel-smoke", "--canary", "connection-reorder", "--trace", "/dev/full", "--json");
+    expect(fail.status).toBe(1);
+    expect(lastJson<{ verdict: string }>(fail).verdict).toBe("fail");
+    expect(fail.stderr).toMatch(/ENOSPC/);
+  });
+});
+
+describe("cli limits: input files", () => {
+  it("run /dev/zero is refused (not a regular file) instead of read without end", () => {
+    expectBadInput(zksim("run", "/dev/zero"), /scenario file \/dev\/zero is not a regular file/);
+  });
+
+  it("a FIFO is refused instead of blocking on open", () => {
+    const fifo = join(dir, "fifo.json");
+    execFileSync("mkfifo", [fifo]);
+    expectBadInput(zksim("run", fifo), /is not a regular file \(a FIFO\)/);
+    expectBadInput(zksim("replay", fifo), /replay file .* is not a regular file/);
+  });
+
+  it("a directory given as a scenario or replay file is refused", () => {
+    expectBadInput(zksim("replay", dir), /is not a regular file \(a directory\)/);
+  });
+});
+
+describe("cli limits: bounded scenario values", () => {
+  for (const rate of [1e9, 1e18, 1000]) {
+    it(`a clock fault rate of ${rate} is bad input (bounded to [0.01, 100])`, () => {
+      const f = scenarioFile(`clock-${rate}.json`, { ...kernelSmoke, faults: [{ atMs: 100, kind: "clock", node: "n1", rate }] });
+      expectBadInput(zksim("run", f), /faults\[0\]\.rate: a clock rate must be in \[0\.01, 100\]/);
+    });
+  }
+
+  it("the bounds themselves run: rate 100 and 0.01", () => {
+    const f = scenarioFile("clock-ok.json", { ...kernelSmoke, faults: [{ atMs: 100, kind: "clock", node: "n1", rate: 100 }, { atMs: 200, kind: "clock", node: "n2", rate: 0.01 }] });
+    expect(zksim("run", f).status).toBe(0);
+  });
+
+  it("durationMs above a virtual day is bad input", () => {
+    expectBadInput(zksim("run", scenarioFile("dur.json", { ...kernelSmoke, durationMs: 1e15 })), /"durationMs" must be at most 86400000/);
+  });
+
+  it("convergence.budgetMs above a virtual hour is bad input", () => {
+    expectBadInput(zksim("run", scenarioFile("budget.json", { ...kernelSmoke, convergence: { budgetMs: 1e15 } })), /budgetMs must be at most 3600000/);
+  });
+});
+
+describe("cli limits: explore", () => {
+  it("--from 9007199254740991 --seeds 2 runs past the largest seed: exit 2 (its replay line would be one `run` rejects)", () => {
+    expectBadInput(zksim("explore", "kernel-smoke", "--from", "9007199254740991", "--seeds", "2"), /runs past the largest seed, 9007199254740991/);
+  });
+
+  it("the largest seed itself is swept, and its replay line is one `run` accepts", () => {
+    const r = zksim("explore", "kernel-smoke", "--from", "9007199254740991", "--seeds", "1", "--workers", "1", "--canary", "connection-reorder", "--json");
+    expect(r.status).toBe(1);
+    const { failures } = lastJson<{ failures: { replay: string }[] }>(r);
+    expect(failures.map((f) => f.replay)).toEqual(["zksim run kernel-smoke --seed 9007199254740991 --canary connection-reorder"]);
+  });
+
+  /** Starts a sweep, sends SIGINT once `ready` matches stdout and `afterMs` have passed. */
+  function interrupted(args: string[], afterMs: number): Promise<CliResult & { signal: NodeJS.Signals | null }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, FORCE_COLOR: "0" } });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => child.kill("SIGINT"), afterMs);
+      const guard = setTimeout(() => child.kill("SIGKILL"), afterMs + 30_000);
+      child.on("close", (status, signal) => {
+        clearTimeout(timer);
+        clearTimeout(guard);
+        resolve({ status: status ?? -1, stdout, stderr, signal });
+      });
+    });
+  }
+
+  it("SIGINT: the summary so far (failures with replay lines), then exit 130", async () => {
+    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "1", "--canary", "connection-reorder"], 6000);
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(130);
+    const summary = /explored (\d+) seeds? in .*\(interrupted: (\d+) of 100000 seeds run\)/.exec(r.stdout);
+    expect(summary, r.stdout).not.toBeNull();
+    const run = Number(summary![1]);
+    expect(run).toBeGreaterThan(0);
+    expect(r.stdout.match(/^ {2}replay: zksim run kernel-smoke --seed \d+ --canary connection-reorder$/gm)).toHaveLength(run);
+  });
+
+  it("SIGINT with --json and worker threads: the JSON line with interrupted: true, then exit 130", async () => {
+    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "2", "--canary", "connection-reorder", "--json"], 6000);
+    expect(r.status).toBe(130);
+    const j = lastJson<{ seedsRun: number; failures: { seed: number; replay: string }[]; interrupted?: boolean }>(r);
+    expect(j.interrupted).toBe(true);
+    expect(j.seedsRun).toBeLessThan(100000);
+    expect(j.failures).toHaveLength(j.seedsRun);
+  });
+});
+
+describe("cli limits: usage", () => {
+  it("zksim with no arguments: the usage on stderr, nothing on stdout, exit 2", () => {
+    const r = zksim();
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^usage: zksim <command>/);
+  });
+
+  it("zksim <command> --help and zksim help <command>: that command's usage on stdout, exit 0", () => {
+    for (const args of [["run", "--help"], ["help", "run"], ["run", "kernel-smoke", "-h"]]) {
+      const r = zksim(...args);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/^usage: zksim run <scenario>/);
+      expect(r.stderr).toBe("");
+    }
+    expect(zksim("help").stdout).toMatch(/^usage: zksim <command>[\s\S]*\n {2}demo /);
+  });
+
+  it("every command refuses an argument it does not take", () => {
+    expectBadInput(zksim("demo", "extra"), /demo: unexpected argument "extra"/);
+    expectBadInput(zksim("list", "extra"), /list: unexpected argument "extra"/);
+    expectBadInput(zksim("bench", "zk", "extra"), /bench: unexpected argument "extra"/);
+    expectBadInput(zksim("help", "nope"), /unknown command "nope"/);
+  });
+});
+
+describe("cli limits: list says which scenarios fail on purpose", () => {
+  it("the naive twins and recipe-lock-pause-unfenced, and only they, are expect: fail", () => {
+    const entries = lastJson<{ name: string; expect: string }[]>(zksim("list", "--json"));
+    const failing = entries.filter((e) => e.expect === "fail").map((e) => e.name);
+    expect(failing).toEqual([
+      "recipe-barrier-naive-poll",
+      "recipe-counter-naive",
+      "recipe-double-barrier-naive",
+      "recipe-lock-naive-herd",
+      "recipe-lock-naive-retry",
+      "recipe-lock-pause-unfenced",
+      "recipe-naming-naive",
+      "recipe-queue-priority-naive",
+      "recipe-revocable-lock-naive",
+    ]);
+    expect(entries.every((e) => e.expect === "fail" || e.expect === "pass")).toBe(true);
+    expect(zksim("list").stdout).toMatch(/^recipe-lock-pause-unfenced +\[fails on purpose\] /m);
+  });
+});
