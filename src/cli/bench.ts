@@ -11,12 +11,11 @@ import { Simulator } from "../sim/simulator.js";
 import { EventQueue } from "../sim/event-queue.js";
 import type { NodeContext, Process } from "../sim/node-context.js";
 import { UserInputError } from "../sim/errors.js";
-import { ZooKeeperServer } from "../zk/server/zoo-keeper-server.js";
-import { createClient, type ZooKeeper } from "../zk/client/index.js";
-import { CreateMode, Ids } from "../zk/proto/records.js";
-import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../zk/server/quorum/quorum-peer.js";
 import { registerBuiltins } from "../scenario/builtins.js";
+import { parseScenario } from "../scenario/parse.js";
 import { runScenario } from "../scenario/run.js";
+import type { Scenario } from "../scenario/types.js";
+import { workloadDef } from "../scenario/workload.js";
 import { loadScenario } from "./scenario-files.js";
 import { benchmarkLinearizability, checkLinearizable, zkModel } from "../check/linearizability/index.js";
 import { exploreInProcess } from "./explore/explore.js";
@@ -128,9 +127,8 @@ function kernelBench(): Figure[] {
 }
 
 /**
- * zk: one standalone server and 10 clients, each running a closed loop of mixed operations
- * (50% getData, 10% getData with a watch, 25% setData, 10% exists, 5% create+delete) over 20
- * znodes, with the whole pipeline on (Jute encoding, fsync group commit, trace hashing).
+ * zk: one standalone server and 10 clients running the bench's client load (`clientLoad`: the
+ * zk workload and traffic.ts's op loop).
  *
  * The headline figure is steady state: the median of three 20-virtual-second runs after the JIT
  * has warmed up (a sweep of thousands of seeds runs warm). The first run in a fresh process is
@@ -150,7 +148,7 @@ async function zkBench(): Promise<Figure[]> {
 }
 
 /**
- * ensemble: 3 voters and 10 clients spread over them, the same mixed loop (steady state, as
+ * ensemble: 3 voters and 10 clients spread over them, the same client load (steady state, as
  * for zk); and how much virtual time per wall second the book's leader-crash scenario runs at.
  */
 async function ensembleBench(): Promise<Figure[]> {
@@ -194,71 +192,64 @@ async function checkBench(): Promise<Figure[]> {
   ];
 }
 
-/** A closed-loop client load against `servers` servers (1 = standalone). */
+/**
+ * The client load of `zk` and `ensemble`: the zk workload (workloads/zk.ts) with `servers`
+ * servers (1 = standalone) and 10 clients running the bench-traffic script (traffic.ts's op
+ * loop, closed: each client sends its next op as soon as the last one completes) over 20 keys, with the
+ * whole pipeline on (Jute encoding, fsync group commit at 1 ms, trace hashing) and no checker.
+ * The mix: 60% getData, 25% setData, 10% getChildren, 2.5% create, 2.5% delete (a create or
+ * delete that finds its key taken or gone still completes an op).
+ *
+ * Each run lets the servers elect and the clients connect for `LOAD_WARM_UP_MS` of virtual time,
+ * then times `virtualMs` more; ops are the `client.complete` trace events in that window. A
+ * violation the workload reports (the root never created) fails the bench.
+ */
+const LOAD_WARM_UP_MS = 3000;
+const LOAD_MIX = { getData: 24, setData: 10, getChildren: 4, create: 1, delete: 1, multi: 0, ephemeral: 0 };
+
+function clientLoadScenario(servers: number, virtualMs: number): Scenario {
+  registerBuiltins();
+  const untilMs = LOAD_WARM_UP_MS + virtualMs;
+  const traffic = { keys: 20, opGapMsMax: 0, sessionTimeoutMs: 10_000, mix: LOAD_MIX, untilMs };
+  return parseScenario(
+    {
+      name: `bench-load-${servers}`,
+      durationMs: untilMs,
+      convergence: false,
+      checkers: [],
+      disk: { fsyncLatencyMs: 1 },
+      workload: { kind: "zk", script: "bench-traffic", servers, clients: 10, tickTimeMs: 2000, traffic },
+    },
+    "bench",
+  );
+}
+
 async function clientLoad(servers: number, virtualMs: number) {
-  const run = async (virtualMs: number) => {
-    const sim = new Simulator({ seed: 1 });
-    const serverIds = Array.from({ length: servers }, (_, i) => `s${i + 1}`);
-    const members = serverIds.map((host, i) => ({ sid: i + 1, host, role: "participant" as const }));
-    for (const [i, id] of serverIds.entries()) {
-      sim.addNode(
-        id,
-        (ctx) =>
-          servers === 1
-            ? new ZooKeeperServer(ctx, { tickTimeMs: 2000 })
-            : new QuorumPeer(ctx, { ...DEFAULT_QUORUM_CONFIG, myid: i + 1, members, server: {}, bugs: new Set() }),
-        { fsyncLatencyUs: 1000 },
-      );
-    }
-    const clients = Array.from({ length: 10 }, (_, i) => `c${i + 1}`);
-    for (const id of clients) sim.addNode(id, () => ({}));
-    for (const id of [...serverIds, ...clients]) sim.start(id);
+  const scenario = clientLoadScenario(servers, virtualMs);
+  const run = async () => {
+    const sim = new Simulator({ seed: 1, network: scenario.network });
+    const problems: string[] = [];
+    const workload = workloadDef(scenario.workload.kind).create({ sim, scenario, params: scenario.workload.params, report: (checker, message) => problems.push(`[${checker}] ${message}`) });
+    workload.setup();
     let ops = 0;
-    const open = Ids.OPEN_ACL_UNSAFE;
-    const loop = async (zk: ZooKeeper, id: string) => {
-      const rng = sim.node(id).context!.rng;
-      while (zk.getState() !== "CONNECTED") await sim.sleepUs(1000);
-      for (let i = 0; i < 20; i++) await zk.create(`/k${i}`, "x", open, CreateMode.PERSISTENT).catch(() => undefined);
-      for (;;) {
-        const path = `/k${rng.int(0, 19)}`;
-        const r = rng.next();
-        try {
-          if (r < 0.5) await zk.getData(path);
-          else if (r < 0.6) await zk.getData(path, () => undefined);
-          else if (r < 0.85) await zk.setData(path, "y", -1);
-          else if (r < 0.95) await zk.exists(path);
-          else {
-            const p = await zk.create(`/${id}-`, "", open, CreateMode.EPHEMERAL_SEQUENTIAL);
-            await zk.delete(p, -1);
-            ops++;
-          }
-          ops++;
-        } catch {
-          // A failed op still completed; the loop goes on (nothing fails in this fault-free run).
-          ops++;
-        }
-      }
-    };
-    // Ensembles elect first (≈1.3 virtual s); clients start once a leader can serve.
-    const startAtUs = servers === 1 ? 0 : 3_000_000;
-    sim.schedule(startAtUs, () => {
-      clients.forEach((id, i) => {
-        const connectString = `s${(i % servers) + 1}:2181`;
-        void loop(createClient(sim.node(id).context!, { connectString, sessionTimeoutMs: 10_000 }), id);
-      });
-    });
-    await sim.run({ untilUs: startAtUs });
+    sim.trace.subscribe(
+      () => ops++,
+      (kind) => kind === "client.complete",
+    );
+    const startUs = LOAD_WARM_UP_MS * 1000;
+    await sim.run({ untilUs: startUs });
     const opsBefore = ops;
     const eventsBefore = sim.eventCount;
     const t0 = performance.now();
-    await sim.run({ untilUs: startAtUs + virtualMs * 1000 });
+    await sim.run({ untilUs: startUs + virtualMs * 1000 });
     const seconds = (performance.now() - t0) / 1000;
+    if (problems.length > 0) throw new Error(`bench: the client load failed: ${problems.join("; ")}`);
     return { ops: ops - opsBefore, seconds, events: sim.eventCount - eventsBefore };
   };
-  const cold = await run(virtualMs);
+  const cold = await run();
   // Warm the JIT, then take the median of three runs.
-  for (let i = 0; i < 3; i++) await run(virtualMs);
-  const warm = medianOf3([await run(virtualMs), await run(virtualMs), await run(virtualMs)], (r) => r.seconds);
+  for (let i = 0; i < 3; i++) await run();
+  const warm = medianOf3([await run(), await run(), await run()], (r) => r.seconds);
   return {
     ops: warm.ops,
     opsPerSec: Math.round(warm.ops / warm.seconds),

@@ -28,7 +28,7 @@ export const CONVERGENCE_BUDGET_MS = 30_000;
 export const FINAL_READS_MS = 30_000;
 
 /** Creates the root from some client that can reach a server, trying each in turn until `deadlineUs`. */
-async function createRoot(s: ScriptContext, deadlineUs: number): Promise<boolean> {
+export async function createRoot(s: ScriptContext, deadlineUs: number): Promise<boolean> {
   for (let attempt = 0; s.sim.nowUs < deadlineUs; attempt++) {
     const node = s.clients[attempt % s.clients.length]!;
     const ctx = s.sim.node(node).context;

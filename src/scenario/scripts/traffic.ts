@@ -33,7 +33,7 @@ export const DEFAULT_OP_MIX: OpMix = { create: 1, setData: 2, getData: 1, delete
 export interface TrafficParams {
   /** Keys `/swarm/k0` … `/swarm/k{keys-1}`. */
   keys: number;
-  /** Each client waits 1…opGapMsMax ms between ops. */
+  /** Each client waits 1…opGapMsMax ms between ops; 0: none (a closed loop, as a benchmark runs). */
   opGapMsMax: number;
   /** The session timeout each client asks for. */
   sessionTimeoutMs: number;
@@ -63,9 +63,13 @@ export class TrafficClient {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
+      const startedUs = this.s.sim.nowUs;
       // A paused client node is frozen: its user code issues nothing until it resumes.
       if (this.s.sim.node(this.node).status === "up") await this.step();
-      await this.s.sleepMs(this.rng.int(1, this.params.opGapMsMax));
+      if (this.params.opGapMsMax > 0) await this.s.sleepMs(this.rng.int(1, this.params.opGapMsMax));
+      // Back to back (gap 0): the next op at once, unless no virtual time passed (no op was
+      // sent): then 1 ms, so that a client with nothing to do never spins at one instant.
+      else if (this.s.sim.nowUs === startedUs) await this.s.sleepMs(1);
     }
     if (this.zk !== undefined) await tolerate(this.zk.close());
   }
@@ -150,7 +154,7 @@ async function readAll(s: ScriptContext, node: string): Promise<string> {
 /** Bounds of the `traffic` document (`{"keys": 4, "opGapMsMax": 300, "sessionTimeoutMs": 6000, "mix": {...}}`). */
 export const TRAFFIC_BOUNDS = {
   keys: [1, 64],
-  opGapMsMax: [1, 10_000],
+  opGapMsMax: [0, 10_000],
   sessionTimeoutMs: [1000, 120_000],
   weight: [0, 100],
   /** The virtual time (ms since the start) at which the clients stop writing and convergence begins. */
