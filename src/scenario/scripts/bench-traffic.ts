@@ -7,9 +7,9 @@
  * Parameters: as client-traffic's, `{"kind": "zk", "script": "bench-traffic", "servers": 3,
  * "clients": 10, "traffic": {"keys": 20, "opGapMsMax": 0, "mix": {...}, "untilMs": 23000}}`.
  */
-import { createRoot } from "./client-traffic.js";
+import { runTraffic } from "./client-traffic.js";
 import type { ScriptDef } from "./script.js";
-import { parseTraffic, TRAFFIC_ROOT, TrafficClient } from "./traffic.js";
+import { parseTraffic } from "./traffic.js";
 
 export const benchTraffic: ScriptDef = {
   name: "bench-traffic",
@@ -18,14 +18,8 @@ export const benchTraffic: ScriptDef = {
   checkParams: (params) => void parseTraffic(params.traffic),
   async run(s) {
     const traffic = parseTraffic(s.params.traffic);
-    const untilUs = traffic.untilMs * 1000;
-    if (!(await createRoot(s, untilUs))) {
-      s.expect(false, `the root ${TRAFFIC_ROOT} could be created by ${traffic.untilMs} ms`);
-      return;
-    }
-    const clients = s.clients.map((c) => new TrafficClient(s, c, s.sim.rng.fork("traffic").fork(c), traffic));
-    if (s.sim.nowUs < untilUs) await s.sleepMs((untilUs - s.sim.nowUs) / 1000);
-    for (const c of clients) c.stop();
-    await Promise.all(clients.map((c) => c.done));
+    const clients = await runTraffic(s, traffic, traffic.untilMs * 1000, "(the end of the traffic phase)");
+    for (const c of clients ?? []) c.stop();
+    await Promise.all((clients ?? []).map((c) => c.done));
   },
 };

@@ -20,7 +20,7 @@ import { createClient, KeeperException } from "../../zk/client/index.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import { EnsembleView } from "./ensemble.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { finalReads, parseTraffic, TRAFFIC_ROOT, TrafficClient } from "./traffic.js";
+import { finalReads, parseTraffic, TRAFFIC_ROOT, TrafficClient, type TrafficDocument } from "./traffic.js";
 
 /** After `untilMs`: the time the ensemble has to settle again (and the root to be created). */
 export const CONVERGENCE_BUDGET_MS = 30_000;
@@ -28,7 +28,7 @@ export const CONVERGENCE_BUDGET_MS = 30_000;
 export const FINAL_READS_MS = 30_000;
 
 /** Creates the root from some client that can reach a server, trying each in turn until `deadlineUs`. */
-export async function createRoot(s: ScriptContext, deadlineUs: number): Promise<boolean> {
+async function createRoot(s: ScriptContext, deadlineUs: number): Promise<boolean> {
   for (let attempt = 0; s.sim.nowUs < deadlineUs; attempt++) {
     const node = s.clients[attempt % s.clients.length]!;
     const ctx = s.sim.node(node).context;
@@ -51,6 +51,22 @@ export async function createRoot(s: ScriptContext, deadlineUs: number): Promise<
   return false;
 }
 
+/**
+ * Steps 1 and 2: creates the root (by `rootByUs`, else a failed expectation, `why` saying what
+ * the deadline is, and undefined), then every client runs its traffic until `traffic.untilMs`;
+ * returns the clients, still running (stop them).
+ */
+export async function runTraffic(s: ScriptContext, traffic: TrafficDocument, rootByUs: number, why: string): Promise<TrafficClient[] | undefined> {
+  if (!(await createRoot(s, rootByUs))) {
+    s.expect(false, `the root ${TRAFFIC_ROOT} could be created by ${rootByUs / 1000} ms ${why}`);
+    return undefined;
+  }
+  const clients = s.clients.map((c) => new TrafficClient(s, c, s.sim.rng.fork("traffic").fork(c), traffic));
+  const untilUs = traffic.untilMs * 1000;
+  if (s.sim.nowUs < untilUs) await s.sleepMs((untilUs - s.sim.nowUs) / 1000);
+  return clients;
+}
+
 export const clientTraffic: ScriptDef = {
   name: "client-traffic",
   description: "clients run random ops while the scenario's fault schedule plays; then heal, converge and read",
@@ -58,14 +74,9 @@ export const clientTraffic: ScriptDef = {
   checkParams: (params) => void parseTraffic(params.traffic),
   async run(s) {
     const traffic = parseTraffic(s.params.traffic);
-    const untilUs = traffic.untilMs * 1000;
-    const convergedByUs = untilUs + CONVERGENCE_BUDGET_MS * 1000;
-    if (!(await createRoot(s, convergedByUs))) {
-      s.expect(false, `the root ${TRAFFIC_ROOT} could be created by ${convergedByUs / 1000} ms (${CONVERGENCE_BUDGET_MS} ms after the traffic phase)`);
-      return;
-    }
-    const clients = s.clients.map((c) => new TrafficClient(s, c, s.sim.rng.fork("traffic").fork(c), traffic));
-    if (s.sim.nowUs < untilUs) await s.sleepMs((untilUs - s.sim.nowUs) / 1000);
+    const convergedByUs = traffic.untilMs * 1000 + CONVERGENCE_BUDGET_MS * 1000;
+    const clients = await runTraffic(s, traffic, convergedByUs, `(${CONVERGENCE_BUDGET_MS} ms after the traffic phase)`);
+    if (clients === undefined) return;
     s.note(`${(s.sim.nowUs / 1000).toFixed(0)}ms: traffic ends, convergence begins`);
     if (s.servers.length > 1) {
       const budgetMs = Math.max(1, (convergedByUs - s.sim.nowUs) / 1000);
