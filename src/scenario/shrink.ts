@@ -1,6 +1,6 @@
 /**
- * Shrinking a recorded failing case (`zksim shrink`, cli/commands/shrink.ts, is its command line):
- * minimises it.
+ * Shrinking: minimises a recorded failing case (its command line is `zksim shrink`,
+ * cli/commands/shrink.ts, which reads and writes the replay files).
  *
  * 1. delta debugging (ddmin, complements only) over the fault schedule: split the list into n
  *    contiguous chunks, keep the first removal of a chunk after which the run still fails the
