@@ -25,6 +25,7 @@ import type { Simulator } from "../../sim/simulator.js";
 import { Code, codeName, isRecoverable } from "../proto/error-code.js";
 import { zxidHex, type Stat } from "../proto/records.js";
 import type { PacketReply } from "./client-cnxn.js";
+import type { ClientCompleteFields } from "../trace-events.js";
 
 export type Outcome = "ok" | "fail" | "unknown";
 
@@ -52,7 +53,7 @@ export function outcomeOf(reply: PacketReply, err: number): Outcome {
 }
 
 /** Adds how an operation ended (`outcome`, `err`, `zxid`, `sent`, `xid`) to `fields`, and returns it. */
-export function completionFields(reply: PacketReply, err: number, fields: Record<string, unknown>): Record<string, unknown> {
+export function completionFields(reply: PacketReply, err: number, fields: ClientCompleteFields): ClientCompleteFields {
   const outcome = outcomeOf(reply, err);
   fields.outcome = outcome;
   if (err !== Code.OK) fields.err = codeName(err);
