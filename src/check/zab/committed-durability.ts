@@ -22,7 +22,8 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
-import { at, formatZxid, intField, stringField, syncParties, ZabEventChecker, zxidField } from "./zab-event.js";
+import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
+import { intField, stringField, zxidField } from "../event-reader.js";
 import { filledUpTo, TxnHistory, type TxnEntry } from "./txn-history.js";
 
 interface Committed {

@@ -35,7 +35,8 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
-import { at, formatZxid, intField, stringField, syncParties, ZabEventChecker, zxidField } from "./zab-event.js";
+import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
+import { optionalIntField, stringField, zxidField } from "../event-reader.js";
 import { filledUpTo, sameTxn, TxnHistory, type TxnEntry } from "./txn-history.js";
 
 /** An entry of G, with who put it there (for messages). */
@@ -174,7 +175,7 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
     const last = s.lastProposal;
     s.lastProposal = { epoch, counter };
     const who = this.names.label(e.node);
-    const declared = e.fields?.epoch === undefined ? epoch : intField(e, "epoch");
+    const declared = optionalIntField(e, "epoch") ?? epoch;
     let problem: string | undefined;
     if (declared !== epoch) problem = `its epoch is ${declared} but the zxid's epoch is ${epoch}`;
     else if (last === undefined || epoch > last.epoch) {

@@ -28,7 +28,8 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { zxidEpoch, type Zxid } from "../../zk/proto/records.js";
-import { at, formatZxid, intField, zxidField, ZabEventChecker } from "./zab-event.js";
+import { at, formatZxid, ZabEventChecker } from "./zab-event.js";
+import { intField, zxidField } from "../event-reader.js";
 
 /** A primary's first proposal of its epoch, and the highest zxid it had delivered by then. */
 interface PrimaryBound {
