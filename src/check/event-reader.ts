@@ -68,6 +68,11 @@ function raw(e: AnyEvent, field: string): unknown {
   return (e.fields as Record<string, unknown> | undefined)?.[field];
 }
 
+/** Absent (undefined or null): what the `optional…` readers return undefined for. */
+function absent(e: AnyEvent, field: string): boolean {
+  return raw(e, field) == null;
+}
+
 /** A zxid (or session id): hex text ("0x100000002"), decimal text, bigint or safe integer. */
 export function zxidField<E extends AnyEvent>(e: E, field: FieldName<E>): bigint {
   const v = raw(e, field);
@@ -77,9 +82,7 @@ export function zxidField<E extends AnyEvent>(e: E, field: FieldName<E>): bigint
 }
 
 export function optionalZxidField<E extends AnyEvent>(e: E, field: FieldName<E>): bigint | undefined {
-  const v = raw(e, field);
-  if (v === undefined || v === null) return undefined;
-  return zxidField(e, field);
+  return absent(e, field) ? undefined : zxidField(e, field);
 }
 
 function asZxid(v: unknown): bigint | undefined {
@@ -99,9 +102,7 @@ export function intField<E extends AnyEvent>(e: E, field: FieldName<E>): number 
 }
 
 export function optionalIntField<E extends AnyEvent>(e: E, field: FieldName<E>): number | undefined {
-  const v = raw(e, field);
-  if (v === undefined || v === null) return undefined;
-  return intField(e, field);
+  return absent(e, field) ? undefined : intField(e, field);
 }
 
 /** A finite number. */
@@ -112,9 +113,7 @@ export function numberField<E extends AnyEvent>(e: E, field: FieldName<E>): numb
 }
 
 export function optionalNumberField<E extends AnyEvent>(e: E, field: FieldName<E>): number | undefined {
-  const v = raw(e, field);
-  if (v === undefined || v === null) return undefined;
-  return numberField(e, field);
+  return absent(e, field) ? undefined : numberField(e, field);
 }
 
 /** Text (a number or bigint is taken as its decimal text). */
@@ -126,9 +125,7 @@ export function stringField<E extends AnyEvent>(e: E, field: FieldName<E>): stri
 }
 
 export function optionalStringField<E extends AnyEvent>(e: E, field: FieldName<E>): string | undefined {
-  const v = raw(e, field);
-  if (v === undefined || v === null) return undefined;
-  return stringField(e, field);
+  return absent(e, field) ? undefined : stringField(e, field);
 }
 
 /** Text that must be one of `values`. */
@@ -145,9 +142,7 @@ export function booleanField<E extends AnyEvent>(e: E, field: FieldName<E>): boo
 }
 
 export function optionalBooleanField<E extends AnyEvent>(e: E, field: FieldName<E>): boolean | undefined {
-  const v = raw(e, field);
-  if (v === undefined || v === null) return undefined;
-  return booleanField(e, field);
+  return absent(e, field) ? undefined : booleanField(e, field);
 }
 
 /** A list of texts (numbers taken as their text). */
@@ -158,9 +153,7 @@ export function stringListField<E extends AnyEvent>(e: E, field: FieldName<E>): 
 }
 
 export function optionalStringListField<E extends AnyEvent>(e: E, field: FieldName<E>): string[] | undefined {
-  const v = raw(e, field);
-  if (v === undefined || v === null) return undefined;
-  return stringListField(e, field);
+  return absent(e, field) ? undefined : stringListField(e, field);
 }
 
 /** Text or null (a value that may be absent on purpose, like ZooKeeper's null data). */
