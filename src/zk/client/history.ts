@@ -14,7 +14,8 @@
  * - Field values are small: strings, numbers, booleans; zxids and session ids are hex text.
  * - `client.invoke` names the `server` the client is connected to, when it is; the completion
  *   of an "unknown" op that was sent carries its request `xid`.
- * - The shape is the one `check/history` reads (keep the two in step): op names create,
+ * - The fields are typed in `zk/trace-events.ts` (`ClientInvokeFields`, `ClientCompleteFields`)
+ *   and described in docs/trace.md; `check/history` reads this shape: op names create,
  *   delete, setData, getData, exists, getChildren, sync, multi, closeSession (create2 and
  *   getChildren2 are recorded as create / getChildren; other calls under their own names);
  *   `result` is `{ path }`, `{ data, stat }`, `{ stat }` (`stat: null` when exists finds
