@@ -14,7 +14,7 @@ import type { Checker, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
-import { guarded, intField, optionalStringField, stringField } from "../event-reader.js";
+import { checked, guarded, intField, optionalStringField, stringField } from "../event-reader.js";
 
 interface BarrierHistory {
   lastRaisedUs: number;
@@ -46,10 +46,11 @@ export class BarrierChecker implements Checker {
       }
       return;
     }
-    if (e.kind !== "recipe.barrier") return;
-    const name = stringField(e, "barrier");
-    const client = stringField(e, "client");
-    const event = stringField(e, "event");
+    const c = checked(e);
+    if (c.kind !== "recipe.barrier") return;
+    const name = stringField(c, "barrier");
+    const client = stringField(c, "client");
+    const event = stringField(c, "event");
     const b = this.barrier(name);
     switch (event) {
       case "raised":
@@ -70,8 +71,8 @@ export class BarrierChecker implements Checker {
         b.joined.add(client);
         return;
       case "entered": {
-        const size = intField(e, "size");
-        const session = stringField(e, "session");
+        const size = intField(c, "size");
+        const session = stringField(c, "session");
         if (b.joined.size < size) this.log.add(e, `${client} entered double barrier ${name} with only ${b.joined.size} of ${size} processes joined`);
         // A process whose session had already ended (it was paused, say, and has not heard
         // yet) has no node in the barrier: nobody waits for it to leave.

@@ -13,7 +13,7 @@
 import type { Checker, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { guarded, intField, optionalIntField, stringField } from "../event-reader.js";
+import { checked, guarded, intField, optionalIntField, stringField } from "../event-reader.js";
 
 interface CounterHistory {
   acked: number;
@@ -36,17 +36,18 @@ export class CounterChecker implements Checker {
   }
 
   private read(e: TraceEvent): void {
-    if (e.kind !== "recipe.counter") return;
-    const name = stringField(e, "counter");
-    const event = stringField(e, "event");
+    const ev = checked(e);
+    if (ev.kind !== "recipe.counter") return;
+    const name = stringField(ev, "counter");
+    const event = stringField(ev, "event");
     const c = this.counter(name);
-    if (event === "final") return this.onFinal(e, name, c, intField(e, "value"));
+    if (event === "final") return this.onFinal(e, name, c, intField(ev, "value"));
     if (event !== "increment") return;
-    const id = `${stringField(e, "client")}#${intField(e, "n")}`;
-    const delta = optionalIntField(e, "delta") ?? 1;
-    switch (stringField(e, "outcome")) {
+    const id = `${stringField(ev, "client")}#${intField(ev, "n")}`;
+    const delta = optionalIntField(ev, "delta") ?? 1;
+    switch (stringField(ev, "outcome")) {
       case "ok": {
-        const value = intField(e, "value");
+        const value = intField(ev, "value");
         const other = c.values.get(value);
         if (other !== undefined) this.log.add(e, `lost update on ${name}: increments ${other} and ${id} both report producing value ${value}`);
         c.values.set(value, id);

@@ -15,7 +15,7 @@
 import type { Checker, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { guarded, intField, optionalBooleanField, optionalNumberField, stringField } from "../event-reader.js";
+import { checked, guarded, intField, optionalBooleanField, optionalNumberField, stringField } from "../event-reader.js";
 
 interface Take {
   client: string;
@@ -50,22 +50,23 @@ export class QueueChecker implements Checker {
   }
 
   private read(e: TraceEvent): void {
-    if (e.kind !== "recipe.queue") return;
-    const name = stringField(e, "queue");
-    const event = stringField(e, "event");
+    const c = checked(e);
+    if (c.kind !== "recipe.queue") return;
+    const name = stringField(c, "queue");
+    const event = stringField(c, "event");
     const q = this.queue(name);
     switch (event) {
       case "offer": {
-        const item = stringField(e, "item");
-        const ok = stringField(e, "outcome") === "ok";
-        if ((optionalNumberField(e, "priority") ?? 0) !== 0) q.priority = true;
+        const item = stringField(c, "item");
+        const ok = stringField(c, "outcome") === "ok";
+        if ((optionalNumberField(c, "priority") ?? 0) !== 0) q.priority = true;
         if (ok || !q.offered.has(item)) q.offered.set(item, ok ? "ok" : "unknown");
         return;
       }
       case "take":
         return this.onTake(e, name, q);
       case "dropped":
-        q.dropped.add(stringField(e, "item"));
+        q.dropped.add(stringField(c, "item"));
         return;
       case "drained":
         q.drained = e;

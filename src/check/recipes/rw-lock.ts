@@ -8,7 +8,7 @@ import type { Checker, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
-import { guarded, stringField } from "../event-reader.js";
+import { checked, guarded, stringField } from "../event-reader.js";
 
 interface Hold {
   client: string;
@@ -36,17 +36,18 @@ export class ReadWriteLockChecker implements Checker {
       for (const l of this.holds.values()) for (const [s, h] of [...l]) if (fate.kind === "session-ended" ? s === fate.session : h.client === fate.client) l.delete(s);
       return;
     }
-    if (e.kind !== "recipe.rwlock") return;
-    const lock = stringField(e, "lock");
-    const session = stringField(e, "session");
-    const event = stringField(e, "event");
+    const c = checked(e);
+    if (c.kind !== "recipe.rwlock") return;
+    const lock = stringField(c, "lock");
+    const session = stringField(c, "session");
+    const event = stringField(c, "event");
     const l = this.holds.get(lock) ?? new Map<string, Hold>();
     this.holds.set(lock, l);
     if (event === "released") l.delete(session);
     // A stale follower's grant to a session already closed elsewhere is over at once.
     if (event !== "acquired" || this.fates.isEnded(session)) return;
-    const mode = stringField(e, "mode");
-    const client = stringField(e, "client");
+    const mode = stringField(c, "mode");
+    const client = stringField(c, "client");
     for (const [s, h] of l) {
       if (s === session) continue;
       if (mode === "write" || h.mode === "write") this.log.add(e, `${lock}: ${client} got a ${mode} lock while ${h.client} (session ${s}) held a ${h.mode} lock`);

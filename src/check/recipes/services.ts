@@ -19,7 +19,7 @@ import type { Checker, Violation } from "../checker.js";
 import { FAULT_KINDS, ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
-import { guarded, nullableStringField, optionalBooleanField, optionalStringField, optionalStringListField, stringField, stringListField } from "../event-reader.js";
+import { checked, guarded, nullableStringField, optionalBooleanField, optionalStringField, optionalStringListField, stringField, stringListField } from "../event-reader.js";
 
 export class GroupChecker implements Checker {
   readonly name = "recipe.group";
@@ -43,27 +43,28 @@ export class GroupChecker implements Checker {
     const fate = this.fates.onEvent(e);
     if (fate?.kind === "session-ended") this.endSession(fate.session);
     if (e.kind === "client.state" && stringField(e, "state") === "CLOSED" && optionalStringField(e, "cause") === "expired") this.endSession(stringField(e, "session"));
-    if (e.kind !== "recipe.group") return;
-    const group = stringField(e, "group");
-    const event = stringField(e, "event");
+    const c = checked(e);
+    if (c.kind !== "recipe.group") return;
+    const group = stringField(c, "group");
+    const event = stringField(c, "event");
     const live = this.live.get(group) ?? new Map<string, string>();
     this.live.set(group, live);
     const ever = this.everJoined.get(group) ?? new Set<string>();
     this.everJoined.set(group, ever);
     if (event === "joined") {
-      const member = stringField(e, "member");
-      live.set(member, stringField(e, "session"));
+      const member = stringField(c, "member");
+      live.set(member, stringField(c, "session"));
       ever.add(member);
     } else if (event === "left") {
-      live.delete(stringField(e, "member"));
+      live.delete(stringField(c, "member"));
     } else if (event === "view") {
-      const members = stringListField(e, "members");
+      const members = stringListField(c, "members");
       const seen = this.seen.get(group) ?? new Map<string, TraceEvent>();
       this.seen.set(group, seen);
       for (const m of members) if (!seen.has(m)) seen.set(m, e);
-      if (optionalBooleanField(e, "fresh") === true) {
+      if (optionalBooleanField(c, "fresh") === true) {
         const expected = [...live.keys()].sort();
-        if (expected.join(",") !== [...members].sort().join(",")) this.log.add(e, `fresh view of ${group} at ${stringField(e, "client")} is [${members.join(", ")}], expected the live members [${expected.join(", ")}]`);
+        if (expected.join(",") !== [...members].sort().join(",")) this.log.add(e, `fresh view of ${group} at ${stringField(c, "client")} is [${members.join(", ")}], expected the live members [${expected.join(", ")}]`);
       }
     }
   }
@@ -125,12 +126,13 @@ export class ConfigChecker implements Checker {
       this.lastFaultUs = e.atUs;
       return;
     }
-    if (e.kind !== "recipe.config") return;
-    const config = stringField(e, "config");
-    const event = stringField(e, "event");
-    const client = stringField(e, "client");
-    const session = stringField(e, "session");
-    const v = versionOf(nullableStringField(e, "value"));
+    const c = checked(e);
+    if (c.kind !== "recipe.config") return;
+    const config = stringField(c, "config");
+    const event = stringField(c, "event");
+    const client = stringField(c, "client");
+    const session = stringField(c, "session");
+    const v = versionOf(nullableStringField(c, "value"));
     let written = this.writes.get(config);
     if (written === undefined) this.writes.set(config, (written = { version: -1, atUs: -Infinity, unknown: new Set() }));
     if (event === "write-begin") {
@@ -162,7 +164,7 @@ export class ConfigChecker implements Checker {
     const prev = this.lastSeen.get(key) ?? -1;
     if (v < prev) this.log.add(e, `${client} (session ${session}) saw ${config} go back from v${prev} to v${v}`);
     this.lastSeen.set(key, Math.max(prev, v));
-    if (optionalBooleanField(e, "fresh") === true && !isLast(v)) this.log.add(e, `a fresh read of ${config} at ${client} returned v${v}, but the last write was v${written.version}`);
+    if (optionalBooleanField(c, "fresh") === true && !isLast(v)) this.log.add(e, `a fresh read of ${config} at ${client} returned v${v}, but the last write was v${written.version}`);
   }
 
   finish(): Violation[] {
@@ -185,14 +187,15 @@ export class NamingChecker implements Checker {
   }
 
   private read(e: TraceEvent): void {
-    if (e.kind !== "recipe.naming") return;
-    const event = stringField(e, "event");
+    const c = checked(e);
+    if (c.kind !== "recipe.naming") return;
+    const event = stringField(c, "event");
     if (event === "listed") return this.onListed(e);
     if (event !== "assigned") return;
-    const dir = stringField(e, "dir");
-    const client = stringField(e, "client");
-    const name = `${dir}/${stringField(e, "name")}`;
-    const tag = `${dir}/${stringField(e, "tag")}`;
+    const dir = stringField(c, "dir");
+    const client = stringField(c, "client");
+    const name = `${dir}/${stringField(c, "name")}`;
+    const tag = `${dir}/${stringField(c, "tag")}`;
     const prev = this.names.get(name);
     if (prev !== undefined) this.log.add(e, `name ${name} was assigned twice (to ${prev} and ${client})`);
     this.names.set(name, client);

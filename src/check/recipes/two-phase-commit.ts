@@ -13,7 +13,7 @@ import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
 import { STALL_MS } from "./exclusive.js";
-import { guarded, stringField } from "../event-reader.js";
+import { checked, guarded, stringField } from "../event-reader.js";
 
 interface Tx {
   begun: TraceEvent | undefined;
@@ -40,10 +40,11 @@ export class TwoPhaseCommitChecker implements Checker {
 
   private read(e: TraceEvent): void {
     this.fates.onEvent(e);
-    if (e.kind !== "recipe.2pc") return;
-    const name = stringField(e, "tx");
-    const client = stringField(e, "client");
-    const event = stringField(e, "event");
+    const c = checked(e);
+    if (c.kind !== "recipe.2pc") return;
+    const name = stringField(c, "tx");
+    const client = stringField(c, "client");
+    const event = stringField(c, "event");
     const tx: Tx = this.txs.get(name) ?? { begun: undefined, aborts: [], decided: new Map(), proposers: [] };
     this.txs.set(name, tx);
     switch (event) {
@@ -51,8 +52,8 @@ export class TwoPhaseCommitChecker implements Checker {
         tx.begun = e;
         return;
       case "vote": {
-        const site = stringField(e, "site");
-        if (stringField(e, "vote") !== "abort") return;
+        const site = stringField(c, "site");
+        if (stringField(c, "vote") !== "abort") return;
         tx.aborts.push(site);
         if ([...tx.decided.values()].includes("commit")) this.log.add(e, `${name} was decided commit, yet ${site} voted abort`);
         return;
@@ -62,7 +63,7 @@ export class TwoPhaseCommitChecker implements Checker {
         if (tx.proposers.length > 1) this.log.add(e, `${name}: the decision was written more than once (by ${tx.proposers.join(", ")})`);
         return;
       case "decided": {
-        const d = stringField(e, "decision");
+        const d = stringField(c, "decision");
         for (const [other, od] of tx.decided) if (od !== d) this.log.add(e, `${name}: ${client} learned ${d} but ${other} learned ${od} — participants disagree`);
         if (d === "commit" && tx.aborts.length > 0) this.log.add(e, `${name} was decided commit though ${tx.aborts.join(", ")} voted abort`);
         tx.decided.set(client, d);

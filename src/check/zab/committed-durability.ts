@@ -24,7 +24,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
-import { intField, stringField, zxidField } from "../event-reader.js";
+import { checked, intField, stringField, zxidField } from "../event-reader.js";
 import type { TxnEntry } from "./txn-history.js";
 import { ReplicaLogs, type Replica } from "./replica-log.js";
 
@@ -57,38 +57,40 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
   }
 
   protected dispatch(e: TraceEvent): void {
-    switch (e.kind) {
+    // The typed view: each case reads only its kind's fields (the compiler checks the names).
+    const c = checked(e);
+    switch (c.kind) {
       case "zab.propose":
-        this.txnOf.set(zxidField(e, "zxid"), stringField(e, "txn"));
+        this.txnOf.set(zxidField(c, "zxid"), stringField(c, "txn"));
         return;
       case "zab.log":
-        this.onLog(e, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
+        this.onLog(e, { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") });
         return;
       case "zab.commit":
-        this.onCommit(e, zxidField(e, "zxid"));
+        this.onCommit(e, zxidField(c, "zxid"));
         return;
       case "zab.deliver": {
-        const entry = { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") };
+        const entry = { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") };
         this.replicas.deliver(e.node, entry);
         this.commit(entry.zxid, entry.txn, "delivered", e);
         return;
       }
       case "zab.recovered":
-        this.onRecovered(e, zxidField(e, "lastZxid"));
+        this.onRecovered(e, zxidField(c, "lastZxid"));
         return;
       case "zab.truncate":
-        this.onTruncate(e, zxidField(e, "zxid"));
+        this.onTruncate(e, zxidField(c, "zxid"));
         return;
       case "zab.sync": {
         const { leader, learner } = syncParties(e, this.names);
-        if (learner !== undefined) this.replicas.sync(leader, learner, zxidField(e, "peerLastZxid"));
+        if (learner !== undefined) this.replicas.sync(leader, learner, zxidField(c, "peerLastZxid"));
         return;
       }
       case "zab.snap.load":
-        this.onSnapLoad(e, zxidField(e, "zxid"));
+        this.onSnapLoad(e, zxidField(c, "zxid"));
         return;
       case "zab.leader.established":
-        this.onEstablished(e, intField(e, "epoch"), zxidField(e, "lastZxid"));
+        this.onEstablished(e, intField(c, "epoch"), zxidField(c, "lastZxid"));
         return;
     }
   }

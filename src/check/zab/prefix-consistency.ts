@@ -20,7 +20,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
-import { optionalIntField, stringField, zxidField } from "../event-reader.js";
+import { checked, optionalIntField, stringField, zxidField } from "../event-reader.js";
 import { sameTxn, TxnHistory, type TxnEntry } from "./txn-history.js";
 import { ReplicaLogs, type Replica } from "./replica-log.js";
 
@@ -50,34 +50,36 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   }
 
   protected dispatch(e: TraceEvent): void {
-    switch (e.kind) {
+    // The typed view: each case reads only its kind's fields (the compiler checks the names).
+    const c = checked(e);
+    switch (c.kind) {
       case "zab.log":
-        this.replicas.log(e.node, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
+        this.replicas.log(e.node, { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") });
         return;
       case "zab.deliver":
-        this.onDeliver(e, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
+        this.onDeliver(e, { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") });
         return;
       case "zab.recovered":
-        this.onRecovered(e, zxidField(e, "lastZxid"));
+        this.onRecovered(e, zxidField(c, "lastZxid"));
         return;
       case "zab.truncate":
-        this.onTruncate(e, zxidField(e, "zxid"));
+        this.onTruncate(e, zxidField(c, "zxid"));
         return;
       case "zab.sync": {
         const { leader, learner } = syncParties(e, this.names);
         if (learner === undefined) return;
-        this.replicas.sync(leader, learner, zxidField(e, "peerLastZxid"));
+        this.replicas.sync(leader, learner, zxidField(c, "peerLastZxid"));
         this.advanceAgree(this.server(learner));
         return;
       }
       case "zab.snap.load":
-        this.onSnapLoad(e, zxidField(e, "zxid"));
+        this.onSnapLoad(e, zxidField(c, "zxid"));
         return;
       case "zab.leader.established":
-        this.onEstablished(e, zxidField(e, "lastZxid"));
+        this.onEstablished(e, zxidField(c, "lastZxid"));
         return;
       case "zab.propose":
-        this.onPropose(e, zxidField(e, "zxid"));
+        this.onPropose(e, zxidField(c, "zxid"));
         return;
     }
   }

@@ -31,7 +31,7 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { zxidEpoch, type Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
 import { ReplicaLogs } from "./replica-log.js";
-import { intField, zxidField } from "../event-reader.js";
+import { checked, intField, zxidField } from "../event-reader.js";
 
 /** A primary's first proposal of its epoch, and the highest zxid it had delivered by then. */
 interface PrimaryBound {
@@ -67,33 +67,35 @@ export class PrimaryIntegrityChecker extends ZabEventChecker {
   }
 
   protected dispatch(e: TraceEvent): void {
-    switch (e.kind) {
+    // The typed view: each case reads only its kind's fields (the compiler checks the names).
+    const c = checked(e);
+    switch (c.kind) {
       case "zab.deliver":
-        this.onDeliver(e, zxidField(e, "zxid"));
+        this.onDeliver(e, zxidField(c, "zxid"));
         return;
       case "zab.recovered":
-        this.replicas.recovered(e.node, zxidField(e, "lastZxid"), []);
+        this.replicas.recovered(e.node, zxidField(c, "lastZxid"), []);
         return;
       case "zab.truncate":
-        this.replicas.truncate(e.node, zxidField(e, "zxid"));
+        this.replicas.truncate(e.node, zxidField(c, "zxid"));
         return;
       case "zab.snap.load":
-        this.replicas.snapLoad(e.node, zxidField(e, "zxid"), []);
+        this.replicas.snapLoad(e.node, zxidField(c, "zxid"), []);
         return;
       case "zab.sync": {
         const { leader, learner } = syncParties(e, this.names);
-        if (learner !== undefined) this.replicas.sync(leader, learner, zxidField(e, "peerLastZxid"));
+        if (learner !== undefined) this.replicas.sync(leader, learner, zxidField(c, "peerLastZxid"));
         return;
       }
       case "zab.leader.established": {
-        const lastZxid = zxidField(e, "lastZxid");
-        const epoch = intField(e, "epoch");
+        const lastZxid = zxidField(c, "lastZxid");
+        const epoch = intField(c, "epoch");
         this.replicas.established(e.node, lastZxid);
         this.established.set(e.node, { epoch, lastZxid });
         return;
       }
       case "zab.propose":
-        this.onPropose(e, zxidField(e, "zxid"));
+        this.onPropose(e, zxidField(c, "zxid"));
         return;
     }
   }
