@@ -87,11 +87,10 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   private onDeliver(e: TraceEvent, entry: TxnEntry): void {
     const s = this.server(e.node);
     const wasConsistent = this.consistent(s);
-    const wasAt = s.replica.treeZxid;
     if (!this.replicas.deliver(e.node, entry)) {
       this.log.add(
         e,
-        `TotalOrder violated: ${this.names.label(e.node)} delivered ${formatZxid(entry.zxid)} after it was already at ${formatZxid(wasAt)}; ` +
+        `TotalOrder violated: ${this.names.label(e.node)} delivered ${formatZxid(entry.zxid)} after it was already at ${formatZxid(s.replica.treeZxid)}; ` +
           `a server's deliveries strictly increase in zxid and nothing at or below its recovery/sync point is delivered again`,
       );
       return;
