@@ -3,20 +3,19 @@
  * events (their `links` field lists exactly the links each one changed).
  */
 import type { TraceEvent } from "../sim/trace.js";
+import { stringListField } from "./event-reader.js";
 
 export class CutLinks {
   /** The kinds `apply` takes. */
   static readonly KINDS: ReadonlySet<string> = new Set(["partition", "heal"]);
   private readonly cut = new Set<string>();
 
-  /** Takes a partition or heal event; false for any other kind. */
+  /** Takes a partition or heal event; false for any other kind. Throws `MalformedEvent` on a bad `links`. */
   apply(e: TraceEvent): boolean {
     if (e.kind !== "partition" && e.kind !== "heal") return false;
-    const links = e.fields?.links;
-    if (!Array.isArray(links)) return true;
-    for (const l of links) {
-      if (e.kind === "partition") this.cut.add(String(l));
-      else this.cut.delete(String(l));
+    for (const l of stringListField(e, "links")) {
+      if (e.kind === "partition") this.cut.add(l);
+      else this.cut.delete(l);
     }
     return true;
   }

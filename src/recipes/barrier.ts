@@ -14,6 +14,7 @@
 import type { ZooKeeper } from "../zk/client/index.js";
 import { Code } from "../zk/proto/error-code.js";
 import { SessionLostError, ensurePath, hasCode, isExpiredEvent, retrying, watchOnce, type RecipeHost } from "./recipe-support.js";
+import type { TraceAnnotations } from "../sim/trace-schema.js";
 
 /** How a waiter learns the barrier is down: a watch (the recipe), or polling (naive). */
 export type BarrierVariant = { kind: "watch" } | { kind: "poll"; pollMs: number };
@@ -62,6 +63,6 @@ export class Barrier {
 }
 
 /** Writes a `recipe.barrier` annotation (the simple and the double barrier share the kind). */
-export function annotateBarrier(host: RecipeHost, zk: ZooKeeper, barrier: string, event: string, extra: Record<string, unknown> = {}): void {
+export function annotateBarrier(host: RecipeHost, zk: ZooKeeper, barrier: string, event: string, extra: Pick<TraceAnnotations["recipe.barrier"], "size"> = {}): void {
   host.annotate("recipe.barrier", { barrier, client: host.id, session: zk.getSessionIdHex(), event, ...extra });
 }

@@ -26,6 +26,7 @@
 import type { ZooKeeper } from "../zk/client/index.js";
 import { Code } from "../zk/proto/error-code.js";
 import { SessionLostError, decodeText, ensurePath, hasCode, isRecoverable, isSessionFatal, keeperCode, retrying, type RecipeHost } from "./recipe-support.js";
+import type { TraceAnnotations } from "../sim/trace-schema.js";
 
 export type CounterVariant = "marker" | "blind-retry";
 
@@ -126,7 +127,7 @@ export class DistributedCounter {
     return { data: JSON.parse(decodeText(data)) as CounterData, version: stat.version };
   }
 
-  private emit(fields: Record<string, unknown>): void {
+  private emit(fields: Omit<TraceAnnotations["recipe.counter"], "counter" | "client" | "session">): void {
     this.host.annotate("recipe.counter", { counter: this.path, client: this.host.id, session: this.zk.getSessionIdHex(), ...fields });
   }
 }

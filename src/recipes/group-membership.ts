@@ -18,6 +18,7 @@ import type { WatchedEvent, ZooKeeper } from "../zk/client/index.js";
 import { Code } from "../zk/proto/error-code.js";
 import { CreateMode, EventType, Ids } from "../zk/proto/records.js";
 import { SessionLostError, ensurePath, hasCode, isExpiredEvent, isRecoverable, isSessionFatal, keeperCode, retrying, watchOnce, type RecipeHost } from "./recipe-support.js";
+import type { TraceAnnotations } from "../sim/trace-schema.js";
 
 export class GroupMember {
   private lostSignal: { promise: Promise<void>; resolve(): void } | undefined;
@@ -133,6 +134,6 @@ export class GroupWatcher {
   }
 }
 
-function emit(host: RecipeHost, zk: ZooKeeper, group: string, fields: Record<string, unknown>): void {
+function emit(host: RecipeHost, zk: ZooKeeper, group: string, fields: Omit<TraceAnnotations["recipe.group"], "group" | "client" | "session">): void {
   host.annotate("recipe.group", { group, client: host.id, session: zk.getSessionIdHex(), ...fields });
 }

@@ -34,6 +34,7 @@ import {
   watchOnce,
   type RecipeHost,
 } from "./recipe-support.js";
+import type { TraceAnnotations } from "../sim/trace-schema.js";
 
 type LatchState = "idle" | "candidate" | "leader" | "suspended" | "closed";
 
@@ -199,7 +200,7 @@ export class LeaderLatch {
     for (const d of waiters) d.reject(err);
   }
 
-  private emit(event: string, extra: Record<string, unknown> = {}): void {
+  private emit(event: string, extra: Pick<TraceAnnotations["recipe.election"], "reason"> = {}): void {
     this.host.annotate("recipe.election", { election: this.dir, client: this.host.id, session: this.zk.getSessionIdHex(), event, ...extra });
   }
 }

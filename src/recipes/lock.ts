@@ -45,6 +45,7 @@ import {
   watchOnce,
   type RecipeHost,
 } from "./recipe-support.js";
+import type { TraceAnnotations } from "../sim/trace-schema.js";
 
 export type LockVariant = "herd-free" | "herd" | "blind-retry";
 
@@ -179,7 +180,7 @@ export class DistributedLock {
     this.emit("lost", { token: this.grant?.token, reason });
   }
 
-  private emit(event: string, extra: Record<string, unknown> = {}): void {
+  private emit(event: string, extra: Pick<TraceAnnotations["recipe.lock"], "token" | "reason"> = {}): void {
     this.host.annotate("recipe.lock", { lock: this.dir, client: this.host.id, session: this.zk.getSessionIdHex(), event, ...extra });
   }
 }

@@ -40,6 +40,7 @@ import {
   watchOnce,
   type RecipeHost,
 } from "./recipe-support.js";
+import type { TraceAnnotations } from "../sim/trace-schema.js";
 
 export type Delivery = "at-least-once" | "at-most-once";
 
@@ -212,7 +213,7 @@ export class DistributedQueue {
     this.emit({ event: "drained" });
   }
 
-  private emit(fields: Record<string, unknown>): void {
+  private emit(fields: Omit<TraceAnnotations["recipe.queue"], "queue" | "client" | "session" | "delivery">): void {
     this.host.annotate("recipe.queue", { queue: this.dir, client: this.host.id, session: this.zk.getSessionIdHex(), delivery: this.delivery, ...fields });
   }
 }

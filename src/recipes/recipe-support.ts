@@ -14,6 +14,7 @@
  *   application, not the recipe, decides how to rebuild (a new handle, a new recipe object).
  */
 import type { Deferred } from "../sim/simulator.js";
+import type { AnnotationKind, TraceAnnotations } from "../sim/trace-schema.js";
 import type { ZooKeeper, WatchedEvent, Watcher } from "../zk/client/index.js";
 import { KeeperException } from "../zk/client/index.js";
 import { Code } from "../zk/proto/error-code.js";
@@ -22,7 +23,7 @@ import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js"
 /** The client node a recipe runs on; a NodeContext fits. */
 export interface RecipeHost {
   readonly id: string;
-  annotate(kind: string, fields?: Record<string, unknown>): void;
+  annotate<K extends AnnotationKind>(kind: K, fields: TraceAnnotations[K]): void;
   /** The node's local clock (ms), for timeouts. */
   nowMs(): number;
   /** Node-local sleep: frozen while the node is paused, never resolves if it crashes. */

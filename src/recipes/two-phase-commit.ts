@@ -20,6 +20,7 @@ import { Op } from "../zk/client/index.js";
 import { Code } from "../zk/proto/error-code.js";
 import { CreateMode, Ids } from "../zk/proto/records.js";
 import { SessionLostError, decodeText, ensurePath, hasCode, isExpiredEvent, isRecoverable, isSessionFatal, keeperCode, retrying, watchOnce, type RecipeHost } from "./recipe-support.js";
+import type { TraceAnnotations } from "../sim/trace-schema.js";
 
 export type Vote = "commit" | "abort";
 
@@ -152,7 +153,7 @@ export class TwoPhaseCommit {
     return decision;
   }
 
-  private emit(tx: string, fields: Record<string, unknown>): void {
+  private emit(tx: string, fields: Omit<TraceAnnotations["recipe.2pc"], "tx" | "client" | "session">): void {
     this.host.annotate("recipe.2pc", { tx: `${this.root}/${tx}`, client: this.host.id, session: this.zk.getSessionIdHex(), ...fields });
   }
 }

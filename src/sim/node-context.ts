@@ -11,6 +11,7 @@ import type { Rng } from "./rng.js";
 import type { SimEvent, SimNode, Simulator, Deferred } from "./simulator.js";
 import type { ConnectionHandlers, ConnectOptions, Endpoint } from "./network.js";
 import type { NodeDisk } from "./disk.js";
+import type { AnnotationKind, TraceAnnotations } from "./trace-schema.js";
 
 /** A simulated process. It sets itself up in its constructor (listen, timers, disk reads). */
 export interface Process {
@@ -128,10 +129,13 @@ export class NodeContext {
     return `10.0.${Math.floor(i / 250)}.${(i % 250) + 1}`;
   }
 
-  /** A trace annotation from a higher layer (role change, commit, client op…). */
-  annotate(kind: string, fields?: Record<string, unknown>, peer?: string): void {
+  /**
+   * A trace annotation from a higher layer (role change, commit, client op…): one of the kinds
+   * of `TraceAnnotations` (sim/trace-schema.ts), with that kind's fields.
+   */
+  annotate<K extends AnnotationKind>(kind: K, fields: TraceAnnotations[K], peer?: string): void {
     if (!this.alive) return;
-    this.sim.trace.annotation(this.sim.nowUs, kind, this.id, this.node.idHash, fields, peer);
+    this.sim.trace.annotation(this.sim.nowUs, kind, this.id, this.node.idHash, fields as Record<string, unknown>, peer);
   }
 
   /** A promise whose continuations run at the virtual time it is resolved. */

@@ -9,7 +9,11 @@
  * all) or retention (`--trace FILE`).
  *
  * Same seed + same scenario + same code ⇒ same hash, in the same process or a fresh one.
+ *
+ * The kinds and their fields are typed in `trace-schema.ts` (documented in docs/trace.md):
+ * `record` takes only a kind of the schema.
  */
+import type { AnnotationKind, TraceKind } from "./trace-schema.js";
 
 export interface TraceEvent {
   /** Position in the trace, from 0. */
@@ -257,7 +261,7 @@ export class Trace extends Mixer {
    */
   record(
     atUs: number,
-    kind: string,
+    kind: TraceKind,
     node: string,
     peer?: string,
     id?: number,
@@ -270,7 +274,7 @@ export class Trace extends Mixer {
   }
 
   /** A node's annotation, with the node's hash (`hashString(node)`) precomputed by the caller. */
-  annotation(atUs: number, kind: string, node: string, nodeHash: number, fields: Record<string, unknown> | undefined, peer?: string): void {
+  annotation(atUs: number, kind: AnnotationKind, node: string, nodeHash: number, fields: Record<string, unknown> | undefined, peer?: string): void {
     const peerHash = peer === undefined ? undefined : this.stringHash(peer);
     this.recordHashed(atUs, this.kindInfo(kind), node, nodeHash, peer, peerHash, undefined, undefined, fields, undefined);
   }
@@ -281,7 +285,7 @@ export class Trace extends Mixer {
    */
   recordMessage(
     atUs: number,
-    kind: string,
+    kind: "send" | "deliver",
     kindHash: number,
     node: string,
     nodeHash: number,

@@ -6,6 +6,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { idOf, peerOf, reportMalformed } from "../event-reader.js";
 
 /** Where a message was sent: its connection and its two ends. */
 interface Sent {
@@ -26,25 +27,34 @@ export class ConnectionFifoChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    if (e.conn === undefined || e.id === undefined) return;
+    // Datagrams (no connection) promise no order.
+    if (e.conn === undefined) return;
+    try {
+      this.onSegment(e, e.conn, idOf(e), peerOf(e));
+    } catch (err) {
+      reportMalformed(this.log, e, err);
+    }
+  }
+
+  private onSegment(e: TraceEvent, conn: number, id: number, peer: string): void {
     if (e.kind === "send") {
-      this.sentOn.set(e.id, { conn: e.conn, from: e.node, to: e.peer ?? "" });
+      this.sentOn.set(id, { conn, from: e.node, to: peer });
       return;
     }
     if (e.kind !== "deliver") return;
-    const sent = this.sentOn.get(e.id);
-    if (sent === undefined || sent.conn !== e.conn || sent.from !== e.peer || sent.to !== e.node) {
+    const sent = this.sentOn.get(id);
+    if (sent === undefined || sent.conn !== conn || sent.from !== peer || sent.to !== e.node) {
       const was = sent === undefined ? "never sent" : `sent as ${sent.conn}:${sent.from}>${sent.to}`;
-      this.log.add(e, `message ${e.id} delivered on connection ${e.conn} (${e.peer} → ${e.node}) but it was ${was}`);
+      this.log.add(e, `message ${id} delivered on connection ${conn} (${peer} → ${e.node}) but it was ${was}`);
     }
-    this.sentOn.delete(e.id);
-    let byReceiver = this.lastDelivered.get(e.conn);
-    if (byReceiver === undefined) this.lastDelivered.set(e.conn, (byReceiver = new Map()));
+    this.sentOn.delete(id);
+    let byReceiver = this.lastDelivered.get(conn);
+    if (byReceiver === undefined) this.lastDelivered.set(conn, (byReceiver = new Map()));
     const last = byReceiver.get(e.node);
-    if (last !== undefined && e.id <= last) {
-      this.log.add(e, `connection ${e.conn} ${e.peer} → ${e.node} delivered message ${e.id} after message ${last}: FIFO order broken`);
+    if (last !== undefined && id <= last) {
+      this.log.add(e, `connection ${conn} ${peer} → ${e.node} delivered message ${id} after message ${last}: FIFO order broken`);
     }
-    byReceiver.set(e.node, e.id);
+    byReceiver.set(e.node, id);
   }
 
   finish(): Violation[] {

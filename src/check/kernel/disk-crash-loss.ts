@@ -7,6 +7,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { detailOf, idOf, intField, reportMalformed, stringField } from "../event-reader.js";
 
 interface FileState {
   pending: { seq: number; bytes: number; replace: boolean }[];
@@ -32,18 +33,30 @@ export class DiskCrashLossChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     if (this.crashEvent !== undefined && !(e.kind === "disk.lost" && e.node === this.crashEvent.node)) this.settleCrash();
+    try {
+      this.read(e);
+    } catch (err) {
+      reportMalformed(this.log, e, err);
+    }
+  }
+
+  private read(e: TraceEvent): void {
     switch (e.kind) {
       case "disk.append":
       case "disk.replace":
       case "disk.delete": {
+        // A delete carries no size: the file is replaced by nothing.
+        const bytes = e.kind === "disk.delete" ? 0 : idOf(e);
+        const f = this.file(e.node, detailOf(e));
         const seq = (this.opSeq.get(e.node) ?? 0) + 1;
         this.opSeq.set(e.node, seq);
-        this.file(e.node, e.detail!).pending.push({ seq, bytes: e.id ?? 0, replace: e.kind !== "disk.append" });
+        f.pending.push({ seq, bytes, replace: e.kind !== "disk.append" });
         return;
       }
       case "disk.fsync.done": {
-        const f = this.file(e.node, e.detail!);
-        while (f.pending.length > 0 && f.pending[0]!.seq <= e.id!) {
+        const f = this.file(e.node, detailOf(e));
+        const mark = idOf(e);
+        while (f.pending.length > 0 && f.pending[0]!.seq <= mark) {
           const op = f.pending.shift()!;
           f.durableBytes = op.replace ? op.bytes : f.durableBytes + op.bytes;
         }
@@ -56,8 +69,8 @@ export class DiskCrashLossChecker implements Checker {
         this.onLost(e);
         return;
       case "app.recovered": {
-        const file = String(e.fields?.file);
-        const bytes = Number(e.fields?.bytes);
+        const file = stringField(e, "file");
+        const bytes = intField(e, "bytes");
         const f = this.file(e.node, file);
         if (bytes !== f.durableBytes) {
           this.log.add(e, `${e.node} recovered ${bytes} bytes of ${file} after restart, but ${f.durableBytes} bytes were durable`);
@@ -76,17 +89,18 @@ export class DiskCrashLossChecker implements Checker {
   }
 
   private onLost(e: TraceEvent): void {
-    const key = `${e.node}/${e.detail}`;
+    const name = detailOf(e);
+    const lost = idOf(e);
+    const torn = intField(e, "tornBytes");
+    const key = `${e.node}/${name}`;
     const expected = this.expectLoss.get(key);
-    const torn = Number(e.fields?.tornBytes ?? 0);
-    const lost = e.id ?? 0;
     if (expected === undefined) {
-      this.log.add(e, `${e.node} lost ${lost} bytes of ${e.detail}, but every write to it was fsynced`);
+      this.log.add(e, `${e.node} lost ${lost} bytes of ${name}, but every write to it was fsynced`);
     } else if (lost + torn !== expected) {
-      this.log.add(e, `${e.node} lost ${lost} bytes of ${e.detail} (+${torn} torn), but ${expected} unsynced bytes were pending`);
+      this.log.add(e, `${e.node} lost ${lost} bytes of ${name} (+${torn} torn), but ${expected} unsynced bytes were pending`);
     }
     this.expectLoss.delete(key);
-    const f = this.file(e.node, e.detail!);
+    const f = this.file(e.node, name);
     f.pending = [];
     f.durableBytes += torn;
   }

@@ -5,6 +5,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import { CutLinks } from "../cut-links.js";
+import { guarded, peerOf } from "../event-reader.js";
 
 export class NoDeliveryAcrossCutChecker implements Checker {
   readonly name = "kernel.no-delivery-across-cut";
@@ -16,15 +17,19 @@ export class NoDeliveryAcrossCutChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
     if (this.cut.apply(e)) return;
     switch (e.kind) {
       case "deliver":
       case "conn.open":
-      case "conn.accept":
-        if (e.peer !== undefined && this.cut.has(e.peer, e.node)) {
-          this.log.add(e, `${e.kind} at ${e.node} from ${e.peer} while the link ${e.peer} → ${e.node} is cut`);
-        }
+      case "conn.accept": {
+        const peer = peerOf(e);
+        if (this.cut.has(peer, e.node)) this.log.add(e, `${e.kind} at ${e.node} from ${peer} while the link ${peer} → ${e.node} is cut`);
         return;
+      }
     }
   }
 

@@ -14,6 +14,7 @@ import type { Checker, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
+import { checked, guarded, intField, optionalStringField, stringField } from "../event-reader.js";
 
 interface BarrierHistory {
   lastRaisedUs: number;
@@ -34,6 +35,10 @@ export class BarrierChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
       for (const b of this.barriers.values()) {
@@ -41,12 +46,13 @@ export class BarrierChecker implements Checker {
       }
       return;
     }
-    if (e.kind !== "recipe.barrier" || e.fields === undefined) return;
-    const f = e.fields;
-    const name = String(f.barrier);
+    const c = checked(e);
+    if (c.kind !== "recipe.barrier") return;
+    const name = stringField(c, "barrier");
+    const client = stringField(c, "client");
+    const event = stringField(c, "event");
     const b = this.barrier(name);
-    const client = String(f.client);
-    switch (f.event) {
+    switch (event) {
       case "raised":
         b.lastRaisedUs = e.atUs;
         return;
@@ -64,12 +70,15 @@ export class BarrierChecker implements Checker {
       case "enter":
         b.joined.add(client);
         return;
-      case "entered":
-        if (b.joined.size < Number(f.size)) this.log.add(e, `${client} entered double barrier ${name} with only ${b.joined.size} of ${String(f.size)} processes joined`);
+      case "entered": {
+        const size = intField(c, "size");
+        const session = stringField(c, "session");
+        if (b.joined.size < size) this.log.add(e, `${client} entered double barrier ${name} with only ${b.joined.size} of ${size} processes joined`);
         // A process whose session had already ended (it was paused, say, and has not heard
         // yet) has no node in the barrier: nobody waits for it to leave.
-        if (!this.fates.isEnded(String(f.session))) b.inside.set(client, String(f.session));
+        if (!this.fates.isEnded(session)) b.inside.set(client, session);
         return;
+      }
       case "leave":
         b.inside.delete(client);
         return;
@@ -117,10 +126,14 @@ export class BarrierPollingChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    const f = e.fields;
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
     if (e.kind === "recipe.barrier") {
-      if (f?.event === "wait") this.waits.set(e.node, { barrier: String(f.barrier), since: e, prompted: true, polls: 0, reads: new Set() });
-      else if (f?.event === "passed") this.passed(e);
+      const event = stringField(e, "event");
+      if (event === "wait") this.waits.set(e.node, { barrier: stringField(e, "barrier"), since: e, prompted: true, polls: 0, reads: new Set() });
+      else if (event === "passed") this.passed(e);
       return;
     }
     const w = this.waits.get(e.node);
@@ -128,13 +141,14 @@ export class BarrierPollingChecker implements Checker {
     if (e.kind === "client.state") {
       w.prompted = true;
     } else if (e.kind === "client.watch") {
-      if (f?.path === w.barrier) w.prompted = true;
+      if (optionalStringField(e, "path") === w.barrier) w.prompted = true;
     } else if (e.kind === "client.invoke") {
-      if (f?.path !== w.barrier || (f.op !== "exists" && f.op !== "getData")) return;
+      const op = stringField(e, "op");
+      if (optionalStringField(e, "path") !== w.barrier || (op !== "exists" && op !== "getData")) return;
       if (!w.prompted) w.polls++;
       w.prompted = false;
-      w.reads.add(String(f.opId));
-    } else if (w.reads.delete(String(f?.opId)) && f?.outcome !== "ok") {
+      w.reads.add(stringField(e, "opId"));
+    } else if (w.reads.delete(stringField(e, "opId")) && optionalStringField(e, "outcome") !== "ok") {
       w.prompted = true;
     }
   }

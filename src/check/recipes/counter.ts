@@ -13,6 +13,7 @@
 import type { Checker, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { checked, guarded, intField, optionalIntField, stringField } from "../event-reader.js";
 
 interface CounterHistory {
   acked: number;
@@ -31,18 +32,24 @@ export class CounterChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    if (e.kind !== "recipe.counter" || e.fields === undefined) return;
-    const f = e.fields;
-    const c = this.counter(String(f.counter));
-    const id = `${String(f.client)}#${String(f.n)}`;
-    const delta = Number(f.delta ?? 1);
-    if (f.event === "final") return this.onFinal(e, String(f.counter), c, Number(f.value));
-    if (f.event !== "increment") return;
-    switch (f.outcome) {
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
+    const ev = checked(e);
+    if (ev.kind !== "recipe.counter") return;
+    const name = stringField(ev, "counter");
+    const event = stringField(ev, "event");
+    const c = this.counter(name);
+    if (event === "final") return this.onFinal(e, name, c, intField(ev, "value"));
+    if (event !== "increment") return;
+    const id = `${stringField(ev, "client")}#${intField(ev, "n")}`;
+    const delta = optionalIntField(ev, "delta") ?? 1;
+    switch (stringField(ev, "outcome")) {
       case "ok": {
-        const value = Number(f.value);
+        const value = intField(ev, "value");
         const other = c.values.get(value);
-        if (other !== undefined) this.log.add(e, `lost update on ${String(f.counter)}: increments ${other} and ${id} both report producing value ${value}`);
+        if (other !== undefined) this.log.add(e, `lost update on ${name}: increments ${other} and ${id} both report producing value ${value}`);
         c.values.set(value, id);
         c.maxValue = Math.max(c.maxValue, value);
         c.acked += delta;

@@ -16,6 +16,7 @@ import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates, fmtMs } from "./sessions.js";
+import { guarded, optionalIntField, stringField } from "../event-reader.js";
 
 export interface ExclusiveRoleSpec {
   /** Checker name. */
@@ -68,6 +69,10 @@ export class ExclusiveRoleChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
       const gone = (session: string, client: string) => (fate.kind === "session-ended" ? session === fate.session : client === fate.client);
@@ -77,20 +82,19 @@ export class ExclusiveRoleChecker implements Checker {
       }
       return;
     }
-    if (e.kind !== this.spec.kind || e.fields === undefined) return;
-    const f = e.fields;
-    const key = String(f[this.spec.key]);
+    if (e.kind !== this.spec.kind) return;
+    const key = stringField(e, this.spec.key);
+    const session = stringField(e, "session");
+    const client = stringField(e, "client");
+    const ev = stringField(e, "event");
     const inst = this.instance(key);
-    const session = String(f.session);
-    const client = String(f.client);
-    const ev = String(f.event);
     inst.lastEventUs = e.atUs;
     if (this.spec.wait.includes(ev)) inst.waiting.set(session, { client, atUs: e.atUs });
     if (this.spec.unwait.includes(ev)) inst.waiting.delete(session);
     if (this.spec.end.includes(ev)) inst.open.delete(session);
     if (this.spec.grant.includes(ev)) {
       inst.waiting.delete(session);
-      this.onGrant(e, key, inst, { client, session, token: Number(f.token ?? -1), atUs: e.atUs });
+      this.onGrant(e, key, inst, { client, session, token: this.spec.tokens ? (optionalIntField(e, "token") ?? -1) : -1, atUs: e.atUs });
     }
   }
 

@@ -27,7 +27,7 @@ import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
-import { parseZxidText } from "../zxid-text.js";
+import { booleanField, guarded, intField, optionalStringField, optionalZxidField, stringField } from "../event-reader.js";
 import { ExclusiveRoleChecker, type ExclusiveRoleSpec } from "./exclusive.js";
 
 export const LOCK_MUTEX: ExclusiveRoleSpec = {
@@ -60,23 +60,29 @@ export class LockHerdChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
     const fate = this.fates.onEvent(e);
     if (fate?.kind === "session-ended") for (const d of this.dirs.values()) if (d.sessions.has(fate.session)) d.deletions++;
-    const f = e.fields;
-    if (f === undefined) return;
     if (e.kind === "recipe.lock") {
-      const d = this.dir(String(f.lock));
-      d.sessions.add(String(f.session));
-      if (f.event === "acquired") d.acquisitions++;
-      if (f.event === "released" || f.event === "abandoned") d.deletions++;
+      const d = this.dir(stringField(e, "lock"));
+      d.sessions.add(stringField(e, "session"));
+      const event = stringField(e, "event");
+      if (event === "acquired") d.acquisitions++;
+      if (event === "released" || event === "abandoned") d.deletions++;
       return;
     }
-    if (e.kind !== "client.watch" || typeof f.path !== "string") return;
-    const path = f.path;
+    if (e.kind !== "client.watch") return;
+    // A state-only notification (no path) is not news of a node.
+    const path = optionalStringField(e, "path");
+    if (path === undefined) return;
+    const session = stringField(e, "session");
     for (const [dir, d] of this.dirs) {
-      if (!d.sessions.has(String(f.session))) continue;
+      if (!d.sessions.has(session)) continue;
       if (path !== dir && !path.startsWith(`${dir}/`)) continue;
-      if (path.startsWith(`${dir}/${String(f.session)}-`)) continue; // news of its own node
+      if (path.startsWith(`${dir}/${session}-`)) continue; // news of its own node
       d.notifications++;
     }
   }
@@ -128,33 +134,37 @@ export class LockFencingChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    const f = e.fields;
-    if (f === undefined) return;
-    if (e.kind === "recipe.lock" && f.event === "acquired") {
-      this.maxGranted = Math.max(this.maxGranted, Number(f.token));
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
+    if (e.kind === "recipe.lock") {
+      if (stringField(e, "event") === "acquired") this.maxGranted = Math.max(this.maxGranted, intField(e, "token"));
       return;
     }
     if (e.kind !== "recipe.resource") return;
-    const key = `${String(f.resource)} ${String(f.client)} ${String(f.token)}`;
-    if (f.outcome === "begin") {
+    const resource = stringField(e, "resource");
+    const client = stringField(e, "client");
+    const token = intField(e, "token");
+    const outcome = stringField(e, "outcome");
+    const key = `${resource} ${client} ${token}`;
+    if (outcome === "begin") {
       this.begun.set(key, this.maxGranted);
       return;
     }
-    if (f.outcome !== "accepted") return;
-    const token = Number(f.token);
+    if (outcome !== "accepted") return;
     const grantedBefore = this.begun.get(key) ?? this.maxGranted;
     this.begun.delete(key);
-    if (f.fenced === false && token < grantedBefore) {
-      this.log.add(e, `${String(f.resource)} accepted a stale unfenced write from ${String(f.client)} with token ${token}, though token ${grantedBefore} had been granted before the write began: the old holder acted after losing the lock, and nothing ordered its write`);
+    if (!booleanField(e, "fenced") && token < grantedBefore) {
+      this.log.add(e, `${resource} accepted a stale unfenced write from ${client} with token ${token}, though token ${grantedBefore} had been granted before the write began: the old holder acted after losing the lock, and nothing ordered its write`);
     }
-    const zxid = typeof f.zxid === "string" ? parseZxidText(f.zxid) : undefined;
-    const resource = String(f.resource);
+    const zxid = optionalZxidField(e, "zxid");
     let r = this.accepted.get(resource);
     if (r === undefined) this.accepted.set(resource, (r = { writes: [], largest: undefined }));
     const writes = r.writes;
     // Without a zxid (an older trace), the write is taken to have landed last.
     const at = zxid ?? (writes.length > 0 ? writes[writes.length - 1]!.zxid + 1n : 0n);
-    const write = { zxid: at, token, client: String(f.client) };
+    const write = { zxid: at, token, client };
     // Nearly always the write took effect after every earlier one: then only the largest token so far can be out of order.
     const inOrder = writes.length === 0 || writes[writes.length - 1]!.zxid < at;
     const earlierLarger = inOrder ? (r.largest !== undefined && r.largest.token > token ? [r.largest] : []) : writes.filter((w) => w.zxid < at && w.token > token);

@@ -27,6 +27,7 @@
 import type { Checker, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { guarded, optionalNumberField, optionalStringField, stringField } from "../event-reader.js";
 
 interface Offered {
   node: string;
@@ -68,28 +69,32 @@ export class PriorityOrderChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    const f = e.fields;
-    if (f === undefined) return;
-    if (e.kind === "client.invoke") return this.onInvoke(e, f);
-    if (e.kind === "client.complete") return this.onComplete(e, f);
-    if (f.event === "offer" && f.outcome === "ok") this.onOffer(e, f);
-    else if (f.event === "take") this.onTake(e, f);
+    guarded(this.log, e, (ev) => this.read(ev));
   }
 
-  private onInvoke(e: TraceEvent, f: Record<string, unknown>): void {
-    const op = String(f.op);
+  private read(e: TraceEvent): void {
+    if (e.kind === "client.invoke") return this.onInvoke(e);
+    if (e.kind === "client.complete") return this.onComplete(e);
+    if (e.kind !== "recipe.queue") return;
+    const event = stringField(e, "event");
+    if (event === "offer" && stringField(e, "outcome") === "ok") this.onOffer(e);
+    else if (event === "take") this.onTake(e);
+  }
+
+  private onInvoke(e: TraceEvent): void {
+    const op = stringField(e, "op");
     if (op !== "sync" && op !== "getChildren" && op !== "delete") return;
-    const path = String(f.path);
+    const path = stringField(e, "path");
     if (op === "delete" && !this.deleteBegunAt.has(path)) this.deleteBegunAt.set(path, e.index);
-    this.pending.set(`${String(f.client)} ${String(f.opId)}`, { op, path, session: String(f.session), invoke: e });
+    this.pending.set(`${stringField(e, "client")} ${stringField(e, "opId")}`, { op, path, session: stringField(e, "session"), invoke: e });
   }
 
-  private onComplete(e: TraceEvent, f: Record<string, unknown>): void {
-    const key = `${String(f.client)} ${String(f.opId)}`;
+  private onComplete(e: TraceEvent): void {
+    const key = `${stringField(e, "client")} ${stringField(e, "opId")}`;
     const p = this.pending.get(key);
     if (p === undefined) return;
     this.pending.delete(key);
-    if (f.outcome !== "ok") return;
+    if (optionalStringField(e, "outcome") !== "ok") return;
     const at = `${p.session} ${p.path}`;
     if (p.op === "sync") {
       this.lastSync.set(at, { invoke: p.invoke, answered: e });
@@ -100,19 +105,22 @@ export class PriorityOrderChecker implements Checker {
     }
   }
 
-  private onOffer(e: TraceEvent, f: Record<string, unknown>): void {
-    const queue = String(f.queue);
+  private onOffer(e: TraceEvent): void {
+    const queue = stringField(e, "queue");
+    const node = stringField(e, "node");
+    const priority = optionalNumberField(e, "priority") ?? 0;
     const offers = this.offered.get(queue) ?? new Map<string, Offered>();
     this.offered.set(queue, offers);
-    const node = String(f.node);
-    if (!offers.has(node)) offers.set(node, { node, priority: Number(f.priority ?? 0), acked: e });
+    if (!offers.has(node)) offers.set(node, { node, priority, acked: e });
   }
 
-  private onTake(e: TraceEvent, f: Record<string, unknown>): void {
-    const queue = String(f.queue);
-    const read = this.lastRead.get(`${String(f.session)} ${queue}`);
+  private onTake(e: TraceEvent): void {
+    const queue = stringField(e, "queue");
+    const read = this.lastRead.get(`${stringField(e, "session")} ${queue}`);
     if (read === undefined) return;
-    const priority = Number(f.priority ?? 0);
+    const priority = optionalNumberField(e, "priority") ?? 0;
+    const node = stringField(e, "node");
+    const client = stringField(e, "client");
     let most: Offered | undefined;
     for (const y of this.offered.get(queue)?.values() ?? []) {
       if (y.priority >= priority || y.acked.index >= read.sync.index) continue;
@@ -123,7 +131,7 @@ export class PriorityOrderChecker implements Checker {
     if (most === undefined) return;
     this.log.add(
       e,
-      `priority order broken on ${queue}: ${String(f.client)} took ${String(f.node)} (priority ${priority}) from the children list its getChildren returned at event #${read.answered.index}, ` +
+      `priority order broken on ${queue}: ${client} took ${node} (priority ${priority}) from the children list its getChildren returned at event #${read.answered.index}, ` +
         `while ${most.node} (priority ${most.priority}), acknowledged at event #${most.acked.index} before that consumer's sync (event #${read.sync.index}), was still in the queue — nobody had begun to delete it`,
     );
   }

@@ -15,6 +15,7 @@
 import type { Checker, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { checked, guarded, intField, optionalBooleanField, optionalNumberField, stringField } from "../event-reader.js";
 
 interface Take {
   client: string;
@@ -31,8 +32,8 @@ interface QueueHistory {
   lastSeqBySession: Map<string, number>;
   priority: boolean;
   drained: TraceEvent | undefined;
-  /** Items taken before any offer of them was annotated, with the take. */
-  unannounced: Map<string, TraceEvent>;
+  /** Items taken before any offer of them was annotated, with the take and its client. */
+  unannounced: Map<string, { take: TraceEvent; client: string }>;
 }
 
 export class QueueChecker implements Checker {
@@ -45,20 +46,27 @@ export class QueueChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    if (e.kind !== "recipe.queue" || e.fields === undefined) return;
-    const f = e.fields;
-    const name = String(f.queue);
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
+    const c = checked(e);
+    if (c.kind !== "recipe.queue") return;
+    const name = stringField(c, "queue");
+    const event = stringField(c, "event");
     const q = this.queue(name);
-    const item = String(f.item);
-    switch (f.event) {
-      case "offer":
-        if (f.priority !== undefined && Number(f.priority) !== 0) q.priority = true;
-        if (f.outcome === "ok" || !q.offered.has(item)) q.offered.set(item, f.outcome === "ok" ? "ok" : "unknown");
+    switch (event) {
+      case "offer": {
+        const item = stringField(c, "item");
+        const ok = stringField(c, "outcome") === "ok";
+        if ((optionalNumberField(c, "priority") ?? 0) !== 0) q.priority = true;
+        if (ok || !q.offered.has(item)) q.offered.set(item, ok ? "ok" : "unknown");
         return;
+      }
       case "take":
-        return this.onTake(e, name, q, f);
+        return this.onTake(e, name, q);
       case "dropped":
-        q.dropped.add(item);
+        q.dropped.add(stringField(c, "item"));
         return;
       case "drained":
         q.drained = e;
@@ -68,12 +76,13 @@ export class QueueChecker implements Checker {
     }
   }
 
-  private onTake(e: TraceEvent, name: string, q: QueueHistory, f: Record<string, unknown>): void {
-    const item = String(f.item);
-    const node = String(f.node);
-    const take: Take = { client: String(f.client), unsure: f.unsure === true, delivery: String(f.delivery) };
+  private onTake(e: TraceEvent, name: string, q: QueueHistory): void {
+    const item = stringField(e, "item");
+    const node = stringField(e, "node");
+    const take: Take = { client: stringField(e, "client"), unsure: optionalBooleanField(e, "unsure") === true, delivery: stringField(e, "delivery") };
+    const priority = optionalNumberField(e, "priority");
     // Checked at the end: a consumer may take an item before its producer hears the create's reply.
-    if (!q.offered.has(item) && !q.unannounced.has(item)) q.unannounced.set(item, e);
+    if (!q.offered.has(item) && !q.unannounced.has(item)) q.unannounced.set(item, { take: e, client: take.client });
     const before = q.takenNodes.get(node) ?? [];
     for (const t of before) {
       const allowed = take.delivery === "at-least-once" && t.delivery === "at-least-once" && (take.unsure || t.unsure);
@@ -82,12 +91,12 @@ export class QueueChecker implements Checker {
     before.push(take);
     q.takenNodes.set(node, before);
     q.takenIds.add(item);
-    if (q.priority || f.priority !== undefined && Number(f.priority) !== 0) {
+    if (q.priority || (priority !== undefined && priority !== 0)) {
       q.priority = true;
       return;
     }
-    const session = String(f.session);
-    const seq = Number(f.seq);
+    const session = stringField(e, "session");
+    const seq = intField(e, "seq");
     const last = q.lastSeqBySession.get(session);
     if (last !== undefined && seq <= last) this.log.add(e, `FIFO order broken on ${name}: ${take.client} (session ${session}) took sequence ${seq} after sequence ${last}`);
     q.lastSeqBySession.set(session, seq);
@@ -104,8 +113,8 @@ export class QueueChecker implements Checker {
 
   finish(): Violation[] {
     for (const [name, q] of this.queues) {
-      for (const [item, e] of q.unannounced) {
-        if (!q.offered.has(item)) this.log.add(e, `${String(e.fields?.client)} took item ${item} from ${name}, but no producer ever offered item ${item}`);
+      for (const [item, u] of q.unannounced) {
+        if (!q.offered.has(item)) this.log.add(u.take, `${u.client} took item ${item} from ${name}, but no producer ever offered item ${item}`);
       }
       if (q.drained === undefined) continue;
       const lost = [...q.offered].filter(([id, outcome]) => outcome === "ok" && !q.takenIds.has(id)).map(([id]) => id);

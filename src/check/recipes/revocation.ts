@@ -18,6 +18,7 @@ import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates, fmtMs } from "./sessions.js";
 import { STALL_MS } from "./exclusive.js";
+import { guarded, stringField } from "../event-reader.js";
 
 /** How long a holder may take to give the lock up after seeing the request (running time). */
 export const HONOUR_MS = 1000;
@@ -76,6 +77,10 @@ export class RevocationChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
     this.paused.onEvent(e);
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
@@ -84,33 +89,36 @@ export class RevocationChecker implements Checker {
       for (const [k, r] of [...this.revokers]) if (gone(r.session, r.client)) this.revokers.delete(k);
       return;
     }
-    if (e.fields === undefined) return;
-    if (e.kind === "recipe.rwlock") this.onLockEvent(e, e.fields);
-    if (e.kind === "recipe.revoke") this.onRevokeEvent(e, e.fields);
+    if (e.kind === "recipe.rwlock") this.onLockEvent(e);
+    if (e.kind === "recipe.revoke") this.onRevokeEvent(e);
   }
 
-  private onLockEvent(e: TraceEvent, f: Record<string, unknown>): void {
-    const key = `${String(f.lock)} ${String(f.session)}`;
-    if (f.event === "acquired" || f.event === "abandoned") this.revokers.delete(key);
-    if (f.event === "released") {
+  private onLockEvent(e: TraceEvent): void {
+    const session = stringField(e, "session");
+    const event = stringField(e, "event");
+    const key = `${stringField(e, "lock")} ${session}`;
+    if (event === "acquired" || event === "abandoned") this.revokers.delete(key);
+    if (event === "released") {
       const h = this.holds.get(key);
       if (h !== undefined) this.endHold(e, key, h, "it released the lock");
     }
     // A stale follower's grant to a session already closed elsewhere is over at once.
-    if (f.event !== "acquired" || this.fates.isEnded(String(f.session))) return;
-    const node = String(f.node);
-    const hold: Hold = { client: String(f.client), session: String(f.session), node, acquiredAtUs: e.atUs };
+    if (event !== "acquired" || this.fates.isEnded(session)) return;
+    const node = stringField(e, "node");
+    const hold: Hold = { client: stringField(e, "client"), session, node, acquiredAtUs: e.atUs };
     this.holds.set(key, hold);
     if (this.seenWhileWaiting.has(node)) this.startClock(hold, e.atUs);
     this.seenWhileWaiting.delete(node);
   }
 
-  private onRevokeEvent(e: TraceEvent, f: Record<string, unknown>): void {
-    const session = String(f.session);
-    const key = `${String(f.lock)} ${session}`;
-    if (f.event === "requested" && !this.revokers.has(key)) this.revokers.set(key, { lock: String(f.lock), client: String(f.client), session, atUs: e.atUs });
-    if (f.event !== "seen") return;
-    const node = String(f.node);
+  private onRevokeEvent(e: TraceEvent): void {
+    const session = stringField(e, "session");
+    const lock = stringField(e, "lock");
+    const event = stringField(e, "event");
+    const key = `${lock} ${session}`;
+    if (event === "requested" && !this.revokers.has(key)) this.revokers.set(key, { lock, client: stringField(e, "client"), session, atUs: e.atUs });
+    if (event !== "seen") return;
+    const node = stringField(e, "node");
     const hold = this.holds.get(key);
     if (hold !== undefined && hold.node === node) {
       if (hold.clockFromUs === undefined) this.startClock(hold, e.atUs);

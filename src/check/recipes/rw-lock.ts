@@ -8,6 +8,7 @@ import type { Checker, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
+import { checked, guarded, stringField } from "../event-reader.js";
 
 interface Hold {
   client: string;
@@ -26,22 +27,27 @@ export class ReadWriteLockChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
       for (const l of this.holds.values()) for (const [s, h] of [...l]) if (fate.kind === "session-ended" ? s === fate.session : h.client === fate.client) l.delete(s);
       return;
     }
-    if (e.kind !== "recipe.rwlock" || e.fields === undefined) return;
-    const f = e.fields;
-    const lock = String(f.lock);
+    const c = checked(e);
+    if (c.kind !== "recipe.rwlock") return;
+    const lock = stringField(c, "lock");
+    const session = stringField(c, "session");
+    const event = stringField(c, "event");
     const l = this.holds.get(lock) ?? new Map<string, Hold>();
     this.holds.set(lock, l);
-    const session = String(f.session);
-    if (f.event === "released") l.delete(session);
+    if (event === "released") l.delete(session);
     // A stale follower's grant to a session already closed elsewhere is over at once.
-    if (f.event !== "acquired" || this.fates.isEnded(session)) return;
-    const mode = String(f.mode);
-    const client = String(f.client);
+    if (event !== "acquired" || this.fates.isEnded(session)) return;
+    const mode = stringField(c, "mode");
+    const client = stringField(c, "client");
     for (const [s, h] of l) {
       if (s === session) continue;
       if (mode === "write" || h.mode === "write") this.log.add(e, `${lock}: ${client} got a ${mode} lock while ${h.client} (session ${s}) held a ${h.mode} lock`);

@@ -19,6 +19,7 @@ import type { Checker, Violation } from "../checker.js";
 import { FAULT_KINDS, ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
+import { checked, guarded, nullableStringField, optionalBooleanField, optionalStringField, optionalStringListField, stringField, stringListField } from "../event-reader.js";
 
 export class GroupChecker implements Checker {
   readonly name = "recipe.group";
@@ -35,29 +36,35 @@ export class GroupChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
     const fate = this.fates.onEvent(e);
     if (fate?.kind === "session-ended") this.endSession(fate.session);
-    if (e.kind === "client.state" && e.fields?.state === "CLOSED" && e.fields.cause === "expired") this.endSession(String(e.fields.session));
-    if (e.kind !== "recipe.group" || e.fields === undefined) return;
-    const f = e.fields;
-    const group = String(f.group);
+    if (e.kind === "client.state" && stringField(e, "state") === "CLOSED" && optionalStringField(e, "cause") === "expired") this.endSession(stringField(e, "session"));
+    const c = checked(e);
+    if (c.kind !== "recipe.group") return;
+    const group = stringField(c, "group");
+    const event = stringField(c, "event");
     const live = this.live.get(group) ?? new Map<string, string>();
     this.live.set(group, live);
     const ever = this.everJoined.get(group) ?? new Set<string>();
     this.everJoined.set(group, ever);
-    if (f.event === "joined") {
-      live.set(String(f.member), String(f.session));
-      ever.add(String(f.member));
-    } else if (f.event === "left") {
-      live.delete(String(f.member));
-    } else if (f.event === "view") {
-      const members = (f.members as string[]) ?? [];
+    if (event === "joined") {
+      const member = stringField(c, "member");
+      live.set(member, stringField(c, "session"));
+      ever.add(member);
+    } else if (event === "left") {
+      live.delete(stringField(c, "member"));
+    } else if (event === "view") {
+      const members = stringListField(c, "members");
       const seen = this.seen.get(group) ?? new Map<string, TraceEvent>();
       this.seen.set(group, seen);
       for (const m of members) if (!seen.has(m)) seen.set(m, e);
-      if (f.fresh === true) {
+      if (optionalBooleanField(c, "fresh") === true) {
         const expected = [...live.keys()].sort();
-        if (expected.join(",") !== [...members].sort().join(",")) this.log.add(e, `fresh view of ${group} at ${String(f.client)} is [${members.join(", ")}], expected the live members [${expected.join(", ")}]`);
+        if (expected.join(",") !== [...members].sort().join(",")) this.log.add(e, `fresh view of ${group} at ${stringField(c, "client")} is [${members.join(", ")}], expected the live members [${expected.join(", ")}]`);
       }
     }
   }
@@ -75,7 +82,7 @@ export class GroupChecker implements Checker {
   }
 }
 
-function versionOf(value: unknown): number {
+function versionOf(value: string | null): number {
   const m = /^v(\d+)/.exec(String(value));
   return m === null ? -1 : Number(m[1]);
 }
@@ -111,22 +118,29 @@ export class ConfigChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
     if (FAULT_KINDS.has(e.kind)) {
       this.lastFaultUs = e.atUs;
       return;
     }
-    if (e.kind !== "recipe.config" || e.fields === undefined) return;
-    const f = e.fields;
-    const config = String(f.config);
-    const v = versionOf(f.value);
+    const c = checked(e);
+    if (c.kind !== "recipe.config") return;
+    const config = stringField(c, "config");
+    const event = stringField(c, "event");
+    const client = stringField(c, "client");
+    const session = stringField(c, "session");
+    const v = versionOf(nullableStringField(c, "value"));
     let written = this.writes.get(config);
     if (written === undefined) this.writes.set(config, (written = { version: -1, atUs: -Infinity, unknown: new Set() }));
-    if (f.event === "write-begin") {
+    if (event === "write-begin") {
       written.unknown.add(v);
       written.atUs = e.atUs;
       return;
     }
-    if (f.event === "write") {
+    if (event === "write") {
       if (v > written.version) {
         written.version = v;
         written.atUs = e.atUs;
@@ -135,22 +149,22 @@ export class ConfigChecker implements Checker {
       return;
     }
     const isLast = (x: number) => x === written.version || written.unknown.has(x);
-    if (f.event === "stopped") {
+    if (event === "stopped") {
       const quietUs = e.atUs - Math.max(written.atUs, this.lastFaultUs);
       if (written.version >= 0 && quietUs >= CONFIG_CONVERGE_MS * 1000 && !isLast(v)) {
         this.log.add(
           e,
-          `the watch loop of ${String(f.client)} (session ${String(f.session)}) on ${config} stopped at ${v < 0 ? "no value" : `v${v}`}, ${(quietUs / 1000).toFixed(0)} ms after the last write (v${written.version}) and the last fault: watchers must converge on the last written value`,
+          `the watch loop of ${client} (session ${session}) on ${config} stopped at ${v < 0 ? "no value" : `v${v}`}, ${(quietUs / 1000).toFixed(0)} ms after the last write (v${written.version}) and the last fault: watchers must converge on the last written value`,
         );
       }
       return;
     }
-    if (f.event !== "seen") return;
-    const key = `${config} ${String(f.session)}`;
+    if (event !== "seen") return;
+    const key = `${config} ${session}`;
     const prev = this.lastSeen.get(key) ?? -1;
-    if (v < prev) this.log.add(e, `${String(f.client)} (session ${String(f.session)}) saw ${config} go back from v${prev} to v${v}`);
+    if (v < prev) this.log.add(e, `${client} (session ${session}) saw ${config} go back from v${prev} to v${v}`);
     this.lastSeen.set(key, Math.max(prev, v));
-    if (f.fresh === true && !isLast(v)) this.log.add(e, `a fresh read of ${config} at ${String(f.client)} returned v${v}, but the last write was v${written.version}`);
+    if (optionalBooleanField(c, "fresh") === true && !isLast(v)) this.log.add(e, `a fresh read of ${config} at ${client} returned v${v}, but the last write was v${written.version}`);
   }
 
   finish(): Violation[] {
@@ -169,25 +183,32 @@ export class NamingChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    if (e.kind !== "recipe.naming" || e.fields === undefined) return;
-    if (e.fields.event === "listed") return this.onListed(e, e.fields);
-    if (e.fields.event !== "assigned") return;
-    const f = e.fields;
-    const name = `${String(f.dir)}/${String(f.name)}`;
-    const tag = `${String(f.dir)}/${String(f.tag)}`;
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
+    const c = checked(e);
+    if (c.kind !== "recipe.naming") return;
+    const event = stringField(c, "event");
+    if (event === "listed") return this.onListed(e);
+    if (event !== "assigned") return;
+    const dir = stringField(c, "dir");
+    const client = stringField(c, "client");
+    const name = `${dir}/${stringField(c, "name")}`;
+    const tag = `${dir}/${stringField(c, "tag")}`;
     const prev = this.names.get(name);
-    if (prev !== undefined) this.log.add(e, `name ${name} was assigned twice (to ${prev} and ${String(f.client)})`);
-    this.names.set(name, String(f.client));
+    if (prev !== undefined) this.log.add(e, `name ${name} was assigned twice (to ${prev} and ${client})`);
+    this.names.set(name, client);
     const prevName = this.tags.get(tag);
     if (prevName !== undefined && prevName !== name) this.log.add(e, `request ${tag} got two names: ${prevName} and ${name}`);
     this.tags.set(tag, name);
   }
 
   /** A fresh listing: a request (the name minus ZooKeeper's 10-digit suffix) with two nodes holds two names. */
-  private onListed(e: TraceEvent, f: Record<string, unknown>): void {
-    const dir = String(f.dir);
+  private onListed(e: TraceEvent): void {
+    const dir = stringField(e, "dir");
     const byTag = new Map<string, string[]>();
-    for (const n of (f.names as string[] | undefined) ?? []) {
+    for (const n of optionalStringListField(e, "names") ?? []) {
       const tag = n.replace(/\d{10}$/, "");
       byTag.set(tag, [...(byTag.get(tag) ?? []), n]);
     }

@@ -13,7 +13,7 @@
  */
 import { FAULT_KINDS } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { parseZxidText } from "../zxid-text.js";
+import { optionalZxidField, stringField, zxidField } from "../event-reader.js";
 
 const FATE_KINDS = new Set([...FAULT_KINDS, "start", "client.complete", "zk.session.expire", "zk.apply"]);
 
@@ -43,30 +43,29 @@ export class SessionFates {
 
   /**
    * Feeds one event. Returns what it means for recipes: a session ended, a client crashed,
-   * or nothing.
+   * or nothing. Throws `MalformedEvent` on a field it needs that is missing or malformed.
    */
   onEvent(e: TraceEvent): { kind: "session-ended"; session: string } | { kind: "client-crashed"; client: string } | undefined {
     if (FAULT_KINDS.has(e.kind)) this.lastFaultUs = e.atUs;
     if (e.kind === "crash") return { kind: "client-crashed", client: e.node };
-    const f = e.fields;
-    if (f === undefined) return undefined;
-    if (e.kind === "client.complete" && typeof f.zxid === "string") {
-      const s = String(f.session);
-      const z = parseZxidText(f.zxid);
-      if (z !== undefined && z > (this.lastZxidSeen.get(s) ?? -1n)) this.lastZxidSeen.set(s, z);
+    if (e.kind === "client.complete") {
+      const z = optionalZxidField(e, "zxid");
+      if (z === undefined) return undefined;
+      const s = stringField(e, "session");
+      if (z > (this.lastZxidSeen.get(s) ?? -1n)) this.lastZxidSeen.set(s, z);
       return undefined;
     }
     if (e.kind === "zk.session.expire") {
-      this.expired.add(String(f.session));
+      this.expired.add(stringField(e, "session"));
       this.lastFaultUs = e.atUs;
       return undefined;
     }
-    if (e.kind === "zk.apply" && f.op === "closeSession") {
-      const s = String(f.session);
+    if (e.kind === "zk.apply" && stringField(e, "op") === "closeSession") {
+      const s = stringField(e, "session");
+      const z = zxidField(e, "zxid");
       if (this.endedAtUs.has(s)) return undefined;
       this.endedAtUs.set(s, e.atUs);
-      const z = typeof f.zxid === "string" ? parseZxidText(f.zxid) : undefined;
-      if (z !== undefined) this.endedZxid.set(s, z);
+      this.endedZxid.set(s, z);
       return { kind: "session-ended", session: s };
     }
     return undefined;

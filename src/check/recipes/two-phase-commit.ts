@@ -13,6 +13,7 @@ import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
 import { STALL_MS } from "./exclusive.js";
+import { checked, guarded, stringField } from "../event-reader.js";
 
 interface Tx {
   begun: TraceEvent | undefined;
@@ -34,27 +35,35 @@ export class TwoPhaseCommitChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
     this.fates.onEvent(e);
-    if (e.kind !== "recipe.2pc" || e.fields === undefined) return;
-    const f = e.fields;
-    const name = String(f.tx);
+    const c = checked(e);
+    if (c.kind !== "recipe.2pc") return;
+    const name = stringField(c, "tx");
+    const client = stringField(c, "client");
+    const event = stringField(c, "event");
     const tx: Tx = this.txs.get(name) ?? { begun: undefined, aborts: [], decided: new Map(), proposers: [] };
     this.txs.set(name, tx);
-    const client = String(f.client);
-    switch (f.event) {
+    switch (event) {
       case "begin":
         tx.begun = e;
         return;
-      case "vote":
-        if (f.vote === "abort") tx.aborts.push(String(f.site));
-        if ([...tx.decided.values()].includes("commit") && f.vote === "abort") this.log.add(e, `${name} was decided commit, yet ${String(f.site)} voted abort`);
+      case "vote": {
+        const site = stringField(c, "site");
+        if (stringField(c, "vote") !== "abort") return;
+        tx.aborts.push(site);
+        if ([...tx.decided.values()].includes("commit")) this.log.add(e, `${name} was decided commit, yet ${site} voted abort`);
         return;
+      }
       case "proposed":
         tx.proposers.push(client);
         if (tx.proposers.length > 1) this.log.add(e, `${name}: the decision was written more than once (by ${tx.proposers.join(", ")})`);
         return;
       case "decided": {
-        const d = String(f.decision);
+        const d = stringField(c, "decision");
         for (const [other, od] of tx.decided) if (od !== d) this.log.add(e, `${name}: ${client} learned ${d} but ${other} learned ${od} — participants disagree`);
         if (d === "commit" && tx.aborts.length > 0) this.log.add(e, `${name} was decided commit though ${tx.aborts.join(", ")} voted abort`);
         tx.decided.set(client, d);

@@ -7,10 +7,11 @@
  * quorum commits the whole log of the new leader, ZooKeeper's departure from textbook Zab).
  * The committed set only grows.
  *
- * Each server's *logged* history is tracked from `zab.log`; `zab.recovered {lastZxid}` keeps
- * only what it had ≤ lastZxid (the rest was lost with the crash), `zab.truncate {zxid}` cuts it
- * back, `zab.snap.load {zxid}` replaces it with the sync leader's logged history ≤ zxid (the
- * snapshot will be persisted). Violations:
+ * Each server's *logged* history is the one replica model of `replica-log.ts`: `zab.recovered
+ * {lastZxid}` keeps only what it had ≤ lastZxid (the rest was lost with the crash),
+ * `zab.truncate {zxid}` cuts it back, `zab.snap.load {zxid}` replaces it with the sync leader's
+ * tree ≤ zxid (the snapshot will be persisted); where the trace never showed what a reset
+ * reaches, the known committed txns fill the gap. Violations:
  * - CommittedLogDurability: a `zab.truncate` removes a committed txn the server had.
  * - LeaderLogCompleteness: when `zab.leader.established` fires, every committed txn must be in
  *   the leader's history ≤ its lastZxid. A leader that lost committed txns at a recovery (the
@@ -22,8 +23,10 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
-import { at, formatZxid, intField, stringField, syncParties, ZabEventChecker, zxidField } from "./zab-event.js";
-import { filledUpTo, TxnHistory, type TxnEntry } from "./txn-history.js";
+import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
+import { checked, intField, stringField, zxidField } from "../event-reader.js";
+import type { TxnEntry } from "./txn-history.js";
+import { ReplicaLogs, type Replica } from "./replica-log.js";
 
 interface Committed {
   readonly zxid: Zxid;
@@ -34,9 +37,9 @@ interface Committed {
   readonly by: TraceEvent;
 }
 
+/** A server as this checker follows it: its replica (the shared model) and what it lost. */
 interface ServerState {
-  logged: TxnHistory;
-  syncLeader: string | undefined;
+  replica: Replica;
   /** Txns this server had logged and lost at a recovery, by zxid: the recovery that lost them. */
   lostAt: Map<Zxid, string>;
 }
@@ -44,6 +47,7 @@ interface ServerState {
 export class CommittedDurabilityChecker extends ZabEventChecker {
   /** The global committed set, by zxid; it only grows. */
   private readonly committed = new Map<Zxid, Committed>();
+  private readonly replicas = new ReplicaLogs();
   private readonly servers = new Map<string, ServerState>();
   /** The txn each zxid was last proposed or logged with, to name the txn of a `zab.commit`. */
   private readonly txnOf = new Map<Zxid, string>();
@@ -53,48 +57,52 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
   }
 
   protected dispatch(e: TraceEvent): void {
-    switch (e.kind) {
+    // The typed view: each case reads only its kind's fields (the compiler checks the names).
+    const c = checked(e);
+    switch (c.kind) {
       case "zab.propose":
-        this.txnOf.set(zxidField(e, "zxid"), stringField(e, "txn"));
+        this.txnOf.set(zxidField(c, "zxid"), stringField(c, "txn"));
         return;
       case "zab.log":
-        this.onLog(e, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
+        this.onLog(e, { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") });
         return;
       case "zab.commit":
-        this.onCommit(e, zxidField(e, "zxid"));
+        this.onCommit(e, zxidField(c, "zxid"));
         return;
-      case "zab.deliver":
-        this.commit(zxidField(e, "zxid"), stringField(e, "txn"), "delivered", e);
+      case "zab.deliver": {
+        const entry = { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") };
+        this.replicas.deliver(e.node, entry);
+        this.commit(entry.zxid, entry.txn, "delivered", e);
         return;
+      }
       case "zab.recovered":
-        this.onRecovered(e, zxidField(e, "lastZxid"));
+        this.onRecovered(e, zxidField(c, "lastZxid"));
         return;
       case "zab.truncate":
-        this.onTruncate(e, zxidField(e, "zxid"));
+        this.onTruncate(e, zxidField(c, "zxid"));
         return;
       case "zab.sync": {
         const { leader, learner } = syncParties(e, this.names);
-        if (learner !== undefined) this.server(learner).syncLeader = leader;
+        if (learner !== undefined) this.replicas.sync(leader, learner, zxidField(c, "peerLastZxid"));
         return;
       }
       case "zab.snap.load":
-        this.onSnapLoad(e, zxidField(e, "zxid"));
+        this.onSnapLoad(e, zxidField(c, "zxid"));
         return;
       case "zab.leader.established":
-        this.onEstablished(e, intField(e, "epoch"), zxidField(e, "lastZxid"));
+        this.onEstablished(e, intField(c, "epoch"), zxidField(c, "lastZxid"));
         return;
     }
   }
 
   private onLog(e: TraceEvent, entry: TxnEntry): void {
-    const s = this.server(e.node);
-    s.logged.put(entry);
-    s.lostAt.delete(entry.zxid);
+    this.replicas.log(e.node, entry);
+    this.server(e.node).lostAt.delete(entry.zxid);
     this.txnOf.set(entry.zxid, entry.txn);
   }
 
   private onCommit(e: TraceEvent, zxid: Zxid): void {
-    const txn = this.server(e.node).logged.get(zxid)?.txn ?? this.txnOf.get(zxid);
+    const txn = this.server(e.node).replica.logged.get(zxid)?.txn ?? this.txnOf.get(zxid);
     this.commit(zxid, txn, "committed", e);
   }
 
@@ -118,25 +126,25 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
 
   /** Whether the server holds the committed txn at that zxid (any txn, if its content is unknown). */
   private holds(s: ServerState, c: Committed): boolean {
-    const had = s.logged.get(c.zxid);
+    const had = s.replica.logged.get(c.zxid);
     return had !== undefined && (c.txn === undefined || had.txn === c.txn);
   }
 
   private onRecovered(e: TraceEvent, lastZxid: Zxid): void {
     const s = this.server(e.node);
-    const lost = s.logged.cutAbove(lastZxid);
+    const lost = this.replicas.recovered(e.node, lastZxid, this.knownCommitted());
     const why = `lost when ${this.names.label(e.node)} recovered with lastZxid ${formatZxid(lastZxid)} (${at(e)})`;
     for (const t of lost) s.lostAt.set(t.zxid, why);
-    s.logged.replace(filledUpTo(s.logged.entries, this.knownCommitted(), lastZxid));
   }
 
   private onTruncate(e: TraceEvent, zxid: Zxid): void {
     const s = this.server(e.node);
-    const removed = s.logged.cutAbove(zxid).filter((t) => this.isCommitted(t));
+    const removed = this.replicas.truncate(e.node, zxid).filter((t) => this.isCommitted(t));
     for (const t of removed) s.lostAt.set(t.zxid, `truncated away at ${this.names.label(e.node)} (${at(e)})`);
     if (removed.length === 0) return;
     const list = removed.map((t) => `${formatZxid(t.zxid)} (${this.how(this.committed.get(t.zxid)!)})`).join(", ");
-    const leader = s.syncLeader === undefined ? "" : ` on the order of its leader ${this.names.label(s.syncLeader)}`;
+    const syncLeader = s.replica.syncLeader;
+    const leader = syncLeader === undefined ? "" : ` on the order of its leader ${this.names.label(syncLeader)}`;
     this.log.add(
       e,
       `CommittedLogDurability violated: ${this.names.label(e.node)} truncated its log to ${formatZxid(zxid)}${leader}, removing committed ${list}; ` +
@@ -146,14 +154,13 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
 
   private onSnapLoad(e: TraceEvent, zxid: Zxid): void {
     const s = this.server(e.node);
-    const leader = s.syncLeader === undefined ? undefined : this.servers.get(s.syncLeader);
-    const source = leader === undefined ? this.knownCommitted() : leader.logged.entries;
-    s.logged.replace(filledUpTo(source, this.knownCommitted(), zxid));
-    for (const t of s.logged.entries) s.lostAt.delete(t.zxid);
+    this.replicas.snapLoad(e.node, zxid, this.knownCommitted());
+    for (const t of s.replica.logged.entries) s.lostAt.delete(t.zxid);
   }
 
   private onEstablished(e: TraceEvent, epoch: number, lastZxid: Zxid): void {
     const s = this.server(e.node);
+    this.replicas.established(e.node, lastZxid);
     const missing = this.committedInOrder().filter((c) => c.zxid > lastZxid || !this.holds(s, c));
     if (missing.length > 0) {
       const who = this.names.label(e.node);
@@ -166,7 +173,7 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
           `the committed txns are lost cluster-wide once its history wins (cf. ZOOKEEPER-3911/4643/4646/4785)`,
       );
     }
-    const beyond = s.logged.entries.filter((t) => t.zxid > lastZxid);
+    const beyond = s.replica.logged.entries.filter((t) => t.zxid > lastZxid);
     if (beyond.length > 0) {
       this.log.add(
         e,
@@ -176,13 +183,13 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
       );
     }
     // The NEWLEADER quorum commits the leader's whole initial history.
-    for (const t of s.logged.entries) {
+    for (const t of s.replica.logged.entries) {
       if (t.zxid <= lastZxid) this.commit(t.zxid, t.txn, "established", e);
     }
   }
 
   private describeMissing(s: ServerState, c: Committed, lastZxid: Zxid): string {
-    const had = s.logged.get(c.zxid);
+    const had = s.replica.logged.get(c.zxid);
     const lost = s.lostAt.get(c.zxid);
     const state =
       had !== undefined && c.zxid <= lastZxid ? `it holds txn "${had.txn}" there instead of "${c.txn ?? "?"}"`
@@ -205,7 +212,7 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
   private server(node: string): ServerState {
     let s = this.servers.get(node);
     if (s === undefined) {
-      s = { logged: new TxnHistory(), syncLeader: undefined, lostAt: new Map() };
+      s = { replica: this.replicas.replica(node), lostAt: new Map() };
       this.servers.set(node, s);
     }
     return s;

@@ -9,7 +9,8 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
-import { guarded, optionalStringField, serverLabel, stringField } from "./zab-event.js";
+import { serverLabel } from "./zab-event.js";
+import { guarded, optionalStringField, stringField } from "../event-reader.js";
 
 export const ZAB_FLAGS = ["stateInconsistent", "proposalInconsistent", "commitInconsistent", "ackInconsistent", "messageIllegal"] as const;
 

@@ -8,7 +8,8 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
-import { formatZxid, stringField, zxidField, ZabEventChecker } from "./zab-event.js";
+import { formatZxid, ZabEventChecker } from "./zab-event.js";
+import { stringField, zxidField } from "../event-reader.js";
 
 export class IntegrityChecker extends ZabEventChecker {
   /** Zxid → the txns proposed under it (one, unless zab.zxid-uniqueness has something to say). */

@@ -13,7 +13,8 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
-import { at, guarded, intField, serverLabel, stringField } from "./zab-event.js";
+import { at, serverLabel } from "./zab-event.js";
+import { guarded, intField, stringField } from "../event-reader.js";
 
 interface Established {
   node: string;

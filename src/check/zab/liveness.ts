@@ -24,6 +24,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { FAULT_KINDS, ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
 import { at, ServerNames } from "./zab-event.js";
+import { intField, optionalStringField, reportMalformed, stringField } from "../event-reader.js";
 import { CutLinks } from "../cut-links.js";
 
 /**
@@ -55,8 +56,8 @@ interface NodeStatus {
 
 interface ClientRequest {
   node: string;
-  /** The invocation's fields (client, op, path: "c3 setData /x" in the report). */
-  fields: Record<string, unknown> | undefined;
+  /** What it was: "c3 setData /x" in the report. */
+  what: string;
   invoked: Mark;
   doneUs: number | undefined;
 }
@@ -88,9 +89,13 @@ export class LivenessChecker implements Checker {
   onEvent(e: TraceEvent): void {
     this.first ??= e;
     if (this.isFault(e)) this.lastFault = e;
-    if (ZAB_KINDS.has(e.kind)) this.onZab(e);
-    else if (e.kind === "client.invoke" || e.kind === "client.complete") this.onClient(e);
-    else this.onKernel(e);
+    try {
+      if (ZAB_KINDS.has(e.kind)) this.onZab(e);
+      else if (e.kind === "client.invoke" || e.kind === "client.complete") this.onClient(e);
+      else this.onKernel(e);
+    } catch (err) {
+      reportMalformed(this.log, e, err);
+    }
   }
 
   private isFault(e: TraceEvent): boolean {
@@ -126,13 +131,14 @@ export class LivenessChecker implements Checker {
     this.names.learn(e);
     const v = this.server(e.node);
     const mark = { index: e.index, atUs: e.atUs };
-    if (e.kind === "zab.state" && typeof e.fields?.state === "string") {
-      v.state = e.fields.state;
+    if (e.kind === "zab.state") {
+      v.state = stringField(e, "state");
       v.stateAt = mark;
       if (v.state === "OBSERVING") v.observer = true;
-    } else if (e.kind === "zab.phase" && typeof e.fields?.phase === "string") {
-      v.phase = e.fields.phase;
-      v.epoch = typeof e.fields.epoch === "number" ? e.fields.epoch : Number(e.fields.epoch);
+    } else if (e.kind === "zab.phase") {
+      const phase = stringField(e, "phase");
+      v.epoch = intField(e, "epoch");
+      v.phase = phase;
       v.phaseAt = mark;
       v.phases.push({ mark, phase: v.phase });
     } else if (e.kind === "zab.leader.established") {
@@ -141,9 +147,11 @@ export class LivenessChecker implements Checker {
   }
 
   private onClient(e: TraceEvent): void {
-    const key = `${String(e.fields?.client)}/${String(e.fields?.opId)}`;
+    const client = stringField(e, "client");
+    const key = `${client}/${stringField(e, "opId")}`;
     if (e.kind === "client.invoke") {
-      this.requests.set(key, { node: e.node, fields: e.fields, invoked: { index: e.index, atUs: e.atUs }, doneUs: undefined });
+      const what = `${client} ${stringField(e, "op")} ${optionalStringField(e, "path") ?? ""}`.trim();
+      this.requests.set(key, { node: e.node, what, invoked: { index: e.index, atUs: e.atUs }, doneUs: undefined });
       return;
     }
     const r = this.requests.get(key);
@@ -157,8 +165,7 @@ export class LivenessChecker implements Checker {
       if (r.doneUs !== undefined && r.doneUs <= from.atUs) continue;
       const deadlineUs = Math.max(from.atUs, r.invoked.atUs) + this.budgetUs;
       if (deadlineUs > end.atUs || (r.doneUs !== undefined && r.doneUs <= deadlineUs)) continue;
-      const what = `${String(r.fields?.client)} ${String(r.fields?.op)} ${String(r.fields?.path ?? "")}`.trim();
-      late.push(`${what} (invoked ${at(r.invoked)}, ${r.doneUs === undefined ? "never finished" : `finished at ${r.doneUs / 1000}ms`})`);
+      late.push(`${r.what} (invoked ${at(r.invoked)}, ${r.doneUs === undefined ? "never finished" : `finished at ${r.doneUs / 1000}ms`})`);
     }
     return late;
   }

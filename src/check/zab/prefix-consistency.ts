@@ -12,31 +12,17 @@
  * one that others delivered — is reported at its next delivery (ZOOKEEPER-1154): until then it
  * may still be repaired by TRUNC, SNAP or a restart.
  *
- * Resets (the server's annotations state these, the checker takes them at their word):
- * - `zab.recovered {lastZxid}`: the logged history keeps only entries ≤ lastZxid; the applied
- *   history becomes that same list (a restart replays snapshot + log, uncommitted tail
- *   included). Where the trace never showed a logged zxid ≤ lastZxid, G fills the gap.
- * - `zab.truncate {zxid}`: logged and applied histories are cut back to ≤ zxid (the learner
- *   reloads its tree from the truncated log, so logged txns ≤ zxid it had not applied yet are
- *   applied: see fast-forward below).
- * - `zab.snap.load {zxid}`: applied and logged histories become the sync leader's tree ≤ zxid
- *   (its applied history, then its logged txns above it: a leader's tree holds its whole log;
- *   leader from the last `zab.sync`; G when unknown), G filling any gap.
- * After a reset to zxid z, a delivery must be above z (nothing below is re-delivered).
- *
- * Fast-forward. ZooKeeper replays the txn log into the tree whenever it (re)loads its database:
- * a follower going back to LOOKING (`fastForwardDataBase`), a leader starting `lead()` (its
- * whole log becomes its tree and is treated as committed), a learner after TRUNC. So at a
- * learner's `zab.sync {peerLastZxid}` (the zxid it reported, its tree's last zxid), at
- * `zab.leader.established {lastZxid}` and at `zab.truncate {zxid}`, the server's applied history
- * is extended with the txns of its own log above its last applied one, up to that zxid. Only
- * logged txns are replayed, so a tree that claims a zxid it never logged (ZOOKEEPER-2355)
- * still shows up as a hole.
+ * Each server's logged and applied histories, and how recoveries, truncations, snapshots and
+ * fast-forwards reset them, are the one replica model of `replica-log.ts` (where the trace
+ * never showed what a reset reaches, G fills the gap). After a reset to zxid z, a delivery must
+ * be above z (nothing below is re-delivered).
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
-import { at, formatZxid, intField, stringField, syncParties, ZabEventChecker, zxidField } from "./zab-event.js";
-import { filledUpTo, sameTxn, TxnHistory, type TxnEntry } from "./txn-history.js";
+import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
+import { checked, optionalIntField, stringField, zxidField } from "../event-reader.js";
+import { sameTxn, TxnHistory, type TxnEntry } from "./txn-history.js";
+import { ReplicaLogs, type Replica } from "./replica-log.js";
 
 /** An entry of G, with who put it there (for messages). */
 interface GlobalEntry extends TxnEntry {
@@ -45,20 +31,18 @@ interface GlobalEntry extends TxnEntry {
   readonly atUs: number;
 }
 
+/** A server as this checker follows it: its replica (the shared model) and its agreement with G. */
 interface ServerState {
-  logged: TxnHistory;
-  applied: TxnHistory;
-  /** Length of the common prefix of `applied` and G. */
+  replica: Replica;
+  /** Length of the common prefix of `replica.applied` and G. */
   agree: number;
-  /** Deliveries must be above this: the last delivery or the last reset point. */
-  floor: Zxid;
   divergenceReported: boolean;
-  syncLeader: string | undefined;
   lastProposal: { epoch: number; counter: number } | undefined;
 }
 
 export class PrefixConsistencyChecker extends ZabEventChecker {
   private readonly global = new TxnHistory<GlobalEntry>();
+  private readonly replicas = new ReplicaLogs();
   private readonly servers = new Map<string, ServerState>();
 
   constructor() {
@@ -66,53 +50,52 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   }
 
   protected dispatch(e: TraceEvent): void {
-    switch (e.kind) {
+    // The typed view: each case reads only its kind's fields (the compiler checks the names).
+    const c = checked(e);
+    switch (c.kind) {
       case "zab.log":
-        this.server(e.node).logged.put({ zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
+        this.replicas.log(e.node, { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") });
         return;
       case "zab.deliver":
-        this.onDeliver(e, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
+        this.onDeliver(e, { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") });
         return;
       case "zab.recovered":
-        this.onRecovered(e, zxidField(e, "lastZxid"));
+        this.onRecovered(e, zxidField(c, "lastZxid"));
         return;
       case "zab.truncate":
-        this.onTruncate(e, zxidField(e, "zxid"));
+        this.onTruncate(e, zxidField(c, "zxid"));
         return;
       case "zab.sync": {
         const { leader, learner } = syncParties(e, this.names);
         if (learner === undefined) return;
-        const s = this.server(learner);
-        s.syncLeader = leader;
-        this.fastForward(s, zxidField(e, "peerLastZxid"));
+        this.replicas.sync(leader, learner, zxidField(c, "peerLastZxid"));
+        this.advanceAgree(this.server(learner));
         return;
       }
       case "zab.snap.load":
-        this.onSnapLoad(e, zxidField(e, "zxid"));
+        this.onSnapLoad(e, zxidField(c, "zxid"));
         return;
       case "zab.leader.established":
-        this.onEstablished(e, zxidField(e, "lastZxid"));
+        this.onEstablished(e, zxidField(c, "lastZxid"));
         return;
       case "zab.propose":
-        this.onPropose(e, zxidField(e, "zxid"));
+        this.onPropose(e, zxidField(c, "zxid"));
         return;
     }
   }
 
   private onDeliver(e: TraceEvent, entry: TxnEntry): void {
     const s = this.server(e.node);
-    if (entry.zxid <= s.floor) {
+    const wasConsistent = this.consistent(s);
+    if (!this.replicas.deliver(e.node, entry)) {
       this.log.add(
         e,
-        `TotalOrder violated: ${this.names.label(e.node)} delivered ${formatZxid(entry.zxid)} after it was already at ${formatZxid(s.floor)}; ` +
+        `TotalOrder violated: ${this.names.label(e.node)} delivered ${formatZxid(entry.zxid)} after it was already at ${formatZxid(s.replica.treeZxid)}; ` +
           `a server's deliveries strictly increase in zxid and nothing at or below its recovery/sync point is delivered again`,
       );
       return;
     }
-    const wasConsistent = this.consistent(s);
-    s.applied.append(entry);
-    s.floor = entry.zxid;
-    if (wasConsistent && s.applied.length > this.global.length) {
+    if (wasConsistent && s.replica.applied.length > this.global.length) {
       this.extendGlobal(e.node, s, e, entry.zxid);
       return;
     }
@@ -124,45 +107,32 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   }
 
   private onRecovered(e: TraceEvent, lastZxid: Zxid): void {
-    const s = this.server(e.node);
-    s.logged.cutAbove(lastZxid);
-    this.reset(s, filledUpTo(s.logged.entries, this.global.entries, lastZxid), lastZxid);
+    this.replicas.recovered(e.node, lastZxid, this.global.entries);
+    this.reset(this.server(e.node));
   }
 
   private onTruncate(e: TraceEvent, zxid: Zxid): void {
     const s = this.server(e.node);
-    s.logged.cutAbove(zxid);
-    s.applied.cutAbove(zxid);
-    s.agree = Math.min(s.agree, s.applied.length);
-    s.floor = zxid;
+    // What stays of the tree is a prefix of it (entries ≤ zxid): agreement beyond it is undone.
+    let kept = 0;
+    for (const t of s.replica.applied.entries) if (t.zxid <= zxid) kept++;
+    s.agree = Math.min(s.agree, kept);
     s.divergenceReported = false;
-    this.fastForward(s, zxid);
+    this.replicas.truncate(e.node, zxid);
+    this.advanceAgree(s);
   }
 
   private onSnapLoad(e: TraceEvent, zxid: Zxid): void {
-    const s = this.server(e.node);
-    const leader = s.syncLeader === undefined ? undefined : this.servers.get(s.syncLeader);
-    const source = leader === undefined ? this.global.entries : this.treeOf(leader, zxid);
-    this.reset(s, filledUpTo(source, this.global.entries, zxid), zxid);
-  }
-
-  /**
-   * What a syncing leader's tree holds up to `upTo`: its applied history, then its logged txns
-   * above it. A leader's `lead()` loads its whole log into its tree, so a SNAP it sends before
-   * it is established already carries its uncommitted tail (which establishment then commits).
-   */
-  private treeOf(leader: ServerState, upTo: Zxid): readonly TxnEntry[] {
-    const applied = leader.applied.entries;
-    const last = leader.applied.lastZxid() ?? -1n;
-    const tail = leader.logged.entries.filter((t) => t.zxid > last && t.zxid <= upTo);
-    return tail.length === 0 ? applied : [...applied, ...tail];
+    this.replicas.snapLoad(e.node, zxid, this.global.entries);
+    this.reset(this.server(e.node));
   }
 
   /** A leader's initial history is committed once a quorum ACKed NEWLEADER: it joins G. */
   private onEstablished(e: TraceEvent, lastZxid: Zxid): void {
     const s = this.server(e.node);
-    this.fastForward(s, lastZxid);
-    if (!this.consistent(s) || s.applied.length <= this.global.length) return;
+    this.replicas.established(e.node, lastZxid);
+    this.advanceAgree(s);
+    if (!this.consistent(s) || s.replica.applied.length <= this.global.length) return;
     this.extendGlobal(e.node, s, e, lastZxid);
   }
 
@@ -174,7 +144,7 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
     const last = s.lastProposal;
     s.lastProposal = { epoch, counter };
     const who = this.names.label(e.node);
-    const declared = e.fields?.epoch === undefined ? epoch : intField(e, "epoch");
+    const declared = optionalIntField(e, "epoch") ?? epoch;
     let problem: string | undefined;
     if (declared !== epoch) problem = `its epoch is ${declared} but the zxid's epoch is ${epoch}`;
     else if (last === undefined || epoch > last.epoch) {
@@ -184,29 +154,18 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
     if (problem !== undefined) this.log.add(e, `LocalPrimaryOrder violated: ${who} proposed ${formatZxid(zxid)}, but ${problem}`);
   }
 
-  private reset(s: ServerState, history: TxnEntry[], point: Zxid): void {
-    s.logged.replace(history);
-    s.applied.replace(history);
-    s.floor = point;
+  /** After the replica's tree was replaced: agreement is worked out again from the start. */
+  private reset(s: ServerState): void {
     s.divergenceReported = false;
     s.agree = 0;
-    this.advanceAgree(s);
-  }
-
-  /** Replays `s`'s logged txns above its last applied one, up to `upTo`, into its applied history. */
-  private fastForward(s: ServerState, upTo: Zxid): void {
-    const from = s.applied.lastZxid() ?? -1n;
-    if (upTo <= from) return;
-    for (const t of s.logged.entries) if (t.zxid > from && t.zxid <= upTo) s.applied.append(t);
-    if (s.floor < upTo) s.floor = upTo;
     this.advanceAgree(s);
   }
 
   /** Appends `s`'s applied entries beyond G (up to `upTo`) to G, then lets everybody catch up. */
   private extendGlobal(node: string, s: ServerState, e: TraceEvent, upTo: Zxid): void {
     const by = this.names.label(node);
-    for (let i = this.global.length; i < s.applied.length; i++) {
-      const t = s.applied.at(i)!;
+    for (let i = this.global.length; i < s.replica.applied.length; i++) {
+      const t = s.replica.applied.at(i)!;
       if (t.zxid > upTo) break;
       this.global.append({ zxid: t.zxid, txn: t.txn, by, index: e.index, atUs: e.atUs });
     }
@@ -214,17 +173,17 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   }
 
   private advanceAgree(s: ServerState): void {
-    while (s.agree < s.applied.length && s.agree < this.global.length && sameTxn(s.applied.at(s.agree)!, this.global.at(s.agree)!)) s.agree++;
+    while (s.agree < s.replica.applied.length && s.agree < this.global.length && sameTxn(s.replica.applied.at(s.agree)!, this.global.at(s.agree)!)) s.agree++;
   }
 
   private consistent(s: ServerState): boolean {
-    return s.agree === Math.min(s.applied.length, this.global.length);
+    return s.agree === Math.min(s.replica.applied.length, this.global.length);
   }
 
   /** Why `s`'s applied history and G are not prefixes of one another: [invariant, explanation]. */
   private describeDivergence(s: ServerState): [string, string] {
     const k = s.agree;
-    const mine = s.applied.at(k)!;
+    const mine = s.replica.applied.at(k)!;
     const theirs = this.global.at(k)!;
     const after = k === 0 ? "from the first txn" : `after ${formatZxid(this.global.at(k - 1)!.zxid)}`;
     const first = `${theirs.by} (${at(theirs)})`;
@@ -247,15 +206,7 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   private server(node: string): ServerState {
     let s = this.servers.get(node);
     if (s === undefined) {
-      s = {
-        logged: new TxnHistory(),
-        applied: new TxnHistory(),
-        agree: 0,
-        floor: -1n,
-        divergenceReported: false,
-        syncLeader: undefined,
-        lastProposal: undefined,
-      };
+      s = { replica: this.replicas.replica(node), agree: 0, divergenceReported: false, lastProposal: undefined };
       this.servers.set(node, s);
     }
     return s;

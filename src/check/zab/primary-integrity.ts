@@ -17,8 +17,9 @@
  *
  * The online formulation. Deliveries are in zxid order, so "the primary delivered ⟨v',z'⟩" for
  * an earlier-epoch z' becomes z' ≤ B, where B is the last zxid the primary had delivered at its
- * first `zab.propose` of epoch e (its established lastZxid; else its last delivery or
- * recovery). Then any `zab.deliver` anywhere, before or after that propose, of a zxid z' with
+ * first `zab.propose` of epoch e (its established lastZxid; else how far its tree got, by
+ * the one replica model of `replica-log.ts`: its last delivery, recovery, truncation, snapshot
+ * or sync). Then any `zab.deliver` anywhere, before or after that propose, of a zxid z' with
  * epoch(z') < e and z' > B is a violation. Per server that has led epoch e the bound is kept
  * with its propose event; per epoch the highest delivered zxid is kept with its event, so that
  * deliveries before the propose are judged when the bound appears. That a delivery at z' ≤ B
@@ -28,7 +29,9 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { zxidEpoch, type Zxid } from "../../zk/proto/records.js";
-import { at, formatZxid, intField, zxidField, ZabEventChecker } from "./zab-event.js";
+import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
+import { ReplicaLogs } from "./replica-log.js";
+import { checked, intField, zxidField } from "../event-reader.js";
 
 /** A primary's first proposal of its epoch, and the highest zxid it had delivered by then. */
 interface PrimaryBound {
@@ -46,8 +49,8 @@ interface Delivered {
 }
 
 export class PrimaryIntegrityChecker extends ZabEventChecker {
-  /** Per server: the last zxid its tree held, by establishment, recovery or delivery. */
-  private readonly lastDelivered = new Map<string, Zxid>();
+  /** How far each server's tree got (no histories: only the zxids are needed here). */
+  private readonly replicas = new ReplicaLogs({ histories: false });
   /** Per server: the epoch it last established as leader and its lastZxid then. */
   private readonly established = new Map<string, { epoch: number; lastZxid: Zxid }>();
   /** One per (primary, epoch), in the order they first proposed. */
@@ -60,31 +63,46 @@ export class PrimaryIntegrityChecker extends ZabEventChecker {
   private readonly reported = new Set<string>();
 
   constructor() {
-    super("zab.primary-integrity", new Set(["zab.propose", "zab.deliver", "zab.recovered", "zab.leader.established"]));
+    super("zab.primary-integrity", new Set(["zab.propose", "zab.deliver", "zab.recovered", "zab.leader.established", "zab.truncate", "zab.snap.load", "zab.sync"]));
   }
 
   protected dispatch(e: TraceEvent): void {
-    switch (e.kind) {
+    // The typed view: each case reads only its kind's fields (the compiler checks the names).
+    const c = checked(e);
+    switch (c.kind) {
       case "zab.deliver":
-        this.onDeliver(e, zxidField(e, "zxid"));
+        this.onDeliver(e, zxidField(c, "zxid"));
         return;
       case "zab.recovered":
-        this.lastDelivered.set(e.node, zxidField(e, "lastZxid"));
+        this.replicas.recovered(e.node, zxidField(c, "lastZxid"), []);
         return;
+      case "zab.truncate":
+        this.replicas.truncate(e.node, zxidField(c, "zxid"));
+        return;
+      case "zab.snap.load":
+        this.replicas.snapLoad(e.node, zxidField(c, "zxid"), []);
+        return;
+      case "zab.sync": {
+        const { leader, learner } = syncParties(e, this.names);
+        if (learner !== undefined) this.replicas.sync(leader, learner, zxidField(c, "peerLastZxid"));
+        return;
+      }
       case "zab.leader.established": {
-        const lastZxid = zxidField(e, "lastZxid");
-        this.lastDelivered.set(e.node, lastZxid);
-        this.established.set(e.node, { epoch: intField(e, "epoch"), lastZxid });
+        const lastZxid = zxidField(c, "lastZxid");
+        const epoch = intField(c, "epoch");
+        this.replicas.established(e.node, lastZxid);
+        this.established.set(e.node, { epoch, lastZxid });
         return;
       }
       case "zab.propose":
-        this.onPropose(e, zxidField(e, "zxid"));
+        this.onPropose(e, zxidField(c, "zxid"));
         return;
     }
   }
 
   private onDeliver(e: TraceEvent, zxid: Zxid): void {
-    this.lastDelivered.set(e.node, zxid);
+    // The txn's content is prefix-consistency's business; only its zxid counts here.
+    this.replicas.deliver(e.node, { zxid, txn: "" });
     const epoch = zxidEpoch(zxid);
     const highest = this.highestByEpoch.get(epoch);
     if (highest === undefined || zxid > highest.zxid) this.highestByEpoch.set(epoch, { zxid, event: e });
@@ -100,7 +118,7 @@ export class PrimaryIntegrityChecker extends ZabEventChecker {
     if (this.boundKeys.has(key)) return;
     this.boundKeys.add(key);
     const est = this.established.get(e.node);
-    const bound = est !== undefined && est.epoch === epoch ? est.lastZxid : (this.lastDelivered.get(e.node) ?? -1n);
+    const bound = est !== undefined && est.epoch === epoch ? est.lastZxid : (this.replicas.find(e.node)?.treeZxid ?? -1n);
     const b: PrimaryBound = { epoch, primary: e.node, bound, propose: e, proposed: zxid };
     this.bounds.push(b);
     if (epoch > this.maxBoundEpoch) this.maxBoundEpoch = epoch;

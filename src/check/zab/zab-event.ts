@@ -1,56 +1,15 @@
 /**
  * Reading the server's `zab.*` trace annotations, for the ZAB checkers only.
  *
- * The checkers share no code with the server: they parse the annotation fields themselves
- * (zxids arrive as hex strings such as "0x100000002" and are kept as `bigint`, never a lossy
- * `number`) and name servers the same way in every message: `s2 (sid 2)`, the node id and the
- * ZooKeeper server id. A malformed annotation is itself reported (a `MalformedZabEvent` thrown
- * while reading a field is turned into a violation by `guarded`), because a checker that
- * silently skips what it cannot read proves nothing.
+ * The checkers share no code with the server: they read the annotation fields through the
+ * strict reader (`check/event-reader.ts`: zxids arrive as hex strings such as "0x100000002" and
+ * are kept as `bigint`, never a lossy `number`; a malformed field is a violation) and name
+ * servers the same way in every message: `s2 (sid 2)`, the node id and the ZooKeeper server id.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
-import { parseZxidText } from "../zxid-text.js";
+import { MalformedEvent, optionalIntField, optionalStringField, reportMalformed } from "../event-reader.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
-
-export class MalformedZabEvent extends Error {
-  constructor(e: TraceEvent, field: string) {
-    super(`malformed ${e.kind} event on ${e.node || "world"}: field "${field}" = ${JSON.stringify(String(e.fields?.[field]))}`);
-  }
-}
-
-/** A zxid field: hex string (the annotation format), decimal string, bigint or safe integer. */
-export function zxidField(e: TraceEvent, field: string): Zxid {
-  const v = e.fields?.[field];
-  if (typeof v === "string") {
-    const z = parseZxidText(v);
-    if (z !== undefined) return z;
-  }
-  if (typeof v === "bigint") return v;
-  if (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
-  throw new MalformedZabEvent(e, field);
-}
-
-/** An integer field (epoch, sid): number, bigint or numeric string. */
-export function intField(e: TraceEvent, field: string): number {
-  const v = e.fields?.[field];
-  if (typeof v === "number" && Number.isSafeInteger(v)) return v;
-  if (typeof v === "bigint") return Number(v);
-  if (typeof v === "string" && /^-?[0-9]+$/.test(v)) return Number(v);
-  throw new MalformedZabEvent(e, field);
-}
-
-export function stringField(e: TraceEvent, field: string): string {
-  const v = e.fields?.[field];
-  if (typeof v === "string") return v;
-  if (typeof v === "number" || typeof v === "bigint") return String(v);
-  throw new MalformedZabEvent(e, field);
-}
-
-export function optionalStringField(e: TraceEvent, field: string): string | undefined {
-  const v = e.fields?.[field];
-  return v === undefined || v === null ? undefined : String(v);
-}
 
 /** `0x200000001 (2,1)`: the hex form ZooKeeper logs, and the (epoch,counter) pair the papers use. */
 export function formatZxid(zxid: Zxid): string {
@@ -59,32 +18,14 @@ export function formatZxid(zxid: Zxid): string {
 
 /** `s2 (sid 2)` from a zab annotation; the node id alone when the sid is missing. */
 export function serverLabel(e: TraceEvent): string {
-  const sid = e.fields?.sid;
-  if (sid === undefined || sid === null) return e.node || "world";
-  return e.node ? `${e.node} (sid ${String(sid)})` : `sid ${String(sid)}`;
+  const sid = optionalIntField(e, "sid");
+  if (sid === undefined) return e.node || "world";
+  return e.node ? `${e.node} (sid ${sid})` : `sid ${sid}`;
 }
 
 /** `#12 at 3.5ms`: where in the trace something happened, for messages about earlier events. */
 export function at(e: { index: number; atUs: number }): string {
   return `#${e.index} at ${e.atUs / 1000}ms`;
-}
-
-/**
- * Runs one event's handler; a malformed annotation becomes a violation instead of an exception
- * that would abort the whole run. Any other exception is a checker bug and propagates.
- */
-export function guarded(log: ViolationLog, e: TraceEvent, handle: (e: TraceEvent) => void): void {
-  try {
-    handle(e);
-  } catch (err) {
-    reportMalformed(log, e, err);
-  }
-}
-
-/** What `guarded` does with an error: a malformed event is a violation; anything else, a bug, propagates. */
-export function reportMalformed(log: ViolationLog, e: TraceEvent, err: unknown): void {
-  if (!(err instanceof MalformedZabEvent)) throw err;
-  log.add(e, err.message);
 }
 
 /**
@@ -95,12 +36,13 @@ export class ServerNames {
   private readonly nodeBySid = new Map<string, string>();
   private readonly labelByNode = new Map<string, string>();
   /** The sid each node last announced, as written (most events only repeat it). */
-  private readonly sidByNode = new Map<string, unknown>();
+  private readonly sidByNode = new Map<string, number>();
   private lastNode: string | undefined;
-  private lastSid: unknown;
+  private lastSid: number | undefined;
 
+  /** Learns the event's node and sid; throws `MalformedEvent` on a sid that is not an integer. */
   learn(e: TraceEvent): void {
-    const sid = e.fields?.sid;
+    const sid = optionalIntField(e, "sid");
     if (e.node === "" || sid === undefined) return;
     // Most events come from the server that spoke last, repeating its sid: no lookup then.
     if (e.node === this.lastNode && sid === this.lastSid) return;
@@ -132,7 +74,7 @@ export function syncParties(e: TraceEvent, names: ServerNames): { leader: string
   const learner = optionalStringField(e, "learner");
   if (learner !== undefined) return { leader: e.node, learner: names.node(learner) };
   const leader = optionalStringField(e, "leader");
-  if (leader === undefined) throw new MalformedZabEvent(e, "learner");
+  if (leader === undefined) throw new MalformedEvent(e, "learner", undefined, "the learner's sid (or the leader's, from a learner)");
   return { leader: names.node(leader), learner: e.node };
 }
 
@@ -162,9 +104,9 @@ export abstract class ZabEventChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     if (!e.kind.startsWith("zab.")) return;
-    this.names.learn(e);
     // `guarded`, inlined: this runs for every zab event of every ZAB checker.
     try {
+      this.names.learn(e);
       this.dispatch(e);
     } catch (err) {
       reportMalformed(this.log, e, err);

@@ -8,7 +8,8 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import type { Zxid } from "../../zk/proto/records.js";
-import { at, formatZxid, reportMalformed, serverLabel, stringField, zxidField } from "./zab-event.js";
+import { at, formatZxid, serverLabel } from "./zab-event.js";
+import { reportMalformed, stringField, zxidField } from "../event-reader.js";
 
 interface FirstSeen {
   txn: string;

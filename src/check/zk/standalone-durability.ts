@@ -7,6 +7,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { guarded, optionalStringField, optionalZxidField, stringField, zxidField } from "../event-reader.js";
 
 export class StandaloneDurabilityChecker implements Checker {
   readonly name = "zk.standalone-durability";
@@ -19,18 +20,23 @@ export class StandaloneDurabilityChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (ev) => this.read(ev));
+  }
+
+  private read(e: TraceEvent): void {
     if (e.kind === "client.complete") {
-      const f = e.fields ?? {};
-      if (f.outcome !== "ok" || typeof f.zxid !== "string") return;
-      const zxid = BigInt(f.zxid);
+      if (optionalStringField(e, "outcome") !== "ok") return;
+      const zxid = optionalZxidField(e, "zxid");
+      if (zxid === undefined) return;
       if (zxid > this.maxSeen) {
         this.maxSeen = zxid;
-        this.seenBy = `${String(f.client ?? e.node)} (${String(f.op ?? "op")} #${String(f.opId ?? "?")})`;
+        // A completion does not repeat its op's name: "op" stands for it.
+        this.seenBy = `${stringField(e, "client")} (op #${stringField(e, "opId")})`;
       }
       return;
     }
     if (e.kind === "zk.server.start") {
-      const last = BigInt(String(e.fields?.lastZxid ?? "0x0"));
+      const last = zxidField(e, "lastZxid");
       if (last < this.maxSeen) {
         this.log.add(e, `${e.node} restarted with last zxid 0x${last.toString(16)}, but zxid 0x${this.maxSeen.toString(16)} had been acknowledged to ${this.seenBy}: an acknowledged write was lost`);
       }

@@ -52,6 +52,7 @@ import type { Chroot } from "./chroot.js";
 import { KeeperException } from "./keeper-exception.js";
 import { SPIN_DELAY_MS, StaticHostProvider, type HostAddress } from "./host-provider.js";
 import type { WatchedEvent, Watcher, WatchRegistration, ZKWatchManager } from "./watch-manager.js";
+import type { ClientStateFields } from "../trace-events.js";
 
 /** `ZooKeeper.States`. */
 export const States = {
@@ -662,7 +663,7 @@ export class ClientCnxn {
   private changeState(state: ZooKeeperState, cause?: string): void {
     if (this.state === state) return;
     this.state = state;
-    const fields: Record<string, unknown> = { client: this.ctx.id, state, session: this.sessionIdHex, conn: this.socket?.id };
+    const fields: ClientStateFields = { client: this.ctx.id, state, session: this.sessionIdHex, conn: this.socket?.id };
     if (cause !== undefined) fields.cause = cause;
     this.ctx.annotate("client.state", fields);
   }

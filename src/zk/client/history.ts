@@ -14,7 +14,8 @@
  * - Field values are small: strings, numbers, booleans; zxids and session ids are hex text.
  * - `client.invoke` names the `server` the client is connected to, when it is; the completion
  *   of an "unknown" op that was sent carries its request `xid`.
- * - The shape is the one `check/history` reads (keep the two in step): op names create,
+ * - The fields are typed in `zk/trace-events.ts` (`ClientInvokeFields`, `ClientCompleteFields`)
+ *   and described in docs/trace.md; `check/history` reads this shape: op names create,
  *   delete, setData, getData, exists, getChildren, sync, multi, closeSession (create2 and
  *   getChildren2 are recorded as create / getChildren; other calls under their own names);
  *   `result` is `{ path }`, `{ data, stat }`, `{ stat }` (`stat: null` when exists finds
@@ -25,6 +26,7 @@ import type { Simulator } from "../../sim/simulator.js";
 import { Code, codeName, isRecoverable } from "../proto/error-code.js";
 import { zxidHex, type Stat } from "../proto/records.js";
 import type { PacketReply } from "./client-cnxn.js";
+import type { ClientCompleteFields } from "../trace-events.js";
 
 export type Outcome = "ok" | "fail" | "unknown";
 
@@ -52,7 +54,7 @@ export function outcomeOf(reply: PacketReply, err: number): Outcome {
 }
 
 /** Adds how an operation ended (`outcome`, `err`, `zxid`, `sent`, `xid`) to `fields`, and returns it. */
-export function completionFields(reply: PacketReply, err: number, fields: Record<string, unknown>): Record<string, unknown> {
+export function completionFields(reply: PacketReply, err: number, fields: ClientCompleteFields): ClientCompleteFields {
   const outcome = outcomeOf(reply, err);
   fields.outcome = outcome;
   if (err !== Code.OK) fields.err = codeName(err);

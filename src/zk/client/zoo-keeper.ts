@@ -41,6 +41,7 @@ import { parseConnectString } from "./host-provider.js";
 import { KeeperException, badArguments } from "./keeper-exception.js";
 import { isReadOp, toBytes, toMultiOp, toOpResult, type Op, type OpData, type OpResult } from "./op.js";
 import { ZKWatchManager, addWatchKind, type Watcher, type WatchRegistration, type WatchRegistrationKind } from "./watch-manager.js";
+import type { ClientCompleteFields, ClientInvokeFields } from "../trace-events.js";
 
 export interface ClientOptions {
   /** `"s1:2181,s2:2181/app"`: node ids with optional ports (default 2181), optional chroot. */
@@ -583,7 +584,7 @@ export class ZooKeeper {
 
   private invoke(op: string, args: Record<string, unknown>): number {
     const opId = ++this.opIds.last;
-    const head: Record<string, unknown> = { client: this.ctx.id, session: this.cnxn.sessionIdHex, opId, op };
+    const head: ClientInvokeFields = { client: this.ctx.id, session: this.cnxn.sessionIdHex, opId, op };
     if (this.cnxn.state === "CONNECTED" && this.cnxn.currentAddress !== undefined) head.server = this.cnxn.currentAddress.host;
     this.ctx.annotate("client.invoke", withFields(head, args));
     return opId;
@@ -593,11 +594,11 @@ export class ZooKeeper {
    * The first fields of a `client.complete` annotation, for `completionFields` to add to: built
    * in place, since copying the outcome into a head object costs more than the rest of it.
    */
-  private completionHead(opId: number): Record<string, unknown> {
+  private completionHead(opId: number): ClientCompleteFields {
     return { client: this.ctx.id, session: this.cnxn.sessionIdHex, opId };
   }
 
-  private complete(fields: Record<string, unknown>): void {
+  private complete(fields: ClientCompleteFields): void {
     this.ctx.annotate("client.complete", fields);
   }
 }
@@ -640,6 +641,6 @@ function opResultJson(r: OpResult): Record<string, unknown> {
 }
 
 /** Copies `extra` into `into` (Object.assign, not a spread or a for-in: both are slow for varying shapes). */
-function withFields(into: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+function withFields<T extends object>(into: T, extra: Record<string, unknown>): T {
   return Object.assign(into, extra);
 }

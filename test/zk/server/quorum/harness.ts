@@ -26,6 +26,15 @@ import { QuorumCnxManager } from "../../../../src/zk/server/quorum/quorum-cnx-ma
 import { FastLeaderElection, type ElectedState } from "../../../../src/zk/server/quorum/fast-leader-election.js";
 import type { Vote } from "../../../../src/zk/server/quorum/vote.js";
 
+declare module "../../../../src/sim/trace-schema.js" {
+  interface TraceAnnotations {
+    /** The stub leader gave up: no quorum of followers heard within the sync limit. */
+    "stub.not-enough-followers": { sid: number };
+    /** The stub follower gave up: its leader was silent for the sync limit. */
+    "stub.leader-silent": { sid: number };
+  }
+}
+
 export const QUORUM_PORT = 2888;
 const CONNECT_ATTEMPTS = 5;
 const CONNECT_RETRY_MS = 1000;

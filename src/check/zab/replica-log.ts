@@ -1,0 +1,159 @@
+/**
+ * One model of every server's replica, as the server's `zab.*` annotations state it, for the
+ * ZAB checkers that judge histories (prefix-consistency, committed-durability,
+ * primary-integrity). Each used to rebuild per-server history on its own, with subtly
+ * different rules; one model means one rule per event, tested on its own (test/check/zab/
+ * replica-log.test.ts), and a reset the model misses is missed by nobody in particular.
+ *
+ * Per server:
+ * - `logged`: what its txn log durably holds (`zab.log`; a second write of a zxid replaces it);
+ * - `applied`: what its data tree reflects, in the order it was applied;
+ * - `treeZxid`: the zxid its tree last claimed: the last delivery, or the point of its last
+ *   reset (recovery, truncation, snapshot) or fast-forward. A delivery must be above it.
+ * - `syncLeader`: the leader of its last `zab.sync`, whose tree a SNAP carries.
+ *
+ * The rules (the server's annotations are taken at their word):
+ * - `zab.recovered {lastZxid}`: the log keeps only entries ≤ lastZxid (the rest was lost with
+ *   the crash, or never fsynced); the tree becomes that same list (a restart replays snapshot +
+ *   log, uncommitted tail included).
+ * - `zab.truncate {zxid}`: log and tree are cut back to ≤ zxid; then the tree is fast-forwarded
+ *   to zxid (the learner reloads its tree from the truncated log).
+ * - `zab.snap.load {zxid}`: log and tree become the sync leader's tree ≤ zxid (its applied
+ *   history, then its logged txns above it: `lead()` loads the whole log into the tree).
+ * - fast-forward: ZooKeeper replays the txn log into the tree whenever it (re)loads its
+ *   database: a learner's `zab.sync {peerLastZxid}` (the zxid it reported, its tree's last),
+ *   `zab.leader.established {lastZxid}`, a truncation. The tree is extended with the server's
+ *   own logged txns above its last applied one, up to that zxid. Only logged txns are replayed,
+ *   so a tree that claims a zxid it never logged (ZOOKEEPER-2355) still shows a hole.
+ * - Where a reset reaches zxids the trace never showed the server holding (a snapshot from
+ *   before the trace, a leader not yet seen), the gap is filled from `fill`, the caller's
+ *   sequence of txns everybody must have (its committed or delivered sequence).
+ *
+ * The model judges nothing: the checkers read it and report.
+ */
+import type { Zxid } from "../../zk/proto/records.js";
+import { filledUpTo, TxnHistory, type TxnEntry } from "./txn-history.js";
+
+export class Replica {
+  readonly logged = new TxnHistory();
+  readonly applied = new TxnHistory();
+  treeZxid: Zxid = -1n;
+  syncLeader: string | undefined = undefined;
+
+  /**
+   * What this server's tree holds up to `upTo` when it leads a sync: its applied history, then
+   * its logged txns above it (a SNAP it sends before it is established already carries its
+   * uncommitted tail, which establishment then commits).
+   */
+  treeUpTo(upTo: Zxid): readonly TxnEntry[] {
+    const applied = this.applied.entries;
+    const last = this.applied.lastZxid() ?? -1n;
+    const tail = this.logged.entries.filter((t) => t.zxid > last && t.zxid <= upTo);
+    return tail.length === 0 ? applied : [...applied, ...tail];
+  }
+}
+
+export interface ReplicaLogsOptions {
+  /**
+   * Keep the logged and applied histories (default true). Without them only `treeZxid` and
+   * `syncLeader` are followed, by the same rules, in constant space per server: for a checker
+   * that needs to know only how far each tree got.
+   */
+  histories?: boolean;
+}
+
+export class ReplicaLogs {
+  private readonly replicas = new Map<string, Replica>();
+  private readonly histories: boolean;
+
+  constructor(options: ReplicaLogsOptions = {}) {
+    this.histories = options.histories ?? true;
+  }
+
+  /** The servers seen so far, in order of first appearance. */
+  get all(): IterableIterator<Replica> {
+    return this.replicas.values();
+  }
+
+  replica(node: string): Replica {
+    let r = this.replicas.get(node);
+    if (r === undefined) this.replicas.set(node, (r = new Replica()));
+    return r;
+  }
+
+  /** The replica of `node` if the trace has shown it. */
+  find(node: string): Replica | undefined {
+    return this.replicas.get(node);
+  }
+
+  /** `zab.log`: the txn is durable in the server's log. */
+  log(node: string, entry: TxnEntry): void {
+    if (this.histories) this.replica(node).logged.put(entry);
+  }
+
+  /**
+   * `zab.deliver`: the server applied the txn. A delivery at or below the tree's zxid is not
+   * applied (a TotalOrder violation, for the caller to report); returns whether it was.
+   */
+  deliver(node: string, entry: TxnEntry): boolean {
+    const r = this.replica(node);
+    if (entry.zxid <= r.treeZxid) return false;
+    if (this.histories) r.applied.append(entry);
+    r.treeZxid = entry.zxid;
+    return true;
+  }
+
+  /** `zab.recovered`: returns the logged txns above `lastZxid`, lost with the crash. */
+  recovered(node: string, lastZxid: Zxid, fill: readonly TxnEntry[]): TxnEntry[] {
+    const r = this.replica(node);
+    const lost = r.logged.cutAbove(lastZxid);
+    this.reset(r, this.histories ? filledUpTo(r.logged.entries, fill, lastZxid) : [], lastZxid);
+    return lost;
+  }
+
+  /** `zab.truncate`: returns the logged txns above `zxid`, removed from the log. */
+  truncate(node: string, zxid: Zxid): TxnEntry[] {
+    const r = this.replica(node);
+    const removed = r.logged.cutAbove(zxid);
+    r.applied.cutAbove(zxid);
+    r.treeZxid = zxid;
+    this.fastForward(r, zxid);
+    return removed;
+  }
+
+  /** `zab.sync`: `learner` syncs with `leader` (either may be unknown yet) having reported `peerLastZxid`. */
+  sync(leader: string | undefined, learner: string, peerLastZxid: Zxid): void {
+    const r = this.replica(learner);
+    r.syncLeader = leader;
+    this.fastForward(r, peerLastZxid);
+  }
+
+  /** `zab.snap.load`: the server's log and tree become its sync leader's tree up to `zxid`. */
+  snapLoad(node: string, zxid: Zxid, fill: readonly TxnEntry[]): void {
+    const r = this.replica(node);
+    const leader = r.syncLeader === undefined ? undefined : this.replicas.get(r.syncLeader);
+    const source = leader === undefined ? fill : leader.treeUpTo(zxid);
+    this.reset(r, this.histories ? filledUpTo(source, fill, zxid) : [], zxid);
+  }
+
+  /** `zab.leader.established`: the leader's tree holds its whole log up to `lastZxid`. */
+  established(node: string, lastZxid: Zxid): void {
+    this.fastForward(this.replica(node), lastZxid);
+  }
+
+  private reset(r: Replica, history: TxnEntry[], point: Zxid): void {
+    if (this.histories) {
+      r.logged.replace(history);
+      r.applied.replace(history);
+    }
+    r.treeZxid = point;
+  }
+
+  /** Replays `r`'s logged txns above its last applied one, up to `upTo`, into its tree. */
+  private fastForward(r: Replica, upTo: Zxid): void {
+    if (r.treeZxid < upTo) r.treeZxid = upTo;
+    const from = r.applied.lastZxid() ?? -1n;
+    if (upTo <= from) return;
+    for (const t of r.logged.entries) if (t.zxid > from && t.zxid <= upTo) r.applied.append(t);
+  }
+}
