@@ -17,9 +17,13 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { isCommitKind, protocolOf, readCommitEvent, secs } from "./commit-events.js";
 
 export const BLOCKING_BOUND_MS = 5_000;
+const LIFECYCLE = new Set(["crash", "start", "restart", "pause", "resume"]);
 
 interface Open {
-  sinceUs: number;
+  firstUs: number;
+  /** Up time in doubt before the current stretch; the stretch began at `sinceUs` (undefined while down). */
+  accUs: number;
+  sinceUs: number | undefined;
   locks: string[];
   protocol: string;
 }
@@ -31,17 +35,17 @@ export class CommitBlockingChecker implements Checker {
   /** txn → the client waiting for it and since when (until its result). */
   private readonly waiting = new Map<string, { client: string; sinceUs: number; untilUs: number | undefined }>();
   private readonly coordinators = new Set<string>();
-  /** node → [downUs, upUs] intervals (upUs undefined while down). */
-  private readonly downs = new Map<string, [number, number | undefined][]>();
+  /** node → [downUs, upUs, "down" | "paused"] intervals (upUs undefined while it lasts). */
+  private readonly downs = new Map<string, [number, number | undefined, string][]>();
 
   constructor(private readonly boundMs = BLOCKING_BOUND_MS) {}
 
   accepts(kind: string): boolean {
-    return isCommitKind(kind) || kind === "crash" || kind === "start" || kind === "restart";
+    return isCommitKind(kind) || LIFECYCLE.has(kind);
   }
 
   onEvent(e: TraceEvent): void {
-    if (e.kind === "crash" || e.kind === "start" || e.kind === "restart") return this.onLifecycle(e);
+    if (LIFECYCLE.has(e.kind)) return this.onLifecycle(e);
     const ev = readCommitEvent(e);
     if (typeof ev === "string") return this.log.add(e, ev);
     const protocol = protocolOf(e.kind);
@@ -50,7 +54,7 @@ export class CommitBlockingChecker implements Checker {
         this.coordinators.add(e.node);
         return;
       case "vote":
-        if (ev.vote === "yes") table(this.inDoubt, e.node).set(ev.txn, { sinceUs: e.atUs, locks: ev.locks, protocol });
+        if (ev.vote === "yes") table(this.inDoubt, e.node).set(ev.txn, { firstUs: e.atUs, accUs: 0, sinceUs: e.atUs, locks: ev.locks, protocol });
         return;
       case "apply":
         return this.close(e, ev.txn);
@@ -78,8 +82,15 @@ export class CommitBlockingChecker implements Checker {
     const list = this.downs.get(e.node) ?? [];
     this.downs.set(e.node, list);
     const last = list[list.length - 1];
-    if (e.kind === "crash") list.push([e.atUs, undefined]);
+    const stops = e.kind === "crash" || e.kind === "pause";
+    if (stops) list.push([e.atUs, undefined, e.kind === "crash" ? "down" : "paused"]);
     else if (last !== undefined && last[1] === undefined) last[1] = e.atUs;
+    for (const open of this.inDoubt.get(e.node)?.values() ?? []) {
+      if (stops && open.sinceUs !== undefined) {
+        open.accUs += e.atUs - open.sinceUs;
+        open.sinceUs = undefined;
+      } else if (!stops && open.sinceUs === undefined) open.sinceUs = e.atUs;
+    }
   }
 
   private close(e: TraceEvent, txn: string): void {
@@ -91,22 +102,25 @@ export class CommitBlockingChecker implements Checker {
   }
 
   private judge(at: RunEnd, node: string, txn: string, open: Open, untilUs: number, atEnd: boolean): void {
-    const forUs = untilUs - open.sinceUs;
+    const forUs = open.accUs + (open.sinceUs === undefined ? 0 : untilUs - open.sinceUs);
     if (forUs <= this.boundMs * 1000) return;
-    const span = atEnd ? `since ${secs(open.sinceUs)} and still at the end of the run (${secs(forUs)})` : `for ${secs(forUs)} (${secs(open.sinceUs)} to ${secs(untilUs)})`;
+    const up = forUs === untilUs - open.firstUs ? "" : " of its own running time";
+    const span = atEnd
+      ? `since ${secs(open.firstUs)} and still at the end of the run (${secs(forUs)}${up})`
+      : `for ${secs(forUs)}${up} (${secs(open.firstUs)} to ${secs(untilUs)})`;
     const locks = open.locks.length === 0 ? "no lock" : `the lock on ${open.locks.join(", ")}`;
     const w = this.waiting.get(txn);
     const client = w === undefined ? "" : `; its client ${w.client} waited from ${secs(w.sinceUs)} ${w.untilUs === undefined ? "to the end, never answered" : `to ${secs(w.untilUs)}`}`;
-    this.log.add(at, `${open.protocol} blocking: ${node} was in doubt about ${txn} ${span}, holding ${locks}, waiting for the coordinator's decision${this.coordinatorStory(open.sinceUs, untilUs)}${client}`);
+    this.log.add(at, `${open.protocol} blocking: ${node} was in doubt about ${txn} ${span}, holding ${locks}, waiting for the coordinator's decision${this.coordinatorStory(open.firstUs, untilUs)}${client}`);
   }
 
   /** Where the coordinators were while someone waited for them. */
   private coordinatorStory(fromUs: number, toUs: number): string {
     const parts: string[] = [];
     for (const c of this.coordinators) {
-      for (const [down, up] of this.downs.get(c) ?? []) {
+      for (const [down, up, how] of this.downs.get(c) ?? []) {
         if (down > toUs || (up !== undefined && up < fromUs)) continue;
-        parts.push(`${c} was down from ${secs(down)}${up === undefined ? " to the end" : ` to ${secs(up)}`}`);
+        parts.push(`${c} was ${how} from ${secs(down)}${up === undefined ? " to the end" : ` to ${secs(up)}`}`);
       }
     }
     return parts.length === 0 ? " (the coordinator was up: its messages were lost or cut off)" : ` (${parts.join("; ")})`;
