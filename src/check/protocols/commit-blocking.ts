@@ -87,7 +87,8 @@ export class CommitBlockingChecker implements Checker {
     else if (last !== undefined && last[1] === undefined) last[1] = e.atUs;
     for (const open of this.inDoubt.get(e.node)?.values() ?? []) {
       if (stops && open.sinceUs !== undefined) {
-        open.accUs += e.atUs - open.sinceUs;
+        // A crash starts the count again (the bound is per incarnation); a pause only stops it.
+        open.accUs = e.kind === "crash" ? 0 : open.accUs + e.atUs - open.sinceUs;
         open.sinceUs = undefined;
       } else if (!stops && open.sinceUs === undefined) open.sinceUs = e.atUs;
     }

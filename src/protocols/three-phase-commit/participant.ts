@@ -6,7 +6,8 @@
  * releases the lock and acks with the outcome.
  *
  * The book's timeout rules: a precommitted participant that hears nothing more commits; an
- * uncertain one aborts. Before acting on a timeout it runs the termination protocol of the
+ * uncertain one aborts. (One recovered from its log after a crash waits for its peers instead:
+ * see terminate.) Before acting on a timeout it runs the termination protocol of the
  * literature (Skeen's, which the book's rules summarise): it asks the other participants how
  * far they got and waits `terminationWaitMs` — a peer that committed or aborted decides it; any
  * precommitted peer means commit; otherwise the book's rule. A participant that has not voted
@@ -36,9 +37,11 @@ interface ParticipantTxn {
   value: Value;
   state: State;
   timer: TimerHandle | undefined;
-  /** What peers said during termination (and what a peer's own request said of it). */
-  heard: Set<ParticipantState3pc>;
+  /** What each peer said during termination (or said of itself when it asked). */
+  heard: Map<string, ParticipantState3pc>;
   terminating: boolean;
+  /** Rebuilt from the log after a crash: it decides only on what its peers say (see terminate). */
+  recovered: boolean;
 }
 
 export class ThreePhaseParticipant {
@@ -70,7 +73,7 @@ export class ThreePhaseParticipant {
       case "stateRequest":
         return this.onStateRequest(from, m.txn, m.state);
       case "state":
-        this.txns.get(m.txn)?.heard.add(m.state);
+        this.txns.get(m.txn)?.heard.set(from, m.state);
         return;
       case "vote":
       case "ack":
@@ -129,7 +132,7 @@ export class ThreePhaseParticipant {
   }
 
   private fresh(key: string, value: Value, state: State): ParticipantTxn {
-    return { key, value, state, timer: undefined, heard: new Set(), terminating: false };
+    return { key, value, state, timer: undefined, heard: new Map(), terminating: false, recovered: false };
   }
 
   private onPreCommit(txn: string): void {
@@ -178,19 +181,30 @@ export class ThreePhaseParticipant {
     t.timer = this.ctx.setTimerMs(this.timing.terminationWaitMs, () => this.terminate(txn, t, bookRule), "termination");
   }
 
-  /** Decides from what the peers said; with nothing decisive, the book's timeout rule. */
+  /**
+   * Decides from what the peers said; with nothing decisive, the book's rule. A participant
+   * recovered from its log was not there while the others may have terminated without it, so
+   * it decides only on a peer's outcome or once every peer has answered — until then it asks
+   * again (3PC is nonblocking for the sites that stay up, not for one that comes back).
+   */
   private terminate(txn: string, t: ParticipantTxn, bookRule: Decision3pc): void {
     if (t.state !== "uncertain" && t.state !== "precommitted") return;
-    const h = t.heard;
-    const decisive = h.has("committed") || h.has("aborted") || h.has("precommitted");
-    const outcome: Decision3pc = h.has("committed") ? "commit" : h.has("aborted") ? "abort" : h.has("precommitted") ? "commit" : bookRule;
+    const said = new Set(t.heard.values());
+    const final = said.has("committed") || said.has("aborted");
+    if (t.recovered && !final && !this.peers.every((p) => t.heard.has(p))) {
+      for (const p of this.peers) this.send(p, { kind: "stateRequest", txn, state: this.stateOf(t) });
+      t.timer = this.ctx.setTimerMs(this.timing.terminationWaitMs, () => this.terminate(txn, t, bookRule), "termination");
+      return;
+    }
+    const decisive = final || said.has("precommitted");
+    const outcome: Decision3pc = said.has("committed") ? "commit" : said.has("aborted") ? "abort" : said.has("precommitted") ? "commit" : bookRule;
     this.apply(txn, t, outcome, decisive ? "termination" : "timeout");
   }
 
   private onStateRequest(from: string, txn: string, theirs: ParticipantState3pc | "coordinator"): void {
     const t = this.txns.get(txn);
     if (t === undefined) return this.abortUnvoted(txn, () => this.send(from, { kind: "state", txn, state: "aborted" }));
-    if (theirs !== "coordinator") t.heard.add(theirs);
+    if (theirs !== "coordinator") t.heard.set(from, theirs);
     this.send(from, { kind: "state", txn, state: this.stateOf(t) });
   }
 
@@ -228,7 +242,9 @@ export class ThreePhaseParticipant {
     const outcomes: [string, Decision3pc][] = [];
     for (const r of records) {
       if (r.rec === "ready") {
-        this.txns.set(r.txn, this.fresh(r.key, r.value, "uncertain"));
+        const t = this.fresh(r.key, r.value, "uncertain");
+        t.recovered = true;
+        this.txns.set(r.txn, t);
         continue;
       }
       const t = this.txns.get(r.txn) ?? this.fresh("", "", "aborted");
