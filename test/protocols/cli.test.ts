@@ -43,6 +43,17 @@ describe("zksim with the commit protocols", () => {
     for (const kind of ["prepare", "vote", "commit", "ack"]) expect(html).toContain(kind);
   });
 
+  it("a failing swarm seed is deterministic, saved by explore, replayed and shrunk", () => {
+    expect(zksim("determinism", "3pc-random-faults", "--seed", "119").status).toBe(0);
+    const saveDir = join(dir, "cases");
+    const explored = lastJson<{ failures: { seed: number; checker: string }[] }>(zksim("explore", "3pc-random-faults", "--from", "119", "--seeds", "1", "--save-dir", saveDir, "--json"));
+    expect(explored.failures).toEqual([expect.objectContaining({ seed: 119, checker: "commit.atomicity" })]);
+    const file = join(saveDir, "3pc-random-faults-seed-119.json");
+    expect(zksim("replay", file).status).toBe(1);
+    const shrunk = zksim("shrink", file, "--max-runs", "40");
+    expect(shrunk.stdout).toMatch(/shrunk case fails with: commit\.atomicity/);
+  });
+
   it("rejects bad input with one line and exit 2", () => {
     expectUserError(["run", "2pc-commit", "--variant", "bogus"], /script "2pc" has no variant "bogus" \(its variants: abort-in-doubt/);
     expectUserError(["run", scenarioFile("zero", { workload: { kind: "two-phase-commit", participants: 0 } })], /workload\.participants: expected an integer in \[1, 9\], got 0/);
