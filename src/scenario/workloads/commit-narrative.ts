@@ -30,8 +30,13 @@ interface TxnStory {
   votes: string[];
   decisions: string[];
   applied: string[];
+  /** When each participant applied its outcome, for the window in which they differed. */
+  appliedAtUs: Map<string, [string, number]>;
   result: string | undefined;
 }
+
+/** Participants applying one outcome this long apart is worth a line (the book's "data inconsistency"). */
+const SPLIT_WINDOW_US = 100_000;
 
 /** Fault events worth a line ("start" is every node's first start: not news). */
 const LIFECYCLE = new Set(["crash", "restart", "pause", "resume", "partition", "cut", "heal"]);
@@ -52,7 +57,7 @@ export class CommitNarrator {
 
   private txn(name: string): TxnStory {
     let t = this.txns.get(name);
-    if (t === undefined) this.txns.set(name, (t = { key: "?", value: "?", votes: [], decisions: [], applied: [], result: undefined }));
+    if (t === undefined) this.txns.set(name, (t = { key: "?", value: "?", votes: [], decisions: [], applied: [], appliedAtUs: new Map(), result: undefined }));
     return t;
   }
 
@@ -79,6 +84,7 @@ export class CommitNarrator {
         return;
       case "apply":
         this.txn(name).applied.push(`${e.node} ${String(f.outcome)} at ${at} (by ${String(f.by)})`);
+        this.txn(name).appliedAtUs.set(e.node, [String(f.outcome), e.atUs]);
         return;
       case "result":
         this.txn(name).result = `${e.node} heard ${String(f.outcome)} after ${String(f.waitedMs)} ms`;
@@ -105,6 +111,10 @@ export class CommitNarrator {
         `${name} (${t.key} = ${JSON.stringify(t.value)}): votes ${t.votes.join(", ") || "none"}; coordinator decided ${t.decisions.join(", then ") || "nothing"}; applied: ${t.applied.join(", ") || "nowhere"}; ${t.result ?? "its client never heard the outcome"}.`,
       );
     }
+    for (const [name, t] of all.slice(0, MAX_TXN_LINES)) {
+      const split = splitWindow(name, t);
+      if (split !== undefined) out.push(split);
+    }
     if (all.length > MAX_TXN_LINES) {
       const outcomes = all.map(([, t]) => t.result?.split(" heard ")[1]?.split(" ")[0] ?? "unfinished");
       const count = (w: string) => outcomes.filter((o) => o === w).length;
@@ -115,4 +125,20 @@ export class CommitNarrator {
     if (this.faults.length > 0) out.push(`faults: ${this.faults.join("; ")}`);
     return out;
   }
+}
+
+/** "meanwhile: from A to B, p1 had committed t while p2, p3 had not…", when the applies lie far apart. */
+function splitWindow(name: string, t: TxnStory): string | undefined {
+  const times = [...t.appliedAtUs.entries()].sort((a, b) => a[1][1] - b[1][1]);
+  if (times.length < 2) return undefined;
+  const [outcome, firstAt] = times[0]![1];
+  const later = times.filter(([, [, atUs]]) => atUs - firstAt > SPLIT_WINDOW_US).map(([n]) => n);
+  if (later.length === 0) return undefined;
+  const early = times.map(([n]) => n).filter((n) => !later.includes(n));
+  const untilUs = t.appliedAtUs.get(later[0]!)![1];
+  const seen =
+    outcome === "commit"
+      ? `a reader saw ${t.key} = ${JSON.stringify(t.value)} at ${early.join(", ")} while ${later.join(", ")} still held ${t.key}'s lock`
+      : `${t.key} was unlocked and unchanged at ${early.join(", ")} while ${later.join(", ")} still held its lock`;
+  return `meanwhile: from ${(firstAt / 1000).toFixed(1)} ms to ${(untilUs / 1000).toFixed(1)} ms ${early.join(", ")} had applied ${outcome} to ${name} and ${later.join(", ")} had not: ${seen}.`;
 }

@@ -32,6 +32,7 @@ describe("2PC scenarios (book 2.1.1)", () => {
     const story = r.narrative.join("\n");
     expect(story).toMatch(/p1 commit at 16\d\.\d ms \(by coordinator\), p2 commit at 32\d\d\.\d ms/);
     expect(story).toMatch(/recovered from its log: .*"decisions":\[\["c1-1","commit"\]\]/);
+    expect(story).toMatch(/meanwhile: from 16\d\.\d ms to 32\d\d\.\d ms p1 had applied commit to c1-1 and p2, p3 had not: a reader saw x = 1 at p1 while p2, p3 still held x's lock/);
   });
 
   it("the same seed gives the same trace twice (a swarm seed)", async () => {
