@@ -20,6 +20,7 @@ import { clientTraffic } from "./client-traffic.js";
 import { benchTraffic } from "./bench-traffic.js";
 import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
 import { BUG_SCRIPTS } from "./bug-scripts.js";
+import { COMMIT_SCRIPT_VARIANTS } from "../workloads/commit-variants.js";
 
 const SCRIPTS = new Map<string, ScriptDef>(
   [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerTxnLogDiff, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, benchTraffic, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS].map((s) => [s.name, s]),
@@ -33,7 +34,7 @@ export function scriptNamed(name: string): ScriptDef {
 
 /** The script that runs `variant` of `script` (e.g. recipe-lock, naive → recipe-lock-naive-herd). */
 export function scriptVariant(script: string, variant: string): string {
-  const variants = RECIPE_VARIANTS[script];
+  const variants = RECIPE_VARIANTS[script] ?? COMMIT_SCRIPT_VARIANTS[script];
   const named = variants?.[variant];
   if (named !== undefined) return named;
   const known = variants === undefined ? "it has none" : `its variants: ${Object.keys(variants).join(", ")}`;

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { lastJson, zksim } from "../helpers/cli.js";
+
+const dir = mkdtempSync(join(tmpdir(), "zksim-commit-"));
+
+function scenarioFile(name: string, doc: Record<string, unknown>): string {
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ name, durationMs: 1000, ...doc }));
+  return file;
+}
+
+function expectUserError(args: string[], message: RegExp): void {
+  const r = zksim(...args);
+  expect(r.status).toBe(2);
+  expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  expect(r.stderr).toMatch(message);
+}
+
+describe("zksim with the commit protocols", () => {
+  it("lists the 2PC/3PC scenarios with their tags", () => {
+    const list = lastJson<{ name: string; tags: string[] }[]>(zksim("list", "--json"));
+    const tags = new Map(list.map((e) => [e.name, e.tags]));
+    for (const s of ["2pc-commit", "2pc-rollback", "2pc-coordinator-crash-blocks", "2pc-partial-commit"]) expect(tags.get(s)).toContain("2pc");
+    for (const s of ["3pc-coordinator-crash-nonblocking", "3pc-partition-inconsistency"]) expect(tags.get(s)).toContain("3pc");
+    for (const s of ["2pc-random-faults", "3pc-random-faults", "3pc-random-crashes"]) expect(tags.get(s)).toEqual(expect.arrayContaining(["swarm", "protocol"]));
+    expect(tags.get("3pc-partition-inconsistency")).toContain("expected-failure");
+  });
+
+  it("runs a twin with --variant and keeps the flag in the replay line", () => {
+    const r = zksim("run", "2pc-random-faults", "--seed", "3", "--variant", "abort-in-doubt");
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/commit\.atomicity/);
+    expect(r.stdout).toMatch(/replay: zksim run 2pc-random-faults --seed 3 --variant abort-in-doubt/);
+  });
+
+  it("draws a run as a space-time diagram with the book's message names", () => {
+    const out = join(dir, "partial.html");
+    expect(zksim("run", "2pc-partial-commit", "--trace", out).status).toBe(0);
+    const html = readFileSync(out, "utf8");
+    for (const kind of ["prepare", "vote", "commit", "ack"]) expect(html).toContain(kind);
+  });
+
+  it("a failing swarm seed is deterministic, saved by explore, replayed and shrunk", () => {
+    expect(zksim("determinism", "3pc-random-faults", "--seed", "119").status).toBe(0);
+    const saveDir = join(dir, "cases");
+    const explored = lastJson<{ failures: { seed: number; checker: string }[] }>(zksim("explore", "3pc-random-faults", "--from", "119", "--seeds", "1", "--save-dir", saveDir, "--json"));
+    expect(explored.failures).toEqual([expect.objectContaining({ seed: 119, checker: "commit.atomicity" })]);
+    const file = join(saveDir, "3pc-random-faults-seed-119.json");
+    expect(zksim("replay", file).status).toBe(1);
+    const shrunk = zksim("shrink", file, "--max-runs", "40");
+    expect(shrunk.stdout).toMatch(/shrunk case fails with: commit\.atomicity/);
+  });
+
+  it("rejects bad input with one line and exit 2", () => {
+    expectUserError(["run", "2pc-commit", "--variant", "bogus"], /script "2pc" has no variant "bogus" \(its variants: abort-in-doubt/);
+    expectUserError(["run", scenarioFile("zero", { workload: { kind: "two-phase-commit", participants: 0 } })], /workload\.participants: expected an integer in \[1, 9\], got 0/);
+    expectUserError(["run", scenarioFile("ghost", { workload: { kind: "three-phase-commit" }, faults: [{ atMs: 1, kind: "crash", node: "p7" }] })], /faults\[0\]\.node: unknown node "p7"/);
+    expectUserError(["run", scenarioFile("object", { workload: { kind: "two-phase-commit", transactions: [{ atMs: 1, key: "x", value: { a: 1 } }] } })], /transactions\[0\]\.value: expected a string or a number, got \{"a":1\}/);
+    expectUserError(["run", scenarioFile("build", { workload: { kind: "three-phase-commit", script: "3pc-bogus" } })], /workload\.script: unknown 3PC build "3pc-bogus"/);
+  });
+});
