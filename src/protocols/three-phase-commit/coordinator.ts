@@ -11,7 +11,6 @@
  * participants, who finish it by their timeout rules — the recovered coordinator asks them
  * (stateRequest) until each has an outcome, and reports what they did.
  */
-import { annotate3pc } from "./annotate.js";
 import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
 import { readLog, recordBytes, type CommitTiming, type TxnRequest } from "../atomic-commit/config.js";
 import type { ClientMessage, ResultMessage } from "../atomic-commit/client.js";
@@ -106,7 +105,7 @@ export class ThreePhaseCoordinator {
 
   private sendCanCommit(t: CoordinatorTxn): void {
     t.phase = "canCommit";
-    annotate3pc(this.ctx, "3pc.begin", { txn: t.req.txn, client: t.client, key: t.req.key, value: t.req.value, participants: [...this.participants] });
+    this.ctx.annotate("3pc.begin", { txn: t.req.txn, client: t.client, key: t.req.key, value: t.req.value, participants: [...this.participants] });
     const m: ThreePhaseMessage = { kind: "canCommit", ...t.req };
     this.repeatUntil(t, (p) => t.votes.has(p), () => m, "resend-canCommit");
     t.timer = this.ctx.setTimerMs(this.timing.voteTimeoutMs, () => {
@@ -127,7 +126,7 @@ export class ThreePhaseCoordinator {
 
   private sendPreCommit(t: CoordinatorTxn): void {
     t.phase = "preCommit";
-    annotate3pc(this.ctx, "3pc.phase", { txn: t.req.txn, phase: "preCommit" });
+    this.ctx.annotate("3pc.phase", { txn: t.req.txn, phase: "preCommit" });
     const m: ThreePhaseMessage = { kind: "preCommit", txn: t.req.txn };
     this.repeatUntil(t, (p) => t.preCommitAcks.has(p), () => m, "resend-preCommit");
     t.timer = this.ctx.setTimerMs(this.timing.voteTimeoutMs, () => {
@@ -168,7 +167,7 @@ export class ThreePhaseCoordinator {
     const seen = new Set(t.outcomes.values());
     t.result = seen.size === 1 ? [...seen][0]! : "inconsistent";
     t.phase = "ended";
-    annotate3pc(this.ctx, "3pc.end", { txn: t.req.txn, outcome: t.result });
+    this.ctx.annotate("3pc.end", { txn: t.req.txn, outcome: t.result });
     this.ctx.disk.append(LOG, { rec: "end", txn: t.req.txn, outcome: t.result }, 48); // lazily durable: losing it only repeats the last phase
     this.reply(t);
   }
@@ -182,7 +181,7 @@ export class ThreePhaseCoordinator {
 
   private announce(t: CoordinatorTxn, reason: string): void {
     t.phase = "awaiting-acks";
-    annotate3pc(this.ctx, "3pc.decision", { txn: t.req.txn, decision: t.decision!, reason });
+    this.ctx.annotate("3pc.decision", { txn: t.req.txn, decision: t.decision!, reason });
     const m: ThreePhaseMessage = t.decision === "commit" ? { kind: "doCommit", txn: t.req.txn } : { kind: "abort", txn: t.req.txn };
     this.repeatUntil(t, (p) => t.outcomes.has(p), () => m, "resend-decision");
   }
@@ -234,7 +233,7 @@ export class ThreePhaseCoordinator {
     const decisions = all.filter(([, t]) => t.decision !== undefined).map(([txn, t]): [string, Decision3pc] => [txn, t.decision!]);
     const learning = all.filter(([, t]) => t.phase === "learning").map(([txn]) => txn);
     const presumedAbort = all.filter(([, t]) => t.phase === "canCommit").map(([txn]) => txn);
-    annotate3pc(this.ctx, "3pc.recover", { role: "coordinator", decisions, learning, presumedAbort });
+    this.ctx.annotate("3pc.recover", { role: "coordinator", decisions, learning, presumedAbort });
     for (const t of this.txns.values()) {
       if (t.phase === "awaiting-acks") this.announce(t, "recovered from the log");
       else if (t.phase === "canCommit") this.decide(t, "abort", "recovered before preCommit: nobody can have committed");

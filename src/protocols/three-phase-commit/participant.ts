@@ -17,7 +17,6 @@
  * Twins: commit-uncertain (an uncertain participant commits on timeout), book-timeouts (the
  * timeout rules without asking the peers).
  */
-import { annotate3pc } from "./annotate.js";
 import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
 import { readLog, recordBytes, type CommitTiming, type TxnRequest, type Value } from "../atomic-commit/config.js";
 import { KeyedStore } from "../atomic-commit/keyed-store.js";
@@ -117,7 +116,7 @@ export class ThreePhaseParticipant {
       // The No is sent once the abort is durable: a crash cannot turn it into a later Yes.
       const t = this.fresh(m.key, m.value, "readying");
       this.txns.set(m.txn, t);
-      annotate3pc(this.ctx, "3pc.vote", { txn: m.txn, vote: "no", locks: [], reason: why });
+      this.ctx.annotate("3pc.vote", { txn: m.txn, vote: "no", locks: [], reason: why });
       return this.apply(m.txn, t, "abort", "vote-no", () => this.send(this.coordinator, { kind: "vote", txn: m.txn, vote: "no" }));
     }
     this.store.tryLock(m.key, m.txn);
@@ -126,7 +125,7 @@ export class ThreePhaseParticipant {
     this.log({ rec: "ready", txn: m.txn, key: m.key, value: m.value }, () => {
       if (t.state !== "readying") return;
       t.state = "uncertain";
-      annotate3pc(this.ctx, "3pc.vote", { txn: m.txn, vote: "yes", locks: [m.key], reason: "ready" });
+      this.ctx.annotate("3pc.vote", { txn: m.txn, vote: "yes", locks: [m.key], reason: "ready" });
       this.send(this.coordinator, { kind: "vote", txn: m.txn, vote: "yes" });
       this.arm(m.txn, t);
     });
@@ -145,7 +144,7 @@ export class ThreePhaseParticipant {
     this.log({ rec: "preCommit", txn, undo: this.store.values.get(t.key) ?? null }, () => {
       if (t.state !== "precommitting") return;
       t.state = "precommitted";
-      annotate3pc(this.ctx, "3pc.precommit", { txn });
+      this.ctx.annotate("3pc.precommit", { txn });
       this.send(this.coordinator, { kind: "ack", txn, of: "preCommit" });
       this.arm(txn, t);
     });
@@ -173,10 +172,10 @@ export class ThreePhaseParticipant {
     const state = t.state;
     const bookRule: Decision3pc = state === "precommitted" || this.variant === "commit-uncertain" ? "commit" : "abort";
     if (this.variant !== undefined) {
-      annotate3pc(this.ctx, "3pc.timeout", { txn, state, action: bookRule, locks: [t.key] });
+      this.ctx.annotate("3pc.timeout", { txn, state, action: bookRule, locks: [t.key] });
       return this.apply(txn, t, bookRule, "timeout");
     }
-    annotate3pc(this.ctx, "3pc.timeout", { txn, state, action: "ask the other participants", locks: [t.key] });
+    this.ctx.annotate("3pc.timeout", { txn, state, action: "ask the other participants", locks: [t.key] });
     t.terminating = true;
     for (const p of this.peers) this.send(p, { kind: "stateRequest", txn, state });
     t.timer = this.ctx.setTimerMs(this.timing.terminationWaitMs, () => this.terminate(txn, t, bookRule), "termination");
@@ -223,7 +222,7 @@ export class ThreePhaseParticipant {
       t.state = outcome === "commit" ? "committed" : "aborted";
       if (outcome === "commit") this.store.values.set(t.key, t.value);
       this.store.unlock(t.key, txn);
-      annotate3pc(this.ctx, "3pc.apply", { txn, outcome, by });
+      this.ctx.annotate("3pc.apply", { txn, outcome, by });
       then?.();
     });
   }
@@ -259,7 +258,7 @@ export class ThreePhaseParticipant {
     }
     const inDoubt = [...this.txns.entries()].filter(([, t]) => t.state === "uncertain" || t.state === "precommitted");
     for (const [txn, t] of inDoubt) this.store.tryLock(t.key, txn);
-    annotate3pc(this.ctx, "3pc.recover", { role: "participant", inDoubt: inDoubt.map(([txn]) => txn), locks: inDoubt.map(([, t]) => t.key), outcomes });
+    this.ctx.annotate("3pc.recover", { role: "participant", inDoubt: inDoubt.map(([txn]) => txn), locks: inDoubt.map(([, t]) => t.key), outcomes });
     for (const [txn, t] of inDoubt) this.arm(txn, t);
   }
 }

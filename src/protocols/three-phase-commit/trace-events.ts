@@ -2,6 +2,8 @@
  * The trace annotations of three-phase commit (types only), as `ctx.annotate(kind, fields)`
  * writes them; the checkers under src/check/protocols read them without importing this code.
  */
+import "../../sim/trace-schema.js";
+
 export interface ThreePhaseCommitTraceEvents {
   "3pc.request": { txn: string; key: string; value: string | number };
   "3pc.result": { txn: string; outcome: string; waitedMs: number };
@@ -23,4 +25,8 @@ export interface ThreePhaseCommitTraceEvents {
   "3pc.recover":
     | { role: "coordinator"; decisions: [string, "commit" | "abort"][]; learning: string[]; presumedAbort: string[] }
     | { role: "participant"; inDoubt: string[]; locks: string[]; outcomes: [string, "commit" | "abort"][] };
+}
+
+declare module "../../sim/trace-schema.js" {
+  interface TraceAnnotations extends ThreePhaseCommitTraceEvents {}
 }

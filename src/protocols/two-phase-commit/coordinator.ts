@@ -12,7 +12,6 @@
  * decide-before-log twin); commit only if every participant voted Yes (except in the
  * commit-on-timeout twin); one decision per transaction, across crashes.
  */
-import { annotate2pc } from "./annotate.js";
 import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
 import { readLog, recordBytes, type CommitTiming, type TxnRequest } from "../atomic-commit/config.js";
 import type { ClientMessage, ResultMessage } from "../atomic-commit/client.js";
@@ -95,7 +94,7 @@ export class TwoPhaseCoordinator {
 
   private startVoting(t: CoordinatorTxn): void {
     t.phase = "voting";
-    annotate2pc(this.ctx, "2pc.begin", { txn: t.req.txn, client: t.client, key: t.req.key, value: t.req.value, participants: [...this.participants] });
+    this.ctx.annotate("2pc.begin", { txn: t.req.txn, client: t.client, key: t.req.key, value: t.req.value, participants: [...this.participants] });
     const prepare: TwoPhaseMessage = { kind: "prepare", ...t.req };
     const sendMissing = () => {
       for (const p of this.participants) if (!t.votes.has(p)) this.ctx.send(p, prepare);
@@ -144,7 +143,7 @@ export class TwoPhaseCoordinator {
   private announce(t: CoordinatorTxn, reason: string): void {
     const decision = t.decision!;
     t.phase = "awaiting-acks";
-    annotate2pc(this.ctx, "2pc.decision", { txn: t.req.txn, decision, reason });
+    this.ctx.annotate("2pc.decision", { txn: t.req.txn, decision, reason });
     const sendMissing = () => {
       for (const p of this.participants) if (!t.acks.has(p)) this.sendDecision(t, p);
       t.resend = this.ctx.setTimerMs(this.timing.retransmitMs, sendMissing, "resend-decision");
@@ -164,7 +163,7 @@ export class TwoPhaseCoordinator {
     if (!this.participants.every((p) => t.acks.has(p))) return;
     this.ctx.cancelTimer(t.resend);
     t.phase = "ended";
-    annotate2pc(this.ctx, "2pc.end", { txn, outcome: t.decision! });
+    this.ctx.annotate("2pc.end", { txn, outcome: t.decision! });
     this.ctx.disk.append(LOG, { rec: "end", txn }, 48); // lazily durable: losing it only repeats phase 2
     this.reply(t);
   }
@@ -207,7 +206,7 @@ export class TwoPhaseCoordinator {
       if (t.decision !== undefined) decisions.push([txn, t.decision]);
       else presumedAbort.push(txn);
     }
-    annotate2pc(this.ctx, "2pc.recover", { role: "coordinator", decisions, presumedAbort });
+    this.ctx.annotate("2pc.recover", { role: "coordinator", decisions, presumedAbort });
     for (const t of this.txns.values()) {
       if (t.phase === "awaiting-acks") this.announce(t, "recovered from the log");
       else if (t.phase === "voting") this.decide(t, "rollback", "recovered undecided: presumed abort");

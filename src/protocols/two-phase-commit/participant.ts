@@ -16,7 +16,6 @@
  * vote-before-log twin); after a Yes the outcome comes only from someone who knows it (except in
  * the abort-in-doubt twin); recovery restores every prepared, undecided transaction with its lock.
  */
-import { annotate2pc } from "./annotate.js";
 import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
 import { readLog, recordBytes, type CommitTiming, type Termination, type TxnRequest, type Value } from "../atomic-commit/config.js";
 import { KeyedStore } from "../atomic-commit/keyed-store.js";
@@ -111,14 +110,14 @@ export class TwoPhaseParticipant {
   private voteNo(m: TxnRequest, reason: string): void {
     const t: ParticipantTxn = { key: m.key, value: m.value, state: "preparing", timer: undefined };
     this.txns.set(m.txn, t);
-    annotate2pc(this.ctx, "2pc.vote", { txn: m.txn, vote: "no", locks: [], reason });
+    this.ctx.annotate("2pc.vote", { txn: m.txn, vote: "no", locks: [], reason });
     this.apply(m.txn, t, "rollback", "vote-no", undefined, () => this.ctx.send(this.coordinator, { kind: "vote", txn: m.txn, vote: "no" } satisfies TwoPhaseMessage));
   }
 
   private voteYes(txn: string, t: ParticipantTxn): void {
     if (t.state !== "preparing") return;
     t.state = "prepared";
-    annotate2pc(this.ctx, "2pc.vote", { txn, vote: "yes", locks: [t.key], reason: "executed; undo/redo logged" });
+    this.ctx.annotate("2pc.vote", { txn, vote: "yes", locks: [t.key], reason: "executed; undo/redo logged" });
     this.ctx.send(this.coordinator, { kind: "vote", txn, vote: "yes" } satisfies TwoPhaseMessage);
     this.armInDoubt(txn, t, this.timing.decisionTimeoutMs);
   }
@@ -133,7 +132,7 @@ export class TwoPhaseParticipant {
     if (this.variant === "abort-in-doubt") return this.apply(txn, t, "rollback", "timeout", undefined);
     const askPeers = this.termination === "cooperative";
     const waitingFor = askPeers ? [this.coordinator, ...this.peers] : [this.coordinator];
-    annotate2pc(this.ctx, "2pc.in-doubt", { txn, locks: [t.key], waitingFor });
+    this.ctx.annotate("2pc.in-doubt", { txn, locks: [t.key], waitingFor });
     for (const to of waitingFor) this.ctx.send(to, { kind: "decisionRequest", txn } satisfies TwoPhaseMessage);
     this.armInDoubt(txn, t, this.timing.retransmitMs * 5);
   }
@@ -143,7 +142,7 @@ export class TwoPhaseParticipant {
     const by: ApplyBy = from === this.coordinator ? "coordinator" : "peer";
     const ackTo = from === this.coordinator ? from : undefined;
     if (t === undefined) {
-      if (decision === "commit") annotate2pc(this.ctx, "2pc.forgotten", { txn, decision });
+      if (decision === "commit") this.ctx.annotate("2pc.forgotten", { txn, decision });
       if (ackTo !== undefined) this.ctx.send(ackTo, { kind: "ack", txn } satisfies TwoPhaseMessage);
       return;
     }
@@ -165,7 +164,7 @@ export class TwoPhaseParticipant {
       t.state = outcome;
       if (outcome === "commit") this.store.values.set(t.key, t.value);
       this.store.unlock(t.key, txn);
-      annotate2pc(this.ctx, "2pc.apply", { txn, outcome, by });
+      this.ctx.annotate("2pc.apply", { txn, outcome, by });
       if (ackTo !== undefined) this.ctx.send(ackTo, { kind: "ack", txn } satisfies TwoPhaseMessage);
       then?.();
     });
@@ -202,7 +201,7 @@ export class TwoPhaseParticipant {
     }
     const inDoubt = [...this.txns.entries()].filter(([, t]) => t.state === "prepared");
     for (const [txn, t] of inDoubt) this.store.tryLock(t.key, txn);
-    annotate2pc(this.ctx, "2pc.recover", { role: "participant", inDoubt: inDoubt.map(([txn]) => txn), locks: inDoubt.map(([, t]) => t.key), outcomes });
+    this.ctx.annotate("2pc.recover", { role: "participant", inDoubt: inDoubt.map(([txn]) => txn), locks: inDoubt.map(([, t]) => t.key), outcomes });
     for (const [txn, t] of inDoubt) this.armInDoubt(txn, t, 0);
   }
 }

@@ -3,6 +3,8 @@
  * protocol writes them; the checkers under src/check/protocols read them without importing this
  * code. "Durable" below means the record was fsynced before the event.
  */
+import "../../sim/trace-schema.js";
+
 export interface TwoPhaseCommitTraceEvents {
   /** A client submits a transaction. */
   "2pc.request": { txn: string; key: string; value: string | number };
@@ -26,4 +28,8 @@ export interface TwoPhaseCommitTraceEvents {
   "2pc.recover":
     | { role: "coordinator"; decisions: [string, "commit" | "rollback"][]; presumedAbort: string[] }
     | { role: "participant"; inDoubt: string[]; locks: string[]; outcomes: [string, "commit" | "rollback"][] };
+}
+
+declare module "../../sim/trace-schema.js" {
+  interface TraceAnnotations extends TwoPhaseCommitTraceEvents {}
 }
