@@ -23,6 +23,8 @@ import type { SimplifyRange } from "../sim/decision-tape.js";
 import { bugEntry } from "../zk/server/quorum/bug-zoo.js";
 import { registerBuiltins } from "./builtins.js";
 import { parseScenario } from "./parse.js";
+import { withDrawnFaults } from "./nemesis/index.js";
+import { workloadDef } from "./workload.js";
 import { CANARIES, type Canary, type RunOptions, type RunResult, type Scenario } from "./types.js";
 
 export const REPLAY_FORMAT = "replay/1";
@@ -82,7 +84,8 @@ export function scenarioToDocument(s: Scenario): ScenarioDocument {
     network: settingsToDocument(s.network, NET_FIELDS, "network"),
     disk: settingsToDocument(s.disk, DISK_FIELDS, "disk"),
     workload: { kind: s.workload.kind, ...s.workload.params },
-    faults: s.faults.map((f) => ({ ...f })),
+    faults: s.faults.map((f) => ({ ...f, ...(f.when !== undefined ? { when: f.when.map((w) => ({ ...w })) } : {}) })),
+    ...(s.nemesis !== undefined ? { nemesis: { kind: s.nemesis.kind, ...s.nemesis.params } } : {}),
     checkers: [...s.checkers],
     ...(s.convergence !== undefined ? { convergence: s.convergence === false ? false : { ...s.convergence } } : {}),
   };
@@ -100,10 +103,13 @@ function settingsToDocument<K extends string>(settings: Partial<Record<K, number
   return out;
 }
 
-/** The case a finished run recorded (`options` as passed to runScenario). */
+/**
+ * The case a finished run recorded (`options` as passed to runScenario), with the faults its
+ * nemesis drew listed (so the file shows them and `zksim shrink` can remove them).
+ */
 export function replayCaseFromRun(scenario: Scenario, options: Pick<RunOptions, "bugs" | "canary" | "simplify">, result: RunResult): ReplayCase {
   return {
-    scenario,
+    scenario: scenarioAsRun(scenario, result.seed),
     seed: result.seed,
     bugs: [...(options.bugs ?? [])],
     canary: options.canary,
@@ -114,6 +120,12 @@ export function replayCaseFromRun(scenario: Scenario, options: Pick<RunOptions, 
       violations: result.violations.map(({ checker, message }) => ({ checker, message })),
     },
   };
+}
+
+/** The scenario as seed `seed` runs it: its nemesis's faults drawn and listed (identity without one). */
+export function scenarioAsRun(scenario: Scenario, seed: number): Scenario {
+  if (scenario.nemesis === undefined) return scenario;
+  return withDrawnFaults(scenario, seed, workloadDef(scenario.workload.kind).nodes(scenario.workload.params));
 }
 
 /** The options that re-run a case exactly as it was recorded. */

@@ -20,6 +20,11 @@ export interface Scenario {
   disk: Partial<DiskConfig>;
   workload: { kind: string; params: Record<string, unknown> };
   faults: Fault[];
+  /**
+   * The fault generator whose schedule is drawn from the seed before the run and added to
+   * `faults` (src/scenario/nemesis/); a saved case lists the drawn faults instead.
+   */
+  nemesis?: { kind: string; params: Record<string, unknown> };
   checkers: string[];
   /**
    * The run shape's last phase (TigerBeetle's liveness mode). After `durationMs`, every fault
