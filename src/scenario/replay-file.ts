@@ -25,7 +25,8 @@ import { registerBuiltins } from "./builtins.js";
 import { parseScenario } from "./parse.js";
 import { withDrawnFaults } from "./nemesis/index.js";
 import { workloadDef } from "./workload.js";
-import { CANARIES, type Canary, type RunOptions, type RunResult, type Scenario } from "./types.js";
+import type { Canary, RunOptions, RunResult, Scenario } from "./types.js";
+import { CANARIES, isCanary } from "./canaries.js";
 
 export const REPLAY_FORMAT = "replay/1";
 
@@ -172,10 +173,10 @@ export function parseReplayFile(text: string, source: string): ReplayCase {
   if (!Array.isArray(bugsRaw) || !bugsRaw.every((b) => typeof b === "string")) throw new UserInputError(`${source}: "bugs" must be a list of bug ids (e.g. ["ZK-1154"])`);
   const bugs = (bugsRaw as string[]).map((b) => knownBug(b, source));
   const canaryRaw = required(doc, "canary", source);
-  if (canaryRaw !== null && !(CANARIES as readonly unknown[]).includes(canaryRaw)) {
+  if (canaryRaw !== null && !isCanary(canaryRaw)) {
     throw new UserInputError(`${source}: "canary" must be null or one of ${CANARIES.join(", ")}, got ${JSON.stringify(canaryRaw)}`);
   }
-  const canary = canaryRaw === null ? undefined : (canaryRaw as Canary);
+  const canary = canaryRaw === null ? undefined : canaryRaw;
   const simplify = "simplify" in doc ? parseSimplify(doc.simplify, `${source}: "simplify"`) : [];
   const expected = parseExpected(required(doc, "expected", source), `${source}: "expected"`);
   return { scenario, seed, bugs, canary, simplify, expected };

@@ -183,6 +183,11 @@ export function installFaults(sim: Simulator, faults: readonly Fault[], roles: T
   }
 }
 
+/** `action` at `atMs` followed by its undo at `undoAtMs`, as schedule entries. */
+export function timedWithUndo(action: FaultAction, atMs: number, undoAtMs: number): Fault[] {
+  return [{ atMs, ...action }, ...undoOf(action).map((u) => ({ atMs: undoAtMs, ...u }))];
+}
+
 /**
  * What undoes `action` (empty: nothing does — a restart, a heal). The undo restores what the
  * action changed and stays right when disruptions overlap: a crashed node is `start`ed (a

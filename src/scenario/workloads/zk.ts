@@ -16,6 +16,7 @@ import { CLIENT_CHECKERS } from "../../check/client/index.js";
 import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
 import { RECIPE_PARAMS, checkRecipeParams } from "../scripts/recipe-support.js";
+import { SERVER_CANARIES } from "../canaries.js";
 
 /**
  * Roles a fault schedule may name (`$leader`), read from the trace: a server leads from its
@@ -27,7 +28,6 @@ export const ZAB_TRACE_ROLES: TraceRoles = {
   idKinds: ["zab.state"],
 };
 
-const SERVER_CANARIES: readonly string[] = ["ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap"];
 
 function scriptParam(params: Record<string, unknown>): string {
   const name = params.script;
