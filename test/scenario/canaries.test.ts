@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
-import { CANARIES, CANARY_REGISTRY, isCanary, type CaughtBy } from "../../src/scenario/canaries.js";
+import { CANARIES, CANARY_REGISTRY, isCanary, type CanaryEntry, type CaughtBy } from "../../src/scenario/canaries.js";
 
 type ScenarioCatch = Extract<CaughtBy, { kind: "scenario" }>;
 
@@ -15,7 +15,7 @@ describe("scenario: canary registry", () => {
     expect(isCanary("fuzzy-replay-no-fixup")).toBe(false);
   });
 
-  for (const entry of CANARY_REGISTRY) {
+  for (const entry of CANARY_REGISTRY as readonly CanaryEntry[]) {
     for (const by of entry.caughtBy.filter((b): b is ScenarioCatch => b.kind === "scenario")) {
       it(`canary ${entry.name} is caught by ${by.scenario} (${by.checkers.join(" or ")}) at seeds ${by.seeds.join(", ")}`, async () => {
         if (!isCanary(entry.name)) throw new Error(`${entry.name} is caught by a scenario but --canary refuses it`);
@@ -29,7 +29,7 @@ describe("scenario: canary registry", () => {
 
   it("docs/faults.md has a row for every canary, with its scenarios", () => {
     const doc = readFileSync(new URL("../../docs/faults.md", import.meta.url), "utf8");
-    for (const entry of CANARY_REGISTRY) {
+    for (const entry of CANARY_REGISTRY as readonly CanaryEntry[]) {
       const row = doc.split("\n").find((line) => line.startsWith(`| \`${entry.name}\` |`));
       expect(row, entry.name).toBeDefined();
       for (const by of entry.caughtBy) expect(row, entry.name).toContain(by.kind === "scenario" ? by.scenario : by.file);
