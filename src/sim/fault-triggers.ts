@@ -10,7 +10,8 @@
  * schedule on the same seed fires the same faults at the same instants.
  *
  * A fault is abandoned (nothing applied, nothing recorded) when a step does not match within its
- * `withinMs`, or when a reference cannot be resolved (no single holder of a role, a field that
+ * `withinMs`, when its node is not up and it says `onlyIfUp` (up: no crash or pause in the trace
+ * since the faults were installed, or a start/restart/resume after it), or when a reference cannot be resolved (no single holder of a role, a field that
  * names no node). Links from a node to itself are dropped; a link fault left with an empty side
  * is abandoned too.
  */
@@ -32,7 +33,7 @@ export const NO_ROLES: TraceRoles = { roles: [], idKinds: [] };
 
 /** A fault entry that needs this module: a trace condition, an undo, or a node reference. */
 export function isTriggered(f: Fault): boolean {
-  return f.when !== undefined || f.forMs !== undefined || nodesOf(f).some((n) => n.startsWith("$"));
+  return f.when !== undefined || f.forMs !== undefined || f.onlyIfUp !== undefined || nodesOf(f).some((n) => n.startsWith("$"));
 }
 
 type NodeFault = Extract<FaultAction, { node: string }>;
@@ -44,18 +45,30 @@ function nodesOf(f: FaultAction): string[] {
   return f.kind === "partition" ? f.groups.flat() : [...(f.from ?? []), ...(f.to ?? [])];
 }
 
-/** Roles and node ids as the trace has shown them so far (one per simulator). */
+/** The kernel's lifecycle events: a node goes down or pauses, and comes back. */
+const LIFECYCLE_KINDS: readonly string[] = ["crash", "pause", "start", "restart", "resume"];
+
+/** Roles, node ids and who is up, as the trace has shown them so far (one per simulator). */
 class TraceWatch {
   private readonly holders = new Map<string, Set<string>>();
   private readonly nodeOfId = new Map<number, string>();
+  /** Nodes the trace showed going down or pausing (and not back up) since the watch began. */
+  private readonly notUp = new Map<string, "down" | "paused">();
 
   constructor(sim: Simulator, private readonly config: TraceRoles) {
-    const kinds = new Set([...config.idKinds, ...config.roles.flatMap((r) => [...r.takenBy, ...r.endedBy])]);
+    const kinds = new Set([...LIFECYCLE_KINDS, ...config.idKinds, ...config.roles.flatMap((r) => [...r.takenBy, ...r.endedBy])]);
     for (const r of config.roles) this.holders.set(r.role, new Set());
-    if (kinds.size > 0) sim.trace.subscribe((e) => this.onEvent(e), (kind) => kinds.has(kind));
+    sim.trace.subscribe((e) => this.onEvent(e), (kind) => kinds.has(kind));
+  }
+
+  /** Up, unless the trace showed it crash or pause since the faults were installed (after the workload started its nodes). */
+  isUp(node: string): boolean {
+    return !this.notUp.has(node);
   }
 
   private onEvent(e: TraceEvent): void {
+    if (e.kind === "crash" || e.kind === "pause") this.notUp.set(e.node, e.kind === "crash" ? "down" : "paused");
+    else if (LIFECYCLE_KINDS.includes(e.kind)) this.notUp.delete(e.node);
     if (this.config.idKinds.includes(e.kind) && typeof e.fields?.sid === "number") this.nodeOfId.set(e.fields.sid, e.node);
     for (const r of this.config.roles) {
       const held = this.holders.get(r.role)!;
@@ -138,6 +151,7 @@ class FaultTrigger {
   private fire(): void {
     const action = this.concrete(this.fault);
     if (action === undefined) return;
+    if (this.fault.onlyIfUp === true && "node" in action && !this.watch.isUp(action.node)) return;
     applyFault(this.sim, action);
     const forMs = this.fault.forMs;
     if (forMs !== undefined) this.sim.schedule(this.sim.nowUs + msToUs(forMs), () => undoOf(action).forEach((u) => applyFault(this.sim, u)));
@@ -161,7 +175,7 @@ class FaultTrigger {
 
   /** The action with every reference resolved (undefined: abandoned). */
   private concrete(f: Fault): FaultAction | undefined {
-    const { atMs: _at, when: _when, forMs: _for, ...action } = f;
+    const { atMs: _at, when: _when, forMs: _for, onlyIfUp: _up, ...action } = f;
     const one = (n: string) => this.resolve(n);
     const list = (ns: readonly string[]) => {
       const out = ns.map(one);

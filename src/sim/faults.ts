@@ -47,6 +47,8 @@ export type Fault = FaultAction & {
   when?: TraceStep[];
   /** Undo the fault (`undoOf`) this long after it fired. */
   forMs?: number;
+  /** A node fault fires only if its node is up then, as the trace shows (a paused node is not crashed). */
+  onlyIfUp?: boolean;
 };
 
 export const FAULT_KINDS = [
@@ -72,6 +74,11 @@ export function parseFaultSchedule(raw: unknown, nodes: readonly string[], where
       if (typeof e.forMs !== "number" || !Number.isSafeInteger(e.forMs) || e.forMs < 0) throw new UserInputError(`${at}.forMs: expected a whole number ≥ 0, got ${JSON.stringify(e.forMs)}`);
       if (undoOf(fault).length === 0) throw new UserInputError(`${at}.forMs: a "${fault.kind}" fault has no undo`);
       fault.forMs = e.forMs;
+    }
+    if (e.onlyIfUp !== undefined) {
+      if (e.onlyIfUp !== true) throw new UserInputError(`${at}.onlyIfUp: expected true (or leave it out), got ${JSON.stringify(e.onlyIfUp)}`);
+      if (!("node" in fault)) throw new UserInputError(`${at}.onlyIfUp: a "${fault.kind}" fault names no node`);
+      fault.onlyIfUp = true;
     }
     return fault;
   });

@@ -103,8 +103,9 @@ class SwarmDraw {
     return [entry(action, 0, forMs, [this.anchor(offsetMs), ...cut])];
   }
 
+  /** A crash of `node` if it is up then (a paused server is left frozen, as the run-time swarm did), started again after a drawn time. */
   private crash(node: string, offsetMs: number, leftMs: number, steps: TraceStep[] = []): Fault[] {
-    return this.at(offsetMs, leftMs, { kind: "crash", node }, steps, drawDownMs(this.rng));
+    return this.at(offsetMs, leftMs, { kind: "crash", node }, steps, drawDownMs(this.rng)).map((f) => ({ ...f, onlyIfUp: true }));
   }
 
   aim(kind: SwarmAim, offsetMs: number, leftMs: number): Aimed {
