@@ -2,8 +2,8 @@
  * Nemesis "random": timed disruptions over any node set — the generic member of the family, for
  * workloads that are not ZooKeeper ensembles (teaching protocols) or scenarios that want plain
  * faults: `{"kind": "random", "startMs": 2000, "endMs": 20000, "kinds": ["crash", "cut"]}`.
- * Disruptions start in [startMs, endMs) and are undone by `endMs`; crash and disk faults hit
- * `servers` (default: every node).
+ * `count` draws (one that left a link side empty is dropped) start in [startMs, endMs) and are
+ * undone by `endMs`; crash and disk faults hit `servers` (default: every node).
  */
 import { UserInputError } from "../../sim/errors.js";
 import type { Fault } from "../../sim/faults.js";
