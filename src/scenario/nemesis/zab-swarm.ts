@@ -81,6 +81,7 @@ interface Aimed {
 class SwarmDraw {
   constructor(
     private readonly rng: Rng,
+    private readonly provoke: Rng,
     private readonly servers: readonly string[],
     private readonly clients: readonly string[],
   ) {}
@@ -206,10 +207,23 @@ class SwarmDraw {
         : point === "snap-loaded"
           ? { after: "zab.snap.load", node: "$1.learner", withinMs: 5000 }
           : { after: "zab.phase", node: "$1.learner", fields: { phase: "SYNCHRONIZATION" }, withinMs: 5000 };
-    const faults = this.crash("$1", t, leftMs, [sync, boundary]);
+    const faults = [...this.provokeSync(point, t, leftMs), ...this.crash("$1", t, leftMs, [sync, boundary])];
     // ZK-3911's point: the learner whose NEWLEADER ACK established the leader crashes too.
     if (point === "newleader-acked") faults.push(...this.crash("$1.learner", t, leftMs, [sync, boundary]));
     return { faults, busyMs: withinMs + 5000 };
+  }
+
+  /**
+   * Half the time, a sync-point aim brings about the sync it waits for instead of waiting for
+   * one that other faults cause: a follower bounced (it rejoins behind the leader: a DIFF), or
+   * the leader crashed (the next one establishes its epoch through NEWLEADER ACKs). Drawn from
+   * its own stream ("swarm/provoke"), so the other aims' draws stay as they were.
+   */
+  private provokeSync(point: "diff-read" | "snap-loaded" | "newleader-acked", t: number, leftMs: number): Fault[] {
+    const rng = this.provoke;
+    if (point === "snap-loaded" || !rng.chance(0.5)) return [];
+    const action: FaultAction = { kind: "crash", node: point === "diff-read" ? rng.pick(this.servers) : "$leader" };
+    return this.at(t, leftMs, action, [], point === "diff-read" ? rng.int(0, 200) : drawDownMs(rng)).map((f) => ({ ...f, onlyIfUp: true }));
   }
 }
 
@@ -217,7 +231,7 @@ class SwarmDraw {
 export function drawSwarmFaults(root: Rng, servers: readonly string[], clients: readonly string[]): Fault[] {
   const plan = drawSwarmPlan(root);
   const swarm = root.fork("swarm");
-  const draw = new SwarmDraw(swarm.fork("faults"), servers, clients);
+  const draw = new SwarmDraw(swarm.fork("faults"), swarm.fork("provoke"), servers, clients);
   const kinds = swarm.fork("fault-kinds");
   const out: Fault[] = [];
   let t = 0;
