@@ -20,6 +20,7 @@
  *   heard it) while proposals reached only part of the ensemble;
  * - crash-at-sync-point: crash at a learner's sync packet boundary — after DIFF (ZK-2355),
  *   after a SNAP load (ZK-3642), at the NEWLEADER ACK that established the leader (ZK-3911);
+ *   half of them first bring the sync about (a follower bounced, the leader crashed);
  * - partition-client, isolate-leader, pause, clog, slow-fsync, loss: timed disruptions.
  */
 import { UserInputError } from "../../sim/errors.js";
