@@ -11,9 +11,10 @@
  *
  * A fault is abandoned (nothing applied, nothing recorded) when a step does not match within its
  * `withinMs`, when its node is not up and it says `onlyIfUp` (up: no crash or pause in the trace
- * since the faults were installed, or a start/restart/resume after it), or when a reference cannot be resolved (no single holder of a role, a field that
- * names no node). Links from a node to itself are dropped; a link fault left with an empty side
- * is abandoned too.
+ * since the faults were installed, or a start/restart/resume after it), or when a node cannot be
+ * resolved (a name this run has no node for, as in a swarm that built a smaller shape; no single
+ * holder of a role; a field that names no node). Links from a node to itself are dropped; a link
+ * fault left with an empty side is abandoned too.
  */
 import type { Fault, FaultAction } from "./faults.js";
 import { applyFault, undoOf } from "./faults.js";
@@ -162,7 +163,7 @@ class FaultTrigger {
     const ref = parseRef(text);
     switch (ref.kind) {
       case "node":
-        return ref.name;
+        return this.sim.hasNode(ref.name) ? ref.name : null;
       case "role":
         return this.watch.holder(ref.role) ?? null;
       case "step": {
