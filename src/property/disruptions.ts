@@ -3,13 +3,11 @@
  * fault schedule. `faultsOf` turns a list of them into the plain `Fault[]` schedule a scenario
  * holds (sim/faults.ts), each disruption as its fault at `atMs` and its undo at `atMs + forMs`.
  *
- * Invariant (what makes "fault phase → heal → convergence" hold by construction): every undo
- * restores what its fault changed, and stays correct when disruptions overlap — a crashed node
- * is `start`ed (a no-op if something else already brought it back), a paused one `resume`d,
- * rates go back to 0, clocks to rate 1, disks to ok, and a partition's undo heals every link. So
- * once the last undo has landed, the world is healed.
+ * Invariant (what makes "fault phase → heal → convergence" hold by construction): every undo is
+ * the fault's `undoOf` (sim/faults.ts), which restores what the fault changed and stays correct
+ * when disruptions overlap. So once the last undo has landed, the world is healed.
  */
-import type { Fault } from "../sim/faults.js";
+import { timedWithUndo, type Fault, type FaultAction } from "../sim/faults.js";
 
 interface Span {
   atMs: number;
@@ -48,33 +46,33 @@ export type DisruptionKind = Disruption["kind"];
 
 export const DISRUPTION_KINDS: readonly DisruptionKind[] = ["crash", "pause", "partition", "cut", "clog", "loss", "duplicate", "clock", "slow-fsync", "disk-full"];
 
-/** The disruption as [fault, …undo] entries (the undo entries at `atMs + forMs`). */
-export function disruptionFaults(d: Disruption): Fault[] {
-  const at = d.atMs;
-  const end = d.atMs + d.forMs;
+/** The fault a disruption starts with (sim/faults.ts's vocabulary: slow-fsync and disk-full are `disk` faults). */
+export function disruptionAction(d: Disruption): FaultAction {
   switch (d.kind) {
     case "crash":
-      return [{ atMs: at, kind: "crash", node: d.node }, { atMs: end, kind: "start", node: d.node }];
     case "pause":
-      return [{ atMs: at, kind: "pause", node: d.node }, { atMs: end, kind: "resume", node: d.node }];
+      return { kind: d.kind, node: d.node };
     case "partition":
-      return [{ atMs: at, kind: "partition", groups: d.groups.map((g) => [...g]) }, { atMs: end, kind: "heal" }];
+      return { kind: "partition", groups: d.groups.map((g) => [...g]) };
     case "cut":
-      return [{ atMs: at, kind: "cut", ...links(d) }, { atMs: end, kind: "heal", ...links(d) }];
+      return { kind: "cut", ...links(d) };
     case "clog":
-      return [{ atMs: at, kind: "clog", ...links(d), extraDelayMs: d.extraDelayMs }, { atMs: end, kind: "unclog", ...links(d) }];
+      return { kind: "clog", ...links(d), extraDelayMs: d.extraDelayMs };
     case "loss":
-      return [{ atMs: at, kind: "loss", rate: d.rate, ...links(d) }, { atMs: end, kind: "loss", rate: 0, ...links(d) }];
     case "duplicate":
-      return [{ atMs: at, kind: "duplicate", rate: d.rate, ...links(d) }, { atMs: end, kind: "duplicate", rate: 0, ...links(d) }];
+      return { kind: d.kind, rate: d.rate, ...links(d) };
     case "clock":
-      return [{ atMs: at, kind: "clock", node: d.node, rate: d.rate }, { atMs: end, kind: "clock", node: d.node, rate: 1 }];
+      return { kind: "clock", node: d.node, rate: d.rate };
     case "slow-fsync":
-      return [{ atMs: at, kind: "disk", node: d.node, fault: "slow-fsync", fsyncLatencyMs: d.fsyncLatencyMs }, { atMs: end, kind: "disk", node: d.node, fault: "ok" }];
+      return { kind: "disk", node: d.node, fault: "slow-fsync", fsyncLatencyMs: d.fsyncLatencyMs };
     case "disk-full":
-      // A server that hit ENOSPC stopped itself; the operator frees space and restarts it.
-      return [{ atMs: at, kind: "disk", node: d.node, fault: "full" }, { atMs: end, kind: "disk", node: d.node, fault: "ok" }, { atMs: end, kind: "restart", node: d.node }];
+      return { kind: "disk", node: d.node, fault: "full" };
   }
+}
+
+/** The disruption as [fault, …undo] entries (the undo, `undoOf`, at `atMs + forMs`). */
+export function disruptionFaults(d: Disruption): Fault[] {
+  return timedWithUndo(disruptionAction(d), d.atMs, d.atMs + d.forMs);
 }
 
 function links(d: Links): Links {

@@ -5,6 +5,8 @@
  * restart, pauses (short, or longer than the session timeout) + resume, clog/unclog, loss and
  * duplication rates, clock skew, slow fsync and a full disk. Once the window closes everything
  * is healed, so a run is fault phase → heal → convergence and the liveness checker applies.
+ * The kinds are sim/faults.ts's and each undo is its `undoOf`: the same vocabulary as the
+ * scenario nemeses (src/scenario/nemesis/) and the recipe runner's plans.
  *
  * Shrinking goes toward fewer disruptions (the list), earlier and shorter ones (offsets and
  * durations toward their minimum), milder rates, and fewer nodes involved.

@@ -14,7 +14,7 @@
 export { clusterArbitrary, type ClusterOptions, type ClusterParams } from "./cluster.js";
 export { workloadArbitrary, type WorkloadOptions, type WorkloadParams } from "./workload.js";
 export { disruptionsArbitrary, faultScheduleArbitrary, type ClusterNodes, type FaultScheduleOptions, type FaultWindow } from "./fault-schedule.js";
-export { DISRUPTION_KINDS, disruptionFaults, faultsOf, healedAtMs, type Disruption, type DisruptionKind } from "./disruptions.js";
+export { DISRUPTION_KINDS, disruptionAction, disruptionFaults, faultsOf, healedAtMs, type Disruption, type DisruptionKind } from "./disruptions.js";
 export { nodesOf, scenarioArbitrary, scenarioDocumentOf, scenarioOf, scenarioPartsArbitrary, type ScenarioOptions, type ScenarioParts } from "./scenario.js";
 export { describeViolations, simulationProperty, simulationRunOptions, SimulationViolationError, type SimulationOptions } from "./simulation-property.js";
 export { assertSimulation, SimulationFailure, type AssertSimulationOptions } from "./assert-simulation.js";

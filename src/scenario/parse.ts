@@ -8,6 +8,7 @@ import type { NetworkConfig } from "../sim/network.js";
 import type { DiskConfig } from "../sim/disk.js";
 import { msToUs } from "../sim/time.js";
 import { checkerNames, workloadDef } from "./workload.js";
+import { parseNemesis } from "./nemesis/index.js";
 import type { Scenario } from "./types.js";
 
 /**
@@ -19,7 +20,7 @@ import type { Scenario } from "./types.js";
 export const MAX_DURATION_MS = 86_400_000;
 export const MAX_CONVERGENCE_BUDGET_MS = 3_600_000;
 
-const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "checkers", "convergence"];
+const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "nemesis", "checkers", "convergence"];
 const NET_KEYS: Record<string, (v: number) => Partial<NetworkConfig>> = {
   minDelayMs: (v) => ({ minDelayUs: msToUs(v) }),
   maxDelayMs: (v) => ({ maxDelayUs: msToUs(v) }),
@@ -51,7 +52,8 @@ export function parseScenario(raw: unknown, source: string): Scenario {
   const { kind, ...params } = w as Record<string, unknown>;
   const def = workloadDef(str(kind, `${source}: "workload.kind"`));
   const nodes = def.nodes(params);
-  const faults = parseFaultSchedule(doc.faults, nodes, "faults");
+  const faults = parseFaultSchedule(doc.faults, nodes, "faults", (def.traceRoles?.roles ?? []).map((r) => r.role));
+  const nemesis = parseNemesis(doc.nemesis, nodes, `${source}: "nemesis"`);
   const checkers = doc.checkers === undefined ? def.defaultCheckers(params) : strList(doc.checkers, `${source}: "checkers"`);
   const known = new Set(checkerNames());
   for (const c of checkers) if (!known.has(c)) throw new UserInputError(`${source}: unknown checker "${c}" (known: ${[...known].join(", ")})`);
@@ -67,6 +69,7 @@ export function parseScenario(raw: unknown, source: string): Scenario {
     disk: table(doc.disk, DISK_KEYS, `${source}: "disk"`),
     workload: { kind: def.kind, params },
     faults,
+    ...(nemesis !== undefined ? { nemesis } : {}),
     checkers,
   };
 }

@@ -23,7 +23,10 @@ import type { SimplifyRange } from "../sim/decision-tape.js";
 import { bugEntry } from "../zk/server/quorum/bug-zoo.js";
 import { registerBuiltins } from "./builtins.js";
 import { parseScenario } from "./parse.js";
-import { CANARIES, type Canary, type RunOptions, type RunResult, type Scenario } from "./types.js";
+import { withDrawnFaults } from "./nemesis/index.js";
+import { workloadDef } from "./workload.js";
+import type { Canary, RunOptions, RunResult, Scenario } from "./types.js";
+import { CANARIES, isCanary } from "./canaries.js";
 
 export const REPLAY_FORMAT = "replay/1";
 
@@ -82,7 +85,8 @@ export function scenarioToDocument(s: Scenario): ScenarioDocument {
     network: settingsToDocument(s.network, NET_FIELDS, "network"),
     disk: settingsToDocument(s.disk, DISK_FIELDS, "disk"),
     workload: { kind: s.workload.kind, ...s.workload.params },
-    faults: s.faults.map((f) => ({ ...f })),
+    faults: s.faults.map((f) => ({ ...f, ...(f.when !== undefined ? { when: f.when.map((w) => ({ ...w })) } : {}) })),
+    ...(s.nemesis !== undefined ? { nemesis: { kind: s.nemesis.kind, ...s.nemesis.params } } : {}),
     checkers: [...s.checkers],
     ...(s.convergence !== undefined ? { convergence: s.convergence === false ? false : { ...s.convergence } } : {}),
   };
@@ -100,10 +104,13 @@ function settingsToDocument<K extends string>(settings: Partial<Record<K, number
   return out;
 }
 
-/** The case a finished run recorded (`options` as passed to runScenario). */
+/**
+ * The case a finished run recorded (`options` as passed to runScenario), with the faults its
+ * nemesis drew listed (so the file shows them and `zksim shrink` can remove them).
+ */
 export function replayCaseFromRun(scenario: Scenario, options: Pick<RunOptions, "bugs" | "canary" | "simplify">, result: RunResult): ReplayCase {
   return {
-    scenario,
+    scenario: scenarioAsRun(scenario, result.seed),
     seed: result.seed,
     bugs: [...(options.bugs ?? [])],
     canary: options.canary,
@@ -114,6 +121,12 @@ export function replayCaseFromRun(scenario: Scenario, options: Pick<RunOptions, 
       violations: result.violations.map(({ checker, message }) => ({ checker, message })),
     },
   };
+}
+
+/** The scenario as seed `seed` runs it: its nemesis's faults drawn and listed (identity without one). */
+export function scenarioAsRun(scenario: Scenario, seed: number): Scenario {
+  if (scenario.nemesis === undefined) return scenario;
+  return withDrawnFaults(scenario, seed, workloadDef(scenario.workload.kind).nodes(scenario.workload.params));
 }
 
 /** The options that re-run a case exactly as it was recorded. */
@@ -160,10 +173,10 @@ export function parseReplayFile(text: string, source: string): ReplayCase {
   if (!Array.isArray(bugsRaw) || !bugsRaw.every((b) => typeof b === "string")) throw new UserInputError(`${source}: "bugs" must be a list of bug ids (e.g. ["ZK-1154"])`);
   const bugs = (bugsRaw as string[]).map((b) => knownBug(b, source));
   const canaryRaw = required(doc, "canary", source);
-  if (canaryRaw !== null && !(CANARIES as readonly unknown[]).includes(canaryRaw)) {
+  if (canaryRaw !== null && !isCanary(canaryRaw)) {
     throw new UserInputError(`${source}: "canary" must be null or one of ${CANARIES.join(", ")}, got ${JSON.stringify(canaryRaw)}`);
   }
-  const canary = canaryRaw === null ? undefined : (canaryRaw as Canary);
+  const canary = canaryRaw === null ? undefined : canaryRaw;
   const simplify = "simplify" in doc ? parseSimplify(doc.simplify, `${source}: "simplify"`) : [];
   const expected = parseExpected(required(doc, "expected", source), `${source}: "expected"`);
   return { scenario, seed, bugs, canary, simplify, expected };

@@ -1,6 +1,6 @@
 /**
  * Runs one scenario with one seed: builds the simulator, the workload and the checkers,
- * installs the fault schedule, runs virtual time to the end, and returns the verdict with the
+ * draws the nemesis's faults (if the scenario names one) and installs the fault schedule, runs virtual time to the end, and returns the verdict with the
  * trace hash. Pure with respect to the outside world: no clock, no files (the CLI measures
  * wall time and writes trace files).
  */
@@ -9,6 +9,7 @@ import { DecisionTape } from "../sim/decision-tape.js";
 import { endAllFaults, FAULT_EVENT_KINDS, installFaults } from "../sim/faults.js";
 import { msToUs } from "../sim/time.js";
 import { makeChecker, workloadDef } from "./workload.js";
+import { withDrawnFaults } from "./nemesis/index.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
 import type { Violation } from "../check/checker.js";
 
@@ -21,8 +22,10 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
   return (await runScenarioWithSim(scenario, options)).result;
 }
 
-export async function runScenarioWithSim(scenario: Scenario, options: RunOptions = {}): Promise<RunHandle> {
-  const seed = options.seed ?? scenario.defaultSeed;
+export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: RunOptions = {}): Promise<RunHandle> {
+  const seed = options.seed ?? scenarioAsGiven.defaultSeed;
+  const def = workloadDef(scenarioAsGiven.workload.kind);
+  const scenario = withDrawnFaults(scenarioAsGiven, seed, def.nodes(scenarioAsGiven.workload.params));
   const tape = options.simplify !== undefined ? new DecisionTape(options.simplify) : undefined;
   const sim = new Simulator({
     seed,
@@ -45,7 +48,7 @@ export async function runScenarioWithSim(scenario: Scenario, options: RunOptions
   const reported: Violation[] = [];
   const report = (checker: string, message: string) =>
     reported.push({ checker, message, eventIndex: Math.max(0, sim.trace.count - 1), atMs: sim.nowUs / 1000 });
-  const workload = workloadDef(scenario.workload.kind).create({
+  const workload = def.create({
     sim,
     scenario,
     params: scenario.workload.params,
@@ -54,7 +57,7 @@ export async function runScenarioWithSim(scenario: Scenario, options: RunOptions
     report,
   });
   workload.setup();
-  installFaults(sim, scenario.faults);
+  installFaults(sim, scenario.faults, def.traceRoles);
   let stop = await sim.run({ untilUs: msToUs(scenario.durationMs) });
   if (stop !== "livelock" && scenario.convergence !== false) {
     // Convergence: every fault ends, then at least the budget passes after the last one.

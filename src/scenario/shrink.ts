@@ -30,7 +30,7 @@
 import { normalizeSimplify, type SimplifyRange, type StreamDraws } from "../sim/decision-tape.js";
 import type { Fault } from "../sim/faults.js";
 import type { RunResult, Scenario } from "./types.js";
-import { replayCaseFromRun, type ReplayCase } from "./replay-file.js";
+import { replayCaseFromRun, scenarioAsRun, type ReplayCase } from "./replay-file.js";
 import { runReplayCase } from "./replay.js";
 
 export const DEFAULT_MAX_RUNS = 200;
@@ -112,13 +112,15 @@ interface Candidate {
  * case does not (any more). Runs that throw count as "does not fail so" — a schedule cut down
  * to nonsense must not be adopted — and are reported in `threw`.
  */
-export async function shrinkCase(c: ReplayCase, maxRuns: number): Promise<ShrinkOutcome | undefined> {
+export async function shrinkCase(recorded: ReplayCase, maxRuns: number): Promise<ShrinkOutcome | undefined> {
+  // A case whose scenario names a nemesis shrinks with the faults it drew listed: removable.
+  const c: ReplayCase = { ...recorded, scenario: scenarioAsRun(recorded.scenario, recorded.seed) };
   const target = c.expected.violations[0]?.checker;
   if (target === undefined) return undefined;
   // A candidate must fail the same way: with the target checker, and with no checker the
   // recorded run did not name (cutting a run short must not trade the bug for, say, a liveness
   // failure or an unfinished script).
-  const recorded = new Set(c.expected.violations.map((v) => v.checker));
+  const named = new Set(c.expected.violations.map((v) => v.checker));
   const budget = new RunBudget(maxRuns);
   const threw: ShrinkOutcome["threw"] = { runs: 0 };
   let best: (Candidate & { result: RunResult }) | undefined;
@@ -134,7 +136,7 @@ export async function shrinkCase(c: ReplayCase, maxRuns: number): Promise<Shrink
       threw.runs++;
       return false;
     }
-    const same = result.verdict === "fail" && result.violations.some((v) => v.checker === target) && result.violations.every((v) => recorded.has(v.checker));
+    const same = result.verdict === "fail" && result.violations.some((v) => v.checker === target) && result.violations.every((v) => named.has(v.checker));
     if (same) best = { ...candidate, result };
     return same;
   };

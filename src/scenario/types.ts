@@ -8,6 +8,7 @@ import type { NetworkConfig } from "../sim/network.js";
 import type { DiskConfig } from "../sim/disk.js";
 import type { Violation } from "../check/checker.js";
 import type { SimplifyRange, StreamDraws } from "../sim/decision-tape.js";
+import type { Canary } from "./canaries.js";
 
 export interface Scenario {
   name: string;
@@ -20,6 +21,11 @@ export interface Scenario {
   disk: Partial<DiskConfig>;
   workload: { kind: string; params: Record<string, unknown> };
   faults: Fault[];
+  /**
+   * The fault generator whose schedule is drawn from the seed before the run and added to
+   * `faults` (src/scenario/nemesis/); a saved case lists the drawn faults instead.
+   */
+  nemesis?: { kind: string; params: Record<string, unknown> };
   checkers: string[];
   /**
    * The run shape's last phase (TigerBeetle's liveness mode). After `durationMs`, every fault
@@ -53,30 +59,8 @@ export interface RunOptions {
   onTraceEvent?: (event: import("../sim/trace.js").TraceEvent) => void;
 }
 
-/**
- * Canaries: deliberately broken builds. Each must make some scenario's checkers fail.
- * - connection-reorder: connections deliver out of order (kernel);
- * - ack-before-fsync: the server acknowledges writes before their txn is durable;
- * - no-ephemeral-cleanup: closing a session leaves its ephemerals behind;
- * - watch-not-fired: the server never sends NodeDataChanged;
- * - minority-commit: a ZAB leader commits a proposal after a minority of ACKs (its own);
- * - fuzzy-replay-strict: recovery stops replaying the log at a txn a fuzzy snapshot already
- *   holds (a server restarts without txns it had logged; zab-fuzzy-snapshots catches it);
- * - txnlog-diff-gap: a leader catching a learner up from its on-disk txn log leaves out the
- *   first txn it read there (zab-follower-txnlog-diff catches it).
- * (The server's other replay canary, fuzzy-replay-no-fixup, needs a schedule the swarm rarely
- * draws; test/zk/server/fuzzy-snapshot.test.ts builds one and catches it.)
- */
-export const CANARIES = [
-  "connection-reorder",
-  "ack-before-fsync",
-  "no-ephemeral-cleanup",
-  "watch-not-fired",
-  "minority-commit",
-  "fuzzy-replay-strict",
-  "txnlog-diff-gap",
-] as const;
-export type Canary = (typeof CANARIES)[number];
+/** Canaries: deliberately broken builds; the registry (canaries.ts) says what each breaks and what catches it. */
+export { CANARIES, type Canary } from "./canaries.js";
 
 export interface RunResult {
   scenario: string;

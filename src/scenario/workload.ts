@@ -7,6 +7,7 @@ import type { Simulator } from "../sim/simulator.js";
 import type { Checker } from "../check/checker.js";
 import type { Canary, Scenario } from "./types.js";
 import { UserInputError } from "../sim/errors.js";
+import type { TraceRoles } from "../sim/fault-triggers.js";
 
 export interface WorkloadContext {
   sim: Simulator;
@@ -36,6 +37,8 @@ export interface WorkloadDef {
   /** The checkers a scenario runs when it names none (may depend on the parameters). */
   defaultCheckers(params: Record<string, unknown>): string[];
   create(ctx: WorkloadContext): Workload;
+  /** Roles a fault schedule may name (`$leader`), as the trace shows them (none by default). */
+  traceRoles?: TraceRoles;
 }
 
 const workloads = new Map<string, WorkloadDef>();

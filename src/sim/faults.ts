@@ -1,7 +1,13 @@
 /**
- * Fault schedules as data: a list of timed actions that scenarios write by hand and property
- * tests generate (src/property/fault-schedule.ts: each fault with its undo). Parsing is eager and strict — every mistake is reported with the entry's
- * index and what was wrong, before anything runs.
+ * Fault schedules as data: a list of timed actions that scenarios write by hand and the fault
+ * generators draw (src/property/ for property tests, the recipe runner's plans, the swarm's
+ * nemesis: src/scenario/nemesis/). Parsing is eager and strict — every mistake is reported with
+ * the entry's index and what was wrong, before anything runs.
+ *
+ * An entry may also carry a trace condition (`when`: fire when the trace shows …, at a node
+ * named by role or by the matched event) and an undo (`forMs`: undone that long after it fired);
+ * fault-when.ts describes both, fault-triggers.ts runs them. Entries without either are
+ * scheduled exactly as plain timed actions.
  *
  * Actions: crash, restart, start, pause, resume; partition (groups), cut (sets of links, one-way
  * or both), heal (all or some links); clog / unclog (extra delay without cutting); loss,
@@ -11,6 +17,8 @@
 import { UserInputError, unreachable } from "./errors.js";
 import type { Simulator } from "./simulator.js";
 import { msToUs } from "./time.js";
+import { checkNodeRef, parseWhen, type TraceStep } from "./fault-when.js";
+import { installTriggeredFault, isTriggered, NO_ROLES, type TraceRoles } from "./fault-triggers.js";
 
 type Links = { from?: string[]; to?: string[]; oneWay?: boolean };
 
@@ -33,7 +41,15 @@ export type FaultAction =
   | { kind: "disk"; node: string; fault: "slow-fsync"; fsyncLatencyMs: number }
   | { kind: "disk"; node: string; fault: "full" | "ok" };
 
-export type Fault = FaultAction & { atMs: number };
+export type Fault = FaultAction & {
+  atMs: number;
+  /** Fire when the trace shows these steps, armed at `atMs` (fault-when.ts). */
+  when?: TraceStep[];
+  /** Undo the fault (`undoOf`) this long after it fired. */
+  forMs?: number;
+  /** A node fault fires only if its node is up then, as the trace shows (a paused node is not crashed). */
+  onlyIfUp?: boolean;
+};
 
 export const FAULT_KINDS = [
   "crash", "restart", "start", "pause", "resume", "partition", "cut", "heal", "clog", "unclog",
@@ -46,15 +62,38 @@ export const FAULT_KINDS = [
  */
 export const CLOCK_RATE_BOUNDS = [0.01, 100] as const;
 
-/** Parses and validates a schedule from JSON-like data. Node names must be in `nodes`. */
-export function parseFaultSchedule(raw: unknown, nodes: readonly string[], where = "faults"): Fault[] {
+/**
+ * Parses and validates a schedule from JSON-like data. Node names must be in `nodes`, or be
+ * references (fault-when.ts) to a role in `roles` or to a step of the entry's `when`.
+ */
+export function parseFaultSchedule(raw: unknown, nodes: readonly string[], where = "faults", roles: readonly string[] = []): Fault[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) throw new UserInputError(`${where}: expected a list of fault entries`);
   const known = new Set(nodes);
-  return raw.map((entry, i) => parseFault(entry, known, `${where}[${i}]`));
+  return raw.map((entry, i) => {
+    const at = `${where}[${i}]`;
+    const e = entry as Record<string, unknown>;
+    const when = typeof e === "object" && e !== null && e.when !== undefined ? parseWhen(e.when, known, roles, `${at}.when`) : undefined;
+    const fault = parseFault(entry, (v, field) => checkNodeRef(v, known, roles, when?.length ?? 0, `${at}.${field}`), at);
+    if (when !== undefined) fault.when = when;
+    if (e.forMs !== undefined) {
+      if (typeof e.forMs !== "number" || !Number.isSafeInteger(e.forMs) || e.forMs < 0) throw new UserInputError(`${at}.forMs: expected a whole number ≥ 0, got ${JSON.stringify(e.forMs)}`);
+      if (undoOf(fault).length === 0) throw new UserInputError(`${at}.forMs: a "${fault.kind}" fault has no undo`);
+      fault.forMs = e.forMs;
+    }
+    if (e.onlyIfUp !== undefined) {
+      if (e.onlyIfUp !== true) throw new UserInputError(`${at}.onlyIfUp: expected true (or leave it out), got ${JSON.stringify(e.onlyIfUp)}`);
+      if (!("node" in fault)) throw new UserInputError(`${at}.onlyIfUp: a "${fault.kind}" fault names no node`);
+      fault.onlyIfUp = true;
+    }
+    return fault;
+  });
 }
 
-function parseFault(entry: unknown, known: Set<string>, at: string): Fault {
+/** Checks a node name (or reference) found at `field` of the entry. */
+type NodeCheck = (v: unknown, field: string) => string;
+
+function parseFault(entry: unknown, nodeName: NodeCheck, at: string): Fault {
   if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new UserInputError(`${at}: expected an object like {"atMs": 1000, "kind": "crash", "node": "s1"}`);
   const e = entry as Record<string, unknown>;
   const atMs = e.atMs;
@@ -63,12 +102,12 @@ function parseFault(entry: unknown, known: Set<string>, at: string): Fault {
   if (typeof kind !== "string" || !(FAULT_KINDS as readonly string[]).includes(kind)) {
     throw new UserInputError(`${at}: unknown fault kind ${JSON.stringify(kind)} (expected one of ${FAULT_KINDS.join(", ")})`);
   }
-  const node = () => nodeName(e.node, known, `${at}.node`);
+  const node = () => nodeName(e.node, "node");
   const nodeList = (key: string, optional = false) => {
     const v = e[key];
     if (v === undefined && optional) return undefined;
     if (!Array.isArray(v) || v.length === 0) throw new UserInputError(`${at}.${key}: expected a non-empty list of node names`);
-    return v.map((n, j) => nodeName(n, known, `${at}.${key}[${j}]`));
+    return v.map((n, j) => nodeName(n, `${key}[${j}]`));
   };
   const num = (key: string, min: number, max = Infinity, optional = false) => {
     const v = e[key];
@@ -101,7 +140,7 @@ function parseFault(entry: unknown, known: Set<string>, at: string): Fault {
       if (!Array.isArray(groups) || groups.length < 1) throw new UserInputError(`${at}.groups: expected a list of node groups, e.g. [["s1"],["s2","s3"]]`);
       const parsed = groups.map((g, j) => {
         if (!Array.isArray(g) || g.length === 0) throw new UserInputError(`${at}.groups[${j}]: expected a non-empty list of node names`);
-        return g.map((n, k) => nodeName(n, known, `${at}.groups[${j}][${k}]`));
+        return g.map((n, k) => nodeName(n, `groups[${j}][${k}]`));
       });
       const seen = new Set<string>();
       for (const n of parsed.flat()) {
@@ -147,16 +186,61 @@ function parseFault(entry: unknown, known: Set<string>, at: string): Fault {
   }
 }
 
-function nodeName(v: unknown, known: Set<string>, at: string): string {
-  if (typeof v !== "string") throw new UserInputError(`${at}: expected a node name, got ${JSON.stringify(v)}`);
-  if (!known.has(v)) throw new UserInputError(`${at}: unknown node "${v}" (known: ${[...known].join(", ")})`);
-  return v;
+/**
+ * Schedules every fault as a world event at its time; one with a trace condition, an undo or
+ * a node reference is armed then and run by fault-triggers.ts, reading `roles` from the trace.
+ */
+export function installFaults(sim: Simulator, faults: readonly Fault[], roles: TraceRoles = NO_ROLES): void {
+  for (const fault of faults) {
+    if (isTriggered(fault)) installTriggeredFault(sim, fault, roles);
+    else sim.schedule(msToUs(fault.atMs), () => applyFault(sim, fault));
+  }
 }
 
-/** Schedules every fault as a world event at its time. */
-export function installFaults(sim: Simulator, faults: readonly Fault[]): void {
-  for (const fault of faults) {
-    sim.schedule(msToUs(fault.atMs), () => applyFault(sim, fault));
+/** `action` at `atMs` followed by its undo at `undoAtMs`, as schedule entries. */
+export function timedWithUndo(action: FaultAction, atMs: number, undoAtMs: number): Fault[] {
+  return [{ atMs, ...action }, ...undoOf(action).map((u) => ({ atMs: undoAtMs, ...u }))];
+}
+
+/**
+ * What undoes `action` (empty: nothing does — a restart, a heal). The undo restores what the
+ * action changed and stays right when disruptions overlap: a crashed node is `start`ed (a
+ * no-op if something else already brought it back), rates go back to 0, clocks to rate 1, a
+ * partition's undo heals every link, and a full disk is freed and its server restarted (it
+ * stopped itself at ENOSPC).
+ */
+export function undoOf(action: FaultAction): FaultAction[] {
+  const links = (f: { from?: string[]; to?: string[]; oneWay?: boolean }) => (f.from === undefined ? {} : { from: [...f.from], to: [...f.to!], oneWay: f.oneWay ?? false });
+  switch (action.kind) {
+    case "crash":
+      return [{ kind: "start", node: action.node }];
+    case "pause":
+      return [{ kind: "resume", node: action.node }];
+    case "partition":
+      return [{ kind: "heal" }];
+    case "cut":
+      return [{ kind: "heal", ...links(action) }];
+    case "clog":
+      return [{ kind: "unclog", ...links(action) }];
+    case "loss":
+    case "duplicate":
+      return [{ kind: action.kind, rate: 0, ...links(action) }];
+    case "clock":
+      return [{ kind: "clock", node: action.node, rate: 1 }];
+    case "disk":
+      if (action.fault === "slow-fsync") return [{ kind: "disk", node: action.node, fault: "ok" }];
+      if (action.fault === "full") return [{ kind: "disk", node: action.node, fault: "ok" }, { kind: "restart", node: action.node }];
+      return [];
+    case "restart":
+    case "start":
+    case "resume":
+    case "heal":
+    case "unclog":
+    case "reorder":
+    case "delay":
+      return [];
+    default:
+      return unreachable(action);
   }
 }
 

@@ -4,7 +4,6 @@ import { runRecipeScenario } from "../../src/scenario/scripts/recipe-run.js";
 import { LockHerdChecker } from "../../src/check/recipes/lock.js";
 import { RECIPE_CHECKERS } from "../../src/check/recipes/index.js";
 import { runScenario } from "../../src/scenario/run.js";
-import type { Canary } from "../../src/scenario/types.js";
 
 /** A scenario per recipe, and the combined stories (recipe-services, recipe-election's selector + latch check). */
 const PASSING = [
@@ -40,12 +39,7 @@ const CAUGHT: Record<string, string> = {
   "recipe-naming-naive": "recipe.naming",
 };
 
-/** Recipe scenarios run in a broken world (a server canary), and the recipe checker that must notice. */
-const CANARY_CAUGHT: [scenario: string, canary: Canary, checker: string][] = [
-  ["recipe-config", "watch-not-fired", "recipe.config"],
-  ["recipe-group-membership", "no-ephemeral-cleanup", "recipe.group"],
-  ["recipe-leader-latch", "no-ephemeral-cleanup", "recipe.election"],
-];
+// Recipe scenarios run with a server canary, and the recipe checker that must notice: src/scenario/canaries.ts (test/scenario/canaries.test.ts).
 
 describe("recipes: scenarios (N=3)", () => {
   for (const name of PASSING) {
@@ -68,15 +62,6 @@ describe("recipes: scenarios (N=3)", () => {
     it(`${name}: the flaw is caught by ${checker}`, async () => {
       for (const seed of [1, 2]) {
         const r = await runRecipeScenario(loadScenario(name), { seed });
-        expect(r.violations.map((v) => v.checker), `${name} seed ${seed}`).toContain(checker);
-      }
-    });
-  }
-
-  for (const [name, canary, checker] of CANARY_CAUGHT) {
-    it(`${name} with canary ${canary}: caught by ${checker}`, async () => {
-      for (const seed of [1, 2]) {
-        const r = await runRecipeScenario(loadScenario(name), { seed, canary });
         expect(r.violations.map((v) => v.checker), `${name} seed ${seed}`).toContain(checker);
       }
     });

@@ -33,6 +33,7 @@ import { ProgressBar } from "./progress.js";
 import { join } from "node:path";
 import type { Scenario } from "../../scenario/types.js";
 import { writeReplayFile } from "../replay.js";
+import { scenarioAsRun } from "../../scenario/replay-file.js";
 import { assertRecipeScenario, generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
 import { parseShard, shardSeeds, type Shard } from "./seeds.js";
 
@@ -173,7 +174,7 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
     }
     const expected = { traceHash: o.traceHash, verdict: "fail" as const, violations: o.violations };
     const bugs = [...(req.options.bugs ?? [])];
-    const ran = req.options.generate === true ? generatedRecipeScenario(scenario, o.seed) : scenario;
+    const ran = scenarioAsRun(req.options.generate === true ? generatedRecipeScenario(scenario, o.seed) : scenario, o.seed);
     try {
       writeReplayFile(join(dir, `${scenario.name}-seed-${o.seed}.json`), { scenario: ran, seed: o.seed, bugs, canary: req.options.canary, simplify: [], expected });
       saved++;

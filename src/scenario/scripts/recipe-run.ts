@@ -11,7 +11,7 @@ import { RECIPE_TIMINGS, type CreateLossTrap, type RecipeWorkload } from "./reci
 import { scriptNamed } from "./index.js";
 import { registerChecker } from "../workload.js";
 import { runScenario } from "../run.js";
-import type { Fault } from "../../sim/faults.js";
+import { timedWithUndo, type Fault, type FaultAction } from "../../sim/faults.js";
 import { UserInputError } from "../../sim/errors.js";
 import type { RunOptions, RunResult, Scenario } from "../types.js";
 
@@ -68,23 +68,30 @@ export function faultPlanArbitrary(servers: readonly string[], clients: readonly
   return fc.array(one, { minLength: 0, maxLength: maxFaults });
 }
 
-/** The plan's timed faults (sorted by time; each disruption with its undo). */
-export function faultsOf(plan: readonly FaultPlan[], servers: readonly string[]): Fault[] {
-  const out: Fault[] = [];
-  for (const p of plan) {
-    const [atMs, endMs] = [p.atMs, p.atMs + p.forMs];
-    if (p.kind === "crash-server") out.push({ atMs, kind: "crash", node: p.node }, { atMs: endMs, kind: "restart", node: p.node });
-    if (p.kind === "pause-client") out.push({ atMs, kind: "pause", node: p.node }, { atMs: endMs, kind: "resume", node: p.node });
-    if (p.kind === "isolate-server") {
-      const links = { from: [p.node], to: servers.filter((s) => s !== p.node) };
-      out.push({ atMs, kind: "cut", ...links }, { atMs: endMs, kind: "heal", ...links });
-    }
-    if (p.kind === "partition-client") {
-      const links = p.direction === "to-client" ? { from: [...servers], to: [p.node], oneWay: true } : { from: [p.node], to: [...servers], oneWay: p.direction === "from-client" };
-      out.push({ atMs, kind: "cut", ...links }, { atMs: endMs, kind: "heal", ...links });
-    }
+/** The fault a plan entry starts with (create-loss is a workload trap: none). */
+function planAction(p: FaultPlan, servers: readonly string[]): FaultAction | undefined {
+  switch (p.kind) {
+    case "crash-server":
+      return { kind: "crash", node: p.node };
+    case "pause-client":
+      return { kind: "pause", node: p.node };
+    case "isolate-server":
+      return { kind: "cut", from: [p.node], to: servers.filter((s) => s !== p.node) };
+    case "partition-client":
+      return p.direction === "to-client" ? { kind: "cut", from: [...servers], to: [p.node], oneWay: true } : { kind: "cut", from: [p.node], to: [...servers], oneWay: p.direction === "from-client" };
+    case "create-loss":
+      return undefined;
   }
-  return out.sort((a, b) => a.atMs - b.atMs);
+}
+
+/** The plan's timed faults (sorted by time; each disruption with its undo, `undoOf`). */
+export function faultsOf(plan: readonly FaultPlan[], servers: readonly string[]): Fault[] {
+  return plan
+    .flatMap((p) => {
+      const action = planAction(p, servers);
+      return action === undefined ? [] : timedWithUndo(action, p.atMs, p.atMs + p.forMs);
+    })
+    .sort((a, b) => a.atMs - b.atMs);
 }
 
 /** A generated workload shape: how many client workers, and the script's workload knobs. */

@@ -2,7 +2,8 @@
  * Workload "swarm": swarm testing (TigerBeetle's VOPR) — the run's seed, through the named rng
  * stream "swarm/shape", picks the ensemble (3 or 5 voters, sometimes an observer) and the number
  * of clients; the "zk" workload then builds it and runs the `zab-random-faults` script, which
- * draws the fault mix, the rates and the client workload from its own "swarm/…" streams.
+ * draws the client workload from its own "swarm/…" streams. The faults are the scenario's: its
+ * `zab-swarm` nemesis (src/scenario/nemesis/zab-swarm.ts) draws them before the run.
  *
  * The snapshot settings (`snapCount`, `snapChunkNodes`, `snapChunkIntervalUs`), when given, go to
  * every server as they are: a small snapCount puts fuzzy snapshots in the middle of the faults.
@@ -11,8 +12,9 @@
  * nodes its seed chose. Every ZAB, client and kernel checker runs.
  */
 import { UserInputError } from "../../sim/errors.js";
+import type { Rng } from "../../sim/rng.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
-import { zkWorkload } from "./zk.js";
+import { ZAB_TRACE_ROLES, zkWorkload } from "./zk.js";
 
 const SNAPSHOT_PARAMS = ["snapCount", "snapChunkNodes", "snapChunkIntervalUs"];
 const KNOWN_PARAMS = ["tickTimeMs", "maxClients", ...SNAPSHOT_PARAMS];
@@ -28,12 +30,17 @@ export interface SwarmShape {
 
 /** The ensemble a seed picks; the same seed always picks the same shape. */
 export function swarmShape(w: WorkloadContext): SwarmShape {
-  const rng = w.sim.rng.fork("swarm").fork("shape");
-  const maxClients = intParam(w.params, "maxClients", 4, 2, 8);
+  return swarmShapeOf(w.sim.rng, w.params);
+}
+
+/** The shape from the "swarm/shape" stream of the seed's root (the nemesis draws it before the run too). */
+export function swarmShapeOf(root: Rng, params: Record<string, unknown>): SwarmShape {
+  const rng = root.fork("swarm").fork("shape");
+  const maxClients = intParam(params, "maxClients", 4, 2, 8);
   const servers = rng.chance(0.5) ? 3 : 5;
   const observers = rng.chance(0.25) ? 1 : 0;
   const clients = rng.int(2, maxClients);
-  const tickTimeMs = intParam(w.params, "tickTimeMs", rng.chance(0.5) ? 1000 : 2000, 100, 10_000);
+  const tickTimeMs = intParam(params, "tickTimeMs", rng.chance(0.5) ? 1000 : 2000, 100, 10_000);
   return { servers, observers, clients, tickTimeMs };
 }
 
@@ -52,6 +59,7 @@ export const swarmWorkload: WorkloadDef = {
   defaultCheckers() {
     return zkWorkload.defaultCheckers({ script: "zab-random-faults", servers: 3 });
   },
+  traceRoles: ZAB_TRACE_ROLES,
   create(w: WorkloadContext): Workload {
     swarmWorkload.nodes(w.params);
     const shape = swarmShape(w);

@@ -4,6 +4,7 @@
  * `{"kind": "zk", "script": "session-expiry", "clients": 3, "tickTimeMs": 2000, "snapCount": 50}`.
  */
 import { UserInputError } from "../../sim/errors.js";
+import type { TraceRoles } from "../../sim/fault-triggers.js";
 import { ZooKeeperServer, type ZooKeeperServerConfig, type ServerCanary } from "../../zk/server/zoo-keeper-server.js";
 import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../../zk/server/quorum/quorum-peer.js";
 import type { QuorumServer } from "../../zk/server/quorum/quorum-verifier.js";
@@ -15,8 +16,18 @@ import { CLIENT_CHECKERS } from "../../check/client/index.js";
 import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
 import { RECIPE_PARAMS, checkRecipeParams } from "../scripts/recipe-support.js";
+import { SERVER_CANARIES } from "../canaries.js";
 
-const SERVER_CANARIES: readonly string[] = ["ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap"];
+/**
+ * Roles a fault schedule may name (`$leader`), read from the trace: a server leads from its
+ * `zab.leader.established` until its role ends, its state changes or it crashes. Servers
+ * announce their myid as `sid` in `zab.state`, which resolves `$i.learner`-style references.
+ */
+export const ZAB_TRACE_ROLES: TraceRoles = {
+  roles: [{ role: "leader", takenBy: ["zab.leader.established"], endedBy: ["zab.role.ended", "zab.state", "crash"] }],
+  idKinds: ["zab.state"],
+};
+
 
 function scriptParam(params: Record<string, unknown>): string {
   const name = params.script;
@@ -95,6 +106,7 @@ export const zkWorkload: WorkloadDef = {
     const recipes = script.name.startsWith("recipe-") ? [...(script.recipeCheckers ?? RECIPE_CHECKERS.keys())] : [];
     return [...KERNEL_CHECKERS, ...server, ...CLIENT_CHECKERS.keys(), ...recipes];
   },
+  traceRoles: ZAB_TRACE_ROLES,
   create(w: WorkloadContext): Workload {
     const ids = zkWorkload.nodes(w.params);
     const sh = shape(w.params);

@@ -1,0 +1,95 @@
+/**
+ * The canary registry: deliberately broken builds, each with what it breaks and where it is
+ * caught. A checker that passes proves something only if it fails on a broken variant; this
+ * list is that claim as data. `--canary NAME` (run, explore), replay files and docs/faults.md
+ * read it; test/scenario/canaries.test.ts runs every scenario entry and checks the docs' table.
+ *
+ * Invariants: names are unique; every entry is caught somewhere — a scenario at given seeds (by
+ * at least one of `checkers`), or a test that builds the schedule itself; `--canary` accepts
+ * exactly the entries caught by a scenario (`CANARIES`).
+ */
+import { UserInputError } from "../sim/errors.js";
+
+/** Where a canary is caught: a named scenario at seeds, or a test file that builds its own case. */
+export type CaughtBy =
+  | { kind: "scenario"; scenario: string; seeds: readonly number[]; checkers: readonly string[] }
+  | { kind: "test"; file: string; checkers: readonly string[] };
+
+export interface CanaryEntry {
+  name: string;
+  /** The layer it breaks: the kernel's network, or the ZooKeeper server. */
+  layer: "kernel" | "server";
+  /** What the broken build does wrong. */
+  breaks: string;
+  caughtBy: readonly CaughtBy[];
+}
+
+const scenario = (name: string, seeds: readonly number[], ...checkers: string[]): CaughtBy => ({ kind: "scenario", scenario: name, seeds, checkers });
+
+export const CANARY_REGISTRY = [
+  {
+    name: "connection-reorder",
+    layer: "kernel",
+    breaks: "connections deliver out of order (extra random delay, no FIFO)",
+    caughtBy: [scenario("kernel-smoke", [1], "kernel.connection-fifo")],
+  },
+  {
+    name: "ack-before-fsync",
+    layer: "server",
+    breaks: "the server acknowledges a write before its txn is durable",
+    caughtBy: [scenario("server-restart-recovery", [1], "zk.standalone-durability")],
+  },
+  {
+    name: "no-ephemeral-cleanup",
+    layer: "server",
+    breaks: "closing a session leaves its ephemerals behind",
+    caughtBy: [scenario("session-expiry", [1], "scenario.expect"), scenario("recipe-group-membership", [1, 2], "recipe.group"), scenario("recipe-leader-latch", [1, 2], "recipe.election")],
+  },
+  {
+    name: "watch-not-fired",
+    layer: "server",
+    breaks: "the server never sends NodeDataChanged",
+    caughtBy: [scenario("watch-semantics", [1], "scenario.expect", "client.watches"), scenario("reconnect-watches", [1], "scenario.expect"), scenario("recipe-config", [1, 2], "recipe.config")],
+  },
+  {
+    name: "minority-commit",
+    layer: "server",
+    breaks: "a ZAB leader commits a proposal after a minority of ACKs (its own)",
+    caughtBy: [scenario("zab-leader-crash-before-commit", [1], "zab.prefix-consistency", "zab.committed-durability"), scenario("zab-isolated-leader", [1], "zab.prefix-consistency", "zab.committed-durability", "zab.primary-integrity")],
+  },
+  {
+    name: "fuzzy-replay-strict",
+    layer: "server",
+    breaks: "recovery stops replaying the log at a txn a fuzzy snapshot already holds (a restarted server lacks txns it had logged)",
+    caughtBy: [scenario("zab-fuzzy-snapshots", [13, 18], "zab.prefix-consistency", "zab.committed-durability")],
+  },
+  {
+    name: "txnlog-diff-gap",
+    layer: "server",
+    breaks: "a leader catching a learner up from its on-disk txn log leaves out the first txn it read there",
+    caughtBy: [scenario("zab-follower-txnlog-diff", [1], "zab.prefix-consistency")],
+  },
+  {
+    name: "fuzzy-replay-no-fixup",
+    layer: "server",
+    breaks: "replay moves a parent's cversion/pzxid unconditionally on create/delete, without the NODEEXISTS fixup (before ZOOKEEPER-1046)",
+    caughtBy: [{ kind: "test", file: "test/zk/server/fuzzy-snapshot.test.ts", checkers: ["the replayed tree's digest"] }],
+  },
+] as const satisfies readonly CanaryEntry[];
+
+export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
+
+/** The canaries a scenario catches: what `--canary` and replay files accept. */
+export const CANARIES = ["connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap"] as const satisfies readonly AnyCanary[];
+export type Canary = (typeof CANARIES)[number];
+
+/** The canaries the ZooKeeper server implements (the kernel's are set on the simulator). */
+export const SERVER_CANARIES: readonly AnyCanary[] = CANARY_REGISTRY.filter((c) => c.layer === "server").map((c) => c.name);
+
+export const isCanary = (name: unknown): name is Canary => typeof name === "string" && (CANARIES as readonly string[]).includes(name);
+
+/** `name` as a canary `--canary` accepts; `at` names the command in the error. */
+export function canaryNamed(name: string, at: string): Canary {
+  if (isCanary(name)) return name;
+  throw new UserInputError(`${at}: unknown canary "${name}" (known: ${CANARIES.join(", ")})`);
+}

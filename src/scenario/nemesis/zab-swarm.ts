@@ -1,0 +1,263 @@
+/**
+ * Nemesis "zab-swarm": the whole fault schedule of a `zab-random-faults` swarm run, drawn from
+ * the seed before the run (swarm testing, TigerBeetle's VOPR). The seed switches some aims off
+ * and weighs the rest ("swarm/plan"), then draws a timeline of aims ("swarm/fault-kinds") and
+ * each aim's faults ("swarm/faults") over the ensemble the seed picks ("swarm/shape").
+ *
+ * The fault phase is anchored on the script's `workload.phase` {phase: "faults"} trace event
+ * (it starts once the ensemble settled and /swarm exists) and lasts the plan's `faultPhaseMs`;
+ * the script heals everything at its end. Every fault's steps have deadlines that end by then
+ * (a step's `withinMs` is cut to what is left of the phase), so no fault lands after the heal;
+ * undos (`forMs`) that land after it find nothing left to undo.
+ *
+ * The aims (each a fault kind of sim/faults.ts with a trace condition, sim/fault-when.ts):
+ * - crash-restart: crash the leader or a server, start it after a bounce or 0.5–15 s;
+ * - crash-new-leader: crash the server that just established its epoch (or accepted it);
+ * - crash-syncing-learner: once a leader syncs a learner, crash the learner (or the leader) at
+ *   once, soon, at its new epoch, or at its next fsync — optionally with slow disks first;
+ * - crash-at-fsync: crash a server right after it issues an fsync (written, not durable);
+ * - orphan-proposal: cut the leader from some followers one way, crash it (and maybe one that
+ *   heard it) while proposals reached only part of the ensemble;
+ * - crash-at-sync-point: crash at a learner's sync packet boundary — after DIFF (ZK-2355),
+ *   after a SNAP load (ZK-3642), at the NEWLEADER ACK that established the leader (ZK-3911);
+ *   half of them first bring the sync about (a follower bounced, the leader crashed);
+ * - partition-client, isolate-leader, pause, clog, slow-fsync, loss: timed disruptions.
+ */
+import { UserInputError } from "../../sim/errors.js";
+import type { Fault, FaultAction } from "../../sim/faults.js";
+import type { TraceStep } from "../../sim/fault-when.js";
+import type { Rng } from "../../sim/rng.js";
+import { swarmShapeOf } from "../workloads/swarm.js";
+import { drawDownMs, drawLinks, entry, subset } from "./draw.js";
+import type { NemesisDef } from "./index.js";
+
+export const SWARM_AIMS = [
+  "crash-restart", "crash-new-leader", "crash-syncing-learner", "crash-at-fsync", "orphan-proposal",
+  "partition-client", "isolate-leader", "pause", "clog", "slow-fsync", "loss", "crash-at-sync-point",
+] as const;
+export type SwarmAim = (typeof SWARM_AIMS)[number];
+
+/** What one seed's fault phase looks like (the script reads the workload half: keys, pace). */
+export interface SwarmPlan {
+  faultPhaseMs: number;
+  faultGapMsMax: number;
+  weights: Record<SwarmAim, number>;
+  keys: number;
+  opGapMsMax: number;
+}
+
+/** The plan of a seed: from the "swarm/plan" stream of its root. */
+export function drawSwarmPlan(root: Rng): SwarmPlan {
+  const rng = root.fork("swarm").fork("plan");
+  // Swarm testing: each seed switches some aims off entirely and weighs the rest.
+  const weights = Object.fromEntries(SWARM_AIMS.map((k) => [k, rng.chance(0.3) ? 0 : rng.int(1, 5)])) as Record<SwarmAim, number>;
+  return { faultPhaseMs: rng.int(8_000, 25_000), faultGapMsMax: rng.int(300, 3000), weights, keys: rng.int(2, 8), opGapMsMax: rng.int(50, 600) };
+}
+
+/** The trace event the script records when its fault phase starts. */
+export const FAULT_PHASE_EVENT = { kind: "workload.phase", phase: "faults" } as const;
+
+/**
+ * How much of an aim's longest wait the timeline skips before the next aim. The run-time swarm
+ * this replaces awaited each aim's trace event, which mostly came well before the deadline;
+ * a third of the deadline gives as many crashes per seed as it injected (seeds 1–20 of
+ * zab-fuzzy-snapshots: 43 against 42; the whole deadline gave 29, none 82).
+ */
+const WAIT_FRACTION = 1 / 3;
+
+function pickAim(rng: Rng, w: Record<SwarmAim, number>): SwarmAim | undefined {
+  const total = SWARM_AIMS.reduce((a, k) => a + w[k], 0);
+  if (total === 0) return undefined;
+  let x = rng.int(1, total);
+  for (const k of SWARM_AIMS) if ((x -= w[k]) <= 0) return k;
+  return undefined;
+}
+
+/** One aim's faults, drawn at `offsetMs` into a phase with `leftMs` to go; `busyMs`: how long the aim waits. */
+interface Aimed {
+  faults: Fault[];
+  busyMs: number;
+}
+
+class SwarmDraw {
+  constructor(
+    private readonly rng: Rng,
+    private readonly provoke: Rng,
+    private readonly servers: readonly string[],
+    private readonly clients: readonly string[],
+  ) {}
+
+  /** The anchor step: `offsetMs` after the fault phase began. */
+  private anchor(offsetMs: number): TraceStep {
+    return { after: FAULT_PHASE_EVENT.kind, fields: { phase: FAULT_PHASE_EVENT.phase }, delayMs: offsetMs };
+  }
+
+  /** A fault `offsetMs` into the phase, after `steps` (each step's wait cut to what is left), or nothing. */
+  private at(offsetMs: number, leftMs: number, action: FaultAction, steps: TraceStep[] = [], forMs?: number): Fault[] {
+    let left = leftMs;
+    const cut: TraceStep[] = [];
+    for (const s of steps) {
+      const within = Math.min(s.withinMs ?? left, left);
+      left -= within + (s.delayMs ?? 0);
+      if (within < 1 || left < 0) return [];
+      cut.push({ ...s, withinMs: within });
+    }
+    return [entry(action, 0, forMs, [this.anchor(offsetMs), ...cut])];
+  }
+
+  /** A crash of `node` if it is up then (a paused server is left frozen, as the run-time swarm did), started again after a drawn time. */
+  private crash(node: string, offsetMs: number, leftMs: number, steps: TraceStep[] = []): Fault[] {
+    return this.at(offsetMs, leftMs, { kind: "crash", node }, steps, drawDownMs(this.rng)).map((f) => ({ ...f, onlyIfUp: true }));
+  }
+
+  aim(kind: SwarmAim, offsetMs: number, leftMs: number): Aimed {
+    const { rng, servers, clients } = this;
+    const t = offsetMs;
+    switch (kind) {
+      case "crash-restart":
+        return { faults: this.crash(rng.chance(0.5) ? "$leader" : rng.pick(servers), t, leftMs), busyMs: 0 };
+      case "crash-new-leader": {
+        const point = rng.pick(["zab.leader.established", "zab.epoch.current", "zab.epoch.accepted"]);
+        const withinMs = rng.int(1000, 15_000);
+        const delayMs = rng.chance(0.5) ? rng.int(0, 300) : 0;
+        return { faults: this.crash("$1", t, leftMs, [{ after: point, withinMs, delayMs }]), busyMs: withinMs };
+      }
+      case "crash-syncing-learner":
+        return this.crashSyncingLearner(t, leftMs);
+      case "crash-at-fsync": {
+        const target = rng.pick(servers);
+        const withinMs = rng.int(200, 3000);
+        // A serving server fsyncs within milliseconds: the wait is short, the next aim follows at once.
+        return { faults: this.crash(target, t, leftMs, [{ after: "disk.fsync", node: target, withinMs }]), busyMs: 0 };
+      }
+      case "orphan-proposal":
+        return this.orphanProposal(t, leftMs);
+      case "crash-at-sync-point":
+        return this.crashAtSyncPoint(t, leftMs);
+      case "partition-client": {
+        const client = rng.pick(clients);
+        const chosen = subset(rng, servers, 0.7);
+        if (chosen.length === 0) return { faults: [], busyMs: 0 };
+        const oneWay = rng.chance(0.4);
+        const [from, to] = rng.chance(0.5) ? [[client], chosen] : [chosen, [client]];
+        return { faults: this.at(t, leftMs, { kind: "cut", from, to, oneWay }, [], rng.int(500, 20_000)), busyMs: 0 };
+      }
+      case "isolate-leader": {
+        const oneWay = rng.chance(0.3);
+        const [from, to] = rng.chance(0.5) ? [["$leader"], [...servers]] : [[...servers], ["$leader"]];
+        return { faults: this.at(t, leftMs, { kind: "cut", from, to, oneWay }, [], rng.int(1000, 20_000)), busyMs: 0 };
+      }
+      case "pause": {
+        const node = rng.chance(0.5) ? "$leader" : rng.pick(servers);
+        return { faults: this.at(t, leftMs, { kind: "pause", node }, [], rng.int(1000, 25_000)), busyMs: 0 };
+      }
+      case "clog": {
+        const links = drawLinks(rng, servers, [...servers, ...clients]);
+        if (links === undefined) return { faults: [], busyMs: 0 };
+        const action: FaultAction = { kind: "clog", ...links, extraDelayMs: rng.int(20, 3000), oneWay: rng.chance(0.5) };
+        return { faults: this.at(t, leftMs, action, [], rng.int(500, 15_000)), busyMs: 0 };
+      }
+      case "slow-fsync": {
+        const action: FaultAction = { kind: "disk", node: rng.pick(servers), fault: "slow-fsync", fsyncLatencyMs: rng.int(20, 2000) };
+        return { faults: this.at(t, leftMs, action, [], rng.int(1000, 20_000)), busyMs: 0 };
+      }
+      case "loss": {
+        const links = drawLinks(rng, servers, [...servers, ...clients]);
+        if (links === undefined) return { faults: [], busyMs: 0 };
+        const action: FaultAction = { kind: "loss", rate: rng.int(1, 40) / 100, ...links, oneWay: rng.chance(0.5) };
+        return { faults: this.at(t, leftMs, action, [], rng.int(500, 15_000)), busyMs: 0 };
+      }
+    }
+  }
+
+  /** Once the leader syncs a learner, crash the learner (80 %) or the leader: at once, soon, at its new epoch or its next fsync. */
+  private crashSyncingLearner(t: number, leftMs: number): Aimed {
+    const { rng, servers } = this;
+    // Slow some disks first, so the sync's log writes stay unfsynced for a while (until the heal).
+    const slow = rng.chance(0.5) ? subset(rng, servers, 0.5).flatMap((node) => this.at(t, leftMs, { kind: "disk", node, fault: "slow-fsync", fsyncLatencyMs: rng.int(50, 1500) })) : [];
+    const withinMs = rng.int(1000, 15_000);
+    const target = rng.chance(0.8) ? "$1.learner" : "$1";
+    const when = rng.int(0, 3);
+    const sync: TraceStep = { after: "zab.sync", withinMs, ...(when === 1 ? { delayMs: rng.int(0, 100) } : {}) };
+    const then: TraceStep[] = when === 2 ? [{ after: "zab.epoch.current", node: "$1.learner", withinMs: 3000 }] : when === 3 ? [{ after: "disk.fsync", node: "$1.learner", withinMs: 3000 }] : [];
+    return { faults: [...slow, ...this.crash(target, t, leftMs, [sync, ...then])], busyMs: withinMs + (then.length > 0 ? 3000 : 0) };
+  }
+
+  /** A proposal that reaches only part of the ensemble, then the leader (and maybe one that heard it) crash. */
+  private orphanProposal(t: number, leftMs: number): Aimed {
+    const { rng, servers } = this;
+    const cut = subset(rng, servers, 0.6);
+    if (cut.length === 0) return { faults: [], busyMs: 0 };
+    const holdMs = rng.int(20, 800);
+    if (holdMs >= leftMs) return { faults: [], busyMs: 0 };
+    const faults = [...this.at(t, leftMs, { kind: "cut", from: ["$leader"], to: cut, oneWay: true }, [], holdMs), ...this.crash("$leader", t + holdMs, leftMs - holdMs)];
+    const reached = servers.filter((id) => !cut.includes(id));
+    if (reached.length > 0 && rng.chance(0.5)) faults.push(...this.crash(rng.pick(reached), t + holdMs, leftMs - holdMs));
+    return { faults, busyMs: holdMs };
+  }
+
+  /** Crashes at a packet boundary of a learner's sync, between two events (no delay can aim there). */
+  private crashAtSyncPoint(t: number, leftMs: number): Aimed {
+    const { rng } = this;
+    const point = rng.pick(["diff-read", "snap-loaded", "newleader-acked"] as const);
+    const withinMs = rng.int(1000, 20_000);
+    const sync: TraceStep = { after: "zab.sync", fields: { mode: point === "snap-loaded" ? "SNAP" : "DIFF" }, withinMs };
+    const boundary: TraceStep =
+      point === "newleader-acked"
+        ? { after: "zab.leader.established", node: "$1", withinMs: 5000 }
+        : point === "snap-loaded"
+          ? { after: "zab.snap.load", node: "$1.learner", withinMs: 5000 }
+          : { after: "zab.phase", node: "$1.learner", fields: { phase: "SYNCHRONIZATION" }, withinMs: 5000 };
+    const faults = [...this.provokeSync(point, t, leftMs), ...this.crash("$1", t, leftMs, [sync, boundary])];
+    // ZK-3911's point: the learner whose NEWLEADER ACK established the leader crashes too.
+    if (point === "newleader-acked") faults.push(...this.crash("$1.learner", t, leftMs, [sync, boundary]));
+    return { faults, busyMs: withinMs + 5000 };
+  }
+
+  /**
+   * Half the time, a sync-point aim brings about the sync it waits for instead of waiting for
+   * one that other faults cause: a follower bounced (it rejoins behind the leader: a DIFF), or
+   * the leader crashed (the next one establishes its epoch through NEWLEADER ACKs). Drawn from
+   * its own stream ("swarm/provoke"), so the other aims' draws stay as they were.
+   */
+  private provokeSync(point: "diff-read" | "snap-loaded" | "newleader-acked", t: number, leftMs: number): Fault[] {
+    const rng = this.provoke;
+    if (point === "snap-loaded" || !rng.chance(0.5)) return [];
+    const action: FaultAction = { kind: "crash", node: point === "diff-read" ? rng.pick(this.servers) : "$leader" };
+    return this.at(t, leftMs, action, [], point === "diff-read" ? rng.int(0, 200) : drawDownMs(rng)).map((f) => ({ ...f, onlyIfUp: true }));
+  }
+}
+
+/** The whole schedule of one seed's fault phase. */
+export function drawSwarmFaults(root: Rng, servers: readonly string[], clients: readonly string[]): Fault[] {
+  const plan = drawSwarmPlan(root);
+  const swarm = root.fork("swarm");
+  const draw = new SwarmDraw(swarm.fork("faults"), swarm.fork("provoke"), servers, clients);
+  const kinds = swarm.fork("fault-kinds");
+  const out: Fault[] = [];
+  let t = 0;
+  for (;;) {
+    t += kinds.int(0, plan.faultGapMsMax);
+    if (t >= plan.faultPhaseMs) break;
+    const aim = pickAim(kinds, plan.weights);
+    if (aim === undefined) continue;
+    const { faults, busyMs } = draw.aim(aim, t, plan.faultPhaseMs - t);
+    out.push(...faults);
+    t += Math.round(busyMs * WAIT_FRACTION);
+  }
+  return out;
+}
+
+export const zabSwarmNemesis: NemesisDef = {
+  kind: "zab-swarm",
+  description: "the zab-random-faults swarm's faults: aimed at elections and syncs, anchored on the script's fault phase",
+  paramKeys: [],
+  checkParams() {},
+  draw(ctx) {
+    if (ctx.scenario.workload.kind !== "swarm") throw new UserInputError(`nemesis "zab-swarm" needs the "swarm" workload, got "${ctx.scenario.workload.kind}"`);
+    const shape = swarmShapeOf(ctx.rng, ctx.scenario.workload.params);
+    const servers = Array.from({ length: shape.servers + shape.observers }, (_, i) => `s${i + 1}`);
+    const clients = Array.from({ length: shape.clients }, (_, i) => `c${i + 1}`);
+    return drawSwarmFaults(ctx.rng, servers, clients);
+  },
+};
