@@ -18,7 +18,8 @@ import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../zk/server/quorum/quorum-pe
 import { registerBuiltins } from "../scenario/builtins.js";
 import { runScenario } from "../scenario/run.js";
 import { loadScenario } from "./scenario-files.js";
-import { benchmarkLinearizability, checkLinearizable, zkModel } from "../check/linearizability/index.js";
+import { checkLinearizable, zkModel } from "../check/linearizability/index.js";
+import { benchmarkLinearizability } from "./bench-history.js";
 import { exploreInProcess } from "./explore/explore.js";
 
 export interface Figure {

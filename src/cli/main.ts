@@ -15,7 +15,7 @@ import { CANARIES, type Canary, type RunResult, type Scenario } from "../scenari
 import { boolFlag, intFlag, parseArgs, stringFlag } from "./args.js";
 import { loadScenario, scenarioNames } from "./scenario-files.js";
 import { BENCH_SUITES, runBench } from "./bench.js";
-import { BUG_ZOO, bugEntry } from "../zk/server/quorum/bug-zoo.js";
+import { BUG_ZOO, bugEntry } from "../scenario/bug-zoo.js";
 import { cmdExplore } from "./explore/command.js";
 import { openTraceReport } from "./report/trace-report.js";
 import { replayCaseFromRun } from "../scenario/replay-file.js";

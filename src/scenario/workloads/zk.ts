@@ -6,6 +6,7 @@
 import { UserInputError } from "../../sim/errors.js";
 import { ZooKeeperServer, type ZooKeeperServerConfig, type ServerCanary } from "../../zk/server/zoo-keeper-server.js";
 import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../../zk/server/quorum/quorum-peer.js";
+import { bugIdSet } from "../../zk/server/bug-id.js";
 import type { QuorumServer } from "../../zk/server/quorum/quorum-verifier.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { makeScriptContext } from "../scripts/script.js";
@@ -124,7 +125,7 @@ export const zkWorkload: WorkloadDef = {
                     initLimitTicks: intParam(w.params, "initLimitTicks", 10, 1, 1000),
                     syncLimitTicks: intParam(w.params, "syncLimitTicks", 5, 1, 1000),
                     server,
-                    bugs: new Set(w.bugs ?? []),
+                    bugs: bugIdSet(w.bugs ?? []),
                   })
                 : new ZooKeeperServer(ctx, server),
             w.scenario.disk,

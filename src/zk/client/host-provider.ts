@@ -13,7 +13,7 @@
 import type { Rng } from "../../sim/rng.js";
 import { UserInputError } from "../../sim/errors.js";
 import { CLIENT_PORT } from "../proto/wire.js";
-import { validatePath } from "../server/path-utils.js";
+import { validatePath } from "../proto/path-utils.js";
 
 export interface HostAddress {
   host: string;

@@ -32,7 +32,7 @@ import {
   type ClientInfo,
   type Stat,
 } from "../proto/records.js";
-import { validatePath } from "../server/path-utils.js";
+import { validatePath } from "../proto/path-utils.js";
 import { Chroot } from "./chroot.js";
 import { AsyncZooKeeper } from "./async-callback.js";
 import { ClientCnxn, PASSWORD_BYTES, newPacket, type PacketReply, type WatchDeregistration, type ZooKeeperState } from "./client-cnxn.js";

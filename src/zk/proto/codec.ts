@@ -18,7 +18,7 @@
  *   equal the encoded payload length by construction (the 4-byte frame prefix excluded,
  *   as jute.maxbuffer is checked against the payload length).
  */
-import { invariant, unreachable } from "../../sim/errors.js";
+import { invariant, unreachable } from "../../base/errors.js";
 import { JuteError, JuteReader, JuteSizer, JuteWriter, type JuteSink } from "./jute.js";
 import { OpCode, Xid, opName } from "./op-code.js";
 import type {

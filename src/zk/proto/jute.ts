@@ -24,7 +24,7 @@
  * `JuteSizer` only counts bytes, so a packet's size comes from the very same writer code
  * that encodes it, without allocating.
  */
-import { invariant } from "../../sim/errors.js";
+import { invariant } from "../../base/errors.js";
 
 export type JuteErrorReason =
   /** The input ended inside a field. */

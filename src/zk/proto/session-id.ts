@@ -11,7 +11,7 @@
  *
  * Pure functions of their inputs: the caller passes the (virtual) clock reading.
  */
-import { invariant } from "../../sim/errors.js";
+import { invariant } from "../../base/errors.js";
 import type { SessionId } from "./records.js";
 
 /** `EphemeralType.CONTAINER_EPHEMERAL_OWNER`: an ephemeralOwner that marks a container node. */

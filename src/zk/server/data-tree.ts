@@ -42,7 +42,7 @@ import {
 } from "../proto/records.js";
 import type { Txn, TxnHeader } from "../proto/txn.js";
 import { copyAcl } from "./acl.js";
-import { CONFIG_PATH, QUOTA_PATH, ZOOKEEPER_PATH, basename, childPath, javaParentOf } from "./path-utils.js";
+import { CONFIG_PATH, QUOTA_PATH, ZOOKEEPER_PATH, basename, childPath, javaParentOf } from "../proto/path-utils.js";
 import { WatchManager, type ServerWatcher } from "./watch-manager.js";
 import { TreeDigest } from "./digest-calculator.js";
 

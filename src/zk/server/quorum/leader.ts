@@ -17,7 +17,7 @@
  */
 import type { Endpoint } from "../../../sim/network.js";
 import type { TimerHandle } from "../../../sim/node-context.js";
-import { hashStructure } from "../../../sim/trace.js";
+import { hashStructure } from "../../../base/structure-hash.js";
 import { Code } from "../../proto/error-code.js";
 import { OpCode } from "../../proto/op-code.js";
 import { makeZxid, zxidCounter, zxidEpoch, zxidHex, type SessionId, type Zxid } from "../../proto/records.js";
@@ -311,7 +311,7 @@ export class Leader {
   /** ProposalRequestProcessor: send to forwarding followers, log locally (the self-ACK follows the fsync). */
   propose(entry: TxnEntry): void {
     const zxid = entry.header.zxid;
-    if (zxidCounter(zxid) === 0xffffffff && !this.peer.hasBug("ZK-1277")) {
+    if (zxidCounter(zxid) === 0xffffffff) {
       this.abandon("zxid counter exhausted (ZOOKEEPER-1277)");
       return;
     }

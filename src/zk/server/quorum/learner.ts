@@ -47,6 +47,7 @@ import { annotateDelivery, txnDigest } from "./leader.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 import { SyncRequestProcessor } from "./sync-request-processor.js";
 import { SessionTable } from "../session-table.js";
+import type { BugId } from "../bug-id.js";
 
 type Stage = "CONNECTING" | "DISCOVERY" | "SYNC" | "NEWLEADER" | "BROADCAST";
 type SyncMode = "DIFF" | "TRUNC" | "SNAP";
@@ -54,7 +55,7 @@ type SyncMode = "DIFF" | "TRUNC" | "SNAP";
 const CONNECT_ATTEMPTS = 5;
 
 /** Bug ids whose defect lives in 3.8.0's NEWLEADER handling (see the header). */
-const SYNC_WITH_LEADER_380 = ["ZK-4394", "ZK-4643", "ZK-4646", "ZK-4685", "ZK-4785"];
+const SYNC_WITH_LEADER_380: readonly BugId[] = ["ZK-4394", "ZK-4643", "ZK-4646", "ZK-4685", "ZK-4785"];
 
 export class Learner {
   private ep: Endpoint | undefined;

@@ -24,6 +24,7 @@ import { Leader } from "./leader.js";
 import { Learner } from "./learner.js";
 import { QUORUM_PORT } from "./quorum-packet.js";
 import type { ZabState } from "./zab-vocabulary.js";
+import type { BugId } from "../bug-id.js";
 
 export interface QuorumPeerConfig {
   myid: number;
@@ -35,7 +36,7 @@ export interface QuorumPeerConfig {
   /** Client-facing server settings. */
   server: Partial<ZooKeeperServerConfig>;
   /** Historical defects re-injected on purpose (the bug zoo). */
-  bugs: ReadonlySet<string>;
+  bugs: ReadonlySet<BugId>;
 }
 
 export const DEFAULT_QUORUM_CONFIG = {
@@ -91,7 +92,7 @@ export class QuorumPeer {
     return this.config.myid;
   }
 
-  hasBug(id: string): boolean {
+  hasBug(id: BugId): boolean {
     return this.config.bugs.has(id);
   }
 

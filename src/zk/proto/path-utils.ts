@@ -1,5 +1,6 @@
 /**
- * ZooKeeper path rules (`PathUtils.validatePath`, reference §1.1) and small path helpers.
+ * ZooKeeper path rules (`PathUtils.validatePath`, reference §1.1) and small path helpers,
+ * shared by the client and the server as Java's `org.apache.zookeeper.common.PathUtils` is.
  *
  * Invariants:
  * - `validatePath` returns `null` for a valid path and otherwise the same reason text the Java

@@ -14,7 +14,7 @@
  * Everything comes from one seed (seedrandom's Alea): same options, same history.
  */
 import seedrandom from "seedrandom";
-import type { Operation, OpResult, SubOp } from "../history/history.js";
+import type { Operation, OpResult, SubOp } from "../check/history/history.js";
 
 export interface HistoryGenOptions {
   seed?: number | string;
