@@ -52,6 +52,6 @@ export const aclEnforcement: ScriptDef = {
 
     anon.addAuthInfo("nosuchscheme", utf8("x"));
     await s.waitFor(() => anon.getState() === "AUTH_FAILED", 5_000, "an unknown auth scheme fails the handle (AUTH_FAILED)");
-    s.note("digest, auth, ip and super behaved as ZooKeeper 3.8: the right permission on the right node, masked getACL, INVALIDACL and AUTHFAILED");
+    s.conclude("digest, auth, ip and super behaved as ZooKeeper 3.8: the right permission on the right node, masked getACL, INVALIDACL and AUTHFAILED");
   },
 };

@@ -58,6 +58,6 @@ export const reconnectWatches: ScriptDef = {
     await s.sleepMs(100);
     s.expect(ev.nodeEvents().includes("NodeDataChanged /stable"), "a watch on an unchanged node stayed armed across the reconnect");
     s.expectEqual(persistent.nodeEvents(), ["NodeDataChanged /feed"], "the persistent watch is re-registered and fires again");
-    s.note("watches were re-registered with SetWatches; three missed changes fired on reconnect");
+    s.conclude("watches were re-registered with SetWatches; three missed changes fired on reconnect");
   },
 };

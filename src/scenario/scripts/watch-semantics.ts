@@ -84,6 +84,6 @@ export const watchSemantics: ScriptDef = {
     const seen = await reader.getData("/w/k");
     order.push(`read ${text(seen.data)}`);
     s.expectEqual(order, ["event", "read new"], "the watch event precedes the read that shows the change");
-    s.note("every trigger-table row fired the right event type, once; persistent and recursive watches behaved as 3.8");
+    s.conclude("every trigger-table row fired the right event type, once; persistent and recursive watches behaved as 3.8");
   },
 };

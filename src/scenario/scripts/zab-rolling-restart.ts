@@ -38,6 +38,6 @@ export const zabRollingRestart: ScriptDef = {
     await zk.sync("/roll");
     const children = await zk.getChildren("/roll");
     for (const a of acked) s.expect(children.includes(a), `acknowledged /roll/${a} survived the rolling restart`);
-    s.note(`${acked.length} acknowledged writes all survived ${s.servers.length} restarts`);
+    s.conclude(`${acked.length} acknowledged writes all survived ${s.servers.length} restarts`);
   },
 };
