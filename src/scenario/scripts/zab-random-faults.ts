@@ -1,5 +1,5 @@
 /**
- * zab-random-faults: swarm testing of the ensemble (issue 5). Everything comes from the run's
+ * zab-random-faults: swarm testing of the ensemble. Everything comes from the run's
  * seed through named rng streams forked from "swarm": the fault mix and its rates
  * ("swarm/plan"), each fault ("swarm/faults") and each client's workload ("swarm/client/cN").
  *

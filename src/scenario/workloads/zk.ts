@@ -1,7 +1,9 @@
 /**
- * Workload "zk": a ZooKeeper deployment (for now one standalone server, `s1`) and client nodes
- * (`c1`…), driven by a named script. Server settings come from the scenario:
- * `{"kind": "zk", "script": "session-expiry", "clients": 3, "tickTimeMs": 2000, "snapCount": 50}`.
+ * Workload "zk": a ZooKeeper deployment — one standalone server `s1`, or an ensemble of
+ * `servers` voters and `observers` observers (`s1`…, voters first) — and client nodes (`c1`…),
+ * driven by a named script. Server settings come from the scenario:
+ * `{"kind": "zk", "script": "session-expiry", "servers": 3, "clients": 3, "tickTimeMs": 2000, "snapCount": 50}`.
+ * `bugs` (the run's `--bug` ids) must be bug-zoo ids; the quorum peers re-inject them.
  */
 import { UserInputError } from "../../sim/errors.js";
 import { ZooKeeperServer, type ZooKeeperServerConfig, type ServerCanary } from "../../zk/server/zoo-keeper-server.js";
@@ -69,7 +71,7 @@ function shape(params: Record<string, unknown>): Shape {
 
 export const zkWorkload: WorkloadDef = {
   kind: "zk",
-  description: "a ZooKeeper server and client nodes driven by a named script",
+  description: "a ZooKeeper server or ensemble and client nodes driven by a named script",
   nodes(params) {
     const script = scriptNamed(scriptParam(params));
     const known = [...KNOWN_PARAMS, ...(script.paramKeys ?? [])];
