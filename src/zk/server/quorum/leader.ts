@@ -17,6 +17,7 @@
  */
 import type { Endpoint } from "../../../sim/network.js";
 import type { TimerHandle } from "../../../sim/node-context.js";
+import { invariant } from "../../../base/errors.js";
 import { hashStructure } from "../../../base/structure-hash.js";
 import { Code } from "../../proto/error-code.js";
 import { OpCode } from "../../proto/op-code.js";
@@ -315,6 +316,7 @@ export class Leader {
       this.abandon("zxid counter exhausted (ZOOKEEPER-1277)");
       return;
     }
+    invariant(zxid > this.lastProposed && zxidEpoch(zxid) === this.epoch, `leader ${this.myid} proposes ${zxidHex(zxid)} after ${zxidHex(this.lastProposed)} in epoch ${this.epoch}`);
     this.outstanding.push({ zxid, entry, acks: new Set() });
     this.lastProposed = zxid;
     this.peer.ctx.annotate("zab.propose", { sid: this.myid, epoch: this.epoch, zxid: zxidHex(zxid), txn: txnDigest(entry) });
@@ -345,6 +347,7 @@ export class Leader {
       // any single voter's ACK (its own): a minority. Checkers must catch it.
       const enough = this.peer.config.server.canary === "minority-commit" ? [...p.acks].some((s) => this.peer.qv.isVoter(s)) : this.peer.qv.containsQuorum(p.acks);
       if (!enough) return;
+      invariant(zxid > this.lastCommitted, `leader ${this.myid} commits ${zxidHex(zxid)} after ${zxidHex(this.lastCommitted)}`);
       this.outstanding.shift();
       this.lastCommitted = zxid;
       this.peer.ctx.annotate("zab.commit", { sid: this.myid, zxid: zxidHex(zxid) });
