@@ -88,7 +88,7 @@ export function generateLinearizableHistory(options: HistoryGenOptions): Operati
 }
 
 /**
- * ZooKeeper runs a session's requests in the order they were sent (reference §6), even across
+ * ZooKeeper runs a session's requests in the order they were sent (docs/zookeeper.md §6), even across
  * a lost connection: an unknown op that lands does so before the client's next op that lands.
  */
 function keepSubmissionOrder(planned: Planned[]): void {

@@ -1,5 +1,5 @@
 /**
- * The bug zoo's catalogue: historical ZooKeeper defects (reference §8) that `--bug <ID>`
+ * The bug zoo's catalogue: historical ZooKeeper defects (docs/zookeeper.md §8) that `--bug <ID>`
  * re-injects into the simulated servers, each with a scenario whose seeded schedule triggers
  * it. With the bug on, that scenario fails with the named invariant (or the liveness check);
  * with it off, the same scenario passes. The ids are the servers' `BugId`s

@@ -1,5 +1,5 @@
 /**
- * acl-enforcement: the ACL schemes and checks of reference §5 through the client library —
+ * acl-enforcement: the ACL schemes and checks of docs/zookeeper.md §5 through the client library —
  * digest auth and the `auth` scheme (CREATOR_ALL_ACL), which permission each op checks on which
  * node, getACL masking digests for callers without ADMIN, read-only ACLs, the `ip` scheme,
  * super-digest bypass, INVALIDACL and AUTHFAILED.

@@ -1,5 +1,5 @@
 /**
- * watch-semantics: every row of the trigger table (reference §2.3), one-shot standard watches,
+ * watch-semantics: every row of the trigger table (docs/zookeeper.md §2.3), one-shot standard watches,
  * persistent and persistent-recursive watches, and the ordering guarantee: a client sees the
  * watch event before the reply of a later read that shows the change.
  */

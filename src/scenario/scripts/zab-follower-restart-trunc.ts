@@ -3,7 +3,7 @@
  * could only reach that follower), then both crash. The remaining majority elects a leader.
  * The follower restarts before the new epoch has committed anything: its last zxid is beyond
  * the new leader's committed log, so the leader sends TRUNC to its last committed zxid (3.8's
- * case "peerLastZxid > maxCommittedLog", reference §7.4) and the orphan is cut from the
+ * case "peerLastZxid > maxCommittedLog", docs/zookeeper.md §7.4) and the orphan is cut from the
  * follower's log. The old leader, which logged the orphan too, rejoins the same way; then the
  * new epoch commits a write. (Rejoining after a write of the new epoch would need a TRUNC
  * across an epoch boundary, which 3.8 replaces by a SNAP: see zab-follower-cross-epoch-snap.)

@@ -1,5 +1,5 @@
 /**
- * zab-leader-crash-before-commit (the book's example, seed 001 ch. 4): the leader crashes after
+ * zab-leader-crash-before-commit (the example of *From Paxos to ZooKeeper*, ch. 4): the leader crashes after
  * a quorum has logged and ACKed P1 and P2 but before any COMMIT; P3 reached only the leader's
  * own log. ZAB must keep P1 and P2 (a new leader's history contains them: it is chosen by the
  * longest log) and discard P3 (the old leader is truncated when it rejoins). The client saw

@@ -1,6 +1,6 @@
 /**
  * The connect string and the host list (`ConnectStringParser`, `StaticHostProvider`,
- * reference §3.5 and seed 001 §7.3.2).
+ * docs/zookeeper.md §3.5 and *From Paxos to ZooKeeper* §7.3.2).
  *
  * - `"s1:2181,s2/app"`: hosts separated by commas, port optional (default 2181), an optional
  *   chroot after the first `/` (`"/"` alone means none). In the simulator a host is a node id.

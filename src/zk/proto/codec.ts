@@ -1,5 +1,5 @@
 /**
- * The ZooKeeper 3.8 client wire protocol and txn records over Jute (reference §9, §4, §1.6):
+ * The ZooKeeper 3.8 client wire protocol and txn records over Jute (docs/zookeeper.md §9, §4, §1.6):
  * ConnectRequest/Response, RequestHeader + request record, ReplyHeader + response record,
  * notifications, multi, TxnHeader + txn bodies, the 4-byte length framing and the
  * four-letter-word sniffing of a fresh connection.

@@ -1,5 +1,5 @@
 /**
- * Jute binary encoding (reference §9.1), as `org.apache.jute.BinaryOutputArchive` /
+ * Jute binary encoding (docs/zookeeper.md §9.1), as `org.apache.jute.BinaryOutputArchive` /
  * `BinaryInputArchive` of ZooKeeper 3.8 write and read it: big-endian `int` (4 bytes),
  * `long` (8), `boolean` (1 byte), `ustring` and `buffer` as an int length (−1 = null) plus
  * bytes, `vector` as an int count (−1 = null) plus elements. Records are their fields in

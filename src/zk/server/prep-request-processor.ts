@@ -1,7 +1,7 @@
 /**
  * The leader's `PrepRequestProcessor`: validates a write request against the committed tree
  * *plus the outstanding (proposed, not yet applied) changes* and turns it into a txn, with the
- * exact error precedence of reference §1.4, multi composition and rollback (§4), the
+ * exact error precedence of docs/zookeeper.md §1.4, multi composition and rollback (§4), the
  * closeSession ephemeral list and the ZOOKEEPER-1208 "closing" mark (§3.4).
  *
  * Invariants:

@@ -3,7 +3,7 @@
  * ConnectRequest), enforces `jute.maxbuffer`, closes on a malformed packet, carries the
  * connection's auth ids, and is the `ServerWatcher` the DataTree notifies. Replies and
  * notifications leave in the order they are produced, so a watch event always precedes the
- * reply of any later request on the same connection (reference §2.5).
+ * reply of any later request on the same connection (docs/zookeeper.md §2.5).
  */
 import type { Endpoint } from "../../sim/network.js";
 import { Code } from "../proto/error-code.js";

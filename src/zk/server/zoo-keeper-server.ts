@@ -596,7 +596,7 @@ export class ZooKeeperServer implements CnxnHost {
     if (cnxn === null || !cnxn.isOpen || cnxn.sessionId !== req.sessionId) return;
     if (reply.err === Code.SESSIONMOVED) {
       // The session now belongs to another server: 3.8 closes this (stale) connection without
-      // an answer, so the client sees a connection loss, never −118 (reference §3.4).
+      // an answer, so the client sees a connection loss, never −118 (docs/zookeeper.md §3.4).
       this.ctx.annotate("zk.session.moved", { client: cnxn.endpoint.remoteId, session: hexId(req.sessionId), xid: req.xid, op: opName(req.type) });
     }
     if (reply.disposition !== "closeWithoutReply") {

@@ -1,5 +1,5 @@
 /**
- * Byte-exact encodings. The first group is derived by hand from reference §9/§4 and
+ * Byte-exact encodings. The first group is derived by hand from docs/zookeeper.md §9/§4 and
  * annotated field by field; the second was produced by the real ZooKeeper 3.8.0 Jute classes
  * (`zookeeper-3.8.0.jar`: `ConnectRequest`, `MultiOperationRecord`, `MultiResponse`,
  * `TxnHeader`, … serialised through `BinaryOutputArchive` by a throwaway Java program) and

@@ -1,5 +1,5 @@
 /**
- * `Leader`, its `LearnerHandler`s and the `LeaderZooKeeperServer` (reference §7.3–7.6).
+ * `Leader`, its `LearnerHandler`s and the `LeaderZooKeeperServer` (docs/zookeeper.md §7.3–7.6).
  *
  * Discovery: every learner sends FOLLOWERINFO(acceptedEpoch); once the leader and a quorum of
  * voters have reported, the new epoch is max(acceptedEpoch)+1, persisted as the leader's

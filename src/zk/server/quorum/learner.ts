@@ -1,5 +1,5 @@
 /**
- * `Learner` — `Follower` and `Observer` (reference §7.3–7.6) — with the
+ * `Learner` — `Follower` and `Observer` (docs/zookeeper.md §7.3–7.6) — with the
  * `LearnerZooKeeperServer` that serves clients once synchronised.
  *
  * Discovery: FOLLOWERINFO(acceptedEpoch) → LEADERINFO(e): a higher epoch is persisted as
@@ -20,7 +20,7 @@
  * The older behaviours behind the bug zoo are switched on by `peer.hasBug(...)`:
  * - ZK-3911 (3.5.8): NEWLEADER persists currentEpoch and ACKs; the diff txns are logged only at
  *   UPTODATE.
- * - ZK-4394, ZK-4643, ZK-4646, ZK-4685, ZK-4785 (3.8.0, reference §7.4 "3.8.0 learner
+ * - ZK-4394, ZK-4643, ZK-4646, ZK-4685, ZK-4785 (3.8.0, docs/zookeeper.md §7.4 "3.8.0 learner
  *   algorithm"): NEWLEADER persists currentEpoch, hands the whole buffer to the sync processor
  *   (asynchronous: it fsyncs and ACKs each proposal whenever it gets to it), clears the buffer
  *   and ACKs at once. The same code is behind all five: 4643 is a crash after the currentEpoch

@@ -4,7 +4,7 @@
  * an `Observer` when the election decides; when that role ends (quorum lost, leader gone, a
  * protocol error) it goes back to LOOKING.
  *
- * Persistence (reference §7.7): `acceptedEpoch` and `currentEpoch` are files written
+ * Persistence (docs/zookeeper.md §7.7): `acceptedEpoch` and `currentEpoch` are files written
  * atomically and fsynced before the protocol goes on; the txn log and snapshots are the
  * ZKDatabase's. Going back to LOOKING reloads the tree from disk, so the in-memory state never
  * lags what is logged (the ZOOKEEPER-2845 fix; see `recoverTreeAfterRole` for how this relates
