@@ -43,7 +43,7 @@ import type { SessionTracker } from "../session-tracker.js";
 import { ZooKeeperServer, type Request } from "../zoo-keeper-server.js";
 import type { ServerCnxn } from "../server-cnxn.js";
 import type { QuorumPeer } from "./quorum-peer.js";
-import { annotateDelivery, txnDigest } from "./leader.js";
+import { annotateDelivery, txnDigest } from "./zab-trace.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 import { SyncRequestProcessor } from "./sync-request-processor.js";
 import { SessionTable } from "../session-table.js";

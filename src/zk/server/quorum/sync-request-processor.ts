@@ -20,7 +20,7 @@ import { invariant } from "../../../base/errors.js";
 import { zxidHex, type Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";
 import type { QuorumPeer } from "./quorum-peer.js";
-import { txnDigest } from "./leader.js";
+import { txnDigest } from "./zab-trace.js";
 
 export class SyncRequestProcessor {
   private queue: { entry: TxnEntry; ack: boolean }[] = [];
