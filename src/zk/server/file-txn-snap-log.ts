@@ -10,7 +10,7 @@ import { isTorn } from "../../sim/disk.js";
 import type { TxnEntry } from "../proto/txn.js";
 import type { Zxid } from "../proto/records.js";
 import { Code } from "../proto/error-code.js";
-import { txnEntrySize } from "../proto/codec.js";
+import { txnEntrySize } from "../proto/codec-txn.js";
 import { DataTree, type DataTreeOptions, type DataTreeSnapshot } from "./data-tree.js";
 import { SNAP_PREFIX, readSnapshotFile, snapshotFileName, writeSnapshotNow } from "./fuzzy-snapshot.js";
 import { RecentMemo } from "./recent-memo.js";

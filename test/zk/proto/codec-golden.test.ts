@@ -6,16 +6,9 @@
  * pins that our encoder produces, and our decoder accepts, exactly what Java does.
  */
 import { describe, expect, it } from "vitest";
-import {
-  decodeClientFrame,
-  decodeReply,
-  decodeTxnEntry,
-  encodeClientFrame,
-  encodeServerFrame,
-  encodeTxnEntry,
-  frame,
-  notificationFrame,
-} from "../../../src/zk/proto/codec.js";
+import { decodeClientFrame, decodeReply, encodeClientFrame, encodeServerFrame, notificationFrame } from "../../../src/zk/proto/codec.js";
+import { decodeTxnEntry, encodeTxnEntry } from "../../../src/zk/proto/codec-txn.js";
+import { frame } from "../../../src/zk/proto/codec-framing.js";
 import { JuteWriter } from "../../../src/zk/proto/jute.js";
 import { OpCode } from "../../../src/zk/proto/op-code.js";
 import type { ClientFrame, ServerFrame } from "../../../src/zk/proto/packets.js";
