@@ -7,7 +7,7 @@
 //   scenario/  property/                       siblings: scenario format and runner; fast-check properties
 //   check/                                     checkers: values from zk/proto, sim/, base/; only types from above those
 //   recipes/   protocols/                      ZooKeeper recipes (through the client only); teaching models (on sim/)
-//   zk/client/  zk/server/                     client library; server and ZAB quorum (sim/ only through its process API)
+//   zk/client/  zk/server/                     client library; server and ZAB quorum (sim/ only through sim/process-api.ts)
 //   zk/proto/                                  records, codes, Jute codec
 //   sim/                                       the kernel
 //   base/                                      errors and assertions, deferreds, the structural hash
@@ -20,9 +20,10 @@ const ROOT = new URL("..", import.meta.url).pathname;
 // An optional argument names another source tree (the lint's own test uses it).
 const SRC = process.argv[2] ? join(process.cwd(), process.argv[2]) : join(ROOT, "src");
 
-// The kernel modules a process sees (the NodeContext world): protocol code uses these and no
-// others, never the scheduler, the trace or the fault injector.
-const SIM_PROCESS_API = ["sim/node-context", "sim/network", "sim/disk", "sim/rng", "sim/errors", "sim/time"];
+// The kernel modules a process sees: process-api's narrow views of its node context, connection
+// endpoints and timers, the disk view, rng streams, errors and time units. Protocol code uses
+// these and no others: never the scheduler, the trace, the fault injector or the kernel classes.
+const SIM_PROCESS_API = ["sim/process-api", "sim/disk", "sim/rng", "sim/errors", "sim/time"];
 
 const BELOW_SCENARIO = ["check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "base"];
 

@@ -50,9 +50,9 @@ describe("layer lint", () => {
   it("accepts imports that point down the layer map", () => {
     const ok = layers({
       "base/errors.ts": "export const e = 1;",
-      "sim/node-context.ts": 'import { e } from "../base/errors.js";\nexport const c = e;',
+      "sim/process-api.ts": 'import { e } from "../base/errors.js";\nexport const c = e;',
       "zk/proto/records.ts": 'export { e } from "../../base/errors.js";',
-      "zk/client/zoo-keeper.ts": 'import { e } from "../proto/records.js";\nimport { c } from "../../sim/node-context.js";\nexport const z = e + c;',
+      "zk/client/zoo-keeper.ts": 'import { e } from "../proto/records.js";\nimport { c } from "../../sim/process-api.js";\nexport const z = e + c;',
       "check/zab/x.ts": 'import type { z } from "../../zk/client/zoo-keeper.js";\nexport type Z = typeof z;',
       "cli/main.ts": 'import { z } from "../zk/client/zoo-keeper.js";\nexport const m = z;',
     });
@@ -63,6 +63,7 @@ describe("layer lint", () => {
   for (const [what, file, code, message] of [
     ["the client importing the server", "zk/client/x.ts", 'import { validatePath } from "../server/path-utils.js";', /zk\/client may not import zk\/server\/path-utils/],
     ["the protocol codec importing the kernel", "zk/proto/x.ts", 'import { invariant } from "../../sim/errors.js";', /zk\/proto may not import sim\/errors/],
+    ["protocol code importing the kernel's NodeContext class", "zk/server/x.ts", 'import type { NodeContext } from "../../sim/node-context.js";', /zk\/server may not import sim\/node-context/],
     ["protocol code importing the trace", "zk/server/quorum/x.ts", 'import { hashStructure } from "../../../sim/trace.js";', /zk\/server may not import sim\/trace/],
     ["a recipe importing the kernel", "recipes/x.ts", 'import type { Deferred } from "../sim/simulator.js";', /recipes may not import sim\/simulator/],
     ["a checker importing a scenario", "check/x.ts", 'import type { Scenario } from "../scenario/types.js";', /check may not import scenario\/types/],

@@ -37,8 +37,7 @@
  * - Every piece of state belongs to this node incarnation: a crash of the client node simply
  *   stops everything (the kernel drops its timers and connections).
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
-import type { Endpoint } from "../../sim/network.js";
+import type { NodeContext, TimerHandle, Endpoint } from "../../sim/process-api.js";
 import type { Rng } from "../../sim/rng.js";
 import { invariant } from "../../sim/errors.js";
 import { decodeConnectResponse, decodeReply, decodeReplyBody, decodeReplyHeader, encodeClientFrame } from "../proto/codec.js";

@@ -15,7 +15,7 @@
  * - Each operation that reaches the connection is recorded in the trace as `client.invoke`
  *   then `client.complete` (see history.ts); CONNECTIONLOSS completes as "unknown".
  */
-import type { NodeContext } from "../../sim/node-context.js";
+import type { NodeContext } from "../../sim/process-api.js";
 import { UserInputError } from "../../sim/errors.js";
 import { Code, codeName } from "../proto/error-code.js";
 import { OpCode } from "../proto/op-code.js";

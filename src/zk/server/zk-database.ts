@@ -18,7 +18,7 @@
  * parents' Stat right.
  */
 import type { DiskResult } from "../../sim/disk.js";
-import type { NodeContext } from "../../sim/node-context.js";
+import type { NodeContext } from "../../sim/process-api.js";
 import type { Rng } from "../../sim/rng.js";
 import type { TxnEntry } from "../proto/txn.js";
 import type { Zxid } from "../proto/records.js";

@@ -14,8 +14,7 @@
  * closeSession txn that deletes the session's ephemerals. A restart rebuilds the tree from the
  * snapshot and the log, and gives every recovered session a fresh timeout.
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
-import type { Endpoint } from "../../sim/network.js";
+import type { NodeContext, TimerHandle, Endpoint } from "../../sim/process-api.js";
 import { JuteReader, isJuteError } from "../proto/jute.js";
 import { decodeConnectRequest, decodeRequestHeader, decodeRequestRecord } from "../proto/codec.js";
 import { Code, codeName } from "../proto/error-code.js";

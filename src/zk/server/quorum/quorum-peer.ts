@@ -12,7 +12,7 @@
  *
  * Every protocol step is annotated (`zab.*`) for the ZAB checkers and the teaching UI.
  */
-import type { NodeContext } from "../../../sim/node-context.js";
+import type { NodeContext } from "../../../sim/process-api.js";
 import { zxidEpoch, zxidHex, type Zxid } from "../../proto/records.js";
 import type { ZKDatabase } from "../zk-database.js";
 import { DEFAULT_SERVER_CONFIG, newZKDatabase, type ZooKeeperServerConfig } from "../zoo-keeper-server.js";
