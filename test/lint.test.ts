@@ -6,14 +6,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const LINT = fileURLToPath(new URL("../scripts/lint-determinism.mjs", import.meta.url));
+const LAYERS = fileURLToPath(new URL("../scripts/lint-layers.mjs", import.meta.url));
 
-function lint(files: Record<string, string>) {
+function lint(files: Record<string, string>, script = LINT) {
   const root = mkdtempSync(join(tmpdir(), "zksim-lint-"));
   for (const [name, body] of Object.entries(files)) {
     mkdirSync(join(root, "src", name, ".."), { recursive: true });
     writeFileSync(join(root, "src", name), body);
   }
-  return spawnSync(process.execPath, [LINT, "src"], { cwd: root, encoding: "utf8" });
+  return spawnSync(process.execPath, [script, "src"], { cwd: root, encoding: "utf8" });
 }
 
 describe("determinism lint", () => {
@@ -33,6 +34,51 @@ describe("determinism lint", () => {
       expect(bad.status).toBe(1);
       expect(bad.stderr).toMatch(/sim\/x\.ts:1/);
       expect(lint({ "cli/x.ts": code }).status).toBe(0);
+    });
+  }
+});
+
+describe("layer lint", () => {
+  const layers = (files: Record<string, string>) => lint(files, LAYERS);
+
+  it("passes on the project's own sources", () => {
+    const own = spawnSync(process.execPath, [LAYERS], { encoding: "utf8" });
+    expect(own.stderr).toBe("");
+    expect(own.status).toBe(0);
+  });
+
+  it("accepts imports that point down the layer map", () => {
+    const ok = layers({
+      "base/errors.ts": "export const e = 1;",
+      "sim/process-api.ts": 'import { e } from "../base/errors.js";\nexport const c = e;',
+      "zk/proto/records.ts": 'export { e } from "../../base/errors.js";',
+      "zk/client/zoo-keeper.ts": 'import { e } from "../proto/records.js";\nimport { c } from "../../sim/process-api.js";\nexport const z = e + c;',
+      "check/zab/x.ts": 'import type { z } from "../../zk/client/zoo-keeper.js";\nexport type Z = typeof z;',
+      "cli/main.ts": 'import { z } from "../zk/client/zoo-keeper.js";\nexport const m = z;',
+    });
+    expect(ok.stderr).toBe("");
+    expect(ok.status).toBe(0);
+  });
+
+  for (const [what, file, code, message] of [
+    ["the client importing the server", "zk/client/x.ts", 'import { validatePath } from "../server/path-utils.js";', /zk\/client may not import zk\/server\/path-utils/],
+    ["the protocol codec importing the kernel", "zk/proto/x.ts", 'import { invariant } from "../../sim/errors.js";', /zk\/proto may not import sim\/errors/],
+    ["protocol code importing the kernel's NodeContext class", "zk/server/x.ts", 'import type { NodeContext } from "../../sim/node-context.js";', /zk\/server may not import sim\/node-context/],
+    ["protocol code importing the trace", "zk/server/quorum/x.ts", 'import { hashStructure } from "../../../sim/trace.js";', /zk\/server may not import sim\/trace/],
+    ["a recipe importing the kernel", "recipes/x.ts", 'import type { Deferred } from "../sim/simulator.js";', /recipes may not import sim\/simulator/],
+    ["a checker importing a scenario", "check/x.ts", 'import type { Scenario } from "../scenario/types.js";', /check may not import scenario\/types/],
+    ["a checker importing server code (values)", "check/x.ts", 'import { DataTree } from "../zk/server/data-tree.js";', /only `import type` is allowed there/],
+    ["a teaching protocol importing ZooKeeper", "protocols/paxos/x.ts", 'import { Code } from "../../zk/proto/error-code.js";', /protocols may not import zk\/proto\/error-code/],
+    ["the kernel importing ZooKeeper (dynamic import)", "sim/x.ts", 'export const m = import("../zk/proto/records.js");', /sim may not import zk\/proto\/records/],
+    ["anything importing the CLI", "scenario/x.ts", 'export { main } from "../cli/main.js";', /scenario may not import cli\/main/],
+    ["the UI package outside tui/", "zk/server/x.ts", 'import { render } from "ink";', /the package "ink" belongs to tui\/cli/],
+    ["a folder outside the layer map", "misc/x.ts", "export const x = 1;", /not in the layer map/],
+  ] as const) {
+    it(`fails on ${what}`, () => {
+      const bad = layers({ [file]: code });
+      expect(bad.status).toBe(1);
+      expect(bad.stderr).toContain(`src/${file}:1: `);
+      expect(bad.stderr).toMatch(message);
     });
   }
 });

@@ -17,7 +17,8 @@ import { runScenario } from "../scenario/run.js";
 import type { Scenario } from "../scenario/types.js";
 import { workloadDef } from "../scenario/workload.js";
 import { loadScenario } from "./scenario-files.js";
-import { benchmarkLinearizability, checkLinearizable, zkModel } from "../check/linearizability/index.js";
+import { checkLinearizable, zkModel } from "../check/linearizability/index.js";
+import { benchmarkLinearizability } from "./bench-history.js";
 import { exploreInProcess } from "./explore/explore.js";
 
 export interface Figure {

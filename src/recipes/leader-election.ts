@@ -22,7 +22,7 @@
  */
 import type { ZooKeeper, WatchedEvent } from "../zk/client/index.js";
 import { EventType, KeeperState } from "../zk/proto/records.js";
-import type { Deferred } from "../sim/simulator.js";
+import type { Deferred } from "../base/deferred.js";
 import {
   SessionLostError,
   childrenWithoutOrphans,

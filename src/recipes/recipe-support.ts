@@ -13,7 +13,7 @@
  * - SESSIONEXPIRED (and AUTHFAILED) ends the handle: recipes throw `SessionLostError` and the
  *   application, not the recipe, decides how to rebuild (a new handle, a new recipe object).
  */
-import type { Deferred } from "../sim/simulator.js";
+import type { Deferred } from "../base/deferred.js";
 import type { AnnotationKind, TraceAnnotations } from "../sim/trace-schema.js";
 import type { ZooKeeper, WatchedEvent, Watcher } from "../zk/client/index.js";
 import { KeeperException } from "../zk/client/index.js";

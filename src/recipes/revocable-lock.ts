@@ -27,7 +27,7 @@
  * event, node}` with event `requested` (a writer's setData on `node` succeeded) and `seen`
  * (the owner of `node` read "unlock" from it).
  */
-import type { Deferred } from "../sim/simulator.js";
+import type { Deferred } from "../base/deferred.js";
 import type { ZooKeeper } from "../zk/client/index.js";
 import { Code } from "../zk/proto/error-code.js";
 import { EventType } from "../zk/proto/records.js";

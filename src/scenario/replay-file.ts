@@ -20,7 +20,7 @@ import type { NetworkConfig } from "../sim/network.js";
 import type { DiskConfig } from "../sim/disk.js";
 import { usToMs } from "../sim/time.js";
 import type { SimplifyRange } from "../sim/decision-tape.js";
-import { bugEntry } from "../zk/server/quorum/bug-zoo.js";
+import { bugEntry } from "./bug-zoo.js";
 import { registerBuiltins } from "./builtins.js";
 import { parseScenario } from "./parse.js";
 import { withDrawnFaults } from "./nemesis/index.js";

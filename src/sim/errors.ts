@@ -1,21 +1,6 @@
 /**
- * Errors for bad input. A `UserInputError` is a user's mistake (a malformed scenario, a bad
- * CLI argument, an unknown node in a fault schedule): the CLI prints its one-line message and
- * exits 2 — never a stack trace. Anything else thrown is an internal bug.
+ * The kernel's errors are the base module's (`src/base/errors.ts`): `UserInputError` for a
+ * user's mistake, `invariant` / `unreachable` for impossible states. Re-exported here so code
+ * on the kernel imports them beside the rest of `sim/`.
  */
-export class UserInputError extends Error {
-  override readonly name = "UserInputError";
-}
-
-export function isUserInputError(err: unknown): err is UserInputError {
-  return err instanceof UserInputError;
-}
-
-/** Fails the run for an impossible state (an assertion). */
-export function invariant(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new Error(`invariant violated: ${message}`);
-}
-
-export function unreachable(x: never): never {
-  throw new Error(`unreachable: ${JSON.stringify(x)}`);
-}
+export { UserInputError, isUserInputError, invariant, unreachable } from "../base/errors.js";

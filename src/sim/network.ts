@@ -1,5 +1,6 @@
 /**
- * The simulated network: two kinds of channel over directed links.
+ * The simulated network: two kinds of channel over directed links (the links' state, cut or
+ * clogged, and their settings: link-table.ts).
  *
  * Datagrams (teaching protocols): per-link delay drawn uniformly from [minDelayUs, maxDelayUs],
  * loss, duplication and reordering (a fraction of datagrams gets an extra delay). A datagram
@@ -16,25 +17,15 @@
  * send order; nothing is delivered over a link while it is cut; a crashed sender's in-flight
  * messages are never delivered.
  */
-import { UserInputError } from "./errors.js";
 import type { Rng } from "./rng.js";
 import { Ev, type SimEvent, type SimNode, type Simulator } from "./simulator.js";
 import { hashString } from "./trace.js";
+import { LinkTable, validateLinkConfig, type LinkConfig, type LinkState } from "./link-table.js";
+
+export type { LinkConfig };
 
 const SEND_HASH = hashString("send");
 const DELIVER_HASH = hashString("deliver");
-
-export interface LinkConfig {
-  minDelayUs: number;
-  maxDelayUs: number;
-  /** Datagrams only: probability a datagram is lost. */
-  lossRate: number;
-  /** Datagrams only: probability a datagram is delivered twice. */
-  duplicateRate: number;
-  /** Datagrams only: probability a datagram gets an extra delay in [0, reorderExtraUs]. */
-  reorderRate: number;
-  reorderExtraUs: number;
-}
 
 export interface NetworkConfig extends LinkConfig {
   /** Kernel connect timeout (the SYN retry budget) when the caller gives none. */
@@ -62,12 +53,6 @@ export interface ConnectionHandlers {
 export interface ConnectOptions {
   /** Give up connecting after this long (default: the network's connectTimeoutUs). */
   timeoutUs?: number;
-}
-
-interface LinkState {
-  cut: boolean;
-  clogUs: number;
-  config: LinkConfig;
 }
 
 /** Control segments of the connection model. */
@@ -172,8 +157,9 @@ export function messageType(payload: unknown): string {
 
 export class Network {
   readonly defaults: NetworkConfig;
-  private readonly links: LinkState[][] = [];
-  private readonly nodes: SimNode[] = [];
+  private readonly linkTable: LinkTable;
+  /** The link table's rows, read directly on the message paths. */
+  private readonly links: LinkState[][];
   private readonly listeners: Map<number, (endpoint: Endpoint) => ConnectionHandlers>[] = [];
   private readonly connsByNode: Set<Connection>[] = [];
   private readonly connsWithHeld = new Set<Connection>();
@@ -189,17 +175,14 @@ export class Network {
   ) {
     this.defaults = { ...DEFAULT_NETWORK, ...config };
     validateLinkConfig(this.defaults, "network");
+    this.linkTable = new LinkTable(sim, this.defaults);
+    this.links = this.linkTable.rows;
   }
 
   addNode(node: SimNode): void {
-    this.nodes.push(node);
+    this.linkTable.addNode(node);
     this.listeners.push(new Map());
     this.connsByNode.push(new Set());
-    const n = this.nodes.length;
-    for (let i = 0; i < n; i++) {
-      const row = (this.links[i] ??= []);
-      while (row.length < n) row.push({ cut: false, clogUs: 0, config: this.defaults });
-    }
   }
 
   /** Messages sent so far (datagrams and connection segments). */
@@ -208,7 +191,7 @@ export class Network {
   }
 
   isCut(from: string, to: string): boolean {
-    return this.link(this.sim.node(from), this.sim.node(to)).cut;
+    return this.linkTable.isCut(from, to);
   }
 
   private link(src: SimNode, dst: SimNode): LinkState {
@@ -492,120 +475,40 @@ export class Network {
     }
   }
 
-  // ---- partitions, clogging, link configuration ----------------------------------------
+  // ---- partitions, clogging, link configuration (the link table's, link-table.ts) ----------
 
   /** Cuts links from every node of `from` to every node of `to` (and back unless oneWay). */
   cut(from: readonly string[], to: readonly string[], oneWay = false): void {
-    const pairs = this.pairs(from, to, oneWay).filter(([a, b]) => !this.link(a, b).cut);
-    for (const [a, b] of pairs) this.link(a, b).cut = true;
-    this.sim.trace.record(this.sim.nowUs, "partition", "", undefined, undefined, undefined, {
-      links: pairs.map(([a, b]) => `${a.id}>${b.id}`),
-    });
+    this.linkTable.cut(from, to, oneWay);
   }
 
   /** Splits the nodes into groups; nodes not listed form one more group. */
   partition(groups: readonly (readonly string[])[]): void {
-    const listed = new Set(groups.flat());
-    const rest = this.nodes.filter((n) => !listed.has(n.id)).map((n) => n.id);
-    const all = rest.length > 0 ? [...groups, rest] : groups;
-    const pairs: [SimNode, SimNode][] = [];
-    for (let i = 0; i < all.length; i++) {
-      for (let j = 0; j < all.length; j++) {
-        if (i !== j) pairs.push(...this.pairs(all[i]!, all[j]!, true));
-      }
-    }
-    const newly = pairs.filter(([a, b]) => !this.link(a, b).cut);
-    for (const [a, b] of newly) this.link(a, b).cut = true;
-    this.sim.trace.record(this.sim.nowUs, "partition", "", undefined, undefined, undefined, {
-      links: newly.map(([a, b]) => `${a.id}>${b.id}`),
-    });
+    this.linkTable.partition(groups);
   }
 
-  /** Heals the given links (both directions unless oneWay), or every link. */
+  /** Heals the given links (both directions unless oneWay), or every link; held traffic resumes. */
   heal(from?: readonly string[], to?: readonly string[], oneWay = false): void {
-    const pairs =
-      from === undefined || to === undefined
-        ? this.allPairs()
-        : this.pairs(from, to, oneWay);
-    const healed = pairs.filter(([a, b]) => this.link(a, b).cut);
-    for (const [a, b] of healed) this.link(a, b).cut = false;
-    this.sim.trace.record(this.sim.nowUs, "heal", "", undefined, undefined, undefined, {
-      links: healed.map(([a, b]) => `${a.id}>${b.id}`),
-    });
+    this.linkTable.heal(from, to, oneWay);
     this.releaseHeld();
   }
 
-  /**
-   * Ends every network fault still in force: cut links heal, clogs clear, and links whose
-   * delay/loss/duplication/reordering was changed get the scenario's settings back. Records
-   * one heal / unclog / net.config event for what it changed, nothing when all was well.
-   * Returns whether anything changed.
-   */
+  /** Ends every network fault still in force (`LinkTable.healAll`); held traffic resumes. */
   healAll(): boolean {
-    const cut: string[] = [];
-    const clogged: string[] = [];
-    const reconfigured: string[] = [];
-    for (const [a, b] of this.allPairs()) {
-      const link = this.link(a, b);
-      const name = `${a.id}>${b.id}`;
-      if (link.cut) cut.push(name);
-      if (link.clogUs > 0) clogged.push(name);
-      if (link.config !== this.defaults) reconfigured.push(name);
-      link.cut = false;
-      link.clogUs = 0;
-      link.config = this.defaults;
-    }
-    const now = this.sim.nowUs;
-    if (cut.length > 0) this.sim.trace.record(now, "heal", "", undefined, undefined, undefined, { links: cut });
-    if (clogged.length > 0) this.sim.trace.record(now, "unclog", "", undefined, 0, undefined, { links: clogged });
-    if (reconfigured.length > 0) this.sim.trace.record(now, "net.config", "", undefined, undefined, undefined, { change: "defaults", links: reconfigured });
-    if (cut.length > 0) this.releaseHeld();
-    return cut.length + clogged.length + reconfigured.length > 0;
+    const changed = this.linkTable.healAll();
+    // Traffic is held only on cut links, so with none healed there is nothing to release.
+    this.releaseHeld();
+    return changed;
   }
 
   /** Adds `extraDelayUs` to every message on the links (0 unclogs). */
   clog(from: readonly string[], to: readonly string[], extraDelayUs: number, oneWay = false): void {
-    if (!(extraDelayUs >= 0)) throw new UserInputError(`clog delay must be ≥ 0, got ${extraDelayUs}`);
-    const pairs = this.pairs(from, to, oneWay);
-    for (const [a, b] of pairs) this.link(a, b).clogUs = extraDelayUs;
-    this.sim.trace.record(this.sim.nowUs, extraDelayUs > 0 ? "clog" : "unclog", "", undefined, extraDelayUs, undefined, {
-      links: pairs.map(([a, b]) => `${a.id}>${b.id}`),
-    });
+    this.linkTable.clog(from, to, extraDelayUs, oneWay);
   }
 
   /** Changes delay/loss/duplication/reordering on links (all links when from/to are omitted). */
   configure(change: Partial<LinkConfig>, from?: readonly string[], to?: readonly string[], oneWay = false): void {
-    const pairs = from === undefined || to === undefined ? this.allPairs() : this.pairs(from, to, oneWay);
-    for (const [a, b] of pairs) {
-      const link = this.link(a, b);
-      const next = { ...link.config, ...change };
-      validateLinkConfig(next, "link");
-      link.config = next;
-    }
-    this.sim.trace.record(this.sim.nowUs, "net.config", "", undefined, undefined, undefined, {
-      change,
-      links: from === undefined ? "all" : pairs.map(([a, b]) => `${a.id}>${b.id}`),
-    });
-  }
-
-  private pairs(from: readonly string[], to: readonly string[], oneWay: boolean): [SimNode, SimNode][] {
-    const out: [SimNode, SimNode][] = [];
-    const seen = new Set<string>();
-    const add = (a: SimNode, b: SimNode) => {
-      const key = `${a.index}>${b.index}`;
-      if (a === b || seen.has(key)) return;
-      seen.add(key);
-      out.push([a, b]);
-    };
-    for (const f of from) for (const t of to) add(this.sim.node(f), this.sim.node(t));
-    if (!oneWay) for (const t of to) for (const f of from) add(this.sim.node(t), this.sim.node(f));
-    return out;
-  }
-
-  private allPairs(): [SimNode, SimNode][] {
-    const out: [SimNode, SimNode][] = [];
-    for (const a of this.nodes) for (const b of this.nodes) if (a !== b) out.push([a, b]);
-    return out;
+    this.linkTable.configure(change, from, to, oneWay);
   }
 
   /** After a heal: held connection traffic resumes, in order, where the link is up again. */
@@ -649,19 +552,4 @@ function park(ev: SimEvent, node: SimNode): void {
   ev.node = node.index;
   ev.incarnation = node.incarnation;
   node.parked.push(ev);
-}
-
-export function validateLinkConfig(c: LinkConfig, what: string): void {
-  const nonNeg = (name: keyof LinkConfig) => {
-    const v = c[name];
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw new UserInputError(`${what}: ${name} must be a number ≥ 0, got ${String(v)}`);
-  };
-  nonNeg("minDelayUs");
-  nonNeg("maxDelayUs");
-  nonNeg("reorderExtraUs");
-  if (c.maxDelayUs < c.minDelayUs) throw new UserInputError(`${what}: maxDelay (${c.maxDelayUs}µs) is below minDelay (${c.minDelayUs}µs)`);
-  for (const name of ["lossRate", "duplicateRate", "reorderRate"] as const) {
-    const v = c[name];
-    if (typeof v !== "number" || !(v >= 0 && v <= 1)) throw new UserInputError(`${what}: ${name} must be between 0 and 1, got ${String(v)}`);
-  }
 }

@@ -138,6 +138,17 @@ export class NodeContext {
     this.sim.trace.annotation(this.sim.nowUs, kind, this.id, this.node.idHash, fields as Record<string, unknown>, peer);
   }
 
+  /**
+   * A counter of this node kept across its restarts, for names its trace events must keep
+   * unique over the whole run (a client's operation ids). Not for protocol state, which a
+   * crash loses.
+   */
+  traceCounter(name: string): { last: number } {
+    let counter = this.node.traceCounters.get(name);
+    if (counter === undefined) this.node.traceCounters.set(name, (counter = { last: 0 }));
+    return counter;
+  }
+
   /** A promise whose continuations run at the virtual time it is resolved. */
   deferred<T>(): Deferred<T> {
     return this.sim.deferred<T>();

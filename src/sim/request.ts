@@ -1,5 +1,5 @@
 /**
- * The "three states" of a request across a network (seed 001 ch. 1): every call ends in
+ * The "three states" of a request across a network (*From Paxos to ZooKeeper*, ch. 1): every call ends in
  * success (an answer), failure (an error answer) or timeout — and on a timeout the caller
  * cannot know whether the request was delivered, processed or answered.
  *

@@ -19,6 +19,7 @@ import { Disk, type DiskConfig } from "./disk.js";
 import { NodeContext, type Process, type ProcessFactory } from "./node-context.js";
 import { BARRIER, drainMicrotasks, driveWithBarriers, enterMicrotask } from "./microtasks.js";
 import { UserInputError, invariant } from "./errors.js";
+import type { Deferred } from "../base/deferred.js";
 
 export type NodeStatus = "down" | "up" | "paused";
 
@@ -59,6 +60,8 @@ export class SimNode {
   parked: SimEvent[] = [];
   clock: ClockState = { rate: 1, anchorTrueUs: 0, anchorLocalUs: 0 };
   startedOnce = false;
+  /** Counters that name this node's trace events, kept across its restarts (`NodeContext.traceCounter`). */
+  readonly traceCounters = new Map<string, { last: number }>();
   /** `hashString(id)`, precomputed for the trace's message fast path. */
   readonly idHash: number;
 
@@ -405,11 +408,7 @@ export class Simulator {
   }
 }
 
-export interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-}
+export type { Deferred };
 
 /** A Deferred whose settling tells the run loop to drain microtasks (methods, not closures: one is made per client op). */
 class SimDeferred<T> implements Deferred<T> {

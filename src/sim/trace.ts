@@ -14,6 +14,9 @@
  * `record` takes only a kind of the schema.
  */
 import type { AnnotationKind, TraceKind } from "./trace-schema.js";
+import { Mixer, canonicalJson, hashString, isPlainObject } from "../base/structure-hash.js";
+
+export { canonicalJson, hashString } from "../base/structure-hash.js";
 
 export interface TraceEvent {
   /** Position in the trace, from 0. */
@@ -68,123 +71,6 @@ interface KindInfo {
   listeners: TraceListener[] | undefined;
 }
 
-/**
- * The two-lane 32-bit mixer behind the trace hash and `hashStructure`: words, numbers, strings
- * and structured values (plain objects in key order, arrays, byte arrays) folded in one
- * canonical sequence, with no string building.
- */
-class Mixer {
-  protected h1 = 0x811c9dc5 | 0;
-  protected h2 = 0x1b873593 | 0;
-
-  protected mixWord(w: number): void {
-    let h1 = this.h1 ^ w;
-    h1 = Math.imul(h1, 0x85ebca6b);
-    h1 = (h1 << 13) | (h1 >>> 19);
-    let h2 = (this.h2 + w) | 0;
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35);
-    h2 = Math.imul(h2 ^ h1, 0xcc9e2d51);
-    this.h1 = h1;
-    this.h2 = h2 ^ (h2 >>> 13);
-  }
-
-  /**
-   * Folds annotation fields in their canonical form — keys in the order the producing code
-   * wrote them, each with its value — without building a JSON string: primitives are mixed
-   * directly, nested objects through canonical JSON.
-   */
-  protected mixFields(fields: Record<string, unknown>): void {
-    for (const key in fields) {
-      const v = fields[key];
-      if (v === undefined) continue;
-      this.mixWord(this.stringHash(key));
-      this.mixValue(v);
-    }
-  }
-
-  /** One value of the canonical form: primitives directly, plain objects and arrays structurally. */
-  protected mixValue(v: unknown): void {
-    switch (typeof v) {
-      case "number":
-        this.mixNumber(v);
-        return;
-      case "string":
-        this.mixWord(hashString(v));
-        return;
-      case "boolean":
-        this.mixWord(v ? 1 : 2);
-        return;
-      case "bigint":
-        this.mixWord(hashString(v.toString(16)));
-        return;
-      case "undefined":
-        this.mixWord(3);
-        return;
-    }
-    if (v === null) {
-      this.mixWord(4);
-    } else if (Array.isArray(v)) {
-      this.mixWord(5);
-      this.mixNumber(v.length);
-      for (const x of v) this.mixValue(x);
-    } else if (v instanceof Uint8Array) {
-      this.mixWord(8);
-      this.mixBytes(v);
-    } else if (isPlainObject(v)) {
-      this.mixWord(6);
-      this.mixFields(v as Record<string, unknown>);
-      this.mixWord(7);
-    } else {
-      this.mixWord(hashString(canonicalJson(v)));
-    }
-  }
-
-  protected mixNumber(x: number): void {
-    if (Number.isInteger(x) && x >= 0 && x < 0x100000000) {
-      this.mixWord(x | 0);
-      return;
-    }
-    if (Number.isSafeInteger(x)) {
-      this.mixWord(x % 0x100000000 | 0);
-      this.mixWord(Math.floor(x / 0x100000000) | 0);
-      return;
-    }
-    this.mixWord(hashString(String(x)));
-  }
-
-  /** Bytes as their length and then big-endian 32-bit words (the tail zero-padded). */
-  protected mixBytes(b: Uint8Array): void {
-    const n = b.length;
-    this.mixWord(n);
-    let i = 0;
-    for (; i + 4 <= n; i += 4) this.mixWord((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!);
-    if (i < n) {
-      let tail = 0;
-      for (let k = 0; k < 4; k++) tail = (tail << 8) | (i + k < n ? b[i + k]! : 0);
-      this.mixWord(tail);
-    }
-  }
-
-  protected stringHash(s: string): number {
-    return hashString(s);
-  }
-}
-
-/** A 32-bit hash of a structured value, in the trace's canonical form (e.g. a txn's content). */
-export function hashStructure(value: unknown): number {
-  const m = new StructureHasher();
-  m.add(value);
-  return m.value();
-}
-
-class StructureHasher extends Mixer {
-  add(value: unknown): void {
-    this.mixValue(value);
-  }
-  value(): number {
-    return (this.h1 ^ this.h2) >>> 0;
-  }
-}
 
 export class Trace extends Mixer {
   private n = 0;
@@ -396,43 +282,10 @@ export class Trace extends Mixer {
   }
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype;
-}
-
 function hex32(x: number): string {
   return (x >>> 0).toString(16).padStart(8, "0");
 }
 
-/** 32-bit FNV-1a over UTF-16 code units, with a final avalanche. */
-export function hashString(s: string): number {
-  // `| 0`: the offset basis as an int32 (the same bits), so V8 keeps `h` a machine integer.
-  let h = 0x811c9dc5 | 0;
-  const n = s.length;
-  for (let i = 0; i < n; i++) {
-    h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  return h | 0;
-}
-
-/**
- * Canonical JSON: keys in the order the producing code wrote them (deterministic, since the
- * same code produces them), bigint as a decimal string with an `n` suffix, byte arrays as hex.
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, jsonReplacer);
-}
-
-function jsonReplacer(_key: string, value: unknown): unknown {
-  if (typeof value === "bigint") return `${value}n`;
-  if (value instanceof Uint8Array) return Buffer.from(value).toString("hex");
-  if (value instanceof Map) return Object.fromEntries(value);
-  if (value instanceof Set) return [...value];
-  return value;
-}
 
 /** One JSON line per event, as `--trace FILE` writes them. */
 export function traceEventToJsonLine(e: TraceEvent): string {

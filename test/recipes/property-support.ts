@@ -9,11 +9,21 @@
  * The property must be able to fail: `canaries` names broken twins (a naive recipe variant's
  * scenario, or a server canary) that the same property, on the same generated schedules, must
  * reject.
+ *
+ * A failure reports like every other failing run: fast-check's shrunk case is re-run and written
+ * as a replay file (under `replay/`), and the report ends with its `zksim replay <file>` line.
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { loadScenario } from "../../src/cli/scenario-files.js";
-import { nodesOf, propertyScenario, recipeRunPlanArbitrary, runRecipeScenario, type RecipeRunPlan } from "../../src/scenario/scripts/recipe-run.js";
+import { readReplayFile, writeReplayFile } from "../../src/cli/replay.js";
+import { compareReplay, runReplayCase } from "../../src/scenario/replay.js";
+import { replayCaseFromRun } from "../../src/scenario/replay-file.js";
+import { runScenario } from "../../src/scenario/run.js";
+import { nodesOf, propertyScenario, recipeRunPlanArbitrary, runRecipeScenario, withRecipeCheckers, type RecipeRunPlan } from "../../src/scenario/scripts/recipe-run.js";
 import type { Canary, Scenario } from "../../src/scenario/types.js";
 
 /**
@@ -36,6 +46,21 @@ function property(scenario: Scenario, check: (plan: RecipeRunPlan, seed: number)
   return fc.asyncProperty(recipeRunPlanArbitrary(scenario), fc.integer({ min: 1, max: 0x7fffffff }), check);
 }
 
+/**
+ * Re-runs a failing generated case (fast-check's shrunk counterexample), writes it as a replay
+ * file in `dir`, and returns the file and the failure's report, which ends with the case's
+ * `zksim replay` line.
+ */
+async function replayReport(scenario: Scenario, servers: readonly string[], [plan, seed]: [RecipeRunPlan, number], dir: string, canary?: Canary) {
+  const ran = withRecipeCheckers(propertyScenario(scenario, plan.faults, servers, plan.workload));
+  const options = canary !== undefined ? { canary } : {};
+  const result = await runScenario(ran, { seed, ...options });
+  const file = join(dir, `${scenario.name}-fc${FC_SEED}-seed${seed}.json`);
+  writeReplayFile(file, replayCaseFromRun(ran, options, result));
+  const violations = result.violations.map((v) => `${v.checker}: ${v.message}`).join("; ");
+  return { file, message: [`${scenario.name}: a generated case fails (fast-check seed ${FC_SEED}, simulation seed ${seed}): ${violations}`, `  replay file: ${file}`, `  replay: zksim replay ${file}`].join("\n") };
+}
+
 export function recipeProperty(name: string, twins: readonly BrokenTwin[] = []): void {
   const scenario = loadScenario(name);
   const { servers } = nodesOf(scenario);
@@ -43,17 +68,18 @@ export function recipeProperty(name: string, twins: readonly BrokenTwin[] = []):
     it(`${name}: generated workloads; crash/isolate a server, partition (one way too) or pause a client, lose a create's reply — no violation`, async () => {
       let totalMs = 0;
       let runs = 0;
-      await fc.assert(
+      const outcome = await fc.check(
         property(scenario, async ({ workload, faults }, seed) => {
           const t0 = performance.now();
           const r = await runRecipeScenario(propertyScenario(scenario, faults, servers, workload), { seed });
           totalMs += performance.now() - t0;
           runs++;
-          const replay = `runRecipeScenario(propertyScenario(loadScenario("${name}"), ${JSON.stringify(faults)}, ${JSON.stringify(servers)}, ${JSON.stringify(workload)}), { seed: ${seed} })`;
-          expect(r.violations, `replay: ${replay}`).toEqual([]);
+          expect(r.violations).toEqual([]);
         }),
-        { numRuns: RUNS, seed: FC_SEED, endOnFailure: true },
+        { numRuns: RUNS, seed: FC_SEED },
       );
+      if (outcome.failed && outcome.counterexample !== null) throw new Error((await replayReport(scenario, servers, outcome.counterexample, "replay")).message);
+      expect(outcome.failed, fc.defaultReportMessage(outcome)).toBe(false);
       console.log(`${name}: ${runs} runs, ${(totalMs / runs).toFixed(0)} ms per run`);
     }, 600_000);
 
@@ -68,7 +94,13 @@ export function recipeProperty(name: string, twins: readonly BrokenTwin[] = []):
           }),
           { numRuns: CANARY_RUNS, seed: FC_SEED, endOnFailure: true },
         );
-        expect((await outcome).failed, `${label} passed ${CANARY_RUNS} generated runs`).toBe(true);
+        const failed = await outcome;
+        expect(failed.failed, `${label} passed ${CANARY_RUNS} generated runs`).toBe(true);
+        // Its report names a replay file that `zksim replay` reproduces.
+        const report = await replayReport(broken, servers, failed.counterexample!, mkdtempSync(join(tmpdir(), "zksim-recipe-property-")), twin.canary);
+        expect(report.message).toContain(`  replay: zksim replay ${report.file}`);
+        const saved = readReplayFile(report.file);
+        expect(compareReplay(saved, await runReplayCase(saved)).reproduced).toBe(true);
       }, 300_000);
     }
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
-import { BUG_ZOO } from "../../src/zk/server/quorum/bug-zoo.js";
+import { BUG_ZOO } from "../../src/scenario/bug-zoo.js";
 import type { TraceEvent } from "../../src/sim/trace.js";
 
 describe("bug zoo: scenarios", () => {

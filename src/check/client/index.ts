@@ -1,5 +1,5 @@
 /**
- * The client checkers: what a ZooKeeper client may rely on (reference §2, §3, §6), checked
+ * The client checkers: what a ZooKeeper client may rely on (docs/zookeeper.md §2, §3, §6), checked
  * online over the client's history annotations (`client.*`) and the server's session and apply
  * annotations (`zk.*`). They share no code with the client or the server.
  */

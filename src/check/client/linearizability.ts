@@ -1,6 +1,6 @@
 /**
  * client.linearizability: the client history of a run is linearizable with respect to the
- * ZooKeeper data tree (reference §6): writes always; reads as well when the run had a single
+ * ZooKeeper data tree (docs/zookeeper.md §6): writes always; reads as well when the run had a single
  * server, because a standalone server answers every read from the one tree the writes go to.
  * An ensemble's followers answer reads from a tree that may lag the leader, so there a read is
  * checked only when `sync` orders it: its session's last sync before it completed, and the read

@@ -1,5 +1,5 @@
 /**
- * client.session-order: the per-session order guarantees of reference §6, online.
+ * client.session-order: the per-session order guarantees of docs/zookeeper.md §6, online.
  *
  * 1. FIFO client order. A session's requests are answered in the order they were submitted
  *    (the server keeps per-session order; the client drops a connection whose reply xid is

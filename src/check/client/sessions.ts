@@ -1,5 +1,5 @@
 /**
- * client.sessions: what a session end means (reference §3.3–3.4), online.
+ * client.sessions: what a session end means (docs/zookeeper.md §3.3–3.4), online.
  *
  * A session ends when its closeSession txn (client close or expiry) is applied by a serving
  * server: `zk.apply` with op closeSession, at zxid C, on a standalone server or on a quorum
@@ -19,7 +19,7 @@
  * 3. A heartbeating session is not expired. A server touches a session for every packet it
  *    receives on the session's connection (auth packets aside); a follower relays its touches
  *    to the leader in its next PING reply. The leader (or standalone server) expires a session
- *    only after `timeout` without a touch (reference §3.3: in (timeout, timeout + tick]). So a
+ *    only after `timeout` without a touch (docs/zookeeper.md §3.3: in (timeout, timeout + tick]). So a
  *    `zk.session.expire` of S at server L less than `timeoutMs` after L received a packet the
  *    client sent while connected in S — directly, or through a follower's PING reply sent
  *    after the follower received it — is a violation. Only these clear cases are flagged:

@@ -1,5 +1,5 @@
 /**
- * client.watches: the watch guarantees of reference §2, from the client's point of view, online.
+ * client.watches: the watch guarantees of docs/zookeeper.md §2, from the client's point of view, online.
  *
  * Registrations come from the history: a read with `watch: true` that completed ok registers a
  * one-shot watch (exists → the data table, or the exist table when it saw no node; getData →
@@ -20,7 +20,7 @@
  *    of the same path by the same session must not show a change after z (data/exist watch:
  *    mzxid or czxid > z, the node gone, or appeared; child watch: pzxid > z, the node gone,
  *    another child list): the server queues the event before any later reply, and after a
- *    reconnect SetWatches fires it at once (reference §2.5–2.6).
+ *    reconnect SetWatches fires it at once (docs/zookeeper.md §2.5–2.6).
  * 4. Once per change. A notification is attributed to the txn whose `zk.apply` immediately
  *    follows its send on the server (the server fires watches while applying, then
  *    annotates); on one connection, one create/delete/setData txn triggers each (type, path)

@@ -154,7 +154,7 @@ export type OutcomeClass =
   /** May or may not have taken effect: CONNECTIONLOSS, timeouts, SESSIONEXPIRED… */
   | "unknown";
 
-/** Codes the sequential data-tree model explains (reference §1.4). */
+/** Codes the sequential data-tree model explains (docs/zookeeper.md §1.4). */
 const STATE_ERRORS: ReadonlySet<string> = new Set<CodeName>([
   "NONODE",
   "NODEEXISTS",

@@ -13,7 +13,6 @@ export {
 export type { Partition, SequentialModel } from "./model.js";
 export { DEFAULT_INITIAL_TREE, zkModel, type ZkModelOptions } from "./zk-model.js";
 export { ZkTree } from "./zk-tree.js";
-export { benchmarkLinearizability, generateLinearizableHistory, type HistoryGenOptions } from "./bench-history.js";
 export {
   classifyOutcome,
   formatOperation,

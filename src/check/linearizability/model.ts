@@ -61,7 +61,7 @@ export interface SequentialModel<S> {
   unexplained?(ops: readonly Operation[]): { op: Operation; why: string } | undefined;
   /**
    * Optional: ops with the same key run in the order they were submitted (ZooKeeper's FIFO
-   * client order, reference §6). The search never places an op before an earlier-submitted op
+   * client order, docs/zookeeper.md §6). The search never places an op before an earlier-submitted op
    * of its key that is definite, and an indeterminate op skipped past never takes effect
    * later. Undefined: the op is ordered only by real time.
    */

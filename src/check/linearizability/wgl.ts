@@ -12,7 +12,7 @@
  *   outcome are dropped: they cannot change the state and say nothing about it;
  * - failures with an indeterminate code (CONNECTIONLOSS, SESSIONEXPIRED…) become "unknown";
  * - with `checkReads: false`, successful and failed reads are dropped too, leaving the writes
- *   (ZooKeeper promises linearizable writes; its reads may be stale, reference §6).
+ *   (ZooKeeper promises linearizable writes; its reads may be stale, docs/zookeeper.md §6).
  *
  * Each partition is searched first with the model's fast (possibly hashed) key; a failure is
  * confirmed with its exact key before it is reported, so a hash collision can cost time but

@@ -1,7 +1,7 @@
 /**
  * The sequential specification of a ZooKeeper data tree, for the linearizability checker.
  *
- * What it models (reference §1.3–1.6, §4): create (persistent, ephemeral, sequential names
+ * What it models (docs/zookeeper.md §1.3–1.6, §4): create (persistent, ephemeral, sequential names
  * from the parent's stored cversion), delete, setData, check with version checks; the error
  * precedence NONODE → NODEEXISTS → NOCHILDRENFOREPHEMERALS for create and NONODE →
  * BADVERSION → NOTEMPTY for delete; getData / exists / getChildren results (children compared

@@ -1,7 +1,7 @@
 /**
  * An immutable ZooKeeper data tree, the state of the sequential specification (`zk-model`).
  *
- * Written from reference §1 (data model) and §4 (multi), independently of `zk/server`: a flat
+ * Written from docs/zookeeper.md §1 (data model) and §4 (multi), independently of `zk/server`: a flat
  * map from path to node; a write copies the map once (copy-on-write through `Draft`) and
  * never touches the original, so a state may be shared by many search branches.
  *
@@ -201,7 +201,7 @@ function fmix(h: number): number {
 
 export type WriteOutcome = { err: CodeName } | { err?: undefined; path: string };
 
-/** create (reference §1.4 precedence: parent, sequence suffix, NODEEXISTS, ephemeral parent). */
+/** create (docs/zookeeper.md §1.4 precedence: parent, sequence suffix, NODEEXISTS, ephemeral parent). */
 export function create(d: Draft, path: string, data: string, sequential: boolean, owner: string | undefined): WriteOutcome {
   if (path === "/" || !path.startsWith("/")) return { err: "BADARGUMENTS" };
   const parentPath = parentOf(path);

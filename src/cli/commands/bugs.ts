@@ -1,5 +1,5 @@
 /** `zksim bugs [--json]`: the bug zoo, historical ZooKeeper defects and the scenarios that trigger them. */
-import { BUG_ZOO } from "../../zk/server/quorum/bug-zoo.js";
+import { BUG_ZOO } from "../../scenario/bug-zoo.js";
 import { boolFlag, maxPositionals, parseArgs } from "../args.js";
 import type { Command } from "../command.js";
 

@@ -15,7 +15,7 @@ import { runScenario } from "../../scenario/run.js";
 import { CANARIES, type Canary, type RunResult } from "../../scenario/types.js";
 import { replayCaseFromRun } from "../../scenario/replay-file.js";
 import { generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
-import { bugEntry } from "../../zk/server/quorum/bug-zoo.js";
+import { bugEntry } from "../../scenario/bug-zoo.js";
 import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
 import { OutputError, checkOutputPath } from "../files.js";

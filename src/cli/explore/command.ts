@@ -23,7 +23,7 @@ import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { UserInputError } from "../../sim/errors.js";
 import { CANARIES, type Canary } from "../../scenario/types.js";
-import { bugEntry } from "../../zk/server/quorum/bug-zoo.js";
+import { bugEntry } from "../../scenario/bug-zoo.js";
 import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
 import { OutputError, ensureDir } from "../files.js";

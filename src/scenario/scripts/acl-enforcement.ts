@@ -1,5 +1,5 @@
 /**
- * acl-enforcement: the ACL schemes and checks of reference §5 through the client library —
+ * acl-enforcement: the ACL schemes and checks of docs/zookeeper.md §5 through the client library —
  * digest auth and the `auth` scheme (CREATOR_ALL_ACL), which permission each op checks on which
  * node, getACL masking digests for callers without ADMIN, read-only ACLs, the `ip` scheme,
  * super-digest bypass, INVALIDACL and AUTHFAILED.
@@ -52,6 +52,6 @@ export const aclEnforcement: ScriptDef = {
 
     anon.addAuthInfo("nosuchscheme", utf8("x"));
     await s.waitFor(() => anon.getState() === "AUTH_FAILED", 5_000, "an unknown auth scheme fails the handle (AUTH_FAILED)");
-    s.note("digest, auth, ip and super behaved as ZooKeeper 3.8: the right permission on the right node, masked getACL, INVALIDACL and AUTHFAILED");
+    s.conclude("digest, auth, ip and super behaved as ZooKeeper 3.8: the right permission on the right node, masked getACL, INVALIDACL and AUTHFAILED");
   },
 };

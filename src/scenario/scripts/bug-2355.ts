@@ -48,7 +48,7 @@ export const bug2355: ScriptDef = {
     s.note(`${lagging} has read the DIFF packet; ${leader} crashes before the proposals behind it arrive`);
     s.fault({ kind: "crash", node: leader });
     const next = await ens.settled(60_000, `${lagging} and ${other} elect a leader`);
-    s.note(`${next} leads epoch 2`);
+    if (next !== undefined) s.note(`${next} leads epoch 2`);
     await s.waitFor(() => zk.getState() === "CONNECTED", 30_000, "c1 reconnects");
     await zk.create("/d", "", open, CreateMode.PERSISTENT);
     s.fault({ kind: "start", node: leader });

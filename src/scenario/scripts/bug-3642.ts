@@ -43,7 +43,7 @@ export const bug3642: ScriptDef = {
     s.note(`${joiner} has loaded the SNAP from ${leader}, which crashes before NEWLEADER arrives`);
     s.fault({ kind: "crash", node: leader });
     const next = await ens.settled(60_000, `${joiner} and ${other} elect a leader`);
-    s.note(`${next} leads epoch 2 with ${joiner}; now both crash and ${joiner}, ${leader} restart`);
+    if (next !== undefined) s.note(`${next} leads epoch 2 with ${joiner}; now both crash and ${joiner}, ${leader} restart`);
     s.fault({ kind: "crash", node: joiner });
     s.fault({ kind: "crash", node: other });
     s.fault({ kind: "start", node: leader });

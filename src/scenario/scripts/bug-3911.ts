@@ -48,7 +48,7 @@ export const bug3911: ScriptDef = {
     s.fault({ kind: "start", node: first });
     s.fault({ kind: "start", node: absent });
     const next = await ens.settled(60_000, `${first} and ${absent} elect a leader`);
-    s.note(`${next} leads; ${holder} rejoins`);
+    if (next !== undefined) s.note(`${next} leads; ${holder} rejoins`);
     await rejoinAndExpectB(s, ens, holder, "/b, committed by the NEWLEADER quorum of epoch 2, survived");
   },
 };

@@ -52,7 +52,7 @@ export const bug4646: ScriptDef = {
     s.fault({ kind: "start", node: learner });
     s.fault({ kind: "start", node: absent });
     const next = await ens.settled(60_000, `${learner} and ${absent} elect a leader`);
-    s.note(`${next} leads; ${leader} rejoins`);
+    if (next !== undefined) s.note(`${next} leads; ${leader} rejoins`);
     await rejoinAndExpectB(s, ens, leader, "/b, committed by the NEWLEADER quorum of epoch 2, survived");
   },
 };

@@ -38,7 +38,7 @@ export const bug4685: ScriptDef = {
     s.fault({ kind: "crash", node: leader });
     s.fault({ kind: "heal" });
     const next = await ens.settled(60_000, `${holder} and ${learner} elect a leader`);
-    s.note(`${next} leads`);
+    if (next !== undefined) s.note(`${next} leads`);
     await rejoinAndExpectB(s, ens, leader);
   },
 };

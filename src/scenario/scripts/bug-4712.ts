@@ -43,7 +43,7 @@ export const bug4712: ScriptDef = {
     s.fault({ kind: "heal" });
     s.expectEqual(await c, "CONNECTIONLOSS", "the client cannot know whether /c committed");
     const next = await ens.settled(60_000, `${slow} and ${other} elect a leader`);
-    s.note(`${next} leads epoch 2`);
+    if (next !== undefined) s.note(`${next} leads epoch 2`);
     s.fault({ kind: "disk", node: slow, fault: "ok" });
     const writer = await s.connect("c2", { servers: [slow, other], sessionTimeoutMs: 60_000 });
     await writer.create("/d", "", open, CreateMode.PERSISTENT);

@@ -1,6 +1,6 @@
 /**
  * ensemble-session-moved: a session moves between servers while a request is still on its way
- * over the old connection (reference §3.4 SESSION_MOVED).
+ * over the old connection (docs/zookeeper.md §3.4 SESSION_MOVED).
  *
  * 1. c1 is attached to follower A. Its link to A becomes slow (15 s), so a create it sends
  *    waits on the wire; c1 hears nothing for its read timeout, fails the create with

@@ -144,8 +144,8 @@ const clientNames = (n: number): string[] => Array.from({ length: n }, (_, i) =>
 /**
  * The scenario a property run executes: the short timing, the plan's faults instead of the
  * scenario's, its create-loss traps as a workload parameter, and the generated workload shape
- * (if any). A plain scenario, so a failing case replays with
- * `runRecipeScenario(propertyScenario(scenario, plan, servers, workload), { seed })`.
+ * (if any). A plain scenario (with `withRecipeCheckers`, what `runRecipeScenario` runs), so a
+ * failing case saves as a replay file that `zksim replay` re-executes.
  */
 export function propertyScenario(scenario: Scenario, plan: readonly FaultPlan[], servers: readonly string[], workload?: WorkloadPlan): Scenario {
   const traps: CreateLossTrap[] = plan.filter((p) => p.kind === "create-loss").map(({ node, atMs, forMs }) => ({ node, atMs, forMs }));

@@ -2,7 +2,7 @@
  * reconnect-watches: a network blip longer than the read timeout but shorter than the session
  * timeout. The client disconnects (pending ops fail with CONNECTIONLOSS — the unknown state),
  * reconnects with the same session, and re-registers its watches with SetWatches and its last
- * zxid: changes made while it was away fire on reconnect (§2.6); standard watches on unchanged
+ * zxid: changes made while it was away fire on reconnect (docs/zookeeper.md §2.6); standard watches on unchanged
  * nodes stay armed. Persistent watches survive, but miss what happened while away (3.8).
  */
 import { AddWatchMode, CreateMode, Ids } from "../../zk/proto/records.js";
@@ -58,6 +58,6 @@ export const reconnectWatches: ScriptDef = {
     await s.sleepMs(100);
     s.expect(ev.nodeEvents().includes("NodeDataChanged /stable"), "a watch on an unchanged node stayed armed across the reconnect");
     s.expectEqual(persistent.nodeEvents(), ["NodeDataChanged /feed"], "the persistent watch is re-registered and fires again");
-    s.note("watches were re-registered with SetWatches; three missed changes fired on reconnect");
+    s.conclude("watches were re-registered with SetWatches; three missed changes fired on reconnect");
   },
 };

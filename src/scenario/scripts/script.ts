@@ -27,13 +27,17 @@ export interface ScriptContext {
   sleepMs(ms: number): Promise<void>;
   /** Polls `predicate` every 10 virtual ms; fails the expectation after `timeoutMs`. */
   waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<boolean>;
-  expect(condition: boolean, message: string): void;
-  expectEqual<T>(actual: T, expected: T, what: string): void;
+  /** Reports a "scenario.expect" violation unless `condition` holds; returns whether it held. */
+  expect(condition: boolean, message: string): boolean;
+  /** Reports a "scenario.expect" violation unless the two are equal (canonical JSON); returns whether they were. */
+  expectEqual<T>(actual: T, expected: T, what: string): boolean;
   /** Expects `op` to fail with the ZooKeeper error `codeName` (e.g. "NONODE"). */
   expectError(op: Promise<unknown>, codeName: string, what: string): Promise<void>;
   fault(action: FaultAction): void;
-  /** A narrated line for the run summary. */
+  /** A narrated line for the run summary: what the script did or saw, never what it only hoped. */
   note(line: string): void;
+  /** The story's closing line, narrated only when every expectation of the run so far held. */
+  conclude(line: string): void;
 }
 
 export type Script = (s: ScriptContext) => Promise<void>;
@@ -96,6 +100,11 @@ export interface ScriptHost {
 }
 
 export function makeScriptContext(sim: Simulator, servers: readonly string[], clients: readonly string[], host: ScriptHost, params: Readonly<Record<string, unknown>> = {}): ScriptContext {
+  let failedExpectations = 0;
+  const fail = (message: string): void => {
+    failedExpectations++;
+    host.report("scenario.expect", message);
+  };
   const ctx: ScriptContext = {
     sim,
     servers,
@@ -116,7 +125,7 @@ export function makeScriptContext(sim: Simulator, servers: readonly string[], cl
       const deadline = sim.nowUs + timeoutMs * 1000;
       while (!predicate()) {
         if (sim.nowUs >= deadline) {
-          host.report("scenario.expect", `timed out after ${timeoutMs} ms waiting for: ${what}`);
+          fail(`timed out after ${timeoutMs} ms waiting for: ${what}`);
           return false;
         }
         await sim.sleepUs(10_000);
@@ -124,24 +133,29 @@ export function makeScriptContext(sim: Simulator, servers: readonly string[], cl
       return true;
     },
     expect(condition, message) {
-      if (!condition) host.report("scenario.expect", message);
+      if (!condition) fail(message);
+      return condition;
     },
     expectEqual(actual, expected, what) {
       const a = canonicalJson(actual);
       const e = canonicalJson(expected);
-      if (a !== e) host.report("scenario.expect", `${what}: expected ${e}, got ${a}`);
+      if (a !== e) fail(`${what}: expected ${e}, got ${a}`);
+      return a === e;
     },
     async expectError(op, codeName, what) {
       try {
         await op;
-        host.report("scenario.expect", `${what}: expected ${codeName}, but it succeeded`);
+        fail(`${what}: expected ${codeName}, but it succeeded`);
       } catch (err) {
         if (!(err instanceof KeeperException)) throw err;
-        if (err.codeName !== codeName) host.report("scenario.expect", `${what}: expected ${codeName}, got ${err.codeName}`);
+        if (err.codeName !== codeName) fail(`${what}: expected ${codeName}, got ${err.codeName}`);
       }
     },
     fault: (action) => applyFault(sim, action),
     note: (line) => host.note(line),
+    conclude: (line) => {
+      if (failedExpectations === 0) host.note(line);
+    },
   };
   return ctx;
 }

@@ -35,6 +35,6 @@ export const serverRestartRecovery: ScriptDef = {
     for (const path of acked) s.expect(children.includes(path.slice(1)), `acknowledged ${path} survived the crash`);
     s.expect(!children.includes("in-doubt"), "the unsynced, unacknowledged /in-doubt was lost");
     await zk.create("/after", "", open, CreateMode.EPHEMERAL);
-    s.note("after recovery the session re-attached and all 25 acknowledged writes were there");
+    s.conclude("after recovery the session re-attached and all 25 acknowledged writes were there");
   },
 };

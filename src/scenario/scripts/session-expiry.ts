@@ -54,6 +54,6 @@ export const sessionExpiry: ScriptDef = {
     s.expectEqual(await observer.getChildren("/workers"), [], "the paused client's ephemeral is gone too");
     s.fault({ kind: "resume", node: "c3" });
     await s.waitFor(() => sleeper.getState() === "CLOSED", 20_000, "c3 learns its session expired after resuming");
-    s.note("both expiries happened at tick boundaries; ephemerals vanished and watchers were told");
+    s.conclude("both expiries happened at tick boundaries; ephemerals vanished and watchers were told");
   },
 };

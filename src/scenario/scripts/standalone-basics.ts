@@ -48,7 +48,7 @@ export const standaloneBasics: ScriptDef = {
     s.expectEqual((await zk.exists(eph))?.ephemeralOwner, zk.getSessionId(), "an ephemeral's owner is the session");
     await s.expectError(zk.create("/app/me/child", "", open, CreateMode.PERSISTENT), "NOCHILDRENFOREPHEMERALS", "ephemerals have no children");
     s.expectEqual(await zk.getEphemerals("/"), ["/app/me"], "getEphemerals lists the session's ephemerals");
-    s.note("data model checks done: versions, sequence numbers, cversion, multi and error codes behaved as ZooKeeper 3.8");
+    s.conclude("data model checks done: versions, sequence numbers, cversion, multi and error codes behaved as ZooKeeper 3.8");
     await zk.close();
     s.expectEqual(zk.getState(), "CLOSED", "close() ends the session");
   },

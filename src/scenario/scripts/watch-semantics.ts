@@ -1,5 +1,5 @@
 /**
- * watch-semantics: every row of the trigger table (reference §2.3), one-shot standard watches,
+ * watch-semantics: every row of the trigger table (docs/zookeeper.md §2.3), one-shot standard watches,
  * persistent and persistent-recursive watches, and the ordering guarantee: a client sees the
  * watch event before the reply of a later read that shows the change.
  */
@@ -84,6 +84,6 @@ export const watchSemantics: ScriptDef = {
     const seen = await reader.getData("/w/k");
     order.push(`read ${text(seen.data)}`);
     s.expectEqual(order, ["event", "read new"], "the watch event precedes the read that shows the change");
-    s.note("every trigger-table row fired the right event type, once; persistent and recursive watches behaved as 3.8");
+    s.conclude("every trigger-table row fired the right event type, once; persistent and recursive watches behaved as 3.8");
   },
 };

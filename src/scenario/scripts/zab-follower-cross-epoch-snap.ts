@@ -2,7 +2,7 @@
  * zab-follower-cross-epoch-snap: a server that led epoch e logged a txn nobody else has, and
  * comes back after the others have committed in epochs e+1 and e+2. Its last zxid, (e, n+1), is
  * not in the leader's history; the first later txn there is of another epoch, so TRUNC would
- * cross an epoch boundary and 3.8's LearnerHandler sends a SNAP instead (reference §7.4 case 3).
+ * cross an epoch boundary and 3.8's LearnerHandler sends a SNAP instead (docs/zookeeper.md §7.4 case 3).
  * The returning server loads the snapshot, ends with the others' tree, and after a restart
  * recovers from the snapshot it persisted — the stale txn, still in its log, stays dead.
  *

@@ -3,7 +3,7 @@
  * could only reach that follower), then both crash. The remaining majority elects a leader.
  * The follower restarts before the new epoch has committed anything: its last zxid is beyond
  * the new leader's committed log, so the leader sends TRUNC to its last committed zxid (3.8's
- * case "peerLastZxid > maxCommittedLog", reference §7.4) and the orphan is cut from the
+ * case "peerLastZxid > maxCommittedLog", docs/zookeeper.md §7.4) and the orphan is cut from the
  * follower's log. The old leader, which logged the orphan too, rejoins the same way; then the
  * new epoch commits a write. (Rejoining after a write of the new epoch would need a TRUNC
  * across an epoch boundary, which 3.8 replaces by a SNAP: see zab-follower-cross-epoch-snap.)
@@ -35,14 +35,14 @@ export const zabFollowerRestartTrunc: ScriptDef = {
     s.note(`${leader} and ${lonely} crashed; /log/orphan is logged on both, on no quorum`);
     s.expectEqual(await orphan, "CONNECTIONLOSS", "the orphan create's outcome is unknown to the client");
     const next = await ens.settled(60_000, "the remaining majority elects a leader");
-    s.note(`${next} leads; before the new epoch commits anything, ${lonely} restarts`);
+    if (next !== undefined) s.note(`${next} leads; before the new epoch commits anything, ${lonely} restarts`);
     s.fault({ kind: "start", node: lonely });
     await ens.settled(60_000, `${lonely} rejoins`);
     s.fault({ kind: "start", node: leader });
     await ens.settled(60_000, `${leader} rejoins`);
     const writer = await s.connect("c2");
     await writer.create("/log/after", "", open, CreateMode.PERSISTENT);
-    s.note("both were truncated; a write of the new epoch committed");
+    s.conclude("both were truncated; a write of the new epoch committed");
     await writer.sync("/log");
     s.expectEqual((await writer.getChildren("/log")).sort(), ["after"], "the uncommitted /log/orphan is gone everywhere");
   },

@@ -1,7 +1,7 @@
 /**
  * A follower is down while more txns commit than the leader keeps in its committed log (500).
  * When it returns it is older than that log, and 3.8 tries the leader's on-disk txn log before
- * falling back to a snapshot (`LearnerHandler.syncFollower`, reference §7.4 step 4):
+ * falling back to a snapshot (`LearnerHandler.syncFollower`, docs/zookeeper.md §7.4 step 4):
  *
  * - zab-follower-txnlog-diff: the whole log since the follower's last zxid is one file (the
  *   default snapCount never rolled it), within the size limit, so the leader sends DIFF with

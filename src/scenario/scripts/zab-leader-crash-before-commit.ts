@@ -1,5 +1,5 @@
 /**
- * zab-leader-crash-before-commit (the book's example, seed 001 ch. 4): the leader crashes after
+ * zab-leader-crash-before-commit (the example of *From Paxos to ZooKeeper*, ch. 4): the leader crashes after
  * a quorum has logged and ACKed P1 and P2 but before any COMMIT; P3 reached only the leader's
  * own log. ZAB must keep P1 and P2 (a new leader's history contains them: it is chosen by the
  * longest log) and discard P3 (the old leader is truncated when it rejoins). The client saw
@@ -32,19 +32,19 @@ export const zabLeaderCrashBeforeCommit: ScriptDef = {
     const p3 = outcome(zk.create("/base/p3", "3", open, CreateMode.PERSISTENT));
     await s.sleepMs(50); // P3 is only in the leader's log
     s.fault({ kind: "crash", node: leader });
-    s.note(`${leader} crashed with P1, P2 logged on a quorum but not committed, and P3 only in its own log`);
+    s.note(`${leader} crashed after proposing P1 and P2 (the followers' ACKs slowed) and P3 (cut off from the followers)`);
     s.fault({ kind: "unclog" });
     s.fault({ kind: "heal" });
     s.expectEqual([await p1, await p2, await p3], ["CONNECTIONLOSS", "CONNECTIONLOSS", "CONNECTIONLOSS"], "the client only knows 'unknown' for P1, P2 and P3");
 
     const next = await ens.settled(60_000, "the surviving quorum elects a new leader");
-    s.note(`${next} leads the next epoch`);
+    if (next !== undefined) s.note(`${next} leads the next epoch`);
     s.fault({ kind: "start", node: leader });
     await ens.settled(60_000, `the old leader ${leader} rejoins as a follower`);
     const reader = await s.connect("c2");
     await reader.sync("/base");
     const children = (await reader.getChildren("/base")).sort();
     s.expectEqual(children, ["p1", "p2"], "P1 and P2 survived the crash; P3 was discarded");
-    s.note("P1 and P2 were committed by the new leader; the old leader's P3 was truncated when it rejoined");
+    s.conclude("P1 and P2 were committed by the new leader; the old leader's P3 was truncated when it rejoined");
   },
 };

@@ -1,5 +1,5 @@
 /**
- * zab-random-faults: swarm testing of the ensemble (issue 5). The faults are data: the
+ * zab-random-faults: swarm testing of the ensemble. The faults are data: the
  * scenario's `zab-swarm` nemesis (src/scenario/nemesis/zab-swarm.ts) draws the whole schedule
  * from the seed before the run — crashes aimed at elections and syncs by trace conditions,
  * partitions, pauses, clogs, slow disks, loss — anchored on the fault-phase event this script

@@ -1,12 +1,15 @@
 /**
- * Workload "zk": a ZooKeeper deployment (for now one standalone server, `s1`) and client nodes
- * (`c1`…), driven by a named script. Server settings come from the scenario:
- * `{"kind": "zk", "script": "session-expiry", "clients": 3, "tickTimeMs": 2000, "snapCount": 50}`.
+ * Workload "zk": a ZooKeeper deployment — one standalone server `s1`, or an ensemble of
+ * `servers` voters and `observers` observers (`s1`…, voters first) — and client nodes (`c1`…),
+ * driven by a named script. Server settings come from the scenario:
+ * `{"kind": "zk", "script": "session-expiry", "servers": 3, "clients": 3, "tickTimeMs": 2000, "snapCount": 50}`.
+ * `bugs` (the run's `--bug` ids) must be bug-zoo ids; the quorum peers re-inject them.
  */
 import { UserInputError } from "../../sim/errors.js";
 import type { TraceRoles } from "../../sim/fault-triggers.js";
 import { ZooKeeperServer, type ZooKeeperServerConfig, type ServerCanary } from "../../zk/server/zoo-keeper-server.js";
 import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../../zk/server/quorum/quorum-peer.js";
+import { bugIdSet } from "../../zk/server/bug-id.js";
 import type { QuorumServer } from "../../zk/server/quorum/quorum-verifier.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { makeScriptContext } from "../scripts/script.js";
@@ -79,7 +82,7 @@ function shape(params: Record<string, unknown>): Shape {
 
 export const zkWorkload: WorkloadDef = {
   kind: "zk",
-  description: "a ZooKeeper server and client nodes driven by a named script",
+  description: "a ZooKeeper server or ensemble and client nodes driven by a named script",
   nodes(params) {
     const script = scriptNamed(scriptParam(params));
     const known = [...KNOWN_PARAMS, ...(script.paramKeys ?? [])];
@@ -136,7 +139,7 @@ export const zkWorkload: WorkloadDef = {
                     initLimitTicks: intParam(w.params, "initLimitTicks", 10, 1, 1000),
                     syncLimitTicks: intParam(w.params, "syncLimitTicks", 5, 1, 1000),
                     server,
-                    bugs: new Set(w.bugs ?? []),
+                    bugs: bugIdSet(w.bugs ?? []),
                   })
                 : new ZooKeeperServer(ctx, server),
             w.scenario.disk,

@@ -1,6 +1,6 @@
 /**
- * `ClientCnxn`: the client's connection state machine (reference §3.5, §2.6, §9; seed 001
- * §7.3.3–7.4.5). One instance per `ZooKeeper` handle. It plays the roles of Java's
+ * `ClientCnxn`: the client's connection state machine (docs/zookeeper.md §3.5, §2.6, §9; *From Paxos to
+ * ZooKeeper* §7.3.3–7.4.5). One instance per `ZooKeeper` handle. It plays the roles of Java's
  * SendThread (connect, handshake, outgoing/pending queues, pings, timeouts, reconnect) and
  * EventThread (ordered delivery of watch events and completions), as synchronous handlers
  * of network events and timers.
@@ -33,12 +33,11 @@
  *   were produced, one at a time, even when a watcher re-enters the client. Watchers are
  *   called synchronously; a completion settles a `ctx.deferred` promise whose continuation
  *   runs right after the current simulation event, so a watch event received before a reply
- *   is always seen before that reply's continuation (reference §2.5).
+ *   is always seen before that reply's continuation (docs/zookeeper.md §2.5).
  * - Every piece of state belongs to this node incarnation: a crash of the client node simply
  *   stops everything (the kernel drops its timers and connections).
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
-import type { Endpoint } from "../../sim/network.js";
+import type { NodeContext, TimerHandle, Endpoint } from "../../sim/process-api.js";
 import type { Rng } from "../../sim/rng.js";
 import { invariant } from "../../sim/errors.js";
 import { decodeConnectResponse, decodeReply, decodeReplyBody, decodeReplyHeader, encodeClientFrame } from "../proto/codec.js";

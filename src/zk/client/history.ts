@@ -21,8 +21,7 @@
  *   `result` is `{ path }`, `{ data, stat }`, `{ stat }` (`stat: null` when exists finds
  *   nothing), `{ children, stat? }`, or `{ results: [{ err, path?, stat? }] }` for multi.
  */
-import type { NodeContext } from "../../sim/node-context.js";
-import type { Simulator } from "../../sim/simulator.js";
+import type { NodeContext } from "../../sim/process-api.js";
 import { Code, codeName, isRecoverable } from "../proto/error-code.js";
 import { zxidHex, type Stat } from "../proto/records.js";
 import type { PacketReply } from "./client-cnxn.js";
@@ -35,15 +34,9 @@ export interface OpIdCounter {
   last: number;
 }
 
-const counters = new WeakMap<Simulator, Map<string, OpIdCounter>>();
-
 /** The counter of this node (a handle keeps it: two look-ups per operation were measurable). */
 export function opIdCounter(ctx: NodeContext): OpIdCounter {
-  let perNode = counters.get(ctx.sim);
-  if (perNode === undefined) counters.set(ctx.sim, (perNode = new Map()));
-  let counter = perNode.get(ctx.id);
-  if (counter === undefined) perNode.set(ctx.id, (counter = { last: 0 }));
-  return counter;
+  return ctx.traceCounter("client.opId");
 }
 
 export function outcomeOf(reply: PacketReply, err: number): Outcome {

@@ -1,6 +1,6 @@
 /**
  * The connect string and the host list (`ConnectStringParser`, `StaticHostProvider`,
- * reference §3.5 and seed 001 §7.3.2).
+ * docs/zookeeper.md §3.5 and *From Paxos to ZooKeeper* §7.3.2).
  *
  * - `"s1:2181,s2/app"`: hosts separated by commas, port optional (default 2181), an optional
  *   chroot after the first `/` (`"/"` alone means none). In the simulator a host is a node id.
@@ -13,7 +13,7 @@
 import type { Rng } from "../../sim/rng.js";
 import { UserInputError } from "../../sim/errors.js";
 import { CLIENT_PORT } from "../proto/wire.js";
-import { validatePath } from "../server/path-utils.js";
+import { validatePath } from "../proto/path-utils.js";
 
 export interface HostAddress {
   host: string;

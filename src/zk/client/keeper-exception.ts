@@ -1,6 +1,6 @@
 /**
  * `KeeperException`: how the client library reports every ZooKeeper result code that is not
- * OK (`KeeperException.Code`, reference §1.5), whether the server answered it or the client
+ * OK (`KeeperException.Code`, docs/zookeeper.md §1.5), whether the server answered it or the client
  * produced it (CONNECTIONLOSS, SESSIONEXPIRED after the handle died, AUTHFAILED).
  *
  * Invariants:

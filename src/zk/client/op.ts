@@ -1,7 +1,7 @@
 /**
  * `Op` and `OpResult` (Java `org.apache.zookeeper.Op` / `OpResult`): the sub-operations of
  * `multi` (create, delete, setData, check) and `multiRead` (getData, getChildren), and what
- * each one yields (reference §4).
+ * each one yields (docs/zookeeper.md §4).
  *
  * Invariants:
  * - An `Op` carries the *client* path; the handle prefixes the chroot when it builds the

@@ -1,5 +1,5 @@
 /**
- * `ZKWatchManager` (reference §2.4, §2.7): the client's book of which watcher waits for what.
+ * `ZKWatchManager` (docs/zookeeper.md §2.4, §2.7): the client's book of which watcher waits for what.
  *
  * Five tables, client path → set of watchers: data, exist, child, persistent and
  * persistentRecursive. Watchers are functions; a function's identity is the watcher's

@@ -15,7 +15,7 @@
  * - Each operation that reaches the connection is recorded in the trace as `client.invoke`
  *   then `client.complete` (see history.ts); CONNECTIONLOSS completes as "unknown".
  */
-import type { NodeContext } from "../../sim/node-context.js";
+import type { NodeContext } from "../../sim/process-api.js";
 import { UserInputError } from "../../sim/errors.js";
 import { Code, codeName } from "../proto/error-code.js";
 import { OpCode } from "../proto/op-code.js";
@@ -32,7 +32,7 @@ import {
   type ClientInfo,
   type Stat,
 } from "../proto/records.js";
-import { validatePath } from "../server/path-utils.js";
+import { validatePath } from "../proto/path-utils.js";
 import { Chroot } from "./chroot.js";
 import { AsyncZooKeeper } from "./async-callback.js";
 import { ClientCnxn, PASSWORD_BYTES, newPacket, type PacketReply, type WatchDeregistration, type ZooKeeperState } from "./client-cnxn.js";

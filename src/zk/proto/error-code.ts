@@ -58,7 +58,7 @@ export function isKnownCode(code: number): code is ErrorCode {
 }
 
 /**
- * The Java client's classification (seed 000, "resilient applications"):
+ * The Java client's classification (docs/zookeeper.md §1.5, after "Building applications on ZooKeeper"):
  * a recoverable error means the session is still valid and the operation may be retried
  * (idempotent ops blindly; non-idempotent ones only after checking what happened).
  */

@@ -1,5 +1,5 @@
 /**
- * Jute binary encoding (reference §9.1), as `org.apache.jute.BinaryOutputArchive` /
+ * Jute binary encoding (docs/zookeeper.md §9.1), as `org.apache.jute.BinaryOutputArchive` /
  * `BinaryInputArchive` of ZooKeeper 3.8 write and read it: big-endian `int` (4 bytes),
  * `long` (8), `boolean` (1 byte), `ustring` and `buffer` as an int length (−1 = null) plus
  * bytes, `vector` as an int count (−1 = null) plus elements. Records are their fields in
@@ -24,7 +24,7 @@
  * `JuteSizer` only counts bytes, so a packet's size comes from the very same writer code
  * that encodes it, without allocating.
  */
-import { invariant } from "../../sim/errors.js";
+import { invariant } from "../../base/errors.js";
 
 export type JuteErrorReason =
   /** The input ended inside a field. */

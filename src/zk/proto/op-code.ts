@@ -1,5 +1,5 @@
 /**
- * ZooKeeper operation codes (`ZooDefs.OpCode`) with their wire numbers (reference §9.3),
+ * ZooKeeper operation codes (`ZooDefs.OpCode`) with their wire numbers (docs/zookeeper.md §9.3),
  * and the special xids of the client protocol.
  */
 export const OpCode = {

@@ -1,5 +1,5 @@
 /**
- * Client protocol packets (reference §9.2–9.3): ConnectRequest/Response, RequestHeader +
+ * Client protocol packets (docs/zookeeper.md §9.2–9.3): ConnectRequest/Response, RequestHeader +
  * request record, ReplyHeader + response record. Records are discriminated on `kind`
  * named after the Jute record; the operation itself is `RequestHeader.type` (an OpCode),
  * exactly as on the wire — create, create2 and createContainer all carry a CreateRequest.

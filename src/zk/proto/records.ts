@@ -82,7 +82,7 @@ export const Ids = {
   },
 };
 
-/** The client-visible Stat, in wire order (reference §1.6). */
+/** The client-visible Stat, in wire order (docs/zookeeper.md §1.6). */
 export interface Stat {
   czxid: Zxid;
   mzxid: Zxid;
@@ -97,7 +97,7 @@ export interface Stat {
   pzxid: Zxid;
 }
 
-/** `CreateMode` with its wire flag values (reference §1.2). */
+/** `CreateMode` with its wire flag values (docs/zookeeper.md §1.2). */
 export const CreateMode = {
   PERSISTENT: 0,
   EPHEMERAL: 1,
@@ -196,7 +196,7 @@ export function keeperStateName(state: number): string {
   return NAME_OF_STATE.get(state) ?? `KeeperState(${state})`;
 }
 
-/** `jute.maxbuffer` default: the largest packet either side accepts (reference §1.7). */
+/** `jute.maxbuffer` default: the largest packet either side accepts (docs/zookeeper.md §1.7). */
 export const JUTE_MAX_BUFFER_BYTES = 0xfffff;
 
 /** The largest TTL a TTL node may carry (2^40 − 1 ms). */

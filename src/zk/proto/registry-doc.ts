@@ -1,6 +1,6 @@
 /**
- * Which Jute record travels with which operation (reference §9.3, §4, §9.4): the data the
- * codec dispatches on, kept apart so it reads as the table in the reference does.
+ * Which Jute record travels with which operation (docs/zookeeper.md §9.3, §4, §9.4): the data the
+ * codec dispatches on, kept apart so it reads as the table in docs/zookeeper.md §9.3 does.
  *
  * - A request's record is chosen by `RequestHeader.type`; create, create2 and
  *   createContainer all carry a CreateRequest.

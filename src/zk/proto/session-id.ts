@@ -1,5 +1,5 @@
 /**
- * Session ids and passwords exactly as a ZooKeeper 3.8 server derives them (reference §3.2).
+ * Session ids and passwords exactly as a ZooKeeper 3.8 server derives them (docs/zookeeper.md §3.2).
  *
  * - `SessionTrackerImpl.initializeNextSessionId`: `((nowMs << 24) >>> 8) | (serverId << 56)`
  *   in Java 64-bit signed arithmetic: top 8 bits the server id, next 40 bits the low 40 bits
@@ -11,7 +11,7 @@
  *
  * Pure functions of their inputs: the caller passes the (virtual) clock reading.
  */
-import { invariant } from "../../sim/errors.js";
+import { invariant } from "../../base/errors.js";
 import type { SessionId } from "./records.js";
 
 /** `EphemeralType.CONTAINER_EPHEMERAL_OWNER`: an ephemeralOwner that marks a container node. */

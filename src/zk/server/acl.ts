@@ -1,5 +1,5 @@
 /**
- * ACL schemes and checks (reference §5): the `world`, `auth`, `digest`, `ip` and `super`
+ * ACL schemes and checks (docs/zookeeper.md §5): the `world`, `auth`, `digest`, `ip` and `super`
  * schemes, ACL fix-up at create/setACL (`PrepRequestProcessor.fixupACL`), the permission check
  * (`ZooKeeperServer.checkACL`), digest authentication, getACL masking and whoAmI.
  *
@@ -228,7 +228,7 @@ export function checkACL(nodeAcl: readonly ACL[], perm: number, authInfo: readon
   return false;
 }
 
-/** getACL without ADMIN: digest ids are shown as `user:x` (reference §5.4). */
+/** getACL without ADMIN: digest ids are shown as `user:x` (docs/zookeeper.md §5.4). */
 export function maskDigestAcl(acl: readonly ACL[]): ACL[] {
   return acl.map((a) =>
     a.id.scheme === "digest" ? { perms: a.perms, id: { scheme: "digest", id: a.id.id.replace(/:.*/g, ":x") } } : copyAcl(a),

@@ -1,10 +1,10 @@
 /**
- * `ContainerManager` (reference §1.2): on the leader (or a standalone server), every
+ * `ContainerManager` (docs/zookeeper.md §1.2): on the leader (or a standalone server), every
  * `checkIntervalMs` it deletes, through an internal `deleteContainer` request, each container
  * that has had children and has none now (stored cversion > 0), and each TTL node with no
  * children whose `mtime` is older than its TTL by the server's clock.
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, TimerHandle } from "../../sim/process-api.js";
 import { ttlOfEphemeralOwner, type DataTree } from "./data-tree.js";
 
 export class ContainerManager {

@@ -1,6 +1,6 @@
 /**
  * The replicated state machine: `DataTree` (+ `DataNode`, `StatPersisted`, `EphemeralType`),
- * reference §1.2, §1.6–1.7, §2.3, §2.6, §3.3 (sessions), §4 (multi apply).
+ * docs/zookeeper.md §1.2, §1.6–1.7, §2.3, §2.6, §3.3 (sessions), §4 (multi apply).
  *
  * `processTxn(header, txn)` applies one committed txn exactly like `DataTree.processTxn`:
  * every replica that applies the same txns in the same order reaches the same tree, the same
@@ -42,7 +42,7 @@ import {
 } from "../proto/records.js";
 import type { Txn, TxnHeader } from "../proto/txn.js";
 import { copyAcl } from "./acl.js";
-import { CONFIG_PATH, QUOTA_PATH, ZOOKEEPER_PATH, basename, childPath, javaParentOf } from "./path-utils.js";
+import { CONFIG_PATH, QUOTA_PATH, ZOOKEEPER_PATH, basename, childPath, javaParentOf } from "../proto/path-utils.js";
 import { WatchManager, type ServerWatcher } from "./watch-manager.js";
 import { TreeDigest } from "./digest-calculator.js";
 
@@ -450,7 +450,7 @@ export class DataTree {
 
   // ---- processTxn ------------------------------------------------------------------------
 
-  /** Applies one committed txn (reference §1.6, §2.3, §4). Never throws for a client's error. */
+  /** Applies one committed txn (docs/zookeeper.md §1.6, §2.3, §4). Never throws for a client's error. */
   processTxn(header: TxnHeader, txn: Txn): ProcessTxnResult {
     return this.applyTxn(header, txn, false);
   }
@@ -542,7 +542,7 @@ export class DataTree {
 
   /**
    * Multi apply: if any sub-txn is an error nothing is applied and every sub-result is an
-   * error — 0 before the failing op, its code, then RUNTIMEINCONSISTENCY (reference §4).
+   * error — 0 before the failing op, its code, then RUNTIMEINCONSISTENCY (docs/zookeeper.md §4).
    */
   private applyMulti(header: TxnHeader, txns: readonly { type: number; txn: Txn }[], rc: ProcessTxnResult): void {
     rc.multiResult = [];
@@ -615,7 +615,7 @@ export class DataTree {
 
   /**
    * Ephemerals of a session, sorted. With `prefix`: empty, blank or `/` means all, otherwise
-   * `startsWith(prefix)` (the getEphemerals rule, reference §1.7).
+   * `startsWith(prefix)` (the getEphemerals rule, docs/zookeeper.md §1.7).
    */
   getEphemerals(sessionId: SessionId, prefix?: string | null): string[] {
     const all = [...(this.ephemerals.get(sessionId) ?? [])].sort();
@@ -665,7 +665,7 @@ export class DataTree {
   }
 
   /**
-   * setWatches / setWatches2 after a reconnect (reference §2.6): catch-up events for what
+   * setWatches / setWatches2 after a reconnect (docs/zookeeper.md §2.6): catch-up events for what
    * changed after `relativeZxid`, re-registration otherwise; persistent ones re-registered
    * without catch-up. Catch-up events carry zxid −1.
    */
@@ -700,7 +700,7 @@ export class DataTree {
     for (const path of persistentRecursiveWatches) this.watches.addPersistentWatch(path, watcher, "PERSISTENT_RECURSIVE");
   }
 
-  // ---- quotas (reference §1.7; enforcement lives in the PrepRequestProcessor) --------------
+  // ---- quotas (docs/zookeeper.md §1.7; enforcement lives in the PrepRequestProcessor) --------------
 
   /** The deepest ancestor-or-self of `path` (not `/`) with a `zookeeper_limits` node. */
   getMaxPrefixWithQuota(path: string): string | null {

@@ -1,7 +1,7 @@
 /**
  * The `FinalRequestProcessor` as pure functions: the reply for an applied txn
  * (`replyForTxn`) and the evaluation of read-side requests against the local tree
- * (`processRead`), reference §1.4 (read precedence), §2.2 (watch registration), §2.6–2.7,
+ * (`processRead`), docs/zookeeper.md §1.4 (read precedence), §2.2 (watch registration), §2.6–2.7,
  * §4 (multi / multiRead replies), §5.4 (which read checks what).
  *
  * Invariants:

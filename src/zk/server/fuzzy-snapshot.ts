@@ -22,10 +22,10 @@
  */
 import type { NodeDisk } from "../../sim/disk.js";
 import { isTorn } from "../../sim/disk.js";
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, TimerHandle } from "../../sim/process-api.js";
 import { zxidHex, type SessionId, type Zxid } from "../proto/records.js";
 import { snapshotNodeOf, type DataTree, type DataTreeSnapshot, type SnapshotNode } from "./data-tree.js";
-import { childPath } from "./path-utils.js";
+import { childPath } from "../proto/path-utils.js";
 
 export const SNAP_PREFIX = "version-2/snapshot.";
 

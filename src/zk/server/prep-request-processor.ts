@@ -1,7 +1,7 @@
 /**
  * The leader's `PrepRequestProcessor`: validates a write request against the committed tree
  * *plus the outstanding (proposed, not yet applied) changes* and turns it into a txn, with the
- * exact error precedence of reference §1.4, multi composition and rollback (§4), the
+ * exact error precedence of docs/zookeeper.md §1.4, multi composition and rollback (§4), the
  * closeSession ephemeral list and the ZOOKEEPER-1208 "closing" mark (§3.4).
  *
  * Invariants:
@@ -38,6 +38,7 @@ import {
 } from "../proto/records.js";
 import type { MultiSubTxn, Txn, TxnEntry, TxnHeader } from "../proto/txn.js";
 import { checkACL, fixupACL } from "./acl.js";
+import type { BugId } from "./bug-id.js";
 import {
   CONTAINER_EPHEMERAL_OWNER,
   QUOTA_LIMIT_NODE,
@@ -47,7 +48,7 @@ import {
   type DataTree,
   type StatPersisted,
 } from "./data-tree.js";
-import { QUOTA_PATH, formatSequence, isSpecialPath, validatePath } from "./path-utils.js";
+import { QUOTA_PATH, formatSequence, isSpecialPath, validatePath } from "../proto/path-utils.js";
 
 export interface PrepRequest {
   sessionId: SessionId;
@@ -169,7 +170,7 @@ export class PrepRequestProcessor {
   readonly outstandingChangesForPath = new Map<string, ChangeRecord>();
   readonly options: PrepOptions;
   /** Historical defects re-injected on purpose (the bug zoo): only "ZK-1208" is consulted here. */
-  readonly reinjectedBugs = new Set<string>();
+  readonly reinjectedBugs = new Set<BugId>();
 
   constructor(
     private readonly tree: DataTree,

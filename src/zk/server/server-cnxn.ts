@@ -3,9 +3,9 @@
  * ConnectRequest), enforces `jute.maxbuffer`, closes on a malformed packet, carries the
  * connection's auth ids, and is the `ServerWatcher` the DataTree notifies. Replies and
  * notifications leave in the order they are produced, so a watch event always precedes the
- * reply of any later request on the same connection (reference §2.5).
+ * reply of any later request on the same connection (docs/zookeeper.md §2.5).
  */
-import type { Endpoint } from "../../sim/network.js";
+import type { Endpoint } from "../../sim/process-api.js";
 import { Code } from "../proto/error-code.js";
 import { Xid, opName } from "../proto/op-code.js";
 import { JUTE_MAX_BUFFER_BYTES, type Id, type SessionId, type WatcherEvent, type Zxid } from "../proto/records.js";

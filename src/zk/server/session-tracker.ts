@@ -1,5 +1,5 @@
 /**
- * `SessionTrackerImpl` with its `ExpiryQueue` (reference §3.2–3.3).
+ * `SessionTrackerImpl` with its `ExpiryQueue` (docs/zookeeper.md §3.2–3.3).
  *
  * Sessions live in buckets keyed by expiry time: `touch(session, timeout)` moves a session to
  * the bucket `roundToNextInterval(now + timeout)` where intervals are `expirationInterval =

@@ -1,5 +1,5 @@
 /**
- * Server-side watch registrations (`server/watch/WatchManager`, reference §2.2–2.3, §2.7).
+ * Server-side watch registrations (`server/watch/WatchManager`, docs/zookeeper.md §2.2–2.3, §2.7).
  *
  * A `WatchTable` is one Java `WatchManager` (path → watching connections, with a mode per
  * (connection, path)); `WatchManager` holds the two tables a DataTree has — data watches and
@@ -121,7 +121,7 @@ export class WatchTable {
 
   /**
    * checkWatches: does *this connection* hold an entry at `path`? (3.8's code answers true when
-   * any connection watches the path; we follow the reference's per-connection rule, §2.7.)
+   * any connection watches the path; we follow the per-connection rule of docs/zookeeper.md §2.7.)
    */
   containsWatcher(path: string, watcher: ServerWatcher): boolean {
     return this.watchTable.get(path)?.has(watcher) ?? false;

@@ -14,8 +14,7 @@
  * closeSession txn that deletes the session's ephemerals. A restart rebuilds the tree from the
  * snapshot and the log, and gives every recovered session a fresh timeout.
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
-import type { Endpoint } from "../../sim/network.js";
+import type { NodeContext, TimerHandle, Endpoint } from "../../sim/process-api.js";
 import { JuteReader, isJuteError } from "../proto/jute.js";
 import { decodeConnectRequest, decodeRequestHeader, decodeRequestRecord } from "../proto/codec.js";
 import { Code, codeName } from "../proto/error-code.js";
@@ -596,7 +595,7 @@ export class ZooKeeperServer implements CnxnHost {
     if (cnxn === null || !cnxn.isOpen || cnxn.sessionId !== req.sessionId) return;
     if (reply.err === Code.SESSIONMOVED) {
       // The session now belongs to another server: 3.8 closes this (stale) connection without
-      // an answer, so the client sees a connection loss, never −118 (reference §3.4).
+      // an answer, so the client sees a connection loss, never −118 (docs/zookeeper.md §3.4).
       this.ctx.annotate("zk.session.moved", { client: cnxn.endpoint.remoteId, session: hexId(req.sessionId), xid: req.xid, op: opName(req.type) });
     }
     if (reply.disposition !== "closeWithoutReply") {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { classifyOutcome, formatOperation, historyFromTrace, type ClientTraceEvent, type Operation } from "../../../src/check/history/history.js";
-import { checkLinearizable, generateLinearizableHistory, zkModel } from "../../../src/check/linearizability/index.js";
+import { checkLinearizable, zkModel } from "../../../src/check/linearizability/index.js";
+import { generateLinearizableHistory } from "../../../src/cli/bench-history.js";
 
 /** The trace annotations a client library would record for `ops` (the documented schema). */
 function toTrace(ops: readonly Operation[]): ClientTraceEvent[] {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { benchmarkLinearizability, checkLinearizable, zkModel } from "../../../src/check/linearizability/index.js";
+import { checkLinearizable, zkModel } from "../../../src/check/linearizability/index.js";
+import { benchmarkLinearizability } from "../../../src/cli/bench-history.js";
 
 describe("check: linearizability: benchmark history (10k ops)", () => {
   it("is linearizable, and its check time is printed (not asserted)", () => {

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Operation } from "../../../src/check/history/history.js";
-import { checkLinearizable, generateLinearizableHistory, zkModel, type HistoryGenOptions } from "../../../src/check/linearizability/index.js";
+import { checkLinearizable, zkModel } from "../../../src/check/linearizability/index.js";
+import { generateLinearizableHistory, type HistoryGenOptions } from "../../../src/cli/bench-history.js";
 
 const model = zkModel();
 const unpartitioned = { ...zkModel(), partition: undefined };

@@ -1,6 +1,6 @@
 /**
  * ClientCnxn against a scripted fake server: host list, connecting, session establishment,
- * pings, timeouts, reconnect, re-attach, expiry, SetWatches, auth, xids (reference §3.5, §2.6).
+ * pings, timeouts, reconnect, re-attach, expiry, SetWatches, auth, xids (docs/zookeeper.md §3.5, §2.6).
  */
 import { describe, expect, it } from "vitest";
 import { Code } from "../../../src/zk/proto/error-code.js";

@@ -104,7 +104,7 @@ describe("client: server", () => {
       // A multiRead's sub-results stand alone: the missing node fails only its own read.
       multiRead: ["getData", "getChildren", Code.NONODE],
       // Every node but the root, /zookeeper's subtree included: /zookeeper, /zookeeper/config,
-      // /zookeeper/quota, /x, /x/e (reference §1.7, probed on 3.8.0).
+      // /zookeeper/quota, /x, /x/e (docs/zookeeper.md §1.7, probed on 3.8.0).
       all: 5,
       ephemerals: ["/x/e"],
       whoAmI: ["ip:10.0.0.2", "digest:alice"],

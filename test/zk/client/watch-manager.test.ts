@@ -1,4 +1,4 @@
-/** ZKWatchManager: registration by reply code, the one-shot dispatch table, removal (reference §2.4, §2.7). */
+/** ZKWatchManager: registration by reply code, the one-shot dispatch table, removal (docs/zookeeper.md §2.4, §2.7). */
 import { describe, expect, it } from "vitest";
 import { Code } from "../../../src/zk/proto/error-code.js";
 import { EventType, WatcherType } from "../../../src/zk/proto/records.js";

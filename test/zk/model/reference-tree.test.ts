@@ -1,6 +1,6 @@
 /**
  * Unit tests of the reference model against the [probed] examples of
- * /work/shared/reference/zookeeper.md (§1, §4, §5) and the Java 3.8.0 sources. The model is
+ * docs/zookeeper.md (§1, §4, §5) and the Java 3.8.0 sources. The model is
  * the oracle of the model-based test, so it gets its own tests first.
  */
 import { describe, expect, it } from "vitest";

@@ -3,7 +3,7 @@
  * ZooKeeper 3.8 server's data tree, sessions and ACLs, used as the oracle of the
  * model-based test `data-tree-model.test.ts`.
  *
- * It is written from /work/shared/reference/zookeeper.md §1 (data model), §4 (multi)
+ * It is written from docs/zookeeper.md §1 (data model), §4 (multi)
  * and §5 (ACLs), cross-read with the Java 3.8.0 sources (`PrepRequestProcessor`,
  * `DataTree`, `DataNode.copyStat`, `FinalRequestProcessor`, `PathUtils`), and shares
  * NO code with `src/zk/server/`: a checker that reuses the server's code shares its

@@ -1,21 +1,14 @@
 /**
- * Byte-exact encodings. The first group is derived by hand from reference §9/§4 and
+ * Byte-exact encodings. The first group is derived by hand from docs/zookeeper.md §9/§4 and
  * annotated field by field; the second was produced by the real ZooKeeper 3.8.0 Jute classes
  * (`zookeeper-3.8.0.jar`: `ConnectRequest`, `MultiOperationRecord`, `MultiResponse`,
  * `TxnHeader`, … serialised through `BinaryOutputArchive` by a throwaway Java program) and
  * pins that our encoder produces, and our decoder accepts, exactly what Java does.
  */
 import { describe, expect, it } from "vitest";
-import {
-  decodeClientFrame,
-  decodeReply,
-  decodeTxnEntry,
-  encodeClientFrame,
-  encodeServerFrame,
-  encodeTxnEntry,
-  frame,
-  notificationFrame,
-} from "../../../src/zk/proto/codec.js";
+import { decodeClientFrame, decodeReply, encodeClientFrame, encodeServerFrame, notificationFrame } from "../../../src/zk/proto/codec.js";
+import { decodeTxnEntry, encodeTxnEntry } from "../../../src/zk/proto/codec-txn.js";
+import { frame } from "../../../src/zk/proto/codec-framing.js";
 import { JuteWriter } from "../../../src/zk/proto/jute.js";
 import { OpCode } from "../../../src/zk/proto/op-code.js";
 import type { ClientFrame, ServerFrame } from "../../../src/zk/proto/packets.js";

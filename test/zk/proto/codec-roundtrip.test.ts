@@ -12,16 +12,11 @@ import {
   decodeConnectResponse,
   decodeReply,
   decodeServerFrame,
-  decodeTxn,
-  decodeTxnEntry,
   encodeClientFrame,
   encodeServerFrame,
-  encodeTxn,
-  encodeTxnEntry,
   serverFrameSize,
-  txnEntrySize,
-  txnSize,
 } from "../../../src/zk/proto/codec.js";
+import { decodeTxn, decodeTxnEntry, encodeTxn, encodeTxnEntry, txnEntrySize, txnSize } from "../../../src/zk/proto/codec-txn.js";
 import { JuteError } from "../../../src/zk/proto/jute.js";
 import { RESPONSE_KIND_BY_OP } from "../../../src/zk/proto/registry-doc.js";
 import {

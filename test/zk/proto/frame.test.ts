@@ -5,7 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FrameDecoder, encodeClientFrame, fourLetterWordOf, frame, type FrameEvent } from "../../../src/zk/proto/codec.js";
+import { FrameDecoder, fourLetterWordOf, frame, type FrameEvent } from "../../../src/zk/proto/codec-framing.js";
+import { encodeClientFrame } from "../../../src/zk/proto/codec.js";
 import { OpCode } from "../../../src/zk/proto/op-code.js";
 import { JUTE_MAX_BUFFER_BYTES } from "../../../src/zk/proto/records.js";
 

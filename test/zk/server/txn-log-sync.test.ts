@@ -3,7 +3,8 @@ import { Simulator } from "../../../src/sim/simulator.js";
 import { OpCode } from "../../../src/zk/proto/op-code.js";
 import { makeZxid, type Zxid } from "../../../src/zk/proto/records.js";
 import type { TxnEntry } from "../../../src/zk/proto/txn.js";
-import { ZKDatabase, preallocatedLogLength } from "../../../src/zk/server/zk-database.js";
+import { ZKDatabase } from "../../../src/zk/server/zk-database.js";
+import { preallocatedLogLength } from "../../../src/zk/server/file-txn-snap-log.js";
 
 const MiB = 1024 * 1024;
 const z = (counter: number): Zxid => makeZxid(1, counter);

@@ -1,5 +1,6 @@
 /**
- * `Leader`, its `LearnerHandler`s and the `LeaderZooKeeperServer` (reference §7.3–7.6).
+ * `Leader` (docs/zookeeper.md §7.3–7.6), with its `LearnerHandler`s (learner-handler.ts) and its
+ * `LeaderZooKeeperServer` (leader-zoo-keeper-server.ts); the txn annotations are zab-trace.ts.
  *
  * Discovery: every learner sends FOLLOWERINFO(acceptedEpoch); once the leader and a quorum of
  * voters have reported, the new epoch is max(acceptedEpoch)+1, persisted as the leader's
@@ -15,83 +16,22 @@
  * Liveness: PING every tickTime/2; a leader without a synced quorum for syncLimit ticks, or any
  * discovery/sync wait longer than initLimit ticks, abandons leadership.
  */
-import type { Endpoint } from "../../../sim/network.js";
-import type { TimerHandle } from "../../../sim/node-context.js";
-import { hashStructure } from "../../../sim/trace.js";
-import { Code } from "../../proto/error-code.js";
-import { OpCode } from "../../proto/op-code.js";
+import type { Endpoint, TimerHandle } from "../../../sim/process-api.js";
+import { invariant } from "../../../base/errors.js";
 import { makeZxid, zxidCounter, zxidEpoch, zxidHex, type SessionId, type Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";
-import { SessionTrackerImpl, type SessionTracker } from "../session-tracker.js";
-import { ZooKeeperServer, type Request } from "../zoo-keeper-server.js";
 import type { QuorumPeer } from "./quorum-peer.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 import { SyncRequestProcessor } from "./sync-request-processor.js";
 import { chooseSyncMode } from "./sync-mode.js";
-import { RecentMemo } from "../recent-memo.js";
-import { SessionTable } from "../session-table.js";
-
-/** A short digest of a txn's content, so checkers can tell two txns with one zxid apart. */
-export function txnDigest(entry: TxnEntry): string {
-  return txnDigests.get(entry);
-}
-// Memoised: one entry object travels to every server and is annotated at propose, log and
-// deliver on each of them, all within a few txns of each other.
-const txnDigests = new RecentMemo<TxnEntry, string>(
-  16,
-  (entry) => hashStructure(entry.txn).toString(16) + ":" + entry.header.clientId.toString(16) + ":" + entry.header.cxid,
-);
-
-/**
- * A quorum server delivered a committed txn: the ZAB "deliver", and (when `withDigest`, i.e.
- * announced right after applying) a sampled tree digest.
- */
-export function annotateDelivery(zks: ZooKeeperServer, entry: TxnEntry, withDigest = true): void {
-  const zxid = zxidHex(entry.header.zxid);
-  zks.ctx.annotate("zab.deliver", { sid: zks.config.serverId, zxid, txn: txnDigest(entry) });
-  if (withDigest && isDigestSample(entry.header.zxid)) zks.ctx.annotate("zab.digest", { sid: zks.config.serverId, zxid, digest: zks.zkDb.dataTree.digest() });
-}
-
-/**
- * Every server annotates its whole-tree digest after applying every 16th zxid of an epoch, for
- * the identical-trees checker (a full digest per txn would dominate the run time).
- */
-export function isDigestSample(zxid: Zxid): boolean {
-  return zxidCounter(zxid) % 16 === 0;
-}
+import { txnDigest } from "./zab-trace.js";
+import { LearnerHandler } from "./learner-handler.js";
+import { LeaderZooKeeperServer } from "./leader-zoo-keeper-server.js";
 
 interface Proposal {
   zxid: Zxid;
   entry: TxnEntry;
   acks: Set<number>;
-}
-
-type HandlerStage = "FOLLOWERINFO" | "EPOCH" | "ACKEPOCH" | "SYNC" | "NEWLEADER" | "BROADCAST";
-
-export class LearnerHandler {
-  sid = -1;
-  isObserver = false;
-  stage: HandlerStage = "FOLLOWERINFO";
-  learnerAcceptedEpoch = -1;
-  peerLastZxid: Zxid = 0n;
-  /** Live PROPOSAL/COMMIT traffic goes to this learner (from startForwarding on). */
-  forwarding = false;
-  tickOfNextAckDeadline: number;
-
-  constructor(
-    readonly leader: Leader,
-    readonly ep: Endpoint,
-  ) {
-    this.tickOfNextAckDeadline = leader.tick + leader.peer.config.initLimitTicks + leader.peer.config.syncLimitTicks;
-  }
-
-  send(p: QuorumPacket): void {
-    this.ep.send(p);
-  }
-
-  get synced(): boolean {
-    return this.ep.open && this.stage !== "FOLLOWERINFO" && this.leader.tick <= this.tickOfNextAckDeadline;
-  }
 }
 
 export class Leader {
@@ -311,10 +251,11 @@ export class Leader {
   /** ProposalRequestProcessor: send to forwarding followers, log locally (the self-ACK follows the fsync). */
   propose(entry: TxnEntry): void {
     const zxid = entry.header.zxid;
-    if (zxidCounter(zxid) === 0xffffffff && !this.peer.hasBug("ZK-1277")) {
+    if (zxidCounter(zxid) === 0xffffffff) {
       this.abandon("zxid counter exhausted (ZOOKEEPER-1277)");
       return;
     }
+    invariant(zxid > this.lastProposed && zxidEpoch(zxid) === this.epoch, `leader ${this.myid} proposes ${zxidHex(zxid)} after ${zxidHex(this.lastProposed)} in epoch ${this.epoch}`);
     this.outstanding.push({ zxid, entry, acks: new Set() });
     this.lastProposed = zxid;
     this.peer.ctx.annotate("zab.propose", { sid: this.myid, epoch: this.epoch, zxid: zxidHex(zxid), txn: txnDigest(entry) });
@@ -345,6 +286,7 @@ export class Leader {
       // any single voter's ACK (its own): a minority. Checkers must catch it.
       const enough = this.peer.config.server.canary === "minority-commit" ? [...p.acks].some((s) => this.peer.qv.isVoter(s)) : this.peer.qv.containsQuorum(p.acks);
       if (!enough) return;
+      invariant(zxid > this.lastCommitted, `leader ${this.myid} commits ${zxidHex(zxid)} after ${zxidHex(this.lastCommitted)}`);
       this.outstanding.shift();
       this.lastCommitted = zxid;
       this.peer.ctx.annotate("zab.commit", { sid: this.myid, zxid: zxidHex(zxid) });
@@ -402,82 +344,5 @@ export class Leader {
     this.handlers.clear();
     this.zks.shutdown();
     this.sync.shutdown();
-  }
-}
-
-/** The leader's client-facing server: prep assigns zxids of the new epoch; writes are proposed. */
-export class LeaderZooKeeperServer extends ZooKeeperServer {
-  constructor(
-    ctx: ConstructorParameters<typeof ZooKeeperServer>[0],
-    config: ConstructorParameters<typeof ZooKeeperServer>[1],
-    zkDb: ConstructorParameters<typeof ZooKeeperServer>[2],
-    private readonly leader: Leader,
-  ) {
-    super(ctx, config, zkDb);
-    if (leader.peer.hasBug("ZK-1208")) this.prep.reinjectedBugs.add("ZK-1208");
-  }
-
-  /** The leader's tracker: unknown global sessions are SESSIONEXPIRED; every session gets a fresh timeout. */
-  protected override createSessionTracker(): SessionTracker {
-    const tracker = new SessionTrackerImpl(this.trackerHost(), this.config.tickTimeMs, this.config.serverId, Code.SESSIONEXPIRED);
-    for (const [id, timeoutMs] of this.zkDb.dataTree.sessionsWithTimeouts) tracker.addSession(id, timeoutMs);
-    return tracker;
-  }
-
-  /**
-   * Established (a quorum ACKed NEWLEADER): zxids continue from (epoch, 0), sessions start
-   * expiring — each with a fresh timeout from now — and clients are served. Before this the
-   * tracker must not expire anything: its closeSession would be proposed in the old epoch.
-   */
-  startLeading(base: Zxid): void {
-    this.hzxid = base;
-    this.sessionTracker.start();
-    this.startServing();
-  }
-
-  /**
-   * Per session, the zxid of its latest learner-forwarded txn not yet applied here. The Java
-   * leader's CommitProcessor queues every request, forwarded ones too, per session: a session's
-   * read or sync that reaches the leader directly (after a reconnect, say) waits behind the
-   * write it sent through a learner before — the order a client's look-up after CONNECTIONLOSS
-   * relies on.
-   */
-  private readonly forwardedPending = new SessionTable<Zxid>();
-
-  protected override submitRequest(req: Request): void {
-    const entry = this.prepRequest(req);
-    if (entry !== null) this.leader.propose(entry);
-    else {
-      const after = this.forwardedPending.get(req.sessionId);
-      if (after !== undefined) req.after = after;
-    }
-    this.enqueue(req);
-  }
-
-  /** A learner forwarded a client request: prep it (owner = that learner) and propose. */
-  submitForwarded(h: LearnerHandler, p: Extract<QuorumPacket, { kind: "REQUEST" }>): void {
-    if (!this.serving) return;
-    if (p.type === OpCode.sync) return this.leader.queueSync(h.sid, p.sessionId, p.cxid);
-    const req = this.newRequest(null, p.sessionId, p.cxid, p.type, p.record, p.sessionTimeoutMs);
-    req.owner = h;
-    req.authInfo = p.authInfo;
-    if (p.type === OpCode.createSession) this.sessionTracker.addSession(p.sessionId, p.sessionTimeoutMs ?? 0, h);
-    const entry = this.prepRequest(req);
-    if (entry !== null) {
-      this.forwardedPending.set(p.sessionId, entry.header.zxid);
-      this.leader.propose(entry);
-    }
-  }
-
-  /** REVALIDATE from a learner: touch the session and make that learner its owner. */
-  revalidateFor(h: LearnerHandler, sessionId: SessionId, timeoutMs: number): boolean {
-    const valid = this.sessionTracker.touchSession(sessionId, timeoutMs);
-    if (valid) this.sessionTracker.setOwner(sessionId, h);
-    return valid;
-  }
-
-  protected override afterApply(entry: TxnEntry): void {
-    annotateDelivery(this, entry);
-    if (this.forwardedPending.get(entry.header.clientId) === entry.header.zxid) this.forwardedPending.delete(entry.header.clientId);
   }
 }

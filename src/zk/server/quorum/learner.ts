@@ -1,6 +1,7 @@
 /**
- * `Learner` — `Follower` and `Observer` (reference §7.3–7.6) — with the
- * `LearnerZooKeeperServer` that serves clients once synchronised.
+ * `Learner` — `Follower` and `Observer` (docs/zookeeper.md §7.3–7.6) — with the
+ * `LearnerZooKeeperServer` that serves clients once synchronised (learner-zoo-keeper-server.ts,
+ * its session tracker in learner-session-tracker.ts).
  *
  * Discovery: FOLLOWERINFO(acceptedEpoch) → LEADERINFO(e): a higher epoch is persisted as
  * acceptedEpoch before ACKEPOCH; an equal one answers ACKEPOCH with epoch −1; a lower one
@@ -20,7 +21,7 @@
  * The older behaviours behind the bug zoo are switched on by `peer.hasBug(...)`:
  * - ZK-3911 (3.5.8): NEWLEADER persists currentEpoch and ACKs; the diff txns are logged only at
  *   UPTODATE.
- * - ZK-4394, ZK-4643, ZK-4646, ZK-4685, ZK-4785 (3.8.0, reference §7.4 "3.8.0 learner
+ * - ZK-4394, ZK-4643, ZK-4646, ZK-4685, ZK-4785 (3.8.0, docs/zookeeper.md §7.4 "3.8.0 learner
  *   algorithm"): NEWLEADER persists currentEpoch, hands the whole buffer to the sync processor
  *   (asynchronous: it fsyncs and ACKs each proposal whenever it gets to it), clears the buffer
  *   and ACKs at once. The same code is behind all five: 4643 is a crash after the currentEpoch
@@ -31,22 +32,18 @@
  * - ZK-4712: the sync processor is not stopped when the role ends.
  * - ZK-2355: the DIFF packet's zxid is taken as processed before the diff is applied.
  */
-import type { Endpoint } from "../../../sim/network.js";
-import type { TimerHandle } from "../../../sim/node-context.js";
+import type { Endpoint, TimerHandle } from "../../../sim/process-api.js";
 import { DataTree } from "../data-tree.js";
-import { zxidEpoch, zxidHex, type SessionId, type Zxid } from "../../proto/records.js";
-import { initialSessionId } from "../../proto/session-id.js";
-import { OpCode } from "../../proto/op-code.js";
-import { Code } from "../../proto/error-code.js";
+import { zxidEpoch, zxidHex, type Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";
-import type { SessionTracker } from "../session-tracker.js";
-import { ZooKeeperServer, type Request } from "../zoo-keeper-server.js";
+import type { Request } from "../zoo-keeper-server.js";
 import type { ServerCnxn } from "../server-cnxn.js";
 import type { QuorumPeer } from "./quorum-peer.js";
-import { annotateDelivery, txnDigest } from "./leader.js";
+import { txnDigest } from "./zab-trace.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 import { SyncRequestProcessor } from "./sync-request-processor.js";
-import { SessionTable } from "../session-table.js";
+import type { BugId } from "../bug-id.js";
+import { LearnerZooKeeperServer } from "./learner-zoo-keeper-server.js";
 
 type Stage = "CONNECTING" | "DISCOVERY" | "SYNC" | "NEWLEADER" | "BROADCAST";
 type SyncMode = "DIFF" | "TRUNC" | "SNAP";
@@ -54,7 +51,7 @@ type SyncMode = "DIFF" | "TRUNC" | "SNAP";
 const CONNECT_ATTEMPTS = 5;
 
 /** Bug ids whose defect lives in 3.8.0's NEWLEADER handling (see the header). */
-const SYNC_WITH_LEADER_380 = ["ZK-4394", "ZK-4643", "ZK-4646", "ZK-4685", "ZK-4785"];
+const SYNC_WITH_LEADER_380: readonly BugId[] = ["ZK-4394", "ZK-4643", "ZK-4646", "ZK-4685", "ZK-4785"];
 
 export class Learner {
   private ep: Endpoint | undefined;
@@ -452,130 +449,5 @@ export class Learner {
     this.ep?.close();
     this.zks.shutdown();
     this.sync.shutdown();
-  }
-}
-
-/**
- * `LearnerSessionTracker`: a learner does not expire sessions; it records which sessions its
- * clients touched and reports them to the leader in every PING reply (the touch table).
- */
-class LearnerSessionTracker implements SessionTracker {
-  readonly sessionsById = new Map<SessionId, number>();
-  /** The touch table: the sessions touched since the last PING, with their timeouts, in first-touch order. */
-  private readonly touchTable = new SessionTable<number>();
-  private nextSessionId: SessionId;
-
-  constructor(serverId: number, nowMs: number) {
-    this.nextSessionId = initialSessionId(serverId, nowMs);
-  }
-
-  createSession(timeoutMs: number): SessionId {
-    const id = this.nextSessionId++;
-    this.sessionsById.set(id, timeoutMs);
-    return id;
-  }
-  addSession(sessionId: SessionId, timeoutMs: number): void {
-    this.sessionsById.set(sessionId, timeoutMs);
-  }
-  touchSession(sessionId: SessionId, timeoutMs: number): boolean {
-    this.touchTable.set(sessionId, timeoutMs);
-    return true;
-  }
-  removeSession(sessionId: SessionId): void {
-    this.sessionsById.delete(sessionId);
-    this.touchTable.delete(sessionId);
-  }
-  setOwner(): void {}
-  checkSession(): number {
-    return Code.OK;
-  }
-  checkGlobalSession(): number {
-    return Code.OK;
-  }
-  setSessionClosing(): void {}
-  /** Learners never expire sessions. */
-  start(): void {}
-  shutdown(): void {}
-
-  drainTouches(): [SessionId, number][] {
-    return this.touchTable.drain();
-  }
-}
-
-/** The learner's client-facing server: reads are local, writes and syncs go to the leader. */
-export class LearnerZooKeeperServer extends ZooKeeperServer {
-  constructor(
-    ctx: ConstructorParameters<typeof ZooKeeperServer>[0],
-    config: ConstructorParameters<typeof ZooKeeperServer>[1],
-    zkDb: ConstructorParameters<typeof ZooKeeperServer>[2],
-    private readonly learner: Learner,
-  ) {
-    super(ctx, config, zkDb);
-  }
-
-  private readonly revalidating = new Map<SessionId, { cnxn: ServerCnxn; timeoutMs: number }[]>();
-
-  protected override createSessionTracker(): SessionTracker {
-    return new LearnerSessionTracker(this.config.serverId, this.currentTimeMillis());
-  }
-
-  protected override expiresSessions(): boolean {
-    return false;
-  }
-
-  protected override submitRequest(req: Request): void {
-    if (req.type === OpCode.sync) {
-      req.isWrite = true; // answered when the leader's SYNC arrives
-      this.enqueue(req);
-      this.learner.forward(req, req.cnxn?.authInfo ?? []);
-      return;
-    }
-    if (req.isWrite) {
-      this.enqueue(req);
-      this.learner.forward(req, req.cnxn?.authInfo ?? []);
-      return;
-    }
-    this.enqueue(req);
-  }
-
-  /** Re-attach through a learner: the leader decides (REVALIDATE). */
-  protected override revalidateSession(cnxn: ServerCnxn, sessionId: SessionId, timeoutMs: number): void {
-    const waiting = this.revalidating.get(sessionId) ?? [];
-    waiting.push({ cnxn, timeoutMs });
-    this.revalidating.set(sessionId, waiting);
-    this.learner.send({ kind: "REVALIDATE", sessionId, timeoutMs });
-  }
-
-  revalidated(sessionId: SessionId, valid: boolean): void {
-    const waiting = this.revalidating.get(sessionId) ?? [];
-    this.revalidating.delete(sessionId);
-    for (const w of waiting) {
-      if (valid) this.sessionTracker.addSession(sessionId, w.timeoutMs);
-      this.finishReopen(w.cnxn, sessionId, valid);
-    }
-  }
-
-  syncAnswered(sessionId: SessionId, cxid: number): void {
-    this.syncCompleted(sessionId, cxid);
-  }
-
-  drainTouches(): [SessionId, number][] {
-    return (this.sessionTracker as LearnerSessionTracker).drainTouches();
-  }
-
-  /**
-   * Txns applied while synchronising are delivered in Zab's sense only at UPTODATE (COMMIT-LD:
-   * the leader is established). Applied earlier (at NEWLEADER, as 3.8/3.9 do), they are not yet
-   * committed by this epoch and no client can see them: a learner that fails before UPTODATE
-   * never delivered them.
-   */
-  protected override afterApply(entry: TxnEntry): void {
-    if (this.learner.deliveriesDeferred) this.learner.deferredDeliveries.push(entry);
-    else annotateDelivery(this, entry);
-  }
-
-  /** UPTODATE: announce what synchronisation applied (no digest: the tree has moved on). */
-  deliverSynced(): void {
-    for (const e of this.learner.deferredDeliveries.splice(0)) annotateDelivery(this, e, false);
   }
 }

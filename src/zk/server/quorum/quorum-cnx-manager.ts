@@ -24,8 +24,7 @@
  * Invariants: at most one running PeerConnection per sid; a message reaches the receive
  * callback only from a running connection (or the loopback) and never after `halt`.
  */
-import type { NodeContext } from "../../../sim/node-context.js";
-import type { Endpoint } from "../../../sim/network.js";
+import type { NodeContext, Endpoint } from "../../../sim/process-api.js";
 import type { QuorumVerifier } from "./quorum-verifier.js";
 
 /** The election port (`server.N=host:2888:3888`). */

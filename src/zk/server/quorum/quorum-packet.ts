@@ -1,5 +1,5 @@
 /**
- * Quorum packets between the leader and its learners (`Leader.java` constants, reference
+ * Quorum packets between the leader and its learners (`Leader.java` constants, docs/zookeeper.md
  * §7.2), as typed objects (the simulator carries objects; `kind` is the packet type name).
  * The book's ZAB vocabulary (CEPOCH = FOLLOWERINFO, NEWEPOCH = LEADERINFO, …) is the table
  * `QUORUM_PACKET_BOOK` in `zab-vocabulary.ts`.

@@ -4,7 +4,7 @@
  * an `Observer` when the election decides; when that role ends (quorum lost, leader gone, a
  * protocol error) it goes back to LOOKING.
  *
- * Persistence (reference §7.7): `acceptedEpoch` and `currentEpoch` are files written
+ * Persistence (docs/zookeeper.md §7.7): `acceptedEpoch` and `currentEpoch` are files written
  * atomically and fsynced before the protocol goes on; the txn log and snapshots are the
  * ZKDatabase's. Going back to LOOKING reloads the tree from disk, so the in-memory state never
  * lags what is logged (the ZOOKEEPER-2845 fix; see `recoverTreeAfterRole` for how this relates
@@ -12,7 +12,7 @@
  *
  * Every protocol step is annotated (`zab.*`) for the ZAB checkers and the teaching UI.
  */
-import type { NodeContext } from "../../../sim/node-context.js";
+import type { NodeContext } from "../../../sim/process-api.js";
 import { zxidEpoch, zxidHex, type Zxid } from "../../proto/records.js";
 import type { ZKDatabase } from "../zk-database.js";
 import { DEFAULT_SERVER_CONFIG, newZKDatabase, type ZooKeeperServerConfig } from "../zoo-keeper-server.js";
@@ -24,6 +24,7 @@ import { Leader } from "./leader.js";
 import { Learner } from "./learner.js";
 import { QUORUM_PORT } from "./quorum-packet.js";
 import type { ZabState } from "./zab-vocabulary.js";
+import type { BugId } from "../bug-id.js";
 
 export interface QuorumPeerConfig {
   myid: number;
@@ -35,7 +36,7 @@ export interface QuorumPeerConfig {
   /** Client-facing server settings. */
   server: Partial<ZooKeeperServerConfig>;
   /** Historical defects re-injected on purpose (the bug zoo). */
-  bugs: ReadonlySet<string>;
+  bugs: ReadonlySet<BugId>;
 }
 
 export const DEFAULT_QUORUM_CONFIG = {
@@ -91,7 +92,7 @@ export class QuorumPeer {
     return this.config.myid;
   }
 
-  hasBug(id: string): boolean {
+  hasBug(id: BugId): boolean {
     return this.config.bugs.has(id);
   }
 

@@ -11,7 +11,7 @@
  * Departures from 3.8 (none observable by election): dynamic reconfiguration (version,
  * "next config", QuorumHierarchical weights and groups, the 2-node oracle) is not modelled.
  * `QuorumMaj.getWeight` is 1 for every sid in Java; here a non-voter weighs 0, which is what
- * the reference (§7.1) states and is equivalent there because FastLeaderElection already
+ * docs/zookeeper.md §7.1 states and is equivalent there because FastLeaderElection already
  * ignores notifications whose proposed leader is not a voter (`validVoter(n.leader)`).
  */
 import { UserInputError } from "../../../sim/errors.js";

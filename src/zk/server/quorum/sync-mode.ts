@@ -1,6 +1,6 @@
 /**
  * How the leader synchronises one learner: `LearnerHandler.syncFollower` and
- * `queueCommittedProposals` of ZooKeeper 3.8 as a pure decision (reference §7.4), from the
+ * `queueCommittedProposals` of ZooKeeper 3.8 as a pure decision (docs/zookeeper.md §7.4), from the
  * learner's last logged zxid, the leader's committed log and, for a learner older than that
  * log, the leader's on-disk txn log.
  *

@@ -12,17 +12,24 @@
  * is still announced as logged. With `keepsRunning` (ZK-4712: 3.8.0's `Follower.shutdown`
  * leaves the sync thread running) it goes on writing in the background after the role ended,
  * after the peer reloaded its tree.
+ *
+ * Asserted as it runs: txns are logged in zxid order, and an ACK goes out only for a txn whose
+ * fsync has completed.
  */
+import { invariant } from "../../../base/errors.js";
 import { zxidHex, type Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";
 import type { QuorumPeer } from "./quorum-peer.js";
-import { txnDigest } from "./leader.js";
+import { txnDigest } from "./zab-trace.js";
 
 export class SyncRequestProcessor {
   private queue: { entry: TxnEntry; ack: boolean }[] = [];
   private flushing = false;
   private stopped = false;
   private readonly whenIdle: (() => void)[] = [];
+  /** The last zxid appended to the log, and the last one whose fsync completed. */
+  private appendedZxid: Zxid = 0n;
+  private durableZxid: Zxid = 0n;
 
   constructor(
     private readonly peer: QuorumPeer,
@@ -50,8 +57,13 @@ export class SyncRequestProcessor {
     this.flushing = true;
     this.peer.zkDb.commit(() => {
       this.flushing = false;
+      this.durableZxid = batch[batch.length - 1]!.entry.header.zxid;
       this.logged(batch);
-      for (const r of batch) if (r.ack && !this.stopped) this.sendAck(r.entry.header.zxid);
+      for (const r of batch) {
+        if (!r.ack || this.stopped) continue;
+        invariant(r.entry.header.zxid <= this.durableZxid, `server ${this.peer.myid} ACKs ${zxidHex(r.entry.header.zxid)} before its fsync`);
+        this.sendAck(r.entry.header.zxid);
+      }
       if (this.queue.length > 0) return this.flush();
       for (const fn of this.whenIdle.splice(0)) fn();
     });
@@ -59,6 +71,9 @@ export class SyncRequestProcessor {
 
   private append(batch: readonly { entry: TxnEntry }[]): boolean {
     for (const r of batch) {
+      const zxid = r.entry.header.zxid;
+      invariant(zxid > this.appendedZxid, `server ${this.peer.myid} logs ${zxidHex(zxid)} after ${zxidHex(this.appendedZxid)}: not in zxid order`);
+      this.appendedZxid = zxid;
       const w = this.peer.zkDb.append(r.entry);
       if (!w.ok) {
         this.writeFailed(w.err);

@@ -11,7 +11,7 @@ import {
   type QuorumPacketType,
 } from "../../../../src/zk/server/quorum/zab-vocabulary.js";
 
-/** Every quorum packet type the simulator has (reference §7.2 without the reconfig variants). */
+/** Every quorum packet type the simulator has (docs/zookeeper.md §7.2 without the reconfig variants). */
 const PACKET_TYPES: readonly QuorumPacketType[] = [
   "REQUEST", "PROPOSAL", "ACK", "COMMIT", "PING", "REVALIDATE", "SYNC", "INFORM", "NEWLEADER",
   "FOLLOWERINFO", "UPTODATE", "DIFF", "TRUNC", "SNAP", "OBSERVERINFO", "LEADERINFO", "ACKEPOCH",

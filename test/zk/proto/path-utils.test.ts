@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { basename, formatSequence, javaParentOf, parentOf, validatePath } from "../../../src/zk/server/path-utils.js";
+import { basename, formatSequence, javaParentOf, parentOf, validatePath } from "../../../src/zk/proto/path-utils.js";
 
 describe("zk: path-utils: §1.1 validatePath", () => {
   const valid = ["/", "/a", "/a/b", "/a.b", "/..x", "/x..", "/...", "/.a", "/zookeeper/foo", "/a b", "/\u00e9", "/\u00a0", "/\uffef", "/\uf900"];

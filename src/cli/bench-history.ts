@@ -14,7 +14,7 @@
  * Everything comes from one seed (seedrandom's Alea): same options, same history.
  */
 import seedrandom from "seedrandom";
-import type { Operation, OpResult, SubOp } from "../history/history.js";
+import type { Operation, OpResult, SubOp } from "../check/history/history.js";
 
 export interface HistoryGenOptions {
   seed?: number | string;
@@ -88,7 +88,7 @@ export function generateLinearizableHistory(options: HistoryGenOptions): Operati
 }
 
 /**
- * ZooKeeper runs a session's requests in the order they were sent (reference §6), even across
+ * ZooKeeper runs a session's requests in the order they were sent (docs/zookeeper.md §6), even across
  * a lost connection: an unknown op that lands does so before the client's next op that lands.
  */
 function keepSubmissionOrder(planned: Planned[]): void {

@@ -1,5 +1,6 @@
 /**
- * ZooKeeper path rules (`PathUtils.validatePath`, reference §1.1) and small path helpers.
+ * ZooKeeper path rules (`PathUtils.validatePath`, docs/zookeeper.md §1.1) and small path helpers,
+ * shared by the client and the server as Java's `org.apache.zookeeper.common.PathUtils` is.
  *
  * Invariants:
  * - `validatePath` returns `null` for a valid path and otherwise the same reason text the Java
@@ -84,7 +85,7 @@ export function childPath(parent: string, child: string): string {
 
 /**
  * `String.format("%010d", n)` for a Java int: zero-padded to width 10 *including* the sign,
- * so −2147483648 prints as 11 characters (reference §1.3).
+ * so −2147483648 prints as 11 characters (docs/zookeeper.md §1.3).
  */
 export function formatSequence(n: number): string {
   const v = n | 0;

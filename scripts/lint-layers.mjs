@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+// Layer lint: imports point down the layer map of the README ("Layers"), never sideways
+// or up. Each source file belongs to the layer of its folder; each relative import must land in
+// a layer its own layer may use. A new folder under src/ must be given a layer here first.
+//
+//   cli/ tui/ (and serve/ runtime/ gateway/)   entry points: may use everything below
+//   scenario/  property/                       siblings: scenario format and runner; fast-check properties
+//   check/                                     checkers: values from zk/proto, sim/, base/; only types from above those
+//   recipes/   protocols/                      ZooKeeper recipes (through the client only); teaching models (on sim/)
+//   zk/client/  zk/server/                     client library; server and ZAB quorum (sim/ only through sim/process-api.ts)
+//   zk/proto/                                  records, codes, Jute codec
+//   sim/                                       the kernel
+//   base/                                      errors and assertions, deferreds, the structural hash
+//
+// Files directly in src/ are the package's entry points: they may use everything but cli/ and tui/.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+// An optional argument names another source tree (the lint's own test uses it).
+const SRC = process.argv[2] ? join(process.cwd(), process.argv[2]) : join(ROOT, "src");
+
+// The kernel modules a process sees: process-api's narrow views of its node context, connection
+// endpoints and timers, the disk view, rng streams, errors and time units. Protocol code uses
+// these and no others: never the scheduler, the trace, the fault injector or the kernel classes.
+// `sim/trace-schema` is types only: the trace contract every layer adds its annotation kinds to.
+const SIM_PROCESS_API = ["sim/process-api", "sim/disk", "sim/rng", "sim/errors", "sim/time", "sim/trace-schema"];
+
+const BELOW_SCENARIO = ["check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "base"];
+
+/** layer -> what it may import: `values` (any import) and `types` (only `import type`). */
+const LAYERS = {
+  cli: { values: ["*"] },
+  tui: { values: ["scenario", "property", ...BELOW_SCENARIO] },
+  serve: { values: ["scenario", "property", ...BELOW_SCENARIO] },
+  runtime: { values: ["scenario", "property", ...BELOW_SCENARIO] },
+  gateway: { values: ["scenario", "property", ...BELOW_SCENARIO] },
+  "": { values: ["scenario", "property", ...BELOW_SCENARIO] },
+  scenario: { values: ["property", ...BELOW_SCENARIO] },
+  property: { values: ["scenario", ...BELOW_SCENARIO] },
+  check: { values: ["zk/proto", "sim", "base"], types: ["recipes", "protocols", "zk/client", "zk/server", "zk/trace-events"] },
+  recipes: { values: ["zk/client", "zk/proto", "sim/trace-schema", "base"] },
+  protocols: { values: ["sim", "base"] },
+  // zk/ itself holds only the ZooKeeper layers' trace annotation types (zk/trace-events.ts).
+  zk: { values: ["zk/proto", "sim/trace-schema", "base"] },
+  "zk/client": { values: ["zk/proto", "zk/trace-events", ...SIM_PROCESS_API, "base"] },
+  "zk/server": { values: ["zk/proto", "zk/trace-events", ...SIM_PROCESS_API, "base"] },
+  "zk/proto": { values: ["base"] },
+  sim: { values: ["base"] },
+  base: { values: [] },
+};
+
+/** Packages that belong to one layer only (the UI's React, the kernel's seeded generator). */
+const PACKAGES = { ink: ["tui", "cli"], react: ["tui", "cli"], "ink-testing-library": [], seedrandom: ["sim", "cli"] };
+
+/** The layer of a path relative to src/ ("zk/server/quorum/leader.ts" -> "zk/server"). */
+function layerOf(rel) {
+  const parts = rel.split("/");
+  if (parts.length === 1) return "";
+  if (parts[0] === "zk") return parts.length > 2 ? `zk/${parts[1]}` : "zk";
+  return parts[0];
+}
+
+/** Whether `target` (relative to src/, no extension) is inside one of the entries of `list`. */
+function covers(list, target) {
+  return list.some((e) => e === "*" || target === e || target.startsWith(e + "/"));
+}
+
+function* walk(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) yield* walk(p);
+    else if (/\.(ts|tsx|js|mjs)$/.test(name) && !name.endsWith(".d.ts")) yield p;
+  }
+}
+
+/** Every import of a file: its specifier, its line, and whether it is type-only. */
+function importsOf(text) {
+  const found = [];
+  const lineAt = (offset) => text.slice(0, offset).split("\n").length;
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, " ")).replace(/\/\/[^\n]*/g, "");
+  for (const m of code.matchAll(/\b(import|export)\s+(type\s+)?([^;'"]*?)\s*from\s*["']([^"']+)["']/g)) {
+    const clause = m[3];
+    const named = /^\{([\s\S]*)\}$/.exec(clause.trim());
+    const allTypeSpecifiers = named !== null && named[1].split(",").map((s) => s.trim()).filter((s) => s !== "").every((s) => s.startsWith("type "));
+    found.push({ spec: m[4], line: lineAt(m.index), typeOnly: m[2] !== undefined || allTypeSpecifiers });
+  }
+  for (const m of code.matchAll(/\bimport\s*\(\s*["']([^"']+)["']\s*\)/g)) found.push({ spec: m[1], line: lineAt(m.index), typeOnly: false });
+  for (const m of code.matchAll(/^\s*import\s+["']([^"']+)["']/gm)) found.push({ spec: m[1], line: lineAt(m.index), typeOnly: false });
+  return found;
+}
+
+const describe = (rule) => [...rule.values, ...(rule.types ?? []).map((t) => `${t} (types only)`)].join(", ") || "nothing";
+
+const problems = [];
+for (const file of walk(SRC)) {
+  const rel = relative(SRC, file);
+  const layer = layerOf(rel);
+  const rule = layer === undefined ? undefined : LAYERS[layer];
+  if (rule === undefined) {
+    problems.push(`src/${rel}:1: not in the layer map; give its folder a layer in scripts/lint-layers.mjs`);
+    continue;
+  }
+  for (const imp of importsOf(readFileSync(file, "utf8"))) {
+    const where = `src/${rel}:${imp.line}`;
+    if (!imp.spec.startsWith(".")) {
+      const pkg = imp.spec.startsWith("@") ? imp.spec.split("/").slice(0, 2).join("/") : imp.spec.split("/")[0];
+      const owners = PACKAGES[pkg];
+      if (owners !== undefined && !owners.includes(layer)) problems.push(`${where}: the package "${pkg}" belongs to ${owners.join("/") || "the tests"}, not ${layer || "src/"}`);
+      continue;
+    }
+    const target = relative(SRC, resolve(dirname(file), imp.spec)).replace(/\.(js|ts|tsx|mjs)$/, "");
+    if (target.startsWith("..")) {
+      problems.push(`${where}: imports "${imp.spec}", outside src/`);
+      continue;
+    }
+    const targetLayer = layerOf(target + ".ts");
+    if (targetLayer === layer) continue;
+    if (covers(rule.values, target) || (imp.typeOnly && covers(rule.types ?? [], target))) continue;
+    const hint = !imp.typeOnly && covers(rule.types ?? [], target) ? " (only `import type` is allowed there)" : "";
+    problems.push(`${where}: ${layer || "src/"} may not import ${target}${hint}; ${layer || "src/"} may import: ${describe(rule)}`);
+  }
+}
+
+if (problems.length > 0) {
+  console.error(`layer lint: ${problems.length} problem(s)\n${problems.join("\n")}`);
+  process.exit(1);
+}
+console.log("layer lint: ok");

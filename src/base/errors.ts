@@ -1,0 +1,23 @@
+/**
+ * Errors and assertions, at the base of every layer (this module imports nothing).
+ * A `UserInputError` is a user's mistake (a malformed scenario, a bad CLI argument, an unknown
+ * node in a fault schedule): the CLI prints its one-line message and exits 2 — never a stack
+ * trace. Anything else thrown is an internal bug; `invariant` throws one for an impossible
+ * state (an assertion).
+ */
+export class UserInputError extends Error {
+  override readonly name = "UserInputError";
+}
+
+export function isUserInputError(err: unknown): err is UserInputError {
+  return err instanceof UserInputError;
+}
+
+/** Fails the run for an impossible state (an assertion). */
+export function invariant(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`invariant violated: ${message}`);
+}
+
+export function unreachable(x: never): never {
+  throw new Error(`unreachable: ${JSON.stringify(x)}`);
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { loadScenario } from "../../src/cli/scenario-files.js";
+import { runScenario } from "../../src/scenario/run.js";
+
+/**
+ * Golden trace hashes of ZooKeeper scenarios (kernel-smoke pins its own): a standalone server,
+ * the book's ensemble story, a rejoining follower, the swarm, a recipe, and a bug-zoo failure.
+ * Any change to what a seed produces shows up here, in review. When a change is meant to alter
+ * runs (a new trace event, a field renamed, a different draw), update these in the same commit
+ * and say why; otherwise a changed hash is a determinism or behaviour regression.
+ */
+const GOLDEN: readonly { scenario: string; seed: number; bugs?: string[]; verdict: "pass" | "fail"; traceHash: string; events: number }[] = [
+  { scenario: "standalone-basics", seed: 1, verdict: "pass", traceHash: "03518f308032fc33", events: 244 },
+  { scenario: "session-expiry", seed: 1, verdict: "pass", traceHash: "acf524da8e011498", events: 363 },
+  { scenario: "zab-leader-crash-before-commit", seed: 1, verdict: "pass", traceHash: "17f7d002e46ea35f", events: 2204 },
+  { scenario: "zab-follower-restart-trunc", seed: 1, verdict: "pass", traceHash: "8e552fda3a9c1248", events: 3997 },
+  { scenario: "zab-random-faults", seed: 1, verdict: "pass", traceHash: "465f61c108f231ff", events: 6567 },
+  { scenario: "recipe-lock", seed: 1, verdict: "pass", traceHash: "0344ada6de41c8df", events: 16432 },
+  { scenario: "bug-1154", seed: 1, bugs: ["ZK-1154"], verdict: "fail", traceHash: "05bf44055ebeac00", events: 2690 },
+];
+
+describe("golden trace hashes of ZooKeeper scenarios", () => {
+  for (const g of GOLDEN) {
+    it(`${g.scenario} seed ${g.seed}${g.bugs ? ` --bug ${g.bugs.join(",")}` : ""}: ${g.verdict}, ${g.traceHash}`, async () => {
+      const r = await runScenario(loadScenario(g.scenario), { seed: g.seed, ...(g.bugs ? { bugs: g.bugs } : {}) });
+      expect({ verdict: r.verdict, traceHash: r.traceHash, events: r.events }).toEqual({ verdict: g.verdict, traceHash: g.traceHash, events: g.events });
+    });
+  }
+});
