@@ -18,7 +18,7 @@ import { UserInputError } from "../../sim/errors.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { applyAction } from "./interventions.js";
 import { pendingEntries } from "./pending.js";
-import type { Action, Frame, Intervention, ProtocolAdapter, RecentEvent, Verdict, World } from "./types.js";
+import type { Action, Frame, GoalWatch, Intervention, ProtocolAdapter, RecentEvent, Verdict, World } from "./types.js";
 
 /** A step that runs this many kernel events without a trace event stops anyway. */
 const MAX_SILENT_EVENTS = 100_000;
@@ -40,6 +40,8 @@ export interface SessionOptions {
   variant?: string;
   /** Actions applied once the world is ready (a lesson's starting faults or requests). */
   setup?: readonly Action[];
+  /** A lesson's goal, watched on every (re-)execution. */
+  goal?: () => GoalWatch;
 }
 
 /** The saved form of a session (plain JSON; re-executes to the same frames). */
@@ -60,6 +62,7 @@ interface Live<W> {
   world: W;
   recent: TraceEvent[];
   applied: number;
+  goal: GoalWatch | undefined;
 }
 
 export class Session<W extends World = World> {
@@ -77,12 +80,13 @@ export class Session<W extends World = World> {
     readonly seed: number,
     readonly variant: string,
     private start: number,
+    private readonly goalWatch: (() => GoalWatch) | undefined,
   ) {}
 
   /** Builds the world, runs it until the adapter says it is ready, applies the setup actions. */
   static async begin<W extends World>(adapter: ProtocolAdapter<W>, options: SessionOptions): Promise<Session<W>> {
     const variant = checkVariant(adapter, options.variant);
-    const s = new Session(adapter, options.seed, variant, 0);
+    const s = new Session(adapter, options.seed, variant, 0, options.goal);
     s.live = s.fresh();
     const sim = s.live.world.sim;
     const stop = await sim.run({ until: () => adapter.ready(s.live.world), maxEvents: MAX_READY_EVENTS });
@@ -95,9 +99,9 @@ export class Session<W extends World = World> {
   }
 
   /** Re-opens a saved session at its saved branch and step. */
-  static async open<W extends World>(adapter: ProtocolAdapter<W>, file: SessionFile): Promise<Session<W>> {
+  static async open<W extends World>(adapter: ProtocolAdapter<W>, file: SessionFile, goal?: () => GoalWatch): Promise<Session<W>> {
     if (file.protocol !== adapter.protocol) throw new UserInputError(`session file is for ${file.protocol}, not ${adapter.protocol}`);
-    const s = new Session(adapter, file.seed, checkVariant(adapter, file.variant), file.start);
+    const s = new Session(adapter, file.seed, checkVariant(adapter, file.variant), file.start, goal);
     s.lesson = file.lesson;
     s.branchList.push(...file.branches.map(copyBranch));
     if (!(file.current >= 0 && file.current < s.branchList.length)) throw new UserInputError(`session file: no branch ${file.current}`);
@@ -241,6 +245,7 @@ export class Session<W extends World = World> {
       recent: this.live.recent.slice(-RECENT_LIMIT).map((event) => this.recentEvent(event)),
       stepFrom: this.stepFromTrace,
       verdicts: verdicts(w),
+      goal: this.live.goal?.status(),
     };
   }
 
@@ -257,7 +262,9 @@ export class Session<W extends World = World> {
       recent.push(e);
       if (recent.length > RECENT_LIMIT * 2) recent.splice(0, recent.length - RECENT_LIMIT);
     });
-    return { world, recent, applied: 0 };
+    const goal = this.goalWatch?.();
+    if (goal !== undefined) world.sim.trace.subscribe(goal.onEvent.bind(goal), goal.accepts?.bind(goal));
+    return { world, recent, applied: 0, goal };
   }
 
   /** Replaces the live world by a re-execution of the current branch up to `target`. */

@@ -134,6 +134,19 @@ export interface Frame {
   recent: RecentEvent[];
   stepFrom: number;
   verdicts: Verdict[];
+  /** The lesson's goal, when the session has one. */
+  goal: { reached: boolean; text: string } | undefined;
+}
+
+/**
+ * A lesson's goal, judged from the trace as the run goes (a fresh one per re-execution, so
+ * going back un-reaches a goal reached later).
+ */
+export interface GoalWatch {
+  accepts?(kind: string): boolean;
+  onEvent(event: TraceEvent): void;
+  /** Reached, and what to say about it (the outcome's explanation, or what is still missing). */
+  status(): { reached: boolean; text: string };
 }
 
 /** A built world: the simulator plus what the adapter keeps to answer questions about it. */

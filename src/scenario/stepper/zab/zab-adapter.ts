@@ -166,4 +166,5 @@ const TIMER_NAMES: Record<string, string> = {
   "leader-discovery-timeout": "discovery timeout (initLimit)",
   "leader-newleader-timeout": "NEWLEADER ACK timeout (initLimit)",
   "learner-connect-retry": "connect to leader again",
+  "zk-client.reconnect": "client reconnects",
 };

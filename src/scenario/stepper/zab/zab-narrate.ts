@@ -96,7 +96,7 @@ function narrateAnnotation(e: TraceEvent, n: string, f: Record<string, unknown>)
     case "zab.propose":
       return `${n} (leader) proposes ${String(f.zxid)}: PROPOSE goes to every follower`;
     case "zab.log":
-      return `${n} has logged ${String(f.zxid)} (fsynced) and ACKs it (a leader's own log write is its ACK)`;
+      return `${n} has logged ${String(f.zxid)} (fsynced): a follower sends its ACK; a leader counts it as its own`;
     case "zab.ack":
       return `${n} (leader) counts the ACK of s${String(f.from)} for ${String(f.zxid)}`;
     case "zab.commit":

@@ -9,6 +9,10 @@
  * outstanding proposals with their ACKs. Per client: session state and its operations with
  * their three-state outcome (ok, fail, unknown).
  *
+ * "Committed" is the last zxid the server delivered, or the initial history of the epoch it
+ * entered broadcast in (committed when its leader was established); after a restart it is "?"
+ * until a leader synchronizes the server.
+ *
  * Invariant: a crash clears everything volatile (role, vote, proposals); what survives is what
  * `zab.recovered` announces at the next start.
  */
@@ -49,6 +53,7 @@ const KINDS = new Set([
   "crash", "start", "restart",
   "zab.state", "zab.phase", "zab.epoch.accepted", "zab.epoch.current", "zab.recovered", "zab.log", "zab.truncate",
   "zab.snap.load", "zab.deliver", "zab.sync", "zab.propose", "zab.ack", "zab.commit", "fle.vote", "fle.elected",
+  "zab.leader.established",
   "client.state", "client.invoke", "client.complete", "client.connect",
 ]);
 
@@ -57,6 +62,8 @@ const CLIENT_OPS_KEPT = 6;
 export class ZabStateFold {
   readonly servers = new Map<string, ZabServerState>();
   readonly clients = new Map<string, ZabClientState>();
+  /** Per epoch, the established leader's last zxid: its initial history, committed at establishment. */
+  private readonly establishedHistory = new Map<number, string>();
 
   constructor(
     serverIds: readonly string[],
@@ -92,8 +99,15 @@ export class ZabStateFold {
         s.role = String(f.state);
         if (s.role === "LOOKING") s.proposals.clear();
         return;
-      case "zab.phase":
+      case "zab.phase": {
         s.phase = ZAB_STATE_BOOK_PHASE[f.phase as ZabState]?.phase ?? String(f.phase);
+        const history = this.establishedHistory.get(Number(f.epoch));
+        if (f.phase === "BROADCAST" && history !== undefined) s.committedZxid = history;
+        return;
+      }
+      case "zab.leader.established":
+        this.establishedHistory.set(Number(f.epoch), String(f.lastZxid));
+        s.committedZxid = String(f.lastZxid);
         return;
       case "zab.epoch.accepted":
         s.acceptedEpoch = Number(f.epoch);
@@ -102,7 +116,9 @@ export class ZabStateFold {
         s.currentEpoch = Number(f.epoch);
         return;
       case "zab.recovered":
-        s.lastZxid = s.committedZxid = String(f.lastZxid);
+        // What is committed is unknown until a leader synchronizes it (its log may hold txns that never were).
+        s.lastZxid = String(f.lastZxid);
+        s.committedZxid = "?";
         s.acceptedEpoch = Number(f.acceptedEpoch);
         s.currentEpoch = Number(f.currentEpoch);
         return;
