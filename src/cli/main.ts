@@ -22,6 +22,7 @@ import { replayCaseFromRun } from "../scenario/replay-file.js";
 import { cmdReplay, writeReplayFile } from "./replay.js";
 import { DEFAULT_MAX_RUNS, cmdShrink } from "./shrink.js";
 import { generatedRecipeScenario } from "../scenario/scripts/recipe-run.js";
+import { cmdLearn } from "../tui/cli.js";
 
 const USAGE = `usage: zksim <command> [options]
 
@@ -48,6 +49,8 @@ commands:
   determinism <scenario> [--seed N]                   run twice, compare trace hashes, name the first divergence
   bench <suite> [--json]                              benchmarks (${BENCH_SUITES.join(", ")}, all)
   demo                                                the headline demo (what \`npm start\` runs)
+  learn [zab] [--lesson NAME] [--seed N] [--variant V] [--plain] [--script "step 3; crash s3"] [--open FILE] [--save FILE] [--lessons]
+                                                      step through a protocol in a terminal UI (plain text without a TTY); see docs/learn.md
 
 A scenario is a name under scenarios/ or a path to a scenario JSON file.`;
 
@@ -73,6 +76,8 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdBench(rest);
       case "demo":
         return await cmdDemo(rest);
+      case "learn":
+        return await cmdLearn(rest);
       case undefined:
       case "help":
       case "--help":

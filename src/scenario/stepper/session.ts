@@ -228,7 +228,26 @@ export class Session<W extends World = World> {
   }
 
   frame(): Frame {
-    const w = this.live.world;
+    return this.frameOf(this.live);
+  }
+
+  /**
+   * What-if: the current position re-executed in a second world, `action` applied, and virtual
+   * time run `aheadMs` ahead — the live world is untouched. Returns the frames before and after.
+   */
+  async preview(action: Action, aheadMs: number): Promise<{ before: Frame; after: Frame }> {
+    const before = this.frame();
+    const fork = this.fresh();
+    await this.runTo(this.branch.marks[this.cursor]!, fork);
+    const sim = fork.world.sim;
+    const from = sim.trace.count;
+    applyAction(this.adapter, fork.world, action);
+    await sim.run({ untilUs: sim.nowUs + aheadMs * 1000 });
+    return { before, after: { ...this.frameOf(fork), stepFrom: from } };
+  }
+
+  private frameOf(live: Live<W>): Frame {
+    const w = live.world;
     const sim = w.sim;
     return {
       protocol: this.adapter.protocol,
@@ -242,16 +261,16 @@ export class Session<W extends World = World> {
       nowUs: sim.nowUs,
       nodes: this.adapter.nodeViews(w),
       pending: pendingEntries(this.adapter, w).map((e) => e.view),
-      recent: this.live.recent.slice(-RECENT_LIMIT).map((event) => this.recentEvent(event)),
+      recent: live.recent.slice(-RECENT_LIMIT).map((event) => this.recentEvent(event, w)),
       stepFrom: this.stepFromTrace,
       verdicts: verdicts(w),
-      goal: this.live.goal?.status(),
+      goal: live.goal?.status(),
     };
   }
 
-  private recentEvent(event: TraceEvent): RecentEvent {
+  private recentEvent(event: TraceEvent, world: W): RecentEvent {
     const isMessage = event.kind === "send" || event.kind === "deliver" || event.kind === "hold" || event.kind === "duplicate";
-    return { event, narration: this.adapter.narrate(event, this.live.world), book: isMessage && event.detail !== undefined ? this.adapter.bookOfType(event.detail) : undefined };
+    return { event, narration: this.adapter.narrate(event, world), book: isMessage && event.detail !== undefined ? this.adapter.bookOfType(event.detail) : undefined };
   }
 
   /** A fresh world with the recent-events ring attached, at position 0. */
@@ -274,9 +293,8 @@ export class Session<W extends World = World> {
     await this.runTo(target);
   }
 
-  /** Runs the live world forward to `target`, applying the branch's interventions on the way. */
-  private async runTo(target: number): Promise<void> {
-    const live = this.live;
+  /** Runs the live world (or `live`) forward to `target`, applying the branch's interventions on the way. */
+  private async runTo(target: number, live: Live<W> = this.live): Promise<void> {
     const sim = live.world.sim;
     const ivs = this.branch.interventions;
     for (;;) {

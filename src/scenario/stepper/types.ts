@@ -176,6 +176,12 @@ export interface ProtocolAdapter<W extends World = World> {
   bookOfType(type: string): string | undefined;
   /** One narration line for a trace event in the book's vocabulary, or undefined (not worth a line). */
   narrate(event: TraceEvent, world: W): string | undefined;
+  /**
+   * What-if: what an action did in a run-ahead fork, in the book's terms ("s3's log is cut back
+   * from … to …"), comparing the frames before and after. Verdict changes are reported for
+   * every protocol by the stepper itself.
+   */
+  threats?(before: Frame, after: Frame): string[];
   /** Starts a client operation (UserInputError if the adapter has no such client). */
   clientAction(world: W, client: string, op: ClientOp): void;
 }

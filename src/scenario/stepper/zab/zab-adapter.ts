@@ -27,6 +27,7 @@ import { CLIENT_PORT } from "../../../zk/proto/wire.js";
 import type { ClientOp, NodeView, ProtocolAdapter, World } from "../types.js";
 import { ZabStateFold } from "./zab-state.js";
 import { narrateZab, zabBookOfType } from "./zab-narrate.js";
+import { zabThreats } from "./zab-threats.js";
 
 export const ZAB_CLIENTS = ["c1", "c2"] as const;
 export const ZAB_SESSION_TIMEOUT_MS = 6_000;
@@ -103,12 +104,12 @@ export const zabAdapter: ProtocolAdapter<ZabWorld> = {
         status: world.sim.node(id).status,
         role: ROLE_NAMES[s.role] ?? s.role,
         fields: [
-          ["phase", s.phase],
-          ["vote", s.vote],
           ["epoch", `${s.acceptedEpoch ?? "—"}/${s.currentEpoch ?? "—"}`],
           ["last zxid", s.lastZxid],
           ["committed", s.committedZxid],
           ["sync", s.syncMode],
+          ["phase", s.phase],
+          ["vote", s.vote],
           ...(proposals !== "" ? ([["proposals", proposals]] as [string, string][]) : []),
         ],
       });
@@ -122,6 +123,8 @@ export const zabAdapter: ProtocolAdapter<ZabWorld> = {
   },
 
   narrate: (event) => narrateZab(event),
+
+  threats: zabThreats,
 
   clientAction(world, client, op) {
     const zk = world.clients.get(client);

@@ -148,10 +148,10 @@ export class ZabStateFold {
         s.proposals.delete(String(f.zxid));
         return;
       case "fle.vote":
-        s.vote = `s${String(f.proposedLeader)} @${String(f.zxid)} round ${String(f.electionEpoch)}`;
+        s.vote = `s${String(f.proposedLeader)} (${String(f.zxid)}, round ${String(f.electionEpoch)})`;
         return;
       case "fle.elected":
-        s.vote = `s${String(f.leader)} elected (round ${String(f.electionEpoch)})`;
+        s.vote = `s${String(f.leader)} (round ${String(f.electionEpoch)}, elected)`;
         return;
     }
   }

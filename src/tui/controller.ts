@@ -1,0 +1,208 @@
+/**
+ * The interactive app's state outside React: the session, the current frame, run/pause and
+ * speed, the selected pending row and node, the command line, the help overlay and the
+ * what-if confirmation. Every change goes through `dispatch` (one intent at a time, in order:
+ * the session is not re-entrant) and ends with `notify`, so the components stay a projection.
+ *
+ * Faults chosen by key (crash, restart, pause, isolate) are previewed first: the fork runs
+ * ahead in the background and the learner confirms (y / enter) or cancels (n / esc).
+ */
+import { isUserInputError } from "../sim/errors.js";
+import type { Session } from "../scenario/stepper/session.js";
+import type { Action, Frame } from "../scenario/stepper/types.js";
+import { whatIf } from "../scenario/stepper/what-if.js";
+import { parseCommand } from "./commands.js";
+import { execute } from "./execute.js";
+import type { Intent } from "./keys.js";
+
+/** Steps per redraw tick while running, by speed level. */
+export const SPEEDS = [1, 2, 5, 20, 100, 500] as const;
+export const TICK_MS = 100;
+
+export type Mode =
+  | { kind: "normal" }
+  | { kind: "help" }
+  | { kind: "command"; text: string }
+  | { kind: "confirm"; label: string; action: Action; preview: string[] | undefined };
+
+export interface ViewState {
+  frame: Frame;
+  running: boolean;
+  speed: number;
+  selected: number;
+  node: number;
+  mode: Mode;
+  message: string;
+  quit: boolean;
+}
+
+export class Controller {
+  state: ViewState;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly listeners = new Set<() => void>();
+  private writes = 0;
+  private ticking = false;
+
+  constructor(
+    readonly session: Session,
+    private readonly onGoal: () => void,
+    private readonly save: (file: string) => void,
+    intro: string,
+  ) {
+    this.state = { frame: session.frame(), running: false, speed: 0, selected: 0, node: 0, mode: { kind: "normal" }, message: intro, quit: false };
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Queues an intent; resolves when it (and everything before it) is done. */
+  dispatch(intent: Intent): Promise<void> {
+    this.queue = this.queue.then(() => this.handle(intent)).then(
+      () => this.notify(),
+      (err: unknown) => {
+        if (!isUserInputError(err)) throw err;
+        this.state = { ...this.state, message: `✗ ${err.message}` };
+        this.notify();
+      },
+    );
+    return this.queue;
+  }
+
+  /** One redraw tick while running: `SPEEDS[speed]` steps (skipped while the last one still runs). */
+  async tick(): Promise<void> {
+    if (!this.state.running || this.ticking) return;
+    this.ticking = true;
+    try {
+      await this.dispatch({ kind: "tick" });
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private set(patch: Partial<ViewState>): void {
+    this.state = { ...this.state, ...patch };
+  }
+
+  private refresh(message?: string): void {
+    const frame = this.session.frame();
+    const selected = Math.min(this.state.selected, Math.max(0, frame.pending.length - 1));
+    this.set({ frame, selected, ...(message !== undefined ? { message } : {}) });
+    if (frame.goal?.reached === true) this.onGoal();
+  }
+
+  private notify(): void {
+    for (const l of this.listeners) l();
+  }
+
+  private async run(text: string): Promise<void> {
+    const out = await execute(this.session, parseCommand(text));
+    this.refresh(out.lines.join(" · "));
+  }
+
+  private async handle(intent: Intent): Promise<void> {
+    const s = this.state;
+    const nodes = s.frame.nodes;
+    const nodeId = nodes[s.node]?.id ?? "";
+    const row = String(s.selected + 1);
+    switch (intent.kind) {
+      case "quit":
+        return this.set({ quit: true, running: false });
+      case "help":
+        return this.set({ mode: s.mode.kind === "help" ? { kind: "normal" } : { kind: "help" } });
+      case "close":
+        return this.set({ mode: { kind: "normal" } });
+      case "tick": {
+        for (let i = 0; i < SPEEDS[s.speed]!; i++) {
+          if (!(await this.session.forward())) {
+            this.set({ running: false });
+            return this.refresh("nothing left to run");
+          }
+        }
+        return this.refresh(`running ×${SPEEDS[s.speed]} · step ${this.session.step}`);
+      }
+      case "toggle-run":
+        return this.set({ running: !s.running, message: s.running ? "paused" : `running ×${SPEEDS[s.speed]}` });
+      case "speed":
+        return this.set({ speed: Math.max(0, Math.min(SPEEDS.length - 1, s.speed + intent.delta)), message: `speed ×${SPEEDS[Math.max(0, Math.min(SPEEDS.length - 1, s.speed + intent.delta))]}` });
+      case "step":
+        return this.run("step");
+      case "back":
+        return this.run("back");
+      case "select":
+        return this.set({ selected: Math.max(0, Math.min(s.frame.pending.length - 1, s.selected + intent.delta)) });
+      case "next-node":
+        return this.set({ node: (s.node + 1) % Math.max(1, nodes.length), message: `node ${nodes[(s.node + 1) % Math.max(1, nodes.length)]?.id ?? ""} selected (c crash · r restart · p pause/resume · i isolate)` });
+      case "pending":
+        return this.run(intent.verb === "delay" ? `delay ${row} 100` : `${intent.verb} ${row}`);
+      case "activate": {
+        const p = s.frame.pending[s.selected];
+        if (p === undefined) return this.set({ message: "nothing pending" });
+        return this.run(p.kind === "timer" ? `fire ${row}` : `deliver ${row}`);
+      }
+      case "fault":
+        return this.preview(faultAction(intent.verb, nodeId, nodes.filter((n) => n.role !== "client" && n.id !== nodeId).map((n) => n.id), nodes[s.node]?.status));
+      case "heal":
+        return this.run("heal");
+      case "write":
+        return this.run(`write c1 /w${++this.writes} ${this.writes}`);
+      case "branch":
+        return this.run(`branch ${(s.frame.branch + 1) % s.frame.branches}`);
+      case "save": {
+        const file = `zksim-${s.frame.protocol}-session.json`;
+        this.save(file);
+        return this.set({ message: `saved to ${file} (open it again: zksim learn ${s.frame.protocol} --open ${file})` });
+      }
+      case "command-start":
+        return this.set({ mode: { kind: "command", text: "" }, running: false });
+      case "command-edit":
+        if (s.mode.kind !== "command") return;
+        return this.set({ mode: { kind: "command", text: intent.backspace ? s.mode.text.slice(0, -1) : s.mode.text + intent.text } });
+      case "command-submit": {
+        if (s.mode.kind !== "command") return;
+        const text = s.mode.text;
+        this.set({ mode: { kind: "normal" } });
+        if (text.trim() === "") return;
+        return this.run(text);
+      }
+      case "confirm": {
+        if (s.mode.kind !== "confirm") return;
+        const action = s.mode.action;
+        this.set({ mode: { kind: "normal" } });
+        const forks = this.session.step < this.session.branch.marks.length - 1;
+        this.session.act(action);
+        return this.refresh(forks ? `branch ${this.session.frame().branch} opened: the old future is kept (b-key list: :branch)` : "done");
+      }
+    }
+  }
+
+  private async preview(action: Action): Promise<void> {
+    const label = describe(action);
+    this.set({ mode: { kind: "confirm", label, action, preview: undefined }, running: false });
+    this.notify();
+    const lines = await whatIf(this.session, action);
+    if (this.state.mode.kind === "confirm" && this.state.mode.action === action) this.set({ mode: { kind: "confirm", label, action, preview: lines } });
+  }
+}
+
+function faultAction(verb: "crash" | "restart" | "pause" | "isolate", node: string, others: string[], status: string | undefined): Action {
+  switch (verb) {
+    case "crash":
+      return { kind: "fault", fault: { kind: "crash", node } };
+    case "restart":
+      return { kind: "fault", fault: { kind: "restart", node } };
+    case "pause":
+      return { kind: "fault", fault: { kind: status === "paused" ? "resume" : "pause", node } };
+    case "isolate":
+      return { kind: "fault", fault: { kind: "cut", from: [node], to: others } };
+  }
+}
+
+export function describe(action: Action): string {
+  if (action.kind !== "fault") return action.kind;
+  const f = action.fault;
+  if ("node" in f) return `${f.kind} ${f.node}`;
+  if (f.kind === "cut") return `cut ${f.from.join(",")} from ${f.to.join(",")}`;
+  return f.kind;
+}
