@@ -57,16 +57,20 @@ export class Controller {
     return () => this.listeners.delete(listener);
   }
 
-  /** Queues an intent; resolves when it (and everything before it) is done. */
+  /**
+   * Applies an intent. What only changes the view (modes, selection, speed, the command line)
+   * happens at once, so keys typed while the session is busy read the mode they were typed in;
+   * what touches the session is queued and runs in order. Resolves when the queue is drained.
+   */
   dispatch(intent: Intent): Promise<void> {
-    this.queue = this.queue.then(() => this.handle(intent)).then(
-      () => this.notify(),
-      (err: unknown) => {
-        if (!isUserInputError(err)) throw err;
-        this.state = { ...this.state, message: `✗ ${err.message}` };
-        this.notify();
-      },
-    );
+    const work = this.immediate(intent);
+    if (work !== undefined) this.enqueue(work);
+    this.notify();
+    return this.queue;
+  }
+
+  /** Resolves when every queued intent is done. */
+  idle(): Promise<void> {
     return this.queue;
   }
 
@@ -78,6 +82,70 @@ export class Controller {
       await this.dispatch({ kind: "tick" });
     } finally {
       this.ticking = false;
+    }
+  }
+
+  private enqueue(work: () => Promise<void>): void {
+    this.queue = this.queue.then(work).then(
+      () => this.notify(),
+      (err: unknown) => {
+        if (!isUserInputError(err)) throw err;
+        this.set({ message: `✗ ${err.message}` });
+        this.notify();
+      },
+    );
+  }
+
+  /** Applies the view part of an intent; returns the session work it needs, if any. */
+  private immediate(intent: Intent): (() => Promise<void>) | undefined {
+    const s = this.state;
+    const nodes = s.frame.nodes;
+    const clamp = (i: number) => Math.max(0, Math.min(SPEEDS.length - 1, i));
+    switch (intent.kind) {
+      case "quit":
+        return void this.set({ quit: true, running: false });
+      case "help":
+        return void this.set({ mode: s.mode.kind === "help" ? { kind: "normal" } : { kind: "help" } });
+      case "close":
+        return void this.set({ mode: { kind: "normal" } });
+      case "toggle-run":
+        return void this.set({ running: !s.running, message: s.running ? "paused" : `running ×${SPEEDS[s.speed]}` });
+      case "speed":
+        return void this.set({ speed: clamp(s.speed + intent.delta), message: `speed ×${SPEEDS[clamp(s.speed + intent.delta)]}` });
+      case "select":
+        return void this.set({ selected: Math.max(0, Math.min(s.frame.pending.length - 1, s.selected + intent.delta)) });
+      case "next-node": {
+        const node = (s.node + 1) % Math.max(1, nodes.length);
+        return void this.set({ node, message: `node ${nodes[node]?.id ?? ""} selected (c crash · r restart · p pause/resume · i isolate)` });
+      }
+      case "command-start":
+        return void this.set({ mode: { kind: "command", text: "" }, running: false });
+      case "command-edit":
+        if (s.mode.kind === "command") this.set({ mode: { kind: "command", text: intent.backspace ? s.mode.text.slice(0, -1) : s.mode.text + intent.text } });
+        return undefined;
+      case "command-submit": {
+        if (s.mode.kind !== "command") return undefined;
+        const text = s.mode.text.trim();
+        this.set({ mode: { kind: "normal" } });
+        return text === "" ? undefined : () => this.run(text);
+      }
+      case "confirm": {
+        if (s.mode.kind !== "confirm") return undefined;
+        const action = s.mode.action;
+        this.set({ mode: { kind: "normal" } });
+        return async () => {
+          const forks = this.session.step < this.session.branch.marks.length - 1;
+          this.session.act(action);
+          this.refresh(forks ? `branch ${this.session.frame().branch} opened: the old future is kept (B switches branches)` : "done");
+        };
+      }
+      case "fault": {
+        const action = faultAction(intent.verb, nodes[s.node]?.id ?? "", nodes.filter((n) => n.role !== "client" && n.id !== nodes[s.node]?.id).map((n) => n.id), nodes[s.node]?.status);
+        this.set({ mode: { kind: "confirm", label: describe(action), action, preview: undefined }, running: false });
+        return () => this.preview(action);
+      }
+      default:
+        return () => this.work(intent);
     }
   }
 
@@ -101,18 +169,11 @@ export class Controller {
     this.refresh(out.lines.join(" · "));
   }
 
-  private async handle(intent: Intent): Promise<void> {
+  /** The intents that touch the session (queued, one at a time). */
+  private async work(intent: Intent): Promise<void> {
     const s = this.state;
-    const nodes = s.frame.nodes;
-    const nodeId = nodes[s.node]?.id ?? "";
     const row = String(s.selected + 1);
     switch (intent.kind) {
-      case "quit":
-        return this.set({ quit: true, running: false });
-      case "help":
-        return this.set({ mode: s.mode.kind === "help" ? { kind: "normal" } : { kind: "help" } });
-      case "close":
-        return this.set({ mode: { kind: "normal" } });
       case "tick": {
         for (let i = 0; i < SPEEDS[s.speed]!; i++) {
           if (!(await this.session.forward())) {
@@ -122,18 +183,10 @@ export class Controller {
         }
         return this.refresh(`running ×${SPEEDS[s.speed]} · step ${this.session.step}`);
       }
-      case "toggle-run":
-        return this.set({ running: !s.running, message: s.running ? "paused" : `running ×${SPEEDS[s.speed]}` });
-      case "speed":
-        return this.set({ speed: Math.max(0, Math.min(SPEEDS.length - 1, s.speed + intent.delta)), message: `speed ×${SPEEDS[Math.max(0, Math.min(SPEEDS.length - 1, s.speed + intent.delta))]}` });
       case "step":
         return this.run("step");
       case "back":
         return this.run("back");
-      case "select":
-        return this.set({ selected: Math.max(0, Math.min(s.frame.pending.length - 1, s.selected + intent.delta)) });
-      case "next-node":
-        return this.set({ node: (s.node + 1) % Math.max(1, nodes.length), message: `node ${nodes[(s.node + 1) % Math.max(1, nodes.length)]?.id ?? ""} selected (c crash · r restart · p pause/resume · i isolate)` });
       case "pending":
         return this.run(intent.verb === "delay" ? `delay ${row} 100` : `${intent.verb} ${row}`);
       case "activate": {
@@ -141,8 +194,6 @@ export class Controller {
         if (p === undefined) return this.set({ message: "nothing pending" });
         return this.run(p.kind === "timer" ? `fire ${row}` : `deliver ${row}`);
       }
-      case "fault":
-        return this.preview(faultAction(intent.verb, nodeId, nodes.filter((n) => n.role !== "client" && n.id !== nodeId).map((n) => n.id), nodes[s.node]?.status));
       case "heal":
         return this.run("heal");
       case "write":
@@ -154,33 +205,13 @@ export class Controller {
         this.save(file);
         return this.set({ message: `saved to ${file} (open it again: zksim learn ${s.frame.protocol} --open ${file})` });
       }
-      case "command-start":
-        return this.set({ mode: { kind: "command", text: "" }, running: false });
-      case "command-edit":
-        if (s.mode.kind !== "command") return;
-        return this.set({ mode: { kind: "command", text: intent.backspace ? s.mode.text.slice(0, -1) : s.mode.text + intent.text } });
-      case "command-submit": {
-        if (s.mode.kind !== "command") return;
-        const text = s.mode.text;
-        this.set({ mode: { kind: "normal" } });
-        if (text.trim() === "") return;
-        return this.run(text);
-      }
-      case "confirm": {
-        if (s.mode.kind !== "confirm") return;
-        const action = s.mode.action;
-        this.set({ mode: { kind: "normal" } });
-        const forks = this.session.step < this.session.branch.marks.length - 1;
-        this.session.act(action);
-        return this.refresh(forks ? `branch ${this.session.frame().branch} opened: the old future is kept (b-key list: :branch)` : "done");
-      }
+      default:
+        return; // view-only intents are applied by `immediate`
     }
   }
 
   private async preview(action: Action): Promise<void> {
     const label = describe(action);
-    this.set({ mode: { kind: "confirm", label, action, preview: undefined }, running: false });
-    this.notify();
     const lines = await whatIf(this.session, action);
     if (this.state.mode.kind === "confirm" && this.state.mode.action === action) this.set({ mode: { kind: "confirm", label, action, preview: lines } });
   }
