@@ -35,7 +35,7 @@ describe("tui: app", () => {
     const { ui } = await app();
     const frame = ui.lastFrame()!;
     expect(frame).toMatch(/zksim learn zab \[3\] · seed 1 · step 0/);
-    expect(frame).toMatch(/● s3 leader\s+epoch 1\/1\s+last zxid 0x100000002/);
+    expect(frame).toMatch(/● s3 leader\s+epoch 1\/1\s+last 0x100000002/);
     expect(frame).toMatch(/PENDING \(\d+\)/);
     expect(frame).toMatch(/✓ 11 of 11 invariants hold/);
     expect(frame.split("\n").length).toBeLessThanOrEqual(23);

@@ -24,7 +24,8 @@ function tmux(...args: string[]): string {
   return r.stdout;
 }
 
-async function waitFor(read: () => string, pattern: RegExp, what: string, timeoutMs = 30_000): Promise<string> {
+/** Generous: the machine running the tests may be busy; a real hang still fails. */
+async function waitFor(read: () => string, pattern: RegExp, what: string, timeoutMs = 60_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const screen = read();
@@ -77,7 +78,7 @@ describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !==
     } finally {
       spawnSync("tmux", ["kill-session", "-t", name]);
     }
-  });
+  }, 300_000);
 
   it.skipIf(TMUX || !SCRIPT)("tui: e2e (script): the app starts in a pseudo-terminal and q quits", async () => {
     const child = spawn("script", ["-qfec", `CI=false FORCE_COLOR=0 COLUMNS=80 LINES=24 ${process.execPath} ${BIN} learn`, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
@@ -90,5 +91,5 @@ describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !==
     child.stdin.write("q");
     const code = await new Promise<number | null>((r) => child.on("exit", r));
     expect(code).toBe(0);
-  });
+  }, 180_000);
 });

@@ -105,8 +105,8 @@ export const zabAdapter: ProtocolAdapter<ZabWorld> = {
         role: ROLE_NAMES[s.role] ?? s.role,
         fields: [
           ["epoch", `${s.acceptedEpoch ?? "—"}/${s.currentEpoch ?? "—"}`],
-          ["last zxid", s.lastZxid],
-          ["committed", s.committedZxid],
+          ["last", s.lastZxid],
+          ["commit", s.committedZxid],
           ["sync", s.syncMode],
           ["phase", s.phase],
           ["vote", s.vote],
