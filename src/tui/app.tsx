@@ -8,7 +8,7 @@ import { render, useApp, useInput, useStdout } from "ink";
 import type { Session } from "../scenario/stepper/session.js";
 import type { Lesson } from "./lessons/lesson.js";
 import { Controller, TICK_MS } from "./controller.js";
-import { keyIntent } from "./keys.js";
+import { keyIntent, splitKeys } from "./keys.js";
 import { layout } from "./layout.js";
 import { Screen } from "./components/screen.js";
 import { Help } from "./components/overlays.js";
@@ -29,8 +29,10 @@ export function App({ controller }: { controller: Controller }) {
     };
   }, [stdout]);
   useInput((input, key) => {
-    const intent = keyIntent(input, key, controller.state.mode);
-    if (intent !== undefined) void controller.dispatch(intent);
+    for (const [one, info] of splitKeys(input, key)) {
+      const intent = keyIntent(one, info, controller.state.mode);
+      if (intent !== undefined) void controller.dispatch(intent);
+    }
   });
   useEffect(() => {
     if (view.quit) exit();

@@ -44,6 +44,21 @@ export const KEY_HELP: readonly [string, string][] = [
   ["q", "quit"],
 ];
 
+/**
+ * A terminal may hand several keys over in one chunk (typing fast, pasting, a busy event
+ * loop): split a chunk with no escape sequence into single keys, with Enter, Backspace and Tab
+ * recognised, so each is read in the mode the key before it left.
+ */
+export function splitKeys(input: string, key: KeyInfo): [string, KeyInfo][] {
+  if (input.length <= 1 || input.includes("\u001B")) return [[input, key]];
+  return [...input].map((ch): [string, KeyInfo] => {
+    if (ch === "\r" || ch === "\n") return ["", { return: true }];
+    if (ch === "\u007F" || ch === "\b") return ["", { backspace: true }];
+    if (ch === "\t") return ["", { tab: true }];
+    return [ch, {}];
+  });
+}
+
 export function keyIntent(input: string, key: KeyInfo, mode: Mode): Intent | undefined {
   if (mode.kind === "command") {
     if (key.return) return { kind: "command-submit" };

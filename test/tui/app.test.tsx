@@ -9,7 +9,7 @@ import { App } from "../../src/tui/app.js";
 import { Controller } from "../../src/tui/controller.js";
 import { Session } from "../../src/scenario/stepper/session.js";
 import { zabAdapter } from "../../src/scenario/stepper/zab/zab-adapter.js";
-import { keyIntent } from "../../src/tui/keys.js";
+import { keyIntent, splitKeys } from "../../src/tui/keys.js";
 
 const RIGHT = "\u001B[C";
 const LEFT = "\u001B[D";
@@ -92,6 +92,12 @@ describe("tui: app", () => {
       await settle(controller, 5);
     }
     expect(ui.lastFrame()).toMatch(/✗ unknown command "fly"/);
+  });
+
+  it("tui: keys: a chunk of several keys is read one key at a time; escape sequences stay whole", () => {
+    expect(splitKeys("ab\r", {})).toEqual([["a", {}], ["b", {}], ["", { return: true }]]);
+    expect(splitKeys("\u001B[C", { rightArrow: true })).toEqual([["\u001B[C", { rightArrow: true }]]);
+    expect(splitKeys("x", {})).toEqual([["x", {}]]);
   });
 
   it("tui: keys: q quits from every mode but the command line, where it is a letter", () => {

@@ -49,6 +49,7 @@ describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !==
       keys(":");
       await waitFor(screen, /^:▏/m, "the command line");
       keys("-l", text);
+      await waitFor(screen, new RegExp(`^:${text.replace(/[/.*+?^${}()|[\]\\]/g, "\\$&")}▏`, "m"), `"${text}" typed`);
       keys("Enter");
       return waitFor(screen, done, `"${text}" to finish`);
     };
