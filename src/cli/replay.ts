@@ -19,6 +19,7 @@ import { runScenario } from "../scenario/run.js";
 import type { RunResult } from "../scenario/types.js";
 import { parseReplayFile, replayRunOptions, serializeReplayCase, type ExpectedViolation, type ReplayCase } from "../scenario/replay-file.js";
 import { boolFlag, parseArgs } from "./args.js";
+import { isSessionFile, replaySession } from "../tui/replay-session.js";
 
 export const REPLAY_EXIT = { reproducedPass: 0, reproducedFail: 1, badInput: 2, internal: 3, notReproduced: 4 } as const;
 
@@ -92,6 +93,7 @@ export async function cmdReplay(argv: string[]): Promise<number> {
   if (args.positionals.length === 0) throw new UserInputError("replay: which replay file? (written by `zksim run --save FILE`)");
   if (args.positionals.length > 1) throw new UserInputError(`replay: unexpected argument "${args.positionals[1]}"`);
   const path = args.positionals[0]!;
+  if (isSessionFile(path)) return replaySession(path, boolFlag(args, "json"));
   const c = readReplayFile(path);
   const result = await runReplayCase(c);
   const cmp = compareReplay(c, result);

@@ -6,10 +6,10 @@
  * mode reads commands from --script or stdin and prints text frames. A lesson reached in
  * either mode is recorded in the progress file (see progress.ts).
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { UserInputError } from "../sim/errors.js";
-import { Session, type SessionFile } from "../scenario/stepper/session.js";
+import { Session } from "../scenario/stepper/session.js";
+import { readSessionFile, saveSession } from "./session-file.js";
 import { adapterFor } from "../scenario/stepper/adapters.js";
 import { boolFlag, intFlag, parseArgs, stringFlag } from "../cli/args.js";
 import { lessonNamed, lessonsOf, type Lesson } from "./lessons/index.js";
@@ -70,28 +70,6 @@ export async function openSession(protocol: string, lesson: Lesson | undefined, 
   });
   s.lesson = lesson?.name;
   return s;
-}
-
-function readSessionFile(file: string): SessionFile {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new UserInputError(`learn: cannot read ${file}: ${(err as Error).message}`);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new UserInputError(`learn: ${file} is not JSON: ${(err as Error).message}`);
-  }
-  const d = data as Partial<SessionFile>;
-  if (d.format !== "zksim-learn-session" || d.version !== 1) throw new UserInputError(`learn: ${file} is not a zksim learn session (format "zksim-learn-session", version 1)`);
-  return d as SessionFile;
-}
-
-export function saveSession(session: Session, file: string): void {
-  writeFileSync(file, `${JSON.stringify(session.save(), null, 1)}\n`);
 }
 
 async function* stdinLines(): AsyncIterable<string> {

@@ -56,6 +56,8 @@ export interface SessionFile {
   branches: Branch[];
   current: number;
   step: number;
+  /** The trace hash at the saved branch and step: re-opening (or `zksim replay`) must reach it again. */
+  traceHash?: string;
 }
 
 interface Live<W> {
@@ -110,6 +112,7 @@ export class Session<W extends World = World> {
     if (!(file.step >= 0 && file.step < marks.length)) throw new UserInputError(`session file: branch ${file.current} has no step ${file.step}`);
     s.cursor = file.step;
     await s.reexecute(marks[s.cursor]!);
+    s.stepFromTrace = s.live.world.sim.trace.count;
     return s;
   }
 
@@ -125,6 +128,7 @@ export class Session<W extends World = World> {
       branches: this.branchList.map(copyBranch),
       current: this.current,
       step: this.cursor,
+      traceHash: this.live.world.sim.trace.hash(),
     };
   }
 
@@ -225,6 +229,7 @@ export class Session<W extends World = World> {
     this.current = index;
     this.cursor = this.branch.marks.length - 1;
     await this.reexecute(this.branch.marks[this.cursor]!);
+    this.stepFromTrace = this.live.world.sim.trace.count;
   }
 
   frame(): Frame {
