@@ -64,7 +64,11 @@ export class Controller {
    */
   dispatch(intent: Intent): Promise<void> {
     const work = this.immediate(intent);
-    if (work !== undefined) this.enqueue(work);
+    if (work !== undefined) {
+      this.enqueue(work);
+      // While the learner reads the screen, re-execute the previous step: going back is then a swap.
+      if (!this.state.running) this.enqueue(() => this.session.prepareBack());
+    }
     this.notify();
     return this.queue;
   }

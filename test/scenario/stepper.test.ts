@@ -203,3 +203,25 @@ describe("stepper: ZAB", () => {
     expect(bad.length).toBeGreaterThan(0);
   });
 });
+
+describe("stepper: prepared step back", () => {
+  it("stepper: ZAB: a step back prepared ahead is a swap and gives the same frame as a re-execution", async () => {
+    const a = await Session.begin(zabAdapter, { seed: 4 });
+    const b = await Session.begin(zabAdapter, { seed: 4 });
+    for (let i = 0; i < 6; i++) {
+      await a.forward();
+      await b.forward();
+    }
+    await a.prepareBack();
+    const before = a.reexecutions;
+    await a.back();
+    await b.back();
+    expect(a.reexecutions).toBe(before);
+    expect(comparable(a.frame())).toEqual(comparable(b.frame()));
+    a.act({ kind: "fault", fault: { kind: "crash", node: "s1" } }); // in the past: a new branch
+    await a.prepareBack();
+    await a.back();
+    expect(a.step).toBe(4);
+    expect(a.frame().nodes.find((n) => n.id === "s1")!.status).toBe("up");
+  });
+});

@@ -61,6 +61,8 @@ export interface SessionFile {
 }
 
 interface Live<W> {
+  /** The branch it was executed on, and the position it stands at. */
+  branch: number;
   world: W;
   recent: TraceEvent[];
   applied: number;
@@ -69,6 +71,8 @@ interface Live<W> {
 
 export class Session<W extends World = World> {
   private live!: Live<W>;
+  /** A second world re-executed ahead of time to the previous step (`prepareBack`), so that going back is a swap. */
+  private spare: Live<W> | undefined;
   private readonly branchList: Branch[] = [];
   private current = 0;
   private cursor = 0;
@@ -181,13 +185,31 @@ export class Session<W extends World = World> {
     return this.live.world.sim.nextEventTimeUs();
   }
 
-  /** One step back (re-execution from the seed). False at the start. */
+  /** One step back (re-execution from the seed, or the spare `prepareBack` made). False at the start. */
   async back(): Promise<boolean> {
     if (this.cursor === 0) return false;
     this.cursor--;
-    await this.reexecute(this.branch.marks[this.cursor]!);
+    const target = this.branch.marks[this.cursor]!;
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare !== undefined && spare.branch === this.current && spare.world.sim.eventCount === target) this.live = spare;
+    else await this.reexecute(target);
     this.stepFromTrace = Math.max(0, this.live.world.sim.trace.count - 1);
     return true;
+  }
+
+  /**
+   * Re-executes, ahead of time, a second world to the previous step, so that the next `back`
+   * is instant (the UI calls this while the learner reads the screen). Does nothing when the
+   * spare is ready or at the start.
+   */
+  async prepareBack(): Promise<void> {
+    if (this.cursor === 0) return;
+    const target = this.branch.marks[this.cursor - 1]!;
+    if (this.spare !== undefined && this.spare.branch === this.current && this.spare.world.sim.eventCount === target) return;
+    const spare = this.fresh();
+    await this.runTo(target, spare);
+    this.spare = spare;
   }
 
   /** Goes to step `n` of the current branch (re-executing if it lies behind). */
@@ -217,6 +239,7 @@ export class Session<W extends World = World> {
         forkStep: this.cursor,
       });
       this.current = this.branchList.length - 1;
+      this.live.branch = this.current;
     }
     this.branch.interventions.push({ atEvent, action });
     this.live.applied++;
@@ -288,7 +311,7 @@ export class Session<W extends World = World> {
     });
     const goal = this.goalWatch?.();
     if (goal !== undefined) world.sim.trace.subscribe(goal.onEvent.bind(goal), goal.accepts?.bind(goal));
-    return { world, recent, applied: 0, goal };
+    return { branch: this.current, world, recent, applied: 0, goal };
   }
 
   /** Replaces the live world by a re-execution of the current branch up to `target`. */
@@ -301,7 +324,7 @@ export class Session<W extends World = World> {
   /** Runs the live world (or `live`) forward to `target`, applying the branch's interventions on the way. */
   private async runTo(target: number, live: Live<W> = this.live): Promise<void> {
     const sim = live.world.sim;
-    const ivs = this.branch.interventions;
+    const ivs = this.branchList[live.branch]!.interventions;
     for (;;) {
       const next = live.applied < ivs.length ? ivs[live.applied]!.atEvent : Infinity;
       const stopAt = Math.min(next, target);
