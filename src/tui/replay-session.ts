@@ -13,7 +13,7 @@ export function isSessionFile(path: string): boolean {
   try {
     return isSessionFileText(readFileSync(path, "utf8"));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "EISDIR") return false; // replay reports it
+    if (typeof (err as NodeJS.ErrnoException).code === "string") return false; // unreadable: replay's own reading reports it
     throw err;
   }
 }
