@@ -3,8 +3,8 @@
  * changes and on a steady tick while running. `q` (or ctrl-c) always quits; ink restores the
  * terminal on exit.
  */
-import { useEffect, useState, useSyncExternalStore } from "react";
-import { render, useApp, useInput, useStdout } from "ink";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { render, Text, useApp, useInput, useStdout } from "ink";
 import type { Session } from "../scenario/stepper/session.js";
 import type { Lesson } from "./lessons/lesson.js";
 import { Controller, TICK_MS } from "./controller.js";
@@ -12,6 +12,7 @@ import { keyIntent, splitKeys } from "./keys.js";
 import { layout } from "./layout.js";
 import { Screen } from "./components/screen.js";
 import { Help } from "./components/overlays.js";
+import { Menu } from "./components/menu.js";
 
 export function App({ controller }: { controller: Controller }) {
   const view = useSyncExternalStore(
@@ -49,12 +50,16 @@ export function App({ controller }: { controller: Controller }) {
 }
 
 export interface AppOptions {
-  session: Session;
+  /** The session to start with; without one, the lessons menu comes first. */
+  session: Session | undefined;
   lesson: Lesson | undefined;
+  lessons: readonly Lesson[];
   adapterTitle: string;
   completed: ReadonlySet<string>;
   onGoal: (lesson: Lesson) => void;
   save: (file: string) => void;
+  /** Starts a session of a lesson (or free play). */
+  start: (lesson: Lesson | undefined) => Promise<Session>;
 }
 
 export function introMessage(o: Pick<AppOptions, "lesson" | "adapterTitle" | "completed">): string {
@@ -63,10 +68,43 @@ export function introMessage(o: Pick<AppOptions, "lesson" | "adapterTitle" | "co
   return `LESSON ${o.lesson.title}${done}: ${o.lesson.intro[0] ?? o.lesson.idea} — ? for keys`;
 }
 
+function controllerFor(o: AppOptions, session: Session, lesson: Lesson | undefined, completed: Set<string>): Controller {
+  const onGoal = () => {
+    if (lesson === undefined) return;
+    completed.add(`${lesson.protocol}/${lesson.name}`);
+    o.onGoal(lesson);
+  };
+  return new Controller(session, onGoal, o.save, introMessage({ ...o, lesson, completed }));
+}
+
+/** The menu or a session; L in a session comes back to the menu. */
+export function Root({ o }: { o: AppOptions }) {
+  const { exit } = useApp();
+  const { stdout } = useStdout();
+  const completed = useRef(new Set(o.completed));
+  const [controller, setController] = useState<Controller | undefined>(() => (o.session !== undefined ? controllerFor(o, o.session, o.lesson, completed.current) : undefined));
+  const [loading, setLoading] = useState(false);
+  const menu = useSyncExternalStore(
+    (l) => controller?.subscribe(l) ?? (() => undefined),
+    () => controller?.state.menu === true,
+  );
+  useEffect(() => {
+    if (menu) setController(undefined);
+  }, [menu]);
+  if (controller !== undefined && !menu) return <App controller={controller} />;
+  if (loading) return <Text>starting the run (electing a leader, connecting clients)…</Text>;
+  const pick = (lesson: Lesson | undefined) => {
+    setLoading(true);
+    void o.start(lesson).then((session) => {
+      setController(controllerFor(o, session, lesson, completed.current));
+      setLoading(false);
+    });
+  };
+  return <Menu title={o.adapterTitle} lessons={o.lessons} completed={completed.current} width={Math.max(80, stdout.columns ?? 80)} onQuit={exit} onPick={pick} />;
+}
+
 export async function runApp(o: AppOptions): Promise<number> {
-  const lesson = o.lesson;
-  const controller = new Controller(o.session, () => lesson !== undefined && o.onGoal(lesson), o.save, introMessage(o));
-  const instance = render(<App controller={controller} />, { exitOnCtrlC: false });
+  const instance = render(<Root o={o} />, { exitOnCtrlC: false });
   await instance.waitUntilExit();
   return 0;
 }

@@ -31,20 +31,35 @@ export async function cmdLearn(argv: string[]): Promise<number> {
   }
   const lessonName = stringFlag(args, "lesson");
   const lesson = lessonName === undefined ? undefined : lessonNamed(protocol, lessonName);
-  const session = await openSession(protocol, lesson, intFlag(args, "seed"), stringFlag(args, "variant"), stringFlag(args, "open"));
+  const seed = intFlag(args, "seed");
+  const variant = stringFlag(args, "variant");
+  const open = stringFlag(args, "open");
   const script = stringFlag(args, "script");
   const interactive = process.stdout.isTTY === true && process.stdin.isTTY === true && script === undefined && !boolFlag(args, "plain");
+  // Interactive without a lesson or a file: the lessons menu comes first.
+  const session = interactive && lesson === undefined && open === undefined ? undefined : await openSession(protocol, lesson, seed, variant, open);
+  let current = session;
   let status: number;
   if (interactive) {
     const { runApp } = await import("./app.js");
-    status = await runApp({ session, lesson, adapterTitle: adapter.title, completed: completedLessons(), onGoal: (l) => markCompleted(key(l)), save: (file) => saveSession(session, file) });
+    status = await runApp({
+      session,
+      lesson,
+      lessons: lessonsOf(protocol),
+      adapterTitle: adapter.title,
+      completed: completedLessons(),
+      onGoal: (l) => markCompleted(key(l)),
+      save: (file) => current !== undefined && saveSession(current, file),
+      start: async (l) => (current = await openSession(protocol, l, seed, variant, undefined)),
+    });
   } else {
+    const plain = (current = session ?? (await openSession(protocol, lesson, seed, variant, open)));
     const commands = script !== undefined ? splitScript(script) : stdinLines();
-    status = await runPlain({ session, lesson, commands, write: (line) => process.stdout.write(`${line}\n`), width: process.stdout.columns ?? 100 });
-    if (lesson !== undefined && session.frame().goal?.reached === true) markCompleted(key(lesson));
+    status = await runPlain({ session: plain, lesson, commands, write: (line) => process.stdout.write(`${line}\n`), width: process.stdout.columns ?? 100 });
+    if (lesson !== undefined && plain.frame().goal?.reached === true) markCompleted(key(lesson));
   }
   const save = stringFlag(args, "save");
-  if (save !== undefined) saveSession(session, save);
+  if (save !== undefined && current !== undefined) saveSession(current, save);
   return status;
 }
 

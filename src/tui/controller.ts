@@ -34,6 +34,8 @@ export interface ViewState {
   mode: Mode;
   message: string;
   quit: boolean;
+  /** The learner asked for the lessons menu (the app leaves this session). */
+  menu: boolean;
 }
 
 export class Controller {
@@ -49,7 +51,7 @@ export class Controller {
     private readonly save: (file: string) => void,
     intro: string,
   ) {
-    this.state = { frame: session.frame(), running: false, speed: 0, selected: 0, node: 0, mode: { kind: "normal" }, message: intro, quit: false };
+    this.state = { frame: session.frame(), running: false, speed: 0, selected: 0, node: 0, mode: { kind: "normal" }, message: intro, quit: false, menu: false };
   }
 
   subscribe(listener: () => void): () => void {
@@ -108,6 +110,8 @@ export class Controller {
     switch (intent.kind) {
       case "quit":
         return void this.set({ quit: true, running: false });
+      case "menu":
+        return void this.set({ menu: true, running: false });
       case "help":
         return void this.set({ mode: s.mode.kind === "help" ? { kind: "normal" } : { kind: "help" } });
       case "close":

@@ -5,7 +5,7 @@
 import type { Mode } from "./controller.js";
 
 export type Intent =
-  | { kind: "quit" | "help" | "close" | "tick" | "toggle-run" | "step" | "back" | "next-node" | "activate" | "heal" | "write" | "branch" | "save" | "command-start" | "command-submit" | "confirm" }
+  | { kind: "quit" | "menu" | "help" | "close" | "tick" | "toggle-run" | "step" | "back" | "next-node" | "activate" | "heal" | "write" | "branch" | "save" | "command-start" | "command-submit" | "confirm" }
   | { kind: "speed" | "select"; delta: number }
   | { kind: "pending"; verb: "drop" | "delay" | "duplicate" }
   | { kind: "fault"; verb: "crash" | "restart" | "pause" | "isolate" }
@@ -40,6 +40,7 @@ export const KEY_HELP: readonly [string, string][] = [
   ["B", "switch to the next branch"],
   ["S", "save the session (zksim learn --open FILE re-opens it)"],
   [":", "type a command (step 5, run 2s, cut s3 s1,s2, write c1 /a 1, …)"],
+  ["L", "the lessons menu"],
   ["?", "this help"],
   ["q", "quit"],
 ];
@@ -102,5 +103,6 @@ const LETTERS: Record<string, Intent> = {
   w: { kind: "write" },
   B: { kind: "branch" },
   S: { kind: "save" },
+  L: { kind: "menu" },
   ":": { kind: "command-start" },
 };

@@ -81,12 +81,37 @@ describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !==
     }
   }, 300_000);
 
+  it.skipIf(!TMUX)("tui: e2e (tmux): without a lesson the menu comes first; L returns to it; q quits", async () => {
+    const config = mkdtempSync(join(tmpdir(), "zksim-e2e-"));
+    const name = `zksim-e2e-menu-${process.pid}`;
+    const cmd = `cd ${JSON.stringify(process.cwd())} && XDG_CONFIG_HOME=${config} CI=false FORCE_COLOR=0 ${process.execPath} ${BIN} learn; echo EXIT:$?; sleep 30`;
+    tmux("new-session", "-d", "-s", name, "-x", "80", "-y", "24", cmd);
+    const screen = () => tmux("capture-pane", "-t", name, "-p");
+    const keys = (...k: string[]) => tmux("send-keys", "-t", name, ...k);
+    try {
+      const menu = await waitFor(screen, /Choose a lesson/, "the lessons menu");
+      expect(menu).toMatch(/A commit needs a quorum's ACKs\s+\(quorum-commit\)/);
+      keys("Down");
+      await waitFor(screen, /A proposal that a quorum has logged survives/, "the second lesson's idea");
+      keys("Enter");
+      await waitFor(screen, /○ GOAL: crash the leader while a proposal is logged/, "the lesson's first frame");
+      keys("L");
+      await waitFor(screen, /Choose a lesson/, "the menu again");
+      keys("q");
+      await waitFor(screen, /EXIT:0/, "the app to exit");
+    } finally {
+      spawnSync("tmux", ["kill-session", "-t", name]);
+    }
+  }, 300_000);
+
   it.skipIf(TMUX || !SCRIPT)("tui: e2e (script): the app starts in a pseudo-terminal and q quits", async () => {
     const child = spawn("script", ["-qfec", `CI=false FORCE_COLOR=0 COLUMNS=80 LINES=24 ${process.execPath} ${BIN} learn`, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
     const plain = () => out.replace(/\u001B\[[0-9;?]*[A-Za-z]/g, "");
-    await waitFor(plain, /zksim learn zab/, "the first frame");
+    await waitFor(plain, /Choose a lesson/, "the lessons menu");
+    child.stdin.write("\r");
+    await waitFor(plain, /step 0/, "the first frame");
     child.stdin.write("\u001B[C");
     await waitFor(plain, /step 1/, "step 1");
     child.stdin.write("q");
