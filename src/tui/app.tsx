@@ -45,7 +45,7 @@ export function App({ controller }: { controller: Controller }) {
   }, [view.running, controller]);
   const violations = view.frame.verdicts.filter((v) => !v.ok).length;
   const lay = layout(size.rows, size.columns, view.frame.nodes.length, violations);
-  if (view.mode.kind === "help") return <Help width={lay.width} rows={size.rows - 1} />;
+  if (view.mode.kind === "help") return <Help width={lay.width} rows={size.rows - 1} lesson={controller.lessonLines} />;
   return <Screen view={view} lay={lay} />;
 }
 
@@ -74,7 +74,8 @@ function controllerFor(o: AppOptions, session: Session, lesson: Lesson | undefin
     completed.add(`${lesson.protocol}/${lesson.name}`);
     o.onGoal(lesson);
   };
-  return new Controller(session, onGoal, o.save, introMessage({ ...o, lesson, completed }));
+  const lessonLines = lesson === undefined ? [] : [`LESSON ${lesson.title}: ${lesson.idea}`, ...lesson.intro.map((l) => `• ${l}`), ""];
+  return new Controller(session, onGoal, o.save, introMessage({ ...o, lesson, completed }), lessonLines);
 }
 
 /** The menu or a session; L in a session comes back to the menu. */

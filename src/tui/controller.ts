@@ -50,6 +50,8 @@ export class Controller {
     private readonly onGoal: () => void,
     private readonly save: (file: string) => void,
     intro: string,
+    /** The lesson's idea and steps, for the help screen (empty in free play). */
+    readonly lessonLines: readonly string[] = [],
   ) {
     this.state = { frame: session.frame(), running: false, speed: 0, selected: 0, node: 0, mode: { kind: "normal" }, message: intro, quit: false, menu: false };
   }

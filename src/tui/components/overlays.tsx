@@ -4,8 +4,10 @@ import { KEY_HELP } from "../keys.js";
 import { COMMAND_HELP } from "../commands.js";
 import { fit } from "../frame-text.js";
 
-export function Help({ width, rows }: { width: number; rows: number }) {
-  const lines = [...KEY_HELP.map(([k, what]) => `${k.padEnd(14)} ${what}`), "", "COMMANDS (after :)", ...COMMAND_HELP].slice(0, Math.max(5, rows - 3));
+export function Help({ width, rows, lesson }: { width: number; rows: number; lesson: readonly string[] }) {
+  // The keys always fit (80×24); the lesson's steps when there is room, else its idea alone.
+  const head = rows - 3 >= lesson.length + KEY_HELP.length ? lesson : lesson.slice(0, 1);
+  const lines = [...head, ...KEY_HELP.map(([k, what]) => `${k.padEnd(14)} ${what}`), "", "COMMANDS (after :)", ...COMMAND_HELP].slice(0, Math.max(5, rows - 3));
   return (
     <Box flexDirection="column" width={width}>
       <Text bold>KEYS — ? or esc closes</Text>
