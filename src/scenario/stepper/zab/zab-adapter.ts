@@ -84,8 +84,7 @@ export const zabAdapter: ProtocolAdapter<ZabWorld> = {
   },
 
   bookName(m: PendingMessage) {
-    const book = zabBookOfType(m.type) ?? (m.channel === "connection" && m.type !== "fle.notification" ? `${m.type}` : m.type);
-    return { book, detail: detailOf(m.payload) };
+    return { book: zabBookOfType(m.type) ?? m.type, detail: detailOf(m.payload) };
   },
 
   timerName(label) {
