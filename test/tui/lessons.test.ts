@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { LESSONS } from "../../src/tui/lessons/index.js";
+import { LESSONS, lessonNamed } from "../../src/tui/lessons/index.js";
 import { openSession } from "../../src/tui/cli.js";
 import { runPlain } from "../../src/tui/plain.js";
 import { splitScript } from "../../src/tui/commands.js";
@@ -26,6 +26,21 @@ describe("tui: lessons", () => {
       expect(text).toBe(readFileSync(golden(lesson.protocol, lesson.name), "utf8"));
     });
   }
+
+  it("tui: lesson goals are not reached by a run that misses the idea", async () => {
+    const misses: [string, string][] = [
+      ["quorum-commit", "crash s1; crash s2; write c1 /a 1; run 1s"], // no commit with one follower down
+      ["leader-crash-before-commit", "write c1 /p x; run 1s; crash s3; run 3s"], // committed before the crash
+      ["lagging-follower", "crash s1; run 1s; restart s1; run 3s"], // it missed nothing
+      ["isolated-leader", "cut s1 s2,s3; run 15s"], // a follower isolated, not the leader
+    ];
+    for (const [name, script] of misses) {
+      const lesson = lessonNamed("zab", name);
+      const session = await openSession("zab", lesson, undefined, undefined, undefined);
+      await runPlain({ session, lesson, commands: splitScript(script), write: () => undefined });
+      expect(session.frame().goal?.reached, `${name}: ${script}`).toBe(false);
+    }
+  });
 
   it("tui: at least four lessons per protocol that has an adapter", () => {
     expect(LESSONS.filter((l) => l.protocol === "zab").length).toBeGreaterThanOrEqual(4);
