@@ -28,7 +28,7 @@ export interface Figure {
   unit: string;
 }
 
-export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes"] as const;
+export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes", "tui"] as const;
 
 export async function runBench(suite: string): Promise<Figure[]> {
   switch (suite) {
@@ -42,6 +42,8 @@ export async function runBench(suite: string): Promise<Figure[]> {
       return checkBench();
     case "recipes":
       return recipesBench();
+    case "tui":
+      return (await import("../tui/bench.js")).tuiBench();
     case "all":
       return [...kernelBench(), ...(await zkBench()), ...(await ensembleBench()), ...(await checkBench()), ...(await recipesBench())];
     default:

@@ -13,6 +13,8 @@ export class EventQueue<T> {
   private items: (T | undefined)[] = new Array(1024);
   private count = 0;
   private nextSeq = 0;
+  /** Sequence numbers for `pushFirst`, counting down from −1: they sort before every `push`. */
+  private firstSeq = 0;
 
   get size(): number {
     return this.count;
@@ -24,8 +26,24 @@ export class EventQueue<T> {
   }
 
   push(atUs: number, item: T): number {
+    return this.insert(atUs, this.nextSeq++, item);
+  }
+
+  /**
+   * Queues `item` ahead of everything already queued at `atUs` (the teaching UI's "deliver this
+   * next"). The latest `pushFirst` at a time runs first; the order stays a total order.
+   */
+  pushFirst(atUs: number, item: T): number {
+    return this.insert(atUs, --this.firstSeq, item);
+  }
+
+  /** Every queued item with its key, in heap order (callers sort by (atUs, seq) when they need run order). */
+  forEach(fn: (atUs: number, seq: number, item: T) => void): void {
+    for (let i = 0; i < this.count; i++) fn(this.times[i]!, this.seqs[i]!, this.items[i]!);
+  }
+
+  private insert(atUs: number, seq: number, item: T): number {
     if (this.count === this.times.length) this.grow();
-    const seq = this.nextSeq++;
     let i = this.count++;
     const times = this.times;
     const seqs = this.seqs;

@@ -20,6 +20,7 @@
 import type { Rng } from "./rng.js";
 import { Ev, type SimEvent, type SimNode, type Simulator } from "./simulator.js";
 import { hashString } from "./trace.js";
+import { UserInputError } from "../base/errors.js";
 import { LinkTable, validateLinkConfig, type LinkConfig, type LinkState } from "./link-table.js";
 
 export type { LinkConfig };
@@ -511,6 +512,29 @@ export class Network {
     this.linkTable.configure(change, from, to, oneWay);
   }
 
+  /** Segments held by cut links (they resume, in order, when the link heals), in send order per connection. */
+  heldMessages(): SimEvent[] {
+    const out: SimEvent[] = [];
+    for (const conn of this.connsWithHeld) out.push(...conn.held[0], ...conn.held[1]);
+    return out;
+  }
+
+  /** The teaching UI drops a pending datagram (connections never lose a segment alone: TCP). */
+  dropDatagram(ev: SimEvent): void {
+    const m = pendingMessage(ev);
+    if (m === undefined || m.channel !== "datagram") throw new UserInputError("only a datagram can be dropped alone (a connection is reliable: cut the link instead)");
+    this.sim.cancelEvent(ev);
+    this.sim.trace.record(this.sim.nowUs, "drop", m.to, m.from, m.id, "injected");
+  }
+
+  /** The teaching UI duplicates a pending datagram: a second copy arrives `afterUs` after the first. */
+  duplicateDatagram(ev: SimEvent, atUs: number, afterUs: number): void {
+    const m = pendingMessage(ev);
+    if (m === undefined || m.channel !== "datagram") throw new UserInputError("only a datagram can be duplicated (a connection delivers each segment once: TCP)");
+    this.sim.trace.record(this.sim.nowUs, "duplicate", m.from, m.to, m.id, m.type);
+    this.sim.copyEvent(ev, atUs + afterUs);
+  }
+
   /** After a heal: held connection traffic resumes, in order, where the link is up again. */
   private releaseHeld(): void {
     const now = this.sim.nowUs;
@@ -532,6 +556,47 @@ export class Network {
       if (conn.held[0].length === 0 && conn.held[1].length === 0) this.connsWithHeld.delete(conn);
     }
   }
+}
+
+/** A message waiting in the kernel, as the teaching UI's stepping interface lists it. */
+export interface PendingMessage {
+  channel: "datagram" | "connection";
+  /** The message id of its send event (`control` segments have one too, never traced). */
+  id: number;
+  from: string;
+  to: string;
+  /** The payload's `kind` (or syn, synack, fin, rst, refused for control segments). */
+  type: string;
+  payload: unknown;
+  conn?: number;
+  /** Connections: the next segment its receiver takes (TCP delivers in order: only it can go next). */
+  head: boolean;
+  /** A connection's control segment (syn, fin, rst…), not data. */
+  control: boolean;
+}
+
+/** The message a pending kernel event delivers, or undefined for other events. */
+export function pendingMessage(ev: SimEvent): PendingMessage | undefined {
+  if (ev.fn === deliverDatagram) {
+    const m = ev.a as DatagramMsg;
+    return { channel: "datagram", id: m.id, from: m.src.id, to: m.dst.id, type: m.type, payload: m.payload, head: true, control: false };
+  }
+  if (ev.fn === deliverSegment) {
+    const seg = ev.a as Segment;
+    const conn = seg.conn;
+    return {
+      channel: "connection",
+      id: seg.id,
+      from: conn.nodes[seg.dir].id,
+      to: conn.nodes[1 - seg.dir]!.id,
+      type: seg.type,
+      payload: seg.payload,
+      conn: conn.id,
+      head: seg.seq === conn.nextSeq[seg.dir],
+      control: seg.ctrl !== Ctrl.Data,
+    };
+  }
+  return undefined;
 }
 
 function deliverDatagram(ev: SimEvent): void {

@@ -41,6 +41,11 @@ function fireTimer(ev: SimEvent): void {
   handle.fn();
 }
 
+/** The timer a pending kernel event fires, or undefined for other events (the stepping interface lists timers). */
+export function pendingTimer(ev: SimEvent): TimerHandle | undefined {
+  return ev.fn === fireTimer ? (ev.a as TimerHandle) : undefined;
+}
+
 export class NodeContext {
   readonly id: string;
   readonly incarnation: number;

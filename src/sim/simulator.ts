@@ -298,6 +298,42 @@ export class Simulator {
     this.stopRequested = true;
   }
 
+  // ---- the stepping interface's hooks (the teaching UI lists and reorders pending events) --
+
+  /** The events waiting to run, in run order (a copy: changing it changes nothing). */
+  pendingList(): PendingSimEvent[] {
+    const out: PendingSimEvent[] = [];
+    this.queue.forEach((atUs, seq, ev) => {
+      if (ev.fn !== cancelledEvent) out.push({ atUs, seq, ev });
+    });
+    return out.sort((x, y) => x.atUs - y.atUs || x.seq - y.seq);
+  }
+
+  /** A pending event will do nothing when its time comes (it still counts as a run event). */
+  cancelEvent(ev: SimEvent): void {
+    ev.fn = cancelledEvent;
+  }
+
+  /**
+   * Moves a pending event to `atUs` (≥ now). `first`: ahead of everything else queued at that
+   * time, so that at `atUs` = now it is the very next event to run.
+   */
+  moveEvent(ev: SimEvent, atUs: number, first: boolean): SimEvent {
+    if (!(atUs >= this.nowUsValue)) invariant(false, `cannot schedule in the past (${atUs} < ${this.nowUsValue})`);
+    const copy = new SimEvent(ev.type, ev.node, ev.incarnation, ev.fn, ev.a, ev.b);
+    this.cancelEvent(ev);
+    if (first) this.queue.pushFirst(atUs, copy);
+    else this.queue.push(atUs, copy);
+    return copy;
+  }
+
+  /** Queues a copy of a pending event at `atUs` as well (a duplicated datagram). */
+  copyEvent(ev: SimEvent, atUs: number): SimEvent {
+    const copy = new SimEvent(ev.type, ev.node, ev.incarnation, ev.fn, ev.a, ev.b);
+    this.queue.push(atUs, copy);
+    return copy;
+  }
+
   // ---- running -------------------------------------------------------------------------
 
   /** Time of the next event (Infinity when quiescent). */
@@ -409,6 +445,15 @@ export class Simulator {
 }
 
 export type { Deferred };
+
+/** One pending event with its queue key. */
+export interface PendingSimEvent {
+  atUs: number;
+  seq: number;
+  ev: SimEvent;
+}
+
+function cancelledEvent(): void {}
 
 /** A Deferred whose settling tells the run loop to drain microtasks (methods, not closures: one is made per client op). */
 class SimDeferred<T> implements Deferred<T> {

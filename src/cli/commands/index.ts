@@ -8,6 +8,7 @@ import { bench } from "./bench.js";
 import { bugs } from "./bugs.js";
 import { demo } from "./demo.js";
 import { determinism } from "./determinism.js";
+import { learn } from "./learn.js";
 import { list } from "./list.js";
 import { replay } from "./replay.js";
 import { run } from "./run.js";
@@ -23,4 +24,5 @@ export const COMMANDS: readonly Command[] = [
   determinism,
   bench,
   demo,
+  learn,
 ];

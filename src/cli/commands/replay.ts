@@ -9,7 +9,11 @@ import type { ExpectedViolation } from "../../scenario/replay-file.js";
 import { caseFlags, compareReplay, runReplayCase } from "../../scenario/replay.js";
 import { boolFlag, parseArgs } from "../args.js";
 import type { Command } from "../command.js";
-import { REPLAY_EXIT, readReplayFile } from "../replay.js";
+import { REPLAY_EXIT } from "../replay.js";
+import { readInputFile } from "../files.js";
+import { parseReplayFile } from "../../scenario/replay-file.js";
+import { isSessionFileText } from "../../tui/session-file.js";
+import { replaySession } from "../../tui/replay-session.js";
 
 export const replay: Command = {
   name: "replay",
@@ -25,7 +29,10 @@ async function cmdReplay(argv: string[]): Promise<number> {
   if (args.positionals.length === 0) throw new UserInputError("replay: which replay file? (written by `zksim run --save FILE`)");
   if (args.positionals.length > 1) throw new UserInputError(`replay: unexpected argument "${args.positionals[1]}"`);
   const path = args.positionals[0]!;
-  const c = readReplayFile(path);
+  const text = readInputFile(path, "replay file");
+  // A `zksim learn --save` session file replays by re-executing its branch (tui/replay-session.ts).
+  if (isSessionFileText(text)) return replaySession(path, boolFlag(args, "json"));
+  const c = parseReplayFile(text, path);
   const result = await runReplayCase(c);
   const cmp = compareReplay(c, result);
   const code = !cmp.reproduced ? REPLAY_EXIT.notReproduced : result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : REPLAY_EXIT.reproducedPass;

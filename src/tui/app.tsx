@@ -1,0 +1,111 @@
+/**
+ * The ink app of `zksim learn`: a projection of the controller's state, redrawn when it
+ * changes and on a steady tick while running. `q` (or ctrl-c) always quits; ink restores the
+ * terminal on exit.
+ */
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { render, Text, useApp, useInput, useStdout } from "ink";
+import type { Session } from "../scenario/stepper/session.js";
+import type { Lesson } from "./lessons/lesson.js";
+import { Controller, TICK_MS } from "./controller.js";
+import { keyIntent, splitKeys } from "./keys.js";
+import { layout } from "./layout.js";
+import { Screen } from "./components/screen.js";
+import { Help } from "./components/overlays.js";
+import { Menu } from "./components/menu.js";
+
+export function App({ controller }: { controller: Controller }) {
+  const view = useSyncExternalStore(
+    (l) => controller.subscribe(l),
+    () => controller.state,
+  );
+  const { exit } = useApp();
+  const { stdout } = useStdout();
+  const [size, setSize] = useState({ rows: stdout.rows ?? 24, columns: stdout.columns ?? 80 });
+  useEffect(() => {
+    const onResize = () => setSize({ rows: stdout.rows ?? 24, columns: stdout.columns ?? 80 });
+    stdout.on("resize", onResize);
+    return () => {
+      stdout.off("resize", onResize);
+    };
+  }, [stdout]);
+  useInput((input, key) => {
+    for (const [one, info] of splitKeys(input, key)) {
+      const intent = keyIntent(one, info, controller.state.mode);
+      if (intent !== undefined) void controller.dispatch(intent);
+    }
+  });
+  useEffect(() => {
+    if (view.quit) exit();
+  }, [view.quit, exit]);
+  useEffect(() => {
+    if (!view.running) return;
+    const timer = setInterval(() => void controller.tick(), TICK_MS);
+    return () => clearInterval(timer);
+  }, [view.running, controller]);
+  const violations = view.frame.verdicts.filter((v) => !v.ok).length;
+  const lay = layout(size.rows, size.columns, view.frame.nodes.length, violations);
+  if (view.mode.kind === "help") return <Help width={lay.width} rows={size.rows - 1} lesson={controller.lessonLines} />;
+  return <Screen view={view} lay={lay} />;
+}
+
+export interface AppOptions {
+  /** The session to start with; without one, the lessons menu comes first. */
+  session: Session | undefined;
+  lesson: Lesson | undefined;
+  lessons: readonly Lesson[];
+  adapterTitle: string;
+  completed: ReadonlySet<string>;
+  onGoal: (lesson: Lesson) => void;
+  save: (file: string) => void;
+  /** Starts a session of a lesson (or free play). */
+  start: (lesson: Lesson | undefined) => Promise<Session>;
+}
+
+export function introMessage(o: Pick<AppOptions, "lesson" | "adapterTitle" | "completed">): string {
+  if (o.lesson === undefined) return `${o.adapterTitle} — ? for keys; zksim learn --lessons lists the lessons`;
+  const done = o.completed.has(`${o.lesson.protocol}/${o.lesson.name}`) ? " (completed before)" : "";
+  return `LESSON ${o.lesson.title}${done}: ${o.lesson.intro[0] ?? o.lesson.idea} — ? for keys`;
+}
+
+function controllerFor(o: AppOptions, session: Session, lesson: Lesson | undefined, completed: Set<string>): Controller {
+  const onGoal = () => {
+    if (lesson === undefined) return;
+    completed.add(`${lesson.protocol}/${lesson.name}`);
+    o.onGoal(lesson);
+  };
+  const lessonLines = lesson === undefined ? [] : [`LESSON ${lesson.title}: ${lesson.idea}`, ...lesson.intro.map((l) => `• ${l}`), ""];
+  return new Controller(session, onGoal, o.save, introMessage({ ...o, lesson, completed }), lessonLines);
+}
+
+/** The menu or a session; L in a session comes back to the menu. */
+export function Root({ o }: { o: AppOptions }) {
+  const { exit } = useApp();
+  const { stdout } = useStdout();
+  const completed = useRef(new Set(o.completed));
+  const [controller, setController] = useState<Controller | undefined>(() => (o.session !== undefined ? controllerFor(o, o.session, o.lesson, completed.current) : undefined));
+  const [loading, setLoading] = useState(false);
+  const menu = useSyncExternalStore(
+    (l) => controller?.subscribe(l) ?? (() => undefined),
+    () => controller?.state.menu === true,
+  );
+  useEffect(() => {
+    if (menu) setController(undefined);
+  }, [menu]);
+  if (controller !== undefined && !menu) return <App controller={controller} />;
+  if (loading) return <Text>starting the run (electing a leader, connecting clients)…</Text>;
+  const pick = (lesson: Lesson | undefined) => {
+    setLoading(true);
+    void o.start(lesson).then((session) => {
+      setController(controllerFor(o, session, lesson, completed.current));
+      setLoading(false);
+    });
+  };
+  return <Menu title={o.adapterTitle} lessons={o.lessons} completed={completed.current} width={Math.max(80, stdout.columns ?? 80)} onQuit={exit} onPick={pick} />;
+}
+
+export async function runApp(o: AppOptions): Promise<number> {
+  const instance = render(<Root o={o} />, { exitOnCtrlC: false });
+  await instance.waitUntilExit();
+  return 0;
+}

@@ -1,0 +1,161 @@
+/**
+ * The learner's command language, shared by plain mode (`--script "step 12; crash s3"`, stdin)
+ * and the ink app's command line (`:`). Parsing is strict: a bad command is one UserInputError
+ * line that names what is wrong and what would be right.
+ *
+ * Messages and timers are named by their stable refs (m12, t5) or by their row in the pending
+ * list (1, 2, …) of the frame the command is given in.
+ */
+import { UserInputError } from "../sim/errors.js";
+import type { FaultAction } from "../sim/faults.js";
+import type { ClientOp } from "../scenario/stepper/types.js";
+
+export type Command =
+  | { kind: "step"; count: number }
+  | { kind: "back"; count: number }
+  | { kind: "run"; ms: number }
+  | { kind: "deliver" | "drop" | "duplicate" | "fire"; ref: string }
+  | { kind: "delay"; ref: string; delayMs: number }
+  | { kind: "fault"; fault: FaultAction }
+  | { kind: "client"; client: string; op: ClientOp }
+  | { kind: "branch"; index: number | undefined }
+  | { kind: "show" }
+  | { kind: "goal" }
+  | { kind: "help" };
+
+export const COMMAND_HELP: readonly string[] = [
+  "step [N]            run the next N events (default 1)          s",
+  "back [N]            go N events back (re-executes from the seed) b",
+  "run DURATION        run on for a virtual time: 500ms, 2s",
+  "deliver REF         deliver this message next (a TCP connection's head only)",
+  "drop REF | dup REF  lose / duplicate a datagram (not on TCP connections)",
+  "delay REF MS        deliver this message MS later",
+  "fire REF            fire this timer now",
+  "crash|restart|pause|resume NODE",
+  "cut A B             cut the links between A and B, both ways (A, B: s1 or s1,s2)",
+  "partition A,B / C   split into groups (unlisted nodes: one more);  heal: all links",
+  "write C PATH DATA   client C creates PATH (ephemeral C PATH DATA: ephemeral)",
+  "set C PATH DATA | read C PATH | delete C PATH",
+  "branch [N]          list the branches, or switch to branch N",
+  "show | goal | help  the whole frame / the lesson's goal / this list",
+  "REF: m12 (a message), t5 (a timer), or a row number of the pending list",
+];
+
+/** Splits a script on ";" and newlines into command strings (blank ones and # comments dropped). */
+export function splitScript(script: string): string[] {
+  return script
+    .split(/[;\n]/)
+    .map((s) => s.trim())
+    .filter((s) => s !== "" && !s.startsWith("#"));
+}
+
+export function parseCommand(text: string): Command {
+  const words = text.trim().split(/\s+/);
+  const [verb = "", ...args] = words;
+  const need = (n: number, usage: string) => {
+    if (args.length !== n) throw new UserInputError(`"${text}": expected ${usage}`);
+  };
+  switch (verb) {
+    case "step":
+    case "s":
+      return { kind: "step", count: optionalCount(args, text) };
+    case "back":
+    case "b":
+      return { kind: "back", count: optionalCount(args, text) };
+    case "run":
+      need(1, "run DURATION (e.g. run 2s, run 500ms)");
+      return { kind: "run", ms: parseDurationMs(args[0]!) };
+    case "deliver":
+    case "drop":
+    case "fire":
+      need(1, `${verb} REF (m12, t5 or a pending row number)`);
+      return { kind: verb, ref: args[0]! };
+    case "dup":
+    case "duplicate":
+      need(1, "dup REF");
+      return { kind: "duplicate", ref: args[0]! };
+    case "delay":
+      need(2, "delay REF MS");
+      return { kind: "delay", ref: args[0]!, delayMs: parseDurationMs(args[1]!.replace(/^(\d+)$/, "$1ms")) };
+    case "crash":
+    case "restart":
+    case "pause":
+    case "resume":
+      need(1, `${verb} NODE`);
+      return { kind: "fault", fault: { kind: verb, node: args[0]! } };
+    case "cut":
+      need(2, "cut A B (A and B: nodes, or comma lists like s1,s2)");
+      return { kind: "fault", fault: { kind: "cut", from: nodeList(args[0]!), to: nodeList(args[1]!) } };
+    case "partition":
+      return { kind: "fault", fault: { kind: "partition", groups: parseGroups(args.join(" "), text) } };
+    case "heal":
+      need(0, "heal (no arguments)");
+      return { kind: "fault", fault: { kind: "heal" } };
+    default:
+      return parseOther(verb, args, text);
+  }
+}
+
+function parseOther(verb: string, args: string[], text: string): Command {
+  const need = (n: number, usage: string) => {
+    if (args.length < n) throw new UserInputError(`"${text}": expected ${usage}`);
+  };
+  switch (verb) {
+    case "write":
+    case "ephemeral":
+      need(3, `${verb} CLIENT PATH DATA`);
+      return { kind: "client", client: args[0]!, op: { op: "create", path: args[1]!, data: args.slice(2).join(" "), ...(verb === "ephemeral" ? { ephemeral: true } : {}) } };
+    case "set":
+      need(3, "set CLIENT PATH DATA");
+      return { kind: "client", client: args[0]!, op: { op: "set", path: args[1]!, data: args.slice(2).join(" ") } };
+    case "read":
+    case "delete":
+      if (args.length !== 2) throw new UserInputError(`"${text}": expected ${verb} CLIENT PATH`);
+      return { kind: "client", client: args[0]!, op: verb === "read" ? { op: "get", path: args[1]! } : { op: "delete", path: args[1]! } };
+    case "branch":
+      if (args.length > 1) throw new UserInputError(`"${text}": expected branch [N]`);
+      return { kind: "branch", index: args.length === 0 ? undefined : wholeNumber(args[0]!, text) };
+    case "show":
+    case "goal":
+    case "help":
+      if (args.length > 0) throw new UserInputError(`"${text}": ${verb} takes no arguments`);
+      return { kind: verb };
+    default:
+      throw new UserInputError(`unknown command "${verb}" (commands: step, back, run, deliver, drop, dup, delay, fire, crash, restart, pause, resume, cut, partition, heal, write, ephemeral, set, read, delete, branch, show, goal, help)`);
+  }
+}
+
+function nodeList(s: string): string[] {
+  return s.split(",").filter((n) => n !== "");
+}
+
+function optionalCount(args: string[], text: string): number {
+  if (args.length === 0) return 1;
+  if (args.length > 1) throw new UserInputError(`"${text}": expected at most one number`);
+  const n = wholeNumber(args[0]!, text);
+  if (n === 0) throw new UserInputError(`"${text}": the count must be at least 1`);
+  return n;
+}
+
+function wholeNumber(s: string, text: string): number {
+  if (!/^\d{1,9}$/.test(s)) throw new UserInputError(`"${text}": "${s}" is not a whole number`);
+  return Number(s);
+}
+
+/** "500ms", "2s", "1.5s" → milliseconds. */
+export function parseDurationMs(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(s);
+  if (m === null) throw new UserInputError(`"${s}" is not a duration (write 500ms or 2s)`);
+  const ms = Number(m[1]) * (m[2] === "s" ? 1000 : 1);
+  if (!(ms > 0) || ms > 3_600_000) throw new UserInputError(`duration ${s} must be more than 0 and at most an hour`);
+  return ms;
+}
+
+/** "s1,s2 / s3" or "s1 s2 | s3" → [["s1","s2"],["s3"]]. */
+function parseGroups(rest: string, text: string): string[][] {
+  const groups = rest
+    .split(/[/|]/)
+    .map((g) => g.split(/[\s,]+/).filter((n) => n !== ""));
+  if (groups.length < 2 || groups.some((g) => g.length === 0)) throw new UserInputError(`"${text}": expected partition A,B / C (groups separated by /)`);
+  return groups;
+}

@@ -1,0 +1,109 @@
+/**
+ * The ink app with ink-testing-library: keys in, frames out. The screen shows the nodes, the
+ * pending events and the invariants; → steps, ← steps back, ? shows the keys, a crash is
+ * previewed before it applies, and the command line runs commands.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanup, render } from "ink-testing-library";
+import { App } from "../../src/tui/app.js";
+import { Controller } from "../../src/tui/controller.js";
+import { Session } from "../../src/scenario/stepper/session.js";
+import { zabAdapter } from "../../src/scenario/stepper/zab/zab-adapter.js";
+import { keyIntent, splitKeys } from "../../src/tui/keys.js";
+
+const RIGHT = "\u001B[C";
+const LEFT = "\u001B[D";
+
+async function settle(c: Controller, ms = 50): Promise<void> {
+  await new Promise((r) => setTimeout(r, 5)); // the key reaches useInput
+  await c.idle();
+  await new Promise((r) => setTimeout(r, ms)); // React renders
+}
+
+async function app() {
+  const session = await Session.begin(zabAdapter, { seed: 1 });
+  const controller = new Controller(session, () => undefined, () => undefined, "hello");
+  const ui = render(<App controller={controller} />);
+  await settle(controller);
+  return { session, controller, ui };
+}
+
+afterEach(() => cleanup());
+
+describe("tui: app", () => {
+  it("tui: app: the first frame shows nodes in the book's terms, pending timers and the invariants", async () => {
+    const { ui } = await app();
+    const frame = ui.lastFrame()!;
+    expect(frame).toMatch(/zksim learn zab \[3\] · seed 1 · step 0/);
+    expect(frame).toMatch(/● s3 leader\s+epoch 1\/1\s+last 0x100000002/);
+    expect(frame).toMatch(/PENDING \(\d+\)/);
+    expect(frame).toMatch(/✓ 11 of 11 invariants hold/);
+    expect(frame.split("\n").length).toBeLessThanOrEqual(23);
+  });
+
+  it("tui: app: → steps, ← steps back to the same screen", async () => {
+    const { ui, controller, session } = await app();
+    const start = ui.lastFrame();
+    ui.stdin.write(RIGHT);
+    await settle(controller);
+    ui.stdin.write(RIGHT);
+    await settle(controller);
+    expect(session.step).toBe(2);
+    expect(ui.lastFrame()).toMatch(/step 2/);
+    ui.stdin.write(LEFT);
+    await settle(controller);
+    ui.stdin.write(LEFT);
+    await settle(controller);
+    expect(session.step).toBe(0);
+    expect(ui.lastFrame()!.replace(/^.*\n/, "").split("\n").slice(0, 5)).toEqual(start!.replace(/^.*\n/, "").split("\n").slice(0, 5));
+  });
+
+  it("tui: app: ? shows the keys; a crash is previewed, then applied with y", async () => {
+    const { ui, controller, session } = await app();
+    ui.stdin.write("?");
+    await settle(controller);
+    expect(ui.lastFrame()).toMatch(/KEYS — \? or esc closes/);
+    ui.stdin.write("?");
+    await settle(controller);
+    ui.stdin.write("\t"); // s2
+    await settle(controller);
+    ui.stdin.write("\t"); // s3, the leader
+    await settle(controller);
+    ui.stdin.write("c");
+    await settle(controller, 300);
+    expect(ui.lastFrame()).toMatch(/WHAT IF: crash s3 now\?/);
+    expect(ui.lastFrame()).toMatch(/leadership moves from s3 to s\d/);
+    expect(session.branch.interventions).toHaveLength(0);
+    ui.stdin.write("y");
+    await settle(controller);
+    expect(session.branch.interventions).toEqual([{ atEvent: session.frame().position, action: { kind: "fault", fault: { kind: "crash", node: "s3" } } }]);
+    expect(ui.lastFrame()).toMatch(/✖ s3 down/);
+  });
+
+  it("tui: app: the command line runs a command and reports a bad one in one line", async () => {
+    const { ui, controller, session } = await app();
+    for (const ch of [":", ..."write c1 /a 1", "\r"]) {
+      ui.stdin.write(ch);
+      await settle(controller, 5);
+    }
+    expect(session.branch.interventions.map((i) => i.action.kind)).toEqual(["client"]);
+    for (const ch of [":", ..."fly", "\r"]) {
+      ui.stdin.write(ch);
+      await settle(controller, 5);
+    }
+    expect(ui.lastFrame()).toMatch(/✗ unknown command "fly"/);
+  });
+
+  it("tui: keys: a chunk of several keys is read one key at a time; escape sequences stay whole", () => {
+    expect(splitKeys("ab\r", {})).toEqual([["a", {}], ["b", {}], ["", { return: true }]]);
+    expect(splitKeys("\u001B[C", { rightArrow: true })).toEqual([["\u001B[C", { rightArrow: true }]]);
+    expect(splitKeys("x", {})).toEqual([["x", {}]]);
+  });
+
+  it("tui: keys: q quits from every mode but the command line, where it is a letter", () => {
+    expect(keyIntent("q", {}, { kind: "normal" })).toEqual({ kind: "quit" });
+    expect(keyIntent("q", {}, { kind: "help" })).toEqual({ kind: "quit" });
+    expect(keyIntent("q", {}, { kind: "confirm", label: "", action: { kind: "fault", fault: { kind: "heal" } }, preview: undefined })).toEqual({ kind: "quit" });
+    expect(keyIntent("q", {}, { kind: "command", text: "" })).toEqual({ kind: "command-edit", text: "q", backspace: false });
+  });
+});
