@@ -51,6 +51,8 @@ export function loadScenario(nameOrPath: string, variant?: string): Scenario {
 function withVariant(raw: unknown, variant: string, source: string): unknown {
   const workload = typeof raw === "object" && raw !== null ? (raw as { workload?: unknown }).workload : undefined;
   const script = typeof workload === "object" && workload !== null ? (workload as { script?: unknown }).script : undefined;
+  // A workload without a script (the teaching protocols) takes the variant as a parameter; it validates it.
+  if (typeof script !== "string" && typeof workload === "object" && workload !== null) return { ...(raw as object), workload: { ...(workload as object), variant } };
   if (typeof script !== "string") throw new UserInputError(`${source}: --variant needs a scenario whose workload names a script (this one names none)`);
   return { ...(raw as object), workload: { ...(workload as object), script: scriptVariant(script, variant) } };
 }

@@ -3,6 +3,8 @@ import { registerChecker, registerWorkload } from "./workload.js";
 import { kernelTraffic } from "./workloads/kernel-traffic.js";
 import { zkWorkload } from "./workloads/zk.js";
 import { swarmWorkload } from "./workloads/swarm.js";
+import { paxosWorkload } from "./workloads/paxos.js";
+import { PAXOS_PROTOCOL_CHECKERS } from "../check/protocols/index.js";
 import { StandaloneDurabilityChecker } from "../check/zk/standalone-durability.js";
 import { ZAB_CHECKERS } from "../check/zab/index.js";
 import { CLIENT_CHECKERS } from "../check/client/index.js";
@@ -20,6 +22,8 @@ export function registerBuiltins(): void {
   registerWorkload(kernelTraffic);
   registerWorkload(zkWorkload);
   registerWorkload(swarmWorkload);
+  registerWorkload(paxosWorkload);
+  for (const [name, make] of PAXOS_PROTOCOL_CHECKERS) registerChecker(name, make);
   registerChecker("zk.standalone-durability", () => new StandaloneDurabilityChecker());
   for (const [name, make] of ZAB_CHECKERS) registerChecker(name, () => make());
   for (const [name, make] of CLIENT_CHECKERS) registerChecker(name, () => make());
