@@ -78,7 +78,7 @@ function drawSwarmShape(w: WorkloadContext, base: PaxosShape): PaxosShape {
     proposers,
     learners: rng.int(1, SWARM_MAX.learners),
     values: names("v", proposers),
-    startAtMs: Array.from({ length: proposers }, () => (rng.chance(0.5) ? rng.int(0, 300) : rng.int(0, 3000))),
+    startAtMs: Array.from({ length: proposers }, () => (rng.chance(0.5) ? rng.int(0, 300) : rng.int(0, 5000))),
     phaseTimeoutMs: rng.int(30, 300),
     retryMinMs,
     retryMaxMs: retryMinMs + rng.int(0, 300),
@@ -134,7 +134,8 @@ export const paxosWorkload: WorkloadDef = {
           startNemesis(w.sim, w.sim.rng.fork("swarm").fork("faults"), plan, {
             crashable: [...acceptors, ...proposers, ...learners],
             all: [...acceptors, ...proposers, ...learners],
-            aimedKinds: ["paxos.promised", "paxos.accepted"],
+            aimedKinds: ["paxos.accepted"],
+            aimedAt: acceptors,
             untilMs: w.scenario.durationMs,
           });
         }

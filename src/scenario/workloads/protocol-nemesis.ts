@@ -6,8 +6,8 @@
  * fault phase [0, untilMs); whatever is still in force then is ended by the run's convergence
  * phase (`endAllFaults`), after which the liveness checkers judge a healed system.
  *
- * Kinds: crash-restart (down for 0–200 ms or 0.5–5 s), crash-after (crash a node at once after
- * it records one of `aimedKinds` — say an acceptor's answer, the moment an unsynced state
+ * Kinds: crash-restart (down for 0–200 ms or 0.5–5 s), crash-after (crash some of `aimedAt` at once
+ * after each next records one of `aimedKinds` — say an acceptor's answer, the moment an unsynced state
  * would be lost — and restart it soon), partition (a random split), cut (one-way), loss,
  * duplicate, reorder, pause (a GC pause), slow-fsync, clog. Only `crashable` nodes crash or
  * pause; every node may be cut off.
@@ -24,8 +24,10 @@ export interface NemesisOptions {
   crashable: readonly string[];
   /** Every node (for network faults). */
   all: readonly string[];
-  /** Trace kinds after which `crash-after` crashes the node that recorded them. */
+  /** Trace kinds after which `crash-after` crashes the node that recorded them… */
   aimedKinds: readonly string[];
+  /** …one of these nodes. */
+  aimedAt: readonly string[];
   untilMs: number;
 }
 
@@ -48,6 +50,14 @@ export function startNemesis(sim: Simulator, rng: Rng, plan: NemesisPlan, o: Nem
   const untilUs = o.untilMs * 1000;
   const total = KINDS.reduce((a, k) => a + plan.weights[k], 0);
   if (total === 0) return;
+  // The phase ends with an event at `untilMs` itself: the run's clock reaches it before the
+  // convergence phase ends every fault, and no aimed crash fires after that.
+  let over = false;
+  const aimedCrashes = new Set<() => void>();
+  sim.schedule(untilUs, () => {
+    over = true;
+    for (const unsubscribe of aimedCrashes) unsubscribe();
+  });
   const pick = <T>(xs: readonly T[]): T => xs[rng.int(0, xs.length - 1)]!;
   const fault = (a: FaultAction) => applyFault(sim, a);
   /** Runs `undo` after `ms` if still in the fault phase (else convergence ends it). */
@@ -72,20 +82,25 @@ export function startNemesis(sim: Simulator, rng: Rng, plan: NemesisPlan, o: Nem
         return restartLater(node);
       }
       case "crash-after": {
-        const target = pick(o.crashable);
+        // Several nodes at once (each waits for its own moment until the phase ends: the
+        // aimed event may be rare): a majority that answered and then lost what it answered.
         const aimed = new Set(o.aimedKinds);
-        const unsubscribe = sim.trace.subscribe(
-          (e) => {
-            if (e.node !== target || sim.node(target).status !== "up") return;
-            unsubscribe();
-            sim.schedule(sim.nowUs, () => {
-              fault({ kind: "crash", node: target });
-              restartLater(target);
-            });
-          },
-          (k) => aimed.has(k),
-        );
-        return later(rng.int(100, 3000), unsubscribe);
+        for (const target of someOf(o.aimedAt)) {
+          const unsubscribe = sim.trace.subscribe(
+            (e) => {
+              if (over || e.node !== target || sim.node(target).status !== "up") return;
+              unsubscribe();
+              sim.schedule(sim.nowUs, () => {
+                if (over) return;
+                fault({ kind: "crash", node: target });
+                restartLater(target);
+              });
+            },
+            (k) => aimed.has(k),
+          );
+          aimedCrashes.add(unsubscribe);
+        }
+        return;
       }
       case "partition": {
         const side = someOf(o.all);
