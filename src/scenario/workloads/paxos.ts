@@ -154,7 +154,6 @@ class PaxosStory {
   /** Proposals and choices, in trace order. */
   private readonly steps: string[] = [];
   private readonly learned = new Map<string, PaxosValue>();
-  private readonly deferred: string[] = [];
 
   constructor(
     w: WorkloadContext,
@@ -192,7 +191,7 @@ class PaxosStory {
         this.learned.set(e.node, f.value as PaxosValue);
         return;
       case "paxos.proposer.deferred":
-        this.deferred.push(`${t}: ${e.node} stops proposing: ${String(f.to)} is the distinguished proposer`);
+        this.steps.push(`${t}: ${e.node} stops proposing: ${String(f.to)} is the distinguished proposer`);
         return;
     }
   }
@@ -205,7 +204,7 @@ class PaxosStory {
     if (this.plan !== undefined) out.push(`swarm faults: ${this.plan}`);
     out.push(`phase 1 (prepare/promise): ${this.prepares} ballots tried, ${this.preempted} pre-empted by a higher promise, ${this.timeouts} timed out.`);
     const shown = this.steps.length > 8 ? [...this.steps.slice(0, 4), `… ${this.steps.length - 7} more steps …`, ...this.steps.slice(-3)] : this.steps;
-    out.push(...shown, ...this.deferred.slice(0, 3));
+    out.push(...shown);
     const learned = [...this.learned].map(([l, v]) => `${l} learned ${String(v)}`);
     out.push(learned.length > 0 ? `learners: ${learned.join(", ")}.` : `no learner learned a value.`);
     return out;
