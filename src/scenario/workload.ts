@@ -36,6 +36,8 @@ export interface WorkloadDef {
   /** The checkers a scenario runs when it names none (may depend on the parameters). */
   defaultCheckers(params: Record<string, unknown>): string[];
   create(ctx: WorkloadContext): Workload;
+  /** Variants taken as the `variant` parameter (`--variant` on a workload without a script). */
+  variants?: readonly string[];
 }
 
 const workloads = new Map<string, WorkloadDef>();

@@ -69,6 +69,7 @@ export const multiPaxosWorkload: WorkloadDef = {
     const s = readShape(params);
     return [...names("r", s.replicas), ...names("c", s.clients)];
   },
+  variants: MULTI_PAXOS_VARIANTS,
   defaultCheckers: () => MULTI_PAXOS_CHECKERS,
   create(w: WorkloadContext): Workload {
     const base = readShape(w.params);

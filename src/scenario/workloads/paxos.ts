@@ -92,6 +92,7 @@ export const paxosWorkload: WorkloadDef = {
     const s = readShape(params);
     return [...names("p", s.proposers), ...names("a", s.acceptors), ...names("l", s.learners)];
   },
+  variants: PAXOS_VARIANTS,
   defaultCheckers: () => PAXOS_CHECKERS,
   create(w: WorkloadContext): Workload {
     const base = readShape(w.params);
