@@ -20,6 +20,7 @@ import { loadScenario } from "./scenario-files.js";
 import { checkLinearizable, zkModel } from "../check/linearizability/index.js";
 import { benchmarkLinearizability } from "./bench-history.js";
 import { exploreInProcess } from "./explore/explore.js";
+import { protocolsBench } from "./bench-protocols.js";
 
 export interface Figure {
   bench: string;
@@ -28,7 +29,7 @@ export interface Figure {
   unit: string;
 }
 
-export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes", "tui"] as const;
+export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes", "tui", "protocols"] as const;
 
 export async function runBench(suite: string): Promise<Figure[]> {
   switch (suite) {
@@ -44,8 +45,10 @@ export async function runBench(suite: string): Promise<Figure[]> {
       return recipesBench();
     case "tui":
       return (await import("../tui/bench.js")).tuiBench();
+    case "protocols":
+      return protocolsBench();
     case "all":
-      return [...kernelBench(), ...(await zkBench()), ...(await ensembleBench()), ...(await checkBench()), ...(await recipesBench())];
+      return [...kernelBench(), ...(await zkBench()), ...(await ensembleBench()), ...(await checkBench()), ...(await recipesBench()), ...(await protocolsBench())];
     default:
       throw new UserInputError(`bench: unknown suite "${suite}" (known: ${BENCH_SUITES.join(", ")}, all)`);
   }

@@ -9,6 +9,7 @@ import { basename, join } from "node:path";
 import { UserInputError } from "../sim/errors.js";
 import { parseScenario } from "../scenario/parse.js";
 import { registerBuiltins } from "../scenario/builtins.js";
+import { workloadDef } from "../scenario/workload.js";
 import { scriptVariant } from "../scenario/scripts/index.js";
 import type { Scenario } from "../scenario/types.js";
 import { readInputFile } from "./files.js";
@@ -48,6 +49,9 @@ export function loadScenario(nameOrPath: string, variant?: string): Scenario {
 function withVariant(raw: unknown, variant: string, source: string): unknown {
   const workload = typeof raw === "object" && raw !== null ? (raw as { workload?: unknown }).workload : undefined;
   const script = typeof workload === "object" && workload !== null ? (workload as { script?: unknown }).script : undefined;
+  // A workload with variants of its own (the teaching protocols) takes it as a parameter and validates it.
+  const kind = typeof workload === "object" && workload !== null ? (workload as { kind?: unknown }).kind : undefined;
+  if (typeof script !== "string" && typeof kind === "string" && workloadDef(kind).variants !== undefined) return { ...(raw as object), workload: { ...(workload as object), variant } };
   if (typeof script !== "string") throw new UserInputError(`${source}: --variant needs a scenario whose workload names a script (this one names none)`);
   return { ...(raw as object), workload: { ...(workload as object), script: scriptVariant(script, variant) } };
 }

@@ -39,6 +39,8 @@ export interface WorkloadDef {
   create(ctx: WorkloadContext): Workload;
   /** Roles a fault schedule may name (`$leader`), as the trace shows them (none by default). */
   traceRoles?: TraceRoles;
+  /** Variants taken as the `variant` parameter (`--variant` on a workload without a script). */
+  variants?: readonly string[];
 }
 
 const workloads = new Map<string, WorkloadDef>();

@@ -1,0 +1,67 @@
+/**
+ * `multipaxos.linearizable`: the clients' key-value history (`multipaxos.client.invoke` /
+ * `.complete`) is linearizable, checked by the project's WGL search (check/linearizability)
+ * with a per-key register model: a put is `setData(key, value)`, a get is `getData(key)` whose
+ * result must be the last value put ("" for none). A put never answered is indeterminate (it
+ * may have applied, at any time after its invocation); a get never answered is left out.
+ * Reads served by a deposed master show up here: they return a value a later write replaced.
+ */
+import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { checkLinearizable, formatOperation, type Operation, type Partition, type SequentialModel } from "../linearizability/index.js";
+
+/** One register per key; the state is the key's value. */
+const registerModel: SequentialModel<string> = {
+  name: "kv-register",
+  init: () => "",
+  step: (state, op) => (op.op === "setData" ? (op.args.data ?? "") : op.outcome !== "ok" || (op.result?.data ?? "") === state ? state : undefined),
+  key: (state) => state,
+  describe: (state, op) => `${op.path} = ${JSON.stringify(state)}`,
+  explain: (state, op) => `get ${op.path} returned ${JSON.stringify(op.result?.data ?? "")} but the register holds ${JSON.stringify(state)}`,
+  partition(ops: readonly Operation[]): Partition[] {
+    const byKey = new Map<string, Operation[]>();
+    for (const op of ops) byKey.set(op.path, [...(byKey.get(op.path) ?? []), op]);
+    return [...byKey].map(([label, list]) => ({ label, ops: list, preamble: [] }));
+  },
+};
+
+export class MultiPaxosLinearizableChecker implements Checker {
+  readonly name = "multipaxos.linearizable";
+  private readonly log = new ViolationLog(this.name);
+  private readonly open = new Map<string, Operation>();
+  private readonly ops: Operation[] = [];
+
+  accepts(kind: string): boolean {
+    return kind === "multipaxos.client.invoke" || kind === "multipaxos.client.complete";
+  }
+
+  onEvent(e: TraceEvent): void {
+    const f = e.fields ?? {};
+    const { client, reqId, op, key } = f;
+    if (typeof client !== "string" || typeof reqId !== "number" || (op !== "put" && op !== "get") || typeof key !== "string") {
+      return this.log.add(e, `malformed ${e.kind} from ${e.node}: ${JSON.stringify(f)}`);
+    }
+    const id = `${client}#${reqId}`;
+    if (e.kind === "multipaxos.client.invoke") {
+      const o: Operation = { id: this.ops.length, client, session: client, op: op === "put" ? "setData" : "getData", path: key, args: op === "put" ? { data: String(f.value) } : {}, invokeUs: e.atUs, completeUs: undefined, outcome: "unknown" };
+      this.ops.push(o);
+      this.open.set(id, o);
+      return;
+    }
+    const o = this.open.get(id);
+    if (o === undefined) return this.log.add(e, `${client} completed request ${reqId}, which it never invoked`);
+    this.open.delete(id);
+    o.outcome = "ok";
+    o.completeUs = e.atUs;
+    if (op === "get") o.result = { data: f.value === null ? "" : String(f.value) };
+  }
+
+  finish(end?: RunEnd): Violation[] {
+    const r = checkLinearizable(this.ops, registerModel, { useZxid: false, maxSteps: 2_000_000 });
+    if (!r.ok && end !== undefined) {
+      const window = r.minimalWindow.slice(0, 6).map((op) => formatOperation(op)).join("; ");
+      this.log.add(end, `${r.inconclusive ? "inconclusive (search budget spent)" : "not linearizable"} on key ${r.partition}: ${window}`);
+    }
+    return this.log.violations;
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * `multipaxos.slot-agreement`: in every log slot at most one command is chosen, where chosen
+ * means accepted by a majority of the replicas at one ballot (`multipaxos.accepted`: slot,
+ * ballot, command id, replica count). One Paxos instance per slot (book 3.1.5), so single-decree
+ * agreement, slot by slot. A malformed annotation is reported.
+ */
+import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import type { TraceEvent } from "../../sim/trace.js";
+
+export class MultiPaxosSlotAgreementChecker implements Checker {
+  readonly name = "multipaxos.slot-agreement";
+  private readonly log = new ViolationLog(this.name);
+  /** "slot/ballot" → command and acceptors. */
+  private readonly tallies = new Map<string, { command: string; acceptors: Set<string> }>();
+  private readonly chosen = new Map<number, { command: string; ballot: number }>();
+
+  accepts(kind: string): boolean {
+    return kind === "multipaxos.accepted";
+  }
+
+  onEvent(e: TraceEvent): void {
+    const f = e.fields ?? {};
+    const { slot, ballot, command, acceptors } = f;
+    if (typeof slot !== "number" || typeof ballot !== "number" || typeof command !== "string" || typeof acceptors !== "number") {
+      return this.log.add(e, `malformed multipaxos.accepted from ${e.node}: ${JSON.stringify(f)}`);
+    }
+    const key = `${slot}/${ballot}`;
+    const t = this.tallies.get(key) ?? { command, acceptors: new Set<string>() };
+    this.tallies.set(key, t);
+    if (t.command !== command) return this.log.add(e, `slot ${slot}, ballot ${ballot}: ${e.node} accepted ${command} but ${t.command} was proposed at that ballot`);
+    const before = t.acceptors.size;
+    t.acceptors.add(e.node);
+    const need = Math.floor(acceptors / 2) + 1;
+    if (before >= need || t.acceptors.size < need) return;
+    const first = this.chosen.get(slot);
+    if (first === undefined) this.chosen.set(slot, { command, ballot });
+    else if (first.command !== command) this.log.add(e, `slot ${slot} has two chosen commands: ${first.command} at ballot ${first.ballot} and ${command} at ballot ${ballot} (accepted by ${[...t.acceptors].join(", ")})`);
+  }
+
+  finish(_end?: RunEnd): Violation[] {
+    return this.log.violations;
+  }
+}

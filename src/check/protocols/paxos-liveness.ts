@@ -1,0 +1,49 @@
+/**
+ * `paxos.liveness`: after the faults end, with one (distinguished) proposer, a value is chosen
+ * and every learner learns it. Judged only when the run ends at least `budgetMs` after its
+ * last fault; then every learner (a node that annotated `paxos.learner.recovered`) must hold a
+ * learned value in its current incarnation — recovered from its disk or learned since.
+ */
+import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { QuietPeriod } from "./quiet-period.js";
+
+export const PAXOS_LIVENESS_BUDGET_MS = 15_000;
+
+export class PaxosLivenessChecker implements Checker {
+  readonly name = "paxos.liveness";
+  private readonly log = new ViolationLog(this.name);
+  private readonly quiet = new QuietPeriod();
+  /** Learner → whether its current incarnation holds a learned value. */
+  private readonly learners = new Map<string, boolean>();
+
+  constructor(private readonly budgetMs = PAXOS_LIVENESS_BUDGET_MS) {}
+
+  accepts(kind: string): boolean {
+    return kind === "paxos.learner.recovered" || kind === "paxos.learned" || QuietPeriod.reads(kind);
+  }
+
+  onEvent(e: TraceEvent): void {
+    this.quiet.onEvent(e);
+    switch (e.kind) {
+      case "paxos.learner.recovered":
+        this.learners.set(e.node, e.fields?.value !== null && e.fields?.value !== undefined);
+        return;
+      case "paxos.learned":
+        this.learners.set(e.node, true);
+        return;
+      case "crash":
+        if (this.learners.has(e.node)) this.learners.set(e.node, false);
+        return;
+    }
+  }
+
+  finish(end?: RunEnd): Violation[] {
+    if (end === undefined || !this.quiet.quietFor(end.atUs, this.budgetMs)) return this.log.violations;
+    const behind = [...this.learners].filter(([, learned]) => !learned).map(([l]) => l);
+    if (behind.length > 0) {
+      this.log.add(end, `${behind.join(", ")} learned no value ${((end.atUs - this.quiet.lastFaultUs) / 1000).toFixed(0)} ms after the last fault (budget ${this.budgetMs} ms): with one proposer and a healed network, Paxos must choose a value and tell every learner`);
+    }
+    return this.log.violations;
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * When the last fault happened, for the protocols' liveness checkers: the fault kinds of the
+ * trace (node crashes and restarts, pauses, partitions, clogs, link and disk changes). A
+ * liveness verdict is given only at the end of a run that has been quiet for the budget.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+
+const FAULT_EVENT_KINDS: ReadonlySet<string> = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog", "net.config", "clock", "disk.fault"]);
+
+export class QuietPeriod {
+  lastFaultUs = 0;
+
+  static reads(kind: string): boolean {
+    return FAULT_EVENT_KINDS.has(kind);
+  }
+
+  onEvent(e: TraceEvent): void {
+    if (FAULT_EVENT_KINDS.has(e.kind)) this.lastFaultUs = e.atUs;
+  }
+
+  /** True when the run ended at least `budgetMs` after the last fault. */
+  quietFor(endUs: number, budgetMs: number): boolean {
+    return endUs - this.lastFaultUs >= budgetMs * 1000;
+  }
+}

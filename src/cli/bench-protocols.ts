@@ -1,0 +1,36 @@
+/**
+ * `zksim bench protocols`: seeds per second of every swarm of the teaching protocols — the
+ * scenarios tagged both "swarm" and "protocol" — one seed after another in-process, with the
+ * scenario's default checkers. Warm figure: the median of three batches of 50 seeds after 100
+ * seeds of warm-up; `failed_seeds` counts failures over every seed run (must be 0).
+ */
+import { performance } from "node:perf_hooks";
+import { runScenario } from "../scenario/run.js";
+import { loadScenario, scenarioNames } from "./scenario-files.js";
+import type { Figure } from "./bench.js";
+
+const WARM_UP_SEEDS = 100;
+const BATCH_SEEDS = 50;
+
+export async function protocolsBench(): Promise<Figure[]> {
+  const swarms = scenarioNames()
+    .map((name) => loadScenario(name))
+    .filter((s) => s.tags.includes("swarm") && s.tags.includes("protocol"));
+  const figures: Figure[] = [];
+  for (const scenario of swarms) {
+    let seed = 0;
+    let failed = 0;
+    const batch = async (n: number): Promise<number> => {
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) if ((await runScenario(scenario, { seed: ++seed })).verdict === "fail") failed++;
+      return n / ((performance.now() - t0) / 1000);
+    };
+    await batch(WARM_UP_SEEDS);
+    const rates = [await batch(BATCH_SEEDS), await batch(BATCH_SEEDS), await batch(BATCH_SEEDS)].sort((a, b) => a - b);
+    figures.push(
+      { bench: "protocols", metric: `${scenario.name}.seeds_per_sec`, value: Math.round(rates[1]! * 10) / 10, unit: `seeds/s on one thread, warm (${scenario.checkers.length} checkers)` },
+      { bench: "protocols", metric: `${scenario.name}.failed_seeds`, value: failed, unit: `of ${seed} (must be 0)` },
+    );
+  }
+  return figures;
+}

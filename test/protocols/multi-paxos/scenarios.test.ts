@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { loadScenario } from "../../../src/cli/scenario-files.js";
+import { runScenario } from "../../../src/scenario/run.js";
+
+/** The Multi-Paxos scenarios pass or fail as stated; golden hash pinned (update it on purpose only). */
+const run = (name: string, variant?: string, seed?: number) => runScenario(loadScenario(name, variant), seed === undefined ? {} : { seed });
+
+describe("multi-paxos scenarios", () => {
+  it("multipaxos-leader-failover: a new leader after phase 1, clients retry through it; without the lease the deposed master serves stale reads; without phase 1 chosen slots are overwritten", async () => {
+    const ok = await run("multipaxos-leader-failover");
+    expect(ok.violations).toEqual([]);
+    expect(ok.traceHash).toBe("50879f15eff44fab");
+    expect((await run("multipaxos-leader-failover")).traceHash).toBe(ok.traceHash);
+    expect(ok.narrative.some((l) => /r\d is the distinguished proposer .* phase 1 once for every slot from [1-9]/.test(l))).toBe(true);
+    const noLease = await run("multipaxos-leader-failover", "no-lease");
+    expect(noLease.violations.map((v) => v.checker)).toEqual(["multipaxos.linearizable"]);
+    const skip = await run("multipaxos-leader-failover", "skip-phase-1");
+    // After the leader change (the cut at 1000 ms), not only at start-up.
+    expect(skip.violations.some((v) => v.checker === "multipaxos.slot-agreement" && v.atMs > 1000)).toBe(true);
+  }, 30_000);
+
+  it("multipaxos-random-faults: seeds 1–10 pass; a leader that skips phase 1 is caught", async () => {
+    for (let seed = 1; seed <= 10; seed++) expect((await run("multipaxos-random-faults", undefined, seed)).violations, `seed ${seed}`).toEqual([]);
+    const broken = await run("multipaxos-random-faults", "skip-phase-1", 2);
+    expect(broken.violations.map((v) => v.checker)).toContain("multipaxos.slot-agreement");
+  }, 60_000);
+
+  it("bad input is one clear line", () => {
+    expect(() => loadScenario("multipaxos-leader-failover", "fast")).toThrow(/workload.variant: unknown multi-paxos variant "fast"/);
+  });
+});
