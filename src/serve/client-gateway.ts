@@ -53,6 +53,7 @@ export class ClientGateway {
   private readonly servers: net.Server[] = [];
   private readonly conns = new Map<ServeMember, Set<RealConnection>>();
   readonly stats = new Map<ServeMember, PortStats>();
+  private readonly boundPorts = new Map<ServeMember, number>();
 
   constructor(
     private readonly ensemble: ServeEnsemble,
@@ -80,6 +81,7 @@ export class ClientGateway {
       });
       ports.set(m, (server.address() as net.AddressInfo).port);
     }
+    for (const [m, port] of ports) this.boundPorts.set(m, port);
     return ports;
   }
 
@@ -127,7 +129,7 @@ export class ClientGateway {
           stats.packetsReceived++;
           const node = this.ensemble.sim.node(m.node);
           if (node.status === "down") c.socket.destroy(); // nobody listens: 3.8's port would refuse
-          else c.socket.end(answerFourLetterWord(ev.command, { node, member: m, settings: this.ensemble.settings, stats }));
+          else c.socket.end(answerFourLetterWord(ev.command, { node, member: m, clientPort: this.boundPorts.get(m) ?? m.clientPort, settings: this.ensemble.settings, stats }));
           return;
         }
         case "error":

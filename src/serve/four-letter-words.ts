@@ -71,6 +71,8 @@ function served(node: SimNode): Served | undefined {
 export interface FourLetterContext {
   node: SimNode;
   member: ServeMember;
+  /** The port this member's clients really connect to (the configured one, or the one bound for 0). */
+  clientPort: number;
   settings: ServeSettings;
   stats: PortStats;
 }
@@ -140,7 +142,7 @@ function confText(s: Served, c: FourLetterContext): string {
   const z = s.zks;
   const dir = `/zksim/${c.member.node}`;
   const lines = [
-    `clientPort=${c.member.clientPort}`,
+    `clientPort=${c.clientPort}`,
     `secureClientPort=-1`,
     `dataDir=${dir}/data/version-2`,
     `dataDirSize=0`,
