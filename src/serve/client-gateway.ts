@@ -127,6 +127,7 @@ export class ClientGateway {
         case "fourLetterWord": {
           const stats = this.stats.get(m)!;
           stats.packetsReceived++;
+          c.info.packetsReceived++;
           const node = this.ensemble.sim.node(m.node);
           if (node.status === "down") c.socket.destroy(); // nobody listens: 3.8's port would refuse
           else c.socket.end(answerFourLetterWord(ev.command, { node, member: m, clientPort: this.boundPorts.get(m) ?? m.clientPort, settings: this.ensemble.settings, stats }));

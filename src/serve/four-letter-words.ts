@@ -105,7 +105,7 @@ export function answerFourLetterWord(command: FourLetterCommand, c: FourLetterCo
 
 function connectionLine(k: ConnectionInfo): string {
   const session = k.sessionId === undefined ? "" : `,sid=0x${k.sessionId.toString(16)}`;
-  return ` /${k.remote}[1](queued=0,recved=${k.packetsReceived},sent=${k.packetsSent}${session})`;
+  return ` /${k.remote}[${k.sessionId === undefined ? 0 : 1}](queued=0,recved=${k.packetsReceived},sent=${k.packetsSent}${session})`;
 }
 
 function latency(stats: PortStats): { min: number; avg: string; max: number } {
@@ -119,7 +119,7 @@ function statText(command: "srvr" | "stat", s: Served, c: FourLetterContext): st
   const lines = [`Zookeeper version: ${ZOOKEEPER_VERSION}`];
   if (command === "stat") {
     lines.push("Clients:");
-    for (const k of c.stats.connections()) lines.push(connectionLine(k), "");
+    for (const k of c.stats.connections()) lines.push(connectionLine(k)); // each println'd, then one more println
     lines.push("");
   }
   const l = latency(c.stats);
@@ -153,7 +153,7 @@ function confText(s: Served, c: FourLetterContext): string {
     `minSessionTimeout=${z.minSessionTimeoutMs}`,
     `maxSessionTimeout=${z.maxSessionTimeoutMs}`,
     `clientPortListenBacklog=-1`,
-    `serverId=${c.member.sid}`,
+    `serverId=${s.peer === undefined ? 0 : c.member.sid}`, // a standalone 3.8 server prints 0
   ];
   if (s.peer !== undefined) {
     lines.push(`initLimit=${c.settings.initLimitTicks}`, `syncLimit=${c.settings.syncLimitTicks}`, `electionAlg=3`, `electionPort=3888`, `quorumPort=2888`);
@@ -191,18 +191,19 @@ function enviText(): string {
 function mntrText(s: Served, c: FourLetterContext): string {
   const tree = s.zks.zkDb.dataTree;
   const l = latency(c.stats);
+  // In 3.8.0's order (a hash map's), leaving out the metrics the simulation does not keep.
   const rows: [string, string | number][] = [
     ["zk_version", ZOOKEEPER_VERSION],
     ["zk_server_state", s.mode],
-    ["zk_avg_latency", l.avg],
-    ["zk_max_latency", l.max],
-    ["zk_min_latency", l.min],
-    ["zk_packets_received", c.stats.packetsReceived],
-    ["zk_packets_sent", c.stats.packetsSent],
     ["zk_num_alive_connections", c.stats.connections().length],
+    ["zk_avg_latency", l.avg],
     ["zk_outstanding_requests", 0],
     ["zk_znode_count", tree.nodeCount()],
+    ["zk_packets_sent", c.stats.packetsSent],
+    ["zk_packets_received", c.stats.packetsReceived],
+    ["zk_min_latency", l.min],
     ["zk_approximate_data_size", tree.approximateDataSize()],
+    ["zk_max_latency", l.max],
   ];
   return rows.map(([k, v]) => `${k}\t${v}\n`).join("");
 }

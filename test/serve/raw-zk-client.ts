@@ -7,6 +7,8 @@
 import net from "node:net";
 import { FrameDecoder, decodeServerFrame, encodeClientFrame, frame } from "../../src/zk/proto/codec.js";
 import type { ServerFrame, RequestRecord } from "../../src/zk/proto/packets.js";
+import { QuorumPeer } from "../../src/zk/server/quorum/quorum-peer.js";
+import type { ServeSession } from "../../src/serve/serve-session.js";
 
 export class RawZkClient {
   private readonly decoder = new FrameDecoder();
@@ -81,3 +83,16 @@ export function fourLetterWord(port: number, word: string, timeoutMs = 5000): Pr
     socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`${word}: no close within ${timeoutMs} ms`)));
   });
 }
+
+/** Waits (bounded) until every member that is up serves clients; returns the leader's node id. */
+export async function leaderServing(s: ServeSession, timeoutMs = 8000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const peers = s.ensemble.settings.members.map((m) => s.ensemble.sim.node(m.node)).filter((n) => n.status === "up");
+    const leader = peers.find((n) => n.process instanceof QuorumPeer && n.process.state === "LEADING");
+    if (leader !== undefined && peers.every((n) => (n.process as QuorumPeer).serving)) return leader.id;
+    if (Date.now() > deadline) throw new Error(`no serving leader within ${timeoutMs} ms: ${s.command("status")}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+

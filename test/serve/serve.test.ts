@@ -6,11 +6,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startServe, type ServeSession } from "../../src/serve/serve-session.js";
 import { fourLetterWhitelist, settingsFromFlags, type ServeSettings } from "../../src/serve/zoo-cfg.js";
-import { QuorumPeer } from "../../src/zk/server/quorum/quorum-peer.js";
 import { OpCode } from "../../src/zk/proto/op-code.js";
 import { Ids, JUTE_MAX_BUFFER_BYTES } from "../../src/zk/proto/records.js";
 import { Code } from "../../src/zk/proto/error-code.js";
-import { RawZkClient, fourLetterWord } from "./raw-zk-client.js";
+import { RawZkClient, fourLetterWord, leaderServing } from "./raw-zk-client.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -33,18 +32,6 @@ afterEach(async () => {
 async function serve(servers: number, whitelist?: string): Promise<ServeSession> {
   session = await startServe({ settings: freePortSettings(servers, whitelist), seed: 1, controlPort: 0, out: (l) => lines.push(l) });
   return session;
-}
-
-/** Waits (bounded) until every member that is up serves clients; returns the leader's node id. */
-async function leaderServing(s: ServeSession, timeoutMs = 8000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const peers = s.ensemble.settings.members.map((m) => s.ensemble.sim.node(m.node)).filter((n) => n.status === "up");
-    const leader = peers.find((n) => n.process instanceof QuorumPeer && n.process.state === "LEADING");
-    if (leader !== undefined && peers.every((n) => (n.process as QuorumPeer).serving)) return leader.id;
-    if (Date.now() > deadline) throw new Error(`no serving leader within ${timeoutMs} ms: ${s.command("status")}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function connected(port: number, sessionId = 0n, passwd: Uint8Array = new Uint8Array(16)) {
@@ -97,6 +84,14 @@ describe("serve", () => {
     const port = s.clientPorts.get("s1")!;
     expect(await fourLetterWord(port, "srvr")).toContain("Mode: standalone\n");
     expect(await fourLetterWord(port, "ruok")).toBe("ruok is not executed because it is not in the whitelist.\n");
+  });
+
+  it("serve: stat of a standalone server has 3.8.0's shape, its own connection listed (N=1)", async () => {
+    const s = await serve(1, "stat");
+    await new Promise((r) => setTimeout(r, 200));
+    const stat = await fourLetterWord(s.clientPorts.get("s1")!, "stat");
+    // The shape a real 3.8.0 answered on this machine (version, port and counters varying).
+    expect(stat).toMatch(/^Zookeeper version: 3\.8\.0-zksim, built on [^\n]+\nClients:\n \/127\.0\.0\.1:\d+\[0\]\(queued=0,recved=1,sent=0\)\n\nLatency min\/avg\/max: 0\/0\.0\/0\nReceived: 1\nSent: 0\nConnections: 1\nOutstanding: 0\nZxid: 0x0\nMode: standalone\nNode count: \d+\n$/);
   });
 
   it("serve: an oversized or malformed frame closes that connection only (N=3)", async () => {
