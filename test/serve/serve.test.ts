@@ -9,6 +9,7 @@ import { fourLetterWhitelist, settingsFromFlags, type ServeSettings } from "../.
 import { OpCode } from "../../src/zk/proto/op-code.js";
 import { Ids, JUTE_MAX_BUFFER_BYTES } from "../../src/zk/proto/records.js";
 import { Code } from "../../src/zk/proto/error-code.js";
+import { sendControlLine } from "../../src/cli/commands/ctl.js";
 import { RawZkClient, fourLetterWord, leaderServing } from "./raw-zk-client.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
@@ -130,6 +131,25 @@ describe("serve", () => {
     expect(await again.client.next("reply")).toMatchObject({ header: { err: Code.OK }, response: { kind: "ExistsResponse" } });
     expect(lines.some((l) => l.includes(`crash ${leader}`))).toBe(true);
     expect(lines.filter((l) => l.includes("leader") && l.includes("established")).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("serve: a cut between a real client's gateway and its server holds its traffic until the heal (N=3)", async () => {
+    const s = await serve(3);
+    await leaderServing(s);
+    const { client } = await connected(s.clientPorts.get("s1")!);
+    expect(s.command("cut c1 <-> s1")).toBe("ok: cut c1 <-> s1");
+    client.sendRequest(1, OpCode.exists, { kind: "ExistsRequest", path: "/", watch: false });
+    await expect(client.next("reply", 300)).rejects.toThrow(/no frame within 300 ms/);
+    expect(s.command("heal")).toBe("ok: heal");
+    expect(await client.next("reply")).toMatchObject({ header: { xid: 1, err: Code.OK } });
+    expect(lines.some((l) => l.includes("partition c1>s1 s1>c1"))).toBe(true);
+  });
+
+  it("serve: the control socket takes the same commands (N=3)", async () => {
+    const s = await serve(3);
+    expect(await sendControlLine(s.controlPort!, "pause s3 1s")).toBe("ok: pause s3 1s");
+    expect(s.command("status")).toContain("s3 paused");
+    expect(await sendControlLine(s.controlPort!, "crash s7")).toMatch(/^error: /);
   });
 
   it("serve: a bad fault command is answered with an error and changes nothing (N=3)", async () => {
