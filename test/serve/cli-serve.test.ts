@@ -55,7 +55,7 @@ describe("serve: cli", () => {
     expect(out).toContain("zksim serve: stopped; 0 violation(s)");
   }, 30_000);
 
-  it("serve: cli: a bad zoo.cfg or flag is one line and exit 2; ctl with no serve is exit 3", async () => {
+  it("serve: cli: a bad zoo.cfg or flag is one line and exit 2; ctl with no serve is exit 5", async () => {
     const dir = mkdtempSync(join(tmpdir(), "zksim-serve-"));
     writeFileSync(join(dir, "zoo.cfg"), "tickTime=2000\nsyncLimit=soon\n");
     const cfg = zksim("serve", "--config", join(dir, "zoo.cfg"));
@@ -63,6 +63,6 @@ describe("serve: cli", () => {
     expect(cfg.stderr.trim()).toMatch(/^zksim: .*zoo\.cfg:2: syncLimit: expected a whole number, got "soon"$/);
     expect(zksim("serve", "--servers", "3", "--config", join(dir, "zoo.cfg")).status).toBe(2);
     const none = zksim("ctl", "--port", String(await freePort()), "heal");
-    expect(none.status).toBe(3);
+    expect(none.status).toBe(5);
   });
 });

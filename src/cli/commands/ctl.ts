@@ -1,7 +1,7 @@
 /**
  * `zksim ctl <command…>`: sends one fault command to a running `zksim serve` over its loopback
  * control socket and prints the answer. Exit 0 when it was applied, 2 when serve rejected it
- * (bad command or node), 3 when no serve answers on the port.
+ * (bad command or node), 5 when no serve answers on the port (3 stays "internal error").
  */
 import net from "node:net";
 import { UserInputError } from "../../sim/errors.js";
@@ -42,7 +42,7 @@ export const ctl: Command = {
       answer = await sendControlLine(port, line);
     } catch (err) {
       console.error(`ctl: no zksim serve answered on 127.0.0.1:${port}: ${err instanceof Error ? err.message : String(err)}`);
-      return 3;
+      return 5;
     }
     console.log(answer);
     return answer.startsWith("ok") ? 0 : 2;
