@@ -152,6 +152,18 @@ describe("serve", () => {
     expect(await sendControlLine(s.controlPort!, "crash s7")).toMatch(/^error: /);
   });
 
+  it("serve: a checker's violation is printed while serving, and close reports it (canary: two leaders of one epoch) (N=3)", async () => {
+    const s = await serve(3);
+    const { sim } = s.ensemble;
+    // A deliberately broken history: s1 and s2 both establish epoch 99 (what ZOOKEEPER-335 did).
+    for (const node of ["s1", "s2"]) sim.trace.annotation(sim.nowUs, "zab.leader.established", node, sim.node(node).idHash, { sid: Number(node.slice(1)), epoch: 99, lastZxid: "0x0" });
+    expect(s.command("heal")).toBe("ok: heal"); // a pacing step polls the checkers
+    expect(lines.some((l) => /VIOLATION zab\.leadership: Leadership2 violated: epoch 99/.test(l))).toBe(true);
+    const violations = await s.close();
+    session = undefined;
+    expect(violations).toBeGreaterThanOrEqual(1);
+  });
+
   it("serve: a bad fault command is answered with an error and changes nothing (N=3)", async () => {
     const s = await serve(3);
     expect(s.command("crash s9")).toMatch(/^error: .*unknown node "s9"/);
