@@ -30,8 +30,8 @@ export function sendControlLine(port: number, line: string, timeoutMs = 5000): P
 
 export const ctl: Command = {
   name: "ctl",
-  args: "[--port 2180] <crash s2 | restart s2 | partition s1 | s2 s3 | cut s1 -> s3 | heal | pause s2 4s | clog s1 -> s2 200ms | status | …>",
-  help: "send a fault command to a running `zksim serve` (its control port: the first client port − 1 unless --control-port was given)",
+  args: "[--port 2180] <command>",
+  help: "send a fault command (crash s2, 'partition s1 | s2 s3', heal, pause s2 4s, status…; see docs/serve.md) to a running `zksim serve`\non its control port (the first client port − 1, unless serve was given --control-port)",
   async run(argv) {
     const args = parseArgs(argv, { port: "int" }, "ctl");
     const line = args.positionals.join(" ").trim();
