@@ -2,9 +2,9 @@
  * A running `zksim serve`: the simulated ensemble paced to the wall clock, the client
  * gateway on the members' ports, fault commands, status lines and online checkers.
  *
- * Pacing: virtual time follows the wall clock. Every `tickMs` (and at once when a real client's
- * bytes enter the simulation) the simulator runs every event due up to "now" — virtual µs since
- * the session started — and stops there. Protocol code is synchronous, so `runSync` suffices.
+ * Pacing: virtual time follows the wall clock. Every `tickMs`, at once when a real client's bytes
+ * enter the simulation, and when the next event falls due before the next tick, the simulator
+ * runs every event due up to "now" — virtual µs since the session started — and stops there. Protocol code is synchronous, so `runSync` suffices.
  * If the simulator falls behind (a burst of work) it catches up on the next step; it never runs
  * ahead of the wall clock.
  *
@@ -51,10 +51,21 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
   const { sim } = ensemble;
   const watch = new OnlineWatch(sim, options.out);
   const startMs = performance.now();
-  const advance = () => {
+  const tickMs = options.tickMs ?? 5;
+  let early: NodeJS.Timeout | undefined;
+  const advance = (): void => {
     const nowUs = Math.floor((performance.now() - startMs) * 1000);
     if (nowUs > sim.nowUs) sim.runSync({ untilUs: nowUs });
     watch.poll();
+    // An event due before the next tick (a reply one simulated hop away) gets its own wake-up,
+    // so a request's latency is the simulated one, not rounded up to the tick.
+    const dueMs = (sim.nextEventTimeUs() - nowUs) / 1000;
+    if (early === undefined && dueMs < tickMs) {
+      early = setTimeout(() => {
+        early = undefined;
+        advance();
+      }, Math.max(0, Math.ceil(dueMs)));
+    }
   };
   let kickQueued = false;
   const gateway = new ClientGateway(ensemble, {
@@ -69,7 +80,7 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
     wallMs: () => performance.now(),
   });
   const ports = await gateway.listen(options.bind ?? "127.0.0.1");
-  const timer = setInterval(advance, options.tickMs ?? 5);
+  const timer = setInterval(advance, tickMs);
   const gateways = new Map(options.settings.members.map((m) => [m.node, ensemble.gatewayOf(m)]));
 
   const command = (line: string): string => {
@@ -101,6 +112,7 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
     command,
     async close() {
       clearInterval(timer);
+      clearTimeout(early);
       await gateway.close();
       if (control !== undefined) await new Promise<void>((resolve) => control.close(() => resolve()));
       advance();
