@@ -164,6 +164,19 @@ describe("serve", () => {
     expect(violations).toBeGreaterThanOrEqual(1);
   });
 
+  it("serve: maxClientCnxns closes a connection over the per-address limit, and only that one (N=1)", async () => {
+    const base = freePortSettings(1);
+    session = await startServe({ settings: { ...base, maxClientCnxns: 1 }, seed: 1, out: (l) => lines.push(l) });
+    await new Promise((r) => setTimeout(r, 200));
+    const port = session.clientPorts.get("s1")!;
+    const first = await connected(port);
+    const second = await RawZkClient.connect(port);
+    clients.push(second);
+    await second.closed;
+    first.client.sendRequest(1, OpCode.exists, { kind: "ExistsRequest", path: "/", watch: false });
+    expect(await first.client.next("reply")).toMatchObject({ header: { xid: 1, err: Code.OK } });
+  });
+
   it("serve: a bad fault command is answered with an error and changes nothing (N=3)", async () => {
     const s = await serve(3);
     expect(s.command("crash s9")).toMatch(/^error: .*unknown node "s9"/);
