@@ -6,12 +6,14 @@ import type { Command } from "../command.js";
 import { explore } from "../explore/command.js";
 import { bench } from "./bench.js";
 import { bugs } from "./bugs.js";
+import { ctl } from "./ctl.js";
 import { demo } from "./demo.js";
 import { determinism } from "./determinism.js";
 import { learn } from "./learn.js";
 import { list } from "./list.js";
 import { replay } from "./replay.js";
 import { run } from "./run.js";
+import { serve } from "./serve.js";
 import { shrink } from "./shrink.js";
 
 export const COMMANDS: readonly Command[] = [
@@ -25,4 +27,6 @@ export const COMMANDS: readonly Command[] = [
   bench,
   demo,
   learn,
+  serve,
+  ctl,
 ];

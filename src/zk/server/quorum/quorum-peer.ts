@@ -15,7 +15,7 @@
 import type { NodeContext } from "../../../sim/process-api.js";
 import { zxidEpoch, zxidHex, type Zxid } from "../../proto/records.js";
 import type { ZKDatabase } from "../zk-database.js";
-import { DEFAULT_SERVER_CONFIG, newZKDatabase, type ZooKeeperServerConfig } from "../zoo-keeper-server.js";
+import { DEFAULT_SERVER_CONFIG, newZKDatabase, type ZooKeeperServer, type ZooKeeperServerConfig } from "../zoo-keeper-server.js";
 import { QuorumVerifier, type QuorumServer } from "./quorum-verifier.js";
 import { QuorumCnxManager } from "./quorum-cnx-manager.js";
 import { FastLeaderElection } from "./fast-leader-election.js";
@@ -232,6 +232,11 @@ export class QuorumPeer {
   /** True once this peer serves clients (leader established / learner up to date). */
   get serving(): boolean {
     return this.role?.zks.isServing ?? false;
+  }
+
+  /** The client-facing server of the current role, if any (for `zksim serve`'s four-letter words). */
+  get activeServer(): ZooKeeperServer | undefined {
+    return this.role?.zks;
   }
 
   /** Nodes of the voting members other than me (for learners to find the leader). */

@@ -1,0 +1,209 @@
+/**
+ * Four-letter words on a served client port, answered as ZooKeeper 3.8 answers them
+ * (`org.apache.zookeeper.server.command.*`): `ruok`, `srvr`, `stat`, `conf`, `envi`, `mntr`,
+ * `isro`, `cons`. A word that is not in the whitelist gets 3.8's "<cmd> is not executed because
+ * it is not in the whitelist." line; a known word this gateway does not answer says so in one
+ * line (never an invented output).
+ *
+ * State comes from the live simulated server (mode, zxid, node count, watches, ephemerals) and
+ * from the gateway's counters for the real connections of that port (packets, latency,
+ * connections) — the only clients a serve session has. "Not serving" follows 3.8: a member
+ * that is up but has no running server (LOOKING, syncing) answers ZK_NOT_SERVING.
+ */
+import os from "node:os";
+import type { SimNode } from "../sim/simulator.js";
+import { ZooKeeperServer } from "../zk/server/zoo-keeper-server.js";
+import { QuorumPeer } from "../zk/server/quorum/quorum-peer.js";
+import type { FourLetterCommand } from "../zk/proto/codec-framing.js";
+import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
+
+/** What 3.8 reports for `zookeeper.version` (`Version.getFullVersion()`), marked as ours. */
+export const ZOOKEEPER_VERSION = "3.8.0-zksim, built on 2022-02-25 08:49 UTC";
+export const ZK_NOT_SERVING = "This ZooKeeper instance is not currently serving requests";
+
+/** One real connection as `cons`/`stat` list it. */
+export interface ConnectionInfo {
+  remote: string;
+  packetsReceived: number;
+  packetsSent: number;
+  sessionId?: bigint;
+}
+
+/** The gateway's counters for one member's port (ServerStats' share of them). */
+export interface PortStats {
+  packetsReceived: number;
+  packetsSent: number;
+  minLatencyMs: number;
+  maxLatencyMs: number;
+  totalLatencyMs: number;
+  latencyCount: number;
+  connections(): ConnectionInfo[];
+}
+
+export function newPortStats(connections: () => ConnectionInfo[]): PortStats {
+  return { packetsReceived: 0, packetsSent: 0, minLatencyMs: Number.MAX_SAFE_INTEGER, maxLatencyMs: 0, totalLatencyMs: 0, latencyCount: 0, connections };
+}
+
+export function recordLatency(stats: PortStats, latencyMs: number): void {
+  stats.latencyCount++;
+  stats.totalLatencyMs += latencyMs;
+  stats.minLatencyMs = Math.min(stats.minLatencyMs, latencyMs);
+  stats.maxLatencyMs = Math.max(stats.maxLatencyMs, latencyMs);
+}
+
+interface Served {
+  zks: ZooKeeperServer;
+  mode: "standalone" | "leader" | "follower" | "observer";
+  peer?: QuorumPeer;
+}
+
+/** The running server of a member, or undefined when 3.8 would say ZK_NOT_SERVING. */
+function served(node: SimNode): Served | undefined {
+  const p = node.process;
+  if (p instanceof ZooKeeperServer) return p.isServing ? { zks: p, mode: "standalone" } : undefined;
+  if (!(p instanceof QuorumPeer)) return undefined;
+  const zks = p.activeServer;
+  if (zks === undefined || !zks.isServing) return undefined;
+  const mode = p.state === "LEADING" ? "leader" : p.state === "OBSERVING" ? "observer" : "follower";
+  return { zks, mode, peer: p };
+}
+
+export interface FourLetterContext {
+  node: SimNode;
+  member: ServeMember;
+  /** The port this member's clients really connect to (the configured one, or the one bound for 0). */
+  clientPort: number;
+  settings: ServeSettings;
+  stats: PortStats;
+}
+
+/** The bytes a four-letter word gets back before the connection closes. */
+export function answerFourLetterWord(command: FourLetterCommand, c: FourLetterContext): string {
+  if (command === "telnet close") return "";
+  if (!c.settings.fourLetterWords.has(command)) return `${command} is not executed because it is not in the whitelist.\n`;
+  const s = served(c.node);
+  switch (command) {
+    case "ruok":
+      return "imok";
+    case "isro":
+      return s === undefined ? "null" : "rw";
+    case "srvr":
+    case "stat":
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : statText(command, s, c);
+    case "conf":
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : confText(s, c);
+    case "envi":
+      return enviText();
+    case "mntr":
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : mntrText(s, c);
+    case "cons":
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : c.stats.connections().map((k) => `${connectionLine(k)}\n`).join("") + "\n";
+    default:
+      return `${command} is not answered by zksim serve yet\n`;
+  }
+}
+
+function connectionLine(k: ConnectionInfo): string {
+  const session = k.sessionId === undefined ? "" : `,sid=0x${k.sessionId.toString(16)}`;
+  return ` /${k.remote}[${k.sessionId === undefined ? 0 : 1}](queued=0,recved=${k.packetsReceived},sent=${k.packetsSent}${session})`;
+}
+
+function latency(stats: PortStats): { min: number; avg: string; max: number } {
+  if (stats.latencyCount === 0) return { min: 0, avg: "0.0", max: 0 };
+  const avg = stats.totalLatencyMs / stats.latencyCount;
+  return { min: stats.minLatencyMs, avg: Number.isInteger(avg) ? avg.toFixed(1) : String(Math.round(avg * 10000) / 10000), max: stats.maxLatencyMs };
+}
+
+/** `StatCommand`: version, (stat: the clients), `ServerStats.toString()`, node count, (leader) proposal sizes. */
+function statText(command: "srvr" | "stat", s: Served, c: FourLetterContext): string {
+  const lines = [`Zookeeper version: ${ZOOKEEPER_VERSION}`];
+  if (command === "stat") {
+    lines.push("Clients:");
+    for (const k of c.stats.connections()) lines.push(connectionLine(k)); // each println'd, then one more println
+    lines.push("");
+  }
+  const l = latency(c.stats);
+  lines.push(
+    `Latency min/avg/max: ${l.min}/${l.avg}/${l.max}`,
+    `Received: ${c.stats.packetsReceived}`,
+    `Sent: ${c.stats.packetsSent}`,
+    `Connections: ${c.stats.connections().length}`,
+    `Outstanding: 0`,
+    `Zxid: 0x${s.zks.lastProcessedZxid.toString(16)}`,
+    `Mode: ${s.mode}`,
+    `Node count: ${s.zks.zkDb.dataTree.nodeCount()}`,
+  );
+  if (s.mode === "leader") lines.push("Proposal sizes last/min/max: -1/-1/-1");
+  return lines.join("\n") + "\n";
+}
+
+/** `ZooKeeperServer.dumpConf` (+ `QuorumZooKeeperServer.dumpConf` for members of an ensemble). */
+function confText(s: Served, c: FourLetterContext): string {
+  const z = s.zks;
+  const dir = `/zksim/${c.member.node}`;
+  const lines = [
+    `clientPort=${c.clientPort}`,
+    `secureClientPort=-1`,
+    `dataDir=${dir}/data/version-2`,
+    `dataDirSize=0`,
+    `dataLogDir=${dir}/data/version-2`,
+    `dataLogSize=0`,
+    `tickTime=${c.settings.tickTimeMs}`,
+    `maxClientCnxns=${c.settings.maxClientCnxns}`,
+    `minSessionTimeout=${z.minSessionTimeoutMs}`,
+    `maxSessionTimeout=${z.maxSessionTimeoutMs}`,
+    `clientPortListenBacklog=-1`,
+    `serverId=${s.peer === undefined ? 0 : c.member.sid}`, // a standalone 3.8 server prints 0
+  ];
+  if (s.peer !== undefined) {
+    lines.push(`initLimit=${c.settings.initLimitTicks}`, `syncLimit=${c.settings.syncLimitTicks}`, `electionAlg=3`, `electionPort=3888`, `quorumPort=2888`);
+    lines.push(`peerType=${c.member.observer ? 1 : 0}`, `membership: `, s.peer.qv.toString());
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** `EnvCommand` over `Environment.list()`: the JVM's entries have no JVM here, so they say <NA>. */
+function enviText(): string {
+  const entries: [string, string][] = [
+    ["zookeeper.version", ZOOKEEPER_VERSION],
+    ["host.name", os.hostname()],
+    ["java.version", "<NA>"],
+    ["java.vendor", "<NA>"],
+    ["java.home", "<NA>"],
+    ["java.class.path", "<NA>"],
+    ["java.library.path", "<NA>"],
+    ["java.io.tmpdir", os.tmpdir()],
+    ["java.compiler", "<NA>"],
+    ["os.name", os.type()],
+    ["os.arch", os.arch()],
+    ["os.version", os.release()],
+    ["user.name", os.userInfo().username],
+    ["user.home", os.homedir()],
+    ["user.dir", process.cwd()],
+    ["os.memory.free", `${Math.floor(os.freemem() / 1048576)}MB`],
+    ["os.memory.max", `${Math.floor(os.totalmem() / 1048576)}MB`],
+    ["os.memory.total", `${Math.floor(os.totalmem() / 1048576)}MB`],
+  ];
+  return "Environment:\n" + entries.map(([k, v]) => `${k}=${v}\n`).join("");
+}
+
+/** `MonitorCommand`: `key\tvalue` lines, the core of 3.8's set (its metrics-provider extras are not modelled). */
+function mntrText(s: Served, c: FourLetterContext): string {
+  const tree = s.zks.zkDb.dataTree;
+  const l = latency(c.stats);
+  // In 3.8.0's order (a hash map's), leaving out the metrics the simulation does not keep.
+  const rows: [string, string | number][] = [
+    ["zk_version", ZOOKEEPER_VERSION],
+    ["zk_server_state", s.mode],
+    ["zk_num_alive_connections", c.stats.connections().length],
+    ["zk_avg_latency", l.avg],
+    ["zk_outstanding_requests", 0],
+    ["zk_znode_count", tree.nodeCount()],
+    ["zk_packets_sent", c.stats.packetsSent],
+    ["zk_packets_received", c.stats.packetsReceived],
+    ["zk_min_latency", l.min],
+    ["zk_approximate_data_size", tree.approximateDataSize()],
+    ["zk_max_latency", l.max],
+  ];
+  return rows.map(([k, v]) => `${k}\t${v}\n`).join("");
+}

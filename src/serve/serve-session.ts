@@ -1,0 +1,160 @@
+/**
+ * A running `zksim serve`: the simulated ensemble paced to the wall clock, the client
+ * gateway on the members' ports, fault commands, status lines and online checkers.
+ *
+ * Pacing: virtual time follows the wall clock. Every `tickMs`, at once when a real client's bytes
+ * enter the simulation, and when the next event falls due before the next tick, the simulator
+ * runs every event due up to "now" — virtual µs since the session started — and stops there. Protocol code is synchronous, so `runSync` suffices.
+ * If the simulator falls behind (a burst of work) it catches up on the next step; it never runs
+ * ahead of the wall clock.
+ *
+ * Faults apply at the current virtual time, after the simulation has caught up with "now".
+ * The control socket listens on loopback only, whatever `bind` says: it can crash servers.
+ */
+import net from "node:net";
+import { performance } from "node:perf_hooks";
+import { UserInputError } from "../sim/errors.js";
+import { applyFault } from "../sim/faults.js";
+import { msToUs } from "../sim/time.js";
+import { QuorumPeer } from "../zk/server/quorum/quorum-peer.js";
+import { ClientGateway } from "./client-gateway.js";
+import { parseFaultCommand, withGatewaysInPartition } from "./fault-command.js";
+import { buildServeEnsemble, type ServeEnsemble } from "./serve-ensemble.js";
+import { OnlineWatch } from "./status-lines.js";
+import type { ServeSettings } from "./zoo-cfg.js";
+
+export interface ServeOptions {
+  settings: ServeSettings;
+  seed: number;
+  /** Address of the client listeners (default 127.0.0.1). */
+  bind?: string;
+  /** Loopback control port (0 = any free one; undefined = none). */
+  controlPort?: number;
+  /** Pacing step (default 5 ms). */
+  tickMs?: number;
+  out: (line: string) => void;
+}
+
+export interface ServeSession {
+  ensemble: ServeEnsemble;
+  /** Real client port of each member node (`s1` → 2181). */
+  clientPorts: Map<string, number>;
+  controlPort: number | undefined;
+  /** Runs one command line; returns the answer line ("ok: …" or "error: …"). */
+  command(line: string): string;
+  /** Stops listening and pacing, finishes the checkers; resolves with the violation count. */
+  close(): Promise<number>;
+}
+
+export async function startServe(options: ServeOptions): Promise<ServeSession> {
+  const ensemble = buildServeEnsemble(options.settings, options.seed);
+  const { sim } = ensemble;
+  const watch = new OnlineWatch(sim, options.out);
+  const startMs = performance.now();
+  const tickMs = options.tickMs ?? 5;
+  let early: NodeJS.Timeout | undefined;
+  const advance = (): void => {
+    const nowUs = Math.floor((performance.now() - startMs) * 1000);
+    if (nowUs > sim.nowUs) sim.runSync({ untilUs: nowUs });
+    watch.poll();
+    // An event due before the next tick (a reply one simulated hop away) gets its own wake-up,
+    // so a request's latency is the simulated one, not rounded up to the tick.
+    const dueMs = (sim.nextEventTimeUs() - nowUs) / 1000;
+    if (early === undefined && dueMs < tickMs) {
+      early = setTimeout(() => {
+        early = undefined;
+        advance();
+      }, Math.max(0, Math.ceil(dueMs)));
+    }
+  };
+  let kickQueued = false;
+  const gateway = new ClientGateway(ensemble, {
+    kick: () => {
+      if (kickQueued) return;
+      kickQueued = true;
+      setImmediate(() => {
+        kickQueued = false;
+        advance();
+      });
+    },
+    wallMs: () => performance.now(),
+  });
+  const ports = await gateway.listen(options.bind ?? "127.0.0.1");
+  const timer = setInterval(advance, tickMs);
+  const gateways = new Map(options.settings.members.map((m) => [m.node, ensemble.gatewayOf(m)]));
+
+  const command = (line: string): string => {
+    const trimmed = line.trim();
+    if (trimmed === "status") return `ok: ${statusText(ensemble)}`;
+    if (trimmed === "help") return "ok: crash|restart|start|resume sN, pause sN [4s], partition s1 | s2 s3, cut s1 -> s3, heal, clog s1 -> s2 200ms, unclog, loss|duplicate|reorder R [A -> B], delay 5ms 20ms, clock sN R, disk sN slow-fsync 200ms|full|ok, status";
+    try {
+      advance();
+      const parsed = parseFaultCommand(trimmed, sim.nodeIds);
+      applyFault(sim, withGatewaysInPartition(parsed.action, gateways));
+      if (parsed.resumeAfterMs !== undefined && parsed.action.kind === "pause") {
+        const node = parsed.action.node;
+        sim.schedule(sim.nowUs + msToUs(parsed.resumeAfterMs), () => sim.resume(node));
+      }
+      advance();
+      return `ok: ${trimmed}`;
+    } catch (err) {
+      if (err instanceof UserInputError) return `error: ${err.message}`;
+      throw err;
+    }
+  };
+
+  const control = options.controlPort === undefined ? undefined : await listenControl(options.controlPort, command);
+  const clientPorts = new Map([...ports].map(([m, port]) => [m.node, port]));
+  return {
+    ensemble,
+    clientPorts,
+    controlPort: control === undefined ? undefined : (control.address() as net.AddressInfo).port,
+    command,
+    async close() {
+      clearInterval(timer);
+      clearTimeout(early);
+      await gateway.close();
+      if (control !== undefined) await new Promise<void>((resolve) => control.close(() => resolve()));
+      advance();
+      watch.finish({ index: Math.max(0, sim.trace.count - 1), atUs: sim.nowUs });
+      return watch.violationCount;
+    },
+  };
+}
+
+/** One line per member: its status and, for a quorum peer, its ZAB state. */
+function statusText(ensemble: ServeEnsemble): string {
+  return ensemble.settings.members
+    .map((m) => {
+      const node = ensemble.sim.node(m.node);
+      const p = node.process;
+      const role = p instanceof QuorumPeer ? ` ${p.state}` : "";
+      return `${m.node} ${node.status}${node.status === "down" ? "" : role}`;
+    })
+    .join(", ");
+}
+
+/** The control socket: each line in gets one answer line back. */
+async function listenControl(port: number, command: (line: string) => string): Promise<net.Server> {
+  const server = net.createServer((socket) => {
+    let buffered = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      buffered += chunk;
+      for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (line.trim() !== "") socket.write(`${command(line)}\n`);
+      }
+    });
+    socket.on("error", () => socket.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return server;
+}

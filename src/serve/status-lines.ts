@@ -1,0 +1,92 @@
+/**
+ * What a serve session prints while it runs: one status line per notable trace event (a
+ * leader established, a crash or restart, a pause, a partition or heal, a session created or
+ * expired) and every checker violation as soon as a checker records it.
+ *
+ * The online checkers are the ZAB checkers and the client session and watch checkers. A
+ * checker hands its violations over only in `finish()`, at the end of a run; to print them as
+ * they happen, the session peeks at the violation log each checker keeps (`log.violations`, the
+ * `ViolationLog` of check/checker.ts) after every pacing step, and calls `finish()` once at the
+ * end for the judgements that need the whole run (liveness).
+ */
+import type { Checker, Violation } from "../check/checker.js";
+import { ZAB_CHECKERS } from "../check/zab/index.js";
+import { CLIENT_CHECKERS } from "../check/client/index.js";
+import type { TraceEvent } from "../sim/trace.js";
+import type { Simulator } from "../sim/simulator.js";
+
+/** The checkers a serve session runs. */
+export const SERVE_CHECKERS: readonly string[] = [...ZAB_CHECKERS.keys(), "client.sessions", "client.watches"];
+
+const STATUS_KINDS = new Set(["crash", "restart", "pause", "resume", "partition", "heal", "clog", "unclog", "zab.leader.established", "zk.session.established", "zk.session.expire"]);
+
+function atText(e: TraceEvent): string {
+  return `[${(e.atUs / 1e6).toFixed(3)}s]`;
+}
+
+/** The status line of a notable event, or undefined for the others. */
+export function statusLine(e: TraceEvent): string | undefined {
+  if (!STATUS_KINDS.has(e.kind)) return undefined;
+  const f = e.fields ?? {};
+  const links = Array.isArray(f.links) ? ` ${(f.links as string[]).join(" ") || "(no change)"}` : "";
+  switch (e.kind) {
+    case "zab.leader.established":
+      return `${atText(e)} leader ${e.node} established (epoch ${String(f.epoch)})`;
+    case "zk.session.established":
+      return `${atText(e)} session ${String(f.session)} established on ${e.node} (timeout ${String(f.timeoutMs)} ms)`;
+    case "zk.session.expire":
+      return `${atText(e)} session ${String(f.session)} expired (timeout ${String(f.timeoutMs)} ms)`;
+    case "partition":
+    case "heal":
+    case "clog":
+    case "unclog":
+      return `${atText(e)} ${e.kind}${links}`;
+    default:
+      return `${atText(e)} ${e.kind} ${e.node}`;
+  }
+}
+
+interface WithViolationLog {
+  log?: { violations?: Violation[] };
+}
+
+/** Subscribes the status printer and the online checkers to the simulator's trace. */
+export class OnlineWatch {
+  private readonly checkers: Checker[];
+  private readonly printed = new Map<Checker, number>();
+  violationCount = 0;
+
+  constructor(
+    sim: Simulator,
+    private readonly out: (line: string) => void,
+  ) {
+    sim.trace.subscribe((e) => {
+      const line = statusLine(e);
+      if (line !== undefined) out(line);
+    }, (kind) => STATUS_KINDS.has(kind));
+    this.checkers = SERVE_CHECKERS.map((name) => (ZAB_CHECKERS.get(name) ?? CLIENT_CHECKERS.get(name)!)());
+    for (const c of this.checkers) {
+      this.printed.set(c, 0);
+      sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+    }
+  }
+
+  /** Prints violations recorded since the last call. */
+  poll(): void {
+    for (const c of this.checkers) this.printNew(c, (c as unknown as WithViolationLog).log?.violations ?? []);
+  }
+
+  /** Ends the checkers (their end-of-run judgements) and prints what is new. */
+  finish(end: { index: number; atUs: number }): void {
+    for (const c of this.checkers) this.printNew(c, c.finish(end));
+  }
+
+  private printNew(c: Checker, violations: readonly Violation[]): void {
+    const seen = this.printed.get(c)!;
+    for (const v of violations.slice(seen)) {
+      this.violationCount++;
+      this.out(`[${(v.atMs / 1000).toFixed(3)}s] VIOLATION ${v.checker}: ${v.message}`);
+    }
+    this.printed.set(c, Math.max(seen, violations.length));
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * `zoo.cfg` for `zksim serve`: the keys of a standard ZooKeeper 3.8 config that shape the
+ * simulated ensemble, read as `QuorumPeerConfig.parseProperties` reads them — one
+ * `key=value` per line, `#` comments, surrounding blanks trimmed.
+ *
+ * What it yields (`ServeSettings`): the members (`server.N=host:peer:election[:observer][;[addr:]port]`,
+ * simulated as node `sN` with server id N), each member's real client port, the timing
+ * (`tickTime`, `initLimit`, `syncLimit`, `minSessionTimeout`, `maxSessionTimeout`),
+ * `maxClientCnxns` (per client address and server, 0 = unlimited, default 60) and the
+ * four-letter-word whitelist (`4lw.commands.whitelist`; 3.8's default admits `srvr` only).
+ *
+ * Invariants: every value is checked (a bad one is a UserInputError naming the line, exit 2);
+ * an unknown key is a warning, not an error, as ZooKeeper only logs it; keys ZooKeeper knows
+ * but the simulation has no use for (dataDir, autopurge.*, admin.*, …) are accepted silently.
+ * All members share one host here, so a member without `;port` gets `clientPort + (N − first N)`.
+ */
+import { UserInputError } from "../sim/errors.js";
+import { FOUR_LETTER_WORDS } from "../zk/proto/registry-doc.js";
+
+export interface ServeMember {
+  /** Server id (`myid`), 1…255: the top byte of the session ids it creates. */
+  sid: number;
+  /** Simulated node id: `s<sid>`. */
+  node: string;
+  observer: boolean;
+  /** The real TCP port its clients connect to. */
+  clientPort: number;
+}
+
+export interface ServeSettings {
+  members: ServeMember[];
+  tickTimeMs: number;
+  initLimitTicks: number;
+  syncLimitTicks: number;
+  minSessionTimeoutMs?: number;
+  maxSessionTimeoutMs?: number;
+  /** Per client address and server; 0 = unlimited. */
+  maxClientCnxns: number;
+  /** Enabled four-letter words (`srvr` always, as in 3.8). */
+  fourLetterWords: ReadonlySet<string>;
+  /** One line per unknown key or questionable value. */
+  warnings: string[];
+}
+
+/** Keys ZooKeeper knows that change nothing in the simulation. */
+const IGNORED_KEYS = new Set([
+  "dataDir", "dataLogDir", "clientPortAddress", "secureClientPort", "secureClientPortAddress", "standaloneEnabled",
+  "reconfigEnabled", "dynamicConfigFile", "autopurge.snapRetainCount", "autopurge.purgeInterval", "admin.enableServer",
+  "admin.serverPort", "admin.serverAddress", "metricsProvider.className", "quorumListenOnAllIPs", "electionAlg",
+  "peerType", "syncEnabled", "globalOutstandingLimit", "preAllocSize", "snapCount", "skipACL", "clientPortListenBacklog",
+]);
+
+export const DEFAULT_MAX_CLIENT_CNXNS = 60;
+
+/** The whitelist 3.8 builds from `4lw.commands.whitelist` (`*` = every known word); `srvr` is always in. */
+export function fourLetterWhitelist(value: string | undefined, warn: (line: string) => void = () => undefined): Set<string> {
+  const out = new Set<string>(["srvr"]);
+  for (const raw of (value ?? "").split(",")) {
+    const word = raw.trim();
+    if (word === "") continue;
+    if (word === "*") {
+      for (const w of FOUR_LETTER_WORDS) out.add(w);
+      continue;
+    }
+    if (!(FOUR_LETTER_WORDS as readonly string[]).includes(word)) warn(`4lw.commands.whitelist: "${word}" is not a four-letter word ZooKeeper knows`);
+    out.add(word);
+  }
+  return out;
+}
+
+function intValue(value: string, at: string, min: number, max: number): number {
+  if (!/^-?\d+$/.test(value)) throw new UserInputError(`${at}: expected a whole number, got "${value}"`);
+  const n = Number(value);
+  if (n < min || n > max) throw new UserInputError(`${at}: expected a number in [${min}, ${max}], got ${n}`);
+  return n;
+}
+
+/** Reads `server.N=host:peer:election[:participant|:observer][;[addr:]clientPort]`. */
+function parseServerLine(key: string, value: string, at: string): { sid: number; observer: boolean; clientPort?: number } {
+  const sid = intValue(key.slice("server.".length), `${at}: server id`, 1, 255);
+  const [addr, client] = value.split(";", 2) as [string, string | undefined];
+  const parts = addr.split(":");
+  if (parts.length < 3 || parts.length > 4 || parts[0] === "") throw new UserInputError(`${at}: expected host:peerPort:electionPort[:observer][;clientPort], got "${value}"`);
+  intValue(parts[1]!, `${at}: peer port`, 1, 65535);
+  intValue(parts[2]!, `${at}: election port`, 1, 65535);
+  const type = parts[3];
+  if (type !== undefined && type !== "observer" && type !== "participant") throw new UserInputError(`${at}: server type must be "participant" or "observer", got "${type}"`);
+  const out: { sid: number; observer: boolean; clientPort?: number } = { sid, observer: type === "observer" };
+  if (client !== undefined && client.trim() !== "") {
+    const port = client.includes(":") ? client.slice(client.lastIndexOf(":") + 1) : client;
+    out.clientPort = intValue(port.trim(), `${at}: client port`, 1, 65535);
+  }
+  return out;
+}
+
+/** Parses the text of a zoo.cfg; `file` names it in messages. */
+export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
+  const values = new Map<string, { value: string; at: string }>();
+  const servers: { sid: number; observer: boolean; clientPort?: number }[] = [];
+  const warnings: string[] = [];
+  text.split(/\r?\n/).forEach((rawLine, i) => {
+    const line = rawLine.trim();
+    if (line === "" || line.startsWith("#")) return;
+    const at = `${file}:${i + 1}`;
+    const eq = line.indexOf("=");
+    if (eq <= 0) throw new UserInputError(`${at}: expected key=value, got "${line}"`);
+    const key = line.slice(0, eq).trim();
+    const value = line.slice(eq + 1).trim();
+    if (key.startsWith("server.")) {
+      const s = parseServerLine(key, value, at);
+      if (servers.some((o) => o.sid === s.sid)) throw new UserInputError(`${at}: server.${s.sid} is defined twice`);
+      servers.push(s);
+    } else if (KNOWN_KEYS.has(key)) {
+      values.set(key, { value, at });
+    } else if (!IGNORED_KEYS.has(key) && !key.startsWith("authProvider.") && !key.startsWith("group.") && !key.startsWith("weight.")) {
+      warnings.push(`${at}: unknown key "${key}" ignored`);
+    }
+  });
+  const int = (key: string, dflt: number, min: number, max: number) => {
+    const v = values.get(key);
+    return v === undefined ? dflt : intValue(v.value, `${v.at}: ${key}`, min, max);
+  };
+  const tickTimeMs = int("tickTime", 2000, 1, 600_000);
+  const clientPort = int("clientPort", 2181, 1, 65535);
+  const settings: ServeSettings = {
+    members: members(servers, clientPort),
+    tickTimeMs,
+    initLimitTicks: int("initLimit", 10, 1, 1000),
+    syncLimitTicks: int("syncLimit", 5, 1, 1000),
+    maxClientCnxns: int("maxClientCnxns", DEFAULT_MAX_CLIENT_CNXNS, 0, 1_000_000),
+    fourLetterWords: fourLetterWhitelist(values.get("4lw.commands.whitelist")?.value, (w) => warnings.push(w)),
+    warnings,
+  };
+  if (values.has("minSessionTimeout")) settings.minSessionTimeoutMs = int("minSessionTimeout", 0, 1, 10_000_000);
+  if (values.has("maxSessionTimeout")) settings.maxSessionTimeoutMs = int("maxSessionTimeout", 0, 1, 10_000_000);
+  const min = settings.minSessionTimeoutMs ?? 2 * tickTimeMs;
+  const max = settings.maxSessionTimeoutMs ?? 20 * tickTimeMs;
+  if (min > max) throw new UserInputError(`${file}: minSessionTimeout (${min} ms) is above maxSessionTimeout (${max} ms)`);
+  return settings;
+}
+
+const KNOWN_KEYS = new Set(["tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist"]);
+
+/** No server lines: a standalone server on clientPort. Otherwise the members in sid order. */
+function members(servers: { sid: number; observer: boolean; clientPort?: number }[], clientPort: number): ServeMember[] {
+  if (servers.length === 0) return [{ sid: 1, node: "s1", observer: false, clientPort }];
+  const sorted = [...servers].sort((a, b) => a.sid - b.sid);
+  if (sorted.every((s) => s.observer)) throw new UserInputError(`zoo.cfg: every server is an observer; an ensemble needs voters`);
+  const first = sorted[0]!.sid;
+  const out = sorted.map((s) => ({ sid: s.sid, node: `s${s.sid}`, observer: s.observer, clientPort: s.clientPort ?? clientPort + (s.sid - first) }));
+  const ports = new Set<number>();
+  for (const m of out) {
+    if (ports.has(m.clientPort)) throw new UserInputError(`zoo.cfg: two servers would listen on client port ${m.clientPort} (give each server.N its own ";port")`);
+    ports.add(m.clientPort);
+  }
+  if (out.length === 1 && out[0]!.observer) throw new UserInputError(`zoo.cfg: a single server cannot be an observer`);
+  return out;
+}
+
+/** Settings from command-line flags: `servers` voters then `observers` observers, ports from `basePort`. */
+export function settingsFromFlags(servers: number, observers: number, basePort: number): ServeSettings {
+  if (servers < 1 || servers > 9) throw new UserInputError(`--servers: expected 1 to 9, got ${servers}`);
+  if (observers < 0 || observers > 9) throw new UserInputError(`--observers: expected 0 to 9, got ${observers}`);
+  if (servers === 1 && observers > 0) throw new UserInputError(`--observers: observers need an ensemble (--servers ≥ 2)`);
+  const total = servers + observers;
+  if (basePort < 1 || basePort + total - 1 > 65535) throw new UserInputError(`--base-port: ports ${basePort}…${basePort + total - 1} are not all valid TCP ports`);
+  const members = Array.from({ length: total }, (_, i) => ({ sid: i + 1, node: `s${i + 1}`, observer: i >= servers, clientPort: basePort + i }));
+  return { members, tickTimeMs: 2000, initLimitTicks: 10, syncLimitTicks: 5, maxClientCnxns: DEFAULT_MAX_CLIENT_CNXNS, fourLetterWords: fourLetterWhitelist(undefined), warnings: [] };
+}

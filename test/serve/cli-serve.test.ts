@@ -1,0 +1,68 @@
+/**
+ * `zksim serve` and `zksim ctl` as a user runs them, in child processes: the banner, a fault
+ * applied through `ctl`, bad input exiting 2, and SIGTERM stopping the server cleanly. Every
+ * child is bounded in time and killed at the end.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
+
+function zksim(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 20_000 });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A port nobody listens on now (then four consecutive ones are very likely free too). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+let child: ChildProcess | undefined;
+afterEach(() => {
+  child?.kill("SIGKILL");
+  child = undefined;
+});
+
+describe("serve: cli", () => {
+  it("serve: cli: serve prints its ports, ctl applies a crash, SIGTERM stops it with exit 0", async () => {
+    const base = (await freePort()) + 1;
+    child = spawn(process.execPath, [BIN, "serve", "--base-port", String(base), "--seed", "9"], { stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
+    const deadline = Date.now() + 10_000;
+    while (!out.includes("leader") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(out).toContain(`zksim serve: seed 9; s1 127.0.0.1:${base}, s2 127.0.0.1:${base + 1}, s3 127.0.0.1:${base + 2}`);
+    const crash = zksim("ctl", "--port", String(base - 1), "crash", "s2");
+    expect(crash.stdout).toBe("ok: crash s2\n");
+    expect(crash.status).toBe(0);
+    const bad = zksim("ctl", "--port", String(base - 1), "crash", "s9");
+    expect(bad.status).toBe(2);
+    expect(bad.stdout).toMatch(/^error: .*unknown node "s9"/);
+    const exited = new Promise<number | null>((resolve) => child!.on("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(out).toMatch(/crash s2\n/);
+    expect(out).toContain("zksim serve: stopped; 0 violation(s)");
+  }, 30_000);
+
+  it("serve: cli: a bad zoo.cfg or flag is one line and exit 2; ctl with no serve is exit 5", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "zksim-serve-"));
+    writeFileSync(join(dir, "zoo.cfg"), "tickTime=2000\nsyncLimit=soon\n");
+    const cfg = zksim("serve", "--config", join(dir, "zoo.cfg"));
+    expect(cfg.status).toBe(2);
+    expect(cfg.stderr.trim()).toMatch(/^zksim: .*zoo\.cfg:2: syncLimit: expected a whole number, got "soon"$/);
+    expect(zksim("serve", "--servers", "3", "--config", join(dir, "zoo.cfg")).status).toBe(2);
+    const none = zksim("ctl", "--port", String(await freePort()), "heal");
+    expect(none.status).toBe(5);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * A raw ZooKeeper client over real TCP for the serve tests: it writes frames encoded with the
+ * project's codec (ConnectRequest, then RequestHeader + record) and reads the server's frames
+ * back, nothing more — no pings, no reconnects — so each test sees exactly what went over the
+ * wire. Every wait is bounded.
+ */
+import net from "node:net";
+import { decodeServerFrame, encodeClientFrame } from "../../src/zk/proto/codec.js";
+import { FrameDecoder, frame } from "../../src/zk/proto/codec-framing.js";
+import type { ServerFrame, RequestRecord } from "../../src/zk/proto/packets.js";
+import { QuorumPeer } from "../../src/zk/server/quorum/quorum-peer.js";
+import type { ServeSession } from "../../src/serve/serve-session.js";
+
+export class RawZkClient {
+  private readonly decoder = new FrameDecoder();
+  private readonly payloads: Uint8Array[] = [];
+  private waiter: (() => void) | undefined;
+  readonly closed: Promise<void>;
+  isClosed = false;
+  private readonly types = new Map<number, number>();
+
+  private constructor(readonly socket: net.Socket) {
+    this.closed = new Promise((resolve) => socket.on("close", () => {
+      this.isClosed = true;
+      resolve();
+      this.waiter?.();
+    }));
+    socket.on("error", () => undefined); // a reset shows as "close"
+    socket.on("data", (chunk: Buffer) => {
+      for (const ev of this.decoder.push(new Uint8Array(chunk))) if (ev.kind === "frame") this.payloads.push(ev.payload);
+      this.waiter?.();
+    });
+  }
+
+  static connect(port: number): Promise<RawZkClient> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, "127.0.0.1", () => resolve(new RawZkClient(socket)));
+      socket.once("error", reject);
+    });
+  }
+
+  writeRaw(bytes: Uint8Array): void {
+    this.socket.write(bytes);
+  }
+
+  sendConnect(sessionId = 0n, passwd: Uint8Array = new Uint8Array(16), timeOut = 10_000): void {
+    this.writeRaw(frame(encodeClientFrame({ kind: "connect", request: { kind: "ConnectRequest", protocolVersion: 0, lastZxidSeen: 0n, timeOut, sessionId, passwd, readOnly: false } })));
+  }
+
+  sendRequest(xid: number, type: number, request: RequestRecord): void {
+    this.types.set(xid, type);
+    this.writeRaw(frame(encodeClientFrame({ kind: "request", header: { xid, type }, request })));
+  }
+
+  /** The next frame, decoded as a ConnectResponse (first) or the reply to a sent xid. */
+  async next(expect: "connect" | "reply", timeoutMs = 5000): Promise<ServerFrame> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.payloads.length === 0) {
+      if (this.isClosed) throw new Error("connection closed");
+      if (Date.now() > deadline) throw new Error(`no frame within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        this.waiter = resolve;
+        setTimeout(resolve, 50);
+      });
+    }
+    const payload = this.payloads.shift()!;
+    return decodeServerFrame(payload, expect === "connect" ? "connect" : (xid) => this.types.get(xid));
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+/** Sends a four-letter word on a fresh connection and returns everything the server wrote before closing. */
+export function fourLetterWord(port: number, word: string, timeoutMs = 5000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => socket.write(word));
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (d: string) => (text += d));
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`${word}: no close within ${timeoutMs} ms`)));
+  });
+}
+
+/** Waits (bounded) until every member that is up serves clients; returns the leader's node id. */
+export async function leaderServing(s: ServeSession, timeoutMs = 8000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const peers = s.ensemble.settings.members.map((m) => s.ensemble.sim.node(m.node)).filter((n) => n.status === "up");
+    const leader = peers.find((n) => n.process instanceof QuorumPeer && n.process.state === "LEADING");
+    if (leader !== undefined && peers.every((n) => (n.process as QuorumPeer).serving)) return leader.id;
+    if (Date.now() > deadline) throw new Error(`no serving leader within ${timeoutMs} ms: ${s.command("status")}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+

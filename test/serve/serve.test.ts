@@ -1,0 +1,186 @@
+/**
+ * `zksim serve` end to end, in process, on free loopback ports: real TCP clients speak Jute to
+ * the simulated ensemble, four-letter words answer as 3.8 does, bad frames close only their own
+ * connection, and a crashed leader costs a client its connection but not its session.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { startServe, type ServeSession } from "../../src/serve/serve-session.js";
+import { fourLetterWhitelist, settingsFromFlags, type ServeSettings } from "../../src/serve/zoo-cfg.js";
+import { OpCode } from "../../src/zk/proto/op-code.js";
+import { Ids, JUTE_MAX_BUFFER_BYTES } from "../../src/zk/proto/records.js";
+import { Code } from "../../src/zk/proto/error-code.js";
+import { sendControlLine } from "../../src/cli/commands/ctl.js";
+import { RawZkClient, fourLetterWord, leaderServing } from "./raw-zk-client.js";
+
+const text = (s: string) => new TextEncoder().encode(s);
+
+function freePortSettings(servers: number, whitelist?: string): ServeSettings {
+  const s = settingsFromFlags(servers, 0, 2181);
+  return { ...s, members: s.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist(whitelist) };
+}
+
+let session: ServeSession | undefined;
+const lines: string[] = [];
+const clients: RawZkClient[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.close();
+  await session?.close();
+  session = undefined;
+  lines.length = 0;
+});
+
+async function serve(servers: number, whitelist?: string): Promise<ServeSession> {
+  session = await startServe({ settings: freePortSettings(servers, whitelist), seed: 1, controlPort: 0, out: (l) => lines.push(l) });
+  return session;
+}
+
+async function connected(port: number, sessionId = 0n, passwd: Uint8Array = new Uint8Array(16)) {
+  const c = await RawZkClient.connect(port);
+  clients.push(c);
+  c.sendConnect(sessionId, passwd);
+  const reply = await c.next("connect");
+  if (reply.kind !== "connect") throw new Error("expected a ConnectResponse");
+  return { client: c, response: reply.response };
+}
+
+describe("serve", () => {
+  it("serve: a raw TCP client connects, creates and reads a znode (N=3)", async () => {
+    const s = await serve(3);
+    await leaderServing(s);
+    const { client, response } = await connected(s.clientPorts.get("s1")!);
+    expect(response.sessionId).not.toBe(0n);
+    expect(response.timeOut).toBe(10_000);
+    client.sendRequest(1, OpCode.create, { kind: "CreateRequest", path: "/real", data: text("hello"), acl: Ids.OPEN_ACL_UNSAFE, flags: 0 });
+    const created = await client.next("reply");
+    expect(created).toMatchObject({ kind: "reply", header: { xid: 1, err: Code.OK }, response: { kind: "CreateResponse", path: "/real" } });
+    client.sendRequest(2, OpCode.getData, { kind: "GetDataRequest", path: "/real", watch: false });
+    const read = await client.next("reply");
+    expect(read.kind === "reply" && read.response?.kind === "GetDataResponse" ? new TextDecoder().decode(read.response.data!) : undefined).toBe("hello");
+    client.sendRequest(3, OpCode.getData, { kind: "GetDataRequest", path: "/missing", watch: false });
+    expect(await client.next("reply")).toMatchObject({ header: { xid: 3, err: Code.NONODE } });
+    expect(lines.some((l) => /session 0x[0-9a-f]+ established on s1/.test(l))).toBe(true);
+  });
+
+  it("serve: four-letter words answer in 3.8's formats, gated by the whitelist (N=3)", async () => {
+    const s = await serve(3, "ruok, srvr, conf, envi, mntr, isro");
+    const leader = await leaderServing(s);
+    const port = s.clientPorts.get(leader)!;
+    expect(await fourLetterWord(port, "ruok")).toBe("imok");
+    expect(await fourLetterWord(port, "isro")).toBe("rw");
+    const srvr = await fourLetterWord(port, "srvr");
+    expect(srvr).toMatch(/^Zookeeper version: 3\.8\.0-zksim, built on .*\nLatency min\/avg\/max: \d+\/[\d.]+\/\d+\nReceived: \d+\nSent: \d+\nConnections: 1\nOutstanding: 0\nZxid: 0x[0-9a-f]+\nMode: leader\nNode count: \d+\nProposal sizes last\/min\/max: -1\/-1\/-1\n$/);
+    expect(await fourLetterWord(port, "stat")).toBe("stat is not executed because it is not in the whitelist.\n");
+    const conf = await fourLetterWord(port, "conf");
+    expect(conf).toContain(`clientPort=${port}\n`);
+    expect(conf).toContain("initLimit=10\nsyncLimit=5\n");
+    expect(conf).toContain("membership: \nserver.1=s1:2888:3888:participant\n");
+    expect(await fourLetterWord(port, "envi")).toMatch(/^Environment:\nzookeeper\.version=3\.8\.0-zksim/);
+    expect(await fourLetterWord(port, "mntr")).toMatch(/^zk_version\t3\.8\.0-zksim.*\nzk_server_state\tleader\n/);
+  });
+
+  it("serve: the default whitelist admits srvr only (N=1)", async () => {
+    const s = await serve(1);
+    await new Promise((r) => setTimeout(r, 200));
+    const port = s.clientPorts.get("s1")!;
+    expect(await fourLetterWord(port, "srvr")).toContain("Mode: standalone\n");
+    expect(await fourLetterWord(port, "ruok")).toBe("ruok is not executed because it is not in the whitelist.\n");
+  });
+
+  it("serve: stat of a standalone server has 3.8.0's shape, its own connection listed (N=1)", async () => {
+    const s = await serve(1, "stat");
+    await new Promise((r) => setTimeout(r, 200));
+    const stat = await fourLetterWord(s.clientPorts.get("s1")!, "stat");
+    // The shape a real 3.8.0 answered on this machine (version, port and counters varying).
+    expect(stat).toMatch(/^Zookeeper version: 3\.8\.0-zksim, built on [^\n]+\nClients:\n \/127\.0\.0\.1:\d+\[0\]\(queued=0,recved=1,sent=0\)\n\nLatency min\/avg\/max: 0\/0\.0\/0\nReceived: 1\nSent: 0\nConnections: 1\nOutstanding: 0\nZxid: 0x0\nMode: standalone\nNode count: \d+\n$/);
+  });
+
+  it("serve: an oversized or malformed frame closes that connection only (N=3)", async () => {
+    const s = await serve(3);
+    await leaderServing(s);
+    const port = s.clientPorts.get("s2")!;
+    const good = await connected(port);
+    const oversized = await RawZkClient.connect(port);
+    clients.push(oversized);
+    const len = new Uint8Array(4);
+    new DataView(len.buffer).setInt32(0, JUTE_MAX_BUFFER_BYTES + 1);
+    oversized.writeRaw(len);
+    await oversized.closed;
+    const malformed = await connected(port);
+    malformed.client.writeRaw(Uint8Array.of(0, 0, 0, 3, 1, 2, 3)); // a 3-byte request: no room for its header
+    await malformed.client.closed;
+    good.client.sendRequest(1, OpCode.exists, { kind: "ExistsRequest", path: "/", watch: false });
+    expect(await good.client.next("reply")).toMatchObject({ header: { xid: 1, err: Code.OK } });
+    expect(good.client.isClosed).toBe(false);
+  });
+
+  it("serve: crashing the leader disconnects its client, which keeps its session on another server (N=3)", async () => {
+    const s = await serve(3);
+    const leader = await leaderServing(s);
+    const first = await connected(s.clientPorts.get(leader)!);
+    first.client.sendRequest(1, OpCode.create, { kind: "CreateRequest", path: "/eph", data: text("x"), acl: Ids.OPEN_ACL_UNSAFE, flags: 1 });
+    expect(await first.client.next("reply")).toMatchObject({ header: { err: Code.OK } });
+    expect(s.command(`crash ${leader}`)).toBe(`ok: crash ${leader}`);
+    await first.client.closed;
+    await leaderServing(s);
+    const other = s.ensemble.settings.members.find((m) => m.node !== leader)!;
+    const again = await connected(s.clientPorts.get(other.node)!, first.response.sessionId, first.response.passwd);
+    expect(again.response.sessionId).toBe(first.response.sessionId);
+    expect(again.response.timeOut).toBeGreaterThan(0);
+    again.client.sendRequest(1, OpCode.exists, { kind: "ExistsRequest", path: "/eph", watch: false });
+    expect(await again.client.next("reply")).toMatchObject({ header: { err: Code.OK }, response: { kind: "ExistsResponse" } });
+    expect(lines.some((l) => l.includes(`crash ${leader}`))).toBe(true);
+    expect(lines.filter((l) => l.includes("leader") && l.includes("established")).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("serve: a cut between a real client's gateway and its server holds its traffic until the heal (N=3)", async () => {
+    const s = await serve(3);
+    await leaderServing(s);
+    const { client } = await connected(s.clientPorts.get("s1")!);
+    expect(s.command("cut c1 <-> s1")).toBe("ok: cut c1 <-> s1");
+    client.sendRequest(1, OpCode.exists, { kind: "ExistsRequest", path: "/", watch: false });
+    await expect(client.next("reply", 300)).rejects.toThrow(/no frame within 300 ms/);
+    expect(s.command("heal")).toBe("ok: heal");
+    expect(await client.next("reply")).toMatchObject({ header: { xid: 1, err: Code.OK } });
+    expect(lines.some((l) => l.includes("partition c1>s1 s1>c1"))).toBe(true);
+  });
+
+  it("serve: the control socket takes the same commands (N=3)", async () => {
+    const s = await serve(3);
+    expect(await sendControlLine(s.controlPort!, "pause s3 1s")).toBe("ok: pause s3 1s");
+    expect(s.command("status")).toContain("s3 paused");
+    expect(await sendControlLine(s.controlPort!, "crash s7")).toMatch(/^error: /);
+  });
+
+  it("serve: a checker's violation is printed while serving, and close reports it (canary: two leaders of one epoch) (N=3)", async () => {
+    const s = await serve(3);
+    const { sim } = s.ensemble;
+    // A deliberately broken history: s1 and s2 both establish epoch 99 (what ZOOKEEPER-335 did).
+    for (const node of ["s1", "s2"]) sim.trace.annotation(sim.nowUs, "zab.leader.established", node, sim.node(node).idHash, { sid: Number(node.slice(1)), epoch: 99, lastZxid: "0x0" });
+    expect(s.command("heal")).toBe("ok: heal"); // a pacing step polls the checkers
+    expect(lines.some((l) => /VIOLATION zab\.leadership: Leadership2 violated: epoch 99/.test(l))).toBe(true);
+    const violations = await s.close();
+    session = undefined;
+    expect(violations).toBeGreaterThanOrEqual(1);
+  });
+
+  it("serve: maxClientCnxns closes a connection over the per-address limit, and only that one (N=1)", async () => {
+    const base = freePortSettings(1);
+    session = await startServe({ settings: { ...base, maxClientCnxns: 1 }, seed: 1, out: (l) => lines.push(l) });
+    await new Promise((r) => setTimeout(r, 200));
+    const port = session.clientPorts.get("s1")!;
+    const first = await connected(port);
+    const second = await RawZkClient.connect(port);
+    clients.push(second);
+    await second.closed;
+    first.client.sendRequest(1, OpCode.exists, { kind: "ExistsRequest", path: "/", watch: false });
+    expect(await first.client.next("reply")).toMatchObject({ header: { xid: 1, err: Code.OK } });
+  });
+
+  it("serve: a bad fault command is answered with an error and changes nothing (N=3)", async () => {
+    const s = await serve(3);
+    expect(s.command("crash s9")).toMatch(/^error: .*unknown node "s9"/);
+    expect(s.command("explode s1")).toMatch(/^error: unknown command "explode"/);
+    expect(s.command("status")).not.toContain("down");
+  });
+});

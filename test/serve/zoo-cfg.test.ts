@@ -1,0 +1,63 @@
+/** zoo.cfg for serve: the members, ports and timing a 3.8 config describes; bad values exit 2 with the line named. */
+import { describe, expect, it } from "vitest";
+import { parseZooCfg, settingsFromFlags } from "../../src/serve/zoo-cfg.js";
+import { UserInputError } from "../../src/sim/errors.js";
+
+const CFG = `# a three-server ensemble with one observer
+tickTime=500
+initLimit=7
+syncLimit=3
+dataDir=/var/lib/zookeeper
+clientPort=3181
+maxClientCnxns=5
+minSessionTimeout=1000
+maxSessionTimeout=9000
+4lw.commands.whitelist=ruok, stat
+server.1=localhost:2888:3888
+server.2=localhost:2889:3889;4000
+server.3=localhost:2890:3890:participant
+server.4=localhost:2891:3891:observer;127.0.0.1:4004
+jute.maxbuffer=100
+`;
+
+describe("serve: zoo.cfg", () => {
+  it("serve: zoo.cfg: members, client ports, timing, limits and whitelist", () => {
+    const s = parseZooCfg(CFG);
+    expect(s.members).toEqual([
+      { sid: 1, node: "s1", observer: false, clientPort: 3181 },
+      { sid: 2, node: "s2", observer: false, clientPort: 4000 },
+      { sid: 3, node: "s3", observer: false, clientPort: 3183 },
+      { sid: 4, node: "s4", observer: true, clientPort: 4004 },
+    ]);
+    expect(s).toMatchObject({ tickTimeMs: 500, initLimitTicks: 7, syncLimitTicks: 3, maxClientCnxns: 5, minSessionTimeoutMs: 1000, maxSessionTimeoutMs: 9000 });
+    expect([...s.fourLetterWords].sort()).toEqual(["ruok", "srvr", "stat"]);
+    expect(s.warnings).toEqual([`zoo.cfg:15: unknown key "jute.maxbuffer" ignored`]);
+  });
+
+  it("serve: zoo.cfg: no server lines is a standalone server on clientPort; * enables every word", () => {
+    const s = parseZooCfg("clientPort=2500\n4lw.commands.whitelist=*\n");
+    expect(s.members).toEqual([{ sid: 1, node: "s1", observer: false, clientPort: 2500 }]);
+    expect(s.fourLetterWords.has("mntr") && s.fourLetterWords.has("cons")).toBe(true);
+  });
+
+  it("serve: zoo.cfg: bad values are one clear error naming the line", () => {
+    const bad: [string, RegExp][] = [
+      ["tickTime=fast\n", /zoo\.cfg:1: tickTime: expected a whole number, got "fast"/],
+      ["clientPort=70000\n", /clientPort: expected a number in \[1, 65535\]/],
+      ["server.1=localhost:2888\n", /zoo\.cfg:1: expected host:peerPort:electionPort/],
+      ["server.1=a:1:2:witness\n", /server type must be "participant" or "observer"/],
+      ["server.1=a:1:2\nserver.1=a:3:4\n", /zoo\.cfg:2: server\.1 is defined twice/],
+      ["server.1=a:1:2;5000\nserver.2=a:3:4;5000\n", /two servers would listen on client port 5000/],
+      ["minSessionTimeout=9000\nmaxSessionTimeout=1000\n", /minSessionTimeout \(9000 ms\) is above maxSessionTimeout/],
+      ["just words\n", /zoo\.cfg:1: expected key=value/],
+    ];
+    for (const [text, message] of bad) expect(() => parseZooCfg(text), text).toThrow(message);
+    expect(() => parseZooCfg("tickTime=0\n")).toThrow(UserInputError);
+  });
+
+  it("serve: zoo.cfg: flags give voters then observers on consecutive ports", () => {
+    expect(settingsFromFlags(3, 1, 2181).members.map((m) => [m.node, m.clientPort, m.observer])).toEqual([["s1", 2181, false], ["s2", 2182, false], ["s3", 2183, false], ["s4", 2184, true]]);
+    expect(() => settingsFromFlags(1, 1, 2181)).toThrow(/observers need an ensemble/);
+    expect(() => settingsFromFlags(3, 0, 65534)).toThrow(/--base-port/);
+  });
+});
