@@ -37,8 +37,9 @@
  *
  * The linearized set is encoded exactly and cheaply: every definite op before the first
  * unlinearized one (in invocation order) is linearized; the rest of the set lies among ops
- * invoked at or before `minRet` (it only grows along a path), so the key is that pointer
- * plus the few linearized ops after it, plus a bitset of the linearized unknown ops. States
+ * invoked at or before `minRet` (it only grows along a path), so the key is that pointer, the
+ * last linearized definite op and the few unlinearized ones between them, plus a bitset of the
+ * linearized unknown ops. States
  * are named by `problem.key` and interned to small numbers.
  */
 import { isReadOnly, type Operation } from "../history/history.js";
@@ -269,17 +270,32 @@ class Search<S> {
    */
   private scan(): { key: string; cands: number[] } {
     const minRet = this.minRet;
+    // The linearized definite ops past ptrD, as the unlinearized ones ("gaps") between ptrD and
+    // the last linearized one: few even when one long-running op holds ptrD back for thousands
+    // of ops (listing the linearized ones instead made keys, and the memo, grow with the square
+    // of the history's length).
     let key = `${this.ptrD}`;
+    let gapsFrom = -1;
+    let lastLin = -1;
     const cands: number[] = [];
     for (let k = this.ptrD; k < this.definite.length; k++) {
       const i = this.definite[k]!;
       if (this.inv[i]! > minRet) break;
-      if (this.lin[i]) key += `,${k}`;
-      else if (this.blocker(i) < 0 && this.orderBlocker(i) < 0) {
+      if (this.lin[i]) {
+        if (gapsFrom >= 0) {
+          for (let g = gapsFrom; g < k; g++) key += `,${g}`;
+          gapsFrom = -1;
+        }
+        lastLin = k;
+        continue;
+      }
+      if (gapsFrom < 0) gapsFrom = k;
+      if (this.blocker(i) < 0 && this.orderBlocker(i) < 0) {
         cands.push(i * 2);
         if (this.p.kinds[i] === OPTIONAL) cands.push(i * 2 + 1);
       }
     }
+    key += `;${lastLin}`;
     if (this.unknown.length > 0) {
       key += "|" + String.fromCharCode(...this.unknownBits);
       // Most recently invoked first: an indeterminate op that took effect usually did so soon

@@ -121,15 +121,18 @@ export function checkWindow<S>(
     const r = search(problem, model, limits.maxSteps - steps, false, { maxMemoChars: limits.maxMemoChars, ...(enumerate ? { onComplete } : {}) });
     steps += r.steps;
     anyOk ||= r.ok;
+    if (r.ok && !enumerate) break;
     if (r.exhausted) {
       exhausted = r.exhaustedBy;
-      break;
+      // Enumerating, the end states are incomplete now; looking for one linearization, another
+      // start may still have one.
+      if (enumerate) break;
     }
-    if (r.ok && !enumerate) break;
     if (ends.size > limits.maxEnds) break;
   }
   const found = [...ends.values()];
   const where = `${label} (${ops.length} operations from ${starts.length} start state(s))`;
+  if (anyOk && !enumerate) return { kind: "ok", ends: found, steps };
   if (exhausted !== undefined) {
     const budget = exhausted === "steps" ? `the search budget of ${limits.maxSteps} model steps` : `the memo limit of ${limits.maxMemoChars} key characters`;
     return { kind: "unknown", reason: `${budget} ran out on ${where}`, ends: found, steps };
@@ -148,7 +151,14 @@ function windowProblem<S>(ops: readonly Operation[], start: WindowStart<S>, mode
   const kinds: OpKind[] = all.map((op) => (op.outcome === "unknown" ? UNKNOWN : STRICT));
   const orderKey = model.submissionOrderKey?.bind(model);
   // Exact keys and no signatures: the end states must keep every datum a later window may read.
-  return { ops: all, kinds, init: start.state, useZxid: true, key: (s) => model.key(s), ...(orderKey ? { orderKey } : {}) };
+  // States are immutable and asked for their key several times a step: remember it per state.
+  const keys = new WeakMap<object, string>();
+  const key = (s: S) => {
+    let k = keys.get(s as object);
+    if (k === undefined) keys.set(s as object, (k = model.key(s)));
+    return k;
+  };
+  return { ops: all, kinds, init: start.state, useZxid: true, key, ...(orderKey ? { orderKey } : {}) };
 }
 
 function refutation<S>(
