@@ -44,7 +44,7 @@ import { checkLinearizable, zkModel } from "../linearizability/index.js";
 import { normalise } from "../linearizability/wgl.js";
 import { DEFAULT_WINDOW_LIMITS, checkWindow, unsettledOps, windowLabel, type WindowStart } from "../linearizability/window.js";
 import type { ZkTree } from "../linearizability/zk-tree.js";
-import { isReapableMode, opKey, str } from "./trace-fields.js";
+import { isReapableMode, malformedClientEvent, opKey, str } from "./trace-fields.js";
 
 export interface LinearizabilityCheckerOptions {
   /** Model steps for the whole search of a short run, or of one window of a long one (default 5 000 000). */
@@ -130,7 +130,13 @@ export class ClientLinearizabilityChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     if (e.kind === "client.invoke" || e.kind === "client.complete") {
-      const fields = e.fields ?? {};
+      const why = malformedClientEvent(e);
+      if (why !== undefined) {
+        // Reported, and the history is judged without it (its pair then reads as malformed too).
+        this.log.add(e, `malformed trace event: ${why}`);
+        return;
+      }
+      const fields = e.fields!;
       this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields, index: e.index });
       if (e.kind === "client.invoke") this.windows.invoked(fields);
       else if (this.windows.completed(fields)) this.tryCut(e);
@@ -150,7 +156,10 @@ export class ClientLinearizabilityChecker implements Checker {
 
   private onExpire(e: TraceEvent): void {
     const session = str(e.fields, "session");
-    if (session === undefined) return;
+    if (session === undefined) {
+      this.log.add(e, `malformed trace event: zk.session.expire without a session (${JSON.stringify(e.fields)})`);
+      return;
+    }
     const fields = { client: `expiry@${e.node}`, session, opId: `expire-${++this.expiries}`, op: "closeSession", path: "" };
     this.events.push({ kind: "client.invoke", atUs: e.atUs, node: e.node, fields, index: e.index });
     const list = this.expiring.get(session) ?? [];
