@@ -20,6 +20,7 @@ import { runScenario } from "../scenario/run.js";
 import { loadScenario } from "./scenario-files.js";
 import { benchmarkLinearizability, checkLinearizable, zkModel } from "../check/linearizability/index.js";
 import { exploreInProcess } from "./explore/explore.js";
+import { soakBench } from "./bench-soak.js";
 
 export interface Figure {
   bench: string;
@@ -28,7 +29,7 @@ export interface Figure {
   unit: string;
 }
 
-export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes"] as const;
+export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes", "soak"] as const;
 
 export async function runBench(suite: string): Promise<Figure[]> {
   switch (suite) {
@@ -42,6 +43,8 @@ export async function runBench(suite: string): Promise<Figure[]> {
       return checkBench();
     case "recipes":
       return recipesBench();
+    case "soak":
+      return soakBench();
     case "all":
       return [...kernelBench(), ...(await zkBench()), ...(await ensembleBench()), ...(await checkBench()), ...(await recipesBench())];
     default:
