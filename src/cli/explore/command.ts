@@ -35,6 +35,8 @@ export interface ExploreReport {
   scenario: string;
   seedsRun: number;
   failures: ExploreFailure[];
+  /** Passing seeds with stretches a checker could not judge (not failures; docs/long-runs.md). */
+  seedsWithUnknown: number;
   seedsPerSec: number;
 }
 
@@ -78,6 +80,7 @@ export async function cmdExplore(argv: string[]): Promise<number> {
     scenario: scenario.name,
     seedsRun: outcomes.length,
     failures: failed.map((o) => ({ seed: o.seed, checker: o.checker ?? "unknown", replay: replayCommand(req.scenarioArg, o.seed, req.options, req.variant) })),
+    seedsWithUnknown: outcomes.filter((o) => (o.unknown ?? 0) > 0).length,
     seedsPerSec: Math.round((outcomes.length / Math.max(seconds, 1e-6)) * 10) / 10,
   };
   if (req.json) {
@@ -161,7 +164,8 @@ function printFailures(report: ExploreReport, failed: SeedOutcome[], seconds: nu
   }
   const rate = `${report.seedsPerSec} seeds/s`;
   const verdict = failed.length === 0 ? "all passed" : `${plural(failed.length, "failing seed")}`;
-  console.log(`explored ${plural(report.seedsRun, "seed")} in ${seconds.toFixed(2)} s (${rate}): ${verdict}`);
+  const gaps = report.seedsWithUnknown > 0 ? ` (${plural(report.seedsWithUnknown, "seed")} with stretches left unjudged: see \`zksim run --json\`'s "unknown")` : "";
+  console.log(`explored ${plural(report.seedsRun, "seed")} in ${seconds.toFixed(2)} s (${rate}): ${verdict}${gaps}`);
 }
 
 function plural(n: number, noun: string): string {
