@@ -17,11 +17,12 @@ import { zabRandomFaults } from "./zab-random-faults.js";
 import { ensembleSessionMoved } from "./ensemble-session-moved.js";
 import { zabFollowerCrossEpochSnap } from "./zab-follower-cross-epoch-snap.js";
 import { clientTraffic } from "./client-traffic.js";
+import { soakTree } from "./soak-tree.js";
 import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
 import { BUG_SCRIPTS } from "./bug-scripts.js";
 
 const SCRIPTS = new Map<string, ScriptDef>(
-  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerTxnLogDiff, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS].map((s) => [s.name, s]),
+  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerTxnLogDiff, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, soakTree, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS].map((s) => [s.name, s]),
 );
 
 export function scriptNamed(name: string): ScriptDef {
