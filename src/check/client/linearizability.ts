@@ -51,7 +51,7 @@ export interface LinearizabilityCheckerOptions {
   maxSteps?: number;
   /** The memo's size limit per search, in key characters (default 2^25). */
   maxMemoChars?: number;
-  /** Client operations invoked before the checker tries to cut a window (default 20 000). */
+  /** Client operations invoked before the checker tries to cut a window (default 10 000). */
   windowOps?: number;
   /** The most states a window may end in (default 64). */
   maxEndStates?: number;
@@ -98,6 +98,8 @@ export class ClientLinearizabilityChecker implements Checker {
   /** When each closeSession txn (by zxid) was first applied anywhere. */
   private readonly closeFirstApplied = new Map<string, number>();
   private expiries = 0;
+  /** Requests whose first `zk.apply` the current window holds. */
+  private readonly firstApplies = new FirstApplies();
   /** Paths created as containers or TTL nodes, ever (the model keeps them forever: left out). */
   private readonly reapable = new Set<string>();
   private readonly options: Required<LinearizabilityCheckerOptions>;
@@ -108,7 +110,7 @@ export class ClientLinearizabilityChecker implements Checker {
     this.options = {
       maxSteps: options.maxSteps ?? DEFAULT_WINDOW_LIMITS.maxSteps,
       maxMemoChars: options.maxMemoChars ?? DEFAULT_WINDOW_LIMITS.maxMemoChars,
-      windowOps: options.windowOps ?? 20_000,
+      windowOps: options.windowOps ?? 10_000,
       maxEndStates: options.maxEndStates ?? DEFAULT_WINDOW_LIMITS.maxEnds,
       inconclusiveIsViolation: options.inconclusiveIsViolation ?? false,
       maxMessageChars: options.maxMessageChars ?? 600,
@@ -148,8 +150,9 @@ export class ClientLinearizabilityChecker implements Checker {
     } else if (e.kind === "zk.session.expire") {
       this.onExpire(e);
     } else if (e.kind === "zk.apply") {
-      // The ground truth of unknown ops, for the report (the search does not read it).
-      if (e.fields?.cxid !== undefined) this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields, index: e.index });
+      // The ground truth of unknown ops, for the report (the search does not read it): the first
+      // apply of each request is the one the report reads, so the other servers' are not kept.
+      if (e.fields?.cxid !== undefined && this.firstApplies.first(e.fields)) this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields, index: e.index });
       if (str(e.fields, "op") === "closeSession" && e.fields?.err === undefined) this.onCloseApplied(e);
     }
   }
@@ -253,8 +256,7 @@ export class ClientLinearizabilityChecker implements Checker {
     const carriedEvents = this.events.filter((r) => r.kind === "client.invoke" && r.fields?.op === "closeSession" && pendingExpiries.has(r.fields?.opId));
     const windowEvents = carriedEvents.length === 0 ? this.events : this.events.filter((r) => !carriedEvents.includes(r));
     if (w.lost) {
-      this.events.length = 0;
-      this.events.push(...carriedEvents);
+      this.forgetWindow(carriedEvents);
       w.cut(e.atUs, 0);
       return;
     }
@@ -271,9 +273,15 @@ export class ClientLinearizabilityChecker implements Checker {
     w.steps += result.steps;
     w.operations += history.ops.length;
     this.judged(result, label, at, w.startUs);
-    this.events.length = 0;
-    this.events.push(...carriedEvents);
+    this.forgetWindow(carriedEvents);
     w.cut(e.atUs, history.ops.length);
+  }
+
+  /** After a cut: the window's events go, but the invocations of expiries not applied yet. */
+  private forgetWindow(carried: readonly Recorded[]): void {
+    this.events.length = 0;
+    this.events.push(...carried);
+    this.firstApplies.clear();
   }
 
   private windowLimits() {
@@ -411,6 +419,26 @@ function createsOf(op: Operation): { path: string; mode: unknown }[] {
   return [];
 }
 
+
+/** Which requests (session, cxid) have had an apply recorded. */
+class FirstApplies {
+  private readonly seen = new Map<string, Set<string>>();
+
+  /** True the first time a request's apply is seen (after `clear`). */
+  first(f: Record<string, unknown>): boolean {
+    const session = String(f.session);
+    let cxids = this.seen.get(session);
+    if (cxids === undefined) this.seen.set(session, (cxids = new Set()));
+    const cxid = String(f.cxid);
+    if (cxids.has(cxid)) return false;
+    cxids.add(cxid);
+    return true;
+  }
+
+  clear(): void {
+    this.seen.clear();
+  }
+}
 
 /**
  * The windowing state of one checker: how many client ops are open and were invoked since the
