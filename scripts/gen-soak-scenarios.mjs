@@ -56,7 +56,9 @@ function soak({ name, description, minutes, servers, clients, traffic, kinds, ch
     tags: ["soak", "zk", "ensemble"],
     seed: 1,
     durationMs: untilMs + CONVERGENCE_BUDGET_MS + FINAL_READS_MS,
-    workload: { kind: "zk", script, servers, clients, ...extra, traffic: { ...traffic, untilMs } },
+    // autopurge on (keep 3 snapshots), as a long-running deployment has it: the servers' disks
+    // stay bounded, so what grows is what the run itself keeps.
+    workload: { kind: "zk", script, servers, clients, purgeSnapRetainCount: 3, ...extra, traffic: { ...traffic, untilMs } },
     faults: faultRounds(minutes, servers, clients, kinds),
     ...(checkers !== undefined ? { checkers } : {}),
   };
@@ -101,7 +103,7 @@ const scenarios = [
     tags: ["soak", "zk", "ensemble"],
     seed: 1,
     durationMs: 600_000,
-    workload: { kind: "zk", script: "soak-tree", servers: 5, clients: 50, tree: { sessionsPerClient: 20, nodesPerSession: 100, batch: 10 } },
+    workload: { kind: "zk", script: "soak-tree", servers: 5, clients: 50, purgeSnapRetainCount: 3, tree: { sessionsPerClient: 20, nodesPerSession: 100, batch: 10 } },
     checkers: "DEFAULT_BUT_LINEARIZABILITY",
   },
 ];

@@ -201,6 +201,28 @@ export class FileTxnSnapLog {
     return txns.length === 0 ? 0n : txns[txns.length - 1]!.header.zxid;
   }
 
+  /**
+   * `PurgeTxnLog.purge(snapRetainCount)`: keeps the newest `retain` valid snapshots, the log
+   * files with txns after the oldest of them (and the one log file that starts at or before
+   * it), and removes older snapshots and logs. What the servers hold on disk then stays bounded
+   * on a long run, as it does on a deployment with `autopurge` on.
+   */
+  purge(retain: number): void {
+    const valid = this.files(SNAP_PREFIX).filter((f) => readSnapshotFile(this.disk.read(f.name)) !== undefined);
+    if (valid.length <= retain) return;
+    const leastZxid = valid[valid.length - retain]!.zxid;
+    // Unlinked at once, as `File.delete` does: the fsync makes the removal durable.
+    const unlink = (name: string) => {
+      this.disk.remove(name);
+      this.disk.fsync(name);
+    };
+    for (const snap of this.files(SNAP_PREFIX)) if (snap.zxid < leastZxid) unlink(snap.name);
+    const logs = this.files(LOG_PREFIX);
+    let keepFrom = 0;
+    for (let i = 0; i < logs.length; i++) if (logs[i]!.zxid <= leastZxid) keepFrom = i;
+    for (const log of logs.slice(0, keepFrom)) if (log.name !== this.currentLog && !this.dirtyLogs.has(log.name)) unlink(log.name);
+  }
+
   /** Removes every logged txn with a zxid above `zxid` (ZAB's TRUNC). */
   truncateLog(zxid: Zxid): void {
     for (const log of this.files(LOG_PREFIX)) {
@@ -258,6 +280,11 @@ export interface SnapshotConfig extends SnapshotPacing {
    * turns txn-log sync off. Default 0.33.
    */
   snapshotSizeFactor?: number;
+  /**
+   * `autopurge.snapRetainCount`: after each snapshot, keep this many snapshots and the logs they
+   * need (`FileTxnSnapLog.purge`). 0 (the default, as `autopurge.purgeInterval=0`): keep all.
+   */
+  purgeSnapRetainCount?: number;
 }
 
 export const DEFAULT_SNAPSHOT_SIZE_FACTOR = 0.33;
@@ -349,6 +376,10 @@ export class ZKDatabase {
     }
     const snap = new FuzzySnapshot(this.ctx, this.dataTree, this.snapshots, () => {
       if (this.snapshotInProgress === snap) this.snapshotInProgress = undefined;
+      // ZooKeeper's DatadirCleanupManager purges on a timer of hours; here the purge runs when
+      // a snapshot ends, which is when there is something new to purge.
+      const retain = this.snapshots.purgeSnapRetainCount ?? 0;
+      if (retain > 0) this.snapLog.purge(retain);
     });
     this.snapshotInProgress = snap;
   }
