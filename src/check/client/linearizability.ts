@@ -296,7 +296,7 @@ export class ClientLinearizabilityChecker implements Checker {
         w.starts = result.ends;
         return;
       case "unknown":
-        w.unknown.push({ checker: this.name, reason: `${label}: ${result.reason}`, fromMs: fromUs / 1000, toMs: at.atUs / 1000 });
+        w.unknown.push({ checker: this.name, reason: result.reason, fromMs: fromUs / 1000, toMs: at.atUs / 1000 });
         if (this.options.inconclusiveIsViolation) this.report(at, `inconclusive, ${label}: ${result.reason}`);
         if (result.ends.length === 0) w.lose();
         else w.starts = result.ends;
