@@ -56,7 +56,8 @@ export interface Checker {
   unknowns?(): UnknownVerdict[];
   /**
    * Optional: how many items (events, ops, sessions…) it holds now. Read only when a run is
-   * stopped for want of memory, to name what grew.
+   * stopped for want of memory, to name what grew (without it, the entries of the collections
+   * its fields hold are counted).
    */
   retained?(): number;
 }

@@ -58,3 +58,24 @@ export class HeapGuard {
 export function formatBytes(n: number): string {
   return n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(1)} GB` : `${(n / (1 << 20)).toFixed(0)} MB`;
 }
+
+/**
+ * How many entries a checker's collections hold: its own `retained()` when it has one, else the
+ * entries of the Maps, Sets and arrays reachable from its fields (a few levels deep, each
+ * object once, at most `budget` visits). Read once, when the guard has stopped a run.
+ */
+export function itemsHeld(holder: object & { retained?(): number }, budget = 5_000_000): number {
+  if (holder.retained !== undefined) return holder.retained();
+  const seen = new Set<object>();
+  let visits = 0;
+  const count = (x: unknown, depth: number): number => {
+    if (typeof x !== "object" || x === null || depth > 3 || seen.has(x) || ++visits > budget) return 0;
+    seen.add(x);
+    let n = 0;
+    if (x instanceof Map) for (const v of x.values()) n += 1 + count(v, depth + 1);
+    else if (x instanceof Set || Array.isArray(x)) for (const v of x) n += 1 + count(v, depth + 1);
+    else if (depth === 0) for (const v of Object.values(x)) n += count(v, depth + 1);
+    return n;
+  };
+  return count(holder, 0);
+}

@@ -11,7 +11,7 @@ import { msToUs } from "../sim/time.js";
 import { makeChecker, workloadDef } from "./workload.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
 import type { Checker, Violation } from "../check/checker.js";
-import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes } from "./heap-guard.js";
+import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld } from "./heap-guard.js";
 
 export interface RunHandle {
   sim: Simulator;
@@ -95,12 +95,12 @@ export async function runScenarioWithSim(scenario: Scenario, options: RunOptions
 /** The guard's one line: the heap, where the run was, what holds the most, and how to replay it. */
 function heapLimitError(scenario: Scenario, seed: number, sim: Simulator, checkers: readonly Checker[], guard: HeapGuard): HeapLimitError {
   const holders = checkers
-    .map((c) => ({ name: c.name, items: c.retained?.() ?? 0 }))
+    .map((c) => ({ name: c.name, items: itemsHeld(c) }))
     .filter((h) => h.items > 0)
     .sort((a, b) => b.items - a.items)
     .slice(0, 3);
   if (sim.trace.retain) holders.unshift({ name: "the retained trace", items: sim.trace.events.length });
-  const grew = holders.length === 0 ? "no checker reports holding anything (the simulated system itself grew)" : `largest holders: ${holders.map((h) => `${h.name} (${h.items} items)`).join(", ")}`;
+  const grew = holders.length === 0 ? "no checker holds anything (the simulated system itself grew)" : `largest holders: ${holders.map((h) => `${h.name} (${h.items} items)`).join(", ")}`;
   return new HeapLimitError(
     `run stopped: the heap reached ${formatBytes(guard.trippedAtBytes!)} (limit ${formatBytes(guard.limitBytes)}) at virtual ${(sim.nowUs / 1e6).toFixed(1)} s ` +
       `after ${sim.trace.count} events; ${grew}; scenario ${scenario.name}, seed ${seed}; replay: zksim run ${scenario.name} --seed ${seed}`,

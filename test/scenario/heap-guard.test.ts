@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
-import { HeapLimitError } from "../../src/scenario/heap-guard.js";
+import { HeapLimitError, itemsHeld } from "../../src/scenario/heap-guard.js";
 
 describe("scenario: heap guard", () => {
   it("stops a run whose heap is over its limit with one line naming the scenario, seed, replay and what holds the most", async () => {
@@ -24,5 +24,12 @@ describe("scenario: heap guard", () => {
     const bare = await runScenario(scenario, { heapGuard: false });
     expect(guarded.traceHash).toBe(bare.traceHash);
     expect(guarded.unknown).toEqual([]);
+  });
+
+  it("names a holder without retained() by the entries of the collections it holds", () => {
+    const shared = [1, 2];
+    const holder = { name: "x", byKey: new Map([["a", shared], ["b", shared]]), list: [1, 2, 3], n: 7 };
+    expect(itemsHeld(holder)).toBe(2 + 2 + 3); // the shared array counted once
+    expect(itemsHeld({ retained: () => 42, list: [1] })).toBe(42);
   });
 });
