@@ -8,6 +8,11 @@ import { main } from "../dist/cli/main.js";
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
+    // A run that stopped itself before the heap ran out: its message is the whole report.
+    if (err && err.name === "HeapLimitError") {
+      console.error(`zksim: ${err.message}`);
+      process.exit(3);
+    }
     // Only an internal error reaches here; user mistakes are reported by main() itself.
     console.error(`zksim: internal error: ${err && err.stack ? err.stack : err}`);
     process.exit(3);

@@ -18,6 +18,20 @@ export interface Violation {
   atMs: number;
 }
 
+/**
+ * A stretch of the run a checker could not judge (a search budget ran out, or the state it
+ * needed was lost): neither a pass nor a violation. Reported beside the violations
+ * (`RunResult.unknown`); never a failure of the system under test.
+ */
+export interface UnknownVerdict {
+  checker: string;
+  /** One sentence: what could not be judged and which limit stopped it. */
+  reason: string;
+  /** The stretch of virtual time left unjudged. */
+  fromMs: number;
+  toMs: number;
+}
+
 /** Where a run ended: its last event's position and time. */
 export interface RunEnd {
   index: number;
@@ -38,6 +52,14 @@ export interface Checker {
    * end of the run (quiet periods, liveness) have nothing to judge.
    */
   finish(end?: RunEnd): Violation[];
+  /** Optional, read after `finish`: the stretches it could not judge (see UnknownVerdict). */
+  unknowns?(): UnknownVerdict[];
+  /**
+   * Optional: how many items (events, ops, sessions…) it holds now. Read only when a run is
+   * stopped for want of memory, to name what grew (without it, the entries of the collections
+   * its fields hold are counted).
+   */
+  retained?(): number;
 }
 
 /** Feeds `events` to `checkers` as a run does (each reads only what it accepts), then finishes them. */

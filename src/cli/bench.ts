@@ -21,6 +21,7 @@ import { checkLinearizable, zkModel } from "../check/linearizability/index.js";
 import { benchmarkLinearizability } from "./bench-history.js";
 import { exploreInProcess } from "./explore/explore.js";
 import { protocolsBench } from "./bench-protocols.js";
+import { soakBench } from "./bench-soak.js";
 
 export interface Figure {
   bench: string;
@@ -29,7 +30,7 @@ export interface Figure {
   unit: string;
 }
 
-export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes", "tui", "protocols"] as const;
+export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes", "tui", "protocols", "soak"] as const;
 
 export async function runBench(suite: string): Promise<Figure[]> {
   switch (suite) {
@@ -47,6 +48,8 @@ export async function runBench(suite: string): Promise<Figure[]> {
       return (await import("../tui/bench.js")).tuiBench();
     case "protocols":
       return protocolsBench();
+    case "soak":
+      return soakBench();
     case "all":
       return [...kernelBench(), ...(await zkBench()), ...(await ensembleBench()), ...(await checkBench()), ...(await recipesBench()), ...(await protocolsBench())];
     default:

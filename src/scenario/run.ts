@@ -11,7 +11,8 @@ import { msToUs } from "../sim/time.js";
 import { makeChecker, workloadDef } from "./workload.js";
 import { withDrawnFaults } from "./nemesis/index.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
-import type { Violation } from "../check/checker.js";
+import type { Checker, Violation } from "../check/checker.js";
+import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld } from "./heap-guard.js";
 
 export interface RunHandle {
   sim: Simulator;
@@ -58,13 +59,17 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
   });
   workload.setup();
   installFaults(sim, scenario.faults, def.traceRoles);
-  let stop = await sim.run({ untilUs: msToUs(scenario.durationMs) });
-  if (stop !== "livelock" && scenario.convergence !== false) {
+  const guardOptions = options.heapGuard ?? defaultHeapGuard();
+  const guard = guardOptions === false ? undefined : new HeapGuard(guardOptions);
+  const limits = (untilUs: number) => (guard === undefined ? { untilUs } : { untilUs, until: guard.overLimit });
+  let stop = await sim.run(limits(msToUs(scenario.durationMs)));
+  if (stop !== "livelock" && stop !== "predicate" && scenario.convergence !== false) {
     // Convergence: every fault ends, then at least the budget passes after the last one.
     endAllFaults(sim);
     const budgetUs = msToUs(scenario.convergence?.budgetMs ?? DEFAULT_CONVERGENCE_BUDGET_MS);
-    if (lastFaultUs !== undefined && lastFaultUs + budgetUs > sim.nowUs) stop = await sim.run({ untilUs: lastFaultUs + budgetUs });
+    if (lastFaultUs !== undefined && lastFaultUs + budgetUs > sim.nowUs) stop = await sim.run(limits(lastFaultUs + budgetUs));
   }
+  if (stop === "predicate" && guard?.trippedAtBytes !== undefined) throw heapLimitError(scenario, seed, sim, checkers, guard);
   if (stop === "livelock") {
     report(
       "kernel.time-progress",
@@ -82,9 +87,25 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     virtualMs: sim.nowUs / 1000,
     verdict: violations.length === 0 ? "pass" : "fail",
     violations,
+    unknown: checkers.flatMap((c) => c.unknowns?.() ?? []),
     narrative: workload.narrative?.() ?? [],
     counts: sim.trace.kindCounts(),
     ...(tape !== undefined ? { decisions: tape.report() } : {}),
   };
   return { sim, result };
+}
+
+/** The guard's one line: the heap, where the run was, what holds the most, and how to replay it. */
+function heapLimitError(scenario: Scenario, seed: number, sim: Simulator, checkers: readonly Checker[], guard: HeapGuard): HeapLimitError {
+  const holders = checkers
+    .map((c) => ({ name: c.name, items: itemsHeld(c) }))
+    .filter((h) => h.items > 0)
+    .sort((a, b) => b.items - a.items)
+    .slice(0, 3);
+  if (sim.trace.retain) holders.unshift({ name: "the retained trace", items: sim.trace.events.length });
+  const grew = holders.length === 0 ? "no checker holds anything (the simulated system itself grew)" : `largest holders: ${holders.map((h) => `${h.name} (${h.items} items)`).join(", ")}`;
+  return new HeapLimitError(
+    `run stopped: the heap reached ${formatBytes(guard.trippedAtBytes!)} (limit ${formatBytes(guard.limitBytes)}) at virtual ${(sim.nowUs / 1e6).toFixed(1)} s ` +
+      `after ${sim.trace.count} events; ${grew}; scenario ${scenario.name}, seed ${seed}; replay: zksim run ${scenario.name} --seed ${seed}`,
+  );
 }

@@ -6,7 +6,8 @@
 import type { Fault } from "../sim/faults.js";
 import type { NetworkConfig } from "../sim/network.js";
 import type { DiskConfig } from "../sim/disk.js";
-import type { Violation } from "../check/checker.js";
+import type { UnknownVerdict, Violation } from "../check/checker.js";
+import type { HeapGuardOptions } from "./heap-guard.js";
 import type { SimplifyRange, StreamDraws } from "../sim/decision-tape.js";
 import type { Canary } from "./canaries.js";
 
@@ -55,6 +56,11 @@ export interface RunOptions {
    * result reports the draws per stream (`RunResult.decisions`); empty, it changes nothing.
    */
   simplify?: readonly SimplifyRange[];
+  /**
+   * The heap guard (scenario/heap-guard.ts): stop the run with a one-line HeapLimitError before
+   * the heap runs out. Default: V8's used heap against 90% of its limit; false: off.
+   */
+  heapGuard?: HeapGuardOptions | false;
   /** Extra trace listeners (e.g. the CLI's trace file writer). */
   onTraceEvent?: (event: import("../sim/trace.js").TraceEvent) => void;
 }
@@ -70,6 +76,12 @@ export interface RunResult {
   virtualMs: number;
   verdict: "pass" | "fail";
   violations: Violation[];
+  /**
+   * Stretches a checker could not judge (a search budget ran out): not violations, and not a
+   * failure of the system under test; the verdict is "pass" when there are only these. Listed so
+   * that a pass with gaps is never mistaken for a full pass (docs/long-runs.md).
+   */
+  unknown: UnknownVerdict[];
   /** A few narrated lines: what happened, in the protocol's own words. */
   narrative: string[];
   /** Counts of trace events by kind. */

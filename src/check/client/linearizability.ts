@@ -24,19 +24,37 @@
  * - long or binary data is recorded by the client as a content digest that carries its length
  *   (see `zk/client/history.ts`), so values are compared and Stat.dataLength is checked.
  *
- * Budget: the search is bounded (`maxSteps`). Running out is *inconclusive*: by default not a
- * violation — a checker must not fail a correct run for lack of time — but counted in
- * `summary`; `inconclusiveIsViolation: true` reports it, named "inconclusive".
+ * Long runs (see linearizability/window.ts and docs/long-runs.md): once `windowOps` client
+ * operations have been invoked since the last cut, the checker cuts the history at the next
+ * instant no client operation is open and nothing indeterminate is left unsettled (or, past
+ * `4 × windowOps`, carrying what is unsettled), judges that window, keeps only the states the
+ * tree may be in at the cut, and forgets the window's events. A run shorter than one window is
+ * checked whole, as before, with the history split into partitions.
+ *
+ * Budget: every search is bounded in model steps (`maxSteps`, per window) and in the memo's
+ * size (`maxMemoChars`). Running out is *unknown*: not a violation — a checker must not fail a
+ * correct run for lack of time — but reported by `unknowns()` with the stretch of time and the
+ * reason, and counted in `summary`; `inconclusiveIsViolation: true` reports it as a violation
+ * too, named "inconclusive".
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
 import { NO_SESSION, historyFromTrace, type ClientTraceEvent, type OpName, type Operation } from "../history/history.js";
 import { checkLinearizable, zkModel } from "../linearizability/index.js";
-import { isReapableMode, opKey, str } from "./trace-fields.js";
+import { normalise } from "../linearizability/wgl.js";
+import { DEFAULT_WINDOW_LIMITS, checkWindow, unsettledOps, windowLabel, type WindowStart } from "../linearizability/window.js";
+import type { ZkTree } from "../linearizability/zk-tree.js";
+import { isReapableMode, malformedClientEvent, opKey, str } from "./trace-fields.js";
 
 export interface LinearizabilityCheckerOptions {
-  /** Model steps for the whole search (default 5 000 000). */
+  /** Model steps for the whole search of a short run, or of one window of a long one (default 5 000 000). */
   maxSteps?: number;
+  /** The memo's size limit per search, in key characters (default 2^25). */
+  maxMemoChars?: number;
+  /** Client operations invoked before the checker tries to cut a window (default 10 000). */
+  windowOps?: number;
+  /** The most states a window may end in (default 64). */
+  maxEndStates?: number;
   /** Report an exhausted budget as a violation (default false: counted in `summary`). */
   inconclusiveIsViolation?: boolean;
   /** Longest explanation kept in a violation message (default 600 characters). */
@@ -48,6 +66,8 @@ export interface LinearizabilitySummary {
   operations: number;
   outcome: "linearizable" | "violation" | "inconclusive" | "malformed";
   steps: number;
+  /** Windows judged (0: the history was checked whole). */
+  windows: number;
 }
 
 const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "getChildren"]);
@@ -78,11 +98,32 @@ export class ClientLinearizabilityChecker implements Checker {
   /** When each closeSession txn (by zxid) was first applied anywhere. */
   private readonly closeFirstApplied = new Map<string, number>();
   private expiries = 0;
+  /** Requests whose first `zk.apply` the current window holds. */
+  private readonly firstApplies = new FirstApplies();
+  /** Paths created as containers or TTL nodes, ever (the model keeps them forever: left out). */
+  private readonly reapable = new Set<string>();
   private readonly options: Required<LinearizabilityCheckerOptions>;
+  private readonly windows: Windows;
   summary: LinearizabilitySummary | undefined;
 
   constructor(options: LinearizabilityCheckerOptions = {}) {
-    this.options = { maxSteps: options.maxSteps ?? 5_000_000, inconclusiveIsViolation: options.inconclusiveIsViolation ?? false, maxMessageChars: options.maxMessageChars ?? 600 };
+    this.options = {
+      maxSteps: options.maxSteps ?? DEFAULT_WINDOW_LIMITS.maxSteps,
+      maxMemoChars: options.maxMemoChars ?? DEFAULT_WINDOW_LIMITS.maxMemoChars,
+      windowOps: options.windowOps ?? 10_000,
+      maxEndStates: options.maxEndStates ?? DEFAULT_WINDOW_LIMITS.maxEnds,
+      inconclusiveIsViolation: options.inconclusiveIsViolation ?? false,
+      maxMessageChars: options.maxMessageChars ?? 600,
+    };
+    this.windows = new Windows(this.options.windowOps);
+  }
+
+  unknowns(): UnknownVerdict[] {
+    return this.windows.unknown;
+  }
+
+  retained(): number {
+    return this.events.length;
   }
 
   accepts(kind: string): boolean {
@@ -91,7 +132,16 @@ export class ClientLinearizabilityChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     if (e.kind === "client.invoke" || e.kind === "client.complete") {
-      this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields ?? {}, index: e.index });
+      const why = malformedClientEvent(e);
+      if (why !== undefined) {
+        // Reported, and the history is judged without it (its pair then reads as malformed too).
+        this.log.add(e, `malformed trace event: ${why}`);
+        return;
+      }
+      const fields = e.fields!;
+      this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields, index: e.index });
+      if (e.kind === "client.invoke") this.windows.invoked(fields);
+      else if (this.windows.completed(fields)) this.tryCut(e);
     } else if (e.kind === "zk.server.start") {
       this.standalone.add(e.node);
     } else if (e.kind.startsWith("zab.")) {
@@ -100,15 +150,19 @@ export class ClientLinearizabilityChecker implements Checker {
     } else if (e.kind === "zk.session.expire") {
       this.onExpire(e);
     } else if (e.kind === "zk.apply") {
-      // The ground truth of unknown ops, for the report (the search does not read it).
-      if (e.fields?.cxid !== undefined) this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields, index: e.index });
+      // The ground truth of unknown ops, for the report (the search does not read it): the first
+      // apply of each request is the one the report reads, so the other servers' are not kept.
+      if (e.fields?.cxid !== undefined && this.firstApplies.first(e.fields)) this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields, index: e.index });
       if (str(e.fields, "op") === "closeSession" && e.fields?.err === undefined) this.onCloseApplied(e);
     }
   }
 
   private onExpire(e: TraceEvent): void {
     const session = str(e.fields, "session");
-    if (session === undefined) return;
+    if (session === undefined) {
+      this.log.add(e, `malformed trace event: zk.session.expire without a session (${JSON.stringify(e.fields)})`);
+      return;
+    }
     const fields = { client: `expiry@${e.node}`, session, opId: `expire-${++this.expiries}`, op: "closeSession", path: "" };
     this.events.push({ kind: "client.invoke", atUs: e.atUs, node: e.node, fields, index: e.index });
     const list = this.expiring.get(session) ?? [];
@@ -145,28 +199,142 @@ export class ClientLinearizabilityChecker implements Checker {
   }
 
   finish(end: RunEnd = { index: 0, atUs: 0 }): Violation[] {
+    if (this.windows.starts !== undefined || this.windows.lost) return this.finishWindows(end);
     const checkReads = this.singleServer;
-    let history: Operation[];
-    try {
-      history = checkReads ? this.history() : this.syncOrdered(this.history());
-    } catch (err) {
-      this.summary = { checkedReads: checkReads, operations: 0, outcome: "malformed", steps: 0 };
-      this.log.add(end, `malformed client history: ${(err as Error).message}`);
-      return this.log.violations;
-    }
-    const result = checkLinearizable(history, zkModel(), { checkReads: true, maxSteps: this.options.maxSteps });
+    const judged = this.judgedHistory(this.events, end, 0);
+    if (judged === undefined) return this.log.violations;
+    const history = judged.ops;
+    const result = checkLinearizable(history, zkModel(), { checkReads: true, maxSteps: this.options.maxSteps, maxMemoChars: this.options.maxMemoChars });
     if (result.ok) {
-      this.summary = { checkedReads: checkReads, operations: history.length, outcome: "linearizable", steps: result.steps };
+      this.summary = { checkedReads: checkReads, operations: history.length, outcome: "linearizable", steps: result.steps, windows: 0 };
       return this.log.violations;
     }
-    this.summary = { checkedReads: checkReads, operations: history.length, outcome: result.inconclusive ? "inconclusive" : "violation", steps: result.steps };
-    if (result.inconclusive && !this.options.inconclusiveIsViolation) return this.log.violations;
+    this.summary = { checkedReads: checkReads, operations: history.length, outcome: result.inconclusive ? "inconclusive" : "violation", steps: result.steps, windows: 0 };
+    if (result.inconclusive) {
+      this.windows.unknown.push({ checker: this.name, reason: result.explanation, fromMs: 0, toMs: end.atUs / 1000 });
+      if (!this.options.inconclusiveIsViolation) return this.log.violations;
+    }
     const first = [...result.minimalWindow].sort((a, b) => a.invokeUs - b.invokeUs)[0];
     const at = first === undefined ? undefined : this.invokedAt(`${first.client}/${first.opId}`);
     const what = result.inconclusive ? "inconclusive (search budget exhausted)" : `not linearizable (${checkReads ? "writes and reads" : "writes, and reads ordered by sync"})`;
-    const text = `${what}, partition ${result.partition}: ${result.explanation}`;
+    this.report(at ?? end, `${what}, partition ${result.partition}: ${result.explanation}`);
+    return this.log.violations;
+  }
+
+  private report(at: RunEnd, text: string): void {
     const max = this.options.maxMessageChars;
-    this.log.add(at ?? end, text.length > max ? `${text.slice(0, max - 1)}…` : text);
+    this.log.add(at, text.length > max ? `${text.slice(0, max - 1)}…` : text);
+  }
+
+  /**
+   * A window's history as the search sees it, ids from `idBase` (and normalised, which also
+   * validates it), or undefined (reported) when the trace is malformed.
+   */
+  private judgedHistory(events: readonly Recorded[], at: RunEnd, idBase: number): { ops: Operation[]; normalised: Operation[] } | undefined {
+    const checkReads = this.singleServer;
+    try {
+      const ops = checkReads ? this.history(events) : this.syncOrdered(this.history(events));
+      for (const op of ops) op.id += idBase;
+      return { ops, normalised: normalise(ops) };
+    } catch (err) {
+      this.summary = { checkedReads: checkReads, operations: 0, outcome: "malformed", steps: 0, windows: this.windows.index };
+      this.log.add(at, `malformed client history: ${(err as Error).message}`);
+      this.windows.lose();
+      return undefined;
+    }
+  }
+
+  /**
+   * At an instant no client op is open, with a window's worth of ops behind it: cut there if
+   * nothing indeterminate is unsettled (or the window is too long to wait), judge the window,
+   * keep its end states and forget its events (but the invocations of expiries not yet applied).
+   */
+  private tryCut(e: TraceEvent): void {
+    const w = this.windows;
+    const at = { index: e.index, atUs: e.atUs };
+    const pendingExpiries = new Set<unknown>([...this.expiring.values()].flatMap((list) => list.map((p) => p.opId)));
+    const carriedEvents = this.events.filter((r) => r.kind === "client.invoke" && r.fields?.op === "closeSession" && pendingExpiries.has(r.fields?.opId));
+    const windowEvents = carriedEvents.length === 0 ? this.events : this.events.filter((r) => !carriedEvents.includes(r));
+    if (w.lost) {
+      this.forgetWindow(carriedEvents);
+      w.cut(e.atUs, 0);
+      return;
+    }
+    const history = this.judgedHistory(windowEvents, at, w.idBase);
+    if (history === undefined) return;
+    const model = w.model;
+    const starts = w.starts ?? [{ state: model.init(), carried: [] }];
+    if (!w.mustCut() && unsettledOps(history.normalised, starts.flatMap((s) => s.carried), model).length > 0) {
+      w.postpone();
+      return;
+    }
+    const label = windowLabel(w.index, w.startUs, e.atUs);
+    const result = checkWindow(history.ops, starts, w.startsComplete, model, label, this.windowLimits(), true);
+    w.steps += result.steps;
+    w.operations += history.ops.length;
+    this.judged(result, label, at, w.startUs);
+    this.forgetWindow(carriedEvents);
+    w.cut(e.atUs, history.ops.length);
+  }
+
+  /** After a cut: the window's events go, but the invocations of expiries not applied yet. */
+  private forgetWindow(carried: readonly Recorded[]): void {
+    this.events.length = 0;
+    this.events.push(...carried);
+    this.firstApplies.clear();
+  }
+
+  private windowLimits() {
+    return { maxSteps: this.options.maxSteps, maxMemoChars: this.options.maxMemoChars, maxEnds: this.options.maxEndStates, minimize: true };
+  }
+
+  /** Takes in a window's result: the next starts, an unknown stretch, or the violation. */
+  private judged(result: ReturnType<typeof checkWindow<ZkTree>>, label: string, at: RunEnd, fromUs: number): void {
+    const w = this.windows;
+    switch (result.kind) {
+      case "ok":
+        w.starts = result.ends;
+        return;
+      case "unknown":
+        w.unknown.push({ checker: this.name, reason: result.reason, fromMs: fromUs / 1000, toMs: at.atUs / 1000 });
+        if (this.options.inconclusiveIsViolation) this.report(at, `inconclusive, ${label}: ${result.reason}`);
+        if (result.ends.length === 0) w.lose();
+        else w.starts = result.ends;
+        w.startsComplete = false;
+        return;
+      case "refuted": {
+        const v = result.violation;
+        const first = [...v.minimalWindow].sort((a, b) => a.invokeUs - b.invokeUs)[0];
+        const where = first === undefined ? undefined : this.invokedAt(`${first.client}/${first.opId}`);
+        this.report(where ?? at, `not linearizable (${this.singleServer ? "writes and reads" : "writes, and reads ordered by sync"}), ${label}: ${v.explanation}`);
+        // The state after a refuted window is not known: nothing later can be judged.
+        w.lose();
+        w.refuted = true;
+        return;
+      }
+    }
+  }
+
+  /** The end of a run checked in windows: the last window, from the states the others left. */
+  private finishWindows(end: RunEnd): Violation[] {
+    const w = this.windows;
+    const checkReads = this.singleServer;
+    const history = w.lost ? undefined : this.judgedHistory(this.events, end, w.idBase);
+    if (history !== undefined) {
+      const label = windowLabel(w.index, w.startUs, end.atUs);
+      const result = checkWindow(history.ops, w.starts!, w.startsComplete, w.model, label, this.windowLimits(), false);
+      w.steps += result.steps;
+      w.operations += history.ops.length;
+      this.judged(result, label, end, w.startUs);
+      w.cut(end.atUs, history.ops.length);
+    }
+    if (w.lost && !w.refuted && w.lostAtUs !== undefined && w.lostAtUs < end.atUs) {
+      w.unknown.push({ checker: this.name, reason: `not judged after ${w.lostAtUs / 1000} ms: no state the data tree could be in was known there`, fromMs: w.lostAtUs / 1000, toMs: end.atUs / 1000 });
+    }
+    if (this.summary?.outcome !== "malformed") {
+      const outcome = w.refuted ? "violation" : w.unknown.length > 0 ? "inconclusive" : "linearizable";
+      this.summary = { checkedReads: checkReads, operations: w.operations, outcome, steps: w.steps, windows: w.index };
+    }
     return this.log.violations;
   }
 
@@ -180,9 +348,9 @@ export class ClientLinearizabilityChecker implements Checker {
   }
 
   /** The session each op's last trace completion names (op key → session). */
-  private completedSessions(): Map<string, string> {
+  private completedSessions(events: readonly Recorded[]): Map<string, string> {
     const sessions = new Map<string, string>();
-    for (const e of this.events) {
+    for (const e of events) {
       const session = e.kind === "client.complete" && e.index >= 0 ? str(e.fields, "session") : undefined;
       if (session !== undefined) sessions.set(opKey(e.fields), session);
     }
@@ -228,13 +396,13 @@ export class ClientLinearizabilityChecker implements Checker {
   }
 
   /** The history the search sees (see the header for what is added and left out). */
-  history(): Operation[] {
-    const ops = historyFromTrace(this.events);
-    const reapable = new Set<string>();
+  history(events: readonly Recorded[] = this.events): Operation[] {
+    const ops = historyFromTrace(events);
+    const reapable = this.reapable;
     // Built only when an op was invoked before its client's first handshake (rare).
     let completed: Map<string, string> | undefined;
     for (const op of ops) {
-      if (NO_SESSION.has(op.session) && op.opId !== undefined) op.session = (completed ??= this.completedSessions()).get(`${op.client}/${op.opId}`) ?? op.session;
+      if (NO_SESSION.has(op.session) && op.opId !== undefined) op.session = (completed ??= this.completedSessions(events)).get(`${op.client}/${op.opId}`) ?? op.session;
       for (const c of createsOf(op)) if (isReapableMode(c.mode)) reapable.add(c.path);
     }
     if (reapable.size === 0) return ops.filter((op) => MODELLED.has(op.op));
@@ -251,3 +419,87 @@ function createsOf(op: Operation): { path: string; mode: unknown }[] {
   return [];
 }
 
+
+/** Which requests (session, cxid) have had an apply recorded. */
+class FirstApplies {
+  private readonly seen = new Map<string, Set<string>>();
+
+  /** True the first time a request's apply is seen (after `clear`). */
+  first(f: Record<string, unknown>): boolean {
+    const session = String(f.session);
+    let cxids = this.seen.get(session);
+    if (cxids === undefined) this.seen.set(session, (cxids = new Set()));
+    const cxid = String(f.cxid);
+    if (cxids.has(cxid)) return false;
+    cxids.add(cxid);
+    return true;
+  }
+
+  clear(): void {
+    this.seen.clear();
+  }
+}
+
+/**
+ * The windowing state of one checker: how many client ops are open and were invoked since the
+ * last cut, the states the tree may be in at that cut, and what could not be judged.
+ */
+class Windows {
+  readonly model = zkModel();
+  /** Open client ops, as "client/opId". */
+  private readonly open = new Set<string>();
+  private invokes = 0;
+  private nextTryAt: number;
+  /** Undefined until the first cut (then the run is checked in windows). */
+  starts: WindowStart<ZkTree>[] | undefined;
+  startsComplete = true;
+  /** No state is known any more (a refuted or hopeless window, a malformed history). */
+  lost = false;
+  lostAtUs: number | undefined;
+  refuted = false;
+  index = 0;
+  startUs = 0;
+  idBase = 0;
+  steps = 0;
+  operations = 0;
+  readonly unknown: UnknownVerdict[] = [];
+
+  constructor(private readonly windowOps: number) {
+    this.nextTryAt = windowOps;
+  }
+
+  invoked(f: Record<string, unknown>): void {
+    this.open.add(`${String(f.client)}/${String(f.opId)}`);
+    this.invokes++;
+  }
+
+  /** True when this completion leaves no client op open and a window is due. */
+  completed(f: Record<string, unknown>): boolean {
+    this.open.delete(`${String(f.client)}/${String(f.opId)}`);
+    return this.open.size === 0 && this.invokes >= this.nextTryAt;
+  }
+
+  /** Past four windows' worth of ops a cut carries what is unsettled instead of waiting. */
+  mustCut(): boolean {
+    return this.invokes >= 4 * this.windowOps;
+  }
+
+  /** Something indeterminate is unsettled: try again a little later. */
+  postpone(): void {
+    this.nextTryAt = this.invokes + Math.max(1, Math.floor(this.windowOps / 20));
+  }
+
+  cut(atUs: number, ops: number): void {
+    if (this.lost) this.lostAtUs ??= atUs;
+    this.index++;
+    this.startUs = atUs;
+    this.idBase += ops;
+    this.invokes = 0;
+    this.nextTryAt = this.windowOps;
+  }
+
+  lose(): void {
+    this.lost = true;
+    this.starts = undefined;
+  }
+}

@@ -50,7 +50,7 @@ const READS: ReadonlySet<string> = new Set([
 export class SessionsChecker implements Checker {
   readonly name = "client.sessions";
   private readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable();
+  private readonly ops = new OpTable((e, why) => this.log.add(e, why));
   /** Session → zxid of its applied closeSession txn. */
   private readonly closedAt = new Map<string, bigint>();
   /** The same, by numeric session id (a Stat's ephemeralOwner). */
@@ -129,7 +129,8 @@ export class SessionsChecker implements Checker {
   // ---- 1 and 2: nothing after the end -------------------------------------------------------
 
   private onInvoke(e: TraceEvent): void {
-    const inv = this.ops.invoke(e)!;
+    const inv = this.ops.invoke(e);
+    if (inv === undefined) return;
     for (const c of createsOf(inv.op, inv.fields)) {
       if (!isSequentialMode(c.mode)) this.countCreate(c.path);
     }
@@ -139,7 +140,11 @@ export class SessionsChecker implements Checker {
     if (str(e.fields, "op") !== "closeSession" || e.fields?.err !== undefined || this.notServing.has(e.node)) return;
     const session = str(e.fields, "session");
     const zxid = hexBig(e.fields?.zxid);
-    if (session === undefined || zxid === undefined || this.closedAt.has(session)) return;
+    if (session === undefined || zxid === undefined) {
+      this.log.add(e, `malformed trace event: zk.apply of a closeSession without a ${session === undefined ? "session" : "zxid"} (${JSON.stringify(e.fields)})`);
+      return;
+    }
+    if (this.closedAt.has(session)) return;
     this.closedAt.set(session, zxid);
     const id = hexBig(session);
     if (id !== undefined) this.closedById.set(id, { session, zxid });
@@ -279,7 +284,11 @@ export class SessionsChecker implements Checker {
   private onExpire(e: TraceEvent): void {
     const session = str(e.fields, "session");
     const timeoutMs = e.fields?.timeoutMs;
-    if (session === undefined || typeof timeoutMs !== "number" || this.skewed.has(e.node)) return;
+    if (session === undefined || typeof timeoutMs !== "number") {
+      this.log.add(e, `malformed trace event: zk.session.expire without a ${session === undefined ? "session" : "timeoutMs"} (${JSON.stringify(e.fields)})`);
+      return;
+    }
+    if (this.skewed.has(e.node)) return;
     const touchedUs = this.lastTouchUs.get(e.node)?.get(session);
     if (touchedUs === undefined || e.atUs - touchedUs >= timeoutMs * 1000) return;
     this.log.add(

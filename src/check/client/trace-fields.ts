@@ -3,6 +3,11 @@
  * parsers of annotation fields (a malformed field reads as `undefined`, never throws) and the
  * bookkeeping every client checker needs — what each operation was, keyed by (client, opId).
  *
+ * A checker that silently skips what it cannot read proves nothing: `malformedClientEvent`
+ * says what is wrong with a `client.invoke` / `client.complete` event, and `OpTable` hands
+ * every such event (and a completion with no invocation) to its checker's `onMalformed`,
+ * which reports it as a violation.
+ *
  * Shares no code with the client or the server: field names follow the trace schema in
  * `check/history/history.ts`, `zk/client/history.ts` and the server's `zk.*` annotations.
  */
@@ -108,14 +113,49 @@ export interface Completion {
   atUs: number;
 }
 
+const OUTCOMES: ReadonlySet<unknown> = new Set(["ok", "fail", "unknown", "info"]);
+
+/**
+ * Why a `client.invoke` or `client.complete` event does not follow the trace schema
+ * (check/history/history.ts), in a few words; undefined when it does. Checked: the fields
+ * every checker pairs and orders by (client, opId, session), the op and path of an
+ * invocation, and the outcome, code, zxid and result of a completion.
+ */
+export function malformedClientEvent(e: TraceEvent): string | undefined {
+  const f = e.fields;
+  if (!isRecord(f)) return `${e.kind} has no fields`;
+  const bad = (field: string, want: string) => `${e.kind} field "${field}" is ${JSON.stringify(f[field]) ?? "missing"}, not ${want}`;
+  if (f.client !== undefined && typeof f.client !== "string") return bad("client", "a node name");
+  if (typeof f.opId !== "number" && typeof f.opId !== "string") return bad("opId", "an op id");
+  if (typeof f.session !== "string") return bad("session", "a session id");
+  if (e.kind === "client.invoke") {
+    if (typeof f.op !== "string" || f.op === "") return bad("op", "an op name");
+    if (f.path !== undefined && typeof f.path !== "string") return bad("path", "a path");
+    return undefined;
+  }
+  if (!OUTCOMES.has(f.outcome)) return bad("outcome", `one of ok, fail, unknown`);
+  if (f.err !== undefined && f.err !== null && typeof f.err !== "string" && typeof f.err !== "number") return bad("err", "a code");
+  if (f.zxid !== undefined && f.zxid !== null && hexBig(f.zxid) === undefined) return bad("zxid", "a zxid");
+  if (f.result !== undefined && f.result !== null && !isRecord(f.result)) return bad("result", "a result record");
+  return undefined;
+}
+
 /** Pairs invocations with completions; the checkers call it for every event. */
 export class OpTable {
   private readonly open = new OpenOps<Invocation>();
   private seq = 0;
 
-  /** Records an invocation; returns it (or undefined when the event is not one). */
+  /** `onMalformed` hears of every event the table cannot read (the checker reports it). */
+  constructor(private readonly onMalformed: (e: TraceEvent, why: string) => void) {}
+
+  /** Records an invocation; returns it (undefined, and reported, when the event is malformed). */
   invoke(e: TraceEvent): Invocation | undefined {
-    const f = e.fields ?? {};
+    const why = malformedClientEvent(e);
+    if (why !== undefined) {
+      this.onMalformed(e, `malformed trace event: ${why}`);
+      return undefined;
+    }
+    const f = e.fields!;
     const inv: Invocation = {
       client: String(f.client ?? e.node),
       opId: String(f.opId),
@@ -132,11 +172,22 @@ export class OpTable {
     return inv;
   }
 
-  /** The completion of a recorded invocation, which is forgotten; undefined if it was never invoked. */
+  /**
+   * The completion of a recorded invocation, which is forgotten; undefined (and reported) when
+   * the event is malformed or completes nothing that was invoked.
+   */
   complete(e: TraceEvent): { inv: Invocation; done: Completion } | undefined {
-    const f = e.fields ?? {};
+    const why = malformedClientEvent(e);
+    if (why !== undefined) {
+      this.onMalformed(e, `malformed trace event: ${why}`);
+      return undefined;
+    }
+    const f = e.fields!;
     const inv = this.open.take(f);
-    if (inv === undefined) return undefined;
+    if (inv === undefined) {
+      this.onMalformed(e, `malformed trace: completion of op ${opKey(f)} without an invocation`);
+      return undefined;
+    }
     const outcome = text(f.outcome);
     const done: Completion = {
       session: text(f.session) ?? inv.session,

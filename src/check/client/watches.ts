@@ -79,7 +79,7 @@ const READS = new Set(["getData", "exists", "getChildren"]);
 export class WatchesChecker implements Checker {
   readonly name = "client.watches";
   private readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable();
+  private readonly ops = new OpTable((e, why) => this.log.add(e, why));
   /** Client → session → its watches (two lookups, no key string per event). */
   private readonly sessions = new Map<string, Map<string, SessionWatches>>();
   // notification attribution (4)
@@ -95,7 +95,8 @@ export class WatchesChecker implements Checker {
     switch (e.kind) {
       case "client.invoke": {
         this.clientNodes.add(e.node);
-        const inv = this.ops.invoke(e)!;
+        const inv = this.ops.invoke(e);
+        if (inv === undefined) return;
         if (inv.op === "removeWatches" || inv.op === "removeAllWatches") this.watches(inv.client, inv.session).tainted.add(inv.path);
         return;
       }
@@ -175,6 +176,11 @@ export class WatchesChecker implements Checker {
     const tables = TAKES[type];
     const notif = this.lastNotif.get(e.node);
     this.lastNotif.delete(e.node);
+    if (typeof e.fields?.type !== "string" || (tables !== undefined && path === undefined)) {
+      this.log.add(e, `malformed trace event: client.watch without a ${typeof e.fields?.type !== "string" ? "type" : "path"} (${JSON.stringify(e.fields)})`);
+      return;
+    }
+    // A state event (type None) concerns no znode and no watch of this checker.
     if (tables === undefined || path === undefined) return;
     if (notif !== undefined) this.checkOncePerTxn(e, type, path, notif);
     const client = str(e.fields, "client") ?? e.node;

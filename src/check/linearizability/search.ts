@@ -37,8 +37,9 @@
  *
  * The linearized set is encoded exactly and cheaply: every definite op before the first
  * unlinearized one (in invocation order) is linearized; the rest of the set lies among ops
- * invoked at or before `minRet` (it only grows along a path), so the key is that pointer
- * plus the few linearized ops after it, plus a bitset of the linearized unknown ops. States
+ * invoked at or before `minRet` (it only grows along a path), so the key is that pointer, the
+ * last linearized definite op and the few unlinearized ones between them, plus a bitset of the
+ * linearized unknown ops. States
  * are named by `problem.key` and interned to small numbers.
  */
 import { isReadOnly, type Operation } from "../history/history.js";
@@ -65,8 +66,10 @@ export interface Problem<S> {
 
 export interface SearchResult<S> {
   ok: boolean;
-  /** The step budget ran out before an answer. */
+  /** A budget (steps, or the memo's size) ran out before an answer. */
   exhausted: boolean;
+  /** Which budget ran out, when `exhausted`. */
+  exhaustedBy?: "steps" | "memory";
   steps: number;
   /** With `trackDeepest`: the furthest the search got (most operations placed). */
   deepest?: Deepest<S>;
@@ -89,13 +92,39 @@ export interface Deepest<S> {
   orderBlockedBy: Map<number, number>;
 }
 
+/**
+ * Optional limits and modes of one search.
+ * - `maxMemoChars`: the memo (the visited (linearized set, state) pairs) may hold keys of at most
+ *   this many characters in all; beyond it the search stops, exhausted by "memory". The memo is
+ *   what grows without bound on a long history with a long-running op (every op linearized
+ *   after it lengthens the key), long before the step budget is near.
+ * - `onComplete`: enumerate instead of stopping at the first linearization. Called once per
+ *   distinct (linearized set, state) in which every strict op is linearized, with the state
+ *   and whether a given op is linearized there; the search goes on exploring the unknown ops
+ *   that may still follow, and `ok` at the end says whether any such point was reached. The
+ *   windowed checker uses it to learn every state a window may end in.
+ */
+export interface SearchLimits<S> {
+  maxMemoChars?: number;
+  onComplete?: (state: S, linearized: (op: number) => boolean) => void;
+}
+
+/** The memo's default size limit: 2^25 characters (about 64 MB of key strings). */
+export const DEFAULT_MAX_MEMO_CHARS = 1 << 25;
+
 /** Sorted for the search: by invocation, ties by id. */
 export function sortForSearch(ops: readonly Operation[]): Operation[] {
   return [...ops].sort((a, b) => a.invokeUs - b.invokeUs || a.id - b.id);
 }
 
-export function search<S>(problem: Problem<S>, model: SequentialModel<S>, budgetSteps: number, trackDeepest = false): SearchResult<S> {
-  return new Search(problem, model).run(budgetSteps, trackDeepest);
+export function search<S>(
+  problem: Problem<S>,
+  model: SequentialModel<S>,
+  budgetSteps: number,
+  trackDeepest = false,
+  limits: SearchLimits<S> = {},
+): SearchResult<S> {
+  return new Search(problem, model).run(budgetSteps, trackDeepest, limits);
 }
 
 class Search<S> {
@@ -130,6 +159,8 @@ class Search<S> {
   private zNext = 0;
   private doneStrict = 0;
   private readonly stateIds = new Map<string, number>();
+  /** Characters of the interned state keys (they count towards the memo's size limit). */
+  private stateChars = 0;
 
   constructor(
     private readonly p: Problem<S>,
@@ -239,17 +270,32 @@ class Search<S> {
    */
   private scan(): { key: string; cands: number[] } {
     const minRet = this.minRet;
+    // The linearized definite ops past ptrD, as the unlinearized ones ("gaps") between ptrD and
+    // the last linearized one: few even when one long-running op holds ptrD back for thousands
+    // of ops (listing the linearized ones instead made keys, and the memo, grow with the square
+    // of the history's length).
     let key = `${this.ptrD}`;
+    let gapsFrom = -1;
+    let lastLin = -1;
     const cands: number[] = [];
     for (let k = this.ptrD; k < this.definite.length; k++) {
       const i = this.definite[k]!;
       if (this.inv[i]! > minRet) break;
-      if (this.lin[i]) key += `,${k}`;
-      else if (this.blocker(i) < 0 && this.orderBlocker(i) < 0) {
+      if (this.lin[i]) {
+        if (gapsFrom >= 0) {
+          for (let g = gapsFrom; g < k; g++) key += `,${g}`;
+          gapsFrom = -1;
+        }
+        lastLin = k;
+        continue;
+      }
+      if (gapsFrom < 0) gapsFrom = k;
+      if (this.blocker(i) < 0 && this.orderBlocker(i) < 0) {
         cands.push(i * 2);
         if (this.p.kinds[i] === OPTIONAL) cands.push(i * 2 + 1);
       }
     }
+    key += `;${lastLin}`;
     if (this.unknown.length > 0) {
       key += "|" + String.fromCharCode(...this.unknownBits);
       // Most recently invoked first: an indeterminate op that took effect usually did so soon
@@ -301,6 +347,7 @@ class Search<S> {
     if (id === undefined) {
       id = this.stateIds.size;
       this.stateIds.set(k, id);
+      this.stateChars += k.length;
     }
     return id;
   }
@@ -311,10 +358,19 @@ class Search<S> {
     return this.model.step(state, this.p.kinds[c >> 1] === OPTIONAL ? { ...op, outcome: "unknown" } : op);
   }
 
-  run(budgetSteps: number, trackDeepest: boolean): SearchResult<S> {
+  run(budgetSteps: number, trackDeepest: boolean, limits: SearchLimits<S>): SearchResult<S> {
     let steps = 0;
-    if (this.strictCount === 0) return { ok: true, exhausted: false, steps };
+    const onComplete = limits.onComplete;
+    const maxMemoChars = limits.maxMemoChars ?? DEFAULT_MAX_MEMO_CHARS;
+    const isLinearized = (i: number) => this.lin[i] === 1;
+    let completed = false;
+    if (this.strictCount === 0) {
+      if (onComplete === undefined) return { ok: true, exhausted: false, steps };
+      onComplete(this.p.init, isLinearized);
+      completed = true;
+    }
     const seen = new Set<string>();
+    let memoChars = 0;
     // The stack, as parallel arrays: the state and candidates of each level, the op that led
     // there and the pointers to restore when leaving it.
     const root = this.scan();
@@ -336,7 +392,7 @@ class Search<S> {
         continue;
       }
       const c = cands[next[top]!++]!;
-      if (++steps > budgetSteps) return { ok: false, exhausted: true, steps, deepest };
+      if (++steps > budgetSteps) return { ok: completed, exhausted: true, exhaustedBy: "steps", steps, deepest };
       const succ = this.successor(states[top]!, c);
       if (succ === undefined) continue;
       const i = c >> 1;
@@ -345,7 +401,8 @@ class Search<S> {
       const g = this.group[i]!;
       const restore = [this.ptrD, this.ptrC, this.zNext, g >= 0 ? this.hiPos[g]! : -1];
       this.mark(i);
-      if (this.doneStrict === this.strictCount) return { ok: true, exhausted: false, steps };
+      const done = this.doneStrict === this.strictCount;
+      if (done && onComplete === undefined) return { ok: true, exhausted: false, steps };
       const { key, cands: nextCands } = this.scan();
       const full = `${key}#${this.stateId(succ)}`;
       if (seen.has(full)) {
@@ -353,13 +410,19 @@ class Search<S> {
         continue;
       }
       seen.add(full);
+      memoChars += full.length;
+      if (memoChars + this.stateChars > maxMemoChars) return { ok: completed, exhausted: true, exhaustedBy: "memory", steps, deepest };
+      if (done) {
+        onComplete!(succ, isLinearized);
+        completed = true;
+      }
       states.push(succ), candss.push(nextCands), next.push(0), via.push(i), saved.push(restore), skips.push((c & 1) === 1);
       if (deepest !== undefined && states.length - 1 > deepestDepth) {
         deepestDepth = states.length - 1;
         deepest = this.snapshot(via, skips, succ);
       }
     }
-    return { ok: false, exhausted: false, steps, deepest };
+    return { ok: completed, exhausted: false, steps, deepest };
   }
 
   private snapshot(via: readonly number[], skips: readonly boolean[], state: S): Deepest<S> {

@@ -19,13 +19,13 @@
  * never produce a false violation (and a pass is a linearization actually found).
  *
  * The partitions are checked in order and the result is the first failure: deterministic,
- * and a budget (`maxSteps`) bounds the whole check; running out yields an *inconclusive*
- * failure, never a pass.
+ * and a budget (`maxSteps`) bounds the whole check, a memo limit (`maxMemoChars`) each search;
+ * running out yields an *inconclusive* failure, never a pass (and never an out-of-memory crash).
  */
 import { classifyOutcome, formatOperation, isReadOnly, type Operation } from "../history/history.js";
 import { explainViolation } from "./counterexample.js";
 import type { Partition, SequentialModel } from "./model.js";
-import { STRICT, UNKNOWN, search, sortForSearch, type OpKind, type Problem } from "./search.js";
+import { DEFAULT_MAX_MEMO_CHARS, STRICT, UNKNOWN, search, sortForSearch, type OpKind, type Problem } from "./search.js";
 
 export interface CheckOptions {
   /** Order ok writes by their zxid and bound reads below by theirs (default true). */
@@ -34,6 +34,8 @@ export interface CheckOptions {
   checkReads?: boolean;
   /** Search budget, in model steps, for the whole check (default: unbounded). */
   maxSteps?: number;
+  /** The memo's size limit per search, in key characters (default `DEFAULT_MAX_MEMO_CHARS`). */
+  maxMemoChars?: number;
   /** Shrink a failure to a small window (default true). */
   minimize?: boolean;
 }
@@ -86,17 +88,18 @@ export function checkLinearizable<S>(
       continue;
     }
     let problem = problemOf(part, model, opts.useZxid, false);
-    let result = search(problem, model, opts.maxSteps - steps);
+    const limits = { maxMemoChars: opts.maxMemoChars };
+    let result = search(problem, model, opts.maxSteps - steps, false, limits);
     steps += result.steps;
     checked += part.ops.length;
     if (!result.ok && !result.exhausted && model.keyFor !== undefined) {
       // The fast key may hash; a failure is only reported once an exact search confirms it.
       problem = problemOf(part, model, opts.useZxid, true);
-      result = search(problem, model, opts.maxSteps - steps);
+      result = search(problem, model, opts.maxSteps - steps, false, limits);
       steps += result.steps;
     }
     if (result.ok) continue;
-    if (result.exhausted) return inconclusive(part, steps, opts.maxSteps);
+    if (result.exhausted) return inconclusive(part, steps, result.exhaustedBy === "memory" ? `the memo limit of ${opts.maxMemoChars} key characters` : `the search budget of ${opts.maxSteps} model steps`);
     const cx = explainViolation(problem, model, part, { minimize: opts.minimize, originals: originals() });
     return { ok: false, inconclusive: false, partition: part.label, ...cx, steps };
   }
@@ -106,7 +109,9 @@ export function checkLinearizable<S>(
 function validate(o: CheckOptions): Required<CheckOptions> {
   const maxSteps = o.maxSteps ?? Infinity;
   if (!(maxSteps > 0)) throw new Error(`checkLinearizable: maxSteps must be positive, got ${o.maxSteps}`);
-  return { useZxid: o.useZxid ?? true, checkReads: o.checkReads ?? true, maxSteps, minimize: o.minimize ?? true };
+  const maxMemoChars = o.maxMemoChars ?? DEFAULT_MAX_MEMO_CHARS;
+  if (!(maxMemoChars > 0)) throw new Error(`checkLinearizable: maxMemoChars must be positive, got ${o.maxMemoChars}`);
+  return { useZxid: o.useZxid ?? true, checkReads: o.checkReads ?? true, maxSteps, maxMemoChars, minimize: o.minimize ?? true };
 }
 
 /** The ops the search must explain, with outcomes reduced to ok / fail (state error) / unknown. */
@@ -181,7 +186,7 @@ function unexplained(label: string, op: Operation, why: string): Linearizability
   };
 }
 
-function inconclusive(part: Partition, steps: number, budget: number): LinearizabilityViolation {
+function inconclusive(part: Partition, steps: number, budget: string): LinearizabilityViolation {
   return {
     ok: false,
     inconclusive: true,
@@ -189,9 +194,9 @@ function inconclusive(part: Partition, steps: number, budget: number): Lineariza
     minimalWindow: [],
     failedAtUs: undefined,
     explanation:
-      `Inconclusive: the search budget of ${budget} model steps ran out on partition ${part.label} ` +
+      `Inconclusive: ${budget} ran out on partition ${part.label} ` +
       `(${part.ops.length} operations). The history was neither shown linearizable nor refuted; ` +
-      `raise maxSteps, or reduce the number of concurrent or indeterminate operations touching these znodes.`,
+      `raise the budget, or reduce the number of concurrent or indeterminate operations touching these znodes.`,
     steps,
   };
 }

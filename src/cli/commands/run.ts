@@ -130,5 +130,7 @@ export function printRunSummary(r: RunResult, wallMs: number, tracePath?: string
     console.log(`verdict: FAIL (${r.violations.length} violation${r.violations.length === 1 ? "" : "s"})`);
     for (const v of r.violations.slice(0, 10)) console.log(`  [${v.checker}] at ${v.atMs}ms (event #${v.eventIndex}): ${v.message}`);
   }
+  // Stretches a checker could not judge within its budget: neither a pass nor a violation there.
+  for (const u of r.unknown) console.log(`  unknown: [${u.checker}] ${u.fromMs}–${u.toMs} ms not judged: ${u.reason}`);
   console.log(`replay: zksim run ${r.scenario} --seed ${r.seed}${replayFlags}`);
 }

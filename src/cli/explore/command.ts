@@ -47,6 +47,8 @@ export interface ExploreReport {
   scenario: string;
   seedsRun: number;
   failures: ExploreFailure[];
+  /** Passing seeds with stretches a checker could not judge (not failures; docs/long-runs.md). */
+  seedsWithUnknown: number;
   seedsPerSec: number;
   /** Present (true) when a SIGINT stopped the sweep early. */
   interrupted?: true;
@@ -115,6 +117,7 @@ async function cmdExplore(argv: string[]): Promise<number> {
     scenario: scenario.name,
     seedsRun: outcomes.length,
     failures: failed.map((o) => ({ seed: o.seed, checker: o.checker ?? "unknown", replay: replayCommand(req.scenarioArg, o.seed, req.options, req.variant) })),
+    seedsWithUnknown: outcomes.filter((o) => (o.unknown ?? 0) > 0).length,
     seedsPerSec: Math.round((outcomes.length / Math.max(seconds, 1e-6)) * 10) / 10,
     ...(interrupted ? { interrupted: true as const } : {}),
   };
@@ -214,7 +217,8 @@ function printFailures(report: ExploreReport, failed: SeedOutcome[], seconds: nu
   const rate = `${report.seedsPerSec} seeds/s`;
   const verdict = failed.length === 0 ? "all passed" : `${plural(failed.length, "failing seed")}`;
   const stopped = report.interrupted === true ? ` (interrupted: ${report.seedsRun} of ${planned} seeds run)` : "";
-  console.log(`explored ${plural(report.seedsRun, "seed")} in ${seconds.toFixed(2)} s (${rate}): ${verdict}${stopped}`);
+  const gaps = report.seedsWithUnknown > 0 ? ` (${plural(report.seedsWithUnknown, "seed")} with stretches left unjudged: see \`zksim run --json\`'s "unknown")` : "";
+  console.log(`explored ${plural(report.seedsRun, "seed")} in ${seconds.toFixed(2)} s (${rate}): ${verdict}${gaps}${stopped}`);
 }
 
 function plural(n: number, noun: string): string {

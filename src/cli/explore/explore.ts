@@ -29,6 +29,8 @@ export interface SeedOutcome {
   traceHash?: string;
   /** Every violation's checker and message, for failures that ran to the end (for --save-dir). */
   violations?: { checker: string; message: string }[];
+  /** Stretches a checker could not judge (RunResult.unknown): a pass with gaps is still a pass. */
+  unknown?: number;
 }
 
 /** Called after each seed, in completion order (for progress only). */
@@ -41,7 +43,7 @@ export async function runOneSeed(scenario: Scenario, seed: number, options: Seed
       ...(options.canary !== undefined ? { canary: options.canary } : {}),
       ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),
     });
-    if (r.verdict === "pass") return { seed, verdict: "pass", traceHash: r.traceHash };
+    if (r.verdict === "pass") return { seed, verdict: "pass", traceHash: r.traceHash, ...(r.unknown.length > 0 ? { unknown: r.unknown.length } : {}) };
     const first = r.violations[0];
     const violations = r.violations.map(({ checker, message }) => ({ checker, message }));
     return { seed, verdict: "fail", checker: first?.checker ?? "unknown", message: first?.message ?? "", traceHash: r.traceHash, violations };

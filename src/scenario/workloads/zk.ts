@@ -46,6 +46,7 @@ function serverConfig(params: Record<string, unknown>): Partial<ZooKeeperServerC
   if (params.snapCount !== undefined) out.snapCount = intParam(params, "snapCount", 10_000, 1, 10_000_000);
   if (params.snapChunkNodes !== undefined) out.snapChunkNodes = intParam(params, "snapChunkNodes", 500, 1, 10_000_000);
   if (params.snapChunkIntervalUs !== undefined) out.snapChunkIntervalUs = intParam(params, "snapChunkIntervalUs", 1_000, 0, 10_000_000);
+  if (params.purgeSnapRetainCount !== undefined) out.purgeSnapRetainCount = intParam(params, "purgeSnapRetainCount", 0, 0, 1000);
   if (params.snapshotSizeFactor !== undefined) out.snapshotSizeFactor = snapshotSizeFactorParam(params.snapshotSizeFactor);
   if (params.minSessionTimeoutMs !== undefined) out.minSessionTimeoutMs = intParam(params, "minSessionTimeoutMs", 2 * tick, 1, 10_000_000);
   if (params.maxSessionTimeoutMs !== undefined) out.maxSessionTimeoutMs = intParam(params, "maxSessionTimeoutMs", 20 * tick, 1, 10_000_000);
@@ -63,7 +64,7 @@ function snapshotSizeFactorParam(v: unknown): number {
   return v;
 }
 
-const KNOWN_PARAMS = ["script", "clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", ...RECIPE_PARAMS];
+const KNOWN_PARAMS = ["script", "clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", ...RECIPE_PARAMS];
 
 interface Shape {
   servers: string[];

@@ -187,6 +187,28 @@ export class FileTxnSnapLog {
     return txns.length === 0 ? 0n : txns[txns.length - 1]!.header.zxid;
   }
 
+  /**
+   * `PurgeTxnLog.purge(snapRetainCount)`: keeps the newest `retain` valid snapshots, the log
+   * files with txns after the oldest of them (and the one log file that starts at or before
+   * it), and removes older snapshots and logs. What the servers hold on disk then stays bounded
+   * on a long run, as it does on a deployment with `autopurge` on.
+   */
+  purge(retain: number): void {
+    const valid = this.files(SNAP_PREFIX).filter((f) => readSnapshotFile(this.disk.read(f.name)) !== undefined);
+    if (valid.length <= retain) return;
+    const leastZxid = valid[valid.length - retain]!.zxid;
+    // Unlinked at once, as `File.delete` does: the fsync makes the removal durable.
+    const unlink = (name: string) => {
+      this.disk.remove(name);
+      this.disk.fsync(name);
+    };
+    for (const snap of this.files(SNAP_PREFIX)) if (snap.zxid < leastZxid) unlink(snap.name);
+    const logs = this.files(LOG_PREFIX);
+    let keepFrom = 0;
+    for (let i = 0; i < logs.length; i++) if (logs[i]!.zxid <= leastZxid) keepFrom = i;
+    for (const log of logs.slice(0, keepFrom)) if (log.name !== this.currentLog && !this.dirtyLogs.has(log.name)) unlink(log.name);
+  }
+
   /** Removes every logged txn with a zxid above `zxid` (ZAB's TRUNC). */
   truncateLog(zxid: Zxid): void {
     for (const log of this.files(LOG_PREFIX)) {

@@ -42,6 +42,11 @@ export interface SnapshotConfig extends SnapshotPacing {
    * turns txn-log sync off. Default 0.33.
    */
   snapshotSizeFactor?: number;
+  /**
+   * `autopurge.snapRetainCount`: after each snapshot, keep this many snapshots and the logs they
+   * need (`FileTxnSnapLog.purge`). 0 (the default, as `autopurge.purgeInterval=0`): keep all.
+   */
+  purgeSnapRetainCount?: number;
 }
 
 export const DEFAULT_SNAPSHOT_SIZE_FACTOR = 0.33;
@@ -133,6 +138,10 @@ export class ZKDatabase {
     }
     const snap = new FuzzySnapshot(this.ctx, this.dataTree, this.snapshots, () => {
       if (this.snapshotInProgress === snap) this.snapshotInProgress = undefined;
+      // ZooKeeper's DatadirCleanupManager purges on a timer of hours; here the purge runs when
+      // a snapshot ends, which is when there is something new to purge.
+      const retain = this.snapshots.purgeSnapRetainCount ?? 0;
+      if (retain > 0) this.snapLog.purge(retain);
     });
     this.snapshotInProgress = snap;
   }

@@ -47,6 +47,8 @@ export interface ZooKeeperServerConfig {
   snapChunkIntervalUs: number;
   /** `zookeeper.snapshotSizeFactor` (leader): txn-log sync limit as a fraction of the snapshot size; < 0 disables. */
   snapshotSizeFactor: number;
+  /** `autopurge.snapRetainCount` (purge after each snapshot); 0: autopurge off, ZooKeeper's default. */
+  purgeSnapRetainCount: number;
   clientPort: number;
   extendedTypesEnabled: boolean;
   enforceQuota: boolean;
@@ -78,6 +80,7 @@ export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   snapChunkNodes: 500,
   snapChunkIntervalUs: 1_000,
   snapshotSizeFactor: DEFAULT_SNAPSHOT_SIZE_FACTOR,
+  purgeSnapRetainCount: 0,
   clientPort: CLIENT_PORT,
   extendedTypesEnabled: false,
   enforceQuota: false,
@@ -88,10 +91,10 @@ export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
 
 /** The database a server (standalone or quorum peer) loads from its disk, configured from `config`. */
 export function newZKDatabase(ctx: NodeContext, config: ZooKeeperServerConfig): ZKDatabase {
-  const { extendedTypesEnabled, snapCount, snapChunkNodes, snapChunkIntervalUs, snapshotSizeFactor, canary } = config;
+  const { extendedTypesEnabled, snapCount, snapChunkNodes, snapChunkIntervalUs, snapshotSizeFactor, purgeSnapRetainCount, canary } = config;
   const treeOptions = { extendedTypesEnabled, ...(canary === "fuzzy-replay-no-fixup" ? { fuzzyReplayFixups: false } : {}) };
   const replay = canary === "fuzzy-replay-strict" ? "strict" : "tolerant";
-  return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay, snapshotSizeFactor });
+  return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay, snapshotSizeFactor, purgeSnapRetainCount });
 }
 
 /** Java's `System.currentTimeMillis()` at virtual time 0: 2026-01-01T00:00:00Z. */

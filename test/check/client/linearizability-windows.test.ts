@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { ClientLinearizabilityChecker } from "../../../src/check/client/index.js";
+import { ClientTrace, S1, S2, runChecker, stat, z } from "./trace-builder.js";
+
+/**
+ * A standalone server's long history: c1 creates /k, then sets it `rounds` times and c2 reads
+ * each value back. `staleAt` makes c2's read of that round see the value before (a violation).
+ */
+function rounds(n: number, staleAt?: number): ClientTrace {
+  const t = new ClientTrace().standalone().connected("c1", S1).connected("c2", S2);
+  t.call("c1", S1, "create", "/k", { mode: 0, data: "v0" }, z(1), { path: "/k" });
+  for (let i = 1; i <= n; i++) {
+    t.call("c1", S1, "setData", "/k", { version: -1, data: `v${i}` }, z(i + 1), { stat: stat({ czxid: z(1), mzxid: z(i + 1), version: i }) });
+    const seen = i === staleAt ? i - 1 : i;
+    t.call("c2", S2, "getData", "/k", {}, z(i + 1), { data: `v${seen}`, stat: stat({ czxid: z(1), mzxid: z(seen + 1), version: seen }) });
+  }
+  return t;
+}
+
+describe("check: client: linearizability: windows", () => {
+  it("a long history is judged in windows that pass, keeping only the current window", () => {
+    const c = new ClientLinearizabilityChecker({ windowOps: 10 });
+    expect(runChecker(c, rounds(60).events)).toEqual([]);
+    expect(c.summary).toMatchObject({ outcome: "linearizable", checkedReads: true });
+    expect(c.summary!.windows).toBeGreaterThanOrEqual(10);
+    expect(c.unknowns()).toEqual([]);
+    // The whole history would be 121 ops; a window holds about ten of them (two events each).
+    expect(c.retained()).toBeLessThan(40);
+  });
+
+  it("canary: a stale read in a late window is a violation that names the window", () => {
+    const c = new ClientLinearizabilityChecker({ windowOps: 10 });
+    const v = runChecker(c, rounds(60, 45).events);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/not linearizable \(writes and reads\), window \d+ /);
+    expect(c.summary?.outcome).toBe("violation");
+  });
+
+  it("an indeterminate write nobody settles is carried across cuts, and its late effect is allowed", () => {
+    const t = new ClientTrace().standalone().connected("c1", S1).connected("c2", S2);
+    t.call("c1", S1, "create", "/k", { mode: 0, data: "v0" }, z(1), { path: "/k" });
+    t.call("c1", S1, "create", "/u", { mode: 0, data: "u0" }, z(2), { path: "/u" });
+    const lost = t.invoke("c1", S1, "setData", "/u", { version: -1, data: "u1" });
+    t.complete("c1", S1, lost, "fail", { err: "CONNECTIONLOSS" });
+    // c2 alone works on /k for many windows; c1's session never writes again.
+    for (let i = 1; i <= 50; i++) t.call("c2", S2, "setData", "/k", { version: -1, data: `v${i}` }, z(i + 2), { stat: stat({ czxid: z(1), mzxid: z(i + 2), version: i }) });
+    // The lost write lands at last (zxid 53), and c2 sees it.
+    t.call("c2", S2, "getData", "/u", {}, z(53), { data: "u1", stat: stat({ czxid: z(2), mzxid: z(53), version: 1 }) });
+    const c = new ClientLinearizabilityChecker({ windowOps: 5 });
+    expect(runChecker(c, t.events)).toEqual([]);
+    expect(c.summary!.windows).toBeGreaterThan(1);
+    // …but it can take effect once only: a second version 2 is refuted.
+    t.call("c2", S2, "getData", "/u", {}, z(53), { data: "u1", stat: stat({ czxid: z(2), mzxid: z(53), version: 2 }) });
+    expect(runChecker(new ClientLinearizabilityChecker({ windowOps: 5 }), t.events)).toHaveLength(1);
+  });
+
+  it("canary: a window beyond a small search budget is unknown, reported with its span and reason, not a crash", () => {
+    const c = new ClientLinearizabilityChecker({ windowOps: 10, maxSteps: 5 });
+    expect(runChecker(c, rounds(60).events)).toEqual([]);
+    const unknown = c.unknowns();
+    expect(unknown.length).toBeGreaterThan(0);
+    expect(unknown[0]).toMatchObject({ checker: "client.linearizability" });
+    expect(unknown[0]!.reason).toMatch(/^the search budget of 5 model steps ran out on window \d+ \[[\d.]+ ms, [\d.]+ ms\) \(\d+ operations from 1 start state\(s\)\)$/);
+    expect(unknown[0]!.toMs).toBeGreaterThan(unknown[0]!.fromMs);
+    expect(c.summary?.outcome).toBe("inconclusive");
+  });
+
+  it("canary: a search over the memo limit is unknown (memory), on a history checked whole", () => {
+    const c = new ClientLinearizabilityChecker({ maxMemoChars: 20 });
+    expect(runChecker(c, rounds(10).events)).toEqual([]);
+    expect(c.unknowns()).toHaveLength(1);
+    expect(c.unknowns()[0]!.reason).toMatch(/memo limit of 20 key characters ran out/);
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker } from "../../../src/check/client/index.js";
+import type { Checker } from "../../../src/check/checker.js";
+import { ClientTrace, S1, runChecker, z } from "./trace-builder.js";
+
+const CHECKERS: [string, () => Checker][] = [
+  ["client.linearizability", () => new ClientLinearizabilityChecker()],
+  ["client.session-order", () => new SessionOrderChecker()],
+  ["client.sessions", () => new SessionsChecker()],
+  ["client.watches", () => new WatchesChecker()],
+];
+
+/** A well-formed create, then `broken` (a client event whose fields break the schema). */
+function withBroken(broken: (t: ClientTrace) => void): ClientTrace {
+  const t = new ClientTrace().standalone().connected("c1", S1);
+  t.call("c1", S1, "create", "/k", { mode: 0, data: "" }, z(2), { path: "/k" });
+  broken(t);
+  return t;
+}
+
+const MALFORMED: [string, (t: ClientTrace) => void, RegExp][] = [
+  ["a completion whose zxid is not a zxid", (t) => t.complete("c1", S1, t.invoke("c1", S1, "getData", "/k", {}), "ok", { zxid: "0xnope" }), /field "zxid" is "0xnope", not a zxid/],
+  ["a completion with no outcome", (t) => t.complete("c1", S1, t.invoke("c1", S1, "getData", "/k", {}), "", {}), /field "outcome"/],
+  ["an invocation with no op", (t) => t.event("client.invoke", "c1", { client: "c1", session: S1, opId: 50, path: "/k" }), /field "op" is missing/],
+  ["an invocation with no session", (t) => t.event("client.invoke", "c1", { client: "c1", opId: 51, op: "getData", path: "/k" }), /field "session" is missing/],
+];
+
+describe("check: client: malformed events are violations, never skipped", () => {
+  for (const [name, make] of CHECKERS) {
+    for (const [what, broken, message] of MALFORMED) {
+      it(`${name}: ${what}`, () => {
+        const v = runChecker(make(), withBroken(broken).events);
+        expect(v.some((x) => x.checker === name && message.test(x.message))).toBe(true);
+      });
+    }
+    it(`${name}: the well-formed trace alone passes (the canaries above fail for the fault they carry)`, () => {
+      expect(runChecker(make(), withBroken(() => undefined).events)).toEqual([]);
+    });
+  }
+
+  it("client.sessions: an expiry or a closeSession apply without a session is reported", () => {
+    const t = withBroken((t) => t.event("zk.session.expire", "s1", { timeoutMs: 4000 }).event("zk.apply", "s1", { op: "closeSession", zxid: z(3) }));
+    const v = runChecker(new SessionsChecker(), t.events);
+    expect(v.map((x) => x.message)).toEqual([expect.stringMatching(/zk.session.expire without a session/), expect.stringMatching(/closeSession without a session/)]);
+  });
+
+  it("client.watches: a watch event without a type is reported", () => {
+    const v = runChecker(new WatchesChecker(), withBroken((t) => t.event("client.watch", "c1", { client: "c1", session: S1, path: "/k", watchers: 1 })).events);
+    expect(v[0]!.message).toMatch(/client.watch without a type/);
+  });
+});

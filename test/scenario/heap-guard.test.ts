@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { loadScenario } from "../../src/cli/scenario-files.js";
+import { runScenario } from "../../src/scenario/run.js";
+import { HeapLimitError, itemsHeld } from "../../src/scenario/heap-guard.js";
+
+describe("scenario: heap guard", () => {
+  it("stops a run whose heap is over its limit with one line naming the scenario, seed, replay and what holds the most", async () => {
+    // A fake probe over a tiny limit: the guard is tested without exhausting any memory.
+    let probes = 0;
+    const heapGuard = { usedBytes: () => (++probes >= 3 ? 2 * 2 ** 30 : 2 ** 20), limitBytes: 2 ** 30, everyEvents: 20 };
+    const run = runScenario(loadScenario("standalone-basics"), { seed: 7, heapGuard });
+    await expect(run).rejects.toBeInstanceOf(HeapLimitError);
+    const err = (await run.catch((e: unknown) => e)) as HeapLimitError;
+    expect(err.message).not.toContain("\n");
+    expect(err.message).toMatch(/^run stopped: the heap reached 2\.0 GB \(limit 1\.0 GB\) at virtual [\d.]+ s after \d+ events; /);
+    expect(err.message).toMatch(/largest holders: client\.linearizability \(\d+ items\)/);
+    expect(err.message).toMatch(/scenario standalone-basics, seed 7; replay: zksim run standalone-basics --seed 7$/);
+    expect(probes).toBe(3);
+  });
+
+  it("a probe under the limit changes nothing: same hash as an unguarded run", async () => {
+    const scenario = loadScenario("standalone-basics");
+    const guarded = await runScenario(scenario, { heapGuard: { usedBytes: () => 0, limitBytes: 1, everyEvents: 1 } });
+    const bare = await runScenario(scenario, { heapGuard: false });
+    expect(guarded.traceHash).toBe(bare.traceHash);
+    expect(guarded.unknown).toEqual([]);
+  });
+
+  it("names a holder without retained() by the entries of the collections it holds", () => {
+    const shared = [1, 2];
+    const holder = { name: "x", byKey: new Map([["a", shared], ["b", shared]]), list: [1, 2, 3], n: 7 };
+    expect(itemsHeld(holder)).toBe(2 + 2 + 3); // the shared array counted once
+    const counted = { retained: () => 42, list: [1] };
+    expect(itemsHeld(counted)).toBe(42);
+  });
+});
