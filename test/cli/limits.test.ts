@@ -202,10 +202,12 @@ describe("cli limits: usage", () => {
 });
 
 describe("cli limits: list says which scenarios fail on purpose", () => {
-  it("the naive twins and recipe-lock-pause-unfenced, and only they, are expect: fail", () => {
+  it("the naive twins, recipe-lock-pause-unfenced and the commit protocols' documented flaws, and only they, are expect: fail", () => {
     const entries = lastJson<{ name: string; expect: string }[]>(zksim("list", "--json"));
     const failing = entries.filter((e) => e.expect === "fail").map((e) => e.name);
     expect(failing).toEqual([
+      "2pc-coordinator-crash-blocks",
+      "3pc-partition-inconsistency",
       "recipe-barrier-naive-poll",
       "recipe-counter-naive",
       "recipe-double-barrier-naive",
