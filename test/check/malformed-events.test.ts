@@ -5,23 +5,14 @@
  * is not listed: it reads no field, only an event's kind and node.
  */
 import { describe, expect, it } from "vitest";
-import type { TraceEvent } from "../../src/sim/trace.js";
-import { runCheckers, type Checker } from "../../src/check/checker.js";
+import type { Checker } from "../../src/check/checker.js";
 import { ZAB_CHECKERS } from "../../src/check/zab/index.js";
 import { RECIPE_CHECKERS } from "../../src/check/recipes/index.js";
 import { ConnectionFifoChecker } from "../../src/check/kernel/connection-fifo.js";
 import { DiskCrashLossChecker } from "../../src/check/kernel/disk-crash-loss.js";
 import { NoDeliveryAcrossCutChecker } from "../../src/check/kernel/no-delivery-across-cut.js";
 import { StandaloneDurabilityChecker } from "../../src/check/zk/standalone-durability.js";
-
-interface Case {
-  /** The event well formed (what the emitter writes)… */
-  event: Omit<TraceEvent, "index" | "atUs">;
-  /** …and the field to break. */
-  field: string;
-  /** What to put there instead (absent: the field is removed). */
-  bad?: unknown;
-}
+import { caseTitle, expectMalformedCase, malformed, type MalformedCase as Case } from "./malformed-harness.js";
 
 const ZXID = "0x100000001";
 /** A zab annotation's fields: the server's sid first, as the server writes them. */
@@ -72,17 +63,6 @@ const FACTORIES = new Map<string, () => Checker>([
   ["kernel.no-delivery-across-cut", () => new NoDeliveryAcrossCutChecker()],
 ]);
 
-/** The malformed-event messages a run of `checker` over [a harmless event, `e` at index 1] gives. */
-function malformed(make: () => Checker, e: Case["event"]): string[] {
-  const events: TraceEvent[] = [
-    { index: 0, atUs: 1000, kind: "timer", node: "s9", id: 1, detail: "tick" },
-    { index: 1, atUs: 2000, ...e },
-  ];
-  return runCheckers([make()], events)
-    .filter((v) => v.message.startsWith("malformed"))
-    .map((v) => `${v.eventIndex}: ${v.message}`);
-}
-
 describe("checkers: a malformed event is a violation naming its index, kind and field", () => {
   it("every checker of zab/, recipes/, zk/ and the kernel checkers that read fields has a case", () => {
     const names = [...ZAB_CHECKERS.keys(), ...RECIPE_CHECKERS.keys(), "zk.standalone-durability", "kernel.no-delivery-across-cut"];
@@ -90,16 +70,7 @@ describe("checkers: a malformed event is a violation naming its index, kind and 
   });
 
   for (const [name, c] of Object.entries(CASES)) {
-    it(`${name}: ${c.event.kind} with a ${c.bad === undefined ? "missing" : "malformed"} "${c.field}"`, () => {
-      const make = FACTORIES.get(name)!;
-      expect(malformed(make, c.event)).toEqual([]);
-      const fields = { ...c.event.fields };
-      if (c.bad === undefined) delete fields[c.field];
-      else fields[c.field] = c.bad;
-      const got = malformed(make, { ...c.event, fields });
-      expect(got).toHaveLength(1);
-      expect(got[0]).toMatch(new RegExp(`^1: malformed ${c.event.kind.replace(/\./g, "\\.")} event #1 on \\S+: field "${c.field}" `));
-    });
+    it(`${name}: ${caseTitle(c)}`, () => expectMalformedCase(FACTORIES.get(name)!, c));
   }
 
   for (const c of KERNEL_CASES) {

@@ -6,6 +6,7 @@
 import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { guarded } from "../event-reader.js";
 import { isCommitKind, protocolOf, readCommitEvent, secs } from "./commit-events.js";
 
 interface Applied {
@@ -26,8 +27,11 @@ export class CommitAtomicityChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (e) => this.onCommitEvent(e));
+  }
+
+  private onCommitEvent(e: TraceEvent): void {
     const ev = readCommitEvent(e);
-    if (typeof ev === "string") return this.log.add(e, ev);
     if (ev.kind !== "apply") return;
     const byNode = this.applied.get(ev.txn) ?? new Map<string, Applied>();
     this.applied.set(ev.txn, byNode);

@@ -14,6 +14,7 @@
 import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { guarded } from "../event-reader.js";
 import { isCommitKind, protocolOf, readCommitEvent, secs } from "./commit-events.js";
 
 export const BLOCKING_BOUND_MS = 5_000;
@@ -46,8 +47,11 @@ export class CommitBlockingChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     if (LIFECYCLE.has(e.kind)) return this.onLifecycle(e);
+    guarded(this.log, e, (e) => this.onCommitEvent(e));
+  }
+
+  private onCommitEvent(e: TraceEvent): void {
     const ev = readCommitEvent(e);
-    if (typeof ev === "string") return this.log.add(e, ev);
     const protocol = protocolOf(e.kind);
     switch (ev.kind) {
       case "begin":

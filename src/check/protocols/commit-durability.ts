@@ -9,6 +9,7 @@
 import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { guarded } from "../event-reader.js";
 import { isCommitKind, protocolOf, readCommitEvent, type Outcome } from "./commit-events.js";
 
 interface ParticipantMemory {
@@ -28,8 +29,11 @@ export class CommitDurabilityChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (e) => this.onCommitEvent(e));
+  }
+
+  private onCommitEvent(e: TraceEvent): void {
     const ev = readCommitEvent(e);
-    if (typeof ev === "string") return this.log.add(e, ev);
     const p = protocolOf(e.kind);
     switch (ev.kind) {
       case "decision": {

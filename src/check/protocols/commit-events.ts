@@ -1,13 +1,14 @@
 /**
  * Reading the 2PC/3PC annotations ("2pc.*", "3pc.*") out of the trace for the commit checkers.
- * It repeats the field shapes the protocols write (documented in
- * src/protocols/*-commit/trace-events.ts) without importing the protocols: a checker must not
- * share code with what it checks. A malformed event is returned as a string (the problem),
- * which the checker reports as a violation rather than skipping the event.
+ * The field names are compile-checked against the trace schema (the types of
+ * src/protocols/*-commit/trace-events.ts, through `checked(e)`); no protocol code is imported:
+ * a checker must not share code with what it checks. A malformed event throws `MalformedEvent` (check/event-reader),
+ * which the checker's `guarded` reports as a violation rather than skipping the event.
  *
  * Outcomes are compared on one scale: 2PC's "rollback" and 3PC's "abort" are both an abort.
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import { checked, MalformedEvent, oneOfField, presentField, stringField, stringListField, type CheckedEvent, type FieldName } from "../event-reader.js";
 
 export type Outcome = "commit" | "abort";
 
@@ -32,68 +33,71 @@ export function protocolOf(kind: string): string {
   return kind.slice(0, 3).toUpperCase();
 }
 
-function outcome(v: unknown): Outcome | undefined {
-  if (v === "commit") return "commit";
-  if (v === "rollback" || v === "abort") return "abort";
-  return undefined;
+function outcome(word: "commit" | "rollback" | "abort"): Outcome {
+  return word === "commit" ? "commit" : "abort";
 }
 
-function strings(v: unknown): string[] | undefined {
-  return Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : undefined;
-}
+const OUTCOME_WORDS = ["commit", "rollback", "abort"] as const;
 
-function pairs(v: unknown): Map<string, Outcome> | undefined {
-  if (!Array.isArray(v)) return undefined;
+/** A recovery's `[txn, outcome]` list: the reader has no pair reader, so this one checks the shape itself. */
+function pairsField<E extends CheckedEvent>(e: E, field: FieldName<E>): Map<string, Outcome> {
+  const v = presentField(e, field);
   const m = new Map<string, Outcome>();
-  for (const p of v) {
-    if (!Array.isArray(p) || typeof p[0] !== "string" || outcome(p[1]) === undefined) return undefined;
-    m.set(p[0], outcome(p[1])!);
+  const bad = () => new MalformedEvent(e, field, v, "a list of [txn, commit | rollback | abort] pairs");
+  if (!Array.isArray(v)) throw bad();
+  for (const p of v as unknown[]) {
+    if (!Array.isArray(p) || typeof p[0] !== "string" || !(OUTCOME_WORDS as readonly unknown[]).includes(p[1])) throw bad();
+    m.set(p[0], outcome(p[1] as (typeof OUTCOME_WORDS)[number]));
   }
   return m;
 }
 
-/** The event in the checkers' terms, or a sentence saying what is wrong with it. */
-export function readCommitEvent(e: TraceEvent): CommitEvent | string {
-  const f = e.fields ?? {};
-  const what = e.kind.slice(4);
-  const txn = f.txn;
-  const bad = (field: string) => `malformed ${e.kind} event #${e.index} on ${e.node}: field "${field}" is ${JSON.stringify(f[field])}`;
-  if (what !== "recover" && typeof txn !== "string") return bad("txn");
-  const t = txn as string;
-  switch (what) {
-    case "begin": {
-      const participants = strings(f.participants);
-      return participants === undefined || participants.length === 0 ? bad("participants") : { kind: "begin", txn: t, participants };
+/**
+ * The event in the checkers' terms. Every field it judges by is read through check/event-reader:
+ * a missing or mistyped one throws `MalformedEvent`, which the checker's `guarded` reports.
+ */
+export function readCommitEvent(e: TraceEvent): CommitEvent {
+  const c = checked(e);
+  switch (c.kind) {
+    case "2pc.begin":
+    case "3pc.begin": {
+      const txn = stringField(c, "txn");
+      const participants = stringListField(c, "participants");
+      if (participants.length === 0) throw new MalformedEvent(c, "participants", participants, "a non-empty list of participants");
+      return { kind: "begin", txn, participants };
     }
-    case "vote": {
-      const locks = strings(f.locks);
-      if (f.vote !== "yes" && f.vote !== "no") return bad("vote");
-      return locks === undefined ? bad("locks") : { kind: "vote", txn: t, vote: f.vote, locks };
+    case "2pc.vote":
+    case "3pc.vote": {
+      const txn = stringField(c, "txn");
+      const vote = oneOfField(c, "vote", ["yes", "no"] as const);
+      return { kind: "vote", txn, vote, locks: stringListField(c, "locks") };
     }
-    case "decision": {
-      const d = outcome(f.decision);
-      return d === undefined ? bad("decision") : { kind: "decision", txn: t, decision: d, word: String(f.decision) };
+    case "2pc.decision":
+    case "3pc.decision": {
+      const txn = stringField(c, "txn");
+      const word = oneOfField(c, "decision", OUTCOME_WORDS);
+      return { kind: "decision", txn, decision: outcome(word), word };
     }
-    case "apply": {
-      const o = outcome(f.outcome);
-      return o === undefined ? bad("outcome") : { kind: "apply", txn: t, outcome: o, word: String(f.outcome), by: String(f.by) };
+    case "2pc.apply":
+    case "3pc.apply": {
+      const txn = stringField(c, "txn");
+      const word = oneOfField(c, "outcome", OUTCOME_WORDS);
+      return { kind: "apply", txn, outcome: outcome(word), word, by: stringField(c, "by") };
     }
-    case "recover": {
-      if (f.role === "coordinator") {
-        const decisions = pairs(f.decisions);
-        return decisions === undefined ? bad("decisions") : { kind: "recover-coordinator", decisions };
-      }
-      const inDoubt = strings(f.inDoubt);
-      const outcomes = pairs(f.outcomes);
-      if (inDoubt === undefined) return bad("inDoubt");
-      return outcomes === undefined ? bad("outcomes") : { kind: "recover-participant", inDoubt, outcomes };
+    case "2pc.recover":
+    case "3pc.recover": {
+      if (oneOfField(c, "role", ["coordinator", "participant"] as const) === "coordinator") return { kind: "recover-coordinator", decisions: pairsField(c, "decisions") };
+      const inDoubt = stringListField(c, "inDoubt");
+      return { kind: "recover-participant", inDoubt, outcomes: pairsField(c, "outcomes") };
     }
-    case "request":
-      return { kind: "request", txn: t };
-    case "result":
-      return { kind: "result", txn: t, outcome: String(f.outcome) };
+    case "2pc.request":
+    case "3pc.request":
+      return { kind: "request", txn: stringField(c, "txn") };
+    case "2pc.result":
+    case "3pc.result":
+      return { kind: "result", txn: stringField(c, "txn"), outcome: stringField(c, "outcome") };
     default:
-      return `unexpected commit event kind ${e.kind} (#${e.index})`;
+      throw new Error(`readCommitEvent was given ${e.kind} (#${e.index}), which isCommitKind does not accept`);
   }
 }
 

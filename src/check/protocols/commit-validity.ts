@@ -6,6 +6,7 @@
 import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { guarded } from "../event-reader.js";
 import { isCommitKind, protocolOf, readCommitEvent } from "./commit-events.js";
 
 interface Txn {
@@ -25,8 +26,11 @@ export class CommitValidityChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (e) => this.onCommitEvent(e));
+  }
+
+  private onCommitEvent(e: TraceEvent): void {
     const ev = readCommitEvent(e);
-    if (typeof ev === "string") return this.log.add(e, ev);
     if (ev.kind === "recover-coordinator" || ev.kind === "recover-participant") return;
     const t = this.txns.get(ev.txn) ?? { participants: undefined, yes: new Set<string>(), no: new Set<string>(), reported: false };
     this.txns.set(ev.txn, t);

@@ -8,6 +8,7 @@
  */
 import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { checked, guarded, intField, nullableStringField, oneOfField, stringField } from "../event-reader.js";
 import { checkLinearizable, formatOperation, type Operation, type Partition, type SequentialModel } from "../linearizability/index.js";
 
 /** One register per key; the state is the key's value. */
@@ -36,24 +37,32 @@ export class MultiPaxosLinearizableChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    const f = e.fields ?? {};
-    const { client, reqId, op, key } = f;
-    if (typeof client !== "string" || typeof reqId !== "number" || (op !== "put" && op !== "get") || typeof key !== "string") {
-      return this.log.add(e, `malformed ${e.kind} from ${e.node}: ${JSON.stringify(f)}`);
-    }
+    guarded(this.log, e, (e) => this.read(e));
+  }
+
+  private read(e: TraceEvent): void {
+    const c = checked(e);
+    if (c.kind !== "multipaxos.client.invoke" && c.kind !== "multipaxos.client.complete") return;
+    const client = stringField(c, "client");
+    const reqId = intField(c, "reqId");
+    const op = oneOfField(c, "op", ["put", "get"] as const);
+    const key = stringField(c, "key");
     const id = `${client}#${reqId}`;
-    if (e.kind === "multipaxos.client.invoke") {
-      const o: Operation = { id: this.ops.length, client, session: client, op: op === "put" ? "setData" : "getData", path: key, args: op === "put" ? { data: String(f.value) } : {}, invokeUs: e.atUs, completeUs: undefined, outcome: "unknown" };
+    if (c.kind === "multipaxos.client.invoke") {
+      // A put carries the value it writes; a get carries none.
+      const o: Operation = { id: this.ops.length, client, session: client, op: op === "put" ? "setData" : "getData", path: key, args: op === "put" ? { data: stringField(c, "value") } : {}, invokeUs: e.atUs, completeUs: undefined, outcome: "unknown" };
       this.ops.push(o);
       this.open.set(id, o);
       return;
     }
+    // A get's answer: the value read, null for a key never written (a put's answer carries none).
+    const read = op === "get" ? nullableStringField(c, "value") : undefined;
     const o = this.open.get(id);
     if (o === undefined) return this.log.add(e, `${client} completed request ${reqId}, which it never invoked`);
     this.open.delete(id);
     o.outcome = "ok";
     o.completeUs = e.atUs;
-    if (op === "get") o.result = { data: f.value === null ? "" : String(f.value) };
+    if (op === "get") o.result = { data: read ?? "" };
   }
 
   finish(end?: RunEnd): Violation[] {

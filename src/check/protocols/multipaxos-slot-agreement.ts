@@ -2,10 +2,11 @@
  * `multipaxos.slot-agreement`: in every log slot at most one command is chosen, where chosen
  * means accepted by a majority of the replicas at one ballot (`multipaxos.accepted`: slot,
  * ballot, command id, replica count). One Paxos instance per slot (book 3.1.5), so single-decree
- * agreement, slot by slot. A malformed annotation is reported.
+ * agreement, slot by slot. A malformed annotation is reported (check/event-reader), never skipped.
  */
 import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { checked, guarded, intField, stringField } from "../event-reader.js";
 
 export class MultiPaxosSlotAgreementChecker implements Checker {
   readonly name = "multipaxos.slot-agreement";
@@ -19,11 +20,16 @@ export class MultiPaxosSlotAgreementChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    const f = e.fields ?? {};
-    const { slot, ballot, command, acceptors } = f;
-    if (typeof slot !== "number" || typeof ballot !== "number" || typeof command !== "string" || typeof acceptors !== "number") {
-      return this.log.add(e, `malformed multipaxos.accepted from ${e.node}: ${JSON.stringify(f)}`);
-    }
+    guarded(this.log, e, (e) => this.read(e));
+  }
+
+  private read(e: TraceEvent): void {
+    const c = checked(e);
+    if (c.kind !== "multipaxos.accepted") return;
+    const slot = intField(c, "slot");
+    const ballot = intField(c, "ballot");
+    const command = stringField(c, "command");
+    const acceptors = intField(c, "acceptors");
     const key = `${slot}/${ballot}`;
     const t = this.tallies.get(key) ?? { command, acceptors: new Set<string>() };
     this.tallies.set(key, t);

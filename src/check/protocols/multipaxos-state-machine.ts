@@ -5,6 +5,7 @@
  */
 import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { checked, guarded, intField, stringField } from "../event-reader.js";
 
 export class MultiPaxosStateMachineChecker implements Checker {
   readonly name = "multipaxos.state-machine-safety";
@@ -16,8 +17,14 @@ export class MultiPaxosStateMachineChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    const { slot, command } = e.fields ?? {};
-    if (typeof slot !== "number" || typeof command !== "string") return this.log.add(e, `malformed multipaxos.apply from ${e.node}: ${JSON.stringify(e.fields)}`);
+    guarded(this.log, e, (e) => this.read(e));
+  }
+
+  private read(e: TraceEvent): void {
+    const c = checked(e);
+    if (c.kind !== "multipaxos.apply") return;
+    const slot = intField(c, "slot");
+    const command = stringField(c, "command");
     const first = this.applied.get(slot);
     if (first === undefined) this.applied.set(slot, { command, node: e.node });
     else if (first.command !== command) this.log.add(e, `slot ${slot}: ${e.node} applied ${command} but ${first.node} applied ${first.command}: the replicas' state machines diverge`);

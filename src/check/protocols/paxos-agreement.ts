@@ -5,6 +5,7 @@
  */
 import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { guarded } from "../event-reader.js";
 import { ChosenTally } from "./paxos-chosen.js";
 
 export class PaxosAgreementChecker implements Checker {
@@ -17,6 +18,10 @@ export class PaxosAgreementChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
+    guarded(this.log, e, (e) => this.onAccepted(e));
+  }
+
+  private onAccepted(e: TraceEvent): void {
     const r = this.tally.add(e);
     if (r === undefined) return;
     if ("problem" in r) return this.log.add(e, r.problem);

@@ -5,7 +5,8 @@
  */
 import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { ChosenTally, isProtocolValue } from "./paxos-chosen.js";
+import { checked, guarded } from "../event-reader.js";
+import { ChosenTally, protocolValueField } from "./paxos-chosen.js";
 
 export class PaxosLearnedChosenChecker implements Checker {
   readonly name = "paxos.learned-chosen";
@@ -17,13 +18,18 @@ export class PaxosLearnedChosenChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    if (e.kind === "paxos.accepted") {
+    guarded(this.log, e, (e) => this.read(e));
+  }
+
+  private read(e: TraceEvent): void {
+    const c = checked(e);
+    if (c.kind === "paxos.accepted") {
       const r = this.tally.add(e);
       if (r !== undefined && "problem" in r) this.log.add(e, r.problem);
       return;
     }
-    const v = e.fields?.value;
-    if (!isProtocolValue(v)) return this.log.add(e, `malformed paxos.learned from ${e.node}: value ${JSON.stringify(v)}`);
+    if (c.kind !== "paxos.learned") return;
+    const v = protocolValueField(c, "value");
     if (!this.tally.isChosen(v)) {
       const chosen = this.tally.chosen.map((c) => `${String(c.value)} at ballot ${c.ballot}`).join(", ") || "nothing yet";
       this.log.add(e, `${e.node} learned ${JSON.stringify(v)}, which is not chosen (chosen so far: ${chosen})`);

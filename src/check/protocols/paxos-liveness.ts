@@ -6,6 +6,8 @@
  */
 import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { checked, guarded, MalformedEvent, presentField } from "../event-reader.js";
+import { isProtocolValue } from "./paxos-chosen.js";
 import { QuietPeriod } from "./quiet-period.js";
 
 export const PAXOS_LIVENESS_BUDGET_MS = 15_000;
@@ -25,10 +27,19 @@ export class PaxosLivenessChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     this.quiet.onEvent(e);
-    switch (e.kind) {
-      case "paxos.learner.recovered":
-        this.learners.set(e.node, e.fields?.value !== null && e.fields?.value !== undefined);
+    guarded(this.log, e, (e) => this.read(e));
+  }
+
+  private read(e: TraceEvent): void {
+    const c = checked(e);
+    switch (c.kind) {
+      case "paxos.learner.recovered": {
+        // null on purpose (nothing learned yet); absent or of another type is malformed.
+        const v = presentField(c, "value");
+        if (v !== null && !isProtocolValue(v)) throw new MalformedEvent(c, "value", v, "a value (text or a finite number) or null");
+        this.learners.set(e.node, v !== null);
         return;
+      }
       case "paxos.learned":
         this.learners.set(e.node, true);
         return;

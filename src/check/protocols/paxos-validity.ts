@@ -5,7 +5,8 @@
  */
 import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { isProtocolValue, type ProtocolValue } from "./paxos-chosen.js";
+import { checked, guarded } from "../event-reader.js";
+import { protocolValueField, type ProtocolValue } from "./paxos-chosen.js";
 
 export class PaxosValidityChecker implements Checker {
   readonly name = "paxos.validity";
@@ -17,9 +18,14 @@ export class PaxosValidityChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    const v = e.fields?.value;
-    if (!isProtocolValue(v)) return this.log.add(e, `malformed ${e.kind} from ${e.node}: value ${JSON.stringify(v)}`);
-    if (e.kind === "paxos.proposer.input") {
+    guarded(this.log, e, (e) => this.read(e));
+  }
+
+  private read(e: TraceEvent): void {
+    const c = checked(e);
+    if (c.kind !== "paxos.proposer.input" && c.kind !== "paxos.accepted") return;
+    const v = protocolValueField(c, "value");
+    if (c.kind === "paxos.proposer.input") {
       this.inputs.add(v);
       return;
     }
