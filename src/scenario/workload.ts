@@ -8,6 +8,7 @@ import type { Checker } from "../check/checker.js";
 import type { Canary, Scenario } from "./types.js";
 import { UserInputError } from "../sim/errors.js";
 import type { TraceRoles } from "../sim/fault-triggers.js";
+import type { Rng } from "../sim/rng.js";
 
 export interface WorkloadContext {
   sim: Simulator;
@@ -34,6 +35,11 @@ export interface WorkloadDef {
   description: string;
   /** Validates params (throwing UserInputError) and returns the node names the workload creates. */
   nodes(params: Record<string, unknown>): string[];
+  /**
+   * The nodes seed `root` creates, when the seed draws the shape (a swarm): a subset of `nodes`.
+   * A nemesis reads it to draw faults only over nodes that exist (default: `nodes`).
+   */
+  seedNodes?(params: Record<string, unknown>, root: Rng): string[];
   /** The checkers a scenario runs when it names none (may depend on the parameters). */
   defaultCheckers(params: Record<string, unknown>): string[];
   create(ctx: WorkloadContext): Workload;

@@ -53,7 +53,7 @@ describe("scenario: nemeses draw the whole schedule before the run", () => {
 
   it("a bad nemesis is refused by name", () => {
     const doc = scenarioToDocument(loadScenario("kernel-smoke"));
-    expect(() => parseScenario({ ...doc, nemesis: { kind: "chaos" } }, "s.json")).toThrow(/nemesis\.kind: unknown nemesis "chaos" \(known: zab-swarm, random\)/);
+    expect(() => parseScenario({ ...doc, nemesis: { kind: "chaos" } }, "s.json")).toThrow(/nemesis\.kind: unknown nemesis "chaos" \(known: zab-swarm, random, protocol-swarm\)/);
     expect(() => parseScenario({ ...doc, nemesis: { kind: "random", count: -1 } }, "s.json")).toThrow(/nemesis\.count: expected a whole number ≥ 0/);
     expect(() => parseScenario({ ...doc, nemesis: { kind: "random", kinds: ["meteor"] } }, "s.json")).toThrow(/nemesis\.kinds: expected a non-empty list of crash, pause/);
     expect(() => parseScenario({ ...doc, nemesis: { kind: "random", rate: 1 } }, "s.json")).toThrow(/unknown parameter "rate" for nemesis "random"/);

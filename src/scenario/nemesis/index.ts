@@ -17,6 +17,7 @@ import type { Fault } from "../../sim/faults.js";
 import type { Scenario } from "../types.js";
 import { zabSwarmNemesis } from "./zab-swarm.js";
 import { randomNemesis } from "./random.js";
+import { protocolSwarmNemesis } from "./protocol-swarm.js";
 
 export interface NemesisContext {
   /** The root stream of the run's seed (the nemesis forks its own streams from it). */
@@ -35,7 +36,7 @@ export interface NemesisDef {
   draw(ctx: NemesisContext, params: Readonly<Record<string, unknown>>): Fault[];
 }
 
-const NEMESES: readonly NemesisDef[] = [zabSwarmNemesis, randomNemesis];
+const NEMESES: readonly NemesisDef[] = [zabSwarmNemesis, randomNemesis, protocolSwarmNemesis];
 
 export function nemesisDef(kind: string): NemesisDef {
   const def = NEMESES.find((n) => n.kind === kind);

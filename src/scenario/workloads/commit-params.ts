@@ -8,7 +8,8 @@
  *   transactions  [{atMs, client?, key, value, noVoteFrom?}] — value a string or a number;
  *                 default one transaction x=1 from c1 at 100 ms
  *   story         the book passage the run narrates (see commit-narrative.ts)
- *   swarm         "all" or "crash-only": the seed draws the shape, the transactions and the faults
+ *   swarm         true: the seed draws the shape and the transactions (the scenario's
+ *                 "protocol-swarm" nemesis draws the faults before the run)
  */
 import { UserInputError } from "../../sim/errors.js";
 import type { PlannedTxn } from "../../protocols/atomic-commit/client.js";
@@ -17,7 +18,6 @@ import { COMMIT_SCRIPT_VARIANTS } from "./commit-variants.js";
 import { intParam } from "../workload.js";
 
 export type Protocol = "2pc" | "3pc";
-export type SwarmFaults = "all" | "crash-only";
 
 export const COORDINATOR = "coordinator";
 export const SWARM_MAX_PARTICIPANTS = 5;
@@ -35,7 +35,7 @@ export interface CommitParams {
   termination: Termination;
   transactions: (PlannedTxn & { client: string })[];
   story: Story | undefined;
-  swarm: SwarmFaults | undefined;
+  swarm: boolean;
 }
 
 export const participantIds = (n: number): string[] => Array.from({ length: n }, (_, i) => `p${i + 1}`);
@@ -48,10 +48,10 @@ export function parseCommitParams(protocol: Protocol, kind: string, params: Reco
   if (typeof script !== "string" || (script !== protocol && !variants.includes(script))) {
     throw new UserInputError(`workload.script: unknown ${protocol.toUpperCase()} build ${JSON.stringify(script)} (known: ${[protocol, ...variants].join(", ")})`);
   }
-  const swarm = params.swarm;
-  if (swarm !== undefined && swarm !== "all" && swarm !== "crash-only") throw new UserInputError(`workload.swarm: expected "all" or "crash-only", got ${JSON.stringify(swarm)}`);
-  const participants = intParam(params, "participants", swarm !== undefined ? SWARM_MAX_PARTICIPANTS : 3, 1, 9);
-  const clients = intParam(params, "clients", swarm !== undefined ? SWARM_MAX_CLIENTS : 1, 1, 8);
+  const swarm = params.swarm ?? false;
+  if (typeof swarm !== "boolean") throw new UserInputError(`workload.swarm: expected true or false, got ${JSON.stringify(swarm)}`);
+  const participants = intParam(params, "participants", swarm ? SWARM_MAX_PARTICIPANTS : 3, 1, 9);
+  const clients = intParam(params, "clients", swarm ? SWARM_MAX_CLIENTS : 1, 1, 8);
   const termination = params.termination ?? "coordinator";
   if (termination !== "coordinator" && termination !== "cooperative") throw new UserInputError(`workload.termination: expected "coordinator" or "cooperative", got ${JSON.stringify(termination)}`);
   if (protocol === "3pc" && params.termination !== undefined) throw new UserInputError(`workload.termination: 3PC always runs its termination protocol (it is part of its timeout rules); remove the field`);

@@ -1,8 +1,8 @@
 /**
  * Workloads "two-phase-commit" and "three-phase-commit": a coordinator, N participants and K
  * clients running the teaching models of src/protocols/ over datagrams, with the transactions
- * the scenario lists — or, with `swarm`, a shape, transactions and faults the seed draws. The
- * default checkers are the four commit checkers.
+ * the scenario lists — or, with `swarm`, a shape and transactions the seed draws (the faults:
+ * the scenario's nemesis). The default checkers are the four commit checkers.
  */
 import type { NodeContext } from "../../sim/node-context.js";
 import { DEFAULT_TIMING } from "../../protocols/atomic-commit/config.js";
@@ -16,11 +16,8 @@ import type { ThreePcVariant } from "../../protocols/three-phase-commit/messages
 import { COMMIT_CHECKER_NAMES } from "../../check/protocols/index.js";
 import type { Workload, WorkloadContext, WorkloadDef } from "../workload.js";
 import { clientIds, COORDINATOR, parseCommitParams, participantIds, type CommitParams, type Protocol } from "./commit-params.js";
-import { drawSwarmShape, installSwarmNemesis } from "./commit-swarm.js";
+import { commitSeedNodes, drawSwarmShape } from "./commit-swarm.js";
 import { CommitNarrator } from "./commit-narrative.js";
-
-/** The fault phase of a swarm run ends this long before `durationMs` at the latest. */
-const SWARM_FAULT_MARGIN_MS = 1000;
 
 interface World {
   participants: string[];
@@ -32,12 +29,12 @@ interface World {
 }
 
 function world(w: WorkloadContext, p: CommitParams): World {
-  if (p.swarm === undefined) {
+  if (!p.swarm) {
     const clients = clientIds(p.clients);
     const plans = new Map(clients.map((c) => [c, p.transactions.filter((t) => t.client === c).sort((a, b) => a.atMs - b.atMs)]));
     return { participants: participantIds(p.participants), clients, termination: p.termination, executionFailureRate: 0, plans, extra: [] };
   }
-  const shape = drawSwarmShape(w.sim.rng.fork("swarm").fork("shape"), p.participants, p.clients);
+  const shape = drawSwarmShape(w.sim.rng, p.participants, p.clients);
   const termination = p.protocol === "2pc" ? shape.termination : "cooperative";
   const extra = [`shape: ${shape.participants} participants, ${shape.clients} client(s), ${[...shape.plans.values()].reduce((a, b) => a + b.length, 0)} transactions, execution failure rate ${shape.executionFailureRate}${p.protocol === "2pc" ? `, termination: ${termination}` : ""}`];
   return { participants: participantIds(shape.participants), clients: clientIds(shape.clients), termination, executionFailureRate: shape.executionFailureRate, plans: shape.plans, extra };
@@ -50,6 +47,10 @@ function makeDef(protocol: Protocol, kind: string, description: string): Workloa
     nodes(params) {
       const p = parseCommitParams(protocol, kind, params);
       return [COORDINATOR, ...participantIds(p.participants), ...clientIds(p.clients)];
+    },
+    seedNodes(params, root) {
+      const p = parseCommitParams(protocol, kind, params);
+      return p.swarm ? commitSeedNodes(root, p.participants, p.clients) : def.nodes(params);
     },
     defaultCheckers: () => [...COMMIT_CHECKER_NAMES],
     create(w: WorkloadContext): Workload {
@@ -65,7 +66,6 @@ function makeDef(protocol: Protocol, kind: string, description: string): Workloa
           for (const id of wd.participants) w.sim.addNode(id, (ctx) => participantOf(protocol, p, ctx, wd), disk);
           for (const c of wd.clients) w.sim.addNode(c, (ctx) => new CommitClient(ctx, protocol, COORDINATOR, wd.plans.get(c) ?? [], DEFAULT_TIMING.clientRetryMs), disk);
           for (const id of [COORDINATOR, ...wd.participants, ...wd.clients]) w.sim.start(id);
-          if (p.swarm !== undefined) extra.push(installSwarmNemesis(w.sim, p.swarm, wd.participants.length, Math.max(0, w.scenario.durationMs - SWARM_FAULT_MARGIN_MS)));
         },
         narrative: () => narrator.lines(p.variant !== undefined ? [`variant: ${p.variant} (a broken twin the checkers must catch)`, ...extra] : extra),
       };

@@ -8,13 +8,14 @@
  * leaseMs (Chubby's master lease, default 100; 0 turns it off), heartbeatMs (20),
  * electionTimeoutMinMs / MaxMs (150 / 300), requestTimeoutMs (100), thinkMsMax (50),
  * clientStopAtMs (default: durationMs + 3000, so some operations run after the heal),
- * variant (correct, skip-phase-1, no-lease), swarm (the seed draws the shape and the faults).
+ * variant (correct, skip-phase-1, no-lease), swarm (the seed draws the shape; the scenario's
+ * "protocol-swarm" nemesis draws the faults before the run, over `seedNodes`).
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { MultiPaxosClient, MultiPaxosReplica, MULTI_PAXOS_VARIANTS, type MultiPaxosVariant } from "../../protocols/multi-paxos/index.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { boolParam, knownParams, variantParam } from "./protocol-params.js";
-import { describePlan, drawNemesisPlan, startNemesis } from "./protocol-nemesis.js";
+import type { Rng } from "../../sim/rng.js";
 
 const KIND = "multi-paxos";
 const KNOWN = ["replicas", "clients", "readers", "keys", "leaseMs", "heartbeatMs", "electionTimeoutMinMs", "electionTimeoutMaxMs", "requestTimeoutMs", "thinkMsMax", "clientStopAtMs", "variant", "swarm"];
@@ -62,6 +63,13 @@ function readShape(params: Record<string, unknown>): Shape {
   };
 }
 
+/** The swarm: the seed's "swarm/shape" stream redraws the cluster and the clients. */
+function seedShape(base: Shape, root: Rng): Shape {
+  if (!base.swarm) return base;
+  const rng = root.fork("swarm").fork("shape");
+  return { ...base, replicas: rng.chance(0.5) ? 3 : 5, clients: rng.int(2, SWARM_MAX.clients), readers: rng.int(0, 1), keys: rng.int(1, 3), thinkMsMax: rng.int(0, 100) };
+}
+
 export const multiPaxosWorkload: WorkloadDef = {
   kind: KIND,
   description: "Multi-Paxos: a replicated log driving a key-value store, a leader, Chubby's master lease (book 3.1.5)",
@@ -69,15 +77,14 @@ export const multiPaxosWorkload: WorkloadDef = {
     const s = readShape(params);
     return [...names("r", s.replicas), ...names("c", s.clients)];
   },
+  seedNodes(params, root) {
+    const s = seedShape(readShape(params), root);
+    return [...names("r", s.replicas), ...names("c", s.clients)];
+  },
   variants: MULTI_PAXOS_VARIANTS,
   defaultCheckers: () => MULTI_PAXOS_CHECKERS,
   create(w: WorkloadContext): Workload {
-    const base = readShape(w.params);
-    let s = base;
-    if (base.swarm) {
-      const rng = w.sim.rng.fork("swarm").fork("shape");
-      s = { ...base, replicas: rng.chance(0.5) ? 3 : 5, clients: rng.int(2, SWARM_MAX.clients), readers: rng.int(0, 1), keys: rng.int(1, 3), thinkMsMax: rng.int(0, 100) };
-    }
+    const s = seedShape(readShape(w.params), w.sim.rng);
     const replicas = names("r", s.replicas);
     const clients = names("c", s.clients);
     const story = new MultiPaxosStory(w, s);
@@ -105,17 +112,6 @@ export const multiPaxosWorkload: WorkloadDef = {
           w.sim.addNode(id, (ctx) => new MultiPaxosClient(ctx, { replicas, keys: s.keys, requestTimeoutMs: s.requestTimeoutMs, thinkMsMax: s.thinkMsMax, readOnly: i >= s.clients - s.readers, stopAtMs })),
         );
         for (const id of [...replicas, ...clients]) w.sim.start(id);
-        if (s.swarm) {
-          const plan = drawNemesisPlan(w.sim.rng.fork("swarm").fork("plan"));
-          story.plan = describePlan(plan);
-          startNemesis(w.sim, w.sim.rng.fork("swarm").fork("faults"), plan, {
-            crashable: replicas,
-            all: [...replicas, ...clients],
-            aimedKinds: ["multipaxos.accepted", "multipaxos.leader", "multipaxos.promised"],
-            aimedAt: replicas,
-            untilMs: w.scenario.durationMs,
-          });
-        }
       },
       narrative: () => story.lines(),
     };
@@ -124,7 +120,6 @@ export const multiPaxosWorkload: WorkloadDef = {
 
 /** The run's milestones, in the book's words: leaders and their phase 1, no-ops, reads, deposed masters. */
 class MultiPaxosStory {
-  plan: string | undefined;
   private readonly steps: string[] = [];
   private applied = 0;
   private reads = 0;
@@ -167,7 +162,6 @@ class MultiPaxosStory {
     const s = this.s;
     const lease = s.variant === "no-lease" || s.leaseMs === 0 ? "off (reads may be served by a deposed master)" : `${s.leaseMs} ms`;
     const out = [`${s.replicas} replicas, ${s.clients} client(s) (${s.readers} only reading) over ${s.keys} key(s); master lease ${lease}${s.variant !== "correct" ? `; broken twin: ${s.variant}` : ""}.`];
-    if (this.plan !== undefined) out.push(`swarm faults: ${this.plan}`);
     const shown = this.steps.length > 8 ? [...this.steps.slice(0, 4), `… ${this.steps.length - 7} more …`, ...this.steps.slice(-3)] : this.steps;
     out.push(...shown, `the log reached ${this.applied} slot(s); ${this.completed} client operations answered, ${this.reads} reads served by a leader from its state machine.`);
     return out;

@@ -8,7 +8,8 @@
  * retryMinMs / retryMaxMs (the backoff after a lost ballot), distinguishedProposer (default p1)
  * and distinguishedFromMs (default: the scenario's durationMs, so the convergence phase has one
  * proposer — the condition of Paxos's liveness), variant (correct, promise-before-fsync,
- * ignore-promised-values), swarm (true: the seed draws the shape and the faults).
+ * ignore-promised-values), swarm (true: the seed draws the shape; the scenario's "protocol-swarm"
+ * nemesis draws the faults before the run, over `seedNodes`).
  *
  * The narrative retells the run in the book's words from the trace: ballots, promises,
  * adopted values, pre-emptions, the chosen value and what the learners learned.
@@ -17,7 +18,7 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { PaxosAcceptor, PaxosLearner, PaxosProposer, PAXOS_VARIANTS, majority, type PaxosValue, type PaxosVariant } from "../../protocols/paxos/index.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { knownParams, nodeParam, numberListParam, valueListParam, variantParam, boolParam } from "./protocol-params.js";
-import { describePlan, drawNemesisPlan, startNemesis } from "./protocol-nemesis.js";
+import type { Rng } from "../../sim/rng.js";
 
 const KIND = "paxos";
 const KNOWN = ["acceptors", "proposers", "learners", "values", "startAtMs", "phaseTimeoutMs", "retryMinMs", "retryMaxMs", "distinguishedProposer", "distinguishedFromMs", "variant", "swarm"];
@@ -67,8 +68,8 @@ function readShape(params: Record<string, unknown>): PaxosShape {
 }
 
 /** The swarm: the seed's "swarm/shape" stream redraws the cluster and the timings. */
-function drawSwarmShape(w: WorkloadContext, base: PaxosShape): PaxosShape {
-  const rng = w.sim.rng.fork("swarm").fork("shape");
+function drawSwarmShape(root: Rng, base: PaxosShape): PaxosShape {
+  const rng = root.fork("swarm").fork("shape");
   const acceptors = rng.chance(0.5) ? 3 : 5;
   const proposers = rng.int(2, SWARM_MAX.proposers);
   const retryMinMs = rng.int(0, 50);
@@ -92,11 +93,16 @@ export const paxosWorkload: WorkloadDef = {
     const s = readShape(params);
     return [...names("p", s.proposers), ...names("a", s.acceptors), ...names("l", s.learners)];
   },
+  seedNodes(params, root) {
+    const base = readShape(params);
+    const s = base.swarm ? drawSwarmShape(root, base) : base;
+    return [...names("p", s.proposers), ...names("a", s.acceptors), ...names("l", s.learners)];
+  },
   variants: PAXOS_VARIANTS,
   defaultCheckers: () => PAXOS_CHECKERS,
   create(w: WorkloadContext): Workload {
     const base = readShape(w.params);
-    const s = base.swarm ? drawSwarmShape(w, base) : base;
+    const s = base.swarm ? drawSwarmShape(w.sim.rng, base) : base;
     const proposers = names("p", s.proposers);
     const acceptors = names("a", s.acceptors);
     const learners = names("l", s.learners);
@@ -129,17 +135,6 @@ export const paxosWorkload: WorkloadDef = {
           ),
         );
         for (const id of [...acceptors, ...learners, ...proposers]) w.sim.start(id);
-        if (s.swarm) {
-          const plan = drawNemesisPlan(w.sim.rng.fork("swarm").fork("plan"));
-          story.plan = describePlan(plan);
-          startNemesis(w.sim, w.sim.rng.fork("swarm").fork("faults"), plan, {
-            crashable: [...acceptors, ...proposers, ...learners],
-            all: [...acceptors, ...proposers, ...learners],
-            aimedKinds: ["paxos.accepted"],
-            aimedAt: acceptors,
-            untilMs: w.scenario.durationMs,
-          });
-        }
       },
       narrative: () => story.lines(),
     };
@@ -148,7 +143,6 @@ export const paxosWorkload: WorkloadDef = {
 
 /** Collects the run's milestones from the trace and retells them in the book's words. */
 class PaxosStory {
-  plan: string | undefined;
   private prepares = 0;
   private preempted = 0;
   private timeouts = 0;
@@ -202,7 +196,6 @@ class PaxosStory {
     const out = [
       `${s.proposers} proposers (values ${s.values.join(", ")}), ${s.acceptors} acceptors (a majority is ${majority(s.acceptors)}), ${s.learners} learner(s)${s.variant !== "correct" ? `; broken twin: ${s.variant}` : ""}.`,
     ];
-    if (this.plan !== undefined) out.push(`swarm faults: ${this.plan}`);
     out.push(`phase 1 (prepare/promise): ${this.prepares} ballots tried, ${this.preempted} pre-empted by a higher promise, ${this.timeouts} timed out.`);
     const shown = this.steps.length > 8 ? [...this.steps.slice(0, 4), `… ${this.steps.length - 7} more steps …`, ...this.steps.slice(-3)] : this.steps;
     out.push(...shown);
