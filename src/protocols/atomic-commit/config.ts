@@ -51,6 +51,12 @@ export function readLog<R>(ctx: NodeContext, file: string): R[] {
   return ctx.disk.read(file).filter((r) => !isTorn(r)) as R[];
 }
 
+/** Appends a record to a log file and fsyncs it; `onDurable` runs once it would survive a crash. */
+export function logDurably(ctx: NodeContext, file: string, record: object, onDurable: () => void): void {
+  ctx.disk.append(file, record, recordBytes(record));
+  ctx.disk.fsync(file, onDurable);
+}
+
 /** A record's size on disk: a fixed header plus its text, enough to make fsync cost bytes. */
 export function recordBytes(record: object): number {
   return 32 + JSON.stringify(record).length;

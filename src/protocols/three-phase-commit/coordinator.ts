@@ -12,7 +12,7 @@
  * (stateRequest) until each has an outcome, and reports what they did.
  */
 import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
-import { readLog, recordBytes, type CommitTiming, type TxnRequest } from "../atomic-commit/config.js";
+import { logDurably, readLog, type CommitTiming, type TxnRequest } from "../atomic-commit/config.js";
 import type { ClientMessage, ResultMessage } from "../atomic-commit/client.js";
 import type { Decision3pc, ThreePhaseMessage } from "./messages.js";
 
@@ -206,8 +206,7 @@ export class ThreePhaseCoordinator {
   }
 
   private log(record: LogRecord, onDurable: () => void): void {
-    this.ctx.disk.append(LOG, record, recordBytes(record));
-    this.ctx.disk.fsync(LOG, onDurable);
+    logDurably(this.ctx, LOG, record, onDurable);
   }
 
   private recover(): void {

@@ -18,7 +18,7 @@
  * timeout rules without asking the peers).
  */
 import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
-import { readLog, recordBytes, type CommitTiming, type TxnRequest, type Value } from "../atomic-commit/config.js";
+import { logDurably, readLog, type CommitTiming, type TxnRequest, type Value } from "../atomic-commit/config.js";
 import { KeyedStore } from "../atomic-commit/keyed-store.js";
 import type { Decision3pc, ParticipantState3pc, ThreePcVariant, ThreePhaseMessage } from "./messages.js";
 
@@ -232,8 +232,7 @@ export class ThreePhaseParticipant {
   }
 
   private log(record: LogRecord, onDurable: () => void): void {
-    this.ctx.disk.append(LOG, record, recordBytes(record));
-    this.ctx.disk.fsync(LOG, onDurable);
+    logDurably(this.ctx, LOG, record, onDurable);
   }
 
   private recover(): void {

@@ -13,7 +13,7 @@
  * commit-on-timeout twin); one decision per transaction, across crashes.
  */
 import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
-import { readLog, recordBytes, type CommitTiming, type TxnRequest } from "../atomic-commit/config.js";
+import { logDurably, readLog, type CommitTiming, type TxnRequest } from "../atomic-commit/config.js";
 import type { ClientMessage, ResultMessage } from "../atomic-commit/client.js";
 import type { Decision2pc, TwoPcVariant, TwoPhaseMessage } from "./messages.js";
 
@@ -179,8 +179,7 @@ export class TwoPhaseCoordinator {
   }
 
   private log(record: LogRecord, onDurable: () => void): void {
-    this.ctx.disk.append(LOG, record, recordBytes(record));
-    this.ctx.disk.fsync(LOG, onDurable);
+    logDurably(this.ctx, LOG, record, onDurable);
   }
 
   /** Rebuilds the transactions from the log; finishes phase 2 of each, deciding rollback where none was logged. */

@@ -17,7 +17,7 @@
  * the abort-in-doubt twin); recovery restores every prepared, undecided transaction with its lock.
  */
 import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
-import { readLog, recordBytes, type CommitTiming, type Termination, type TxnRequest, type Value } from "../atomic-commit/config.js";
+import { logDurably, readLog, recordBytes, type CommitTiming, type Termination, type TxnRequest, type Value } from "../atomic-commit/config.js";
 import { KeyedStore } from "../atomic-commit/keyed-store.js";
 import type { Decision2pc, TwoPcVariant, TwoPhaseMessage } from "./messages.js";
 
@@ -158,9 +158,7 @@ export class TwoPhaseParticipant {
   private apply(txn: string, t: ParticipantTxn, outcome: Decision2pc, by: ApplyBy, ackTo: string | undefined, then?: () => void): void {
     this.ctx.cancelTimer(t.timer);
     t.state = "applying";
-    const record: LogRecord = { rec: "outcome", txn, outcome };
-    this.ctx.disk.append(LOG, record, recordBytes(record));
-    this.ctx.disk.fsync(LOG, () => {
+    logDurably(this.ctx, LOG, { rec: "outcome", txn, outcome } satisfies LogRecord, () => {
       t.state = outcome;
       if (outcome === "commit") this.store.values.set(t.key, t.value);
       this.store.unlock(t.key, txn);
