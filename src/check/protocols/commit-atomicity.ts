@@ -27,7 +27,7 @@ export class CommitAtomicityChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (e) => this.onCommitEvent(e));
+    guarded(this.log, e, this, this.onCommitEvent);
   }
 
   private onCommitEvent(e: TraceEvent): void {

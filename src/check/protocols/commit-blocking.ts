@@ -47,7 +47,7 @@ export class CommitBlockingChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     if (LIFECYCLE.has(e.kind)) return this.onLifecycle(e);
-    guarded(this.log, e, (e) => this.onCommitEvent(e));
+    guarded(this.log, e, this, this.onCommitEvent);
   }
 
   private onCommitEvent(e: TraceEvent): void {

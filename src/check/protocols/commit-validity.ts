@@ -26,7 +26,7 @@ export class CommitValidityChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (e) => this.onCommitEvent(e));
+    guarded(this.log, e, this, this.onCommitEvent);
   }
 
   private onCommitEvent(e: TraceEvent): void {

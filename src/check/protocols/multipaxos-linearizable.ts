@@ -37,7 +37,7 @@ export class MultiPaxosLinearizableChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (e) => this.read(e));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {

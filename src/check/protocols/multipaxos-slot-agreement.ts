@@ -20,7 +20,7 @@ export class MultiPaxosSlotAgreementChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (e) => this.read(e));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {

@@ -17,7 +17,7 @@ export class MultiPaxosStateMachineChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (e) => this.read(e));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {

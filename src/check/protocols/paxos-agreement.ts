@@ -18,7 +18,7 @@ export class PaxosAgreementChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (e) => this.onAccepted(e));
+    guarded(this.log, e, this, this.onAccepted);
   }
 
   private onAccepted(e: TraceEvent): void {

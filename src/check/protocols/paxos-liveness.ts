@@ -27,7 +27,7 @@ export class PaxosLivenessChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     this.quiet.onEvent(e);
-    guarded(this.log, e, (e) => this.read(e));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {

@@ -35,7 +35,7 @@ export class BarrierChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (ev) => this.read(ev));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {
@@ -126,7 +126,7 @@ export class BarrierPollingChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (ev) => this.read(ev));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {

@@ -69,7 +69,7 @@ export class PriorityOrderChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (ev) => this.read(ev));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {

@@ -46,7 +46,7 @@ export class QueueChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (ev) => this.read(ev));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {

@@ -36,7 +36,7 @@ export class GroupChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (ev) => this.read(ev));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {
@@ -118,7 +118,7 @@ export class ConfigChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (ev) => this.read(ev));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {
@@ -183,7 +183,7 @@ export class NamingChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (ev) => this.read(ev));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {

@@ -24,12 +24,14 @@ export class FlagsChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     if (e.kind !== "zab.flag") return;
-    guarded(this.log, e, () => {
-      const flag = stringField(e, "flag");
-      const detail = optionalStringField(e, "detail");
-      const known = (ZAB_FLAGS as readonly string[]).includes(flag) ? "" : " (not one of the specification's flags)";
-      this.log.add(e, `ShouldNotBeTriggered violated: ${serverLabel(e)} raised ${flag}${known}${detail === undefined ? "" : `: ${detail}`}`);
-    });
+    guarded(this.log, e, this, this.read);
+  }
+
+  private read(e: TraceEvent): void {
+    const flag = stringField(e, "flag");
+    const detail = optionalStringField(e, "detail");
+    const known = (ZAB_FLAGS as readonly string[]).includes(flag) ? "" : " (not one of the specification's flags)";
+    this.log.add(e, `ShouldNotBeTriggered violated: ${serverLabel(e)} raised ${flag}${known}${detail === undefined ? "" : `: ${detail}`}`);
   }
 
   finish(): Violation[] {

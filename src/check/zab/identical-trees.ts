@@ -29,7 +29,11 @@ export class IdenticalTreesChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     if (e.kind !== "zab.digest") return;
-    guarded(this.log, e, () => this.onDigest(e, zxidField(e, "zxid"), stringField(e, "digest")));
+    guarded(this.log, e, this, this.read);
+  }
+
+  private read(e: TraceEvent): void {
+    this.onDigest(e, zxidField(e, "zxid"), stringField(e, "digest"));
   }
 
   private onDigest(e: TraceEvent, zxid: Zxid, digest: string): void {

@@ -45,18 +45,26 @@ export class LeadershipChecker implements Checker {
   onEvent(e: TraceEvent): void {
     switch (e.kind) {
       case "zab.leader.established":
-        guarded(this.log, e, () => this.onEstablished(e));
+        guarded(this.log, e, this, this.onEstablished);
         return;
       case "zab.state":
-        guarded(this.log, e, () => this.onRole(e, stringField(e, "state"), undefined, undefined));
+        guarded(this.log, e, this, this.readState);
         return;
       case "zab.phase":
-        guarded(this.log, e, () => this.onRole(e, undefined, stringField(e, "phase"), intField(e, "epoch")));
+        guarded(this.log, e, this, this.readPhase);
         return;
       case "crash":
         this.roles.delete(e.node);
         return;
     }
+  }
+
+  private readState(e: TraceEvent): void {
+    this.onRole(e, stringField(e, "state"), undefined, undefined);
+  }
+
+  private readPhase(e: TraceEvent): void {
+    this.onRole(e, undefined, stringField(e, "phase"), intField(e, "epoch"));
   }
 
   private onEstablished(e: TraceEvent): void {

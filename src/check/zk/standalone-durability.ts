@@ -20,7 +20,7 @@ export class StandaloneDurabilityChecker implements Checker {
   }
 
   onEvent(e: TraceEvent): void {
-    guarded(this.log, e, (ev) => this.read(ev));
+    guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {
