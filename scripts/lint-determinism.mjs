@@ -10,7 +10,8 @@ const ROOT = new URL("..", import.meta.url).pathname;
 const SRC = process.argv[2] ? join(process.cwd(), process.argv[2]) : join(ROOT, "src");
 const EXEMPT_DIRS = ["cli", "tui", "runtime", "gateway", "serve"].map((d) => join(SRC, d) + "/");
 // assert-simulation.ts writes the shrunk case's replay file (the property harness's one I/O edge, like cli/).
-const EXEMPT_FILES = new Set([join(SRC, "sim", "microtasks.ts"), join(SRC, "property", "assert-simulation.ts")]);
+// api/files.ts writes a user run's replay file and imports a user's module to replay it.
+const EXEMPT_FILES = new Set([join(SRC, "sim", "microtasks.ts"), join(SRC, "property", "assert-simulation.ts"), join(SRC, "api", "files.ts")]);
 
 const RULES = [
   [/\bDate\.now\s*\(/, "Date.now() reads the real clock: use the node's virtual clock (ctx.nowMs())"],

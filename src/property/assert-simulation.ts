@@ -29,6 +29,8 @@ export interface AssertSimulationOptions extends SimulationOptions {
   maxShrinkRuns?: number;
   /** The command a user types to replay (default "zksim"; e.g. "node bin/zksim.js"). */
   replayCommand?: string;
+  /** Arguments after the file on the replay line (e.g. `--module ./lock.js` for a user's script). */
+  replayArgs?: string;
 }
 
 /** What a failed `assertSimulation` found; the message says it all in a few lines. */
@@ -70,7 +72,7 @@ export async function assertSimulation(arb: fc.Arbitrary<Scenario>, options: Ass
   const file = join(options.outDir, `${scenario.name}-fc${options.seed}-seed${result.seed}.json`);
   mkdirSync(options.outDir, { recursive: true });
   writeFileSync(file, serializeReplayCase(replayCase));
-  const command = `${options.replayCommand ?? "zksim"} replay ${file}`;
+  const command = `${options.replayCommand ?? "zksim"} replay ${file}${options.replayArgs !== undefined ? ` ${options.replayArgs}` : ""}`;
   const reproduced = result.traceHash === details.errorInstance.result.traceHash;
   const message = [
     `simulation property failed after ${details.numRuns} run(s) and ${details.numShrinks} shrink(s) (fast-check seed ${details.seed}, path "${details.counterexamplePath}")`,

@@ -12,6 +12,10 @@ export interface SimulationOptions {
   bugs?: readonly string[];
   /** A deliberately broken build (`--canary`): the property should then fail. */
   canary?: Canary;
+  /** Runs the scenarios with this workload (a user's script: src/api/) instead of the registry's. */
+  workloadDef?: RunOptions["workloadDef"];
+  /** Checkers beyond the scenarios' named ones (a user's own). */
+  extraCheckers?: RunOptions["extraCheckers"];
 }
 
 export class SimulationViolationError extends Error {
@@ -30,6 +34,8 @@ export function simulationRunOptions(scenario: Scenario, options: SimulationOpti
     seed: scenario.defaultSeed,
     ...(options.bugs !== undefined && options.bugs.length > 0 ? { bugs: options.bugs } : {}),
     ...(options.canary !== undefined ? { canary: options.canary } : {}),
+    ...(options.workloadDef !== undefined ? { workloadDef: options.workloadDef } : {}),
+    ...(options.extraCheckers !== undefined ? { extraCheckers: options.extraCheckers } : {}),
   };
 }
 

@@ -25,7 +25,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
 export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: RunOptions = {}): Promise<RunHandle> {
   const seed = options.seed ?? scenarioAsGiven.defaultSeed;
-  const def = workloadDef(scenarioAsGiven.workload.kind);
+  const def = options.workloadDef ?? workloadDef(scenarioAsGiven.workload.kind);
   const scenario = withDrawnFaults(scenarioAsGiven, seed, def.nodes(scenarioAsGiven.workload.params));
   const tape = options.simplify !== undefined ? new DecisionTape(options.simplify) : undefined;
   const sim = new Simulator({
@@ -36,7 +36,7 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     ...(tape !== undefined ? { decisionTape: tape } : {}),
   });
   if (options.canary === "connection-reorder") sim.network.canaryReorderConnections = true;
-  const checkers = scenario.checkers.map(makeChecker);
+  const checkers = [...scenario.checkers.map(makeChecker), ...(options.extraCheckers ?? []).map((make) => make())];
   let lastFaultUs: number | undefined;
   sim.trace.subscribe(
     (e) => (lastFaultUs = e.atUs),

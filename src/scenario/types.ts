@@ -6,7 +6,7 @@
 import type { Fault } from "../sim/faults.js";
 import type { NetworkConfig } from "../sim/network.js";
 import type { DiskConfig } from "../sim/disk.js";
-import type { UnknownVerdict, Violation } from "../check/checker.js";
+import type { Checker, UnknownVerdict, Violation } from "../check/checker.js";
 import type { HeapGuardOptions } from "./heap-guard.js";
 import type { SimplifyRange, StreamDraws } from "../sim/decision-tape.js";
 import type { Canary } from "./canaries.js";
@@ -61,6 +61,13 @@ export interface RunOptions {
    * the heap runs out. Default: V8's used heap against 90% of its limit; false: off.
    */
   heapGuard?: HeapGuardOptions | false;
+  /**
+   * The workload that runs the scenario instead of the registry's `workload.kind` (whose def
+   * still validates it): one built around code the caller holds, e.g. a user's script (src/api/).
+   */
+  workloadDef?: import("./workload.js").WorkloadDef;
+  /** Checkers beyond the scenario's named ones, one fresh instance per run (a user's own). */
+  extraCheckers?: readonly (() => Checker)[];
   /** Extra trace listeners (e.g. the CLI's trace file writer). */
   onTraceEvent?: (event: import("../sim/trace.js").TraceEvent) => void;
 }

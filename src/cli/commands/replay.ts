@@ -6,35 +6,41 @@
 import { UserInputError } from "../../sim/errors.js";
 import type { RunResult } from "../../scenario/types.js";
 import type { ExpectedViolation } from "../../scenario/replay-file.js";
-import { caseFlags, compareReplay, runReplayCase } from "../../scenario/replay.js";
-import { boolFlag, parseArgs } from "../args.js";
+import { caseFlags, compareReplay, runReplayCase, type ReplayComparison } from "../../scenario/replay.js";
+import { boolFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
 import { REPLAY_EXIT } from "../replay.js";
 import { readInputFile } from "../files.js";
-import { parseReplayFile } from "../../scenario/replay-file.js";
+import { parseReplayFile, type ReplayCase } from "../../scenario/replay-file.js";
+import { registerUserWorkload } from "../../api/user-workload.js";
+import { isUserScenario, replayUserCase } from "../../api/run-user-script.js";
 import { isSessionFileText } from "../../tui/session-file.js";
 import { replaySession } from "../../tui/replay-session.js";
 
 export const replay: Command = {
   name: "replay",
-  args: "<file> [--json]",
+  args: "<file> [--module PATH] [--json]",
   help: `re-run a replay file and check it reproduces (same trace hash and checkers):
 exit 1 reproduced (the case still fails), 0 reproduced a recorded pass,
-4 did not reproduce, 2 unreadable or invalid file`,
+4 did not reproduce, 2 unreadable or invalid file.
+A replay of a user's script (the public API: runUserScript, userScriptProperty) imports the
+script from --module PATH (default: the module the file records, relative to this directory)`,
   run: cmdReplay,
 };
 
 async function cmdReplay(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { json: "bool" }, "replay");
+  const args = parseArgs(argv, { json: "bool", module: "string" }, "replay");
   if (args.positionals.length === 0) throw new UserInputError("replay: which replay file? (written by `zksim run --save FILE`)");
   if (args.positionals.length > 1) throw new UserInputError(`replay: unexpected argument "${args.positionals[1]}"`);
   const path = args.positionals[0]!;
   const text = readInputFile(path, "replay file");
   // A `zksim learn --save` session file replays by re-executing its branch (tui/replay-session.ts).
   if (isSessionFileText(text)) return replaySession(path, boolFlag(args, "json"));
-  const c = parseReplayFile(text, path);
-  const result = await runReplayCase(c);
-  const cmp = compareReplay(c, result);
+  registerUserWorkload();
+  const module = stringFlag(args, "module");
+  const parsed = parseReplayFile(text, path);
+  if (module !== undefined && !isUserScenario(parsed.scenario)) throw new UserInputError(`replay: ${path} does not run a user's script (workload "${parsed.scenario.workload.kind}"): leave out --module`);
+  const { c, result, cmp } = isUserScenario(parsed.scenario) ? await replayUser(path, module) : await replayBuiltin(parsed);
   const code = !cmp.reproduced ? REPLAY_EXIT.notReproduced : result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : REPLAY_EXIT.reproducedPass;
   if (boolFlag(args, "json")) {
     console.log(JSON.stringify({ file: path, scenario: c.scenario.name, seed: c.seed, reproduced: cmp.reproduced, expected: c.expected.traceHash, actual: result.traceHash, verdict: result.verdict, ...(cmp.reason !== undefined ? { reason: cmp.reason } : {}), ...(cmp.firstDifference !== undefined ? { firstDifference: cmp.firstDifference } : {}) }));
@@ -57,11 +63,29 @@ async function cmdReplay(argv: string[]): Promise<number> {
   return code;
 }
 
+/** A case run again: the case, what the run gave, and the comparison. */
+interface Replayed {
+  c: ReplayCase;
+  result: { traceHash: string; verdict: RunResult["verdict"]; violations: readonly RunResult["violations"][number][] };
+  cmp: ReplayComparison;
+}
+
+async function replayBuiltin(c: ReplayCase): Promise<Replayed> {
+  const result = await runReplayCase(c);
+  return { c, result, cmp: compareReplay(c, result) };
+}
+
+/** A user's script: imported from --module (or the recorded path), then run as recorded (api/run-user-script.ts). */
+async function replayUser(path: string, module: string | undefined): Promise<Replayed> {
+  const r = await replayUserCase(path, module !== undefined ? { module } : {});
+  return { c: r.replayCase, result: r.result, cmp: r.comparison };
+}
+
 function describeViolation(v: ExpectedViolation | undefined): string {
   return v === undefined ? "(none)" : `[${v.checker}] ${v.message}`;
 }
 
-function describeCheckers(r: RunResult): string {
+function describeCheckers(r: Replayed["result"]): string {
   const counts = new Map<string, number>();
   for (const v of r.violations) counts.set(v.checker, (counts.get(v.checker) ?? 0) + 1);
   return [...counts].map(([checker, n]) => `${n}× ${checker}`).join(", ");

@@ -18,6 +18,7 @@ import { ZAB_CHECKERS } from "../../check/zab/index.js";
 import { CLIENT_CHECKERS } from "../../check/client/index.js";
 import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
+import type { ScriptDef } from "../scripts/script.js";
 import { RECIPE_PARAMS, checkRecipeParams } from "../scripts/recipe-support.js";
 import { SERVER_CANARIES } from "../canaries.js";
 
@@ -39,7 +40,7 @@ function scriptParam(params: Record<string, unknown>): string {
   return name;
 }
 
-function serverConfig(params: Record<string, unknown>): Partial<ZooKeeperServerConfig> {
+export function serverConfig(params: Record<string, unknown>): Partial<ZooKeeperServerConfig> {
   const out: Partial<ZooKeeperServerConfig> = {};
   const tick = intParam(params, "tickTimeMs", 2000, 1, 600_000);
   out.tickTimeMs = tick;
@@ -64,15 +65,17 @@ function snapshotSizeFactorParam(v: unknown): number {
   return v;
 }
 
-const KNOWN_PARAMS = ["script", "clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", ...RECIPE_PARAMS];
+/** The deployment's parameters (shape and server settings), whatever drives it. */
+export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest"];
+const KNOWN_PARAMS = ["script", ...ENSEMBLE_PARAMS, ...RECIPE_PARAMS];
 
-interface Shape {
+export interface Shape {
   servers: string[];
   observers: string[];
   clients: string[];
 }
 
-function shape(params: Record<string, unknown>): Shape {
+export function shape(params: Record<string, unknown>): Shape {
   const voters = intParam(params, "servers", 1, 1, 9);
   const observers = intParam(params, "observers", 0, 0, 9);
   if (voters === 1 && observers > 0) throw new UserInputError("workload.observers: observers need an ensemble (servers ≥ 2)");
@@ -91,10 +94,8 @@ export const zkWorkload: WorkloadDef = {
       if (!known.includes(k)) throw new UserInputError(`workload: unknown parameter "${k}" for kind "zk" with script "${script.name}" (known: ${known.join(", ")})`);
     }
     script.checkParams?.(params);
-    serverConfig(params);
     checkRecipeParams(params);
-    intParam(params, "initLimitTicks", 10, 1, 1000);
-    intParam(params, "syncLimitTicks", 5, 1, 1000);
+    ensembleNodes(params);
     const sh = shape(params);
     const range = script.clientRange;
     if (range !== undefined && (sh.clients.length < range[0] || sh.clients.length > range[1])) {
@@ -103,72 +104,98 @@ export const zkWorkload: WorkloadDef = {
     return [...sh.servers, ...sh.observers, ...sh.clients];
   },
   defaultCheckers(params) {
-    // Client histories always; standalone: acknowledged writes survive restarts; ensembles: the ZAB invariants.
-    const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys()] : ["zk.standalone-durability"];
     // Recipe scripts: the recipe checkers of the annotations they write (all, if unnamed).
     const script = scriptNamed(scriptParam(params));
     const recipes = script.name.startsWith("recipe-") ? [...(script.recipeCheckers ?? RECIPE_CHECKERS.keys())] : [];
-    return [...KERNEL_CHECKERS, ...server, ...CLIENT_CHECKERS.keys(), ...recipes];
+    return [...ensembleCheckers(params), ...recipes];
   },
   traceRoles: ZAB_TRACE_ROLES,
   create(w: WorkloadContext): Workload {
-    const ids = zkWorkload.nodes(w.params);
-    const sh = shape(w.params);
-    const servers = [...sh.servers, ...sh.observers];
-    const clients = sh.clients;
-    const ensemble = servers.length > 1;
-    const config = serverConfig(w.params);
-    const canary = w.canary !== undefined && SERVER_CANARIES.includes(w.canary) ? (w.canary as ServerCanary) : undefined;
-    const script = scriptNamed(scriptParam(w.params));
-    const narrative: string[] = [];
-    let finished = false;
-    let lastNote = "(start)";
-    return {
-      setup() {
-        const members: QuorumServer[] = servers.map((host, i) => ({ sid: i + 1, host, role: sh.observers.includes(host) ? "observer" : "participant" }));
-        servers.forEach((id, i) => {
-          const server = { ...config, serverId: i + 1, ...(canary ? { canary } : {}) };
-          w.sim.addNode(
-            id,
-            (ctx) =>
-              ensemble
-                ? new QuorumPeer(ctx, {
-                    ...DEFAULT_QUORUM_CONFIG,
-                    myid: i + 1,
-                    members,
-                    tickTimeMs: config.tickTimeMs ?? 2000,
-                    initLimitTicks: intParam(w.params, "initLimitTicks", 10, 1, 1000),
-                    syncLimitTicks: intParam(w.params, "syncLimitTicks", 5, 1, 1000),
-                    server,
-                    bugs: bugIdSet(w.bugs ?? []),
-                  })
-                : new ZooKeeperServer(ctx, server),
-            w.scenario.disk,
-          );
-        });
-        for (const id of clients) w.sim.addNode(id, () => ({}), w.scenario.disk);
-        for (const id of ids) w.sim.start(id);
-        const sctx = makeScriptContext(w.sim, servers, clients, {
-          report: (checker, message) => w.report(checker, message),
-          note: (line) => {
-            lastNote = line;
-            narrative.push(line);
-          },
-        }, w.params);
-        w.sim.schedule(0, () => {
-          script.run(sctx).then(
-            () => (finished = true),
-            (err: unknown) => {
-              finished = true;
-              w.report("scenario.script", `script ${script.name} failed after "${lastNote}": ${err instanceof Error ? err.message : String(err)}`);
-            },
-          );
-        });
-      },
-      async finish() {
-        if (!finished) w.report("scenario.script", `script ${script.name} did not finish by the end of the run (last step: "${lastNote}")`);
-      },
-      narrative: () => narrative,
-    };
+    zkWorkload.nodes(w.params);
+    return ensembleWorkload(w, scriptNamed(scriptParam(w.params)));
   },
 };
+
+/** The kernel's checkers, the client histories' always; standalone: acknowledged writes survive restarts; ensembles: the ZAB invariants. */
+export function ensembleCheckers(params: Record<string, unknown>): string[] {
+  const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys()] : ["zk.standalone-durability"];
+  return [...KERNEL_CHECKERS, ...server, ...CLIENT_CHECKERS.keys()];
+}
+
+/**
+ * Checks the deployment's parameters (shape, timing, server settings; throwing UserInputError)
+ * and returns its node names: servers, observers, clients.
+ */
+export function ensembleNodes(params: Record<string, unknown>): string[] {
+  serverConfig(params);
+  intParam(params, "initLimitTicks", 10, 1, 1000);
+  intParam(params, "syncLimitTicks", 5, 1, 1000);
+  const sh = shape(params);
+  return [...sh.servers, ...sh.observers, ...sh.clients];
+}
+
+/**
+ * The deployment of `w.params` (validated already) driven by `script`: the servers or the
+ * ensemble, the client nodes, and the script started at virtual time 0. A script that throws or
+ * never finishes is a `scenario.script` violation. The zk workload runs its named scripts through
+ * this; the public API (src/api/) runs a user's script through it.
+ */
+export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workload {
+  const sh = shape(w.params);
+  const ids = [...sh.servers, ...sh.observers, ...sh.clients];
+  const servers = [...sh.servers, ...sh.observers];
+  const clients = sh.clients;
+  const ensemble = servers.length > 1;
+  const config = serverConfig(w.params);
+  const canary = w.canary !== undefined && SERVER_CANARIES.includes(w.canary) ? (w.canary as ServerCanary) : undefined;
+  const narrative: string[] = [];
+  let finished = false;
+  let lastNote = "(start)";
+  return {
+    setup() {
+      const members: QuorumServer[] = servers.map((host, i) => ({ sid: i + 1, host, role: sh.observers.includes(host) ? "observer" : "participant" }));
+      servers.forEach((id, i) => {
+        const server = { ...config, serverId: i + 1, ...(canary ? { canary } : {}) };
+        w.sim.addNode(
+          id,
+          (ctx) =>
+            ensemble
+              ? new QuorumPeer(ctx, {
+                  ...DEFAULT_QUORUM_CONFIG,
+                  myid: i + 1,
+                  members,
+                  tickTimeMs: config.tickTimeMs ?? 2000,
+                  initLimitTicks: intParam(w.params, "initLimitTicks", 10, 1, 1000),
+                  syncLimitTicks: intParam(w.params, "syncLimitTicks", 5, 1, 1000),
+                  server,
+                  bugs: bugIdSet(w.bugs ?? []),
+                })
+              : new ZooKeeperServer(ctx, server),
+          w.scenario.disk,
+        );
+      });
+      for (const id of clients) w.sim.addNode(id, () => ({}), w.scenario.disk);
+      for (const id of ids) w.sim.start(id);
+      const sctx = makeScriptContext(w.sim, servers, clients, {
+        report: (checker, message) => w.report(checker, message),
+        note: (line) => {
+          lastNote = line;
+          narrative.push(line);
+        },
+      }, w.params);
+      w.sim.schedule(0, () => {
+        script.run(sctx).then(
+          () => (finished = true),
+          (err: unknown) => {
+            finished = true;
+            w.report("scenario.script", `script ${script.name} failed after "${lastNote}": ${err instanceof Error ? err.message : String(err)}`);
+          },
+        );
+      });
+    },
+    async finish() {
+      if (!finished) w.report("scenario.script", `script ${script.name} did not finish by the end of the run (last step: "${lastNote}")`);
+    },
+    narrative: () => narrative,
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * `runUserScript`: one run of a user's script in a world — the scenario runner
+ * (scenario/run.ts) with the "user" workload driving the script, the built-in checkers the world
+ * names (by default kernel, ZAB or standalone durability, and the client checkers: sessions,
+ * session order, watches, linearizability of every client op, the user's included) and the
+ * script's own checkers. The result carries the verdict, the violations, the trace hash and,
+ * when asked (`replayDir`), the replay file and its one-line command.
+ *
+ * `replayUserCase` runs a recorded case again with the script found by its module and export
+ * (what `zksim replay FILE --module PATH` does) and says whether it reproduced.
+ *
+ * Deterministic: the same script, options and seed give the same trace hash, in this process or
+ * a fresh one.
+ */
+import { UserInputError } from "../sim/errors.js";
+import type { UnknownVerdict, Violation } from "../check/checker.js";
+import { runScenario } from "../scenario/run.js";
+import { registerBuiltins } from "../scenario/builtins.js";
+import { parseReplayFile, replayCaseFromRun, replayRunOptions, type ReplayCase } from "../scenario/replay-file.js";
+import { compareReplay, type ReplayComparison } from "../scenario/replay.js";
+import type { RunOptions, RunResult, Scenario } from "../scenario/types.js";
+import { importUserScript, moduleArgOf, readReplayText, writeReplayCase } from "./files.js";
+import { registerUserWorkload, userWorkloadDef, USER_WORKLOAD } from "./user-workload.js";
+import { isUserScript, type UserScript } from "./user-script.js";
+import { worldScenario, type WorldOptions } from "./world-options.js";
+
+/** Options of `runUserScript`: the world, and where to write the replay file. */
+export interface RunUserScriptOptions extends WorldOptions {
+  /** Write the run's replay file into this directory (default: none written). */
+  replayDir?: string;
+  /** The command that starts zksim, for the printed replay line (default "npx zksim"). */
+  replayCommand?: string;
+}
+
+/** What one run of a user's script found. */
+export interface UserRunResult {
+  verdict: "pass" | "fail";
+  /** Every violation: built-in checkers, the script's own, a failed `world.expect`, a script that threw. */
+  violations: readonly Violation[];
+  /** Stretches a checker could not judge (not failures; see docs/long-runs.md). */
+  unknown: readonly UnknownVerdict[];
+  /** The trace's hash: the same script, options and seed give the same hash. */
+  traceHash: string;
+  seed: number;
+  /** Trace events recorded. */
+  events: number;
+  /** Virtual ms the run lasted (the convergence phase included). */
+  virtualMs: number;
+  /** The lines the script noted (`world.note`). */
+  narrative: readonly string[];
+  /** The replay file written (with `replayDir`). */
+  replayFile?: string;
+  /** The one-line command that replays it (with `replayDir`). */
+  replayCommand?: string;
+}
+
+/** Runs `script` once in the world `options` describes. Bad options throw UserInputError naming the field. */
+export async function runUserScript(script: UserScript, options: RunUserScriptOptions = {}): Promise<UserRunResult> {
+  const at = "runUserScript";
+  if (!isUserScript(script)) throw new UserInputError(`${at}: the first argument must be a defineUserScript(…) value`);
+  const { replayDir, replayCommand, ...world } = options ?? {};
+  if (replayDir !== undefined && (typeof replayDir !== "string" || replayDir === "")) throw new UserInputError(`${at}: options.replayDir must name a directory`);
+  const module = moduleArgOf(script.module);
+  const scenario = worldScenario(script, world, at, module);
+  const runOptions = userRunOptions(script, scenario.defaultSeed);
+  const result = await runScenario(scenario, runOptions);
+  const out = userRunResult(result);
+  if (replayDir === undefined) return out;
+  const file = writeReplayCase(replayDir, `${script.export}-seed${result.seed}`, replayCaseFromRun(scenario, runOptions, result));
+  return { ...out, replayFile: file, replayCommand: replayLine(replayCommand, file, module) };
+}
+
+/** The runner's options for a user's script: its workload and its own checkers. */
+export function userRunOptions(script: UserScript, seed: number): RunOptions {
+  return { seed, workloadDef: userWorkloadDef(script), extraCheckers: script.checkers.map((c) => () => c.make()) };
+}
+
+/** `npx zksim replay FILE --module ./src/lock.js`. */
+export function replayLine(command: string | undefined, file: string, module: string): string {
+  return `${command ?? "npx zksim"} replay ${file} --module ${module}`;
+}
+
+export function userRunResult(r: RunResult): UserRunResult {
+  return { verdict: r.verdict, violations: r.violations, unknown: r.unknown, traceHash: r.traceHash, seed: r.seed, events: r.events, virtualMs: r.virtualMs, narrative: r.narrative };
+}
+
+/** A replayed case: what was recorded, what the run gave, and whether it reproduced. */
+export interface UserReplay {
+  replayCase: ReplayCase;
+  result: UserRunResult;
+  comparison: ReplayComparison;
+}
+
+/**
+ * Replays a user run's replay file: imports the script (from `module`, default the path the
+ * file records, relative to the working directory), runs the case with its recorded seed and
+ * compares (same trace hash, verdict and failing checkers).
+ */
+export async function replayUserCase(file: string, options: { module?: string } = {}): Promise<UserReplay> {
+  registerBuiltins();
+  registerUserWorkload();
+  const c = parseReplayFile(readReplayText(file), file);
+  const script = await importUserScript(options.module ?? recordedModule(c.scenario, file), recordedExport(c.scenario, file));
+  const result = await runScenario(c.scenario, { ...replayRunOptions(c), ...userRunOptions(script, c.seed) });
+  return { replayCase: c, result: userRunResult(result), comparison: compareReplay(c, result) };
+}
+
+/** Whether a parsed scenario runs a user's script (its replay needs the module). */
+export function isUserScenario(s: Scenario): boolean {
+  return s.workload.kind === USER_WORKLOAD;
+}
+
+function recordedModule(s: Scenario, file: string): string {
+  if (!isUserScenario(s)) throw new UserInputError(`${file}: not a replay of a user's script (workload "${s.workload.kind}"): replay it without --module`);
+  return String(s.workload.params.module);
+}
+
+function recordedExport(s: Scenario, file: string): string {
+  recordedModule(s, file);
+  return String(s.workload.params.export);
+}

@@ -1,0 +1,106 @@
+/**
+ * `defineChecker`: a checker as a few functions over a state of its own — the small form of the
+ * `Checker` contract (checker.ts) for checkers written outside this project, e.g. over a user's
+ * own trace events (`user.event`, src/api/). What it builds is an ordinary `Checker`: it reads
+ * only the kinds it names (`accepts`), one event at a time as the run records them, never a live
+ * object, and returns its violations at `finish`, each with the event that exposed it.
+ *
+ * Invariants: every run gets a fresh state (`start()` per instance); an exception thrown by a
+ * user's `onEvent` is not swallowed: it becomes a violation naming the event, so a checker that
+ * cannot read an event fails loudly instead of passing.
+ */
+import type { TraceEvent } from "../sim/trace.js";
+import { ViolationLog, type Checker, type RunEnd, type Violation } from "./checker.js";
+
+/** A trace event as a checker defined here sees it (read-only; `fields` as recorded). */
+export interface CheckerEvent {
+  /** Position in the trace (0-based). */
+  readonly index: number;
+  /** Virtual time, ms since the run began. */
+  readonly atMs: number;
+  /** The trace kind: "user.event", "crash", "client.op", … (docs/trace.md). */
+  readonly kind: string;
+  /** The node that recorded it ("" for the world). */
+  readonly node: string;
+  /** The kind's fields (for "user.event": `{ name, client, data }`). */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** Reports a violation at the event being read (or, in `finish`, at the run's end). */
+export type ReportViolation = (message: string) => void;
+
+/** What `defineChecker` takes. */
+export interface CheckerSpec<S> {
+  /** The checker's name in violations, e.g. "my.lock-mutex" (namespaced: a dot, no spaces). */
+  name: string;
+  /** The trace kinds it reads (e.g. `["user.event", "crash"]`); others never reach `onEvent`. */
+  kinds: readonly string[];
+  /** A fresh state for one run. */
+  start(): S;
+  /** Reads one event of the kinds named. */
+  onEvent(state: S, event: CheckerEvent, report: ReportViolation): void;
+  /** Judges what holds at the end of the run (optional). */
+  finish?(state: S, report: ReportViolation): void;
+}
+
+/** A named checker: `make()` gives a fresh instance for one run. */
+export interface CheckerDef {
+  readonly name: string;
+  make(): Checker;
+}
+
+const NAME = /^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/;
+
+/**
+ * A checker from a spec. Throws a RangeError naming the field when the spec is malformed (the
+ * public API rewraps it as a UserInputError).
+ */
+export function defineChecker<S>(spec: CheckerSpec<S>): CheckerDef {
+  if (typeof spec !== "object" || spec === null) throw new RangeError("defineChecker: expected a spec { name, kinds, start, onEvent, finish? }");
+  if (typeof spec.name !== "string" || !NAME.test(spec.name)) throw new RangeError(`defineChecker: name must be a dotted lower-case name like "my.lock-mutex", got ${JSON.stringify(spec.name)}`);
+  if (!Array.isArray(spec.kinds) || spec.kinds.length === 0 || !spec.kinds.every((k) => typeof k === "string" && k !== "")) {
+    throw new RangeError(`defineChecker(${spec.name}): kinds must be a non-empty list of trace kinds, got ${JSON.stringify(spec.kinds)}`);
+  }
+  if (typeof spec.start !== "function") throw new RangeError(`defineChecker(${spec.name}): start must be a function returning a fresh state`);
+  if (typeof spec.onEvent !== "function") throw new RangeError(`defineChecker(${spec.name}): onEvent must be a function`);
+  if (spec.finish !== undefined && typeof spec.finish !== "function") throw new RangeError(`defineChecker(${spec.name}): finish must be a function`);
+  return { name: spec.name, make: () => new DefinedChecker(spec) };
+}
+
+class DefinedChecker<S> implements Checker {
+  readonly name: string;
+  private readonly log: ViolationLog;
+  private readonly kinds: ReadonlySet<string>;
+  private readonly state: S;
+  private at: RunEnd = { index: 0, atUs: 0 };
+
+  constructor(private readonly spec: CheckerSpec<S>) {
+    this.name = spec.name;
+    this.log = new ViolationLog(spec.name);
+    this.kinds = new Set(spec.kinds);
+    this.state = spec.start();
+  }
+
+  accepts(kind: string): boolean {
+    return this.kinds.has(kind);
+  }
+
+  onEvent(e: TraceEvent): void {
+    this.at = e;
+    const event: CheckerEvent = { index: e.index, atMs: e.atUs / 1000, kind: e.kind, node: e.node, fields: e.fields ?? {} };
+    try {
+      this.spec.onEvent(this.state, event, this.report);
+    } catch (err) {
+      if (!(err instanceof Error)) throw err;
+      this.log.add(e, `onEvent threw on ${e.kind} event #${e.index}: ${err.message}`);
+    }
+  }
+
+  finish(end?: RunEnd): Violation[] {
+    if (end !== undefined) this.at = end;
+    this.spec.finish?.(this.state, this.report);
+    return this.log.violations;
+  }
+
+  private readonly report: ReportViolation = (message) => this.log.add(this.at, message);
+}
