@@ -42,6 +42,8 @@ export function userWorkloadDef(script?: UserScript): WorkloadDef {
         description: `the user's script ${script.export}`,
         run: (s) => script.run(makeWorld(s, w.report)),
       };
+      // A user's watchers resolve promises of their own: their continuations run at the watch's time.
+      w.sim.drainAfterEveryEvent = true;
       return ensembleWorkload(w, def);
     },
   };

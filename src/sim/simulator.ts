@@ -271,6 +271,15 @@ export class Simulator {
     this.queue.push(atUs, ev);
   }
 
+  /**
+   * Drain microtasks after every event, not only after those that settled a kernel deferred:
+   * for user code that settles promises of its own from callbacks (a watcher resolving a
+   * `new Promise`), whose continuations must run at the virtual time of the callback, not at the
+   * next drain. The public API's user scripts set it (src/api/); a barrier per event costs a few
+   * µs, so built-in workloads, which settle only kernel deferreds, leave it off.
+   */
+  drainAfterEveryEvent = false;
+
   /** Marks that user promises were resolved: the run loop drains microtasks after this event. */
   noteUserPromiseResolved(): void {
     this.drainNeeded = true;
@@ -357,7 +366,7 @@ export class Simulator {
   async stepAsync(): Promise<boolean> {
     await enterMicrotask();
     const ran = this.step();
-    if (this.drainNeeded) {
+    if (this.drainNeeded || this.drainAfterEveryEvent) {
       this.drainNeeded = false;
       await drainMicrotasks();
     }
@@ -392,7 +401,7 @@ export class Simulator {
         }
         this.dispatch(atUs, this.queue.pop()!);
         ran++;
-        if (this.drainNeeded) {
+        if (this.drainNeeded || this.drainAfterEveryEvent) {
           this.drainNeeded = false;
           return BARRIER;
         }
