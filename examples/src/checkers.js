@@ -16,7 +16,7 @@ export function exclusiveWork(name, events) {
   return defineChecker({
     name,
     kinds: ["user.event"],
-    start: () => ({ /** @type {string | null} */ holder: null }),
+    start: () => /** @type {{ holder: string | null }} */ ({ holder: null }),
     onEvent(state, event, report) {
       const { name: what, client } = /** @type {{ name: string, client: string }} */ (event.fields);
       if (what === events.grant) state.holder = client;
