@@ -6,7 +6,7 @@
  * names are stable.
  *
  * ```ts
- * import { defineUserScript, runUserScript } from "zksim";
+ * import { CreateMode, Ids, defineUserScript, runUserScript } from "zksim";
  * export const hello = defineUserScript({
  *   module: import.meta.url,
  *   export: "hello",

@@ -80,6 +80,7 @@ export function replayLine(command: string | undefined, file: string, module: st
   return `${command ?? "npx zksim"} replay ${file} --module ${module}`;
 }
 
+/** The runner's result as the API reports it. */
 export function userRunResult(r: RunResult): UserRunResult {
   return { verdict: r.verdict, violations: r.violations, unknown: r.unknown, traceHash: r.traceHash, seed: r.seed, events: r.events, virtualMs: r.virtualMs, narrative: r.narrative };
 }
