@@ -15,6 +15,7 @@ import type { ScriptDef } from "../scenario/scripts/script.js";
 import { makeWorld } from "./world.js";
 import type { UserScript } from "./user-script.js";
 
+/** The workload kind of a user's script in scenario documents and replay files. */
 export const USER_WORKLOAD = "user";
 const KNOWN_PARAMS = ["module", "export", ...ENSEMBLE_PARAMS];
 
