@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { defineChecker, defineUserScript, runUserScript, userScriptProperty, UserInputError } from "../../src/api/index.js";
+import { worldScenario } from "../../src/api/world-options.js";
 // @ts-expect-error: a plain JavaScript module (what a user writes), without declarations
 import { staleRead, writeRead } from "./fixtures/scripts.mjs";
 
@@ -51,6 +52,30 @@ describe("runUserScript", () => {
     const r = spawnSync(process.execPath, ["bin/zksim.js", "replay", join(dir, "staleRead-seed11.json"), "--module", "test/api/fixtures/missing.mjs"], { cwd: ROOT, encoding: "utf8" });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--module test\/api\/fixtures\/missing\.mjs: cannot import it/);
+  });
+});
+
+describe("the world", () => {
+  test("the built-in checkers are on: kernel, ZAB on an ensemble (standalone durability alone), client histories", () => {
+    const ensemble = worldScenario(writeRead, {}, "t", "./m.js").checkers;
+    expect(ensemble).toEqual(expect.arrayContaining(["zab.leadership", "zab.liveness", "client.linearizability", "client.sessions", "client.watches", "kernel.connection-fifo"]));
+    const standalone = worldScenario(writeRead, { servers: 1 }, "t", "./m.js").checkers;
+    expect(standalone).toContain("zk.standalone-durability");
+    expect(standalone.some((c) => c.startsWith("zab."))).toBe(false);
+  });
+
+  test("waitFor gives up after its timeout, and a failed expect is a user.expect violation", async () => {
+    const script = defineUserScript({
+      module: import.meta.url,
+      export: "waits",
+      async run(world) {
+        const t0 = world.nowMs();
+        const held = await world.waitFor(() => false, { timeoutMs: 200, pollMs: 50 });
+        world.expect(held, `never held (waited ${world.nowMs() - t0} ms)`);
+      },
+    });
+    const r = await runUserScript(script, { servers: 1, clients: 1, durationMs: 1000 });
+    expect(r.violations.map((v) => `${v.checker}: ${v.message}`)).toEqual(["user.expect: never held (waited 200 ms)"]);
   });
 });
 
