@@ -8,7 +8,8 @@
  * than `npm install`ed (that would resolve zksim's dependencies through the registry or a warm
  * cache), and the example's other modules (vitest, typescript, zksim's own dependencies) are
  * links to this project's node_modules. So the test proves the tarball's contents (files list,
- * exports, types, bin), not npm's dependency resolution.
+ * exports, types, bin), not npm's dependency resolution. About 12 s of CPU in all; the timeouts
+ * leave room for a loaded machine.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
@@ -32,7 +33,7 @@ beforeAll(() => {
     if (name === "zksim" || name.startsWith(".")) continue;
     symlinkSync(join(ROOT, "node_modules", name), join(modules, name));
   }
-}, 60_000);
+}, 120_000);
 
 afterAll(() => {
   if (work !== "") rmSync(work, { recursive: true, force: true });
@@ -42,7 +43,7 @@ test("the example type-checks against the packed declarations", () => {
   const tsc = spawnSync(process.execPath, [join(example, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], { cwd: example, encoding: "utf8" });
   expect(tsc.stdout + tsc.stderr).toBe("");
   expect(tsc.status).toBe(0);
-}, 60_000);
+}, 120_000);
 
 test("the example's suite finds the lock bug, and its replay command reproduces it", () => {
   const suite = spawnSync(process.execPath, [join(example, "node_modules/vitest/vitest.mjs"), "run", "test/lock.test.js"], { cwd: example, encoding: "utf8", env: { ...process.env, CI: "1", NO_COLOR: "1" } });
