@@ -46,6 +46,9 @@ describe("runUserScript", () => {
     const r = await runUserScript(writeRead, { seed: 3, replayDir: dir });
     const json = execFileSync(process.execPath, ["bin/zksim.js", "replay", r.replayFile!, "--module", FIXTURE, "--json"], { cwd: ROOT, encoding: "utf8" });
     expect(JSON.parse(json)).toMatchObject({ reproduced: true, actual: r.traceHash, verdict: "pass" });
+    // Without --module: the module the file records, relative to the working directory.
+    const recorded = execFileSync(process.execPath, ["bin/zksim.js", "replay", r.replayFile!, "--json"], { cwd: ROOT, encoding: "utf8" });
+    expect(JSON.parse(recorded)).toMatchObject({ reproduced: true, actual: r.traceHash });
   });
 
   test("replay says which module it cannot import", () => {
