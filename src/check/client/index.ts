@@ -8,8 +8,9 @@ import { ClientLinearizabilityChecker, type LinearizabilityCheckerOptions, type 
 import { SessionOrderChecker } from "./session-order.js";
 import { SessionsChecker } from "./sessions.js";
 import { WatchesChecker } from "./watches.js";
+import { ServerWatchesChecker } from "./server-watches.js";
 
-export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker };
+export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker, ServerWatchesChecker };
 export type { LinearizabilityCheckerOptions, LinearizabilitySummary };
 
 /** Name → factory of a fresh instance, in a fixed order. */
@@ -18,6 +19,7 @@ export const CLIENT_CHECKERS: ReadonlyMap<string, () => Checker> = new Map<strin
   ["client.session-order", () => new SessionOrderChecker()],
   ["client.sessions", () => new SessionsChecker()],
   ["client.watches", () => new WatchesChecker()],
+  ["client.server-watches", () => new ServerWatchesChecker()],
 ]);
 
 /** Fresh instances of every client checker. */

@@ -19,7 +19,8 @@ import { CLIENT_CHECKERS } from "../../check/client/index.js";
 import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
 import { RECIPE_PARAMS, checkRecipeParams } from "../scripts/recipe-support.js";
-import { SERVER_CANARIES } from "../canaries.js";
+import { CLIENT_CANARIES, SERVER_CANARIES } from "../canaries.js";
+import type { ClientCanary } from "../../zk/client/index.js";
 
 /**
  * Roles a fault schedule may name (`$leader`), read from the trace: a server leads from its
@@ -119,6 +120,7 @@ export const zkWorkload: WorkloadDef = {
     const ensemble = servers.length > 1;
     const config = serverConfig(w.params);
     const canary = w.canary !== undefined && SERVER_CANARIES.includes(w.canary) ? (w.canary as ServerCanary) : undefined;
+    const clientCanary = w.canary !== undefined && CLIENT_CANARIES.includes(w.canary) ? (w.canary as ClientCanary) : undefined;
     const script = scriptNamed(scriptParam(w.params));
     const narrative: string[] = [];
     let finished = false;
@@ -154,7 +156,7 @@ export const zkWorkload: WorkloadDef = {
             lastNote = line;
             narrative.push(line);
           },
-        }, w.params);
+        }, w.params, clientCanary);
         w.sim.schedule(0, () => {
           script.run(sctx).then(
             () => (finished = true),
