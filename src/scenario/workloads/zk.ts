@@ -16,6 +16,7 @@ import { makeScriptContext } from "../scripts/script.js";
 import { KERNEL_CHECKERS } from "./kernel-traffic.js";
 import { ZAB_CHECKERS } from "../../check/zab/index.js";
 import { CLIENT_CHECKERS } from "../../check/client/index.js";
+import { DEFAULT_SYNC_LIMIT_TICKS } from "../../check/client/timeliness.js";
 import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
 import { RECIPE_PARAMS, checkRecipeParams } from "../scripts/recipe-support.js";
@@ -109,7 +110,9 @@ export const zkWorkload: WorkloadDef = {
     // Recipe scripts: the recipe checkers of the annotations they write (all, if unnamed).
     const script = scriptNamed(scriptParam(params));
     const recipes = script.name.startsWith("recipe-") ? [...(script.recipeCheckers ?? RECIPE_CHECKERS.keys())] : [];
-    return [...KERNEL_CHECKERS, ...server, ...CLIENT_CHECKERS.keys(), ...recipes];
+    // client.timeliness bounds a lost server by the default syncLimit: not run with another.
+    const client = [...CLIENT_CHECKERS.keys()].filter((n) => n !== "client.timeliness" || params.syncLimitTicks === undefined || params.syncLimitTicks === DEFAULT_SYNC_LIMIT_TICKS);
+    return [...KERNEL_CHECKERS, ...server, ...client, ...recipes];
   },
   traceRoles: ZAB_TRACE_ROLES,
   create(w: WorkloadContext): Workload {
