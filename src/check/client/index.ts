@@ -11,8 +11,9 @@ import { WatchesChecker } from "./watches.js";
 import { ServerWatchesChecker } from "./server-watches.js";
 import { TimelinessChecker } from "./timeliness.js";
 import { SessionFailoverChecker } from "./session-failover.js";
+import { ClientLivenessChecker } from "./liveness.js";
 
-export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker, ServerWatchesChecker, TimelinessChecker, SessionFailoverChecker };
+export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker, ServerWatchesChecker, TimelinessChecker, SessionFailoverChecker, ClientLivenessChecker };
 export type { LinearizabilityCheckerOptions, LinearizabilitySummary };
 
 /** Name → factory of a fresh instance, in a fixed order. */
@@ -25,6 +26,7 @@ export const CLIENT_CHECKERS: ReadonlyMap<string, () => Checker> = new Map<strin
   // Judges ensembles with the default syncLimit (5 ticks); the zk workload leaves it out for others.
   ["client.timeliness", () => new TimelinessChecker()],
   ["client.session-failover", () => new SessionFailoverChecker()],
+  ["client.liveness", () => new ClientLivenessChecker()],
 ]);
 
 /** Fresh instances of every client checker. */
