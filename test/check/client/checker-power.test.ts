@@ -94,3 +94,15 @@ describe("check: client: the new checkers on hand-written traces", () => {
     expect(judge(new ClientLivenessChecker(), [connected, fault, back, lost(80_000_000)])).toHaveLength(1);
   });
 });
+
+describe("check: client: the new checkers report a malformed event", () => {
+  const cases: [string, () => Checker, Partial<TraceEvent>, RegExp][] = [
+    ["client.session-failover", () => new SessionFailoverChecker(), { kind: "zk.session.expire", node: "s1", fields: { session: "0x1" } }, /field "timeoutMs" is missing/],
+    ["client.timeliness", () => new TimelinessChecker(), { kind: "zab.state", node: "s1", fields: { sid: 1 } }, /field "state" is missing/],
+    ["client.liveness", () => new ClientLivenessChecker(), { kind: "zk.session.established", node: "s1", fields: { client: "c1", session: "0x1" } }, /field "timeoutMs" is missing/],
+    ["client.server-watches", () => new ServerWatchesChecker(), { kind: "client.watch", node: "c1", fields: { client: "c1", session: "0x1", path: "/a", watchers: 1 } }, /without a type/],
+  ];
+  for (const [name, make, event, message] of cases) {
+    it(name, () => expect(judge(make(), [event])).toEqual([expect.stringMatching(message)]));
+  }
+});
