@@ -94,11 +94,12 @@ export class ServerWatchesChecker implements Checker {
 
   private onComplete(e: TraceEvent): void {
     const c = this.ops.complete(e);
-    if (c === undefined || c.done.outcome !== "ok") return;
+    if (c === undefined) return;
     const { inv, done } = c;
+    // exists registers whether or not the node exists (an exists that found nothing may read as NONODE).
+    if (done.outcome !== "ok" && !(inv.op === "exists" && done.err === "NONODE")) return;
     const table = REGISTERS[inv.op];
     if (table !== undefined && inv.fields.watch === true) {
-      // exists registers whether or not the node exists (stat null).
       this.tables(inv.client, done.session).waiting.add(`${table} ${inv.path}`);
       return;
     }
