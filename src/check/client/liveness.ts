@@ -18,7 +18,8 @@
  * The quiet window is twice the session's timeout, and at least 30 s: long enough for a fault's
  * aftermath (a leader that lost its quorum gives up within syncLimit ticks; a client waits a
  * read timeout) to be over. A connection attempt that never reached CONNECTED is not judged.
- * State: the open connections and live sessions; a closed handle's session is forgotten.
+ * State: the open connections and live sessions; a closed handle's session, and a crashed client
+ * node's, is forgotten.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { FAULT_EVENT_KINDS } from "../../sim/faults.js";
@@ -115,6 +116,7 @@ export class ClientLivenessChecker implements Checker {
       case "crash":
         this.down.add(e.node);
         this.paused.delete(e.node);
+        this.forgetClient(e.node);
         return;
       case "start":
       case "restart":
@@ -131,6 +133,12 @@ export class ClientLivenessChecker implements Checker {
     let s = this.sessions.get(id);
     if (s === undefined) this.sessions.set(id, (s = { client, timeoutMs: undefined, closing: false, explainedAtUs: undefined }));
     return s;
+  }
+
+  /** A crashed client node's handles are gone and never say CLOSED: forget them (bounded state). */
+  private forgetClient(node: string): void {
+    for (const [id, s] of this.sessions) if (s.client === node) this.sessions.delete(id);
+    for (const key of this.connected) if (key.startsWith(`${node}/`)) this.connected.delete(key);
   }
 
   private onClientState(e: TraceEvent): void {

@@ -28,7 +28,8 @@
  * connection with it, and the watches of a connection die with it at the server.
  *
  * Not judged: paths where the session removed watches (removeWatches, removeAllWatches). State:
- * per (client node, session), the waiting registrations; dropped when the handle closes.
+ * per (client node, session), the waiting registrations; dropped when the handle closes or its
+ * node crashes.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
@@ -53,7 +54,7 @@ interface SessionTables {
   removed: Set<string>;
 }
 
-const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "client.watch", "client.state"]);
+const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "client.watch", "client.state", "crash"]);
 
 export class ServerWatchesChecker implements Checker {
   readonly name = "client.server-watches";
@@ -77,6 +78,10 @@ export class ServerWatchesChecker implements Checker {
         return this.onComplete(e);
       case "client.watch":
         return this.onWatch(e);
+      case "crash":
+        // A crashed client node's handles are gone (they never say CLOSED): forget their sessions.
+        this.sessions.delete(e.node);
+        return;
       case "client.state":
         // A closed handle's session is over at this client: forget it (bounded state).
         if (str(e.fields, "state") === "CLOSED") this.sessions.get(str(e.fields, "client") ?? e.node)?.delete(str(e.fields, "session") ?? "");

@@ -106,3 +106,25 @@ describe("check: client: the new checkers report a malformed event", () => {
     it(name, () => expect(judge(make(), [event])).toEqual([expect.stringMatching(message)]));
   }
 });
+
+describe("check: client: the new checkers forget what is over", () => {
+  it("client.liveness and client.server-watches drop a crashed client node's sessions; a closed handle's too", () => {
+    const events = [
+      { kind: "client.state", node: "c1", fields: { client: "c1", state: "CONNECTED", session: "0x1", conn: 7 } },
+      { kind: "client.invoke", node: "c1", fields: { client: "c1", session: "0x1", opId: 1, op: "getData", path: "/a", watch: true } },
+      { kind: "client.complete", node: "c1", fields: { client: "c1", session: "0x1", opId: 1, outcome: "ok", zxid: "0x2" } },
+      { kind: "client.state", node: "c2", fields: { client: "c2", state: "CONNECTED", session: "0x2", conn: 8 } },
+    ];
+    const live = new ClientLivenessChecker();
+    const watches = new ServerWatchesChecker();
+    judge(live, events);
+    judge(watches, events);
+    expect([live.retained(), watches.retained()]).toEqual([4, 1]);
+    const gone = [...events, { kind: "crash", node: "c1" }, { kind: "client.state", node: "c2", fields: { client: "c2", state: "CLOSED", session: "0x2", conn: 8 } }];
+    const live2 = new ClientLivenessChecker();
+    const watches2 = new ServerWatchesChecker();
+    judge(live2, gone);
+    judge(watches2, gone);
+    expect([live2.retained(), watches2.retained()]).toEqual([0, 0]);
+  });
+});
