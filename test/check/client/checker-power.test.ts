@@ -5,6 +5,7 @@ import { runCheckers, type Checker } from "../../../src/check/checker.js";
 import type { Canary } from "../../../src/scenario/types.js";
 import type { TraceEvent } from "../../../src/sim/trace.js";
 import { ClientLivenessChecker, ServerWatchesChecker, SessionFailoverChecker, TimelinessChecker } from "../../../src/check/client/index.js";
+import { zkWorkload } from "../../../src/scenario/workloads/zk.js";
 
 /**
  * The four client-facing invariants of issue 20 (sessions across failover, liveness without
@@ -126,5 +127,14 @@ describe("check: client: the new checkers forget what is over", () => {
     judge(live2, gone);
     judge(watches2, gone);
     expect([live2.retained(), watches2.retained()]).toEqual([0, 0]);
+  });
+});
+
+describe("check: client: the zk workload's default checkers", () => {
+  it("run the four new checkers; client.timeliness only with the syncLimit it assumes", () => {
+    const names = zkWorkload.defaultCheckers({ script: "zab-isolated-leader", servers: 3 });
+    for (const n of ["client.session-failover", "client.liveness", "client.server-watches", "client.timeliness"]) expect(names).toContain(n);
+    expect(zkWorkload.defaultCheckers({ script: "zab-isolated-leader", servers: 3, syncLimitTicks: 5 })).toContain("client.timeliness");
+    expect(zkWorkload.defaultCheckers({ script: "zab-isolated-leader", servers: 3, syncLimitTicks: 10 })).not.toContain("client.timeliness");
   });
 });
