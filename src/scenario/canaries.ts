@@ -17,8 +17,8 @@ export type CaughtBy =
 
 export interface CanaryEntry {
   name: string;
-  /** The layer it breaks: the kernel's network, or the ZooKeeper server. */
-  layer: "kernel" | "server";
+  /** The layer it breaks: the kernel's network, the ZooKeeper server, or the ZooKeeper client. */
+  layer: "kernel" | "server" | "client";
   /** What the broken build does wrong. */
   breaks: string;
   caughtBy: readonly CaughtBy[];
@@ -75,16 +75,46 @@ export const CANARY_REGISTRY = [
     breaks: "replay moves a parent's cversion/pzxid unconditionally on create/delete, without the NODEEXISTS fixup (before ZOOKEEPER-1046)",
     caughtBy: [{ kind: "test", file: "test/zk/server/fuzzy-snapshot.test.ts", checkers: ["the replayed tree's digest"] }],
   },
+  {
+    name: "stale-session-deadlines",
+    layer: "server",
+    breaks: "a new leader keeps each session's old deadline (its last txn's time + timeout) instead of a fresh timeout from its establishment",
+    caughtBy: [scenario("ensemble-session-expiry", [1], "client.session-failover")],
+  },
+  {
+    name: "rare-pings",
+    layer: "client",
+    breaks: "the client pings once per read timeout instead of twice, so an idle connection with healthy links times out",
+    caughtBy: [scenario("watch-semantics", [1], "client.liveness")],
+  },
+  {
+    name: "standard-watch-kept",
+    layer: "server",
+    breaks: "the server keeps a standard watch after it fires, so the next change notifies it again (the client hands that event to nobody)",
+    caughtBy: [scenario("watch-semantics", [1], "client.server-watches")],
+  },
+  {
+    name: "leader-ignores-quorum-loss",
+    layer: "server",
+    breaks: "a leader that loses its quorum keeps leading and serving instead of giving up after syncLimit ticks",
+    caughtBy: [scenario("zab-isolated-leader", [1], "client.timeliness")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
 
 /** The canaries a scenario catches: what `--canary` and replay files accept. */
-export const CANARIES = ["connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap"] as const satisfies readonly AnyCanary[];
+export const CANARIES = [
+  "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
+  "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
+] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 
 /** The canaries the ZooKeeper server implements (the kernel's are set on the simulator). */
 export const SERVER_CANARIES: readonly AnyCanary[] = CANARY_REGISTRY.filter((c) => c.layer === "server").map((c) => c.name);
+
+/** The canaries the ZooKeeper client implements (every handle a script connects uses it). */
+export const CLIENT_CANARIES: readonly AnyCanary[] = CANARY_REGISTRY.filter((c) => c.layer === "client").map((c) => c.name);
 
 export const isCanary = (name: unknown): name is Canary => typeof name === "string" && (CANARIES as readonly string[]).includes(name);
 

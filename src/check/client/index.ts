@@ -8,8 +8,12 @@ import { ClientLinearizabilityChecker, type LinearizabilityCheckerOptions, type 
 import { SessionOrderChecker } from "./session-order.js";
 import { SessionsChecker } from "./sessions.js";
 import { WatchesChecker } from "./watches.js";
+import { ServerWatchesChecker } from "./server-watches.js";
+import { TimelinessChecker } from "./timeliness.js";
+import { SessionFailoverChecker } from "./session-failover.js";
+import { ClientLivenessChecker } from "./liveness.js";
 
-export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker };
+export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker, ServerWatchesChecker, TimelinessChecker, SessionFailoverChecker, ClientLivenessChecker };
 export type { LinearizabilityCheckerOptions, LinearizabilitySummary };
 
 /** Name → factory of a fresh instance, in a fixed order. */
@@ -18,6 +22,11 @@ export const CLIENT_CHECKERS: ReadonlyMap<string, () => Checker> = new Map<strin
   ["client.session-order", () => new SessionOrderChecker()],
   ["client.sessions", () => new SessionsChecker()],
   ["client.watches", () => new WatchesChecker()],
+  ["client.server-watches", () => new ServerWatchesChecker()],
+  // Judges ensembles with the default syncLimit (5 ticks); the zk workload leaves it out for others.
+  ["client.timeliness", () => new TimelinessChecker()],
+  ["client.session-failover", () => new SessionFailoverChecker()],
+  ["client.liveness", () => new ClientLivenessChecker()],
 ]);
 
 /** Fresh instances of every client checker. */

@@ -9,7 +9,7 @@ import type { Simulator } from "../../sim/simulator.js";
 import type { FaultAction } from "../../sim/faults.js";
 import { applyFault } from "../../sim/faults.js";
 import { canonicalJson } from "../../sim/trace.js";
-import type { ZooKeeper, ClientOptions, WatchedEvent } from "../../zk/client/index.js";
+import type { ZooKeeper, ClientOptions, ClientCanary, WatchedEvent } from "../../zk/client/index.js";
 import { createClient, KeeperException } from "../../zk/client/index.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
 
@@ -99,7 +99,15 @@ export interface ScriptHost {
   note(line: string): void;
 }
 
-export function makeScriptContext(sim: Simulator, servers: readonly string[], clients: readonly string[], host: ScriptHost, params: Readonly<Record<string, unknown>> = {}): ScriptContext {
+/** `clientCanary`: a broken client build that every handle `connect` makes uses (never in normal runs). */
+export function makeScriptContext(
+  sim: Simulator,
+  servers: readonly string[],
+  clients: readonly string[],
+  host: ScriptHost,
+  params: Readonly<Record<string, unknown>> = {},
+  clientCanary?: ClientCanary,
+): ScriptContext {
   let failedExpectations = 0;
   const fail = (message: string): void => {
     failedExpectations++;
@@ -115,7 +123,7 @@ export function makeScriptContext(sim: Simulator, servers: readonly string[], cl
       if (node.context === undefined) throw new Error(`client node ${clientNode} is down`);
       const { servers: only, ...rest } = options;
       const connectString = (only ?? servers).map((s) => `${s}:${CLIENT_PORT}`).join(",");
-      const zk = createClient(node.context, { connectString, sessionTimeoutMs: 10_000, ...rest });
+      const zk = createClient(node.context, { connectString, sessionTimeoutMs: 10_000, ...rest, ...(clientCanary !== undefined ? { canary: clientCanary } : {}) });
       const ok = await ctx.waitFor(() => zk.getState() === "CONNECTED", 30_000, `${clientNode} connects`);
       if (!ok) throw new Error(`${clientNode} could not connect`);
       return zk;

@@ -2,10 +2,13 @@
  * session-expiry: a client cut off (or paused) past its session timeout. At the tickTime
  * bucket boundary the server expires the session with a closeSession txn: the session's
  * ephemerals vanish and other clients' watches fire; when the client comes back it is told
- * Expired and its handle is dead (SESSIONEXPIRED).
+ * Expired and its handle is dead (SESSIONEXPIRED). On an ensemble the story goes on through a
+ * failover (see `failover`).
  */
 import { CreateMode, Ids } from "../../zk/proto/records.js";
-import { EventLog, type ScriptDef } from "./script.js";
+import type { ZooKeeper } from "../../zk/client/index.js";
+import { EnsembleView } from "./ensemble.js";
+import { EventLog, type ScriptContext, type ScriptDef } from "./script.js";
 
 export const sessionExpiry: ScriptDef = {
   name: "session-expiry",
@@ -54,6 +57,48 @@ export const sessionExpiry: ScriptDef = {
     s.expectEqual(await observer.getChildren("/workers"), [], "the paused client's ephemeral is gone too");
     s.fault({ kind: "resume", node: "c3" });
     await s.waitFor(() => sleeper.getState() === "CLOSED", 20_000, "c3 learns its session expired after resuming");
-    s.conclude("both expiries happened at tick boundaries; ephemerals vanished and watchers were told");
+    if (s.servers.length > 1) await failover(s, observer);
+    s.conclude(
+      s.servers.length > 1
+        ? "both expiries happened at tick boundaries; ephemerals vanished and watchers were told; across a failover, sessions got a full timeout from the new leader"
+        : "both expiries happened at tick boundaries; ephemerals vanished and watchers were told",
+    );
   },
 };
+
+/**
+ * Ensembles only: the leader crashes in the middle of two sessions' lives. The new leader knows
+ * nothing of when its predecessor last heard from a session, so it gives every session a full
+ * timeout from its establishment: a client cut off just before the failover keeps its session
+ * (and its ephemeral) a full timeout past the new leader's establishment, and a connected client
+ * keeps its session across the failover.
+ */
+async function failover(s: ScriptContext, observer: ZooKeeper): Promise<void> {
+  const ens = new EnsembleView(s.sim, s);
+  const leader = await ens.settled(30_000, "one serving leader before the failover");
+  if (leader === undefined) return;
+  const others = s.servers.filter((id) => id !== leader);
+  const lease = await s.connect("c1", { sessionTimeoutMs: 6000, servers: others });
+  const survivor = await s.connect("c3", { sessionTimeoutMs: 6000 });
+  const survivorSession = survivor.getSessionIdHex();
+  await lease.create("/workers/w1f", "alive", Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+  const events = new EventLog();
+  await observer.exists("/workers/w1f", events.watcher);
+
+  s.note(`failover: c1 (session timeout 6 s) is cut off; 4 s later the leader ${leader} crashes`);
+  s.fault({ kind: "partition", groups: [["c1"], [...s.servers, "c2", "c3"]] });
+  await s.sleepMs(4000);
+  s.fault({ kind: "crash", node: leader });
+  const elected = await s.waitFor(() => ens.leader() !== undefined, 30_000, "a new leader serves");
+  if (!elected) return;
+  const establishedUs = s.sim.nowUs;
+  s.note(`${ens.leader()} leads; c1's session must live 6 s more, whatever the old leader last heard`);
+  await s.waitFor(() => events.nodeEvents().includes("NodeDeleted /workers/w1f"), 20_000, "c1's ephemeral goes with its session");
+  const goneAfterMs = (s.sim.nowUs - establishedUs) / 1000;
+  s.expect(goneAfterMs > 6000, `c1's ephemeral vanished ${goneAfterMs} ms after the new leader was established: expected a full timeout (6000 ms) from then`);
+  s.expect(survivor.getState() === "CONNECTED" && survivor.getSessionIdHex() === survivorSession, `c3 kept its session ${survivorSession} across the failover`);
+  s.expectEqual(await survivor.exists("/workers/w1f"), null, "c3 reads through the new leader's epoch");
+  s.fault({ kind: "start", node: leader });
+  s.fault({ kind: "heal" });
+  await s.waitFor(() => lease.getState() === "CLOSED", 20_000, "c1 learns its session expired");
+}

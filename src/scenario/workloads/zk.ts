@@ -16,11 +16,13 @@ import { makeScriptContext } from "../scripts/script.js";
 import { KERNEL_CHECKERS } from "./kernel-traffic.js";
 import { ZAB_CHECKERS } from "../../check/zab/index.js";
 import { CLIENT_CHECKERS } from "../../check/client/index.js";
+import { DEFAULT_SYNC_LIMIT_TICKS } from "../../check/client/timeliness.js";
 import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
 import type { ScriptDef } from "../scripts/script.js";
 import { RECIPE_PARAMS, checkRecipeParams } from "../scripts/recipe-support.js";
-import { SERVER_CANARIES } from "../canaries.js";
+import { CLIENT_CANARIES, SERVER_CANARIES } from "../canaries.js";
+import type { ClientCanary } from "../../zk/client/index.js";
 
 /**
  * Roles a fault schedule may name (`$leader`), read from the trace: a server leads from its
@@ -119,7 +121,9 @@ export const zkWorkload: WorkloadDef = {
 /** The kernel's checkers, the client histories' always; standalone: acknowledged writes survive restarts; ensembles: the ZAB invariants. */
 export function ensembleCheckers(params: Record<string, unknown>): string[] {
   const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys()] : ["zk.standalone-durability"];
-  return [...KERNEL_CHECKERS, ...server, ...CLIENT_CHECKERS.keys()];
+  // client.timeliness bounds a lost server by the default syncLimit: not run with another.
+  const client = [...CLIENT_CHECKERS.keys()].filter((n) => n !== "client.timeliness" || params.syncLimitTicks === undefined || params.syncLimitTicks === DEFAULT_SYNC_LIMIT_TICKS);
+  return [...KERNEL_CHECKERS, ...server, ...client];
 }
 
 /**
@@ -148,6 +152,7 @@ export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workloa
   const ensemble = servers.length > 1;
   const config = serverConfig(w.params);
   const canary = w.canary !== undefined && SERVER_CANARIES.includes(w.canary) ? (w.canary as ServerCanary) : undefined;
+  const clientCanary = w.canary !== undefined && CLIENT_CANARIES.includes(w.canary) ? (w.canary as ClientCanary) : undefined;
   const narrative: string[] = [];
   let finished = false;
   let lastNote = "(start)";
@@ -182,7 +187,7 @@ export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workloa
           lastNote = line;
           narrative.push(line);
         },
-      }, w.params);
+      }, w.params, clientCanary);
       w.sim.schedule(0, () => {
         script.run(sctx).then(
           () => (finished = true),

@@ -144,6 +144,8 @@ export interface ClientCnxnOptions {
   sessionPasswd: Uint8Array;
   watchManager: ZKWatchManager;
   rng: Rng;
+  /** A canary only: "rare-pings" pings once per read timeout instead of twice. */
+  canary?: "rare-pings";
 }
 
 type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; onFinish: (reply: PacketReply) => void; reply: PacketReply };
@@ -182,6 +184,7 @@ export class ClientCnxn {
   private readonly watchManager: ZKWatchManager;
   private readonly chroot: Chroot;
   private readonly rng: Rng;
+  private readonly rarePings: boolean;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -189,6 +192,7 @@ export class ClientCnxn {
   ) {
     this.hostProvider = new StaticHostProvider(options.hosts, options.rng);
     this.rng = options.rng;
+    this.rarePings = options.canary === "rare-pings";
     this.chroot = options.chroot;
     this.watchManager = options.watchManager;
     this.sessionTimeoutMs = options.sessionTimeoutMs;
@@ -504,7 +508,8 @@ export class ClientCnxn {
       return;
     }
     if (connected) {
-      const halfReadMs = Math.floor(this.readTimeoutMs / 2);
+      // The canary's pings come a read timeout apart: the read timeout fires first on an idle connection.
+      const halfReadMs = this.rarePings ? this.readTimeoutMs + 1000 : Math.floor(this.readTimeoutMs / 2);
       const timeToNextPingMs = halfReadMs - idleSendMs - (idleSendMs > 1000 ? 1000 : 0);
       if (timeToNextPingMs <= 0 || idleSendMs > MAX_SEND_PING_INTERVAL_MS) {
         this.outgoing.push(pingPacket());

@@ -55,7 +55,12 @@ export interface ClientOptions {
   /** Re-attach to an existing session (with its password). */
   sessionId?: bigint;
   sessionPasswd?: Uint8Array;
+  /** A deliberately broken client, to prove checkers catch it (never in normal runs). */
+  canary?: ClientCanary;
 }
+
+/** "rare-pings": the client pings no more often than its read timeout, so an idle connection times out. */
+export type ClientCanary = "rare-pings";
 
 /** A read's watch argument: `true` = the default watcher, a function = that watcher. */
 export type WatchArg = boolean | Watcher | undefined;
@@ -153,6 +158,7 @@ export class ZooKeeper {
       sessionPasswd: passwd,
       watchManager: this.watchManager,
       rng: ctx.rng,
+      ...(options.canary !== undefined ? { canary: options.canary } : {}),
     });
     this.cnxn.start();
   }

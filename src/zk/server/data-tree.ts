@@ -189,6 +189,8 @@ export interface DataTreeOptions {
    * them from the txn (ZOOKEEPER-1046). false only for a canary that must be caught.
    */
   fuzzyReplayFixups?: boolean;
+  /** A canary only: standard watches are not consumed when they fire (default false). */
+  keepStandardWatches?: boolean;
 }
 
 export interface SnapshotNode {
@@ -232,7 +234,7 @@ export class DataTree {
   get sessionsWithTimeouts(): ReadonlyMap<SessionId, number> {
     return this.sessions;
   }
-  readonly watches = new WatchManager();
+  readonly watches: WatchManager;
   /** Kept current on every change (see digest-calculator.ts). */
   private treeDigest = new TreeDigest();
   lastProcessedZxid: Zxid = 0n;
@@ -242,6 +244,7 @@ export class DataTree {
   constructor(opts: DataTreeOptions = {}) {
     this.extendedTypesEnabled = opts.extendedTypesEnabled ?? false;
     this.replayFixups = opts.fuzzyReplayFixups ?? true;
+    this.watches = new WatchManager(opts.keepStandardWatches === true);
     const root = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
     const proc = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
     const quota = new DataNode(EMPTY, openAcl(), emptyStatPersisted());

@@ -43,7 +43,8 @@ export interface SessionTracker extends SessionChecker {
   removeSession(sessionId: SessionId): void;
   setOwner(sessionId: SessionId, owner: unknown): void;
   /** Begins expiring sessions (only the leader or a standalone server does). */
-  start(): void;
+  /** `freshTimeouts` false: a canary that keeps old deadlines. */
+  start(freshTimeouts?: boolean): void;
   shutdown(): void;
 }
 
@@ -85,11 +86,15 @@ export class SessionTrackerImpl implements SessionTracker {
    * Starts expiring. Every known session gets a fresh, full timeout from now: no session expires
    * while nobody served it (a new leader, a restarted standalone server).
    */
-  start(): void {
+  start(freshTimeouts = true): void {
     if (this.running) return;
     this.running = true;
     this.nextExpirationTimeMs = this.roundToNextInterval(this.host.nowMs());
-    for (const s of [...this.sessionsById.values()].sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0))) this.touch(s, s.timeoutMs);
+    for (const s of [...this.sessionsById.values()].sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0))) {
+      if (freshTimeouts) this.touch(s, s.timeoutMs);
+      // Only a canary passes false: it keeps the deadlines `addSessionTouchedAt` restored (those past, due at once).
+      else if (s.expiryMs < this.nextExpirationTimeMs) this.moveTo(s, this.nextExpirationTimeMs);
+    }
     this.schedule();
   }
 
@@ -116,6 +121,14 @@ export class SessionTrackerImpl implements SessionTracker {
     return s;
   }
 
+  /**
+   * A canary only (stale-session-deadlines): tracks a session as if last touched at
+   * `lastTouchMs`; a deadline already past expires at the first expiry check.
+   */
+  addSessionTouchedAt(sessionId: SessionId, timeoutMs: number, lastTouchMs: number): void {
+    this.moveTo(this.addSession(sessionId, timeoutMs), this.roundToNextInterval(lastTouchMs + timeoutMs));
+  }
+
   /** `touchSession`: false when the session is unknown or closing (the packet is then dropped). */
   touchSession(sessionId: SessionId, timeoutMs: number): boolean {
     const s = this.find(sessionId);
@@ -125,7 +138,10 @@ export class SessionTrackerImpl implements SessionTracker {
   }
 
   private touch(s: SessionImpl, timeoutMs: number): void {
-    const expiry = this.roundToNextInterval(this.host.nowMs() + timeoutMs);
+    this.moveTo(s, this.roundToNextInterval(this.host.nowMs() + timeoutMs));
+  }
+
+  private moveTo(s: SessionImpl, expiry: number): void {
     if (s.expiryMs === expiry) return;
     if (s.expiryMs !== 0) this.buckets.get(s.expiryMs)?.delete(s);
     let bucket = this.buckets.get(expiry);

@@ -55,6 +55,9 @@ export class WatchTable {
   private readonly modes = new Map<ServerWatcher, Map<string, WatcherMode>>();
   private recursiveCount = 0;
 
+  /** `keepStandard`: a canary only — standard entries are not consumed when they fire. */
+  constructor(private readonly keepStandard = false) {}
+
   addWatch(path: string, watcher: ServerWatcher, mode: WatcherMode = "STANDARD"): boolean {
     let set = this.watchTable.get(path);
     if (set === undefined) {
@@ -157,7 +160,7 @@ export class WatchTable {
             if (type !== EventType.NodeChildrenChanged) matched.add(w);
           } else if (!atParent) {
             matched.add(w);
-            if (mode === "STANDARD") this.consume(localPath, w, set);
+            if (mode === "STANDARD" && !this.keepStandard) this.consume(localPath, w, set);
           }
         }
         if (set.size === 0) this.watchTable.delete(localPath);
@@ -206,8 +209,14 @@ export interface WatchStats {
 
 /** The pair of tables a DataTree keeps. */
 export class WatchManager {
-  readonly dataWatches = new WatchTable();
-  readonly childWatches = new WatchTable();
+  readonly dataWatches: WatchTable;
+  readonly childWatches: WatchTable;
+
+  /** `keepStandardWatches`: a canary only (a standard watch that fires on every later change too). */
+  constructor(keepStandardWatches = false) {
+    this.dataWatches = new WatchTable(keepStandardWatches);
+    this.childWatches = new WatchTable(keepStandardWatches);
+  }
 
   /** addWatch(PERSISTENT | PERSISTENT_RECURSIVE): registered in both tables, like Java. */
   addPersistentWatch(path: string, watcher: ServerWatcher, mode: Exclude<WatcherMode, "STANDARD">): void {

@@ -71,7 +71,13 @@ export type ServerCanary =
   /** Parent cversion/pzxid move unconditionally on create/delete, no NODEEXISTS fixup (pre ZOOKEEPER-1046). */
   | "fuzzy-replay-no-fixup"
   /** A leader's DIFF from its on-disk txn log leaves out the first txn it read there. */
-  | "txnlog-diff-gap";
+  | "txnlog-diff-gap"
+  /** A new leader keeps each session's old deadline (its last txn's time + timeout) instead of a fresh timeout. */
+  | "stale-session-deadlines"
+  /** A standard watch is not removed when it fires: the next change notifies it again. */
+  | "standard-watch-kept"
+  /** A leader that loses its quorum keeps leading (and serving) instead of giving up after syncLimit ticks. */
+  | "leader-ignores-quorum-loss";
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,
@@ -92,7 +98,11 @@ export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
 /** The database a server (standalone or quorum peer) loads from its disk, configured from `config`. */
 export function newZKDatabase(ctx: NodeContext, config: ZooKeeperServerConfig): ZKDatabase {
   const { extendedTypesEnabled, snapCount, snapChunkNodes, snapChunkIntervalUs, snapshotSizeFactor, purgeSnapRetainCount, canary } = config;
-  const treeOptions = { extendedTypesEnabled, ...(canary === "fuzzy-replay-no-fixup" ? { fuzzyReplayFixups: false } : {}) };
+  const treeOptions = {
+    extendedTypesEnabled,
+    ...(canary === "fuzzy-replay-no-fixup" ? { fuzzyReplayFixups: false } : {}),
+    ...(canary === "standard-watch-kept" ? { keepStandardWatches: true } : {}),
+  };
   const replay = canary === "fuzzy-replay-strict" ? "strict" : "tolerant";
   return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay, snapshotSizeFactor, purgeSnapRetainCount });
 }

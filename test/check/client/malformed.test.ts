@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker } from "../../../src/check/client/index.js";
+import { ClientLinearizabilityChecker, ServerWatchesChecker, SessionOrderChecker, SessionsChecker, WatchesChecker } from "../../../src/check/client/index.js";
 import type { Checker } from "../../../src/check/checker.js";
 import { ClientTrace, S1, runChecker, z } from "./trace-builder.js";
 
@@ -8,6 +8,7 @@ const CHECKERS: [string, () => Checker][] = [
   ["client.session-order", () => new SessionOrderChecker()],
   ["client.sessions", () => new SessionsChecker()],
   ["client.watches", () => new WatchesChecker()],
+  ["client.server-watches", () => new ServerWatchesChecker()],
 ];
 
 /** A well-formed create, then `broken` (a client event whose fields break the schema). */

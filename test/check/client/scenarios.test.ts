@@ -70,7 +70,10 @@ describe("check: client: SESSIONMOVED in a real run", () => {
 
 describe("check: client: checkers", () => {
   it("CLIENT_CHECKERS names every checker and makes fresh instances", () => {
-    expect([...CLIENT_CHECKERS.keys()]).toEqual(["client.linearizability", "client.session-order", "client.sessions", "client.watches"]);
+    expect([...CLIENT_CHECKERS.keys()]).toEqual([
+      "client.linearizability", "client.session-order", "client.sessions", "client.watches",
+      "client.server-watches", "client.timeliness", "client.session-failover", "client.liveness",
+    ]);
     const a = clientCheckers();
     const b = clientCheckers();
     expect(a.map((c) => c.name)).toEqual([...CLIENT_CHECKERS.keys()]);

@@ -30,7 +30,12 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
   /** The leader's tracker: unknown global sessions are SESSIONEXPIRED; every session gets a fresh timeout. */
   protected override createSessionTracker(): SessionTracker {
     const tracker = new SessionTrackerImpl(this.trackerHost(), this.config.tickTimeMs, this.config.serverId, Code.SESSIONEXPIRED);
-    for (const [id, timeoutMs] of this.zkDb.dataTree.sessionsWithTimeouts) tracker.addSession(id, timeoutMs);
+    const stale = this.config.canary === "stale-session-deadlines" ? lastTxnTimes(this.zkDb.committedLog) : undefined;
+    for (const [id, timeoutMs] of this.zkDb.dataTree.sessionsWithTimeouts) {
+      const lastMs = stale?.get(id);
+      if (lastMs === undefined) tracker.addSession(id, timeoutMs);
+      else tracker.addSessionTouchedAt(id, timeoutMs, lastMs);
+    }
     return tracker;
   }
 
@@ -41,7 +46,8 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
    */
   startLeading(base: Zxid): void {
     this.hzxid = base;
-    this.sessionTracker.start();
+    // The canary keeps the deadlines it restored instead of a fresh timeout for every session.
+    this.sessionTracker.start(this.config.canary !== "stale-session-deadlines");
     this.startServing();
   }
 
@@ -90,4 +96,11 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
     annotateDelivery(this, entry);
     if (this.forwardedPending.get(entry.header.clientId) === entry.header.zxid) this.forwardedPending.delete(entry.header.clientId);
   }
+}
+
+/** A canary's "old deadlines": per session, the leader time (ms) of its latest txn in the committed log. */
+function lastTxnTimes(log: readonly TxnEntry[]): Map<SessionId, number> {
+  const out = new Map<SessionId, number>();
+  for (const e of log) out.set(e.header.clientId, Math.max(out.get(e.header.clientId) ?? 0, e.header.time));
+  return out;
 }

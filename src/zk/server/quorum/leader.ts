@@ -325,7 +325,8 @@ export class Leader {
       if (this.established) {
         const synced = new Set([this.myid]);
         for (const h of this.handlers) if (h.synced && !h.isObserver && h.stage === "BROADCAST") synced.add(h.sid);
-        if (!this.peer.qv.containsQuorum(synced)) return this.abandon("Not sufficient followers synced, only synced with sids: [" + [...synced].join(",") + "]");
+        // The canary keeps leading (and serving its clients) without a quorum.
+        if (!this.peer.qv.containsQuorum(synced) && this.peer.config.server.canary !== "leader-ignores-quorum-loss") return this.abandon("Not sufficient followers synced, only synced with sids: [" + [...synced].join(",") + "]");
       }
     }
     this.timers.push(this.peer.ctx.setTimerMs(this.peer.config.tickTimeMs / 2, () => this.lead(), "leader-tick"));

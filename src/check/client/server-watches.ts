@@ -1,0 +1,156 @@
+/**
+ * client.server-watches: a standard watch is one-shot at the server (docs/zookeeper.md §2.2):
+ * the server sends at most one notification per registration, online.
+ *
+ * client.watches judges what reached a client's watchers; a notification the client hands to no
+ * watcher (`watchers: 0`) is not judged there, because the client's and the server's tables can
+ * legitimately disagree. So a server that notifies a standard watch a second time goes unseen:
+ * its client drops the event. This checker judges every notification the server sent that
+ * reached the client (each `client.watch` of a znode event type, whatever its `watchers`), against
+ * the registrations the server holds for that session, built from the client's history:
+ *
+ * - the server's tables are two (Java's DataTree): data (getData, and exists whether or not the
+ *   node exists) and child (getChildren); a watched read that completed ok registers its path in
+ *   its table. A registration is a set entry: two reads before a change are one watch.
+ * - an event takes the entries of its tables at its path (NodeCreated / NodeDataChanged: data;
+ *   NodeChildrenChanged: child; NodeDeleted: both — one notification for both, as the server
+ *   suppresses the second table's). An event that takes nothing, and that no persistent watch
+ *   (`addWatch` mode 0 at the path, mode 1 at the path or an ancestor, not for
+ *   NodeChildrenChanged) explains, is a notification the server sent without a registration:
+ *   a standard watch fired twice, or a watch nobody set fired.
+ * - across a reconnect the session keeps its entries: the client re-registers exactly the
+ *   watches it holds (SetWatches), which are these.
+ *
+ * Why the client's view of the replies is the server's view: per connection, the server sends
+ * the reply to a watched read right after registering it, and any notification of that
+ * registration after it; the connection is FIFO, and the client annotates a completion and a
+ * notification in the order it reads them. A watched read whose reply never arrived took its
+ * connection with it, and the watches of a connection die with it at the server.
+ *
+ * Not judged: paths where the session removed watches (removeWatches, removeAllWatches). State:
+ * per (client node, session), the waiting registrations; dropped when the handle closes or its
+ * node crashes.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { OpTable, selfAndAncestors, str } from "./trace-fields.js";
+
+type ServerTable = "data" | "child";
+
+const TAKES: Readonly<Record<string, readonly ServerTable[]>> = {
+  NodeCreated: ["data"],
+  NodeDataChanged: ["data"],
+  NodeChildrenChanged: ["child"],
+  NodeDeleted: ["data", "child"],
+};
+
+const REGISTERS: Readonly<Record<string, ServerTable>> = { getData: "data", exists: "data", getChildren: "child" };
+
+interface SessionTables {
+  /** "data /a", "child /a": registrations not yet notified. */
+  waiting: Set<string>;
+  persistent: Set<string>;
+  recursive: Set<string>;
+  removed: Set<string>;
+}
+
+const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "client.watch", "client.state", "crash"]);
+
+export class ServerWatchesChecker implements Checker {
+  readonly name = "client.server-watches";
+  private readonly log = new ViolationLog(this.name);
+  private readonly ops = new OpTable((e, why) => this.log.add(e, why));
+  /** Client node → session → its server-side tables. */
+  private readonly sessions = new Map<string, Map<string, SessionTables>>();
+
+  accepts(kind: string): boolean {
+    return READS.has(kind);
+  }
+
+  onEvent(e: TraceEvent): void {
+    switch (e.kind) {
+      case "client.invoke": {
+        const inv = this.ops.invoke(e);
+        if (inv !== undefined && (inv.op === "removeWatches" || inv.op === "removeAllWatches")) this.tables(inv.client, inv.session).removed.add(inv.path);
+        return;
+      }
+      case "client.complete":
+        return this.onComplete(e);
+      case "client.watch":
+        return this.onWatch(e);
+      case "crash":
+        // A crashed client node's handles are gone (they never say CLOSED): forget their sessions.
+        this.sessions.delete(e.node);
+        return;
+      case "client.state":
+        // A closed handle's session is over at this client: forget it (bounded state).
+        if (str(e.fields, "state") === "CLOSED") this.sessions.get(str(e.fields, "client") ?? e.node)?.delete(str(e.fields, "session") ?? "");
+        return;
+    }
+  }
+
+  private tables(client: string, session: string): SessionTables {
+    let bySession = this.sessions.get(client);
+    if (bySession === undefined) this.sessions.set(client, (bySession = new Map()));
+    let t = bySession.get(session);
+    if (t === undefined) bySession.set(session, (t = { waiting: new Set(), persistent: new Set(), recursive: new Set(), removed: new Set() }));
+    return t;
+  }
+
+  private onComplete(e: TraceEvent): void {
+    const c = this.ops.complete(e);
+    if (c === undefined) return;
+    const { inv, done } = c;
+    // exists registers whether or not the node exists (an exists that found nothing may read as NONODE).
+    if (done.outcome !== "ok" && !(inv.op === "exists" && done.err === "NONODE")) return;
+    const table = REGISTERS[inv.op];
+    if (table !== undefined && inv.fields.watch === true) {
+      this.tables(inv.client, done.session).waiting.add(`${table} ${inv.path}`);
+      return;
+    }
+    if (inv.op === "addWatch") {
+      const t = this.tables(inv.client, done.session);
+      (inv.fields.mode === 1 || inv.fields.mode === "PERSISTENT_RECURSIVE" ? t.recursive : t.persistent).add(inv.path);
+    }
+  }
+
+  private onWatch(e: TraceEvent): void {
+    const type = str(e.fields, "type");
+    const path = str(e.fields, "path");
+    if (type === undefined) {
+      this.log.add(e, `malformed trace event: client.watch without a type (${JSON.stringify(e.fields)})`);
+      return;
+    }
+    const takes = TAKES[type];
+    // Removal events (DataWatchRemoved…) are the client's own, not the server's notifications.
+    if (takes === undefined) return;
+    if (path === undefined) {
+      this.log.add(e, `malformed trace event: client.watch ${type} without a path (${JSON.stringify(e.fields)})`);
+      return;
+    }
+    const client = str(e.fields, "client") ?? e.node;
+    const session = str(e.fields, "session") ?? "";
+    const t = this.tables(client, session);
+    let took = false;
+    for (const table of takes) took = t.waiting.delete(`${table} ${path}`) || took;
+    if (took) return;
+    const ancestors = selfAndAncestors(path);
+    if (t.persistent.has(path) || (type !== "NodeChildrenChanged" && ancestors.some((p) => t.recursive.has(p)))) return;
+    if (ancestors.some((p) => t.removed.has(p))) return;
+    this.log.add(
+      e,
+      `the server sent ${client} (session ${session}) ${type} ${path}, but the session held no ${takes.join(" or ")} watch on ${path} that had not fired yet ` +
+        `(the client handed it to ${String(e.fields?.watchers)} watcher(s)): a standard watch is notified at most once per registration`,
+    );
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+
+  retained(): number {
+    let n = 0;
+    for (const bySession of this.sessions.values()) for (const t of bySession.values()) n += t.waiting.size + t.persistent.size + t.recursive.size;
+    return n;
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * client.timeliness: ZooKeeper's timeliness guarantee (docs/zookeeper.md §1) from the server's
+ * side, online. A server that has lost its leader or its quorum stops serving within a bound,
+ * so a client's view is never staler than that: a server cut off longer than the bound must not
+ * answer a client — a reply to a request, a ping that keeps the client attached to it, or a
+ * ConnectResponse that (re)attaches a session.
+ *
+ * Cut off, read from the trace (`zab.state`, `fle.elected`, crashes, partitions):
+ * - a leader (LEADING) has lost its quorum while the voters it could still lead, itself
+ *   included, are not a majority of the voters. A voter counts unless it is down, a link between
+ *   the two is cut (either way: a follower must hear the leader and the leader its ACKs), or it
+ *   is leading or following another server. Voters are the servers seen FOLLOWING or LEADING
+ *   (observers never are); one never seen so is not counted, which only makes a loss rarer.
+ * - a learner (FOLLOWING, OBSERVING) has lost its leader — the one its last `fle.elected`
+ *   named — while that leader is down or the link from it is cut.
+ * A new role starts with a fresh judgement. Pauses and clogged links never count as a loss
+ * (a paused node's partner may simply wait), so every loss judged is a certain one.
+ *
+ * The bound: `syncLimit` ticks (ZooKeeper's: a learner's read of its leader times out after
+ * syncLimit ticks of silence; a leader gives up when a quorum has not answered for syncLimit
+ * ticks), plus one tick because both are checked once per tick, plus one tick of margin: (syncLimit
+ * + 2) ticks on the server's own clock (a `clock` fault changes it), not counting time it was
+ * paused. tickTime is read from the trace: a leader sends PING to its learners every tickTime/2.
+ * Before a leader has sent two rounds, nothing is judged. `syncLimitTicks` is the ensemble's
+ * setting (5 by default, as the scenarios' ensembles have). Read-only mode is not modelled.
+ *
+ * State: one entry per server (a role, a loss start) and the cut links: bounded by the ensemble.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { CutLinks } from "../cut-links.js";
+import { guarded, intField, stringField } from "../event-reader.js";
+import { NodeClocks } from "../node-clocks.js";
+import { ServerNames } from "../zab/zab-event.js";
+
+export const DEFAULT_SYNC_LIMIT_TICKS = 5;
+
+interface Role {
+  state: "LEADING" | "FOLLOWING" | "OBSERVING";
+  /** A learner's leader (node id), when its election named one already seen. */
+  leader: string | undefined;
+}
+
+const READS: ReadonlySet<string> = new Set([
+  "zab.state", "zab.role.ended", "fle.elected", "crash", "start", "restart", "pause", "resume", "partition", "heal", "clock", "send",
+]);
+
+export class TimelinessChecker implements Checker {
+  readonly name = "client.timeliness";
+  private readonly log = new ViolationLog(this.name);
+  private readonly names = new ServerNames();
+  private readonly roles = new Map<string, Role>();
+  /** The leader each server's last election named. */
+  private readonly elected = new Map<string, string>();
+  private readonly voters = new Set<string>();
+  private readonly down = new Set<string>();
+  private readonly paused = new Map<string, number>();
+  private readonly cut = new CutLinks();
+  private readonly clocks = new NodeClocks();
+  /** Server → true time its current loss (of leader or quorum) began. */
+  private readonly lossSinceUs = new Map<string, number>();
+  /** Servers already reported in their current loss (one violation per loss). */
+  private readonly reported = new Set<string>();
+  private readonly lastPingUs = new Map<string, number>();
+  private halfTickLocalUs = Infinity;
+
+  constructor(private readonly syncLimitTicks = DEFAULT_SYNC_LIMIT_TICKS) {}
+
+  accepts(kind: string): boolean {
+    return READS.has(kind);
+  }
+
+  onEvent(e: TraceEvent): void {
+    guarded(this.log, e, this, this.read);
+  }
+
+  private read(e: TraceEvent): void {
+    switch (e.kind) {
+      case "send":
+        return this.onSend(e);
+      case "clock":
+        this.clocks.apply(e);
+        return;
+      case "pause":
+        this.paused.set(e.node, e.atUs);
+        return;
+      case "resume": {
+        // Time spent paused is not the server's to count: its loss starts that much later.
+        const since = this.paused.get(e.node);
+        this.paused.delete(e.node);
+        const loss = this.lossSinceUs.get(e.node);
+        if (since !== undefined && loss !== undefined) this.lossSinceUs.set(e.node, loss + (e.atUs - since));
+        return;
+      }
+      case "crash":
+        this.down.add(e.node);
+        this.paused.delete(e.node);
+        this.endRole(e.node);
+        break;
+      case "start":
+      case "restart":
+        this.down.delete(e.node);
+        break;
+      case "partition":
+      case "heal":
+        this.cut.apply(e);
+        break;
+      case "fle.elected": {
+        this.names.learn(e);
+        const leader = this.names.node(String(intField(e, "leader")));
+        if (leader === undefined) this.elected.delete(e.node);
+        else this.elected.set(e.node, leader);
+        return;
+      }
+      case "zab.role.ended":
+        this.names.learn(e);
+        this.endRole(e.node);
+        break;
+      case "zab.state":
+        this.names.learn(e);
+        this.onState(e, stringField(e, "state"));
+        break;
+    }
+    this.recompute(e.atUs);
+  }
+
+  private onState(e: TraceEvent, state: string): void {
+    this.endRole(e.node);
+    if (state !== "LEADING" && state !== "FOLLOWING" && state !== "OBSERVING") return;
+    if (state !== "OBSERVING") this.voters.add(e.node);
+    this.roles.set(e.node, { state, leader: state === "LEADING" ? undefined : this.elected.get(e.node) });
+  }
+
+  private endRole(node: string): void {
+    this.roles.delete(node);
+    this.lossSinceUs.delete(node);
+    this.reported.delete(node);
+    this.lastPingUs.delete(node);
+  }
+
+  /** Starts or ends each server's loss after a change of roles, crashes or links. */
+  private recompute(nowUs: number): void {
+    for (const [node, role] of this.roles) {
+      if (!this.isCutOff(node, role)) {
+        this.lossSinceUs.delete(node);
+        this.reported.delete(node);
+      } else if (!this.lossSinceUs.has(node)) {
+        this.lossSinceUs.set(node, nowUs);
+      }
+    }
+  }
+
+  private isCutOff(node: string, role: Role): boolean {
+    if (role.state !== "LEADING") {
+      const leader = role.leader;
+      return leader !== undefined && (this.down.has(leader) || this.cut.has(leader, node));
+    }
+    let support = 1;
+    for (const v of this.voters) {
+      if (v === node || this.down.has(v) || this.cut.has(node, v) || this.cut.has(v, node)) continue;
+      const r = this.roles.get(v);
+      if (r !== undefined && (r.state === "LEADING" || (r.leader !== undefined && r.leader !== node))) continue;
+      support++;
+    }
+    return 2 * support <= this.voters.size;
+  }
+
+  private onSend(e: TraceEvent): void {
+    const role = this.roles.get(e.node);
+    if (role === undefined) return;
+    const what = e.detail ?? "";
+    if (what === "PING") {
+      if (role.state === "LEADING") this.learnTick(e.node, e.atUs);
+      return;
+    }
+    if (what !== "ping" && what !== "connected" && !what.startsWith("reply:")) return;
+    const since = this.lossSinceUs.get(e.node);
+    if (since === undefined || this.reported.has(e.node) || this.halfTickLocalUs === Infinity) return;
+    const tickUs = 2 * this.halfTickLocalUs;
+    const boundUs = (this.syncLimitTicks + 2) * tickUs;
+    const cutOffUs = this.clocks.elapsedLocalUs(e.node, since, e.atUs);
+    if (cutOffUs <= boundUs) return;
+    this.reported.add(e.node);
+    const lost = role.state === "LEADING" ? "its quorum" : `its leader ${role.leader ?? "?"}`;
+    this.log.add(
+      e,
+      `${this.names.label(e.node)} (${role.state}) answered ${e.peer ?? "a client"} (${what}) ${cutOffUs / 1000} ms after it lost ${lost} at ${since / 1000} ms: ` +
+        `a server cut off for longer than syncLimit (${this.syncLimitTicks}) + 2 ticks of ${tickUs / 1000} ms must have stopped serving`,
+    );
+  }
+
+  /** tickTime/2: the shortest gap between two rounds of a leader's PINGs, on its own clock. */
+  private learnTick(node: string, atUs: number): void {
+    const last = this.lastPingUs.get(node);
+    if (last === atUs) return;
+    if (last !== undefined) this.halfTickLocalUs = Math.min(this.halfTickLocalUs, this.clocks.elapsedLocalUs(node, last, atUs));
+    this.lastPingUs.set(node, atUs);
+  }
+
+  finish(): Violation[] {
+    return this.log.violations;
+  }
+}

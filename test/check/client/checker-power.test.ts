@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { loadScenario } from "../../../src/cli/scenario-files.js";
+import { runScenario } from "../../../src/scenario/run.js";
+import { runCheckers, type Checker } from "../../../src/check/checker.js";
+import type { Canary } from "../../../src/scenario/types.js";
+import type { TraceEvent } from "../../../src/sim/trace.js";
+import { ClientLivenessChecker, ServerWatchesChecker, SessionFailoverChecker, TimelinessChecker } from "../../../src/check/client/index.js";
+import { zkWorkload } from "../../../src/scenario/workloads/zk.js";
+
+/**
+ * The four client-facing invariants of issue 20 (sessions across failover, liveness without
+ * faults, one-shot watches at the server, timeliness): each canary is caught by its new checker
+ * and by no other checker of the run (the scenario's own expectations aside), and the scenarios
+ * stay clean without it.
+ */
+const CASES: readonly { canary: Canary; scenario: string; checker: string }[] = [
+  { canary: "stale-session-deadlines", scenario: "ensemble-session-expiry", checker: "client.session-failover" },
+  { canary: "rare-pings", scenario: "watch-semantics", checker: "client.liveness" },
+  { canary: "standard-watch-kept", scenario: "watch-semantics", checker: "client.server-watches" },
+  { canary: "leader-ignores-quorum-loss", scenario: "zab-isolated-leader", checker: "client.timeliness" },
+];
+
+/** The checkers (not the scenario's expectations or script) that reported something. */
+const generic = (checkers: readonly string[]) => [...new Set(checkers.filter((c) => !c.startsWith("scenario.")))].sort();
+
+describe("check: client: the invariants of issue 20, each caught only by its checker", () => {
+  for (const c of CASES) {
+    it(`canary ${c.canary}: ${c.scenario} fails ${c.checker} and no other checker; passes without the canary`, async () => {
+      const scenario = loadScenario(c.scenario);
+      expect(scenario.checkers).toContain(c.checker);
+      for (const seed of [1, 2]) {
+        const broken = await runScenario(scenario, { seed, canary: c.canary });
+        expect(generic(broken.violations.map((v) => v.checker)), `seed ${seed}`).toEqual([c.checker]);
+        const clean = await runScenario(scenario, { seed });
+        expect(clean.violations, `seed ${seed}`).toEqual([]);
+      }
+    }, 60_000);
+  }
+});
+
+/** Feeds hand-written events to one checker. */
+function judge(checker: Checker, events: Partial<TraceEvent>[]): string[] {
+  const full = events.map((e, index) => ({ index, atUs: 0, node: "", ...e }) as TraceEvent);
+  return runCheckers([checker], full).map((v) => v.message);
+}
+
+describe("check: client: the new checkers on hand-written traces", () => {
+  it("client.session-failover: an expiry a full timeout after establishment passes; one sooner fails; a fast clock counts", () => {
+    const est = { kind: "zab.leader.established", node: "s1", atUs: 1_000_000, fields: { sid: 1, epoch: 2, lastZxid: "0x0" } };
+    const expireAt = (atUs: number) => ({ kind: "zk.session.expire", node: "s1", atUs, fields: { session: "0x1", timeoutMs: 4000 } });
+    expect(judge(new SessionFailoverChecker(), [est, expireAt(5_000_001)])).toEqual([]);
+    expect(judge(new SessionFailoverChecker(), [est, expireAt(4_000_000)])).toHaveLength(1);
+    // s1's clock runs twice as fast from 1 s: 2.5 s of true time are 5 s on its clock.
+    expect(judge(new SessionFailoverChecker(), [est, { kind: "clock", node: "s1", atUs: 1_000_000, fields: { rate: 2 } }, expireAt(3_500_000)])).toEqual([]);
+  });
+
+  it("client.server-watches: a second notification of one registration fails; a new registration in between passes; persistent watches fire at will", () => {
+    const read = (opId: number, atUs: number) => [
+      { kind: "client.invoke", node: "c1", atUs, fields: { client: "c1", session: "0x1", opId, op: "getData", path: "/a", watch: true } },
+      { kind: "client.complete", node: "c1", atUs, fields: { client: "c1", session: "0x1", opId, outcome: "ok", zxid: "0x2" } },
+    ];
+    const changed = { kind: "client.watch", node: "c1", fields: { client: "c1", session: "0x1", type: "NodeDataChanged", path: "/a", watchers: 0 } };
+    expect(judge(new ServerWatchesChecker(), [...read(1, 0), changed, changed])).toHaveLength(1);
+    expect(judge(new ServerWatchesChecker(), [...read(1, 0), changed, ...read(2, 1), changed])).toEqual([]);
+    const addWatch = [
+      { kind: "client.invoke", node: "c1", fields: { client: "c1", session: "0x1", opId: 3, op: "addWatch", path: "/", mode: 1 } },
+      { kind: "client.complete", node: "c1", fields: { client: "c1", session: "0x1", opId: 3, outcome: "ok" } },
+    ];
+    expect(judge(new ServerWatchesChecker(), [...addWatch, changed, changed])).toEqual([]);
+  });
+
+  it("client.timeliness: a leader cut from its followers past syncLimit + 2 ticks that still answers fails; a paused stretch does not count", () => {
+    const ms = 1000;
+    const state = (node: string, sid: number, state: string, atUs = 0) => ({ kind: "zab.state", node, atUs, fields: { sid, state } });
+    const elected = (node: string, sid: number) => ({ kind: "fle.elected", node, fields: { sid, leader: 1, zxid: "0x0", state: "FOLLOWING", electionEpoch: 1 } });
+    const ping = (atUs: number) => ({ kind: "send", node: "s1", peer: "s2", atUs, detail: "PING" });
+    const setup = [state("s1", 1, "LOOKING"), state("s2", 2, "LOOKING"), state("s3", 3, "LOOKING"), elected("s2", 2), elected("s3", 3), state("s1", 1, "LEADING"), state("s2", 2, "FOLLOWING"), state("s3", 3, "FOLLOWING"), ping(1000 * ms), ping(2000 * ms)];
+    const cut = { kind: "partition", atUs: 3000 * ms, fields: { links: ["s1>s2", "s2>s1", "s1>s3", "s3>s1"] } };
+    const reply = (atUs: number) => ({ kind: "send", node: "s1", peer: "c1", atUs, detail: "reply:getData" });
+    // tick 2 s (PINGs 1 s apart), syncLimit 5: the bound is 14 s after the cut.
+    expect(judge(new TimelinessChecker(), [...setup, cut, reply(16_000 * ms)])).toEqual([]);
+    expect(judge(new TimelinessChecker(), [...setup, cut, reply(17_001 * ms)])).toHaveLength(1);
+    const pause = [{ kind: "pause", node: "s1", atUs: 4000 * ms }, { kind: "resume", node: "s1", atUs: 9000 * ms }];
+    expect(judge(new TimelinessChecker(), [...setup, cut, ...pause, reply(21_000 * ms)])).toEqual([]);
+  });
+
+  it("client.liveness: a read timeout with no fault fails; one after a recent fault, or of a connection never CONNECTED, passes", () => {
+    const connected = { kind: "client.state", node: "c1", atUs: 0, fields: { client: "c1", state: "CONNECTED", session: "0x1", conn: 7 } };
+    const lost = (atUs: number, conn = 7) => ({ kind: "client.disconnect", node: "c1", atUs, fields: { client: "c1", session: "0x1", reason: "read timeout", conn } });
+    expect(judge(new ClientLivenessChecker(), [connected, lost(50_000_000)])).toHaveLength(1);
+    expect(judge(new ClientLivenessChecker(), [connected, lost(50_000_000, 8)])).toEqual([]);
+    const fault = { kind: "crash", node: "s9", atUs: 40_000_000 };
+    const back = { kind: "restart", node: "s9", atUs: 41_000_000 };
+    expect(judge(new ClientLivenessChecker(), [connected, fault, back, lost(50_000_000)])).toEqual([]);
+    expect(judge(new ClientLivenessChecker(), [connected, fault, back, lost(80_000_000)])).toHaveLength(1);
+  });
+});
+
+describe("check: client: the new checkers report a malformed event", () => {
+  const cases: [string, () => Checker, Partial<TraceEvent>, RegExp][] = [
+    ["client.session-failover", () => new SessionFailoverChecker(), { kind: "zk.session.expire", node: "s1", fields: { session: "0x1" } }, /field "timeoutMs" is missing/],
+    ["client.timeliness", () => new TimelinessChecker(), { kind: "zab.state", node: "s1", fields: { sid: 1 } }, /field "state" is missing/],
+    ["client.liveness", () => new ClientLivenessChecker(), { kind: "zk.session.established", node: "s1", fields: { client: "c1", session: "0x1" } }, /field "timeoutMs" is missing/],
+    ["client.server-watches", () => new ServerWatchesChecker(), { kind: "client.watch", node: "c1", fields: { client: "c1", session: "0x1", path: "/a", watchers: 1 } }, /without a type/],
+  ];
+  for (const [name, make, event, message] of cases) {
+    it(name, () => expect(judge(make(), [event])).toEqual([expect.stringMatching(message)]));
+  }
+});
+
+describe("check: client: the new checkers forget what is over", () => {
+  it("client.liveness and client.server-watches drop a crashed client node's sessions; a closed handle's too", () => {
+    const events = [
+      { kind: "client.state", node: "c1", fields: { client: "c1", state: "CONNECTED", session: "0x1", conn: 7 } },
+      { kind: "client.invoke", node: "c1", fields: { client: "c1", session: "0x1", opId: 1, op: "getData", path: "/a", watch: true } },
+      { kind: "client.complete", node: "c1", fields: { client: "c1", session: "0x1", opId: 1, outcome: "ok", zxid: "0x2" } },
+      { kind: "client.state", node: "c2", fields: { client: "c2", state: "CONNECTED", session: "0x2", conn: 8 } },
+    ];
+    const live = new ClientLivenessChecker();
+    const watches = new ServerWatchesChecker();
+    judge(live, events);
+    judge(watches, events);
+    expect([live.retained(), watches.retained()]).toEqual([4, 1]);
+    const gone = [...events, { kind: "crash", node: "c1" }, { kind: "client.state", node: "c2", fields: { client: "c2", state: "CLOSED", session: "0x2", conn: 8 } }];
+    const live2 = new ClientLivenessChecker();
+    const watches2 = new ServerWatchesChecker();
+    judge(live2, gone);
+    judge(watches2, gone);
+    expect([live2.retained(), watches2.retained()]).toEqual([0, 0]);
+  });
+});
+
+describe("check: client: the zk workload's default checkers", () => {
+  it("run the four new checkers; client.timeliness only with the syncLimit it assumes", () => {
+    const names = zkWorkload.defaultCheckers({ script: "zab-isolated-leader", servers: 3 });
+    for (const n of ["client.session-failover", "client.liveness", "client.server-watches", "client.timeliness"]) expect(names).toContain(n);
+    expect(zkWorkload.defaultCheckers({ script: "zab-isolated-leader", servers: 3, syncLimitTicks: 5 })).toContain("client.timeliness");
+    expect(zkWorkload.defaultCheckers({ script: "zab-isolated-leader", servers: 3, syncLimitTicks: 10 })).not.toContain("client.timeliness");
+  });
+});
