@@ -18,6 +18,8 @@ import type { Intent } from "./keys.js";
 /** Steps per redraw tick while running, by speed level. */
 export const SPEEDS = [1, 2, 5, 20, 100, 500] as const;
 export const TICK_MS = 100;
+/** Protocols whose clients run transactions (the w key starts one) rather than ZooKeeper writes. */
+const COMMIT_PROTOCOLS = new Set(["2pc", "3pc"]);
 
 export type Mode =
   | { kind: "normal" }
@@ -206,8 +208,10 @@ export class Controller {
       }
       case "heal":
         return this.run("heal");
-      case "write":
-        return this.run(`write c1 /w${++this.writes} ${this.writes}`);
+      case "write": {
+        const n = ++this.writes;
+        return this.run(COMMIT_PROTOCOLS.has(s.frame.protocol) ? `txn c1 k${n} ${n}` : `write c1 /w${n} ${n}`);
+      }
       case "branch":
         return this.run(`branch ${(s.frame.branch + 1) % s.frame.branches}`);
       case "save": {

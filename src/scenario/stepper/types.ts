@@ -23,12 +23,17 @@ import type { PendingMessage } from "../../sim/network.js";
 import type { FaultAction } from "../../sim/faults.js";
 import type { Checker } from "../../check/checker.js";
 
-/** A ZooKeeper-style client operation the learner can start (writes and a read). */
+/**
+ * A client operation the learner can start: ZooKeeper's writes and a read, or a commit
+ * protocol's transaction (set `key` to `value` at every participant; those in `noVoteFrom`
+ * cannot execute it and vote No).
+ */
 export type ClientOp =
   | { op: "create"; path: string; data: string; ephemeral?: boolean }
   | { op: "set"; path: string; data: string }
   | { op: "delete"; path: string }
-  | { op: "get"; path: string };
+  | { op: "get"; path: string }
+  | { op: "txn"; key: string; value: string; noVoteFrom: string[] };
 
 /** One learner action, as data (it goes into the replay file). */
 export type Action =
