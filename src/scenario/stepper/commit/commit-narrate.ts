@@ -128,7 +128,7 @@ function narrateAnnotation(protocol: CommitProtocol, kind: string, n: string, f:
     case "apply":
       return `${n} ${f.outcome === "commit" ? "commits" : protocol === "2pc" ? "rolls back" : "aborts"} ${txn}, ${APPLIED_BY[String(f.by)] ?? String(f.by)}, and releases its lock`;
     case "in-doubt":
-      return `${n} is still in doubt about ${txn}, holding ${locks}: it asks ${list(f.waitingFor)} for the decision (it may not decide alone)`;
+      return `${n} still in doubt about ${txn}, holding ${locks}: asks ${list(f.waitingFor)} for the decision`;
     case "timeout":
       return `${n}'s timer fires while ${String(f.state)} about ${txn} (holding ${locks}): ${String(f.action)}`;
     case "forgotten":

@@ -2,13 +2,14 @@
  * Each node of a 2PC/3PC world in the book's terms (2.1.1, 2.1.2), read from the processes'
  * `inspect()` (plain objects) and their disks: the coordinator's phase, the votes and Acks it
  * has, its decision; each participant's state (executing, in doubt after a Yes, uncertain,
- * precommitted, committed, rolled back…), the locks it holds and its store; each client's
+ * precommitted, committed, rolled back…), the locks it holds and its store (once it holds a value); each client's
  * waiting transaction and last outcome; and every node's log as the disk holds it, a record
  * still waiting for its fsync marked "…" — a crash keeps only what is durable, so a down
  * node shows exactly what its restart will read.
  *
  * One transaction per node line (the one still open, else the newest), so a line fits 80
- * columns.
+ * columns; a lock is named by its key, with its holder when that is another transaction;
+ * votes read p1:Y p2:N p3:? (Yes, No, not yet).
  */
 import type { CommitWorld } from "./commit-world.js";
 import type { NodeView } from "../types.js";
@@ -36,7 +37,7 @@ const COORD_PHASE: Record<string, string> = {
   canCommit: "canCommit: votes",
   "logging-preCommit": "logging preCommit",
   preCommit: "preCommit: Acks",
-  "logging-decision": "logging decision",
+  "logging-decision": "deciding",
   "awaiting-acks": "decided",
   learning: "asking outcomes",
   ended: "done",
@@ -46,7 +47,7 @@ const PART_STATE: Record<string, string> = {
   // 2PC
   preparing: "executing",
   prepared: "in doubt (Yes)",
-  applying: "logging outcome",
+  applying: "applying",
   commit: "committed",
   rollback: "rolled back",
   // 3PC
@@ -81,8 +82,9 @@ function coordinatorView(world: CommitWorld): NodeView {
   if (t !== undefined) {
     const phase = t.phase === "awaiting-acks" && t.decision !== null ? `${decisionWord(world, t.decision)}: Acks` : (COORD_PHASE[t.phase] ?? t.phase);
     fields.push([t.txn, phase]);
-    if (t.phase === "voting" || t.phase === "canCommit" || t.phase === "logging-begin") fields.push(["votes", votesText(world, t.votes)]);
-    else if (t.phase === "preCommit" || t.phase === "logging-preCommit") fields.push(["acks", listOrDash(t.preCommitAcks)]);
+    const acked = t.preCommitAcks !== undefined && t.preCommitAcks.length > 0;
+    if (t.phase === "voting" || t.phase === "canCommit" || t.phase === "logging-begin" || (t.phase === "logging-decision" && !acked)) fields.push(["votes", votesText(world, t.votes)]);
+    else if (t.phase === "preCommit" || t.phase === "logging-preCommit" || t.phase === "logging-decision") fields.push(["acks", listOrDash(t.preCommitAcks)]);
     else if (t.phase === "awaiting-acks" || t.phase === "learning") fields.push(["acks", listOrDash(t.acks ?? Object.keys(t.outcomes ?? {}))]);
     else if (t.decision !== null) fields.push(["decision", t.decision]);
   }
@@ -99,10 +101,11 @@ function participantView(world: CommitWorld, id: string): NodeView {
     const t = state.txns.find((x) => OPEN_PARTICIPANT.has(x.state)) ?? state.txns[state.txns.length - 1];
     txn = t?.txn;
     if (t !== undefined) fields.push([t.txn, `${PART_STATE[t.state] ?? t.state}${t.terminating === true && OPEN_PARTICIPANT.has(t.state) ? ", asking peers" : ""}`]);
-    const locks = Object.entries(state.heldLocks).map(([k, holder]) => `${k}:${holder}`);
+    // A lock held by the transaction shown is named by its key alone.
+    const locks = Object.entries(state.heldLocks).map(([k, holder]) => (holder === txn ? k : `${k}:${holder}`));
     fields.push(["locks", locks.length === 0 ? "—" : locks.join(" ")]);
     const store = Object.entries(state.store).map(([k, v]) => `${k}=${String(v)}`);
-    fields.push(["store", store.length === 0 ? "—" : store.join(" ")]);
+    if (store.length > 0) fields.push(["store", store.join(" ")]);
   }
   fields.push(["log", logText(world, id, "participant.log", txn)]);
   return { id, status: node.status, role: "participant", fields };
@@ -126,7 +129,7 @@ function decisionWord(world: CommitWorld, decision: string): string {
 }
 
 function votesText(world: CommitWorld, votes: Record<string, string>): string {
-  return world.participants.map((p) => `${p}:${votes[p] === "yes" ? "Yes" : votes[p] === "no" ? "No" : "?"}`).join(" ");
+  return world.participants.map((p) => `${p}:${votes[p] === "yes" ? "Y" : votes[p] === "no" ? "N" : "?"}`).join(" ");
 }
 
 function listOrDash(xs: readonly string[] | undefined): string {
