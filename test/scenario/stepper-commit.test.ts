@@ -7,7 +7,7 @@
  * are refused in one line.
  */
 import { describe, expect, it } from "vitest";
-import { isUserInputError } from "../../src/sim/errors.js";
+import { comparable, refused } from "../helpers/stepper.js";
 import { Session } from "../../src/scenario/stepper/session.js";
 import { adapterFor, PLANNED_PROTOCOLS } from "../../src/scenario/stepper/adapters.js";
 import { threePcAdapter, twoPcAdapter } from "../../src/scenario/stepper/commit/commit-adapter.js";
@@ -25,22 +25,8 @@ function field(f: Frame, id: string, name: string): string | undefined {
   return node(f, id).fields.find(([k]) => k === name)?.[1];
 }
 
-function comparable(f: Frame): unknown {
-  return { ...f, stepFrom: undefined, steps: undefined, recent: f.recent.map((r) => [r.event.index, r.event.kind, r.narration]) };
-}
-
 async function steps(s: Session, n: number): Promise<void> {
   for (let i = 0; i < n; i++) await s.forward();
-}
-
-function refused(run: () => void): string {
-  try {
-    run();
-  } catch (err) {
-    if (isUserInputError(err)) return err.message;
-    throw err;
-  }
-  throw new Error("expected a refusal");
 }
 
 describe("stepper: 2PC and 3PC adapters", () => {
