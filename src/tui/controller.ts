@@ -14,6 +14,7 @@ import { whatIf } from "../scenario/stepper/what-if.js";
 import { parseCommand } from "./commands.js";
 import { execute } from "./execute.js";
 import type { Intent } from "./keys.js";
+import { sharedViewIntent } from "./view-intents.js";
 
 /** Steps per redraw tick while running, by speed level. */
 export const SPEEDS = [1, 2, 5, 20, 100, 500] as const;
@@ -111,36 +112,23 @@ export class Controller {
     const s = this.state;
     const nodes = s.frame.nodes;
     const clamp = (i: number) => Math.max(0, Math.min(SPEEDS.length - 1, i));
+    const shared = sharedViewIntent(s, intent, nodes);
+    if (shared !== undefined) {
+      this.set(shared.patch);
+      const text = shared.command;
+      return text === undefined ? undefined : () => this.run(text);
+    }
     switch (intent.kind) {
       case "quit":
         return void this.set({ quit: true, running: false });
       case "menu":
         return void this.set({ menu: true, running: false });
-      case "help":
-        return void this.set({ mode: s.mode.kind === "help" ? { kind: "normal" } : { kind: "help" } });
-      case "close":
-        return void this.set({ mode: { kind: "normal" } });
       case "toggle-run":
         return void this.set({ running: !s.running, message: s.running ? "paused" : `running ×${SPEEDS[s.speed]}` });
       case "speed":
         return void this.set({ speed: clamp(s.speed + intent.delta), message: `speed ×${SPEEDS[clamp(s.speed + intent.delta)]}` });
       case "select":
         return void this.set({ selected: Math.max(0, Math.min(s.frame.pending.length - 1, s.selected + intent.delta)) });
-      case "next-node": {
-        const node = (s.node + 1) % Math.max(1, nodes.length);
-        return void this.set({ node, message: `node ${nodes[node]?.id ?? ""} selected (c crash · r restart · p pause/resume · i isolate)` });
-      }
-      case "command-start":
-        return void this.set({ mode: { kind: "command", text: "" }, running: false });
-      case "command-edit":
-        if (s.mode.kind === "command") this.set({ mode: { kind: "command", text: intent.backspace ? s.mode.text.slice(0, -1) : s.mode.text + intent.text } });
-        return undefined;
-      case "command-submit": {
-        if (s.mode.kind !== "command") return undefined;
-        const text = s.mode.text.trim();
-        this.set({ mode: { kind: "normal" } });
-        return text === "" ? undefined : () => this.run(text);
-      }
       case "confirm": {
         if (s.mode.kind !== "confirm") return undefined;
         const action = s.mode.action;
