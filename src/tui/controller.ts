@@ -134,7 +134,7 @@ export class Controller {
         const action = s.mode.action;
         this.set({ mode: { kind: "normal" } });
         return async () => {
-          const forks = this.session.step < this.session.branch.marks.length - 1;
+          const forks = !this.session.atNewest;
           this.session.act(action);
           this.refresh(forks ? `branch ${this.session.frame().branch} opened: the old future is kept (B switches branches)` : "done");
         };

@@ -125,9 +125,9 @@ export interface Frame {
   protocol: string;
   seed: number;
   variant: string | undefined;
-  /** Steps taken on the current branch (the UI's "step N"). */
+  /** Steps taken on the current branch since the session's start (the UI's "step N"; negative before the start). */
   step: number;
-  /** How many steps the branch's recorded future holds (step < steps: the learner went back). */
+  /** How many steps from the start the branch's recorded future holds (step < steps: the learner went back). */
   steps: number;
   branch: number;
   branches: number;
