@@ -55,7 +55,7 @@ describe("tui: lessons", () => {
       ["2pc", "presumed-abort", "step 18; crash co; run 2s; restart co; run 500ms"], // the decision was durable: commit re-sent
       ["2pc", "partial-commit", "step 16; crash co; run 2s; restart co; run 500ms"], // nobody got Commit before the crash
       ["3pc", "three-phases", "step 20"],
-      ["3pc", "coordinator-crash-nonblocking", "run 1s"], // no crash: doCommit did it
+      ["3pc", "coordinator-crash-commits", "run 1s"], // no crash: doCommit did it
       ["3pc", "uncertain-aborts", "step 30; crash co; run 2s"], // precommitted: they commit
       ["3pc", "partition-breaks-atomicity", "step 21; cut p1 c1; run 2s"], // p1 still reaches co
     ];

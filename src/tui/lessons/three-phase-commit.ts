@@ -36,7 +36,7 @@ const threePhases: Lesson = {
 
 const nonblocking: Lesson = {
   protocol: "3pc",
-  name: "coordinator-crash-nonblocking",
+  name: "coordinator-crash-commits",
   title: "The coordinator crashes: precommitted participants commit",
   idea: "The crash that blocks 2PC does not block 3PC: a participant that got preCommit knows every vote was Yes, so when the coordinator falls silent it commits on its timeout (after asking its peers how far they got).",
   intro: [
