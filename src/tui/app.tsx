@@ -71,7 +71,7 @@ export function Root({ o }: { o: AppOptions }) {
     if (menu) setController(undefined);
   }, [menu]);
   if (controller !== undefined && !menu) return <App controller={controller} />;
-  if (loading) return <Text>starting the run (electing a leader, connecting clients)…</Text>;
+  if (loading) return <Text>starting the run (until the world is ready: a leader elected, clients connected…)…</Text>;
   const pick = (lesson: Lesson | undefined) => {
     setLoading(true);
     void o.start(lesson).then((session) => {
