@@ -20,22 +20,22 @@ const BOOK: Record<CommitProtocol, Record<string, string>> = {
 
 const ON_DELIVER: Record<CommitProtocol, Record<string, string>> = {
   "2pc": {
-    prepare: "the transaction inquiry (phase 1): execute it, log undo/redo, answer Yes or No",
-    vote: "a vote (phase 1's answer)",
-    commit: "Commit (phase 2): commit, release the locks, answer Ack",
-    rollback: "Rollback (phase 2): undo with the undo log, release the locks, answer Ack",
-    ack: "an Ack: that participant has applied the decision",
-    decisionRequest: "a decision request: the sender is in doubt and asks for the outcome",
+    prepare: "phase 1's inquiry: execute, log, vote",
+    vote: "its vote",
+    commit: "phase 2: commit, unlock, Ack",
+    rollback: "phase 2: undo, unlock, Ack",
+    ack: "it applied the decision",
+    decisionRequest: "in doubt, it asks for the outcome",
   },
   "3pc": {
-    canCommit: "canCommit (phase 1): can it execute the transaction? answer Yes or No",
-    vote: "a vote (canCommit's answer)",
-    preCommit: "preCommit (phase 2): execute, log undo/redo, Ack, then wait for doCommit or abort",
-    doCommit: "doCommit (phase 3): commit, release the locks, answer Ack",
-    abort: "abort: undo, release the locks, answer Ack",
+    canCommit: "phase 1: could it commit? Yes or No",
+    vote: "its vote",
+    preCommit: "phase 2: execute, log, Ack",
+    doCommit: "phase 3: commit, unlock, Ack",
+    abort: "undo, unlock, Ack",
     ack: "an Ack",
-    stateRequest: "a state request: the sender's timer fired and it asks how far the others got",
-    state: "a peer's state (termination protocol)",
+    stateRequest: "its timer fired: how far did you get?",
+    state: "a peer's state (termination)",
   },
 };
 
@@ -59,18 +59,18 @@ export const COMMIT_TIMER_NAMES: Record<string, string> = {
 };
 
 const NARRATED_TIMERS: Record<string, string> = {
-  "vote-timeout": "the coordinator's vote timeout fires: a participant has not answered in time",
-  "ack-timeout": "the coordinator's preCommit Ack timeout fires: a participant has not acked in time",
+  "vote-timeout": "the coordinator's vote timeout fires: a vote is missing",
+  "ack-timeout": "the coordinator's Ack timeout fires: a preCommit Ack is missing",
 };
 
 const APPLIED_BY: Record<string, string> = {
-  coordinator: "told by the coordinator",
-  doCommit: "told by the coordinator (doCommit)",
-  abort: "told by the coordinator (abort)",
-  peer: "told by another participant",
-  "vote-no": "after its own No vote",
-  termination: "from what its peers said (termination protocol)",
-  timeout: "alone, on its timeout",
+  coordinator: "(the coordinator's word)",
+  doCommit: "(doCommit)",
+  abort: "(the coordinator's abort)",
+  peer: "(a peer's word)",
+  "vote-no": "(its own No)",
+  termination: "(its peers' states)",
+  timeout: "(alone, on its timeout)",
 };
 
 /** `typeOf`: the type of a message by its id (a drop records only why it was lost). */
@@ -86,7 +86,7 @@ export function narrateCommit(protocol: CommitProtocol, e: TraceEvent, typeOf: (
     case "timer":
       return NARRATED_TIMERS[e.detail ?? ""] === undefined ? undefined : `${NARRATED_TIMERS[e.detail ?? ""]}`;
     case "crash":
-      return `${n} crashes: its memory and timers are gone; its log keeps what was fsynced`;
+      return `${n} crashes: memory and timers gone; its log keeps what was fsynced`;
     case "restart":
       return `${n} restarts and reads its log back`;
     case "pause":
@@ -110,27 +110,27 @@ function narrateAnnotation(protocol: CommitProtocol, kind: string, n: string, f:
       return `${n} asks the coordinator for transaction ${txn}: ${String(f.key)}=${String(f.value)}`;
     case "begin":
       return protocol === "2pc"
-        ? `${n} logged begin ${txn} (fsynced): phase 1 — the transaction inquiry (Prepare) goes to every participant`
-        : `${n} logged begin ${txn} (fsynced): canCommit goes to every participant`;
+        ? `${n} logged begin ${txn}: phase 1 — Prepare to every participant`
+        : `${n} logged begin ${txn}: canCommit to every participant`;
     case "vote":
-      if (f.vote !== "yes") return `${n} votes No on ${txn} (${String(f.reason)}) and aborts it alone`;
+      if (f.vote !== "yes") return `${n} votes No on ${txn} (${String(f.reason)}), aborts alone`;
       return protocol === "2pc"
-        ? `${n} executed ${txn}, logged undo/redo (fsynced), votes Yes: in doubt now, holding ${locks} — it may not decide alone`
-        : `${n} can execute ${txn}: logged ready (fsynced), votes Yes, holds ${locks} — uncertain until preCommit`;
+        ? `${n} logged undo/redo of ${txn}, votes Yes: in doubt, holding ${locks}`
+        : `${n} logged ready for ${txn}, votes Yes: uncertain, holding ${locks}`;
     case "phase":
-      return `${n} logged preCommit for ${txn} (fsynced): every vote was Yes — preCommit goes to every participant`;
+      return `${n} logged preCommit for ${txn} (all voted Yes): preCommit to all`;
     case "precommit":
-      return `${n} executed ${txn} on preCommit, logged undo/redo (fsynced) and acks: precommitted — on a timeout it would commit`;
+      return `${n} executed ${txn}, logged undo/redo, acks: precommitted`;
     case "decision":
       return protocol === "2pc"
-        ? `${n} decides ${f.decision === "commit" ? "Commit" : "Rollback"} for ${txn} (${String(f.reason)}), durably: phase 2`
-        : `${n} decides ${f.decision === "commit" ? "doCommit" : "abort"} for ${txn} (${String(f.reason)}), durably`;
+        ? `${n} logged ${f.decision === "commit" ? "Commit" : "Rollback"} for ${txn} (${String(f.reason)}): phase 2`
+        : `${n} logged ${f.decision === "commit" ? "doCommit" : "abort"} for ${txn} (${String(f.reason)})`;
     case "apply":
-      return `${n} ${f.outcome === "commit" ? "commits" : protocol === "2pc" ? "rolls back" : "aborts"} ${txn}, ${APPLIED_BY[String(f.by)] ?? String(f.by)}, and releases its lock`;
+      return `${n} ${f.outcome === "commit" ? "commits" : protocol === "2pc" ? "rolls back" : "aborts"} ${txn} ${APPLIED_BY[String(f.by)] ?? String(f.by)}; unlocks`;
     case "in-doubt":
       return `${n} still in doubt about ${txn}, holding ${locks}: asks ${list(f.waitingFor)} for the decision`;
     case "timeout":
-      return `${n}'s timer fires while ${String(f.state)} about ${txn} (holding ${locks}): ${String(f.action)}`;
+      return `${n} times out ${String(f.state)} on ${txn}, holding ${locks}: ${String(f.action)}`;
     case "forgotten":
       return `${n} gets ${String(f.decision)} for ${txn}, which it has no record of`;
     case "end":
