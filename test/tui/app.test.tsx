@@ -141,6 +141,6 @@ describe("tui: app with 2PC and 3PC", () => {
     ui.stdin.write("c"); // co is the selected node
     await settle(controller, 300);
     expect(ui.lastFrame()).toMatch(/WHAT IF: crash co now\?/);
-    expect(ui.lastFrame()).toMatch(/every waiting participant \(p1, p2, p3\) reaches an outcome/);
+    expect(ui.lastFrame()).toMatch(/within 5 s p1, p2, p3 reach an outcome: nobody is blocked/);
   });
 });

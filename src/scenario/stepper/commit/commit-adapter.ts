@@ -58,7 +58,7 @@ function commitThreats(before: Frame, after: Frame): string[] {
   const seconds = (after.nowUs - before.nowUs) / 1e6;
   if (stuck.length > 0) {
     const locks = stuck.map((n) => `${n.id} (${n.fields.find(([k]) => k === "locks")?.[1] ?? "—"})`).join(", ");
-    lines.push(`${seconds} s later ${stuck.length === 1 ? "this participant is" : "these participants are"} still waiting for an outcome, holding locks: ${locks} — blocked`);
-  } else if (was.size > 0) lines.push(`within ${seconds} s every waiting participant (${[...was].join(", ")}) reaches an outcome`);
+    lines.push(`${seconds} s on, still without an outcome, holding locks: ${locks} — blocked`);
+  } else if (was.size > 0) lines.push(`within ${seconds} s ${[...was].join(", ")} reach an outcome: nobody is blocked`);
   return lines;
 }
