@@ -4,11 +4,11 @@
  * terminal on exit.
  */
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
-import { render, Text, useApp, useInput, useStdout } from "ink";
+import { render, Text, useApp, useStdout } from "ink";
 import type { Session } from "../scenario/stepper/session.js";
 import type { Lesson } from "./lessons/lesson.js";
-import { Controller, TICK_MS } from "./controller.js";
-import { keyIntent, splitKeys } from "./keys.js";
+import { Controller } from "./controller.js";
+import { useDriven, useTerminalSize } from "./use-screen.js";
 import { layout } from "./layout.js";
 import { Screen } from "./components/screen.js";
 import { Help } from "./components/overlays.js";
@@ -19,30 +19,8 @@ export function App({ controller }: { controller: Controller }) {
     (l) => controller.subscribe(l),
     () => controller.state,
   );
-  const { exit } = useApp();
-  const { stdout } = useStdout();
-  const [size, setSize] = useState({ rows: stdout.rows ?? 24, columns: stdout.columns ?? 80 });
-  useEffect(() => {
-    const onResize = () => setSize({ rows: stdout.rows ?? 24, columns: stdout.columns ?? 80 });
-    stdout.on("resize", onResize);
-    return () => {
-      stdout.off("resize", onResize);
-    };
-  }, [stdout]);
-  useInput((input, key) => {
-    for (const [one, info] of splitKeys(input, key)) {
-      const intent = keyIntent(one, info, controller.state.mode);
-      if (intent !== undefined) void controller.dispatch(intent);
-    }
-  });
-  useEffect(() => {
-    if (view.quit) exit();
-  }, [view.quit, exit]);
-  useEffect(() => {
-    if (!view.running) return;
-    const timer = setInterval(() => void controller.tick(), TICK_MS);
-    return () => clearInterval(timer);
-  }, [view.running, controller]);
+  const size = useTerminalSize();
+  useDriven(controller, view);
   const violations = view.frame.verdicts.filter((v) => !v.ok).length;
   const lay = layout(size.rows, size.columns, view.frame.nodes.length, violations);
   if (view.mode.kind === "help") return <Help width={lay.width} rows={size.rows - 1} lesson={controller.lessonLines} />;
@@ -93,7 +71,7 @@ export function Root({ o }: { o: AppOptions }) {
     if (menu) setController(undefined);
   }, [menu]);
   if (controller !== undefined && !menu) return <App controller={controller} />;
-  if (loading) return <Text>starting the run (electing a leader, connecting clients)…</Text>;
+  if (loading) return <Text>starting the run (until the world is ready: a leader elected, clients connected…)…</Text>;
   const pick = (lesson: Lesson | undefined) => {
     setLoading(true);
     void o.start(lesson).then((session) => {

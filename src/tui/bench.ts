@@ -50,7 +50,7 @@ function cpuMs(): number {
 
 async function busySession(): Promise<Session> {
   const s = await Session.begin(zabAdapter, { seed: 1 });
-  for (let n = 0; s.world.sim.eventCount < s.branch.marks[0]! + RUN_EVENTS; n++) {
+  for (let n = 0; s.world.sim.eventCount < s.startPosition + RUN_EVENTS; n++) {
     if (n % 50 === 0) s.act({ kind: "client", client: "c1", op: n % 100 === 0 ? "create" : "set", path: `/k${Math.floor(n / 100)}`, data: String(n) });
     if (!(await s.forward())) break;
   }

@@ -1,6 +1,7 @@
 /**
  * `zksim learn [zab|paxos|multipaxos|2pc|3pc] [--lesson NAME] [--seed N] [--variant V]
- * [--plain] [--script "step 3; crash s3"] [--open FILE] [--save FILE] [--lessons]`.
+ * [--plain] [--script "step 3; crash s3"] [--open FILE] [--save FILE] [--lessons]`, and
+ * `zksim learn compare 2pc 3pc [--seed N] [--plain] [--script …]` (see compare/).
  *
  * With a terminal (and neither --plain nor --script) it starts the ink app; otherwise plain
  * mode reads commands from --script or stdin and prints text frames. A lesson reached in
@@ -14,10 +15,14 @@ import { lessonNamed, lessonsOf, type Lesson } from "./lessons/index.js";
 import { runPlain } from "./plain.js";
 import { splitScript } from "./commands.js";
 import { completedLessons, markCompleted } from "./progress.js";
+import { openCompare, runComparePlain } from "./compare/compare-cli.js";
+import { UserInputError } from "../sim/errors.js";
 
 /** `zksim learn`'s options, as cli/commands/learn.ts parsed them. */
 export interface LearnOptions {
   protocol: string;
+  /** `learn compare 2pc 3pc`: the protocols to run side by side (protocol is then "compare"). */
+  compare?: string[];
   /** List the lessons with what was completed, and stop. */
   lessons: boolean;
   lesson?: string;
@@ -31,6 +36,7 @@ export interface LearnOptions {
 
 export async function runLearn(o: LearnOptions): Promise<number> {
   const { protocol, seed, variant, open, script } = o;
+  if (o.compare !== undefined) return runCompare(o, o.compare);
   const adapter = adapterFor(protocol);
   if (o.lessons) {
     const done = completedLessons();
@@ -63,6 +69,18 @@ export async function runLearn(o: LearnOptions): Promise<number> {
   }
   if (o.save !== undefined && current !== undefined) saveSession(current, o.save);
   return status;
+}
+
+async function runCompare(o: LearnOptions, protocols: string[]): Promise<number> {
+  for (const flag of ["lesson", "variant", "open", "save"] as const) if (o[flag] !== undefined) throw new UserInputError(`learn compare: --${flag} is not available when comparing`);
+  if (o.lessons) throw new UserInputError("learn compare: --lessons is not available when comparing");
+  const c = await openCompare(protocols, o.seed);
+  if (process.stdout.isTTY === true && process.stdin.isTTY === true && o.script === undefined && !o.plain) {
+    const { runCompareApp } = await import("./compare/compare-app.js");
+    return runCompareApp(c);
+  }
+  const commands = o.script !== undefined ? splitScript(o.script) : stdinLines();
+  return runComparePlain(c, commands, (line) => process.stdout.write(`${line}\n`), process.stdout.columns ?? 100);
 }
 
 function key(l: Lesson): string {

@@ -36,6 +36,7 @@ export const COMMAND_HELP: readonly string[] = [
   "partition A,B / C   split into groups (unlisted nodes: one more);  heal: all links",
   "write C PATH DATA   client C creates PATH (ephemeral C PATH DATA: ephemeral)",
   "set C PATH DATA | read C PATH | delete C PATH",
+  "txn C KEY VALUE [no P,..]  2PC/3PC: client C's transaction (P vote No)",
   "branch [N]          list the branches, or switch to branch N",
   "show | goal | help  the whole frame / the lesson's goal / this list",
   "REF: m12 (a message), t5 (a timer), or a row number of the pending list",
@@ -112,6 +113,8 @@ function parseOther(verb: string, args: string[], text: string): Command {
     case "delete":
       if (args.length !== 2) throw new UserInputError(`"${text}": expected ${verb} CLIENT PATH`);
       return { kind: "client", client: args[0]!, op: verb === "read" ? { op: "get", path: args[1]! } : { op: "delete", path: args[1]! } };
+    case "txn":
+      return parseTxn(args, text);
     case "branch":
       if (args.length > 1) throw new UserInputError(`"${text}": expected branch [N]`);
       return { kind: "branch", index: args.length === 0 ? undefined : wholeNumber(args[0]!, text) };
@@ -121,8 +124,17 @@ function parseOther(verb: string, args: string[], text: string): Command {
       if (args.length > 0) throw new UserInputError(`"${text}": ${verb} takes no arguments`);
       return { kind: verb };
     default:
-      throw new UserInputError(`unknown command "${verb}" (commands: step, back, run, deliver, drop, dup, delay, fire, crash, restart, pause, resume, cut, partition, heal, write, ephemeral, set, read, delete, branch, show, goal, help)`);
+      throw new UserInputError(`unknown command "${verb}" (commands: step, back, run, deliver, drop, dup, delay, fire, crash, restart, pause, resume, cut, partition, heal, write, ephemeral, set, read, delete, txn, branch, show, goal, help)`);
   }
+}
+
+/** "txn c1 x 1" or "txn c1 x 1 no p2,p3": a transaction; the listed participants vote No. */
+function parseTxn(args: string[], text: string): Command {
+  const usage = `"${text}": expected txn CLIENT KEY VALUE [no P1,P2]`;
+  if (args.length !== 3 && !(args.length === 5 && args[3] === "no")) throw new UserInputError(usage);
+  const noVoteFrom = args.length === 5 ? nodeList(args[4]!) : [];
+  if (args.length === 5 && noVoteFrom.length === 0) throw new UserInputError(usage);
+  return { kind: "client", client: args[0]!, op: { op: "txn", key: args[1]!, value: args[2]!, noVoteFrom } };
 }
 
 function nodeList(s: string): string[] {

@@ -14,10 +14,13 @@ import { whatIf } from "../scenario/stepper/what-if.js";
 import { parseCommand } from "./commands.js";
 import { execute } from "./execute.js";
 import type { Intent } from "./keys.js";
+import { sharedViewIntent } from "./view-intents.js";
 
 /** Steps per redraw tick while running, by speed level. */
 export const SPEEDS = [1, 2, 5, 20, 100, 500] as const;
 export const TICK_MS = 100;
+/** Protocols whose clients run transactions (the w key starts one) rather than ZooKeeper writes. */
+const COMMIT_PROTOCOLS = new Set(["2pc", "3pc"]);
 
 export type Mode =
   | { kind: "normal" }
@@ -109,42 +112,29 @@ export class Controller {
     const s = this.state;
     const nodes = s.frame.nodes;
     const clamp = (i: number) => Math.max(0, Math.min(SPEEDS.length - 1, i));
+    const shared = sharedViewIntent(s, intent, nodes);
+    if (shared !== undefined) {
+      this.set(shared.patch);
+      const text = shared.command;
+      return text === undefined ? undefined : () => this.run(text);
+    }
     switch (intent.kind) {
       case "quit":
         return void this.set({ quit: true, running: false });
       case "menu":
         return void this.set({ menu: true, running: false });
-      case "help":
-        return void this.set({ mode: s.mode.kind === "help" ? { kind: "normal" } : { kind: "help" } });
-      case "close":
-        return void this.set({ mode: { kind: "normal" } });
       case "toggle-run":
         return void this.set({ running: !s.running, message: s.running ? "paused" : `running ×${SPEEDS[s.speed]}` });
       case "speed":
         return void this.set({ speed: clamp(s.speed + intent.delta), message: `speed ×${SPEEDS[clamp(s.speed + intent.delta)]}` });
       case "select":
         return void this.set({ selected: Math.max(0, Math.min(s.frame.pending.length - 1, s.selected + intent.delta)) });
-      case "next-node": {
-        const node = (s.node + 1) % Math.max(1, nodes.length);
-        return void this.set({ node, message: `node ${nodes[node]?.id ?? ""} selected (c crash · r restart · p pause/resume · i isolate)` });
-      }
-      case "command-start":
-        return void this.set({ mode: { kind: "command", text: "" }, running: false });
-      case "command-edit":
-        if (s.mode.kind === "command") this.set({ mode: { kind: "command", text: intent.backspace ? s.mode.text.slice(0, -1) : s.mode.text + intent.text } });
-        return undefined;
-      case "command-submit": {
-        if (s.mode.kind !== "command") return undefined;
-        const text = s.mode.text.trim();
-        this.set({ mode: { kind: "normal" } });
-        return text === "" ? undefined : () => this.run(text);
-      }
       case "confirm": {
         if (s.mode.kind !== "confirm") return undefined;
         const action = s.mode.action;
         this.set({ mode: { kind: "normal" } });
         return async () => {
-          const forks = this.session.step < this.session.branch.marks.length - 1;
+          const forks = !this.session.atNewest;
           this.session.act(action);
           this.refresh(forks ? `branch ${this.session.frame().branch} opened: the old future is kept (B switches branches)` : "done");
         };
@@ -206,8 +196,10 @@ export class Controller {
       }
       case "heal":
         return this.run("heal");
-      case "write":
-        return this.run(`write c1 /w${++this.writes} ${this.writes}`);
+      case "write": {
+        const n = ++this.writes;
+        return this.run(COMMIT_PROTOCOLS.has(s.frame.protocol) ? `txn c1 k${n} ${n}` : `write c1 /w${n} ${n}`);
+      }
       case "branch":
         return this.run(`branch ${(s.frame.branch + 1) % s.frame.branches}`);
       case "save": {

@@ -27,7 +27,8 @@ export async function execute(session: Session, command: Command): Promise<Outco
     case "back": {
       let n = 0;
       while (n < command.count && (await session.back())) n++;
-      return say(n < command.count ? `at the start (went back ${n} step(s))` : `back at step ${session.step}`);
+      const where = session.step < 0 ? " (before the start: the run was still getting ready)" : "";
+      return say(n < command.count ? `at the beginning of the run (went back ${n} step(s))` : `back at step ${session.step}${where}`);
     }
     case "run": {
       const steps = await session.runFor(command.ms);
@@ -60,7 +61,7 @@ export async function execute(session: Session, command: Command): Promise<Outco
 }
 
 function act(session: Session, action: Action): string {
-  const forks = session.step < session.branch.marks.length - 1;
+  const forks = !session.atNewest;
   session.act(action);
   return forks ? `acted in the past: branch ${session.frame().branch} opened (the old future is kept; "branch" lists them)` : "done";
 }
@@ -68,8 +69,8 @@ function act(session: Session, action: Action): string {
 function branchLines(session: Session): string[] {
   return session.branches.map((b, i) => {
     const here = i === session.frame().branch ? "▶" : " ";
-    const from = b.parent === undefined ? "the start" : `branch ${b.parent} at step ${b.forkStep}`;
-    return `${here} branch ${i}: ${b.marks.length - 1} steps, ${b.interventions.length} action(s), from ${from}`;
+    const from = b.parent === undefined ? "the start" : `branch ${b.parent} at step ${b.forkStep - session.startStep}`;
+    return `${here} branch ${i}: ${b.marks.length - 1 - session.startStep} steps, ${b.interventions.length} action(s), from ${from}`;
   });
 }
 

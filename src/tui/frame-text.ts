@@ -21,7 +21,7 @@ export function ms(us: number): string {
 export function headerLine(f: Frame, width: number): string {
   const branch = f.branches > 1 ? ` · branch ${f.branch} of ${f.branches}` : "";
   const future = f.step < f.steps ? ` (of ${f.steps})` : "";
-  return fit(`zksim learn ${f.protocol}${f.variant !== undefined ? ` [${f.variant}]` : ""} · seed ${f.seed} · step ${f.step}${future}${branch} · t=${ms(f.nowUs)} · event ${f.position}`, width);
+  return fit(`zksim learn ${f.protocol}${f.variant !== undefined ? ` [${f.variant}]` : ""} · seed ${f.seed} · step ${f.step}${f.step < 0 ? " (before the start)" : ""}${future}${branch} · t=${ms(f.nowUs)} · event ${f.position}`, width);
 }
 
 export function nodeLines(f: Frame, width: number): string[] {

@@ -36,7 +36,7 @@ export const KEY_HELP: readonly [string, string][] = [
   ["tab", "select the next node"],
   ["c / r / p / i", "crash / restart / pause-resume / isolate the node (previewed: y to apply)"],
   ["h", "heal every link"],
-  ["w", "c1 writes a new znode"],
+  ["w", "c1 writes a new znode (2PC/3PC: starts a transaction)"],
   ["B", "switch to the next branch"],
   ["S", "save the session (zksim learn --open FILE re-opens it)"],
   [":", "type a command (step 5, run 2s, cut s3 s1,s2, write c1 /a 1, …)"],

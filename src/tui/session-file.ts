@@ -41,6 +41,7 @@ export function checkSessionFile(data: unknown, where: string): SessionFile {
   int(d.start, "start");
   int(d.current, "current");
   int(d.step, "step");
+  if (d.startStep !== undefined) int(d.startStep, "startStep");
   if (!Array.isArray(d.branches) || d.branches.length === 0) bad("branches must be a non-empty list");
   (d.branches as unknown[]).forEach((b, i) => {
     const br = (typeof b === "object" && b !== null ? b : bad(`branches[${i}] must be an object`)) as Record<string, unknown>;

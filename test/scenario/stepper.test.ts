@@ -9,29 +9,11 @@
 import { describe, expect, it } from "vitest";
 import { Simulator } from "../../src/sim/simulator.js";
 import type { NodeContext } from "../../src/sim/node-context.js";
-import { isUserInputError } from "../../src/sim/errors.js";
+import { comparable, refused } from "../helpers/stepper.js";
 import { Session } from "../../src/scenario/stepper/session.js";
 import { zabAdapter } from "../../src/scenario/stepper/zab/zab-adapter.js";
 import { whatIf } from "../../src/scenario/stepper/what-if.js";
 import type { Action, Frame, ProtocolAdapter, World } from "../../src/scenario/stepper/types.js";
-
-/**
- * A frame without the fields that legitimately differ between a live run and its re-execution:
- * where the last step began, and how long the branch's recorded future is.
- */
-function comparable(f: Frame): unknown {
-  return { ...f, stepFrom: undefined, steps: undefined, recent: f.recent.map((r) => [r.event.index, r.event.kind, r.narration]) };
-}
-
-function refused(run: () => void): string {
-  try {
-    run();
-  } catch (err) {
-    if (isUserInputError(err)) return err.message;
-    throw err;
-  }
-  throw new Error("expected a refusal");
-}
 
 // ---- a tiny datagram protocol: each node pings the next, every ping is answered ----------------
 
@@ -170,7 +152,7 @@ describe("stepper: ZAB", () => {
     s.act({ kind: "fault", fault: { kind: "crash", node: "s1" } });
     expect(s.branches).toHaveLength(2);
     expect(s.frame().branch).toBe(1);
-    expect(s.branch.marks).toHaveLength(5);
+    expect(s.branch.marks).toHaveLength(s.startStep + 5); // the ready steps, the start, 4 steps after it
     await s.switchBranch(0);
     expect(comparable(s.frame())).toEqual(comparable({ ...oldEnd, branches: 2 }));
   });
@@ -229,5 +211,47 @@ describe("stepper: prepared step back", () => {
     await a.back();
     expect(a.step).toBe(4);
     expect(a.frame().nodes.find((n) => n.id === "s1")!.status).toBe("up");
+  });
+});
+
+describe("stepper: the run is recorded from its first event", () => {
+  it("stepper: back goes before the lesson's start, into the election, and forward returns to the same start frame", async () => {
+    const setup: Action[] = [{ kind: "fault", fault: { kind: "crash", node: "s1" } }];
+    const s = await Session.begin(zabAdapter, { seed: 1, setup });
+    const start = s.frame();
+    expect(start.step).toBe(0);
+    expect(s.startPosition).toBe(start.position);
+    expect(s.startStep).toBeGreaterThan(20); // the election and the clients' sessions took that many steps
+    await s.back();
+    expect(s.step).toBe(-1);
+    expect(s.frame().nodes.find((n) => n.id === "s1")!.status).toBe("up"); // the setup's crash is at the start, not before
+    await s.goto(-s.startStep);
+    expect(s.frame().position).toBe(0);
+    expect(await s.back()).toBe(false);
+    expect(s.frame().nodes.filter((n) => n.role === "leader")).toHaveLength(0);
+    await s.goto(0);
+    expect(comparable(s.frame())).toEqual(comparable(start));
+  });
+
+  it("stepper: acting before the start opens a branch without the lesson's setup; the start's branch is kept", async () => {
+    const setup: Action[] = [{ kind: "fault", fault: { kind: "crash", node: "s1" } }];
+    const s = await Session.begin(zabAdapter, { seed: 1, setup });
+    await s.goto(-5);
+    s.act({ kind: "fault", fault: { kind: "crash", node: "s2" } });
+    expect(s.branches).toHaveLength(2);
+    expect(s.branch.interventions.map((i) => i.action)).toEqual([{ kind: "fault", fault: { kind: "crash", node: "s2" } }]);
+    expect(s.frame().step).toBe(-5);
+    await s.switchBranch(0);
+    expect(s.frame().step).toBe(0);
+    expect(s.frame().nodes.find((n) => n.id === "s1")!.status).toBe("down");
+  });
+
+  it("stepper: a saved session re-opens at a step before the start", async () => {
+    const s = await Session.begin(zabAdapter, { seed: 1 });
+    await s.goto(-7);
+    const file = s.save();
+    const t = await Session.open(zabAdapter, file);
+    expect(t.step).toBe(-7);
+    expect(comparable(t.frame())).toEqual(comparable(s.frame()));
   });
 });

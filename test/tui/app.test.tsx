@@ -9,6 +9,7 @@ import { App } from "../../src/tui/app.js";
 import { Controller } from "../../src/tui/controller.js";
 import { Session } from "../../src/scenario/stepper/session.js";
 import { zabAdapter } from "../../src/scenario/stepper/zab/zab-adapter.js";
+import { threePcAdapter, twoPcAdapter } from "../../src/scenario/stepper/commit/commit-adapter.js";
 import { keyIntent, splitKeys } from "../../src/tui/keys.js";
 
 const RIGHT = "\u001B[C";
@@ -105,5 +106,41 @@ describe("tui: app", () => {
     expect(keyIntent("q", {}, { kind: "help" })).toEqual({ kind: "quit" });
     expect(keyIntent("q", {}, { kind: "confirm", label: "", action: { kind: "fault", fault: { kind: "heal" } }, preview: undefined })).toEqual({ kind: "quit" });
     expect(keyIntent("q", {}, { kind: "command", text: "" })).toEqual({ kind: "command-edit", text: "q", backspace: false });
+  });
+});
+
+describe("tui: app with 2PC and 3PC", () => {
+  it("tui: app: a 2PC session shows the coordinator's votes, the participants' locks and the book's message names; w starts a transaction", async () => {
+    const session = await Session.begin(twoPcAdapter, { seed: 1 });
+    const controller = new Controller(session, () => undefined, () => undefined, "2pc");
+    const ui = render(<App controller={controller} />);
+    await settle(controller);
+    expect(ui.lastFrame()).toMatch(/● co coordinator {2}log —/);
+    ui.stdin.write("w");
+    await settle(controller);
+    expect(session.branch.interventions.map((i) => i.action)).toEqual([{ kind: "client", client: "c1", op: "txn", key: "k1", value: "1", noVoteFrom: [] }]);
+    for (let i = 0; i < 16; i++) {
+      ui.stdin.write(RIGHT);
+      await settle(controller, 5);
+    }
+    await settle(controller);
+    const frame = ui.lastFrame()!;
+    expect(frame).toMatch(/● co coordinator {2}c1-1 deciding {2}votes p1:Y p2:Y p3:Y {2}log begin commit…/);
+    expect(frame).toMatch(/● p1 participant {2}c1-1 in doubt \(Yes\) {2}locks k1 {2}log prepared/);
+    expect(frame).toMatch(/✓ 5 of 5 invariants hold/);
+    expect(frame.split("\n").every((l) => l.length <= 80)).toBe(true);
+  });
+
+  it("tui: app: a 3PC crash is previewed: the participants finish without the coordinator", async () => {
+    const session = await Session.begin(threePcAdapter, { seed: 1, setup: [{ kind: "client", client: "c1", op: "txn", key: "x", value: "1", noVoteFrom: [] }] });
+    for (let i = 0; i < 30; i++) await session.forward();
+    const controller = new Controller(session, () => undefined, () => undefined, "3pc");
+    const ui = render(<App controller={controller} />);
+    await settle(controller);
+    expect(ui.lastFrame()).toMatch(/● p2 participant {2}c1-1 precommitted {2}locks x {2}log ready preCommit/);
+    ui.stdin.write("c"); // co is the selected node
+    await settle(controller, 300);
+    expect(ui.lastFrame()).toMatch(/WHAT IF: crash co now\?/);
+    expect(ui.lastFrame()).toMatch(/within 5 s p1, p2, p3 reach an outcome: nobody is blocked/);
   });
 });

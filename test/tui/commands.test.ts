@@ -24,6 +24,8 @@ describe("tui: commands", () => {
     expect(parseCommand("partition s1,s2 / s3")).toEqual({ kind: "fault", fault: { kind: "partition", groups: [["s1", "s2"], ["s3"]] } });
     expect(parseCommand("ephemeral c2 /e here now")).toEqual({ kind: "client", client: "c2", op: { op: "create", path: "/e", data: "here now", ephemeral: true } });
     expect(parseCommand("read c1 /a")).toEqual({ kind: "client", client: "c1", op: { op: "get", path: "/a" } });
+    expect(parseCommand("txn c1 x 1")).toEqual({ kind: "client", client: "c1", op: { op: "txn", key: "x", value: "1", noVoteFrom: [] } });
+    expect(parseCommand("txn c2 y v no p2,p3")).toEqual({ kind: "client", client: "c2", op: { op: "txn", key: "y", value: "v", noVoteFrom: ["p2", "p3"] } });
   });
 
   it("tui: commands: bad input is one clear line", () => {
@@ -35,5 +37,7 @@ describe("tui: commands", () => {
     expect(error("partition s1")).toMatch(/groups separated by \//);
     expect(error("write c1 /a")).toMatch(/expected write CLIENT PATH DATA/);
     expect(error("show me")).toMatch(/show takes no arguments/);
+    expect(error("txn c1 x")).toMatch(/expected txn CLIENT KEY VALUE \[no P1,P2\]/);
+    expect(error("txn c1 x 1 yes p2")).toMatch(/expected txn CLIENT KEY VALUE/);
   });
 });

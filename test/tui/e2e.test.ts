@@ -2,7 +2,8 @@
  * End to end: the real `zksim learn` app in a pseudo-terminal (tmux: keys in with send-keys,
  * the screen out with capture-pane), 80×24. A learner steps, steps back, opens the help,
  * finishes a lesson through the command line, and quits with q; the lesson is recorded in the
- * progress file and the terminal comes back. Needs the built CLI (dist/) and tmux; without
+ * progress file and the terminal comes back. `learn compare 2pc 3pc` steps both runs, and one
+ * crash leaves 2PC blocked while 3PC finishes. Needs the built CLI (dist/) and tmux; without
  * tmux it falls back to `script`, reading the raw output; it skips only when neither exists.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -76,6 +77,35 @@ describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !==
       keys("q");
       await waitFor(screen, /EXIT:0/, "the app to exit");
       expect(readFileSync(join(config, "zksim", "learn.json"), "utf8")).toMatch(/"zab\/quorum-commit"/);
+    } finally {
+      spawnSync("tmux", ["kill-session", "-t", name]);
+    }
+  }, 300_000);
+
+  it.skipIf(!TMUX)("tui: e2e (tmux): learn compare 2pc 3pc — steps both runs, a crash hits both, 2PC blocks where 3PC finishes, q quits", async () => {
+    const name = `zksim-e2e-compare-${process.pid}`;
+    const cmd = `cd ${JSON.stringify(process.cwd())} && CI=false FORCE_COLOR=0 ${process.execPath} ${BIN} learn compare 2pc 3pc; echo EXIT:$?; sleep 30`;
+    tmux("new-session", "-d", "-s", name, "-x", "80", "-y", "24", cmd);
+    const screen = () => tmux("capture-pane", "-t", name, "-p");
+    const keys = (...k: string[]) => tmux("send-keys", "-t", name, ...k);
+    try {
+      const first = await waitFor(screen, /zksim learn 3pc \[standard\] · seed 1 · step 0/, "the first frame");
+      expect(first).toMatch(/zksim learn 2pc \[standard\] · seed 1 · step 0/);
+      expect(first.trimEnd().split("\n").length).toBeLessThanOrEqual(23);
+      for (let i = 1; i <= 8; i++) {
+        keys("Right");
+        await waitFor(screen, new RegExp(`joint step ${i} `), `joint step ${i}`);
+      }
+      keys("c");
+      await waitFor(screen, /✖ co coordinator[^]*✖ co coordinator/, "the crash in both runs");
+      keys(":");
+      await waitFor(screen, /^:▏/m, "the command line");
+      keys("-l", "run 4s");
+      keys("Enter");
+      const end = await waitFor(screen, /⇒ aborted: p1 p2 p3/, "3PC to finish");
+      expect(end).toMatch(/⇒ in doubt \(Yes\): p1 p2 p3/);
+      keys("q");
+      await waitFor(screen, /EXIT:0/, "the app to exit");
     } finally {
       spawnSync("tmux", ["kill-session", "-t", name]);
     }

@@ -45,4 +45,30 @@ describe("tui: lessons", () => {
   it("tui: at least four lessons per protocol that has an adapter", () => {
     expect(LESSONS.filter((l) => l.protocol === "zab").length).toBeGreaterThanOrEqual(4);
   });
+
+  it("tui: 2PC/3PC lesson goals are not reached by a run that misses the idea", async () => {
+    const misses: [string, string, string][] = [
+      ["2pc", "two-phases", "step 10"], // phase 2 not reached
+      ["2pc", "one-no-vote", "txn c1 x 1; run 100ms"], // every vote Yes: committed
+      ["2pc", "coordinator-crash-blocks", "step 16; crash co; run 1s"], // not blocked long enough
+      ["2pc", "coordinator-crash-blocks", "step 4; crash co; run 4s"], // its Prepares die with it: nobody votes
+      ["2pc", "presumed-abort", "step 18; crash co; run 2s; restart co; run 500ms"], // the decision was durable: commit re-sent
+      ["2pc", "partial-commit", "step 16; crash co; run 2s; restart co; run 500ms"], // nobody got Commit before the crash
+      ["3pc", "three-phases", "step 20"],
+      ["3pc", "coordinator-crash-commits", "run 1s"], // no crash: doCommit did it
+      ["3pc", "uncertain-aborts", "step 30; crash co; run 2s"], // precommitted: they commit
+      ["3pc", "partition-breaks-atomicity", "step 21; cut p1 c1; run 2s"], // p1 still reaches co
+    ];
+    for (const [protocol, name, script] of misses) {
+      const lesson = lessonNamed(protocol, name);
+      const session = await openSession(protocol, lesson, undefined, undefined, undefined);
+      await runPlain({ session, lesson, commands: splitScript(script), write: () => undefined });
+      expect(session.frame().goal?.reached, `${protocol}/${name}: ${script}`).toBe(false);
+    }
+  });
+
+  it("tui: at least four 2PC and four 3PC lessons", () => {
+    expect(LESSONS.filter((l) => l.protocol === "2pc").length).toBeGreaterThanOrEqual(4);
+    expect(LESSONS.filter((l) => l.protocol === "3pc").length).toBeGreaterThanOrEqual(4);
+  });
 });

@@ -1,5 +1,5 @@
 /**
- * `zksim learn [zab] …`: the interactive teaching UI (src/tui/): the ink app on a terminal,
+ * `zksim learn [zab|2pc|3pc] …` and `zksim learn compare 2pc 3pc`: the interactive teaching UI (src/tui/): the ink app on a terminal,
  * plain text frames without one (or with --plain / --script). docs/learn.md has the keys.
  */
 import { UserInputError } from "../../sim/errors.js";
@@ -11,13 +11,15 @@ const SPEC = { lesson: "string", seed: "int", variant: "string", plain: "bool", 
 
 export const learn: Command = {
   name: "learn",
-  args: `[zab] [--lesson NAME] [--seed N] [--variant V] [--plain] [--script "step 3; crash s3"] [--open FILE] [--save FILE] [--lessons]`,
+  args: `[zab|2pc|3pc | compare 2pc 3pc] [--lesson NAME] [--seed N] [--variant V] [--plain] [--script "step 3; crash s3"] [--open FILE] [--save FILE] [--lessons]`,
   help: "step through a protocol in a terminal UI (plain text without a TTY); see docs/learn.md",
   run(argv) {
     const args = parseArgs(argv, SPEC, "learn");
-    if (args.positionals.length > 1) throw new UserInputError(`learn: unexpected argument "${args.positionals[1]}"`);
+    const compare = args.positionals[0] === "compare";
+    if (!compare && args.positionals.length > 1) throw new UserInputError(`learn: unexpected argument "${args.positionals[1]}"`);
     return runLearn({
       protocol: args.positionals[0] ?? "zab",
+      ...(compare ? { compare: args.positionals.slice(1) } : {}),
       lessons: boolFlag(args, "lessons"),
       plain: boolFlag(args, "plain"),
       lesson: stringFlag(args, "lesson"),

@@ -4,7 +4,8 @@
  * client whose coordinator is down or undecided waits: the book's blocking, seen from outside.
  *
  * The plan is volatile: a crashed client does not resume it (clients drive the story; they are
- * not part of the protocol). Transaction ids are `<client>-<n>`, with the incarnation added
+ * not part of the protocol). `submit` adds a transaction to the plan while the run goes (the
+ * teaching UI's client action); it starts once the ones before it have their outcome. Transaction ids are `<client>-<n>`, with the incarnation added
  * after a restart so that ids never repeat.
  */
 import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
@@ -30,15 +31,25 @@ export class CommitClient {
   private startedAtMs = 0;
   private retry: TimerHandle | undefined;
   private readonly results: { txn: string; outcome: string }[] = [];
+  private readonly plan: PlannedTxn[];
+  /** A transaction of the plan is waiting for its start time (its timer is set). */
+  private starting = false;
 
   constructor(
     private readonly ctx: NodeContext,
     private readonly protocol: "2pc" | "3pc",
     private readonly coordinator: string,
-    private readonly plan: readonly PlannedTxn[],
+    plan: readonly PlannedTxn[],
     private readonly retryMs: number,
   ) {
+    this.plan = [...plan];
     if (ctx.incarnation <= 1) this.scheduleNext();
+  }
+
+  /** Adds a transaction at the end of the plan; it starts now if nothing is in flight or due. */
+  submit(spec: PlannedTxn): void {
+    this.plan.push(spec);
+    if (this.current === undefined && !this.starting && this.next === this.plan.length - 1) this.scheduleNext();
   }
 
   onDatagram(_from: string, payload: unknown): void {
@@ -58,10 +69,12 @@ export class CommitClient {
   private scheduleNext(): void {
     const spec = this.plan[this.next];
     if (spec === undefined) return;
-    this.ctx.setTimerMs(Math.max(0, spec.atMs - this.ctx.nowMs()), () => this.submit(spec), "txn");
+    this.starting = true;
+    this.ctx.setTimerMs(Math.max(0, spec.atMs - this.ctx.nowMs()), () => this.begin(spec), "txn");
   }
 
-  private submit(spec: PlannedTxn): void {
+  private begin(spec: PlannedTxn): void {
+    this.starting = false;
     const n = ++this.next;
     const txn = this.ctx.incarnation <= 1 ? `${this.ctx.id}-${n}` : `${this.ctx.id}/${this.ctx.incarnation}-${n}`;
     this.current = { txn, key: spec.key, value: spec.value, noVoteFrom: spec.noVoteFrom };

@@ -5,11 +5,16 @@
 import { UserInputError } from "../../sim/errors.js";
 import type { ProtocolAdapter, World } from "./types.js";
 import { zabAdapter } from "./zab/zab-adapter.js";
+import { threePcAdapter, twoPcAdapter } from "./commit/commit-adapter.js";
 
-export const ADAPTERS: ReadonlyMap<string, ProtocolAdapter<World>> = new Map<string, ProtocolAdapter<World>>([["zab", zabAdapter as unknown as ProtocolAdapter<World>]]);
+export const ADAPTERS: ReadonlyMap<string, ProtocolAdapter<World>> = new Map<string, ProtocolAdapter<World>>([
+  ["zab", zabAdapter as unknown as ProtocolAdapter<World>],
+  ["2pc", twoPcAdapter as unknown as ProtocolAdapter<World>],
+  ["3pc", threePcAdapter as unknown as ProtocolAdapter<World>],
+]);
 
 /** Protocols the teaching UI names but that have no adapter yet. */
-export const PLANNED_PROTOCOLS = ["paxos", "multipaxos", "2pc", "3pc"] as const;
+export const PLANNED_PROTOCOLS = ["paxos", "multipaxos"] as const;
 
 export function adapterFor(protocol: string): ProtocolAdapter<World> {
   const a = ADAPTERS.get(protocol);

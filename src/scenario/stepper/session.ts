@@ -1,6 +1,12 @@
 /**
  * A learning session: one seed, one protocol adapter, and branches of learner interventions.
  *
+ * The run is recorded from its first event: the steps that make the world ready (electing a
+ * leader, connecting clients) are steps too, and the session (a lesson) starts at the ready
+ * one, `startStep`. Steps are shown relative to it — step 0 is the start, steps before it are
+ * negative — and `back` can go before it, into the election; acting there opens a branch
+ * without the lesson's setup actions (they are interventions at the start position).
+ *
  * The session holds one live world at the current position. Stepping forward runs kernel
  * events until the trace records something (one step = one kernel event that did something
  * visible). Stepping back re-executes the branch from the seed to the previous step's
@@ -9,7 +15,9 @@
  * there; the old branch and its future are kept (DSLabs-style), and the learner can switch.
  *
  * Invariants:
- * - a branch's `marks` are the positions of its steps, increasing; `marks[0]` is the start;
+ * - a branch's `marks` are the positions of its steps, increasing; `marks[0]` is position 0
+ *   (or the start, in a session file from before the run was recorded from the beginning);
+ *   `marks[startStep]` is the start on every branch that did not fork before it;
  * - a branch's interventions are sorted by `atEvent`; the live world has applied exactly the
  *   first `applied` of them, those with `atEvent` ≤ its position;
  * - every frame is a function of (seed, variant, branch interventions, position).
@@ -53,6 +61,8 @@ export interface SessionFile {
   variant: string;
   lesson?: string;
   start: number;
+  /** The index in `marks` of the start (absent in older files: 0). */
+  startStep?: number;
   branches: Branch[];
   current: number;
   step: number;
@@ -76,6 +86,8 @@ export class Session<W extends World = World> {
   private readonly branchList: Branch[] = [];
   private current = 0;
   private cursor = 0;
+  /** The index in `marks` where the session (the lesson) starts: the world became ready there. */
+  private startIndex = 0;
   private stepFromTrace = 0;
   /** Wall-clock-free counters for the bench and tests: re-executions and their events. */
   reexecutions = 0;
@@ -95,10 +107,18 @@ export class Session<W extends World = World> {
     const s = new Session(adapter, options.seed, variant, 0, options.goal);
     s.live = s.fresh();
     const sim = s.live.world.sim;
-    const stop = await sim.run({ until: () => adapter.ready(s.live.world), maxEvents: MAX_READY_EVENTS });
-    if (stop !== "predicate") throw new UserInputError(`${adapter.protocol} with seed ${options.seed} did not become ready (${stop} after ${sim.eventCount} events)`);
+    // Step by step to readiness, each step a mark, so that `back` can go before the start.
+    const marks = [0];
+    const ready = () => adapter.ready(s.live.world);
+    while (!ready()) {
+      const before = sim.trace.count;
+      const stop = await sim.run({ until: () => sim.trace.count > before || ready(), maxEvents: MAX_READY_EVENTS - sim.eventCount });
+      if (stop !== "predicate") throw new UserInputError(`${adapter.protocol} with seed ${options.seed} did not become ready (${stop} after ${sim.eventCount} events)`);
+      marks.push(sim.eventCount);
+    }
     s.start = sim.eventCount;
-    s.branchList.push({ interventions: [], marks: [s.start], parent: undefined, forkStep: 0 });
+    s.startIndex = s.cursor = marks.length - 1;
+    s.branchList.push({ interventions: [], marks, parent: undefined, forkStep: 0 });
     for (const action of options.setup ?? []) s.act(action);
     s.stepFromTrace = sim.trace.count;
     return s;
@@ -115,6 +135,7 @@ export class Session<W extends World = World> {
     const marks = s.branch.marks;
     if (!(file.step >= 0 && file.step < marks.length)) throw new UserInputError(`session file: branch ${file.current} has no step ${file.step}`);
     s.cursor = file.step;
+    s.startIndex = file.startStep ?? 0;
     await s.reexecute(marks[s.cursor]!);
     s.stepFromTrace = s.live.world.sim.trace.count;
     return s;
@@ -129,6 +150,7 @@ export class Session<W extends World = World> {
       variant: this.variant,
       ...(this.lesson !== undefined ? { lesson: this.lesson } : {}),
       start: this.start,
+      startStep: this.startIndex,
       branches: this.branchList.map(copyBranch),
       current: this.current,
       step: this.cursor,
@@ -148,8 +170,24 @@ export class Session<W extends World = World> {
     return this.branchList;
   }
 
+  /** The current step, relative to the start (negative before it). */
   get step(): number {
-    return this.cursor;
+    return this.cursor - this.startIndex;
+  }
+
+  /** The index in a branch's marks where the session starts. */
+  get startStep(): number {
+    return this.startIndex;
+  }
+
+  /** The position (kernel event count) where the session starts: the world was ready there. */
+  get startPosition(): number {
+    return this.start;
+  }
+
+  /** At the branch's newest step: an action here extends the branch instead of opening one. */
+  get atNewest(): boolean {
+    return this.cursor === this.branch.marks.length - 1;
   }
 
   /** One step forward: the branch's recorded next step, or a new one at its end. False when nothing is left to run. */
@@ -212,10 +250,11 @@ export class Session<W extends World = World> {
     this.spare = spare;
   }
 
-  /** Goes to step `n` of the current branch (re-executing if it lies behind). */
-  async goto(n: number): Promise<void> {
+  /** Goes to step `step` (relative to the start) of the current branch (re-executing if it lies behind). */
+  async goto(step: number): Promise<void> {
     const marks = this.branch.marks;
-    if (!(n >= 0 && n < marks.length)) throw new UserInputError(`step ${n} is not on this branch (0…${marks.length - 1})`);
+    const n = step + this.startIndex;
+    if (!(n >= 0 && n < marks.length)) throw new UserInputError(`step ${step} is not on this branch (${-this.startIndex}…${marks.length - 1 - this.startIndex})`);
     if (n < this.cursor) await this.reexecute(marks[n]!);
     else await this.runTo(marks[n]!);
     this.cursor = n;
@@ -281,8 +320,8 @@ export class Session<W extends World = World> {
       protocol: this.adapter.protocol,
       seed: this.seed,
       variant: this.variant,
-      step: this.cursor,
-      steps: this.branch.marks.length - 1,
+      step: this.cursor - this.startIndex,
+      steps: this.branch.marks.length - 1 - this.startIndex,
       branch: this.current,
       branches: this.branchList.length,
       position: sim.eventCount,

@@ -23,12 +23,17 @@ import type { PendingMessage } from "../../sim/network.js";
 import type { FaultAction } from "../../sim/faults.js";
 import type { Checker } from "../../check/checker.js";
 
-/** A ZooKeeper-style client operation the learner can start (writes and a read). */
+/**
+ * A client operation the learner can start: ZooKeeper's writes and a read, or a commit
+ * protocol's transaction (set `key` to `value` at every participant; those in `noVoteFrom`
+ * cannot execute it and vote No).
+ */
 export type ClientOp =
   | { op: "create"; path: string; data: string; ephemeral?: boolean }
   | { op: "set"; path: string; data: string }
   | { op: "delete"; path: string }
-  | { op: "get"; path: string };
+  | { op: "get"; path: string }
+  | { op: "txn"; key: string; value: string; noVoteFrom: string[] };
 
 /** One learner action, as data (it goes into the replay file). */
 export type Action =
@@ -120,9 +125,9 @@ export interface Frame {
   protocol: string;
   seed: number;
   variant: string | undefined;
-  /** Steps taken on the current branch (the UI's "step N"). */
+  /** Steps taken on the current branch since the session's start (the UI's "step N"; negative before the start). */
   step: number;
-  /** How many steps the branch's recorded future holds (step < steps: the learner went back). */
+  /** How many steps from the start the branch's recorded future holds (step < steps: the learner went back). */
   steps: number;
   branch: number;
   branches: number;

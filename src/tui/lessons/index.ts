@@ -2,10 +2,16 @@
 import { UserInputError } from "../../sim/errors.js";
 import type { Lesson } from "./lesson.js";
 import { ZAB_LESSONS } from "./zab.js";
+import { TWO_PC_LESSONS } from "./two-phase-commit.js";
+import { THREE_PC_LESSONS } from "./three-phase-commit.js";
 
 export type { Lesson } from "./lesson.js";
 
-export const LESSONS: readonly Lesson[] = [...ZAB_LESSONS];
+export const LESSONS: readonly Lesson[] = [
+  ...ZAB_LESSONS,
+  ...TWO_PC_LESSONS,
+  ...THREE_PC_LESSONS,
+];
 
 export function lessonsOf(protocol: string): Lesson[] {
   return LESSONS.filter((l) => l.protocol === protocol);

@@ -143,6 +143,8 @@ function startOp(zk: ZooKeeper, op: ClientOp): Promise<unknown> {
       return zk.delete(op.path, -1);
     case "get":
       return zk.getData(op.path);
+    case "txn":
+      throw new UserInputError(`${op.op}: a commit protocol's transaction; ZooKeeper's clients write with write/set/delete`);
   }
 }
 
