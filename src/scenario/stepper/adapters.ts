@@ -5,11 +5,17 @@
 import { UserInputError } from "../../sim/errors.js";
 import type { ProtocolAdapter, World } from "./types.js";
 import { zabAdapter } from "./zab/zab-adapter.js";
+import { paxosAdapter } from "./paxos/paxos-adapter.js";
+import { multiPaxosAdapter } from "./multipaxos/multipaxos-adapter.js";
 
-export const ADAPTERS: ReadonlyMap<string, ProtocolAdapter<World>> = new Map<string, ProtocolAdapter<World>>([["zab", zabAdapter as unknown as ProtocolAdapter<World>]]);
+export const ADAPTERS: ReadonlyMap<string, ProtocolAdapter<World>> = new Map<string, ProtocolAdapter<World>>([
+  ["zab", zabAdapter as unknown as ProtocolAdapter<World>],
+  ["paxos", paxosAdapter as unknown as ProtocolAdapter<World>],
+  ["multipaxos", multiPaxosAdapter as unknown as ProtocolAdapter<World>],
+]);
 
 /** Protocols the teaching UI names but that have no adapter yet. */
-export const PLANNED_PROTOCOLS = ["paxos", "multipaxos", "2pc", "3pc"] as const;
+export const PLANNED_PROTOCOLS = ["2pc", "3pc"] as const;
 
 export function adapterFor(protocol: string): ProtocolAdapter<World> {
   const a = ADAPTERS.get(protocol);
