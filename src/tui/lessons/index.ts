@@ -2,10 +2,11 @@
 import { UserInputError } from "../../sim/errors.js";
 import type { Lesson } from "./lesson.js";
 import { ZAB_LESSONS } from "./zab.js";
+import { PAXOS_LESSONS } from "./paxos.js";
 
 export type { Lesson } from "./lesson.js";
 
-export const LESSONS: readonly Lesson[] = [...ZAB_LESSONS];
+export const LESSONS: readonly Lesson[] = [...ZAB_LESSONS, ...PAXOS_LESSONS];
 
 export function lessonsOf(protocol: string): Lesson[] {
   return LESSONS.filter((l) => l.protocol === protocol);
