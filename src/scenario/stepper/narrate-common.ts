@@ -9,7 +9,8 @@ export function narrateLifecycle(e: TraceEvent): string | undefined {
   const n = e.node;
   switch (e.kind) {
     case "drop":
-      return `a message ${e.peer}→${n} is lost (${e.detail ?? "dropped"})`;
+      // Losses to and from a crashed node are what its crash line already said.
+      return e.detail === "receiver-down" || e.detail === "sender-crashed" ? undefined : `a message ${e.peer}→${n} is lost (${e.detail ?? "dropped"})`;
     case "partition":
       return `the network is cut: ${formatLinks(e.fields?.links)}`;
     case "heal":

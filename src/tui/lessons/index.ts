@@ -3,10 +3,11 @@ import { UserInputError } from "../../sim/errors.js";
 import type { Lesson } from "./lesson.js";
 import { ZAB_LESSONS } from "./zab.js";
 import { PAXOS_LESSONS } from "./paxos.js";
+import { MULTIPAXOS_LESSONS } from "./multipaxos.js";
 
 export type { Lesson } from "./lesson.js";
 
-export const LESSONS: readonly Lesson[] = [...ZAB_LESSONS, ...PAXOS_LESSONS];
+export const LESSONS: readonly Lesson[] = [...ZAB_LESSONS, ...PAXOS_LESSONS, ...MULTIPAXOS_LESSONS];
 
 export function lessonsOf(protocol: string): Lesson[] {
   return LESSONS.filter((l) => l.protocol === protocol);

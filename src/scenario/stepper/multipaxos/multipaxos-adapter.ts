@@ -84,7 +84,7 @@ export const multiPaxosAdapter: ProtocolAdapter<MultiPaxosWorld> = {
   ready(world) {
     const states = MP_REPLICAS.map((id) => inspectOf(world, id));
     const leaders = MP_REPLICAS.filter((_, i) => states[i]?.role === "leader");
-    return leaders.length === 1 && states.every((s) => s?.leader === leaders[0]);
+    return leaders.length === 1 && states.every((s, i) => MP_REPLICAS[i] === leaders[0] || s?.leader === leaders[0]);
   },
 
   bookName(m: PendingMessage) {
