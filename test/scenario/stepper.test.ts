@@ -9,29 +9,11 @@
 import { describe, expect, it } from "vitest";
 import { Simulator } from "../../src/sim/simulator.js";
 import type { NodeContext } from "../../src/sim/node-context.js";
-import { isUserInputError } from "../../src/sim/errors.js";
+import { comparable, refused } from "../helpers/stepper.js";
 import { Session } from "../../src/scenario/stepper/session.js";
 import { zabAdapter } from "../../src/scenario/stepper/zab/zab-adapter.js";
 import { whatIf } from "../../src/scenario/stepper/what-if.js";
 import type { Action, Frame, ProtocolAdapter, World } from "../../src/scenario/stepper/types.js";
-
-/**
- * A frame without the fields that legitimately differ between a live run and its re-execution:
- * where the last step began, and how long the branch's recorded future is.
- */
-function comparable(f: Frame): unknown {
-  return { ...f, stepFrom: undefined, steps: undefined, recent: f.recent.map((r) => [r.event.index, r.event.kind, r.narration]) };
-}
-
-function refused(run: () => void): string {
-  try {
-    run();
-  } catch (err) {
-    if (isUserInputError(err)) return err.message;
-    throw err;
-  }
-  throw new Error("expected a refusal");
-}
 
 // ---- a tiny datagram protocol: each node pings the next, every ping is answered ----------------
 
