@@ -44,7 +44,8 @@ export function App({ controller }: { controller: Controller }) {
     return () => clearInterval(timer);
   }, [view.running, controller]);
   const violations = view.frame.verdicts.filter((v) => !v.ok).length;
-  const lay = layout(size.rows, size.columns, view.frame.nodes.length, violations);
+  const panelRows = view.frame.panel !== undefined ? view.frame.panel.lines.length + 1 : 0;
+  const lay = layout(size.rows, size.columns, view.frame.nodes.length + panelRows, violations);
   if (view.mode.kind === "help") return <Help width={lay.width} rows={size.rows - 1} lesson={controller.lessonLines} />;
   return <Screen view={view} lay={lay} />;
 }

@@ -120,30 +120,32 @@ const dueling: Lesson = {
   protocol: "paxos",
   name: "dueling-proposers",
   title: "Dueling proposers, and the distinguished proposer",
-  idea: "Two proposers that retry at once keep pre-empting each other — each one's prepare outbids the other's accept — and nothing is chosen (a livelock); the book's cure is a distinguished proposer: only it proposes.",
+  idea: "Two proposers that retry at once keep pre-empting each other — each one's prepare outbids the other's accept — so neither completes a round (a livelock); the book's cure is a distinguished proposer: only it proposes.",
   intro: [
     "Variant dueling: p1 and p2 start together and retry at once after a refusal.",
-    "Step or run a little (run 20ms): count the pre-emptions in the narration; nothing gets chosen.",
+    "Step or run a little (run 20ms): count the pre-emptions in the narration; no proposer completes a round.",
     "From 30 ms p1 is the distinguished proposer: p2 stops starting rounds. Run on (run 40ms).",
   ],
   seed: 348,
   variant: "dueling",
   setup: [],
   goal: goalWatch(
-    [...TALLY_KINDS, "paxos.preempted", "paxos.proposer.deferred", "crash", "pause"],
-    { t: blankTally(), preempted: 0, alone: "" },
+    ["paxos.chosen", "paxos.preempted", "paxos.proposer.deferred", "crash", "pause"],
+    { preempted: 0, alone: "", done: "" },
     (s, e) => {
-      tally(s.t, e);
-      if (e.kind === "paxos.preempted" && s.t.chosen.length === 0) s.preempted++;
+      const f = e.fields ?? {};
+      if (e.kind === "paxos.chosen" && s.done === "") s.done = s.alone === "" ? "early" : `${e.node} completed ballot ${String(f.ballot)}: ${String(f.value)} is chosen`;
+      if (s.done !== "") return;
+      if (e.kind === "paxos.preempted") s.preempted++;
       if (s.alone !== "") return;
-      if (e.kind === "paxos.proposer.deferred") s.alone = `${e.node} deferred to the distinguished proposer ${String(e.fields?.to)}`;
+      if (e.kind === "paxos.proposer.deferred") s.alone = `${e.node} deferred to the distinguished proposer ${String(f.to)}`;
       if ((e.kind === "crash" || e.kind === "pause") && /^p\d$/.test(e.node)) s.alone = `${e.node} was stopped (${e.kind}) — a crude distinguished proposer`;
     },
     (s) => {
-      const chosen = firstChosen(s.t);
-      if (s.preempted < 3) return { reached: false, text: `see the proposers pre-empt each other 3 times before anything is chosen (${s.preempted} so far)` };
-      if (chosen === undefined || s.alone === "") return { reached: false, text: `✓ ${s.preempted} pre-emptions and nothing chosen; now let one proposer propose alone` };
-      return { reached: true, text: `${s.preempted} pre-emptions without a value chosen; then ${s.alone}, and ${chosen.value} was chosen at ballot ${chosen.ballot} — a distinguished proposer ends the livelock` };
+      if (s.done === "early") return { reached: false, text: `a proposer completed a round after ${s.preempted} pre-emption(s), before the duel was seen: go back and try again` };
+      if (s.preempted < 3) return { reached: false, text: `see the proposers pre-empt each other 3 times while no round completes (${s.preempted} so far)` };
+      if (s.done === "") return { reached: false, text: `✓ ${s.preempted} pre-emptions and no round completed; now let one proposer propose alone` };
+      return { reached: true, text: `${s.preempted} pre-emptions while no proposer completed a round; then ${s.alone}, and ${s.done} — a distinguished proposer ends the livelock` };
     },
   ),
   solution: "run 20ms; run 40ms",

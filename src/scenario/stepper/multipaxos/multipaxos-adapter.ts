@@ -25,6 +25,7 @@ import type { ClientOp, NodeView, ProtocolAdapter, World } from "../types.js";
 import { JudgedNow } from "../judged-now.js";
 import { multiPaxosBookOfType, narrateMultiPaxos } from "./multipaxos-narrate.js";
 import { ClientOps, multiPaxosNodeView } from "./multipaxos-views.js";
+import { logPanel } from "./multipaxos-log-panel.js";
 
 export const MP_REPLICAS = ["r1", "r2", "r3"] as const;
 export const MP_CLIENTS = ["c1", "c2"] as const;
@@ -100,6 +101,8 @@ export const multiPaxosAdapter: ProtocolAdapter<MultiPaxosWorld> = {
   nodeViews(world): NodeView[] {
     return [...MP_REPLICAS, ...MP_CLIENTS].map((id) => multiPaxosNodeView(world.sim.node(id), inspectOf(world, id), world.ops));
   },
+
+  panel: (world) => logPanel(MP_REPLICAS, MP_REPLICAS.map((id) => inspectOf(world, id))),
 
   narrate: (event) => narrateMultiPaxos(event),
 

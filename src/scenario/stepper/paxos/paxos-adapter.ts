@@ -27,6 +27,7 @@ import type { NodeView, ProtocolAdapter, World } from "../types.js";
 import { narratePaxos, paxosBookOfType, proposalText } from "./paxos-narrate.js";
 import { paxosNodeView } from "./paxos-views.js";
 import { paxosThreats } from "./paxos-threats.js";
+import { BallotFold } from "./paxos-ballots.js";
 
 export const PAXOS_PROPOSERS = ["p1", "p2"] as const;
 export const PAXOS_ACCEPTORS = ["a1", "a2", "a3"] as const;
@@ -41,6 +42,7 @@ export type PaxosLearnVariant = "correct" | "dueling" | "ignore-promised-values"
 
 export interface PaxosWorld extends World {
   readonly variant: PaxosLearnVariant;
+  readonly ballots: BallotFold;
 }
 
 interface Timing {
@@ -94,10 +96,12 @@ export const paxosAdapter: ProtocolAdapter<PaxosWorld> = {
         t.disk,
       ),
     );
+    const ballots = new BallotFold(acceptors.length);
+    sim.trace.subscribe((e) => ballots.onEvent(e), BallotFold.accepts);
     const checkers = liveCheckers();
     for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
     for (const id of [...PAXOS_PROPOSERS, ...acceptors, ...learners]) sim.start(id);
-    return { sim, variant: v, liveCheckers: checkers };
+    return { sim, variant: v, ballots, liveCheckers: checkers };
   },
 
   ready: () => true,
@@ -115,6 +119,8 @@ export const paxosAdapter: ProtocolAdapter<PaxosWorld> = {
   nodeViews(world): NodeView[] {
     return [...PAXOS_PROPOSERS, ...PAXOS_ACCEPTORS, ...PAXOS_LEARNERS].map((id) => paxosNodeView(world.sim.node(id)));
   },
+
+  panel: (world) => world.ballots.panel(),
 
   narrate: (event) => narratePaxos(event),
 
