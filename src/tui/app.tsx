@@ -45,7 +45,7 @@ export function App({ controller }: { controller: Controller }) {
   }, [view.running, controller]);
   const violations = view.frame.verdicts.filter((v) => !v.ok).length;
   const panelRows = view.frame.panel !== undefined ? view.frame.panel.lines.length + 1 : 0;
-  const lay = layout(size.rows, size.columns, view.frame.nodes.length + panelRows, violations);
+  const lay = layout(size.rows, size.columns, view.frame.nodes.length, violations, panelRows);
   if (view.mode.kind === "help") return <Help width={lay.width} rows={size.rows - 1} lesson={controller.lessonLines} />;
   return <Screen view={view} lay={lay} />;
 }

@@ -27,14 +27,16 @@ export function Screen({ view, lay }: { view: ViewState; lay: Layout }) {
           </Text>
         ))}
       </Box>
-      <Box flexDirection="column" width={half}>
-        <Text bold>SPACE-TIME</Text>
-        {strip.map((line, i) => (
-          <Text key={i} dimColor={!line.startsWith("›") && i > 0}>
-            {line}
-          </Text>
-        ))}
-      </Box>
+      {lay.strip > 0 && (
+        <Box flexDirection="column" width={half}>
+          <Text bold>SPACE-TIME</Text>
+          {strip.map((line, i) => (
+            <Text key={i} dimColor={!line.startsWith("›") && i > 0}>
+              {line}
+            </Text>
+          ))}
+        </Box>
+      )}
     </>
   );
   return (
