@@ -90,5 +90,5 @@ function diskFields(node: SimNode): [string, string][] {
     promised = Math.max(promised, rec.ballot);
     if (rec.t === "accept") slots.add(rec.slot);
   }
-  return [["disk: promised", promised > 0 ? String(promised) : "—"], ["accepted slots", String(slots.size)]];
+  return [["disk: promised", promised > 0 ? String(promised) : "—"], ["accepted", `${slots.size} slot(s)`]];
 }
