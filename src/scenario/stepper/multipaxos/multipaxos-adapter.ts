@@ -15,13 +15,13 @@
  */
 import { Simulator } from "../../../sim/simulator.js";
 import { UserInputError, unreachable } from "../../../sim/errors.js";
-import type { PendingMessage } from "../../../sim/network.js";
 import type { Checker } from "../../../check/checker.js";
 import { MultiPaxosSlotAgreementChecker } from "../../../check/protocols/multipaxos-slot-agreement.js";
 import { MultiPaxosStateMachineChecker } from "../../../check/protocols/multipaxos-state-machine.js";
 import { MultiPaxosLinearizableChecker } from "../../../check/protocols/multipaxos-linearizable.js";
 import { MultiPaxosClient, MultiPaxosReplica, commandId, type MultiPaxosMessage } from "../../../protocols/multi-paxos/index.js";
 import type { ClientOp, NodeView, ProtocolAdapter, World } from "../types.js";
+import { kindVocabulary } from "../vocabulary.js";
 import { JudgedNow } from "../judged-now.js";
 import { multiPaxosBookOfType, narrateMultiPaxos } from "./multipaxos-narrate.js";
 import { ClientOps, multiPaxosNodeView } from "./multipaxos-views.js";
@@ -47,6 +47,13 @@ function inspectOf(world: World, id: string): Record<string, unknown> | undefine
   if (node.status === "down") return undefined;
   return (node.process as { inspect?: () => Record<string, unknown> } | undefined)?.inspect?.();
 }
+
+const TIMER_NAMES: Record<string, string> = {
+  "multipaxos.tick": "tick (heartbeat / election timeout)",
+  "client.timeout": "request timeout: try the next replica",
+  "client.redirect": "follow the redirect",
+  "client.think": "next request",
+};
 
 export const multiPaxosAdapter: ProtocolAdapter<MultiPaxosWorld> = {
   protocol: "multipaxos",
@@ -88,15 +95,7 @@ export const multiPaxosAdapter: ProtocolAdapter<MultiPaxosWorld> = {
     return leaders.length === 1 && states.every((s, i) => MP_REPLICAS[i] === leaders[0] || s?.leader === leaders[0]);
   },
 
-  bookName(m: PendingMessage) {
-    return { book: multiPaxosBookOfType(m.type) ?? m.type, detail: detailOf(m.payload as MultiPaxosMessage) };
-  },
-
-  timerName(label) {
-    return TIMER_NAMES[label] ?? label;
-  },
-
-  bookOfType: multiPaxosBookOfType,
+  ...kindVocabulary(multiPaxosBookOfType, detailOf, TIMER_NAMES),
 
   nodeViews(world): NodeView[] {
     return [...MP_REPLICAS, ...MP_CLIENTS].map((id) => multiPaxosNodeView(world.sim.node(id), inspectOf(world, id), world.ops));
@@ -159,10 +158,3 @@ function detailOf(m: MultiPaxosMessage): string {
       return `#${m.reqId} → ${m.leader ?? "?"}`;
   }
 }
-
-const TIMER_NAMES: Record<string, string> = {
-  "multipaxos.tick": "tick (heartbeat / election timeout)",
-  "client.timeout": "request timeout: try the next replica",
-  "client.redirect": "follow the redirect",
-  "client.think": "next request",
-};

@@ -17,12 +17,12 @@
  */
 import { Simulator } from "../../../sim/simulator.js";
 import { UserInputError } from "../../../sim/errors.js";
-import type { PendingMessage } from "../../../sim/network.js";
 import type { Checker } from "../../../check/checker.js";
 import { PaxosAgreementChecker } from "../../../check/protocols/paxos-agreement.js";
 import { PaxosValidityChecker } from "../../../check/protocols/paxos-validity.js";
 import { PaxosLearnedChosenChecker } from "../../../check/protocols/paxos-learned-chosen.js";
 import { PaxosAcceptor, PaxosLearner, PaxosProposer, type PaxosMessage, type PaxosValue } from "../../../protocols/paxos/index.js";
+import { kindVocabulary } from "../vocabulary.js";
 import type { NodeView, ProtocolAdapter, World } from "../types.js";
 import { narratePaxos, paxosBookOfType, proposalText } from "./paxos-narrate.js";
 import { paxosNodeView } from "./paxos-views.js";
@@ -62,6 +62,13 @@ function timing(variant: PaxosLearnVariant): Timing {
 function liveCheckers(): Checker[] {
   return [new PaxosAgreementChecker(), new PaxosValidityChecker(), new PaxosLearnedChosenChecker()];
 }
+
+const TIMER_NAMES: Record<string, string> = {
+  "paxos.start": "start: begin phase 1",
+  "paxos.retry": "backoff over: retry higher",
+  "paxos.phase-timeout": "phase timeout (give up ballot)",
+  "paxos.announce": "tell learners again",
+};
 
 export const paxosAdapter: ProtocolAdapter<PaxosWorld> = {
   protocol: "paxos",
@@ -106,15 +113,7 @@ export const paxosAdapter: ProtocolAdapter<PaxosWorld> = {
 
   ready: () => true,
 
-  bookName(m: PendingMessage) {
-    return { book: paxosBookOfType(m.type) ?? m.type, detail: detailOf(m.payload as PaxosMessage) };
-  },
-
-  timerName(label) {
-    return TIMER_NAMES[label] ?? label;
-  },
-
-  bookOfType: paxosBookOfType,
+  ...kindVocabulary(paxosBookOfType, detailOf, TIMER_NAMES),
 
   nodeViews(world): NodeView[] {
     return [...PAXOS_PROPOSERS, ...PAXOS_ACCEPTORS, ...PAXOS_LEARNERS].map((id) => paxosNodeView(world.sim.node(id)));
@@ -147,10 +146,3 @@ function detailOf(m: PaxosMessage): string {
       return String(m.value);
   }
 }
-
-const TIMER_NAMES: Record<string, string> = {
-  "paxos.start": "start: begin phase 1",
-  "paxos.retry": "backoff over: retry higher",
-  "paxos.phase-timeout": "phase timeout (give up ballot)",
-  "paxos.announce": "tell learners again",
-};
