@@ -25,6 +25,7 @@ describe("tui: Paxos and Multi-Paxos lessons", () => {
       ["multipaxos", "phase-2-only", "write c1 /k a; run 30ms"], // one command
       ["multipaxos", "leader-failover", "crash r1; write c1 /k a; run 1s"], // a follower crashed
       ["multipaxos", "noop-gaps", "write c1 /k a; write c2 /k b; run 15ms; step 2; crash r3; run 1s"], // nothing accepted: no gap
+      ["multipaxos", "master-lease", "write c1 /k a; run 50ms; cut r3 r1,r2,c2; run 600ms; write c2 /k b; run 400ms; read c2 /k; run 100ms"], // read from the new master
       ["multipaxos", "skip-phase-1", "write c1 /k a; run 30ms; crash r3; crash c1; write c2 /k b; run 1s"], // slot 0 chosen and known by all
     ];
     for (const [protocol, name, script] of misses) {
@@ -32,6 +33,16 @@ describe("tui: Paxos and Multi-Paxos lessons", () => {
       const session = await openSession(protocol, lesson, undefined, undefined, undefined);
       await runPlain({ session, lesson, commands: splitScript(script), write: () => undefined });
       expect(session.frame().goal?.reached, `${protocol}/${name}: ${script}`).toBe(false);
+    }
+  });
+
+  it("tui: the broken twins' lessons need their twin: the same moves on the correct protocol break nothing", async () => {
+    for (const [protocol, name] of [["paxos", "break-consensus"], ["multipaxos", "skip-phase-1"], ["multipaxos", "master-lease"]] as const) {
+      const lesson = lessonNamed(protocol, name);
+      const session = await openSession(protocol, lesson, undefined, "correct", undefined);
+      await runPlain({ session, lesson, commands: splitScript(lesson.solution), write: () => undefined });
+      expect(session.frame().goal?.reached, `${protocol}/${name} on correct`).toBe(false);
+      expect(session.frame().verdicts.every((v) => v.ok), `${protocol}/${name} on correct`).toBe(true);
     }
   });
 });

@@ -128,4 +128,41 @@ const skipPhase1: Lesson = {
   solution: "write c1 /k a; run 16ms; drop m20; run 5ms; crash r3; crash c1; write c2 /k b; run 1s",
 };
 
-export const MULTIPAXOS_LESSONS: readonly Lesson[] = [phase2Only, leaderFailover, noopGaps, skipPhase1];
+const masterLease: Lesson = {
+  protocol: "multipaxos",
+  name: "master-lease",
+  title: "A deposed master serves a stale read (no lease)",
+  idea: "A master cut off from the others does not know it was replaced: without Chubby's master lease it keeps answering reads from its own state machine, which lacks the new master's writes. With the lease it stops serving once a majority stops renewing it.",
+  intro: [
+    "Variant no-lease. Write from c1 (write c1 /k a), run 50ms, then cut r3 off from r1, r2 and c2 (cut r3 r1,r2,c2).",
+    "Run 600ms: r1 and r2 elect a new master. Write from c2 (write c2 /k b), run 400ms.",
+    "Read from c1, which still reaches r3 (read c1 /k), run 100ms: watch the invariants panel. Then try it without --variant.",
+  ],
+  seed: 1,
+  variant: "no-lease",
+  setup: [],
+  goal: goalWatch(
+    ["multipaxos.leader", "multipaxos.read", "multipaxos.client.complete"],
+    { ballotOf: {} as Record<string, number>, top: 0, stale: "", reader: "", answer: "" },
+    (s, e) => {
+      const f = e.fields ?? {};
+      if (e.kind === "multipaxos.leader") {
+        s.ballotOf[e.node] = Number(f.ballot);
+        s.top = Math.max(s.top, Number(f.ballot));
+      }
+      if (e.kind === "multipaxos.read" && s.stale === "" && (s.ballotOf[e.node] ?? 0) < s.top) {
+        s.stale = `${e.node} (ballot ${s.ballotOf[e.node]}) served ${String(f.client)}'s read of ${String(f.key)} though ballot ${s.top} leads`;
+        s.reader = `${String(f.client)}#${String(f.reqId)}`;
+      }
+      if (e.kind === "multipaxos.client.complete" && `${String(f.client)}#${String(f.reqId)}` === s.reader && s.answer === "") s.answer = f.value === null ? "(none)" : String(f.value);
+    },
+    (s) => {
+      if (s.stale === "") return { reached: false, text: "get a read served by a master that has been replaced" };
+      if (s.answer === "") return { reached: false, text: `✓ ${s.stale}; run on until the answer arrives` };
+      return { reached: true, text: `${s.stale}, answering ${s.answer}: a stale read (linearizability ✗). Chubby's lease makes a master stop serving before another can be elected` };
+    },
+  ),
+  solution: "write c1 /k a; run 50ms; cut r3 r1,r2,c2; run 600ms; write c2 /k b; run 400ms; read c1 /k; run 100ms",
+};
+
+export const MULTIPAXOS_LESSONS: readonly Lesson[] = [phase2Only, leaderFailover, noopGaps, skipPhase1, masterLease];
