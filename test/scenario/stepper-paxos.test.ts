@@ -112,6 +112,17 @@ describe("stepper: Paxos and Multi-Paxos adapters", () => {
     expect(comparable(s.frame())).toEqual(here);
   });
 
+  it("stepper: multipaxos: what-if of a leader crash names the slot only it accepted and where leadership goes", async () => {
+    const s = await Session.begin(multiPaxosAdapter, { seed: 1 });
+    s.act({ kind: "client", client: "c1", op: "create", path: "/k", data: "a" });
+    await s.runFor(16);
+    for (const m of messages(s.frame()).filter((x) => x.book === "accept" && x.to !== "r3")) s.act({ kind: "drop", msg: m.msg });
+    await s.runFor(3);
+    const lines = await whatIf(s, { kind: "fault", fault: { kind: "crash", node: "r3" } }, 1_000);
+    expect(lines).toContain("slot 0 (c1#1@3) is accepted only by r3: a new leader whose majority misses it fills the slot with a no-op");
+    expect(lines.some((l) => /^leadership moves from r3 to r[12] \(ballot \d+\), after its phase 1$/.test(l))).toBe(true);
+  });
+
   it("stepper: multipaxos: the no-lease twin's stale read turns linearizability ✗ live", async () => {
     const s = await Session.begin(multiPaxosAdapter, { seed: 1, variant: "no-lease" });
     s.act({ kind: "client", client: "c1", op: "create", path: "/k", data: "a" });

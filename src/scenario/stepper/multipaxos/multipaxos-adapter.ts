@@ -26,6 +26,7 @@ import { JudgedNow } from "../judged-now.js";
 import { multiPaxosBookOfType, narrateMultiPaxos } from "./multipaxos-narrate.js";
 import { ClientOps, multiPaxosNodeView } from "./multipaxos-views.js";
 import { logPanel } from "./multipaxos-log-panel.js";
+import { multiPaxosThreats } from "./multipaxos-threats.js";
 
 export const MP_REPLICAS = ["r1", "r2", "r3"] as const;
 export const MP_CLIENTS = ["c1", "c2"] as const;
@@ -104,6 +105,8 @@ export const multiPaxosAdapter: ProtocolAdapter<MultiPaxosWorld> = {
   panel: (world) => logPanel(MP_REPLICAS, MP_REPLICAS.map((id) => inspectOf(world, id))),
 
   narrate: (event) => narrateMultiPaxos(event),
+
+  threats: multiPaxosThreats,
 
   clientAction(world, client, op) {
     const node = (MP_CLIENTS as readonly string[]).includes(client) ? world.sim.node(client) : undefined;
