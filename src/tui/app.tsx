@@ -22,7 +22,8 @@ export function App({ controller }: { controller: Controller }) {
   const size = useTerminalSize();
   useDriven(controller, view);
   const violations = view.frame.verdicts.filter((v) => !v.ok).length;
-  const lay = layout(size.rows, size.columns, view.frame.nodes.length, violations);
+  const panelRows = view.frame.panel !== undefined ? view.frame.panel.lines.length + 1 : 0;
+  const lay = layout(size.rows, size.columns, view.frame.nodes.length, violations, panelRows);
   if (view.mode.kind === "help") return <Help width={lay.width} rows={size.rows - 1} lesson={controller.lessonLines} />;
   return <Screen view={view} lay={lay} />;
 }

@@ -33,6 +33,12 @@ export function nodeLines(f: Frame, width: number): string[] {
   });
 }
 
+/** The protocol's own pane: its title, then its lines (nothing when the adapter has none). */
+export function panelLines(f: Frame, width: number): string[] {
+  if (f.panel === undefined) return [];
+  return [fit(f.panel.title, width), ...f.panel.lines.map((l) => fit(l, width))];
+}
+
 function pendingMark(p: PendingEvent): string {
   if (p.state === "held") return "✂";
   if (p.state === "parked") return "⏸";
@@ -130,6 +136,7 @@ export function frameText(f: Frame, width = 100): string[] {
     headerLine(f, width),
     "NODES",
     ...nodeLines(f, width),
+    ...panelLines(f, width),
     `PENDING (${f.pending.length})`,
     ...pendingLines(f, width, 12),
     "SPACE-TIME",

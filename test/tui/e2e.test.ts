@@ -36,24 +36,30 @@ async function waitFor(read: () => string, pattern: RegExp, what: string, timeou
   }
 }
 
+/** The app started in a detached 80×24 tmux session: its screen, keys, and a typed command. */
+function tmuxApp(name: string, config: string, args: string) {
+  const cmd = `cd ${JSON.stringify(process.cwd())} && XDG_CONFIG_HOME=${config} CI=false FORCE_COLOR=0 ${process.execPath} ${BIN} learn ${args}; echo EXIT:$?; sleep 30`;
+  tmux("new-session", "-d", "-s", name, "-x", "80", "-y", "24", cmd);
+  const screen = () => tmux("capture-pane", "-t", name, "-p");
+  const keys = (...k: string[]) => tmux("send-keys", "-t", name, ...k);
+  const command = async (text: string, done: RegExp) => {
+    keys(":");
+    await waitFor(screen, /^:▏/m, "the command line");
+    keys("-l", text);
+    await waitFor(screen, new RegExp(`^:${text.replace(/[/.*+?^${}()|[\]\\]/g, "\\$&")}▏`, "m"), `"${text}" typed`);
+    keys("Enter");
+    return waitFor(screen, done, `"${text}" to finish`);
+  };
+  return { screen, keys, command };
+}
+
 const reason = !TMUX && !SCRIPT ? "neither tmux nor script is installed (apt-get install -y tmux)" : "";
 
 describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !== "" ? ` — skipped: ${reason}` : ""}`, () => {
   it.skipIf(!TMUX)("tui: e2e (tmux): step, back, help, finish a lesson by commands, quit", async () => {
     const config = mkdtempSync(join(tmpdir(), "zksim-e2e-"));
     const name = `zksim-e2e-${process.pid}`;
-    const cmd = `cd ${JSON.stringify(process.cwd())} && XDG_CONFIG_HOME=${config} CI=false FORCE_COLOR=0 ${process.execPath} ${BIN} learn --lesson quorum-commit; echo EXIT:$?; sleep 30`;
-    tmux("new-session", "-d", "-s", name, "-x", "80", "-y", "24", cmd);
-    const screen = () => tmux("capture-pane", "-t", name, "-p");
-    const keys = (...k: string[]) => tmux("send-keys", "-t", name, ...k);
-    const command = async (text: string, done: RegExp) => {
-      keys(":");
-      await waitFor(screen, /^:▏/m, "the command line");
-      keys("-l", text);
-      await waitFor(screen, new RegExp(`^:${text.replace(/[/.*+?^${}()|[\]\\]/g, "\\$&")}▏`, "m"), `"${text}" typed`);
-      keys("Enter");
-      return waitFor(screen, done, `"${text}" to finish`);
-    };
+    const { screen, keys, command } = tmuxApp(name, config, "--lesson quorum-commit");
     try {
       const first = await waitFor(screen, /zksim learn zab \[3\] · seed 1 · step 0/, "the first frame");
       expect(first).toMatch(/○ GOAL: commit a write while exactly one follower is down/);
@@ -106,6 +112,26 @@ describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !==
       expect(end).toMatch(/⇒ in doubt \(Yes\): p1 p2 p3/);
       keys("q");
       await waitFor(screen, /EXIT:0/, "the app to exit");
+    } finally {
+      spawnSync("tmux", ["kill-session", "-t", name]);
+    }
+  }, 300_000);
+
+  it.skipIf(!TMUX)("tui: e2e (tmux): a Paxos lesson finished by commands: the BALLOTS pane shows the chosen majority", async () => {
+    const config = mkdtempSync(join(tmpdir(), "zksim-e2e-"));
+    const name = `zksim-e2e-paxos-${process.pid}`;
+    const { screen, keys, command } = tmuxApp(name, config, "paxos --lesson why-phase-1");
+    try {
+      const first = await waitFor(screen, /zksim learn paxos \[correct\] · seed 1 · step 0/, "the first frame");
+      expect(first).toMatch(/BALLOTS \(a majority is 2 of 3\)/);
+      expect(first.trimEnd().split("\n").length).toBeLessThanOrEqual(23);
+      await command("run 20ms", /✓ b1 p1\s+promised a1 a2 a3\s+accepted a1 a2 a3 \[1, A\]\s+chosen/);
+      await command("fire t2", /^done\s*$/m);
+      const done = await command("run 40ms", /✓ GOAL REACHED/);
+      expect(done).toMatch(/b2 p2\s+promised a1 a2 a3\s+accepted a1 a2 a3 \[2, A\]/);
+      keys("q");
+      await waitFor(screen, /EXIT:0/, "the app to exit");
+      expect(readFileSync(join(config, "zksim", "learn.json"), "utf8")).toMatch(/"paxos\/why-phase-1"/);
     } finally {
       spawnSync("tmux", ["kill-session", "-t", name]);
     }

@@ -1,5 +1,5 @@
 /**
- * `zksim learn [zab|2pc|3pc] …` and `zksim learn compare 2pc 3pc`: the interactive teaching UI (src/tui/): the ink app on a terminal,
+ * `zksim learn [zab|paxos|multipaxos|2pc|3pc] …` and `zksim learn compare 2pc 3pc`: the interactive teaching UI (src/tui/): the ink app on a terminal,
  * plain text frames without one (or with --plain / --script). docs/learn.md has the keys.
  */
 import { UserInputError } from "../../sim/errors.js";
@@ -11,7 +11,7 @@ const SPEC = { lesson: "string", seed: "int", variant: "string", plain: "bool", 
 
 export const learn: Command = {
   name: "learn",
-  args: `[zab|2pc|3pc | compare 2pc 3pc] [--lesson NAME] [--seed N] [--variant V] [--plain] [--script "step 3; crash s3"] [--open FILE] [--save FILE] [--lessons]`,
+  args: `[zab|paxos|multipaxos|2pc|3pc | compare 2pc 3pc] [--lesson NAME] [--seed N] [--variant V] [--plain] [--script "step 3; crash s3"] [--open FILE] [--save FILE] [--lessons]`,
   help: "step through a protocol in a terminal UI (plain text without a TTY); see docs/learn.md",
   run(argv) {
     const args = parseArgs(argv, SPEC, "learn");

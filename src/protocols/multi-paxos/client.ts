@@ -7,6 +7,9 @@
  * operation is annotated at its first send and at its answer (`multipaxos.client.*`): the
  * history the linearizability checker reads. An operation unanswered when the run ends stays
  * open: its outcome is unknown.
+ *
+ * A `scripted` client (the teaching UI's) starts no operation on its own: each one comes
+ * through `submit`, one at a time, and is retried like the others.
  */
 import type { NodeContext, Process, TimerHandle } from "../../sim/node-context.js";
 import { isMultiPaxosMessage } from "./messages.js";
@@ -20,6 +23,8 @@ export interface ClientConfig {
   readOnly: boolean;
   /** No new operation starts after this (local ms). */
   stopAtMs: number;
+  /** Operations come only through `submit` (no closed loop). */
+  scripted?: boolean;
 }
 
 export class MultiPaxosClient implements Process {
@@ -33,7 +38,14 @@ export class MultiPaxosClient implements Process {
     private readonly config: ClientConfig,
   ) {
     this.target = ctx.rng.int(0, config.replicas.length - 1);
-    ctx.setTimerMs(ctx.rng.int(0, 300), () => this.next(), "client.think");
+    if (config.scripted !== true) ctx.setTimerMs(ctx.rng.int(0, 300), () => this.next(), "client.think");
+  }
+
+  /** Starts an operation now (scripted clients); false while the previous one is unanswered. */
+  submit(op: "put" | "get", key: string, value?: string): boolean {
+    if (this.current !== undefined) return false;
+    this.start(op, key, value ?? "");
+    return true;
   }
 
   inspect(): Record<string, unknown> {
@@ -44,8 +56,13 @@ export class MultiPaxosClient implements Process {
     if (this.ctx.nowMs() >= this.config.stopAtMs) return;
     const rng = this.ctx.rng;
     const key = `k${rng.int(1, this.config.keys)}`;
+    const put = !this.config.readOnly && rng.chance(0.5);
+    this.start(put ? "put" : "get", key, `${this.ctx.id}-${this.reqId + 1}`);
+  }
+
+  private start(op: "put" | "get", key: string, value: string): void {
     this.reqId++;
-    this.current = !this.config.readOnly && rng.chance(0.5) ? { reqId: this.reqId, op: "put", key, value: `${this.ctx.id}-${this.reqId}` } : { reqId: this.reqId, op: "get", key };
+    this.current = op === "put" ? { reqId: this.reqId, op, key, value } : { reqId: this.reqId, op, key };
     this.ctx.annotate("multipaxos.client.invoke", { client: this.ctx.id, ...this.current });
     this.send();
   }
@@ -76,6 +93,7 @@ export class MultiPaxosClient implements Process {
     this.current = undefined;
     this.ctx.cancelTimer(this.timer);
     this.ctx.annotate("multipaxos.client.complete", { client: this.ctx.id, reqId: c.reqId, op: c.op, key: c.key, ...(c.op === "get" ? { value: m.value } : {}) });
+    if (this.config.scripted === true) return;
     this.timer = this.ctx.setTimerMs(this.ctx.rng.int(0, this.config.thinkMsMax), () => this.next(), "client.think");
   }
 }

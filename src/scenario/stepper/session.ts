@@ -316,6 +316,7 @@ export class Session<W extends World = World> {
   private frameOf(live: Live<W>): Frame {
     const w = live.world;
     const sim = w.sim;
+    const panel = this.adapter.panel?.(w);
     return {
       protocol: this.adapter.protocol,
       seed: this.seed,
@@ -331,6 +332,7 @@ export class Session<W extends World = World> {
       recent: live.recent.slice(-RECENT_LIMIT).map((event) => this.recentEvent(event, w)),
       stepFrom: this.stepFromTrace,
       verdicts: verdicts(w),
+      ...(panel !== undefined ? { panel } : {}),
       goal: live.goal?.status(),
     };
   }

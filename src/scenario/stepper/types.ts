@@ -112,6 +112,18 @@ export interface Verdict {
   eventIndex?: number;
 }
 
+/**
+ * A protocol's own pane below the nodes, as lines of text: what one node line cannot show
+ * (Paxos: each ballot's promises and acceptances across the acceptors; Multi-Paxos: the log,
+ * slot by slot, on every replica). At most `PANEL_ROWS` lines, the newest last.
+ */
+export interface Panel {
+  title: string;
+  lines: string[];
+}
+
+export const PANEL_ROWS = 3;
+
 /** One recent trace event, for the space-time strip and the narration. */
 export interface RecentEvent {
   event: TraceEvent;
@@ -139,6 +151,8 @@ export interface Frame {
   recent: RecentEvent[];
   stepFrom: number;
   verdicts: Verdict[];
+  /** The protocol's own pane, when its adapter draws one. */
+  panel?: Panel;
   /** The lesson's goal, when the session has one. */
   goal: { reached: boolean; text: string } | undefined;
 }
@@ -177,6 +191,8 @@ export interface ProtocolAdapter<W extends World = World> {
   timerName(label: string): string;
   /** Every node's state, in display order. */
   nodeViews(world: W): NodeView[];
+  /** The protocol's own pane (optional). */
+  panel?(world: W): Panel;
   /** Book name of a traced message type (sends and deliveries carry only the type). */
   bookOfType(type: string): string | undefined;
   /** One narration line for a trace event in the book's vocabulary, or undefined (not worth a line). */

@@ -6,7 +6,7 @@
 import { Box, Text } from "ink";
 import type { ViewState } from "../controller.js";
 import { SPEEDS } from "../controller.js";
-import { fit, goalLines, headerLine, narrationLines, nodeLines, pendingLines, stripLines, verdictLines } from "../frame-text.js";
+import { fit, goalLines, headerLine, narrationLines, nodeLines, panelLines, pendingLines, stripLines, verdictLines } from "../frame-text.js";
 import type { Layout } from "../layout.js";
 import { Confirm } from "./overlays.js";
 
@@ -27,14 +27,16 @@ export function Screen({ view, lay }: { view: ViewState; lay: Layout }) {
           </Text>
         ))}
       </Box>
-      <Box flexDirection="column" width={half}>
-        <Text bold>SPACE-TIME</Text>
-        {strip.map((line, i) => (
-          <Text key={i} dimColor={!line.startsWith("›") && i > 0}>
-            {line}
-          </Text>
-        ))}
-      </Box>
+      {lay.strip > 0 && (
+        <Box flexDirection="column" width={half}>
+          <Text bold>SPACE-TIME</Text>
+          {strip.map((line, i) => (
+            <Text key={i} dimColor={!line.startsWith("›") && i > 0}>
+              {line}
+            </Text>
+          ))}
+        </Box>
+      )}
     </>
   );
   return (
@@ -44,6 +46,11 @@ export function Screen({ view, lay }: { view: ViewState; lay: Layout }) {
       </Text>
       {nodeLines(f, lay.width).map((line, i) => (
         <Text key={i} color={ROLE_COLOR[f.nodes[i]!.role]} inverse={i === view.node}>
+          {line}
+        </Text>
+      ))}
+      {panelLines(f, lay.width).map((line, i) => (
+        <Text key={i} bold={i === 0}>
           {line}
         </Text>
       ))}

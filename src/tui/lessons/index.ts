@@ -4,11 +4,15 @@ import type { Lesson } from "./lesson.js";
 import { ZAB_LESSONS } from "./zab.js";
 import { TWO_PC_LESSONS } from "./two-phase-commit.js";
 import { THREE_PC_LESSONS } from "./three-phase-commit.js";
+import { PAXOS_LESSONS } from "./paxos.js";
+import { MULTIPAXOS_LESSONS } from "./multipaxos.js";
 
 export type { Lesson } from "./lesson.js";
 
 export const LESSONS: readonly Lesson[] = [
   ...ZAB_LESSONS,
+  ...PAXOS_LESSONS,
+  ...MULTIPAXOS_LESSONS,
   ...TWO_PC_LESSONS,
   ...THREE_PC_LESSONS,
 ];

@@ -8,6 +8,7 @@
  * Heartbeats (PING), client pings and timer ticks are left out: they would drown the story.
  */
 import type { TraceEvent } from "../../../sim/trace.js";
+import { formatLinks } from "../narrate-common.js";
 import { QUORUM_PACKET_BOOK, ZAB_STATE_BOOK_PHASE, type QuorumPacketType, type ZabState } from "../../../zk/server/quorum/zab-vocabulary.js";
 
 /** The book's name of a traced message type, if it is a ZAB or FLE message. */
@@ -120,9 +121,4 @@ function outcomeText(f: Record<string, unknown>): string {
   if (f.outcome === "ok") return `ok${f.zxid !== undefined ? ` (zxid ${String(f.zxid)})` : ""}`;
   if (f.outcome === "unknown") return `unknown (${String(f.err)}): it may or may not have happened`;
   return `failed (${String(f.err)})`;
-}
-
-function formatLinks(links: unknown): string {
-  if (!Array.isArray(links) || links.length === 0) return "no link changed";
-  return links.map((l) => String(l).replace(">", "→")).join(" ");
 }
