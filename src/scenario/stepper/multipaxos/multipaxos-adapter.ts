@@ -113,13 +113,14 @@ export const multiPaxosAdapter: ProtocolAdapter<MultiPaxosWorld> = {
     if (node === undefined) throw new UserInputError(`no client "${client}" (clients: ${MP_CLIENTS.join(", ")})`);
     if (node.status !== "up") throw new UserInputError(`client ${client} is ${node.status}`);
     const c = node.process as MultiPaxosClient;
+    if (op.op === "txn") throw new UserInputError(`${op.op}: a commit protocol's transaction; the Multi-Paxos store takes write (put) and read (get)`);
     const [kind, value] = commandOf(op);
     if (!c.submit(kind, op.path, value)) throw new UserInputError(`${client} still waits for the answer to its last request (one at a time: run on, or use the other client)`);
   },
 };
 
 /** A ZooKeeper-style client op as a key-value command: create/set put the key, get reads it. */
-function commandOf(op: ClientOp): ["put" | "get", string | undefined] {
+function commandOf(op: Exclude<ClientOp, { op: "txn" }>): ["put" | "get", string | undefined] {
   switch (op.op) {
     case "create":
     case "set":
