@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 const ROOT = new URL("..", import.meta.url).pathname;
 // An optional argument names another source tree (the lint's own test uses it).
 const SRC = process.argv[2] ? join(process.cwd(), process.argv[2]) : join(ROOT, "src");
-const EXEMPT_DIRS = ["cli", "tui", "runtime", "gateway", "serve"].map((d) => join(SRC, d) + "/");
+const EXEMPT_DIRS = ["cli", "tui", "runtime", "gateway", "serve", "conformance"].map((d) => join(SRC, d) + "/");
 // assert-simulation.ts writes the shrunk case's replay file (the property harness's one I/O edge, like cli/).
 // api/files.ts writes a user run's replay file and imports a user's module to replay it.
 const EXEMPT_FILES = new Set([join(SRC, "sim", "microtasks.ts"), join(SRC, "property", "assert-simulation.ts"), join(SRC, "api", "files.ts")]);

@@ -3,7 +3,7 @@
 // or up. Each source file belongs to the layer of its folder; each relative import must land in
 // a layer its own layer may use. A new folder under src/ must be given a layer here first.
 //
-//   cli/ tui/ (and serve/ runtime/ gateway/)   entry points: may use everything below
+//   cli/ tui/ (and serve/ runtime/ gateway/ conformance/)   entry points: may use everything below
 //   api/                                       the public API (a user's scripts): scenario/, property/ and below
 //   scenario/  property/                       siblings: scenario format and runner; fast-check properties
 //   check/                                     checkers: values from zk/proto, sim/, base/; only types from above those
@@ -35,6 +35,8 @@ const LAYERS = {
   tui: { values: ["scenario", "property", ...BELOW_SCENARIO] },
   serve: { values: ["scenario", "property", ...BELOW_SCENARIO] },
   runtime: { values: ["scenario", "property", ...BELOW_SCENARIO] },
+  // The conformance suite: op scripts through runtime/'s TCP client, against a real ZooKeeper and serve/.
+  conformance: { values: ["serve", "runtime", "scenario", "property", ...BELOW_SCENARIO] },
   gateway: { values: ["scenario", "property", ...BELOW_SCENARIO] },
   "": { values: ["scenario", "property", ...BELOW_SCENARIO] },
   // The public API (`import … from "zksim"`): builds scenarios of a user's script and runs them.

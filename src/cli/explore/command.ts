@@ -4,6 +4,8 @@
  * every failing seed with its one-line replay command. With --save-dir, each failing seed that
  * ran to the end is also written as a replay file `DIR/<scenario>-seed-<N>.json` (`zksim
  * replay`, `zksim shrink`); a seed whose run threw has no trace hash to record and is only listed.
+ * --save-dir also gets the sweep report (sweep-report.ts), and `zksim explore --merge DIR…`
+ * combines the reports of a sweep's shards into what one unsharded run would print (docs/sweeps.md).
  *
  * Output: a progress bar on a TTY (never with --json), then one line per failure and a summary;
  * with --json only one line `{scenario, seedsRun, failures: [{seed, checker, replay}],
@@ -26,7 +28,7 @@ import { CANARIES, type Canary } from "../../scenario/types.js";
 import { bugEntry } from "../../scenario/bug-zoo.js";
 import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
-import { OutputError, ensureDir } from "../files.js";
+import { OutputError, ensureDir, writeOutputFile } from "../files.js";
 import { loadScenario } from "../scenario-files.js";
 import { exploreInProcess, exploreInWorkers, type SeedOutcome, type SeedRunOptions } from "./explore.js";
 import { ProgressBar } from "./progress.js";
@@ -36,6 +38,7 @@ import { writeReplayFile } from "../replay.js";
 import { scenarioAsRun } from "../../scenario/replay-file.js";
 import { assertRecipeScenario, generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
 import { parseShard, shardSeeds, type Shard } from "./seeds.js";
+import { SWEEP_REPORT_KIND, SWEEP_REPORT_VERSION, findSweepReports, mergeSweepReports, readSweepReport, sweepReportFileName, type MergedSweep, type SweepReport } from "./sweep-report.js";
 
 export interface ExploreFailure {
   seed: number;
@@ -76,19 +79,21 @@ interface ExploreRequest {
 /** The seed list is built up front; ten million seeds is already days of runs. */
 const MAX_SEEDS = 10_000_000;
 
-const FLAGS = { seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", variant: "string", generate: "bool", json: "bool", "save-dir": "string" } as const;
+const FLAGS = { merge: "bool", seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", variant: "string", generate: "bool", json: "bool", "save-dir": "string" } as const;
 
 export const explore: Command = {
   name: "explore",
-  args: "<scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--variant V] [--generate] [--json] [--save-dir DIR]",
+  args: "<scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--variant V] [--generate] [--json] [--save-dir DIR] | --merge DIR… [--json]",
   help: `sweep seeds S … S+N-1 (default S = 1) on K worker threads; exit 1 if any fails
-(--save-dir: one replay file per failing seed, DIR/<scenario>-seed-<N>.json;
+(--save-dir: one replay file per failing seed, DIR/<scenario>-seed-<N>.json, and the sweep report;
+--merge DIR…: combine the sweep reports of a sharded sweep's --save-dir directories;
 --generate: each seed draws its own workload shape and faults, as in run;
 Ctrl-C: the summary of the seeds run so far, exit ${EXIT_INTERRUPTED})`,
   run: cmdExplore,
 };
 
 async function cmdExplore(argv: string[]): Promise<number> {
+  if (argv.includes("--merge")) return cmdMerge(argv);
   const req = parseExploreArgs(argv);
   const scenario = loadScenario(req.scenarioArg, req.variant);
   if (req.options.generate === true) assertRecipeScenario(scenario); // refused here, not per seed
@@ -126,7 +131,10 @@ async function cmdExplore(argv: string[]): Promise<number> {
   } else {
     printFailures(report, failed, seconds, req.seeds.length);
   }
-  if (req.saveDir !== undefined) saveFailures(req, scenario, failed);
+  if (req.saveDir !== undefined) {
+    const replayFiles = saveFailures(req, scenario, failed);
+    saveSweepReport(req, report, replayFiles, seconds);
+  }
   return interrupted ? EXIT_INTERRUPTED : failed.length === 0 ? 0 : 1;
 }
 
@@ -164,8 +172,9 @@ function parseExploreArgs(argv: string[]): ExploreRequest {
  * A write that fails (a full disk) is reported once, with how many files were not written; the
  * failures' replay lines are already printed.
  */
-function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutcome[]): void {
+function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutcome[]): Map<number, string> {
   const dir = req.saveDir!;
+  const written = new Map<number, string>();
   const note = req.json ? (line: string) => console.error(`zksim: ${line}`) : (line: string) => console.log(line);
   let saved = 0;
   let notSaved = 0;
@@ -179,7 +188,9 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
     const bugs = [...(req.options.bugs ?? [])];
     const ran = scenarioAsRun(req.options.generate === true ? generatedRecipeScenario(scenario, o.seed) : scenario, o.seed);
     try {
-      writeReplayFile(join(dir, `${scenario.name}-seed-${o.seed}.json`), { scenario: ran, seed: o.seed, bugs, canary: req.options.canary, simplify: [], expected });
+      const name = `${scenario.name}-seed-${o.seed}.json`;
+      writeReplayFile(join(dir, name), { scenario: ran, seed: o.seed, bugs, canary: req.options.canary, simplify: [], expected });
+      written.set(o.seed, name);
       saved++;
     } catch (err) {
       if (!(err instanceof OutputError)) throw err;
@@ -189,6 +200,81 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
   }
   if (saved > 0) note(`saved ${saved} replay file${saved === 1 ? "" : "s"} to ${dir}/ (zksim replay ${join(dir, `${scenario.name}-seed-<N>.json`)})`);
   if (firstError !== undefined) console.error(`zksim: --save-dir: ${firstError}; ${notSaved} replay file${notSaved === 1 ? "" : "s"} not saved (their replay lines are above)`);
+  return written;
+}
+
+/**
+ * Writes the sweep report beside the replay files (sweep-report.ts): what `explore --merge`
+ * combines. A write that fails is one stderr line; the sweep's exit code stands.
+ */
+function saveSweepReport(req: ExploreRequest, report: ExploreReport, replayFiles: Map<number, string>, seconds: number): void {
+  const sweep: SweepReport = {
+    kind: SWEEP_REPORT_KIND,
+    version: SWEEP_REPORT_VERSION,
+    scenario: report.scenario,
+    scenarioArg: req.scenarioArg,
+    variant: req.variant ?? null,
+    bugs: [...(req.options.bugs ?? [])],
+    canary: req.options.canary ?? null,
+    generate: req.options.generate === true,
+    from: req.from,
+    count: req.count,
+    shardCount: req.shard?.count ?? 1,
+    shardIndex: req.shard?.index ?? 1,
+    seedsPlanned: req.seeds.length,
+    seedsRun: report.seedsRun,
+    failures: report.failures.map((f) => {
+      const file = replayFiles.get(f.seed);
+      return file === undefined ? f : { ...f, replayFile: file };
+    }),
+    seedsWithUnknown: report.seedsWithUnknown,
+    wallSeconds: Math.round(seconds * 1000) / 1000,
+    seedsPerSec: report.seedsPerSec,
+    interrupted: report.interrupted === true,
+  };
+  const path = join(req.saveDir!, sweepReportFileName(req.shard));
+  try {
+    writeOutputFile(path, `${JSON.stringify(sweep, null, 2)}\n`, "explore report");
+  } catch (err) {
+    if (!(err instanceof OutputError)) throw err;
+    console.error(`zksim: --save-dir: ${err.message}; the sweep report was not saved`);
+  }
+}
+
+/**
+ * `zksim explore --merge PATH… [--json]`: combines the reports of one sweep's shards
+ * (sweep-report.ts). Exit 0 when every shard reported and no seed failed, 1 when a seed failed
+ * or the sweep is incomplete, 2 when the reports do not belong together.
+ */
+function cmdMerge(argv: string[]): number {
+  const args = parseArgs(argv, { merge: "bool", json: "bool" }, "explore --merge");
+  if (args.positionals.length === 0) throw new UserInputError("explore --merge: which shard results? (give the --save-dir directories or their explore-report*.json files)");
+  const merged = mergeSweepReports(findSweepReports(args.positionals).map((path) => ({ path, report: readSweepReport(path) })));
+  if (boolFlag(args, "json")) {
+    console.log(JSON.stringify(merged));
+  } else {
+    printMerged(merged);
+  }
+  return merged.failures.length > 0 || merged.incomplete !== undefined ? 1 : 0;
+}
+
+function printMerged(m: MergedSweep): void {
+  const range = `seeds ${m.from} … ${m.from + m.count - 1}`;
+  console.log(`zksim explore --merge ${m.scenarioArg}: ${range}, ${plural(m.shardsMerged, "shard")} of ${m.shardCount}`);
+  for (const f of m.failures) {
+    console.log(`FAIL seed ${f.seed} [${f.checker}]`);
+    console.log(`  replay: ${f.replay}${f.replayFile !== undefined ? ` (or zksim replay ${f.replayFile})` : ""}`);
+  }
+  const verdict = m.failures.length === 0 ? "all passed" : plural(m.failures.length, "failing seed");
+  const gaps = m.seedsWithUnknown > 0 ? ` (${plural(m.seedsWithUnknown, "seed")} with stretches left unjudged)` : "";
+  console.log(`merged ${plural(m.seedsRun, "seed")} of ${m.count} (${m.seedsPerSec} seeds/s over the shards, slowest shard ${m.wallSeconds.toFixed(2)} s): ${verdict}${gaps}`);
+  if (m.incomplete !== undefined) {
+    const parts = [
+      ...(m.incomplete.missingShards.length > 0 ? [`missing shard${m.incomplete.missingShards.length === 1 ? "" : "s"} ${m.incomplete.missingShards.join(", ")}`] : []),
+      ...(m.incomplete.interruptedShards.length > 0 ? [`interrupted shard${m.incomplete.interruptedShards.length === 1 ? "" : "s"} ${m.incomplete.interruptedShards.join(", ")}`] : []),
+    ];
+    console.log(`incomplete: ${parts.join("; ")} (of ${m.shardCount})`);
+  }
 }
 
 /** The one-line command that re-runs one seed exactly as the sweep ran it. */

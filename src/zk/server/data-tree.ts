@@ -45,6 +45,7 @@ import { copyAcl } from "./acl.js";
 import { CONFIG_PATH, QUOTA_PATH, ZOOKEEPER_PATH, basename, childPath, javaParentOf } from "../proto/path-utils.js";
 import { WatchManager, type ServerWatcher } from "./watch-manager.js";
 import { TreeDigest } from "./digest-calculator.js";
+import { JavaHashSet } from "./java-hash-set.js";
 
 export interface StatPersisted {
   czxid: Zxid;
@@ -129,8 +130,11 @@ export function ttlOfEphemeralOwner(owner: SessionId): number {
 // ---- DataNode ------------------------------------------------------------------------
 
 export class DataNode {
-  /** Child names (not paths), in insertion order; readers sort where order is observable. */
-  readonly children = new Set<string>();
+  /**
+   * Child names (not paths) in a Java `HashSet<String>(8)`'s iteration order, which getChildren
+   * and snapshots expose as ZooKeeper does (java-hash-set.ts).
+   */
+  readonly children = new JavaHashSet(8);
   /** This node's current contribution to the tree digest (maintained by `TreeDigest`). */
   digestLo = 0;
   digestHi = 0;
@@ -203,7 +207,7 @@ export interface SnapshotNode {
 /** A deep-copied, self-contained image of the replicated state (bigints and bytes inside). */
 export interface DataTreeSnapshot {
   lastProcessedZxid: Zxid;
-  /** Sorted by path, so every parent precedes its children. */
+  /** Depth first from `/` (every parent precedes its children), children in their set's order. */
   nodes: SnapshotNode[];
   /** Sorted by session id. */
   sessions: { sessionId: SessionId; timeoutMs: number }[];
@@ -597,12 +601,12 @@ export class DataTree {
     return { data: node.data, stat: this.statOf(node) };
   }
 
-  /** getChildren[2]: names sorted lexically (deterministic; Java uses hash order). */
+  /** getChildren[2]: names in the children set's order (Java's HashSet order, not sorted). */
   getChildren(path: string, watcher: ServerWatcher | null = null): { children: string[]; stat: Stat } | null {
     const node = this.getNode(path);
     if (node === undefined) return null;
     if (watcher !== null) this.watches.childWatches.addWatch(path, watcher);
-    return { children: [...node.children].sort(), stat: this.statOf(node) };
+    return { children: [...node.children], stat: this.statOf(node) };
   }
 
   getACL(path: string): { acl: ACL[]; stat: Stat } | null {
@@ -731,11 +735,18 @@ export class DataTree {
 
   // ---- snapshots and digest ------------------------------------------------------------
 
+  /** As Java's `serializeNode`: depth first from `/`, each node's children in their set's order. */
   serialize(): DataTreeSnapshot {
-    const paths = [...this.nodes.keys()].sort();
+    const nodes: SnapshotNode[] = [];
+    const walk = (path: string): void => {
+      const node = this.nodes.get(path) as DataNode;
+      nodes.push(snapshotNodeOf(path, node));
+      for (const name of node.children) walk(childPath(path, name));
+    };
+    walk("/");
     return {
       lastProcessedZxid: this.lastProcessedZxid,
-      nodes: paths.map((path) => snapshotNodeOf(path, this.nodes.get(path) as DataNode)),
+      nodes,
       sessions: this.serializeSessions(),
     };
   }
@@ -748,7 +759,8 @@ export class DataTree {
   static deserialize(snap: DataTreeSnapshot, opts: DataTreeOptions = {}): DataTree {
     const tree = new DataTree(opts);
     tree.nodes.clear();
-    for (const n of [...snap.nodes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    // In the snapshot's order, as Java's deserialize adds each child to its parent's new set.
+    for (const n of snap.nodes) {
       const node = new DataNode(copyData(n.data), n.acl.map(copyAcl), copyStatPersisted(n.stat));
       if (n.path !== "/") {
         const parent = tree.getNode(javaParentOf(n.path));

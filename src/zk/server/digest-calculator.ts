@@ -22,7 +22,7 @@ export interface DigestedNode {
   readonly data: Uint8Array | null;
   readonly acl: readonly ACL[];
   readonly stat: StatPersisted;
-  readonly children: ReadonlySet<string>;
+  readonly children: { readonly size: number };
   /** The contribution last added for this node, so removing it needs no re-hash. */
   digestLo: number;
   digestHi: number;

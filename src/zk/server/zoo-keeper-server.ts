@@ -31,6 +31,7 @@ import { SessionTrackerImpl, type SessionImpl, type SessionTracker } from "./ses
 import { ServerCnxn, replyLabel, type CnxnHost } from "./server-cnxn.js";
 import { DEFAULT_SNAPSHOT_SIZE_FACTOR, ZKDatabase } from "./zk-database.js";
 import { ContainerManager } from "./container-manager.js";
+import { addInJavaConcurrentSetOrder, javaIdHashCode } from "./java-hash-set.js";
 
 export interface ZooKeeperServerConfig {
   /** `myid` (standalone uses 1); the top byte of session ids. */
@@ -447,7 +448,7 @@ export class ZooKeeperServer implements CnxnHost {
       cnxn.close();
       return;
     }
-    for (const id of r.ids) if (!cnxn.authInfo.some((a) => a.scheme === id.scheme && a.id === id.id)) cnxn.authInfo.push(id);
+    for (const id of r.ids) addInJavaConcurrentSetOrder(cnxn.authInfo, id, (x) => javaIdHashCode(x.scheme, x.id), (a, b) => a.scheme === b.scheme && a.id === b.id);
     cnxn.sendReply(xid, 0n, Code.OK, null, "auth");
   }
 

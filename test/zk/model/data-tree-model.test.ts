@@ -156,7 +156,8 @@ class ModelDriver implements Driver {
       }
       case "getChildren": {
         const r = zk.getChildren(s, c.path);
-        return observe(r.err, { children: r.children, stat: r.stat });
+        // The model keeps names sorted; the server gives Java's hash order (checked against a real server by the conformance suite).
+        return observe(r.err, { children: r.children === undefined ? undefined : [...r.children].sort(), stat: r.stat });
       }
       case "getACL": {
         const r = zk.getACL(s, c.path);
@@ -354,7 +355,7 @@ function fromReply(reply: FinalReply): Observation {
     case "GetDataResponse":
       return { err: 0, data: text(r.data), stat: r.stat };
     case "GetChildren2Response":
-      return { err: 0, children: r.children, stat: r.stat };
+      return { err: 0, children: [...r.children].sort(), stat: r.stat };
     case "GetACLResponse":
       return { err: 0, acl: r.acl, stat: r.stat };
     case "MultiResponse":

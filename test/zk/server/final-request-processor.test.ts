@@ -55,12 +55,12 @@ describe("zk: final: §1.4 reads (NONODE before NOAUTH)", () => {
     const ok = read(OpCode.getData, { kind: "GetDataRequest", path: "/closed", watch: false }, [IP, ALICE]);
     expect(ok.response?.kind === "GetDataResponse" && dec(ok.response.data)).toBe("secret");
   });
-  it("getChildren / getChildren2 (sorted children, stat)", () => {
+  it("getChildren / getChildren2 (children in Java's HashSet order, not sorted; stat)", () => {
     expect(read(OpCode.getChildren, { kind: "GetChildrenRequest", path: "/nope", watch: false }).err).toBe(Code.NONODE);
     expect(read(OpCode.getChildren2, { kind: "GetChildren2Request", path: "/closed", watch: false }).err).toBe(Code.NOAUTH);
     expect(read(OpCode.getChildren, { kind: "GetChildrenRequest", path: "/", watch: false }).response).toEqual({
       kind: "GetChildrenResponse",
-      children: ["closed", "open", "zookeeper"],
+      children: ["closed", "zookeeper", "open"],
     });
     const c2 = read(OpCode.getChildren2, { kind: "GetChildren2Request", path: "/open", watch: false });
     expect(c2.response).toEqual({ kind: "GetChildren2Response", children: ["c"], stat: h.stat("/open") });

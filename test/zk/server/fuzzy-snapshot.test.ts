@@ -14,7 +14,9 @@ const setData = (path: string, data: string) => ({ kind: "SetDataRequest", path,
 
 /** One node per 20 ms step: the walk order below is predictable to the millisecond. */
 const SLOW_WALK: Partial<ZooKeeperServerConfig> = { snapCount: 1_000_000, snapChunkNodes: 1, snapChunkIntervalUs: 20_000 };
-const FILLERS = Array.from({ length: 10 }, (_, i) => `/n${i}`);
+// Names whose Java hash buckets (in the root's 32-bucket children set) fall between /m's and
+// /z-unreached's, so the walk visits them after /m and before /z-unreached.
+const FILLERS = ["/n11", "/n12", "/n13", "/n14", "/n15", "/n16", "/n18", "/n23", "/n25", "/n26"];
 
 interface Outcome {
   /** The tree of every synced (hence applied) txn, just before the crash. */
@@ -28,8 +30,9 @@ interface Outcome {
 
 /**
  * A standalone server takes a fuzzy snapshot while a client writes. Walk order (pre-order,
- * children sorted): /, /a-passed, /m, /n0 … /n9, /z-unreached, its children, /zookeeper….
- * The writes land between the walk's visit of /a-passed (≈ +40 ms) and /m (≈ +60 ms).
+ * children in Java's HashSet order, as ZooKeeper's serializeNode walks): /, /zookeeper and its
+ * two children, /a-passed, /m, the fillers, /z-unreached and its children.
+ * The writes land between the walk's visit of /a-passed (≈ +100 ms) and /m (≈ +120 ms).
  */
 function crashDuringFuzzySnapshot(config: Partial<ZooKeeperServerConfig>): Outcome {
   const sim = new Simulator({ seed: 7, retainTrace: true });
@@ -52,7 +55,7 @@ function crashDuringFuzzySnapshot(config: Partial<ZooKeeperServerConfig>): Outco
   const start = sim.nowUs;
   server.zkDb.startSnapshot();
   const snapZxid = server.zkDb.snapshotRunning!.zxid;
-  sim.runSync({ untilUs: start + 50_000 });
+  sim.runSync({ untilUs: start + 110_000 });
   // The walk has copied / and /a-passed, and not yet /m.
   send(c1, OpCode.create, create("/a-passed/c")); // passed parent: create + delete
   send(c1, OpCode.delete, del("/a-passed/c"));
@@ -62,7 +65,7 @@ function crashDuringFuzzySnapshot(config: Partial<ZooKeeperServerConfig>): Outco
   send(c1, OpCode.delete, del("/z-unreached/c"));
   send(c1, OpCode.create, create("/z-unreached/d")); // … and a create the file already holds
   send(c1, OpCode.delete, del("/z-unreached/old")); // a delete the file already holds
-  send(c1, OpCode.setData, setData("/n5", "y"));
+  send(c1, OpCode.setData, setData(FILLERS[5]!, "y"));
   send(c1, OpCode.create, create("/new-top")); // under the root, which the walk passed
   send(c2, OpCode.closeSession, { kind: "Empty" }); // its ephemeral goes before the walk gets there
   sim.runSync({ untilUs: start + 1_000_000 });
@@ -126,7 +129,7 @@ describe("zk: server: fuzzy snapshot", () => {
     expect(nodeOf(file, "/z-unreached/d")!.stat.czxid).toBeGreaterThan(snapZxid);
     expect(nodeOf(file, "/z-unreached/old")).toBeUndefined();
     expect(nodeOf(file, "/z-unreached/eph")).toBeUndefined();
-    expect(nodeOf(file, "/n5")!.stat.mzxid).toBeGreaterThan(snapZxid);
+    expect(nodeOf(file, FILLERS[5]!)!.stat.mzxid).toBeGreaterThan(snapZxid);
     expect(file.sessions).toHaveLength(2); // copied at the start, before c2's closeSession
     // Recovery: the same tree, every persisted Stat field (cversion, pzxid …) and the children.
     expect(after).toEqual(before);

@@ -46,7 +46,7 @@ describe("zk: prep: §1.3 sequence suffix", () => {
     if (a.kind === "txn") h.apply(a.entry, OpCode.create);
     if (b.kind === "txn") h.apply(b.entry, OpCode.create);
     expect(h.prep.outstandingChanges.length).toBe(0);
-    expect(h.children("/q")).toEqual(["n-0000000000", "n-0000000001"]);
+    expect(h.children("/q")!.sort()).toEqual(["n-0000000000", "n-0000000001"]);
   });
   it("sequential under the root uses the root's stored cversion", () => {
     const h = new Harness();

@@ -1,0 +1,224 @@
+/**
+ * The sweep report: what one `zksim explore … --save-dir DIR` leaves behind besides its replay
+ * files, and how `zksim explore --merge DIR…` combines the reports of the shards of one sweep.
+ *
+ * A report names the sweep it belongs to (scenario, variant, bug/canary/generate options, the
+ * whole seed range `from … from+count−1` and the shard count) and what its shard found. Reports
+ * of one sweep merge into the report an unsharded run of the same range would have printed:
+ * the failures are the union (sorted by seed; shards are disjoint, docs/sweeps.md), the seeds
+ * run the sum. Throughput adds up, since shards run side by side: `seedsPerSec` is the sum of
+ * the shards' rates, and `wallSeconds` the slowest shard's.
+ *
+ * A merge refuses reports of different sweeps (exit 2, naming both files and the field), and a
+ * shard reported twice. A merge with shards missing or interrupted is still printed, marked
+ * `incomplete`: the sweep has not shown that every seed passes. In the merged report a failure's
+ * `replayFile` is a path from where the merge ran (the shard's directory joined to its name).
+ *
+ * File name: `explore-report.json` for an unsharded sweep, `explore-report-shard-<i>-of-<n>.json`
+ * for a shard, so that every shard may write to one shared directory.
+ */
+import { readdirSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { UserInputError } from "../../sim/errors.js";
+import { readInputFile } from "../files.js";
+import type { Shard } from "./seeds.js";
+
+export const SWEEP_REPORT_KIND = "zksim-explore-report";
+export const SWEEP_REPORT_VERSION = 1;
+
+export interface SweepFailure {
+  seed: number;
+  checker: string;
+  replay: string;
+  /** The replay file written for this seed, relative to the report's directory (absent when the run threw). */
+  replayFile?: string;
+}
+
+/** What identifies one sweep: every shard of it carries the same values. */
+export interface SweepIdentity {
+  scenario: string;
+  /** The scenario as the user named it (a name or a path): it is what the replay lines run. */
+  scenarioArg: string;
+  variant: string | null;
+  bugs: string[];
+  canary: string | null;
+  generate: boolean;
+  /** The whole range `from … from+count−1`, before sharding. */
+  from: number;
+  count: number;
+  shardCount: number;
+}
+
+export interface SweepReport extends SweepIdentity {
+  kind: typeof SWEEP_REPORT_KIND;
+  version: typeof SWEEP_REPORT_VERSION;
+  /** 1-based; 1 for an unsharded sweep (shardCount 1). */
+  shardIndex: number;
+  seedsPlanned: number;
+  seedsRun: number;
+  failures: SweepFailure[];
+  seedsWithUnknown: number;
+  wallSeconds: number;
+  seedsPerSec: number;
+  interrupted: boolean;
+}
+
+export function sweepReportFileName(shard: Shard | undefined): string {
+  return shard === undefined ? "explore-report.json" : `explore-report-shard-${shard.index}-of-${shard.count}.json`;
+}
+
+const REPORT_FILE = /^explore-report(?:-shard-\d+-of-\d+)?\.json$/;
+
+/** The merged sweep: the union of its shards, and what is missing from it. */
+export interface MergedSweep extends SweepIdentity {
+  shardsMerged: number;
+  seedsRun: number;
+  failures: SweepFailure[];
+  seedsWithUnknown: number;
+  /** The sum of the shards' rates: shards run side by side. */
+  seedsPerSec: number;
+  /** The slowest shard's wall time. */
+  wallSeconds: number;
+  /** Present when shards are missing or were interrupted: the sweep did not run every seed. */
+  incomplete?: { missingShards: number[]; interruptedShards: number[] };
+}
+
+/** The report files named on the command line: each argument is a report file or a directory holding some. */
+export function findSweepReports(paths: readonly string[]): string[] {
+  const found = new Map<string, string>(); // resolved path → the path as given
+  const add = (path: string) => {
+    if (!found.has(resolve(path))) found.set(resolve(path), path);
+  };
+  for (const path of paths) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      throw new UserInputError(`explore --merge: ${path}: no such file or directory`);
+    }
+    if (!isDir) {
+      add(path);
+      continue;
+    }
+    const inDir = readdirSync(path).filter((name) => REPORT_FILE.test(name)).sort();
+    if (inDir.length === 0) throw new UserInputError(`explore --merge: ${path} holds no explore report (a sweep writes explore-report*.json with --save-dir)`);
+    for (const name of inDir) add(join(path, name));
+  }
+  return [...found.values()];
+}
+
+/** Reads and checks one report file; a malformed one is a UserInputError naming the file and the field. */
+export function readSweepReport(path: string): SweepReport {
+  const text = readInputFile(path, "explore report");
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new UserInputError(`explore report ${path}: not JSON (${(err as Error).message})`);
+  }
+  return parseSweepReport(doc, path);
+}
+
+export function parseSweepReport(doc: unknown, path: string): SweepReport {
+  const bad = (field: string, want: string) => new UserInputError(`explore report ${path}: "${field}" must be ${want}`);
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new UserInputError(`explore report ${path}: not a JSON object`);
+  const o = doc as Record<string, unknown>;
+  if (o.kind !== SWEEP_REPORT_KIND) throw bad("kind", `"${SWEEP_REPORT_KIND}"`);
+  if (o.version !== SWEEP_REPORT_VERSION) throw bad("version", String(SWEEP_REPORT_VERSION));
+  const str = (k: string): string => {
+    if (typeof o[k] !== "string") throw bad(k, "a string");
+    return o[k] as string;
+  };
+  const strOrNull = (k: string): string | null => (o[k] === null ? null : str(k));
+  const int = (k: string, min: number): number => {
+    const v = o[k];
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min) throw bad(k, `an integer ≥ ${min}`);
+    return v;
+  };
+  const num = (k: string): number => {
+    const v = o[k];
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw bad(k, "a number ≥ 0");
+    return v;
+  };
+  const bool = (k: string): boolean => {
+    if (typeof o[k] !== "boolean") throw bad(k, "true or false");
+    return o[k] as boolean;
+  };
+  if (!Array.isArray(o.bugs) || !o.bugs.every((b) => typeof b === "string")) throw bad("bugs", "a list of strings");
+  if (!Array.isArray(o.failures)) throw bad("failures", "a list");
+  const failures = o.failures.map((f, i): SweepFailure => {
+    const at = `failures[${i}]`;
+    if (typeof f !== "object" || f === null) throw bad(at, "an object");
+    const r = f as Record<string, unknown>;
+    if (typeof r.seed !== "number" || !Number.isSafeInteger(r.seed)) throw bad(`${at}.seed`, "an integer");
+    if (typeof r.checker !== "string") throw bad(`${at}.checker`, "a string");
+    if (typeof r.replay !== "string") throw bad(`${at}.replay`, "a string");
+    if (r.replayFile !== undefined && typeof r.replayFile !== "string") throw bad(`${at}.replayFile`, "a string");
+    return { seed: r.seed, checker: r.checker, replay: r.replay, ...(r.replayFile !== undefined ? { replayFile: r.replayFile as string } : {}) };
+  });
+  const report: SweepReport = {
+    kind: SWEEP_REPORT_KIND,
+    version: SWEEP_REPORT_VERSION,
+    scenario: str("scenario"),
+    scenarioArg: str("scenarioArg"),
+    variant: strOrNull("variant"),
+    bugs: o.bugs as string[],
+    canary: strOrNull("canary"),
+    generate: bool("generate"),
+    from: int("from", 0),
+    count: int("count", 1),
+    shardCount: int("shardCount", 1),
+    shardIndex: int("shardIndex", 1),
+    seedsPlanned: int("seedsPlanned", 0),
+    seedsRun: int("seedsRun", 0),
+    failures,
+    seedsWithUnknown: int("seedsWithUnknown", 0),
+    wallSeconds: num("wallSeconds"),
+    seedsPerSec: num("seedsPerSec"),
+    interrupted: bool("interrupted"),
+  };
+  if (report.shardIndex > report.shardCount) throw bad("shardIndex", `at most shardCount (${report.shardCount})`);
+  return report;
+}
+
+const IDENTITY_FIELDS = ["scenario", "scenarioArg", "variant", "bugs", "canary", "generate", "from", "count", "shardCount"] as const satisfies readonly (keyof SweepIdentity)[];
+
+/**
+ * Merges the reports of one sweep's shards (each given with its file path, for messages).
+ * Reports of different sweeps, or one shard twice, are a UserInputError.
+ */
+export function mergeSweepReports(reports: readonly { path: string; report: SweepReport }[]): MergedSweep {
+  const first = reports[0];
+  if (first === undefined) throw new UserInputError("explore --merge: no explore report given");
+  const byShard = new Map<number, string>();
+  for (const { path, report } of reports) {
+    for (const field of IDENTITY_FIELDS) {
+      if (JSON.stringify(report[field]) !== JSON.stringify(first.report[field])) {
+        throw new UserInputError(
+          `explore --merge: ${path} and ${first.path} are from different sweeps ("${field}": ${JSON.stringify(report[field])} vs ${JSON.stringify(first.report[field])})`,
+        );
+      }
+    }
+    const twice = byShard.get(report.shardIndex);
+    if (twice !== undefined) throw new UserInputError(`explore --merge: shard ${report.shardIndex}/${report.shardCount} is reported twice (${twice} and ${path})`);
+    byShard.set(report.shardIndex, path);
+  }
+  const id = first.report;
+  const all = reports.map((r) => r.report);
+  const missingShards: number[] = [];
+  for (let i = 1; i <= id.shardCount; i++) if (!byShard.has(i)) missingShards.push(i);
+  const interruptedShards = all.filter((r) => r.interrupted).map((r) => r.shardIndex).sort((a, b) => a - b);
+  const identity = Object.fromEntries(IDENTITY_FIELDS.map((f) => [f, id[f]])) as unknown as SweepIdentity;
+  return {
+    ...identity,
+    shardsMerged: all.length,
+    seedsRun: all.reduce((n, r) => n + r.seedsRun, 0),
+    failures: reports
+      .flatMap(({ path, report }) => report.failures.map((f) => (f.replayFile === undefined ? f : { ...f, replayFile: join(dirname(path), f.replayFile) })))
+      .sort((a, b) => a.seed - b.seed),
+    seedsWithUnknown: all.reduce((n, r) => n + r.seedsWithUnknown, 0),
+    seedsPerSec: Math.round(all.reduce((n, r) => n + r.seedsPerSec, 0) * 10) / 10,
+    wallSeconds: Math.max(...all.map((r) => r.wallSeconds)),
+    ...(missingShards.length > 0 || interruptedShards.length > 0 ? { incomplete: { missingShards, interruptedShards } } : {}),
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * `npm run conformance`: re-records the golden transcripts from a real ZooKeeper 3.8.0 (when
+ * Debian's package is installed) and compares `zksim serve` (one simulated server, on the wall
+ * clock) with them. Prints the report and exits 1 on a difference not explained in
+ * known-differences.ts. `--compare-only` skips the recording.
+ */
+import { fileURLToPath } from "node:url";
+import { startServe } from "../serve/serve-session.js";
+import { fourLetterWhitelist, settingsFromFlags } from "../serve/zoo-cfg.js";
+import { CONFORMANCE_SCRIPTS } from "./scripts.js";
+import { compareSuite, formatReport, readGolden, runSuite, writeGoldens } from "./suite.js";
+import { realZooKeeperInstalled, startRealZooKeeper } from "./real-zookeeper.js";
+
+export const GOLDEN_DIR = fileURLToPath(new URL("../../conformance/golden/", import.meta.url));
+
+async function main(argv: string[]): Promise<number> {
+  if (!argv.includes("--compare-only")) {
+    if (!realZooKeeperInstalled()) {
+      console.error("conformance: no real ZooKeeper (apt-get install -y zookeeper); comparing with the committed golden transcripts");
+    } else {
+      const real = await startRealZooKeeper();
+      try {
+        console.log(`conformance: recording from ${real.version} on 127.0.0.1:${real.port}`);
+        writeGoldens(GOLDEN_DIR, await runSuite(CONFORMANCE_SCRIPTS, real), real.version);
+      } finally {
+        await real.stop();
+      }
+    }
+  }
+  const goldens = CONFORMANCE_SCRIPTS.map((s) => readGolden(GOLDEN_DIR, s.name));
+  const base = settingsFromFlags(1, 0, 2181);
+  // As the real server is configured: every four-letter word allowed.
+  const settings = { ...base, members: base.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist("*") };
+  const serve = await startServe({ settings, seed: 1, out: () => {} });
+  try {
+    const port = [...serve.clientPorts.values()][0]!;
+    const report = compareSuite(goldens, await runSuite(CONFORMANCE_SCRIPTS, { host: "127.0.0.1", port }));
+    for (const line of formatReport(report)) console.log(line);
+    return report.unexplained.length === 0 ? 0 : 1;
+  } finally {
+    await serve.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`conformance: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(3);
+  },
+);

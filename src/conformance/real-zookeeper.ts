@@ -1,0 +1,85 @@
+/**
+ * A real Apache ZooKeeper 3.8 standalone server for the conformance suite: Debian's package
+ * (`apt-get install -y zookeeper`), started in the foreground on 127.0.0.1 only, on a free port,
+ * with its data and logs in a fresh temporary directory, and stopped by its process group's PID.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { askFourLetterWord, type ConformanceTarget } from "./runner.js";
+
+export const ZK_SERVER_SH = "/usr/share/zookeeper/bin/zkServer.sh";
+
+export function realZooKeeperInstalled(): boolean {
+  return existsSync(ZK_SERVER_SH);
+}
+
+export interface RealZooKeeper extends ConformanceTarget {
+  /** The server's `srvr` version line, e.g. "Zookeeper version: 3.8.0-…". */
+  version: string;
+  stop(): Promise<void>;
+}
+
+/** A port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const port = (probe.address() as net.AddressInfo).port;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startRealZooKeeper(startTimeoutMs = 60_000): Promise<RealZooKeeper> {
+  if (!realZooKeeperInstalled()) throw new Error(`${ZK_SERVER_SH} not found: apt-get install -y zookeeper`);
+  const dir = mkdtempSync(join(tmpdir(), "zksim-real-zk-"));
+  const port = await freePort();
+  const cfg = join(dir, "zoo.cfg");
+  writeFileSync(
+    cfg,
+    [
+      "tickTime=2000",
+      "initLimit=10",
+      "syncLimit=5",
+      `dataDir=${join(dir, "data")}`,
+      `clientPort=${port}`,
+      "clientPortAddress=127.0.0.1",
+      "4lw.commands.whitelist=*",
+      "admin.enableServer=false",
+      "",
+    ].join("\n"),
+  );
+  const child: ChildProcess = spawn(ZK_SERVER_SH, ["start-foreground", cfg], {
+    env: { ...process.env, ZOO_LOG_DIR: dir, ZOO_LOG4J_PROP: "WARN,CONSOLE" },
+    stdio: "ignore",
+    detached: true,
+  });
+  const target = { host: "127.0.0.1", port };
+  const stop = async () => {
+    if (child.exitCode === null && child.pid !== undefined) {
+      const exited = new Promise((r) => child.once("exit", r));
+      process.kill(-child.pid, "SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + startTimeoutMs;
+  let version: string | undefined;
+  for (;;) {
+    // `ruok` answers before the server serves; `srvr` names the version only once it does.
+    const answer = await askFourLetterWord(target, "srvr", 2000).catch(() => "");
+    version = answer.split("\n").find((l) => l.startsWith("Zookeeper version:"));
+    if (version !== undefined) break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`the real ZooKeeper did not start on 127.0.0.1:${port} within ${startTimeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { ...target, version, stop };
+}

@@ -1,0 +1,197 @@
+/**
+ * Runs conformance op scripts (scripts.ts) against one server through the project's TCP client,
+ * and records their transcripts (transcript.ts).
+ *
+ * A script gets a `ScriptContext`: named clients (each a session, connected before the script
+ * goes on), `op` to run one call and record its value or error code, `events` to record the
+ * watch events a client has received so far, and `fourLetterWord`. Every script works under its
+ * own root path, created first; its czxid is the script's base zxid, so scripts may share a
+ * server and still compare.
+ *
+ * Watch events are recorded only at a barrier: `events(c)` first runs a round trip on `c`'s
+ * session (`sync` then `exists`), and ZooKeeper delivers a client's notifications before the
+ * replies that follow them, so every event caused by an earlier step has arrived.
+ */
+import net from "node:net";
+import { connectOverTcp, type TcpClient } from "../runtime/tcp-client.js";
+import { isKeeperException } from "../zk/client/keeper-exception.js";
+import type { ZooKeeper } from "../zk/client/zoo-keeper.js";
+import type { WatchedEvent } from "../zk/client/watch-manager.js";
+import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js";
+import { normalise, type Normaliser, type Transcript, type TranscriptStep } from "./transcript.js";
+
+export interface ConformanceTarget {
+  /** `host:port` of one server (scripts run against a single server). */
+  host: string;
+  port: number;
+}
+
+export interface ScriptContext {
+  /** The script's root path (created before the script runs). */
+  readonly root: string;
+  /** A connected client, created on first use; its alias names its session in transcripts. */
+  client(alias: string, options?: { sessionTimeoutMs?: number }): Promise<ZooKeeper>;
+  /** A second handle on `alias`'s session (its id and password): the re-attach of a lost connection. */
+  reattach(alias: string, newAlias: string): Promise<ZooKeeper>;
+  /** Drops `alias`'s connection without closing its session (it expires after its timeout). */
+  abandon(alias: string): void;
+  /** Runs one op and records its normalised value or its error code's name. */
+  op(step: string, call: () => Promise<unknown>): Promise<unknown>;
+  /** Records the watch events `alias` has received since the last call (after a round-trip barrier). */
+  events(alias: string, step: string): Promise<void>;
+  /** Waits (up to `timeoutMs`) until `path` is gone as `alias` sees it; records whether it went. */
+  awaitGone(alias: string, path: string, step: string, timeoutMs: number): Promise<void>;
+  /** Sends a four-letter word on a fresh connection and records the answer after `mask`. */
+  fourLetterWord(word: string, step: string, mask?: (answer: string) => unknown): Promise<void>;
+  /** Records a value computed by the script itself. */
+  note(step: string, value: unknown): void;
+}
+
+export interface ConformanceScript {
+  name: string;
+  /** What the script covers, one line. */
+  about: string;
+  run(t: ScriptContext): Promise<void>;
+}
+
+interface ClientSlot {
+  tcp: TcpClient;
+  events: WatchedEvent[];
+  abandoned: boolean;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Runs one script against `target` and returns its transcript; the script's sessions are closed afterwards. */
+export async function runScript(script: ConformanceScript, target: ConformanceTarget, seed = 1): Promise<Transcript> {
+  const steps: TranscriptStep[] = [];
+  const slots = new Map<string, ClientSlot>();
+  const norm: Normaliser = { baseZxid: 0n, sessions: new Map(), root: `/conformance-${script.name}` };
+  const connectString = `${target.host}:${target.port}`;
+  let nextSeed = seed;
+
+  const open = async (alias: string, options: { sessionTimeoutMs?: number; sessionId?: bigint; sessionPasswd?: Uint8Array }) => {
+    const events: WatchedEvent[] = [];
+    const connected = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${script.name}: client ${alias} did not connect to ${connectString} within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+      const tcp = connectOverTcp({
+        connectString,
+        sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
+        seed: nextSeed++,
+        id: alias,
+        ...(options.sessionId !== undefined ? { sessionId: options.sessionId, sessionPasswd: options.sessionPasswd! } : {}),
+        watcher: (e) => {
+          if (e.type === EventType.None && e.state === KeeperState.SyncConnected) {
+            clearTimeout(timer);
+            resolve();
+            return;
+          }
+          events.push(e);
+        },
+      });
+      slots.set(alias, { tcp, events, abandoned: false });
+    });
+    await connected;
+    const zk = slots.get(alias)!.tcp.zk;
+    norm.sessions.set(zk.getSessionId(), alias);
+    return zk;
+  };
+
+  const record = (step: string, value: unknown) => steps.push({ step, ok: normalise(value, norm) });
+  const t: ScriptContext = {
+    get root() {
+      return norm.root;
+    },
+    async client(alias, options = {}) {
+      return slots.get(alias)?.tcp.zk ?? open(alias, options);
+    },
+    async reattach(alias, newAlias) {
+      const zk = slots.get(alias)!.tcp.zk;
+      const again = await open(newAlias, { sessionId: zk.getSessionId(), sessionPasswd: zk.getSessionPasswd() });
+      norm.sessions.set(again.getSessionId(), alias);
+      return again;
+    },
+    abandon(alias) {
+      const slot = slots.get(alias)!;
+      slot.abandoned = true;
+      slot.tcp.abandon();
+    },
+    async op(step, call) {
+      try {
+        const value = await call();
+        record(step, value);
+        return value;
+      } catch (err) {
+        if (!isKeeperException(err)) throw err;
+        steps.push({ step, err: err.codeName });
+        return undefined;
+      }
+    },
+    async events(alias, step) {
+      const slot = slots.get(alias)!;
+      await slot.tcp.zk.sync("/");
+      await slot.tcp.zk.exists("/");
+      const seen = slot.events.splice(0).map((e) => ({ type: eventName(e.type), path: e.path }));
+      record(step, seen);
+    },
+    async awaitGone(alias, path, step, timeoutMs) {
+      const zk = slots.get(alias)!.tcp.zk;
+      const deadline = Date.now() + timeoutMs;
+      while ((await zk.exists(path)) !== null) {
+        if (Date.now() > deadline) {
+          record(step, { gone: false });
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      record(step, { gone: true });
+    },
+    async fourLetterWord(word, step, mask = (a) => a) {
+      record(step, mask(await askFourLetterWord(target, word)));
+    },
+    note: record,
+  };
+
+  try {
+    const admin = await t.client("admin");
+    // A rerun against the same server takes the next free root.
+    for (let k = 2; (await admin.exists(norm.root)) !== null; k++) norm.root = `/conformance-${script.name}-${k}`;
+    await admin.create(norm.root, null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    norm.baseZxid = (await admin.exists(norm.root))!.czxid;
+    await script.run(t);
+  } finally {
+    for (const slot of slots.values()) {
+      if (slot.abandoned) continue;
+      await Promise.race([slot.tcp.close(), new Promise((r) => setTimeout(r, 2000))]);
+      slot.tcp.abandon();
+    }
+  }
+  return { script: script.name, steps };
+}
+
+function eventName(type: number): string {
+  const found = Object.entries(EventType).find(([, n]) => n === type);
+  return found === undefined ? String(type) : found[0];
+}
+
+/** One four-letter word on its own connection: the server answers and closes. */
+export function askFourLetterWord(target: ConformanceTarget, word: string, timeoutMs = 5000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: target.host, port: target.port });
+    let answer = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`four-letter word ${word}: no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.on("connect", () => socket.write(word));
+    socket.on("data", (chunk) => (answer += chunk.toString("utf8")));
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+    socket.on("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}

@@ -1,0 +1,230 @@
+/**
+ * The conformance op scripts (docs/conformance.md): each drives a server through the project's
+ * TCP client and records what it answers. Together they cover every op and the error codes a
+ * client meets, Stat fields, sequential names after deletes, multi results and atomicity, ACL
+ * denials, the watch trigger table, persistent and recursive watches, session close and expiry
+ * seen from another session, four-letter words, and connection loss with re-attach.
+ *
+ * A script must give the same transcript on every run against a correct server: it never races
+ * two sessions without a barrier (`events` waits for a round trip), and it records no wall time.
+ */
+import { createHash } from "node:crypto";
+import { Op } from "../zk/client/op.js";
+import { AddWatchMode, CreateMode, Ids, Perms, WatcherType, type ACL } from "../zk/proto/records.js";
+import type { ConformanceScript } from "./runner.js";
+
+const OPEN = Ids.OPEN_ACL_UNSAFE;
+const { PERSISTENT, EPHEMERAL, PERSISTENT_SEQUENTIAL, EPHEMERAL_SEQUENTIAL } = CreateMode;
+
+/** A `digest` ACL for user:password, hashed as ZooKeeper's DigestAuthenticationProvider does (base64 SHA-1 of "user:password"). */
+function digestAcl(user: string, password: string, perms: number): ACL {
+  const digest = createHash("sha1").update(`${user}:${password}`).digest("base64");
+  return { perms, id: { scheme: "digest", id: `${user}:${digest}` } };
+}
+
+export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
+  {
+    name: "crud-and-stat",
+    about: "create/getData/setData/exists/delete with every Stat field, versions and the error codes of each",
+    async run(t) {
+      const a = await t.client("a");
+      const p = `${t.root}/n`;
+      await t.op("create", () => a.create(p, "v0", OPEN, PERSISTENT));
+      await t.op("create again", () => a.create(p, "x", OPEN, PERSISTENT));
+      await t.op("create under missing parent", () => a.create(`${t.root}/missing/child`, "x", OPEN, PERSISTENT));
+      await t.op("getData", () => a.getData(p));
+      await t.op("setData v0", () => a.setData(p, "v1", 0));
+      await t.op("setData stale version", () => a.setData(p, "v2", 0));
+      await t.op("setData any version", () => a.setData(p, "", -1));
+      await t.op("getData empty", () => a.getData(p));
+      await t.op("exists", () => a.exists(p));
+      await t.op("exists missing", () => a.exists(`${t.root}/nope`));
+      await t.op("getData missing", () => a.getData(`${t.root}/nope`));
+      await t.op("create child", () => a.create(`${p}/c`, null, OPEN, PERSISTENT));
+      await t.op("parent stat after child", () => a.exists(p));
+      await t.op("delete non-empty", () => a.delete(p, -1));
+      await t.op("delete child bad version", () => a.delete(`${p}/c`, 5));
+      await t.op("delete child", () => a.delete(`${p}/c`, 0));
+      await t.op("parent stat after delete", () => a.exists(p));
+      await t.op("delete", () => a.delete(p, 2));
+      await t.op("delete missing", () => a.delete(p, -1));
+      await t.op("root stat", () => a.exists(t.root));
+    },
+  },
+  {
+    name: "ephemeral-and-sequential",
+    about: "ephemeral owners, no children under ephemerals, sequential names continuing after deletes",
+    async run(t) {
+      const a = await t.client("a");
+      const b = await t.client("b");
+      await t.op("ephemeral", () => a.create(`${t.root}/e`, "a's", OPEN, EPHEMERAL));
+      await t.op("ephemeral stat from b", () => b.exists(`${t.root}/e`));
+      await t.op("child of ephemeral", () => a.create(`${t.root}/e/c`, null, OPEN, PERSISTENT));
+      await t.op("seq 1", () => a.create(`${t.root}/s-`, null, OPEN, PERSISTENT_SEQUENTIAL));
+      await t.op("seq 2", () => b.create(`${t.root}/s-`, null, OPEN, EPHEMERAL_SEQUENTIAL));
+      await t.op("delete seq 2", () => a.delete(`${t.root}/s-0000000002`, -1));
+      await t.op("seq 3 after delete", () => a.create(`${t.root}/s-`, null, OPEN, PERSISTENT_SEQUENTIAL));
+      await t.op("seq with other prefix", () => a.create(`${t.root}/q`, null, OPEN, PERSISTENT_SEQUENTIAL));
+      await t.op("getEphemerals a", () => a.getEphemerals(t.root));
+      await t.op("getEphemerals b", () => b.getEphemerals(t.root));
+      await t.op("getAllChildrenNumber", () => a.getAllChildrenNumber(t.root));
+      await t.op("root stat", () => a.exists(t.root));
+    },
+  },
+  {
+    name: "children-order",
+    about: "getChildren order as the server's hash set gives it (not sorted), before and after growth",
+    async run(t) {
+      const a = await t.client("a");
+      for (const name of ["zeta", "alpha", "m1", "b", "lock-0000000010", "lock-0000000002", "x"]) {
+        await t.op(`create ${name}`, () => a.create(`${t.root}/${name}`, null, OPEN, PERSISTENT));
+      }
+      await t.op("getChildren (7)", () => a.getChildren(t.root));
+      for (let i = 0; i < 12; i++) await t.op(`create n${i}`, () => a.create(`${t.root}/n${i}`, null, OPEN, PERSISTENT));
+      await t.op("getChildren (19)", () => a.getChildren(t.root));
+      await t.op("delete alpha", () => a.delete(`${t.root}/alpha`, -1));
+      await t.op("getChildren2 (18)", () => a.getChildren2(t.root));
+    },
+  },
+  {
+    name: "multi",
+    about: "multi results, atomicity of a failing multi, check ops, multiRead",
+    async run(t) {
+      const a = await t.client("a");
+      const p = `${t.root}/m`;
+      await t.op("multi ok", () => a.multi([Op.create(p, "1", OPEN, PERSISTENT), Op.create(`${p}/c`, null, OPEN, PERSISTENT), Op.setData(p, "2", 0), Op.check(p, 1)]));
+      await t.op("multi failing in the middle", () => a.multi([Op.create(`${t.root}/new`, null, OPEN, PERSISTENT), Op.check(p, 7), Op.delete(`${p}/c`, -1)]));
+      await t.op("atomic: created node absent", () => a.exists(`${t.root}/new`));
+      await t.op("atomic: child still there", () => a.exists(`${p}/c`));
+      await t.op("multi delete then create", () => a.multi([Op.delete(`${p}/c`, 0), Op.create(`${p}/c`, "again", OPEN, PERSISTENT)]));
+      await t.op("multiRead", () => a.multiRead([Op.getData(p), Op.getChildren(p), Op.getData(`${t.root}/missing`)]));
+      await t.op("empty multi", () => a.multi([]));
+    },
+  },
+  {
+    name: "acl",
+    about: "ACL denials, digest auth, setACL versions, invalid ACLs, whoAmI",
+    async run(t) {
+      const a = await t.client("a");
+      const b = await t.client("b");
+      const p = `${t.root}/secret`;
+      await t.op("create digest-only", () => a.create(p, "s", [digestAcl("alice", "secret", Perms.ALL)], PERSISTENT));
+      await t.op("read without auth", () => b.getData(p));
+      await t.op("getACL without auth", () => b.getACL(p));
+      await t.op("wrong password", async () => {
+        b.addAuthInfo("digest", "alice:wrong");
+        return b.getData(p);
+      });
+      await t.op("addauth alice", async () => {
+        b.addAuthInfo("digest", "alice:secret");
+        return b.getData(p);
+      });
+      await t.op("whoAmI b", () => b.whoAmI());
+      await t.op("setACL stale aversion", () => b.setACL(p, OPEN, 3));
+      await t.op("setACL", () => b.setACL(p, [digestAcl("alice", "secret", Perms.READ)], 0));
+      await t.op("write after read-only ACL", () => b.setData(p, "w", -1));
+      await t.op("create with empty ACL", () => a.create(`${t.root}/empty-acl`, null, [], PERSISTENT));
+      await t.op("create with unknown scheme", () => a.create(`${t.root}/bad-acl`, null, [{ perms: Perms.ALL, id: { scheme: "nosuch", id: "x" } }], PERSISTENT));
+      await t.op("CREATOR_ALL without auth", () => a.create(`${t.root}/creator`, null, Ids.CREATOR_ALL_ACL, PERSISTENT));
+      await t.op("CREATOR_ALL with auth", () => b.create(`${t.root}/creator`, null, Ids.CREATOR_ALL_ACL, PERSISTENT));
+      await t.op("getACL CREATOR_ALL", () => b.getACL(`${t.root}/creator`));
+      await t.op("read-only ACL node", () => a.create(`${t.root}/ro`, "r", Ids.READ_ACL_UNSAFE, PERSISTENT));
+      await t.op("write read-only node", () => a.setData(`${t.root}/ro`, "w", -1));
+      await t.op("create under read-only node", () => a.create(`${t.root}/ro/c`, null, OPEN, PERSISTENT));
+    },
+  },
+  {
+    name: "watch-triggers",
+    about: "every row of the standard watch trigger table, and one-shot delivery",
+    async run(t) {
+      const a = await t.client("a");
+      const w = await t.client("w");
+      const p = `${t.root}/w`;
+      await t.op("exists watch on missing", () => w.exists(p, true));
+      await t.op("create", () => a.create(p, "0", OPEN, PERSISTENT));
+      await t.events("w", "NodeCreated from exists");
+      await t.op("getData watch", () => w.getData(p, true));
+      await t.op("exists watch", () => w.exists(p, true));
+      await t.op("getChildren watch", () => w.getChildren(p, true));
+      await t.op("setData", () => a.setData(p, "1", -1));
+      await t.events("w", "NodeDataChanged once for data+exists");
+      await t.op("setData again (no watch left)", () => a.setData(p, "2", -1));
+      await t.events("w", "nothing after one-shot");
+      await t.op("create child", () => a.create(`${p}/c`, null, OPEN, PERSISTENT));
+      await t.events("w", "NodeChildrenChanged on child create");
+      await t.op("getData watch on child", () => w.getData(`${p}/c`, true));
+      await t.op("getChildren watch again", () => w.getChildren(p, true));
+      await t.op("delete child", () => a.delete(`${p}/c`, -1));
+      await t.events("w", "NodeDeleted and NodeChildrenChanged on child delete");
+      await t.op("getData+getChildren watch", async () => [await w.getData(p, true), await w.getChildren(p, true)]);
+      await t.op("delete node", () => a.delete(p, -1));
+      await t.events("w", "NodeDeleted once on delete");
+      await t.op("setData on missing", () => a.setData(p, "x", -1));
+      await t.events("w", "nothing on failed op");
+      await t.op("removeWatches none", () => w.removeAllWatches(p, WatcherType.Any, false));
+    },
+  },
+  {
+    name: "persistent-watches",
+    about: "persistent and persistent-recursive watches: repeated delivery, subtree events, removal",
+    async run(t) {
+      const a = await t.client("a");
+      const w = await t.client("w");
+      const p = `${t.root}/pw`;
+      const seen: string[] = [];
+      await t.op("create", () => a.create(p, null, OPEN, PERSISTENT));
+      await t.op("addWatch persistent", () => w.addWatch(p, (e) => seen.push(`persistent ${e.type} ${e.path}`), AddWatchMode.PERSISTENT));
+      await t.op("addWatch recursive", () => w.addWatch(t.root, (e) => seen.push(`recursive ${e.type} ${e.path}`), AddWatchMode.PERSISTENT_RECURSIVE));
+      await t.op("setData 1", () => a.setData(p, "1", -1));
+      await t.op("setData 2", () => a.setData(p, "2", -1));
+      await t.op("create child", () => a.create(`${p}/c`, null, OPEN, PERSISTENT));
+      await t.op("create grandchild", () => a.create(`${p}/c/g`, null, OPEN, PERSISTENT));
+      await t.op("delete grandchild", () => a.delete(`${p}/c/g`, -1));
+      await t.events("w", "barrier");
+      t.note("persistent watchers saw", seen.splice(0));
+      await t.op("removeWatches persistent", () => w.removeAllWatches(p, WatcherType.Any, false));
+      await t.op("setData 3", () => a.setData(p, "3", -1));
+      await t.events("w", "barrier 2");
+      t.note("after removal", seen.splice(0));
+    },
+  },
+  {
+    name: "sessions",
+    about: "session close and expiry seen from another session; a lost connection re-attached by id and password",
+    async run(t) {
+      const a = await t.client("a");
+      const b = await t.client("b");
+      const c = await t.client("c", { sessionTimeoutMs: 4000 });
+      await t.op("a ephemeral", () => a.create(`${t.root}/a`, null, OPEN, EPHEMERAL));
+      await t.op("c ephemeral", () => c.create(`${t.root}/c`, null, OPEN, EPHEMERAL));
+      await t.op("b watches a's", () => b.exists(`${t.root}/a`, true));
+      await t.op("b watches c's", () => b.exists(`${t.root}/c`, true));
+      t.note("negotiated timeout c", c.getSessionTimeout());
+      t.abandon("a");
+      const a2 = await t.reattach("a", "a2");
+      await t.op("re-attached session keeps its ephemeral", () => a2.exists(`${t.root}/a`));
+      await t.op("re-attached session writes", () => a2.create(`${t.root}/a2`, null, OPEN, EPHEMERAL));
+      await t.events("b", "nothing while a re-attaches");
+      await t.op("close a", () => a2.close());
+      await t.events("b", "NodeDeleted when a closes");
+      await t.op("a's ephemerals gone", async () => [await b.exists(`${t.root}/a`), await b.exists(`${t.root}/a2`)]);
+      t.abandon("c");
+      await t.awaitGone("b", `${t.root}/c`, "c's ephemeral gone after expiry", 20_000);
+      await t.events("b", "NodeDeleted when c expires");
+    },
+  },
+  {
+    name: "four-letter-words",
+    about: "ruok, isro, and the shape of srvr (numbers masked)",
+    async run(t) {
+      await t.fourLetterWord("ruok", "ruok");
+      await t.fourLetterWord("isro", "isro");
+      await t.fourLetterWord("srvr", "srvr keys", (answer) =>
+        answer
+          .split("\n")
+          .filter((l) => l.length > 0)
+          .map((l) => l.split(":")[0]),
+      );
+    },
+  },
+];

@@ -1,0 +1,156 @@
+/**
+ * A set of strings that iterates in the order Java's `HashSet<String>` does, because ZooKeeper
+ * hands some of its lists to clients in that order: a node's children (`DataNode.children`, a
+ * `HashSet<String>(8)`) come back from getChildren in bucket order, not sorted. Code that assumes
+ * getChildren is sorted works on a three-node test and fails in production; a simulator that
+ * sorted them would hide that bug (docs/conformance.md, "Orders left to hash sets").
+ *
+ * The model is OpenJDK's `HashMap` as `HashSet` uses it:
+ *   - `String.hashCode()`: h = 31·h + c over the UTF-16 code units, in 32-bit arithmetic;
+ *   - the bucket of a key: `(h ^ (h >>> 16)) & (capacity − 1)`;
+ *   - a bucket is a list in insertion order; removal unlinks;
+ *   - the table is allocated at the first add with the constructor's capacity rounded up to a
+ *     power of two, and doubles when the size passes 0.75 × capacity (each bucket splitting into
+ *     a low and a high list, both keeping their order) — and also when one bucket grows past 8
+ *     entries while the table is smaller than 64;
+ *   - iteration walks the buckets in index order.
+ * Not modelled: a bucket of more than 8 entries in a table of 64 or more becomes a red-black tree
+ * in Java, whose iteration order differs; with String hashes that needs a pathological set of
+ * names, and the list order is kept then.
+ *
+ * The order depends on the history (a table never shrinks), so a restored tree rebuilds each
+ * set by adding the children in the order the snapshot lists them, as DataTree.deserialize does.
+ */
+
+const TREEIFY_THRESHOLD = 8;
+const MIN_TREEIFY_CAPACITY = 64;
+const LOAD_FACTOR = 0.75;
+const MAXIMUM_CAPACITY = 1 << 30;
+
+/** Java's `String.hashCode()`. */
+export function javaStringHashCode(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** `HashMap.hash`: the high half folded into the low, as the bucket index uses only low bits. */
+function spread(key: string): number {
+  const h = javaStringHashCode(key);
+  return (h ^ (h >>> 16)) | 0;
+}
+
+/** `HashMap.tableSizeFor`: the least power of two ≥ cap. */
+function tableSizeFor(cap: number): number {
+  let n = 1;
+  while (n < cap && n < MAXIMUM_CAPACITY) n *= 2;
+  return n;
+}
+
+interface Entry {
+  hash: number;
+  key: string;
+}
+
+export class JavaHashSet implements Iterable<string> {
+  private table: Entry[][] | undefined;
+  private threshold: number;
+  private count = 0;
+
+  /** `new HashSet<String>(initialCapacity)`; Java's default is 16. */
+  constructor(initialCapacity = 16) {
+    this.threshold = tableSizeFor(initialCapacity);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(key: string): boolean {
+    if (this.table === undefined) return false;
+    const hash = spread(key);
+    return this.table[hash & (this.table.length - 1)]!.some((e) => e.hash === hash && e.key === key);
+  }
+
+  /** Adds `key`; false when it was already there (its place is kept). */
+  add(key: string): boolean {
+    const table = this.table ?? this.resize();
+    const hash = spread(key);
+    const bucket = table[hash & (table.length - 1)]!;
+    if (bucket.some((e) => e.hash === hash && e.key === key)) return false;
+    bucket.push({ hash, key });
+    // treeifyBin on a small table resizes instead (appending the 9th entry of a bucket).
+    if (bucket.length > TREEIFY_THRESHOLD && table.length < MIN_TREEIFY_CAPACITY) this.resize();
+    if (++this.count > this.threshold) this.resize();
+    return true;
+  }
+
+  /** Removes `key`; false when it was not there. */
+  delete(key: string): boolean {
+    if (this.table === undefined) return false;
+    const hash = spread(key);
+    const bucket = this.table[hash & (this.table.length - 1)]!;
+    const i = bucket.findIndex((e) => e.hash === hash && e.key === key);
+    if (i < 0) return false;
+    bucket.splice(i, 1);
+    this.count--;
+    return true;
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    if (this.table === undefined) return;
+    for (const bucket of this.table) for (const e of bucket) yield e.key;
+  }
+
+  /** `HashMap.resize`: allocates the first table or doubles it, splitting every bucket in order. */
+  private resize(): Entry[][] {
+    const old = this.table;
+    if (old === undefined) {
+      const capacity = this.threshold;
+      this.threshold = Math.floor(capacity * LOAD_FACTOR);
+      this.table = Array.from({ length: capacity }, () => []);
+      return this.table;
+    }
+    const oldCap = old.length;
+    if (oldCap >= MAXIMUM_CAPACITY) return old;
+    const table: Entry[][] = Array.from({ length: oldCap * 2 }, () => []);
+    for (let j = 0; j < oldCap; j++) {
+      for (const e of old[j]!) table[(e.hash & oldCap) === 0 ? j : j + oldCap]!.push(e);
+    }
+    this.threshold = Math.floor(oldCap * 2 * LOAD_FACTOR);
+    this.table = table;
+    return table;
+  }
+}
+
+/** The hash code Jute generates for the `Id{scheme, id}` record. */
+export function javaIdHashCode(scheme: string, id: string): number {
+  let result = 17;
+  result = (Math.imul(37, result) + javaStringHashCode(scheme)) | 0;
+  result = (Math.imul(37, result) + javaStringHashCode(id)) | 0;
+  return result;
+}
+
+/**
+ * Adds `item` to `list`, kept in the iteration order of a Java
+ * `Collections.newSetFromMap(new ConcurrentHashMap<>())` (how ServerCnxn keeps a connection's
+ * auth identities, which whoAmI lists and CREATOR_ALL_ACL expands in that order): bins of a
+ * 16-entry table in index order, each bin in insertion order; false when already present.
+ * Past 12 entries the table doubles; the model then orders by the larger table's bins and keeps
+ * insertion order inside each (ConcurrentHashMap's transfer may reverse part of a bin; a
+ * connection with more than 12 identities is not a case the suite has met).
+ */
+export function addInJavaConcurrentSetOrder<T>(list: T[], item: T, hashCode: (x: T) => number, equals: (a: T, b: T) => boolean): boolean {
+  if (list.some((x) => equals(x, item))) return false;
+  list.push(item);
+  let capacity = 16;
+  while (list.length > capacity - (capacity >>> 2)) capacity *= 2;
+  const bin = (x: T) => {
+    const h = hashCode(x);
+    return ((h ^ (h >>> 16)) & 0x7fffffff) & (capacity - 1);
+  };
+  // A stable sort by bin keeps each bin's insertion order.
+  const ordered = list.map((x, i) => ({ x, i, b: bin(x) })).sort((p, q) => p.b - q.b || p.i - q.i);
+  for (let i = 0; i < list.length; i++) list[i] = ordered[i]!.x;
+  return true;
+}

@@ -1,0 +1,182 @@
+/**
+ * `zksim explore --merge`: the shards of a sweep, merged, equal the same range run unsharded;
+ * incomplete and mismatched shard sets are named; and the Kubernetes and CI examples of
+ * docs/sweeps.md run the shards they claim to.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { lastJson, zksim } from "../helpers/cli.js";
+import { mergeSweepReports, parseSweepReport, type SweepReport } from "../../src/cli/explore/sweep-report.js";
+import { isUserInputError } from "../../src/sim/errors.js";
+
+interface Failure {
+  seed: number;
+  checker: string;
+  replay: string;
+  replayFile?: string;
+}
+interface ExploreJson {
+  seedsRun: number;
+  failures: Failure[];
+}
+interface MergedJson extends ExploreJson {
+  shardsMerged: number;
+  shardCount: number;
+  incomplete?: { missingShards: number[]; interruptedShards: number[] };
+}
+
+const root = mkdtempSync(join(tmpdir(), "zksim-merge-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+// A swarm with a zoo bug: some seeds fail, some pass, so a merge that drops or invents one shows.
+const SWEEP = ["zab-random-faults", "--bug", "ZK-4685", "--seeds", "9", "--workers", "1", "--json"];
+const strip = (fs: Failure[]) => fs.map(({ seed, checker, replay }) => ({ seed, checker, replay }));
+
+describe("cli: explore --merge", () => {
+  const whole = join(root, "whole");
+  const shared = join(root, "shared");
+  let unsharded: ReturnType<typeof zksim>;
+  beforeAll(() => {
+    unsharded = zksim("explore", ...SWEEP, "--save-dir", whole);
+    for (const i of [1, 2, 3]) expect(zksim("explore", ...SWEEP, "--shard", `${i}/3`, "--save-dir", shared).status).toBe(1);
+  }, 120_000);
+
+  it("the shards, merged, equal the unsharded run of the same range", () => {
+    expect(unsharded.status).toBe(1);
+    const expected = lastJson<ExploreJson>(unsharded);
+    expect(expected.failures.length).toBeGreaterThan(0);
+    expect(expected.failures.length).toBeLessThan(9);
+    const merged = zksim("explore", "--merge", shared, "--json");
+    expect(merged.status).toBe(1);
+    const m = lastJson<MergedJson>(merged);
+    expect(m).toMatchObject({ shardsMerged: 3, shardCount: 3, seedsRun: expected.seedsRun });
+    expect(m.incomplete).toBeUndefined();
+    expect(strip(m.failures)).toEqual(expected.failures);
+    // Every failure points at the replay file its shard wrote.
+    for (const f of m.failures) expect(f.replayFile).toBe(join(shared, `zab-random-faults-seed-${f.seed}.json`));
+    // The unsharded report merges to the same sweep.
+    expect(strip(lastJson<MergedJson>(zksim("explore", "--merge", whole, "--json")).failures)).toEqual(expected.failures);
+  });
+
+  it("the merged replay file replays the failure", () => {
+    const m = lastJson<MergedJson>(zksim("explore", "--merge", shared, "--json"));
+    const r = zksim("replay", m.failures[0]!.replayFile!);
+    expect(r.status).toBe(1);
+  });
+
+  it("a missing shard makes the sweep incomplete: exit 1 and the shard named", () => {
+    const two = join(root, "two");
+    mkdirSync(two);
+    for (const name of readdirSync(shared).filter((n) => n.startsWith("explore-report-shard-") && !n.includes("-2-of-"))) {
+      writeFileSync(join(two, name), readFileSync(join(shared, name)));
+    }
+    const r = zksim("explore", "--merge", two);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain("incomplete: missing shard 2 (of 3)");
+    expect(lastJson<MergedJson>(zksim("explore", "--merge", two, "--json")).incomplete).toEqual({ missingShards: [2], interruptedShards: [] });
+  });
+
+  it("reports of different sweeps, a shard twice, a malformed report and an empty directory are exit 2 naming the cause", () => {
+    const report = JSON.parse(readFileSync(join(shared, "explore-report-shard-1-of-3.json"), "utf8")) as SweepReport;
+    const other = join(root, "other.json");
+    writeFileSync(other, JSON.stringify({ ...report, shardIndex: 2, from: 100 }));
+    const diff = zksim("explore", "--merge", join(shared, "explore-report-shard-1-of-3.json"), other);
+    expect(diff.status).toBe(2);
+    expect(diff.stderr).toMatch(/different sweeps \("from": 100 vs 1\)/);
+
+    const twice = join(root, "twice.json");
+    writeFileSync(twice, JSON.stringify(report));
+    const dup = zksim("explore", "--merge", shared, twice);
+    expect(dup.status).toBe(2);
+    expect(dup.stderr).toContain("shard 1/3 is reported twice");
+
+    const bad = join(root, "bad.json");
+    writeFileSync(bad, JSON.stringify({ ...report, seedsRun: "nine" }));
+    const malformed = zksim("explore", "--merge", bad);
+    expect(malformed.status).toBe(2);
+    expect(malformed.stderr).toContain(`"seedsRun" must be an integer`);
+
+    const empty = join(root, "empty");
+    mkdirSync(empty);
+    const none = zksim("explore", "--merge", empty);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toContain("holds no explore report");
+    for (const r of [diff, dup, malformed, none]) expect(r.stderr).not.toMatch(/\n\s+at /);
+
+    const mixed = zksim("explore", "--merge", shared, "--seeds", "3");
+    expect(mixed.status).toBe(2);
+  });
+
+  it("throughput adds up over shards run side by side; the slowest shard is the wall time", () => {
+    const base = parseSweepReport(JSON.parse(readFileSync(join(shared, "explore-report-shard-1-of-3.json"), "utf8")), "r1");
+    const m = mergeSweepReports([
+      { path: "a/r1.json", report: { ...base, shardCount: 2, shardIndex: 1, seedsPerSec: 2.5, wallSeconds: 4, failures: [{ seed: 7, checker: "x", replay: "r", replayFile: "s-7.json" }] } },
+      { path: "b/r2.json", report: { ...base, shardCount: 2, shardIndex: 2, seedsPerSec: 1.5, wallSeconds: 6, failures: [{ seed: 2, checker: "y", replay: "r" }] } },
+    ]);
+    expect(m.seedsPerSec).toBe(4);
+    expect(m.wallSeconds).toBe(6);
+    expect(m.failures.map((f) => [f.seed, f.replayFile])).toEqual([[2, undefined], [7, join("a", "s-7.json")]]);
+    let caught: unknown;
+    try {
+      mergeSweepReports([]);
+    } catch (err) {
+      caught = err;
+    }
+    expect(isUserInputError(caught)).toBe(true);
+  });
+});
+
+/** The lines of a YAML block scalar `- |` that follows `key:` (the examples hold one each). */
+function blockAfter(yaml: string, key: string): string {
+  const lines = yaml.split("\n");
+  const start = lines.findIndex((l) => l.trim() === `${key}:`);
+  const bar = lines.findIndex((l, i) => i > start && l.trim() === "- |");
+  const indent = /^\s*/.exec(lines[bar + 1]!)![0].length;
+  const body: string[] = [];
+  for (const l of lines.slice(bar + 1)) {
+    if (l.trim() !== "" && /^\s*/.exec(l)![0].length < indent) break;
+    body.push(l.slice(indent));
+  }
+  return body.join("\n");
+}
+
+describe("docs/sweeps: the examples run the shards they claim", () => {
+  it("the Indexed Job: JOB_COMPLETION_INDEX 0 … completions−1 run shards 1/n … n/n, and they merge complete", () => {
+    const yaml = readFileSync(join(REPO, "docs/sweeps/explore-indexed-job.yaml"), "utf8");
+    const completions = Number(/^\s*completions: (\d+)$/m.exec(yaml)![1]);
+    expect(yaml).toMatch(/completionMode: Indexed/);
+    expect(yaml).toMatch(new RegExp(`name: SHARDS\\n\\s*value: "${completions}"`));
+    const script = blockAfter(yaml, "args");
+    // `zksim` on PATH is this build; the range is shrunk to keep the test short.
+    const bin = join(root, "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "zksim"), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, "bin/zksim.js")}" "$@"\n`);
+    chmodSync(join(bin, "zksim"), 0o755);
+    const results = join(root, "k8s");
+    for (let index = 0; index < completions; index++) {
+      const r = spawnSync("/bin/sh", ["-c", script], {
+        encoding: "utf8",
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, JOB_COMPLETION_INDEX: String(index), SCENARIO: "kernel-smoke", SEEDS: String(completions + 3), SHARDS: String(completions), RESULTS_DIR: results },
+      });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    const m = lastJson<MergedJson>(zksim("explore", "--merge", results, "--json"));
+    expect(m).toMatchObject({ shardsMerged: completions, shardCount: completions, seedsRun: completions + 3, failures: [] });
+    expect(m.incomplete).toBeUndefined();
+  });
+
+  it("the CI matrix lists shards 1 … SHARDS and merges every artifact", () => {
+    const yaml = readFileSync(join(REPO, "docs/sweeps/github-actions-explore.yml"), "utf8");
+    const shards = Number(/SHARDS: "(\d+)"/.exec(yaml)![1]);
+    const matrix = /shard: \[([^\]]*)\]/.exec(yaml)![1]!.split(",").map((s) => Number(s.trim()));
+    expect(matrix).toEqual(Array.from({ length: shards }, (_, i) => i + 1));
+    expect(yaml).toContain(`--shard "\${{ matrix.shard }}/$SHARDS"`);
+    expect(yaml).toContain(`--save-dir "results/shard-\${{ matrix.shard }}"`);
+    expect(yaml).toContain("zksim explore --merge results/*");
+  });
+});

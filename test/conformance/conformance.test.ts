@@ -1,0 +1,75 @@
+/**
+ * The conformance suite in `npm test`: every op script runs through the project's TCP client
+ * against `zksim serve` (one simulated server on the wall clock), and its transcript must equal
+ * the golden one recorded from a real ZooKeeper 3.8.0 (`npm run conformance` re-records them),
+ * step for step, except the differences explained in src/conformance/known-differences.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
+import { startServe, type ServeSession } from "../../src/serve/serve-session.js";
+import { fourLetterWhitelist, settingsFromFlags } from "../../src/serve/zoo-cfg.js";
+import { CONFORMANCE_SCRIPTS } from "../../src/conformance/scripts.js";
+import { runScript } from "../../src/conformance/runner.js";
+import { compareSuite, readGolden } from "../../src/conformance/suite.js";
+import { KNOWN_DIFFERENCES } from "../../src/conformance/known-differences.js";
+import { JavaHashSet, javaStringHashCode } from "../../src/zk/server/java-hash-set.js";
+
+const GOLDEN_DIR = fileURLToPath(new URL("../../conformance/golden/", import.meta.url));
+
+let serve: ServeSession;
+let port: number;
+
+beforeAll(async () => {
+  const base = settingsFromFlags(1, 0, 2181);
+  serve = await startServe({ settings: { ...base, members: base.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist("*") }, seed: 1, out: () => {} });
+  port = [...serve.clientPorts.values()][0]!;
+});
+afterAll(async () => {
+  await serve?.close();
+});
+
+describe("conformance: zksim serve against the real ZooKeeper 3.8.0's golden transcripts", () => {
+  it.each(CONFORMANCE_SCRIPTS.map((s) => [s.name, s] as const))("%s", async (_name, script) => {
+    const golden = readGolden(GOLDEN_DIR, script.name);
+    expect(golden.recordedFrom).toMatch(/^Zookeeper version: 3\.8\.0/);
+    expect(golden.steps.length).toBeGreaterThan(2);
+    const report = compareSuite([golden], [await runScript(script, { host: "127.0.0.1", port })]);
+    expect(report.unexplained).toEqual([]);
+    expect(report.matches + report.explained.length).toBe(report.total);
+  }, 60_000);
+
+  it("every known difference names a step that exists and still differs", async () => {
+    for (const k of KNOWN_DIFFERENCES) {
+      const golden = readGolden(GOLDEN_DIR, k.script);
+      expect(golden.steps.some((s) => s.step === k.step)).toBe(true);
+      const script = CONFORMANCE_SCRIPTS.find((s) => s.name === k.script)!;
+      const report = compareSuite([golden], [await runScript(script, { host: "127.0.0.1", port })]);
+      expect(report.explained.map((d) => d.step)).toContain(k.step);
+    }
+  }, 60_000);
+});
+
+describe("JavaHashSet: the iteration order of Java's HashSet<String>", () => {
+  it("String.hashCode as Java computes it", () => {
+    expect(javaStringHashCode("")).toBe(0);
+    expect(javaStringHashCode("a")).toBe(97);
+    expect([javaStringHashCode("Aa"), javaStringHashCode("BB")]).toEqual([2112, 2112]);
+    expect(javaStringHashCode("polygenelubricants")).toBe(-2147483648);
+  });
+
+  it("gives the children order a real 3.8.0 server gave (golden children-order), through growth and a removal", () => {
+    const golden = readGolden(GOLDEN_DIR, "children-order");
+    const answer = (step: string) => {
+      const s = golden.steps.find((x) => x.step === step)!;
+      return "ok" in s ? s.ok : undefined;
+    };
+    const set = new JavaHashSet(8);
+    for (const name of ["zeta", "alpha", "m1", "b", "lock-0000000010", "lock-0000000002", "x"]) set.add(name);
+    expect([...set]).toEqual(answer("getChildren (7)"));
+    for (let i = 0; i < 12; i++) set.add(`n${i}`);
+    expect([...set]).toEqual(answer("getChildren (19)"));
+    set.delete("alpha");
+    expect([...set]).toEqual((answer("getChildren2 (18)") as { children: string[] }).children);
+    expect([...set]).not.toEqual([...set].sort());
+  });
+});
