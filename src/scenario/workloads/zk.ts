@@ -103,8 +103,9 @@ export const zkWorkload: WorkloadDef = {
     return [...sh.servers, ...sh.observers, ...sh.clients];
   },
   defaultCheckers(params) {
-    // Client histories always; standalone: acknowledged writes survive restarts; ensembles: the ZAB invariants.
-    const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys()] : ["zk.standalone-durability"];
+    // Client histories always; standalone: acknowledged writes survive restarts and are answered
+    // only once durable; ensembles: the ZAB invariants.
+    const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys()] : ["zk.standalone-durability", "zk.durable-reply"];
     // Recipe scripts: the recipe checkers of the annotations they write (all, if unnamed).
     const script = scriptNamed(scriptParam(params));
     const recipes = script.name.startsWith("recipe-") ? [...(script.recipeCheckers ?? RECIPE_CHECKERS.keys())] : [];

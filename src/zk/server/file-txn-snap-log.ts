@@ -8,7 +8,7 @@
 import type { NodeDisk, DiskResult } from "../../sim/disk.js";
 import { isTorn } from "../../sim/disk.js";
 import type { TxnEntry } from "../proto/txn.js";
-import type { Zxid } from "../proto/records.js";
+import { zxidHex, type Zxid } from "../proto/records.js";
 import { Code } from "../proto/error-code.js";
 import { txnEntrySize } from "../proto/codec-txn.js";
 import { DataTree, type DataTreeOptions, type DataTreeSnapshot } from "./data-tree.js";
@@ -61,7 +61,8 @@ export class FileTxnSnapLog {
   append(entry: TxnEntry): DiskResult {
     if (this.currentLog === undefined) this.currentLog = fileName(LOG_PREFIX, entry.header.zxid);
     this.dirtyLogs.add(this.currentLog);
-    return this.disk.append(this.currentLog, entry, loggedSizes.get(entry));
+    // Labelled with the zxid: the trace then says which fsync made which txn durable (zab.durable-ack).
+    return this.disk.append(this.currentLog, entry, loggedSizes.get(entry), zxidHex(entry.header.zxid));
   }
 
   /** fsyncs every log written since the last commit; `onDone` runs when all of it is durable. */

@@ -71,7 +71,9 @@ export type ServerCanary =
   /** Parent cversion/pzxid move unconditionally on create/delete, no NODEEXISTS fixup (pre ZOOKEEPER-1046). */
   | "fuzzy-replay-no-fixup"
   /** A leader's DIFF from its on-disk txn log leaves out the first txn it read there. */
-  | "txnlog-diff-gap";
+  | "txnlog-diff-gap"
+  /** A follower ACKs a proposal as soon as it is appended to its log, before the fsync covering it. */
+  | "follower-ack-before-fsync";
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,

@@ -14,7 +14,8 @@
  * after the peer reloaded its tree.
  *
  * Asserted as it runs: txns are logged in zxid order, and an ACK goes out only for a txn whose
- * fsync has completed.
+ * fsync has completed — except in the `follower-ack-before-fsync` canary (`acksBeforeFsync`),
+ * which ACKs each txn as soon as it is appended, for `zab.durable-ack` to catch.
  */
 import { invariant } from "../../../base/errors.js";
 import { zxidHex, type Zxid } from "../../proto/records.js";
@@ -36,6 +37,7 @@ export class SyncRequestProcessor {
     private readonly sendAck: (zxid: Zxid) => void,
     private readonly writeFailed: (err: string) => void,
     private readonly keepsRunning = false,
+    private readonly acksBeforeFsync = false,
   ) {}
 
   logRequest(entry: TxnEntry, ack: boolean): void {
@@ -55,12 +57,14 @@ export class SyncRequestProcessor {
     this.queue = [];
     if (!this.append(batch)) return;
     this.flushing = true;
+    // The canary: broken on purpose, every ACK of the batch goes out before its fsync.
+    if (this.acksBeforeFsync) for (const r of batch) if (r.ack) this.sendAck(r.entry.header.zxid);
     this.peer.zkDb.commit(() => {
       this.flushing = false;
       this.durableZxid = batch[batch.length - 1]!.entry.header.zxid;
       this.logged(batch);
       for (const r of batch) {
-        if (!r.ack || this.stopped) continue;
+        if (!r.ack || this.stopped || this.acksBeforeFsync) continue;
         invariant(r.entry.header.zxid <= this.durableZxid, `server ${this.peer.myid} ACKs ${zxidHex(r.entry.header.zxid)} before its fsync`);
         this.sendAck(r.entry.header.zxid);
       }
