@@ -37,7 +37,7 @@ export const CANARY_REGISTRY = [
     name: "ack-before-fsync",
     layer: "server",
     breaks: "the server acknowledges a write before its txn is durable",
-    caughtBy: [scenario("server-restart-recovery", [1], "zk.standalone-durability")],
+    caughtBy: [scenario("server-restart-recovery", [1], "zk.standalone-durability", "zk.durable-reply")],
   },
   {
     name: "no-ephemeral-cleanup",
@@ -68,6 +68,12 @@ export const CANARY_REGISTRY = [
     layer: "server",
     breaks: "a leader catching a learner up from its on-disk txn log leaves out the first txn it read there",
     caughtBy: [scenario("zab-follower-txnlog-diff", [1], "zab.prefix-consistency")],
+  },
+  {
+    name: "follower-ack-before-fsync",
+    layer: "server",
+    breaks: "a follower ACKs a proposal as soon as it is appended to its txn log, before the fsync covering it completes",
+    caughtBy: [scenario("zab-leader-crash-before-commit", [1], "zab.durable-ack"), scenario("zab-observer", [1], "zab.durable-ack")],
   },
   {
     name: "fuzzy-replay-no-fixup",
@@ -106,7 +112,7 @@ export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
 /** The canaries a scenario catches: what `--canary` and replay files accept. */
 export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
-  "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
+  "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss", "follower-ack-before-fsync",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

@@ -131,14 +131,18 @@ export class Disk {
     return this.files.get(name)?.bytes ?? 0;
   }
 
-  append(name: string, record: unknown, sizeBytes: number): DiskResult {
+  /**
+   * Appends a record. `label`: what the writer calls the record (a txn's zxid), traced as the
+   * event's `record` field so that a checker can tell which append a later fsync covered.
+   */
+  append(name: string, record: unknown, sizeBytes: number, label?: string): DiskResult {
     if (this.full || this.usedBytes + sizeBytes > this.config.capacityBytes) return this.refuse(name, sizeBytes);
     const f = this.file(name);
     f.records.push(record);
     f.sizes.push(sizeBytes);
     f.bytes += sizeBytes;
     f.pending.push({ seq: ++this.opSeq, kind: "append", record, sizeBytes });
-    this.sim.trace.record(this.sim.nowUs, "disk.append", this.nodeId, undefined, sizeBytes, name);
+    this.sim.trace.record(this.sim.nowUs, "disk.append", this.nodeId, undefined, sizeBytes, name, label === undefined ? undefined : { record: label });
     return OK;
   }
 
@@ -254,9 +258,9 @@ export class NodeDisk {
     private readonly ctx: NodeContext,
   ) {}
 
-  append(name: string, record: unknown, sizeBytes: number): DiskResult {
+  append(name: string, record: unknown, sizeBytes: number, label?: string): DiskResult {
     if (!this.ctx.alive) return OK;
-    return this.disk.append(name, record, sizeBytes);
+    return this.disk.append(name, record, sizeBytes, label);
   }
   replace(name: string, records: unknown[], sizes: number[]): DiskResult {
     if (!this.ctx.alive) return OK;

@@ -62,8 +62,8 @@ export interface KernelTraceEvents {
   "conn.reset": undefined;
   "conn.refused": undefined;
   "conn.timeout": undefined;
-  /** `id` = bytes, `detail` = file. */
-  "disk.append": undefined;
+  /** `id` = bytes, `detail` = file; `record`: the writer's label of the record (a txn's zxid), when it gave one. */
+  "disk.append": { record?: string } | undefined;
   "disk.replace": undefined;
   "disk.delete": undefined;
   /** `id` = the last operation the fsync covers, `detail` = file. */

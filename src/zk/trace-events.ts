@@ -84,6 +84,10 @@ declare module "../sim/trace-schema.js" {
     "zab.propose": { sid: number; epoch: number; zxid: string; txn: string };
     /** A txn durably appended to this server's log (after its fsync). */
     "zab.log": { sid: number; zxid: string; txn: string };
+    /**
+     * `from` ≠ `sid`: the leader counts a learner's ACK. `from` = `sid`: the server's own ACK as it
+     * goes out — a follower's sync processor sending it, or the leader counting its self-ACK.
+     */
     "zab.ack": { sid: number; from: number; zxid: string };
     "zab.commit": { sid: number; zxid: string };
     /** A txn applied to this server's tree. */

@@ -9,6 +9,8 @@ import { runScenario } from "../../src/scenario/run.js";
  * runs (a new trace event, a field renamed, a different draw), update these in the same commit
  * and say why; otherwise a changed hash is a determinism or behaviour regression.
  */
+// Durability ordering (zab.durable-ack, zk.durable-reply): every txn-log append carries its zxid
+// (`disk.append` {record}), and a follower annotates its own ACK (`zab.ack` with from = sid).
 const GOLDEN: readonly { scenario: string; seed: number; bugs?: string[]; verdict: "pass" | "fail"; traceHash: string; events: number }[] = [
   // getChildren lists come in Java's HashSet order, as a real 3.8.0 server gives them (the
   // conformance suite), no longer sorted: the same events, other children orders.

@@ -5,6 +5,7 @@
  */
 import type { Checker } from "../checker.js";
 import { CommittedDurabilityChecker } from "./committed-durability.js";
+import { DurableAckChecker } from "./durable-ack.js";
 import { FlagsChecker } from "./flags.js";
 import { IdenticalTreesChecker } from "./identical-trees.js";
 import { IntegrityChecker } from "./integrity.js";
@@ -14,7 +15,7 @@ import { PrefixConsistencyChecker } from "./prefix-consistency.js";
 import { PrimaryIntegrityChecker } from "./primary-integrity.js";
 import { ZxidUniquenessChecker } from "./zxid-uniqueness.js";
 
-export { CommittedDurabilityChecker, FlagsChecker, IdenticalTreesChecker, IntegrityChecker, LeadershipChecker, LivenessChecker, PrefixConsistencyChecker, PrimaryIntegrityChecker, ZxidUniquenessChecker };
+export { CommittedDurabilityChecker, DurableAckChecker, FlagsChecker, IdenticalTreesChecker, IntegrityChecker, LeadershipChecker, LivenessChecker, PrefixConsistencyChecker, PrimaryIntegrityChecker, ZxidUniquenessChecker };
 
 export interface ZabCheckerOptions {
   /** Virtual milliseconds after the last fault within which a leader must serve (default 40 000). */
@@ -32,6 +33,7 @@ export const ZAB_CHECKERS: ReadonlyMap<string, (options?: ZabCheckerOptions) => 
   ["zab.identical-trees", () => new IdenticalTreesChecker()],
   ["zab.flags", () => new FlagsChecker()],
   ["zab.liveness", (options) => new LivenessChecker(options?.livenessBudgetMs)],
+  ["zab.durable-ack", () => new DurableAckChecker()],
 ]);
 
 /** Fresh instances of every ZAB checker. */

@@ -22,6 +22,19 @@
  *   after a SNAP load (ZK-3642), at the NEWLEADER ACK that established the leader (ZK-3911);
  *   half of them first bring the sync about (a follower bounced, the leader crashed);
  * - partition-client, isolate-leader, pause, clog, slow-fsync, loss: timed disruptions.
+ *
+ * A second timeline ("swarm/windows", its own streams, so the first one's draws stay as they
+ * were) aims crashes inside the windows where durability is decided (docs/bug-power.md), with
+ * slow-fsync bursts that widen them (FoundationDB's BUGGIFY):
+ * - crash-in-log-fsync: a server crashed after it issues an fsync and before it completes (its
+ *   appended txns not durable yet), the fsync slowed first so the crash lands inside;
+ * - crash-ack-commit: a follower crashed right after its ACK (the leader's disk slowed, so the
+ *   commit waits on followers), or the leader right after it counts an ACK;
+ * - crash-after-snapshot: a server crashed as a fuzzy snapshot starts or just after it is taken,
+ *   before its new log holds a txn;
+ * - crash-in-sync: once a leader syncs a learner, the learner's disk slowed and the learner (or
+ *   the leader) crashed while the sync's fsync is in flight;
+ * - slow-fsync-burst: a short slow-fsync on one server, widening every window meanwhile.
  */
 import { UserInputError } from "../../sim/errors.js";
 import type { Fault, FaultAction } from "../../sim/faults.js";
@@ -36,6 +49,13 @@ export const SWARM_AIMS = [
   "partition-client", "isolate-leader", "pause", "clog", "slow-fsync", "loss", "crash-at-sync-point",
 ] as const;
 export type SwarmAim = (typeof SWARM_AIMS)[number];
+
+/** The aims of the windows timeline (see the header). */
+export const WINDOW_AIMS = ["crash-in-log-fsync", "crash-ack-commit", "crash-after-snapshot", "crash-in-sync", "slow-fsync-burst"] as const;
+export type WindowAim = (typeof WINDOW_AIMS)[number];
+
+/** The windows timeline's largest gap between two aims. */
+const WINDOW_GAP_MS_MAX = 2500;
 
 /** What one seed's fault phase looks like (the script reads the workload half: keys, pace). */
 export interface SwarmPlan {
@@ -65,11 +85,11 @@ export const FAULT_PHASE_EVENT = { kind: "workload.phase", phase: "faults" } as 
  */
 const WAIT_FRACTION = 1 / 3;
 
-function pickAim(rng: Rng, w: Record<SwarmAim, number>): SwarmAim | undefined {
-  const total = SWARM_AIMS.reduce((a, k) => a + w[k], 0);
+function pickAim<A extends string>(rng: Rng, aims: readonly A[], w: Record<A, number>): A | undefined {
+  const total = aims.reduce((a, k) => a + w[k], 0);
   if (total === 0) return undefined;
   let x = rng.int(1, total);
-  for (const k of SWARM_AIMS) if ((x -= w[k]) <= 0) return k;
+  for (const k of aims) if ((x -= w[k]) <= 0) return k;
   return undefined;
 }
 
@@ -170,6 +190,55 @@ class SwarmDraw {
     }
   }
 
+  /** One aim of the windows timeline, `offsetMs` into a phase with `leftMs` to go. */
+  windowAim(kind: WindowAim, t: number, leftMs: number): Aimed {
+    const { rng, servers } = this;
+    switch (kind) {
+      case "crash-in-log-fsync": {
+        const target = rng.chance(0.5) ? "$leader" : rng.pick(servers);
+        const { faults: slow, latencyMs } = this.fsyncBurst(target, t, leftMs, [], 0.7);
+        // Crash while the fsync is in flight: less than its latency after it was issued.
+        const step: TraceStep = { after: "disk.fsync", node: target, withinMs: rng.int(200, 3000), delayMs: rng.int(0, latencyMs - 1) };
+        return { faults: [...slow, ...this.crash(target, t, leftMs, [step])], busyMs: 0 };
+      }
+      case "crash-ack-commit": {
+        if (rng.chance(0.5)) return { faults: this.crash("$leader", t, leftMs, [{ after: "zab.ack", node: "$leader", withinMs: rng.int(200, 3000) }]), busyMs: 0 };
+        const target = rng.pick(servers);
+        const { faults: slow } = this.fsyncBurst("$leader", t, leftMs, [], 1);
+        return { faults: [...slow, ...this.crash(target, t, leftMs, [{ after: "zab.ack", node: target, withinMs: rng.int(200, 3000), delayMs: rng.int(0, 3) }])], busyMs: 0 };
+      }
+      case "crash-after-snapshot": {
+        const point = rng.chance(0.5) ? "zk.snapshot.start" : "zk.snapshot.done";
+        return { faults: this.crash("$1", t, leftMs, [{ after: point, withinMs: rng.int(1000, 15_000), delayMs: rng.int(0, 3) }]), busyMs: 0 };
+      }
+      case "crash-in-sync": {
+        // The sync must come early enough to leave the fsync step its 3 s within the phase.
+        const withinMs = Math.min(rng.int(1000, 15_000), leftMs - 3000 - 800);
+        if (withinMs < 1) return { faults: [], busyMs: 0 };
+        const sync: TraceStep = { after: "zab.sync", withinMs };
+        const { faults: slow, latencyMs } = this.fsyncBurst("$1.learner", t, leftMs, [sync], 1);
+        const target = rng.chance(0.7) ? "$1.learner" : "$1";
+        const fsync: TraceStep = { after: "disk.fsync", node: "$1.learner", withinMs: 3000, delayMs: rng.int(0, latencyMs - 1) };
+        return { faults: [...slow, ...this.crash(target, t, leftMs, [sync, fsync])], busyMs: withinMs };
+      }
+      case "slow-fsync-burst":
+        return { faults: this.fsyncBurst(rng.chance(0.3) ? "$leader" : rng.pick(servers), t, leftMs, [], 1).faults, busyMs: 0 };
+    }
+  }
+
+  /**
+   * With probability `p`, a slow-fsync burst on `node` (after `steps`): 20–800 ms per fsync for
+   * 0.2–4 s. `latencyMs`: the fsync latency a crash aimed after an fsync must stay under (the
+   * disk's own 2 ms without a burst).
+   */
+  private fsyncBurst(node: string, t: number, leftMs: number, steps: TraceStep[], p: number): { faults: Fault[]; latencyMs: number } {
+    const { rng } = this;
+    if (!rng.chance(p)) return { faults: [], latencyMs: 2 };
+    const latencyMs = rng.int(20, 800);
+    const action: FaultAction = { kind: "disk", node, fault: "slow-fsync", fsyncLatencyMs: latencyMs };
+    return { faults: this.at(t, leftMs, action, steps, rng.int(200, 4000)), latencyMs };
+  }
+
   /** Once the leader syncs a learner, crash the learner (80 %) or the leader: at once, soon, at its new epoch or its next fsync. */
   private crashSyncingLearner(t: number, leftMs: number): Aimed {
     const { rng, servers } = this;
@@ -239,9 +308,29 @@ export function drawSwarmFaults(root: Rng, servers: readonly string[], clients: 
   for (;;) {
     t += kinds.int(0, plan.faultGapMsMax);
     if (t >= plan.faultPhaseMs) break;
-    const aim = pickAim(kinds, plan.weights);
+    const aim = pickAim(kinds, SWARM_AIMS, plan.weights);
     if (aim === undefined) continue;
     const { faults, busyMs } = draw.aim(aim, t, plan.faultPhaseMs - t);
+    out.push(...faults);
+    t += Math.round(busyMs * WAIT_FRACTION);
+  }
+  return [...out, ...drawWindowFaults(swarm.fork("windows"), plan.faultPhaseMs, servers, clients)];
+}
+
+/** The windows timeline (header): its own plan, aims and draws, all from `rng` ("swarm/windows"). */
+function drawWindowFaults(rng: Rng, faultPhaseMs: number, servers: readonly string[], clients: readonly string[]): Fault[] {
+  const planRng = rng.fork("plan");
+  const weights = Object.fromEntries(WINDOW_AIMS.map((k) => [k, planRng.chance(0.3) ? 0 : planRng.int(1, 5)])) as Record<WindowAim, number>;
+  const draw = new SwarmDraw(rng.fork("faults"), rng.fork("provoke"), servers, clients);
+  const kinds = rng.fork("kinds");
+  const out: Fault[] = [];
+  let t = 0;
+  for (;;) {
+    t += kinds.int(0, WINDOW_GAP_MS_MAX);
+    if (t >= faultPhaseMs) break;
+    const aim = pickAim(kinds, WINDOW_AIMS, weights);
+    if (aim === undefined) continue;
+    const { faults, busyMs } = draw.windowAim(aim, t, faultPhaseMs - t);
     out.push(...faults);
     t += Math.round(busyMs * WAIT_FRACTION);
   }

@@ -8,7 +8,7 @@
 import type { NodeDisk, DiskResult } from "../../sim/disk.js";
 import { isTorn } from "../../sim/disk.js";
 import type { TxnEntry } from "../proto/txn.js";
-import type { Zxid } from "../proto/records.js";
+import { zxidHex, type Zxid } from "../proto/records.js";
 import { Code } from "../proto/error-code.js";
 import { txnEntrySize } from "../proto/codec-txn.js";
 import { DataTree, type DataTreeOptions, type DataTreeSnapshot } from "./data-tree.js";
@@ -43,8 +43,8 @@ function fileName(prefix: string, zxid: Zxid): string {
 
 export class FileTxnSnapLog {
   private currentLog: string | undefined;
-  /** Log files appended to since the last commit (a roll can leave txns in the previous one). */
-  private readonly dirtyLogs = new Set<string>();
+  /** Log files appended to since the last commit, each with the last zxid appended to it (a roll can leave txns in the previous one). */
+  private readonly dirtyLogs = new Map<string, Zxid>();
 
   constructor(private readonly disk: NodeDisk) {}
 
@@ -60,12 +60,18 @@ export class FileTxnSnapLog {
   /** Appends a txn to the current log (a new log file starts at its zxid). */
   append(entry: TxnEntry): DiskResult {
     if (this.currentLog === undefined) this.currentLog = fileName(LOG_PREFIX, entry.header.zxid);
-    this.dirtyLogs.add(this.currentLog);
-    return this.disk.append(this.currentLog, entry, loggedSizes.get(entry));
+    this.dirtyLogs.set(this.currentLog, entry.header.zxid);
+    // Labelled with the zxid: the trace then says which fsync made which txn durable (zab.durable-ack).
+    return this.disk.append(this.currentLog, entry, loggedSizes.get(entry), zxidHex(entry.header.zxid));
   }
 
-  /** fsyncs every log written since the last commit; `onDone` runs when all of it is durable. */
-  commit(onDone: () => void): void {
+  /**
+   * fsyncs every log written since the last commit; `onDone` runs when all of it is durable.
+   * `onLogDurable` runs as each file's fsync completes, with the last zxid that file holds: a
+   * batch that spans a roll is durable in its older file first (fsyncs complete in issue order),
+   * and a crash between the two fsyncs keeps those txns.
+   */
+  commit(onDone: () => void, onLogDurable?: (lastZxid: Zxid) => void): void {
     const logs = [...this.dirtyLogs];
     this.dirtyLogs.clear();
     if (logs.length === 0) {
@@ -74,8 +80,9 @@ export class FileTxnSnapLog {
     }
     this.commitsInFlight++;
     let pending = logs.length;
-    for (const log of logs) {
+    for (const [log, lastZxid] of logs) {
       this.disk.fsync(log, () => {
+        onLogDurable?.(lastZxid);
         if (--pending > 0) return;
         onDone();
         if (--this.commitsInFlight === 0) for (const fn of this.whenIdle.splice(0)) fn();

@@ -78,7 +78,9 @@ export type ServerCanary =
   /** A standard watch is not removed when it fires: the next change notifies it again. */
   | "standard-watch-kept"
   /** A leader that loses its quorum keeps leading (and serving) instead of giving up after syncLimit ticks. */
-  | "leader-ignores-quorum-loss";
+  | "leader-ignores-quorum-loss"
+  /** A follower ACKs a proposal as soon as it is appended to its log, before the fsync covering it. */
+  | "follower-ack-before-fsync";
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,

@@ -25,6 +25,7 @@ describe("check: zab: correct run", () => {
       "zab.identical-trees",
       "zab.flags",
       "zab.liveness",
+      "zab.durable-ack",
     ]);
     a.forEach((c, i) => expect(c).not.toBe(b[i]));
   });

@@ -74,6 +74,15 @@ export class TraceBuilder {
   logTxn(sid: number, zxid: string, txn: string): this {
     return this.zab("log", sid, { zxid, txn });
   }
+  private readonly diskOps = new Map<number, number>();
+  /** The kernel's evidence that `zxid` is durable on `sid`: its labelled txn-log append, then the fsync covering it. */
+  durable(sid: number, zxid: string): this {
+    const op = (this.diskOps.get(sid) ?? 0) + 1;
+    this.diskOps.set(sid, op);
+    this.events.push({ index: this.events.length, atUs: (this.nowUs += 1000), kind: "disk.append", node: `s${sid}`, id: 64, detail: "version-2/log.1", fields: { record: zxid } });
+    this.events.push({ index: this.events.length, atUs: (this.nowUs += 1000), kind: "disk.fsync.done", node: `s${sid}`, id: op, detail: "version-2/log.1", fields: { bytes: 64 } });
+    return this;
+  }
   ack(leader: number, from: number, zxid: string): this {
     return this.zab("ack", leader, { from, zxid });
   }
@@ -129,7 +138,7 @@ export class TraceBuilder {
   broadcast(leader: number, zxid: string, txn: string, loggers: number[], deliverers: number[] = loggers): this {
     const epoch = Number(BigInt(zxid) >> 32n);
     this.propose(leader, epoch, zxid, txn);
-    for (const s of loggers) this.logTxn(s, zxid, txn);
+    for (const s of loggers) this.durable(s, zxid).logTxn(s, zxid, txn);
     for (const s of loggers) this.ack(leader, s, zxid);
     this.commit(leader, zxid);
     for (const s of deliverers) this.deliver(s, zxid, txn).digest(s, zxid, `d:${txn}`);

@@ -99,7 +99,9 @@ function narrateAnnotation(e: TraceEvent, n: string, f: Record<string, unknown>)
     case "zab.log":
       return `${n} has logged ${String(f.zxid)} (fsynced): a follower sends its ACK; a leader counts it as its own`;
     case "zab.ack":
-      return `${n} (leader) counts the ACK of s${String(f.from)} for ${String(f.zxid)}`;
+      return f.from === f.sid
+        ? `${n} ACKs ${String(f.zxid)}: its log holds it, fsynced (a follower sends the ACK; a leader counts its own)`
+        : `${n} (leader) counts the ACK of s${String(f.from)} for ${String(f.zxid)}`;
     case "zab.commit":
       return `${n} (leader) commits ${String(f.zxid)}: a quorum has logged it; COMMIT goes to the followers`;
     case "zab.deliver":

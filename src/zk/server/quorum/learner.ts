@@ -85,9 +85,10 @@ export class Learner {
     this.zks = new LearnerZooKeeperServer(peer.ctx, { ...peer.config.server, tickTimeMs: peer.config.tickTimeMs, serverId: peer.myid }, peer.zkDb, this);
     this.sync = new SyncRequestProcessor(
       peer,
-      (zxid) => this.send({ kind: "ACK", zxid }),
+      (zxid) => this.ackProposal(zxid),
       (err) => this.running && this.peer.roleEnded(`txn log write failed: ${err}`),
       peer.hasBug("ZK-4712"),
+      peer.config.server.canary === "follower-ack-before-fsync",
     );
     peer.phase("DISCOVERY", peer.acceptedEpoch);
     this.connect();
@@ -119,6 +120,13 @@ export class Learner {
 
   send(p: QuorumPacket): void {
     if (this.ep?.open) this.ep.send(p);
+  }
+
+  /** The sync processor's ACK of a logged proposal, announced as this server's own (`zab.ack` with from = sid). */
+  private ackProposal(zxid: Zxid): void {
+    if (!this.ep?.open) return;
+    this.peer.ctx.annotate("zab.ack", { sid: this.myid, from: this.myid, zxid: zxidHex(zxid) });
+    this.ep.send({ kind: "ACK", zxid });
   }
 
   private connect(): void {

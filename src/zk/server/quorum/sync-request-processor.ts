@@ -14,7 +14,8 @@
  * after the peer reloaded its tree.
  *
  * Asserted as it runs: txns are logged in zxid order, and an ACK goes out only for a txn whose
- * fsync has completed.
+ * fsync has completed — except in the `follower-ack-before-fsync` canary (`acksBeforeFsync`),
+ * which ACKs each txn as soon as it is appended, for `zab.durable-ack` to catch.
  */
 import { invariant } from "../../../base/errors.js";
 import { zxidHex, type Zxid } from "../../proto/records.js";
@@ -36,6 +37,7 @@ export class SyncRequestProcessor {
     private readonly sendAck: (zxid: Zxid) => void,
     private readonly writeFailed: (err: string) => void,
     private readonly keepsRunning = false,
+    private readonly acksBeforeFsync = false,
   ) {}
 
   logRequest(entry: TxnEntry, ack: boolean): void {
@@ -55,12 +57,13 @@ export class SyncRequestProcessor {
     this.queue = [];
     if (!this.append(batch)) return;
     this.flushing = true;
-    this.peer.zkDb.commit(() => {
+    // The canary: broken on purpose, every ACK of the batch goes out before its fsync.
+    if (this.acksBeforeFsync) for (const r of batch) if (r.ack) this.sendAck(r.entry.header.zxid);
+    this.commitAnnouncing(batch, () => {
       this.flushing = false;
       this.durableZxid = batch[batch.length - 1]!.entry.header.zxid;
-      this.logged(batch);
       for (const r of batch) {
-        if (!r.ack || this.stopped) continue;
+        if (!r.ack || this.stopped || this.acksBeforeFsync) continue;
         invariant(r.entry.header.zxid <= this.durableZxid, `server ${this.peer.myid} ACKs ${zxidHex(r.entry.header.zxid)} before its fsync`);
         this.sendAck(r.entry.header.zxid);
       }
@@ -83,8 +86,22 @@ export class SyncRequestProcessor {
     return true;
   }
 
-  private logged(batch: readonly { entry: TxnEntry }[]): void {
-    for (const r of batch) this.peer.ctx.annotate("zab.log", { sid: this.peer.myid, zxid: zxidHex(r.entry.header.zxid), txn: txnDigest(r.entry) });
+  /**
+   * fsyncs what `batch` appended, announcing each txn as logged as soon as the log file holding
+   * it is durable (a batch that spans a roll is durable in two steps), then runs `onDone`.
+   */
+  private commitAnnouncing(batch: readonly { entry: TxnEntry }[], onDone: () => void): void {
+    let announced = 0;
+    const announce = (upTo: Zxid) => {
+      for (; announced < batch.length && batch[announced]!.entry.header.zxid <= upTo; announced++) {
+        const entry = batch[announced]!.entry;
+        this.peer.ctx.annotate("zab.log", { sid: this.peer.myid, zxid: zxidHex(entry.header.zxid), txn: txnDigest(entry) });
+      }
+    };
+    this.peer.zkDb.commit(() => {
+      announce(batch[batch.length - 1]!.entry.header.zxid);
+      onDone();
+    }, announce);
   }
 
   shutdown(): void {
@@ -94,6 +111,6 @@ export class SyncRequestProcessor {
     const rest = this.queue;
     this.queue = [];
     if (rest.length === 0 || !this.append(rest)) return;
-    this.peer.zkDb.commit(() => this.logged(rest));
+    this.commitAnnouncing(rest, () => {});
   }
 }
