@@ -23,8 +23,8 @@
  *   half of them first bring the sync about (a follower bounced, the leader crashed);
  * - partition-client, isolate-leader, pause, clog, slow-fsync, loss: timed disruptions.
  *
- * A second timeline ("swarm/windows", its own streams, so the first one's draws stay as they
- * were) aims crashes inside the windows where durability is decided (docs/bug-power.md), with
+ * With `"windows": true` (scenario zab-crash-windows), a second timeline ("swarm/windows", its
+ * own streams, so the first one's draws stay as they were) aims crashes inside the windows where durability is decided (docs/bug-power.md), with
  * slow-fsync bursts that widen them (FoundationDB's BUGGIFY):
  * - crash-in-log-fsync: a server crashed after it issues an fsync and before it completes (its
  *   appended txns not durable yet), the fsync slowed first so the crash lands inside;
@@ -298,7 +298,7 @@ class SwarmDraw {
 }
 
 /** The whole schedule of one seed's fault phase. */
-export function drawSwarmFaults(root: Rng, servers: readonly string[], clients: readonly string[]): Fault[] {
+export function drawSwarmFaults(root: Rng, servers: readonly string[], clients: readonly string[], windows = false): Fault[] {
   const plan = drawSwarmPlan(root);
   const swarm = root.fork("swarm");
   const draw = new SwarmDraw(swarm.fork("faults"), swarm.fork("provoke"), servers, clients);
@@ -314,7 +314,7 @@ export function drawSwarmFaults(root: Rng, servers: readonly string[], clients: 
     out.push(...faults);
     t += Math.round(busyMs * WAIT_FRACTION);
   }
-  return [...out, ...drawWindowFaults(swarm.fork("windows"), plan.faultPhaseMs, servers, clients)];
+  return windows ? [...out, ...drawWindowFaults(swarm.fork("windows"), plan.faultPhaseMs, servers, clients)] : out;
 }
 
 /** The windows timeline (header): its own plan, aims and draws, all from `rng` ("swarm/windows"). */
@@ -340,13 +340,15 @@ function drawWindowFaults(rng: Rng, faultPhaseMs: number, servers: readonly stri
 export const zabSwarmNemesis: NemesisDef = {
   kind: "zab-swarm",
   description: "the zab-random-faults swarm's faults: aimed at elections and syncs, anchored on the script's fault phase",
-  paramKeys: [],
-  checkParams() {},
-  draw(ctx) {
+  paramKeys: ["windows"],
+  checkParams(params) {
+    if (params.windows !== undefined && typeof params.windows !== "boolean") throw new UserInputError(`nemesis "zab-swarm": "windows" must be true or false, got ${JSON.stringify(params.windows)}`);
+  },
+  draw(ctx, params) {
     if (ctx.scenario.workload.kind !== "swarm") throw new UserInputError(`nemesis "zab-swarm" needs the "swarm" workload, got "${ctx.scenario.workload.kind}"`);
     const shape = swarmShapeOf(ctx.rng, ctx.scenario.workload.params);
     const servers = Array.from({ length: shape.servers + shape.observers }, (_, i) => `s${i + 1}`);
     const clients = Array.from({ length: shape.clients }, (_, i) => `c${i + 1}`);
-    return drawSwarmFaults(ctx.rng, servers, clients);
+    return drawSwarmFaults(ctx.rng, servers, clients, params.windows === true);
   },
 };
