@@ -4,7 +4,7 @@
 // a layer its own layer may use. A new folder under src/ must be given a layer here first.
 //
 //   cli/ tui/ (and serve/ runtime/ gateway/ conformance/)   entry points: may use everything below
-//   api/                                       the public API (a user's scripts): scenario/, property/ and below
+//   api/                                       the public API (a user's scripts): scenario/, property/, runtime/'s TCP client and below
 //   scenario/  property/                       siblings: scenario format and runner; fast-check properties
 //   check/                                     checkers: values from zk/proto, sim/, base/; only types from above those
 //   recipes/   protocols/                      ZooKeeper recipes (through the client only); teaching models (on sim/)
@@ -40,7 +40,7 @@ const LAYERS = {
   gateway: { values: ["scenario", "property", ...BELOW_SCENARIO] },
   "": { values: ["scenario", "property", ...BELOW_SCENARIO] },
   // The public API (`import … from "zksim"`): builds scenarios of a user's script and runs them.
-  api: { values: ["scenario", "property", ...BELOW_SCENARIO] },
+  api: { values: ["scenario", "property", "runtime", ...BELOW_SCENARIO] },
   scenario: { values: ["property", ...BELOW_SCENARIO] },
   property: { values: ["scenario", ...BELOW_SCENARIO] },
   check: { values: ["zk/proto", "sim", "base"], types: ["recipes", "protocols", "zk/client", "zk/server", "zk/trace-events"] },

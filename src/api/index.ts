@@ -45,6 +45,9 @@ export { ZooKeeper, KeeperException, type WatchedEvent, type Watcher } from "../
 export { Code } from "../zk/proto/error-code.js";
 export { CreateMode, Ids, type Stat, type ACL } from "../zk/proto/records.js";
 
+// The same client over real TCP, against a real ZooKeeper 3.8 ensemble or `zksim serve`.
+export { connectOverTcp, type TcpClient, type TcpClientOptions } from "../runtime/tcp-client.js";
+
 // Faults and errors.
 export type { Fault, FaultAction } from "../sim/faults.js";
 export { UserInputError } from "../sim/errors.js";
