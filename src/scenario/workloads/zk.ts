@@ -154,7 +154,7 @@ export const zkWorkload: WorkloadDef = {
             lastNote = line;
             narrative.push(line);
           },
-        }, w.params);
+        }, w.params, w.canary);
         w.sim.schedule(0, () => {
           script.run(sctx).then(
             () => (finished = true),

@@ -144,7 +144,15 @@ export interface ClientCnxnOptions {
   sessionPasswd: Uint8Array;
   watchManager: ZKWatchManager;
   rng: Rng;
+  canary?: ClientCanary;
 }
+
+/**
+ * Deliberately broken clients, for checkers to catch (src/scenario/canaries.ts):
+ * - `forget-last-zxid`: the ConnectRequest carries lastZxidSeen 0 instead of the highest zxid
+ *   the client has seen, so a server that is behind the client accepts it instead of refusing.
+ */
+export type ClientCanary = "forget-last-zxid";
 
 type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; onFinish: (reply: PacketReply) => void; reply: PacketReply };
 
@@ -182,6 +190,7 @@ export class ClientCnxn {
   private readonly watchManager: ZKWatchManager;
   private readonly chroot: Chroot;
   private readonly rng: Rng;
+  private readonly canary: ClientCanary | undefined;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -189,6 +198,7 @@ export class ClientCnxn {
   ) {
     this.hostProvider = new StaticHostProvider(options.hosts, options.rng);
     this.rng = options.rng;
+    this.canary = options.canary;
     this.chroot = options.chroot;
     this.watchManager = options.watchManager;
     this.sessionTimeoutMs = options.sessionTimeoutMs;
@@ -317,7 +327,8 @@ export class ClientCnxn {
     const request = {
       kind: "ConnectRequest" as const,
       protocolVersion: 0,
-      lastZxidSeen: this.lastZxid,
+      // The canary forgets what it has seen: a lagging server can then take it back in time.
+      lastZxidSeen: this.canary === "forget-last-zxid" ? 0n : this.lastZxid,
       timeOut: this.sessionTimeoutMs,
       sessionId: this.seenRwServerBefore ? this.sessionId : 0n,
       passwd: this.sessionPasswd,

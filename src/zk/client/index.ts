@@ -10,6 +10,7 @@ export {
   RECONNECT_JITTER_MS,
   SET_WATCHES_MAX_LENGTH,
   type ZooKeeperState,
+  type ClientCanary,
   type Packet,
   type PacketReply,
 } from "./client-cnxn.js";
