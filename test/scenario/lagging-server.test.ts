@@ -3,6 +3,9 @@ import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
 import type { TraceEvent } from "../../src/sim/trace.js";
 import type { AnyCanary } from "../../src/scenario/canaries.js";
+import { scenarioAsRun } from "../../src/scenario/replay-file.js";
+import { parseFaultSchedule } from "../../src/sim/faults.js";
+import { ZAB_TRACE_ROLES } from "../../src/scenario/workloads/zk.js";
 
 /** The (client, server) pairs of a run's refused connects and of its re-attached sessions, at the stale leader. */
 async function meetings(seed: number, canary?: AnyCanary): Promise<{ refused: string[]; established: string[]; violations: string[] }> {
@@ -17,6 +20,15 @@ async function meetings(seed: number, canary?: AnyCanary): Promise<{ refused: st
 }
 
 describe("scenario: lagging servers that clients can still reach", () => {
+  it("lagging-server: the drawn list is valid data (a stale leader named by its clock event), drawn once", () => {
+    const listed = scenarioAsRun(loadScenario("zab-lagging-server"), 5);
+    expect(scenarioAsRun(listed, 5)).toBe(listed);
+    const nodes = ["s1", "s2", "s3", "s4", "s5", "s6", "c1", "c2", "c3", "c4"];
+    expect(parseFaultSchedule(JSON.parse(JSON.stringify(listed.faults)), nodes, "faults", ZAB_TRACE_ROLES.roles.map((r) => r.role))).toEqual(listed.faults);
+    expect(listed.faults.some((f) => f.kind === "clock" && f.node === "$leader")).toBe(true);
+    expect(listed.faults.some((f) => f.kind === "heal" && f.to?.includes("$1") && f.when?.some((w) => w.after === "clock"))).toBe(true);
+  });
+
   it("zab-lagging-server seed 5: a stale leader refuses clients ahead of it; one that forgets its lastZxidSeen is taken in", async () => {
     const ok = await meetings(5);
     expect(ok.violations).toEqual([]);

@@ -78,6 +78,6 @@ function staleLeader(rng: Rng, servers: readonly string[], movers: readonly stri
     { after: "zab.leader.established", withinMs: syncLimitMs + 4000, delayMs },
   ];
   faults.push(...at(offsetMs - 1, leftMs + 1, { kind: "cut", from: [...movers], to: [...servers], oneWay: false }, holdMs, newLeader(servedMs)));
-  faults.push(...at(offsetMs - 1, leftMs + 1, { kind: "heal", from: [...movers], to: ["$1"] }, undefined, newLeader(servedMs + 1)));
+  faults.push(...at(offsetMs - 1, leftMs + 1, { kind: "heal", from: [...movers], to: ["$1"], oneWay: false }, undefined, newLeader(servedMs + 1)));
   return faults;
 }
