@@ -38,6 +38,16 @@ import type { TraceAnnotations } from "../sim/trace-schema.js";
 
 type LatchState = "idle" | "candidate" | "leader" | "suspended" | "closed";
 
+/**
+ * `careful`: the recipe above. `stays-leader` is a deliberately broken latch (a canary): once
+ * elected it ignores Disconnected and Expired, and goes on leading after its session is gone.
+ */
+export type LatchVariant = "careful" | "stays-leader";
+
+export interface LatchOptions {
+  variant?: LatchVariant;
+}
+
 export class LeaderLatch {
   private state: LatchState = "idle";
   private node: string | undefined;
@@ -49,12 +59,16 @@ export class LeaderLatch {
   private recheck = false;
   /** One watcher object for our own node: its deletion and every session event reach it. */
   private readonly ownWatcher = (e: WatchedEvent): void => this.onOwnNodeEvent(e);
+  private readonly variant: LatchVariant;
 
   constructor(
     private readonly zk: ZooKeeper,
     private readonly host: RecipeHost,
     readonly dir: string,
-  ) {}
+    options: LatchOptions = {},
+  ) {
+    this.variant = options.variant ?? "careful";
+  }
 
   hasLeadership(): boolean {
     return this.state === "leader";
@@ -161,6 +175,8 @@ export class LeaderLatch {
 
   private onOwnNodeEvent(e: WatchedEvent): void {
     if (this.state === "closed") return;
+    // The canary's flaw: a leader that does not listen to its session any more.
+    if (this.variant === "stays-leader" && this.state === "leader") return;
     if (e.type === EventType.None) {
       if (e.state === KeeperState.Disconnected && this.state === "leader") {
         this.state = "suspended";
@@ -224,10 +240,11 @@ export class LeaderSelector {
     private readonly zk: ZooKeeper,
     private readonly host: RecipeHost,
     readonly dir: string,
+    private readonly options: LatchOptions = {},
   ) {}
 
   async lead(work: (leadership: Leadership) => Promise<void>): Promise<void> {
-    const latch = new LeaderLatch(this.zk, this.host, this.dir);
+    const latch = new LeaderLatch(this.zk, this.host, this.dir, this.options);
     await latch.start();
     try {
       await latch.await().catch((err: unknown) => {

@@ -24,6 +24,8 @@
  * - `blind-retry`: after CONNECTIONLOSS the sequential create is simply sent again; if the
  *   first one had succeeded, its orphan node (alive as long as our session) sits ahead of us
  *   and nobody will ever delete it: the lock is stuck.
+ * And one canary, `trusts-expired`: a holder that ignores its session's events (Disconnected,
+ * Expired) and goes on believing it holds the lock after its session is gone.
  *
  * Trace: `recipe.lock {lock, client, session, event, token?}` with event one of
  * `waiting` (an attempt starts), `acquired`, `released` (emitted *before* the delete: the
@@ -47,7 +49,7 @@ import {
 } from "./recipe-support.js";
 import type { TraceAnnotations } from "../sim/trace-schema.js";
 
-export type LockVariant = "herd-free" | "herd" | "blind-retry";
+export type LockVariant = "herd-free" | "herd" | "blind-retry" | "trusts-expired";
 
 export interface LockOptions {
   variant?: LockVariant;
@@ -81,6 +83,11 @@ export class DistributedLock {
   /** True while we hold the lock and the connection is up (a disconnected holder cannot know). */
   isHeld(): boolean {
     return this.held && !this.suspended;
+  }
+
+  /** `held`; `suspended` (held, but disconnected: do not act until reconnected); `free` (not held, or lost). */
+  get holdState(): "held" | "suspended" | "free" {
+    return !this.held ? "free" : this.suspended ? "suspended" : "held";
   }
 
   get token(): number | undefined {
@@ -166,6 +173,8 @@ export class DistributedLock {
 
   private onOwnNodeEvent(e: WatchedEvent): void {
     if (e.type === EventType.None) {
+      // The canary's flaw: the holder does not listen to its session.
+      if (this.variant === "trusts-expired") return;
       if (e.state === KeeperState.Disconnected) this.suspended = true;
       else if (e.state === KeeperState.SyncConnected) this.suspended = false;
       else if (isExpiredEvent(e)) this.markLost("session expired");

@@ -17,8 +17,8 @@ export type CaughtBy =
 
 export interface CanaryEntry {
   name: string;
-  /** The layer it breaks: the kernel's network, the ZooKeeper server, or the ZooKeeper client. */
-  layer: "kernel" | "server" | "client";
+  /** The layer it breaks: the kernel's network, the ZooKeeper server, its client library, or a recipe. */
+  layer: "kernel" | "server" | "client" | "recipe";
   /** What the broken build does wrong. */
   breaks: string;
   caughtBy: readonly CaughtBy[];
@@ -105,6 +105,26 @@ export const CANARY_REGISTRY = [
     breaks: "a leader that loses its quorum keeps leading and serving instead of giving up after syncLimit ticks",
     caughtBy: [scenario("zab-isolated-leader", [1], "client.timeliness")],
   },
+  {
+    name: "forget-last-zxid",
+    layer: "client",
+    breaks: "the client reconnects with lastZxidSeen 0, so a server behind it accepts it instead of refusing it",
+    // Accepted by a stale leader, the client's first op is mostly a write, which waits for a
+    // quorum the stale leader lacks (and its pings with it): no run saw the older state yet.
+    caughtBy: [{ kind: "test", file: "test/scenario/lagging-server.test.ts", checkers: ["the stale leader's zk.cnxn.refused / zk.session.established"] }],
+  },
+  {
+    name: "latch-stays-leader",
+    layer: "recipe",
+    breaks: "a leader latch (and selector) that ignores Disconnected and Expired once elected, and goes on leading after its session expired",
+    caughtBy: [scenario("recipe-latch-expiry", [1], "recipe.election")],
+  },
+  {
+    name: "lock-trusts-expired",
+    layer: "recipe",
+    breaks: "a lock holder that ignores its session's events and goes on trusting the lock after its session expired",
+    caughtBy: [scenario("recipe-lock-expiry", [1], "recipe.lock-mutex"), scenario("recipe-lock-pause", [1], "scenario.expect", "recipe.lock-mutex")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -113,14 +133,16 @@ export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
 export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
   "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss", "follower-ack-before-fsync",
+  "latch-stays-leader", "lock-trusts-expired",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
+
+/** The canaries the ZooKeeper client library implements (scripts create their clients with them). */
+export const CLIENT_CANARIES: readonly AnyCanary[] = CANARY_REGISTRY.filter((c) => c.layer === "client").map((c) => c.name);
 
 /** The canaries the ZooKeeper server implements (the kernel's are set on the simulator). */
 export const SERVER_CANARIES: readonly AnyCanary[] = CANARY_REGISTRY.filter((c) => c.layer === "server").map((c) => c.name);
 
-/** The canaries the ZooKeeper client implements (every handle a script connects uses it). */
-export const CLIENT_CANARIES: readonly AnyCanary[] = CANARY_REGISTRY.filter((c) => c.layer === "client").map((c) => c.name);
 
 export const isCanary = (name: unknown): name is Canary => typeof name === "string" && (CANARIES as readonly string[]).includes(name);
 

@@ -109,11 +109,13 @@ function settingsToDocument<K extends string>(settings: Partial<Record<K, number
  * nemesis drew listed (so the file shows them and `zksim shrink` can remove them).
  */
 export function replayCaseFromRun(scenario: Scenario, options: Pick<RunOptions, "bugs" | "canary" | "simplify">, result: RunResult): ReplayCase {
+  const canary = options.canary;
+  if (canary !== undefined && !isCanary(canary)) throw new UserInputError(`canary "${canary}" is test-only (no --canary): its runs are not saved as replay files`);
   return {
     scenario: scenarioAsRun(scenario, result.seed),
     seed: result.seed,
     bugs: [...(options.bugs ?? [])],
-    canary: options.canary,
+    canary,
     simplify: (options.simplify ?? []).map((r) => ({ ...r })),
     expected: {
       traceHash: result.traceHash,

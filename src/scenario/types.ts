@@ -9,7 +9,7 @@ import type { DiskConfig } from "../sim/disk.js";
 import type { Checker, UnknownVerdict, Violation } from "../check/checker.js";
 import type { HeapGuardOptions } from "./heap-guard.js";
 import type { SimplifyRange, StreamDraws } from "../sim/decision-tape.js";
-import type { Canary } from "./canaries.js";
+import type { AnyCanary } from "./canaries.js";
 
 export interface Scenario {
   name: string;
@@ -46,8 +46,8 @@ export interface RunOptions {
   /** Keep every trace event (for `--trace`, divergence reports, the UI). */
   retainTrace?: boolean;
   keepHashes?: boolean;
-  /** Canaries: deliberately broken builds that the checkers must catch. */
-  canary?: Canary;
+  /** Canaries: deliberately broken builds that the checkers must catch (`--canary` accepts those a scenario catches; a test may run any). */
+  canary?: AnyCanary;
   /** Historical ZooKeeper defects to re-inject (the bug zoo). */
   bugs?: readonly string[];
   /**
@@ -73,7 +73,7 @@ export interface RunOptions {
 }
 
 /** Canaries: deliberately broken builds; the registry (canaries.ts) says what each breaks and what catches it. */
-export { CANARIES, type Canary } from "./canaries.js";
+export { CANARIES, type Canary, type AnyCanary } from "./canaries.js";
 
 export interface RunResult {
   scenario: string;

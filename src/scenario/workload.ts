@@ -5,7 +5,7 @@
  */
 import type { Simulator } from "../sim/simulator.js";
 import type { Checker } from "../check/checker.js";
-import type { Canary, Scenario } from "./types.js";
+import type { AnyCanary, Scenario } from "./types.js";
 import { UserInputError } from "../sim/errors.js";
 import type { TraceRoles } from "../sim/fault-triggers.js";
 import type { Rng } from "../sim/rng.js";
@@ -14,7 +14,7 @@ export interface WorkloadContext {
   sim: Simulator;
   scenario: Scenario;
   params: Record<string, unknown>;
-  canary?: Canary;
+  canary?: AnyCanary;
   /** Historical ZooKeeper defects to re-inject (`--bug`). */
   bugs?: readonly string[];
   /** Violations found by the workload itself (scenario expectations, a script that is stuck). */

@@ -24,6 +24,8 @@ const PASSING = [
   "recipe-rw-lock",
   "recipe-revocable-lock",
   "recipe-lock-bench",
+  "recipe-latch-expiry",
+  "recipe-lock-expiry",
 ];
 
 /** Naive variants and the checker that must catch each. */

@@ -9,7 +9,7 @@ const clients = ["c1", "c2"];
 const waitsFor = (f: Fault, kind: string) => f.when?.some((s) => s.after === kind) ?? false;
 
 describe("zab-swarm: the durability windows' timeline", () => {
-  const drawn = Array.from({ length: 30 }, (_, i) => drawSwarmFaults(Rng.root(i + 1), servers, clients, true));
+  const drawn = Array.from({ length: 30 }, (_, i) => drawSwarmFaults(Rng.root(i + 1), servers, clients, 2000, undefined, true));
 
   it("aims crashes at an fsync in flight, right after an ACK, at a snapshot and during a sync, with slow-fsync bursts", () => {
     const all = drawn.flat();

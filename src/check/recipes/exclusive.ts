@@ -8,6 +8,8 @@
  *   session that had ended in its client's view (a stale follower may still grant it before it
  *   applies the closeSession: such a role ends at once). With `tokens`, successive grants carry
  *   growing tokens.
+ * - the recipe's side: a role the holder still claims (no end event of its own) after its client
+ *   was told its session expired is a violation (claims.ts).
  * - liveness: at the end of a run that has been quiet (no fault) for `stallMs`, sessions still
  *   waiting for the role while nobody has it, with nothing happening to it for `stallMs`,
  *   mean the recipe is stuck.
@@ -17,6 +19,7 @@ import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates, fmtMs } from "./sessions.js";
 import { guarded, optionalIntField, stringField } from "../event-reader.js";
+import { ClaimsAfterExpiry } from "./claims.js";
 
 export interface ExclusiveRoleSpec {
   /** Checker name. */
@@ -55,6 +58,7 @@ export class ExclusiveRoleChecker implements Checker {
   private readonly log: ViolationLog;
   private readonly fates = new SessionFates();
   private readonly instances = new Map<string, Instance>();
+  private readonly claims: ClaimsAfterExpiry;
 
   constructor(
     private readonly spec: ExclusiveRoleSpec,
@@ -62,10 +66,11 @@ export class ExclusiveRoleChecker implements Checker {
   ) {
     this.name = spec.name;
     this.log = new ViolationLog(spec.name);
+    this.claims = new ClaimsAfterExpiry({ kind: spec.kind, role: spec.role });
   }
 
   accepts(kind: string): boolean {
-    return kind === this.spec.kind || SessionFates.reads(kind);
+    return kind === this.spec.kind || SessionFates.reads(kind) || ClaimsAfterExpiry.reads(kind);
   }
 
   onEvent(e: TraceEvent): void {
@@ -73,6 +78,8 @@ export class ExclusiveRoleChecker implements Checker {
   }
 
   private read(e: TraceEvent): void {
+    for (const why of this.claims.judge(e.atUs)) this.log.add(e, why);
+    if (ClaimsAfterExpiry.reads(e.kind)) return this.claims.onClientState(e);
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
       const gone = (session: string, client: string) => (fate.kind === "session-ended" ? session === fate.session : client === fate.client);
@@ -91,9 +98,13 @@ export class ExclusiveRoleChecker implements Checker {
     inst.lastEventUs = e.atUs;
     if (this.spec.wait.includes(ev)) inst.waiting.set(session, { client, atUs: e.atUs });
     if (this.spec.unwait.includes(ev)) inst.waiting.delete(session);
-    if (this.spec.end.includes(ev)) inst.open.delete(session);
+    if (this.spec.end.includes(ev)) {
+      inst.open.delete(session);
+      this.claims.end(session, key);
+    }
     if (this.spec.grant.includes(ev)) {
       inst.waiting.delete(session);
+      this.claims.grant(session, client, key, e.atUs);
       this.onGrant(e, key, inst, { client, session, token: this.spec.tokens ? (optionalIntField(e, "token") ?? -1) : -1, atUs: e.atUs });
     }
   }
@@ -137,6 +148,7 @@ export class ExclusiveRoleChecker implements Checker {
 
   finish(end?: RunEnd): Violation[] {
     if (end === undefined) return this.log.violations;
+    for (const why of this.claims.finish()) this.log.add(end, why);
     this.fates.endAt(end.atUs);
     for (const [key, inst] of this.instances) {
       const idleMs = (this.fates.lastEventUs - inst.lastEventUs) / 1000;

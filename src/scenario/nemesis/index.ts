@@ -15,7 +15,7 @@ import { UserInputError } from "../../sim/errors.js";
 import { Rng } from "../../sim/rng.js";
 import type { Fault } from "../../sim/faults.js";
 import type { Scenario } from "../types.js";
-import { zabSwarmNemesis } from "./zab-swarm.js";
+import { laggingServerNemesis, zabSwarmNemesis } from "./zab-swarm.js";
 import { randomNemesis } from "./random.js";
 import { protocolSwarmNemesis } from "./protocol-swarm.js";
 
@@ -36,7 +36,7 @@ export interface NemesisDef {
   draw(ctx: NemesisContext, params: Readonly<Record<string, unknown>>): Fault[];
 }
 
-const NEMESES: readonly NemesisDef[] = [zabSwarmNemesis, randomNemesis, protocolSwarmNemesis];
+const NEMESES: readonly NemesisDef[] = [zabSwarmNemesis, randomNemesis, protocolSwarmNemesis, laggingServerNemesis];
 
 export function nemesisDef(kind: string): NemesisDef {
   const def = NEMESES.find((n) => n.kind === kind);

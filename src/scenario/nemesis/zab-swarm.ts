@@ -35,14 +35,19 @@
  * - crash-in-sync: once a leader syncs a learner, the learner's disk slowed and the learner (or
  *   the leader) crashed while the sync's fsync is in flight;
  * - slow-fsync-burst: a short slow-fsync on one server, widening every window meanwhile.
+ *
+ * Beside the timeline, a share of the seeds (`LAGGING_SEED_SHARE`, from their own streams
+ * "swarm/lagging-plan" and "swarm/lagging", so the other draws stay as they were) gets one or two lagging-server
+ * episodes (lagging-server.ts): a lagging follower or a stale leader that clients are pushed onto.
  */
 import { UserInputError } from "../../sim/errors.js";
 import type { Fault, FaultAction } from "../../sim/faults.js";
 import type { TraceStep } from "../../sim/fault-when.js";
 import type { Rng } from "../../sim/rng.js";
-import { swarmShapeOf } from "../workloads/swarm.js";
+import { swarmFaultPhaseMs, swarmShapeOf } from "../workloads/swarm.js";
 import { drawDownMs, drawLinks, entry, subset } from "./draw.js";
-import type { NemesisDef } from "./index.js";
+import { drawLaggingServer } from "./lagging-server.js";
+import type { NemesisContext, NemesisDef } from "./index.js";
 
 export const SWARM_AIMS = [
   "crash-restart", "crash-new-leader", "crash-syncing-learner", "crash-at-fsync", "orphan-proposal",
@@ -66,12 +71,13 @@ export interface SwarmPlan {
   opGapMsMax: number;
 }
 
-/** The plan of a seed: from the "swarm/plan" stream of its root. */
-export function drawSwarmPlan(root: Rng): SwarmPlan {
+/** The plan of a seed: from the "swarm/plan" stream of its root (the workload's `faultPhaseMs`, if given, in place of the drawn one). */
+export function drawSwarmPlan(root: Rng, faultPhaseMs?: number): SwarmPlan {
   const rng = root.fork("swarm").fork("plan");
   // Swarm testing: each seed switches some aims off entirely and weighs the rest.
   const weights = Object.fromEntries(SWARM_AIMS.map((k) => [k, rng.chance(0.3) ? 0 : rng.int(1, 5)])) as Record<SwarmAim, number>;
-  return { faultPhaseMs: rng.int(8_000, 25_000), faultGapMsMax: rng.int(300, 3000), weights, keys: rng.int(2, 8), opGapMsMax: rng.int(50, 600) };
+  const drawnPhaseMs = rng.int(8_000, 25_000);
+  return { faultPhaseMs: faultPhaseMs ?? drawnPhaseMs, faultGapMsMax: rng.int(300, 3000), weights, keys: rng.int(2, 8), opGapMsMax: rng.int(50, 600) };
 }
 
 /** The trace event the script records when its fault phase starts. */
@@ -123,6 +129,11 @@ class SwarmDraw {
       cut.push({ ...s, withinMs: within });
     }
     return [entry(action, 0, forMs, [this.anchor(offsetMs), ...cut])];
+  }
+
+  /** `action` `offsetMs` into the phase, undone `forMs` after it fired; nothing once the phase is over. */
+  place(offsetMs: number, leftMs: number, action: FaultAction, forMs: number | undefined, steps: TraceStep[] = []): Fault[] {
+    return leftMs < 1 ? [] : this.at(offsetMs, leftMs, action, steps, forMs);
   }
 
   /** A crash of `node` if it is up then (a paused server is left frozen, as the run-time swarm did), started again after a drawn time. */
@@ -297,9 +308,29 @@ class SwarmDraw {
   }
 }
 
+/** The share of seeds whose fault phase has lagging-server episodes. */
+export const LAGGING_SEED_SHARE = 0.35;
+
+/** How long a lagging-server episode needs, at most, from its start to the clients' arrival. */
+const LAGGING_EPISODE_MS = 25_000;
+
+/** One or two lagging-server episodes at drawn times of the phase (stream "swarm/lagging"). */
+export function drawLaggingEpisodes(root: Rng, servers: readonly string[], clients: readonly string[], tickTimeMs: number, faultPhaseMs: number, episodes: number): Fault[] {
+  const rng = root.fork("swarm").fork("lagging");
+  const draw = new SwarmDraw(rng, rng, servers, clients);
+  const out: Fault[] = [];
+  for (let i = 0; i < episodes; i++) {
+    // Early enough that the clients meet the lagging server before the heal: a stale leader's new
+    // epoch takes syncLimit and an election, the clients' move a read timeout and a host cycle.
+    const t = rng.int(0, Math.max(0, faultPhaseMs - LAGGING_EPISODE_MS));
+    out.push(...drawLaggingServer(rng, servers, clients, tickTimeMs, t, faultPhaseMs - t, (o, left, action, forMs, steps) => draw.place(o, left, action, forMs, steps)));
+  }
+  return out;
+}
+
 /** The whole schedule of one seed's fault phase. */
-export function drawSwarmFaults(root: Rng, servers: readonly string[], clients: readonly string[], windows = false): Fault[] {
-  const plan = drawSwarmPlan(root);
+export function drawSwarmFaults(root: Rng, servers: readonly string[], clients: readonly string[], tickTimeMs: number, faultPhaseMs?: number, windows = false): Fault[] {
+  const plan = drawSwarmPlan(root, faultPhaseMs);
   const swarm = root.fork("swarm");
   const draw = new SwarmDraw(swarm.fork("faults"), swarm.fork("provoke"), servers, clients);
   const kinds = swarm.fork("fault-kinds");
@@ -314,6 +345,8 @@ export function drawSwarmFaults(root: Rng, servers: readonly string[], clients: 
     out.push(...faults);
     t += Math.round(busyMs * WAIT_FRACTION);
   }
+  const lagging = swarm.fork("lagging-plan");
+  if (lagging.chance(LAGGING_SEED_SHARE)) out.push(...drawLaggingEpisodes(root, servers, clients, tickTimeMs, plan.faultPhaseMs, lagging.int(1, 2)));
   return windows ? [...out, ...drawWindowFaults(swarm.fork("windows"), plan.faultPhaseMs, servers, clients)] : out;
 }
 
@@ -337,6 +370,15 @@ function drawWindowFaults(rng: Rng, faultPhaseMs: number, servers: readonly stri
   return out;
 }
 
+/** The shape's server and client names (the nemeses draw over the nodes the seed creates). */
+function swarmNodes(ctx: NemesisContext, kind: string): { servers: string[]; clients: string[]; tickTimeMs: number; faultPhaseMs: number | undefined } {
+  if (ctx.scenario.workload.kind !== "swarm") throw new UserInputError(`nemesis "${kind}" needs the "swarm" workload, got "${ctx.scenario.workload.kind}"`);
+  const shape = swarmShapeOf(ctx.rng, ctx.scenario.workload.params);
+  const servers = Array.from({ length: shape.servers + shape.observers }, (_, i) => `s${i + 1}`);
+  const clients = Array.from({ length: shape.clients }, (_, i) => `c${i + 1}`);
+  return { servers, clients, tickTimeMs: shape.tickTimeMs, faultPhaseMs: swarmFaultPhaseMs(ctx.scenario.workload.params) };
+}
+
 export const zabSwarmNemesis: NemesisDef = {
   kind: "zab-swarm",
   description: "the zab-random-faults swarm's faults: aimed at elections and syncs, anchored on the script's fault phase",
@@ -345,10 +387,26 @@ export const zabSwarmNemesis: NemesisDef = {
     if (params.windows !== undefined && typeof params.windows !== "boolean") throw new UserInputError(`nemesis "zab-swarm": "windows" must be true or false, got ${JSON.stringify(params.windows)}`);
   },
   draw(ctx, params) {
-    if (ctx.scenario.workload.kind !== "swarm") throw new UserInputError(`nemesis "zab-swarm" needs the "swarm" workload, got "${ctx.scenario.workload.kind}"`);
-    const shape = swarmShapeOf(ctx.rng, ctx.scenario.workload.params);
-    const servers = Array.from({ length: shape.servers + shape.observers }, (_, i) => `s${i + 1}`);
-    const clients = Array.from({ length: shape.clients }, (_, i) => `c${i + 1}`);
-    return drawSwarmFaults(ctx.rng, servers, clients, params.windows === true);
+    const { servers, clients, tickTimeMs, faultPhaseMs } = swarmNodes(ctx, "zab-swarm");
+    return drawSwarmFaults(ctx.rng, servers, clients, tickTimeMs, faultPhaseMs, params.windows === true);
+  },
+};
+
+/**
+ * Nemesis "lagging-server": only the swarm's lagging-server episodes, `episodes` of them
+ * (1–4, default 2) at drawn times of the seed's fault phase — the topology alone, for a scenario
+ * that exercises a client meeting a server behind it.
+ */
+export const laggingServerNemesis: NemesisDef = {
+  kind: "lagging-server",
+  description: "a lagging follower or a stale leader that clients are pushed onto, then healed (the swarm's lagging-server episodes alone)",
+  paramKeys: ["episodes"],
+  checkParams(params) {
+    const n = params.episodes;
+    if (n !== undefined && !(Number.isInteger(n) && (n as number) >= 1 && (n as number) <= 4)) throw new UserInputError(`nemesis.episodes: expected an integer in [1, 4], got ${JSON.stringify(n)}`);
+  },
+  draw(ctx, params) {
+    const { servers, clients, tickTimeMs, faultPhaseMs } = swarmNodes(ctx, "lagging-server");
+    return drawLaggingEpisodes(ctx.rng, servers, clients, tickTimeMs, drawSwarmPlan(ctx.rng, faultPhaseMs).faultPhaseMs, (params.episodes as number | undefined) ?? 2);
   },
 };

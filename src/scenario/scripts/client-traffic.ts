@@ -33,7 +33,7 @@ async function createRoot(s: ScriptContext, deadlineUs: number): Promise<boolean
     const node = s.clients[attempt % s.clients.length]!;
     const ctx = s.sim.node(node).context;
     if (ctx === undefined) throw new Error(`client node ${node} is down`);
-    const zk = createClient(ctx, { connectString: s.servers.map((id) => `${id}:${CLIENT_PORT}`).join(","), sessionTimeoutMs: 10_000 });
+    const zk = createClient(ctx, { connectString: s.servers.map((id) => `${id}:${CLIENT_PORT}`).join(","), sessionTimeoutMs: 10_000, ...s.clientDefaults });
     try {
       for (let i = 0; i < 500 && zk.getState() !== "CONNECTED" && s.sim.nowUs < deadlineUs; i++) await s.sleepMs(10);
       if (zk.getState() !== "CONNECTED" || s.sim.node(node).status !== "up") continue;

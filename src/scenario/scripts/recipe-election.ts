@@ -8,16 +8,16 @@
  */
 import type { ZooKeeper } from "../../zk/client/index.js";
 import type { NodeContext } from "../../sim/node-context.js";
-import { LeaderLatch, LeaderSelector } from "../../recipes/leader-election.js";
+import { LeaderLatch, LeaderSelector, type LatchOptions } from "../../recipes/leader-election.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, paced, startOffsetMs } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, paced, startOffsetMs, latchVariantOf } from "./recipe-support.js";
 
 export const ELECTION_DIR = "/app/election";
 /** How long a leader leads before it resigns (unless its leadership ends first). */
 export const TERM_MS = 700;
 
 /** Stands for one term of `termMs` on a handle: returns once it has led and resigned (or lost the lead). */
-export type Term = (zk: ZooKeeper, host: NodeContext, termMs: number) => Promise<void>;
+export type Term = (zk: ZooKeeper, host: NodeContext, termMs: number, options: LatchOptions) => Promise<void>;
 
 /** Terms on `node`, one after another through the fault window (at least one), so the faults hit leaders and candidates. */
 export async function termsThroughFaults(s: ScriptContext, node: string, index: number, term: Term): Promise<void> {
@@ -26,15 +26,15 @@ export async function termsThroughFaults(s: ScriptContext, node: string, index: 
   await host.sleepMs(startOffsetMs(s, index, 29 * index));
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
     while (terms === 0 || inFaultWindow(s)) {
-      await term(zk, host, paced(s, TERM_MS));
+      await term(zk, host, paced(s, TERM_MS), { variant: latchVariantOf(s) });
       terms++;
       await host.sleepMs(paced(s, 150 + 41 * index));
     }
   });
 }
 
-const selectorTerm: Term = (zk, host, termMs) =>
-  new LeaderSelector(zk, host, ELECTION_DIR).lead(async (leadership) => {
+const selectorTerm: Term = (zk, host, termMs, options) =>
+  new LeaderSelector(zk, host, ELECTION_DIR, options).lead(async (leadership) => {
     await Promise.race([host.sleepMs(termMs), leadership.ended]);
   });
 
@@ -48,7 +48,7 @@ export async function oneLeaderAfterFaults(s: ScriptContext, dir: string): Promi
   for (const c of s.clients) {
     const host = hostOf(s, c);
     finals[c] = withSessions(s, c, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
-      const latch = new LeaderLatch(zk, host, dir);
+      const latch = new LeaderLatch(zk, host, dir, { variant: latchVariantOf(s) });
       latches.push(latch);
       await latch.start();
       while (!stop) await host.sleepMs(100);

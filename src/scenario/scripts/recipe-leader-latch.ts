@@ -12,8 +12,8 @@ import { oneLeaderAfterFaults, termsThroughFaults, type Term } from "./recipe-el
 
 export const LATCH_DIR = "/app/latch";
 
-const latchTerm: Term = async (zk, host, termMs) => {
-  const latch = new LeaderLatch(zk, host, LATCH_DIR);
+const latchTerm: Term = async (zk, host, termMs, options) => {
+  const latch = new LeaderLatch(zk, host, LATCH_DIR, options);
   await latch.start();
   await latch.await();
   await Promise.race([host.sleepMs(termMs), latch.leadershipEnded()]);

@@ -13,7 +13,7 @@
 import { DistributedLock } from "../../recipes/lock.js";
 import { FencedResource } from "../../recipes/fenced-resource.js";
 import type { ScriptDef } from "./script.js";
-import { RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, settle } from "./recipe-support.js";
+import { RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, settle, lockVariantOf } from "./recipe-support.js";
 import { LOCK_DIR, LOCK_RESOURCE } from "./recipe-lock.js";
 
 const PAUSE_MS = 8000;
@@ -31,7 +31,7 @@ function pauseScript(name: string, fenced: boolean): ScriptDef {
       await settle(s);
       const h1 = hostOf(s, "c1");
       const h2 = hostOf(s, "c2");
-      const lock1 = new DistributedLock(await connectClient(s, "c1", RECIPE_SESSION_TIMEOUT_MS), h1, LOCK_DIR);
+      const lock1 = new DistributedLock(await connectClient(s, "c1", RECIPE_SESSION_TIMEOUT_MS), h1, LOCK_DIR, { variant: lockVariantOf(s) });
       const store1 = new FencedResource(await connectClient(s, "c1", STORAGE_SESSION_TIMEOUT_MS), h1, LOCK_RESOURCE);
       const zk2 = await connectClient(s, "c2", RECIPE_SESSION_TIMEOUT_MS);
       const store2 = new FencedResource(await connectClient(s, "c2", STORAGE_SESSION_TIMEOUT_MS), h2, LOCK_RESOURCE);
@@ -48,7 +48,7 @@ function pauseScript(name: string, fenced: boolean): ScriptDef {
       const pausedAtUs = s.sim.nowUs;
       s.note(`c1 holds the lock with token ${g1.token} and is paused for ${PAUSE_MS} ms before its write`);
 
-      const lock2 = new DistributedLock(zk2, h2, LOCK_DIR);
+      const lock2 = new DistributedLock(zk2, h2, LOCK_DIR, { variant: lockVariantOf(s) });
       const g2 = await lock2.acquire();
       s.note(`c1's session expired; c2 acquired the lock with token ${g2.token}`);
       s.expect(g2.token > g1.token, "the new holder's token is larger");

@@ -13,7 +13,7 @@ import { DistributedLock, type LockVariant } from "../../recipes/lock.js";
 import { FencedResource } from "../../recipes/fenced-resource.js";
 import { CreateMode } from "../../zk/proto/records.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs, lockVariantOf } from "./recipe-support.js";
 
 export const LOCK_DIR = "/app/lock";
 export const LOCK_RESOURCE = "/app/storage";
@@ -27,7 +27,7 @@ async function lockWorker(s: ScriptContext, node: string, index: number, variant
   await host.sleepMs(startOffsetMs(s, index, 37 * index));
   let done = 0;
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
-    const lock = new DistributedLock(zk, host, LOCK_DIR, { variant });
+    const lock = new DistributedLock(zk, host, LOCK_DIR, { variant: lockVariantOf(s, variant) });
     // Rounds go on through the fault window, so the faults hit holders and waiters.
     while (done === 0 || inFaultWindow(s)) {
       const grant = await lock.acquire();

@@ -15,6 +15,7 @@ import { recipeNaming, recipeNamingNaive } from "./recipe-naming.js";
 import { recipe2pc } from "./recipe-2pc.js";
 import { recipeRwLock } from "./recipe-rw-lock.js";
 import { recipeRevocableLock, recipeRevocableLockNaive } from "./recipe-revocable-lock.js";
+import { recipeLatchExpiry, recipeLockExpiry } from "./recipe-expiry.js";
 
 /**
  * The naive variants of a recipe script, by variant name (`zksim run recipe-lock --variant
@@ -32,4 +33,4 @@ export const RECIPE_VARIANTS: Readonly<Record<string, Readonly<Record<string, st
   "recipe-revocable-lock": { naive: "recipe-revocable-lock-naive" },
 };
 
-export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeLeaderLatch, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeQueuePriorityNaive, recipeBarrier, recipeBarrierNaivePoll, recipeDoubleBarrier, recipeDoubleBarrierNaive, recipeServices, recipeConfig, recipeGroupMembership, recipeNaming, recipeNamingNaive, recipe2pc, recipeRwLock, recipeRevocableLock, recipeRevocableLockNaive];
+export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeLeaderLatch, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeQueuePriorityNaive, recipeBarrier, recipeBarrierNaivePoll, recipeDoubleBarrier, recipeDoubleBarrierNaive, recipeServices, recipeConfig, recipeGroupMembership, recipeNaming, recipeNamingNaive, recipe2pc, recipeRwLock, recipeRevocableLock, recipeRevocableLockNaive, recipeLatchExpiry, recipeLockExpiry];

@@ -13,6 +13,8 @@ import { applyFault, type FaultAction } from "../../sim/faults.js";
 import { UserInputError } from "../../sim/errors.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ScriptContext } from "./script.js";
+import type { LatchVariant } from "../../recipes/leader-election.js";
+import type { LockVariant } from "../../recipes/lock.js";
 import { EnsembleView } from "./ensemble.js";
 
 /** Session timeout of the recipes' handles (tickTime 1000 ms: the server allows 2–20 s). */
@@ -26,6 +28,12 @@ export function hostOf(s: ScriptContext, node: string): NodeContext {
   return ctx;
 }
 
+/** The latch a run's canary asks for: `stays-leader` under `latch-stays-leader`, else the careful one. */
+export const latchVariantOf = (s: ScriptContext): LatchVariant => (s.canary === "latch-stays-leader" ? "stays-leader" : "careful");
+
+/** The lock a run's canary asks for (`trusts-expired` under `lock-trusts-expired`), else `variant`. */
+export const lockVariantOf = (s: ScriptContext, variant: LockVariant = "herd-free"): LockVariant => (s.canary === "lock-trusts-expired" ? "trusts-expired" : variant);
+
 /** A new handle on `node`, once connected; throws if it cannot connect within the budget. */
 export async function connectClient(s: ScriptContext, node: string, sessionTimeoutMs = RECIPE_SESSION_TIMEOUT_MS, budgetMs = 120_000): Promise<ZooKeeper> {
   const host = hostOf(s, node);
@@ -34,7 +42,7 @@ export async function connectClient(s: ScriptContext, node: string, sessionTimeo
   // process does nothing, so start once it runs (node-local timers wait for the resume).
   await host.sleepMs(0);
   for (;;) {
-    const zk = createClient(host, { connectString, sessionTimeoutMs });
+    const zk = createClient(host, { connectString, sessionTimeoutMs, ...s.clientDefaults });
     const deadlineUs = s.sim.nowUs + budgetMs * 1000;
     while (zk.getState() !== "CONNECTED" && zk.getState() !== "CLOSED" && s.sim.nowUs < deadlineUs) await host.sleepMs(20);
     if (zk.getState() === "CONNECTED") return zk;

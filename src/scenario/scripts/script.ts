@@ -9,9 +9,11 @@ import type { Simulator } from "../../sim/simulator.js";
 import type { FaultAction } from "../../sim/faults.js";
 import { applyFault } from "../../sim/faults.js";
 import { canonicalJson } from "../../sim/trace.js";
-import type { ZooKeeper, ClientOptions, ClientCanary, WatchedEvent } from "../../zk/client/index.js";
+import type { ZooKeeper, ClientOptions, WatchedEvent } from "../../zk/client/index.js";
 import { createClient, KeeperException } from "../../zk/client/index.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
+import type { ClientCanary } from "../../zk/client/index.js";
+import { CLIENT_CANARIES, type AnyCanary } from "../canaries.js";
 
 /** A knob of the recipe workload shape (see `RecipeWorkload` in recipe-support.ts). */
 export type WorkloadKnob = "pacePercent" | "startOffsetsMs" | "priorities";
@@ -22,6 +24,10 @@ export interface ScriptContext {
   readonly clients: readonly string[];
   /** The zk workload's parameters (a script with `paramKeys` reads its own from here). */
   readonly params: Readonly<Record<string, unknown>>;
+  /** The deliberately broken build of this run (`--canary`), if any: recipes read theirs from here. */
+  readonly canary: AnyCanary | undefined;
+  /** What every client a script makes is created with beyond its own options: a client canary. */
+  readonly clientDefaults: { canary?: ClientCanary };
   /** Creates a client on a client node and waits until it is connected. */
   connect(clientNode: string, options?: Partial<ClientOptions> & { servers?: readonly string[] }): Promise<ZooKeeper>;
   sleepMs(ms: number): Promise<void>;
@@ -99,15 +105,12 @@ export interface ScriptHost {
   note(line: string): void;
 }
 
-/** `clientCanary`: a broken client build that every handle `connect` makes uses (never in normal runs). */
-export function makeScriptContext(
-  sim: Simulator,
-  servers: readonly string[],
-  clients: readonly string[],
-  host: ScriptHost,
-  params: Readonly<Record<string, unknown>> = {},
-  clientCanary?: ClientCanary,
-): ScriptContext {
+/** The client options a run's canary sets: a client canary, or nothing. */
+export function clientDefaultsOf(canary: AnyCanary | undefined): { canary?: ClientCanary } {
+  return canary !== undefined && (CLIENT_CANARIES as readonly string[]).includes(canary) ? { canary: canary as ClientCanary } : {};
+}
+
+export function makeScriptContext(sim: Simulator, servers: readonly string[], clients: readonly string[], host: ScriptHost, params: Readonly<Record<string, unknown>> = {}, canary?: AnyCanary): ScriptContext {
   let failedExpectations = 0;
   const fail = (message: string): void => {
     failedExpectations++;
@@ -118,12 +121,14 @@ export function makeScriptContext(
     servers,
     clients,
     params,
+    canary,
+    clientDefaults: clientDefaultsOf(canary),
     async connect(clientNode, options = {}) {
       const node = sim.node(clientNode);
       if (node.context === undefined) throw new Error(`client node ${clientNode} is down`);
       const { servers: only, ...rest } = options;
       const connectString = (only ?? servers).map((s) => `${s}:${CLIENT_PORT}`).join(",");
-      const zk = createClient(node.context, { connectString, sessionTimeoutMs: 10_000, ...rest, ...(clientCanary !== undefined ? { canary: clientCanary } : {}) });
+      const zk = createClient(node.context, { connectString, sessionTimeoutMs: 10_000, ...ctx.clientDefaults, ...rest });
       const ok = await ctx.waitFor(() => zk.getState() === "CONNECTED", 30_000, `${clientNode} connects`);
       if (!ok) throw new Error(`${clientNode} could not connect`);
       return zk;

@@ -79,7 +79,7 @@ export class TrafficClient {
     if (this.zk === undefined || this.zk.getState() === "CLOSED") {
       const ctx = this.s.sim.node(this.node).context;
       if (ctx === undefined) throw new Error(`client node ${this.node} is down`);
-      this.zk = createClient(ctx, { connectString: this.s.servers.map((id) => `${id}:${CLIENT_PORT}`).join(","), sessionTimeoutMs: this.params.sessionTimeoutMs });
+      this.zk = createClient(ctx, { connectString: this.s.servers.map((id) => `${id}:${CLIENT_PORT}`).join(","), sessionTimeoutMs: this.params.sessionTimeoutMs, ...this.s.clientDefaults });
     }
     if (this.zk.getState() === "CONNECTED" && this.totalWeight > 0) await tolerate(this.randomOp(this.zk));
   }

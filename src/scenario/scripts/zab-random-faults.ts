@@ -44,9 +44,11 @@ function healAll(s: ScriptContext): void {
 export const zabRandomFaults: ScriptDef = {
   name: "zab-random-faults",
   description: "swarm: seed-drawn faults aimed at elections and syncs, client traffic, then heal and converge",
+  /** Set by the swarm workload's own `faultPhaseMs` (in place of the drawn length). */
+  paramKeys: ["faultPhaseMs"],
   async run(s) {
     const swarm = s.sim.rng.fork("swarm");
-    const plan = drawSwarmPlan(s.sim.rng);
+    const plan = drawSwarmPlan(s.sim.rng, s.params.faultPhaseMs as number | undefined);
     const ens = new EnsembleView(s.sim, s);
     if ((await ens.settled(30_000)) === undefined) return;
     const setup = await s.connect(s.clients[0]!);

@@ -8,6 +8,9 @@
  * The snapshot settings (`snapCount`, `snapChunkNodes`, `snapChunkIntervalUs`), when given, go to
  * every server as they are: a small snapCount puts fuzzy snapshots in the middle of the faults.
  *
+ * `faultPhaseMs`, when given, replaces the fault phase's length the seed draws (the script and
+ * the nemesis read it alike): a longer phase leaves room for slow-building topologies.
+ *
  * `nodes()` returns the largest shape (the names a fault schedule may use); a run adds only the
  * nodes its seed chose. Every ZAB, client and kernel checker runs.
  */
@@ -17,7 +20,7 @@ import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from 
 import { ZAB_TRACE_ROLES, zkWorkload } from "./zk.js";
 
 const SNAPSHOT_PARAMS = ["snapCount", "snapChunkNodes", "snapChunkIntervalUs"];
-const KNOWN_PARAMS = ["tickTimeMs", "maxClients", ...SNAPSHOT_PARAMS];
+const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", ...SNAPSHOT_PARAMS];
 const MAX_VOTERS = 5;
 const MAX_OBSERVERS = 1;
 
@@ -44,6 +47,11 @@ export function swarmShapeOf(root: Rng, params: Record<string, unknown>): SwarmS
   return { servers, observers, clients, tickTimeMs };
 }
 
+/** The workload's `faultPhaseMs`, if it sets one. */
+export function swarmFaultPhaseMs(params: Record<string, unknown>): number | undefined {
+  return params.faultPhaseMs === undefined ? undefined : intParam(params, "faultPhaseMs", 20_000, 1000, 600_000);
+}
+
 export const swarmWorkload: WorkloadDef = {
   kind: "swarm",
   description: "a seed-shaped ZooKeeper ensemble under random faults (swarm testing), every checker on",
@@ -53,6 +61,7 @@ export const swarmWorkload: WorkloadDef = {
     }
     const maxClients = intParam(params, "maxClients", 4, 2, 8);
     if (params.tickTimeMs !== undefined) intParam(params, "tickTimeMs", 2000, 100, 10_000);
+    swarmFaultPhaseMs(params);
     const servers = Array.from({ length: MAX_VOTERS + MAX_OBSERVERS }, (_, i) => `s${i + 1}`);
     return [...servers, ...Array.from({ length: maxClients }, (_, i) => `c${i + 1}`)];
   },
@@ -64,7 +73,7 @@ export const swarmWorkload: WorkloadDef = {
     swarmWorkload.nodes(w.params);
     const shape = swarmShape(w);
     const params: Record<string, unknown> = { script: "zab-random-faults", servers: shape.servers, observers: shape.observers, clients: shape.clients, tickTimeMs: shape.tickTimeMs };
-    for (const k of SNAPSHOT_PARAMS) if (w.params[k] !== undefined) params[k] = w.params[k];
+    for (const k of [...SNAPSHOT_PARAMS, "faultPhaseMs"]) if (w.params[k] !== undefined) params[k] = w.params[k];
     const inner = zkWorkload.create({ ...w, params });
     return {
       setup: () => inner.setup(),

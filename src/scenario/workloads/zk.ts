@@ -21,8 +21,7 @@ import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { scriptNamed, scriptNames } from "../scripts/index.js";
 import type { ScriptDef } from "../scripts/script.js";
 import { RECIPE_PARAMS, checkRecipeParams } from "../scripts/recipe-support.js";
-import { CLIENT_CANARIES, SERVER_CANARIES } from "../canaries.js";
-import type { ClientCanary } from "../../zk/client/index.js";
+import { SERVER_CANARIES } from "../canaries.js";
 
 /**
  * Roles a fault schedule may name (`$leader`), read from the trace: a server leads from its
@@ -155,7 +154,6 @@ export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workloa
   const ensemble = servers.length > 1;
   const config = serverConfig(w.params);
   const canary = w.canary !== undefined && SERVER_CANARIES.includes(w.canary) ? (w.canary as ServerCanary) : undefined;
-  const clientCanary = w.canary !== undefined && CLIENT_CANARIES.includes(w.canary) ? (w.canary as ClientCanary) : undefined;
   const narrative: string[] = [];
   let finished = false;
   let lastNote = "(start)";
@@ -190,7 +188,7 @@ export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workloa
           lastNote = line;
           narrative.push(line);
         },
-      }, w.params, clientCanary);
+      }, w.params, w.canary);
       w.sim.schedule(0, () => {
         script.run(sctx).then(
           () => (finished = true),

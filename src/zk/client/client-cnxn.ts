@@ -144,9 +144,17 @@ export interface ClientCnxnOptions {
   sessionPasswd: Uint8Array;
   watchManager: ZKWatchManager;
   rng: Rng;
-  /** A canary only: "rare-pings" pings once per read timeout instead of twice. */
-  canary?: "rare-pings";
+  canary?: ClientCanary;
 }
+
+/**
+ * Deliberately broken clients, for checkers to catch (src/scenario/canaries.ts):
+ * - `forget-last-zxid`: the ConnectRequest carries lastZxidSeen 0 instead of the highest zxid
+ *   the client has seen, so a server that is behind the client accepts it instead of refusing;
+ * - `rare-pings`: the client pings no more often than its read timeout, so an idle connection
+ *   with healthy links times out.
+ */
+export type ClientCanary = "forget-last-zxid" | "rare-pings";
 
 type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; onFinish: (reply: PacketReply) => void; reply: PacketReply };
 
@@ -184,7 +192,7 @@ export class ClientCnxn {
   private readonly watchManager: ZKWatchManager;
   private readonly chroot: Chroot;
   private readonly rng: Rng;
-  private readonly rarePings: boolean;
+  private readonly canary: ClientCanary | undefined;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -192,7 +200,7 @@ export class ClientCnxn {
   ) {
     this.hostProvider = new StaticHostProvider(options.hosts, options.rng);
     this.rng = options.rng;
-    this.rarePings = options.canary === "rare-pings";
+    this.canary = options.canary;
     this.chroot = options.chroot;
     this.watchManager = options.watchManager;
     this.sessionTimeoutMs = options.sessionTimeoutMs;
@@ -321,7 +329,8 @@ export class ClientCnxn {
     const request = {
       kind: "ConnectRequest" as const,
       protocolVersion: 0,
-      lastZxidSeen: this.lastZxid,
+      // The canary forgets what it has seen: a lagging server can then take it back in time.
+      lastZxidSeen: this.canary === "forget-last-zxid" ? 0n : this.lastZxid,
       timeOut: this.sessionTimeoutMs,
       sessionId: this.seenRwServerBefore ? this.sessionId : 0n,
       passwd: this.sessionPasswd,
@@ -509,7 +518,7 @@ export class ClientCnxn {
     }
     if (connected) {
       // The canary's pings come a read timeout apart: the read timeout fires first on an idle connection.
-      const halfReadMs = this.rarePings ? this.readTimeoutMs + 1000 : Math.floor(this.readTimeoutMs / 2);
+      const halfReadMs = this.canary === "rare-pings" ? this.readTimeoutMs + 1000 : Math.floor(this.readTimeoutMs / 2);
       const timeToNextPingMs = halfReadMs - idleSendMs - (idleSendMs > 1000 ? 1000 : 0);
       if (timeToNextPingMs <= 0 || idleSendMs > MAX_SEND_PING_INTERVAL_MS) {
         this.outgoing.push(pingPacket());

@@ -1,5 +1,5 @@
 /** The ZooKeeper client library: the handle, its connection state machine and watch book. */
-export { createClient, ZooKeeper, type ClientOptions, type ClientCanary, type WatchArg } from "./zoo-keeper.js";
+export { createClient, ZooKeeper, type ClientOptions, type WatchArg } from "./zoo-keeper.js";
 export {
   ClientCnxn,
   States,
@@ -10,6 +10,7 @@ export {
   RECONNECT_JITTER_MS,
   SET_WATCHES_MAX_LENGTH,
   type ZooKeeperState,
+  type ClientCanary,
   type Packet,
   type PacketReply,
 } from "./client-cnxn.js";

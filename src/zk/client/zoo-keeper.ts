@@ -35,7 +35,7 @@ import {
 import { validatePath } from "../proto/path-utils.js";
 import { Chroot } from "./chroot.js";
 import { AsyncZooKeeper } from "./async-callback.js";
-import { ClientCnxn, PASSWORD_BYTES, newPacket, type PacketReply, type WatchDeregistration, type ZooKeeperState } from "./client-cnxn.js";
+import { ClientCnxn, PASSWORD_BYTES, newPacket, type PacketReply, type WatchDeregistration, type ZooKeeperState, type ClientCanary } from "./client-cnxn.js";
 import { childrenFields, completionFields, dataFields, opIdCounter, statJson, type OpIdCounter } from "./history.js";
 import { parseConnectString } from "./host-provider.js";
 import { KeeperException, badArguments } from "./keeper-exception.js";
@@ -55,12 +55,9 @@ export interface ClientOptions {
   /** Re-attach to an existing session (with its password). */
   sessionId?: bigint;
   sessionPasswd?: Uint8Array;
-  /** A deliberately broken client, to prove checkers catch it (never in normal runs). */
+  /** A deliberately broken client (a test-only defect switch, see ClientCanary); never set in use. */
   canary?: ClientCanary;
 }
-
-/** "rare-pings": the client pings no more often than its read timeout, so an idle connection times out. */
-export type ClientCanary = "rare-pings";
 
 /** A read's watch argument: `true` = the default watcher, a function = that watcher. */
 export type WatchArg = boolean | Watcher | undefined;

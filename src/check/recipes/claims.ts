@@ -1,0 +1,84 @@
+/**
+ * What a role holder claims, against what its client was told: a lock holder or an elected
+ * leader claims the role from its grant (`acquired`, `elected`) until it says it gave it up
+ * (`released` / `lost`; `resigned` / `lost` / `suspended`), whatever the session does meanwhile.
+ * Once its client handle reports the session expired (`client.state` CLOSED, cause "expired"),
+ * the recipe has heard the news and must give the role up at that instant: the ZooKeeper recipes
+ * tell the application through `lost` (Curator: LOST), and a claim still open after that virtual
+ * instant is a holder acting on a role its session no longer backs. (Mutual exclusion itself ends
+ * a role at the session's end, which the server decides; this is the recipe's side of it.)
+ *
+ * Reads only trace events (the recipe annotations and `client.state`); shares no code with the
+ * recipes or the client.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { optionalStringField, stringField } from "../event-reader.js";
+import { fmtMs } from "./sessions.js";
+
+interface Claim {
+  client: string;
+  key: string;
+  atUs: number;
+  /** When the client was told its session expired (the claim must be gone after this instant). */
+  toldAtUs?: number;
+}
+
+export class ClaimsAfterExpiry {
+  /** Session → instance key → its open claim. */
+  private readonly claims = new Map<string, Map<string, Claim>>();
+  /** Told claims not yet judged, by session. */
+  private readonly told: { session: string; claim: Claim }[] = [];
+
+  constructor(private readonly words: { kind: string; role: string }) {}
+
+  static reads(kind: string): boolean {
+    return kind === "client.state";
+  }
+
+  grant(session: string, client: string, key: string, atUs: number): void {
+    let bySession = this.claims.get(session);
+    if (bySession === undefined) this.claims.set(session, (bySession = new Map()));
+    bySession.set(key, { client, key, atUs });
+  }
+
+  end(session: string, key: string): void {
+    this.claims.get(session)?.delete(key);
+  }
+
+  /** Before an event at `atUs`: the claims that outlived the instant their client was told (one message each). */
+  judge(atUs: number): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < this.told.length; ) {
+      const { session, claim } = this.told[i]!;
+      if (claim.toldAtUs! >= atUs) {
+        i++;
+        continue;
+      }
+      this.told.splice(i, 1);
+      if (this.claims.get(session)?.get(claim.key) !== claim) continue;
+      this.claims.get(session)!.delete(claim.key);
+      out.push(this.message(session, claim));
+    }
+    return out;
+  }
+
+  /** A `client.state` event: an expiry the client saw marks its session's claims as told. */
+  onClientState(e: TraceEvent): void {
+    if (stringField(e, "state") !== "CLOSED" || optionalStringField(e, "cause") !== "expired") return;
+    const session = stringField(e, "session");
+    for (const claim of this.claims.get(session)?.values() ?? []) {
+      if (claim.toldAtUs !== undefined) continue;
+      claim.toldAtUs = e.atUs;
+      this.told.push({ session, claim });
+    }
+  }
+
+  /** At the end of the run: every told claim still open. */
+  finish(): string[] {
+    return this.judge(Number.MAX_SAFE_INTEGER);
+  }
+
+  private message(session: string, c: Claim): string {
+    return `${c.client} still claims ${this.words.kind} ${c.key} (${this.words.role} since ${fmtMs(c.atUs)}, session ${session}) after its client was told at ${fmtMs(c.toldAtUs!)} that the session expired: a recipe must give the role up (lost) when its session is gone`;
+  }
+}
