@@ -64,6 +64,12 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
     this.pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
   }
 
+  retained(): number {
+    let lost = 0;
+    for (const s of this.servers.values()) lost += s.lostAt.size;
+    return this.committed.size + this.txnOf.size + lost + this.replicas.retained();
+  }
+
   private prune(floorZxid: Zxid): void {
     for (const zxid of this.committed.keys()) if (zxid <= floorZxid) this.committed.delete(zxid);
     for (const zxid of this.txnOf.keys()) if (zxid <= floorZxid) this.txnOf.delete(zxid);

@@ -59,6 +59,10 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
     this.pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
   }
 
+  retained(): number {
+    return this.global.entries.length + this.replicas.retained();
+  }
+
   /** Forgets the prefix of G at or below the floor that every server agrees with. */
   private prune(floorZxid: Zxid): void {
     let keep = this.global.length;

@@ -86,6 +86,13 @@ export class ReplicaLogs {
     return this.replicas.values();
   }
 
+  /** The entries the histories hold (for `Checker.retained`). */
+  retained(): number {
+    let n = 0;
+    for (const r of this.replicas.values()) n += r.logged.entries.length + r.applied.entries.length;
+    return n;
+  }
+
   /** The servers seen so far, by node. */
   get nodes(): IterableIterator<string> {
     return this.replicas.keys();
