@@ -20,6 +20,12 @@
  * - HistoryConsistency (leader side): the established history ends at lastZxid, so the leader's
  *   log must hold nothing above it; otherwise its tree lags its log (ZOOKEEPER-2845: the tree
  *   not reloaded from the log on going back to LOOKING).
+ *
+ * Bounded state: the committed txns at or below the durable floor (durable-floor.ts: every
+ * server applied them and holds them durably; txns a learner synced but never persisted keep
+ * the floor below them) are forgotten with the replicas' entries there. A leader established
+ * below the floor, or a truncation below it, removes txns every server had made durable: that
+ * is reported as above, without naming each txn.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
@@ -27,6 +33,7 @@ import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
 import { checked, intField, stringField, zxidField } from "../event-reader.js";
 import type { TxnEntry } from "./txn-history.js";
 import { ReplicaLogs, type Replica } from "./replica-log.js";
+import { FloorPruner } from "./durable-floor.js";
 
 interface Committed {
   readonly zxid: Zxid;
@@ -54,6 +61,30 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
 
   constructor() {
     super("zab.committed-durability", new Set(["zab.propose", "zab.log", "zab.commit", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established"]));
+    this.pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
+  }
+
+  retained(): number {
+    let lost = 0;
+    for (const s of this.servers.values()) lost += s.lostAt.size;
+    return this.committed.size + this.txnOf.size + lost + this.replicas.retained();
+  }
+
+  private prune(floorZxid: Zxid): void {
+    for (const zxid of this.committed.keys()) if (zxid <= floorZxid) this.committed.delete(zxid);
+    for (const zxid of this.txnOf.keys()) if (zxid <= floorZxid) this.txnOf.delete(zxid);
+    for (const s of this.servers.values()) for (const zxid of s.lostAt.keys()) if (zxid <= floorZxid) s.lostAt.delete(zxid);
+    this.replicas.prune(floorZxid);
+  }
+
+  /** Everything at or below this zxid is committed and durable everywhere, and forgotten. */
+  private get floorZxid(): Zxid {
+    return this.pruner!.prunedThrough;
+  }
+
+  /** "… up to (e,c), which every server had applied and made durable": the forgotten committed txns a reset below the floor loses. */
+  private belowFloor(zxid: Zxid): string {
+    return `the committed txns above ${formatZxid(zxid)} up to ${formatZxid(this.floorZxid)}, which every server had applied and made durable`;
   }
 
   protected dispatch(e: TraceEvent): void {
@@ -107,6 +138,7 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
   }
 
   private commit(zxid: Zxid, txn: string | undefined, verb: Committed["verb"], by: TraceEvent): void {
+    if (zxid <= this.floorZxid) return;
     const c = this.committed.get(zxid);
     if (c === undefined) this.committed.set(zxid, { zxid, txn, verb, by });
     else if (c.txn === undefined) c.txn = txn;
@@ -141,8 +173,9 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
     const s = this.server(e.node);
     const removed = this.replicas.truncate(e.node, zxid).filter((t) => this.isCommitted(t));
     for (const t of removed) s.lostAt.set(t.zxid, `truncated away at ${this.names.label(e.node)} (${at(e)})`);
-    if (removed.length === 0) return;
-    const list = removed.map((t) => `${formatZxid(t.zxid)} (${this.how(this.committed.get(t.zxid)!)})`).join(", ");
+    const forgotten = zxid < this.floorZxid ? [this.belowFloor(zxid)] : [];
+    if (removed.length === 0 && forgotten.length === 0) return;
+    const list = [...forgotten, ...removed.map((t) => `${formatZxid(t.zxid)} (${this.how(this.committed.get(t.zxid)!)})`)].join(", ");
     const syncLeader = s.replica.syncLeader;
     const leader = syncLeader === undefined ? "" : ` on the order of its leader ${this.names.label(syncLeader)}`;
     this.log.add(
@@ -162,7 +195,13 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
     const s = this.server(e.node);
     this.replicas.established(e.node, lastZxid);
     const missing = this.committedInOrder().filter((c) => c.zxid > lastZxid || !this.holds(s, c));
-    if (missing.length > 0) {
+    if (lastZxid < this.floorZxid) {
+      this.log.add(
+        e,
+        `LeaderLogCompleteness violated: ${this.names.label(e.node)} established epoch ${epoch} with history up to ${formatZxid(lastZxid)}, missing ${this.belowFloor(lastZxid)}; ` +
+          `the committed txns are lost cluster-wide once its history wins (cf. ZOOKEEPER-3911/4643/4646/4785)`,
+      );
+    } else if (missing.length > 0) {
       const who = this.names.label(e.node);
       const list = missing.slice(0, 8).map((c) => this.describeMissing(s, c, lastZxid)).join("; ");
       const more = missing.length > 8 ? `; and ${missing.length - 8} more` : "";

@@ -4,11 +4,17 @@
  * tree's digest right after applying a txn (`zab.digest {zxid, digest}`); two different digests
  * for the same zxid mean the replicas diverged (ZOOKEEPER-2355, 3104: a sync that skipped or
  * double-applied txns), even when every zxid-level invariant still holds.
+ *
+ * Bounded state: digests are sampled at deliveries, so once every server has delivered a zxid
+ * and made it durable (the durable floor of durable-floor.ts) every digest of it has been
+ * compared: the digests at or below the floor are forgotten, and one that comes again there
+ * (only after a server lost durable txns) is not compared.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, serverLabel } from "./zab-event.js";
+import { FLOOR_KINDS, FloorPruner } from "./durable-floor.js";
 import { guarded, stringField, zxidField } from "../event-reader.js";
 
 interface FirstDigest {
@@ -22,21 +28,25 @@ export class IdenticalTreesChecker implements Checker {
   private readonly log = new ViolationLog(this.name);
   private readonly first = new Map<Zxid, FirstDigest>();
   private readonly reported = new Set<string>();
+  private readonly pruner = new FloorPruner((floorZxid) => {
+    for (const zxid of this.first.keys()) if (zxid <= floorZxid) this.first.delete(zxid);
+  });
 
   accepts(kind: string): boolean {
-    return kind === "zab.digest";
+    return kind === "zab.digest" || FLOOR_KINDS.has(kind);
   }
 
   onEvent(e: TraceEvent): void {
-    if (e.kind !== "zab.digest") return;
     guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent): void {
-    this.onDigest(e, zxidField(e, "zxid"), stringField(e, "digest"));
+    if (e.kind === "zab.digest") this.onDigest(e, zxidField(e, "zxid"), stringField(e, "digest"));
+    else if (FLOOR_KINDS.has(e.kind)) this.pruner.observe(e);
   }
 
   private onDigest(e: TraceEvent, zxid: Zxid, digest: string): void {
+    if (zxid <= this.pruner.prunedThrough) return;
     const first = this.first.get(zxid);
     if (first === undefined) {
       this.first.set(zxid, { digest, label: serverLabel(e), event: e });

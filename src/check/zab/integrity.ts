@@ -5,11 +5,17 @@
  * txns a leader proposed in an earlier epoch; a snapshot delivers nothing one by one.) A
  * delivery nobody proposed is a txn made up on the way: a corrupted DIFF, a learner that
  * applied its own uncommitted write, a leader that skipped its own proposal step.
+ *
+ * Bounded state: the proposals at or below the durable floor (durable-floor.ts: every server
+ * applied and made durable everything up to it) are forgotten, and a delivery at or below the
+ * floor is not judged: no server delivers there again unless it lost durable txns, which the
+ * history checkers report.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { formatZxid, ZabEventChecker } from "./zab-event.js";
 import { stringField, zxidField } from "../event-reader.js";
+import { FloorPruner } from "./durable-floor.js";
 
 export class IntegrityChecker extends ZabEventChecker {
   /** Zxid → the txns proposed under it (one, unless zab.zxid-uniqueness has something to say). */
@@ -19,6 +25,9 @@ export class IntegrityChecker extends ZabEventChecker {
 
   constructor() {
     super("zab.integrity", new Set(["zab.propose", "zab.deliver"]));
+    this.pruner = new FloorPruner((floorZxid) => {
+      for (const zxid of this.proposed.keys()) if (zxid <= floorZxid) this.proposed.delete(zxid);
+    });
   }
 
   protected dispatch(e: TraceEvent): void {
@@ -33,7 +42,7 @@ export class IntegrityChecker extends ZabEventChecker {
     if (e.kind !== "zab.deliver") return;
     const zxid = zxidField(e, "zxid");
     const txn = stringField(e, "txn");
-    if (this.proposed.get(zxid)?.includes(txn)) return;
+    if (this.proposed.get(zxid)?.includes(txn) || zxid <= this.pruner!.prunedThrough) return;
     const key = `${zxid}:${txn}`;
     if (this.reported.has(key)) return;
     this.reported.add(key);

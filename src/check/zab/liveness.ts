@@ -20,6 +20,10 @@
  * links are still cut.
  *
  * Servers are the nodes that announced a ZAB state or phase; voters are those never OBSERVING.
+ *
+ * Bounded state: only the window after the last fault is judged, so at each fault the checker
+ * forgets the requests that finished before it, every server's phase changes but the last, and
+ * the establishments before it.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { FAULT_KINDS, ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
@@ -88,7 +92,10 @@ export class LivenessChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     this.first ??= e;
-    if (this.isFault(e)) this.lastFault = e;
+    if (this.isFault(e)) {
+      this.lastFault = e;
+      this.forgetBefore(e);
+    }
     try {
       if (ZAB_KINDS.has(e.kind)) this.onZab(e);
       else if (e.kind === "client.invoke" || e.kind === "client.complete") this.onClient(e);
@@ -96,6 +103,13 @@ export class LivenessChecker implements Checker {
     } catch (err) {
       reportMalformed(this.log, e, err);
     }
+  }
+
+  /** What no window starting at fault `e` reads: requests done by then, older phases and establishments. */
+  private forgetBefore(e: TraceEvent): void {
+    for (const [key, r] of this.requests) if (r.doneUs !== undefined && r.doneUs <= e.atUs) this.requests.delete(key);
+    for (const v of this.servers.values()) if (v.phases.length > 1) v.phases.splice(0, v.phases.length - 1);
+    this.established.length = 0;
   }
 
   private isFault(e: TraceEvent): boolean {

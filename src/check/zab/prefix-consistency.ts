@@ -16,6 +16,12 @@
  * fast-forwards reset them, are the one replica model of `replica-log.ts` (where the trace
  * never showed what a reset reaches, G fills the gap). After a reset to zxid z, a delivery must
  * be above z (nothing below is re-delivered).
+ *
+ * Bounded state: the longest prefix of G that every server agrees with and that lies at or
+ * below the durable floor (durable-floor.ts) is forgotten, from G and from every replica
+ * (indices stay absolute, so `agree` keeps its meaning). Below it every server holds the same
+ * txns durably; a server that later goes back below it has lost durable txns, and its
+ * re-deliveries there are not compared (zab.committed-durability reports the loss).
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
@@ -23,6 +29,7 @@ import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
 import { checked, optionalIntField, stringField, zxidField } from "../event-reader.js";
 import { sameTxn, TxnHistory, type TxnEntry } from "./txn-history.js";
 import { ReplicaLogs, type Replica } from "./replica-log.js";
+import { FloorPruner } from "./durable-floor.js";
 
 /** An entry of G, with who put it there (for messages). */
 interface GlobalEntry extends TxnEntry {
@@ -44,9 +51,28 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   private readonly global = new TxnHistory<GlobalEntry>();
   private readonly replicas = new ReplicaLogs();
   private readonly servers = new Map<string, ServerState>();
+  /** The last entry of G forgotten by `prune`: every server agrees up to it, so messages may name it. */
+  private lastForgotten: GlobalEntry | undefined = undefined;
 
   constructor() {
     super("zab.prefix-consistency", new Set(["zab.log", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established", "zab.propose"]));
+    this.pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
+  }
+
+  retained(): number {
+    return this.global.entries.length + this.replicas.retained();
+  }
+
+  /** Forgets the prefix of G at or below the floor that every server agrees with. */
+  private prune(floorZxid: Zxid): void {
+    let keep = this.global.length;
+    for (const node of this.replicas.nodes) keep = Math.min(keep, this.server(node).agree);
+    while (keep > this.global.offset && this.global.at(keep - 1)!.zxid > floorZxid) keep--;
+    if (keep <= this.global.offset) return;
+    this.lastForgotten = this.global.at(keep - 1)!;
+    const baseZxid = this.lastForgotten.zxid;
+    this.global.dropBefore(keep);
+    this.replicas.prune(baseZxid, keep);
   }
 
   protected dispatch(e: TraceEvent): void {
@@ -114,7 +140,7 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   private onTruncate(e: TraceEvent, zxid: Zxid): void {
     const s = this.server(e.node);
     // What stays of the tree is a prefix of it (entries ≤ zxid): agreement beyond it is undone.
-    let kept = 0;
+    let kept = s.replica.applied.offset;
     for (const t of s.replica.applied.entries) if (t.zxid <= zxid) kept++;
     s.agree = Math.min(s.agree, kept);
     s.divergenceReported = false;
@@ -157,7 +183,7 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   /** After the replica's tree was replaced: agreement is worked out again from the start. */
   private reset(s: ServerState): void {
     s.divergenceReported = false;
-    s.agree = 0;
+    s.agree = s.replica.applied.offset;
     this.advanceAgree(s);
   }
 
@@ -185,7 +211,9 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
     const k = s.agree;
     const mine = s.replica.applied.at(k)!;
     const theirs = this.global.at(k)!;
-    const after = k === 0 ? "from the first txn" : `after ${formatZxid(this.global.at(k - 1)!.zxid)}`;
+    // k ≥ G's offset (every server agrees with the forgotten prefix), so entry k - 1 is held or the last forgotten one.
+    const before = this.global.at(k - 1) ?? this.lastForgotten;
+    const after = k === 0 || before === undefined ? "from the first txn" : `after ${formatZxid(before.zxid)}`;
     const first = `${theirs.by} (${at(theirs)})`;
     if (mine.zxid === theirs.zxid) {
       return ["Agreement", `it applied txn "${mine.txn}" at ${formatZxid(mine.zxid)} where ${first} delivered txn "${theirs.txn}"; delivered histories must agree on their common prefix`];
@@ -206,7 +234,8 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   private server(node: string): ServerState {
     let s = this.servers.get(node);
     if (s === undefined) {
-      s = { replica: this.replicas.replica(node), agree: 0, divergenceReported: false, lastProposal: undefined };
+      const replica = this.replicas.replica(node);
+      s = { replica, agree: replica.applied.offset, divergenceReported: false, lastProposal: undefined };
       this.servers.set(node, s);
     }
     return s;

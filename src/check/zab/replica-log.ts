@@ -29,6 +29,13 @@
  *   before the trace, a leader not yet seen), the gap is filled from `fill`, the caller's
  *   sequence of txns everybody must have (its committed or delivered sequence).
  *
+ * Bounded state (`prune`): below a base zxid every server holds the same txns durably (the
+ * durable floor of durable-floor.ts), so the histories forget their entries there; the base
+ * entries count as the first `baseCount` entries of every applied history (indices stay
+ * absolute, shared with the caller's global sequence). A reset at or above the base keeps that
+ * prefix; a delivery or log entry at or below the base (only after a server lost durable txns)
+ * moves the tree point and is not kept.
+ *
  * The model judges nothing: the checkers read it and report.
  */
 import type { Zxid } from "../../zk/proto/records.js";
@@ -65,6 +72,10 @@ export interface ReplicaLogsOptions {
 export class ReplicaLogs {
   private readonly replicas = new Map<string, Replica>();
   private readonly histories: boolean;
+  /** Everything at or below this zxid has been forgotten (see `prune`). */
+  private baseZxid: Zxid = -1n;
+  /** How many entries each applied history forgot: the absolute index of its first held one. */
+  private baseCount = 0;
 
   constructor(options: ReplicaLogsOptions = {}) {
     this.histories = options.histories ?? true;
@@ -75,10 +86,42 @@ export class ReplicaLogs {
     return this.replicas.values();
   }
 
+  /** The entries the histories hold (for `Checker.retained`). */
+  retained(): number {
+    let n = 0;
+    for (const r of this.replicas.values()) n += r.logged.entries.length + r.applied.entries.length;
+    return n;
+  }
+
+  /** The servers seen so far, by node. */
+  get nodes(): IterableIterator<string> {
+    return this.replicas.keys();
+  }
+
   replica(node: string): Replica {
     let r = this.replicas.get(node);
-    if (r === undefined) this.replicas.set(node, (r = new Replica()));
+    if (r === undefined) {
+      this.replicas.set(node, (r = new Replica()));
+      r.applied.replace([], this.baseCount);
+    }
     return r;
+  }
+
+  /**
+   * Forgets the logged and applied entries at or below `baseZxid`. `appliedCount`: the absolute
+   * index every applied history now starts at (the caller's global sequence forgot as many, and
+   * every applied history agrees with it that far); without it, applied entries are dropped by
+   * zxid.
+   */
+  prune(baseZxid: Zxid, appliedCount?: number): void {
+    if (baseZxid <= this.baseZxid) return;
+    this.baseZxid = baseZxid;
+    if (appliedCount !== undefined) this.baseCount = appliedCount;
+    for (const r of this.replicas.values()) {
+      r.logged.dropThrough(baseZxid);
+      if (appliedCount !== undefined) r.applied.dropBefore(appliedCount);
+      else r.applied.dropThrough(baseZxid);
+    }
   }
 
   /** The replica of `node` if the trace has shown it. */
@@ -88,7 +131,7 @@ export class ReplicaLogs {
 
   /** `zab.log`: the txn is durable in the server's log. */
   log(node: string, entry: TxnEntry): void {
-    if (this.histories) this.replica(node).logged.put(entry);
+    if (this.histories && entry.zxid > this.baseZxid) this.replica(node).logged.put(entry);
   }
 
   /**
@@ -98,7 +141,7 @@ export class ReplicaLogs {
   deliver(node: string, entry: TxnEntry): boolean {
     const r = this.replica(node);
     if (entry.zxid <= r.treeZxid) return false;
-    if (this.histories) r.applied.append(entry);
+    if (this.histories && entry.zxid > this.baseZxid) r.applied.append(entry);
     r.treeZxid = entry.zxid;
     return true;
   }
@@ -143,8 +186,9 @@ export class ReplicaLogs {
 
   private reset(r: Replica, history: TxnEntry[], point: Zxid): void {
     if (this.histories) {
-      r.logged.replace(history);
-      r.applied.replace(history);
+      const held = history.filter((t) => t.zxid > this.baseZxid);
+      r.logged.replace(held);
+      r.applied.replace(held, this.baseCount);
     }
     r.treeZxid = point;
   }

@@ -5,6 +5,10 @@
  * (what has been committed/delivered). Entries are kept in the order they were added, which
  * for a well-behaved server is increasing zxid; lookups by zxid binary-search on that order
  * and fall back to a scan when a misbehaving server broke it.
+ *
+ * A history may forget its oldest entries (`dropThrough`, below the durable floor): indices
+ * stay absolute (`offset` entries were dropped before `entries[0]`), so two histories that
+ * dropped the same prefix still compare index by index.
  */
 import type { Zxid } from "../../zk/proto/records.js";
 
@@ -20,21 +24,31 @@ export function sameTxn(a: TxnEntry, b: TxnEntry): boolean {
 export class TxnHistory<T extends TxnEntry = TxnEntry> {
   private items: T[] = [];
   private sorted = true;
+  /** How many entries were forgotten before `entries[0]` (indices are absolute). */
+  private dropped = 0;
 
   constructor(entries: readonly T[] = []) {
     this.replace(entries);
   }
 
+  /** Entries ever in the current history, forgotten ones included. */
   get length(): number {
-    return this.items.length;
+    return this.dropped + this.items.length;
   }
 
+  /** The index of `entries[0]`: how many leading entries were forgotten. */
+  get offset(): number {
+    return this.dropped;
+  }
+
+  /** The entries still held (those from `offset` on). */
   get entries(): readonly T[] {
     return this.items;
   }
 
+  /** The entry at absolute index `i`; undefined if forgotten or beyond the end. */
   at(i: number): T | undefined {
-    return this.items[i];
+    return i < this.dropped ? undefined : this.items[i - this.dropped];
   }
 
   last(): T | undefined {
@@ -94,7 +108,28 @@ export class TxnHistory<T extends TxnEntry = TxnEntry> {
     return removed;
   }
 
-  replace(entries: readonly T[]): void {
+  /** Forgets the leading entries with zxid ≤ `zxid`; returns how many. */
+  dropThrough(zxid: Zxid): number {
+    let k = 0;
+    while (k < this.items.length && this.items[k]!.zxid <= zxid) k++;
+    if (k > 0) {
+      this.items = this.items.slice(k);
+      this.dropped += k;
+    }
+    return k;
+  }
+
+  /** Forgets the first entries up to absolute index `index` (exclusive). */
+  dropBefore(index: number): void {
+    const k = Math.min(index - this.dropped, this.items.length);
+    if (k <= 0) return;
+    this.items = this.items.slice(k);
+    this.dropped += k;
+  }
+
+  /** Replaces the history with `entries`, the first at absolute index `offset`. */
+  replace(entries: readonly T[], offset = 0): void {
+    this.dropped = offset;
     this.items = [...entries];
     this.sorted = true;
     for (let i = 1; i < this.items.length && this.sorted; i++) this.sorted = this.items[i - 1]!.zxid < this.items[i]!.zxid;

@@ -10,6 +10,7 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import { MalformedEvent, optionalIntField, optionalStringField, reportMalformed } from "../event-reader.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
+import { FLOOR_KINDS, type FloorPruner } from "./durable-floor.js";
 
 /** `0x200000001 (2,1)`: the hex form ZooKeeper logs, and the (epoch,counter) pair the papers use. */
 export function formatZxid(zxid: Zxid): string {
@@ -85,6 +86,8 @@ export function syncParties(e: TraceEvent, names: ServerNames): { leader: string
 export abstract class ZabEventChecker implements Checker {
   protected readonly log: ViolationLog;
   protected readonly names = new ServerNames();
+  /** Set by a checker that forgets its per-txn state below the durable floor (durable-floor.ts). */
+  protected pruner: FloorPruner | undefined = undefined;
 
   /**
    * `kinds`: the `zab.*` kinds `dispatch` handles, when it leaves some out (the busy per-txn
@@ -98,16 +101,21 @@ export abstract class ZabEventChecker implements Checker {
   }
 
   accepts(kind: string): boolean {
+    if (this.pruner !== undefined && FLOOR_KINDS.has(kind)) return true;
     if (this.kinds !== undefined) return this.kinds.has(kind) || kind === "zab.state" || kind === "zab.phase";
     return kind.startsWith("zab.");
   }
 
   onEvent(e: TraceEvent): void {
-    if (!e.kind.startsWith("zab.")) return;
+    const zab = e.kind.startsWith("zab.");
+    if (!zab && this.pruner === undefined) return;
     // `guarded`, inlined: this runs for every zab event of every ZAB checker.
     try {
-      this.names.learn(e);
-      this.dispatch(e);
+      if (zab) {
+        this.names.learn(e);
+        this.dispatch(e);
+      }
+      this.pruner?.observe(e);
     } catch (err) {
       reportMalformed(this.log, e, err);
     }

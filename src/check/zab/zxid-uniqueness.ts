@@ -4,12 +4,18 @@
  * `txn` content digest). A leader mints a zxid once; a second, different txn under the same
  * zxid means two leaders used the same epoch (ZOOKEEPER-335) or a counter carried into the
  * epoch bits (ZOOKEEPER-1277), and any two servers holding them disagree forever.
+ *
+ * Bounded state: the zxids at or below the durable floor (durable-floor.ts: every server
+ * applied and made durable everything up to it) are forgotten; an event that names one again
+ * is not compared (no server proposes, logs or delivers there again unless it lost durable
+ * txns, which the history checkers report).
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, serverLabel } from "./zab-event.js";
 import { reportMalformed, stringField, zxidField } from "../event-reader.js";
+import { FLOOR_KINDS, FloorPruner } from "./durable-floor.js";
 
 interface FirstSeen {
   txn: string;
@@ -25,22 +31,26 @@ export class ZxidUniquenessChecker implements Checker {
   private readonly first = new Map<Zxid, FirstSeen>();
   /** `zxid:txn` pairs already reported, so every server that logs the intruder is not a new report. */
   private readonly reported = new Set<string>();
+  private readonly pruner = new FloorPruner((floorZxid) => {
+    for (const zxid of this.first.keys()) if (zxid <= floorZxid) this.first.delete(zxid);
+  });
 
   accepts(kind: string): boolean {
-    return CARRIERS.has(kind);
+    return CARRIERS.has(kind) || FLOOR_KINDS.has(kind);
   }
 
   onEvent(e: TraceEvent): void {
-    if (!CARRIERS.has(e.kind)) return;
     // `guarded`, inlined: no closure per txn event (three per txn per server).
     try {
-      this.onTxn(e, zxidField(e, "zxid"), stringField(e, "txn"));
+      if (CARRIERS.has(e.kind)) this.onTxn(e, zxidField(e, "zxid"), stringField(e, "txn"));
+      if (FLOOR_KINDS.has(e.kind)) this.pruner.observe(e);
     } catch (err) {
       reportMalformed(this.log, e, err);
     }
   }
 
   private onTxn(e: TraceEvent, zxid: Zxid, txn: string): void {
+    if (zxid <= this.pruner.prunedThrough) return;
     const first = this.first.get(zxid);
     if (first === undefined) {
       this.first.set(zxid, { txn, label: serverLabel(e), event: e });

@@ -5,6 +5,8 @@
  *
  * The file is created before the run, so an unwritable path fails fast (exit 2), and only the
  * events the report can use are kept: the diagram's prefix, or the ShiViz log's capped lines.
+ * The diagram's prefix ends at its last drawn message or at HTML_MAX_EVENTS events, whichever
+ * comes first (a long run with few messages, timers and annotations only, stays bounded too).
  */
 import { closeSync, openSync } from "node:fs";
 import { extname } from "node:path";
@@ -14,6 +16,9 @@ import { describeSystemError, isSystemError, writeOutputFile } from "../files.js
 import { renderShiviz, renderSpaceTimeHtml, shivizIncludes, SHIVIZ_MAX_EVENTS, SPACE_TIME_MAX_MESSAGES, type TraceReportMeta } from "../../scenario/report/index.js";
 
 export type TraceReportFormat = "html" | "shiviz";
+
+/** At most this many events go into the HTML diagram (about 100 MB of event objects at most). */
+export const HTML_MAX_EVENTS = 200_000;
 
 export function traceReportFormat(path: string): TraceReportFormat | undefined {
   const ext = extname(path).toLowerCase();
@@ -54,12 +59,13 @@ class HtmlReport implements TraceReport {
   add(e: TraceEvent): void {
     if (this.full) return;
     this.events.push(e);
-    if (e.kind === "deliver" && ++this.delivered === SPACE_TIME_MAX_MESSAGES) this.full = true;
+    if ((e.kind === "deliver" && ++this.delivered === SPACE_TIME_MAX_MESSAGES) || this.events.length === HTML_MAX_EVENTS) this.full = true;
   }
 
   finish(meta: TraceReportMeta): string | undefined {
     writeOutputFile(this.path, renderSpaceTimeHtml(this.events, meta), "--trace report");
-    return this.full && this.events.length < meta.events ? `diagram shows the first ${SPACE_TIME_MAX_MESSAGES} delivered messages` : undefined;
+    if (!this.full || this.events.length >= meta.events) return undefined;
+    return this.delivered === SPACE_TIME_MAX_MESSAGES ? `diagram shows the first ${SPACE_TIME_MAX_MESSAGES} delivered messages` : `diagram shows the first ${HTML_MAX_EVENTS} events`;
   }
 }
 

@@ -1,0 +1,141 @@
+/**
+ * The durable floor: a zxid F such that every server seen so far has applied every committed
+ * txn ≤ F to its data tree *and* holds it durably (fsynced in its txn log, or in a persisted
+ * snapshot). Below F nothing the ZAB checkers judge can still change in a run without a bug,
+ * so they forget their per-txn state there (the bounded-state rule of docs/long-runs.md).
+ *
+ * Per server, as its annotations state it:
+ * - `treeZxid`: its last delivery, or the point of its last reset (recovery, truncation, SNAP);
+ * - `durableZxid`: how far its disk surely goes: `zab.log` (announced once an fsync covers the
+ *   txn) raises it; `zab.recovered {lastZxid}` sets it (what the disk held); a truncation lowers
+ *   it. A SNAP (`zab.snap.load`) is *not* durable until a snapshot at or above its zxid is
+ *   persisted (`zk.snapshot.done` without error): until then the disk holds only what it held
+ *   before, and txns logged meanwhile wait for that snapshot too. This is what keeps the
+ *   ZOOKEEPER-4643/4785 shapes visible: a learner that ACKed NEWLEADER with synced txns it never
+ *   persisted keeps the floor below them.
+ * F = min over servers of min(treeZxid, durableZxid), never lowered (what was forgotten stays
+ * forgotten; a server that later goes below F has lost durable txns, which the checkers report
+ * without their details). Crashed servers keep their disk, so they count with their last values.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import type { Zxid } from "../../zk/proto/records.js";
+import { checked, optionalStringField, zxidField } from "../event-reader.js";
+
+/** The kinds the floor follows. */
+export const FLOOR_KINDS: ReadonlySet<string> = new Set(["zab.deliver", "zab.log", "zab.recovered", "zab.truncate", "zab.snap.load", "zk.snapshot.done"]);
+
+interface ServerDurability {
+  treeZxid: Zxid;
+  durableZxid: Zxid;
+  /** The zxid of a SNAP not yet covered by a persisted snapshot, if any. */
+  pendingSnapZxid: Zxid | undefined;
+  /** The highest txn logged while a SNAP was pending: durable with that snapshot. */
+  loggedWhilePending: Zxid;
+}
+
+export class DurableFloor {
+  private readonly servers = new Map<string, ServerDurability>();
+  private floorZxid: Zxid = -1n;
+
+  /** Follows one event (of FLOOR_KINDS; others are ignored). */
+  observe(e: TraceEvent): void {
+    const c = checked(e);
+    switch (c.kind) {
+      case "zab.deliver": {
+        this.server(e.node).treeZxid = zxidField(c, "zxid");
+        return;
+      }
+      case "zab.log": {
+        const s = this.server(e.node);
+        const zxid = zxidField(c, "zxid");
+        if (s.pendingSnapZxid !== undefined) s.loggedWhilePending = max(s.loggedWhilePending, zxid);
+        else s.durableZxid = max(s.durableZxid, zxid);
+        return;
+      }
+      case "zab.recovered": {
+        const s = this.server(e.node);
+        s.treeZxid = s.durableZxid = zxidField(c, "lastZxid");
+        s.pendingSnapZxid = undefined;
+        return;
+      }
+      case "zab.truncate": {
+        const s = this.server(e.node);
+        s.treeZxid = zxidField(c, "zxid");
+        s.durableZxid = min(s.durableZxid, s.treeZxid);
+        return;
+      }
+      case "zab.snap.load": {
+        const s = this.server(e.node);
+        s.treeZxid = zxidField(c, "zxid");
+        s.durableZxid = min(s.durableZxid, s.treeZxid);
+        s.pendingSnapZxid = s.treeZxid;
+        s.loggedWhilePending = -1n;
+        return;
+      }
+      case "zk.snapshot.done": {
+        const s = this.servers.get(e.node);
+        if (s === undefined || optionalStringField(c, "err") !== undefined) return;
+        const zxid = zxidField(c, "zxid");
+        if (s.pendingSnapZxid === undefined) s.durableZxid = max(s.durableZxid, zxid);
+        else if (zxid >= s.pendingSnapZxid) {
+          s.durableZxid = max(s.durableZxid, max(zxid, s.loggedWhilePending));
+          s.pendingSnapZxid = undefined;
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** The floor now (recomputed; never lower than before). */
+  zxid(): Zxid {
+    let f: Zxid | undefined;
+    for (const s of this.servers.values()) f = min(f ?? s.treeZxid, min(s.treeZxid, s.durableZxid));
+    if (f !== undefined && f > this.floorZxid) this.floorZxid = f;
+    return this.floorZxid;
+  }
+
+  private server(node: string): ServerDurability {
+    let s = this.servers.get(node);
+    if (s === undefined) this.servers.set(node, (s = { treeZxid: -1n, durableZxid: -1n, pendingSnapZxid: undefined, loggedWhilePending: -1n }));
+    return s;
+  }
+}
+
+/**
+ * When a checker prunes: every `everyEvents` events it asks the floor, and calls `prune` when the
+ * floor rose since the last time. Pruning is O(state), so it is done in batches.
+ */
+export class FloorPruner {
+  readonly floor = new DurableFloor();
+  private events = 0;
+  private lastPrunedZxid: Zxid = -1n;
+
+  constructor(
+    private readonly prune: (floorZxid: Zxid) => void,
+    private readonly everyEvents = 4096,
+  ) {}
+
+  /** Everything at or below this zxid has been forgotten. */
+  get prunedThrough(): Zxid {
+    return this.lastPrunedZxid;
+  }
+
+  observe(e: TraceEvent): void {
+    if (FLOOR_KINDS.has(e.kind)) this.floor.observe(e);
+    if (++this.events % this.everyEvents !== 0) return;
+    const f = this.floor.zxid();
+    if (f <= this.lastPrunedZxid) return;
+    this.lastPrunedZxid = f;
+    this.prune(f);
+  }
+}
+
+function max(a: Zxid, b: Zxid): Zxid {
+  return a > b ? a : b;
+}
+
+function min(a: Zxid, b: Zxid): Zxid {
+  return a < b ? a : b;
+}
