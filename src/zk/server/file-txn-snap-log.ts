@@ -43,8 +43,11 @@ function fileName(prefix: string, zxid: Zxid): string {
 
 export class FileTxnSnapLog {
   private currentLog: string | undefined;
-  /** Log files appended to since the last commit (a roll can leave txns in the previous one). */
-  private readonly dirtyLogs = new Set<string>();
+  /**
+   * Log files appended to since the last commit (a roll can leave txns in the previous one), each
+   * with the last zxid appended to it: files hold ascending zxids, older files lower ones.
+   */
+  private readonly dirtyLogs = new Map<string, Zxid>();
 
   constructor(private readonly disk: NodeDisk) {}
 
@@ -60,12 +63,17 @@ export class FileTxnSnapLog {
   /** Appends a txn to the current log (a new log file starts at its zxid). */
   append(entry: TxnEntry): DiskResult {
     if (this.currentLog === undefined) this.currentLog = fileName(LOG_PREFIX, entry.header.zxid);
-    this.dirtyLogs.add(this.currentLog);
+    this.dirtyLogs.set(this.currentLog, entry.header.zxid);
     return this.disk.append(this.currentLog, entry, loggedSizes.get(entry));
   }
 
-  /** fsyncs every log written since the last commit; `onDone` runs when all of it is durable. */
-  commit(onDone: () => void): void {
+  /**
+   * fsyncs every log written since the last commit, in file order (`FileTxnLog.commit` forces its
+   * streams one after another); `onDone` runs when all of it is durable. `onLogDurable(lastZxid)`
+   * runs as each file's fsync completes: every txn appended up to `lastZxid` is then on disk even
+   * if a crash loses the files after it — a caller announcing what is logged must say so then.
+   */
+  commit(onDone: () => void, onLogDurable?: (lastZxid: Zxid) => void): void {
     const logs = [...this.dirtyLogs];
     this.dirtyLogs.clear();
     if (logs.length === 0) {
@@ -74,8 +82,9 @@ export class FileTxnSnapLog {
     }
     this.commitsInFlight++;
     let pending = logs.length;
-    for (const log of logs) {
+    for (const [log, lastZxid] of logs) {
       this.disk.fsync(log, () => {
+        onLogDurable?.(lastZxid);
         if (--pending > 0) return;
         onDone();
         if (--this.commitsInFlight === 0) for (const fn of this.whenIdle.splice(0)) fn();

@@ -174,8 +174,9 @@ export class ZKDatabase {
     return half + (half <= 1 ? 0 : this.snapRng.int(0, half - 1));
   }
 
-  commit(onDone: () => void): void {
-    this.snapLog.commit(onDone);
+  /** fsyncs the txn log (see `FileTxnSnapLog.commit`: `onLogDurable` as each log file is durable). */
+  commit(onDone: () => void, onLogDurable?: (lastZxid: Zxid) => void): void {
+    this.snapLog.commit(onDone, onLogDurable);
   }
 
   /** Runs `onDone` once every txn appended so far is durable (see `FileTxnSnapLog.flush`). */

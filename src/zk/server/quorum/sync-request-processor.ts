@@ -20,7 +20,7 @@ import { invariant } from "../../../base/errors.js";
 import { zxidHex, type Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";
 import type { QuorumPeer } from "./quorum-peer.js";
-import { txnDigest } from "./zab-trace.js";
+import { loggedAnnouncer } from "./zab-trace.js";
 
 export class SyncRequestProcessor {
   private queue: { entry: TxnEntry; ack: boolean }[] = [];
@@ -55,10 +55,11 @@ export class SyncRequestProcessor {
     this.queue = [];
     if (!this.append(batch)) return;
     this.flushing = true;
+    const announce = this.announcer(batch);
     this.peer.zkDb.commit(() => {
       this.flushing = false;
       this.durableZxid = batch[batch.length - 1]!.entry.header.zxid;
-      this.logged(batch);
+      announce();
       for (const r of batch) {
         if (!r.ack || this.stopped) continue;
         invariant(r.entry.header.zxid <= this.durableZxid, `server ${this.peer.myid} ACKs ${zxidHex(r.entry.header.zxid)} before its fsync`);
@@ -66,7 +67,7 @@ export class SyncRequestProcessor {
       }
       if (this.queue.length > 0) return this.flush();
       for (const fn of this.whenIdle.splice(0)) fn();
-    });
+    }, announce);
   }
 
   private append(batch: readonly { entry: TxnEntry }[]): boolean {
@@ -83,8 +84,9 @@ export class SyncRequestProcessor {
     return true;
   }
 
-  private logged(batch: readonly { entry: TxnEntry }[]): void {
-    for (const r of batch) this.peer.ctx.annotate("zab.log", { sid: this.peer.myid, zxid: zxidHex(r.entry.header.zxid), txn: txnDigest(r.entry) });
+  /** Announces `batch` as logged file by file, as its fsyncs complete (see `loggedAnnouncer`). */
+  private announcer(batch: readonly { entry: TxnEntry }[]): (durableZxid?: Zxid) => void {
+    return loggedAnnouncer(this.peer.ctx, this.peer.myid, batch.map((r) => r.entry));
   }
 
   shutdown(): void {
@@ -94,6 +96,7 @@ export class SyncRequestProcessor {
     const rest = this.queue;
     this.queue = [];
     if (rest.length === 0 || !this.append(rest)) return;
-    this.peer.zkDb.commit(() => this.logged(rest));
+    const announce = this.announcer(rest);
+    this.peer.zkDb.commit(() => announce(), announce);
   }
 }
