@@ -9,7 +9,8 @@
  * `shutdown` (`SyncRequestProcessor.shutdown`: join the thread, then `flush()`; on a follower
  * since the ZOOKEEPER-4712 fix): what is queued is written out first, so the tree the peer
  * reloads right after includes it; no more acknowledgements go out, but what reaches the disk
- * is still announced as logged. With `keepsRunning` (ZK-4712: 3.8.0's `Follower.shutdown`
+ * is still announced as logged — log file by file, as each fsync completes (a flush straddling a
+ * roll can be cut by a crash after the older file is durable). With `keepsRunning` (ZK-4712: 3.8.0's `Follower.shutdown`
  * leaves the sync thread running) it goes on writing in the background after the role ended,
  * after the peer reloaded its tree.
  *
