@@ -43,7 +43,10 @@ function fileName(prefix: string, zxid: Zxid): string {
 
 export class FileTxnSnapLog {
   private currentLog: string | undefined;
-  /** Log files appended to since the last commit, each with the last zxid appended to it (a roll can leave txns in the previous one). */
+  /**
+   * Log files appended to since the last commit (a roll can leave txns in the previous one), each
+   * with the last zxid appended to it: files hold ascending zxids, older files lower ones.
+   */
   private readonly dirtyLogs = new Map<string, Zxid>();
 
   constructor(private readonly disk: NodeDisk) {}
@@ -66,10 +69,10 @@ export class FileTxnSnapLog {
   }
 
   /**
-   * fsyncs every log written since the last commit; `onDone` runs when all of it is durable.
-   * `onLogDurable` runs as each file's fsync completes, with the last zxid that file holds: a
-   * batch that spans a roll is durable in its older file first (fsyncs complete in issue order),
-   * and a crash between the two fsyncs keeps those txns.
+   * fsyncs every log written since the last commit, in file order (`FileTxnLog.commit` forces its
+   * streams one after another); `onDone` runs when all of it is durable. `onLogDurable(lastZxid)`
+   * runs as each file's fsync completes: every txn appended up to `lastZxid` is then on disk even
+   * if a crash loses the files after it — a caller announcing what is logged must say so then.
    */
   commit(onDone: () => void, onLogDurable?: (lastZxid: Zxid) => void): void {
     const logs = [...this.dirtyLogs];

@@ -174,7 +174,7 @@ export class ZKDatabase {
     return half + (half <= 1 ? 0 : this.snapRng.int(0, half - 1));
   }
 
-  /** See `FileTxnSnapLog.commit`. */
+  /** fsyncs the txn log (see `FileTxnSnapLog.commit`: `onLogDurable` as each log file is durable). */
   commit(onDone: () => void, onLogDurable?: (lastZxid: Zxid) => void): void {
     this.snapLog.commit(onDone, onLogDurable);
   }

@@ -39,7 +39,7 @@ import type { TxnEntry } from "../../proto/txn.js";
 import type { Request } from "../zoo-keeper-server.js";
 import type { ServerCnxn } from "../server-cnxn.js";
 import type { QuorumPeer } from "./quorum-peer.js";
-import { txnDigest } from "./zab-trace.js";
+import { loggedAnnouncer } from "./zab-trace.js";
 import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 import { SyncRequestProcessor } from "./sync-request-processor.js";
 import type { BugId } from "../bug-id.js";
@@ -328,11 +328,12 @@ export class Learner {
       if (!this.appendTxn(e)) return;
       this.deliver(e);
     }
+    const announce = loggedAnnouncer(this.peer.ctx, this.myid, ready);
     db.commit(() => {
-      this.announce(ready);
+      announce();
       if (!this.running) return;
       this.peer.setCurrentEpoch(this.newEpoch, () => this.ackNewLeader());
-    });
+    }, announce);
   }
 
   /** ZK-3911 (3.5.8 and before): currentEpoch, then ACK; the buffer waits for UPTODATE. */
@@ -423,15 +424,12 @@ export class Learner {
     if (this.announceInFlight || this.unannounced.length === 0) return;
     const batch = this.unannounced.splice(0);
     this.announceInFlight = true;
+    const announce = loggedAnnouncer(this.peer.ctx, this.myid, batch);
     this.peer.zkDb.commit(() => {
       this.announceInFlight = false;
-      this.announce(batch);
+      announce();
       this.announceLogged();
-    });
-  }
-
-  private announce(batch: readonly TxnEntry[]): void {
-    for (const e of batch) this.peer.ctx.annotate("zab.log", { sid: this.myid, zxid: zxidHex(e.header.zxid), txn: txnDigest(e) });
+    }, announce);
   }
 
   /** `FollowerZooKeeperServer.logRequest`: pending its COMMIT, and to the sync processor. */

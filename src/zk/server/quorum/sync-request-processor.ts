@@ -9,7 +9,8 @@
  * `shutdown` (`SyncRequestProcessor.shutdown`: join the thread, then `flush()`; on a follower
  * since the ZOOKEEPER-4712 fix): what is queued is written out first, so the tree the peer
  * reloads right after includes it; no more acknowledgements go out, but what reaches the disk
- * is still announced as logged. With `keepsRunning` (ZK-4712: 3.8.0's `Follower.shutdown`
+ * is still announced as logged — log file by file, as each fsync completes (a flush straddling a
+ * roll can be cut by a crash after the older file is durable). With `keepsRunning` (ZK-4712: 3.8.0's `Follower.shutdown`
  * leaves the sync thread running) it goes on writing in the background after the role ended,
  * after the peer reloaded its tree.
  *
@@ -21,7 +22,7 @@ import { invariant } from "../../../base/errors.js";
 import { zxidHex, type Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";
 import type { QuorumPeer } from "./quorum-peer.js";
-import { txnDigest } from "./zab-trace.js";
+import { loggedAnnouncer } from "./zab-trace.js";
 
 export class SyncRequestProcessor {
   private queue: { entry: TxnEntry; ack: boolean }[] = [];
@@ -59,9 +60,11 @@ export class SyncRequestProcessor {
     this.flushing = true;
     // The canary: broken on purpose, every ACK of the batch goes out before its fsync.
     if (this.acksBeforeFsync) for (const r of batch) if (r.ack) this.sendAck(r.entry.header.zxid);
-    this.commitAnnouncing(batch, () => {
+    const announce = this.announcer(batch);
+    this.peer.zkDb.commit(() => {
       this.flushing = false;
       this.durableZxid = batch[batch.length - 1]!.entry.header.zxid;
+      announce();
       for (const r of batch) {
         if (!r.ack || this.stopped || this.acksBeforeFsync) continue;
         invariant(r.entry.header.zxid <= this.durableZxid, `server ${this.peer.myid} ACKs ${zxidHex(r.entry.header.zxid)} before its fsync`);
@@ -69,7 +72,7 @@ export class SyncRequestProcessor {
       }
       if (this.queue.length > 0) return this.flush();
       for (const fn of this.whenIdle.splice(0)) fn();
-    });
+    }, announce);
   }
 
   private append(batch: readonly { entry: TxnEntry }[]): boolean {
@@ -86,22 +89,9 @@ export class SyncRequestProcessor {
     return true;
   }
 
-  /**
-   * fsyncs what `batch` appended, announcing each txn as logged as soon as the log file holding
-   * it is durable (a batch that spans a roll is durable in two steps), then runs `onDone`.
-   */
-  private commitAnnouncing(batch: readonly { entry: TxnEntry }[], onDone: () => void): void {
-    let announced = 0;
-    const announce = (upTo: Zxid) => {
-      for (; announced < batch.length && batch[announced]!.entry.header.zxid <= upTo; announced++) {
-        const entry = batch[announced]!.entry;
-        this.peer.ctx.annotate("zab.log", { sid: this.peer.myid, zxid: zxidHex(entry.header.zxid), txn: txnDigest(entry) });
-      }
-    };
-    this.peer.zkDb.commit(() => {
-      announce(batch[batch.length - 1]!.entry.header.zxid);
-      onDone();
-    }, announce);
+  /** Announces `batch` as logged file by file, as its fsyncs complete (see `loggedAnnouncer`). */
+  private announcer(batch: readonly { entry: TxnEntry }[]): (durableZxid?: Zxid) => void {
+    return loggedAnnouncer(this.peer.ctx, this.peer.myid, batch.map((r) => r.entry));
   }
 
   shutdown(): void {
@@ -111,6 +101,7 @@ export class SyncRequestProcessor {
     const rest = this.queue;
     this.queue = [];
     if (rest.length === 0 || !this.append(rest)) return;
-    this.commitAnnouncing(rest, () => {});
+    const announce = this.announcer(rest);
+    this.peer.zkDb.commit(() => announce(), announce);
   }
 }

@@ -6,6 +6,7 @@
 import { hashStructure } from "../../../base/structure-hash.js";
 import { zxidCounter, zxidHex, type Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";
+import type { NodeContext } from "../../../sim/process-api.js";
 import { RecentMemo } from "../recent-memo.js";
 import type { ZooKeeperServer } from "../zoo-keeper-server.js";
 
@@ -19,6 +20,25 @@ const txnDigests = new RecentMemo<TxnEntry, string>(
   16,
   (entry) => hashStructure(entry.txn).toString(16) + ":" + entry.header.clientId.toString(16) + ":" + entry.header.cxid,
 );
+
+/**
+ * Announces the txns of `batch` (ascending zxids) as durably logged ("zab.log") as the fsyncs
+ * covering them complete. The result is called with the zxid up to which the log is durable
+ * (`commit`'s `onLogDurable`, once per log file) or with none once all of it is: a commit that
+ * spans a log roll makes the older file durable first, and a crash before the newer file's fsync
+ * keeps those txns — a txn really on disk must have been announced, or it looks missing to the
+ * checkers after the restart. Each txn is announced once.
+ */
+export function loggedAnnouncer(ctx: NodeContext, sid: number, batch: readonly TxnEntry[]): (durableZxid?: Zxid) => void {
+  let next = 0;
+  return (durableZxid) => {
+    for (; next < batch.length; next++) {
+      const e = batch[next]!;
+      if (durableZxid !== undefined && e.header.zxid > durableZxid) return;
+      ctx.annotate("zab.log", { sid, zxid: zxidHex(e.header.zxid), txn: txnDigest(e) });
+    }
+  };
+}
 
 /**
  * A quorum server delivered a committed txn: the ZAB "deliver", and (when `withDigest`, i.e.
