@@ -23,7 +23,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { applyDefect, loadList, probeArgs, probeName, probesFor } from "./mutants-list.mjs";
 
@@ -57,7 +57,7 @@ function parseArgs(argv) {
     else if (a === "--keep") opts.keep = true;
     else if (a === "--check") opts.check = true;
     else if (a === "--only") opts.only = value().split(",").filter((s) => s !== "");
-    else if (a === "--list") opts.list = join(process.cwd(), value());
+    else if (a === "--list") opts.list = resolve(process.cwd(), value());
     else if (a === "--jobs") {
       const v = value();
       opts.jobs = Number(v);
@@ -98,8 +98,8 @@ function compilerOptions(base) {
 }
 
 /** One file compiled alone, as ES modules (what tsc emits for this "type": "module" package). */
-function transpile(text, file, options) {
-  const compilerOptions = { ...options, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler, sourceMap: false, inlineSourceMap: false };
+function transpile(text, file, options, removeComments = false) {
+  const compilerOptions = { ...options, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler, sourceMap: false, inlineSourceMap: false, removeComments };
   return ts.transpileModule(text, { compilerOptions, fileName: file }).outputText;
 }
 
@@ -213,7 +213,7 @@ async function main() {
   const noOps = selected.filter((d) => {
     const file = join(ROOT, d.file);
     const text = readFileSync(file, "utf8");
-    return transpile(text, file, options) === transpile(applyDefect(text, d), file, options);
+    return transpile(text, file, options, true) === transpile(applyDefect(text, d), file, options, true);
   });
   if (noOps.length > 0) fail(2, `${noOps.map((d) => `defect ${d.id} (${d.file})`).join(", ")}: the mutation changes no emitted JavaScript (a comment or a type only)`);
   if (opts.check) {
