@@ -3,7 +3,7 @@
 // and the script refuses a list it cannot apply with exit 2 and a line naming the defect.
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,9 +29,13 @@ function mutants(...args: string[]) {
 
 /** Runs --check on a list holding the given defects and the real probes. */
 function checkList(defects: Defect[]) {
-  const file = join(mkdtempSync(join(tmpdir(), "zksim-mutants-list-")), "list.json");
-  writeFileSync(file, JSON.stringify({ defects, probes: list.probes }));
-  return mutants("--check", "--list", file);
+  const dir = mkdtempSync(join(tmpdir(), "zksim-mutants-list-"));
+  try {
+    writeFileSync(join(dir, "list.json"), JSON.stringify({ defects, probes: list.probes }));
+    return mutants("--check", "--list", join(dir, "list.json"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const good = list.defects[0]!;
