@@ -132,7 +132,7 @@ export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
 /** The canaries a scenario catches: what `--canary` and replay files accept. */
 export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
-  "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss", "follower-ack-before-fsync",
+  "follower-ack-before-fsync", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
   "latch-stays-leader", "lock-trusts-expired",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
