@@ -3,9 +3,11 @@
  * leader claims the role from its grant (`acquired`, `elected`) until it says it gave it up
  * (`released` / `lost`; `resigned` / `lost` / `suspended`), whatever the session does meanwhile.
  * Once its client handle reports the session expired (`client.state` CLOSED, cause "expired"),
- * the recipe has heard the news and must give the role up at that instant: the ZooKeeper recipes
- * tell the application through `lost` (Curator: LOST), and a claim still open after that virtual
- * instant is a holder acting on a role its session no longer backs. (Mutual exclusion itself ends
+ * the recipe has heard the news and must give the role up promptly: the ZooKeeper recipes tell
+ * the application through `lost` (Curator: LOST). "Promptly" is within `TOLD_GRACE_US` (1 s of
+ * virtual time): a holder that was still setting up its watch when the news came learns it from
+ * its next operation's SESSIONEXPIRED, a retry backoff later, not from the event itself. A claim
+ * still open after that is a holder acting on a role its session no longer backs. (Mutual exclusion itself ends
  * a role at the session's end, which the server decides; this is the recipe's side of it.)
  *
  * Reads only trace events (the recipe annotations and `client.state`); shares no code with the
@@ -14,6 +16,9 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { optionalStringField, stringField } from "../event-reader.js";
 import { fmtMs } from "./sessions.js";
+
+/** How long after its client is told of the expiry a holder may still claim the role (see the header). */
+export const TOLD_GRACE_US = 1_000_000;
 
 interface Claim {
   client: string;
@@ -50,7 +55,7 @@ export class ClaimsAfterExpiry {
     const out: string[] = [];
     for (let i = 0; i < this.told.length; ) {
       const { session, claim } = this.told[i]!;
-      if (claim.toldAtUs! >= atUs) {
+      if (claim.toldAtUs! + TOLD_GRACE_US >= atUs) {
         i++;
         continue;
       }
@@ -79,6 +84,6 @@ export class ClaimsAfterExpiry {
   }
 
   private message(session: string, c: Claim): string {
-    return `${c.client} still claims ${this.words.kind} ${c.key} (${this.words.role} since ${fmtMs(c.atUs)}, session ${session}) after its client was told at ${fmtMs(c.toldAtUs!)} that the session expired: a recipe must give the role up (lost) when its session is gone`;
+    return `${c.client} still claims ${this.words.kind} ${c.key} (${this.words.role} since ${fmtMs(c.atUs)}, session ${session}) after its client was told at ${fmtMs(c.toldAtUs!)} that the session expired, more than ${TOLD_GRACE_US / 1e6} s later: a recipe must give the role up (lost) when its session is gone`;
   }
 }
