@@ -20,7 +20,8 @@
  * syncLimit ticks of silence; a leader gives up when a quorum has not answered for syncLimit
  * ticks), plus one tick because both are checked once per tick, plus one tick of margin: (syncLimit
  * + 2) ticks on the server's own clock (a `clock` fault changes it), not counting time it was
- * paused. tickTime is read from the trace: a leader sends PING to its learners every tickTime/2.
+ * paused. tickTime is read from the trace: a leader's `leader-tick` timer fires every tickTime/2
+ * of its own clock (its PINGs are not a measure: a learner that joins mid-round is pinged then).
  * Before a leader has sent two rounds, nothing is judged. `syncLimitTicks` is the ensemble's
  * setting (5 by default, as the scenarios' ensembles have). Read-only mode is not modelled.
  *
@@ -42,8 +43,11 @@ interface Role {
 }
 
 const READS: ReadonlySet<string> = new Set([
-  "zab.state", "zab.role.ended", "fle.elected", "crash", "start", "restart", "pause", "resume", "partition", "heal", "clock", "send",
+  "zab.state", "zab.role.ended", "fle.elected", "crash", "start", "restart", "pause", "resume", "partition", "heal", "clock", "send", "timer",
 ]);
+
+/** The kernel's label for the Leader's half-tick timer (Leader.lead). */
+const LEADER_TICK = "leader-tick";
 
 export class TimelinessChecker implements Checker {
   readonly name = "client.timeliness";
@@ -76,10 +80,16 @@ export class TimelinessChecker implements Checker {
 
   private read(e: TraceEvent): void {
     switch (e.kind) {
+      case "timer":
+        if (e.detail === LEADER_TICK) this.learnTick(e.node, e.atUs);
+        return;
       case "send":
         return this.onSend(e);
       case "clock":
         this.clocks.apply(e);
+        // A timer already set keeps the delay it was given in real time (the kernel converts a
+        // local delay once, when it is set), so a tick spanning a rate change is no measure.
+        this.lastPingUs.delete(e.node);
         return;
       case "pause":
         this.paused.set(e.node, e.atUs);
@@ -169,10 +179,6 @@ export class TimelinessChecker implements Checker {
     const role = this.roles.get(e.node);
     if (role === undefined) return;
     const what = e.detail ?? "";
-    if (what === "PING") {
-      if (role.state === "LEADING") this.learnTick(e.node, e.atUs);
-      return;
-    }
     if (what !== "ping" && what !== "connected" && !what.startsWith("reply:")) return;
     const since = this.lossSinceUs.get(e.node);
     if (since === undefined || this.reported.has(e.node) || this.halfTickLocalUs === Infinity) return;
@@ -189,7 +195,7 @@ export class TimelinessChecker implements Checker {
     );
   }
 
-  /** tickTime/2: the shortest gap between two rounds of a leader's PINGs, on its own clock. */
+  /** tickTime/2: the shortest gap between two firings of a leader's half-tick timer, on its own clock. */
   private learnTick(node: string, atUs: number): void {
     const last = this.lastPingUs.get(node);
     if (last === atUs) return;

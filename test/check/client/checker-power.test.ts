@@ -73,15 +73,19 @@ describe("check: client: the new checkers on hand-written traces", () => {
     const ms = 1000;
     const state = (node: string, sid: number, state: string, atUs = 0) => ({ kind: "zab.state", node, atUs, fields: { sid, state } });
     const elected = (node: string, sid: number) => ({ kind: "fle.elected", node, fields: { sid, leader: 1, zxid: "0x0", state: "FOLLOWING", electionEpoch: 1 } });
-    const ping = (atUs: number) => ({ kind: "send", node: "s1", peer: "s2", atUs, detail: "PING" });
-    const setup = [state("s1", 1, "LOOKING"), state("s2", 2, "LOOKING"), state("s3", 3, "LOOKING"), elected("s2", 2), elected("s3", 3), state("s1", 1, "LEADING"), state("s2", 2, "FOLLOWING"), state("s3", 3, "FOLLOWING"), ping(1000 * ms), ping(2000 * ms)];
+    const tick = (atUs: number) => ({ kind: "timer", node: "s1", atUs, detail: "leader-tick" });
+    const setup = [state("s1", 1, "LOOKING"), state("s2", 2, "LOOKING"), state("s3", 3, "LOOKING"), elected("s2", 2), elected("s3", 3), state("s1", 1, "LEADING"), state("s2", 2, "FOLLOWING"), state("s3", 3, "FOLLOWING"), tick(1000 * ms), tick(2000 * ms)];
     const cut = { kind: "partition", atUs: 3000 * ms, fields: { links: ["s1>s2", "s2>s1", "s1>s3", "s3>s1"] } };
     const reply = (atUs: number) => ({ kind: "send", node: "s1", peer: "c1", atUs, detail: "reply:getData" });
-    // tick 2 s (PINGs 1 s apart), syncLimit 5: the bound is 14 s after the cut.
+    // tick 2 s (the leader's half-tick timer fires 1 s apart), syncLimit 5: the bound is 14 s after the cut.
     expect(judge(new TimelinessChecker(), [...setup, cut, reply(16_000 * ms)])).toEqual([]);
     expect(judge(new TimelinessChecker(), [...setup, cut, reply(17_001 * ms)])).toHaveLength(1);
     const pause = [{ kind: "pause", node: "s1", atUs: 4000 * ms }, { kind: "resume", node: "s1", atUs: 9000 * ms }];
     expect(judge(new TimelinessChecker(), [...setup, cut, ...pause, reply(21_000 * ms)])).toEqual([]);
+    // A clock rate change between two firings: that gap measures nothing (the timer kept its real delay).
+    const slowed = [...setup.slice(0, -1), { kind: "clock", node: "s1", atUs: 1500 * ms, fields: { rate: 0.1 } }, tick(2000 * ms), tick(12_000 * ms)];
+    // 10 s of its slowed clock after the cut: inside (5 + 2) × 2 s; a 0.55 s "half tick" read across the change would flag it.
+    expect(judge(new TimelinessChecker(), [...slowed, cut, reply(103_000 * ms)])).toEqual([]);
   });
 
   it("client.liveness: a read timeout with no fault fails; one after a recent fault, or of a connection never CONNECTED, passes", () => {
