@@ -65,7 +65,7 @@ export class TimelinessChecker implements Checker {
   private readonly lossSinceUs = new Map<string, number>();
   /** Servers already reported in their current loss (one violation per loss). */
   private readonly reported = new Set<string>();
-  private readonly lastPingUs = new Map<string, number>();
+  private readonly lastTickUs = new Map<string, number>();
   private halfTickLocalUs = Infinity;
 
   constructor(private readonly syncLimitTicks = DEFAULT_SYNC_LIMIT_TICKS) {}
@@ -89,7 +89,7 @@ export class TimelinessChecker implements Checker {
         this.clocks.apply(e);
         // A timer already set keeps the delay it was given in real time (the kernel converts a
         // local delay once, when it is set), so a tick spanning a rate change is no measure.
-        this.lastPingUs.delete(e.node);
+        this.lastTickUs.delete(e.node);
         return;
       case "pause":
         this.paused.set(e.node, e.atUs);
@@ -145,7 +145,7 @@ export class TimelinessChecker implements Checker {
     this.roles.delete(node);
     this.lossSinceUs.delete(node);
     this.reported.delete(node);
-    this.lastPingUs.delete(node);
+    this.lastTickUs.delete(node);
   }
 
   /** Starts or ends each server's loss after a change of roles, crashes or links. */
@@ -197,10 +197,10 @@ export class TimelinessChecker implements Checker {
 
   /** tickTime/2: the shortest gap between two firings of a leader's half-tick timer, on its own clock. */
   private learnTick(node: string, atUs: number): void {
-    const last = this.lastPingUs.get(node);
+    const last = this.lastTickUs.get(node);
     if (last === atUs) return;
     if (last !== undefined) this.halfTickLocalUs = Math.min(this.halfTickLocalUs, this.clocks.elapsedLocalUs(node, last, atUs));
-    this.lastPingUs.set(node, atUs);
+    this.lastTickUs.set(node, atUs);
   }
 
   finish(): Violation[] {

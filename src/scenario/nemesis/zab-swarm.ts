@@ -333,18 +333,7 @@ export function drawSwarmFaults(root: Rng, servers: readonly string[], clients: 
   const plan = drawSwarmPlan(root, faultPhaseMs);
   const swarm = root.fork("swarm");
   const draw = new SwarmDraw(swarm.fork("faults"), swarm.fork("provoke"), servers, clients);
-  const kinds = swarm.fork("fault-kinds");
-  const out: Fault[] = [];
-  let t = 0;
-  for (;;) {
-    t += kinds.int(0, plan.faultGapMsMax);
-    if (t >= plan.faultPhaseMs) break;
-    const aim = pickAim(kinds, SWARM_AIMS, plan.weights);
-    if (aim === undefined) continue;
-    const { faults, busyMs } = draw.aim(aim, t, plan.faultPhaseMs - t);
-    out.push(...faults);
-    t += Math.round(busyMs * WAIT_FRACTION);
-  }
+  const out = drawTimeline(swarm.fork("fault-kinds"), plan.faultPhaseMs, plan.faultGapMsMax, SWARM_AIMS, plan.weights, (aim, t, leftMs) => draw.aim(aim, t, leftMs));
   const lagging = swarm.fork("lagging-plan");
   if (lagging.chance(LAGGING_SEED_SHARE)) out.push(...drawLaggingEpisodes(root, servers, clients, tickTimeMs, plan.faultPhaseMs, lagging.int(1, 2)));
   return windows ? [...out, ...drawWindowFaults(swarm.fork("windows"), plan.faultPhaseMs, servers, clients)] : out;
@@ -355,15 +344,23 @@ function drawWindowFaults(rng: Rng, faultPhaseMs: number, servers: readonly stri
   const planRng = rng.fork("plan");
   const weights = Object.fromEntries(WINDOW_AIMS.map((k) => [k, planRng.chance(0.3) ? 0 : planRng.int(1, 5)])) as Record<WindowAim, number>;
   const draw = new SwarmDraw(rng.fork("faults"), rng.fork("provoke"), servers, clients);
-  const kinds = rng.fork("kinds");
+  return drawTimeline(rng.fork("kinds"), faultPhaseMs, WINDOW_GAP_MS_MAX, WINDOW_AIMS, weights, (aim, t, leftMs) => draw.windowAim(aim, t, leftMs));
+}
+
+/**
+ * One timeline of aims over the fault phase: a gap of 0…`gapMsMax`, an aim picked by `weights`
+ * (from `kinds`), its faults, and a wait of a share of the time the aim keeps busy, until the
+ * phase ends.
+ */
+function drawTimeline<A extends string>(kinds: Rng, faultPhaseMs: number, gapMsMax: number, aims: readonly A[], weights: Record<A, number>, aimAt: (aim: A, t: number, leftMs: number) => Aimed): Fault[] {
   const out: Fault[] = [];
   let t = 0;
   for (;;) {
-    t += kinds.int(0, WINDOW_GAP_MS_MAX);
+    t += kinds.int(0, gapMsMax);
     if (t >= faultPhaseMs) break;
-    const aim = pickAim(kinds, WINDOW_AIMS, weights);
+    const aim = pickAim(kinds, aims, weights);
     if (aim === undefined) continue;
-    const { faults, busyMs } = draw.windowAim(aim, t, faultPhaseMs - t);
+    const { faults, busyMs } = aimAt(aim, t, faultPhaseMs - t);
     out.push(...faults);
     t += Math.round(busyMs * WAIT_FRACTION);
   }
