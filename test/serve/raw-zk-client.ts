@@ -4,6 +4,7 @@
  * back, nothing more — no pings, no reconnects — so each test sees exactly what went over the
  * wire. Every wait is bounded.
  */
+import { askFourLetterWord } from "../../src/conformance/runner.js";
 import net from "node:net";
 import { decodeServerFrame, encodeClientFrame } from "../../src/zk/proto/codec.js";
 import { FrameDecoder, frame } from "../../src/zk/proto/codec-framing.js";
@@ -74,15 +75,7 @@ export class RawZkClient {
 
 /** Sends a four-letter word on a fresh connection and returns everything the server wrote before closing. */
 export function fourLetterWord(port: number, word: string, timeoutMs = 5000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, "127.0.0.1", () => socket.write(word));
-    let text = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (d: string) => (text += d));
-    socket.on("close", () => resolve(text));
-    socket.on("error", reject);
-    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`${word}: no close within ${timeoutMs} ms`)));
-  });
+  return askFourLetterWord({ host: "127.0.0.1", port }, word, timeoutMs);
 }
 
 /** Waits (bounded) until every member that is up serves clients; returns the leader's node id. */
