@@ -20,7 +20,10 @@ const SCRIPT = has("script");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function tmux(...args: string[]): string {
-  const r = spawnSync("tmux", args, { encoding: "utf8" });
+  let r = spawnSync("tmux", args, { encoding: "utf8" });
+  // The previous test's kill-session can leave the tmux server exiting just as the next
+  // new-session reaches it ("server exited unexpectedly"); a second try starts a fresh server.
+  if (r.status !== 0 && /server exited unexpectedly/.test(r.stderr)) r = spawnSync("tmux", args, { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`tmux ${args.join(" ")}: ${r.stderr}`);
   return r.stdout;
 }
