@@ -10,10 +10,12 @@
  */
 import { parseReplayFile, serializeReplayCase, type ReplayCase } from "../scenario/replay-file.js";
 import { readInputFile, writeOutputFile } from "./files.js";
+import { registerServedWorkload } from "../serve/served-workload.js";
 
 export const REPLAY_EXIT = { reproducedPass: 0, reproducedFail: 1, badInput: 2, internal: 3, notReproduced: 4 } as const;
 
 export function readReplayFile(path: string): ReplayCase {
+  registerServedWorkload(); // a recorded serve session (src/serve/served-workload.ts)
   return parseReplayFile(readInputFile(path, "replay file"), path);
 }
 

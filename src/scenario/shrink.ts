@@ -6,6 +6,8 @@
  *    contiguous chunks, keep the first removal of a chunk after which the run still fails the
  *    same way, else refine to 2n chunks. "The same way": the target checker (the recorded first
  *    violation's) fails, and no checker that the recorded run did not name;
+ * 1b. ddmin likewise over the parts of the workload's parameters that its definition lets go as
+ *    wholes (`removableParts`: the connections of a recorded serve session);
  * 2. binary search on `durationMs` for a shorter run that still fails so;
  * 3. drop the faults that the shorter run never reaches;
  * 4. Hypothesis-style shrinking of the decision stream (every draw of every `Rng` stream:
@@ -32,6 +34,7 @@ import type { Fault } from "../sim/faults.js";
 import type { RunResult, Scenario } from "./types.js";
 import { replayCaseFromRun, scenarioAsRun, type ReplayCase } from "./replay-file.js";
 import { runReplayCase } from "./replay.js";
+import { workloadDef } from "./workload.js";
 
 export const DEFAULT_MAX_RUNS = 200;
 
@@ -148,6 +151,7 @@ export async function shrinkCase(recorded: ReplayCase, maxRuns: number): Promise
   if (!(await attemptCandidate({ scenario: c.scenario, simplify: normalizeSimplify(c.simplify) }))) return undefined;
   const withFaults = (s: Scenario, faults: Fault[]): Scenario => ({ ...s, faults });
   await ddmin(c.scenario.faults, (subset) => attempt(withFaults(c.scenario, subset)), budget);
+  await removeParts(adopted().scenario, attempt, budget);
   await shortenDuration(adopted().scenario, attempt, budget);
   const s = adopted().scenario;
   const reached = s.faults.filter((f) => f.atMs <= s.durationMs);
@@ -222,6 +226,14 @@ function uncovered(kept: readonly SimplifyRange[], streams: readonly StreamDraws
 
 function sum(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0);
+}
+
+/** ddmin over the parts of the workload's parameters that can go as wholes (`WorkloadDef.removableParts`). */
+async function removeParts(s: Scenario, attempt: (s: Scenario) => Promise<boolean>, budget: RunBudget): Promise<void> {
+  const parts = workloadDef(s.workload.kind).removableParts;
+  if (parts === undefined) return;
+  const { params } = s.workload;
+  await ddmin(parts.list(params), (kept) => attempt({ ...s, workload: { ...s.workload, params: parts.keep(params, kept) } }), budget);
 }
 
 /** Binary search for the shortest whole-ms duration that still fails (within the budget). */

@@ -47,6 +47,15 @@ export interface WorkloadDef {
   traceRoles?: TraceRoles;
   /** Variants taken as the `variant` parameter (`--variant` on a workload without a script). */
   variants?: readonly string[];
+  /**
+   * Parts of the parameters `zksim shrink` may remove as wholes (a recorded serve session's
+   * connections): `list` names them, `keep` returns the parameters with only the named ones.
+   */
+  removableParts?: {
+    what: string;
+    list(params: Record<string, unknown>): string[];
+    keep(params: Record<string, unknown>, kept: readonly string[]): Record<string, unknown>;
+  };
 }
 
 const workloads = new Map<string, WorkloadDef>();

@@ -5,7 +5,8 @@
  * real connection opens a simulated connection from the member's gateway node `cN` to `sN`'s
  * client port; its byte stream is cut into frames (4-byte length + Jute payload, FrameDecoder),
  * and each frame enters the simulated network as a `ZkPacket`, exactly what a simulated client
- * sends. Frames the simulated server sends come back out with their length prefix. So a
+ * sends. Opening, frames and closing enter through `ClientLinks.inject` (client-links.ts), the
+ * one injection function that a replay of a recorded session uses too. Frames the simulated server sends come back out with their length prefix. So a
  * partition, clog or pause between `cN` and `sN` holds the real client's traffic, a crash of
  * `sN` resets the real socket, and a refused simulated connect (server down or not serving)
  * closes it.
@@ -20,23 +21,21 @@
  * together, whichever side closes first.
  */
 import net from "node:net";
-import type { CloseReason, Endpoint } from "../sim/network.js";
+import type { CloseReason } from "../sim/network.js";
 import { FrameDecoder, frame } from "../zk/proto/codec-framing.js";
 import { JUTE_MAX_BUFFER_BYTES } from "../zk/proto/records.js";
-import { CLIENT_PORT, type ZkPacket } from "../zk/proto/wire.js";
+import { ClientLinks, type InputListener } from "./client-links.js";
 import { answerFourLetterWord, newPortStats, recordLatency, type ConnectionInfo, type PortStats } from "./four-letter-words.js";
 import type { ServeEnsemble } from "./serve-ensemble.js";
 import type { ServeMember } from "./zoo-cfg.js";
 
-/** Frames going into the simulation, labelled for the trace. */
-const CLIENT_FRAME = "real-client";
-
 interface RealConnection {
   socket: net.Socket;
   info: ConnectionInfo;
-  endpoint: Endpoint | undefined;
-  /** Frames read before the simulated connection opened. */
-  waiting: Uint8Array[];
+  /** Its number in this session's recording (client-links.ts). */
+  conn: number;
+  /** Whether its simulated connection was opened (at its first frame). */
+  linked: boolean;
   /** Wall-clock start of each request by xid (for the latency figures). */
   startedMs: Map<number, number>;
   connectSeen: boolean;
@@ -47,6 +46,8 @@ export interface GatewayHooks {
   kick(): void;
   /** The wall clock in ms (for latencies). */
   wallMs(): number;
+  /** Each input that entered the simulation (the recording; client-links.ts). */
+  onInput?: InputListener;
 }
 
 export class ClientGateway {
@@ -54,11 +55,14 @@ export class ClientGateway {
   private readonly conns = new Map<ServeMember, Set<RealConnection>>();
   readonly stats = new Map<ServeMember, PortStats>();
   private readonly boundPorts = new Map<ServeMember, number>();
+  private readonly links: ClientLinks;
+  private connCount = 0;
 
   constructor(
     private readonly ensemble: ServeEnsemble,
     private readonly hooks: GatewayHooks,
   ) {
+    this.links = new ClientLinks(ensemble, hooks.onInput);
     for (const m of ensemble.settings.members) {
       const set = new Set<RealConnection>();
       this.conns.set(m, set);
@@ -85,8 +89,14 @@ export class ClientGateway {
     return ports;
   }
 
+  /** Closes every real connection (each simulated one closes now, as a client close) and the listeners. */
   async close(): Promise<void> {
-    for (const set of this.conns.values()) for (const c of set) c.socket.destroy();
+    for (const set of this.conns.values()) {
+      for (const c of set) {
+        if (c.linked) this.links.inject({ kind: "close", conn: c.conn });
+        c.socket.destroy();
+      }
+    }
     await Promise.all(this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
   }
 
@@ -101,8 +111,8 @@ export class ClientGateway {
     const c: RealConnection = {
       socket,
       info: { remote: `${address}:${socket.remotePort ?? 0}`, packetsReceived: 0, packetsSent: 0 },
-      endpoint: undefined,
-      waiting: [],
+      conn: ++this.connCount,
+      linked: false,
       startedMs: new Map(),
       connectSeen: false,
     };
@@ -112,7 +122,7 @@ export class ClientGateway {
     socket.on("data", (chunk: Buffer) => this.onData(m, c, decoder, chunk));
     socket.on("close", () => {
       set.delete(c);
-      c.endpoint?.close();
+      if (c.linked) this.links.inject({ kind: "close", conn: c.conn });
       this.hooks.kick();
     });
     socket.on("error", () => socket.destroy()); // a reset by the peer: "close" follows
@@ -146,26 +156,18 @@ export class ClientGateway {
     c.info.packetsReceived++;
     if (c.connectSeen && payload.length >= 4) c.startedMs.set(new DataView(payload.buffer, payload.byteOffset).getInt32(0), this.hooks.wallMs());
     c.connectSeen = true;
-    if (c.endpoint === undefined) this.openSimulated(m, c);
-    if (c.endpoint!.open) c.endpoint!.send({ kind: CLIENT_FRAME, bytes: payload } satisfies ZkPacket);
-    else c.waiting.push(payload);
+    if (!c.linked) {
+      c.linked = true;
+      this.links.inject({ kind: "connect", conn: c.conn, server: m.node }, {
+        onMessage: (bytes) => this.fromSimulation(m, c, bytes),
+        onClose: (reason: CloseReason) => {
+          if (reason === "reset" || reason === "refused") c.socket.resetAndDestroy();
+          else c.socket.end();
+        },
+      });
+    }
+    this.links.inject({ kind: "frame", conn: c.conn, bytes: payload });
     this.hooks.kick();
-  }
-
-  /** The simulated half: a connection from `cN` to `sN`'s client port. */
-  private openSimulated(m: ServeMember, c: RealConnection): void {
-    const ctx = this.ensemble.sim.node(this.ensemble.gatewayOf(m)).context!;
-    c.endpoint = ctx.connect(m.node, CLIENT_PORT, {
-      onOpen: (ep) => {
-        for (const bytes of c.waiting) ep.send({ kind: CLIENT_FRAME, bytes } satisfies ZkPacket);
-        c.waiting = [];
-      },
-      onMessage: (_ep, message) => this.fromSimulation(m, c, (message as ZkPacket).bytes),
-      onClose: (_ep, reason: CloseReason) => {
-        if (reason === "reset" || reason === "refused") c.socket.resetAndDestroy();
-        else c.socket.end();
-      },
-    });
   }
 
   private fromSimulation(m: ServeMember, c: RealConnection, bytes: Uint8Array): void {

@@ -8,14 +8,23 @@
  *
  * Invariants: node order is s… then c… (server ids and node names agree: `sN` is server N);
  * the trace keeps no events (a serve session runs for hours), online checkers read them as they
- * are recorded.
+ * are recorded. `addServeNodes` builds the same nodes on a simulator made elsewhere: the
+ * "served" workload (src/scenario/workloads/served.ts) rebuilds a recorded session with it.
  */
 import { Simulator } from "../sim/simulator.js";
-import { ZooKeeperServer, type ZooKeeperServerConfig } from "../zk/server/zoo-keeper-server.js";
+import { ZooKeeperServer, type ServerCanary, type ZooKeeperServerConfig } from "../zk/server/zoo-keeper-server.js";
 import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../zk/server/quorum/quorum-peer.js";
 import type { QuorumServer } from "../zk/server/quorum/quorum-verifier.js";
 import { CLIENT_PORT } from "../zk/proto/wire.js";
+import { bugIdSet } from "../zk/server/bug-id.js";
+import { SERVER_CANARIES, type AnyCanary } from "../scenario/canaries.js";
 import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
+
+/** A deliberately broken build of the servers: a server canary, bug-zoo ids (default: neither). */
+export interface ServeVariant {
+  canary?: AnyCanary;
+  bugs?: readonly string[];
+}
 
 export interface ServeEnsemble {
   sim: Simulator;
@@ -28,9 +37,16 @@ export function gatewayNodeId(member: ServeMember): string {
   return `c${member.sid}`;
 }
 
-export function buildServeEnsemble(settings: ServeSettings, seed: number): ServeEnsemble {
+export function buildServeEnsemble(settings: ServeSettings, seed: number, variant: ServeVariant = {}): ServeEnsemble {
   const sim = new Simulator({ seed });
+  addServeNodes(sim, settings, variant);
+  return { sim, settings, gatewayOf: gatewayNodeId };
+}
+
+/** Adds and starts the members `sN` and their gateway nodes `cN` on `sim`. */
+export function addServeNodes(sim: Simulator, settings: ServeSettings, variant: ServeVariant = {}): void {
   const server: Partial<ZooKeeperServerConfig> = { tickTimeMs: settings.tickTimeMs, clientPort: CLIENT_PORT };
+  if (variant.canary !== undefined && SERVER_CANARIES.includes(variant.canary)) server.canary = variant.canary as ServerCanary;
   if (settings.minSessionTimeoutMs !== undefined) server.minSessionTimeoutMs = settings.minSessionTimeoutMs;
   if (settings.maxSessionTimeoutMs !== undefined) server.maxSessionTimeoutMs = settings.maxSessionTimeoutMs;
   const quorum: QuorumServer[] = settings.members.map((m) => ({ sid: m.sid, host: m.node, role: m.observer ? "observer" : "participant" }));
@@ -47,12 +63,11 @@ export function buildServeEnsemble(settings: ServeSettings, seed: number): Serve
             initLimitTicks: settings.initLimitTicks,
             syncLimitTicks: settings.syncLimitTicks,
             server: config,
-            bugs: new Set(),
+            bugs: bugIdSet(variant.bugs ?? []),
           })
         : new ZooKeeperServer(ctx, config),
     );
   }
   for (const m of settings.members) sim.addNode(gatewayNodeId(m), () => ({}));
   for (const id of sim.nodeIds) sim.start(id);
-  return { sim, settings, gatewayOf: gatewayNodeId };
 }

@@ -8,18 +8,30 @@
  * If the simulator falls behind (a burst of work) it catches up on the next step; it never runs
  * ahead of the wall clock.
  *
- * Faults apply at the current virtual time, after the simulation has caught up with "now".
+ * Faults apply 1 µs after the current virtual time, at an instant where nothing else is due yet
+ * (`faultInstantUs`), after the simulation has caught up with "now"; the session then runs to
+ * that instant. So a fault is the first event of its instant, exactly as a scenario's fault
+ * schedule runs it, and the recording (serve-recorder.ts) lists it as a scenario fault.
  * The control socket listens on loopback only, whatever `bind` says: it can crash servers.
+ *
+ * Recording: every input from outside (client-links.ts) and every fault is recorded; `close`
+ * returns the outcome — trace hash, violations and the session as a replay case — and writes
+ * the replay file when `record` names one.
  */
 import net from "node:net";
 import { performance } from "node:perf_hooks";
 import { UserInputError } from "../sim/errors.js";
-import { applyFault } from "../sim/faults.js";
+import { applyFault, type Fault, type FaultAction } from "../sim/faults.js";
+import type { Simulator } from "../sim/simulator.js";
+import type { AnyCanary } from "../scenario/canaries.js";
+import type { ReplayCase } from "../scenario/replay-file.js";
+import type { Violation } from "../check/checker.js";
 import { msToUs } from "../sim/time.js";
 import { QuorumPeer } from "../zk/server/quorum/quorum-peer.js";
 import { ClientGateway } from "./client-gateway.js";
 import { parseFaultCommand, withGatewaysInPartition } from "./fault-command.js";
 import { buildServeEnsemble, type ServeEnsemble } from "./serve-ensemble.js";
+import { ServeRecorder } from "./serve-recorder.js";
 import { OnlineWatch } from "./status-lines.js";
 import type { ServeSettings } from "./zoo-cfg.js";
 
@@ -32,7 +44,19 @@ export interface ServeOptions {
   controlPort?: number;
   /** Pacing step (default 5 ms). */
   tickMs?: number;
+  /** The replay file written at stop (its journal `<file>.partial` while serving); undefined: in memory only. */
+  record?: string;
+  /** A deliberately broken server build (a server canary) or bug-zoo ids: for canaries of the checkers. */
+  canary?: AnyCanary;
+  bugs?: readonly string[];
   out: (line: string) => void;
+}
+
+/** What a stopped session produced: the replay file's `expected`, and the case itself. */
+export interface ServeOutcome {
+  traceHash: string;
+  violations: Violation[];
+  replayCase: ReplayCase;
 }
 
 export interface ServeSession {
@@ -44,18 +68,29 @@ export interface ServeSession {
   command(line: string): string;
   /** Stops listening and pacing, finishes the checkers; resolves with the violation count. */
   close(): Promise<number>;
+  /** After `close`: the trace hash, the violations and the recorded case. */
+  outcome(): ServeOutcome | undefined;
 }
 
 export async function startServe(options: ServeOptions): Promise<ServeSession> {
-  const ensemble = buildServeEnsemble(options.settings, options.seed);
+  const variant = { ...(options.canary !== undefined ? { canary: options.canary } : {}), ...(options.bugs !== undefined ? { bugs: options.bugs } : {}) };
+  const ensemble = buildServeEnsemble(options.settings, options.seed, variant);
   const { sim } = ensemble;
+  const recorder = new ServeRecorder({ seed: options.seed, settings: options.settings, ...variant }, options.record);
   const watch = new OnlineWatch(sim, options.out);
   const startMs = performance.now();
   const tickMs = options.tickMs ?? 5;
   let early: NodeJS.Timeout | undefined;
+  let stopped: ServeOutcome | undefined;
+  /** Every step of the simulation: the journal first, so nothing a client sees is unrecorded. */
+  const runTo = (untilUs: number): void => {
+    recorder.flush();
+    sim.runSync({ untilUs });
+  };
   const advance = (): void => {
+    if (stopped !== undefined) return;
     const nowUs = Math.floor((performance.now() - startMs) * 1000);
-    if (nowUs > sim.nowUs) sim.runSync({ untilUs: nowUs });
+    if (nowUs > sim.nowUs) runTo(nowUs);
     watch.poll();
     // An event due before the next tick (a reply one simulated hop away) gets its own wake-up,
     // so a request's latency is the simulated one, not rounded up to the tick.
@@ -78,6 +113,7 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
       });
     },
     wallMs: () => performance.now(),
+    onInput: (input, atUs, events) => recorder.input(input, atUs, events),
   });
   const ports = await gateway.listen(options.bind ?? "127.0.0.1");
   const timer = setInterval(advance, tickMs);
@@ -90,11 +126,11 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
     try {
       advance();
       const parsed = parseFaultCommand(trimmed, sim.nodeIds);
-      applyFault(sim, withGatewaysInPartition(parsed.action, gateways));
+      const atUs = scheduleFault(sim, recorder, withGatewaysInPartition(parsed.action, gateways), sim.nowUs + 1);
       if (parsed.resumeAfterMs !== undefined && parsed.action.kind === "pause") {
-        const node = parsed.action.node;
-        sim.schedule(sim.nowUs + msToUs(parsed.resumeAfterMs), () => sim.resume(node));
+        scheduleFault(sim, recorder, { kind: "resume", node: parsed.action.node }, atUs + msToUs(parsed.resumeAfterMs));
       }
+      runTo(atUs);
       advance();
       return `ok: ${trimmed}`;
     } catch (err) {
@@ -111,15 +147,37 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
     controlPort: control === undefined ? undefined : (control.address() as net.AddressInfo).port,
     command,
     async close() {
+      if (stopped !== undefined) return watch.violationCount;
       clearInterval(timer);
       clearTimeout(early);
       await gateway.close();
       if (control !== undefined) await new Promise<void>((resolve) => control.close(() => resolve()));
       advance();
-      watch.finish({ index: Math.max(0, sim.trace.count - 1), atUs: sim.nowUs });
+      // The end a replay's run has (scenario/run.ts): the last trace event.
+      const violations = watch.finish(sim.trace.last);
+      const traceHash = sim.trace.hash();
+      const expected = { traceHash, verdict: violations.length > 0 ? ("fail" as const) : ("pass" as const), violations: violations.map(({ checker, message }) => ({ checker, message })) };
+      const replayCase = recorder.replayCase(sim.nowUs, expected);
+      stopped = { traceHash, violations, replayCase };
+      recorder.finish(replayCase);
       return watch.violationCount;
     },
+    outcome: () => stopped,
   };
+}
+
+/**
+ * Schedules a fault at the first instant ≥ `fromUs` at which no event is queued yet, so that it
+ * runs first at its instant, as a scenario's installed fault would; records it. Returns its time.
+ */
+function scheduleFault(sim: Simulator, recorder: ServeRecorder, action: FaultAction, fromUs: number): number {
+  const busy = new Set(sim.pendingList().map((p) => p.atUs));
+  let atUs = fromUs;
+  while (busy.has(atUs)) atUs++;
+  const fault = { atMs: atUs / 1000, ...action } as Fault;
+  recorder.fault(fault);
+  sim.schedule(atUs, () => applyFault(sim, fault));
+  return atUs;
 }
 
 /** One line per member: its status and, for a quorum peer, its ZAB state. */

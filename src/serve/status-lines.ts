@@ -76,9 +76,13 @@ export class OnlineWatch {
     for (const c of this.checkers) this.printNew(c, (c as unknown as WithViolationLog).log?.violations ?? []);
   }
 
-  /** Ends the checkers (their end-of-run judgements) and prints what is new. */
-  finish(end: { index: number; atUs: number }): void {
-    for (const c of this.checkers) this.printNew(c, c.finish(end));
+  /** Ends the checkers (their end-of-run judgements), prints what is new; returns every violation, in checker order. */
+  finish(end: { index: number; atUs: number }): Violation[] {
+    return this.checkers.flatMap((c) => {
+      const violations = c.finish(end);
+      this.printNew(c, violations);
+      return violations;
+    });
   }
 
   private printNew(c: Checker, violations: readonly Violation[]): void {

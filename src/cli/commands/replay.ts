@@ -16,6 +16,9 @@ import { registerUserWorkload } from "../../api/user-workload.js";
 import { isUserScenario, replayUserCase } from "../../api/run-user-script.js";
 import { isSessionFileText } from "../../tui/session-file.js";
 import { replaySession } from "../../tui/replay-session.js";
+import { JOURNAL_FORMAT, servedCaseFromJournal } from "../../serve/serve-recorder.js";
+import { registerServedWorkload } from "../../serve/served-workload.js";
+import { writeReplayFile } from "../replay.js";
 
 export const replay: Command = {
   name: "replay",
@@ -36,7 +39,10 @@ async function cmdReplay(argv: string[]): Promise<number> {
   const text = readInputFile(path, "replay file");
   // A `zksim learn --save` session file replays by re-executing its branch (tui/replay-session.ts).
   if (isSessionFileText(text)) return replaySession(path, boolFlag(args, "json"));
+  // The journal `zksim serve --record FILE` keeps while serving: left behind when serve did not stop cleanly.
+  if (text.startsWith(`{"zksim":"${JOURNAL_FORMAT}"`)) return replayJournal(path, text);
   registerUserWorkload();
+  registerServedWorkload();
   const module = stringFlag(args, "module");
   const parsed = parseReplayFile(text, path);
   if (module !== undefined && !isUserScenario(parsed.scenario)) throw new UserInputError(`replay: ${path} does not run a user's script (workload "${parsed.scenario.workload.kind}"): leave out --module`);
@@ -61,6 +67,21 @@ async function cmdReplay(argv: string[]): Promise<number> {
     }
   }
   return code;
+}
+
+/**
+ * A serve journal (src/serve/serve-recorder.ts) has no recorded outcome: run it, report, and
+ * write it as a replay file beside it (`FILE` for `FILE.partial`) whose `expected` is this run.
+ */
+async function replayJournal(path: string, text: string): Promise<number> {
+  const c = servedCaseFromJournal(text, path);
+  const result = await runReplayCase(c);
+  const out = path.endsWith(".partial") ? path.slice(0, -".partial".length) : `${path}.json`;
+  writeReplayFile(out, { ...c, expected: { traceHash: result.traceHash, verdict: result.verdict, violations: result.violations.map(({ checker, message }) => ({ checker, message })) } });
+  console.log(`zksim replay ${path}: the journal of a serve session that did not stop cleanly (${c.scenario.faults.length} faults, ${c.scenario.durationMs} ms up to its last input)`);
+  console.log(`  ran it: trace hash ${result.traceHash}, ${result.verdict === "fail" ? `fails: ${describeCheckers(result)}` : "passes"}`);
+  console.log(`wrote ${out}; replay: zksim replay ${out}`);
+  return result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : REPLAY_EXIT.reproducedPass;
 }
 
 /** A case run again: the case, what the run gave, and the comparison. */

@@ -3,15 +3,24 @@
  * (src/serve/). Ports come from `--base-port` (s1 on it, s2 on the next…) or from a zoo.cfg;
  * fault commands come from stdin and from the loopback control socket (`zksim ctl`). Runs until
  * SIGINT/SIGTERM; exits 1 if a checker found a violation, 0 otherwise.
+ *
+ * Recording is on unless `--no-record`: the session is written as a replay file (default in the
+ * OS temporary directory, named by seed and process; `--record FILE` chooses), its journal
+ * `FILE.partial` kept current while serving (src/serve/serve-recorder.ts). The path is printed at
+ * start and at stop, with the trace hash and the `zksim replay` line.
  */
 import { randomInt } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import readline from "node:readline";
+import { bugEntry } from "../../scenario/bug-zoo.js";
+import { canaryNamed, SERVER_CANARIES } from "../../scenario/canaries.js";
 import { UserInputError } from "../../sim/errors.js";
-import { startServe, type ServeSession } from "../../serve/serve-session.js";
+import { startServe, type ServeOptions, type ServeSession } from "../../serve/serve-session.js";
 import { parseZooCfg, settingsFromFlags, type ServeSettings } from "../../serve/zoo-cfg.js";
-import { intFlag, maxPositionals, parseArgs, stringFlag, type ParsedArgs } from "../args.js";
+import { boolFlag, intFlag, maxPositionals, parseArgs, stringFlag, type ParsedArgs } from "../args.js";
 import type { Command } from "../command.js";
-import { isSystemError, readInputFile } from "../files.js";
+import { checkOutputPath, isSystemError, readInputFile } from "../files.js";
 
 function settingsOf(args: ParsedArgs): ServeSettings {
   const config = stringFlag(args, "config");
@@ -22,9 +31,34 @@ function settingsOf(args: ParsedArgs): ServeSettings {
   return parseZooCfg(readInputFile(config, "zoo.cfg"), config);
 }
 
-async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number): Promise<ServeSession> {
+/** Where the session is recorded (undefined: `--no-record`), and the broken build asked for. */
+interface Recording {
+  record: string | undefined;
+  canary?: ServeOptions["canary"];
+  bugs?: string[];
+}
+
+function recordingOf(args: ParsedArgs, seed: number): Recording {
+  const record = stringFlag(args, "record");
+  if (record !== undefined && boolFlag(args, "no-record")) throw new UserInputError("serve: --record and --no-record exclude each other");
+  const path = boolFlag(args, "no-record") ? undefined : (record ?? join(tmpdir(), `zksim-serve-seed${seed}-${process.pid}.json`));
+  if (path !== undefined) checkOutputPath(path, "--record replay file");
+  const out: Recording = { record: path };
+  const canary = stringFlag(args, "canary");
+  if (canary !== undefined) {
+    const named = canaryNamed(canary, "serve: --canary");
+    if (!SERVER_CANARIES.includes(named)) throw new UserInputError(`serve: --canary ${canary} breaks no server (server canaries: ${SERVER_CANARIES.join(", ")})`);
+    out.canary = named;
+  }
+  const bug = stringFlag(args, "bug");
+  if (bug !== undefined) out.bugs = bug.split(",").map((b) => bugEntry(b.trim()).id);
+  return out;
+}
+
+async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number, recording: Recording): Promise<ServeSession> {
+  const { record, ...variant } = recording;
   try {
-    return await startServe({ settings, seed, bind, controlPort, out: (line) => console.log(line) });
+    return await startServe({ settings, seed, bind, controlPort, ...(record !== undefined ? { record } : {}), ...variant, out: (line) => console.log(line) });
   } catch (err) {
     if (isSystemError(err) && (err.code === "EADDRINUSE" || err.code === "EADDRNOTAVAIL" || err.code === "EACCES")) {
       throw new UserInputError(`serve: cannot listen on ${bind}: ${err.message} (choose other ports with --base-port or --control-port)`);
@@ -35,10 +69,10 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--seed N] [--bind 127.0.0.1] [--control-port P]",
-  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID]",
+  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`)",
   async run(argv) {
-    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int" }, "serve");
+    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string" }, "serve");
     maxPositionals(args, 0, "serve");
     const settings = settingsOf(args);
     for (const w of settings.warnings) console.error(`warning: ${w}`);
@@ -46,10 +80,12 @@ export const serve: Command = {
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";
     const controlPort = intFlag(args, "control-port") ?? Math.max(1, settings.members[0]!.clientPort - 1);
     if (controlPort > 65535) throw new UserInputError(`--control-port: ${controlPort} is not a TCP port`);
-    const session = await start(settings, seed, bind, controlPort);
+    const recording = recordingOf(args, seed);
+    const session = await start(settings, seed, bind, controlPort, recording);
     const where = [...session.clientPorts].map(([node, port]) => `${node} ${bind}:${port}`).join(", ");
     console.log(`zksim serve: seed ${seed}; ${where}`);
     console.log(`control: 127.0.0.1:${session.controlPort} (zksim ctl --port ${session.controlPort} crash s2); commands on stdin too ("help")`);
+    console.log(recording.record !== undefined ? `recording to ${recording.record} (journal ${recording.record}.partial while serving)` : "not recording (--no-record)");
     const input = readline.createInterface({ input: process.stdin, terminal: false });
     input.on("line", (line) => {
       if (line.trim() !== "") console.log(session.command(line));
@@ -62,7 +98,9 @@ export const serve: Command = {
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     });
-    console.log(`zksim serve: stopped; ${violations} violation(s)`);
+    const outcome = session.outcome()!;
+    console.log(`zksim serve: stopped; ${violations} violation(s); trace hash ${outcome.traceHash}`);
+    if (recording.record !== undefined) console.log(`recorded ${recording.record}; replay: zksim replay ${recording.record}${violations > 0 ? `; shrink: zksim shrink ${recording.record}` : ""}`);
     return violations > 0 ? 1 : 0;
   },
 };

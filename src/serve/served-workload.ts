@@ -1,0 +1,238 @@
+/**
+ * The "served" workload: a recorded `zksim serve` session played back with no client attached.
+ * Its parameters are what entered the simulation from outside — the serve settings, and every
+ * real connection's open, frames and close (`inputs`), each at its virtual time `atUs` and its
+ * position (`events`: how many simulator events had run when it entered); the session's fault
+ * commands are the scenario's ordinary `faults`. `zksim serve --record` writes such a scenario
+ * into a replay file (serve-recorder.ts), so `zksim replay` and `zksim shrink` take it like any
+ * other, once `registerServedWorkload` has run (the scenario layer cannot name serve/, so the
+ * commands that read replay files register it).
+ *
+ * Exactness: serve injects an input only between simulator steps, when every event due up to
+ * now has run. The replay's driver (one world event at a time) therefore injects an input at
+ * `atUs` only after the events that ran before it live: while fewer than `events` (not counting
+ * the driver's own runs) have run and more are due at `atUs`, it queues itself behind them.
+ * Inputs go through `ClientLinks.inject` (client-links.ts), the live gateway's own
+ * path. A shrunk case (connections or faults removed) no longer matches the recorded positions;
+ * there an input enters at its time once its instant's due events have run — still
+ * deterministic.
+ *
+ * Invariants: `inputs` are in recorded order with non-decreasing `atUs`; a frame or close names
+ * a connection opened before it; every defect is a one-line UserInputError naming the input.
+ */
+import { UserInputError } from "../sim/errors.js";
+import type { Simulator } from "../sim/simulator.js";
+import { ClientLinks, type ServedInput } from "./client-links.js";
+import { addServeNodes, gatewayNodeId } from "./serve-ensemble.js";
+import { SERVE_CHECKERS } from "./status-lines.js";
+import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
+import type { Fault } from "../sim/faults.js";
+import type { Scenario } from "../scenario/types.js";
+import { registerWorkload, type WorkloadDef } from "../scenario/workload.js";
+
+export const SERVED_WORKLOAD = "served";
+
+let registered = false;
+
+/** Makes the "served" workload known to scenario parsing (idempotent). */
+export function registerServedWorkload(): void {
+  if (registered) return;
+  registered = true;
+  registerWorkload(servedWorkload);
+}
+
+/** One input as the replay file holds it (frames in base64). */
+export type RecordedInput = { atUs: number; events: number; conn: number } & ({ kind: "connect"; server: string } | { kind: "frame"; base64: string } | { kind: "close" });
+
+export function recordInput(input: ServedInput, atUs: number, events: number): RecordedInput {
+  const at = { atUs, events, conn: input.conn };
+  switch (input.kind) {
+    case "connect":
+      return { ...at, kind: "connect", server: input.server };
+    case "frame":
+      return { ...at, kind: "frame", base64: Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.length).toString("base64") };
+    case "close":
+      return { ...at, kind: "close" };
+  }
+}
+
+/** The settings as JSON: every field kept (sets as lists) but the start-up warnings. */
+export function settingsToRecord(settings: ServeSettings): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(settings)) {
+    if (key === "warnings") continue;
+    out[key] = value instanceof Set ? [...(value as Set<unknown>)] : value;
+  }
+  return out;
+}
+
+/** The scenario a served session recorded: it ends where serve stopped, with no convergence phase. */
+export function servedScenario(settings: ServeSettings, inputs: readonly RecordedInput[], faults: readonly Fault[], endUs: number, seed: number): Scenario {
+  return {
+    name: "served",
+    description: `a zksim serve session (seed ${seed}): ${new Set(inputs.map((i) => i.conn)).size} real connection(s), ${faults.length} fault(s)`,
+    tags: ["served"],
+    defaultSeed: seed,
+    durationMs: Math.max(1, endUs / 1000),
+    network: {},
+    disk: {},
+    workload: { kind: SERVED_WORKLOAD, params: { settings: settingsToRecord(settings), inputs: [...inputs] } },
+    faults: [...faults],
+    checkers: [...SERVE_CHECKERS],
+    convergence: false,
+  };
+}
+
+/** The connections of a served scenario's params, removable as a whole by `zksim shrink`. */
+function connectionsOf(params: Record<string, unknown>): string[] {
+  return [...new Set(parseInputs(params.inputs).map((i) => String(i.conn)))];
+}
+
+function keepConnections(params: Record<string, unknown>, kept: readonly string[]): Record<string, unknown> {
+  const keep = new Set(kept);
+  return { ...params, inputs: parseInputs(params.inputs).filter((i) => keep.has(String(i.conn))) };
+}
+
+export const servedWorkload: WorkloadDef = {
+  kind: SERVED_WORKLOAD,
+  description: "a recorded zksim serve session: its real clients' connections and frames, replayed at their virtual times",
+  nodes(params) {
+    checkKeys(params, ["settings", "inputs"], "workload");
+    const settings = parseSettings(params.settings);
+    const inputs = parseInputs(params.inputs);
+    checkConnections(inputs, settings.members);
+    return [...settings.members.map((m) => m.node), ...settings.members.map(gatewayNodeId)];
+  },
+  defaultCheckers: () => [...SERVE_CHECKERS],
+  removableParts: { what: "connections", list: connectionsOf, keep: keepConnections },
+  create(ctx) {
+    const settings = parseSettings(ctx.params.settings);
+    const inputs = parseInputs(ctx.params.inputs);
+    return {
+      setup() {
+        addServeNodes(ctx.sim, settings, { ...(ctx.canary !== undefined ? { canary: ctx.canary } : {}), ...(ctx.bugs !== undefined ? { bugs: ctx.bugs } : {}) });
+        driveInputs(ctx.sim, new ClientLinks({ sim: ctx.sim, settings, gatewayOf: gatewayNodeId }), inputs);
+      },
+    };
+  },
+};
+
+/** Schedules the replay driver: one world event at a time, at the next input's time. */
+function driveInputs(sim: Simulator, links: ClientLinks, inputs: readonly RecordedInput[]): void {
+  let next = 0;
+  let ownRuns = 0;
+  const drive = (): void => {
+    ownRuns++;
+    const nowUs = sim.nowUs;
+    for (; next < inputs.length && inputs[next]!.atUs <= nowUs; next++) {
+      const input = inputs[next]!;
+      if (sim.eventCount - ownRuns < input.events && sim.nextEventTimeUs() === nowUs) {
+        sim.schedule(nowUs, drive); // behind the events due now that ran first live
+        return;
+      }
+      links.inject(servedInput(input));
+    }
+    if (next < inputs.length) sim.schedule(inputs[next]!.atUs, drive);
+  };
+  if (inputs.length > 0) sim.schedule(inputs[0]!.atUs, drive);
+}
+
+function servedInput(r: RecordedInput): ServedInput {
+  switch (r.kind) {
+    case "connect":
+      return { kind: "connect", conn: r.conn, server: r.server };
+    case "frame":
+      return { kind: "frame", conn: r.conn, bytes: new Uint8Array(Buffer.from(r.base64, "base64")) };
+    case "close":
+      return { kind: "close", conn: r.conn };
+  }
+}
+
+// ---- validation ---------------------------------------------------------------------------
+
+function parseSettings(raw: unknown): ServeSettings {
+  const at = "workload.settings";
+  const doc = object(raw, at);
+  const members = doc.members;
+  if (!Array.isArray(members) || members.length === 0) throw new UserInputError(`${at}.members must be a non-empty list of {sid, node, observer, clientPort}`);
+  const parsed: ServeMember[] = members.map((m, i) => {
+    const o = object(m, `${at}.members[${i}]`);
+    const sid = wholeNumber(o.sid, `${at}.members[${i}].sid`, 1);
+    if (o.node !== `s${sid}`) throw new UserInputError(`${at}.members[${i}].node must be "s${sid}", got ${JSON.stringify(o.node)}`);
+    if (typeof o.observer !== "boolean") throw new UserInputError(`${at}.members[${i}].observer must be true or false`);
+    return { sid, node: `s${sid}`, observer: o.observer, clientPort: wholeNumber(o.clientPort, `${at}.members[${i}].clientPort`, 0) };
+  });
+  const words = doc.fourLetterWords ?? [];
+  if (!Array.isArray(words) || !words.every((w) => typeof w === "string")) throw new UserInputError(`${at}.fourLetterWords must be a list of words`);
+  const optional = (key: string) => (doc[key] === undefined ? {} : { [key]: wholeNumber(doc[key], `${at}.${key}`, 0) });
+  return {
+    ...doc,
+    members: parsed,
+    tickTimeMs: wholeNumber(doc.tickTimeMs, `${at}.tickTimeMs`, 1),
+    initLimitTicks: wholeNumber(doc.initLimitTicks, `${at}.initLimitTicks`, 1),
+    syncLimitTicks: wholeNumber(doc.syncLimitTicks, `${at}.syncLimitTicks`, 1),
+    ...optional("minSessionTimeoutMs"),
+    ...optional("maxSessionTimeoutMs"),
+    maxClientCnxns: wholeNumber(doc.maxClientCnxns ?? 0, `${at}.maxClientCnxns`, 0),
+    fourLetterWords: new Set(words as string[]),
+    warnings: [],
+  };
+}
+
+function parseInputs(raw: unknown): RecordedInput[] {
+  if (!Array.isArray(raw)) throw new UserInputError(`workload.inputs must be a list of recorded inputs {atUs, events, conn, kind, …}`);
+  let lastUs = 0;
+  return raw.map((r, i) => {
+    const at = `workload.inputs[${i}]`;
+    const o = object(r, at);
+    const atUs = wholeNumber(o.atUs, `${at}.atUs`, lastUs);
+    lastUs = atUs;
+    const base = { atUs, events: wholeNumber(o.events, `${at}.events`, 0), conn: wholeNumber(o.conn, `${at}.conn`, 1) };
+    switch (o.kind) {
+      case "connect":
+        checkKeys(o, ["atUs", "events", "conn", "kind", "server"], at);
+        if (typeof o.server !== "string") throw new UserInputError(`${at}.server must name a member ("s1")`);
+        return { ...base, kind: "connect", server: o.server };
+      case "frame":
+        checkKeys(o, ["atUs", "events", "conn", "kind", "base64"], at);
+        if (typeof o.base64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(o.base64) || o.base64.length % 4 !== 0) throw new UserInputError(`${at}.base64 must be the frame's bytes in base64`);
+        return { ...base, kind: "frame", base64: o.base64 };
+      case "close":
+        checkKeys(o, ["atUs", "events", "conn", "kind"], at);
+        return { ...base, kind: "close" };
+      default:
+        throw new UserInputError(`${at}.kind must be "connect", "frame" or "close", got ${JSON.stringify(o.kind)}`);
+    }
+  });
+}
+
+/** Each connection opens once, at a member, before its frames and close. */
+function checkConnections(inputs: readonly RecordedInput[], members: readonly ServeMember[]): void {
+  const open = new Set<number>();
+  inputs.forEach((input, i) => {
+    const at = `workload.inputs[${i}]`;
+    if (input.kind === "connect") {
+      if (open.has(input.conn)) throw new UserInputError(`${at}: connection ${input.conn} opens twice`);
+      if (!members.some((m) => m.node === input.server)) throw new UserInputError(`${at}.server: no member "${input.server}" (members: ${members.map((m) => m.node).join(", ")})`);
+      open.add(input.conn);
+    } else if (!open.has(input.conn)) {
+      throw new UserInputError(`${at}: connection ${input.conn} was never opened`);
+    }
+  });
+}
+
+function object(v: unknown, at: string): Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new UserInputError(`${at} must be an object`);
+  return v as Record<string, unknown>;
+}
+
+function wholeNumber(v: unknown, at: string, min: number): number {
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min) throw new UserInputError(`${at} must be a whole number ≥ ${min}, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function checkKeys(doc: Record<string, unknown>, allowed: readonly string[], at: string): void {
+  for (const key of Object.keys(doc)) {
+    if (!allowed.includes(key)) throw new UserInputError(`${at}: unknown field "${key}" (allowed: ${allowed.join(", ")})`);
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Record and replay of real traffic: a `zksim serve` session with a real TCP client (ops, a
+ * watch, a crash through the fault command path) is recorded as a replay file; replaying it —
+ * in process, and with `zksim replay` in a fresh process — gives the same trace hash and
+ * verdict. A session whose checker finds a violation (the follower-ack-before-fsync canary)
+ * replays to the same violation and shrinks to a smaller file that still fails. A malformed or
+ * truncated file is one clear line and exit 2; a journal left by a crash replays.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { startServe, type ServeOptions, type ServeSession } from "../../src/serve/serve-session.js";
+import { settingsFromFlags, type ServeSettings } from "../../src/serve/zoo-cfg.js";
+import { OpCode } from "../../src/zk/proto/op-code.js";
+import { Ids } from "../../src/zk/proto/records.js";
+import { parseReplayFile } from "../../src/scenario/replay-file.js";
+import { compareReplay, runReplayCase } from "../../src/scenario/replay.js";
+import { shrinkCase } from "../../src/scenario/shrink.js";
+import { servedCaseFromJournal } from "../../src/serve/serve-recorder.js";
+import { registerServedWorkload } from "../../src/serve/served-workload.js";
+
+registerServedWorkload();
+import { RawZkClient, leaderServing } from "./raw-zk-client.js";
+
+const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
+const text = (s: string) => new TextEncoder().encode(s);
+
+function zksim(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 60_000 });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Three servers on free ports; a short tick so elections and expiries take little wall time. */
+function settings(): ServeSettings {
+  const s = settingsFromFlags(3, 0, 2181);
+  return { ...s, tickTimeMs: 200, members: s.members.map((m) => ({ ...m, clientPort: 0 })) };
+}
+
+let session: ServeSession | undefined;
+const clients: RawZkClient[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.close();
+  await session?.close();
+  session = undefined;
+});
+
+async function serve(extra: Partial<ServeOptions> = {}): Promise<ServeSession> {
+  session = await startServe({ settings: settings(), seed: 7, controlPort: 0, out: () => undefined, ...extra });
+  await leaderServing(session);
+  return session;
+}
+
+async function client(port: number): Promise<RawZkClient> {
+  const c = await RawZkClient.connect(port);
+  clients.push(c);
+  c.sendConnect(0n, new Uint8Array(16), 4000);
+  expect((await c.next("connect")).kind).toBe("connect");
+  return c;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("serve: record and replay", () => {
+  it("serve: record: a session with ops, a watch and a crash replays to the same trace hash and verdict, in process and in a fresh process", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "zksim-rec-"));
+    const file = join(dir, "session.json");
+    const s = await serve({ record: file });
+    expect(existsSync(`${file}.partial`)).toBe(true);
+    const a = await client(s.clientPorts.get("s1")!);
+    a.sendRequest(1, OpCode.create, { kind: "CreateRequest", path: "/app", data: text("v1"), acl: Ids.OPEN_ACL_UNSAFE, flags: 0 });
+    expect((await a.next("reply")).kind).toBe("reply");
+    a.sendRequest(2, OpCode.getData, { kind: "GetDataRequest", path: "/app", watch: true });
+    await a.next("reply");
+    const b = await client(s.clientPorts.get("s2")!);
+    b.sendRequest(1, OpCode.setData, { kind: "SetDataRequest", path: "/app", data: text("v2"), version: -1 });
+    await b.next("reply");
+    expect(s.command("crash s3")).toBe("ok: crash s3");
+    expect(s.command("pause s2 300ms")).toBe("ok: pause s2 300ms");
+    await sleep(400);
+    b.close();
+    await sleep(50);
+    await s.close();
+    const outcome = s.outcome()!;
+    session = undefined;
+    expect(existsSync(`${file}.partial`)).toBe(false);
+    const c = parseReplayFile(readFileSync(file, "utf8"), file);
+    expect(c.scenario.workload.kind).toBe("served");
+    expect(c.scenario.faults.map((f) => f.kind)).toEqual(["crash", "pause", "resume"]);
+    const inputs = c.scenario.workload.params.inputs as { kind: string }[];
+    expect(inputs.filter((i) => i.kind === "connect")).toHaveLength(2);
+    expect(inputs.filter((i) => i.kind === "frame").length).toBeGreaterThanOrEqual(5);
+    expect(c.expected.traceHash).toBe(outcome.traceHash);
+    const again = await runReplayCase(c);
+    expect(compareReplay(c, again)).toMatchObject({ reproduced: true });
+    expect(again.counts["zk.session.established"]).toBeGreaterThanOrEqual(2);
+    const child = zksim("replay", file, "--json");
+    expect(child.status).toBe(0);
+    expect(JSON.parse(child.stdout)).toMatchObject({ reproduced: true, actual: outcome.traceHash, verdict: "pass" });
+  }, 60_000);
+
+  it("serve: record: a canary session's violation replays to the same violation and shrinks to a smaller failing file", async () => {
+    const s = await serve({ canary: "follower-ack-before-fsync" });
+    const a = await client(s.clientPorts.get("s1")!);
+    const b = await client(s.clientPorts.get("s3")!);
+    a.sendRequest(1, OpCode.create, { kind: "CreateRequest", path: "/x", data: text("1"), acl: Ids.OPEN_ACL_UNSAFE, flags: 0 });
+    await a.next("reply");
+    expect(s.command("partition s1 | s2 s3")).toBe("ok: partition s1 | s2 s3");
+    expect(s.command("heal")).toBe("ok: heal");
+    b.sendRequest(1, OpCode.getData, { kind: "GetDataRequest", path: "/x", watch: false });
+    await b.next("reply");
+    await s.close();
+    session = undefined;
+    const outcome = s.outcome()!;
+    expect(outcome.violations.map((v) => v.checker)).toContain("zab.durable-ack");
+    const c = outcome.replayCase;
+    expect(c.expected.verdict).toBe("fail");
+    const again = await runReplayCase(c);
+    expect(compareReplay(c, again)).toMatchObject({ reproduced: true });
+    const shrunk = await shrinkCase(c, 40);
+    expect(shrunk).toBeDefined();
+    const small = shrunk!.shrunk;
+    const conns = (x: typeof c) => new Set((x.scenario.workload.params.inputs as { conn: number }[]).map((i) => i.conn)).size;
+    expect(small.scenario.faults.length).toBeLessThan(c.scenario.faults.length);
+    expect(conns(small)).toBeLessThan(conns(c));
+    expect(small.expected.violations[0]!.checker).toBe(c.expected.violations[0]!.checker);
+    expect(compareReplay(small, await runReplayCase(small))).toMatchObject({ reproduced: true });
+  }, 90_000);
+
+  it("serve: record: a journal left by a crash of serve replays its inputs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "zksim-rec-"));
+    const file = join(dir, "crashed.json");
+    const s = await serve({ record: file });
+    const a = await client(s.clientPorts.get("s2")!);
+    a.sendRequest(1, OpCode.create, { kind: "CreateRequest", path: "/j", data: text("1"), acl: Ids.OPEN_ACL_UNSAFE, flags: 0 });
+    await a.next("reply");
+    // Every input that got a reply is in the journal already (flushed before each step).
+    const journal = readFileSync(`${file}.partial`, "utf8");
+    const c = servedCaseFromJournal(journal, `${file}.partial`);
+    const inputs = c.scenario.workload.params.inputs as { kind: string }[];
+    expect(inputs.map((i) => i.kind)).toEqual(["connect", "frame", "frame"]);
+    const run = await runReplayCase(c);
+    expect(run.counts["zk.session.established"]).toBe(1);
+    const child = zksim("replay", `${file}.partial`);
+    expect(child.stdout).toContain("journal");
+    expect(child.status).toBe(0);
+  }, 60_000);
+
+  it("serve: record: a malformed or truncated record file is one clear line and exit 2", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "zksim-rec-"));
+    const s = await serve({ record: join(dir, "ok.json") });
+    const a = await client(s.clientPorts.get("s1")!);
+    a.sendRequest(1, OpCode.exists, { kind: "ExistsRequest", path: "/", watch: false });
+    await a.next("reply");
+    await s.close();
+    session = undefined;
+    const good = readFileSync(join(dir, "ok.json"), "utf8");
+    const truncated = join(dir, "truncated.json");
+    writeFileSync(truncated, good.slice(0, Math.floor(good.length / 2)));
+    const cut = zksim("replay", truncated);
+    expect(cut.status).toBe(2);
+    expect(cut.stderr.trim().split("\n")).toHaveLength(1);
+    expect(cut.stderr).toContain("not valid JSON");
+    const doc = JSON.parse(good) as { scenario: { workload: { inputs: Record<string, unknown>[] } } };
+    doc.scenario.workload.inputs[1]!.base64 = "not base64!";
+    const bad = join(dir, "bad.json");
+    writeFileSync(bad, JSON.stringify(doc));
+    const r = zksim("replay", bad);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/workload\.inputs\[1\]\.base64/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
+});
