@@ -1,0 +1,42 @@
+/**
+ * The "served" workload's exactness, without sockets or wall clock: inputs injected through
+ * `ClientLinks` between simulator steps, as serve injects them, replay to the same trace hash —
+ * including inputs that enter at an instant where events scheduled after the previous input ran
+ * first live (the replay driver must queue itself behind them: its `events` positions).
+ */
+import { describe, expect, it } from "vitest";
+import { ClientLinks } from "../../src/serve/client-links.js";
+import { buildServeEnsemble } from "../../src/serve/serve-ensemble.js";
+import { registerServedWorkload, servedScenario, recordInput, type RecordedInput } from "../../src/serve/served-workload.js";
+import { settingsFromFlags } from "../../src/serve/zoo-cfg.js";
+import { runScenario } from "../../src/scenario/run.js";
+import { registerBuiltins } from "../../src/scenario/builtins.js";
+
+registerBuiltins();
+registerServedWorkload();
+
+describe("served workload", () => {
+  it("served workload: inputs at instants where later-scheduled events ran first live replay to the same trace hash", async () => {
+    const settings = { ...settingsFromFlags(3, 0, 2181), tickTimeMs: 200 };
+    const seed = 3;
+    const { sim, ...ensemble } = buildServeEnsemble(settings, seed);
+    const recorded: RecordedInput[] = [];
+    const links = new ClientLinks({ sim, ...ensemble }, (input, atUs, events) => recorded.push(recordInput(input, atUs, events)));
+    const runInstants = (n: number) => {
+      for (let i = 0; i < n; i++) sim.runSync({ untilUs: sim.nextEventTimeUs() });
+    };
+    sim.runSync({ untilUs: 3_000_000 });
+    for (let conn = 1; conn <= 6; conn++) {
+      links.inject({ kind: "connect", conn, server: `s${1 + (conn % 3)}` });
+      runInstants(conn); // the next input enters exactly at the instant of an event run live
+      links.inject({ kind: "close", conn });
+      runInstants(2);
+    }
+    sim.runSync({ untilUs: sim.nowUs + 500_000 });
+    const live = sim.trace.hash();
+    expect(recorded).toHaveLength(12);
+    const replay = await runScenario(servedScenario(settings, recorded, [], sim.nowUs, seed), { seed });
+    expect(replay.traceHash).toBe(live);
+    expect(replay.counts["conn.close"]).toBe(sim.trace.kindCounts()["conn.close"]);
+  });
+});
