@@ -10,6 +10,7 @@ import { dirname } from "node:path";
 import { UserInputError } from "../../sim/errors.js";
 import { caseFlags } from "../../scenario/replay.js";
 import { DEFAULT_MAX_RUNS, shrinkCase } from "../../scenario/shrink.js";
+import { workloadDef } from "../../scenario/workload.js";
 import { intFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
 import { checkOutputPath, ensureDir } from "../files.js";
@@ -18,7 +19,7 @@ import { REPLAY_EXIT, readReplayFile, writeReplayFile } from "../replay.js";
 export const shrink: Command = {
   name: "shrink",
   args: "<file> [--out FILE] [--max-runs N]",
-  help: `minimise a failing replay file: ddmin over its faults, then a shorter durationMs
+  help: `minimise a failing replay file: ddmin over its faults (and a served session's connections), then a shorter durationMs
 (at most N runs, default ${DEFAULT_MAX_RUNS}); writes FILE (default <file>.shrunk.json);
 exit 0 written, 4 the case no longer fails`,
   run: cmdShrink,
@@ -47,6 +48,8 @@ async function cmdShrink(argv: string[]): Promise<number> {
   const s = outcome.shrunk.scenario;
   console.log(`  faults:     ${c.scenario.faults.length} → ${s.faults.length}`);
   console.log(`  durationMs: ${c.scenario.durationMs} → ${s.durationMs}`);
+  const parts = workloadDef(c.scenario.workload.kind).removableParts;
+  if (parts !== undefined) console.log(`  ${parts.what}: ${parts.list(c.scenario.workload.params).length} → ${parts.list(s.workload.params).length}`);
   const { draws, simplified, runs } = outcome.decisions;
   const ranges = outcome.shrunk.simplify.length;
   console.log(`  decision stream: ${simplified.toLocaleString("en-US")} of ${draws.toLocaleString("en-US")} draws simplified (${ranges} range${ranges === 1 ? "" : "s"}, ${runs} runs)`);
