@@ -6,7 +6,8 @@
  * replays to the same violation and shrinks to a smaller file that still fails. A malformed or
  * truncated file is one clear line and exit 2; a journal left by a crash replays.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import net from "node:net";
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,6 +63,18 @@ async function client(port: number): Promise<RawZkClient> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A client of a member that may still be syncing with its leader (its port then closes at once). */
+async function clientWhenServing(port: number): Promise<RawZkClient> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await client(port);
+    } catch (err) {
+      if (tries >= 40 || !(err instanceof Error) || err.message !== "connection closed") throw err;
+      await sleep(250);
+    }
+  }
+}
 
 describe("serve: record and replay", () => {
   it("serve: record: a session with ops, a watch and a crash replays to the same trace hash and verdict, in process and in a fresh process", async () => {
@@ -146,6 +159,39 @@ describe("serve: record and replay", () => {
     const child = zksim("replay", `${file}.partial`);
     expect(child.stdout).toContain("journal");
     expect(child.status).toBe(0);
+  }, 60_000);
+
+  it("serve: record: the command line prints where it records, its trace hash and the replay line; a fresh process replays the file to that hash", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "zksim-rec-"));
+    const file = join(dir, "cli.json");
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const base = (probe.address() as net.AddressInfo).port + 1;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const child = spawn(process.execPath, [BIN, "serve", "--base-port", String(base), "--seed", "11", "--record", file], { stdio: ["pipe", "pipe", "pipe"] });
+    try {
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+      const deadline = Date.now() + 15_000;
+      while (!out.includes("leader") && Date.now() < deadline) await sleep(50);
+      expect(out).toContain(`recording to ${file} (journal ${file}.partial while serving)`);
+      const a = await clientWhenServing(base + 1);
+      a.sendRequest(1, OpCode.create, { kind: "CreateRequest", path: "/cli", data: text("1"), acl: Ids.OPEN_ACL_UNSAFE, flags: 0 });
+      await a.next("reply");
+      expect(zksim("ctl", "--port", String(base - 1), "crash", "s1").stdout).toBe("ok: crash s1\n");
+      await sleep(200);
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      const hash = /trace hash ([0-9a-f]+)/.exec(out)?.[1];
+      expect(hash).toBeDefined();
+      expect(out).toContain(`recorded ${file}; replay: zksim replay ${file}`);
+      const replayed = zksim("replay", file, "--json");
+      expect(replayed.status).toBe(0);
+      expect(JSON.parse(replayed.stdout)).toMatchObject({ reproduced: true, actual: hash });
+    } finally {
+      child.kill("SIGKILL");
+    }
   }, 60_000);
 
   it("serve: record: a malformed or truncated record file is one clear line and exit 2", async () => {
