@@ -70,6 +70,18 @@ export class ServeRecorder {
     this.pending = [];
   }
 
+  /** Runs `start` (serve's listeners); if it fails, the journal goes (nothing was served) and the error propagates. */
+  async unlessFailed<T>(start: () => Promise<T>): Promise<T> {
+    let started = false;
+    try {
+      const result = await start();
+      started = true;
+      return result;
+    } finally {
+      if (!started && this.journalPath !== undefined) rmSync(this.journalPath, { force: true });
+    }
+  }
+
   /** The session as a replay case: it ran until virtual `endUs` and gave `expected`. */
   replayCase(endUs: number, expected: ReplayExpectation): ReplayCase {
     const { seed, settings, canary, bugs } = this.header;

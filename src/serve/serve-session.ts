@@ -115,7 +115,7 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
     wallMs: () => performance.now(),
     onInput: (input, atUs, events) => recorder.input(input, atUs, events),
   });
-  const ports = await gateway.listen(options.bind ?? "127.0.0.1");
+  const ports = await recorder.unlessFailed(() => gateway.listen(options.bind ?? "127.0.0.1"));
   const timer = setInterval(advance, tickMs);
   const gateways = new Map(options.settings.members.map((m) => [m.node, ensemble.gatewayOf(m)]));
 
@@ -123,6 +123,7 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
     const trimmed = line.trim();
     if (trimmed === "status") return `ok: ${statusText(ensemble)}`;
     if (trimmed === "help") return "ok: crash|restart|start|resume sN, pause sN [4s], partition s1 | s2 s3, cut s1 -> s3, heal, clog s1 -> s2 200ms, unclog, loss|duplicate|reorder R [A -> B], delay 5ms 20ms, clock sN R, disk sN slow-fsync 200ms|full|ok, status";
+    if (stopped !== undefined) return "error: serve has stopped (its recording is closed)";
     try {
       advance();
       const parsed = parseFaultCommand(trimmed, sim.nodeIds);
@@ -139,7 +140,8 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
     }
   };
 
-  const control = options.controlPort === undefined ? undefined : await listenControl(options.controlPort, command);
+  const controlPort = options.controlPort;
+  const control = controlPort === undefined ? undefined : await recorder.unlessFailed(() => listenControl(controlPort, command));
   const clientPorts = new Map([...ports].map(([m, port]) => [m.node, port]));
   return {
     ensemble,
