@@ -98,11 +98,13 @@ export class ServeRecorder {
 }
 
 /**
- * A journal left by a serve that did not stop cleanly, as a case ending at its last input
+ * A journal left by a serve that did not stop cleanly, as a case ending at its last input or fault
  * (`expected` unknown: a pass with an empty hash, to be filled by a run).
  */
 export function servedCaseFromJournal(text: string, source: string): ReplayCase {
-  const lines = text.split("\n").filter((l) => l.trim() !== "");
+  // A last line without its newline is a write torn by the crash: its inputs were never run.
+  const whole = text.endsWith("\n") ? text : text.slice(0, text.lastIndexOf("\n") + 1);
+  const lines = whole.split("\n").filter((l) => l.trim() !== "");
   const parse = (line: string, n: number): Record<string, unknown> => {
     try {
       const v: unknown = JSON.parse(line);
@@ -116,7 +118,8 @@ export function servedCaseFromJournal(text: string, source: string): ReplayCase 
   if (head?.zksim !== JOURNAL_FORMAT) throw new UserInputError(`${source}: not a zksim serve journal: its first line must have "zksim": "${JOURNAL_FORMAT}"`);
   const inputs = rest.filter((r) => !("fault" in r));
   const faults = rest.filter((r) => "fault" in r).map((r) => r.fault);
-  const endUs = Math.max(1000, ...inputs.map((i) => (typeof i.atUs === "number" ? i.atUs : 0)));
+  const timesUs = [...inputs.map((i) => i.atUs), ...faults.map((f) => (f as { atMs?: unknown }).atMs).map((ms) => (typeof ms === "number" ? ms * 1000 : 0))];
+  const endUs = Math.max(1000, ...timesUs.map((t) => (typeof t === "number" ? t : 0)));
   // Through the replay-file parser, so a journal is validated exactly as a replay file is.
   const doc = {
     zksim: "replay/1",

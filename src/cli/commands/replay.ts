@@ -78,7 +78,7 @@ async function replayJournal(path: string, text: string): Promise<number> {
   const result = await runReplayCase(c);
   const out = path.endsWith(".partial") ? path.slice(0, -".partial".length) : `${path}.json`;
   writeReplayFile(out, { ...c, expected: { traceHash: result.traceHash, verdict: result.verdict, violations: result.violations.map(({ checker, message }) => ({ checker, message })) } });
-  console.log(`zksim replay ${path}: the journal of a serve session that did not stop cleanly (${c.scenario.faults.length} faults, ${c.scenario.durationMs} ms up to its last input)`);
+  console.log(`zksim replay ${path}: the journal of a serve session that did not stop cleanly (${c.scenario.faults.length} faults, ${c.scenario.durationMs} ms up to its last input or fault)`);
   console.log(`  ran it: trace hash ${result.traceHash}, ${result.verdict === "fail" ? `fails: ${describeCheckers(result)}` : "passes"}`);
   console.log(`wrote ${out}; replay: zksim replay ${out}`);
   return result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : REPLAY_EXIT.reproducedPass;
