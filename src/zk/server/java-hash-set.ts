@@ -97,6 +97,18 @@ export class JavaHashSet implements Iterable<string> {
     return true;
   }
 
+  /**
+   * `HashSet.clone()` (OpenJDK 17's `HashMap.clone` → `putMapEntries`): a fresh table sized for
+   * the current count, `tableSizeFor((int)(size / 0.75f + 1))`, filled in this set's iteration
+   * order. Its order may differ from this set's: a set that grew (or was created larger) and
+   * lost entries clones into a smaller table. DataTree.getEphemerals hands out such a clone.
+   */
+  clone(): JavaHashSet {
+    const copy = new JavaHashSet(this.count === 0 ? 16 : Math.trunc(Math.fround(Math.fround(this.count / LOAD_FACTOR) + 1)));
+    for (const key of this) copy.add(key);
+    return copy;
+  }
+
   *[Symbol.iterator](): Iterator<string> {
     if (this.table === undefined) return;
     for (const bucket of this.table) for (const e of bucket) yield e.key;
