@@ -24,7 +24,8 @@ import type { CloseReason, Endpoint } from "../sim/network.js";
 import { FrameDecoder, frame } from "../zk/proto/codec-framing.js";
 import { JUTE_MAX_BUFFER_BYTES } from "../zk/proto/records.js";
 import { CLIENT_PORT, type ZkPacket } from "../zk/proto/wire.js";
-import { answerFourLetterWord, newPortStats, recordLatency, type ConnectionInfo, type PortStats } from "./four-letter-words.js";
+import { answerFourLetterWord, newPortStats, recordLatency, touchRealConnection, type ConnectionInfo, type PortStats } from "./four-letter-words.js";
+import { forgetConnection } from "./four-letter-dumps.js";
 import type { ServeEnsemble } from "./serve-ensemble.js";
 import type { ServeMember } from "./zoo-cfg.js";
 
@@ -107,11 +108,13 @@ export class ClientGateway {
       connectSeen: false,
     };
     set.add(c);
+    touchRealConnection(this.ensemble.sim.node(m.node), this.stats.get(m)!, c.info);
     socket.setNoDelay(true);
     const decoder = new FrameDecoder({ fourLetterWords: true, maxFrameBytes: JUTE_MAX_BUFFER_BYTES });
     socket.on("data", (chunk: Buffer) => this.onData(m, c, decoder, chunk));
     socket.on("close", () => {
       set.delete(c);
+      forgetConnection(this.stats.get(m)!, c.info);
       c.endpoint?.close();
       this.hooks.kick();
     });
@@ -119,6 +122,7 @@ export class ClientGateway {
   }
 
   private onData(m: ServeMember, c: RealConnection, decoder: FrameDecoder, chunk: Buffer): void {
+    touchRealConnection(this.ensemble.sim.node(m.node), this.stats.get(m)!, c.info);
     for (const ev of decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))) {
       switch (ev.kind) {
         case "frame":
@@ -128,6 +132,7 @@ export class ClientGateway {
           const stats = this.stats.get(m)!;
           stats.packetsReceived++;
           c.info.packetsReceived++;
+          c.info.askingFourLetterWord = true;
           const node = this.ensemble.sim.node(m.node);
           if (node.status === "down") c.socket.destroy(); // nobody listens: 3.8's port would refuse
           else c.socket.end(answerFourLetterWord(ev.command, { node, member: m, clientPort: this.boundPorts.get(m) ?? m.clientPort, settings: this.ensemble.settings, stats }));
@@ -166,6 +171,7 @@ export class ClientGateway {
         else c.socket.end();
       },
     });
+    c.info.connectionId = c.endpoint.id;
   }
 
   private fromSimulation(m: ServeMember, c: RealConnection, bytes: Uint8Array): void {
