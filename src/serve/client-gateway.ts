@@ -7,8 +7,10 @@
  * and each frame enters the simulated network as a `ZkPacket`, exactly what a simulated client
  * sends. Frames the simulated server sends come back out with their length prefix. So a
  * partition, clog or pause between `cN` and `sN` holds the real client's traffic, a crash of
- * `sN` resets the real socket, and a refused simulated connect (server down or not serving)
- * closes it.
+ * `sN` resets the real socket. A refused simulated connect closes it as 3.8 would: a member that
+ * is up but not serving (electing, syncing) has its client port open in 3.8 and closes the
+ * connection once the first frame arrives (NIOServerCnxn "ZooKeeperServer not running"), so the
+ * socket ends with a FIN; a crashed member has no listener, so the socket is reset.
  *
  * As 3.8's NIOServerCnxn: the first 4 bytes may be a four-letter word (answered, then the
  * connection closes); a length outside [0, jute.maxbuffer] closes that connection only; a
@@ -167,7 +169,8 @@ export class ClientGateway {
       },
       onMessage: (_ep, message) => this.fromSimulation(m, c, (message as ZkPacket).bytes),
       onClose: (_ep, reason: CloseReason) => {
-        if (reason === "reset" || reason === "refused") c.socket.resetAndDestroy();
+        const notServing = reason === "refused" && this.ensemble.sim.node(m.node).status !== "down";
+        if ((reason === "reset" || reason === "refused") && !notServing) c.socket.resetAndDestroy();
         else c.socket.end();
       },
     });
