@@ -2,7 +2,9 @@
  * The dumping four-letter words of `zksim serve` (`cons`, `crst`, `dump`, `wchs`, `wchc`,
  * `wchp`) in 3.8.0's formats, from the simulated server's sessions, ephemerals and watches,
  * gated by the whitelist; and the Java hash orders they (and a closing session) follow, checked
- * against what the real 3.8.0 server answered (conformance/golden/ephemeral-order.json).
+ * against what the real 3.8.0 server answered (conformance/golden/ephemeral-order.json). The
+ * follower's and the leader's `dump` shapes are those a real 3-member 3.8.0 ensemble printed on
+ * this machine (`Global Sessions(1):\n0x…\t10000ms` on a follower, `Session Sets` on the leader).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
