@@ -227,4 +227,30 @@ export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
       );
     },
   },
+  {
+    name: "ephemeral-order",
+    about: "a closing session's ephemerals deleted in Java HashSet order (the watcher's events), getEphemerals, and the dump/wchp/wchc/cons four-letter words",
+    async run(t) {
+      const a = await t.client("a");
+      const w = await t.client("w");
+      // Inserted in this order; a HashSet of 16 buckets walks them in another, and the clone
+      // PrepRequestProcessor lists in the closeSession txn (8 buckets) in a third.
+      const names = ["x1", "eph-a", "eph-c", "eph-b", "eph-d"];
+      for (const n of names) await t.op(`create ${n}`, () => a.create(`${t.root}/${n}`, null, OPEN, EPHEMERAL));
+      for (const n of names) await t.op(`w watches ${n}`, () => w.exists(`${t.root}/${n}`, true));
+      await t.op("w watches the children", () => w.getChildren(t.root, true));
+      await t.op("getEphemerals a", () => a.getEphemerals("/"));
+      const mine = (answer: string) => answer.split("\n").filter((l) => l.includes(`${t.root}/`)).map((l) => l.trim());
+      await t.fourLetterWord("dump", "dump: a's ephemerals", mine);
+      await t.fourLetterWord("wchp", "wchp: watched paths", mine);
+      await t.fourLetterWord("wchc", "wchc: w's paths", mine);
+      await t.fourLetterWord("wchs", "wchs shape", (answer) => answer.replace(/\d+/g, "N"));
+      await t.fourLetterWord("cons", "cons: fields of a session's line", (answer) => {
+        const line = answer.split("\n").find((l) => l.includes(",sid=0x"));
+        return line?.replace(/^ \/[^[]+/, "").replace(/=[^,)]+/g, "=");
+      });
+      await t.op("close a", () => a.close());
+      await t.events("w", "events when a closes");
+    },
+  },
 ];

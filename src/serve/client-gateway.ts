@@ -6,10 +6,12 @@
  * client port; its byte stream is cut into frames (4-byte length + Jute payload, FrameDecoder),
  * and each frame enters the simulated network as a `ZkPacket`, exactly what a simulated client
  * sends. Opening, frames and closing enter through `ClientLinks.inject` (client-links.ts), the
- * one injection function that a replay of a recorded session uses too. Frames the simulated server sends come back out with their length prefix. So a
- * partition, clog or pause between `cN` and `sN` holds the real client's traffic, a crash of
- * `sN` resets the real socket, and a refused simulated connect (server down or not serving)
- * closes it.
+ * one injection function that a replay of a recorded session uses too. Frames the simulated
+ * server sends come back out with their length prefix. So a partition, clog or pause between
+ * `cN` and `sN` holds the real client's traffic, a crash of `sN` resets the real socket. A refused simulated connect closes it as 3.8 would: a member that
+ * is up but not serving (electing, syncing) has its client port open in 3.8 and closes the
+ * connection once the first frame arrives (NIOServerCnxn "ZooKeeperServer not running"), so the
+ * socket ends with a FIN; a crashed member has no listener, so the socket is reset.
  *
  * As 3.8's NIOServerCnxn: the first 4 bytes may be a four-letter word (answered, then the
  * connection closes); a length outside [0, jute.maxbuffer] closes that connection only; a
@@ -25,7 +27,8 @@ import type { CloseReason } from "../sim/network.js";
 import { FrameDecoder, frame } from "../zk/proto/codec-framing.js";
 import { JUTE_MAX_BUFFER_BYTES } from "../zk/proto/records.js";
 import { ClientLinks, type InputListener } from "./client-links.js";
-import { answerFourLetterWord, newPortStats, recordLatency, type ConnectionInfo, type PortStats } from "./four-letter-words.js";
+import { answerFourLetterWord, newPortStats, recordLatency, touchRealConnection, type ConnectionInfo, type PortStats } from "./four-letter-words.js";
+import { forgetConnection } from "./four-letter-dumps.js";
 import type { ServeEnsemble } from "./serve-ensemble.js";
 import type { ServeMember } from "./zoo-cfg.js";
 
@@ -117,11 +120,13 @@ export class ClientGateway {
       connectSeen: false,
     };
     set.add(c);
+    touchRealConnection(this.ensemble.sim.node(m.node), this.stats.get(m)!, c.info);
     socket.setNoDelay(true);
     const decoder = new FrameDecoder({ fourLetterWords: true, maxFrameBytes: JUTE_MAX_BUFFER_BYTES });
     socket.on("data", (chunk: Buffer) => this.onData(m, c, decoder, chunk));
     socket.on("close", () => {
       set.delete(c);
+      forgetConnection(this.stats.get(m)!, c.info);
       if (c.linked) this.links.inject({ kind: "close", conn: c.conn });
       this.hooks.kick();
     });
@@ -129,6 +134,7 @@ export class ClientGateway {
   }
 
   private onData(m: ServeMember, c: RealConnection, decoder: FrameDecoder, chunk: Buffer): void {
+    touchRealConnection(this.ensemble.sim.node(m.node), this.stats.get(m)!, c.info);
     for (const ev of decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))) {
       switch (ev.kind) {
         case "frame":
@@ -138,6 +144,7 @@ export class ClientGateway {
           const stats = this.stats.get(m)!;
           stats.packetsReceived++;
           c.info.packetsReceived++;
+          c.info.askingFourLetterWord = true;
           const node = this.ensemble.sim.node(m.node);
           if (node.status === "down") c.socket.destroy(); // nobody listens: 3.8's port would refuse
           else c.socket.end(answerFourLetterWord(ev.command, { node, member: m, clientPort: this.boundPorts.get(m) ?? m.clientPort, settings: this.ensemble.settings, stats }));
@@ -161,10 +168,12 @@ export class ClientGateway {
       this.links.inject({ kind: "connect", conn: c.conn, server: m.node }, {
         onMessage: (bytes) => this.fromSimulation(m, c, bytes),
         onClose: (reason: CloseReason) => {
-          if (reason === "reset" || reason === "refused") c.socket.resetAndDestroy();
+          const notServing = reason === "refused" && this.ensemble.sim.node(m.node).status !== "down";
+          if ((reason === "reset" || reason === "refused") && !notServing) c.socket.resetAndDestroy();
           else c.socket.end();
         },
       });
+      c.info.connectionId = this.links.endpointId(c.conn);
     }
     this.links.inject({ kind: "frame", conn: c.conn, bytes: payload });
     this.hooks.kick();

@@ -88,6 +88,11 @@ export class ClientLinks {
     return this.links.has(conn);
   }
 
+  /** The simulated connection's endpoint id (what the simulated server's ServerCnxn is keyed by). */
+  endpointId(conn: number): number | undefined {
+    return this.links.get(conn)?.endpoint.id;
+  }
+
   /** The simulated half: a connection from `cN` to `sN`'s client port. */
   private open(conn: number, server: string, sink: LinkSink | undefined): void {
     const member = this.ensemble.settings.members.find((m) => m.node === server);

@@ -1,9 +1,10 @@
 /**
  * Four-letter words on a served client port, answered as ZooKeeper 3.8 answers them
  * (`org.apache.zookeeper.server.command.*`): `ruok`, `srvr`, `stat`, `conf`, `envi`, `mntr`,
- * `isro`, `cons`. A word that is not in the whitelist gets 3.8's "<cmd> is not executed because
- * it is not in the whitelist." line; a known word this gateway does not answer says so in one
- * line (never an invented output).
+ * `isro`, and (four-letter-dumps.ts) `cons`, `crst`, `dump`, `wchs`, `wchc`, `wchp`. A word that
+ * is not in the whitelist gets 3.8's "<cmd> is not executed because it is not in the
+ * whitelist." line; a known word this gateway does not answer says so in one line (never an
+ * invented output).
  *
  * State comes from the live simulated server (mode, zxid, node count, watches, ephemerals) and
  * from the gateway's counters for the real connections of that port (packets, latency,
@@ -16,17 +17,24 @@ import { ZooKeeperServer } from "../zk/server/zoo-keeper-server.js";
 import { QuorumPeer } from "../zk/server/quorum/quorum-peer.js";
 import type { FourLetterCommand } from "../zk/proto/codec-framing.js";
 import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
+import { connectionLine, consText, crstText, dumpText, touchConnection, wchcText, wchpText, wchsText } from "./four-letter-dumps.js";
 
 /** What 3.8 reports for `zookeeper.version` (`Version.getFullVersion()`), marked as ours. */
 export const ZOOKEEPER_VERSION = "3.8.0-zksim, built on 2022-02-25 08:49 UTC";
 export const ZK_NOT_SERVING = "This ZooKeeper instance is not currently serving requests";
 
-/** One real connection as `cons`/`stat` list it. */
+/** One real connection as `cons`/`stat`/`dump` list it. */
 export interface ConnectionInfo {
   remote: string;
   packetsReceived: number;
   packetsSent: number;
   sessionId?: bigint;
+  /** The simulated connection's id (its server end is the simulated ServerCnxn), once opened. */
+  connectionId?: number;
+  /** The connection is asking a four-letter word (3.8 lists it with interest ops 0). */
+  askingFourLetterWord?: boolean;
+  /** Its bucket in the connection expiry queue (four-letter-dumps.ts `touchConnection`). */
+  expiryMs?: number;
 }
 
 /** The gateway's counters for one member's port (ServerStats' share of them). */
@@ -38,10 +46,12 @@ export interface PortStats {
   totalLatencyMs: number;
   latencyCount: number;
   connections(): ConnectionInfo[];
+  /** NIOServerCnxnFactory's connection expiry queue: wall-clock deadline → connections. */
+  connectionExpiry: Map<number, Set<ConnectionInfo>>;
 }
 
 export function newPortStats(connections: () => ConnectionInfo[]): PortStats {
-  return { packetsReceived: 0, packetsSent: 0, minLatencyMs: Number.MAX_SAFE_INTEGER, maxLatencyMs: 0, totalLatencyMs: 0, latencyCount: 0, connections };
+  return { packetsReceived: 0, packetsSent: 0, minLatencyMs: Number.MAX_SAFE_INTEGER, maxLatencyMs: 0, totalLatencyMs: 0, latencyCount: 0, connections, connectionExpiry: new Map() };
 }
 
 export function recordLatency(stats: PortStats, latencyMs: number): void {
@@ -66,6 +76,11 @@ function served(node: SimNode): Served | undefined {
   if (zks === undefined || !zks.isServing) return undefined;
   const mode = p.state === "LEADING" ? "leader" : p.state === "OBSERVING" ? "observer" : "follower";
   return { zks, mode, peer: p };
+}
+
+/** A real connection was accepted or sent bytes: its place in the connection expiry queue moves (for `dump`). */
+export function touchRealConnection(node: SimNode, stats: PortStats, k: ConnectionInfo): void {
+  touchConnection(stats, k, served(node)?.zks, Date.now());
 }
 
 export interface FourLetterContext {
@@ -97,15 +112,20 @@ export function answerFourLetterWord(command: FourLetterCommand, c: FourLetterCo
     case "mntr":
       return s === undefined ? `${ZK_NOT_SERVING}\n` : mntrText(s, c);
     case "cons":
-      return s === undefined ? `${ZK_NOT_SERVING}\n` : c.stats.connections().map((k) => `${connectionLine(k)}\n`).join("") + "\n";
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : consText(s.zks, c.stats);
+    case "crst":
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : crstText(s.zks, c.stats);
+    case "dump":
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : dumpText(s.zks, c.stats, Date.now());
+    case "wchs":
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : wchsText(s.zks.zkDb.dataTree.watches.dataWatches);
+    case "wchc":
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : wchcText(s.zks.zkDb.dataTree.watches.dataWatches);
+    case "wchp":
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : wchpText(s.zks.zkDb.dataTree.watches.dataWatches);
     default:
       return `${command} is not answered by zksim serve yet\n`;
   }
-}
-
-function connectionLine(k: ConnectionInfo): string {
-  const session = k.sessionId === undefined ? "" : `,sid=0x${k.sessionId.toString(16)}`;
-  return ` /${k.remote}[${k.sessionId === undefined ? 0 : 1}](queued=0,recved=${k.packetsReceived},sent=${k.packetsSent}${session})`;
 }
 
 function latency(stats: PortStats): { min: number; avg: string; max: number } {
@@ -119,7 +139,7 @@ function statText(command: "srvr" | "stat", s: Served, c: FourLetterContext): st
   const lines = [`Zookeeper version: ${ZOOKEEPER_VERSION}`];
   if (command === "stat") {
     lines.push("Clients:");
-    for (const k of c.stats.connections()) lines.push(connectionLine(k)); // each println'd, then one more println
+    for (const k of c.stats.connections()) lines.push(connectionLine(k, s.zks, true)); // brief; each println'd, then one more println
     lines.push("");
   }
   const l = latency(c.stats);

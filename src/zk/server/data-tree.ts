@@ -20,8 +20,11 @@
  * - ephemeralOwner values are Java longs held as signed 64-bit bigints: 0 = persistent,
  *   Long.MIN_VALUE = container, 0xFF00_0000_0000_0000 | ttl = TTL node (only when extended
  *   types are enabled), anything else = the owning session. Clients see 0 unless NORMAL.
- * - Deterministic orders: getChildren, getEphemerals, getContainers, getTtls are sorted by
- *   UTF-16 code unit (JS default sort); a watch trigger notifies in watcherId order.
+ * - Orders: getChildren lists a node's children in Java HashSet order (java-hash-set.ts). A
+ *   session's ephemerals are a Java `HashSet<String>` (default capacity 16) too: getEphemerals
+ *   and a closeSession's paths2Delete come in the order of its clone, killSession deletes the
+ *   leftovers in the set's own order, as 3.8 does. getContainers and getTtls are sorted by UTF-16
+ *   code unit (JS default sort); a watch trigger notifies in watcherId order.
  * - Node data may be `null` (Jute's buffer length −1, e.g. the Java client's
  *   `create(path, null, …)`): it is stored and returned as null, as in Java; it counts as 0 bytes
  *   (dataLength, approximateDataSize, quota usage) and the digest hashes it like empty data
@@ -229,7 +232,7 @@ function nodeKey(path: string): string {
 
 export class DataTree {
   private readonly nodes = new Map<string, DataNode>();
-  private readonly ephemerals = new Map<SessionId, Set<string>>();
+  private readonly ephemerals = new Map<SessionId, JavaHashSet>();
   private readonly containers = new Set<string>();
   private readonly ttls = new Set<string>();
   /** Replicated sessions: id → negotiated timeout (ms). See the header. */
@@ -366,7 +369,7 @@ export class DataTree {
       case "NORMAL": {
         let set = this.ephemerals.get(owner);
         if (set === undefined) {
-          set = new Set();
+          set = new JavaHashSet();
           this.ephemerals.set(owner, set);
         }
         set.add(path);
@@ -571,7 +574,7 @@ export class DataTree {
 
   /**
    * `killSession`: deletes the txn's paths2Delete (missing ones ignored), then any ephemeral of
-   * the session the txn did not list (Java logs a warning and deletes them too, sorted here).
+   * the session the txn did not list (Java logs a warning and deletes them too, in the set's order).
    */
   private killSession(sessionId: SessionId, zxid: Zxid, paths2Delete: readonly string[]): void {
     const local = this.ephemerals.get(sessionId);
@@ -579,7 +582,7 @@ export class DataTree {
     for (const path of paths2Delete) this.deleteNode(path, zxid);
     if (local === undefined) return;
     for (const path of paths2Delete) local.delete(path);
-    for (const path of [...local].sort()) this.deleteNode(path, zxid);
+    for (const path of [...local]) this.deleteNode(path, zxid);
   }
 
   // ---- reads -------------------------------------------------------------------------------
@@ -620,15 +623,30 @@ export class DataTree {
     return this.getNode(path)?.acl ?? null;
   }
 
+  /** Java's `getEphemerals(sessionId)`: a clone of the session's set (its own order may differ). */
+  ephemeralsOf(sessionId: SessionId): JavaHashSet {
+    return this.ephemerals.get(sessionId)?.clone() ?? new JavaHashSet();
+  }
+
   /**
-   * Ephemerals of a session, sorted. With `prefix`: empty, blank or `/` means all, otherwise
-   * `startsWith(prefix)` (the getEphemerals rule, docs/zookeeper.md §1.7).
+   * The getEphemerals op: the session's ephemerals in the order of the clone, unsorted, as
+   * FinalRequestProcessor lists them. With `prefix`: empty, blank or `/` means all, otherwise
+   * `startsWith(prefix)` (docs/zookeeper.md §1.7).
    */
   getEphemerals(sessionId: SessionId, prefix?: string | null): string[] {
-    const all = [...(this.ephemerals.get(sessionId) ?? [])].sort();
+    const all = [...this.ephemeralsOf(sessionId)];
     const p = prefix ?? "";
     if (p.trim() === "" || p.trim() === "/") return all;
     return all.filter((e) => e.startsWith(p));
+  }
+
+  /**
+   * `dumpEphemerals` (the `dump` four-letter word): every session that ever had an ephemeral and
+   * is not closed (an emptied set stays, as in Java), each with its paths in its set's order.
+   * Sessions come in insertion order; the caller puts them in Java's map order.
+   */
+  ephemeralsBySession(): [SessionId, string[]][] {
+    return [...this.ephemerals.entries()].map(([id, set]) => [id, [...set]]);
   }
 
   /** Session ids that own ephemerals, sorted. */

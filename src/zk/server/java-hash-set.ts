@@ -97,6 +97,18 @@ export class JavaHashSet implements Iterable<string> {
     return true;
   }
 
+  /**
+   * `HashSet.clone()` (OpenJDK 17's `HashMap.clone` → `putMapEntries`): a fresh table sized for
+   * the current count, `tableSizeFor((int)(size / 0.75f + 1))`, filled in this set's iteration
+   * order. Its order may differ from this set's: a set that grew (or was created larger) and
+   * lost entries clones into a smaller table. DataTree.getEphemerals hands out such a clone.
+   */
+  clone(): JavaHashSet {
+    const copy = new JavaHashSet(this.count === 0 ? 16 : Math.trunc(Math.fround(Math.fround(this.count / LOAD_FACTOR) + 1)));
+    for (const key of this) copy.add(key);
+    return copy;
+  }
+
   *[Symbol.iterator](): Iterator<string> {
     if (this.table === undefined) return;
     for (const bucket of this.table) for (const e of bucket) yield e.key;
@@ -153,4 +165,31 @@ export function addInJavaConcurrentSetOrder<T>(list: T[], item: T, hashCode: (x:
   const ordered = list.map((x, i) => ({ x, i, b: bin(x) })).sort((p, q) => p.b - q.b || p.i - q.i);
   for (let i = 0; i < list.length; i++) list[i] = ordered[i]!.x;
   return true;
+}
+
+/** Java's `Long.hashCode()`: the two halves of the 64-bit value xor-ed. */
+export function javaLongHashCode(v: bigint): number {
+  const u = BigInt.asUintN(64, v);
+  return Number(BigInt.asIntN(32, u ^ (u >> 32n)));
+}
+
+/**
+ * `items` (given in insertion order) in the iteration order of a Java `ConcurrentHashMap` with
+ * the default 16 bins holding them as keys: bins in index order (`spread(h) & (n − 1)`, spread
+ * = `(h ^ h >>> 16) & 0x7fffffff`), each bin in insertion order; the table doubles when the
+ * count reaches 0.75 of it (`addCount`). How DataTree keeps its session → ephemerals map,
+ * which `dump` walks. Not modelled: a table that grew and then lost entries (it never shrinks)
+ * and the part of a bin a transfer reverses; both need many sessions at once.
+ */
+export function inJavaConcurrentHashMapOrder<T>(items: readonly T[], hashCode: (x: T) => number): T[] {
+  let capacity = 16;
+  while (items.length >= capacity - (capacity >>> 2)) capacity *= 2;
+  const bin = (x: T) => {
+    const h = hashCode(x);
+    return ((h ^ (h >>> 16)) & 0x7fffffff) & (capacity - 1);
+  };
+  return items
+    .map((x, i) => ({ x, i, b: bin(x) }))
+    .sort((p, q) => p.b - q.b || p.i - q.i)
+    .map((e) => e.x);
 }

@@ -462,7 +462,8 @@ export class PrepRequestProcessor {
 
   /**
    * closeSession: no session check (the expirer is not the owner). paths2Delete = the tree's
-   * ephemerals of the session, adjusted by pending changes in order, sorted; then the session
+   * ephemerals of the session (a clone of its Java HashSet), adjusted by pending changes in
+   * order, listed in that set's iteration order as 3.8's `new ArrayList<>(es)`; then the session
    * is marked closing so later requests fail with SESSIONEXPIRED (ZOOKEEPER-1208). With that bug
    * re-injected the mark is missing: a request of the same session prepped after the close (but
    * before it is applied) still passes checkSession, and an ephemeral it creates outlives the
@@ -470,12 +471,12 @@ export class PrepRequestProcessor {
    */
   private prepCloseSession(ctx: TxnContext): Prepped {
     const sessionId = ctx.req.sessionId;
-    const es = new Set(this.tree.getEphemerals(sessionId));
+    const es = this.tree.ephemeralsOf(sessionId);
     for (const c of this.outstandingChanges) {
       if (c.stat === null) es.delete(c.path);
       else if (c.stat.ephemeralOwner === sessionId) es.add(c.path);
     }
-    const paths2Delete = [...es].sort();
+    const paths2Delete = [...es];
     for (const path of paths2Delete) {
       this.addChangeRecord({ zxid: ctx.zxid, path, stat: null, childCount: 0, acl: null, data: null });
     }

@@ -4,10 +4,15 @@
  * connection's auth ids, and is the `ServerWatcher` the DataTree notifies. Replies and
  * notifications leave in the order they are produced, so a watch event always precedes the
  * reply of any later request on the same connection (docs/zookeeper.md §2.5).
+ *
+ * It keeps 3.8's per-connection figures that the `cons` four-letter word prints (`CnxnStats`):
+ * last op, cxid and zxid, latencies in the server's elapsed ms. As in Java they start at 0 /
+ * null (so `minlat` stays 0 until a `crst` resets them to "none yet") and only the final stage's
+ * answers update them (`updateStatsForResponse`); auth packets and re-attaches do not.
  */
 import type { Endpoint } from "../../sim/process-api.js";
 import { Code } from "../proto/error-code.js";
-import { Xid, opName } from "../proto/op-code.js";
+import { OpCode, Xid, opName } from "../proto/op-code.js";
 import { JUTE_MAX_BUFFER_BYTES, type Id, type SessionId, type WatcherEvent, type Zxid } from "../proto/records.js";
 import type { ConnectResponse, ResponseRecord } from "../proto/packets.js";
 import { encodeServerFrame, notificationFrame } from "../proto/codec.js";
@@ -25,6 +30,26 @@ export interface CnxnHost {
 
 const EMPTY_PASSWD = new Uint8Array(16);
 
+/** ServerCnxn's connection figures (`updateStatsForResponse`, `resetStats`). */
+export interface CnxnStats {
+  lastOp: string;
+  /** −1 after a reset: `cons` then leaves lcxid out. */
+  lastCxid: number;
+  lastZxid: Zxid;
+  lastResponseMs: number;
+  lastLatencyMs: number;
+  /** Long.MAX_VALUE in Java after a reset; printed as 0 then. */
+  minLatencyMs: number;
+  maxLatencyMs: number;
+  count: number;
+  totalLatencyMs: number;
+}
+
+/** The figures of a new connection: Java's field defaults (lastOp null, min latency 0). */
+function initialCnxnStats(): CnxnStats {
+  return { lastOp: "null", lastCxid: 0, lastZxid: 0n, lastResponseMs: 0, lastLatencyMs: 0, minLatencyMs: 0, maxLatencyMs: 0, count: 0, totalLatencyMs: 0 };
+}
+
 export class ServerCnxn implements ServerWatcher {
   state: CnxnState = "awaitingConnect";
   sessionId: SessionId = 0n;
@@ -34,6 +59,9 @@ export class ServerCnxn implements ServerWatcher {
   readonly authInfo: Id[];
   packetsReceived = 0;
   packetsSent = 0;
+  /** The server's wall clock (ms since the epoch) when the connection was accepted. */
+  establishedMs = 0;
+  stats: CnxnStats = initialCnxnStats();
 
   constructor(
     readonly watcherId: number,
@@ -45,6 +73,28 @@ export class ServerCnxn implements ServerWatcher {
     private readonly dropDataChanged = false,
   ) {
     this.authInfo = [{ scheme: "ip", id: remoteAddress }];
+  }
+
+  /** `updateStatsForResponse`: a negative (special) xid does not replace the last real cxid. */
+  updateStatsForResponse(cxid: number, zxid: Zxid, op: string, startMs: number, endMs: number): void {
+    const s = this.stats;
+    if (cxid >= 0) s.lastCxid = cxid;
+    s.lastZxid = zxid;
+    s.lastOp = op;
+    s.lastResponseMs = endMs;
+    const elapsed = endMs - startMs;
+    s.lastLatencyMs = elapsed;
+    s.minLatencyMs = Math.min(s.minLatencyMs, elapsed);
+    s.maxLatencyMs = Math.max(s.maxLatencyMs, elapsed);
+    s.count++;
+    s.totalLatencyMs += elapsed;
+  }
+
+  /** `resetStats` (the `crst` four-letter word). */
+  resetStats(): void {
+    this.packetsReceived = 0;
+    this.packetsSent = 0;
+    this.stats = { lastOp: "NA", lastCxid: -1, lastZxid: -1n, lastResponseMs: 0, lastLatencyMs: 0, minLatencyMs: Number.MAX_SAFE_INTEGER, maxLatencyMs: 0, count: 0, totalLatencyMs: 0 };
   }
 
   get isOpen(): boolean {
@@ -117,3 +167,20 @@ export function replyLabel(type: number, xid: number): string {
 }
 /** One string per op, so the trace hashes a cached string, not a fresh concatenation. */
 const REPLY_LABELS = new Map<number, string>();
+
+/** FinalRequestProcessor's `lastOp` name of each op (what `cons` prints as `lop`). */
+const LAST_OP_NAMES: ReadonlyMap<number, string> = new Map([
+  [OpCode.ping, "PING"], [OpCode.createSession, "SESS"], [OpCode.multi, "MULT"], [OpCode.multiRead, "MLTR"],
+  [OpCode.create, "CREA"], [OpCode.create2, "CREA"], [OpCode.createTTL, "CREA"], [OpCode.createContainer, "CREA"],
+  [OpCode.delete, "DELE"], [OpCode.deleteContainer, "DELE"], [OpCode.setData, "SETD"], [OpCode.reconfig, "RECO"],
+  [OpCode.setACL, "SETA"], [OpCode.closeSession, "CLOS"], [OpCode.sync, "SYNC"], [OpCode.check, "CHEC"],
+  [OpCode.exists, "EXIS"], [OpCode.getData, "GETD"], [OpCode.setWatches, "SETW"], [OpCode.setWatches2, "STW2"],
+  [OpCode.addWatch, "ADDW"], [OpCode.getACL, "GETA"], [OpCode.getChildren, "GETC"], [OpCode.getChildren2, "GETC"],
+  [OpCode.getAllChildrenNumber, "GETACN"], [OpCode.checkWatches, "CHKW"], [OpCode.removeWatches, "REMW"],
+  [OpCode.whoAmI, "HOMI"], [OpCode.getEphemerals, "GETE"],
+]);
+
+/** The `lastOp` of an answered request: "NA" when Java throws before its switch (a failed txn or session check). */
+export function lastOpName(type: number, failedBeforeSwitch: boolean): string {
+  return failedBeforeSwitch ? "NA" : (LAST_OP_NAMES.get(type) ?? "NA");
+}

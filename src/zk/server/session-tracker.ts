@@ -221,10 +221,12 @@ export class SessionTrackerImpl implements SessionTracker {
     this.host.cancelTimer(this.timer);
   }
 
-  /** Sessions grouped by bucket (for `dump` and the UI). */
+  /**
+   * Sessions grouped by bucket, by expiry time (for `dump`): as Java's ExpiryQueue, a bucket a
+   * session left stays, empty, until its time comes; sessions in the order they entered it.
+   */
   bucketsSnapshot(): { expiryMs: number; sessions: SessionId[] }[] {
     return [...this.buckets.entries()]
-      .filter(([, b]) => b.size > 0)
       .sort(([a], [b]) => a - b)
       .map(([expiryMs, b]) => ({ expiryMs, sessions: [...b].map((s) => s.sessionId) }));
   }

@@ -192,6 +192,16 @@ export class WatchTable {
     return [...this.watch2Paths.keys()].sort(byWatcherId);
   }
 
+  /** The table itself, path → watchers in insertion order (read-only; for `wchp`, `wchs`). */
+  watchedPaths(): ReadonlyMap<string, ReadonlySet<ServerWatcher>> {
+    return this.watchTable;
+  }
+
+  /** Watcher → its paths in insertion order (read-only; for `wchc`, `wchs`). */
+  pathsByWatcher(): ReadonlyMap<ServerWatcher, ReadonlySet<string>> {
+    return this.watch2Paths;
+  }
+
   /** Paths watched by one connection, sorted (for dumps and tests). */
   pathsOf(watcher: ServerWatcher): string[] {
     return [...(this.watch2Paths.get(watcher) ?? [])].sort();

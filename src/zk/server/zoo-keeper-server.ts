@@ -28,7 +28,7 @@ import { authenticate } from "./acl.js";
 import { PrepRequestProcessor, type PrepRequest } from "./prep-request-processor.js";
 import { processRead, replyForTxn, type FinalReply } from "./final-request-processor.js";
 import { SessionTrackerImpl, type SessionImpl, type SessionTracker } from "./session-tracker.js";
-import { ServerCnxn, replyLabel, type CnxnHost } from "./server-cnxn.js";
+import { ServerCnxn, lastOpName, replyLabel, type CnxnHost } from "./server-cnxn.js";
 import { DEFAULT_SNAPSHOT_SIZE_FACTOR, ZKDatabase } from "./zk-database.js";
 import { ContainerManager } from "./container-manager.js";
 import { addInJavaConcurrentSetOrder, javaIdHashCode } from "./java-hash-set.js";
@@ -131,6 +131,8 @@ export interface Request {
   reply: FinalReply | null;
   /** A write (goes through the txn pipeline / the leader) rather than a local read. */
   isWrite: boolean;
+  /** The server's elapsed ms when the request arrived (for the connection's latency figures). */
+  createdMs: number;
   /** createSession only: the negotiated timeout. */
   sessionTimeoutMs?: number;
   /** A request forwarded by a learner: the client's ids and the learner that owns the session. */
@@ -325,11 +327,17 @@ export class ZooKeeperServer implements CnxnHost {
     return this.cnxns.size;
   }
 
+  /** The open client connections (for the `cons`, `crst` and `dump` four-letter words). */
+  get connections(): ReadonlySet<ServerCnxn> {
+    return this.cnxns;
+  }
+
   // ---- connections -----------------------------------------------------------------------
 
   private accept(ep: Endpoint) {
     if (!this.running) ep.close();
     const cnxn = new ServerCnxn(++this.nextWatcherId, ep, this.ctx.addressOf(ep.remoteId), this, this.config.maxBufferBytes, this.config.canary === "watch-not-fired");
+    cnxn.establishedMs = this.currentTimeMillis();
     this.cnxns.add(cnxn);
     return {
       onMessage: (_e: Endpoint, m: unknown) => cnxn.onMessage(m),
@@ -455,7 +463,7 @@ export class ZooKeeperServer implements CnxnHost {
   }
 
   protected newRequest(cnxn: ServerCnxn | null, sessionId: SessionId, xid: number, type: number, record: RequestRecord, sessionTimeoutMs?: number): Request {
-    const req: Request = { cnxn, sessionId, xid, type, record, entry: null, err: Code.OK, reply: null, isWrite: WRITE_OPS.has(type) };
+    const req: Request = { cnxn, sessionId, xid, type, record, entry: null, err: Code.OK, reply: null, isWrite: WRITE_OPS.has(type), createdMs: this.ctx.nowMs() };
     // Assigned, not spread: a conditional spread is slow on this per-request path.
     if (sessionTimeoutMs !== undefined) req.sessionTimeoutMs = sessionTimeoutMs;
     return req;
@@ -581,11 +589,15 @@ export class ZooKeeperServer implements CnxnHost {
   private finishWrite(req: Request): void {
     const cnxn = req.cnxn;
     if (req.type === OpCode.createSession) {
-      if (cnxn !== null && cnxn.state === "connecting") this.finishSessionInit(cnxn);
+      if (cnxn !== null && cnxn.state === "connecting") {
+        this.updateStats(cnxn, req, false);
+        this.finishSessionInit(cnxn);
+      }
       return;
     }
     if (req.type === OpCode.closeSession) {
       if (cnxn !== null) {
+        this.updateStats(cnxn, req, false);
         cnxn.sendReply(req.xid, this.zkDb.lastProcessedZxid, Code.OK, null, "reply:closeSession");
         cnxn.close();
       }
@@ -614,11 +626,18 @@ export class ZooKeeperServer implements CnxnHost {
       // an answer, so the client sees a connection loss, never −118 (docs/zookeeper.md §3.4).
       this.ctx.annotate("zk.session.moved", { client: cnxn.endpoint.remoteId, session: hexId(req.sessionId), xid: req.xid, op: opName(req.type) });
     }
+    // Java throws before its op switch (lastOp stays "NA") on a failed txn or session check.
+    this.updateStats(cnxn, req, req.isWrite ? reply.err !== Code.OK && req.type !== OpCode.multi : req.err !== Code.OK);
     if (reply.disposition !== "closeWithoutReply") {
       const xid = req.type === OpCode.ping ? Xid.ping : req.xid;
       cnxn.sendReply(xid, this.zkDb.lastProcessedZxid, reply.err, reply.response, replyLabel(req.type, xid));
     }
     if (reply.disposition !== "reply") cnxn.close();
+  }
+
+  /** FinalRequestProcessor.updateStats: the connection's last op, zxid and latency. */
+  private updateStats(cnxn: ServerCnxn, req: Request, failedBeforeSwitch: boolean): void {
+    cnxn.updateStatsForResponse(req.xid, this.zkDb.lastProcessedZxid, lastOpName(req.type, failedBeforeSwitch), req.createdMs, this.ctx.nowMs());
   }
 
   // ---- sessions --------------------------------------------------------------------------
