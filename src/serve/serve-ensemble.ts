@@ -11,6 +11,8 @@
  * are recorded.
  */
 import { Simulator } from "../sim/simulator.js";
+import type { NetworkConfig } from "../sim/network.js";
+import type { DiskConfig } from "../sim/disk.js";
 import { ZooKeeperServer, type ZooKeeperServerConfig } from "../zk/server/zoo-keeper-server.js";
 import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../zk/server/quorum/quorum-peer.js";
 import type { QuorumServer } from "../zk/server/quorum/quorum-verifier.js";
@@ -24,13 +26,20 @@ export interface ServeEnsemble {
   gatewayOf(member: ServeMember): string;
 }
 
+/** What a `--scenario` adds to the settings (serve-scenario.ts): link and disk settings, server settings. */
+export interface ServeWorld {
+  network?: Partial<NetworkConfig>;
+  disk?: Partial<DiskConfig>;
+  server?: Partial<ZooKeeperServerConfig>;
+}
+
 export function gatewayNodeId(member: ServeMember): string {
   return `c${member.sid}`;
 }
 
-export function buildServeEnsemble(settings: ServeSettings, seed: number): ServeEnsemble {
-  const sim = new Simulator({ seed });
-  const server: Partial<ZooKeeperServerConfig> = { tickTimeMs: settings.tickTimeMs, clientPort: CLIENT_PORT };
+export function buildServeEnsemble(settings: ServeSettings, seed: number, world: ServeWorld = {}): ServeEnsemble {
+  const sim = new Simulator({ seed, ...(world.network !== undefined ? { network: world.network } : {}) });
+  const server: Partial<ZooKeeperServerConfig> = { ...world.server, tickTimeMs: settings.tickTimeMs, clientPort: CLIENT_PORT };
   if (settings.minSessionTimeoutMs !== undefined) server.minSessionTimeoutMs = settings.minSessionTimeoutMs;
   if (settings.maxSessionTimeoutMs !== undefined) server.maxSessionTimeoutMs = settings.maxSessionTimeoutMs;
   const quorum: QuorumServer[] = settings.members.map((m) => ({ sid: m.sid, host: m.node, role: m.observer ? "observer" : "participant" }));
@@ -50,6 +59,7 @@ export function buildServeEnsemble(settings: ServeSettings, seed: number): Serve
             bugs: new Set(),
           })
         : new ZooKeeperServer(ctx, config),
+      world.disk,
     );
   }
   for (const m of settings.members) sim.addNode(gatewayNodeId(m), () => ({}));

@@ -22,6 +22,7 @@ import { parseFaultCommand, withGatewaysInPartition } from "./fault-command.js";
 import { buildServeEnsemble, type ServeEnsemble } from "./serve-ensemble.js";
 import { OnlineWatch } from "./status-lines.js";
 import type { ServeSettings } from "./zoo-cfg.js";
+import { installServeScenario, type ServeScenario } from "./serve-scenario.js";
 
 export interface ServeOptions {
   settings: ServeSettings;
@@ -33,6 +34,8 @@ export interface ServeOptions {
   /** Pacing step (default 5 ms). */
   tickMs?: number;
   out: (line: string) => void;
+  /** A scenario's settings and fault schedule, applied on the wall clock (serve-scenario.ts). */
+  scenario?: ServeScenario;
 }
 
 export interface ServeSession {
@@ -47,7 +50,7 @@ export interface ServeSession {
 }
 
 export async function startServe(options: ServeOptions): Promise<ServeSession> {
-  const ensemble = buildServeEnsemble(options.settings, options.seed);
+  const ensemble = buildServeEnsemble(options.settings, options.seed, options.scenario ?? {});
   const { sim } = ensemble;
   const watch = new OnlineWatch(sim, options.out);
   const startMs = performance.now();
@@ -82,6 +85,7 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
   const ports = await gateway.listen(options.bind ?? "127.0.0.1");
   const timer = setInterval(advance, tickMs);
   const gateways = new Map(options.settings.members.map((m) => [m.node, ensemble.gatewayOf(m)]));
+  if (options.scenario !== undefined) installServeScenario(sim, options.scenario, gateways, options.out);
 
   const command = (line: string): string => {
     const trimmed = line.trim();

@@ -12,8 +12,32 @@ import { parseZooCfg, settingsFromFlags, type ServeSettings } from "../../serve/
 import { intFlag, maxPositionals, parseArgs, stringFlag, type ParsedArgs } from "../args.js";
 import type { Command } from "../command.js";
 import { isSystemError, readInputFile } from "../files.js";
+import { loadScenario } from "../scenario-files.js";
+import type { Scenario } from "../../scenario/types.js";
+import { serveScenarioOf, type ServeScenario } from "../../serve/serve-scenario.js";
 
-function settingsOf(args: ParsedArgs): ServeSettings {
+/** The settings and, with `--scenario`, its schedule; the scenario names the shape, so it excludes the shape flags. */
+function settingsOf(args: ParsedArgs, seed: number): { settings: ServeSettings; scenario?: ServeScenario } {
+  const scenarioFile = stringFlag(args, "scenario");
+  if (scenarioFile === undefined) return { settings: shapeOf(args) };
+  for (const flag of ["servers", "observers", "config"]) {
+    if (args.flags.has(flag)) throw new UserInputError(`serve: --${flag} and --scenario exclude each other (the scenario's workload names the ensemble)`);
+  }
+  const { settings, scenario, warnings } = serveScenarioOf(loadServeScenario(scenarioFile), seed, intFlag(args, "base-port") ?? 2181);
+  return { settings: { ...settings, warnings: [...settings.warnings, ...warnings] }, scenario };
+}
+
+/** A scenario file or name; a mistake deep in it names the file too (exit 2). */
+function loadServeScenario(file: string): Scenario {
+  try {
+    return loadScenario(file);
+  } catch (err) {
+    if (err instanceof UserInputError && !err.message.includes(file)) throw new UserInputError(`--scenario ${file}: ${err.message}`);
+    throw err;
+  }
+}
+
+function shapeOf(args: ParsedArgs): ServeSettings {
   const config = stringFlag(args, "config");
   if (config === undefined) return settingsFromFlags(intFlag(args, "servers") ?? 3, intFlag(args, "observers") ?? 0, intFlag(args, "base-port") ?? 2181);
   for (const flag of ["servers", "observers", "base-port"]) {
@@ -22,9 +46,9 @@ function settingsOf(args: ParsedArgs): ServeSettings {
   return parseZooCfg(readInputFile(config, "zoo.cfg"), config);
 }
 
-async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number): Promise<ServeSession> {
+async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number, scenario: ServeScenario | undefined): Promise<ServeSession> {
   try {
-    return await startServe({ settings, seed, bind, controlPort, out: (line) => console.log(line) });
+    return await startServe({ settings, seed, bind, controlPort, out: (line) => console.log(line), ...(scenario !== undefined ? { scenario } : {}) });
   } catch (err) {
     if (isSystemError(err) && (err.code === "EADDRINUSE" || err.code === "EADDRNOTAVAIL" || err.code === "EACCES")) {
       throw new UserInputError(`serve: cannot listen on ${bind}: ${err.message} (choose other ports with --base-port or --control-port)`);
@@ -35,20 +59,24 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--seed N] [--bind 127.0.0.1] [--control-port P]",
-  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P]",
+  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`;\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run)",
   async run(argv) {
-    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int" }, "serve");
+    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", scenario: "string" }, "serve");
     maxPositionals(args, 0, "serve");
-    const settings = settingsOf(args);
-    for (const w of settings.warnings) console.error(`warning: ${w}`);
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
+    const { settings, scenario } = settingsOf(args, seed);
+    for (const w of settings.warnings) console.error(`warning: ${w}`);
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";
     const controlPort = intFlag(args, "control-port") ?? Math.max(1, settings.members[0]!.clientPort - 1);
     if (controlPort > 65535) throw new UserInputError(`--control-port: ${controlPort} is not a TCP port`);
-    const session = await start(settings, seed, bind, controlPort);
+    const session = await start(settings, seed, bind, controlPort, scenario);
     const where = [...session.clientPorts].map(([node, port]) => `${node} ${bind}:${port}`).join(", ");
     console.log(`zksim serve: seed ${seed}; ${where}`);
+    if (scenario !== undefined) {
+      const lastMs = Math.max(0, ...scenario.faults.map((f) => f.fault.atMs));
+      console.log(`scenario ${scenario.name}: ${scenario.faults.length} fault(s) on the wall clock, the last at ${lastMs / 1000}s${scenario.endAllAtMs !== undefined ? `; all faults end at ${scenario.endAllAtMs / 1000}s` : ""}`);
+    }
     console.log(`control: 127.0.0.1:${session.controlPort} (zksim ctl --port ${session.controlPort} crash s2); commands on stdin too ("help")`);
     const input = readline.createInterface({ input: process.stdin, terminal: false });
     input.on("line", (line) => {
