@@ -34,6 +34,8 @@ export interface ServeOptions {
   /** Pacing step (default 5 ms). */
   tickMs?: number;
   out: (line: string) => void;
+  /** Closes a connection with no complete frame this long (default 3.8's 10 s; client-gateway.ts). */
+  sessionlessCnxnTimeoutMs?: number;
   /** A scenario's settings and fault schedule, applied on the wall clock (serve-scenario.ts). */
   scenario?: ServeScenario;
 }
@@ -81,6 +83,7 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
       });
     },
     wallMs: () => performance.now(),
+    ...(options.sessionlessCnxnTimeoutMs !== undefined ? { sessionlessCnxnTimeoutMs: options.sessionlessCnxnTimeoutMs } : {}),
   });
   const ports = await gateway.listen(options.bind ?? "127.0.0.1");
   const timer = setInterval(advance, tickMs);
