@@ -15,7 +15,8 @@
  *   after a full cycle of the host list), so one round alone says little.
  *
  * Where ZooKeeper is not installed or its ensemble does not come up, its figures are left out
- * and stderr says why. Every child process is started in its own process group and stopped by
+ * and stderr says why. `ZKSIM_BENCH_SERVE=zksim` measures serve only, and
+ * `ZKSIM_BENCH_SERVE_WINDOW_MS` shortens the ops/s window (the smoke test uses both). Every child process is started in its own process group and stopped by
  * its PID; temp directories are removed.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -31,8 +32,9 @@ import { askFourLetterWord } from "../conformance/runner.js";
 import { ZK_SERVER_SH, freePort, realZooKeeperInstalled } from "../conformance/real-zookeeper.js";
 import { sendControlLine } from "./commands/ctl.js";
 import type { Figure } from "./bench.js";
+import { UserInputError } from "../sim/errors.js";
 
-const WINDOW_MS = 3000;
+const DEFAULT_WINDOW_MS = 3000;
 const WARMUP_MS = 300;
 const RETRY_MS = 10;
 const SESSION_TIMEOUT_MS = 10_000;
@@ -187,12 +189,12 @@ async function clientOnLeader(e: Ensemble, leader: number): Promise<TcpClient> {
 }
 
 /** Synchronous round trips per second of `op` over the window (after a warm-up). */
-async function opsPerSecond(op: () => Promise<unknown>): Promise<number> {
+async function opsPerSecond(op: () => Promise<unknown>, windowMs: number): Promise<number> {
   const warmEnd = performance.now() + WARMUP_MS;
   while (performance.now() < warmEnd) await op();
   let done = 0;
   const start = performance.now();
-  while (performance.now() - start < WINDOW_MS) {
+  while (performance.now() - start < windowMs) {
     await op();
     done++;
   }
@@ -216,7 +218,7 @@ async function crashToWrite(e: Ensemble, client: TcpClient, leader: number): Pro
   }
 }
 
-async function measure(e: Ensemble): Promise<Figure[]> {
+async function measure(e: Ensemble, windowMs: number): Promise<Figure[]> {
   let leader = await leaderIndex(e.clientPorts, START_TIMEOUT_MS, e.bench);
   let client = await clientOnLeader(e, leader);
   const figures: Figure[] = [];
@@ -227,8 +229,8 @@ async function measure(e: Ensemble): Promise<Figure[]> {
       if (!isKeeperException(err)) throw err;
     });
     const payload = new TextEncoder().encode("x".repeat(100));
-    figures.push({ bench: e.bench, metric: "setdata_sync", value: await opsPerSecond(() => client.zk.setData(BENCH_PATH, payload, -1)), unit: "ops/s" });
-    figures.push({ bench: e.bench, metric: "getdata_sync", value: await opsPerSecond(() => client.zk.getData(BENCH_PATH)), unit: "ops/s" });
+    figures.push({ bench: e.bench, metric: "setdata_sync", value: await opsPerSecond(() => client.zk.setData(BENCH_PATH, payload, -1), windowMs), unit: "ops/s" });
+    figures.push({ bench: e.bench, metric: "getdata_sync", value: await opsPerSecond(() => client.zk.getData(BENCH_PATH), windowMs), unit: "ops/s" });
     for (let round = 0; round < CRASH_ROUNDS; round++) {
       if (round > 0) {
         leader = await leaderIndex(e.clientPorts, START_TIMEOUT_MS, e.bench);
@@ -252,23 +254,35 @@ async function measure(e: Ensemble): Promise<Figure[]> {
   ];
 }
 
-async function measured(start: () => Promise<Ensemble>): Promise<Figure[]> {
+async function measured(start: () => Promise<Ensemble>, windowMs: number): Promise<Figure[]> {
   const e = await start();
   try {
-    return await measure(e);
+    return await measure(e, windowMs);
   } finally {
     await e.stop();
   }
 }
 
+/** The environment's choices: which targets, how long a window. */
+function benchOptions(): { realZooKeeper: boolean; windowMs: number } {
+  const targets = process.env.ZKSIM_BENCH_SERVE ?? "zksim,zookeeper";
+  if (!/^(zksim|zookeeper)(,(zksim|zookeeper))*$/.test(targets) || !targets.includes("zksim")) throw new UserInputError(`ZKSIM_BENCH_SERVE: expected "zksim" or "zksim,zookeeper", got "${targets}"`);
+  const rawWindow = process.env.ZKSIM_BENCH_SERVE_WINDOW_MS;
+  const windowMs = rawWindow === undefined ? DEFAULT_WINDOW_MS : Number(rawWindow);
+  if (!Number.isInteger(windowMs) || windowMs < 100 || windowMs > 60_000) throw new UserInputError(`ZKSIM_BENCH_SERVE_WINDOW_MS: expected whole ms in 100..60000, got "${rawWindow ?? ""}"`);
+  return { realZooKeeper: targets.includes("zookeeper"), windowMs };
+}
+
 export async function serveBench(note: (line: string) => void = (line) => console.error(line)): Promise<Figure[]> {
-  const figures = await measured(startZksimServe);
+  const { realZooKeeper, windowMs } = benchOptions();
+  const figures = await measured(startZksimServe, windowMs);
+  if (!realZooKeeper) return figures;
   if (!realZooKeeperInstalled()) {
     note(`bench serve: real ZooKeeper figures omitted: ${ZK_SERVER_SH} not found (apt-get install -y zookeeper)`);
     return figures;
   }
   try {
-    figures.push(...(await measured(startRealEnsemble)));
+    figures.push(...(await measured(startRealEnsemble, windowMs)));
   } catch (err) {
     note(`bench serve: real ZooKeeper figures omitted: ${err instanceof Error ? err.message : String(err)}`);
   }
