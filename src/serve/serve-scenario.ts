@@ -11,7 +11,9 @@
  *
  * What does not: the workload's simulated clients and script (real clients take their place),
  * its checkers (serve runs its own set), and so any fault that waits on a `workload.*` trace
- * event (the script's phases: a swarm nemesis anchors its faults on one). Each is one warning.
+ * event of the script — except the swarm's anchor, `workload.phase` {phase: "faults"}: serve
+ * records it itself when the first leader is established (the script records it once the
+ * ensemble settled), so a nemesis's drawn schedule fires on the wall clock. Each is one warning.
  *
  * Node names: under serve `cN` is the host of `sN`'s real clients, so a fault on the scenario's
  * client `c2` hits s2's real clients; names serve has no node for (a scenario's `c7` beside 3
@@ -33,6 +35,7 @@ import { Rng } from "../sim/rng.js";
 import type { Simulator } from "../sim/simulator.js";
 import { msToUs } from "../sim/time.js";
 import { withDrawnFaults } from "../scenario/nemesis/index.js";
+import { FAULT_PHASE_EVENT } from "../scenario/nemesis/zab-swarm.js";
 import type { Scenario } from "../scenario/types.js";
 import { intParam, workloadDef } from "../scenario/workload.js";
 import { ZAB_TRACE_ROLES, serverConfig, shape } from "../scenario/workloads/zk.js";
@@ -52,6 +55,13 @@ export interface ServeScenario {
   disk: Partial<DiskConfig>;
   /** Server settings beyond what ServeSettings carries (snapCount, …). */
   server: Partial<ZooKeeperServerConfig>;
+  /** Some fault waits on the swarm's fault-phase event: serve records it at the first leader. */
+  recordsFaultPhase: boolean;
+}
+
+/** The step a swarm nemesis anchors its faults on (the one `workload.*` step serve can give). */
+function isFaultPhaseStep(step: { after: string; fields?: Record<string, unknown> }): boolean {
+  return step.after === FAULT_PHASE_EVENT.kind && step.fields?.phase === FAULT_PHASE_EVENT.phase && Object.keys(step.fields).length === 1;
 }
 
 /** The ensemble settings and the schedule of `scenario` for a serve with seed `seed`. */
@@ -93,7 +103,7 @@ export function serveScenarioOf(scenario: Scenario, seed: number, basePort: numb
   let waitsOnWorkload = 0;
   const missing = new Set<string>();
   drawn.faults.forEach((fault, index) => {
-    if ((fault.when ?? []).some((s) => s.after.startsWith("workload."))) {
+    if ((fault.when ?? []).some((s) => s.after.startsWith("workload.") && !isFaultPhaseStep(s))) {
       waitsOnWorkload++;
       return;
     }
@@ -113,6 +123,7 @@ export function serveScenarioOf(scenario: Scenario, seed: number, basePort: numb
       network: scenario.network,
       disk: scenario.disk,
       server,
+      recordsFaultPhase: faults.some(({ fault }) => (fault.when ?? []).some(isFaultPhaseStep)),
     },
   };
 }
@@ -157,6 +168,7 @@ export function installServeScenario(sim: Simulator, s: ServeScenario, gatewayOf
       applyFault(sim, placed as FaultAction);
     });
   });
+  if (s.recordsFaultPhase) recordFaultPhaseAtFirstLeader(sim, s.name, at, out);
   if (s.endAllAtMs !== undefined) {
     const endAtMs = s.endAllAtMs;
     sim.schedule(msToUs(endAtMs), () => {
@@ -164,4 +176,21 @@ export function installServeScenario(sim: Simulator, s: ServeScenario, gatewayOf
       endAllFaults(sim);
     });
   }
+}
+
+/** The swarm's anchor, recorded as its script would, once a leader is first established. */
+function recordFaultPhaseAtFirstLeader(sim: Simulator, name: string, at: () => string, out: (line: string) => void): void {
+  let recorded = false;
+  sim.trace.subscribe(
+    () => {
+      if (recorded) return;
+      recorded = true;
+      // Recorded as a world event of its own, not from inside the trace's delivery of another.
+      sim.schedule(sim.nowUs, () => {
+        out(`${at()} scenario ${name}: fault phase begins (its nemesis's anchor, recorded at the first leader)`);
+        sim.trace.record(sim.nowUs, FAULT_PHASE_EVENT.kind, "", undefined, undefined, undefined, { phase: FAULT_PHASE_EVENT.phase });
+      });
+    },
+    (kind) => kind === "zab.leader.established",
+  );
 }

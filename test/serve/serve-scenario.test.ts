@@ -62,12 +62,30 @@ describe("serve: scenario", () => {
     expect(s.warnings.some((w) => /serve has no node c4 /.test(w))).toBe(true);
   });
 
-  it("serve: scenario: a swarm scenario's shape comes from the seed; faults anchored on its script's phases are dropped", () => {
+  it("serve: scenario: a swarm scenario's shape comes from the seed; its nemesis's faults anchored on the fault phase are kept, other workload waits dropped", () => {
     const s = serveScenarioOf(loadScenario("zab-random-faults"), 7, 2181);
     expect([3, 5]).toContain(s.settings.members.filter((m) => !m.observer).length);
-    expect(s.warnings.some((w) => /fault\(s\) wait on the scenario's workload events/.test(w))).toBe(true);
+    expect(s.scenario.faults.length).toBeGreaterThan(0);
+    expect(s.scenario.recordsFaultPhase).toBe(true);
+    expect(s.warnings.some((w) => /wait on the scenario's workload events/.test(w))).toBe(false);
+    const other = serveScenarioOf(scenario({ faults: [{ atMs: 0, kind: "crash", node: "s1", when: [{ after: "workload.phase", fields: { phase: "heal" } }] }, { atMs: 0, kind: "crash", node: "s2", when: [{ after: "workload.phase", fields: { phase: "faults" } }] }] }), 1, 2181);
+    expect(other.scenario.faults.map((f) => f.index)).toEqual([1]);
+    expect(other.warnings.some((w) => /1 of 2 fault\(s\) wait on the scenario's workload events/.test(w))).toBe(true);
     expect(() => serveScenarioOf(loadScenario("paxos-basic"), 1, 2181)).toThrow(/workload "paxos" is not a ZooKeeper deployment/);
   });
+
+  it("serve: scenario: serve records the swarm's fault-phase anchor at the first leader, arming the nemesis's faults (N=3 or 5)", async () => {
+    const { settings, scenario: sc } = serveScenarioOf(loadScenario("zab-random-faults"), 7, 2181);
+    const lines: string[] = [];
+    session = await startServe({ settings: { ...settings, members: settings.members.map((m) => ({ ...m, clientPort: 0 })) }, seed: 7, out: (l) => lines.push(l), scenario: sc });
+    const deadline = Date.now() + 8000;
+    while (!lines.some((l) => l.includes("fault phase begins")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const leader = lines.findIndex((l) => / leader s\d established/.test(l));
+    const anchor = lines.findIndex((l) => /scenario zab-random-faults: fault phase begins/.test(l));
+    expect(leader).toBeGreaterThanOrEqual(0);
+    expect(anchor).toBeGreaterThan(leader);
+    expect(lines.filter((l) => /scenario zab-random-faults faults\[\d+\] \(\d+\/\d+\): armed: /.test(l)).length).toBeGreaterThan(0);
+  }, 20_000);
 
   it("serve: scenario: faults fire on the wall clock with a status line each; a client of another server keeps being served (N=3)", async () => {
     const { settings, scenario: sc } = serveScenarioOf(

@@ -14,6 +14,7 @@ import type { Command } from "../command.js";
 import { isSystemError, readInputFile } from "../files.js";
 import { loadScenario } from "../scenario-files.js";
 import type { Scenario } from "../../scenario/types.js";
+import { isTriggered } from "../../sim/fault-triggers.js";
 import { serveScenarioOf, type ServeScenario } from "../../serve/serve-scenario.js";
 
 /** The settings and, with `--scenario`, its schedule; the scenario names the shape, so it excludes the shape flags. */
@@ -74,8 +75,12 @@ export const serve: Command = {
     const where = [...session.clientPorts].map(([node, port]) => `${node} ${bind}:${port}`).join(", ");
     console.log(`zksim serve: seed ${seed}; ${where}`);
     if (scenario !== undefined) {
+      const conditioned = scenario.faults.filter((f) => isTriggered(f.fault)).length;
       const lastMs = Math.max(0, ...scenario.faults.map((f) => f.fault.atMs));
-      console.log(`scenario ${scenario.name}: ${scenario.faults.length} fault(s) on the wall clock, the last at ${lastMs / 1000}s${scenario.endAllAtMs !== undefined ? `; all faults end at ${scenario.endAllAtMs / 1000}s` : ""}`);
+      console.log(
+        `scenario ${scenario.name}: ${scenario.faults.length} fault(s) on the wall clock (${conditioned} of them waiting on trace conditions), the last armed at ${lastMs / 1000}s` +
+          (scenario.endAllAtMs !== undefined ? `; all faults end at ${scenario.endAllAtMs / 1000}s` : ""),
+      );
     }
     console.log(`control: 127.0.0.1:${session.controlPort} (zksim ctl --port ${session.controlPort} crash s2); commands on stdin too ("help")`);
     const input = readline.createInterface({ input: process.stdin, terminal: false });
