@@ -30,7 +30,7 @@ export interface Figure {
   unit: string;
 }
 
-export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes", "tui", "protocols", "soak"] as const;
+export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes", "tui", "protocols", "soak", "serve"] as const;
 
 export async function runBench(suite: string): Promise<Figure[]> {
   switch (suite) {
@@ -50,6 +50,8 @@ export async function runBench(suite: string): Promise<Figure[]> {
       return protocolsBench();
     case "soak":
       return soakBench();
+    case "serve":
+      return (await import("./bench-serve.js")).serveBench();
     case "all":
       return [...kernelBench(), ...(await zkBench()), ...(await ensembleBench()), ...(await checkBench()), ...(await recipesBench()), ...(await protocolsBench())];
     default:

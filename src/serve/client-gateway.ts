@@ -16,7 +16,11 @@
  * As 3.8's NIOServerCnxn: the first 4 bytes may be a four-letter word (answered, then the
  * connection closes); a length outside [0, jute.maxbuffer] closes that connection only; a
  * malformed frame is closed by the simulated server (ServerCnxn) and so here. `maxClientCnxns`
- * limits connections per client address on one port (0 = unlimited).
+ * limits connections per client address on one port (0 = unlimited). A connection that sends no
+ * complete frame within `sessionlessCnxnTimeoutMs` of its last bytes (3.8's
+ * `zookeeper.nio.sessionlessCnxnTimeout`, 10 s: NIOServerCnxn's timeout until a session exists)
+ * is closed. The listen backlog is raised above Node's 511 so a burst of connects is queued, not
+ * dropped and retried by the kernel seconds later.
  *
  * Invariants: per connection, frames enter the simulation in socket order (frames read before
  * the simulated connection opens wait in order); a socket and its simulated connection close
@@ -32,6 +36,10 @@ import { forgetConnection } from "./four-letter-dumps.js";
 import type { ServeEnsemble } from "./serve-ensemble.js";
 import type { ServeMember } from "./zoo-cfg.js";
 
+/** 3.8's `zookeeper.nio.sessionlessCnxnTimeout` default. */
+export const SESSIONLESS_CNXN_TIMEOUT_MS = 10_000;
+const LISTEN_BACKLOG = 2048;
+
 interface RealConnection {
   socket: net.Socket;
   info: ConnectionInfo;
@@ -42,6 +50,8 @@ interface RealConnection {
   /** Wall-clock start of each request by xid (for the latency figures). */
   startedMs: Map<number, number>;
   connectSeen: boolean;
+  /** Closes the connection if no frame comes (cleared by the first frame). */
+  sessionless: NodeJS.Timeout | undefined;
 }
 
 export interface GatewayHooks {
@@ -51,6 +61,8 @@ export interface GatewayHooks {
   wallMs(): number;
   /** Each input that entered the simulation (the recording; client-links.ts). */
   onInput?: InputListener;
+  /** Default SESSIONLESS_CNXN_TIMEOUT_MS. */
+  sessionlessCnxnTimeoutMs?: number;
 }
 
 export class ClientGateway {
@@ -81,7 +93,7 @@ export class ClientGateway {
       this.servers.push(server);
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
-        server.listen(m.clientPort, bind, () => {
+        server.listen({ port: m.clientPort, host: bind, backlog: LISTEN_BACKLOG }, () => {
           server.off("error", reject);
           resolve();
         });
@@ -118,13 +130,16 @@ export class ClientGateway {
       linked: false,
       startedMs: new Map(),
       connectSeen: false,
+      sessionless: undefined,
     };
     set.add(c);
     touchRealConnection(this.ensemble.sim.node(m.node), this.stats.get(m)!, c.info);
+    this.awaitFrame(c);
     socket.setNoDelay(true);
     const decoder = new FrameDecoder({ fourLetterWords: true, maxFrameBytes: JUTE_MAX_BUFFER_BYTES });
     socket.on("data", (chunk: Buffer) => this.onData(m, c, decoder, chunk));
     socket.on("close", () => {
+      clearTimeout(c.sessionless);
       set.delete(c);
       forgetConnection(this.stats.get(m)!, c.info);
       if (c.linked) this.links.inject({ kind: "close", conn: c.conn });
@@ -133,8 +148,15 @@ export class ClientGateway {
     socket.on("error", () => socket.destroy()); // a reset by the peer: "close" follows
   }
 
+  /** (Re)arms the sessionless timer while no frame has come: bytes of a frame still coming count as activity. */
+  private awaitFrame(c: RealConnection): void {
+    clearTimeout(c.sessionless);
+    c.sessionless = setTimeout(() => c.socket.destroy(), this.hooks.sessionlessCnxnTimeoutMs ?? SESSIONLESS_CNXN_TIMEOUT_MS);
+  }
+
   private onData(m: ServeMember, c: RealConnection, decoder: FrameDecoder, chunk: Buffer): void {
     touchRealConnection(this.ensemble.sim.node(m.node), this.stats.get(m)!, c.info);
+    if (!c.linked) this.awaitFrame(c);
     for (const ev of decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))) {
       switch (ev.kind) {
         case "frame":
@@ -164,6 +186,7 @@ export class ClientGateway {
     if (c.connectSeen && payload.length >= 4) c.startedMs.set(new DataView(payload.buffer, payload.byteOffset).getInt32(0), this.hooks.wallMs());
     c.connectSeen = true;
     if (!c.linked) {
+      clearTimeout(c.sessionless);
       c.linked = true;
       this.links.inject({ kind: "connect", conn: c.conn, server: m.node }, {
         onMessage: (bytes) => this.fromSimulation(m, c, bytes),

@@ -17,7 +17,7 @@
  * with its `sN` unless the line names `cN` itself — otherwise every partition would also cut
  * every real client off.
  */
-import { UserInputError } from "../sim/errors.js";
+import { UserInputError, unreachable } from "../sim/errors.js";
 import { parseFaultSchedule, type FaultAction } from "../sim/faults.js";
 
 export interface FaultCommand {
@@ -113,4 +113,37 @@ export function withGatewaysInPartition(action: FaultAction, gatewayOf: Readonly
     return gw !== undefined && !listed.has(gw) ? [gw] : [];
   })]);
   return { kind: "partition", groups };
+}
+
+/** A fault as the command line that would apply it (`cut s1 -> s3`), for status lines. */
+export function describeFault(action: FaultAction): string {
+  const links = (f: { from?: string[]; to?: string[]; oneWay?: boolean }) => (f.from === undefined ? "" : ` ${f.from.join(" ")} ${f.oneWay === true ? "->" : "<->"} ${f.to!.join(" ")}`);
+  switch (action.kind) {
+    case "crash":
+    case "restart":
+    case "start":
+    case "pause":
+    case "resume":
+      return `${action.kind} ${action.node}`;
+    case "partition":
+      return `partition ${action.groups.map((g) => g.join(" ")).join(" | ")}`;
+    case "cut":
+    case "heal":
+    case "unclog":
+      return `${action.kind}${links(action)}`;
+    case "clog":
+      return `clog${links(action)} ${action.extraDelayMs}ms`;
+    case "loss":
+    case "duplicate":
+    case "reorder":
+      return `${action.kind} ${action.rate}${links(action)}`;
+    case "delay":
+      return `delay ${action.minMs}ms ${action.maxMs}ms${links(action)}`;
+    case "clock":
+      return `clock ${action.node} ${action.rate}`;
+    case "disk":
+      return action.fault === "slow-fsync" ? `disk ${action.node} slow-fsync ${action.fsyncLatencyMs}ms` : `disk ${action.node} ${action.fault}`;
+    default:
+      return unreachable(action);
+  }
 }

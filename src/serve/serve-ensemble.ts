@@ -12,6 +12,8 @@
  * "served" workload (src/scenario/workloads/served.ts) rebuilds a recorded session with it.
  */
 import { Simulator } from "../sim/simulator.js";
+import type { NetworkConfig } from "../sim/network.js";
+import type { DiskConfig } from "../sim/disk.js";
 import { ZooKeeperServer, type ServerCanary, type ZooKeeperServerConfig } from "../zk/server/zoo-keeper-server.js";
 import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../zk/server/quorum/quorum-peer.js";
 import type { QuorumServer } from "../zk/server/quorum/quorum-verifier.js";
@@ -33,19 +35,26 @@ export interface ServeEnsemble {
   gatewayOf(member: ServeMember): string;
 }
 
+/** What a `--scenario` adds to the settings (serve-scenario.ts): link and disk settings, server settings. */
+export interface ServeWorld {
+  network?: Partial<NetworkConfig>;
+  disk?: Partial<DiskConfig>;
+  server?: Partial<ZooKeeperServerConfig>;
+}
+
 export function gatewayNodeId(member: ServeMember): string {
   return `c${member.sid}`;
 }
 
-export function buildServeEnsemble(settings: ServeSettings, seed: number, variant: ServeVariant = {}): ServeEnsemble {
-  const sim = new Simulator({ seed });
-  addServeNodes(sim, settings, variant);
+export function buildServeEnsemble(settings: ServeSettings, seed: number, variant: ServeVariant = {}, world: ServeWorld = {}): ServeEnsemble {
+  const sim = new Simulator({ seed, ...(world.network !== undefined ? { network: world.network } : {}) });
+  addServeNodes(sim, settings, variant, world);
   return { sim, settings, gatewayOf: gatewayNodeId };
 }
 
-/** Adds and starts the members `sN` and their gateway nodes `cN` on `sim`. */
-export function addServeNodes(sim: Simulator, settings: ServeSettings, variant: ServeVariant = {}): void {
-  const server: Partial<ZooKeeperServerConfig> = { tickTimeMs: settings.tickTimeMs, clientPort: CLIENT_PORT };
+/** Adds and starts the members `sN` and their gateway nodes `cN` on `sim` (`world.network` is the simulator's own). */
+export function addServeNodes(sim: Simulator, settings: ServeSettings, variant: ServeVariant = {}, world: ServeWorld = {}): void {
+  const server: Partial<ZooKeeperServerConfig> = { ...world.server, tickTimeMs: settings.tickTimeMs, clientPort: CLIENT_PORT };
   if (variant.canary !== undefined && SERVER_CANARIES.includes(variant.canary)) server.canary = variant.canary as ServerCanary;
   if (settings.minSessionTimeoutMs !== undefined) server.minSessionTimeoutMs = settings.minSessionTimeoutMs;
   if (settings.maxSessionTimeoutMs !== undefined) server.maxSessionTimeoutMs = settings.maxSessionTimeoutMs;
@@ -66,6 +75,7 @@ export function addServeNodes(sim: Simulator, settings: ServeSettings, variant: 
             bugs: bugIdSet(variant.bugs ?? []),
           })
         : new ZooKeeperServer(ctx, config),
+      world.disk,
     );
   }
   for (const m of settings.members) sim.addNode(gatewayNodeId(m), () => ({}));

@@ -34,6 +34,7 @@ import { buildServeEnsemble, type ServeEnsemble } from "./serve-ensemble.js";
 import { ServeRecorder } from "./serve-recorder.js";
 import { OnlineWatch } from "./status-lines.js";
 import type { ServeSettings } from "./zoo-cfg.js";
+import { installServeScenario, type ServeScenario } from "./serve-scenario.js";
 
 export interface ServeOptions {
   settings: ServeSettings;
@@ -44,12 +45,16 @@ export interface ServeOptions {
   controlPort?: number;
   /** Pacing step (default 5 ms). */
   tickMs?: number;
-  /** The replay file written at stop (its journal `<file>.partial` while serving); undefined: in memory only. */
+  /** The replay file written at stop (its journal `<file>.partial` while serving); undefined: in memory only. Not with `scenario`. */
   record?: string;
   /** A deliberately broken server build (a server canary) or bug-zoo ids: for canaries of the checkers. */
   canary?: AnyCanary;
   bugs?: readonly string[];
   out: (line: string) => void;
+  /** Closes a connection with no complete frame this long (default 3.8's 10 s; client-gateway.ts). */
+  sessionlessCnxnTimeoutMs?: number;
+  /** A scenario's settings and fault schedule, applied on the wall clock (serve-scenario.ts). */
+  scenario?: ServeScenario;
 }
 
 /** What a stopped session produced: the replay file's `expected`, and the case itself. */
@@ -73,8 +78,10 @@ export interface ServeSession {
 }
 
 export async function startServe(options: ServeOptions): Promise<ServeSession> {
+  // A scenario's schedule is installed as simulator events the recording does not hold.
+  if (options.scenario !== undefined && options.record !== undefined) throw new Error("a --scenario session is not recorded to a file");
   const variant = { ...(options.canary !== undefined ? { canary: options.canary } : {}), ...(options.bugs !== undefined ? { bugs: options.bugs } : {}) };
-  const ensemble = buildServeEnsemble(options.settings, options.seed, variant);
+  const ensemble = buildServeEnsemble(options.settings, options.seed, variant, options.scenario ?? {});
   const { sim } = ensemble;
   const recorder = new ServeRecorder({ seed: options.seed, settings: options.settings, ...variant }, options.record);
   const watch = new OnlineWatch(sim, options.out);
@@ -114,10 +121,12 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
     },
     wallMs: () => performance.now(),
     onInput: (input, atUs, events) => recorder.input(input, atUs, events),
+    ...(options.sessionlessCnxnTimeoutMs !== undefined ? { sessionlessCnxnTimeoutMs: options.sessionlessCnxnTimeoutMs } : {}),
   });
   const ports = await recorder.unlessFailed(() => gateway.listen(options.bind ?? "127.0.0.1"));
   const timer = setInterval(advance, tickMs);
   const gateways = new Map(options.settings.members.map((m) => [m.node, ensemble.gatewayOf(m)]));
+  if (options.scenario !== undefined) installServeScenario(sim, options.scenario, gateways, options.out);
 
   const command = (line: string): string => {
     const trimmed = line.trim();

@@ -21,8 +21,33 @@ import { parseZooCfg, settingsFromFlags, type ServeSettings } from "../../serve/
 import { boolFlag, intFlag, maxPositionals, parseArgs, stringFlag, type ParsedArgs } from "../args.js";
 import type { Command } from "../command.js";
 import { checkOutputPath, isSystemError, readInputFile } from "../files.js";
+import { loadScenario } from "../scenario-files.js";
+import type { Scenario } from "../../scenario/types.js";
+import { isTriggered } from "../../sim/fault-triggers.js";
+import { serveScenarioOf, type ServeScenario } from "../../serve/serve-scenario.js";
 
-function settingsOf(args: ParsedArgs): ServeSettings {
+/** The settings and, with `--scenario`, its schedule; the scenario names the shape, so it excludes the shape flags. */
+function settingsOf(args: ParsedArgs, seed: number): { settings: ServeSettings; scenario?: ServeScenario } {
+  const scenarioFile = stringFlag(args, "scenario");
+  if (scenarioFile === undefined) return { settings: shapeOf(args) };
+  for (const flag of ["servers", "observers", "config"]) {
+    if (args.flags.has(flag)) throw new UserInputError(`serve: --${flag} and --scenario exclude each other (the scenario's workload names the ensemble)`);
+  }
+  const { settings, scenario, warnings } = serveScenarioOf(loadServeScenario(scenarioFile), seed, intFlag(args, "base-port") ?? 2181);
+  return { settings: { ...settings, warnings: [...settings.warnings, ...warnings] }, scenario };
+}
+
+/** A scenario file or name; a mistake deep in it names the file too (exit 2). */
+function loadServeScenario(file: string): Scenario {
+  try {
+    return loadScenario(file);
+  } catch (err) {
+    if (err instanceof UserInputError && !err.message.includes(file)) throw new UserInputError(`--scenario ${file}: ${err.message}`);
+    throw err;
+  }
+}
+
+function shapeOf(args: ParsedArgs): ServeSettings {
   const config = stringFlag(args, "config");
   if (config === undefined) return settingsFromFlags(intFlag(args, "servers") ?? 3, intFlag(args, "observers") ?? 0, intFlag(args, "base-port") ?? 2181);
   for (const flag of ["servers", "observers", "base-port"]) {
@@ -38,10 +63,12 @@ interface Recording {
   bugs?: string[];
 }
 
-function recordingOf(args: ParsedArgs, seed: number): Recording {
+function recordingOf(args: ParsedArgs, seed: number, scenario: boolean): Recording {
   const record = stringFlag(args, "record");
   if (record !== undefined && boolFlag(args, "no-record")) throw new UserInputError("serve: --record and --no-record exclude each other");
-  const path = boolFlag(args, "no-record") ? undefined : (record ?? join(tmpdir(), `zksim-serve-seed${seed}-${process.pid}.json`));
+  // A scenario's drawn schedule runs as simulator events a recording of outside inputs does not hold.
+  if (record !== undefined && scenario) throw new UserInputError("serve: --record and --scenario exclude each other (a session with a scenario's schedule is not recorded yet)");
+  const path = boolFlag(args, "no-record") || scenario ? undefined : (record ?? join(tmpdir(), `zksim-serve-seed${seed}-${process.pid}.json`));
   if (path !== undefined) checkOutputPath(path, "--record replay file");
   const out: Recording = { record: path };
   const canary = stringFlag(args, "canary");
@@ -55,10 +82,10 @@ function recordingOf(args: ParsedArgs, seed: number): Recording {
   return out;
 }
 
-async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number, recording: Recording): Promise<ServeSession> {
+async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number, recording: Recording, scenario: ServeScenario | undefined): Promise<ServeSession> {
   const { record, ...variant } = recording;
   try {
-    return await startServe({ settings, seed, bind, controlPort, ...(record !== undefined ? { record } : {}), ...variant, out: (line) => console.log(line) });
+    return await startServe({ settings, seed, bind, controlPort, ...(record !== undefined ? { record } : {}), ...variant, out: (line) => console.log(line), ...(scenario !== undefined ? { scenario } : {}) });
   } catch (err) {
     if (isSystemError(err) && (err.code === "EADDRINUSE" || err.code === "EADDRNOTAVAIL" || err.code === "EACCES")) {
       throw new UserInputError(`serve: cannot listen on ${bind}: ${err.message} (choose other ports with --base-port or --control-port)`);
@@ -69,23 +96,31 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID]",
-  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`)",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID]",
+  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run; the session is not recorded)",
   async run(argv) {
-    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string" }, "serve");
+    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string" , scenario: "string" }, "serve");
     maxPositionals(args, 0, "serve");
-    const settings = settingsOf(args);
-    for (const w of settings.warnings) console.error(`warning: ${w}`);
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
+    const { settings, scenario } = settingsOf(args, seed);
+    for (const w of settings.warnings) console.error(`warning: ${w}`);
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";
     const controlPort = intFlag(args, "control-port") ?? Math.max(1, settings.members[0]!.clientPort - 1);
     if (controlPort > 65535) throw new UserInputError(`--control-port: ${controlPort} is not a TCP port`);
-    const recording = recordingOf(args, seed);
-    const session = await start(settings, seed, bind, controlPort, recording);
+    const recording = recordingOf(args, seed, scenario !== undefined);
+    const session = await start(settings, seed, bind, controlPort, recording, scenario);
     const where = [...session.clientPorts].map(([node, port]) => `${node} ${bind}:${port}`).join(", ");
     console.log(`zksim serve: seed ${seed}; ${where}`);
+    if (scenario !== undefined) {
+      const conditioned = scenario.faults.filter((f) => isTriggered(f.fault)).length;
+      const lastMs = Math.max(0, ...scenario.faults.map((f) => f.fault.atMs));
+      console.log(
+        `scenario ${scenario.name}: ${scenario.faults.length} fault(s) on the wall clock (${conditioned} of them waiting on trace conditions), the last armed at ${lastMs / 1000}s` +
+          (scenario.endAllAtMs !== undefined ? `; all faults end at ${scenario.endAllAtMs / 1000}s` : ""),
+      );
+    }
     console.log(`control: 127.0.0.1:${session.controlPort} (zksim ctl --port ${session.controlPort} crash s2); commands on stdin too ("help")`);
-    console.log(recording.record !== undefined ? `recording to ${recording.record} (journal ${recording.record}.partial while serving)` : "not recording (--no-record)");
+    console.log(recording.record !== undefined ? `recording to ${recording.record} (journal ${recording.record}.partial while serving)` : scenario !== undefined ? "not recording (a --scenario session is not recorded yet)" : "not recording (--no-record)");
     const input = readline.createInterface({ input: process.stdin, terminal: false });
     input.on("line", (line) => {
       if (line.trim() !== "") console.log(session.command(line));

@@ -1,0 +1,40 @@
+/**
+ * `zksim bench serve` as a user runs it, shortened (`ZKSIM_BENCH_SERVE=zksim`, a 200 ms window):
+ * against a `zksim serve` child it prints one JSON figure a line — ops/s of both round trips and
+ * the leader-crash figures, each crash answered by a write on a new leader — and stops its child.
+ * A bad setting of the environment is one line, exit 2.
+ */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
+
+function bench(env: Record<string, string>) {
+  return spawnSync(process.execPath, [BIN, "bench", "serve", "--json"], { encoding: "utf8", timeout: 90_000, env: { ...process.env, ...env } });
+}
+
+describe("cli: bench serve", () => {
+  it("cli: bench serve: figures of our TCP client against zksim serve, one JSON line each", () => {
+    const r = bench({ ZKSIM_BENCH_SERVE: "zksim", ZKSIM_BENCH_SERVE_WINDOW_MS: "200" });
+    expect(r.status).toBe(0);
+    const figures = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { bench: string; metric: string; value: number; unit: string });
+    expect(figures.map((f) => `${f.bench} ${f.metric} ${f.unit}`)).toEqual([
+      "serve-zksim setdata_sync ops/s",
+      "serve-zksim getdata_sync ops/s",
+      "serve-zksim leader_crash_to_write ms",
+      "serve-zksim leader_crash_to_write_min ms",
+      "serve-zksim leader_crash_to_write_max ms",
+      "serve-zksim crash_rounds_client_on_leader count",
+    ]);
+    for (const f of figures.slice(0, 5)) expect(f.value).toBeGreaterThan(0);
+    expect(figures[3]!.value).toBeLessThanOrEqual(figures[2]!.value);
+    expect(figures[2]!.value).toBeLessThanOrEqual(figures[4]!.value);
+  }, 100_000);
+
+  it("cli: bench serve: a bad ZKSIM_BENCH_SERVE is one line, exit 2", () => {
+    const r = bench({ ZKSIM_BENCH_SERVE: "zookeeper-only" });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^zksim: ZKSIM_BENCH_SERVE: expected "zksim" or "zksim,zookeeper", got "zookeeper-only"$/);
+  });
+});
