@@ -18,10 +18,12 @@
  * safety is the checkers' job, over the trace.
  */
 import { CreateMode, Ids } from "../../zk/proto/records.js";
+import type { Rng } from "../../sim/rng.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
 import { EnsembleView } from "./ensemble.js";
 import { DEFAULT_OP_MIX, finalReads, TRAFFIC_ROOT, TrafficClient } from "./traffic.js";
 import { drawSwarmPlan, FAULT_PHASE_EVENT, SWARM_AIMS } from "../nemesis/zab-swarm.js";
+import { drawSharedSessionTimes, sharedSessionEpisode } from "./shared-session.js";
 
 const ROOT = TRAFFIC_ROOT;
 const OPEN = Ids.OPEN_ACL_UNSAFE;
@@ -41,11 +43,23 @@ function healAll(s: ScriptContext): void {
   s.note(`${(s.sim.nowUs / 1000).toFixed(0)}ms: healed everything`);
 }
 
+/** With `sharedSessions` (scenario zab-shared-session): the episodes of shared-session.ts at drawn times of the fault phase. */
+async function sharedSessions(s: ScriptContext, rng: Rng, faultPhaseMs: number): Promise<void> {
+  const startUs = s.sim.nowUs;
+  const episodes: Promise<void>[] = [];
+  for (const [i, atMs] of drawSharedSessionTimes(rng, faultPhaseMs).entries()) {
+    const waitMs = atMs - (s.sim.nowUs - startUs) / 1000;
+    if (waitMs > 0) await s.sleepMs(waitMs);
+    episodes.push(sharedSessionEpisode(s, rng.fork(`episode/${i}`), i));
+  }
+  await Promise.all(episodes);
+}
+
 export const zabRandomFaults: ScriptDef = {
   name: "zab-random-faults",
   description: "swarm: seed-drawn faults aimed at elections and syncs, client traffic, then heal and converge",
   /** Set by the swarm workload's own `faultPhaseMs` (in place of the drawn length). */
-  paramKeys: ["faultPhaseMs"],
+  paramKeys: ["faultPhaseMs", "sharedSessions"],
   async run(s) {
     const swarm = s.sim.rng.fork("swarm");
     const plan = drawSwarmPlan(s.sim.rng, s.params.faultPhaseMs as number | undefined);
@@ -61,8 +75,10 @@ export const zabRandomFaults: ScriptDef = {
       return new TrafficClient(s, c, rng, { keys: plan.keys, opGapMsMax: plan.opGapMsMax, sessionTimeoutMs: rng.int(4000, 12_000), mix: DEFAULT_OP_MIX });
     });
     s.sim.trace.record(s.sim.nowUs, FAULT_PHASE_EVENT.kind, "", undefined, undefined, undefined, { phase: FAULT_PHASE_EVENT.phase });
+    const shared = s.params.sharedSessions === true ? sharedSessions(s, swarm.fork("shared-session"), plan.faultPhaseMs) : Promise.resolve();
     await s.sleepMs(plan.faultPhaseMs);
     healAll(s);
+    await shared;
 
     if ((await ens.settled(CONVERGENCE_BUDGET_MS, "the healed ensemble converges: one serving leader, every server serving")) === undefined) return;
     for (const c of clients) c.stop();
