@@ -8,6 +8,7 @@ import { paxosWorkload } from "./workloads/paxos.js";
 import { multiPaxosWorkload } from "./workloads/multi-paxos.js";
 import { PROTOCOL_CHECKERS } from "../check/protocols/index.js";
 import { StandaloneDurabilityChecker } from "../check/zk/standalone-durability.js";
+import { SessionTxnsChecker } from "../check/zk/session-txns.js";
 import { DurableAckChecker, ZAB_CHECKERS } from "../check/zab/index.js";
 import { CLIENT_CHECKERS } from "../check/client/index.js";
 import { RECIPE_CHECKERS } from "../check/recipes/index.js";
@@ -31,6 +32,7 @@ export function registerBuiltins(): void {
   for (const [name, make] of PROTOCOL_CHECKERS) registerChecker(name, make);
   registerChecker("zk.standalone-durability", () => new StandaloneDurabilityChecker());
   registerChecker("zk.durable-reply", () => new DurableAckChecker("zk.durable-reply", { replies: true }));
+  registerChecker("zk.session-txns", () => new SessionTxnsChecker());
   for (const [name, make] of ZAB_CHECKERS) registerChecker(name, () => make());
   for (const [name, make] of CLIENT_CHECKERS) registerChecker(name, () => make());
   for (const [name, make] of RECIPE_CHECKERS) registerChecker(name, () => make());

@@ -169,6 +169,11 @@ export class Disk {
     this.sim.trace.record(this.sim.nowUs, "disk.delete", this.nodeId, undefined, undefined, name);
   }
 
+  /** When the fsyncs issued so far will all have completed (µs; the disk is one queue, latencies fixed at issue). */
+  get fsyncQueueDrainsAtUs(): number {
+    return this.lastFsyncDoneUs;
+  }
+
   /** Makes everything written to `name` so far durable after the fsync latency, then calls back. */
   fsync(name: string, onDone: (() => void) | undefined, ctx: NodeContext | undefined): void {
     const mark = this.opSeq;

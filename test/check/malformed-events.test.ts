@@ -12,6 +12,7 @@ import { ConnectionFifoChecker } from "../../src/check/kernel/connection-fifo.js
 import { DiskCrashLossChecker } from "../../src/check/kernel/disk-crash-loss.js";
 import { NoDeliveryAcrossCutChecker } from "../../src/check/kernel/no-delivery-across-cut.js";
 import { StandaloneDurabilityChecker } from "../../src/check/zk/standalone-durability.js";
+import { SessionTxnsChecker } from "../../src/check/zk/session-txns.js";
 import { caseTitle, expectMalformedCase, malformed, type MalformedCase as Case } from "./malformed-harness.js";
 
 const ZXID = "0x100000001";
@@ -48,6 +49,7 @@ const CASES: Record<string, Case> = {
   "recipe.rwlock": { event: ev("recipe.rwlock", { lock: "/rw", ...party, mode: "write", event: "acquired", node: "write-0000000001" }, "c1"), field: "mode" },
   "recipe.revocation": { event: ev("recipe.revoke", { lock: "/rw", ...party, event: "seen", node: "read-0000000001" }, "c1"), field: "lock" },
   "zk.standalone-durability": { event: ev("zk.server.start", { serverId: 1, lastZxid: ZXID, replayed: 0, sessions: 0 }), field: "lastZxid" },
+  "zk.session-txns": { event: ev("zk.apply", { zxid: ZXID, op: "closeSession", session: "0x1", cxid: 0, err: undefined }), field: "zxid" },
   "kernel.no-delivery-across-cut": { event: { kind: "partition", node: "", fields: { links: ["s1>s2"] } }, field: "links", bad: "s1>s2" },
 };
 
@@ -62,12 +64,13 @@ const FACTORIES = new Map<string, () => Checker>([
   ...ZAB_CHECKERS,
   ...RECIPE_CHECKERS,
   ["zk.standalone-durability", () => new StandaloneDurabilityChecker()],
+  ["zk.session-txns", () => new SessionTxnsChecker()],
   ["kernel.no-delivery-across-cut", () => new NoDeliveryAcrossCutChecker()],
 ]);
 
 describe("checkers: a malformed event is a violation naming its index, kind and field", () => {
   it("every checker of zab/, recipes/, zk/ and the kernel checkers that read fields has a case", () => {
-    const names = [...ZAB_CHECKERS.keys(), ...RECIPE_CHECKERS.keys(), "zk.standalone-durability", "kernel.no-delivery-across-cut"];
+    const names = [...ZAB_CHECKERS.keys(), ...RECIPE_CHECKERS.keys(), "zk.standalone-durability", "zk.session-txns", "kernel.no-delivery-across-cut"];
     expect(names.filter((n) => CASES[n] === undefined)).toEqual([]);
   });
 

@@ -30,7 +30,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
-import { checked, intField, stringField, zxidField } from "../event-reader.js";
+import { checked, intField, optionalZxidField, stringField, zxidField } from "../event-reader.js";
 import type { TxnEntry } from "./txn-history.js";
 import { ReplicaLogs, type Replica } from "./replica-log.js";
 import { FloorPruner } from "./durable-floor.js";
@@ -60,7 +60,7 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
   private readonly txnOf = new Map<Zxid, string>();
 
   constructor() {
-    super("zab.committed-durability", new Set(["zab.propose", "zab.log", "zab.commit", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established"]));
+    super("zab.committed-durability", new Set(["zab.propose", "zab.log", "zab.commit", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established", "disk.append"]));
     this.pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
   }
 
@@ -93,7 +93,14 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
     switch (c.kind) {
       case "zab.propose":
         this.txnOf.set(zxidField(c, "zxid"), stringField(c, "txn"));
+        this.replicas.proposed(zxidField(c, "zxid"), stringField(c, "txn"));
         return;
+      case "disk.append": {
+        // A txn-log record (a snapshot's appends carry none): durable once an fsync covers it.
+        const record = optionalZxidField(c, "record");
+        if (record !== undefined) this.replicas.appended(e.node, record);
+        return;
+      }
       case "zab.log":
         this.onLog(e, { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") });
         return;

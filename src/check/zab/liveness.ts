@@ -21,12 +21,20 @@
  *
  * Servers are the nodes that announced a ZAB state or phase; voters are those never OBSERVING.
  *
+ * One stuck server is explained, not a violation: a server whose acceptedEpoch is above the
+ * epoch of the leader serving at the run's end. It accepted a newer epoch from a would-be leader
+ * that then failed, while the others established a lower one without it; ZooKeeper 3.8 refuses
+ * it for as long as that leader leads (Learner.registerWithLeader: "Leaders epoch … is less than
+ * accepted epoch"; Leader.getEpochToPropose no longer raises an established epoch), and it
+ * rejoins only after the next leader change. Such a server is reported as an unknown verdict
+ * (`unknowns()`: counted, named, not a failure); the rest of the window is judged as usual.
+ *
  * Bounded state: only the window after the last fault is judged, so at each fault the checker
  * forgets the requests that finished before it, every server's phase changes but the last, and
  * the establishments before it.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { FAULT_KINDS, ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { FAULT_KINDS, ViolationLog, type Checker, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
 import { at, ServerNames } from "./zab-event.js";
 import { intField, optionalStringField, reportMalformed, stringField } from "../event-reader.js";
 import { CutLinks } from "../cut-links.js";
@@ -35,7 +43,7 @@ import { CutLinks } from "../cut-links.js";
  * The ZAB annotations it reads: not the per-txn ones (propose, log, ack, commit, deliver). Every
  * server announces its phase whenever it starts looking for a leader, so these name them all.
  */
-const ZAB_KINDS: ReadonlySet<string> = new Set(["zab.state", "zab.phase", "zab.leader.established"]);
+const ZAB_KINDS: ReadonlySet<string> = new Set(["zab.state", "zab.phase", "zab.leader.established", "zab.recovered", "zab.epoch.accepted"]);
 
 interface Mark {
   index: number;
@@ -48,6 +56,8 @@ interface ServerView {
   phase: string | undefined;
   epoch: number | undefined;
   phaseAt: Mark | undefined;
+  /** The highest acceptedEpoch it announced (at recovery, or when it accepted one). */
+  acceptedEpoch: number;
   observer: boolean;
   /** Every phase change, with "DOWN" at a crash, to know the phase at any instant. */
   phases: { mark: Mark; phase: string }[];
@@ -69,6 +79,7 @@ interface ClientRequest {
 export class LivenessChecker implements Checker {
   readonly name = "zab.liveness";
   private readonly log = new ViolationLog(this.name);
+  private readonly gaps: UnknownVerdict[] = [];
   private readonly budgetUs: number;
   private readonly names = new ServerNames();
   private readonly servers = new Map<string, ServerView>();
@@ -157,6 +168,10 @@ export class LivenessChecker implements Checker {
       v.phases.push({ mark, phase: v.phase });
     } else if (e.kind === "zab.leader.established") {
       this.established.push(mark);
+    } else if (e.kind === "zab.recovered") {
+      v.acceptedEpoch = Math.max(v.acceptedEpoch, intField(e, "acceptedEpoch"));
+    } else if (e.kind === "zab.epoch.accepted") {
+      v.acceptedEpoch = Math.max(v.acceptedEpoch, intField(e, "epoch"));
     }
   }
 
@@ -198,7 +213,18 @@ export class LivenessChecker implements Checker {
         `no leader was established (no zab.leader.established, and only ${upVoters} of ${voters} voters were in BROADCAST; a majority is ${majority(voters)})`,
       );
     }
-    const stuck = up.filter((n) => !serving.has(n));
+    const leaderEpoch = this.servingLeaderEpoch(up);
+    const refused = up.filter((n) => !serving.has(n) && leaderEpoch !== undefined && this.servers.get(n)!.acceptedEpoch > leaderEpoch);
+    if (refused.length > 0) {
+      const who = refused.map((n) => `${this.names.label(n)} (acceptedEpoch ${this.servers.get(n)!.acceptedEpoch})`).join(", ");
+      this.gaps.push({
+        checker: this.name,
+        reason: `explained liveness gap: ${who} never reached BROADCAST because its acceptedEpoch is above the serving leader's epoch ${leaderEpoch}; ZooKeeper 3.8 refuses it until the leader changes (Learner.registerWithLeader)`,
+        fromMs: from.atUs / 1000,
+        toMs: end.atUs / 1000,
+      });
+    }
+    const stuck = up.filter((n) => !serving.has(n) && !refused.includes(n));
     if (stuck.length > 0) problems.push(`${stuck.map((n) => this.names.label(n)).join(", ")} never reached phase BROADCAST`);
     const late = this.unfinished(from, end);
     if (late.length > 0) problems.push(`${late.length} client request(s) did not finish in time: ${late.slice(0, 5).join(", ")}${late.length > 5 ? ", …" : ""}`);
@@ -210,6 +236,16 @@ export class LivenessChecker implements Checker {
       );
     }
     return this.log.violations;
+  }
+
+  /** The epoch of the one leader in BROADCAST among `up` at the end, if exactly one is. */
+  private servingLeaderEpoch(up: string[]): number | undefined {
+    const leaders = up.map((n) => this.servers.get(n)!).filter((v) => v.state === "LEADING" && v.phase === "BROADCAST");
+    return leaders.length === 1 ? leaders[0]!.epoch : undefined;
+  }
+
+  unknowns(): UnknownVerdict[] {
+    return this.gaps;
   }
 
   private leaderDuring(from: TraceEvent, deadlineUs: number, up: string[], serving: Set<string>): boolean {
@@ -250,7 +286,7 @@ export class LivenessChecker implements Checker {
   private server(node: string): ServerView {
     let v = this.servers.get(node);
     if (v === undefined) {
-      v = { state: undefined, stateAt: undefined, phase: undefined, epoch: undefined, phaseAt: undefined, observer: false, phases: [] };
+      v = { state: undefined, stateAt: undefined, phase: undefined, epoch: undefined, phaseAt: undefined, acceptedEpoch: 0, observer: false, phases: [] };
       this.servers.set(node, v);
     }
     return v;

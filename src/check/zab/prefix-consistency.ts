@@ -26,7 +26,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
-import { checked, optionalIntField, stringField, zxidField } from "../event-reader.js";
+import { checked, optionalIntField, optionalZxidField, stringField, zxidField } from "../event-reader.js";
 import { sameTxn, TxnHistory, type TxnEntry } from "./txn-history.js";
 import { ReplicaLogs, type Replica } from "./replica-log.js";
 import { FloorPruner } from "./durable-floor.js";
@@ -55,7 +55,7 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   private lastForgotten: GlobalEntry | undefined = undefined;
 
   constructor() {
-    super("zab.prefix-consistency", new Set(["zab.log", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established", "zab.propose"]));
+    super("zab.prefix-consistency", new Set(["zab.log", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established", "zab.propose", "disk.append"]));
     this.pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
   }
 
@@ -105,8 +105,15 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
         this.onEstablished(e, zxidField(c, "lastZxid"));
         return;
       case "zab.propose":
+        this.replicas.proposed(zxidField(c, "zxid"), stringField(c, "txn"));
         this.onPropose(e, zxidField(c, "zxid"));
         return;
+      case "disk.append": {
+        // A txn-log record (a snapshot's appends carry none): durable once an fsync covers it.
+        const record = optionalZxidField(c, "record");
+        if (record !== undefined) this.replicas.appended(e.node, record);
+        return;
+      }
     }
   }
 

@@ -15,7 +15,11 @@
  * The rules (the server's annotations are taken at their word):
  * - `zab.recovered {lastZxid}`: the log keeps only entries ≤ lastZxid (the rest was lost with
  *   the crash, or never fsynced); the tree becomes that same list (a restart replays snapshot +
- *   log, uncommitted tail included).
+ *   log, uncommitted tail included). Above its last `zab.log`, the log also holds what the
+ *   server appended to it (`disk.append {record}`) up to lastZxid: an fsync can complete while
+ *   the process cannot announce it (paused, then crashed as it resumed, before its sync thread
+ *   ran), so the txn is durable though never traced as logged. Those txns are the proposals of
+ *   their zxids (`zab.propose`: one txn per zxid, zab.zxid-uniqueness).
  * - `zab.truncate {zxid}`: log and tree are cut back to ≤ zxid; then the tree is fast-forwarded
  *   to zxid (the learner reloads its tree from the truncated log).
  * - `zab.snap.load {zxid}`: log and tree become the sync leader's tree ≤ zxid (its applied
@@ -76,6 +80,10 @@ export class ReplicaLogs {
   private baseZxid: Zxid = -1n;
   /** How many entries each applied history forgot: the absolute index of its first held one. */
   private baseCount = 0;
+  /** Per server, the zxids it appended to its txn log above its last `zab.log`, in order. */
+  private readonly unannounced = new Map<string, Zxid[]>();
+  /** zxid → txn of the proposals seen (above the base). */
+  private readonly proposals = new Map<Zxid, string>();
 
   constructor(options: ReplicaLogsOptions = {}) {
     this.histories = options.histories ?? true;
@@ -90,7 +98,8 @@ export class ReplicaLogs {
   retained(): number {
     let n = 0;
     for (const r of this.replicas.values()) n += r.logged.entries.length + r.applied.entries.length;
-    return n;
+    for (const z of this.unannounced.values()) n += z.length;
+    return n + this.proposals.size;
   }
 
   /** The servers seen so far, by node. */
@@ -122,6 +131,21 @@ export class ReplicaLogs {
       if (appliedCount !== undefined) r.applied.dropBefore(appliedCount);
       else r.applied.dropThrough(baseZxid);
     }
+    for (const zxid of this.proposals.keys()) if (zxid <= baseZxid) this.proposals.delete(zxid);
+    for (const [node, zxids] of this.unannounced) this.unannounced.set(node, zxids.filter((z) => z > baseZxid));
+  }
+
+  /** `zab.propose`: the txn of `zxid`. */
+  proposed(zxid: Zxid, txn: string): void {
+    if (this.histories && zxid > this.baseZxid) this.proposals.set(zxid, txn);
+  }
+
+  /** `disk.append {record}`: `node` wrote the txn-log record of `zxid` (durable once an fsync covers it). */
+  appended(node: string, zxid: Zxid): void {
+    if (!this.histories || zxid <= this.baseZxid) return;
+    let zxids = this.unannounced.get(node);
+    if (zxids === undefined) this.unannounced.set(node, (zxids = []));
+    zxids.push(zxid);
   }
 
   /** The replica of `node` if the trace has shown it. */
@@ -132,6 +156,8 @@ export class ReplicaLogs {
   /** `zab.log`: the txn is durable in the server's log. */
   log(node: string, entry: TxnEntry): void {
     if (this.histories && entry.zxid > this.baseZxid) this.replica(node).logged.put(entry);
+    const zxids = this.unannounced.get(node);
+    if (zxids !== undefined && zxids.length > 0) this.unannounced.set(node, zxids.filter((z) => z > entry.zxid));
   }
 
   /**
@@ -150,14 +176,32 @@ export class ReplicaLogs {
   recovered(node: string, lastZxid: Zxid, fill: readonly TxnEntry[]): TxnEntry[] {
     const r = this.replica(node);
     const lost = r.logged.cutAbove(lastZxid);
-    this.reset(r, this.histories ? filledUpTo(r.logged.entries, fill, lastZxid) : [], lastZxid);
+    const held = this.histories ? [...r.logged.entries, ...this.appendedUnannounced(node, r, lastZxid)] : [];
+    this.unannounced.delete(node);
+    this.reset(r, this.histories ? filledUpTo(held, fill, lastZxid) : [], lastZxid);
     return lost;
+  }
+
+  /** The txns `node` appended above its last logged one, up to `upTo`, whose proposals are known (in zxid order, no gap). */
+  private appendedUnannounced(node: string, r: Replica, upTo: Zxid): TxnEntry[] {
+    const out: TxnEntry[] = [];
+    let last = r.logged.lastZxid() ?? -1n;
+    for (const zxid of this.unannounced.get(node) ?? []) {
+      if (zxid <= last || zxid > upTo) continue;
+      const txn = this.proposals.get(zxid);
+      if (txn === undefined) break;
+      out.push({ zxid, txn });
+      last = zxid;
+    }
+    return out;
   }
 
   /** `zab.truncate`: returns the logged txns above `zxid`, removed from the log. */
   truncate(node: string, zxid: Zxid): TxnEntry[] {
     const r = this.replica(node);
     const removed = r.logged.cutAbove(zxid);
+    const zxids = this.unannounced.get(node);
+    if (zxids !== undefined) this.unannounced.set(node, zxids.filter((z) => z <= zxid));
     r.applied.cutAbove(zxid);
     r.treeZxid = zxid;
     this.fastForward(r, zxid);
@@ -176,6 +220,7 @@ export class ReplicaLogs {
     const r = this.replica(node);
     const leader = r.syncLeader === undefined ? undefined : this.replicas.get(r.syncLeader);
     const source = leader === undefined ? fill : leader.treeUpTo(zxid);
+    this.unannounced.delete(node);
     this.reset(r, this.histories ? filledUpTo(source, fill, zxid) : [], zxid);
   }
 

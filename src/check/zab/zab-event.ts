@@ -108,11 +108,13 @@ export abstract class ZabEventChecker implements Checker {
 
   onEvent(e: TraceEvent): void {
     const zab = e.kind.startsWith("zab.");
-    if (!zab && this.pruner === undefined) return;
+    // A kind of another layer the checker names (e.g. "disk.append") is dispatched too.
+    const own = zab || (this.kinds !== undefined && this.kinds.has(e.kind));
+    if (!own && this.pruner === undefined) return;
     // `guarded`, inlined: this runs for every zab event of every ZAB checker.
     try {
-      if (zab) {
-        this.names.learn(e);
+      if (own) {
+        if (zab) this.names.learn(e);
         this.dispatch(e);
       }
       this.pruner?.observe(e);

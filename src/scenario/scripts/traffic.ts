@@ -114,7 +114,7 @@ export class TrafficClient {
 }
 
 /** Any ZooKeeper error is an expected outcome here (the checkers judge it); anything else is a bug. */
-async function tolerate(p: Promise<unknown>): Promise<void> {
+export async function tolerate(p: Promise<unknown>): Promise<void> {
   try {
     await p;
   } catch (err) {

@@ -119,13 +119,14 @@ export const zkWorkload: WorkloadDef = {
 
 /**
  * The kernel's checkers, the client histories' always; standalone: acknowledged writes survive
- * restarts and are answered only once durable; ensembles: the ZAB invariants.
+ * restarts and are answered only once durable; ensembles: the ZAB invariants; both: no txn of a
+ * session after its closeSession (zk.session-txns).
  */
 export function ensembleCheckers(params: Record<string, unknown>): string[] {
   const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys()] : ["zk.standalone-durability", "zk.durable-reply"];
   // client.timeliness bounds a lost server by the default syncLimit: not run with another.
   const client = [...CLIENT_CHECKERS.keys()].filter((n) => n !== "client.timeliness" || params.syncLimitTicks === undefined || params.syncLimitTicks === DEFAULT_SYNC_LIMIT_TICKS);
-  return [...KERNEL_CHECKERS, ...server, ...client];
+  return [...KERNEL_CHECKERS, ...server, "zk.session-txns", ...client];
 }
 
 /**

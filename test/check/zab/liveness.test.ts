@@ -47,6 +47,26 @@ describe("check: zab: liveness", () => {
     expect(run(41_000)[0]!.message).toMatch(/c1 setData \/x \(invoked .*, finished at [\d.]+ms\)/);
   });
 
+  it("a server whose acceptedEpoch is ahead of the serving leader's epoch is an explained gap (unknown), not a violation", () => {
+    /** s2 accepted epoch 3 from a would-be leader that failed; s1 then established epoch 2 with s3. */
+    const run = (accepted: number) => {
+      const t = new TraceBuilder().boot(1, 2, 3);
+      t.elect(1, [3], 2, z(0, 0)).zab("epoch.accepted", 2, { epoch: accepted });
+      t.state(2, "LOOKING").phase(2, "ELECTION", 0).state(2, "FOLLOWING").phase(2, "DISCOVERY", accepted);
+      const checker = new LivenessChecker();
+      return { violations: runChecker(checker, t.wait(45_000).tick().events), unknowns: checker.unknowns() };
+    };
+    const ahead = run(3);
+    expect(ahead.violations).toEqual([]);
+    expect(ahead.unknowns).toHaveLength(1);
+    expect(ahead.unknowns[0]!.reason).toContain("explained liveness gap: s2 (sid 2) (acceptedEpoch 3) never reached BROADCAST because its acceptedEpoch is above the serving leader's epoch 2");
+    // The canary: at the leader's own epoch nothing explains it — a violation, as before.
+    const level = run(2);
+    expect(level.unknowns).toEqual([]);
+    expect(level.violations).toHaveLength(1);
+    expect(level.violations[0]!.message).toContain("s2 (sid 2) never reached phase BROADCAST");
+  });
+
   it("a new leader within the budget after the heal is fine", () => {
     const t = isolateLeader().wait(5_000).heal(["s1>s2", "s2>s1", "s1>s3", "s3>s1"]).wait(3_000);
     t.elect(2, [1, 3], 2, z(1, 1)).wait(45_000).tick();

@@ -26,6 +26,30 @@ describe("zab replica log: one model of each server's log and tree", () => {
     expect(names(r.logged.entries)).toEqual(["t1.1", "other"]);
   });
 
+  it("recovery: a txn appended but never announced as logged is held when the recovery reaches it (its fsync completed while the process could not say so)", () => {
+    // zab-crash-windows seed 932: s5 paused with (1,2)'s fsync in flight; it completed; s5 crashed as it resumed.
+    const run = (appended: boolean) => {
+      const m = new ReplicaLogs();
+      m.proposed(zx(1, 1), "t1.1");
+      m.proposed(zx(1, 2), "t1.2");
+      m.appended("s5", zx(1, 1));
+      m.log("s5", t(1, 1));
+      if (appended) m.appended("s5", zx(1, 2));
+      m.recovered("s5", zx(1, 2), []);
+      return names(m.replica("s5").applied.entries);
+    };
+    expect(run(true)).toEqual(["t1.1", "t1.2"]);
+    // Without the append the model has no evidence of (1,2): the gap stays (as before).
+    expect(run(false)).toEqual(["t1.1"]);
+    // An append the recovery does not reach was lost with the crash.
+    const m = new ReplicaLogs();
+    m.proposed(zx(1, 2), "t1.2");
+    m.log("s5", t(1, 1));
+    m.appended("s5", zx(1, 2));
+    m.recovered("s5", zx(1, 1), []);
+    expect(names(m.replica("s5").logged.entries)).toEqual(["t1.1"]);
+  });
+
   it("recovery: the log keeps what is ≤ lastZxid (the rest is returned as lost), the tree becomes that log, the fill closes gaps", () => {
     const m = new ReplicaLogs();
     for (const e of [t(1, 1), t(1, 2), t(1, 3)]) m.log("s1", e);
