@@ -11,10 +11,10 @@
  *   it sends after NEWLEADER (a learner ACKs nothing else until it has ACKed NEWLEADER, except
  *   with the ZOOKEEPER-4685 race, where the leader counts nothing and this check counts more:
  *   lenient, never a false alarm);
- * - `deliver` OBSERVERINFO at the leader: that connection's learner is an observer;
  * - `fle.vote` proposing the voting server itself: the server is a voter (every voter's first
- *   vote of an election is for itself; an observer's is for nobody), so the quorum is a majority
- *   of the voters seen so far (a voter not started yet lowers the bar: lenient);
+ *   vote of an election is for itself; an observer's is for nobody, and no vote is ever for an
+ *   observer), so only voters' ACKs count and the quorum is a majority of the voters seen so far
+ *   (a voter not started yet lowers the bar: lenient);
  * - `zab.phase` DISCOVERY or a `crash` of the leader: a new leadership, nothing ACKed yet.
  *
  * State is bounded by the ensemble: per leader, its connections awaiting a NEWLEADER ACK and the
@@ -35,7 +35,6 @@ export class NewLeaderQuorumChecker implements Checker {
   readonly name = "zab.newleader-quorum";
   private readonly log = new ViolationLog(this.name);
   private readonly voters = new Set<string>();
-  private readonly observerConns = new Set<number>();
   private readonly leaders = new Map<string, Leadership>();
 
   accepts(kind: string): boolean {
@@ -52,8 +51,7 @@ export class NewLeaderQuorumChecker implements Checker {
         if (e.detail === "NEWLEADER") this.leadership(e.node).awaiting.set(connOf(e), peerOf(e));
         return;
       case "deliver":
-        if (e.detail === "ACK") return this.onAck(e);
-        if (e.detail === "OBSERVERINFO") this.observerConns.add(connOf(e));
+        if (e.detail === "ACK") this.onAck(e);
         return;
       case "fle.vote":
         if (numberField(e, "proposedLeader") === intField(e, "sid")) this.voters.add(e.node);
@@ -75,7 +73,7 @@ export class NewLeaderQuorumChecker implements Checker {
     const learner = l?.awaiting.get(conn);
     if (l === undefined || learner === undefined) return;
     l.awaiting.delete(conn);
-    if (!this.observerConns.has(conn)) l.acked.add(learner);
+    l.acked.add(learner);
   }
 
   private onEstablished(e: TraceEvent): void {
