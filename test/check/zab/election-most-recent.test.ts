@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ElectionMostRecentChecker, INITS_KEPT } from "../../../src/check/zab/election-most-recent.js";
-import { loadScenario } from "../../../src/cli/scenario-files.js";
-import { runScenario } from "../../../src/scenario/run.js";
 import { TraceBuilder, runChecker, z } from "./trace-builder.js";
+import { expectCaughtAlone } from "./canary-alone.js";
 
 /** Java's Long.MIN_VALUE as an observer proposes it (leader and zxid). */
 const NOBODY = -(2 ** 63);
@@ -69,11 +68,6 @@ describe("check: zab.election-most-recent", () => {
   });
 
   it("the fle-ignores-zxid canary is caught in zab-election-longest-log by zab.election-most-recent alone; the scenario passes without it", async () => {
-    const scenario = loadScenario("zab-election-longest-log");
-    const broken = await runScenario(scenario, { seed: 1, canary: "fle-ignores-zxid" });
-    expect(broken.violations.length).toBeGreaterThan(0);
-    expect(new Set(broken.violations.map((v) => v.checker))).toEqual(new Set(["zab.election-most-recent"]));
-    const clean = await runScenario(scenario, { seed: 1 });
-    expect(clean.violations).toEqual([]);
+    await expectCaughtAlone("zab-election-longest-log", 1, "fle-ignores-zxid", "zab.election-most-recent");
   });
 });

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { NewLeaderQuorumChecker } from "../../../src/check/zab/newleader-quorum.js";
-import { loadScenario } from "../../../src/cli/scenario-files.js";
-import { runScenario } from "../../../src/scenario/run.js";
 import type { TraceEvent } from "../../../src/sim/trace.js";
 import { runChecker, z } from "./trace-builder.js";
+import { expectCaughtAlone } from "./canary-alone.js";
 
 /** The kernel's message events and the few annotations the checker reads; connection `c` links learner s<c> to the leader. */
 class Sync {
@@ -64,11 +63,6 @@ describe("check: zab.newleader-quorum", () => {
   });
 
   it("the established-without-quorum canary is caught in zab-follower-restart-trunc by zab.newleader-quorum alone; the scenario passes without it", async () => {
-    const scenario = loadScenario("zab-follower-restart-trunc");
-    const broken = await runScenario(scenario, { seed: 1, canary: "established-without-quorum" });
-    expect(broken.violations.length).toBeGreaterThan(0);
-    expect(new Set(broken.violations.map((v) => v.checker))).toEqual(new Set(["zab.newleader-quorum"]));
-    const clean = await runScenario(scenario, { seed: 1 });
-    expect(clean.violations).toEqual([]);
+    await expectCaughtAlone("zab-follower-restart-trunc", 1, "established-without-quorum", "zab.newleader-quorum");
   });
 });
