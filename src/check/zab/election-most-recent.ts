@@ -31,7 +31,7 @@ import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import { guarded, intField, numberField, stringField, zxidField } from "../event-reader.js";
-import { at, formatZxid } from "./zab-event.js";
+import { formatZxid } from "./zab-event.js";
 
 /** How many (zxid → currentEpoch) initial votes are remembered per server. */
 export const INITS_KEPT = 64;
@@ -139,8 +139,7 @@ export class ElectionMostRecentChecker implements Checker {
         `FLE elected a leader less recent than one of its voters: ${e.node} decided for ${leaderNode} (sid ${leader}) in round ${round} ` +
           `with (currentEpoch ${candidate.epoch}, last zxid ${formatZxid(candidate.zxid)}), but ${el.node} voted for it in that round holding ` +
           `(currentEpoch ${el.own.epoch}, last zxid ${formatZxid(el.own.zxid)}); totalOrderPredicate orders votes by epoch, then zxid, ` +
-          `then sid, so no voter moves to a candidate below its own vote (the elected leader must hold the longest history of its quorum) ` +
-          `[decision ${at(e)}]`,
+          `then sid, so no voter moves to a candidate below its own vote (the elected leader must hold the longest history of its quorum)`,
       );
     }
   }
