@@ -125,6 +125,18 @@ export const CANARY_REGISTRY = [
     breaks: "a lock holder that ignores its session's events and goes on trusting the lock after its session expired",
     caughtBy: [scenario("recipe-lock-expiry", [1], "recipe.lock-mutex"), scenario("recipe-lock-pause", [1], "scenario.expect", "recipe.lock-mutex")],
   },
+  {
+    name: "fle-ignores-zxid",
+    layer: "server",
+    breaks: "FastLeaderElection orders votes by epoch and sid only, so a voter with a higher sid and a shorter log can be elected",
+    caughtBy: [scenario("zab-election-longest-log", [1], "zab.election-most-recent")],
+  },
+  {
+    name: "established-without-quorum",
+    layer: "server",
+    breaks: "a leader is established (and serves) on the first learner's NEWLEADER ACK instead of a quorum's",
+    caughtBy: [scenario("zab-follower-restart-trunc", [1], "zab.newleader-quorum")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -134,6 +146,7 @@ export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
   "follower-ack-before-fsync", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
   "latch-stays-leader", "lock-trusts-expired",
+  "fle-ignores-zxid", "established-without-quorum",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

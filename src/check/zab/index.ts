@@ -6,16 +6,19 @@
 import type { Checker } from "../checker.js";
 import { CommittedDurabilityChecker } from "./committed-durability.js";
 import { DurableAckChecker } from "./durable-ack.js";
+import { ElectionMostRecentChecker } from "./election-most-recent.js";
 import { FlagsChecker } from "./flags.js";
 import { IdenticalTreesChecker } from "./identical-trees.js";
 import { IntegrityChecker } from "./integrity.js";
 import { LeadershipChecker } from "./leadership.js";
 import { LivenessChecker } from "./liveness.js";
+import { NewLeaderQuorumChecker } from "./newleader-quorum.js";
 import { PrefixConsistencyChecker } from "./prefix-consistency.js";
 import { PrimaryIntegrityChecker } from "./primary-integrity.js";
 import { ZxidUniquenessChecker } from "./zxid-uniqueness.js";
 
 export { CommittedDurabilityChecker, DurableAckChecker, FlagsChecker, IdenticalTreesChecker, IntegrityChecker, LeadershipChecker, LivenessChecker, PrefixConsistencyChecker, PrimaryIntegrityChecker, ZxidUniquenessChecker };
+export { ElectionMostRecentChecker, NewLeaderQuorumChecker };
 
 export interface ZabCheckerOptions {
   /** Virtual milliseconds after the last fault within which a leader must serve (default 40 000). */
@@ -34,6 +37,8 @@ export const ZAB_CHECKERS: ReadonlyMap<string, (options?: ZabCheckerOptions) => 
   ["zab.flags", () => new FlagsChecker()],
   ["zab.liveness", (options) => new LivenessChecker(options?.livenessBudgetMs)],
   ["zab.durable-ack", () => new DurableAckChecker()],
+  ["zab.election-most-recent", () => new ElectionMostRecentChecker()],
+  ["zab.newleader-quorum", () => new NewLeaderQuorumChecker()],
 ]);
 
 /** Fresh instances of every ZAB checker. */

@@ -9,6 +9,7 @@ import { aclEnforcement } from "./acl-enforcement.js";
 import { serverRestartRecovery } from "./server-restart-recovery.js";
 import { zabLeaderCrashBeforeCommit } from "./zab-leader-crash-before-commit.js";
 import { zabFollowerRestartTrunc } from "./zab-follower-restart-trunc.js";
+import { zabElectionLongestLog } from "./zab-election-longest-log.js";
 import { zabIsolatedLeader } from "./zab-isolated-leader.js";
 import { zabRollingRestart } from "./zab-rolling-restart.js";
 import { zabObserver } from "./zab-observer.js";
@@ -24,7 +25,7 @@ import { BUG_SCRIPTS } from "./bug-scripts.js";
 import { COMMIT_SCRIPT_VARIANTS } from "../workloads/commit-variants.js";
 
 const SCRIPTS = new Map<string, ScriptDef>(
-  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerTxnLogDiff, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, benchTraffic, soakTree, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS].map((s) => [s.name, s]),
+  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerTxnLogDiff, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, benchTraffic, soakTree, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS, zabElectionLongestLog].map((s) => [s.name, s]),
 );
 
 export function scriptNamed(name: string): ScriptDef {

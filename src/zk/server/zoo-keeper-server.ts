@@ -80,7 +80,11 @@ export type ServerCanary =
   /** A leader that loses its quorum keeps leading (and serving) instead of giving up after syncLimit ticks. */
   | "leader-ignores-quorum-loss"
   /** A follower ACKs a proposal as soon as it is appended to its log, before the fsync covering it. */
-  | "follower-ack-before-fsync";
+  | "follower-ack-before-fsync"
+  /** FastLeaderElection compares votes by epoch and sid only: a higher sid with a shorter log wins. */
+  | "fle-ignores-zxid"
+  /** A leader is established (and serves) on the first learner's NEWLEADER ACK, without a quorum's. */
+  | "established-without-quorum";
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,

@@ -26,6 +26,8 @@ describe("check: zab: correct run", () => {
       "zab.flags",
       "zab.liveness",
       "zab.durable-ack",
+      "zab.election-most-recent",
+      "zab.newleader-quorum",
     ]);
     a.forEach((c, i) => expect(c).not.toBe(b[i]));
   });

@@ -88,6 +88,8 @@ export interface FastLeaderElectionOptions {
   minNotificationIntervalMs?: number;
   /** Bug zoo: compare votes with the pre-3.4.4 predicate that is not a total order (ZOOKEEPER-1419). */
   zk1419?: boolean;
+  /** Canary `fle-ignores-zxid`: votes are compared by epoch and sid only, the last zxid is ignored. */
+  ignoreZxid?: boolean;
   maxNotificationIntervalMs?: number;
 }
 
@@ -440,7 +442,8 @@ export class FastLeaderElection {
 
   /** `totalOrderPredicate(new, cur)` with this peer's weights (and, in the bug zoo, its defects). */
   private beats(newId: number, newZxid: Zxid, newEpoch: number, curId: number, curZxid: Zxid, curEpoch: number): boolean {
-    return totalOrderPredicate(newId, newZxid, newEpoch, curId, curZxid, curEpoch, this.weightOf, this.options.zk1419 === true);
+    const zxid = this.options.ignoreZxid === true ? curZxid : newZxid; // the canary: equal zxids, so the sid decides
+    return totalOrderPredicate(newId, zxid, newEpoch, curId, curZxid, curEpoch, this.weightOf, this.options.zk1419 === true);
   }
 
   /** Observers propose Long.MIN_VALUE so that any voter's vote beats theirs. */

@@ -236,7 +236,8 @@ export class Leader {
   }
 
   private checkEstablished(): void {
-    if (this.established || !this.peer.qv.containsQuorum(this.newLeaderAcks)) return;
+    // The canary does not wait for a quorum: the first learner's NEWLEADER ACK, with its own, establishes it.
+    if (this.established || !(this.peer.qv.containsQuorum(this.newLeaderAcks) || this.peer.config.server.canary === "established-without-quorum")) return;
     this.established = true;
     this.lastCommitted = this.peer.zkDb.lastProcessedZxid;
     this.peer.ctx.annotate("zab.leader.established", { sid: this.myid, epoch: this.epoch, lastZxid: zxidHex(this.peer.zkDb.lastProcessedZxid) });

@@ -83,6 +83,7 @@ export class QuorumPeer {
       getCurrentEpoch: () => this.currentEpoch,
       onElected: (vote, state) => this.onElected(vote, state),
       zk1419: this.hasBug("ZK-1419"),
+      ignoreZxid: config.server.canary === "fle-ignores-zxid",
     });
     this.fle.start();
     this.lookForLeader();
