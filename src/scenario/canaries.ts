@@ -125,6 +125,12 @@ export const CANARY_REGISTRY = [
     breaks: "a lock holder that ignores its session's events and goes on trusting the lock after its session expired",
     caughtBy: [scenario("recipe-lock-expiry", [1], "recipe.lock-mutex"), scenario("recipe-lock-pause", [1], "scenario.expect", "recipe.lock-mutex")],
   },
+  {
+    name: "latch-ignores-disconnect",
+    layer: "recipe",
+    breaks: "a leader latch (and selector) that keeps leading while disconnected: it gives leadership up on Expired but does not suspend on Disconnected",
+    caughtBy: [scenario("recipe-latch-expiry", [1], "recipe.election")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -134,6 +140,7 @@ export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
   "follower-ack-before-fsync", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
   "latch-stays-leader", "lock-trusts-expired",
+  "latch-ignores-disconnect",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 
