@@ -131,6 +131,12 @@ export const CANARY_REGISTRY = [
     breaks: "a leader latch (and selector) that keeps leading while disconnected: it gives leadership up on Expired but does not suspend on Disconnected",
     caughtBy: [scenario("recipe-latch-expiry", [1], "recipe.election")],
   },
+  {
+    name: "lifo-send",
+    layer: "client",
+    breaks: "the client writes the requests queued while it had no connection newest first, so a pipelining session's requests are applied out of submission order",
+    caughtBy: [scenario("client-pipeline", [1], "client.session-order")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -140,7 +146,7 @@ export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
   "follower-ack-before-fsync", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
   "latch-stays-leader", "lock-trusts-expired",
-  "latch-ignores-disconnect",
+  "latch-ignores-disconnect", "lifo-send",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

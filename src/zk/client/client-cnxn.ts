@@ -154,7 +154,7 @@ export interface ClientCnxnOptions {
  * - `rare-pings`: the client pings no more often than its read timeout, so an idle connection
  *   with healthy links times out.
  */
-export type ClientCanary = "forget-last-zxid" | "rare-pings";
+export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send";
 
 type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; onFinish: (reply: PacketReply) => void; reply: PacketReply };
 
@@ -485,7 +485,8 @@ export class ClientCnxn {
   /** Writes the outgoing queue while a session is established (`doIO`). */
   private flush(): void {
     while (this.phase === "connected" && this.socket !== undefined && this.outgoing.length > 0) {
-      const p = this.outgoing.shift()!;
+      // The lifo-send canary writes its queue newest first (client FIFO order broken).
+      const p = this.canary === "lifo-send" ? this.outgoing.pop()! : this.outgoing.shift()!;
       p.xid = p.fixedXid ?? this.nextXid();
       p.sent = true;
       this.write({ kind: p.label, bytes: encodeClientFrame({ kind: "request", header: { xid: p.xid, type: p.opCode }, request: p.request }) });
