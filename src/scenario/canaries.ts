@@ -109,9 +109,12 @@ export const CANARY_REGISTRY = [
     name: "forget-last-zxid",
     layer: "client",
     breaks: "the client reconnects with lastZxidSeen 0, so a server behind it accepts it instead of refusing it",
-    // Accepted by a stale leader, the client's first op is mostly a write, which waits for a
-    // quorum the stale leader lacks (and its pings with it): no run saw the older state yet.
-    caughtBy: [{ kind: "test", file: "test/scenario/lagging-server.test.ts", checkers: ["the stale leader's zk.cnxn.refused / zk.session.established"] }],
+    // Accepted by a stale leader, the client's first op in zab-lagging-server is mostly a write,
+    // which waits for a quorum the stale leader lacks; zab-lagging-server-reads reads first there.
+    caughtBy: [
+      scenario("zab-lagging-server-reads", [5, 12], "client.session-order"),
+      { kind: "test", file: "test/scenario/lagging-server.test.ts", checkers: ["the stale leader's zk.cnxn.refused / zk.session.established"] },
+    ],
   },
   {
     name: "latch-stays-leader",
@@ -145,7 +148,7 @@ export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
 export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
   "follower-ack-before-fsync", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
-  "latch-stays-leader", "lock-trusts-expired",
+  "forget-last-zxid", "latch-stays-leader", "lock-trusts-expired",
   "latch-ignores-disconnect", "lifo-send",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];

@@ -10,6 +10,8 @@
  *
  * `faultPhaseMs`, when given, replaces the fault phase's length the seed draws (the script and
  * the nemesis read it alike): a longer phase leaves room for slow-building topologies.
+ * `readFirstOnMove: true` makes each client read first on a server it has just moved to
+ * (TrafficParams in src/scenario/scripts/traffic.ts); absent, the draws are unchanged.
  *
  * `nodes()` returns the largest shape (the names a fault schedule may use); a run adds only the
  * nodes its seed chose. Every ZAB, client and kernel checker runs.
@@ -20,7 +22,7 @@ import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from 
 import { ZAB_TRACE_ROLES, zkWorkload } from "./zk.js";
 
 const SNAPSHOT_PARAMS = ["snapCount", "snapChunkNodes", "snapChunkIntervalUs"];
-const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", ...SNAPSHOT_PARAMS];
+const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", "readFirstOnMove", ...SNAPSHOT_PARAMS];
 const MAX_VOTERS = 5;
 const MAX_OBSERVERS = 1;
 
@@ -62,6 +64,7 @@ export const swarmWorkload: WorkloadDef = {
     const maxClients = intParam(params, "maxClients", 4, 2, 8);
     if (params.tickTimeMs !== undefined) intParam(params, "tickTimeMs", 2000, 100, 10_000);
     swarmFaultPhaseMs(params);
+    if (params.readFirstOnMove !== undefined && typeof params.readFirstOnMove !== "boolean") throw new UserInputError(`workload.readFirstOnMove: expected true or false, got ${JSON.stringify(params.readFirstOnMove)}`);
     const servers = Array.from({ length: MAX_VOTERS + MAX_OBSERVERS }, (_, i) => `s${i + 1}`);
     return [...servers, ...Array.from({ length: maxClients }, (_, i) => `c${i + 1}`)];
   },
@@ -73,7 +76,7 @@ export const swarmWorkload: WorkloadDef = {
     swarmWorkload.nodes(w.params);
     const shape = swarmShape(w);
     const params: Record<string, unknown> = { script: "zab-random-faults", servers: shape.servers, observers: shape.observers, clients: shape.clients, tickTimeMs: shape.tickTimeMs };
-    for (const k of [...SNAPSHOT_PARAMS, "faultPhaseMs"]) if (w.params[k] !== undefined) params[k] = w.params[k];
+    for (const k of [...SNAPSHOT_PARAMS, "faultPhaseMs", "readFirstOnMove"]) if (w.params[k] !== undefined) params[k] = w.params[k];
     const inner = zkWorkload.create({ ...w, params });
     return {
       setup: () => inner.setup(),

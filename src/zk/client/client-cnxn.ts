@@ -152,7 +152,9 @@ export interface ClientCnxnOptions {
  * - `forget-last-zxid`: the ConnectRequest carries lastZxidSeen 0 instead of the highest zxid
  *   the client has seen, so a server that is behind the client accepts it instead of refusing;
  * - `rare-pings`: the client pings no more often than its read timeout, so an idle connection
- *   with healthy links times out.
+ *   with healthy links times out;
+ * - `lifo-send`: the requests queued while the client had no connection are written newest
+ *   first, so a pipelining session's requests are applied out of submission order.
  */
 export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send";
 
