@@ -140,6 +140,12 @@ export const CANARY_REGISTRY = [
     breaks: "the client writes the requests queued while it had no connection newest first, so a pipelining session's requests are applied out of submission order",
     caughtBy: [scenario("client-pipeline", [1], "client.session-order")],
   },
+  {
+    name: "queue-takes-on-expiry",
+    layer: "recipe",
+    breaks: "a queue consumer whose delete fails because its session expired hands the item over as surely taken, though another consumer may have taken it",
+    caughtBy: [scenario("recipe-queue-pause", [1], "recipe.queue")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -149,7 +155,7 @@ export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
   "follower-ack-before-fsync", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
   "forget-last-zxid", "latch-stays-leader", "lock-trusts-expired",
-  "latch-ignores-disconnect", "lifo-send",
+  "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 
