@@ -41,8 +41,10 @@ type LatchState = "idle" | "candidate" | "leader" | "suspended" | "closed";
 /**
  * `careful`: the recipe above. `stays-leader` is a deliberately broken latch (a canary): once
  * elected it ignores Disconnected and Expired, and goes on leading after its session is gone.
+ * `no-suspend` (a canary too) ignores only Disconnected: it goes on leading while disconnected,
+ * and gives leadership up only when it hears Expired.
  */
-export type LatchVariant = "careful" | "stays-leader";
+export type LatchVariant = "careful" | "stays-leader" | "no-suspend";
 
 export interface LatchOptions {
   variant?: LatchVariant;
@@ -178,6 +180,8 @@ export class LeaderLatch {
     // The canary's flaw: a leader that does not listen to its session any more.
     if (this.variant === "stays-leader" && this.state === "leader") return;
     if (e.type === EventType.None) {
+      // The no-suspend canary's flaw: a leader that keeps leading through a connection loss.
+      if (this.variant === "no-suspend" && e.state === KeeperState.Disconnected) return;
       if (e.state === KeeperState.Disconnected && this.state === "leader") {
         this.state = "suspended";
         this.endTerm();

@@ -44,8 +44,17 @@ import type { TraceAnnotations } from "../sim/trace-schema.js";
 
 export type Delivery = "at-least-once" | "at-most-once";
 
+/**
+ * The consumer's code: `careful`, the recipe above; `expired-take`, a deliberately broken consumer (a canary): when
+ * its delete fails because its session expired, it hands the item over as surely taken — as
+ * if the delete had gone through before the session died — though another consumer may have
+ * taken it meanwhile.
+ */
+export type QueueConsumer = "careful" | "expired-take";
+
 export interface QueueOptions {
   delivery?: Delivery;
+  consumer?: QueueConsumer;
 }
 
 export interface QueueItem {
@@ -58,6 +67,7 @@ export interface QueueItem {
 
 export class DistributedQueue {
   readonly delivery: Delivery;
+  private readonly consumer: QueueConsumer;
 
   constructor(
     protected readonly zk: ZooKeeper,
@@ -66,6 +76,7 @@ export class DistributedQueue {
     options: QueueOptions = {},
   ) {
     this.delivery = options.delivery ?? "at-least-once";
+    this.consumer = options.consumer ?? "careful";
   }
 
   async init(): Promise<void> {
@@ -165,6 +176,8 @@ export class DistributedQueue {
         // After an unknown outcome the session may die before we learn it: the delete may have
         // happened, so the item is handed over or dropped below, never silently lost (the next
         // call reports the lost session).
+        // The expired-take canary's flaw: a delete refused for a dead session counts as done.
+        if (isSessionFatal(err) && this.consumer === "expired-take") return this.taken(item, false);
         if (isSessionFatal(err) && !unsure) throw new SessionLostError("queue", keeperCode(err));
         if (hasCode(err, Code.NONODE) || isSessionFatal(err)) break;
         if (!isRecoverable(err)) throw err;

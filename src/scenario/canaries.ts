@@ -109,9 +109,12 @@ export const CANARY_REGISTRY = [
     name: "forget-last-zxid",
     layer: "client",
     breaks: "the client reconnects with lastZxidSeen 0, so a server behind it accepts it instead of refusing it",
-    // Accepted by a stale leader, the client's first op is mostly a write, which waits for a
-    // quorum the stale leader lacks (and its pings with it): no run saw the older state yet.
-    caughtBy: [{ kind: "test", file: "test/scenario/lagging-server.test.ts", checkers: ["the stale leader's zk.cnxn.refused / zk.session.established"] }],
+    // Accepted by a stale leader, the client's first op in zab-lagging-server is mostly a write,
+    // which waits for a quorum the stale leader lacks; zab-lagging-server-reads reads first there.
+    caughtBy: [
+      scenario("zab-lagging-server-reads", [5, 12], "client.session-order"),
+      { kind: "test", file: "test/scenario/lagging-server.test.ts", checkers: ["the stale leader's zk.cnxn.refused / zk.session.established"] },
+    ],
   },
   {
     name: "latch-stays-leader",
@@ -137,6 +140,24 @@ export const CANARY_REGISTRY = [
     breaks: "a leader is established (and serves) on the first learner's NEWLEADER ACK instead of a quorum's",
     caughtBy: [scenario("zab-follower-restart-trunc", [1], "zab.newleader-quorum")],
   },
+  {
+    name: "latch-ignores-disconnect",
+    layer: "recipe",
+    breaks: "a leader latch (and selector) that keeps leading while disconnected: it gives leadership up on Expired but does not suspend on Disconnected",
+    caughtBy: [scenario("recipe-latch-expiry", [1], "recipe.election")],
+  },
+  {
+    name: "lifo-send",
+    layer: "client",
+    breaks: "the client writes the requests queued while it had no connection newest first, so a pipelining session's requests are applied out of submission order",
+    caughtBy: [scenario("client-pipeline", [1], "client.session-order")],
+  },
+  {
+    name: "queue-takes-on-expiry",
+    layer: "recipe",
+    breaks: "a queue consumer whose delete fails because its session expired hands the item over as surely taken, though another consumer may have taken it",
+    caughtBy: [scenario("recipe-queue-pause", [1], "recipe.queue")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -145,8 +166,9 @@ export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
 export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
   "follower-ack-before-fsync", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
-  "latch-stays-leader", "lock-trusts-expired",
+  "forget-last-zxid", "latch-stays-leader", "lock-trusts-expired",
   "fle-ignores-zxid", "established-without-quorum",
+  "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

@@ -26,6 +26,7 @@ const PASSING = [
   "recipe-lock-bench",
   "recipe-latch-expiry",
   "recipe-lock-expiry",
+  "recipe-queue-pause",
 ];
 
 /** Naive variants and the checker that must catch each. */

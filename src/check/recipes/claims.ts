@@ -10,6 +10,13 @@
  * still open after that is a holder acting on a role its session no longer backs. (Mutual exclusion itself ends
  * a role at the session's end, which the server decides; this is the recipe's side of it.)
  *
+ * A role that must not outlive a connection loss (`endsOnDisconnect`: an elected leader, whose
+ * recipe suspends on Disconnected — Curator's LeaderLatch on SUSPENDED, and docs/recipes.md —
+ * because it cannot know whether the server is about to expire its session) is also told by
+ * its client's Disconnected: a `client.state` CONNECTING of the claiming session, which the
+ * client records when it loses an established connection. The same grace applies. A lock is
+ * not such a role: its holder keeps the lock across a connection loss within the session.
+ *
  * Reads only trace events (the recipe annotations and `client.state`); shares no code with the
  * recipes or the client.
  */
@@ -24,8 +31,10 @@ interface Claim {
   client: string;
   key: string;
   atUs: number;
-  /** When the client was told its session expired (the claim must be gone after this instant). */
+  /** When the client was told its session expired, or (endsOnDisconnect) its connection was lost: the claim must be gone after this instant. */
   toldAtUs?: number;
+  /** What it was told. */
+  told?: "expired" | "disconnected";
 }
 
 export class ClaimsAfterExpiry {
@@ -34,7 +43,10 @@ export class ClaimsAfterExpiry {
   /** Told claims not yet judged, by session. */
   private readonly told: { session: string; claim: Claim }[] = [];
 
-  constructor(private readonly words: { kind: string; role: string }) {}
+  constructor(
+    private readonly words: { kind: string; role: string },
+    private readonly endsOnDisconnect = false,
+  ) {}
 
   static reads(kind: string): boolean {
     return kind === "client.state";
@@ -67,13 +79,16 @@ export class ClaimsAfterExpiry {
     return out;
   }
 
-  /** A `client.state` event: an expiry the client saw marks its session's claims as told. */
+  /** A `client.state` event: an expiry the client saw (or, endsOnDisconnect, a lost connection) marks its session's claims as told. */
   onClientState(e: TraceEvent): void {
-    if (stringField(e, "state") !== "CLOSED" || optionalStringField(e, "cause") !== "expired") return;
+    const state = stringField(e, "state");
+    const told = state === "CLOSED" && optionalStringField(e, "cause") === "expired" ? "expired" : state === "CONNECTING" && this.endsOnDisconnect ? "disconnected" : undefined;
+    if (told === undefined) return;
     const session = stringField(e, "session");
     for (const claim of this.claims.get(session)?.values() ?? []) {
       if (claim.toldAtUs !== undefined) continue;
       claim.toldAtUs = e.atUs;
+      claim.told = told;
       this.told.push({ session, claim });
     }
   }
@@ -84,6 +99,11 @@ export class ClaimsAfterExpiry {
   }
 
   private message(session: string, c: Claim): string {
-    return `${c.client} still claims ${this.words.kind} ${c.key} (${this.words.role} since ${fmtMs(c.atUs)}, session ${session}) after its client was told at ${fmtMs(c.toldAtUs!)} that the session expired, more than ${TOLD_GRACE_US / 1e6} s later: a recipe must give the role up (lost) when its session is gone`;
+    const head = `${c.client} still claims ${this.words.kind} ${c.key} (${this.words.role} since ${fmtMs(c.atUs)}, session ${session})`;
+    const grace = `more than ${TOLD_GRACE_US / 1e6} s later`;
+    if (c.told === "disconnected") {
+      return `${head} after its client lost its connection at ${fmtMs(c.toldAtUs!)} (Disconnected), ${grace}: a leader must suspend (stop acting) while it cannot know whether its session is still alive`;
+    }
+    return `${head} after its client was told at ${fmtMs(c.toldAtUs!)} that the session expired, ${grace}: a recipe must give the role up (lost) when its session is gone`;
   }
 }

@@ -9,7 +9,8 @@
  *   applies the closeSession: such a role ends at once). With `tokens`, successive grants carry
  *   growing tokens.
  * - the recipe's side: a role the holder still claims (no end event of its own) after its client
- *   was told its session expired is a violation (claims.ts).
+ *   was told its session expired (with `endsOnDisconnect`, or lost its connection) is a
+ *   violation (claims.ts).
  * - liveness: at the end of a run that has been quiet (no fault) for `stallMs`, sessions still
  *   waiting for the role while nobody has it, with nothing happening to it for `stallMs`,
  *   mean the recipe is stuck.
@@ -35,6 +36,8 @@ export interface ExclusiveRoleSpec {
   wait: readonly string[];
   unwait: readonly string[];
   tokens: boolean;
+  /** The role must end at its client's Disconnected too, not only at its expiry (claims.ts): an elected leader suspends. */
+  endsOnDisconnect: boolean;
 }
 
 interface Role {
@@ -66,7 +69,7 @@ export class ExclusiveRoleChecker implements Checker {
   ) {
     this.name = spec.name;
     this.log = new ViolationLog(spec.name);
-    this.claims = new ClaimsAfterExpiry({ kind: spec.kind, role: spec.role });
+    this.claims = new ClaimsAfterExpiry({ kind: spec.kind, role: spec.role }, spec.endsOnDisconnect);
   }
 
   accepts(kind: string): boolean {

@@ -40,6 +40,7 @@ export const LOCK_MUTEX: ExclusiveRoleSpec = {
   wait: ["waiting"],
   unwait: ["abandoned"],
   tokens: true,
+  endsOnDisconnect: false,
 };
 
 /** Mutual exclusion, growing tokens, and no stuck lock (see exclusive.ts). */

@@ -5,7 +5,7 @@ import { recipeLockPause, recipeLockPauseUnfenced } from "./recipe-lock-pause.js
 import { recipeElection } from "./recipe-election.js";
 import { recipeLeaderLatch } from "./recipe-leader-latch.js";
 import { recipeCounter, recipeCounterNaive } from "./recipe-counter.js";
-import { recipeQueue, recipeQueuePriority, recipeQueuePriorityNaive } from "./recipe-queue.js";
+import { recipeQueue, recipeQueuePriority, recipeQueuePriorityNaive, recipeQueuePause } from "./recipe-queue.js";
 import { recipeBarrier, recipeBarrierNaivePoll } from "./recipe-barrier.js";
 import { recipeDoubleBarrier, recipeDoubleBarrierNaive } from "./recipe-double-barrier.js";
 import { recipeServices } from "./recipe-services.js";
@@ -33,4 +33,4 @@ export const RECIPE_VARIANTS: Readonly<Record<string, Readonly<Record<string, st
   "recipe-revocable-lock": { naive: "recipe-revocable-lock-naive" },
 };
 
-export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeLeaderLatch, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeQueuePriorityNaive, recipeBarrier, recipeBarrierNaivePoll, recipeDoubleBarrier, recipeDoubleBarrierNaive, recipeServices, recipeConfig, recipeGroupMembership, recipeNaming, recipeNamingNaive, recipe2pc, recipeRwLock, recipeRevocableLock, recipeRevocableLockNaive, recipeLatchExpiry, recipeLockExpiry];
+export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeLeaderLatch, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeQueuePriorityNaive, recipeBarrier, recipeBarrierNaivePoll, recipeDoubleBarrier, recipeDoubleBarrierNaive, recipeServices, recipeConfig, recipeGroupMembership, recipeNaming, recipeNamingNaive, recipe2pc, recipeRwLock, recipeRevocableLock, recipeRevocableLockNaive, recipeLatchExpiry, recipeLockExpiry, recipeQueuePause];

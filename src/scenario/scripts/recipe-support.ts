@@ -28,8 +28,8 @@ export function hostOf(s: ScriptContext, node: string): NodeContext {
   return ctx;
 }
 
-/** The latch a run's canary asks for: `stays-leader` under `latch-stays-leader`, else the careful one. */
-export const latchVariantOf = (s: ScriptContext): LatchVariant => (s.canary === "latch-stays-leader" ? "stays-leader" : "careful");
+/** The latch a run's canary asks for: `stays-leader` under `latch-stays-leader`, `no-suspend` under `latch-ignores-disconnect`, else the careful one. */
+export const latchVariantOf = (s: ScriptContext): LatchVariant => (s.canary === "latch-stays-leader" ? "stays-leader" : s.canary === "latch-ignores-disconnect" ? "no-suspend" : "careful");
 
 /** The lock a run's canary asks for (`trusts-expired` under `lock-trusts-expired`), else `variant`. */
 export const lockVariantOf = (s: ScriptContext, variant: LockVariant = "herd-free"): LockVariant => (s.canary === "lock-trusts-expired" ? "trusts-expired" : variant);

@@ -38,11 +38,20 @@ export interface TrafficParams {
   /** The session timeout each client asks for. */
   sessionTimeoutMs: number;
   mix: OpMix;
+  /**
+   * On a connection to another server than the one that served its last op, the client's
+   * first op there is a read (`getData` of a drawn key) instead of a drawn op: a client moved to
+   * a lagging server reads at once what that server holds, before any write that would wait
+   * for a quorum. Off (absent) by default: the draws are then exactly the plain mix's.
+   */
+  readFirstOnMove?: boolean;
 }
 
 /** One client's workload: random ops on the key space until `stop()`, reconnecting as needed. */
 export class TrafficClient {
   private zk: ZooKeeper | undefined;
+  /** The server of the connection the last op went out on (readFirstOnMove only). */
+  private servedBy: string | undefined;
   private stopped = false;
   private readonly totalWeight: number;
   readonly done: Promise<void>;
@@ -81,7 +90,14 @@ export class TrafficClient {
       if (ctx === undefined) throw new Error(`client node ${this.node} is down`);
       this.zk = createClient(ctx, { connectString: this.s.servers.map((id) => `${id}:${CLIENT_PORT}`).join(","), sessionTimeoutMs: this.params.sessionTimeoutMs, ...this.s.clientDefaults });
     }
-    if (this.zk.getState() === "CONNECTED" && this.totalWeight > 0) await tolerate(this.randomOp(this.zk));
+    if (this.zk.getState() !== "CONNECTED" || this.totalWeight === 0) return;
+    if (this.params.readFirstOnMove === true) {
+      const server = this.zk.cnxn.currentAddress?.host;
+      const moved = this.servedBy !== undefined && server !== this.servedBy;
+      this.servedBy = server;
+      if (moved) return tolerate(this.zk.getData(`${TRAFFIC_ROOT}/k${this.rng.int(0, this.params.keys - 1)}`));
+    }
+    await tolerate(this.randomOp(this.zk));
   }
 
   private drawOp(): OpKind {

@@ -61,8 +61,8 @@ async function sharedSessions(s: ScriptContext, rng: Rng, faultPhaseMs: number):
 export const zabRandomFaults: ScriptDef = {
   name: "zab-random-faults",
   description: "swarm: seed-drawn faults aimed at elections and syncs, client traffic, then heal and converge",
-  /** Set by the swarm workload's own `faultPhaseMs` (in place of the drawn length). */
-  paramKeys: ["faultPhaseMs", "sharedSessions"],
+  /** Set by the swarm workload's own `faultPhaseMs` (in place of the drawn length), `sharedSessions` and `readFirstOnMove` (the clients' TrafficParams). */
+  paramKeys: ["faultPhaseMs", "sharedSessions", "readFirstOnMove"],
   async run(s) {
     const swarm = s.sim.rng.fork("swarm");
     const plan = drawSwarmPlan(s.sim.rng, s.params.faultPhaseMs as number | undefined);
@@ -75,7 +75,8 @@ export const zabRandomFaults: ScriptDef = {
 
     const clients = s.clients.map((c) => {
       const rng = swarm.fork(`client/${c}`);
-      return new TrafficClient(s, c, rng, { keys: plan.keys, opGapMsMax: plan.opGapMsMax, sessionTimeoutMs: rng.int(4000, 12_000), mix: DEFAULT_OP_MIX });
+      const readFirstOnMove = s.params.readFirstOnMove === true ? { readFirstOnMove: true } : {};
+      return new TrafficClient(s, c, rng, { keys: plan.keys, opGapMsMax: plan.opGapMsMax, sessionTimeoutMs: rng.int(4000, 12_000), mix: DEFAULT_OP_MIX, ...readFirstOnMove });
     });
     s.sim.trace.record(s.sim.nowUs, FAULT_PHASE_EVENT.kind, "", undefined, undefined, undefined, { phase: FAULT_PHASE_EVENT.phase });
     const shared = s.params.sharedSessions === true ? sharedSessions(s, swarm.fork("shared-session"), plan.faultPhaseMs) : Promise.resolve();

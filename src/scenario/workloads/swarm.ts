@@ -10,6 +10,8 @@
  *
  * `faultPhaseMs`, when given, replaces the fault phase's length the seed draws (the script and
  * the nemesis read it alike): a longer phase leaves room for slow-building topologies.
+ * `readFirstOnMove: true` makes each client read first on a server it has just moved to
+ * (TrafficParams in src/scenario/scripts/traffic.ts); absent, the draws are unchanged.
  *
  * `sharedSessions: true` adds the script's shared-session episodes (scripts/shared-session.ts).
  *
@@ -22,7 +24,7 @@ import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from 
 import { ZAB_TRACE_ROLES, zkWorkload } from "./zk.js";
 
 const SNAPSHOT_PARAMS = ["snapCount", "snapChunkNodes", "snapChunkIntervalUs"];
-const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", "sharedSessions", ...SNAPSHOT_PARAMS];
+const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", "sharedSessions", "readFirstOnMove", ...SNAPSHOT_PARAMS];
 const MAX_VOTERS = 5;
 const MAX_OBSERVERS = 1;
 
@@ -65,6 +67,7 @@ export const swarmWorkload: WorkloadDef = {
     if (params.tickTimeMs !== undefined) intParam(params, "tickTimeMs", 2000, 100, 10_000);
     swarmFaultPhaseMs(params);
     if (params.sharedSessions !== undefined && typeof params.sharedSessions !== "boolean") throw new UserInputError(`workload.sharedSessions: expected true or false, got ${JSON.stringify(params.sharedSessions)}`);
+    if (params.readFirstOnMove !== undefined && typeof params.readFirstOnMove !== "boolean") throw new UserInputError(`workload.readFirstOnMove: expected true or false, got ${JSON.stringify(params.readFirstOnMove)}`);
     const servers = Array.from({ length: MAX_VOTERS + MAX_OBSERVERS }, (_, i) => `s${i + 1}`);
     return [...servers, ...Array.from({ length: maxClients }, (_, i) => `c${i + 1}`)];
   },
@@ -76,7 +79,7 @@ export const swarmWorkload: WorkloadDef = {
     swarmWorkload.nodes(w.params);
     const shape = swarmShape(w);
     const params: Record<string, unknown> = { script: "zab-random-faults", servers: shape.servers, observers: shape.observers, clients: shape.clients, tickTimeMs: shape.tickTimeMs };
-    for (const k of [...SNAPSHOT_PARAMS, "faultPhaseMs", "sharedSessions"]) if (w.params[k] !== undefined) params[k] = w.params[k];
+    for (const k of [...SNAPSHOT_PARAMS, "faultPhaseMs", "sharedSessions", "readFirstOnMove"]) if (w.params[k] !== undefined) params[k] = w.params[k];
     const inner = zkWorkload.create({ ...w, params });
     return {
       setup: () => inner.setup(),

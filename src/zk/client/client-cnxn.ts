@@ -152,9 +152,11 @@ export interface ClientCnxnOptions {
  * - `forget-last-zxid`: the ConnectRequest carries lastZxidSeen 0 instead of the highest zxid
  *   the client has seen, so a server that is behind the client accepts it instead of refusing;
  * - `rare-pings`: the client pings no more often than its read timeout, so an idle connection
- *   with healthy links times out.
+ *   with healthy links times out;
+ * - `lifo-send`: the requests queued while the client had no connection are written newest
+ *   first, so a pipelining session's requests are applied out of submission order.
  */
-export type ClientCanary = "forget-last-zxid" | "rare-pings";
+export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send";
 
 type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; onFinish: (reply: PacketReply) => void; reply: PacketReply };
 
@@ -485,7 +487,8 @@ export class ClientCnxn {
   /** Writes the outgoing queue while a session is established (`doIO`). */
   private flush(): void {
     while (this.phase === "connected" && this.socket !== undefined && this.outgoing.length > 0) {
-      const p = this.outgoing.shift()!;
+      // The lifo-send canary writes its queue newest first (client FIFO order broken).
+      const p = this.canary === "lifo-send" ? this.outgoing.pop()! : this.outgoing.shift()!;
       p.xid = p.fixedXid ?? this.nextXid();
       p.sent = true;
       this.write({ kind: p.label, bytes: encodeClientFrame({ kind: "request", header: { xid: p.xid, type: p.opCode }, request: p.request }) });

@@ -27,6 +27,7 @@ const SCENARIOS = [
   "zab-isolated-leader",
   "ensemble-session-moved",
   "zab-follower-cross-epoch-snap",
+  "client-pipeline",
 ];
 
 describe("check: client: real scenarios raise nothing", () => {
