@@ -13,6 +13,7 @@ import type { ConnectResponse, ResponseRecord } from "../proto/packets.js";
 import { encodeServerFrame, notificationFrame } from "../proto/codec.js";
 import type { ZkPacket } from "../proto/wire.js";
 import type { ServerWatcher } from "./watch-manager.js";
+import type { DigestMd5Server } from "./digest-md5.js";
 
 export type CnxnState = "awaitingConnect" | "connecting" | "connected" | "closed";
 
@@ -32,6 +33,8 @@ export class ServerCnxn implements ServerWatcher {
   /** Whether the client sent the trailing readOnly flag (mirrored in the response). */
   readOnlyField = true;
   readonly authInfo: Id[];
+  /** The connection's SASL DIGEST-MD5 exchange, from its first `sasl` packet on. */
+  saslServer: DigestMd5Server | undefined;
   packetsReceived = 0;
   packetsSent = 0;
 
