@@ -16,6 +16,7 @@ import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../zk/server/quorum/quorum-pe
 import type { QuorumServer } from "../zk/server/quorum/quorum-verifier.js";
 import { CLIENT_PORT } from "../zk/proto/wire.js";
 import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
+import { serverAuthConfig } from "./server-auth.js";
 
 export interface ServeEnsemble {
   sim: Simulator;
@@ -33,6 +34,7 @@ export function buildServeEnsemble(settings: ServeSettings, seed: number): Serve
   const server: Partial<ZooKeeperServerConfig> = { tickTimeMs: settings.tickTimeMs, clientPort: CLIENT_PORT };
   if (settings.minSessionTimeoutMs !== undefined) server.minSessionTimeoutMs = settings.minSessionTimeoutMs;
   if (settings.maxSessionTimeoutMs !== undefined) server.maxSessionTimeoutMs = settings.maxSessionTimeoutMs;
+  if (settings.auth !== undefined) Object.assign(server, serverAuthConfig(settings.auth));
   const quorum: QuorumServer[] = settings.members.map((m) => ({ sid: m.sid, host: m.node, role: m.observer ? "observer" : "participant" }));
   const ensemble = settings.members.length > 1;
   for (const m of settings.members) {

@@ -3,6 +3,8 @@
  * (src/serve/). Ports come from `--base-port` (s1 on it, s2 on the next…) or from a zoo.cfg;
  * fault commands come from stdin and from the loopback control socket (`zksim ctl`). Runs until
  * SIGINT/SIGTERM; exits 1 if a checker found a violation, 0 otherwise.
+ * Authentication (src/serve/server-auth.ts): `-Dkey=value` words here and in
+ * `SERVER_JVMFLAGS`/`JVMFLAGS`, `--jaas FILE`, and zoo.cfg's authentication keys.
  */
 import { randomInt } from "node:crypto";
 import readline from "node:readline";
@@ -12,6 +14,19 @@ import { parseZooCfg, settingsFromFlags, type ServeSettings } from "../../serve/
 import { intFlag, maxPositionals, parseArgs, stringFlag, type ParsedArgs } from "../args.js";
 import type { Command } from "../command.js";
 import { isSystemError, readInputFile } from "../files.js";
+import { JAAS_PROPERTY, jvmFlagWords, serveAuthFrom, systemPropertiesOf } from "../../serve/server-auth.js";
+
+/**
+ * The system properties zksim reads, in JVM order: SERVER_JVMFLAGS, JVMFLAGS (as zkServer.sh
+ * passes them), this command line's -D words and --jaas, then zoo.cfg's (later wins).
+ */
+function withAuth(settings: ServeSettings, dWords: readonly string[], jaas: string | undefined): ServeSettings {
+  const props = new Map(systemPropertiesOf([...jvmFlagWords(process.env.SERVER_JVMFLAGS), ...jvmFlagWords(process.env.JVMFLAGS), ...dWords]));
+  if (jaas !== undefined) props.set(JAAS_PROPERTY, jaas);
+  for (const [k, v] of settings.systemProperties ?? []) props.set(k, v);
+  const auth = serveAuthFrom(props, (path) => readInputFile(path, "JAAS configuration"), (line) => settings.warnings.push(line));
+  return { ...settings, auth };
+}
 
 function settingsOf(args: ParsedArgs): ServeSettings {
   const config = stringFlag(args, "config");
@@ -35,12 +50,13 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--seed N] [--bind 127.0.0.1] [--control-port P]",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--seed N] [--bind 127.0.0.1] [--control-port P] [--jaas FILE] [-Dkey=value…]",
   help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`",
   async run(argv) {
-    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int" }, "serve");
+    const dWords = argv.filter((a) => a.startsWith("-D"));
+    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", jaas: "string" }, "serve");
     maxPositionals(args, 0, "serve");
-    const settings = settingsOf(args);
+    const settings = withAuth(settingsOf(args), dWords, stringFlag(args, "jaas"));
     for (const w of settings.warnings) console.error(`warning: ${w}`);
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";

@@ -7,7 +7,7 @@
  *
  * The exchange, one token per `sasl` request (OpCode 102):
  *   1. client: empty token → server: the challenge
- *      `realm="zk-sasl-md5",nonce="…",qop="auth",charset=utf-8,algorithm=md5-sess`
+ *      `realm="zk-sasl-md5",nonce="…",charset=utf-8,algorithm=md5-sess` (seen from 3.8.0)
  *   2. client: the digest-response (username, realm, nonce, nc, cnonce, digest-uri, response, qop)
  *      → server: `rspauth=<hex>` and the exchange is complete; the authorization id is the user.
  *
@@ -78,7 +78,8 @@ export function parseDirectives(text: string): Map<string, string> | null {
 
 /** The server's first token: the digest-challenge. */
 export function digestChallenge(nonce: string): string {
-  return `realm="${SASL_REALM}",nonce="${nonce}",qop="auth",charset=utf-8,algorithm=md5-sess`;
+  // No qop directive: the JDK leaves it out when "auth" (the default) is all it offers.
+  return `realm="${SASL_REALM}",nonce="${nonce}",charset=utf-8,algorithm=md5-sess`;
 }
 
 export type DigestMd5Step =

@@ -9,8 +9,8 @@ import type { Endpoint } from "../../sim/process-api.js";
 import { Code } from "../proto/error-code.js";
 import { Xid, opName } from "../proto/op-code.js";
 import { JUTE_MAX_BUFFER_BYTES, type Id, type SessionId, type WatcherEvent, type Zxid } from "../proto/records.js";
-import type { ConnectResponse, ResponseRecord } from "../proto/packets.js";
-import { encodeServerFrame, notificationFrame } from "../proto/codec.js";
+import type { ConnectResponse, ResponseRecord, SetSASLResponse } from "../proto/packets.js";
+import { encodeReplyWithRecord, encodeServerFrame, notificationFrame } from "../proto/codec.js";
 import type { ZkPacket } from "../proto/wire.js";
 import type { ServerWatcher } from "./watch-manager.js";
 import type { DigestMd5Server } from "./digest-md5.js";
@@ -90,6 +90,11 @@ export class ServerCnxn implements ServerWatcher {
   sendReply(xid: number, zxid: Zxid, err: number, response: ResponseRecord | null, label: string): void {
     const body = err === Code.OK ? response : null;
     this.send(label, encodeServerFrame({ kind: "reply", header: { xid, zxid, err }, response: body }));
+  }
+
+  /** processSasl's answer: the SetSASLResponse goes even after an error code, as 3.8 sends it. */
+  sendSaslReply(xid: number, err: number, response: SetSASLResponse): void {
+    this.send("sasl", encodeReplyWithRecord({ xid, zxid: 0n, err }, response));
   }
 
   /** ServerWatcher: 3.8 sends notifications with zxid −1 (§2.3). */

@@ -479,12 +479,12 @@ export class ZooKeeperServer implements CnxnHost {
   private processSasl(cnxn: ServerCnxn, xid: number, record: RequestRecord): void {
     if (record.kind !== "GetSASLRequest") return cnxn.close();
     const users = this.config.saslUsers;
-    if (users === undefined) return cnxn.sendReply(xid, 0n, Code.OK, { kind: "SetSASLResponse", token: null }, "sasl");
+    if (users === undefined) return cnxn.sendSaslReply(xid, Code.OK, { kind: "SetSASLResponse", token: null });
     cnxn.saslServer ??= new DigestMd5Server(users, () => this.saslNonceBytes());
     const step = cnxn.saslServer.evaluateResponse(record.token);
     if (step.kind === "failed") {
       this.ctx.annotate("zk.sasl.failed", { client: cnxn.endpoint.remoteId, reason: step.reason });
-      cnxn.sendReply(xid, 0n, Code.AUTHFAILED, null, "sasl");
+      cnxn.sendSaslReply(xid, Code.AUTHFAILED, { kind: "SetSASLResponse", token: null });
       cnxn.close();
       return;
     }
@@ -493,7 +493,7 @@ export class ZooKeeperServer implements CnxnHost {
       if (this.config.saslSuperUsers?.includes(step.authorizationId) === true) ids.push({ scheme: "super", id: "" });
       this.addAuthIds(cnxn, ids);
     }
-    cnxn.sendReply(xid, 0n, Code.OK, { kind: "SetSASLResponse", token: step.token }, "sasl");
+    cnxn.sendSaslReply(xid, Code.OK, { kind: "SetSASLResponse", token: step.token });
   }
 
   /** The DIGEST-MD5 nonce's 30 random bytes, from this server's own rng stream. */
