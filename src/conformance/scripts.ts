@@ -22,6 +22,12 @@ function digestAcl(user: string, password: string, perms: number): ACL {
   return { perms, id: { scheme: "digest", id: `${user}:${digest}` } };
 }
 
+/**
+ * The super digest both servers are started with (`super:adminsecret`): the real one through
+ * `SERVER_JVMFLAGS`, `zksim serve` through its auth settings. Harmless to every other script.
+ */
+export const CONFORMANCE_SUPER_DIGEST = "super:GcMT0ijsx21yLyTWAWMqFV/azZE=";
+
 export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
   {
     name: "crud-and-stat",
@@ -211,6 +217,34 @@ export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
       t.abandon("c");
       await t.awaitGone("b", `${t.root}/c`, "c's ephemeral gone after expiry", 20_000);
       await t.events("b", "NodeDeleted when c expires");
+    },
+  },
+  {
+    name: "super-digest",
+    about: "zookeeper.DigestAuthenticationProvider.superDigest: a wrong super password is an ordinary digest id; the right one passes every ACL check",
+    async run(t) {
+      const a = await t.client("a");
+      const s = await t.client("s");
+      const p = `${t.root}/locked`;
+      a.addAuthInfo("digest", "alice:secret");
+      await t.op("create alice-only", () => a.create(p, "v", [digestAcl("alice", "secret", Perms.READ | Perms.CREATE | Perms.ADMIN)], PERSISTENT));
+      await t.op("create read-only child", () => a.create(`${p}/c`, "c", [digestAcl("alice", "secret", Perms.READ)], PERSISTENT));
+      await t.op("wrong super password", async () => {
+        s.addAuthInfo("digest", "super:wrong");
+        return s.getData(p);
+      });
+      await t.op("addauth super", async () => {
+        s.addAuthInfo("digest", "super:adminsecret");
+        return s.getData(p);
+      });
+      await t.op("whoAmI super", () => s.whoAmI());
+      await t.op("getACL as super is not masked", () => s.getACL(p));
+      await t.op("setData as super", () => s.setData(p, "w", -1));
+      await t.op("delete as super", async () => {
+        await s.delete(`${p}/c`, -1);
+        return s.getChildren(p);
+      });
+      await t.op("setACL as super", () => s.setACL(p, [digestAcl("alice", "secret", Perms.ALL)], 0));
     },
   },
   {
