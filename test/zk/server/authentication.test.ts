@@ -11,7 +11,7 @@ import { Code } from "../../../src/zk/proto/error-code.js";
 import { OpCode } from "../../../src/zk/proto/op-code.js";
 import { Ids, KeeperState, Perms } from "../../../src/zk/proto/records.js";
 import { createClient, type ZooKeeper } from "../../../src/zk/client/index.js";
-import { generateDigest } from "../../../src/zk/server/acl.js";
+import { checkACL, clientInfos, fixupACL, generateDigest, isValidSaslId } from "../../../src/zk/server/acl.js";
 import { digestResponseHex, parseDirectives, SASL_DIGEST_URI } from "../../../src/zk/server/digest-md5.js";
 import { RawClient, dec, enc } from "./raw-client.js";
 
@@ -67,6 +67,22 @@ describe("zk: server: authentication", () => {
     expect(digestResponseHex(v, true)).toBe("ea40f60335c427b5527b84dbabcdfffd");
     expect(parseDirectives(`a="x\\"y",b=2`)).toEqual(new Map([["a", 'x"y'], ["b", "2"]]));
     expect(parseDirectives(`a=1,a=2`)).toBeNull();
+  });
+
+  it("the sasl scheme (SASLAuthenticationProvider): valid names, matches, auth expansion and whoAmI only when registered", () => {
+    expect(["bob", "bob/host@EXAMPLE.COM", "bob@EXAMPLE.COM", "a/b"].map(isValidSaslId)).toEqual([true, true, true, true]);
+    expect(["a@b@c", "a/b/c@R", "@"].map(isValidSaslId)).toEqual([false, false, true]);
+    const acl = [{ perms: Perms.READ, id: { scheme: "sasl", id: "bob" } }];
+    const bob = [{ scheme: "sasl", id: "bob" }];
+    expect(checkACL(acl, Perms.READ, bob, { authProviders: SASL_PROVIDERS })).toBe(true);
+    expect(checkACL(acl, Perms.READ, [{ scheme: "sasl", id: "super" }], { authProviders: SASL_PROVIDERS })).toBe(true);
+    expect(checkACL(acl, Perms.READ, [{ scheme: "sasl", id: "eve" }], { authProviders: SASL_PROVIDERS })).toBe(false);
+    expect(checkACL(acl, Perms.READ, bob)).toBe(false);
+    expect(fixupACL(bob, Ids.CREATOR_ALL_ACL, SASL_PROVIDERS)).toEqual([{ perms: Perms.ALL, id: { scheme: "sasl", id: "bob" } }]);
+    expect(fixupACL(bob, Ids.CREATOR_ALL_ACL)).toEqual({ err: Code.INVALIDACL });
+    expect(fixupACL([], acl)).toEqual({ err: Code.INVALIDACL });
+    expect(clientInfos(bob, SASL_PROVIDERS)).toEqual([{ authScheme: "sasl", user: "bob" }]);
+    expect(clientInfos(bob)).toEqual([{ authScheme: "sasl", user: "" }]);
   });
 
   it("super digest: a session authenticated as the super user passes every ACL check (client library)", async () => {
