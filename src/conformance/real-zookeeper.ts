@@ -34,7 +34,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startRealZooKeeper(startTimeoutMs = 60_000): Promise<RealZooKeeper> {
+/** `jvmFlags` go to the server's JVM as `SERVER_JVMFLAGS` (zkServer.sh), e.g. `-Dzookeeper.…=…`. */
+export async function startRealZooKeeper(startTimeoutMs = 60_000, jvmFlags = ""): Promise<RealZooKeeper> {
   if (!realZooKeeperInstalled()) throw new Error(`${ZK_SERVER_SH} not found: apt-get install -y zookeeper`);
   const dir = mkdtempSync(join(tmpdir(), "zksim-real-zk-"));
   const port = await freePort();
@@ -54,7 +55,7 @@ export async function startRealZooKeeper(startTimeoutMs = 60_000): Promise<RealZ
     ].join("\n"),
   );
   const child: ChildProcess = spawn(ZK_SERVER_SH, ["start-foreground", cfg], {
-    env: { ...process.env, ZOO_LOG_DIR: dir, ZOO_LOG4J_PROP: "WARN,CONSOLE" },
+    env: { ...process.env, ZOO_LOG_DIR: dir, ZOO_LOG4J_PROP: "WARN,CONSOLE", SERVER_JVMFLAGS: jvmFlags },
     stdio: "ignore",
     detached: true,
   });

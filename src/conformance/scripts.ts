@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { Op } from "../zk/client/op.js";
 import { AddWatchMode, CreateMode, Ids, Perms, WatcherType, type ACL } from "../zk/proto/records.js";
 import type { ConformanceScript } from "./runner.js";
+import type { ZooKeeper } from "../zk/client/zoo-keeper.js";
 
 const OPEN = Ids.OPEN_ACL_UNSAFE;
 const { PERSISTENT, EPHEMERAL, PERSISTENT_SEQUENTIAL, EPHEMERAL_SEQUENTIAL } = CreateMode;
@@ -20,6 +21,18 @@ const { PERSISTENT, EPHEMERAL, PERSISTENT_SEQUENTIAL, EPHEMERAL_SEQUENTIAL } = C
 function digestAcl(user: string, password: string, perms: number): ACL {
   const digest = createHash("sha1").update(`${user}:${password}`).digest("base64");
   return { perms, id: { scheme: "digest", id: `${user}:${digest}` } };
+}
+
+/**
+ * The super digest both servers are started with (`super:adminsecret`): the real one through
+ * `SERVER_JVMFLAGS`, `zksim serve` through its auth settings. Harmless to every other script.
+ */
+export const CONFORMANCE_SUPER_DIGEST = "super:GcMT0ijsx21yLyTWAWMqFV/azZE=";
+
+/** `addauth digest <credentials>` on `c`, then a read of `path` (the server answers the auth first). */
+function addDigestThenRead(c: ZooKeeper, credentials: string, path: string): Promise<unknown> {
+  c.addAuthInfo("digest", credentials);
+  return c.getData(path);
 }
 
 export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
@@ -111,14 +124,8 @@ export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
       await t.op("create digest-only", () => a.create(p, "s", [digestAcl("alice", "secret", Perms.ALL)], PERSISTENT));
       await t.op("read without auth", () => b.getData(p));
       await t.op("getACL without auth", () => b.getACL(p));
-      await t.op("wrong password", async () => {
-        b.addAuthInfo("digest", "alice:wrong");
-        return b.getData(p);
-      });
-      await t.op("addauth alice", async () => {
-        b.addAuthInfo("digest", "alice:secret");
-        return b.getData(p);
-      });
+      await t.op("wrong password", () => addDigestThenRead(b, "alice:wrong", p));
+      await t.op("addauth alice", () => addDigestThenRead(b, "alice:secret", p));
       await t.op("whoAmI b", () => b.whoAmI());
       await t.op("setACL stale aversion", () => b.setACL(p, OPEN, 3));
       await t.op("setACL", () => b.setACL(p, [digestAcl("alice", "secret", Perms.READ)], 0));
@@ -211,6 +218,28 @@ export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
       t.abandon("c");
       await t.awaitGone("b", `${t.root}/c`, "c's ephemeral gone after expiry", 20_000);
       await t.events("b", "NodeDeleted when c expires");
+    },
+  },
+  {
+    name: "super-digest",
+    about: "zookeeper.DigestAuthenticationProvider.superDigest: a wrong super password is an ordinary digest id; the right one passes every ACL check",
+    async run(t) {
+      const a = await t.client("a");
+      const s = await t.client("s");
+      const p = `${t.root}/locked`;
+      a.addAuthInfo("digest", "alice:secret");
+      await t.op("create alice-only", () => a.create(p, "v", [digestAcl("alice", "secret", Perms.READ | Perms.CREATE | Perms.ADMIN)], PERSISTENT));
+      await t.op("create read-only child", () => a.create(`${p}/c`, "c", [digestAcl("alice", "secret", Perms.READ)], PERSISTENT));
+      await t.op("wrong super password", () => addDigestThenRead(s, "super:wrong", p));
+      await t.op("addauth super", () => addDigestThenRead(s, "super:adminsecret", p));
+      await t.op("whoAmI super", () => s.whoAmI());
+      await t.op("getACL as super is not masked", () => s.getACL(p));
+      await t.op("setData as super", () => s.setData(p, "w", -1));
+      await t.op("delete as super", async () => {
+        await s.delete(`${p}/c`, -1);
+        return s.getChildren(p);
+      });
+      await t.op("setACL as super", () => s.setACL(p, [digestAcl("alice", "secret", Perms.ALL)], 0));
     },
   },
   {

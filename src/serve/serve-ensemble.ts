@@ -21,6 +21,7 @@ import { CLIENT_PORT } from "../zk/proto/wire.js";
 import { bugIdSet } from "../zk/server/bug-id.js";
 import { SERVER_CANARIES, type AnyCanary } from "../scenario/canaries.js";
 import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
+import { serverAuthConfig } from "./server-auth.js";
 
 /** A deliberately broken build of the servers: a server canary, bug-zoo ids (default: neither). */
 export interface ServeVariant {
@@ -58,6 +59,7 @@ export function addServeNodes(sim: Simulator, settings: ServeSettings, variant: 
   if (variant.canary !== undefined && SERVER_CANARIES.includes(variant.canary)) server.canary = variant.canary as ServerCanary;
   if (settings.minSessionTimeoutMs !== undefined) server.minSessionTimeoutMs = settings.minSessionTimeoutMs;
   if (settings.maxSessionTimeoutMs !== undefined) server.maxSessionTimeoutMs = settings.maxSessionTimeoutMs;
+  if (settings.auth !== undefined) Object.assign(server, serverAuthConfig(settings.auth));
   const quorum: QuorumServer[] = settings.members.map((m) => ({ sid: m.sid, host: m.node, role: m.observer ? "observer" : "participant" }));
   const ensemble = settings.members.length > 1;
   for (const m of settings.members) {

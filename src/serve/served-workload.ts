@@ -26,6 +26,7 @@ import { ClientLinks, type ServedInput } from "./client-links.js";
 import { addServeNodes, gatewayNodeId } from "./serve-ensemble.js";
 import { SERVE_CHECKERS } from "./status-lines.js";
 import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
+import type { ServeAuth } from "./server-auth.js";
 import type { Fault } from "../sim/faults.js";
 import type { Scenario } from "../scenario/types.js";
 import { registerWorkload, type WorkloadDef } from "../scenario/workload.js";
@@ -60,10 +61,36 @@ export function recordInput(input: ServedInput, atUs: number, events: number): R
 export function settingsToRecord(settings: ServeSettings): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(settings)) {
-    if (key === "warnings") continue;
-    out[key] = value instanceof Set ? [...(value as Set<unknown>)] : value;
+    // The system properties are where `auth` came from; `auth` itself is what the servers use.
+    if (key === "warnings" || key === "systemProperties") continue;
+    out[key] = key === "auth" ? authToRecord(value as ServeAuth) : value instanceof Set ? [...(value as Set<unknown>)] : value;
   }
   return out;
+}
+
+/** `auth` as JSON: its provider set and SASL users (passwords included: the replay needs them) as lists. */
+function authToRecord(auth: ServeAuth): Record<string, unknown> {
+  return { ...auth, authProviders: [...auth.authProviders], ...(auth.saslUsers !== undefined ? { saslUsers: [...auth.saslUsers] } : {}) };
+}
+
+function parseAuth(raw: unknown): ServeAuth {
+  const at = "workload.settings.auth";
+  const doc = object(raw, at);
+  const strings = (v: unknown, name: string): string[] => {
+    if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw new UserInputError(`${at}.${name} must be a list of strings`);
+    return v as string[];
+  };
+  const auth: ServeAuth = { authProviders: new Set(strings(doc.authProviders, "authProviders")), saslSuperUsers: strings(doc.saslSuperUsers ?? [], "saslSuperUsers") };
+  if (doc.superDigest !== undefined) {
+    if (typeof doc.superDigest !== "string") throw new UserInputError(`${at}.superDigest must be a string`);
+    auth.superDigest = doc.superDigest;
+  }
+  if (doc.saslUsers !== undefined) {
+    const users = doc.saslUsers;
+    if (!Array.isArray(users) || !users.every((u) => Array.isArray(u) && u.length === 2 && typeof u[0] === "string" && typeof u[1] === "string")) throw new UserInputError(`${at}.saslUsers must be a list of [user, password]`);
+    auth.saslUsers = new Map(users as [string, string][]);
+  }
+  return auth;
 }
 
 /** The scenario a served session recorded: it ends where serve stopped, with no convergence phase. */
@@ -176,6 +203,7 @@ function parseSettings(raw: unknown): ServeSettings {
     maxClientCnxns: wholeNumber(doc.maxClientCnxns ?? 0, `${at}.maxClientCnxns`, 0),
     fourLetterWords: new Set(words as string[]),
     warnings: [],
+    ...(doc.auth !== undefined ? { auth: parseAuth(doc.auth) } : {}),
   };
 }
 

@@ -13,9 +13,12 @@
  * an unknown key is a warning, not an error, as ZooKeeper only logs it; keys ZooKeeper knows
  * but the simulation has no use for (dataDir, autopurge.*, admin.*, …) are accepted silently.
  * All members share one host here, so a member without `;port` gets `clientPort + (N − first N)`.
+ * Authentication keys (`authProvider.N`, `DigestAuthenticationProvider.superDigest`, `superUser`,
+ * …) become the system properties `zookeeper.<key>`, as 3.8 makes them (server-auth.ts reads them).
  */
 import { UserInputError } from "../sim/errors.js";
 import { FOUR_LETTER_WORDS } from "../zk/proto/registry-doc.js";
+import { isAuthZooCfgKey, type ServeAuth } from "./server-auth.js";
 
 export interface ServeMember {
   /** Server id (`myid`), 1…255: the top byte of the session ids it creates. */
@@ -40,6 +43,10 @@ export interface ServeSettings {
   fourLetterWords: ReadonlySet<string>;
   /** One line per unknown key or questionable value. */
   warnings: string[];
+  /** zoo.cfg's authentication keys as the system properties `zookeeper.<key>` 3.8 makes them. */
+  systemProperties?: ReadonlyMap<string, string>;
+  /** Authentication of the served servers (server-auth.ts); absent = 3.8's defaults. */
+  auth?: ServeAuth;
 }
 
 /** Keys ZooKeeper knows that change nothing in the simulation. */
@@ -98,6 +105,7 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
   const values = new Map<string, { value: string; at: string }>();
   const servers: { sid: number; observer: boolean; clientPort?: number }[] = [];
   const warnings: string[] = [];
+  const systemProperties = new Map<string, string>();
   text.split(/\r?\n/).forEach((rawLine, i) => {
     const line = rawLine.trim();
     if (line === "" || line.startsWith("#")) return;
@@ -112,7 +120,9 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
       servers.push(s);
     } else if (KNOWN_KEYS.has(key)) {
       values.set(key, { value, at });
-    } else if (!IGNORED_KEYS.has(key) && !key.startsWith("authProvider.") && !key.startsWith("group.") && !key.startsWith("weight.")) {
+    } else if (isAuthZooCfgKey(key)) {
+      systemProperties.set(`zookeeper.${key}`, value);
+    } else if (!IGNORED_KEYS.has(key) && !key.startsWith("group.") && !key.startsWith("weight.")) {
       warnings.push(`${at}: unknown key "${key}" ignored`);
     }
   });
@@ -131,6 +141,7 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
     fourLetterWords: fourLetterWhitelist(values.get("4lw.commands.whitelist")?.value, (w) => warnings.push(w)),
     warnings,
   };
+  if (systemProperties.size > 0) settings.systemProperties = systemProperties;
   if (values.has("minSessionTimeout")) settings.minSessionTimeoutMs = int("minSessionTimeout", 0, 1, 10_000_000);
   if (values.has("maxSessionTimeout")) settings.maxSessionTimeoutMs = int("maxSessionTimeout", 0, 1, 10_000_000);
   const min = settings.minSessionTimeoutMs ?? 2 * tickTimeMs;

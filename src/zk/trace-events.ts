@@ -108,6 +108,7 @@ declare module "../sim/trace-schema.js" {
     "zk.server.fatal": { reason: string };
     "zk.apply": { zxid: string; op: string; session: string; cxid: number; err: string | undefined };
     "zk.cnxn.malformed": { client: string; reason: string };
+    "zk.sasl.failed": { client: string; reason: string };
     "zk.cnxn.refused": { client: string; reason: string; clientZxid: string; serverZxid: string };
     "zk.session.established": { client: string; session: string; timeoutMs: number };
     "zk.session.invalid": { client: string; session: string };

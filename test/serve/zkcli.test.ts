@@ -3,33 +3,11 @@
  * client) runs a scripted session against `zksim serve`. Skipped, saying why, when the package
  * is not installed (`apt-get install -y zookeeper`).
  */
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { startServe } from "../../src/serve/serve-session.js";
 import { settingsFromFlags } from "../../src/serve/zoo-cfg.js";
 import { leaderServing } from "./raw-zk-client.js";
-
-const ZKCLI = "/usr/share/zookeeper/bin/zkCli.sh";
-const installed = existsSync(ZKCLI);
-
-/** Runs zkCli.sh with `script` on stdin; resolves with its stdout (bounded by `timeoutMs`). */
-function zkCli(server: string, script: string, timeoutMs = 30_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(ZKCLI, ["-server", server], { stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`zkCli.sh did not finish within ${timeoutMs} ms; output so far:\n${out}`));
-    }, timeoutMs);
-    child.on("exit", () => {
-      clearTimeout(timer);
-      resolve(out);
-    });
-    child.stdin.end(script);
-  });
-}
+import { ZKCLI, zkCli, zkCliInstalled as installed } from "./zkcli-runner.js";
 
 describe.skipIf(!installed)(`serve: zkCli.sh${installed ? "" : ` (skipped: ${ZKCLI} not installed; apt-get install -y zookeeper)`}`, () => {
   it("serve: zkCli.sh: a scripted session creates, reads, lists and stats znodes (N=3)", async () => {

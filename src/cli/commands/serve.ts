@@ -8,6 +8,9 @@
  * OS temporary directory, named by seed and process; `--record FILE` chooses), its journal
  * `FILE.partial` kept current while serving (src/serve/serve-recorder.ts). The path is printed at
  * start and at stop, with the trace hash and the `zksim replay` line.
+ *
+ * Authentication (src/serve/server-auth.ts): `-Dkey=value` words here and in
+ * `SERVER_JVMFLAGS`/`JVMFLAGS`, `--jaas FILE`, and zoo.cfg's authentication keys.
  */
 import { randomInt } from "node:crypto";
 import { tmpdir } from "node:os";
@@ -25,6 +28,19 @@ import { loadScenario } from "../scenario-files.js";
 import type { Scenario } from "../../scenario/types.js";
 import { isTriggered } from "../../sim/fault-triggers.js";
 import { serveScenarioOf, type ServeScenario } from "../../serve/serve-scenario.js";
+import { JAAS_PROPERTY, jvmFlagWords, serveAuthFrom, systemPropertiesOf } from "../../serve/server-auth.js";
+
+/**
+ * The system properties zksim reads, in JVM order: SERVER_JVMFLAGS, JVMFLAGS (as zkServer.sh
+ * passes them), this command line's -D words and --jaas, then zoo.cfg's (later wins).
+ */
+function withAuth(settings: ServeSettings, dWords: readonly string[], jaas: string | undefined): ServeSettings {
+  const props = new Map(systemPropertiesOf([...jvmFlagWords(process.env.SERVER_JVMFLAGS), ...jvmFlagWords(process.env.JVMFLAGS), ...dWords]));
+  if (jaas !== undefined) props.set(JAAS_PROPERTY, jaas);
+  for (const [k, v] of settings.systemProperties ?? []) props.set(k, v);
+  const auth = serveAuthFrom(props, (path) => readInputFile(path, "JAAS configuration"), (line) => settings.warnings.push(line));
+  return { ...settings, auth };
+}
 
 /** The settings and, with `--scenario`, its schedule; the scenario names the shape, so it excludes the shape flags. */
 function settingsOf(args: ParsedArgs, seed: number): { settings: ServeSettings; scenario?: ServeScenario } {
@@ -96,13 +112,16 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID]",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…]",
   help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run; the session is not recorded)",
   async run(argv) {
-    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string" , scenario: "string" }, "serve");
+    const dWords = argv.filter((a) => a.startsWith("-D"));
+    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string" }, "serve");
     maxPositionals(args, 0, "serve");
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
-    const { settings, scenario } = settingsOf(args, seed);
+    const shaped = settingsOf(args, seed);
+    const settings = withAuth(shaped.settings, dWords, stringFlag(args, "jaas"));
+    const scenario = shaped.scenario;
     for (const w of settings.warnings) console.error(`warning: ${w}`);
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";
     const controlPort = intFlag(args, "control-port") ?? Math.max(1, settings.members[0]!.clientPort - 1);

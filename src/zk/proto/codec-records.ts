@@ -180,6 +180,9 @@ export function writeRequestRecord(s: JuteSink, rec: RequestRecord): void {
       s.writeUString(rec.path);
       s.writeInt(rec.mode);
       return;
+    case "GetSASLRequest":
+      s.writeBuffer(rec.token);
+      return;
     case "Empty":
       return;
     default:
@@ -254,6 +257,8 @@ export function readRequestRecord(r: JuteReader, kind: RequestKind): RequestReco
       return { kind, prefixPath: r.readString(kind, "prefixPath") };
     case "AddWatchRequest":
       return { kind, path: r.readString(kind, "path"), mode: r.readInt(kind, "mode") };
+    case "GetSASLRequest":
+      return { kind, token: r.readBufferNonNull(kind, "token") };
     case "Empty":
       return { kind };
     default:
@@ -334,6 +339,9 @@ export function writeResponseRecord(s: JuteSink, rec: ResponseRecord): void {
     case "WhoAmIResponse":
       s.writeVector(rec.clientInfo, writeClientInfo);
       return;
+    case "SetSASLResponse":
+      s.writeBuffer(rec.token);
+      return;
     case "MultiResponse":
       return writeMultiResults(s, rec.results);
     case "WatcherEvent":
@@ -399,6 +407,8 @@ export function readResponseRecord(r: JuteReader, kind: ResponseKind): ResponseR
           user: rr.readString(`${kind}.clientInfo[${i}].user`),
         })),
       };
+    case "SetSASLResponse":
+      return { kind, token: r.readBuffer(kind, "token") };
     case "MultiResponse":
       return { kind, results: readMultiResults(r) };
     case "WatcherEvent":

@@ -21,7 +21,7 @@
 import { invariant } from "../../base/errors.js";
 import { JuteError, JuteReader, JuteSizer, type JuteSink } from "./jute.js";
 import { Xid, opName } from "./op-code.js";
-import type { ClientFrame, ConnectRequest, ConnectResponse, ReplyHeader, RequestHeader, RequestRecord, ServerFrame } from "./packets.js";
+import type { ClientFrame, ConnectRequest, ConnectResponse, ReplyHeader, RequestHeader, RequestRecord, ResponseRecord, ServerFrame } from "./packets.js";
 import type { WatcherEvent } from "./records.js";
 import { REQUEST_KIND_BY_OP, RESPONSE_KIND_BY_OP, UNSUPPORTED_REQUEST_OPS } from "./registry-doc.js";
 import {
@@ -167,6 +167,19 @@ export function writeServerFrame(s: JuteSink, frame: ServerFrame, options: Conne
   if (response !== null && (header.err === 0 || header.xid === Xid.notification)) {
     writeResponseRecord(s, response);
   }
+}
+
+/**
+ * A reply whose record follows the header whatever its code: 3.8's processSasl answers a failed
+ * SASL token with AUTHFAILED *and* `SetSASLResponse(null)` (4 bytes, token length −1).
+ */
+export function encodeReplyWithRecord(header: ReplyHeader, response: ResponseRecord): Uint8Array {
+  const w = scratchWriter();
+  w.writeInt(header.xid);
+  w.writeLong(header.zxid);
+  w.writeInt(header.err);
+  writeResponseRecord(w, response);
+  return w.toBytes();
 }
 
 export function encodeServerFrame(frame: ServerFrame, options: ConnectEncodingOptions = {}): Uint8Array {

@@ -131,6 +131,11 @@ export interface AddWatchRequest {
   path: string;
   mode: number;
 }
+/** `GetSASLRequest` (op sasl): one SASL token from the client (empty to start DIGEST-MD5). */
+export interface GetSASLRequest {
+  kind: "GetSASLRequest";
+  token: Uint8Array;
+}
 /** Requests with no body: ping, closeSession, whoAmI. */
 export interface EmptyRequest {
   kind: "Empty";
@@ -152,6 +157,7 @@ export type RequestRecord =
   | SetWatches2
   | GetEphemeralsRequest
   | AddWatchRequest
+  | GetSASLRequest
   | EmptyRequest;
 
 // ---- response records ------------------------------------------------------------------
@@ -209,6 +215,11 @@ export interface WhoAmIResponse {
   kind: "WhoAmIResponse";
   clientInfo: ClientInfo[];
 }
+/** `SetSASLResponse` (op sasl): the server's next SASL token; null once DIGEST-MD5 needs none. */
+export interface SetSASLResponse {
+  kind: "SetSASLResponse";
+  token: Uint8Array | null;
+}
 /** One result of multi/multiRead: the OpCode of the result (−1 for errors), its code and record. */
 export interface MultiResult {
   type: number;
@@ -241,6 +252,7 @@ export type ResponseRecord =
   | GetAllChildrenNumberResponse
   | ErrorResponse
   | WhoAmIResponse
+  | SetSASLResponse
   | MultiResponse
   | NotificationResponse
   | EmptyResponse;

@@ -7,22 +7,40 @@
  * - Pure and deterministic: SHA-1 via `node:crypto` `createHash` is a pure function.
  * - An `Id` list (a connection's authInfo) always carries `ip:<addr>`; `digest:` ids come from
  *   `addauth digest`; `super` comes only from a digest equal to the configured superDigest.
- * - Providers registered by default are `ip` and `digest` (as in Java); `world` and `super`
- *   are handled specially and have no provider, so `world:other` and `super:*` in an ACL are
- *   INVALIDACL, and `auth` expands to *authenticated* ids only (digest, sasl, x509 — never
- *   ip, and never super, which has no provider).
+ * - Providers registered by default are `ip` and `digest` (as in Java); `authProvider.N`
+ *   registers `sasl` (`AuthProviders`). `world` and `super` are handled specially and have no
+ *   provider, so `world:other` and `super:*` in an ACL are INVALIDACL, and `auth` expands to
+ *   *authenticated* ids of registered providers only (digest, sasl — never ip, and never super).
+ * - A `sasl` id comes from a completed SASL exchange whether or not the provider is registered
+ *   (3.8 logs in from the JAAS file alone), but without the provider it matches no ACL, is
+ *   INVALIDACL in one, and whoAmI shows it with an empty user.
  * - IP ids: 3.8.0 understands IPv4 only; IPv6 (`addr/bits` too) is accepted here as in 3.9+.
  */
 import { createHash } from "node:crypto";
 import { Code } from "../proto/error-code.js";
 import type { ACL, ClientInfo, Id } from "../proto/records.js";
 
+/** The schemes with a registered provider (`ProviderRegistry`). */
+export type AuthProviders = ReadonlySet<string>;
+
+/** What 3.8 registers with no `authProvider.N`: `IPAuthenticationProvider`, `DigestAuthenticationProvider`. */
+export const DEFAULT_AUTH_PROVIDERS: AuthProviders = new Set(["ip", "digest"]);
+
+/** `authProvider.N` class names 3.8 ships, by the scheme each provider registers. */
+export const AUTH_PROVIDER_CLASSES: ReadonlyMap<string, string> = new Map([
+  ["org.apache.zookeeper.server.auth.IPAuthenticationProvider", "ip"],
+  ["org.apache.zookeeper.server.auth.DigestAuthenticationProvider", "digest"],
+  ["org.apache.zookeeper.server.auth.SASLAuthenticationProvider", "sasl"],
+]);
+
 export interface CheckAclOptions {
   /** `zookeeper.skipACL=yes`: every check passes. */
   skipACL?: boolean;
+  /** Registered providers (default: ip and digest). */
+  authProviders?: AuthProviders;
 }
 
-/** Schemes whose provider reports `isAuthenticated()` (the ones `auth` expands to). */
+/** Schemes whose provider reports `isAuthenticated()` (the ones `auth` expands to, if registered). */
 const AUTHENTICATED_SCHEMES: ReadonlySet<string> = new Set(["digest", "sasl", "x509"]);
 
 // ---- digest ---------------------------------------------------------------------------
@@ -163,12 +181,20 @@ function sameAcl(a: ACL, b: ACL): boolean {
   return a.perms === b.perms && a.id.scheme === b.id.scheme && a.id.id === b.id.id;
 }
 
-function isValidId(id: Id): boolean {
+/** `KerberosName(id)` parses: no `@`, or `name[/host]@realm` with no stray `/` or `@`. */
+export function isValidSaslId(id: string): boolean {
+  return !id.includes("@") || /^[^/@]*(\/[^/@]*)?@[^/@]*$/.test(id);
+}
+
+function isValidId(id: Id, providers: AuthProviders): boolean {
+  if (!providers.has(id.scheme)) return false;
   switch (id.scheme) {
     case "digest":
       return isValidDigestId(id.id);
     case "ip":
       return isValidIpId(id.id);
+    case "sasl":
+      return isValidSaslId(id.id);
     default:
       return false; // no provider: world (other than anyone), super, unknown schemes
   }
@@ -178,7 +204,7 @@ function isValidId(id: Id): boolean {
  * `fixupACL`: removes duplicates, expands `auth` to the caller's authenticated ids, validates
  * every id. Returns the list to store, or `{ err: INVALIDACL }`.
  */
-export function fixupACL(authInfo: readonly Id[], acl: readonly ACL[]): ACL[] | { err: number } {
+export function fixupACL(authInfo: readonly Id[], acl: readonly ACL[], providers: AuthProviders = DEFAULT_AUTH_PROVIDERS): ACL[] | { err: number } {
   const unique: ACL[] = [];
   for (const a of acl) if (!unique.some((u) => sameAcl(u, a))) unique.push(a);
   if (unique.length === 0) return { err: Code.INVALIDACL };
@@ -187,11 +213,11 @@ export function fixupACL(authInfo: readonly Id[], acl: readonly ACL[]): ACL[] | 
     if (a.id.scheme === "world" && a.id.id === "anyone") {
       out.push(copyAcl(a));
     } else if (a.id.scheme === "auth") {
-      const authed = authInfo.filter((cid) => AUTHENTICATED_SCHEMES.has(cid.scheme));
+      const authed = authInfo.filter((cid) => AUTHENTICATED_SCHEMES.has(cid.scheme) && providers.has(cid.scheme));
       if (authed.length === 0) return { err: Code.INVALIDACL };
       for (const cid of authed) out.push({ perms: a.perms, id: { scheme: cid.scheme, id: cid.id } });
     } else {
-      if (!isValidId(a.id)) return { err: Code.INVALIDACL };
+      if (!isValidId(a.id, providers)) return { err: Code.INVALIDACL };
       out.push(copyAcl(a));
     }
   }
@@ -202,12 +228,15 @@ export function copyAcl(a: ACL): ACL {
   return { perms: a.perms, id: { scheme: a.id.scheme, id: a.id.id } };
 }
 
-function providerMatches(scheme: string, clientId: string, aclId: string): boolean {
+function providerMatches(scheme: string, clientId: string, aclId: string, providers: AuthProviders): boolean {
+  if (!providers.has(scheme)) return false;
   switch (scheme) {
     case "digest":
       return clientId === aclId;
     case "ip":
       return ipMatches(clientId, aclId);
+    case "sasl":
+      return clientId === "super" || clientId === aclId; // SASLAuthenticationProvider.matches
     default:
       return false;
   }
@@ -218,11 +247,12 @@ export function checkACL(nodeAcl: readonly ACL[], perm: number, authInfo: readon
   if (opts.skipACL === true) return true;
   if (nodeAcl.length === 0) return true;
   if (authInfo.some((id) => id.scheme === "super")) return true;
+  const providers = opts.authProviders ?? DEFAULT_AUTH_PROVIDERS;
   for (const a of nodeAcl) {
     if ((a.perms & perm) === 0) continue;
     if (a.id.scheme === "world" && a.id.id === "anyone") return true;
     for (const authId of authInfo) {
-      if (authId.scheme === a.id.scheme && providerMatches(a.id.scheme, authId.id, a.id.id)) return true;
+      if (authId.scheme === a.id.scheme && providerMatches(a.id.scheme, authId.id, a.id.id, providers)) return true;
     }
   }
   return false;
@@ -235,9 +265,12 @@ export function maskDigestAcl(acl: readonly ACL[]): ACL[] {
   );
 }
 
-/** `AuthUtil.getClientInfos`: digest → user name without hash, ip → address, others → "". */
-export function clientInfos(authInfo: readonly Id[]): ClientInfo[] {
-  return authInfo.map((id) => ({ authScheme: id.scheme, user: userName(id) }));
+/**
+ * `AuthUtil.getClientInfos`: the provider's `getUserName` — digest → user name without hash,
+ * ip and sasl → the id — and "" for a scheme with no registered provider (super, unregistered sasl).
+ */
+export function clientInfos(authInfo: readonly Id[], providers: AuthProviders = DEFAULT_AUTH_PROVIDERS): ClientInfo[] {
+  return authInfo.map((id) => ({ authScheme: id.scheme, user: providers.has(id.scheme) ? userName(id) : "" }));
 }
 
 function userName(id: Id): string {
@@ -245,6 +278,7 @@ function userName(id: Id): string {
     case "digest":
       return javaSplit(id.id, ":")[0] ?? "";
     case "ip":
+    case "sasl":
       return id.id;
     default:
       return "";

@@ -18,7 +18,7 @@ import { Code } from "../proto/error-code.js";
 import { OpCode } from "../proto/op-code.js";
 import type { MultiResult, RequestRecord, ResponseRecord } from "../proto/packets.js";
 import { Perms, type Id, type SessionId } from "../proto/records.js";
-import { checkACL, clientInfos, maskDigestAcl } from "./acl.js";
+import { checkACL, clientInfos, maskDigestAcl, type AuthProviders } from "./acl.js";
 import type { DataTree, ProcessTxnResult } from "./data-tree.js";
 import { isKnownWatcherType, type ServerWatcher } from "./watch-manager.js";
 
@@ -32,6 +32,8 @@ export interface FinalReply {
 
 export interface ReadOptions {
   skipACL?: boolean;
+  /** Registered auth providers (default: ip and digest). */
+  authProviders?: AuthProviders;
 }
 
 const EMPTY: ResponseRecord = { kind: "Empty" };
@@ -183,7 +185,7 @@ function dispatchRead(ctx: ReadContext, type: number, request: RequestRecord): F
     case OpCode.removeWatches:
       return doWatchesRequest(ctx, type, request);
     case OpCode.whoAmI:
-      return reply(Code.OK, { kind: "WhoAmIResponse", clientInfo: clientInfos(ctx.authInfo) });
+      return reply(Code.OK, { kind: "WhoAmIResponse", clientInfo: clientInfos(ctx.authInfo, ctx.opts.authProviders) });
     case OpCode.setWatches:
     case OpCode.setWatches2:
       return doSetWatches(ctx, request);
@@ -207,7 +209,7 @@ function fromRead(r: ReadOutcome): FinalReply {
 }
 
 function allowed(ctx: ReadContext, path: string, perm: number): boolean {
-  return checkACL(ctx.tree.aclForNode(path) ?? [], perm, ctx.authInfo, { skipACL: ctx.opts.skipACL === true });
+  return checkACL(ctx.tree.aclForNode(path) ?? [], perm, ctx.authInfo, { skipACL: ctx.opts.skipACL === true, ...(ctx.opts.authProviders !== undefined ? { authProviders: ctx.opts.authProviders } : {}) });
 }
 
 /** exists: NUL → BADARGUMENTS; the watch is registered even when the node is missing. */

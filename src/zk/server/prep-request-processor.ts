@@ -37,7 +37,7 @@ import {
   type Zxid,
 } from "../proto/records.js";
 import type { MultiSubTxn, Txn, TxnEntry, TxnHeader } from "../proto/txn.js";
-import { checkACL, fixupACL } from "./acl.js";
+import { DEFAULT_AUTH_PROVIDERS, checkACL, fixupACL, type AuthProviders } from "./acl.js";
 import type { BugId } from "./bug-id.js";
 import {
   CONTAINER_EPHEMERAL_OWNER,
@@ -82,6 +82,8 @@ export interface PrepOptions {
   skipACL: boolean;
   /** Digest that grants `super` (used by the connection's auth, kept here for one config). */
   superDigest?: string;
+  /** Registered auth providers (`ProviderRegistry`): which ACL schemes are valid and match. */
+  authProviders: AuthProviders;
 }
 
 export type PrepResult =
@@ -181,6 +183,7 @@ export class PrepRequestProcessor {
       extendedTypesEnabled: options.extendedTypesEnabled ?? false,
       enforceQuota: options.enforceQuota ?? false,
       skipACL: options.skipACL ?? false,
+      authProviders: options.authProviders ?? DEFAULT_AUTH_PROVIDERS,
       ...(options.superDigest !== undefined ? { superDigest: options.superDigest } : {}),
     };
   }
@@ -267,7 +270,7 @@ export class PrepRequestProcessor {
   }
 
   private allowed(acl: readonly ACL[] | null, perm: number, ctx: TxnContext): boolean {
-    return checkACL(acl ?? [], perm, ctx.req.authInfo, { skipACL: this.options.skipACL });
+    return checkACL(acl ?? [], perm, ctx.req.authInfo, { skipACL: this.options.skipACL, authProviders: this.options.authProviders });
   }
 
   // ---- create ----------------------------------------------------------------------------
@@ -285,7 +288,7 @@ export class PrepRequestProcessor {
     const lastSlash = record.path.lastIndexOf("/");
     if (lastSlash === -1 || record.path.includes("\0")) return failure(Code.BADARGUMENTS);
     const parentPath = record.path.substring(0, lastSlash);
-    const acl = fixupACL(ctx.req.authInfo, record.acl);
+    const acl = fixupACL(ctx.req.authInfo, record.acl, this.options.authProviders);
     if (!Array.isArray(acl)) return failure(acl.err);
     const parent = this.getRecordForPath(parentPath);
     if (parent === null || parent.stat === null) return failure(Code.NONODE);
@@ -426,7 +429,7 @@ export class PrepRequestProcessor {
     const session = this.checkSession(ctx);
     if (session !== Code.OK) return failure(session);
     if (validatePath(record.path) !== null) return failure(Code.BADARGUMENTS);
-    const acl = fixupACL(ctx.req.authInfo, record.acl);
+    const acl = fixupACL(ctx.req.authInfo, record.acl, this.options.authProviders);
     if (!Array.isArray(acl)) return failure(acl.err);
     const node = this.getRecordForPath(record.path);
     if (node === null || node.stat === null) return failure(Code.NONODE);

@@ -14,10 +14,11 @@ import type { Endpoint } from "../../sim/process-api.js";
 import { Code } from "../proto/error-code.js";
 import { OpCode, Xid, opName } from "../proto/op-code.js";
 import { JUTE_MAX_BUFFER_BYTES, type Id, type SessionId, type WatcherEvent, type Zxid } from "../proto/records.js";
-import type { ConnectResponse, ResponseRecord } from "../proto/packets.js";
-import { encodeServerFrame, notificationFrame } from "../proto/codec.js";
+import type { ConnectResponse, ResponseRecord, SetSASLResponse } from "../proto/packets.js";
+import { encodeReplyWithRecord, encodeServerFrame, notificationFrame } from "../proto/codec.js";
 import type { ZkPacket } from "../proto/wire.js";
 import type { ServerWatcher } from "./watch-manager.js";
+import type { DigestMd5Server } from "./digest-md5.js";
 
 export type CnxnState = "awaitingConnect" | "connecting" | "connected" | "closed";
 
@@ -57,6 +58,8 @@ export class ServerCnxn implements ServerWatcher {
   /** Whether the client sent the trailing readOnly flag (mirrored in the response). */
   readOnlyField = true;
   readonly authInfo: Id[];
+  /** The connection's SASL DIGEST-MD5 exchange, from its first `sasl` packet on. */
+  saslServer: DigestMd5Server | undefined;
   packetsReceived = 0;
   packetsSent = 0;
   /** The server's wall clock (ms since the epoch) when the connection was accepted. */
@@ -137,6 +140,11 @@ export class ServerCnxn implements ServerWatcher {
   sendReply(xid: number, zxid: Zxid, err: number, response: ResponseRecord | null, label: string): void {
     const body = err === Code.OK ? response : null;
     this.send(label, encodeServerFrame({ kind: "reply", header: { xid, zxid, err }, response: body }));
+  }
+
+  /** processSasl's answer: the SetSASLResponse goes even after an error code, as 3.8 sends it. */
+  sendSaslReply(xid: number, err: number, response: SetSASLResponse): void {
+    this.send("sasl", encodeReplyWithRecord({ xid, zxid: 0n, err }, response));
   }
 
   /** ServerWatcher: 3.8 sends notifications with zxid −1 (§2.3). */

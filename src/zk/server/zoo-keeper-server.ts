@@ -24,9 +24,11 @@ import type { RequestRecord } from "../proto/packets.js";
 import type { TxnEntry } from "../proto/txn.js";
 import { sessionPassword, isValidSessionPassword } from "../proto/session-id.js";
 import { CLIENT_PORT } from "../proto/wire.js";
-import { authenticate } from "./acl.js";
+import { authenticate, type AuthProviders } from "./acl.js";
 import { PrepRequestProcessor, type PrepRequest } from "./prep-request-processor.js";
-import { processRead, replyForTxn, type FinalReply } from "./final-request-processor.js";
+import { processRead, replyForTxn, type FinalReply, type ReadOptions } from "./final-request-processor.js";
+import { DigestMd5Server, NONCE_BYTES } from "./digest-md5.js";
+import type { Rng } from "../../sim/rng.js";
 import { SessionTrackerImpl, type SessionImpl, type SessionTracker } from "./session-tracker.js";
 import { ServerCnxn, lastOpName, replyLabel, type CnxnHost } from "./server-cnxn.js";
 import { DEFAULT_SNAPSHOT_SIZE_FACTOR, ZKDatabase } from "./zk-database.js";
@@ -54,7 +56,14 @@ export interface ZooKeeperServerConfig {
   extendedTypesEnabled: boolean;
   enforceQuota: boolean;
   skipACL: boolean;
+  /** `zookeeper.DigestAuthenticationProvider.superDigest`: `super:<base64 sha1>`; its digest grants `super`. */
   superDigest?: string;
+  /** Registered auth providers (`authProvider.N`); default ip and digest. */
+  authProviders?: AuthProviders;
+  /** The JAAS `Server` section's `user_<name>="password"` table: SASL DIGEST-MD5 logins; absent = no SASL login. */
+  saslUsers?: ReadonlyMap<string, string>;
+  /** `zookeeper.superUser` (and `zookeeper.superUser.*`): SASL users that also get `super`. */
+  saslSuperUsers?: readonly string[];
   maxBufferBytes: number;
   /** `znode.container.checkIntervalMs` (0 disables the ContainerManager). */
   containerCheckIntervalMs: number;
@@ -229,6 +238,10 @@ export class ZooKeeperServer implements CnxnHost {
   protected running = true;
   protected serving = false;
   private containers: ContainerManager | undefined;
+  /** The DIGEST-MD5 nonces' stream (forked on first use, so runs without SASL draw nothing). */
+  private saslRng: Rng | undefined;
+  /** What reads check ACLs and whoAmI with. */
+  private readonly readOptions: ReadOptions;
 
   constructor(
     readonly ctx: NodeContext,
@@ -247,6 +260,7 @@ export class ZooKeeperServer implements CnxnHost {
     this.hzxid = this.zkDb.lastProcessedZxid;
     this.sessionTracker = this.createSessionTracker();
     this.prep = this.newPrep();
+    this.readOptions = { skipACL: this.config.skipACL, ...(this.config.authProviders !== undefined ? { authProviders: this.config.authProviders } : {}) };
     if (zkDb === undefined) {
       ctx.annotate("zk.server.start", { serverId: this.config.serverId, lastZxid: zxidHex(this.hzxid), replayed, sessions: this.zkDb.dataTree.sessionsWithTimeouts.size });
       this.startServing();
@@ -271,12 +285,13 @@ export class ZooKeeperServer implements CnxnHost {
   }
 
   private newPrep(): PrepRequestProcessor {
-    const { extendedTypesEnabled, enforceQuota, skipACL, superDigest } = this.config;
+    const { extendedTypesEnabled, enforceQuota, skipACL, superDigest, authProviders } = this.config;
     return new PrepRequestProcessor(this.zkDb.dataTree, this.sessionTracker, {
       extendedTypesEnabled,
       enforceQuota,
       skipACL,
       ...(superDigest !== undefined ? { superDigest } : {}),
+      ...(authProviders !== undefined ? { authProviders } : {}),
     });
   }
 
@@ -444,6 +459,7 @@ export class ZooKeeperServer implements CnxnHost {
       return;
     }
     if (header.type === OpCode.auth) return this.processAuth(cnxn, header.xid, record);
+    if (header.type === OpCode.sasl) return this.processSasl(cnxn, header.xid, record);
     // Every packet touches its session; a closing or unknown session's packet is dropped.
     if (!this.touch(cnxn)) return;
     this.submitRequest(this.newRequest(cnxn, cnxn.sessionId, header.xid, header.type, record));
@@ -462,8 +478,45 @@ export class ZooKeeperServer implements CnxnHost {
       cnxn.close();
       return;
     }
-    for (const id of r.ids) addInJavaConcurrentSetOrder(cnxn.authInfo, id, (x) => javaIdHashCode(x.scheme, x.id), (a, b) => a.scheme === b.scheme && a.id === b.id);
+    this.addAuthIds(cnxn, r.ids);
     cnxn.sendReply(xid, 0n, Code.OK, null, "auth");
+  }
+
+  /**
+   * `processSasl`: one DIGEST-MD5 token, answered at once (no session touch, no pipeline). A
+   * completed exchange adds `sasl:<user>` (and `super` for a `zookeeper.superUser`); a failed one
+   * answers AUTHFAILED and closes. With no JAAS `Server` section there is no SASL server and
+   * 3.8 answers OK with a null token (its NullPointerException is caught and logged).
+   */
+  private processSasl(cnxn: ServerCnxn, xid: number, record: RequestRecord): void {
+    if (record.kind !== "GetSASLRequest") return cnxn.close();
+    const users = this.config.saslUsers;
+    if (users === undefined) return cnxn.sendSaslReply(xid, Code.OK, { kind: "SetSASLResponse", token: null });
+    cnxn.saslServer ??= new DigestMd5Server(users, () => this.saslNonceBytes());
+    const step = cnxn.saslServer.evaluateResponse(record.token);
+    if (step.kind === "failed") {
+      this.ctx.annotate("zk.sasl.failed", { client: cnxn.endpoint.remoteId, reason: step.reason });
+      cnxn.sendSaslReply(xid, Code.AUTHFAILED, { kind: "SetSASLResponse", token: null });
+      cnxn.close();
+      return;
+    }
+    if (step.kind === "complete") {
+      const ids: Id[] = [{ scheme: "sasl", id: step.authorizationId }];
+      if (this.config.saslSuperUsers?.includes(step.authorizationId) === true) ids.push({ scheme: "super", id: "" });
+      this.addAuthIds(cnxn, ids);
+    }
+    cnxn.sendSaslReply(xid, Code.OK, { kind: "SetSASLResponse", token: step.token });
+  }
+
+  /** The DIGEST-MD5 nonce's 30 random bytes, from this server's own rng stream. */
+  private saslNonceBytes(): Uint8Array {
+    this.saslRng ??= this.ctx.rng.fork("sasl-nonce");
+    const rng = this.saslRng;
+    return Uint8Array.from({ length: NONCE_BYTES }, () => rng.int(0, 255));
+  }
+
+  private addAuthIds(cnxn: ServerCnxn, ids: readonly Id[]): void {
+    for (const id of ids) addInJavaConcurrentSetOrder(cnxn.authInfo, id, (x) => javaIdHashCode(x.scheme, x.id), (a, b) => a.scheme === b.scheme && a.id === b.id);
   }
 
   protected newRequest(cnxn: ServerCnxn | null, sessionId: SessionId, xid: number, type: number, record: RequestRecord, sessionTimeoutMs?: number): Request {
@@ -618,7 +671,7 @@ export class ZooKeeperServer implements CnxnHost {
     const cnxn = req.cnxn;
     if (cnxn === null || !cnxn.isOpen) return;
     if (req.err !== Code.OK) return this.respond(req, { err: req.err, response: null, disposition: req.err === Code.SESSIONMOVED ? "closeWithoutReply" : "reply" });
-    const reply = processRead(this.zkDb.dataTree, req.type, req.record, cnxn, cnxn.authInfo, req.sessionId, { skipACL: this.config.skipACL });
+    const reply = processRead(this.zkDb.dataTree, req.type, req.record, cnxn, cnxn.authInfo, req.sessionId, this.readOptions);
     this.respond(req, reply);
   }
 

@@ -112,6 +112,8 @@ export function requestRecord(kind: RequestKind): fc.Arbitrary<RequestRecord> {
       return fc.record({ kind: fc.constant(kind), prefixPath: path });
     case "AddWatchRequest":
       return fc.record({ kind: fc.constant(kind), path, mode: int32 });
+    case "GetSASLRequest":
+      return fc.record({ kind: fc.constant(kind), token: bytes });
     case "Empty":
       return fc.constant({ kind });
   }
@@ -175,6 +177,8 @@ export function responseRecord(kind: ResponseKind): fc.Arbitrary<ResponseRecord>
         kind: fc.constant(kind),
         clientInfo: fc.array(fc.record({ authScheme: str, user: str }), { maxLength: 3 }),
       });
+    case "SetSASLResponse":
+      return fc.record({ kind: fc.constant(kind), token: maybeBytes });
     case "MultiResponse":
       return fc.record({ kind: fc.constant(kind), results: fc.array(multiResult, { maxLength: 4 }) });
     case "WatcherEvent":
