@@ -125,7 +125,7 @@ export const servedWorkload: WorkloadDef = {
   description: "a recorded zksim serve session: its real clients' connections and frames, replayed at their virtual times",
   nodes(params) {
     checkKeys(params, ["settings", "inputs"], "workload");
-    const settings = parseSettings(params.settings);
+    const settings = settingsFromRecord(params.settings);
     const inputs = parseInputs(params.inputs);
     checkConnections(inputs, settings.members);
     return [...settings.members.map((m) => m.node), ...settings.members.map(gatewayNodeId)];
@@ -133,7 +133,7 @@ export const servedWorkload: WorkloadDef = {
   defaultCheckers: () => [...SERVE_CHECKERS],
   removableParts: { what: "connections", list: connectionsOf, keep: keepConnections },
   create(ctx) {
-    const settings = parseSettings(ctx.params.settings);
+    const settings = settingsFromRecord(ctx.params.settings);
     const inputs = parseInputs(ctx.params.inputs);
     return {
       setup() {
@@ -177,7 +177,8 @@ function servedInput(r: RecordedInput): ServedInput {
 
 // ---- validation ---------------------------------------------------------------------------
 
-function parseSettings(raw: unknown): ServeSettings {
+/** The inverse of `settingsToRecord`, checked: a bad field is one line naming it. */
+export function settingsFromRecord(raw: unknown): ServeSettings {
   const at = "workload.settings";
   const doc = object(raw, at);
   const members = doc.members;

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { ClientLinks } from "../../src/serve/client-links.js";
 import { buildServeEnsemble } from "../../src/serve/serve-ensemble.js";
-import { registerServedWorkload, servedScenario, recordInput, type RecordedInput } from "../../src/serve/served-workload.js";
+import { registerServedWorkload, servedScenario, recordInput, settingsFromRecord, settingsToRecord, type RecordedInput } from "../../src/serve/served-workload.js";
 import { settingsFromFlags } from "../../src/serve/zoo-cfg.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { registerBuiltins } from "../../src/scenario/builtins.js";
@@ -38,5 +38,19 @@ describe("served workload", () => {
     const replay = await runScenario(servedScenario(settings, recorded, [], sim.nowUs, seed), { seed });
     expect(replay.traceHash).toBe(live);
     expect(replay.counts["conn.close"]).toBe(sim.trace.kindCounts()["conn.close"]);
+  });
+
+  it("served workload: a recording keeps the servers' authentication (super digest, providers, SASL users), so a replay authenticates alike", () => {
+    const auth = {
+      superDigest: "super:D/InIHSb7yEEbrWz8b9l71RjZJU=",
+      authProviders: new Set(["ip", "digest", "sasl"]),
+      saslUsers: new Map([["bob", "bobsecret"], ["alice", "alicesecret"]]),
+      saslSuperUsers: ["admin"],
+    };
+    const settings = { ...settingsFromFlags(3, 0, 2181), auth, systemProperties: new Map([["zookeeper.superUser", "admin"]]) };
+    const back = settingsFromRecord(JSON.parse(JSON.stringify(settingsToRecord(settings))));
+    expect(back.auth).toEqual(auth);
+    expect(back.members).toEqual(settings.members);
+    expect(() => settingsFromRecord({ ...settingsToRecord(settings), auth: { authProviders: ["ip"], saslUsers: [["bob"]] } })).toThrow(/auth\.saslUsers must be a list of \[user, password\]/);
   });
 });
