@@ -53,7 +53,8 @@ export function recordLatency(stats: PortStats, latencyMs: number): void {
 
 interface Served {
   zks: ZooKeeperServer;
-  mode: "standalone" | "leader" | "follower" | "observer";
+  /** `ZooKeeperServer.getState()` as `srvr` prints it ("read-only": a LOOKING member's ReadOnlyZooKeeperServer). */
+  mode: "standalone" | "leader" | "follower" | "observer" | "read-only";
   peer?: QuorumPeer;
 }
 
@@ -64,7 +65,7 @@ function served(node: SimNode): Served | undefined {
   if (!(p instanceof QuorumPeer)) return undefined;
   const zks = p.activeServer;
   if (zks === undefined || !zks.isServing) return undefined;
-  const mode = p.state === "LEADING" ? "leader" : p.state === "OBSERVING" ? "observer" : "follower";
+  const mode = p.readOnlyServer !== undefined ? "read-only" : p.state === "LEADING" ? "leader" : p.state === "OBSERVING" ? "observer" : "follower";
   return { zks, mode, peer: p };
 }
 
@@ -86,7 +87,8 @@ export function answerFourLetterWord(command: FourLetterCommand, c: FourLetterCo
     case "ruok":
       return "imok";
     case "isro":
-      return s === undefined ? "null" : "rw";
+      // IsroCommand: "null" with no running server, "ro" from a ReadOnlyZooKeeperServer.
+      return s === undefined ? "null" : s.mode === "read-only" ? "ro" : "rw";
     case "srvr":
     case "stat":
       return s === undefined ? `${ZK_NOT_SERVING}\n` : statText(command, s, c);

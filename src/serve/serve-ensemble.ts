@@ -48,6 +48,7 @@ export function buildServeEnsemble(settings: ServeSettings, seed: number): Serve
             syncLimitTicks: settings.syncLimitTicks,
             server: config,
             bugs: new Set(),
+            ...(settings.readOnlyModeEnabled === true ? { readOnlyModeEnabled: true } : {}),
           })
         : new ZooKeeperServer(ctx, config),
     );

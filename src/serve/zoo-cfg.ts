@@ -40,6 +40,8 @@ export interface ServeSettings {
   fourLetterWords: ReadonlySet<string>;
   /** One line per unknown key or questionable value. */
   warnings: string[];
+  /** Read-only mode (`readonlymode.enabled`): a member cut off from its quorum serves read-only clients. */
+  readOnlyModeEnabled?: boolean;
 }
 
 /** Keys ZooKeeper knows that change nothing in the simulation. */
@@ -131,6 +133,12 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
     fourLetterWords: fourLetterWhitelist(values.get("4lw.commands.whitelist")?.value, (w) => warnings.push(w)),
     warnings,
   };
+  const readOnly = values.get("readonlymode.enabled");
+  if (readOnly !== undefined) {
+    if (readOnly.value !== "true" && readOnly.value !== "false") throw new UserInputError(`${readOnly.at}: readonlymode.enabled: expected true or false, got "${readOnly.value}"`);
+    settings.readOnlyModeEnabled = readOnly.value === "true";
+    warnings.push(`${readOnly.at}: readonlymode.enabled is a Java system property in ZooKeeper 3.8 (-Dreadonlymode.enabled=true), which ignores it in zoo.cfg; zksim serve honours it here`);
+  }
   if (values.has("minSessionTimeout")) settings.minSessionTimeoutMs = int("minSessionTimeout", 0, 1, 10_000_000);
   if (values.has("maxSessionTimeout")) settings.maxSessionTimeoutMs = int("maxSessionTimeout", 0, 1, 10_000_000);
   const min = settings.minSessionTimeoutMs ?? 2 * tickTimeMs;
@@ -139,7 +147,7 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
   return settings;
 }
 
-const KNOWN_KEYS = new Set(["tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist"]);
+const KNOWN_KEYS = new Set(["tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist", "readonlymode.enabled"]);
 
 /** No server lines: a standalone server on clientPort. Otherwise the members in sid order. */
 function members(servers: { sid: number; observer: boolean; clientPort?: number }[], clientPort: number): ServeMember[] {

@@ -22,6 +22,11 @@ function settingsOf(args: ParsedArgs): ServeSettings {
   return parseZooCfg(readInputFile(config, "zoo.cfg"), config);
 }
 
+/** `--read-only` (3.8's `-Dreadonlymode.enabled=true`): a member cut off from its quorum serves read-only clients. */
+function withReadOnlyMode(settings: ServeSettings, args: ParsedArgs): ServeSettings {
+  return args.flags.has("read-only") ? { ...settings, readOnlyModeEnabled: true } : settings;
+}
+
 async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number): Promise<ServeSession> {
   try {
     return await startServe({ settings, seed, bind, controlPort, out: (line) => console.log(line) });
@@ -35,12 +40,12 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--seed N] [--bind 127.0.0.1] [--control-port P]",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--seed N] [--bind 127.0.0.1] [--control-port P] [--read-only]",
   help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`",
   async run(argv) {
-    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int" }, "serve");
+    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", "read-only": "bool" }, "serve");
     maxPositionals(args, 0, "serve");
-    const settings = settingsOf(args);
+    const settings = withReadOnlyMode(settingsOf(args), args);
     for (const w of settings.warnings) console.error(`warning: ${w}`);
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";
