@@ -125,6 +125,18 @@ export const CANARY_REGISTRY = [
     breaks: "a lock holder that ignores its session's events and goes on trusting the lock after its session expired",
     caughtBy: [scenario("recipe-lock-expiry", [1], "recipe.lock-mutex"), scenario("recipe-lock-pause", [1], "scenario.expect", "recipe.lock-mutex")],
   },
+  {
+    name: "read-only-accepts-writes",
+    layer: "server",
+    breaks: "a server in read-only mode applies and acknowledges writes (without a quorum) instead of answering NOTREADONLY",
+    caughtBy: [scenario("read-only-mode", [1], "client.timeliness", "scenario.expect")],
+  },
+  {
+    name: "read-only-serves-any-client",
+    layer: "server",
+    breaks: "a server in read-only mode accepts a client whose ConnectRequest did not ask for read-only",
+    caughtBy: [scenario("read-only-mode", [1], "client.timeliness", "scenario.expect")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -133,7 +145,7 @@ export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
 export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
   "follower-ack-before-fsync", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
-  "latch-stays-leader", "lock-trusts-expired",
+  "latch-stays-leader", "lock-trusts-expired", "read-only-accepts-writes", "read-only-serves-any-client",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

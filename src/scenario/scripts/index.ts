@@ -19,12 +19,13 @@ import { zabFollowerCrossEpochSnap } from "./zab-follower-cross-epoch-snap.js";
 import { clientTraffic } from "./client-traffic.js";
 import { benchTraffic } from "./bench-traffic.js";
 import { soakTree } from "./soak-tree.js";
+import { readOnlyMode } from "./read-only-mode.js";
 import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
 import { BUG_SCRIPTS } from "./bug-scripts.js";
 import { COMMIT_SCRIPT_VARIANTS } from "../workloads/commit-variants.js";
 
 const SCRIPTS = new Map<string, ScriptDef>(
-  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerTxnLogDiff, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, benchTraffic, soakTree, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS].map((s) => [s.name, s]),
+  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerTxnLogDiff, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, benchTraffic, soakTree, readOnlyMode, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS].map((s) => [s.name, s]),
 );
 
 export function scriptNamed(name: string): ScriptDef {
