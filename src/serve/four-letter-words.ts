@@ -119,6 +119,7 @@ function latency(stats: PortStats): { min: number; avg: string; max: number } {
 /** `StatCommand`: version, (stat: the clients), `ServerStats.toString()`, node count, (leader) proposal sizes. */
 function statText(command: "srvr" | "stat", s: Served, c: FourLetterContext): string {
   const lines = [`Zookeeper version: ${ZOOKEEPER_VERSION}`];
+  if (s.mode === "read-only") lines.push("READ-ONLY mode; serving only read-only clients"); // as a real 3.8.0 printed it
   if (command === "stat") {
     lines.push("Clients:");
     for (const k of c.stats.connections()) lines.push(connectionLine(k)); // each println'd, then one more println
