@@ -25,7 +25,7 @@
  * Before a leader has sent two rounds, nothing is judged. `syncLimitTicks` is the ensemble's
  * setting (5 by default, as the scenarios' ensembles have).
  *
- * Read-only mode (docs/zookeeper.md §7.8) is the other way a cut-off server may answer clients:
+ * Read-only mode (docs/zookeeper.md §3.7) is the other way a cut-off server may answer clients:
  * between its `zk.readonly.start` and `zk.readonly.stop` (or a crash) a LOOKING server may serve
  * read-only clients, and only them, and only reads. So, for such a server:
  * - a reply labelled with a state-changing op (`reply:create`, `reply:setData`, … `reply:sync`)

@@ -1,6 +1,6 @@
 /**
  * read-only-mode: a follower partitioned from the majority, with read-only mode on (3.8's
- * `readonlymode.enabled`; docs/zookeeper.md §7.8). After max(2 s, tickTime) of LOOKING it starts
+ * `readonlymode.enabled`; docs/zookeeper.md §3.7). After max(2 s, tickTime) of LOOKING it starts
  * a ReadOnlyZooKeeperServer: a client that asked for read-only (canBeReadOnly) and can reach only
  * that server gets a local session there (ConnectedReadOnly), reads the tree as it was when the
  * partition began, and has every write and sync refused NOTREADONLY; a client that did not ask

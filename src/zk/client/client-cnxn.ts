@@ -22,7 +22,7 @@
  * SetWatches2 if persistent watches exist) with relativeZxid = lastZxid, batched at
  * 128 KB of path text, then the queued requests.
  *
- * Read-only (a handle made with canBeReadOnly; docs/zookeeper.md §7.8): every ConnectRequest
+ * Read-only (a handle made with canBeReadOnly; docs/zookeeper.md §3.7): every ConnectRequest
  * asks for read-only; a session established on a read-only server puts the handle in
  * CONNECTEDREADONLY (ConnectedReadOnly to the default watcher). Until the handle has once been
  * connected to a read/write server (`seenRwServerBefore`) its ConnectRequests carry session id 0,

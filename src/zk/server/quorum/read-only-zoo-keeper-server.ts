@@ -1,6 +1,6 @@
 /**
  * `ReadOnlyZooKeeperServer`: what a quorum member partitioned from the majority serves when
- * read-only mode is on (3.8's `readonlymode.enabled`; docs/zookeeper.md §7.8). The QuorumPeer
+ * read-only mode is on (3.8's `readonlymode.enabled`; docs/zookeeper.md §3.7). The QuorumPeer
  * starts it after a grace period of LOOKING and shuts it down the moment an election decides.
  *
  * As 3.8 (ReadOnlyZooKeeperServer, ReadOnlyRequestProcessor):
@@ -21,7 +21,7 @@
  * the createSession is refused NOTREADONLY in place of the ConnectResponse and no read-only
  * client ever gets a session. The simulator models the working configuration: its read-only
  * server always creates local sessions, while the rest of the ensemble keeps global ones
- * (local sessions on leaders and followers are not modelled). docs/zookeeper.md §7.8.
+ * (local sessions on leaders and followers are not modelled). docs/zookeeper.md §3.7.
  *
  * Invariants: no request reaches the txn pipeline (nothing here has a zxid of its own); every
  * session this server holds is one it created; once shut down it never answers again.

@@ -1,5 +1,5 @@
 /**
- * Read-only mode (3.8's `readonlymode.enabled`, docs/zookeeper.md §7.8): a LOOKING peer's
+ * Read-only mode (3.8's `readonlymode.enabled`, docs/zookeeper.md §3.7): a LOOKING peer's
  * ReadOnlyZooKeeperServer, the client's CONNECTEDREADONLY state and its search for a read/write
  * server (pingRwServer), the `client.timeliness` rules for read-only servers, and the two canaries
  * they catch. Off by default: the same ensemble without the option never serves while LOOKING.
