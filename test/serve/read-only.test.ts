@@ -12,6 +12,23 @@ import { QuorumPeer } from "../../src/zk/server/quorum/quorum-peer.js";
 import { OpCode } from "../../src/zk/proto/op-code.js";
 import { Code } from "../../src/zk/proto/error-code.js";
 import { RawZkClient, fourLetterWord, leaderServing } from "./raw-zk-client.js";
+import { TcpNodeContext } from "../../src/runtime/tcp-node-context.js";
+import { fourLetterWordPacket, isZkPacket } from "../../src/zk/proto/wire.js";
+
+/** `isro` as the client library's pingRwServer asks it over a real socket (TcpNodeContext). */
+function probeIsro(port: number): Promise<string> {
+  const ctx = new TcpNodeContext({ id: "probe" });
+  return new Promise((resolve) => {
+    let answer = "none";
+    ctx.connect("127.0.0.1", port, {
+      onOpen: (ep) => ep.send(fourLetterWordPacket("isro")),
+      onMessage: (_ep, m) => {
+        if (isZkPacket(m)) answer = new TextDecoder().decode(m.bytes);
+      },
+      onClose: () => resolve(answer),
+    }, { timeoutUs: 5_000_000 });
+  });
+}
 
 function settings(readOnlyModeEnabled: boolean): ServeSettings {
   const s = settingsFromFlags(3, 0, 2181);
@@ -46,6 +63,8 @@ describe("serve: read-only mode", () => {
     s.command(`partition ${minority} | ${rest.join(" ")}`);
     await until(`${minority}'s read-only server`, () => (s.ensemble.sim.node(minority).process as QuorumPeer).readOnlyServer !== undefined);
     expect(await fourLetterWord(port, "isro")).toBe("ro");
+    expect(await probeIsro(port)).toBe("ro");
+    expect(await probeIsro(s.clientPorts.get(leader)!)).toBe("rw");
     // The shape a real 3.8.0 printed for a lone member of a 3-server ensemble with -Dreadonlymode.enabled=true.
     expect(await fourLetterWord(port, "srvr")).toMatch(/^Zookeeper version: [^\n]+\nREAD-ONLY mode; serving only read-only clients\nLatency min\/avg\/max: [^\n]+\nReceived: \d+\nSent: \d+\nConnections: \d+\nOutstanding: 0\nZxid: 0x[0-9a-f]+\nMode: read-only\nNode count: \d+\n$/);
 
