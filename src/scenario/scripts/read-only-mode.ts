@@ -61,6 +61,10 @@ export const readOnlyMode: ScriptDef = {
     await s.expectError(reader.sync("/config"), "NOTREADONLY", "sync on a read-only server");
     s.expect(refused.getState() !== "CONNECTED" && refused.getState() !== "CONNECTEDREADONLY", "a client that did not ask for read-only is not served");
     s.note(`c1 read "v1" read-only (session ${reader.getSessionIdHex()}); its writes were refused NOTREADONLY`);
+    // Its search for a read/write server asks the only host it knows, which answers "ro".
+    await s.sleepMs(5000);
+    s.expect(reader.getState() === "CONNECTEDREADONLY", "c1 stays connected read-only while its only server answers isro with ro");
+    s.expectEqual(text((await reader.getData("/config")).data), "v1", "c1 still reads after its probes");
 
     s.fault({ kind: "heal" });
     await ens.settled(60_000, "the minority server rejoins after the heal");

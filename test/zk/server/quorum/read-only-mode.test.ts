@@ -16,6 +16,7 @@ import type { TraceEvent } from "../../../../src/sim/trace.js";
 import { loadScenario } from "../../../../src/cli/scenario-files.js";
 import { runScenario } from "../../../../src/scenario/run.js";
 import type { Canary } from "../../../../src/scenario/types.js";
+import { zkWorkload } from "../../../../src/scenario/workloads/zk.js";
 
 const SERVERS = ["s1", "s2", "s3"];
 
@@ -199,4 +200,13 @@ describe("scenario: read-only-mode: clean, and each read-only canary caught by c
       expect(generic(r.violations.map((v) => v.checker))).toContain("client.timeliness");
     }, 60_000);
   }
+});
+
+describe("scenario: workload parameter readOnlyMode", () => {
+  it("true or false, for ensembles only; anything else is one clear line", () => {
+    const params = { script: "read-only-mode", servers: 3, clients: 2 };
+    expect(zkWorkload.nodes({ ...params, readOnlyMode: true })).toContain("s3");
+    expect(() => zkWorkload.nodes({ ...params, readOnlyMode: "yes" })).toThrow(/workload\.readOnlyMode: expected true or false, got "yes"/);
+    expect(() => zkWorkload.nodes({ ...params, servers: 1, readOnlyMode: true })).toThrow(/read-only mode needs an ensemble/);
+  });
 });
