@@ -81,7 +81,9 @@ export interface FourLetterContext {
 /** The bytes a four-letter word gets back before the connection closes. */
 export function answerFourLetterWord(command: FourLetterCommand, c: FourLetterContext): string {
   if (command === "telnet close") return "";
-  if (!c.settings.fourLetterWords.has(command)) return `${command} is not executed because it is not in the whitelist.\n`;
+  // FourLetterCommands.isEnabled: readonlymode.enabled whitelists isro (read-only clients ask it).
+  const enabled = c.settings.fourLetterWords.has(command) || (command === "isro" && c.settings.readOnlyModeEnabled === true);
+  if (!enabled) return `${command} is not executed because it is not in the whitelist.\n`;
   const s = served(c.node);
   switch (command) {
     case "ruok":
