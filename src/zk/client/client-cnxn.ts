@@ -353,10 +353,10 @@ export class ClientCnxn {
           if (ep === this.socket) this.primeConnection();
         },
         onMessage: (ep, message) => {
-          if (ep === this.socket) this.whenSendThreadFree(() => ep === this.socket && this.onFrame(message));
+          if (ep === this.socket) this.whenSendThreadFree(ep, () => this.onFrame(message));
         },
         onClose: (ep, reason) => {
-          if (ep === this.socket) this.whenSendThreadFree(() => ep === this.socket && this.connectionLost(`connection ${reason}`));
+          if (ep === this.socket) this.whenSendThreadFree(ep, () => this.connectionLost(`connection ${reason}`));
         },
       },
       { timeoutUs: this.connectTimeoutMs * 1000 },
@@ -588,10 +588,10 @@ export class ClientCnxn {
 
   // ---- looking for a read/write server (read-only handles) ---------------------------------
 
-  /** Runs `work` now, or once the SendThread is out of a `pingRwServer` probe (in arrival order). */
-  private whenSendThreadFree(work: () => void): void {
+  /** Runs `work` for connection `ep` now, or once the SendThread is out of a `pingRwServer` probe (in arrival order). */
+  private whenSendThreadFree(ep: Endpoint, work: () => void): void {
     if (this.rwProbe === undefined) work();
-    else this.blockedByProbe.push(work);
+    else this.blockedByProbe.push(() => ep === this.socket && work());
   }
 
   /** `pingRwServer`: ask the next host of the list `isro` on a connection of its own. */
@@ -626,13 +626,16 @@ export class ClientCnxn {
     this.rwProbeTimer = undefined;
     probe?.close();
     this.ctx.annotate("client.rw-probe", { client: this.ctx.id, server: address.host, result: result ?? "none" });
-    for (let work = this.blockedByProbe.shift(); work !== undefined; work = this.blockedByProbe.shift()) work();
-    if (result === "rw" && this.state === States.CONNECTEDREADONLY) {
+    if (result === "rw") {
+      // RWServerFoundException: thrown before the loop reads the connection again, so whatever
+      // arrived on it meanwhile is never read; the pending requests fail CONNECTIONLOSS.
+      this.blockedByProbe.length = 0;
       this.pingRwTimeoutMs = MIN_PING_RW_TIMEOUT_MS;
       this.rwServerAddress = address;
       this.connectionLost(`read/write server found at ${address.host}:${address.port}`);
       return;
     }
+    for (let work = this.blockedByProbe.shift(); work !== undefined; work = this.blockedByProbe.shift()) work();
     this.flush();
     this.pump();
   }
