@@ -175,6 +175,7 @@ export class QuorumPeer {
    * when the election returns, the thread is interrupted and that server shut down.
    */
   private startReadOnlyGrace(): void {
+    this.ctx.cancelTimer(this.roGrace);
     this.roGrace = this.ctx.setTimerMs(
       readOnlyGraceMs(this.config.tickTimeMs),
       () => {
