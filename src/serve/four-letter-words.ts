@@ -162,7 +162,9 @@ function confText(s: Served, c: FourLetterContext): string {
   ];
   if (s.peer !== undefined) {
     lines.push(`initLimit=${c.settings.initLimitTicks}`, `syncLimit=${c.settings.syncLimitTicks}`, `electionAlg=3`, `electionPort=3888`, `quorumPort=2888`);
-    lines.push(`peerType=${c.member.observer ? 1 : 0}`, `membership: `, s.peer.qv.toString());
+    lines.push(`peerType=${c.member.observer ? 1 : 0}`);
+    // ReadOnlyZooKeeperServer.dumpConf stops at peerType; the quorum servers add the membership.
+    if (s.mode !== "read-only") lines.push(`membership: `, s.peer.qv.toString());
   }
   return lines.join("\n") + "\n";
 }

@@ -32,7 +32,7 @@ function probeIsro(port: number): Promise<string> {
 
 function settings(readOnlyModeEnabled: boolean): ServeSettings {
   const s = settingsFromFlags(3, 0, 2181);
-  return { ...s, tickTimeMs: 200, members: s.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist(readOnlyModeEnabled ? undefined : "isro"), readOnlyModeEnabled };
+  return { ...s, tickTimeMs: 200, members: s.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist(readOnlyModeEnabled ? "conf, mntr" : "isro"), readOnlyModeEnabled };
 }
 
 let session: ServeSession | undefined;
@@ -58,13 +58,17 @@ describe("serve: read-only mode", () => {
     const leader = await leaderServing(s);
     const minority = ["s1", "s2", "s3"].find((id) => id !== leader)!;
     const port = s.clientPorts.get(minority)!;
-    // Not in the (default) whitelist, but readonlymode.enabled admits isro, as 3.8's FourLetterCommands does.
+    // Not in the whitelist, but readonlymode.enabled admits isro, as 3.8's FourLetterCommands does.
     expect(await fourLetterWord(port, "isro")).toBe("rw");
     const rest = ["s1", "s2", "s3"].filter((id) => id !== minority);
     s.command(`partition ${minority} | ${rest.join(" ")}`);
     await until(`${minority}'s read-only server`, () => (s.ensemble.sim.node(minority).process as QuorumPeer).readOnlyServer !== undefined);
     expect(await fourLetterWord(port, "isro")).toBe("ro");
     expect(await probeIsro(port)).toBe("ro");
+    expect(await fourLetterWord(port, "mntr")).toContain("\nzk_server_state\tread-only\n");
+    const conf = await fourLetterWord(port, "conf");
+    expect(conf).toMatch(/\npeerType=0\n$/); // ReadOnlyZooKeeperServer.dumpConf: no membership lines
+    expect(conf).toContain(`serverId=${minority.slice(1)}\n`);
     expect(await probeIsro(s.clientPorts.get(leader)!)).toBe("rw");
     // The shape a real 3.8.0 printed for a lone member of a 3-server ensemble with -Dreadonlymode.enabled=true.
     expect(await fourLetterWord(port, "srvr")).toMatch(/^Zookeeper version: [^\n]+\nREAD-ONLY mode; serving only read-only clients\nLatency min\/avg\/max: [^\n]+\nReceived: \d+\nSent: \d+\nConnections: \d+\nOutstanding: 0\nZxid: 0x[0-9a-f]+\nMode: read-only\nNode count: \d+\n$/);
