@@ -33,6 +33,7 @@ export function buildServeEnsemble(settings: ServeSettings, seed: number): Serve
   const server: Partial<ZooKeeperServerConfig> = { tickTimeMs: settings.tickTimeMs, clientPort: CLIENT_PORT };
   if (settings.minSessionTimeoutMs !== undefined) server.minSessionTimeoutMs = settings.minSessionTimeoutMs;
   if (settings.maxSessionTimeoutMs !== undefined) server.maxSessionTimeoutMs = settings.maxSessionTimeoutMs;
+  if (settings.localSessionsEnabled === true) server.localSessionsEnabled = true;
   const quorum: QuorumServer[] = settings.members.map((m) => ({ sid: m.sid, host: m.node, role: m.observer ? "observer" : "participant" }));
   const ensemble = settings.members.length > 1;
   for (const m of settings.members) {

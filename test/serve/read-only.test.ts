@@ -30,9 +30,9 @@ function probeIsro(port: number): Promise<string> {
   });
 }
 
-function settings(readOnlyModeEnabled: boolean): ServeSettings {
+function settings(readOnlyModeEnabled: boolean, localSessionsEnabled = true): ServeSettings {
   const s = settingsFromFlags(3, 0, 2181);
-  return { ...s, tickTimeMs: 200, members: s.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist(readOnlyModeEnabled ? "conf, mntr" : "isro"), readOnlyModeEnabled };
+  return { ...s, tickTimeMs: 200, members: s.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist(readOnlyModeEnabled ? "conf, mntr" : "isro"), readOnlyModeEnabled, localSessionsEnabled };
 }
 
 let session: ServeSession | undefined;
@@ -111,6 +111,7 @@ describe("serve: zoo.cfg readonlymode.enabled", () => {
     expect(on.readOnlyModeEnabled).toBe(true);
     expect(on.warnings.join("\n")).toMatch(/t\.cfg:2: readonlymode\.enabled is a Java system property/);
     expect(parseZooCfg("tickTime=2000\n").readOnlyModeEnabled).toBeUndefined();
+    expect(parseZooCfg("localSessionsEnabled=true\n").localSessionsEnabled).toBe(true);
     expect(() => parseZooCfg("readonlymode.enabled=yes\n", "t.cfg")).toThrow(/t\.cfg:1: readonlymode\.enabled: expected true or false, got "yes"/);
   });
 });

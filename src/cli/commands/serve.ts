@@ -22,9 +22,16 @@ function settingsOf(args: ParsedArgs): ServeSettings {
   return parseZooCfg(readInputFile(config, "zoo.cfg"), config);
 }
 
-/** `--read-only` (3.8's `-Dreadonlymode.enabled=true`): a member cut off from its quorum serves read-only clients. */
+/**
+ * `--read-only` (3.8's `-Dreadonlymode.enabled=true`): a member cut off from its quorum serves
+ * read-only clients; `--local-sessions` (zoo.cfg `localSessionsEnabled=true`), without which
+ * 3.8's read-only server can give no client a session.
+ */
 function withReadOnlyMode(settings: ServeSettings, args: ParsedArgs): ServeSettings {
-  return args.flags.has("read-only") ? { ...settings, readOnlyModeEnabled: true } : settings;
+  const out = { ...settings };
+  if (args.flags.has("read-only")) out.readOnlyModeEnabled = true;
+  if (args.flags.has("local-sessions")) out.localSessionsEnabled = true;
+  return out;
 }
 
 async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number): Promise<ServeSession> {
@@ -40,10 +47,10 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--seed N] [--bind 127.0.0.1] [--control-port P] [--read-only]",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--seed N] [--bind 127.0.0.1] [--control-port P] [--read-only [--local-sessions]]",
   help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`",
   async run(argv) {
-    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", "read-only": "bool" }, "serve");
+    const args = parseArgs(argv, { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", "read-only": "bool", "local-sessions": "bool" }, "serve");
     maxPositionals(args, 0, "serve");
     const settings = withReadOnlyMode(settingsOf(args), args);
     for (const w of settings.warnings) console.error(`warning: ${w}`);

@@ -2,7 +2,8 @@
  * read-only-mode: a follower partitioned from the majority, with read-only mode on (3.8's
  * `readonlymode.enabled`; docs/zookeeper.md §3.7). After max(2 s, tickTime) of LOOKING it starts
  * a ReadOnlyZooKeeperServer: a client that asked for read-only (canBeReadOnly) and can reach only
- * that server gets a local session there (ConnectedReadOnly), reads the tree as it was when the
+ * that server gets a local session there (the scenario sets `localSessionsEnabled`, without which
+ * 3.8's read-only server gives no session) (ConnectedReadOnly), reads the tree as it was when the
  * partition began, and has every write and sync refused NOTREADONLY; a client that did not ask
  * for read-only is turned away. When the partition heals the server rejoins the quorum, its
  * read-only server shuts down and closes its connections; the read-only client, which has never
@@ -10,7 +11,7 @@
  *
  * c1 is pinned to the minority server (its connect string names only it), as an application
  * co-located with its server: the search for a read/write server (pingRwServer) then asks that
- * server itself, which answers "ro". test/zk/read-only-mode.test.ts covers a search that finds one.
+ * server itself, which answers "ro". test/zk/server/quorum/read-only-mode.test.ts covers a search that finds one.
  */
 import { createClient, type ZooKeeper, type ClientOptions } from "../../zk/client/index.js";
 import { KeeperState, CreateMode, Ids } from "../../zk/proto/records.js";

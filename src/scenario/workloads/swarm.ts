@@ -8,7 +8,7 @@
  * The snapshot settings (`snapCount`, `snapChunkNodes`, `snapChunkIntervalUs`), when given, go to
  * every server as they are: a small snapCount puts fuzzy snapshots in the middle of the faults.
  *
- * `readOnlyMode` (true/false) goes to every server as the zk workload's: minority members serve
+ * `readOnlyMode` and `localSessionsEnabled` go to every server as the zk workload's: minority members serve
  * read-only (the swarm's clients never ask for it, so they are turned away there).
  *
  * `faultPhaseMs`, when given, replaces the fault phase's length the seed draws (the script and
@@ -23,7 +23,7 @@ import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from 
 import { ZAB_TRACE_ROLES, zkWorkload } from "./zk.js";
 
 const SNAPSHOT_PARAMS = ["snapCount", "snapChunkNodes", "snapChunkIntervalUs"];
-const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", "readOnlyMode", ...SNAPSHOT_PARAMS];
+const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", "readOnlyMode", "localSessionsEnabled", ...SNAPSHOT_PARAMS];
 const MAX_VOTERS = 5;
 const MAX_OBSERVERS = 1;
 
@@ -76,7 +76,7 @@ export const swarmWorkload: WorkloadDef = {
     swarmWorkload.nodes(w.params);
     const shape = swarmShape(w);
     const params: Record<string, unknown> = { script: "zab-random-faults", servers: shape.servers, observers: shape.observers, clients: shape.clients, tickTimeMs: shape.tickTimeMs };
-    for (const k of [...SNAPSHOT_PARAMS, "faultPhaseMs", "readOnlyMode"]) if (w.params[k] !== undefined) params[k] = w.params[k];
+    for (const k of [...SNAPSHOT_PARAMS, "faultPhaseMs", "readOnlyMode", "localSessionsEnabled"]) if (w.params[k] !== undefined) params[k] = w.params[k];
     const inner = zkWorkload.create({ ...w, params });
     return {
       setup: () => inner.setup(),

@@ -53,6 +53,10 @@ export function serverConfig(params: Record<string, unknown>): Partial<ZooKeeper
   if (params.minSessionTimeoutMs !== undefined) out.minSessionTimeoutMs = intParam(params, "minSessionTimeoutMs", 2 * tick, 1, 10_000_000);
   if (params.maxSessionTimeoutMs !== undefined) out.maxSessionTimeoutMs = intParam(params, "maxSessionTimeoutMs", 20 * tick, 1, 10_000_000);
   if (params.containerCheckIntervalMs !== undefined) out.containerCheckIntervalMs = intParam(params, "containerCheckIntervalMs", 60_000, 0, 10_000_000);
+  if (params.localSessionsEnabled !== undefined) {
+    if (typeof params.localSessionsEnabled !== "boolean") throw new UserInputError(`workload.localSessionsEnabled: expected true or false, got ${JSON.stringify(params.localSessionsEnabled)}`);
+    out.localSessionsEnabled = params.localSessionsEnabled;
+  }
   if (params.superDigest !== undefined) {
     if (typeof params.superDigest !== "string") throw new UserInputError(`workload.superDigest: expected "user:base64digest"`);
     out.superDigest = params.superDigest;
@@ -67,7 +71,7 @@ function snapshotSizeFactorParam(v: unknown): number {
 }
 
 /** The deployment's parameters (shape and server settings), whatever drives it. */
-export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "readOnlyMode"];
+export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "readOnlyMode", "localSessionsEnabled"];
 
 /** `readOnlyMode` (3.8's `readonlymode.enabled`): true or false (the default), for ensembles only. */
 export function readOnlyModeParam(params: Record<string, unknown>): boolean {

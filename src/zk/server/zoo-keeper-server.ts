@@ -56,6 +56,12 @@ export interface ZooKeeperServerConfig {
   skipACL: boolean;
   superDigest?: string;
   maxBufferBytes: number;
+  /**
+   * `localSessionsEnabled` (default false). zksim models its effect on a read-only server only
+   * (docs/zookeeper.md §3.7): with it, that server's sessions are local; without it, 3.8's
+   * read-only server cannot create a session at all. Leaders and followers keep global sessions.
+   */
+  localSessionsEnabled?: boolean;
   /** `znode.container.checkIntervalMs` (0 disables the ContainerManager). */
   containerCheckIntervalMs: number;
   /** A deliberately broken server, to prove checkers catch it (never in normal runs). */

@@ -10,18 +10,20 @@
  * - reads are answered from the local tree (the peer's ZKDatabase, frozen: no txn is applied
  *   while LOOKING); sync and every state-changing op are answered NOTREADONLY (−119) at once,
  *   with the tree's last zxid, and go no further;
- * - sessions are local (3.8's LocalSessionTracker: ids from `initializeNextSessionId(myid)`,
- *   expired by this server alone, no txn, nothing persisted), created and closed without a zxid;
+ * - with `localSessionsEnabled`, sessions are local (3.8's LocalSessionTracker: ids from
+ *   `initializeNextSessionId(myid)`, expired by this server alone, no txn, nothing persisted),
+ *   created and closed without a zxid;
  * - the ConnectResponse's `readOnly` flag is true; `isro` answers "ro", `srvr` says
  *   "Mode: read-only";
  * - no ContainerManager runs (only a leader's or a standalone server's does).
  *
- * Local sessions: 3.8 makes the read-only server's new sessions local only when
- * `localSessionsEnabled=true` (its own read-only tests all set it); with the default false,
- * the createSession is refused NOTREADONLY in place of the ConnectResponse and no read-only
- * client ever gets a session. The simulator models the working configuration: its read-only
- * server always creates local sessions, while the rest of the ensemble keeps global ones
- * (local sessions on leaders and followers are not modelled). docs/zookeeper.md §3.7.
+ * Sessions, as 3.8's LearnerSessionTracker under `localSessionsEnabled` (docs/zookeeper.md §3.7):
+ * - true (3.8's own read-only tests set it): new sessions are local, as above;
+ * - false (3.8's default): nothing is tracked; a createSession is refused NOTREADONLY, the bare
+ *   ReplyHeader going out where the ConnectResponse should (no client can parse it: read-only
+ *   mode gives no new session), and a session id this server does not know as global re-attaches
+ *   untracked and unexpired (every touch succeeds).
+ * Leaders and followers keep global sessions either way (local sessions there are not modelled).
  *
  * Invariants: no request reaches the txn pipeline (nothing here has a zxid of its own); every
  * session this server holds is one it created; once shut down it never answers again.
@@ -30,6 +32,7 @@ import { Code } from "../../proto/error-code.js";
 import { OpCode } from "../../proto/op-code.js";
 import type { SessionId } from "../../proto/records.js";
 import { SessionTrackerImpl, type SessionTracker } from "../session-tracker.js";
+import { LearnerSessionTracker } from "./learner-session-tracker.js";
 import { ZooKeeperServer, hexId, type Request } from "../zoo-keeper-server.js";
 import type { ServerCnxn } from "../server-cnxn.js";
 
@@ -49,9 +52,18 @@ export class ReadOnlyZooKeeperServer extends ZooKeeperServer {
     return this.zkDb.dataTree.sessionsWithTimeouts;
   }
 
-  /** A `LocalSessionTracker`: empty at start (global sessions are not tracked), expires what it creates. */
+  /**
+   * `LearnerSessionTracker`: with local sessions, its `LocalSessionTracker` (empty at start,
+   * expires what it creates); without, one that tracks nothing and hands out ids.
+   */
   protected override createSessionTracker(): SessionTracker {
+    if (this.config.localSessionsEnabled !== true) return new LearnerSessionTracker(this.config.serverId, this.currentTimeMillis());
     return new SessionTrackerImpl(this.trackerHost(), this.config.tickTimeMs, this.config.serverId, Code.SESSIONEXPIRED);
+  }
+
+  /** `UpgradeableSessionTracker.isLocalSession`. */
+  private isLocalSession(sessionId: SessionId): boolean {
+    return this.config.localSessionsEnabled === true && this.sessionTracker.sessionsById.has(sessionId);
   }
 
   protected override get isReadOnly(): boolean {
@@ -91,7 +103,11 @@ export class ReadOnlyZooKeeperServer extends ZooKeeperServer {
    */
   protected override submitRequest(req: Request): void {
     if (NOT_READ_ONLY_OPS.has(req.type) && this.config.canary !== "read-only-accepts-writes") return this.refuse(req);
-    if (req.type === OpCode.createSession || req.type === OpCode.closeSession) return this.localSessionRequest(req);
+    if (req.type === OpCode.createSession || req.type === OpCode.closeSession) {
+      // setLocalSessionFlag, then the processor: a session that is not local is refused here.
+      if (this.isLocalSession(req.sessionId)) return this.localSessionRequest(req);
+      return this.refuse(req);
+    }
     if (NOT_READ_ONLY_OPS.has(req.type)) return this.applyLocally(req); // canary: a write applied without a quorum
     super.submitRequest(req);
   }

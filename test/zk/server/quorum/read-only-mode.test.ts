@@ -27,11 +27,11 @@ interface Ensemble {
   runMs(ms: number): Promise<void>;
 }
 
-function ensemble(readOnlyModeEnabled: boolean, clientNodes: readonly string[] = ["c1", "c2"]): Ensemble {
+function ensemble(readOnlyModeEnabled: boolean, clientNodes: readonly string[] = ["c1", "c2"], localSessionsEnabled = true): Ensemble {
   const sim = new Simulator({ seed: 7, retainTrace: true });
   const members = SERVERS.map((host, i) => ({ sid: i + 1, host, role: "participant" as const }));
   SERVERS.forEach((id, i) =>
-    sim.addNode(id, (ctx) => new QuorumPeer(ctx, { ...DEFAULT_QUORUM_CONFIG, myid: i + 1, members, server: { serverId: i + 1 }, bugs: new Set(), readOnlyModeEnabled })),
+    sim.addNode(id, (ctx) => new QuorumPeer(ctx, { ...DEFAULT_QUORUM_CONFIG, myid: i + 1, members, server: { serverId: i + 1, localSessionsEnabled }, bugs: new Set(), readOnlyModeEnabled })),
   );
   for (const id of clientNodes) sim.addNode(id, () => ({}));
   for (const id of [...SERVERS, ...clientNodes]) sim.start(id);
@@ -114,6 +114,21 @@ describe("zk: read-only mode", () => {
     expect(states).toContain(KeeperState.SyncConnected);
     expect(await outcome(e, ro.setData("/a", "v3", -1))).toBe("ok");
     expect(plain.getState()).toBe("CONNECTED");
+  });
+
+  it("server: without localSessionsEnabled (3.8's default) a read-only client gets no session: NOTREADONLY in place of the ConnectResponse", async () => {
+    const e = ensemble(true, ["c1", "c2"], false);
+    await e.runMs(2000);
+    e.sim.network.partition([["s1", "c1"], ["s2", "s3", "c2"]]);
+    await e.runMs(30_000);
+    expect(e.peer("s1").readOnlyServer).toBeDefined();
+    const ro = e.client("c1", ["s1"], { canBeReadOnly: true });
+    await e.runMs(10_000);
+    expect(ro.getState()).toBe("CONNECTING");
+    const lost = trace(e).filter((x) => x.kind === "client.disconnect" && x.node === "c1").map((x) => String(x.fields?.reason));
+    expect(lost.length).toBeGreaterThan(0);
+    expect(lost.every((r) => r.startsWith("bad ConnectResponse"))).toBe(true);
+    expect(trace(e).some((x) => x.kind === "send" && x.node === "s1" && x.detail === "notReadOnly")).toBe(true);
   });
 
   it("client: pingRwServer asks the next host isro, backs off 100 ms → 60 s, and moves to a read/write server it finds", async () => {
