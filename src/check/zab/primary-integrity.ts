@@ -8,7 +8,7 @@
  * How ZooKeeper 3.8 delivers, as the server's annotations state it:
  * - a leader "delivers" its whole initial history at once: `lead()` loads snapshot + every
  *   logged txn into its tree and treats them all as committed (committed for the followers by
- *   DIFF/SNAP and the NEWLEADER quorum; §3.7). `zab.leader.established {lastZxid}` names the
+ *   DIFF/SNAP and the NEWLEADER quorum; §7.8). `zab.leader.established {lastZxid}` names the
  *   last zxid of that tree, and no `zab.propose` comes before it (the leader serves, and so
  *   proposes, only once established). A restart (`zab.recovered {lastZxid}`) likewise puts the
  *   whole log in the tree;

@@ -5,7 +5,7 @@
  * types, `ZabState`) can also be shown in the book's. The server does not use it: the trace
  * keeps ZooKeeper's names, and the reports and the teaching UI translate.
  *
- * Where ZooKeeper 3.8 departs from the book (docs/zookeeper.md §3.7) an entry says so: the history Ie′
+ * Where ZooKeeper 3.8 departs from the book (docs/zookeeper.md §7.8) an entry says so: the history Ie′
  * that the book's NEWLEADER carries travels before NEWLEADER as DIFF + PROPOSAL/COMMIT pairs,
  * TRUNC or SNAP; COMMIT-LD is UPTODATE; some packets have no book counterpart at all.
  */
