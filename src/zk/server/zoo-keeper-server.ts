@@ -363,8 +363,8 @@ export class ZooKeeperServer implements CnxnHost {
 
   /**
    * CnxnHost: a four-letter word on a simulated connection. Inside the simulation only `isro` is
-   * answered (what a read-only client's search for a read/write server asks); `zksim serve`
-   * answers every word at its gateway. 3.8 answers an unknown word with nothing.
+   * answered (what a read-only client's search for a read/write server asks, and which read-only
+   * mode whitelists); `zksim serve` answers every word at its gateway.
    */
   fourLetterWord(word: string): string {
     if (word === "isro") return this.isReadOnly ? "ro" : "rw";
