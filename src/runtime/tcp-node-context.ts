@@ -7,7 +7,10 @@
  * class is that view with wall-clock time, `setTimeout` timers, `node:net` sockets and plain
  * promises in place of the simulator's. On a connection, each `ZkPacket` the client sends is
  * written with its 4-byte length prefix, and the bytes read are cut back into frames
- * (FrameDecoder), exactly as the serve gateway does it in the other direction.
+ * (FrameDecoder), exactly as the serve gateway does it in the other direction. A four-letter-word
+ * packet (`FOUR_LETTER_WORD_KIND`, a read-only client's `isro` probe) is written bare, as on the
+ * real wire, the output shut down, and whatever text comes back until the server closes is handed
+ * over as one packet of that kind.
  *
  * Nothing here is deterministic: it is the real world. The client's own random draws (host
  * order, reconnect jitter) still come from a seeded stream, so the host order is repeatable.
@@ -26,7 +29,7 @@ import { TimerHandle } from "../sim/node-context.js";
 import type { NodeContext as KernelNodeContext } from "../sim/node-context.js";
 import { Rng } from "../sim/rng.js";
 import { FrameDecoder, frame } from "../zk/proto/codec-framing.js";
-import { isZkPacket } from "../zk/proto/wire.js";
+import { FOUR_LETTER_WORD_KIND, isZkPacket } from "../zk/proto/wire.js";
 
 /** The default connect timeout when the caller gives none (the client always gives one). */
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -45,6 +48,8 @@ class TcpEndpoint {
   open = false;
   closed = false;
   private readonly decoder = new FrameDecoder();
+  /** Set once a four-letter word went out: the raw answer read so far. */
+  private fourLetterAnswer: Buffer[] | undefined;
 
   constructor(
     readonly id: number,
@@ -82,6 +87,11 @@ class TcpEndpoint {
   send(message: unknown): void {
     if (!this.open || this.closed) return;
     if (!isZkPacket(message)) throw new Error(`tcp endpoint ${this.id}: only ZooKeeper frames can be sent, got ${typeof message}`);
+    if (message.kind === FOUR_LETTER_WORD_KIND) {
+      this.fourLetterAnswer = [];
+      this.socket.end(message.bytes); // the word, then shutdownOutput, as ClientCnxn.pingRwServer
+      return;
+    }
     this.socket.write(frame(message.bytes));
   }
 
@@ -93,6 +103,10 @@ class TcpEndpoint {
   }
 
   private onData(chunk: Buffer): void {
+    if (this.fourLetterAnswer !== undefined) {
+      this.fourLetterAnswer.push(chunk);
+      return;
+    }
     for (const event of this.decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))) {
       if (this.closed) return;
       if (event.kind === "frame") this.handlers.onMessage(this.asKernelEndpoint(), { kind: "server-frame", bytes: event.payload });
@@ -103,6 +117,12 @@ class TcpEndpoint {
   /** Closes once, telling the client why (the first cause wins). */
   private finish(reason: CloseReason): void {
     if (this.closed) return;
+    const answer = this.fourLetterAnswer;
+    if (answer !== undefined && reason === "closed") {
+      this.fourLetterAnswer = undefined;
+      this.handlers.onMessage(this.asKernelEndpoint(), { kind: FOUR_LETTER_WORD_KIND, bytes: new Uint8Array(Buffer.concat(answer)) });
+      if (this.closed) return;
+    }
     this.closed = true;
     this.open = false;
     this.socket.destroy();

@@ -158,6 +158,18 @@ export const CANARY_REGISTRY = [
     breaks: "a queue consumer whose delete fails because its session expired hands the item over as surely taken, though another consumer may have taken it",
     caughtBy: [scenario("recipe-queue-pause", [1], "recipe.queue")],
   },
+  {
+    name: "read-only-accepts-writes",
+    layer: "server",
+    breaks: "a server in read-only mode applies and acknowledges writes (without a quorum) instead of answering NOTREADONLY",
+    caughtBy: [scenario("read-only-mode", [1], "client.timeliness", "scenario.expect")],
+  },
+  {
+    name: "read-only-serves-any-client",
+    layer: "server",
+    breaks: "a server in read-only mode accepts a client whose ConnectRequest did not ask for read-only",
+    caughtBy: [scenario("read-only-mode", [1], "client.timeliness", "scenario.expect")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -169,6 +181,7 @@ export const CANARIES = [
   "forget-last-zxid", "latch-stays-leader", "lock-trusts-expired",
   "fle-ignores-zxid", "established-without-quorum",
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
+  "read-only-accepts-writes", "read-only-serves-any-client",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

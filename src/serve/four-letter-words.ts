@@ -63,7 +63,8 @@ export function recordLatency(stats: PortStats, latencyMs: number): void {
 
 interface Served {
   zks: ZooKeeperServer;
-  mode: "standalone" | "leader" | "follower" | "observer";
+  /** `ZooKeeperServer.getState()` as `srvr` prints it ("read-only": a LOOKING member's ReadOnlyZooKeeperServer). */
+  mode: "standalone" | "leader" | "follower" | "observer" | "read-only";
   peer?: QuorumPeer;
 }
 
@@ -74,7 +75,7 @@ function served(node: SimNode): Served | undefined {
   if (!(p instanceof QuorumPeer)) return undefined;
   const zks = p.activeServer;
   if (zks === undefined || !zks.isServing) return undefined;
-  const mode = p.state === "LEADING" ? "leader" : p.state === "OBSERVING" ? "observer" : "follower";
+  const mode = p.readOnlyServer !== undefined ? "read-only" : p.state === "LEADING" ? "leader" : p.state === "OBSERVING" ? "observer" : "follower";
   return { zks, mode, peer: p };
 }
 
@@ -95,13 +96,16 @@ export interface FourLetterContext {
 /** The bytes a four-letter word gets back before the connection closes. */
 export function answerFourLetterWord(command: FourLetterCommand, c: FourLetterContext): string {
   if (command === "telnet close") return "";
-  if (!c.settings.fourLetterWords.has(command)) return `${command} is not executed because it is not in the whitelist.\n`;
+  // FourLetterCommands.isEnabled: readonlymode.enabled whitelists isro (read-only clients ask it).
+  const enabled = c.settings.fourLetterWords.has(command) || (command === "isro" && c.settings.readOnlyModeEnabled === true);
+  if (!enabled) return `${command} is not executed because it is not in the whitelist.\n`;
   const s = served(c.node);
   switch (command) {
     case "ruok":
       return "imok";
     case "isro":
-      return s === undefined ? "null" : "rw";
+      // IsroCommand: "null" with no running server, "ro" from a ReadOnlyZooKeeperServer.
+      return s === undefined ? "null" : s.mode === "read-only" ? "ro" : "rw";
     case "srvr":
     case "stat":
       return s === undefined ? `${ZK_NOT_SERVING}\n` : statText(command, s, c);
@@ -137,6 +141,7 @@ function latency(stats: PortStats): { min: number; avg: string; max: number } {
 /** `StatCommand`: version, (stat: the clients), `ServerStats.toString()`, node count, (leader) proposal sizes. */
 function statText(command: "srvr" | "stat", s: Served, c: FourLetterContext): string {
   const lines = [`Zookeeper version: ${ZOOKEEPER_VERSION}`];
+  if (s.mode === "read-only") lines.push("READ-ONLY mode; serving only read-only clients"); // as a real 3.8.0 printed it
   if (command === "stat") {
     lines.push("Clients:");
     for (const k of c.stats.connections()) lines.push(connectionLine(k, s.zks, true)); // brief; each println'd, then one more println
@@ -177,7 +182,9 @@ function confText(s: Served, c: FourLetterContext): string {
   ];
   if (s.peer !== undefined) {
     lines.push(`initLimit=${c.settings.initLimitTicks}`, `syncLimit=${c.settings.syncLimitTicks}`, `electionAlg=3`, `electionPort=3888`, `quorumPort=2888`);
-    lines.push(`peerType=${c.member.observer ? 1 : 0}`, `membership: `, s.peer.qv.toString());
+    lines.push(`peerType=${c.member.observer ? 1 : 0}`);
+    // ReadOnlyZooKeeperServer.dumpConf stops at peerType; the quorum servers add the membership.
+    if (s.mode !== "read-only") lines.push(`membership: `, s.peer.qv.toString());
   }
   return lines.join("\n") + "\n";
 }

@@ -60,6 +60,7 @@ export function addServeNodes(sim: Simulator, settings: ServeSettings, variant: 
   if (settings.minSessionTimeoutMs !== undefined) server.minSessionTimeoutMs = settings.minSessionTimeoutMs;
   if (settings.maxSessionTimeoutMs !== undefined) server.maxSessionTimeoutMs = settings.maxSessionTimeoutMs;
   if (settings.auth !== undefined) Object.assign(server, serverAuthConfig(settings.auth));
+  if (settings.localSessionsEnabled === true) server.localSessionsEnabled = true;
   const quorum: QuorumServer[] = settings.members.map((m) => ({ sid: m.sid, host: m.node, role: m.observer ? "observer" : "participant" }));
   const ensemble = settings.members.length > 1;
   for (const m of settings.members) {
@@ -75,6 +76,7 @@ export function addServeNodes(sim: Simulator, settings: ServeSettings, variant: 
             syncLimitTicks: settings.syncLimitTicks,
             server: config,
             bugs: bugIdSet(variant.bugs ?? []),
+            ...(settings.readOnlyModeEnabled === true ? { readOnlyModeEnabled: true } : {}),
           })
         : new ZooKeeperServer(ctx, config),
       world.disk,

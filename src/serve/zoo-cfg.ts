@@ -47,6 +47,10 @@ export interface ServeSettings {
   systemProperties?: ReadonlyMap<string, string>;
   /** Authentication of the served servers (server-auth.ts); absent = 3.8's defaults. */
   auth?: ServeAuth;
+  /** Read-only mode (`readonlymode.enabled`): a member cut off from its quorum serves read-only clients. */
+  readOnlyModeEnabled?: boolean;
+  /** `localSessionsEnabled`: in zksim it matters to a read-only server only (docs/zookeeper.md §3.7). */
+  localSessionsEnabled?: boolean;
 }
 
 /** Keys ZooKeeper knows that change nothing in the simulation. */
@@ -142,6 +146,17 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
     warnings,
   };
   if (systemProperties.size > 0) settings.systemProperties = systemProperties;
+  const readOnly = values.get("readonlymode.enabled");
+  if (readOnly !== undefined) {
+    if (readOnly.value !== "true" && readOnly.value !== "false") throw new UserInputError(`${readOnly.at}: readonlymode.enabled: expected true or false, got "${readOnly.value}"`);
+    settings.readOnlyModeEnabled = readOnly.value === "true";
+    warnings.push(`${readOnly.at}: readonlymode.enabled is a Java system property in ZooKeeper 3.8 (-Dreadonlymode.enabled=true), which ignores it in zoo.cfg; zksim serve honours it here`);
+  }
+  const local = values.get("localSessionsEnabled");
+  if (local !== undefined) {
+    if (local.value !== "true" && local.value !== "false") throw new UserInputError(`${local.at}: localSessionsEnabled: expected true or false, got "${local.value}"`);
+    settings.localSessionsEnabled = local.value === "true";
+  }
   if (values.has("minSessionTimeout")) settings.minSessionTimeoutMs = int("minSessionTimeout", 0, 1, 10_000_000);
   if (values.has("maxSessionTimeout")) settings.maxSessionTimeoutMs = int("maxSessionTimeout", 0, 1, 10_000_000);
   const min = settings.minSessionTimeoutMs ?? 2 * tickTimeMs;
@@ -150,7 +165,7 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
   return settings;
 }
 
-const KNOWN_KEYS = new Set(["tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist"]);
+const KNOWN_KEYS = new Set(["tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist", "readonlymode.enabled", "localSessionsEnabled"]);
 
 /** No server lines: a standalone server on clientPort. Otherwise the members in sid order. */
 function members(servers: { sid: number; observer: boolean; clientPort?: number }[], clientPort: number): ServeMember[] {

@@ -109,7 +109,11 @@ declare module "../sim/trace-schema.js" {
     "zk.apply": { zxid: string; op: string; session: string; cxid: number; err: string | undefined };
     "zk.cnxn.malformed": { client: string; reason: string };
     "zk.sasl.failed": { client: string; reason: string };
-    "zk.cnxn.refused": { client: string; reason: string; clientZxid: string; serverZxid: string };
+    /** The zxids only when the client was ahead; a read-only server's refusals name a session or nothing. */
+    "zk.cnxn.refused": { client: string; reason: string; clientZxid?: string; serverZxid?: string; session?: string };
+    /** A LOOKING peer started / shut down its ReadOnlyZooKeeperServer (read-only mode only). */
+    "zk.readonly.start": { sid: number; lastZxid: string };
+    "zk.readonly.stop": { sid: number };
     "zk.session.established": { client: string; session: string; timeoutMs: number };
     "zk.session.invalid": { client: string; session: string };
     "zk.session.moved": { client: string; session: string; xid: number; op: string };
@@ -121,7 +125,10 @@ declare module "../sim/trace-schema.js" {
     "client.invoke": ClientInvokeFields;
     "client.complete": ClientCompleteFields;
     "client.state": ClientStateFields;
-    "client.connect": { client: string; server: string; session: string; conn: number };
+    /** `readOnly`: present (true) only for a handle made with canBeReadOnly, whose ConnectRequests ask for read-only. */
+    "client.connect": { client: string; server: string; session: string; conn: number; readOnly?: true };
+    /** A read-only handle's search for a read/write server (`pingRwServer`): what `isro` got from `server`. */
+    "client.rw-probe": { client: string; server: string; result: string };
     "client.disconnect": { client: string; session: string; reason: string; conn: number | undefined };
     "client.watch": { client: string; session: string; type: string; path: string | null; watchers: number };
     "client.watcher-error": { client: string; type: string; state: string; error: string };

@@ -44,8 +44,8 @@ export class RawZkClient {
     this.socket.write(bytes);
   }
 
-  sendConnect(sessionId = 0n, passwd: Uint8Array = new Uint8Array(16), timeOut = 10_000): void {
-    this.writeRaw(frame(encodeClientFrame({ kind: "connect", request: { kind: "ConnectRequest", protocolVersion: 0, lastZxidSeen: 0n, timeOut, sessionId, passwd, readOnly: false } })));
+  sendConnect(sessionId = 0n, passwd: Uint8Array = new Uint8Array(16), timeOut = 10_000, readOnly = false): void {
+    this.writeRaw(frame(encodeClientFrame({ kind: "connect", request: { kind: "ConnectRequest", protocolVersion: 0, lastZxidSeen: 0n, timeOut, sessionId, passwd, readOnly } })));
   }
 
   sendRequest(xid: number, type: number, request: RequestRecord): void {

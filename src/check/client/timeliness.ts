@@ -23,9 +23,19 @@
  * paused. tickTime is read from the trace: a leader's `leader-tick` timer fires every tickTime/2
  * of its own clock (its PINGs are not a measure: a learner that joins mid-round is pinged then).
  * Before a leader has sent two rounds, nothing is judged. `syncLimitTicks` is the ensemble's
- * setting (5 by default, as the scenarios' ensembles have). Read-only mode is not modelled.
+ * setting (5 by default, as the scenarios' ensembles have).
  *
- * State: one entry per server (a role, a loss start) and the cut links: bounded by the ensemble.
+ * Read-only mode (docs/zookeeper.md §3.7) is the other way a cut-off server may answer clients:
+ * between its `zk.readonly.start` and `zk.readonly.stop` (or a crash) a LOOKING server may serve
+ * read-only clients, and only them, and only reads. So, for such a server:
+ * - a reply labelled with a state-changing op (`reply:create`, `reply:setData`, … `reply:sync`)
+ *   is a write acknowledged without a quorum: a violation (its refusals are labelled `notReadOnly`);
+ * - any answer on a connection whose client did not ask for read-only (its `client.connect`
+ *   carries no `readOnly`) is a violation: 3.8 closes such a connection unanswered. A connection
+ *   whose `client.connect` was never seen (a real client through `zksim serve`) is not judged.
+ *
+ * State: one entry per server (a role, a loss start) and the cut links: bounded by the ensemble;
+ * the read-only flag of each client connection seen (connections are few per run).
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
@@ -44,7 +54,13 @@ interface Role {
 
 const READS: ReadonlySet<string> = new Set([
   "zab.state", "zab.role.ended", "fle.elected", "crash", "start", "restart", "pause", "resume", "partition", "heal", "clock", "send", "timer",
+  "zk.readonly.start", "zk.readonly.stop", "client.connect",
 ]);
+
+/** Ops whose acknowledgement needs a quorum (3.8's ReadOnlyRequestProcessor refuses them), as reply labels. */
+const QUORUM_OP_REPLIES: ReadonlySet<string> = new Set(
+  ["create", "create2", "createContainer", "createTTL", "delete", "deleteContainer", "setData", "setACL", "check", "multi", "sync", "reconfig"].map((op) => `reply:${op}`),
+);
 
 /** The kernel's label for the Leader's half-tick timer (Leader.lead). */
 const LEADER_TICK = "leader-tick";
@@ -67,6 +83,11 @@ export class TimelinessChecker implements Checker {
   private readonly reported = new Set<string>();
   private readonly lastTickUs = new Map<string, number>();
   private halfTickLocalUs = Infinity;
+  /** Servers running a read-only server now; those already reported in this read-only spell. */
+  private readonly readOnly = new Set<string>();
+  private readonly readOnlyReported = new Set<string>();
+  /** Client connection → whether its client asked for read-only. */
+  private readonly connReadOnly = new Map<number, boolean>();
 
   constructor(private readonly syncLimitTicks = DEFAULT_SYNC_LIMIT_TICKS) {}
 
@@ -102,7 +123,18 @@ export class TimelinessChecker implements Checker {
         if (since !== undefined && loss !== undefined) this.lossSinceUs.set(e.node, loss + (e.atUs - since));
         return;
       }
+      case "zk.readonly.start":
+        this.readOnly.add(e.node);
+        this.readOnlyReported.delete(e.node);
+        return;
+      case "zk.readonly.stop":
+        this.readOnly.delete(e.node);
+        return;
+      case "client.connect":
+        this.connReadOnly.set(intField(e, "conn"), e.fields?.readOnly === true);
+        return;
       case "crash":
+        this.readOnly.delete(e.node);
         this.down.add(e.node);
         this.paused.delete(e.node);
         this.endRole(e.node);
@@ -176,6 +208,7 @@ export class TimelinessChecker implements Checker {
   }
 
   private onSend(e: TraceEvent): void {
+    if (this.readOnly.has(e.node)) return this.onReadOnlySend(e);
     const role = this.roles.get(e.node);
     if (role === undefined) return;
     const what = e.detail ?? "";
@@ -193,6 +226,19 @@ export class TimelinessChecker implements Checker {
       `${this.names.label(e.node)} (${role.state}) answered ${e.peer ?? "a client"} (${what}) ${cutOffUs / 1000} ms after it lost ${lost} at ${since / 1000} ms: ` +
         `a server cut off for longer than syncLimit (${this.syncLimitTicks}) + 2 ticks of ${tickUs / 1000} ms must have stopped serving`,
     );
+  }
+
+  /** An answer from a read-only server: reads to read-only clients only. */
+  private onReadOnlySend(e: TraceEvent): void {
+    const what = e.detail ?? "";
+    if (this.readOnlyReported.has(e.node) || e.conn === undefined) return;
+    const asked = this.connReadOnly.get(e.conn);
+    let wrong: string | undefined;
+    if (QUORUM_OP_REPLIES.has(what)) wrong = `acknowledged a write (${what}) without a quorum; a read-only server answers NOTREADONLY`;
+    else if (asked === false) wrong = `answered (${what}) a client that did not ask for read-only; a read-only server closes such a connection unanswered`;
+    if (wrong === undefined) return;
+    this.readOnlyReported.add(e.node);
+    this.log.add(e, `${this.names.label(e.node)} in read-only mode ${wrong} (to ${e.peer ?? "a client"}, connection ${e.conn})`);
   }
 
   /** tickTime/2: the shortest gap between two firings of a leader's half-tick timer, on its own clock. */

@@ -34,10 +34,14 @@ import { JAAS_PROPERTY, jvmFlagWords, serveAuthFrom, systemPropertiesOf } from "
  * The system properties zksim reads, in JVM order: SERVER_JVMFLAGS, JVMFLAGS (as zkServer.sh
  * passes them), this command line's -D words and --jaas, then zoo.cfg's (later wins).
  */
-function withAuth(settings: ServeSettings, dWords: readonly string[], jaas: string | undefined): ServeSettings {
+function systemProperties(settings: ServeSettings, dWords: readonly string[], jaas: string | undefined): Map<string, string> {
   const props = new Map(systemPropertiesOf([...jvmFlagWords(process.env.SERVER_JVMFLAGS), ...jvmFlagWords(process.env.JVMFLAGS), ...dWords]));
   if (jaas !== undefined) props.set(JAAS_PROPERTY, jaas);
   for (const [k, v] of settings.systemProperties ?? []) props.set(k, v);
+  return props;
+}
+
+function withAuth(settings: ServeSettings, props: ReadonlyMap<string, string>): ServeSettings {
   const auth = serveAuthFrom(props, (path) => readInputFile(path, "JAAS configuration"), (line) => settings.warnings.push(line));
   return { ...settings, auth };
 }
@@ -98,6 +102,23 @@ function recordingOf(args: ParsedArgs, seed: number, scenario: boolean): Recordi
   return out;
 }
 
+const READ_ONLY_PROPERTY = "readonlymode.enabled";
+
+/**
+ * `--read-only` or 3.8's own `-Dreadonlymode.enabled=true`: a member cut off from its quorum serves
+ * read-only clients; `--local-sessions` (zoo.cfg `localSessionsEnabled=true`), without which
+ * 3.8's read-only server can give no client a session.
+ */
+function withReadOnlyMode(settings: ServeSettings, args: ParsedArgs, props: ReadonlyMap<string, string>): ServeSettings {
+  const out = { ...settings };
+  const property = props.get(READ_ONLY_PROPERTY);
+  if (property !== undefined && property !== "true" && property !== "false") throw new UserInputError(`-D${READ_ONLY_PROPERTY}: expected true or false, got "${property}"`);
+  if (property !== undefined) out.readOnlyModeEnabled = property === "true";
+  if (args.flags.has("read-only")) out.readOnlyModeEnabled = true;
+  if (args.flags.has("local-sessions")) out.localSessionsEnabled = true;
+  return out;
+}
+
 async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number, recording: Recording, scenario: ServeScenario | undefined): Promise<ServeSession> {
   const { record, ...variant } = recording;
   try {
@@ -112,15 +133,16 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…]",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…] [--read-only [--local-sessions]]",
   help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run; the session is not recorded)",
   async run(argv) {
     const dWords = argv.filter((a) => a.startsWith("-D"));
-    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string" }, "serve");
+    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string", "read-only": "bool", "local-sessions": "bool" }, "serve");
     maxPositionals(args, 0, "serve");
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
     const shaped = settingsOf(args, seed);
-    const settings = withAuth(shaped.settings, dWords, stringFlag(args, "jaas"));
+    const props = systemProperties(shaped.settings, dWords, stringFlag(args, "jaas"));
+    const settings = withReadOnlyMode(withAuth(shaped.settings, props), args, props);
     const scenario = shaped.scenario;
     for (const w of settings.warnings) console.error(`warning: ${w}`);
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";

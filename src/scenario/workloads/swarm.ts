@@ -8,6 +8,9 @@
  * The snapshot settings (`snapCount`, `snapChunkNodes`, `snapChunkIntervalUs`), when given, go to
  * every server as they are: a small snapCount puts fuzzy snapshots in the middle of the faults.
  *
+ * `readOnlyMode` and `localSessionsEnabled` go to every server as the zk workload's: minority members serve
+ * read-only (the swarm's clients never ask for it, so they are turned away there).
+ *
  * `faultPhaseMs`, when given, replaces the fault phase's length the seed draws (the script and
  * the nemesis read it alike): a longer phase leaves room for slow-building topologies.
  * `readFirstOnMove: true` makes each client read first on a server it has just moved to
@@ -24,7 +27,7 @@ import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from 
 import { ZAB_TRACE_ROLES, zkWorkload } from "./zk.js";
 
 const SNAPSHOT_PARAMS = ["snapCount", "snapChunkNodes", "snapChunkIntervalUs"];
-const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", "sharedSessions", "readFirstOnMove", ...SNAPSHOT_PARAMS];
+const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", "sharedSessions", "readFirstOnMove", "readOnlyMode", "localSessionsEnabled", ...SNAPSHOT_PARAMS];
 const MAX_VOTERS = 5;
 const MAX_OBSERVERS = 1;
 
@@ -79,7 +82,7 @@ export const swarmWorkload: WorkloadDef = {
     swarmWorkload.nodes(w.params);
     const shape = swarmShape(w);
     const params: Record<string, unknown> = { script: "zab-random-faults", servers: shape.servers, observers: shape.observers, clients: shape.clients, tickTimeMs: shape.tickTimeMs };
-    for (const k of [...SNAPSHOT_PARAMS, "faultPhaseMs", "sharedSessions", "readFirstOnMove"]) if (w.params[k] !== undefined) params[k] = w.params[k];
+    for (const k of [...SNAPSHOT_PARAMS, "faultPhaseMs", "sharedSessions", "readFirstOnMove", "readOnlyMode", "localSessionsEnabled"]) if (w.params[k] !== undefined) params[k] = w.params[k];
     const inner = zkWorkload.create({ ...w, params });
     return {
       setup: () => inner.setup(),

@@ -53,6 +53,10 @@ export function serverConfig(params: Record<string, unknown>): Partial<ZooKeeper
   if (params.minSessionTimeoutMs !== undefined) out.minSessionTimeoutMs = intParam(params, "minSessionTimeoutMs", 2 * tick, 1, 10_000_000);
   if (params.maxSessionTimeoutMs !== undefined) out.maxSessionTimeoutMs = intParam(params, "maxSessionTimeoutMs", 20 * tick, 1, 10_000_000);
   if (params.containerCheckIntervalMs !== undefined) out.containerCheckIntervalMs = intParam(params, "containerCheckIntervalMs", 60_000, 0, 10_000_000);
+  if (params.localSessionsEnabled !== undefined) {
+    if (typeof params.localSessionsEnabled !== "boolean") throw new UserInputError(`workload.localSessionsEnabled: expected true or false, got ${JSON.stringify(params.localSessionsEnabled)}`);
+    out.localSessionsEnabled = params.localSessionsEnabled;
+  }
   if (params.superDigest !== undefined) {
     if (typeof params.superDigest !== "string") throw new UserInputError(`workload.superDigest: expected "user:base64digest"`);
     out.superDigest = params.superDigest;
@@ -67,7 +71,16 @@ function snapshotSizeFactorParam(v: unknown): number {
 }
 
 /** The deployment's parameters (shape and server settings), whatever drives it. */
-export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest"];
+export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "readOnlyMode", "localSessionsEnabled"];
+
+/** `readOnlyMode` (3.8's `readonlymode.enabled`): true or false (the default), for ensembles only. */
+export function readOnlyModeParam(params: Record<string, unknown>): boolean {
+  const v = params.readOnlyMode;
+  if (v === undefined) return false;
+  if (typeof v !== "boolean") throw new UserInputError(`workload.readOnlyMode: expected true or false, got ${JSON.stringify(v)}`);
+  if (v && shape(params).servers.length + shape(params).observers.length < 2) throw new UserInputError("workload.readOnlyMode: read-only mode needs an ensemble (servers ≥ 2)");
+  return v;
+}
 const KNOWN_PARAMS = ["script", ...ENSEMBLE_PARAMS, ...RECIPE_PARAMS];
 
 export interface Shape {
@@ -135,6 +148,7 @@ export function ensembleCheckers(params: Record<string, unknown>): string[] {
  */
 export function ensembleNodes(params: Record<string, unknown>): string[] {
   serverConfig(params);
+  readOnlyModeParam(params);
   intParam(params, "initLimitTicks", 10, 1, 1000);
   intParam(params, "syncLimitTicks", 5, 1, 1000);
   const sh = shape(params);
@@ -176,6 +190,7 @@ export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workloa
                   syncLimitTicks: intParam(w.params, "syncLimitTicks", 5, 1, 1000),
                   server,
                   bugs: bugIdSet(w.bugs ?? []),
+                  ...(readOnlyModeParam(w.params) ? { readOnlyModeEnabled: true } : {}),
                 })
               : new ZooKeeperServer(ctx, server),
           w.scenario.disk,

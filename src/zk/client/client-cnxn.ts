@@ -22,6 +22,20 @@
  * SetWatches2 if persistent watches exist) with relativeZxid = lastZxid, batched at
  * 128 KB of path text, then the queued requests.
  *
+ * Read-only (a handle made with canBeReadOnly; docs/zookeeper.md §3.7): every ConnectRequest
+ * asks for read-only; a session established on a read-only server puts the handle in
+ * CONNECTEDREADONLY (ConnectedReadOnly to the default watcher). Until the handle has once been
+ * connected to a read/write server (`seenRwServerBefore`) its ConnectRequests carry session id 0,
+ * so a read-only session is never re-attached: the first read/write server gives a new session.
+ * While CONNECTEDREADONLY, `pingRwServer` looks for a read/write server: the next host of the
+ * list is asked `isro` on a separate connection, first 100 ms after the SendThread started, then
+ * after a pause that doubles each time up to 60 s (and falls back to 100 ms once one is found).
+ * As in Java, the probe runs inside the SendThread and blocks it: nothing is sent or read on the
+ * session's connection until the probe ends — an answer, a refused connect, the 1 s read timeout
+ * after connecting, or, for a host that never answers the connect (a pulled cable), the OS's
+ * connect timeout (Java's `new Socket(host, port)` sets none). An "rw" answer drops the read-only
+ * connection (Disconnected, pending requests CONNECTIONLOSS) and connects to that server next.
+ *
  * Invariants:
  * - Replies arrive in request order: a reply must match the head of the pending queue by xid,
  *   else the connection is dropped ("xid out of order"), as Java does.
@@ -46,7 +60,7 @@ import { isJuteError, JuteReader } from "../proto/jute.js";
 import { OpCode, Xid } from "../proto/op-code.js";
 import type { RequestRecord, ResponseRecord } from "../proto/packets.js";
 import { EventType, KeeperState, eventTypeName, keeperStateName, type Zxid } from "../proto/records.js";
-import { isZkPacket, type ZkPacket } from "../proto/wire.js";
+import { fourLetterWordPacket, isZkPacket, type ZkPacket } from "../proto/wire.js";
 import type { Chroot } from "./chroot.js";
 import { KeeperException } from "./keeper-exception.js";
 import { SPIN_DELAY_MS, StaticHostProvider, type HostAddress } from "./host-provider.js";
@@ -80,6 +94,17 @@ export const SET_WATCHES_MAX_LENGTH = 128 * 1024;
 export const MAX_SEND_PING_INTERVAL_MS = 10_000;
 /** Upper bound of the random sleep before a reconnect attempt. */
 export const RECONNECT_JITTER_MS = 1000;
+/** `pingRwServer`'s pause between probes: from this… */
+export const MIN_PING_RW_TIMEOUT_MS = 100;
+/** …doubling up to this. */
+export const MAX_PING_RW_TIMEOUT_MS = 60_000;
+/** The probe's `setSoTimeout(1000)`: how long it waits for the `isro` answer once connected. */
+export const PING_RW_READ_TIMEOUT_MS = 1000;
+/**
+ * The probe's connect has no timeout of its own in Java (`new Socket(host, port)`): a host that
+ * never answers is given up by the OS, after Linux's default 6 SYN retries: 1+2+4+8+16+32+64 s.
+ */
+export const PING_RW_CONNECT_TIMEOUT_MS = 127_000;
 const MAX_XID = 0x7fffffff;
 
 /** What a request packet ends with. */
@@ -144,6 +169,8 @@ export interface ClientCnxnOptions {
   sessionPasswd: Uint8Array;
   watchManager: ZKWatchManager;
   rng: Rng;
+  /** `canBeReadOnly`: ask for read-only, accept a read-only server (default false). */
+  canBeReadOnly?: boolean;
   canary?: ClientCanary;
 }
 
@@ -195,6 +222,18 @@ export class ClientCnxn {
   private readonly chroot: Chroot;
   private readonly rng: Rng;
   private readonly canary: ClientCanary | undefined;
+  private readonly canBeReadOnly: boolean;
+  /** pingRwServer: when the last probe started (the SendThread's start before the first)… */
+  private lastPingRwServerUs = 0;
+  /** …the pause before the next one… */
+  private pingRwTimeoutMs = MIN_PING_RW_TIMEOUT_MS;
+  /** …the probe in flight, which blocks the SendThread… */
+  private rwProbe: Endpoint | undefined;
+  private rwProbeTimer: TimerHandle | undefined;
+  /** …what the session's connection delivered meanwhile, handled once it returns… */
+  private readonly blockedByProbe: (() => void)[] = [];
+  /** …and the read/write server it found, connected to next. */
+  private rwServerAddress: HostAddress | undefined;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -203,6 +242,7 @@ export class ClientCnxn {
     this.hostProvider = new StaticHostProvider(options.hosts, options.rng);
     this.rng = options.rng;
     this.canary = options.canary;
+    this.canBeReadOnly = options.canBeReadOnly === true;
     this.chroot = options.chroot;
     this.watchManager = options.watchManager;
     this.sessionTimeoutMs = options.sessionTimeoutMs;
@@ -217,6 +257,7 @@ export class ClientCnxn {
   start(): void {
     invariant(this.state === States.NOT_CONNECTED, "ClientCnxn started twice");
     this.changeState(States.CONNECTING);
+    this.lastPingRwServerUs = this.ctx.nowUs();
     this.startNextAttempt();
   }
 
@@ -279,7 +320,10 @@ export class ClientCnxn {
   private startNextAttempt(): void {
     if (!isAlive(this.state)) return;
     invariant(this.socket === undefined && this.sleep === undefined, "a connection attempt is already under way");
-    const { address, spin } = this.hostProvider.next();
+    // A read/write server found by pingRwServer is tried next, without asking the host list.
+    const found = this.rwServerAddress;
+    this.rwServerAddress = undefined;
+    const { address, spin } = found !== undefined ? { address: found, spin: false } : this.hostProvider.next();
     let delayMs = spin ? SPIN_DELAY_MS : 0;
     if (!this.firstAttempt) delayMs += Math.floor(this.rng.next() * RECONNECT_JITTER_MS);
     this.firstAttempt = false;
@@ -311,17 +355,18 @@ export class ClientCnxn {
           if (ep === this.socket) this.primeConnection();
         },
         onMessage: (ep, message) => {
-          if (ep === this.socket) this.onFrame(message);
+          if (ep === this.socket) this.whenSendThreadFree(ep, () => this.onFrame(message));
         },
         onClose: (ep, reason) => {
-          if (ep === this.socket) this.connectionLost(`connection ${reason}`);
+          if (ep === this.socket) this.whenSendThreadFree(ep, () => this.connectionLost(`connection ${reason}`));
         },
       },
       { timeoutUs: this.connectTimeoutMs * 1000 },
     );
     this.socket = socket;
     // `conn` names the connection so a checker can tell two handles on one node apart.
-    this.ctx.annotate("client.connect", { client: this.ctx.id, server: address.host, session: this.sessionIdHex, conn: socket.id });
+    const fields = { client: this.ctx.id, server: address.host, session: this.sessionIdHex, conn: socket.id };
+    this.ctx.annotate("client.connect", this.canBeReadOnly ? { ...fields, readOnly: true } : fields);
     this.pump();
   }
 
@@ -336,7 +381,7 @@ export class ClientCnxn {
       timeOut: this.sessionTimeoutMs,
       sessionId: this.seenRwServerBefore ? this.sessionId : 0n,
       passwd: this.sessionPasswd,
-      readOnly: false,
+      readOnly: this.canBeReadOnly,
     };
     this.write({ kind: "connect", bytes: encodeClientFrame({ kind: "connect", request }) });
     this.lastRecvUs = this.lastSendUs;
@@ -486,7 +531,7 @@ export class ClientCnxn {
 
   /** Writes the outgoing queue while a session is established (`doIO`). */
   private flush(): void {
-    while (this.phase === "connected" && this.socket !== undefined && this.outgoing.length > 0) {
+    while (this.phase === "connected" && this.socket !== undefined && this.rwProbe === undefined && this.outgoing.length > 0) {
       // The lifo-send canary writes its queue newest first (client FIFO order broken).
       const p = this.canary === "lifo-send" ? this.outgoing.pop()! : this.outgoing.shift()!;
       p.xid = p.fixedXid ?? this.nextXid();
@@ -509,7 +554,7 @@ export class ClientCnxn {
 
   /** One turn of the SendThread loop: timeouts, pings, and when to look again. */
   private pump(): void {
-    if (!isAlive(this.state) || this.socket === undefined) return;
+    if (!isAlive(this.state) || this.socket === undefined || this.rwProbe !== undefined) return;
     const now = this.ctx.nowUs();
     const idleRecvMs = (now - this.lastRecvUs) / 1000;
     const idleSendMs = (now - this.lastSendUs) / 1000;
@@ -531,7 +576,71 @@ export class ClientCnxn {
         toMs = Math.min(toMs, timeToNextPingMs);
       }
     }
+    if (this.state === States.CONNECTEDREADONLY) {
+      const idlePingRwMs = (now - this.lastPingRwServerUs) / 1000;
+      if (idlePingRwMs >= this.pingRwTimeoutMs) {
+        this.lastPingRwServerUs = now;
+        this.pingRwTimeoutMs = Math.min(2 * this.pingRwTimeoutMs, MAX_PING_RW_TIMEOUT_MS);
+        this.pingRwServer();
+        return; // the SendThread is blocked in the probe
+      }
+      toMs = Math.min(toMs, this.pingRwTimeoutMs - idlePingRwMs);
+    }
     this.armWake(toMs, now);
+  }
+
+  // ---- looking for a read/write server (read-only handles) ---------------------------------
+
+  /** Runs `work` for connection `ep` now, or once the SendThread is out of a `pingRwServer` probe (in arrival order). */
+  private whenSendThreadFree(ep: Endpoint, work: () => void): void {
+    if (this.rwProbe === undefined) work();
+    else this.blockedByProbe.push(() => ep === this.socket && work());
+  }
+
+  /** `pingRwServer`: ask the next host of the list `isro` on a connection of its own. */
+  private pingRwServer(): void {
+    const { address } = this.hostProvider.next();
+    const probe = this.ctx.connect(
+      address.host,
+      address.port,
+      {
+        onOpen: (ep) => {
+          if (ep !== this.rwProbe) return;
+          ep.send(fourLetterWordPacket("isro"));
+          this.rwProbeTimer = this.ctx.setTimerMs(PING_RW_READ_TIMEOUT_MS, () => this.endRwProbe(address, null), "zk-client.rw-probe");
+        },
+        onMessage: (ep, message) => {
+          if (ep === this.rwProbe) this.endRwProbe(address, isZkPacket(message) ? new TextDecoder().decode(message.bytes) : null);
+        },
+        onClose: (ep) => {
+          if (ep === this.rwProbe) this.endRwProbe(address, null);
+        },
+      },
+      { timeoutUs: PING_RW_CONNECT_TIMEOUT_MS * 1000 },
+    );
+    this.rwProbe = probe;
+  }
+
+  /** The probe is over: the SendThread goes on; an "rw" answer moves the session there. */
+  private endRwProbe(address: HostAddress, result: string | null): void {
+    const probe = this.rwProbe;
+    this.rwProbe = undefined;
+    this.ctx.cancelTimer(this.rwProbeTimer);
+    this.rwProbeTimer = undefined;
+    probe?.close();
+    this.ctx.annotate("client.rw-probe", { client: this.ctx.id, server: address.host, result: result ?? "none" });
+    if (result === "rw") {
+      // RWServerFoundException: thrown before the loop reads the connection again, so whatever
+      // arrived on it meanwhile is never read; the pending requests fail CONNECTIONLOSS.
+      this.blockedByProbe.length = 0;
+      this.pingRwTimeoutMs = MIN_PING_RW_TIMEOUT_MS;
+      this.rwServerAddress = address;
+      this.connectionLost(`read/write server found at ${address.host}:${address.port}`);
+      return;
+    }
+    for (let work = this.blockedByProbe.shift(); work !== undefined; work = this.blockedByProbe.shift()) work();
+    this.flush();
+    this.pump();
   }
 
   /** Keeps one tick timer, armed for the earliest deadline known. */
@@ -573,9 +682,20 @@ export class ClientCnxn {
   private terminate(): void {
     this.ctx.cancelTimer(this.sleep);
     this.sleep = undefined;
+    this.abandonRwProbe();
     this.closeSocket();
     this.cleanup();
     this.queueEvent({ type: EventType.None, state: KeeperState.Closed, path: null });
+  }
+
+  /** A dead handle has no SendThread to block: the probe and what waited on it go. */
+  private abandonRwProbe(): void {
+    const probe = this.rwProbe;
+    this.rwProbe = undefined;
+    this.ctx.cancelTimer(this.rwProbeTimer);
+    this.rwProbeTimer = undefined;
+    this.blockedByProbe.length = 0;
+    probe?.close();
   }
 
   private closeSocket(): void {

@@ -50,8 +50,11 @@ export interface ClientOptions {
   sessionTimeoutMs: number;
   /** The default watcher: session events, and reads asked with `watch = true`. */
   watcher?: Watcher;
-  /** Read-only mode is not modelled. */
-  canBeReadOnly?: false;
+  /**
+   * Accept a read-only server (one cut off from its quorum, in read-only mode) when no
+   * read/write server can be reached: reads only, writes fail NOTREADONLY, state CONNECTEDREADONLY.
+   */
+  canBeReadOnly?: boolean;
   /** Re-attach to an existing session (with its password). */
   sessionId?: bigint;
   sessionPasswd?: Uint8Array;
@@ -141,7 +144,6 @@ export class ZooKeeper {
     const { hosts, chroot } = parseConnectString(options.connectString);
     const timeoutMs = options.sessionTimeoutMs;
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UserInputError(`createClient: sessionTimeoutMs must be a positive integer, got ${timeoutMs}`);
-    if ((options.canBeReadOnly as boolean | undefined) === true) throw new UserInputError("createClient: canBeReadOnly (read-only mode) is not modelled");
     const passwd = options.sessionPasswd ?? new Uint8Array(PASSWORD_BYTES);
     if (options.sessionPasswd !== undefined && options.sessionId === undefined) throw new UserInputError("createClient: sessionPasswd given without sessionId");
     this.chroot = new Chroot(chroot);
@@ -155,6 +157,7 @@ export class ZooKeeper {
       sessionPasswd: passwd,
       watchManager: this.watchManager,
       rng: ctx.rng,
+      ...(options.canBeReadOnly === true ? { canBeReadOnly: true } : {}),
       ...(options.canary !== undefined ? { canary: options.canary } : {}),
     });
     this.cnxn.start();

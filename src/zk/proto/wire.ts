@@ -15,3 +15,15 @@ export const CLIENT_PORT = 2181;
 export function isZkPacket(m: unknown): m is ZkPacket {
   return typeof m === "object" && m !== null && (m as { bytes?: unknown }).bytes instanceof Uint8Array && typeof (m as { kind?: unknown }).kind === "string";
 }
+
+/**
+ * A four-letter word on a simulated connection. On a real socket the word is the stream's first
+ * four bytes, read where a frame's length would be; a simulated connection carries whole frames,
+ * so the word travels as a packet of this kind (the one kind a receiver reads), its ASCII in
+ * `bytes`, and the server's answer comes back the same way before it closes the connection.
+ */
+export const FOUR_LETTER_WORD_KIND = "fourLetterWord";
+
+export function fourLetterWordPacket(text: string): ZkPacket {
+  return { kind: FOUR_LETTER_WORD_KIND, bytes: new TextEncoder().encode(text) };
+}

@@ -16,7 +16,7 @@ import { OpCode, Xid, opName } from "../proto/op-code.js";
 import { JUTE_MAX_BUFFER_BYTES, type Id, type SessionId, type WatcherEvent, type Zxid } from "../proto/records.js";
 import type { ConnectResponse, ResponseRecord, SetSASLResponse } from "../proto/packets.js";
 import { encodeReplyWithRecord, encodeServerFrame, notificationFrame } from "../proto/codec.js";
-import type { ZkPacket } from "../proto/wire.js";
+import { FOUR_LETTER_WORD_KIND, fourLetterWordPacket, type ZkPacket } from "../proto/wire.js";
 import type { ServerWatcher } from "./watch-manager.js";
 import type { DigestMd5Server } from "./digest-md5.js";
 
@@ -27,6 +27,8 @@ export interface CnxnHost {
   receive(cnxn: ServerCnxn, bytes: Uint8Array): void;
   /** The connection is gone (closed by either side, reset, or the server). */
   closed(cnxn: ServerCnxn): void;
+  /** The connection's first packet was a four-letter word: its answer (the connection then closes). */
+  fourLetterWord(word: string): string;
 }
 
 const EMPTY_PASSWD = new Uint8Array(16);
@@ -112,6 +114,10 @@ export class ServerCnxn implements ServerWatcher {
       return;
     }
     this.packetsReceived++;
+    if (this.state === "awaitingConnect" && (message as ZkPacket).kind === FOUR_LETTER_WORD_KIND) {
+      this.answerFourLetterWord(new TextDecoder().decode(bytes));
+      return;
+    }
     this.host.receive(this, bytes);
   }
 
@@ -128,13 +134,20 @@ export class ServerCnxn implements ServerWatcher {
     this.host.closed(this);
   }
 
+  /** As NIOServerCnxn: the word's answer, then the connection closes. */
+  private answerFourLetterWord(word: string): void {
+    this.packetsSent++;
+    this.endpoint.send(fourLetterWordPacket(this.host.fourLetterWord(word)));
+    this.close();
+  }
+
   sendConnectResponse(response: ConnectResponse): void {
     this.send("connected", encodeServerFrame({ kind: "connect", response }, { readOnlyField: this.readOnlyField }));
   }
 
   /** The "session invalid" answer: timeOut 0, sessionId 0, 16 zero bytes; the caller then closes. */
-  sendInvalidSession(): void {
-    this.sendConnectResponse({ kind: "ConnectResponse", protocolVersion: 0, timeOut: 0, sessionId: 0n, passwd: EMPTY_PASSWD, readOnly: false });
+  sendInvalidSession(readOnly = false): void {
+    this.sendConnectResponse({ kind: "ConnectResponse", protocolVersion: 0, timeOut: 0, sessionId: 0n, passwd: EMPTY_PASSWD, readOnly });
   }
 
   sendReply(xid: number, zxid: Zxid, err: number, response: ResponseRecord | null, label: string): void {

@@ -65,6 +65,12 @@ export interface ZooKeeperServerConfig {
   /** `zookeeper.superUser` (and `zookeeper.superUser.*`): SASL users that also get `super`. */
   saslSuperUsers?: readonly string[];
   maxBufferBytes: number;
+  /**
+   * `localSessionsEnabled` (default false). zksim models its effect on a read-only server only
+   * (docs/zookeeper.md §3.7): with it, that server's sessions are local; without it, 3.8's
+   * read-only server cannot create a session at all. Leaders and followers keep global sessions.
+   */
+  localSessionsEnabled?: boolean;
   /** `znode.container.checkIntervalMs` (0 disables the ContainerManager). */
   containerCheckIntervalMs: number;
   /** A deliberately broken server, to prove checkers catch it (never in normal runs). */
@@ -93,7 +99,11 @@ export type ServerCanary =
   /** FastLeaderElection compares votes by epoch and sid only: a higher sid with a shorter log wins. */
   | "fle-ignores-zxid"
   /** A leader is established (and serves) on the first learner's NEWLEADER ACK, without a quorum's. */
-  | "established-without-quorum";
+  | "established-without-quorum"
+  /** A read-only server applies and acknowledges writes instead of answering NOTREADONLY. */
+  | "read-only-accepts-writes"
+  /** A read-only server accepts a client whose ConnectRequest did not ask for read-only. */
+  | "read-only-serves-any-client";
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,
@@ -378,6 +388,16 @@ export class ZooKeeperServer implements CnxnHost {
     }
   }
 
+  /**
+   * CnxnHost: a four-letter word on a simulated connection. Inside the simulation only `isro` is
+   * answered (what a read-only client's search for a read/write server asks, and which read-only
+   * mode whitelists); `zksim serve` answers every word at its gateway.
+   */
+  fourLetterWord(word: string): string {
+    if (word === "isro") return this.isReadOnly ? "ro" : "rw";
+    return "";
+  }
+
   /** CnxnHost: the connection is gone. Its watches go; its session stays until expiry. */
   closed(cnxn: ServerCnxn): void {
     this.cnxns.delete(cnxn);
@@ -388,6 +408,7 @@ export class ZooKeeperServer implements CnxnHost {
   private processConnectRequest(cnxn: ServerCnxn, bytes: Uint8Array): void {
     const { request, readOnlyFieldPresent } = decodeConnectRequest(bytes);
     cnxn.readOnlyField = readOnlyFieldPresent;
+    if (!this.acceptsConnect(cnxn, request.readOnly)) return;
     if (request.lastZxidSeen > this.zkDb.lastProcessedZxid) {
       // The client has seen a newer state than ours: refuse, it will try another server.
       this.ctx.annotate("zk.cnxn.refused", { client: cnxn.endpoint.remoteId, reason: "client zxid ahead", clientZxid: zxidHex(request.lastZxidSeen), serverZxid: zxidHex(this.zkDb.lastProcessedZxid) });
@@ -397,11 +418,30 @@ export class ZooKeeperServer implements CnxnHost {
     const timeoutMs = Math.min(Math.max(request.timeOut, this.minSessionTimeoutMs), this.maxSessionTimeoutMs);
     cnxn.sessionTimeoutMs = timeoutMs;
     if (request.sessionId === 0n) this.createSession(cnxn, timeoutMs);
+    else if (!this.validateSession(cnxn, request.sessionId)) return;
     else if (!isValidSessionPassword(request.sessionId, request.passwd)) this.finishReopen(cnxn, request.sessionId, false);
     else {
       cnxn.state = "connecting";
       this.revalidateSession(cnxn, request.sessionId, timeoutMs);
     }
+  }
+
+  /**
+   * Hook before a ConnectRequest is looked at further (the read-only server refuses clients
+   * that did not ask for read-only); false: refused, the connection is closed.
+   */
+  protected acceptsConnect(_cnxn: ServerCnxn, _clientReadOnly: boolean): boolean {
+    return true;
+  }
+
+  /** `validateSession`: may a session re-attach here at all? false: refused, the connection is closed. */
+  protected validateSession(_cnxn: ServerCnxn, _sessionId: SessionId): boolean {
+    return true;
+  }
+
+  /** The ConnectResponse's `readOnly` flag: true only on a ReadOnlyZooKeeperServer. */
+  protected get isReadOnly(): boolean {
+    return false;
   }
 
   private createSession(cnxn: ServerCnxn, timeoutMs: number): void {
@@ -421,7 +461,7 @@ export class ZooKeeperServer implements CnxnHost {
     if (!cnxn.isOpen) return;
     if (!valid) {
       this.ctx.annotate("zk.session.invalid", { client: cnxn.endpoint.remoteId, session: hexId(sessionId) });
-      cnxn.sendInvalidSession();
+      cnxn.sendInvalidSession(this.isReadOnly);
       cnxn.close();
       return;
     }
@@ -441,7 +481,7 @@ export class ZooKeeperServer implements CnxnHost {
       timeOut: cnxn.sessionTimeoutMs,
       sessionId: cnxn.sessionId,
       passwd: sessionPassword(cnxn.sessionId),
-      readOnly: false,
+      readOnly: this.isReadOnly,
     });
     this.ctx.annotate("zk.session.established", { client: cnxn.endpoint.remoteId, session: hexId(cnxn.sessionId), timeoutMs: cnxn.sessionTimeoutMs });
   }
@@ -663,7 +703,7 @@ export class ZooKeeperServer implements CnxnHost {
     this.respond(req, req.reply!);
   }
 
-  private closeSessionCnxn(sessionId: SessionId): void {
+  protected closeSessionCnxn(sessionId: SessionId): void {
     this.cnxnBySession.get(sessionId)?.close();
   }
 

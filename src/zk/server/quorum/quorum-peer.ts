@@ -12,7 +12,7 @@
  *
  * Every protocol step is annotated (`zab.*`) for the ZAB checkers and the teaching UI.
  */
-import type { NodeContext } from "../../../sim/process-api.js";
+import type { NodeContext, TimerHandle } from "../../../sim/process-api.js";
 import { zxidEpoch, zxidHex, type Zxid } from "../../proto/records.js";
 import type { ZKDatabase } from "../zk-database.js";
 import { DEFAULT_SERVER_CONFIG, newZKDatabase, type ZooKeeperServer, type ZooKeeperServerConfig } from "../zoo-keeper-server.js";
@@ -25,6 +25,7 @@ import { Learner } from "./learner.js";
 import { QUORUM_PORT } from "./quorum-packet.js";
 import type { ZabState } from "./zab-vocabulary.js";
 import type { BugId } from "../bug-id.js";
+import { ReadOnlyZooKeeperServer } from "./read-only-zoo-keeper-server.js";
 
 export interface QuorumPeerConfig {
   myid: number;
@@ -37,6 +38,13 @@ export interface QuorumPeerConfig {
   server: Partial<ZooKeeperServerConfig>;
   /** Historical defects re-injected on purpose (the bug zoo). */
   bugs: ReadonlySet<BugId>;
+  /** `readonlymode.enabled`: while LOOKING, serve read-only clients (ReadOnlyZooKeeperServer). Off by default, as in 3.8. */
+  readOnlyModeEnabled?: boolean;
+}
+
+/** QuorumPeer.run's grace period before a LOOKING peer starts its read-only server: max(2 s, tickTime). */
+export function readOnlyGraceMs(tickTimeMs: number): number {
+  return Math.max(2000, tickTimeMs);
 }
 
 export const DEFAULT_QUORUM_CONFIG = {
@@ -59,6 +67,9 @@ export class QuorumPeer {
   currentEpoch: number;
   state: ServerState = "LOOKING";
   private role: Leader | Learner | undefined;
+  /** Read-only mode: the grace timer of this LOOKING round, then the read-only server it started. */
+  private roGrace: TimerHandle | undefined;
+  private roZk: ReadOnlyZooKeeperServer | undefined;
 
   constructor(
     readonly ctx: NodeContext,
@@ -155,10 +166,44 @@ export class QuorumPeer {
   private lookForLeader(): void {
     this.setState("LOOKING");
     this.phase("ELECTION", this.currentEpoch);
+    if (this.config.readOnlyModeEnabled === true) this.startReadOnlyGrace();
     this.fle.lookForLeader();
   }
 
+  /**
+   * QuorumPeer.run's LOOKING branch with read-only mode on: a thread sleeps max(2 s, tickTime)
+   * and, if the peer is still LOOKING, starts a ReadOnlyZooKeeperServer on the peer's database;
+   * when the election returns, the thread is interrupted and that server shut down.
+   */
+  private startReadOnlyGrace(): void {
+    this.ctx.cancelTimer(this.roGrace);
+    this.roGrace = this.ctx.setTimerMs(
+      readOnlyGraceMs(this.config.tickTimeMs),
+      () => {
+        this.roGrace = undefined;
+        if (this.state !== "LOOKING") return;
+        const server = { ...this.config.server, tickTimeMs: this.config.tickTimeMs, serverId: this.myid };
+        this.roZk = new ReadOnlyZooKeeperServer(this.ctx, server, this.zkDb);
+        this.roZk.startServing();
+        this.ctx.annotate("zk.readonly.start", { sid: this.myid, lastZxid: zxidHex(this.zkDb.lastProcessedZxid) });
+      },
+      "read-only-grace",
+    );
+  }
+
+  /** The election returned: no read-only server any more (its connections close). */
+  private stopReadOnly(): void {
+    this.ctx.cancelTimer(this.roGrace);
+    this.roGrace = undefined;
+    const ro = this.roZk;
+    if (ro === undefined) return;
+    this.roZk = undefined;
+    ro.shutdown();
+    this.ctx.annotate("zk.readonly.stop", { sid: this.myid });
+  }
+
   private onElected(vote: Vote, state: "LEADING" | "FOLLOWING" | "OBSERVING"): void {
+    this.stopReadOnly();
     this.setState(state);
     if (state === "LEADING") this.role = new Leader(this);
     else this.role = new Learner(this, vote.leader, state === "OBSERVING");
@@ -237,7 +282,12 @@ export class QuorumPeer {
 
   /** The client-facing server of the current role, if any (for `zksim serve`'s four-letter words). */
   get activeServer(): ZooKeeperServer | undefined {
-    return this.role?.zks;
+    return this.role?.zks ?? this.roZk;
+  }
+
+  /** The read-only server, while this LOOKING peer runs one. */
+  get readOnlyServer(): ReadOnlyZooKeeperServer | undefined {
+    return this.roZk;
   }
 
   /** Nodes of the voting members other than me (for learners to find the leader). */
