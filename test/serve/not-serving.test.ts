@@ -5,25 +5,18 @@
  * a crashed member has no listener, so serve resets. A follower that loses its leader closes its
  * clients' connections (Learner.shutdown → closeAllConnections) with a FIN too.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import net from "node:net";
 import { startServe, type ServeSession } from "../../src/serve/serve-session.js";
 import { fourLetterWhitelist, settingsFromFlags } from "../../src/serve/zoo-cfg.js";
-import { RawZkClient, leaderServing } from "./raw-zk-client.js";
+import { RawZkClient, leaderServing, serveFixture } from "./raw-zk-client.js";
 
-let session: ServeSession | undefined;
-const clients: RawZkClient[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await session?.close();
-  session = undefined;
-});
+const fx = serveFixture();
 
 async function serve3(): Promise<ServeSession> {
   const s = settingsFromFlags(3, 0, 2181);
-  session = await startServe({ settings: { ...s, members: s.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist("*") }, seed: 1, out: () => {} });
-  return session;
+  fx.session = await startServe({ settings: { ...s, members: s.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist("*") }, seed: 1, out: () => {} });
+  return fx.session;
 }
 
 /** Connects, sends one 44-byte frame, and reports how the connection ended. */
@@ -73,7 +66,7 @@ describe("serve: members that are not serving", () => {
     const leader = await leaderServing(s);
     const follower = ["s1", "s2", "s3"].find((n) => n !== leader)!;
     const c = await RawZkClient.connect(s.clientPorts.get(follower)!);
-    clients.push(c);
+    fx.clients.push(c);
     c.sendConnect(0n, new Uint8Array(16));
     expect((await c.next("connect")).kind).toBe("connect");
     const ended = fate(c);

@@ -11,6 +11,7 @@ import { FrameDecoder, frame } from "../../src/zk/proto/codec-framing.js";
 import type { ServerFrame, RequestRecord } from "../../src/zk/proto/packets.js";
 import { QuorumPeer } from "../../src/zk/server/quorum/quorum-peer.js";
 import type { ServeSession } from "../../src/serve/serve-session.js";
+import { afterEach } from "vitest";
 
 export class RawZkClient {
   private readonly decoder = new FrameDecoder();
@@ -90,3 +91,19 @@ export async function leaderServing(s: ServeSession, timeoutMs = 8000): Promise<
   }
 }
 
+
+/** A test file's serve session and raw clients, all closed after each test (`serveFixture()` at module level). */
+export interface ServeFixture {
+  session: ServeSession | undefined;
+  clients: RawZkClient[];
+}
+
+export function serveFixture(): ServeFixture {
+  const fx: ServeFixture = { session: undefined, clients: [] };
+  afterEach(async () => {
+    for (const c of fx.clients.splice(0)) c.close();
+    await fx.session?.close();
+    fx.session = undefined;
+  });
+  return fx;
+}

@@ -5,13 +5,13 @@
  * NOTREADONLY) and closes one that does not. A short tickTime keeps the wall-clock wait small:
  * the follower notices the lost leader after syncLimit ticks, then waits max(2 s, tickTime).
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { startServe, type ServeSession } from "../../src/serve/serve-session.js";
+import { describe, expect, it } from "vitest";
+import { startServe } from "../../src/serve/serve-session.js";
 import { fourLetterWhitelist, parseZooCfg, settingsFromFlags, type ServeSettings } from "../../src/serve/zoo-cfg.js";
 import { QuorumPeer } from "../../src/zk/server/quorum/quorum-peer.js";
 import { OpCode } from "../../src/zk/proto/op-code.js";
 import { Code } from "../../src/zk/proto/error-code.js";
-import { RawZkClient, fourLetterWord, leaderServing } from "./raw-zk-client.js";
+import { RawZkClient, fourLetterWord, leaderServing, serveFixture } from "./raw-zk-client.js";
 import { TcpNodeContext } from "../../src/runtime/tcp-node-context.js";
 import { fourLetterWordPacket, isZkPacket } from "../../src/zk/proto/wire.js";
 
@@ -35,14 +35,7 @@ function settings(readOnlyModeEnabled: boolean, localSessionsEnabled = true): Se
   return { ...s, tickTimeMs: 200, members: s.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist(readOnlyModeEnabled ? "conf, mntr" : "isro"), readOnlyModeEnabled, localSessionsEnabled };
 }
 
-let session: ServeSession | undefined;
-const clients: RawZkClient[] = [];
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await session?.close();
-  session = undefined;
-});
+const fx = serveFixture();
 
 async function until(what: string, predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -54,7 +47,7 @@ async function until(what: string, predicate: () => boolean, timeoutMs = 15_000)
 
 describe("serve: read-only mode", () => {
   it("serve --read-only: a partitioned follower answers isro ro, srvr Mode: read-only, serves read-only clients only (N=3)", async () => {
-    const s = (session = await startServe({ settings: settings(true), seed: 1, controlPort: 0, out: () => undefined }));
+    const s = (fx.session = await startServe({ settings: settings(true), seed: 1, controlPort: 0, out: () => undefined }));
     const leader = await leaderServing(s);
     const minority = ["s1", "s2", "s3"].find((id) => id !== leader)!;
     const port = s.clientPorts.get(minority)!;
@@ -74,7 +67,7 @@ describe("serve: read-only mode", () => {
     expect(await fourLetterWord(port, "srvr")).toMatch(/^Zookeeper version: [^\n]+\nREAD-ONLY mode; serving only read-only clients\nLatency min\/avg\/max: [^\n]+\nReceived: \d+\nSent: \d+\nConnections: \d+\nOutstanding: 0\nZxid: 0x[0-9a-f]+\nMode: read-only\nNode count: \d+\n$/);
 
     const ro = await RawZkClient.connect(port);
-    clients.push(ro);
+    fx.clients.push(ro);
     ro.sendConnect(0n, new Uint8Array(16), 10_000, true);
     const established = await ro.next("connect");
     expect(established).toMatchObject({ kind: "connect", response: { readOnly: true } });
@@ -84,7 +77,7 @@ describe("serve: read-only mode", () => {
     expect(await ro.next("reply")).toMatchObject({ header: { xid: 2, err: Code.NOTREADONLY } });
 
     const rw = await RawZkClient.connect(port);
-    clients.push(rw);
+    fx.clients.push(rw);
     rw.sendConnect();
     await rw.closed; // refused unanswered: not a read-only client
 
@@ -95,7 +88,7 @@ describe("serve: read-only mode", () => {
   }, 40_000);
 
   it("serve without --read-only: the partitioned follower is not serving (isro null)", async () => {
-    const s = (session = await startServe({ settings: settings(false), seed: 1, controlPort: 0, out: () => undefined }));
+    const s = (fx.session = await startServe({ settings: settings(false), seed: 1, controlPort: 0, out: () => undefined }));
     const leader = await leaderServing(s);
     const minority = ["s1", "s2", "s3"].find((id) => id !== leader)!;
     s.command(`partition ${minority} | ${["s1", "s2", "s3"].filter((id) => id !== minority).join(" ")}`);

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startServe, type ServeOptions, type ServeSession } from "../../src/serve/serve-session.js";
 import { settingsFromFlags, type ServeSettings } from "../../src/serve/zoo-cfg.js";
 import { OpCode } from "../../src/zk/proto/op-code.js";
@@ -24,7 +24,7 @@ import { servedCaseFromJournal } from "../../src/serve/serve-recorder.js";
 import { registerServedWorkload } from "../../src/serve/served-workload.js";
 
 registerServedWorkload();
-import { RawZkClient, leaderServing } from "./raw-zk-client.js";
+import { RawZkClient, leaderServing, serveFixture } from "./raw-zk-client.js";
 
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 const text = (s: string) => new TextEncoder().encode(s);
@@ -40,23 +40,17 @@ function settings(): ServeSettings {
   return { ...s, tickTimeMs: 200, members: s.members.map((m) => ({ ...m, clientPort: 0 })) };
 }
 
-let session: ServeSession | undefined;
-const clients: RawZkClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await session?.close();
-  session = undefined;
-});
+const fx = serveFixture();
 
 async function serve(extra: Partial<ServeOptions> = {}): Promise<ServeSession> {
-  session = await startServe({ settings: settings(), seed: 7, controlPort: 0, out: () => undefined, ...extra });
-  await leaderServing(session);
-  return session;
+  fx.session = await startServe({ settings: settings(), seed: 7, controlPort: 0, out: () => undefined, ...extra });
+  await leaderServing(fx.session);
+  return fx.session;
 }
 
 async function client(port: number): Promise<RawZkClient> {
   const c = await RawZkClient.connect(port);
-  clients.push(c);
+  fx.clients.push(c);
   c.sendConnect(0n, new Uint8Array(16), 4000);
   expect((await c.next("connect")).kind).toBe("connect");
   return c;
@@ -97,7 +91,7 @@ describe("serve: record and replay", () => {
     await sleep(50);
     await s.close();
     const outcome = s.outcome()!;
-    session = undefined;
+    fx.session = undefined;
     expect(existsSync(`${file}.partial`)).toBe(false);
     const c = parseReplayFile(readFileSync(file, "utf8"), file);
     expect(c.scenario.workload.kind).toBe("served");
@@ -125,7 +119,7 @@ describe("serve: record and replay", () => {
     b.sendRequest(1, OpCode.getData, { kind: "GetDataRequest", path: "/x", watch: false });
     await b.next("reply");
     await s.close();
-    session = undefined;
+    fx.session = undefined;
     const outcome = s.outcome()!;
     expect(outcome.violations.map((v) => v.checker)).toContain("zab.durable-ack");
     const c = outcome.replayCase;
@@ -203,7 +197,7 @@ describe("serve: record and replay", () => {
     a.sendRequest(1, OpCode.exists, { kind: "ExistsRequest", path: "/", watch: false });
     await a.next("reply");
     await s.close();
-    session = undefined;
+    fx.session = undefined;
     const good = readFileSync(join(dir, "ok.json"), "utf8");
     const truncated = join(dir, "truncated.json");
     writeFileSync(truncated, good.slice(0, Math.floor(good.length / 2)));

@@ -6,35 +6,29 @@
  * after 3.8's sessionless-connection timeout, 10 s, shortened here) each cost only their own connection — another client keeps being served and its acknowledged write is
  * still there afterwards.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startServe, type ServeSession } from "../../src/serve/serve-session.js";
 import { DEFAULT_MAX_CLIENT_CNXNS, settingsFromFlags, type ServeSettings } from "../../src/serve/zoo-cfg.js";
 import { OpCode } from "../../src/zk/proto/op-code.js";
 import { Ids, JUTE_MAX_BUFFER_BYTES } from "../../src/zk/proto/records.js";
 import { Code } from "../../src/zk/proto/error-code.js";
-import { RawZkClient, leaderServing } from "./raw-zk-client.js";
+import { RawZkClient, leaderServing, serveFixture } from "./raw-zk-client.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
-let session: ServeSession | undefined;
-const clients: RawZkClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await session?.close();
-  session = undefined;
-});
+const fx = serveFixture();
 
 async function serve(servers: number, change: Partial<ServeSettings> = {}, sessionlessCnxnTimeoutMs?: number): Promise<ServeSession> {
   const s = settingsFromFlags(servers, 0, 2181);
   const settings = { ...s, members: s.members.map((m) => ({ ...m, clientPort: 0 })), ...change };
-  session = await startServe({ settings, seed: 1, out: () => undefined, ...(sessionlessCnxnTimeoutMs !== undefined ? { sessionlessCnxnTimeoutMs } : {}) });
-  await leaderServing(session);
-  return session;
+  fx.session = await startServe({ settings, seed: 1, out: () => undefined, ...(sessionlessCnxnTimeoutMs !== undefined ? { sessionlessCnxnTimeoutMs } : {}) });
+  await leaderServing(fx.session);
+  return fx.session;
 }
 
 async function open(port: number): Promise<RawZkClient> {
   const c = await RawZkClient.connect(port);
-  clients.push(c);
+  fx.clients.push(c);
   return c;
 }
 
@@ -42,7 +36,7 @@ async function withSession(port: number): Promise<RawZkClient> {
   const c = await open(port);
   c.sendConnect();
   const reply = await c.next("connect", 10_000);
-  if (reply.kind !== "connect" || reply.response.sessionId === 0n) throw new Error("no session");
+  if (reply.kind !== "connect" || reply.response.sessionId === 0n) throw new Error("no fx.session");
   return c;
 }
 
