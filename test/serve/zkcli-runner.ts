@@ -25,3 +25,40 @@ export function zkCli(server: string, script: string, timeoutMs = 30_000, env: R
     child.stdin.end(script);
   });
 }
+
+/** A zkCli.sh kept open: commands are typed one at a time while the test acts between them. */
+export interface ZkCliSession {
+  /** Types one command line. */
+  send(line: string): void;
+  /** Resolves with the whole output once `pattern` matches the output after `from` (default: all of it). */
+  waitFor(pattern: RegExp, from?: number, timeoutMs?: number): Promise<string>;
+  /** The output so far. */
+  output(): string;
+  /** `quit`, then waits for the process to end. */
+  quit(): Promise<void>;
+}
+
+export function zkCliSession(server: string): ZkCliSession {
+  const child = spawn(ZKCLI, ["-server", server], { stdio: ["pipe", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  return {
+    send: (line) => void child.stdin.write(`${line}\n`),
+    output: () => out,
+    async waitFor(pattern, from = 0, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!pattern.test(out.slice(from))) {
+        if (Date.now() > deadline) throw new Error(`zkCli.sh printed no ${pattern} within ${timeoutMs} ms; output so far:\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return out;
+    },
+    async quit() {
+      child.stdin.end("quit\n");
+      const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
