@@ -75,6 +75,11 @@ const DISK_FIELDS: Record<keyof DiskConfig, (v: number) => [string, number]> = {
   tearProbability: (v) => ["tearProbability", v],
 };
 
+/** A scenario's network and disk settings as its document writes them (minDelayMs, fsyncLatencyMs, …). */
+export function networkDiskToDocument(network: Partial<NetworkConfig>, disk: Partial<DiskConfig>): { network: Record<string, number>; disk: Record<string, number> } {
+  return { network: settingsToDocument(network, NET_FIELDS, "network"), disk: settingsToDocument(disk, DISK_FIELDS, "disk") };
+}
+
 export function scenarioToDocument(s: Scenario): ScenarioDocument {
   return {
     name: s.name,
@@ -82,8 +87,7 @@ export function scenarioToDocument(s: Scenario): ScenarioDocument {
     tags: [...s.tags],
     seed: s.defaultSeed,
     durationMs: s.durationMs,
-    network: settingsToDocument(s.network, NET_FIELDS, "network"),
-    disk: settingsToDocument(s.disk, DISK_FIELDS, "disk"),
+    ...networkDiskToDocument(s.network, s.disk),
     workload: { kind: s.workload.kind, ...s.workload.params },
     faults: s.faults.map((f) => ({ ...f, ...(f.when !== undefined ? { when: f.when.map((w) => ({ ...w })) } : {}) })),
     ...(s.nemesis !== undefined ? { nemesis: { kind: s.nemesis.kind, ...s.nemesis.params } } : {}),

@@ -19,9 +19,10 @@ import { UserInputError } from "../sim/errors.js";
 import type { Fault } from "../sim/faults.js";
 import type { AnyCanary } from "../scenario/canaries.js";
 import { isCanary } from "../scenario/canaries.js";
-import { parseReplayFile, serializeReplayCase, type ReplayCase, type ReplayExpectation } from "../scenario/replay-file.js";
+import { networkDiskToDocument, parseReplayFile, serializeReplayCase, type ReplayCase, type ReplayExpectation } from "../scenario/replay-file.js";
 import { recordInput, registerServedWorkload, servedScenario, settingsToRecord, type RecordedInput } from "./served-workload.js";
 import type { ServedInput } from "./client-links.js";
+import { serveScheduleToRecord, type ServeScenario } from "./serve-scenario.js";
 import type { ServeSettings } from "./zoo-cfg.js";
 
 export const JOURNAL_FORMAT = "served-journal/1";
@@ -31,6 +32,8 @@ export interface RecordingHeader {
   settings: ServeSettings;
   canary?: AnyCanary;
   bugs?: readonly string[];
+  /** A `--scenario`'s schedule (serve-scenario.ts), installed by the replay as serve installed it. */
+  scenario?: ServeScenario;
 }
 
 export class ServeRecorder {
@@ -47,8 +50,9 @@ export class ServeRecorder {
     this.journalPath = path === undefined ? undefined : `${path}.partial`;
     if (this.journalPath !== undefined) {
       mkdirSync(dirname(this.journalPath), { recursive: true });
-      const { seed, settings, canary, bugs } = header;
-      writeFileSync(this.journalPath, JSON.stringify({ zksim: JOURNAL_FORMAT, seed, settings: settingsToRecord(settings), canary: canary ?? null, bugs: [...(bugs ?? [])] }) + "\n");
+      const { seed, settings, canary, bugs, scenario } = header;
+      const schedule = scenario === undefined ? {} : { scenario: serveScheduleToRecord(scenario), ...networkDiskToDocument(scenario.network, scenario.disk) };
+      writeFileSync(this.journalPath, JSON.stringify({ zksim: JOURNAL_FORMAT, seed, settings: settingsToRecord(settings), canary: canary ?? null, bugs: [...(bugs ?? [])], ...schedule }) + "\n");
     }
   }
 
@@ -84,8 +88,8 @@ export class ServeRecorder {
 
   /** The session as a replay case: it ran until virtual `endUs` and gave `expected`. */
   replayCase(endUs: number, expected: ReplayExpectation): ReplayCase {
-    const { seed, settings, canary, bugs } = this.header;
-    return { scenario: servedScenario(settings, this.inputs, this.faults, endUs, seed), seed, bugs: [...(bugs ?? [])], canary: canary !== undefined && isCanary(canary) ? canary : undefined, simplify: [], expected };
+    const { seed, settings, canary, bugs, scenario } = this.header;
+    return { scenario: servedScenario(settings, this.inputs, this.faults, endUs, seed, scenario), seed, bugs: [...(bugs ?? [])], canary: canary !== undefined && isCanary(canary) ? canary : undefined, simplify: [], expected };
   }
 
   /** Writes the replay file (if recording to one) and removes the journal. */
@@ -123,7 +127,18 @@ export function servedCaseFromJournal(text: string, source: string): ReplayCase 
   // Through the replay-file parser, so a journal is validated exactly as a replay file is.
   const doc = {
     zksim: "replay/1",
-    scenario: { name: "served", description: `a zksim serve session recovered from its journal ${source}`, tags: ["served"], seed: head.seed, durationMs: endUs / 1000, workload: { kind: "served", settings: head.settings, inputs }, faults, convergence: false },
+    scenario: {
+      name: "served",
+      description: `a zksim serve session recovered from its journal ${source}`,
+      tags: ["served"],
+      seed: head.seed,
+      durationMs: endUs / 1000,
+      ...(head.network !== undefined ? { network: head.network } : {}),
+      ...(head.disk !== undefined ? { disk: head.disk } : {}),
+      workload: { kind: "served", settings: head.settings, inputs, ...(head.scenario !== undefined ? { scenario: head.scenario } : {}) },
+      faults,
+      convergence: false,
+    },
     seed: head.seed,
     bugs: head.bugs ?? [],
     canary: head.canary ?? null,

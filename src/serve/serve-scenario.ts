@@ -41,6 +41,7 @@ import { intParam, workloadDef } from "../scenario/workload.js";
 import { ZAB_TRACE_ROLES, serverConfig, shape } from "../scenario/workloads/zk.js";
 import { swarmShapeOf } from "../scenario/workloads/swarm.js";
 import type { ZooKeeperServerConfig } from "../zk/server/zoo-keeper-server.js";
+import { parseFaultSchedule } from "../sim/faults.js";
 import { describeFault, withGatewaysInPartition } from "./fault-command.js";
 import { settingsFromFlags, type ServeSettings } from "./zoo-cfg.js";
 
@@ -193,4 +194,40 @@ function recordFaultPhaseAtFirstLeader(sim: Simulator, name: string, at: () => s
     },
     (kind) => kind === "zab.leader.established",
   );
+}
+
+/**
+ * The schedule part of a ServeScenario as a recording keeps it (serve-recorder.ts): its `network`
+ * and `disk` go to the replay scenario's own fields, so they are not here.
+ */
+export function serveScheduleToRecord(s: ServeScenario): Record<string, unknown> {
+  return { name: s.name, faults: s.faults, endAllAtMs: s.endAllAtMs ?? null, server: s.server, recordsFaultPhase: s.recordsFaultPhase };
+}
+
+/** The inverse of `serveScheduleToRecord`, checked (one line naming the field); faults as a scenario's are checked. */
+export function serveScheduleFromRecord(raw: unknown, network: Partial<NetworkConfig>, disk: Partial<DiskConfig>, nodes: readonly string[]): ServeScenario {
+  const at = "workload.scenario";
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UserInputError(`${at} must be an object {name, faults, endAllAtMs, server, recordsFaultPhase}`);
+  const doc = raw as Record<string, unknown>;
+  if (typeof doc.name !== "string") throw new UserInputError(`${at}.name must be the scenario's name`);
+  if (!Array.isArray(doc.faults)) throw new UserInputError(`${at}.faults must be a list of {index, fault}`);
+  const entries = doc.faults.map((e, i) => {
+    const o = e as Record<string, unknown> | null;
+    if (typeof o !== "object" || o === null || !Number.isInteger(o.index)) throw new UserInputError(`${at}.faults[${i}] must be {index: whole number, fault}`);
+    return o;
+  });
+  const faults = parseFaultSchedule(entries.map((e) => e.fault), nodes, `${at}.faults`, ZAB_TRACE_ROLES.roles.map((r) => r.role));
+  const endAllAtMs = doc.endAllAtMs ?? undefined;
+  if (endAllAtMs !== undefined && (typeof endAllAtMs !== "number" || !(endAllAtMs >= 0))) throw new UserInputError(`${at}.endAllAtMs must be a time in ms or null`);
+  if (typeof doc.server !== "object" || doc.server === null || Array.isArray(doc.server)) throw new UserInputError(`${at}.server must be an object of server settings`);
+  if (typeof doc.recordsFaultPhase !== "boolean") throw new UserInputError(`${at}.recordsFaultPhase must be true or false`);
+  return {
+    name: doc.name,
+    faults: faults.map((fault, i) => ({ index: entries[i]!.index as number, fault })),
+    endAllAtMs: endAllAtMs as number | undefined,
+    network,
+    disk,
+    server: doc.server as Partial<ZooKeeperServerConfig>,
+    recordsFaultPhase: doc.recordsFaultPhase,
+  };
 }

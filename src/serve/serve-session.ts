@@ -45,7 +45,7 @@ export interface ServeOptions {
   controlPort?: number;
   /** Pacing step (default 5 ms). */
   tickMs?: number;
-  /** The replay file written at stop (its journal `<file>.partial` while serving); undefined: in memory only. Not with `scenario`. */
+  /** The replay file written at stop (its journal `<file>.partial` while serving); undefined: in memory only. */
   record?: string;
   /** A deliberately broken server build (a server canary) or bug-zoo ids: for canaries of the checkers. */
   canary?: AnyCanary;
@@ -78,12 +78,10 @@ export interface ServeSession {
 }
 
 export async function startServe(options: ServeOptions): Promise<ServeSession> {
-  // A scenario's schedule is installed as simulator events the recording does not hold.
-  if (options.scenario !== undefined && options.record !== undefined) throw new Error("a --scenario session is not recorded to a file");
   const variant = { ...(options.canary !== undefined ? { canary: options.canary } : {}), ...(options.bugs !== undefined ? { bugs: options.bugs } : {}) };
   const ensemble = buildServeEnsemble(options.settings, options.seed, variant, options.scenario ?? {});
   const { sim } = ensemble;
-  const recorder = new ServeRecorder({ seed: options.seed, settings: options.settings, ...variant }, options.record);
+  const recorder = new ServeRecorder({ seed: options.seed, settings: options.settings, ...variant, ...(options.scenario !== undefined ? { scenario: options.scenario } : {}) }, options.record);
   const watch = new OnlineWatch(sim, options.out);
   const startMs = performance.now();
   const tickMs = options.tickMs ?? 5;

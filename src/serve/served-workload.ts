@@ -3,7 +3,9 @@
  * Its parameters are what entered the simulation from outside — the serve settings, and every
  * real connection's open, frames and close (`inputs`), each at its virtual time `atUs` and its
  * position (`events`: how many simulator events had run when it entered); the session's fault
- * commands are the scenario's ordinary `faults`. `zksim serve --record` writes such a scenario
+ * commands are the scenario's ordinary `faults`; a session served with `--scenario` also keeps
+ * that scenario's schedule (`scenario`: its faults, drawn nemesis faults included, its end and
+ * server settings; its network and disk are the replay scenario's own), installed as serve did. `zksim serve --record` writes such a scenario
  * into a replay file (serve-recorder.ts), so `zksim replay` and `zksim shrink` take it like any
  * other, once `registerServedWorkload` has run (the scenario layer cannot name serve/, so the
  * commands that read replay files register it).
@@ -25,6 +27,7 @@ import type { Simulator } from "../sim/simulator.js";
 import { ClientLinks, type ServedInput } from "./client-links.js";
 import { addServeNodes, gatewayNodeId } from "./serve-ensemble.js";
 import { SERVE_CHECKERS } from "./status-lines.js";
+import { installServeScenario, serveScheduleFromRecord, serveScheduleToRecord, type ServeScenario } from "./serve-scenario.js";
 import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
 import type { ServeAuth } from "./server-auth.js";
 import type { Fault } from "../sim/faults.js";
@@ -94,16 +97,18 @@ function parseAuth(raw: unknown): ServeAuth {
 }
 
 /** The scenario a served session recorded: it ends where serve stopped, with no convergence phase. */
-export function servedScenario(settings: ServeSettings, inputs: readonly RecordedInput[], faults: readonly Fault[], endUs: number, seed: number): Scenario {
+export function servedScenario(settings: ServeSettings, inputs: readonly RecordedInput[], faults: readonly Fault[], endUs: number, seed: number, schedule?: ServeScenario): Scenario {
+  const params: Record<string, unknown> = { settings: settingsToRecord(settings), inputs: [...inputs] };
+  if (schedule !== undefined) params.scenario = serveScheduleToRecord(schedule);
   return {
     name: "served",
     description: `a zksim serve session (seed ${seed}): ${new Set(inputs.map((i) => i.conn)).size} real connection(s), ${faults.length} fault(s)`,
     tags: ["served"],
     defaultSeed: seed,
     durationMs: Math.max(1, endUs / 1000),
-    network: {},
-    disk: {},
-    workload: { kind: SERVED_WORKLOAD, params: { settings: settingsToRecord(settings), inputs: [...inputs] } },
+    network: schedule?.network ?? {},
+    disk: schedule?.disk ?? {},
+    workload: { kind: SERVED_WORKLOAD, params },
     faults: [...faults],
     checkers: [...SERVE_CHECKERS],
     convergence: false,
@@ -124,20 +129,27 @@ export const servedWorkload: WorkloadDef = {
   kind: SERVED_WORKLOAD,
   description: "a recorded zksim serve session: its real clients' connections and frames, replayed at their virtual times",
   nodes(params) {
-    checkKeys(params, ["settings", "inputs"], "workload");
+    checkKeys(params, ["settings", "inputs", "scenario"], "workload");
     const settings = settingsFromRecord(params.settings);
     const inputs = parseInputs(params.inputs);
     checkConnections(inputs, settings.members);
-    return [...settings.members.map((m) => m.node), ...settings.members.map(gatewayNodeId)];
+    const nodes = [...settings.members.map((m) => m.node), ...settings.members.map(gatewayNodeId)];
+    if (params.scenario !== undefined) serveScheduleFromRecord(params.scenario, {}, {}, nodes);
+    return nodes;
   },
   defaultCheckers: () => [...SERVE_CHECKERS],
   removableParts: { what: "connections", list: connectionsOf, keep: keepConnections },
   create(ctx) {
     const settings = settingsFromRecord(ctx.params.settings);
     const inputs = parseInputs(ctx.params.inputs);
+    const nodes = [...settings.members.map((m) => m.node), ...settings.members.map(gatewayNodeId)];
+    const schedule = ctx.params.scenario === undefined ? undefined : serveScheduleFromRecord(ctx.params.scenario, ctx.scenario.network, ctx.scenario.disk, nodes);
     return {
       setup() {
-        addServeNodes(ctx.sim, settings, { ...(ctx.canary !== undefined ? { canary: ctx.canary } : {}), ...(ctx.bugs !== undefined ? { bugs: ctx.bugs } : {}) });
+        const variant = { ...(ctx.canary !== undefined ? { canary: ctx.canary } : {}), ...(ctx.bugs !== undefined ? { bugs: ctx.bugs } : {}) };
+        addServeNodes(ctx.sim, settings, variant, schedule ?? {});
+        // Installed where serve installs it: after the nodes, before any input (serve-session.ts).
+        if (schedule !== undefined) installServeScenario(ctx.sim, schedule, new Map(settings.members.map((m) => [m.node, gatewayNodeId(m)])), () => undefined);
         driveInputs(ctx.sim, new ClientLinks({ sim: ctx.sim, settings, gatewayOf: gatewayNodeId }), inputs);
       },
     };

@@ -22,6 +22,9 @@ import { compareReplay, runReplayCase } from "../../src/scenario/replay.js";
 import { shrinkCase } from "../../src/scenario/shrink.js";
 import { servedCaseFromJournal } from "../../src/serve/serve-recorder.js";
 import { registerServedWorkload } from "../../src/serve/served-workload.js";
+import { parseScenario } from "../../src/scenario/parse.js";
+import { registerBuiltins } from "../../src/scenario/builtins.js";
+import { serveScenarioOf } from "../../src/serve/serve-scenario.js";
 
 registerServedWorkload();
 import { RawZkClient, leaderServing, serveFixture } from "./raw-zk-client.js";
@@ -106,6 +109,50 @@ describe("serve: record and replay", () => {
     const child = zksim("replay", file, "--json");
     expect(child.status).toBe(0);
     expect(JSON.parse(child.stdout)).toMatchObject({ reproduced: true, actual: outcome.traceHash, verdict: "pass" });
+  }, 60_000);
+
+  it("serve: record: a --scenario session (its network, disk and server settings, its timed faults and their end) replays to the same trace hash, from the file and from its journal", async () => {
+    registerBuiltins();
+    const doc = {
+      name: "served-schedule",
+      durationMs: 2200,
+      network: { minDelayMs: 2, maxDelayMs: 4 },
+      disk: { fsyncLatencyMs: 7 },
+      workload: { kind: "zk", script: "recipe-lock", servers: 3, clients: 2, tickTimeMs: 200, snapCount: 5 },
+      faults: [
+        { atMs: 900, kind: "crash", node: "s2" },
+        { atMs: 1400, kind: "cut", from: ["s1"], to: ["s3"] },
+        { atMs: 1900, kind: "restart", node: "s2" },
+      ],
+    };
+    const { settings: shaped, scenario } = serveScenarioOf(parseScenario(doc, "served-schedule.json"), 5, 2181);
+    const dir = mkdtempSync(join(tmpdir(), "zksim-rec-"));
+    const file = join(dir, "scheduled.json");
+    const s = (fx.session = await startServe({ settings: { ...shaped, members: shaped.members.map((m) => ({ ...m, clientPort: 0 })) }, seed: 5, controlPort: 0, out: () => undefined, scenario, record: file }));
+    await leaderServing(s);
+    const journal = readFileSync(`${file}.partial`, "utf8");
+    const a = await client(s.clientPorts.get("s1")!);
+    for (let i = 1; i <= 8; i++) {
+      a.sendRequest(i, OpCode.create, { kind: "CreateRequest", path: `/n${i}`, data: text("x"), acl: Ids.OPEN_ACL_UNSAFE, flags: 0 });
+      await a.next("reply");
+    }
+    while (s.ensemble.sim.nowUs < 2_400_000) await sleep(50); // past the schedule's end: every fault has run
+    expect(s.ensemble.sim.trace.kindCounts()["crash"]).toBeGreaterThanOrEqual(1);
+    await s.close();
+    const outcome = s.outcome()!;
+    fx.session = undefined;
+    const c = parseReplayFile(readFileSync(file, "utf8"), file);
+    expect(c.scenario.workload.params.scenario).toMatchObject({ name: "served-schedule", faults: [{ index: 0 }, { index: 1 }, { index: 2 }] });
+    expect(c.scenario.network).toEqual({ minDelayUs: 2000, maxDelayUs: 4000 });
+    expect(c.scenario.faults).toEqual([]); // the schedule is the scenario's, not fault commands
+    const again = await runReplayCase(c);
+    expect(again.traceHash).toBe(outcome.traceHash);
+    expect(compareReplay(c, again)).toMatchObject({ reproduced: true });
+    // A journal's header carries the schedule too: the run it recovers is the same up to its last input.
+    expect(JSON.parse(journal.split("\n")[0]!)).toMatchObject({ scenario: { name: "served-schedule" }, network: { minDelayMs: 2, maxDelayMs: 4 }, disk: { fsyncLatencyMs: 7 } });
+    const recovered = servedCaseFromJournal(journal, "scheduled.json.partial");
+    expect([recovered.scenario.network, recovered.scenario.disk]).toEqual([c.scenario.network, c.scenario.disk]);
+    expect(recovered.scenario.workload.params.scenario).toEqual(c.scenario.workload.params.scenario);
   }, 60_000);
 
   it("serve: record: a canary session's violation replays to the same violation and shrinks to a smaller failing file", async () => {

@@ -83,12 +83,10 @@ interface Recording {
   bugs?: string[];
 }
 
-function recordingOf(args: ParsedArgs, seed: number, scenario: boolean): Recording {
+function recordingOf(args: ParsedArgs, seed: number): Recording {
   const record = stringFlag(args, "record");
   if (record !== undefined && boolFlag(args, "no-record")) throw new UserInputError("serve: --record and --no-record exclude each other");
-  // A scenario's drawn schedule runs as simulator events a recording of outside inputs does not hold.
-  if (record !== undefined && scenario) throw new UserInputError("serve: --record and --scenario exclude each other (a session with a scenario's schedule is not recorded yet)");
-  const path = boolFlag(args, "no-record") || scenario ? undefined : (record ?? join(tmpdir(), `zksim-serve-seed${seed}-${process.pid}.json`));
+  const path = boolFlag(args, "no-record") ? undefined : (record ?? join(tmpdir(), `zksim-serve-seed${seed}-${process.pid}.json`));
   if (path !== undefined) checkOutputPath(path, "--record replay file");
   const out: Recording = { record: path };
   const canary = stringFlag(args, "canary");
@@ -134,7 +132,7 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 export const serve: Command = {
   name: "serve",
   args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…] [--read-only [--local-sessions]]",
-  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run; the session is not recorded)",
+  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run)",
   async run(argv) {
     const dWords = argv.filter((a) => a.startsWith("-D"));
     const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string", "read-only": "bool", "local-sessions": "bool" }, "serve");
@@ -148,7 +146,7 @@ export const serve: Command = {
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";
     const controlPort = intFlag(args, "control-port") ?? Math.max(1, settings.members[0]!.clientPort - 1);
     if (controlPort > 65535) throw new UserInputError(`--control-port: ${controlPort} is not a TCP port`);
-    const recording = recordingOf(args, seed, scenario !== undefined);
+    const recording = recordingOf(args, seed);
     const session = await start(settings, seed, bind, controlPort, recording, scenario);
     const where = [...session.clientPorts].map(([node, port]) => `${node} ${bind}:${port}`).join(", ");
     console.log(`zksim serve: seed ${seed}; ${where}`);
@@ -161,7 +159,7 @@ export const serve: Command = {
       );
     }
     console.log(`control: 127.0.0.1:${session.controlPort} (zksim ctl --port ${session.controlPort} crash s2); commands on stdin too ("help")`);
-    console.log(recording.record !== undefined ? `recording to ${recording.record} (journal ${recording.record}.partial while serving)` : scenario !== undefined ? "not recording (a --scenario session is not recorded yet)" : "not recording (--no-record)");
+    console.log(recording.record !== undefined ? `recording to ${recording.record} (journal ${recording.record}.partial while serving)` : "not recording (--no-record)");
     const input = readline.createInterface({ input: process.stdin, terminal: false });
     input.on("line", (line) => {
       if (line.trim() !== "") console.log(session.command(line));
