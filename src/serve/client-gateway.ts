@@ -188,7 +188,7 @@ export class ClientGateway {
     if (!c.linked) {
       clearTimeout(c.sessionless);
       c.linked = true;
-      this.links.inject({ kind: "connect", conn: c.conn, server: m.node }, {
+      this.links.inject({ kind: "connect", conn: c.conn, server: m.node, address: clientAddress(c.socket) }, {
         onMessage: (bytes) => this.fromSimulation(m, c, bytes),
         onClose: (reason: CloseReason) => {
           const notServing = reason === "refused" && this.ensemble.sim.node(m.node).status !== "down";
@@ -222,4 +222,10 @@ export class ClientGateway {
   connectionCount(m: ServeMember): number {
     return this.conns.get(m)!.size;
   }
+}
+
+/** The real client's IP as 3.8 names it in an `ip` id: IPv4 plainly, not as an IPv4-mapped IPv6 address. */
+function clientAddress(socket: net.Socket): string {
+  const address = socket.remoteAddress ?? "0.0.0.0";
+  return address.startsWith("::ffff:") && net.isIPv4(address.slice(7)) ? address.slice(7) : address;
 }

@@ -24,7 +24,8 @@ const CLIENT_FRAME = "real-client";
 
 /** One input from the outside world; `conn` numbers the real connections of a session from 1. */
 export type ServedInput =
-  | { kind: "connect"; conn: number; server: string }
+  /** `address`: the real client's IP, which the simulated server sees it connect from (the `ip` scheme); default the gateway node's. */
+  | { kind: "connect"; conn: number; server: string; address?: string }
   | { kind: "frame"; conn: number; bytes: Uint8Array }
   | { kind: "close"; conn: number };
 
@@ -60,7 +61,7 @@ export class ClientLinks {
       case "connect": {
         if (this.links.has(input.conn)) throw new Error(`connection ${input.conn} is already open`);
         this.onInput(input, atUs, position);
-        this.open(input.conn, input.server, sink);
+        this.open(input.conn, input.server, input.address, sink);
         return;
       }
       case "frame": {
@@ -94,7 +95,7 @@ export class ClientLinks {
   }
 
   /** The simulated half: a connection from `cN` to `sN`'s client port. */
-  private open(conn: number, server: string, sink: LinkSink | undefined): void {
+  private open(conn: number, server: string, address: string | undefined, sink: LinkSink | undefined): void {
     const member = this.ensemble.settings.members.find((m) => m.node === server);
     if (member === undefined) throw new Error(`no member ${server}`);
     const ctx = this.ensemble.sim.node(this.ensemble.gatewayOf(member)).context!;
@@ -107,6 +108,6 @@ export class ClientLinks {
       },
       onMessage: (_ep, message) => link.sink?.onMessage((message as ZkPacket).bytes),
       onClose: (_ep, reason: CloseReason) => link.sink?.onClose(reason),
-    });
+    }, address !== undefined ? { sourceAddress: address } : {});
   }
 }

@@ -46,13 +46,13 @@ export function registerServedWorkload(): void {
 }
 
 /** One input as the replay file holds it (frames in base64). */
-export type RecordedInput = { atUs: number; events: number; conn: number } & ({ kind: "connect"; server: string } | { kind: "frame"; base64: string } | { kind: "close" });
+export type RecordedInput = { atUs: number; events: number; conn: number } & ({ kind: "connect"; server: string; address?: string } | { kind: "frame"; base64: string } | { kind: "close" });
 
 export function recordInput(input: ServedInput, atUs: number, events: number): RecordedInput {
   const at = { atUs, events, conn: input.conn };
   switch (input.kind) {
     case "connect":
-      return { ...at, kind: "connect", server: input.server };
+      return { ...at, kind: "connect", server: input.server, ...(input.address !== undefined ? { address: input.address } : {}) };
     case "frame":
       return { ...at, kind: "frame", base64: Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.length).toString("base64") };
     case "close":
@@ -179,7 +179,7 @@ function driveInputs(sim: Simulator, links: ClientLinks, inputs: readonly Record
 function servedInput(r: RecordedInput): ServedInput {
   switch (r.kind) {
     case "connect":
-      return { kind: "connect", conn: r.conn, server: r.server };
+      return { kind: "connect", conn: r.conn, server: r.server, ...(r.address !== undefined ? { address: r.address } : {}) };
     case "frame":
       return { kind: "frame", conn: r.conn, bytes: new Uint8Array(Buffer.from(r.base64, "base64")) };
     case "close":
@@ -231,9 +231,10 @@ function parseInputs(raw: unknown): RecordedInput[] {
     const base = { atUs, events: wholeNumber(o.events, `${at}.events`, 0), conn: wholeNumber(o.conn, `${at}.conn`, 1) };
     switch (o.kind) {
       case "connect":
-        checkKeys(o, ["atUs", "events", "conn", "kind", "server"], at);
+        checkKeys(o, ["atUs", "events", "conn", "kind", "server", "address"], at);
         if (typeof o.server !== "string") throw new UserInputError(`${at}.server must name a member ("s1")`);
-        return { ...base, kind: "connect", server: o.server };
+        if (o.address !== undefined && typeof o.address !== "string") throw new UserInputError(`${at}.address must be the client's IP address ("127.0.0.1")`);
+        return { ...base, kind: "connect", server: o.server, ...(o.address !== undefined ? { address: o.address } : {}) };
       case "frame":
         checkKeys(o, ["atUs", "events", "conn", "kind", "base64"], at);
         if (typeof o.base64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(o.base64) || o.base64.length % 4 !== 0) throw new UserInputError(`${at}.base64 must be the frame's bytes in base64`);

@@ -54,6 +54,11 @@ export interface ConnectionHandlers {
 export interface ConnectOptions {
   /** Give up connecting after this long (default: the network's connectTimeoutUs). */
   timeoutUs?: number;
+  /**
+   * The address the accepting side sees the connection come from, when the connecting node only
+   * relays it (serve's gateway nodes pass on a real client's address); default: the node's own.
+   */
+  sourceAddress?: string;
 }
 
 /** Control segments of the connection model. */
@@ -113,6 +118,10 @@ export class Endpoint {
   get remoteId(): string {
     return this.connection.nodes[1 - this.side]!.id;
   }
+  /** On the accepting side, the address the connector gave (`ConnectOptions.sourceAddress`); else undefined (the peer node's own). */
+  get remoteAddress(): string | undefined {
+    return this.side === 1 ? this.connection.sourceAddress : undefined;
+  }
 
   send(message: unknown): void {
     this.connection.network.connSend(this, message);
@@ -134,6 +143,8 @@ export class Connection {
   /** Reassembly buffer: segments that arrived ahead of a held or parked predecessor. */
   readonly early: [Map<number, SimEvent>, Map<number, SimEvent>] = [new Map(), new Map()];
   established = false;
+  /** `ConnectOptions.sourceAddress`, if the connector gave one. */
+  sourceAddress: string | undefined;
 
   constructor(
     readonly network: Network,
@@ -271,6 +282,7 @@ export class Network {
   connect(src: SimNode, inc: number, to: string, port: number, handlers: ConnectionHandlers, options: ConnectOptions): Endpoint {
     const dst = this.sim.node(to);
     const conn = new Connection(this, ++this.nextConnId, port, [src, dst], inc, handlers);
+    conn.sourceAddress = options.sourceAddress;
     const client = conn.ends[0];
     if (src.incarnation !== inc || src.status === "down") {
       client.closed = true;

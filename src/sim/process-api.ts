@@ -38,4 +38,4 @@ export type NodeContext = Pick<
 >;
 
 /** One end of a connection as a process uses it: who is at either end, whether it is open, send, close. */
-export type Endpoint = Pick<KernelEndpoint, "id" | "localId" | "remoteId" | "send" | "close"> & Readonly<Pick<KernelEndpoint, "open" | "closed">>;
+export type Endpoint = Pick<KernelEndpoint, "id" | "localId" | "remoteId" | "send" | "close"> & Readonly<Pick<KernelEndpoint, "open" | "closed" | "remoteAddress">>;

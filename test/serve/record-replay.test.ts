@@ -99,8 +99,10 @@ describe("serve: record and replay", () => {
     const c = parseReplayFile(readFileSync(file, "utf8"), file);
     expect(c.scenario.workload.kind).toBe("served");
     expect(c.scenario.faults.map((f) => f.kind)).toEqual(["crash", "pause", "resume"]);
-    const inputs = c.scenario.workload.params.inputs as { kind: string }[];
+    const inputs = c.scenario.workload.params.inputs as { kind: string; address?: string }[];
     expect(inputs.filter((i) => i.kind === "connect")).toHaveLength(2);
+    // The real client's address goes in with its connection (the server's `ip` identity), and is recorded.
+    expect(inputs.filter((i) => i.kind === "connect").map((i) => i.address)).toEqual(["127.0.0.1", "127.0.0.1"]);
     expect(inputs.filter((i) => i.kind === "frame").length).toBeGreaterThanOrEqual(5);
     expect(c.expected.traceHash).toBe(outcome.traceHash);
     const again = await runReplayCase(c);

@@ -365,7 +365,7 @@ export class ZooKeeperServer implements CnxnHost {
 
   private accept(ep: Endpoint) {
     if (!this.running) ep.close();
-    const cnxn = new ServerCnxn(++this.nextWatcherId, ep, this.ctx.addressOf(ep.remoteId), this, this.config.maxBufferBytes, this.config.canary === "watch-not-fired");
+    const cnxn = new ServerCnxn(++this.nextWatcherId, ep, ep.remoteAddress ?? this.ctx.addressOf(ep.remoteId), this, this.config.maxBufferBytes, this.config.canary === "watch-not-fired");
     cnxn.establishedMs = this.currentTimeMillis();
     this.cnxns.add(cnxn);
     return {
