@@ -41,6 +41,7 @@ const SESSION_TIMEOUT_MS = 10_000;
 const START_TIMEOUT_MS = 60_000;
 const CRASH_TIMEOUT_MS = 30_000;
 const CRASH_ROUNDS = 3;
+const START_ATTEMPTS = 5;
 const BENCH_PATH = "/zksim-bench-serve";
 
 /** A 3-server ensemble the bench drives. */
@@ -79,10 +80,14 @@ async function modes(ports: readonly number[]): Promise<string[]> {
   );
 }
 
-/** Waits until one member leads and the others follow; returns the leader's index. */
-async function leaderIndex(ports: readonly number[], timeoutMs: number, what: string): Promise<number> {
+/** The ensemble's process ended while the bench waited for it to serve. */
+class ExitedEarly extends Error {}
+
+/** Waits until one member leads and the others follow; returns the leader's index. Stops early when `running()` turns false. */
+async function leaderIndex(ports: readonly number[], timeoutMs: number, what: string, running: () => boolean = () => true): Promise<number> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
+    if (!running()) throw new ExitedEarly(`${what} exited before it served`);
     const m = await modes(ports);
     if (m.filter((x) => x === "leader").length === 1 && m.every((x) => x === "leader" || x === "follower")) return m.indexOf("leader");
     if (performance.now() > deadline) throw new Error(`${what}: no leader with two followers within ${timeoutMs} ms (srvr modes: ${m.map((x) => x || "-").join(", ")})`);
@@ -91,30 +96,35 @@ async function leaderIndex(ports: readonly number[], timeoutMs: number, what: st
 }
 
 async function startZksimServe(): Promise<Ensemble> {
-  // The control port on a port free now, s1…s3 on the next three (very likely free too).
-  const base = (await freePort()) + 1;
   const bin = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
-  const child = spawnGroup(process.execPath, ["--max-semi-space-size=64", bin, "serve", "--servers", "3", "--base-port", String(base), "--control-port", String(base - 1), "--seed", "1"]);
-  const clientPorts = [base, base + 1, base + 2];
-  try {
-    await leaderIndex(clientPorts, START_TIMEOUT_MS, "zksim serve");
-  } catch (err) {
-    await stopGroup(child);
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    // The control port on a port free now, s1…s3 on the next three. Another process may take one
+    // of them meanwhile (they lie in the ephemeral range): serve then exits at once, and the
+    // bench tries other ports.
+    const base = (await freePort()) + 1;
+    const child = spawnGroup(process.execPath, ["--max-semi-space-size=64", bin, "serve", "--servers", "3", "--base-port", String(base), "--control-port", String(base - 1), "--seed", "1", "--no-record"]);
+    const clientPorts = [base, base + 1, base + 2];
+    try {
+      await leaderIndex(clientPorts, START_TIMEOUT_MS, "zksim serve", () => child.exitCode === null && child.signalCode === null);
+    } catch (err) {
+      await stopGroup(child);
+      if (err instanceof ExitedEarly && attempt < START_ATTEMPTS) continue;
+      throw err;
+    }
+    return {
+      bench: "serve-zksim",
+      clientPorts,
+      async crashLeader(i) {
+        const answer = await sendControlLine(base - 1, `crash s${i + 1}`);
+        if (!answer.startsWith("ok")) throw new Error(`zksim ctl crash s${i + 1}: ${answer}`);
+      },
+      async restart(i) {
+        const answer = await sendControlLine(base - 1, `restart s${i + 1}`);
+        if (!answer.startsWith("ok")) throw new Error(`zksim ctl restart s${i + 1}: ${answer}`);
+      },
+      stop: () => stopGroup(child),
+    };
   }
-  return {
-    bench: "serve-zksim",
-    clientPorts,
-    async crashLeader(i) {
-      const answer = await sendControlLine(base - 1, `crash s${i + 1}`);
-      if (!answer.startsWith("ok")) throw new Error(`zksim ctl crash s${i + 1}: ${answer}`);
-    },
-    async restart(i) {
-      const answer = await sendControlLine(base - 1, `restart s${i + 1}`);
-      if (!answer.startsWith("ok")) throw new Error(`zksim ctl restart s${i + 1}: ${answer}`);
-    },
-    stop: () => stopGroup(child),
-  };
 }
 
 /** A real ZooKeeper 3.8 ensemble: three members on 127.0.0.1, each with its own dir and ports. */
