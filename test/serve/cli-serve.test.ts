@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { freePortRun } from "./raw-zk-client.js";
 
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 
@@ -35,7 +36,7 @@ afterEach(() => {
 
 describe("serve: cli", () => {
   it("serve: cli: serve prints its ports, ctl applies a crash, SIGTERM stops it with exit 0", async () => {
-    const base = (await freePort()) + 1;
+    const base = (await freePortRun(4)) + 1;
     child = spawn(process.execPath, [BIN, "serve", "--base-port", String(base), "--seed", "9"], { stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
     child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));

@@ -107,3 +107,29 @@ export function serveFixture(): ServeFixture {
   });
   return fx;
 }
+
+/** Whether 127.0.0.1:`port` can be listened on now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+let nextPortRun = 20_000 + ((process.pid * 37) % 10_000);
+
+/**
+ * The first of `n` consecutive ports free now, below Linux's ephemeral range (32768 up): a port
+ * chosen there is not taken meanwhile by another test's outgoing connection, as one next to an
+ * OS-assigned port can be (a serve child started on it would exit at once).
+ */
+export async function freePortRun(n: number): Promise<number> {
+  for (;;) {
+    const base = nextPortRun;
+    nextPortRun = base + n >= 32_000 ? 20_000 : base + n;
+    let free = true;
+    for (let p = base; p < base + n && free; p++) free = await canListen(p);
+    if (free) return base;
+  }
+}

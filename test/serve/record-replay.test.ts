@@ -7,7 +7,6 @@
  * truncated file is one clear line and exit 2; a journal left by a crash replays.
  */
 import { spawn, spawnSync } from "node:child_process";
-import net from "node:net";
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,7 +26,7 @@ import { registerBuiltins } from "../../src/scenario/builtins.js";
 import { serveScenarioOf } from "../../src/serve/serve-scenario.js";
 
 registerServedWorkload();
-import { RawZkClient, leaderServing, serveFixture } from "./raw-zk-client.js";
+import { RawZkClient, freePortRun, leaderServing, serveFixture } from "./raw-zk-client.js";
 
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 const text = (s: string) => new TextEncoder().encode(s);
@@ -209,10 +208,7 @@ describe("serve: record and replay", () => {
   it("serve: record: the command line prints where it records, its trace hash and the replay line; a fresh process replays the file to that hash", async () => {
     const dir = mkdtempSync(join(tmpdir(), "zksim-rec-"));
     const file = join(dir, "cli.json");
-    const probe = net.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-    const base = (probe.address() as net.AddressInfo).port + 1;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const base = (await freePortRun(4)) + 1;
     const child = spawn(process.execPath, [BIN, "serve", "--base-port", String(base), "--seed", "11", "--record", file], { stdio: ["pipe", "pipe", "pipe"] });
     try {
       let out = "";
