@@ -19,7 +19,6 @@
  * `ZKSIM_BENCH_SERVE_WINDOW_MS` shortens the ops/s window (the smoke test uses both). Every child process is started in its own process group and stopped by
  * its PID; temp directories are removed.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +28,7 @@ import { connectOverTcp, type TcpClient } from "../runtime/tcp-client.js";
 import { isKeeperException } from "../zk/client/keeper-exception.js";
 import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js";
 import { askFourLetterWord } from "../conformance/runner.js";
-import { ZK_SERVER_SH, freePort, realZooKeeperInstalled } from "../conformance/real-zookeeper.js";
+import { ZK_SERVER_SH, freePort, realZooKeeperInstalled, spawnProcessGroup, stopProcessGroup } from "../conformance/real-zookeeper.js";
 import { sendControlLine } from "./commands/ctl.js";
 import type { Figure } from "./bench.js";
 import { UserInputError } from "../sim/errors.js";
@@ -56,19 +55,6 @@ interface Ensemble {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A child in its own process group, stopped by its PID (SIGTERM, then SIGKILL). */
-function spawnGroup(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
-  return spawn(command, args, { env, stdio: "ignore", detached: true });
-}
-
-async function stopGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  process.kill(-child.pid, signal);
-  await Promise.race([exited, sleep(5000)]);
-  if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid, "SIGKILL");
-}
 
 /** `srvr`'s Mode of each port ("leader", "follower", or "" when it does not answer or serve). */
 async function modes(ports: readonly number[]): Promise<string[]> {
@@ -102,12 +88,12 @@ async function startZksimServe(): Promise<Ensemble> {
     // of them meanwhile (they lie in the ephemeral range): serve then exits at once, and the
     // bench tries other ports.
     const base = (await freePort()) + 1;
-    const child = spawnGroup(process.execPath, ["--max-semi-space-size=64", bin, "serve", "--servers", "3", "--base-port", String(base), "--control-port", String(base - 1), "--seed", "1", "--no-record"]);
+    const child = spawnProcessGroup(process.execPath, ["--max-semi-space-size=64", bin, "serve", "--servers", "3", "--base-port", String(base), "--control-port", String(base - 1), "--seed", "1", "--no-record"]);
     const clientPorts = [base, base + 1, base + 2];
     try {
       await leaderIndex(clientPorts, START_TIMEOUT_MS, "zksim serve", () => child.exitCode === null && child.signalCode === null);
     } catch (err) {
-      await stopGroup(child);
+      await stopProcessGroup(child);
       if (err instanceof ExitedEarly && attempt < START_ATTEMPTS) continue;
       throw err;
     }
@@ -122,7 +108,7 @@ async function startZksimServe(): Promise<Ensemble> {
         const answer = await sendControlLine(base - 1, `restart s${i + 1}`);
         if (!answer.startsWith("ok")) throw new Error(`zksim ctl restart s${i + 1}: ${answer}`);
       },
-      stop: () => stopGroup(child),
+      stop: () => stopProcessGroup(child),
     };
   }
 }
@@ -135,7 +121,7 @@ async function startRealEnsemble(): Promise<Ensemble> {
   const servers = [1, 2, 3].map((sid) => `server.${sid}=127.0.0.1:${ports[2 + sid]}:${ports[5 + sid]}`);
   const member = (sid: number) => {
     const home = join(dir, `s${sid}`);
-    return spawnGroup(ZK_SERVER_SH, ["start-foreground", join(home, "zoo.cfg")], { ...process.env, ZOO_LOG_DIR: home, ZOO_LOG4J_PROP: "WARN,CONSOLE" });
+    return spawnProcessGroup(ZK_SERVER_SH, ["start-foreground", join(home, "zoo.cfg")], { ...process.env, ZOO_LOG_DIR: home, ZOO_LOG4J_PROP: "WARN,CONSOLE" });
   };
   const children = [1, 2, 3].map((sid) => {
     const home = join(dir, `s${sid}`);
@@ -145,7 +131,7 @@ async function startRealEnsemble(): Promise<Ensemble> {
     return member(sid);
   });
   const stop = async () => {
-    await Promise.all(children.map((c) => stopGroup(c)));
+    await Promise.all(children.map((c) => stopProcessGroup(c)));
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -158,7 +144,7 @@ async function startRealEnsemble(): Promise<Ensemble> {
     bench: "serve-zookeeper",
     clientPorts,
     async crashLeader(i) {
-      await stopGroup(children[i]!, "SIGKILL");
+      await stopProcessGroup(children[i]!, "SIGKILL");
     },
     async restart(i) {
       children[i] = member(i + 1);

@@ -34,6 +34,20 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A child started in its own process group (`detached`), output ignored: stopped by `stopProcessGroup`. */
+export function spawnProcessGroup(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+  return spawn(command, args, { env, stdio: "ignore", detached: true });
+}
+
+/** Stops a child's whole process group by its PID: `signal` (default SIGTERM), SIGKILL after 5 s. */
+export async function stopProcessGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  process.kill(-child.pid, signal);
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid, "SIGKILL");
+}
+
 /** `jvmFlags` go to the server's JVM as `SERVER_JVMFLAGS` (zkServer.sh), e.g. `-Dzookeeper.…=…`. */
 export async function startRealZooKeeper(startTimeoutMs = 60_000, jvmFlags = ""): Promise<RealZooKeeper> {
   if (!realZooKeeperInstalled()) throw new Error(`${ZK_SERVER_SH} not found: apt-get install -y zookeeper`);
@@ -54,19 +68,10 @@ export async function startRealZooKeeper(startTimeoutMs = 60_000, jvmFlags = "")
       "",
     ].join("\n"),
   );
-  const child: ChildProcess = spawn(ZK_SERVER_SH, ["start-foreground", cfg], {
-    env: { ...process.env, ZOO_LOG_DIR: dir, ZOO_LOG4J_PROP: "WARN,CONSOLE", SERVER_JVMFLAGS: jvmFlags },
-    stdio: "ignore",
-    detached: true,
-  });
+  const child = spawnProcessGroup(ZK_SERVER_SH, ["start-foreground", cfg], { ...process.env, ZOO_LOG_DIR: dir, ZOO_LOG4J_PROP: "WARN,CONSOLE", SERVER_JVMFLAGS: jvmFlags });
   const target = { host: "127.0.0.1", port };
   const stop = async () => {
-    if (child.exitCode === null && child.pid !== undefined) {
-      const exited = new Promise((r) => child.once("exit", r));
-      process.kill(-child.pid, "SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
-    }
+    await stopProcessGroup(child);
     rmSync(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + startTimeoutMs;
