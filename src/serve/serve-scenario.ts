@@ -39,7 +39,7 @@ import { FAULT_PHASE_EVENT } from "../scenario/nemesis/zab-swarm.js";
 import type { Scenario } from "../scenario/types.js";
 import { intParam, workloadDef } from "../scenario/workload.js";
 import { ZAB_TRACE_ROLES, serverConfig, shape } from "../scenario/workloads/zk.js";
-import { swarmShapeOf } from "../scenario/workloads/swarm.js";
+import { swarmShapeOf } from "../scenario/workloads/swarm-shape.js";
 import type { ZooKeeperServerConfig } from "../zk/server/zoo-keeper-server.js";
 import { parseFaultSchedule } from "../sim/faults.js";
 import { describeFault, withGatewaysInPartition } from "./fault-command.js";

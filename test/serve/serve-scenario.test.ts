@@ -131,4 +131,14 @@ describe("serve: scenario", () => {
       expect(r.stderr.trim()).toMatch(message);
     }
   });
+
+  it("serve: scenario: the serve modules load first in a fresh process (as `npm run conformance` loads them): no import cycle reaches the swarm workload before the zk workload is defined", () => {
+    for (const module of ["serve/serve-session.js", "serve/serve-scenario.js"]) {
+      const url = new URL(`../../dist/${module}`, import.meta.url).href;
+      const r = spawnSync(process.execPath, ["--input-type=module", "-e", `await import(${JSON.stringify(url)})`], { encoding: "utf8", timeout: 30_000 });
+      expect(r.stderr, module).toBe("");
+      expect(r.status, module).toBe(0);
+    }
+  });
 });
+

@@ -44,7 +44,7 @@ import { UserInputError } from "../../sim/errors.js";
 import type { Fault, FaultAction } from "../../sim/faults.js";
 import type { TraceStep } from "../../sim/fault-when.js";
 import type { Rng } from "../../sim/rng.js";
-import { swarmFaultPhaseMs, swarmShapeOf } from "../workloads/swarm.js";
+import { swarmFaultPhaseMs, swarmShapeOf } from "../workloads/swarm-shape.js";
 import { drawDownMs, drawLinks, entry, subset } from "./draw.js";
 import { drawLaggingServer } from "./lagging-server.js";
 import type { NemesisContext, NemesisDef } from "./index.js";

@@ -22,8 +22,8 @@
  * nodes its seed chose. Every ZAB, client and kernel checker runs.
  */
 import { UserInputError } from "../../sim/errors.js";
-import type { Rng } from "../../sim/rng.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
+import { swarmFaultPhaseMs, swarmShapeOf, type SwarmShape } from "./swarm-shape.js";
 import { ZAB_TRACE_ROLES, zkWorkload } from "./zk.js";
 
 const SNAPSHOT_PARAMS = ["snapCount", "snapChunkNodes", "snapChunkIntervalUs"];
@@ -31,32 +31,9 @@ const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", "sharedSession
 const MAX_VOTERS = 5;
 const MAX_OBSERVERS = 1;
 
-export interface SwarmShape {
-  servers: number;
-  observers: number;
-  clients: number;
-  tickTimeMs: number;
-}
-
 /** The ensemble a seed picks; the same seed always picks the same shape. */
 export function swarmShape(w: WorkloadContext): SwarmShape {
   return swarmShapeOf(w.sim.rng, w.params);
-}
-
-/** The shape from the "swarm/shape" stream of the seed's root (the nemesis draws it before the run too). */
-export function swarmShapeOf(root: Rng, params: Record<string, unknown>): SwarmShape {
-  const rng = root.fork("swarm").fork("shape");
-  const maxClients = intParam(params, "maxClients", 4, 2, 8);
-  const servers = rng.chance(0.5) ? 3 : 5;
-  const observers = rng.chance(0.25) ? 1 : 0;
-  const clients = rng.int(2, maxClients);
-  const tickTimeMs = intParam(params, "tickTimeMs", rng.chance(0.5) ? 1000 : 2000, 100, 10_000);
-  return { servers, observers, clients, tickTimeMs };
-}
-
-/** The workload's `faultPhaseMs`, if it sets one. */
-export function swarmFaultPhaseMs(params: Record<string, unknown>): number | undefined {
-  return params.faultPhaseMs === undefined ? undefined : intParam(params, "faultPhaseMs", 20_000, 1000, 600_000);
 }
 
 export const swarmWorkload: WorkloadDef = {
