@@ -13,6 +13,13 @@ export function isUserInputError(err: unknown): err is UserInputError {
   return err instanceof UserInputError;
 }
 
+/** A user's document may hold only `allowed` fields: any other is a UserInputError naming it and the allowed ones. */
+export function checkKnownFields(doc: Record<string, unknown>, allowed: readonly string[], at: string): void {
+  for (const key of Object.keys(doc)) {
+    if (!allowed.includes(key)) throw new UserInputError(`${at}: unknown field "${key}" (allowed: ${allowed.join(", ")})`);
+  }
+}
+
 /** Fails the run for an impossible state (an assertion). */
 export function invariant(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(`invariant violated: ${message}`);

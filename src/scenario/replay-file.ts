@@ -15,7 +15,7 @@
  * - every defect of a file (bad JSON, wrong version tag, missing or unknown field, invalid
  *   scenario, unknown bug or canary) is a one-line UserInputError naming the file and field.
  */
-import { UserInputError, invariant } from "../sim/errors.js";
+import { UserInputError, checkKnownFields, invariant } from "../sim/errors.js";
 import type { NetworkConfig } from "../sim/network.js";
 import type { DiskConfig } from "../sim/disk.js";
 import { usToMs } from "../sim/time.js";
@@ -170,7 +170,7 @@ export function parseReplayFile(text: string, source: string): ReplayCase {
   if (doc.zksim !== REPLAY_FORMAT) {
     throw new UserInputError(`${source}: not a zksim replay file: "zksim" must be "${REPLAY_FORMAT}", got ${JSON.stringify(doc.zksim)}`);
   }
-  checkKeys(doc, FILE_KEYS, source);
+  checkKnownFields(doc, FILE_KEYS, source);
   registerBuiltins();
   const scenario = embeddedScenario(required(doc, "scenario", source), source);
   const seed = required(doc, "seed", source);
@@ -212,7 +212,7 @@ function parseSimplify(raw: unknown, at: string): SimplifyRange[] {
   if (!Array.isArray(raw)) throw new UserInputError(`${at} must be a list of {stream, from, to} draw ranges`);
   return raw.map((r, i) => {
     const o = object(r, `${at}[${i}]`, "must be an object {stream, from, to}");
-    checkKeys(o, ["stream", "from", "to"], `${at}[${i}]`);
+    checkKnownFields(o, ["stream", "from", "to"], `${at}[${i}]`);
     const stream = required(o, "stream", `${at}[${i}]`);
     if (typeof stream !== "string" || stream === "") throw new UserInputError(`${at}[${i}].stream must be a non-empty string (a random stream's seed path)`);
     const from = required(o, "from", `${at}[${i}]`);
@@ -225,7 +225,7 @@ function parseSimplify(raw: unknown, at: string): SimplifyRange[] {
 
 function parseExpected(raw: unknown, at: string): ReplayExpectation {
   const doc = object(raw, at, "must be an object {traceHash, verdict, violations}");
-  checkKeys(doc, EXPECTED_KEYS, at);
+  checkKnownFields(doc, EXPECTED_KEYS, at);
   const traceHash = required(doc, "traceHash", at);
   if (typeof traceHash !== "string" || traceHash === "") throw new UserInputError(`${at}.traceHash must be a non-empty string`);
   const verdict = required(doc, "verdict", at);
@@ -234,7 +234,7 @@ function parseExpected(raw: unknown, at: string): ReplayExpectation {
   if (!Array.isArray(list)) throw new UserInputError(`${at}.violations must be a list of {checker, message}`);
   const violations = list.map((v, i) => {
     const o = object(v, `${at}.violations[${i}]`, "must be an object {checker, message}");
-    checkKeys(o, ["checker", "message"], `${at}.violations[${i}]`);
+    checkKnownFields(o, ["checker", "message"], `${at}.violations[${i}]`);
     if (typeof o.checker !== "string" || typeof o.message !== "string") throw new UserInputError(`${at}.violations[${i}]: "checker" and "message" must be strings`);
     return { checker: o.checker, message: o.message };
   });
@@ -252,8 +252,3 @@ function required(doc: Record<string, unknown>, key: string, at: string): unknow
   return doc[key];
 }
 
-function checkKeys(doc: Record<string, unknown>, allowed: readonly string[], at: string): void {
-  for (const key of Object.keys(doc)) {
-    if (!allowed.includes(key)) throw new UserInputError(`${at}: unknown field "${key}" (allowed: ${allowed.join(", ")})`);
-  }
-}

@@ -22,7 +22,7 @@
  * Invariants: `inputs` are in recorded order with non-decreasing `atUs`; a frame or close names
  * a connection opened before it; every defect is a one-line UserInputError naming the input.
  */
-import { UserInputError } from "../sim/errors.js";
+import { UserInputError, checkKnownFields } from "../sim/errors.js";
 import type { Simulator } from "../sim/simulator.js";
 import { ClientLinks, type ServedInput } from "./client-links.js";
 import { addServeNodes, gatewayNodeId } from "./serve-ensemble.js";
@@ -129,11 +129,11 @@ export const servedWorkload: WorkloadDef = {
   kind: SERVED_WORKLOAD,
   description: "a recorded zksim serve session: its real clients' connections and frames, replayed at their virtual times",
   nodes(params) {
-    checkKeys(params, ["settings", "inputs", "scenario"], "workload");
+    checkKnownFields(params, ["settings", "inputs", "scenario"], "workload");
     const settings = settingsFromRecord(params.settings);
     const inputs = parseInputs(params.inputs);
     checkConnections(inputs, settings.members);
-    const nodes = [...settings.members.map((m) => m.node), ...settings.members.map(gatewayNodeId)];
+    const nodes = servedNodes(settings);
     if (params.scenario !== undefined) serveScheduleFromRecord(params.scenario, {}, {}, nodes);
     return nodes;
   },
@@ -142,7 +142,7 @@ export const servedWorkload: WorkloadDef = {
   create(ctx) {
     const settings = settingsFromRecord(ctx.params.settings);
     const inputs = parseInputs(ctx.params.inputs);
-    const nodes = [...settings.members.map((m) => m.node), ...settings.members.map(gatewayNodeId)];
+    const nodes = servedNodes(settings);
     const schedule = ctx.params.scenario === undefined ? undefined : serveScheduleFromRecord(ctx.params.scenario, ctx.scenario.network, ctx.scenario.disk, nodes);
     return {
       setup() {
@@ -155,6 +155,11 @@ export const servedWorkload: WorkloadDef = {
     };
   },
 };
+
+/** The members `sN` and their gateway nodes `cN` (serve-ensemble.ts). */
+function servedNodes(settings: ServeSettings): string[] {
+  return [...settings.members.map((m) => m.node), ...settings.members.map(gatewayNodeId)];
+}
 
 /** Schedules the replay driver: one world event at a time, at the next input's time. */
 function driveInputs(sim: Simulator, links: ClientLinks, inputs: readonly RecordedInput[]): void {
@@ -231,16 +236,16 @@ function parseInputs(raw: unknown): RecordedInput[] {
     const base = { atUs, events: wholeNumber(o.events, `${at}.events`, 0), conn: wholeNumber(o.conn, `${at}.conn`, 1) };
     switch (o.kind) {
       case "connect":
-        checkKeys(o, ["atUs", "events", "conn", "kind", "server", "address"], at);
+        checkKnownFields(o, ["atUs", "events", "conn", "kind", "server", "address"], at);
         if (typeof o.server !== "string") throw new UserInputError(`${at}.server must name a member ("s1")`);
         if (o.address !== undefined && typeof o.address !== "string") throw new UserInputError(`${at}.address must be the client's IP address ("127.0.0.1")`);
         return { ...base, kind: "connect", server: o.server, ...(o.address !== undefined ? { address: o.address } : {}) };
       case "frame":
-        checkKeys(o, ["atUs", "events", "conn", "kind", "base64"], at);
+        checkKnownFields(o, ["atUs", "events", "conn", "kind", "base64"], at);
         if (typeof o.base64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(o.base64) || o.base64.length % 4 !== 0) throw new UserInputError(`${at}.base64 must be the frame's bytes in base64`);
         return { ...base, kind: "frame", base64: o.base64 };
       case "close":
-        checkKeys(o, ["atUs", "events", "conn", "kind"], at);
+        checkKnownFields(o, ["atUs", "events", "conn", "kind"], at);
         return { ...base, kind: "close" };
       default:
         throw new UserInputError(`${at}.kind must be "connect", "frame" or "close", got ${JSON.stringify(o.kind)}`);
@@ -273,8 +278,3 @@ function wholeNumber(v: unknown, at: string, min: number): number {
   return v;
 }
 
-function checkKeys(doc: Record<string, unknown>, allowed: readonly string[], at: string): void {
-  for (const key of Object.keys(doc)) {
-    if (!allowed.includes(key)) throw new UserInputError(`${at}: unknown field "${key}" (allowed: ${allowed.join(", ")})`);
-  }
-}

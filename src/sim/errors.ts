@@ -3,4 +3,4 @@
  * user's mistake, `invariant` / `unreachable` for impossible states. Re-exported here so code
  * on the kernel imports them beside the rest of `sim/`.
  */
-export { UserInputError, isUserInputError, invariant, unreachable } from "../base/errors.js";
+export { UserInputError, checkKnownFields, isUserInputError, invariant, unreachable } from "../base/errors.js";

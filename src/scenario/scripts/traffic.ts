@@ -12,7 +12,7 @@
  * Determinism: the op is drawn as `rng.int(0, totalWeight - 1)` over the mix in `OP_KINDS`
  * order, so the default mix draws exactly what the original swarm client drew.
  */
-import { UserInputError } from "../../sim/errors.js";
+import { UserInputError, checkKnownFields } from "../../sim/errors.js";
 import type { Rng } from "../../sim/rng.js";
 import { CreateMode, Ids } from "../../zk/proto/records.js";
 import { createClient, KeeperException, Op, type ZooKeeper } from "../../zk/client/index.js";
@@ -188,7 +188,7 @@ export function parseTraffic(raw: unknown, at = "workload.traffic"): TrafficDocu
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UserInputError(`${at}: expected an object like {"keys": 4, "opGapMsMax": 300, "sessionTimeoutMs": 6000, "untilMs": 20000}`);
   const doc = raw as Record<string, unknown>;
   const allowed = ["keys", "opGapMsMax", "sessionTimeoutMs", "mix", "untilMs"];
-  for (const k of Object.keys(doc)) if (!allowed.includes(k)) throw new UserInputError(`${at}: unknown field "${k}" (allowed: ${allowed.join(", ")})`);
+  checkKnownFields(doc, allowed, at);
   const int = (v: unknown, field: string, dflt: number, [min, max]: readonly [number, number]) => {
     if (v === undefined) return dflt;
     if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) throw new UserInputError(`${at}.${field}: expected an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
