@@ -5,27 +5,18 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePortRun } from "./raw-zk-client.js";
+import { freePort } from "../../src/conformance/real-zookeeper.js";
 
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 
 function zksim(...args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 20_000 });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** A port nobody listens on now (then four consecutive ones are very likely free too). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 let child: ChildProcess | undefined;
