@@ -8,10 +8,11 @@
 //   scenario/  property/                       siblings: scenario format and runner; fast-check properties
 //   stepper/                                   the teaching stepper and its learn adapters (a run one choice at a time)
 //   check/                                     checkers: values from zk/proto, sim/, base/; only types from above those
-//   recipes/   protocols/                      ZooKeeper recipes (through the client only); teaching models (on sim/)
-//   zk/client/  zk/server/                     client library; server and ZAB quorum (sim/ only through sim/process-api.ts)
+//   recipes/   protocols/                      ZooKeeper recipes (through the client only); teaching models (on world/)
+//   zk/client/  zk/server/                     client library; server and ZAB quorum (on world/)
 //   zk/proto/                                  records, codes, Jute codec
-//   sim/                                       the kernel
+//   sim/                                       the kernel: one implementation of world/ (runtime/ is the other)
+//   world/                                     the interfaces a process sees: clock, timers, random stream, network, disk
 //   base/                                      errors and assertions, deferreds, the structural hash
 //
 // Files directly in src/ are the package's entry points: they may use everything but cli/ and tui/.
@@ -22,13 +23,14 @@ const ROOT = new URL("..", import.meta.url).pathname;
 // An optional argument names another source tree (the lint's own test uses it).
 const SRC = process.argv[2] ? join(process.cwd(), process.argv[2]) : join(ROOT, "src");
 
-// The kernel modules a process sees: process-api's narrow views of its node context, connection
-// endpoints and timers, the disk view, rng streams, errors and time units. Protocol code uses
-// these and no others: never the scheduler, the trace, the fault injector or the kernel classes.
-// `sim/trace-schema` is types only: the trace contract every layer adds its annotation kinds to.
-const SIM_PROCESS_API = ["sim/process-api", "sim/disk", "sim/rng", "sim/errors", "sim/time", "sim/trace-schema"];
+// What protocol code (zk/client, zk/server, protocols/) sees of the world: the interfaces of
+// world/ (node context, timers, connections, datagrams, disk, random stream) and nothing of the
+// kernel that implements them — never the scheduler, the trace, the fault injector or the kernel
+// classes. `sim/trace-schema` is types only: the trace contract every layer adds its annotation
+// kinds to.
+const WORLD = ["world", "sim/trace-schema", "base"];
 
-const BELOW_SCENARIO = ["stepper", "check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "base"];
+const BELOW_SCENARIO = ["stepper", "check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "world", "base"];
 
 /** layer -> what it may import: `values` (any import) and `types` (only `import type`). */
 const LAYERS = {
@@ -45,16 +47,18 @@ const LAYERS = {
   scenario: { values: ["property", ...BELOW_SCENARIO] },
   property: { values: ["scenario", ...BELOW_SCENARIO] },
   // The teaching stepper: drives the kernel, the protocols and the ZooKeeper ensemble one choice at a time.
-  stepper: { values: ["check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "base"] },
+  stepper: { values: ["check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "world", "base"] },
   check: { values: ["zk/proto", "sim", "base"], types: ["recipes", "protocols", "zk/client", "zk/server", "zk/trace-events"] },
   recipes: { values: ["zk/client", "zk/proto", "sim/trace-schema", "base"] },
-  protocols: { values: ["sim", "base"] },
+  protocols: { values: WORLD },
   // zk/ itself holds only the ZooKeeper layers' trace annotation types (zk/trace-events.ts).
   zk: { values: ["zk/proto", "sim/trace-schema", "base"] },
-  "zk/client": { values: ["zk/proto", "zk/trace-events", ...SIM_PROCESS_API, "base"] },
-  "zk/server": { values: ["zk/proto", "zk/trace-events", ...SIM_PROCESS_API, "base"] },
+  "zk/client": { values: ["zk/proto", "zk/trace-events", ...WORLD] },
+  "zk/server": { values: ["zk/proto", "zk/trace-events", ...WORLD] },
   "zk/proto": { values: ["base"] },
-  sim: { values: ["base"] },
+  sim: { values: ["world", "base"] },
+  // The interfaces only (and the torn-record marker a disk read returns); the annotation kinds are the trace contract's.
+  world: { values: ["base"], types: ["sim/trace-schema"] },
   base: { values: [] },
 };
 

@@ -16,6 +16,10 @@ import { UserInputError } from "./errors.js";
 import type { Rng } from "./rng.js";
 import type { SimEvent, Simulator } from "./simulator.js";
 import type { NodeContext } from "./node-context.js";
+import type * as world from "../world/index.js";
+import { TornRecord, type DiskResult } from "../world/disk.js";
+
+export { TornRecord, isTorn, type DiskResult } from "../world/disk.js";
 
 export interface DiskConfig {
   fsyncLatencyUs: number;
@@ -29,21 +33,6 @@ export const DEFAULT_DISK: DiskConfig = {
   capacityBytes: 1 << 30,
   tearProbability: 0,
 };
-
-export type DiskResult = { ok: true } | { ok: false; err: "ENOSPC" };
-
-/** A record that was being written when the node crashed: only `keptBytes` of it made it. */
-export class TornRecord {
-  readonly torn = true;
-  constructor(
-    readonly keptBytes: number,
-    readonly sizeBytes: number,
-  ) {}
-}
-
-export function isTorn(record: unknown): record is TornRecord {
-  return record instanceof TornRecord;
-}
 
 type Op =
   | { seq: number; kind: "append"; record: unknown; sizeBytes: number }
@@ -257,7 +246,7 @@ export class Disk {
 }
 
 /** A process's handle on its node's disk: calls from a crashed incarnation do nothing. */
-export class NodeDisk {
+export class NodeDisk implements world.NodeDisk {
   constructor(
     private readonly disk: Disk,
     private readonly ctx: NodeContext,

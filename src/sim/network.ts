@@ -22,6 +22,10 @@ import { Ev, type SimEvent, type SimNode, type Simulator } from "./simulator.js"
 import { hashString } from "./trace.js";
 import { UserInputError } from "../base/errors.js";
 import { LinkTable, validateLinkConfig, type LinkConfig, type LinkState } from "./link-table.js";
+import type * as world from "../world/index.js";
+import type { CloseReason, ConnectOptions } from "../world/network.js";
+
+export type { CloseReason, ConnectOptions } from "../world/network.js";
 
 export type { LinkConfig };
 
@@ -43,22 +47,11 @@ export const DEFAULT_NETWORK: NetworkConfig = {
   connectTimeoutUs: 30_000_000,
 };
 
-export type CloseReason = "closed" | "reset" | "refused" | "timeout";
-
+/** A connection's handlers as the kernel calls them: with its own endpoints (a process's handlers, world.ConnectionHandlers, take any endpoint). */
 export interface ConnectionHandlers {
   onOpen?(endpoint: Endpoint): void;
   onMessage(endpoint: Endpoint, message: unknown): void;
   onClose?(endpoint: Endpoint, reason: CloseReason): void;
-}
-
-export interface ConnectOptions {
-  /** Give up connecting after this long (default: the network's connectTimeoutUs). */
-  timeoutUs?: number;
-  /**
-   * The address the accepting side sees the connection come from, when the connecting node only
-   * relays it (serve's gateway nodes pass on a real client's address); default: the node's own.
-   */
-  sourceAddress?: string;
 }
 
 /** Control segments of the connection model. */
@@ -94,7 +87,7 @@ interface DatagramMsg {
 }
 
 /** One side of a connection, as a process holds it. */
-export class Endpoint {
+export class Endpoint implements world.Endpoint {
   /** Established and not closed on this side. */
   open = false;
   /** Closed on this side (by close, reset, refusal, timeout or crash). */

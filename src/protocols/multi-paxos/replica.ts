@@ -23,7 +23,7 @@
  * the last round is fsynced before it is used. The learned log is volatile: a restarted replica
  * learns it again from the leader.
  */
-import type { NodeContext, Process } from "../../sim/node-context.js";
+import type { NodeContext, Process } from "../../world/index.js";
 import { AcceptorLog } from "./acceptor-log.js";
 import { commandId, isMultiPaxosMessage, majority, type AcceptedEntry, type Command, type MultiPaxosMessage } from "./messages.js";
 

@@ -13,7 +13,7 @@
  * forgets a promise or an acceptance that already counted towards a majority.
  * A full disk: the acceptor ignores the request (the book: an acceptor may ignore any request).
  */
-import type { NodeContext, Process } from "../../sim/node-context.js";
+import type { NodeContext, Process } from "../../world/index.js";
 import { isPaxosMessage, type PaxosMessage, type PaxosValue } from "./messages.js";
 
 export const ACCEPTOR_FILE = "acceptor";

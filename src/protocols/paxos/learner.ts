@@ -7,7 +7,7 @@
  * The learned value is fsynced to the file "learner"; after a restart it is read back (a
  * learner never unlearns what it has made durable).
  */
-import type { NodeContext, Process } from "../../sim/node-context.js";
+import type { NodeContext, Process } from "../../world/index.js";
 import { isPaxosMessage, majority, type PaxosValue } from "./messages.js";
 
 export const LEARNER_FILE = "learner";

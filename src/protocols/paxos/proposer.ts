@@ -17,7 +17,7 @@
  * reuses a ballot. Broken twin `ignore-promised-values`: phase 2 proposes its own value
  * whatever the promises say (why phase 1 exists: a second value gets chosen).
  */
-import type { NodeContext, Process, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, Process, TimerHandle } from "../../world/index.js";
 import { ballotOf, isPaxosMessage, majority, roundOf, type PaxosValue, type Promise_ } from "./messages.js";
 
 export const PROPOSER_FILE = "proposer";

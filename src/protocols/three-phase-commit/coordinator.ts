@@ -11,7 +11,7 @@
  * participants, who finish it by their timeout rules — the recovered coordinator asks them
  * (stateRequest) until each has an outcome, and reports what they did.
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, TimerHandle } from "../../world/index.js";
 import { logDurably, readLog, type CommitTiming, type TxnRequest } from "../atomic-commit/config.js";
 import type { ClientMessage, ResultMessage } from "../atomic-commit/client.js";
 import type { Decision3pc, ThreePhaseMessage } from "./messages.js";

@@ -17,7 +17,7 @@
  * Twins: commit-uncertain (an uncertain participant commits on timeout), book-timeouts (the
  * timeout rules without asking the peers).
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, TimerHandle } from "../../world/index.js";
 import { logDurably, readLog, type CommitTiming, type TxnRequest, type Value } from "../atomic-commit/config.js";
 import { KeyedStore } from "../atomic-commit/keyed-store.js";
 import type { Decision3pc, ParticipantState3pc, ThreePcVariant, ThreePhaseMessage } from "./messages.js";

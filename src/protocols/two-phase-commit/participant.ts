@@ -16,7 +16,7 @@
  * vote-before-log twin); after a Yes the outcome comes only from someone who knows it (except in
  * the abort-in-doubt twin); recovery restores every prepared, undecided transaction with its lock.
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, TimerHandle } from "../../world/index.js";
 import { logDurably, readLog, recordBytes, type CommitTiming, type Termination, type TxnRequest, type Value } from "../atomic-commit/config.js";
 import { KeyedStore } from "../atomic-commit/keyed-store.js";
 import type { Decision2pc, TwoPcVariant, TwoPhaseMessage } from "./messages.js";

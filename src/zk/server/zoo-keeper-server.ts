@@ -14,7 +14,7 @@
  * closeSession txn that deletes the session's ephemerals. A restart rebuilds the tree from the
  * snapshot and the log, and gives every recovered session a fresh timeout.
  */
-import type { NodeContext, TimerHandle, Endpoint } from "../../sim/process-api.js";
+import type { NodeContext, TimerHandle, Endpoint, RandomStream } from "../../world/index.js";
 import { JuteReader, isJuteError } from "../proto/jute.js";
 import { decodeConnectRequest, decodeRequestHeader, decodeRequestRecord } from "../proto/codec.js";
 import { Code, codeName } from "../proto/error-code.js";
@@ -28,7 +28,6 @@ import { authenticate, type AuthProviders } from "./acl.js";
 import { PrepRequestProcessor, type PrepRequest } from "./prep-request-processor.js";
 import { processRead, replyForTxn, type FinalReply, type ReadOptions } from "./final-request-processor.js";
 import { DigestMd5Server, NONCE_BYTES } from "./digest-md5.js";
-import type { Rng } from "../../sim/rng.js";
 import { SessionTrackerImpl, type SessionImpl, type SessionTracker } from "./session-tracker.js";
 import { ServerCnxn, lastOpName, replyLabel, type CnxnHost } from "./server-cnxn.js";
 import { DEFAULT_SNAPSHOT_SIZE_FACTOR, ZKDatabase } from "./zk-database.js";
@@ -249,7 +248,7 @@ export class ZooKeeperServer implements CnxnHost {
   protected serving = false;
   private containers: ContainerManager | undefined;
   /** The DIGEST-MD5 nonces' stream (forked on first use, so runs without SASL draw nothing). */
-  private saslRng: Rng | undefined;
+  private saslRng: RandomStream | undefined;
   /** What reads check ACLs and whoAmI with. */
   private readonly readOptions: ReadOptions;
 

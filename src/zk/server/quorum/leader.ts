@@ -16,7 +16,7 @@
  * Liveness: PING every tickTime/2; a leader without a synced quorum for syncLimit ticks, or any
  * discovery/sync wait longer than initLimit ticks, abandons leadership.
  */
-import type { Endpoint, TimerHandle } from "../../../sim/process-api.js";
+import type { Endpoint, TimerHandle } from "../../../world/index.js";
 import { invariant } from "../../../base/errors.js";
 import { makeZxid, zxidCounter, zxidEpoch, zxidHex, type SessionId, type Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";

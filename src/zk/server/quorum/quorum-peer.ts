@@ -12,7 +12,7 @@
  *
  * Every protocol step is annotated (`zab.*`) for the ZAB checkers and the teaching UI.
  */
-import type { NodeContext, TimerHandle } from "../../../sim/process-api.js";
+import type { NodeContext, TimerHandle } from "../../../world/index.js";
 import { zxidEpoch, zxidHex, type Zxid } from "../../proto/records.js";
 import type { ZKDatabase } from "../zk-database.js";
 import { DEFAULT_SERVER_CONFIG, newZKDatabase, type ZooKeeperServer, type ZooKeeperServerConfig } from "../zoo-keeper-server.js";
