@@ -39,7 +39,7 @@ export const KEY_HELP: readonly [string, string][] = [
   ["w", "c1 writes a new znode (2PC/3PC: starts a transaction)"],
   ["B", "switch to the next branch"],
   ["S", "save the session (zksim learn --open FILE re-opens it)"],
-  [":", "type a command (step 5, run 2s, cut s3 s1,s2, write c1 /a 1, …)"],
+  [":", "type a command (step 5, run 2s, cut s3 <-> s1,s2, write c1 /a 1, …)"],
   ["L", "the lessons menu"],
   ["?", "this help"],
   ["q", "quit"],

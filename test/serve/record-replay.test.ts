@@ -86,7 +86,7 @@ describe("serve: record and replay", () => {
     b.sendRequest(1, OpCode.setData, { kind: "SetDataRequest", path: "/app", data: text("v2"), version: -1 });
     await b.next("reply");
     expect(s.command("crash s3")).toBe("ok: crash s3");
-    expect(s.command("pause s2 300ms")).toBe("ok: pause s2 300ms");
+    expect(s.command("pause s2 for 300ms")).toBe("ok: pause s2 for 300ms");
     await sleep(400);
     b.close();
     await sleep(50);

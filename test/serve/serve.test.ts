@@ -147,7 +147,7 @@ describe("serve", () => {
 
   it("serve: the control socket takes the same commands (N=3)", async () => {
     const s = await serve(3);
-    expect(await sendControlLine(s.controlPort!, "pause s3 1s")).toBe("ok: pause s3 1s");
+    expect(await sendControlLine(s.controlPort!, "pause s3 for 1s")).toBe("ok: pause s3 for 1s");
     expect(s.command("status")).toContain("s3 paused");
     expect(await sendControlLine(s.controlPort!, "crash s7")).toMatch(/^error: /);
   });

@@ -34,7 +34,7 @@ describe("tui: learn compare 2pc 3pc", () => {
   });
 
   it("tui: compare: a partition after preCommit — 2PC commits everywhere, 3PC splits and atomicity breaks", async () => {
-    const { text } = await plain("step 16; cut p1 co,p2,p3,c1; run 2s");
+    const { text } = await plain("step 16; cut p1 <-> co,p2,p3,c1; run 2s");
     expect(text).toMatch(/^2PC ⇒ committed: p1 p2 p3$/m);
     expect(text).toMatch(/^3PC ⇒ committed: p1 · aborted: p2 p3 · ✗ commit\.atomicity$/m);
   });
