@@ -69,7 +69,7 @@ export function defineChecker<S>(spec: CheckerSpec<S>): CheckerDef {
 
 class DefinedChecker<S> implements Checker {
   readonly name: string;
-  private readonly log: ViolationLog;
+  readonly log: ViolationLog;
   private readonly kinds: ReadonlySet<string>;
   private readonly state: S;
   private at: RunEnd = { index: 0, atUs: 0 };

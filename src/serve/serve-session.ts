@@ -97,7 +97,6 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
     if (stopped !== undefined) return;
     const nowUs = Math.floor((performance.now() - startMs) * 1000);
     if (nowUs > sim.nowUs) runTo(nowUs);
-    watch.poll();
     // An event due before the next tick (a reply one simulated hop away) gets its own wake-up,
     // so a request's latency is the simulated one, not rounded up to the tick.
     const dueMs = (sim.nextEventTimeUs() - nowUs) / 1000;

@@ -86,7 +86,7 @@ interface Recorded extends ClientTraceEvent {
 
 export class ClientLinearizabilityChecker implements Checker {
   readonly name = "client.linearizability";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly events: Recorded[] = [];
   /** Servers seen: standalone (`zk.server.start`); and whether any quorum peer spoke (`zab.*`). */
   private readonly standalone = new Set<string>();

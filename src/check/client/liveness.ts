@@ -44,7 +44,7 @@ const READS: ReadonlySet<string> = new Set([
 
 export class ClientLivenessChecker implements Checker {
   readonly name = "client.liveness";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   // faults
   private lastFaultUs = -Infinity;
   private lastRoleChangeUs = -Infinity;

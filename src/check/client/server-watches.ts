@@ -58,7 +58,7 @@ const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", 
 
 export class ServerWatchesChecker implements Checker {
   readonly name = "client.server-watches";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable((e, why) => this.log.add(e, why));
   /** Client node → session → its server-side tables. */
   private readonly sessions = new Map<string, Map<string, SessionTables>>();

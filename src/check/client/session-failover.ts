@@ -24,7 +24,7 @@ const READS: ReadonlySet<string> = new Set(["zab.leader.established", "zk.server
 
 export class SessionFailoverChecker implements Checker {
   readonly name = "client.session-failover";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly clocks = new NodeClocks();
   /** Server → true time it was established as leader (or started standalone), while it still is. */
   private readonly establishedAtUs = new Map<string, number>();

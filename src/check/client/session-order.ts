@@ -29,7 +29,7 @@ interface SessionOrder {
 
 export class SessionOrderChecker implements Checker {
   readonly name = "client.session-order";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable((e, why) => this.log.add(e, why));
   /** Client → session → its order so far (two lookups, no key string per completion). */
   private readonly sessions = new Map<string, Map<string, SessionOrder>>();

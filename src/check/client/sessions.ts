@@ -49,7 +49,7 @@ const READS: ReadonlySet<string> = new Set([
 
 export class SessionsChecker implements Checker {
   readonly name = "client.sessions";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable((e, why) => this.log.add(e, why));
   /** Session → zxid of its applied closeSession txn. */
   private readonly closedAt = new Map<string, bigint>();

@@ -78,7 +78,7 @@ const READS = new Set(["getData", "exists", "getChildren"]);
 
 export class WatchesChecker implements Checker {
   readonly name = "client.watches";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable((e, why) => this.log.add(e, why));
   /** Client → session → its watches (two lookups, no key string per event). */
   private readonly sessions = new Map<string, Map<string, SessionWatches>>();

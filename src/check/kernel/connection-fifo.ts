@@ -43,7 +43,7 @@ const CLOSES: ReadonlySet<string> = new Set(["conn.close", "conn.closed", "conn.
 
 export class ConnectionFifoChecker implements Checker {
   readonly name = "kernel.connection-fifo";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** Connection → receiving node → the last message id delivered to it there. */
   private readonly lastDelivered = new Map<number, Map<string, number>>();
   private readonly sentOn = new Map<number, Sent>();

@@ -19,7 +19,7 @@ const DISK_KINDS: ReadonlySet<string> = new Set(["disk.append", "disk.replace", 
 
 export class DiskCrashLossChecker implements Checker {
   readonly name = "kernel.disk-crash-loss";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly opSeq = new Map<string, number>();
   /** Node → file name → its state (nested: no key string built per disk event). */
   private readonly files = new Map<string, Map<string, FileState>>();

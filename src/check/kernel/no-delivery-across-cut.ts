@@ -9,7 +9,7 @@ import { guarded, peerOf } from "../event-reader.js";
 
 export class NoDeliveryAcrossCutChecker implements Checker {
   readonly name = "kernel.no-delivery-across-cut";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly cut = new CutLinks();
 
   accepts(kind: string): boolean {

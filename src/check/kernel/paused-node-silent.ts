@@ -9,7 +9,7 @@ const ACTIVITY = new Set(["deliver", "timer", "send", "conn.accept", "conn.open"
 
 export class PausedNodeSilentChecker implements Checker {
   readonly name = "kernel.paused-node-silent";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly paused = new Set<string>();
 
   accepts(kind: string): boolean {

@@ -18,7 +18,7 @@ interface Applied {
 
 export class CommitAtomicityChecker implements Checker {
   readonly name = "commit.atomicity";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly applied = new Map<string, Map<string, Applied>>();
   private readonly reported = new Set<string>();
 

@@ -19,7 +19,7 @@ interface ParticipantMemory {
 
 export class CommitDurabilityChecker implements Checker {
   readonly name = "commit.durability";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** txn → announced decision, per coordinator node. */
   private readonly decisions = new Map<string, Map<string, Outcome>>();
   private readonly participants = new Map<string, ParticipantMemory>();

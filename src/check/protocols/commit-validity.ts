@@ -18,7 +18,7 @@ interface Txn {
 
 export class CommitValidityChecker implements Checker {
   readonly name = "commit.validity";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly txns = new Map<string, Txn>();
 
   accepts(kind: string): boolean {

@@ -28,7 +28,7 @@ const registerModel: SequentialModel<string> = {
 
 export class MultiPaxosLinearizableChecker implements Checker {
   readonly name = "multipaxos.linearizable";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly open = new Map<string, Operation>();
   private readonly ops: Operation[] = [];
 

@@ -10,7 +10,7 @@ import { checked, guarded, intField, stringField } from "../event-reader.js";
 
 export class MultiPaxosSlotAgreementChecker implements Checker {
   readonly name = "multipaxos.slot-agreement";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** "slot/ballot" → command and acceptors. */
   private readonly tallies = new Map<string, { command: string; acceptors: Set<string> }>();
   private readonly chosen = new Map<number, { command: string; ballot: number }>();

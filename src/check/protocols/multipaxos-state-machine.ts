@@ -9,7 +9,7 @@ import { checked, guarded, intField, stringField } from "../event-reader.js";
 
 export class MultiPaxosStateMachineChecker implements Checker {
   readonly name = "multipaxos.state-machine-safety";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly applied = new Map<number, { command: string; node: string }>();
 
   accepts(kind: string): boolean {

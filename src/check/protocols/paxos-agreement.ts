@@ -10,7 +10,7 @@ import { ChosenTally } from "./paxos-chosen.js";
 
 export class PaxosAgreementChecker implements Checker {
   readonly name = "paxos.agreement";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly tally = new ChosenTally();
 
   accepts(kind: string): boolean {

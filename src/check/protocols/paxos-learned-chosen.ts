@@ -10,7 +10,7 @@ import { ChosenTally, protocolValueField } from "./paxos-chosen.js";
 
 export class PaxosLearnedChosenChecker implements Checker {
   readonly name = "paxos.learned-chosen";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly tally = new ChosenTally();
 
   accepts(kind: string): boolean {

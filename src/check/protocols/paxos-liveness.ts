@@ -14,7 +14,7 @@ export const PAXOS_LIVENESS_BUDGET_MS = 15_000;
 
 export class PaxosLivenessChecker implements Checker {
   readonly name = "paxos.liveness";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly quiet = new QuietPeriod();
   /** Learner → whether its current incarnation holds a learned value. */
   private readonly learners = new Map<string, boolean>();

@@ -10,7 +10,7 @@ import { protocolValueField, type ProtocolValue } from "./paxos-chosen.js";
 
 export class PaxosValidityChecker implements Checker {
   readonly name = "paxos.validity";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly inputs = new Set<ProtocolValue>();
 
   accepts(kind: string): boolean {

@@ -26,7 +26,7 @@ interface BarrierHistory {
 
 export class BarrierChecker implements Checker {
   readonly name = "recipe.barrier";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly barriers = new Map<string, BarrierHistory>();
 
@@ -117,7 +117,7 @@ export class BarrierChecker implements Checker {
  */
 export class BarrierPollingChecker implements Checker {
   readonly name = "recipe.barrier-polling";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** Client node → its current wait at a simple barrier. */
   private readonly waits = new Map<string, { barrier: string; since: TraceEvent; prompted: boolean; polls: number; reads: Set<string> }>();
 

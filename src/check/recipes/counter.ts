@@ -24,7 +24,7 @@ interface CounterHistory {
 
 export class CounterChecker implements Checker {
   readonly name = "recipe.counter";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly counters = new Map<string, CounterHistory>();
 
   accepts(kind: string): boolean {

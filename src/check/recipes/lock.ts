@@ -52,7 +52,7 @@ export class LockMutexChecker extends ExclusiveRoleChecker {
 
 export class LockHerdChecker implements Checker {
   readonly name = "recipe.lock-herd";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly dirs = new Map<string, { notifications: number; deletions: number; acquisitions: number; sessions: Set<string> }>();
 
@@ -123,7 +123,7 @@ interface AcceptedWrite {
 
 export class LockFencingChecker implements Checker {
   readonly name = "recipe.lock-fencing";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** Largest token granted so far (one lock guards the resources of a run: tokens of different locks do not compare). */
   private maxGranted = -1;
   private readonly begun = new Map<string, number>();

@@ -52,7 +52,7 @@ interface PendingOp {
 
 export class PriorityOrderChecker implements Checker {
   readonly name = "recipe.priority-queue";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** Queue dir → acknowledged offers (by node name). */
   private readonly offered = new Map<string, Map<string, Offered>>();
   /** Node path → index of the first delete of it invoked by anyone. */

@@ -38,7 +38,7 @@ interface QueueHistory {
 
 export class QueueChecker implements Checker {
   readonly name = "recipe.queue";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly queues = new Map<string, QueueHistory>();
 
   accepts(kind: string): boolean {

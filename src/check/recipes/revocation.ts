@@ -57,7 +57,7 @@ class PausedTime {
 
 export class RevocationChecker implements Checker {
   readonly name = "recipe.revocation";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly paused = new PausedTime();
   /** `lock session` → the session's hold on that lock. */

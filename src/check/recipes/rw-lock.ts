@@ -17,7 +17,7 @@ interface Hold {
 
 export class ReadWriteLockChecker implements Checker {
   readonly name = "recipe.rwlock";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   /** lock → session → hold. */
   private readonly holds = new Map<string, Map<string, Hold>>();

@@ -23,7 +23,7 @@ import { checked, guarded, nullableStringField, optionalBooleanField, optionalSt
 
 export class GroupChecker implements Checker {
   readonly name = "recipe.group";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   /** group → member → session that joined it (while joined). */
   private readonly live = new Map<string, Map<string, string>>();
@@ -104,7 +104,7 @@ export const CONFIG_CONVERGE_MS = 8_000;
  */
 export class ConfigChecker implements Checker {
   readonly name = "recipe.config";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly lastSeen = new Map<string, number>();
   /**
    * Per config: the last acknowledged version, when writing last happened, and the versions
@@ -174,7 +174,7 @@ export class ConfigChecker implements Checker {
 
 export class NamingChecker implements Checker {
   readonly name = "recipe.naming";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly names = new Map<string, string>();
   private readonly tags = new Map<string, string>();
 

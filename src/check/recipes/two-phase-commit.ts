@@ -24,7 +24,7 @@ interface Tx {
 
 export class TwoPhaseCommitChecker implements Checker {
   readonly name = "recipe.2pc";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly txs = new Map<string, Tx>();
 

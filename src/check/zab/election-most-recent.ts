@@ -54,7 +54,7 @@ interface Election {
 
 export class ElectionMostRecentChecker implements Checker {
   readonly name = "zab.election-most-recent";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** By node. */
   private readonly elections = new Map<string, Election>();
   /** By sid: the epochs a server started elections with, by its last logged zxid (as hex). */

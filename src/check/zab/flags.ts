@@ -16,7 +16,7 @@ export const ZAB_FLAGS = ["stateInconsistent", "proposalInconsistent", "commitIn
 
 export class FlagsChecker implements Checker {
   readonly name = "zab.flags";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
 
   accepts(kind: string): boolean {
     return kind === "zab.flag";

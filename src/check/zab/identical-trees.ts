@@ -25,7 +25,7 @@ interface FirstDigest {
 
 export class IdenticalTreesChecker implements Checker {
   readonly name = "zab.identical-trees";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly first = new Map<Zxid, FirstDigest>();
   private readonly reported = new Set<string>();
   private readonly pruner = new FloorPruner((floorZxid) => {

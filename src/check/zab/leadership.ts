@@ -32,7 +32,7 @@ interface Role {
 
 export class LeadershipChecker implements Checker {
   readonly name = "zab.leadership";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly establishedBy = new Map<number, Established>();
   private readonly roles = new Map<string, Role>();
   /** Pairs already reported under Leadership1, so a long overlap is reported once. */

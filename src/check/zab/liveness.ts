@@ -78,7 +78,7 @@ interface ClientRequest {
 
 export class LivenessChecker implements Checker {
   readonly name = "zab.liveness";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly gaps: UnknownVerdict[] = [];
   private readonly budgetUs: number;
   private readonly names = new ServerNames();

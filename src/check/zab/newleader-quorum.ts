@@ -33,7 +33,7 @@ interface Leadership {
 
 export class NewLeaderQuorumChecker implements Checker {
   readonly name = "zab.newleader-quorum";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly voters = new Set<string>();
   private readonly leaders = new Map<string, Leadership>();
 

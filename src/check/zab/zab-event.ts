@@ -84,7 +84,7 @@ export function syncParties(e: TraceEvent, names: ServerNames): { leader: string
  * then goes to `dispatch`, whose throw on a malformed event is logged as a violation.
  */
 export abstract class ZabEventChecker implements Checker {
-  protected readonly log: ViolationLog;
+  readonly log: ViolationLog;
   protected readonly names = new ServerNames();
   /** Set by a checker that forgets its per-txn state below the durable floor (durable-floor.ts). */
   protected pruner: FloorPruner | undefined = undefined;

@@ -27,7 +27,7 @@ const CARRIERS = new Set(["zab.propose", "zab.log", "zab.deliver"]);
 
 export class ZxidUniquenessChecker implements Checker {
   readonly name = "zab.zxid-uniqueness";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly first = new Map<Zxid, FirstSeen>();
   /** `zxid:txn` pairs already reported, so every server that logs the intruder is not a new report. */
   private readonly reported = new Set<string>();

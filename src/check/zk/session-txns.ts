@@ -28,7 +28,7 @@ const NO_TREE_CHANGE: ReadonlySet<string> = new Set(["createSession", "closeSess
 
 export class SessionTxnsChecker implements Checker {
   readonly name = "zk.session-txns";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** Session (hex) → zxid of its closeSession as first applied by a serving server. */
   private readonly closedAt = new Map<string, bigint>();
   /** Sessions already reported (one violation per session). */

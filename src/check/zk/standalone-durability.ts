@@ -11,7 +11,7 @@ import { guarded, optionalStringField, optionalZxidField, stringField, zxidField
 
 export class StandaloneDurabilityChecker implements Checker {
   readonly name = "zk.standalone-durability";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private maxSeen = 0n;
   private seenBy = "";
 

@@ -15,6 +15,7 @@ import { Code } from "../proto/error-code.js";
 import type { SessionId } from "../proto/records.js";
 import { initialSessionId, CONTAINER_EPHEMERAL_OWNER } from "../proto/session-id.js";
 import type { SessionChecker } from "./prep-request-processor.js";
+import type { SessionDump } from "./zoo-keeper-server-bean.js";
 
 export interface SessionImpl {
   readonly sessionId: SessionId;
@@ -46,6 +47,8 @@ export interface SessionTracker extends SessionChecker {
   /** `freshTimeouts` false: a canary that keeps old deadlines. */
   start(freshTimeouts?: boolean): void;
   shutdown(): void;
+  /** `dumpSessions` (the `dump` four-letter word), as data. */
+  dump(): SessionDump;
 }
 
 export class SessionTrackerImpl implements SessionTracker {
@@ -225,6 +228,10 @@ export class SessionTrackerImpl implements SessionTracker {
    * Sessions grouped by bucket, by expiry time (for `dump`): as Java's ExpiryQueue, a bucket a
    * session left stays, empty, until its time comes; sessions in the order they entered it.
    */
+  dump(): SessionDump {
+    return { kind: "expiry-buckets", sessionCount: this.sessionsById.size, buckets: this.bucketsSnapshot() };
+  }
+
   bucketsSnapshot(): { expiryMs: number; sessions: SessionId[] }[] {
     return [...this.buckets.entries()]
       .sort(([a], [b]) => a - b)

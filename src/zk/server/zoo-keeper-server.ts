@@ -30,6 +30,7 @@ import { processRead, replyForTxn, type FinalReply, type ReadOptions } from "./f
 import { DigestMd5Server, NONCE_BYTES } from "./digest-md5.js";
 import { SessionTrackerImpl, type SessionImpl, type SessionTracker } from "./session-tracker.js";
 import { ServerCnxn, lastOpName, replyLabel, type CnxnHost } from "./server-cnxn.js";
+import type { SessionDump, WatchesReport, ZooKeeperServerBean } from "./zoo-keeper-server-bean.js";
 import { DEFAULT_SNAPSHOT_SIZE_FACTOR, ZKDatabase } from "./zk-database.js";
 import { ContainerManager } from "./container-manager.js";
 import { addInJavaConcurrentSetOrder, javaIdHashCode } from "./java-hash-set.js";
@@ -227,7 +228,7 @@ class AwaitingRequests {
  * `protected` — how a request is submitted, how sessions are created, touched and revalidated —
  * and deliver committed txns through `commitTxn`, as ZooKeeper's class hierarchy does.
  */
-export class ZooKeeperServer implements CnxnHost {
+export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
   readonly config: ZooKeeperServerConfig;
   readonly zkDb: ZKDatabase;
   readonly sessionTracker: SessionTracker;
@@ -355,9 +356,36 @@ export class ZooKeeperServer implements CnxnHost {
     return this.cnxns.size;
   }
 
-  /** The open client connections (for the `cons`, `crst` and `dump` four-letter words). */
+  /** The open client connections. */
   get connections(): ReadonlySet<ServerCnxn> {
     return this.cnxns;
+  }
+
+  // ---- ZooKeeperServerBean: what the four-letter words read (zoo-keeper-server-bean.ts) ----
+
+  nodeCount(): number {
+    return this.zkDb.dataTree.nodeCount();
+  }
+
+  approximateDataSize(): number {
+    return this.zkDb.dataTree.approximateDataSize();
+  }
+
+  sessionDump(): SessionDump {
+    return this.sessionTracker.dump();
+  }
+
+  ephemerals(): [SessionId, string[]][] {
+    return this.zkDb.dataTree.ephemeralsBySession();
+  }
+
+  dataWatches(): WatchesReport {
+    return this.zkDb.dataTree.watches.dataWatches;
+  }
+
+  connection(id: number): ServerCnxn | undefined {
+    for (const c of this.cnxns) if (c.endpoint.id === id) return c;
+    return undefined;
   }
 
   // ---- connections -----------------------------------------------------------------------
