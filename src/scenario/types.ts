@@ -82,10 +82,10 @@ export interface RunOptions {
    */
   heapGuard?: HeapGuardOptions | false;
   /**
-   * The workload that runs the scenario instead of the registry's `workload.kind` (whose def
-   * still validates it): one built around code the caller holds, e.g. a user's script (src/api/).
+   * Where the run finds its workload and checkers by name (default: the built-in registry); a
+   * layer above adds its own workloads, e.g. one built around a user's script (src/api/).
    */
-  workloadDef?: import("./workload.js").WorkloadDef;
+  registry?: import("./registry.js").Registry;
   /** Checkers beyond the scenario's named ones, one fresh instance per run (a user's own). */
   extraCheckers?: readonly (() => Checker)[];
   /** Record which fault kinds and protocol states the run reached (`RunResult.coverage`; scenario/coverage.ts). */
