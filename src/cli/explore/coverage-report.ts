@@ -5,7 +5,7 @@
  */
 import { declaredFeatures } from "../../scenario/coverage.js";
 import { nemesisDef } from "../../scenario/nemesis/index.js";
-import { workloadDef } from "../../scenario/workload.js";
+import { workloadDef } from "../../scenario/registry.js";
 import type { Scenario } from "../../scenario/types.js";
 
 export interface CoverageSummary {
