@@ -3,7 +3,9 @@
  * elections and leader changes, each ZAB phase and sync mode (DIFF, TRUNC, SNAP, a snapshot
  * loaded, a log truncated), a learner refusing a leader (its acceptedEpoch ahead), a learner
  * rejected, sessions expired and seen expired by their client, a fuzzy snapshot, read-only mode,
- * observers. Node classes: servers `s…`, clients `c…`.
+ * observers. Node classes: servers `s…`, clients `c…`. The zk workload, which also runs the
+ * recipes, adds the recipes' states (`ZK_COVERAGE`: a lock lost, a leader suspended, a queue item
+ * taken unsure, a barrier passed…).
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import type { CoverageDef, CoverageProbe } from "../coverage.js";
@@ -44,4 +46,20 @@ export const ZAB_COVERAGE: CoverageDef = {
   messageTypes: ZAB_MESSAGE_TYPES,
   classes: ["server", "client"],
   nodeClass: (node) => (node.startsWith("s") ? "server" : node.startsWith("c") ? "client" : undefined),
+};
+
+/** The recipe states a recipe scenario's sweep reports (src/recipes/trace-events.ts): kind, then event. */
+const RECIPE_STATES: readonly (readonly [kind: string, event: string])[] = [
+  ["recipe.lock", "acquired"], ["recipe.lock", "waiting"], ["recipe.lock", "lost"], ["recipe.lock", "abandoned"],
+  ["recipe.rwlock", "acquired"], ["recipe.revoke", "requested"],
+  ["recipe.election", "elected"], ["recipe.election", "suspended"], ["recipe.election", "lost"],
+  ["recipe.barrier", "passed"], ["recipe.barrier", "left"],
+  ["recipe.queue", "take"], ["recipe.queue", "dropped"],
+  ["recipe.counter", "increment"], ["recipe.group", "view"], ["recipe.config", "seen"], ["recipe.naming", "assigned"], ["recipe.2pc", "decided"],
+];
+
+/** The zk workload's coverage: ZooKeeper's states and the recipes'. */
+export const ZK_COVERAGE: CoverageDef = {
+  ...ZAB_COVERAGE,
+  probes: [...PROBES, ...RECIPE_STATES.map(([kind, event]) => on(`${kind.slice("recipe.".length)} ${event}`, kind, (e) => field(e, "event") === event))],
 };
