@@ -28,6 +28,11 @@ describe("ensemble: swarm: the whole fault vocabulary", () => {
     expect(b.traceHash).toBe(a.traceHash);
   });
 
+  it("seed 10193 (a follower whose disk is full when it accepts an epoch) no longer yields two leaders of one epoch", async () => {
+    const r = await runScenario(loadScenario("zab-random-faults"), { seed: 10193 });
+    expect(r.violations.map((v) => v.checker)).toEqual([]);
+  });
+
   it("zab-shared-session seeds 10007 (an episode on a paused client) and 10015 (on a crashed one) pass", async () => {
     const s = loadScenario("zab-shared-session");
     for (const seed of [10007, 10015]) expect((await runScenario(s, { seed })).violations.map((v) => v.checker), String(seed)).toEqual([]);
