@@ -23,7 +23,8 @@
 // Exit: 0 the score (killed + timed out over all but equivalent) is at least the config's target;
 // 1 below it; 2 bad input; 3 the scratch copy could not be built or the baseline could not run.
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import ts from "typescript";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -112,7 +113,13 @@ export const runName = (r) => `${r.scenario} --seed ${r.seed}${r.generate ? " --
 
 // ---- the scratch copy -------------------------------------------------------------------------
 
-function buildScratch(scratch, program, sampled, nodes) {
+/**
+ * The scratch copy with the chosen mutants built in. When the working tree's dist/ is newer
+ * than every source and TypeScript's transpileModule reproduces tsc's output for each file to
+ * instrument, dist/ is copied and those files alone are recompiled (seconds); otherwise the
+ * copy is built by tsc (minutes on a loaded machine). Either way: one build for every mutant.
+ */
+function buildScratch(scratch, program, sampled, nodes, log) {
   const dir = join(scratch, "copy");
   mkdirSync(dir);
   for (const name of COPIED) cpSync(join(ROOT, name), join(dir, name), { recursive: true });
@@ -122,9 +129,27 @@ function buildScratch(scratch, program, sampled, nodes) {
     if (!byFile.has(m.file)) byFile.set(m.file, []);
     byFile.get(m.file).push({ node: nodes[m.id], mutant: m });
   }
-  for (const [file, chosen] of byFile) writeFileSync(join(dir, file), instrumentFile(program.getSourceFile(join(ROOT, file)), chosen));
-  const r = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
-  if (r.status !== 0) fail(3, `the instrumented copy does not build:\n${(r.stdout + r.stderr).slice(0, 3000)}`);
+  const instrumented = new Map([...byFile].map(([file, chosen]) => [file, instrumentFile(program.getSourceFile(join(ROOT, file)), chosen)]));
+  for (const [file, text] of instrumented) writeFileSync(join(dir, file), text);
+  const jsOf = (file) => join("dist", relative("src", file).replace(/\.ts$/, ".js"));
+  const options = program.getCompilerOptions();
+  const transpile = (text, file) => ts.transpileModule(text, { fileName: file, compilerOptions: { ...options, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler, sourceMap: false, inlineSourceMap: false, declaration: false } }).outputText.trimEnd();
+  const stripMap = (js) => js.replace(/\n\/\/# sourceMappingURL=[^\n]*\n?$/, "\n").trimEnd();
+  const fresh = existsSync(join(ROOT, "dist")) && program.getSourceFiles().every((sf) => {
+    if (!sf.fileName.startsWith(join(ROOT, "src") + "/") || sf.fileName.endsWith(".d.ts")) return true;
+    const js = join(ROOT, jsOf(relative(ROOT, sf.fileName)));
+    return existsSync(js) && statSync(js).mtimeMs >= statSync(sf.fileName).mtimeMs;
+  });
+  const alone = fresh && [...instrumented.keys()].every((file) => transpile(readFileSync(join(ROOT, file), "utf8"), file) === stripMap(readFileSync(join(ROOT, jsOf(file)), "utf8")));
+  if (alone) {
+    cpSync(join(ROOT, "dist"), join(dir, "dist"), { recursive: true });
+    for (const [file, text] of instrumented) writeFileSync(join(dir, jsOf(file)), `${transpile(text, file)}\n`);
+    log(`reused dist/ and recompiled the ${instrumented.size} instrumented files alone`);
+  } else {
+    log(fresh ? "a file to instrument does not compile alone as tsc compiles it: building the copy with tsc" : "dist/ is older than the sources (run npm run build to save this step): building the copy with tsc");
+    const r = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+    if (r.status !== 0) fail(3, `the instrumented copy does not build:\n${(r.stdout + r.stderr).slice(0, 3000)}`);
+  }
   cpSync(join(ROOT, "scripts", "mechanical", "worker.mjs"), join(dir, "worker.mjs"));
   return dir;
 }
@@ -219,7 +244,7 @@ export async function mechanicalMain(argv) {
   process.on("SIGTERM", () => (cleanup(), process.exit(143)));
   try {
     log(`building the instrumented copy in ${scratch}`);
-    const dir = buildScratch(scratch, program, chosen, nodes);
+    const dir = buildScratch(scratch, program, chosen, nodes, log);
     log(`baseline: ${runs.length} runs, no mutant on, recording coverage`);
     const base = await runWorker(dir, { runs, coverage: chosen.map((m) => m.id) }, {});
     const staticIds = new Set(base.lines.find((l) => l.static !== undefined)?.static ?? []);
