@@ -131,7 +131,7 @@ function buildScratch(scratch, program, sampled, nodes, log) {
   }
   const instrumented = new Map([...byFile].map(([file, chosen]) => [file, instrumentFile(program.getSourceFile(join(ROOT, file)), chosen)]));
   for (const [file, text] of instrumented) writeFileSync(join(dir, file), text);
-  const jsOf = (file) => join("dist", relative("src", file).replace(/\.ts$/, ".js"));
+  const jsOf = (file) => join("dist", relative("src", file).replace(/\.tsx?$/, ".js"));
   const options = program.getCompilerOptions();
   const transpile = (text, file) => ts.transpileModule(text, { fileName: file, compilerOptions: { ...options, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler, sourceMap: false, inlineSourceMap: false, declaration: false } }).outputText.trimEnd();
   const stripMap = (js) => js.replace(/\n\/\/# sourceMappingURL=[^\n]*\n?$/, "\n").trimEnd();
