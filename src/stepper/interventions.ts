@@ -6,9 +6,9 @@
  * a parked one for its node to resume. A refused action is a UserInputError that says why and
  * what would work, and changes nothing.
  */
-import { UserInputError, unreachable } from "../../sim/errors.js";
-import { applyFault } from "../../sim/faults.js";
-import { msToUs } from "../../sim/time.js";
+import { UserInputError, unreachable } from "../sim/errors.js";
+import { applyFault } from "../sim/faults.js";
+import { msToUs } from "../sim/time.js";
 import { pendingEntries, type PendingEntry } from "./pending.js";
 import type { Action, ProtocolAdapter, World } from "./types.js";
 
