@@ -49,10 +49,10 @@ const fail = (code, message) => {
   throw new MechanicalError(code, message);
 };
 
-const USAGE = "usage: mutants --mechanical [--json] [--limit N] [--only ID[,ID…]] [--journal FILE] [--report FILE] [--redraw] [--list-sample] [--keep]";
+const USAGE = "usage: mutants --mechanical [--json] [--limit N] [--only N[,N…]] [--journal FILE] [--report FILE] [--prior REPORT] [--redraw] [--list-sample] [--keep]";
 
 export function parseMechanicalArgs(argv) {
-  const opts = { json: false, limit: undefined, only: undefined, journal: undefined, report: undefined, redraw: false, listSample: false, keep: false };
+  const opts = { json: false, limit: undefined, only: undefined, journal: undefined, report: undefined, prior: undefined, redraw: false, listSample: false, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : fail(2, `${a} needs a value`));
@@ -63,6 +63,7 @@ export function parseMechanicalArgs(argv) {
     else if (a === "--list-sample") opts.listSample = true;
     else if (a === "--journal") opts.journal = resolve(process.cwd(), value());
     else if (a === "--report") opts.report = resolve(process.cwd(), value());
+    else if (a === "--prior") opts.prior = resolve(process.cwd(), value());
     else if (a === "--only") opts.only = value().split(",").filter((s) => s !== "").map(Number);
     else if (a === "--limit") {
       const v = value();
@@ -107,6 +108,12 @@ export function budgetOf(area, probes, probeRuns) {
   const out = [];
   for (const [k, p] of probes.entries()) if (p.areas.includes(area)) for (const i of probeRuns[k]) if (!out.includes(i)) out.push(i);
   return out;
+}
+
+/** The runs with the one named `killer` (a runName) moved first, when it is among them. */
+export function firstKiller(runIndexes, killer, runs) {
+  const k = killer === undefined ? -1 : runIndexes.findIndex((i) => runName(runs[i]) === killer);
+  return k <= 0 ? runIndexes : [runIndexes[k], ...runIndexes.slice(0, k), ...runIndexes.slice(k + 1)];
 }
 
 export const runName = (r) => `${r.scenario} --seed ${r.seed}${r.generate ? " --generate" : ""}${r.variant ? ` --variant ${r.variant}` : ""}`;
@@ -227,6 +234,9 @@ export async function mechanicalMain(argv) {
   log(`${mutants.length} mutants in the population; ${found.length} of the sample's ${sample.keys.length} found${gone.length > 0 ? `, ${gone.length} gone (their code changed)` : ""}; running ${chosen.length}`);
 
   const { runs, probeRuns } = expandProbes(config.probes);
+  // --prior: the run that killed a mutant in an earlier report goes first (a verdict does not
+  // depend on the order of the runs; the cost of a mutant killed again does).
+  const priorKiller = new Map(opts.prior === undefined ? [] : JSON.parse(readFileSync(opts.prior, "utf8")).mutants.filter((r) => r.killedBy !== undefined).map((r) => [r.key, r.killedBy.run]));
   const fingerprint = JSON.stringify({ keys: chosen.map((m) => m.key), probes: config.probes, sources: program.getSourceFiles().length });
   const journal = readJournal(opts.journal, fingerprint);
   if (opts.journal !== undefined && journal.size === 0) {
@@ -262,7 +272,7 @@ export async function mechanicalMain(argv) {
         continue;
       }
       const budget = budgetOf(m.area, config.probes, probeRuns);
-      const reaching = budget.filter((i) => staticIds.has(m.id) || baseline.get(i).covered.includes(m.id));
+      const reaching = firstKiller(budget.filter((i) => staticIds.has(m.id) || baseline.get(i).covered.includes(m.id)), priorKiller.get(m.key), runs);
       const head = { n: position.get(m.key), key: m.key, file: m.file, line: m.line, area: m.area, operator: m.operator, scope: m.scope, original: m.original, replacement: m.replacement, budgetRuns: budget.length, reachingRuns: reaching.length };
       let result;
       if (reaching.length === 0) result = { ...head, status: "no-coverage", wallMs: 0 };
