@@ -25,10 +25,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import ts from "typescript";
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { generateMutants, instrumentFile } from "./generate.mjs";
+import { generateMutants, instrumentFile, mutatedFiles } from "./generate.mjs";
 import { describeKey, drawSample, matchSample } from "./sample.mjs";
 import { parseWorkerOutput, summarize, table, verdictOf } from "./results.mjs";
 
@@ -116,6 +117,13 @@ export function firstKiller(runIndexes, killer, runs) {
   return k <= 0 ? runIndexes : [runIndexes[k], ...runIndexes.slice(0, k), ...runIndexes.slice(k + 1)];
 }
 
+/** A digest of the text of every file mutants are drawn from. */
+function mutatedSourcesDigest(program) {
+  const h = createHash("sha256");
+  for (const file of mutatedFiles(ROOT)) h.update(file).update(program.getSourceFile(join(ROOT, file)).text);
+  return h.digest("hex");
+}
+
 export const runName = (r) => `${r.scenario} --seed ${r.seed}${r.generate ? " --generate" : ""}${r.variant ? ` --variant ${r.variant}` : ""}`;
 
 // ---- the scratch copy -------------------------------------------------------------------------
@@ -192,17 +200,20 @@ function runWorker(dir, job, { active, limitMs }) {
 
 // ---- the driver -------------------------------------------------------------------------------
 
+/**
+ * The results of a journal still valid now: an entry is reused when the same sample's mutant
+ * (its key, and the same instrumented set: the fingerprint) met the same budget (the names of
+ * its area's runs), so a change of one area's probes re-runs that area's mutants only.
+ */
 function readJournal(path, fingerprint) {
   if (path === undefined || !existsSync(path)) return new Map();
   const done = new Map();
+  let mine = false;
   for (const line of readFileSync(path, "utf8").split("\n")) {
     if (line.trim() === "") continue;
     const entry = JSON.parse(line);
-    if (entry.fingerprint !== undefined) {
-      if (entry.fingerprint !== fingerprint) fail(2, `--journal ${path} belongs to another sample, config or source tree; use a new file`);
-      continue;
-    }
-    done.set(entry.key, entry);
+    if (entry.fingerprint !== undefined) mine = entry.fingerprint === fingerprint;
+    else if (mine) done.set(`${entry.key}\u0000${entry.budget}`, entry);
   }
   return done;
 }
@@ -237,11 +248,12 @@ export async function mechanicalMain(argv) {
   // --prior: the run that killed a mutant in an earlier report goes first (a verdict does not
   // depend on the order of the runs; the cost of a mutant killed again does).
   const priorKiller = new Map(opts.prior === undefined ? [] : JSON.parse(readFileSync(opts.prior, "utf8")).mutants.filter((r) => r.killedBy !== undefined).map((r) => [r.key, r.killedBy.run]));
-  const fingerprint = JSON.stringify({ keys: chosen.map((m) => m.key), probes: config.probes, sources: program.getSourceFiles().length });
+  // The instrumented set and the sources it was drawn from; a journal section is reused only under it.
+  const fingerprint = createHash("sha256").update(JSON.stringify({ keys: chosen.map((m) => m.key), sources: mutatedSourcesDigest(program) })).digest("hex").slice(0, 16);
   const journal = readJournal(opts.journal, fingerprint);
-  if (opts.journal !== undefined && journal.size === 0) {
+  if (opts.journal !== undefined) {
     mkdirSync(dirname(opts.journal), { recursive: true });
-    writeFileSync(opts.journal, `${JSON.stringify({ fingerprint })}\n`);
+    appendFileSync(opts.journal, `${JSON.stringify({ fingerprint })}\n`);
   }
 
   const scratch = mkdtempSync(join(tmpdir(), "zksim-mechanical-"));
@@ -266,14 +278,16 @@ export async function mechanicalMain(argv) {
 
     const results = [];
     for (const m of chosen) {
-      const prior = journal.get(m.key);
+      const budget = budgetOf(m.area, config.probes, probeRuns);
+      const budgetName = createHash("sha256").update(budget.map((i) => runName(runs[i])).join("\n")).digest("hex").slice(0, 16);
+      const prior = journal.get(`${m.key}\u0000${budgetName}`);
       if (prior !== undefined) {
         results.push(prior);
+        if (opts.journal !== undefined) appendFileSync(opts.journal, `${JSON.stringify(prior)}\n`);
         continue;
       }
-      const budget = budgetOf(m.area, config.probes, probeRuns);
       const reaching = firstKiller(budget.filter((i) => staticIds.has(m.id) || baseline.get(i).covered.includes(m.id)), priorKiller.get(m.key), runs);
-      const head = { n: position.get(m.key), key: m.key, file: m.file, line: m.line, area: m.area, operator: m.operator, scope: m.scope, original: m.original, replacement: m.replacement, budgetRuns: budget.length, reachingRuns: reaching.length };
+      const head = { n: position.get(m.key), key: m.key, budget: budgetName, file: m.file, line: m.line, area: m.area, operator: m.operator, scope: m.scope, original: m.original, replacement: m.replacement, budgetRuns: budget.length, reachingRuns: reaching.length };
       let result;
       if (reaching.length === 0) result = { ...head, status: "no-coverage", wallMs: 0 };
       else {
