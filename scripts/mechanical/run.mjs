@@ -50,7 +50,7 @@ const fail = (code, message) => {
   throw new MechanicalError(code, message);
 };
 
-const USAGE = "usage: mutants --mechanical [--json] [--limit N] [--only N[,N…]] [--journal FILE] [--report FILE] [--prior REPORT] [--redraw] [--list-sample] [--keep]";
+const USAGE = "usage: mutants --mechanical [--json] [--limit N] [--only N[,N…]] [--journal FILE] [--report FILE] [--prior REPORT] [--summarize JOURNAL] [--redraw] [--list-sample] [--keep]";
 
 export function parseMechanicalArgs(argv) {
   const opts = { json: false, limit: undefined, only: undefined, journal: undefined, report: undefined, prior: undefined, redraw: false, listSample: false, keep: false };
@@ -65,6 +65,7 @@ export function parseMechanicalArgs(argv) {
     else if (a === "--journal") opts.journal = resolve(process.cwd(), value());
     else if (a === "--report") opts.report = resolve(process.cwd(), value());
     else if (a === "--prior") opts.prior = resolve(process.cwd(), value());
+    else if (a === "--summarize") opts.summarize = resolve(process.cwd(), value());
     else if (a === "--only") opts.only = value().split(",").filter((s) => s !== "").map(Number);
     else if (a === "--limit") {
       const v = value();
@@ -218,10 +219,52 @@ function readJournal(path, fingerprint) {
   return done;
 }
 
+/** The hand-checked equivalent mutants: { key: reason }, from [{ key, reason, … }] in the file. */
+function loadEquivalent() {
+  if (!existsSync(EQUIVALENT)) return {};
+  return Object.fromEntries(JSON.parse(readFileSync(EQUIVALENT, "utf8")).map((e) => [e.key, e.reason]));
+}
+
+/**
+ * `--summarize JOURNAL`: the summary of what a journal holds (its last section: the results of
+ * the latest run, resumed ones included), in sample order — a run stopped early reports the
+ * prefix of the sample it finished.
+ */
+function summarizeJournal(opts, config) {
+  if (!existsSync(opts.summarize)) fail(2, `--summarize: no journal ${opts.summarize}`);
+  const byKey = new Map();
+  for (const line of readFileSync(opts.summarize, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const entry = JSON.parse(line);
+    if (entry.fingerprint !== undefined) byKey.clear();
+    else byKey.set(entry.key, entry);
+  }
+  const results = [...byKey.values()].sort((a, b) => a.n - b.n);
+  const sample = JSON.parse(readFileSync(join(ROOT, config.sample), "utf8"));
+  const summary = summarize(results, { population: sample.population, sampleSize: sample.keys.length, seed: sample.seed, gone: [] }, loadEquivalent());
+  if (opts.report !== undefined) writeFileSync(opts.report, `${JSON.stringify(summary, null, 1)}\n`);
+  if (opts.json) console.log(JSON.stringify(summary));
+  else console.log(`${results.length} of the sample's ${sample.keys.length} mutants (positions ${compactRanges(results.map((r) => r.n))})\n${table(summary)}`);
+  return summary.score >= (config.target ?? 0.8) ? 0 : 1;
+}
+
+/** [1, 2, 3, 5] → "1–3, 5". */
+function compactRanges(ns) {
+  const out = [];
+  for (let i = 0; i < ns.length; i++) {
+    let j = i;
+    while (j + 1 < ns.length && ns[j + 1] === ns[j] + 1) j++;
+    out.push(i === j ? `${ns[i]}` : `${ns[i]}–${ns[j]}`);
+    i = j;
+  }
+  return out.join(", ");
+}
+
 export async function mechanicalMain(argv) {
   const opts = parseMechanicalArgs(argv);
   const config = loadConfig();
   const log = (line) => console.error(`mutants: ${line}`);
+  if (opts.summarize !== undefined) return summarizeJournal(opts, config);
   const t0 = performance.now();
   log("generating the mutants of the current sources");
   const { mutants, nodes, program } = generateMutants(ROOT);
@@ -301,8 +344,7 @@ export async function mechanicalMain(argv) {
       if (opts.journal !== undefined) appendFileSync(opts.journal, `${JSON.stringify(result)}\n`);
       log(`${String(result.n).padStart(3)} ${result.status.toUpperCase().padEnd(11)} ${describeKey(m.key)}${result.killedBy ? ` — ${result.killedBy.run}: ${result.killedBy.why}` : ""} (${(result.wallMs / 1000).toFixed(1)} s)`);
     }
-    const equivalent = existsSync(EQUIVALENT) ? JSON.parse(readFileSync(EQUIVALENT, "utf8")) : {};
-    const summary = summarize(results, { gone, population: mutants.length, sampleSize: sample.keys.length, seed: sample.seed, baselineMs: base.wallMs, wallMs: Math.round(performance.now() - t0) }, equivalent);
+    const summary = summarize(results, { gone, population: mutants.length, sampleSize: sample.keys.length, seed: sample.seed, baselineMs: base.wallMs, wallMs: Math.round(performance.now() - t0) }, loadEquivalent());
     if (opts.report !== undefined) writeFileSync(opts.report, `${JSON.stringify(summary, null, 1)}\n`);
     if (opts.json) console.log(JSON.stringify(summary));
     else console.log(table(summary));
