@@ -15,10 +15,10 @@
  * while a down host refuses at once. Canary `rw-probe-ignored`.
  */
 import { createClient, type ZooKeeper } from "../../zk/client/index.js";
-import { CreateMode, Ids } from "../../zk/proto/records.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import { EnsembleView } from "./ensemble.js";
 import { text, type ScriptContext, type ScriptDef } from "./script.js";
+import { followerWithConfig } from "./read-only-mode.js";
 
 /** The longest pingRwTimeout of 3.8's client (`maxPingRwTimeout`), plus a probe's connect and answer. */
 const SEARCH_BOUND_MS = 60_000 + 10_000;
@@ -36,13 +36,9 @@ export const readOnlyRwSearch: ScriptDef = {
   clientRange: [2, 2],
   async run(s) {
     const ens = new EnsembleView(s.sim, s);
-    const leader = await ens.settled(30_000);
-    if (leader === undefined) return;
-    const minority = s.servers.find((id) => id !== leader)!;
-    const majority = s.servers.filter((id) => id !== minority);
-    const writer = await s.connect("c2", { servers: majority });
-    await writer.create("/config", "v1", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-    await s.waitFor(() => ens.peer(minority)?.zkDb.dataTree.getNode("/config") !== undefined, 5_000, `${minority} has /config`);
+    const setup = await followerWithConfig(s, ens);
+    if (setup === undefined) return;
+    const { minority, majority, writer } = setup;
 
     for (const id of majority) s.fault({ kind: "crash", node: id });
     s.note(`${majority.join(", ")} crashed; ${minority} is alone with read-only mode on`);
@@ -72,6 +68,6 @@ export const readOnlyRwSearch: ScriptDef = {
     s.expectEqual(text((await check.getData("/config")).data), "v2", "c1's write on its read/write server is seen by c2");
     s.conclude("a read-only client found a read/write server by its own probes and moved there with a new session");
     s.fault({ kind: "heal" });
-    await Promise.all([reader.close(), check.close()]);
+    await Promise.all([reader.close(), check.close(), writer.close()]);
   },
 };
