@@ -23,6 +23,7 @@ import { soakTree } from "./soak-tree.js";
 import { clientPipeline } from "./client-pipeline.js";
 import { readOnlyMode } from "./read-only-mode.js";
 import { readOnlyRwSearch } from "./read-only-rw-search.js";
+import { quotaEnforcement } from "./quota-enforcement.js";
 import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
 import { BUG_SCRIPTS } from "./bug-scripts.js";
 import { COMMIT_SCRIPT_VARIANTS } from "../workloads/commit-variants.js";
@@ -52,6 +53,7 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     clientPipeline,
     readOnlyMode,
     readOnlyRwSearch,
+    quotaEnforcement,
     ...RECIPE_SCRIPTS,
     ...BUG_SCRIPTS,
     zabElectionLongestLog,
