@@ -631,7 +631,8 @@ export class ClientCnxn {
     this.rwProbeTimer = undefined;
     probe?.close();
     this.ctx.annotate("client.rw-probe", { client: this.ctx.id, server: address.host, result: result ?? "none" });
-    if (result === "rw" && this.canary !== "rw-probe-ignored") {
+    if (this.canary === "rw-probe-ignored") result = null; // broken on purpose: the answer is dropped
+    if (result === "rw") {
       // RWServerFoundException: thrown before the loop reads the connection again, so whatever
       // arrived on it meanwhile is never read; the pending requests fail CONNECTIONLOSS.
       this.blockedByProbe.length = 0;
