@@ -18,8 +18,10 @@
 //    (every run is deterministic), so skipping it changes no verdict.
 // Results are appended to a journal as they come (--journal), so a stopped run resumes.
 //
-// Usage: node scripts/mutants.mjs --mechanical [--json] [--limit N] [--only ID,…] [--journal FILE]
-//          [--report FILE] [--redraw] [--list-sample] [--keep]
+// Usage: node scripts/mutants.mjs --mechanical [--json] [--limit N] [--only N,…] [--journal FILE]
+//          [--report FILE] [--prior REPORT] [--summarize JOURNAL] [--redraw] [--list-sample] [--keep]
+//   --limit N: the first N of the sample (a prefix of a seeded shuffle is a uniform sample too);
+//   --only: sample positions (1-based); --summarize: the table of a journal, nothing run.
 // Exit: 0 the score (killed + timed out over all but equivalent) is at least the config's target;
 // 1 below it; 2 bad input; 3 the scratch copy could not be built or the baseline could not run.
 import { spawn, spawnSync } from "node:child_process";
