@@ -45,7 +45,7 @@ const CURRENT_EPOCH_FILE = "currentEpoch";
 
 export class LearnerSyncChecker implements Checker {
   readonly name = "zab.learner-sync";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly nodes = new Map<string, Learner>();
 
   accepts(kind: string): boolean {
