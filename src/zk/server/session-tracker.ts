@@ -16,6 +16,7 @@ import type { SessionId } from "../proto/records.js";
 import { initialSessionId, CONTAINER_EPHEMERAL_OWNER } from "../proto/session-id.js";
 import type { SessionChecker } from "./prep-request-processor.js";
 import type { SessionDump } from "./zoo-keeper-server-bean.js";
+import { invariant } from "../../base/errors.js";
 
 export interface SessionImpl {
   readonly sessionId: SessionId;
@@ -146,6 +147,8 @@ export class SessionTrackerImpl implements SessionTracker {
 
   private moveTo(s: SessionImpl, expiry: number): void {
     if (s.expiryMs === expiry) return;
+    // A live session sits in exactly the bucket of its expiry time (0: in none, being expired).
+    invariant(s.expiryMs === 0 || this.buckets.get(s.expiryMs)?.has(s) === true, () => `session 0x${s.sessionId.toString(16)} is not in its expiry bucket ${s.expiryMs}`);
     if (s.expiryMs !== 0) this.buckets.get(s.expiryMs)?.delete(s);
     let bucket = this.buckets.get(expiry);
     if (bucket === undefined) {

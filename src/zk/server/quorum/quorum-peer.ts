@@ -26,6 +26,7 @@ import { QUORUM_PORT } from "./quorum-packet.js";
 import type { ZabState } from "./zab-vocabulary.js";
 import type { BugId } from "../bug-id.js";
 import { ReadOnlyZooKeeperServer } from "./read-only-zoo-keeper-server.js";
+import { invariant } from "../../../base/errors.js";
 
 export interface QuorumPeerConfig {
   myid: number;
@@ -148,6 +149,7 @@ export class QuorumPeer {
 
   setAcceptedEpoch(epoch: number, then: () => void): void {
     if (this.preZab10) return then();
+    invariant(epoch >= this.acceptedEpoch, () => `server ${this.myid} accepts epoch ${epoch} after ${this.acceptedEpoch}: the accepted epoch never goes back`);
     const written = this.writeEpoch(ACCEPTED_EPOCH_FILE, epoch, () => {
       this.ctx.annotate("zab.epoch.accepted", { sid: this.myid, epoch });
       then();
@@ -157,6 +159,7 @@ export class QuorumPeer {
 
   setCurrentEpoch(epoch: number, then: () => void): void {
     if (this.preZab10) return then();
+    invariant(epoch >= this.currentEpoch && epoch <= this.acceptedEpoch, () => `server ${this.myid} takes epoch ${epoch} as current after ${this.currentEpoch}, having accepted ${this.acceptedEpoch}: the current epoch never goes back nor passes the accepted one`);
     const written = this.writeEpoch(CURRENT_EPOCH_FILE, epoch, () => {
       this.ctx.annotate("zab.epoch.current", { sid: this.myid, epoch });
       then();
