@@ -3,7 +3,7 @@
 // or up. Each source file belongs to the layer of its folder; each relative import must land in
 // a layer its own layer may use. A new folder under src/ must be given a layer here first.
 //
-//   cli/ tui/ (and serve/ runtime/ gateway/ conformance/)   entry points: may use everything below
+//   cli/ tui/ (and serve/ runtime/ conformance/)           entry points: may use everything below
 //   api/                                       the public API (a user's scripts): scenario/, property/, runtime/'s TCP client and below
 //   scenario/  property/                       siblings: scenario format and runner; fast-check properties
 //   stepper/                                   the teaching stepper and its learn adapters (a run one choice at a time)
@@ -18,6 +18,7 @@
 // Files directly in src/ are the package's entry points: they may use everything but cli/ and tui/.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 // An optional argument names another source tree (the lint's own test uses it).
@@ -33,14 +34,13 @@ const WORLD = ["world", "sim/trace-schema", "base"];
 const BELOW_SCENARIO = ["stepper", "check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "world", "base"];
 
 /** layer -> what it may import: `values` (any import) and `types` (only `import type`). */
-const LAYERS = {
+export const LAYERS = {
   cli: { values: ["*"] },
   tui: { values: ["scenario", "property", ...BELOW_SCENARIO] },
   serve: { values: ["scenario", "property", ...BELOW_SCENARIO] },
   runtime: { values: ["scenario", "property", ...BELOW_SCENARIO] },
   // The conformance suite: op scripts through runtime/'s TCP client, against a real ZooKeeper and serve/.
   conformance: { values: ["serve", "runtime", "scenario", "property", ...BELOW_SCENARIO] },
-  gateway: { values: ["scenario", "property", ...BELOW_SCENARIO] },
   "": { values: ["scenario", "property", ...BELOW_SCENARIO] },
   // The public API (`import … from "zksim"`): builds scenarios of a user's script and runs them.
   api: { values: ["scenario", "property", "runtime", ...BELOW_SCENARIO] },
@@ -104,38 +104,44 @@ function importsOf(text) {
 
 const describe = (rule) => [...rule.values, ...(rule.types ?? []).map((t) => `${t} (types only)`)].join(", ") || "nothing";
 
-const problems = [];
-for (const file of walk(SRC)) {
-  const rel = relative(SRC, file);
-  const layer = layerOf(rel);
-  const rule = layer === undefined ? undefined : LAYERS[layer];
-  if (rule === undefined) {
-    problems.push(`src/${rel}:1: not in the layer map; give its folder a layer in scripts/lint-layers.mjs`);
-    continue;
-  }
-  for (const imp of importsOf(readFileSync(file, "utf8"))) {
-    const where = `src/${rel}:${imp.line}`;
-    if (!imp.spec.startsWith(".")) {
-      const pkg = imp.spec.startsWith("@") ? imp.spec.split("/").slice(0, 2).join("/") : imp.spec.split("/")[0];
-      const owners = PACKAGES[pkg];
-      if (owners !== undefined && !owners.includes(layer)) problems.push(`${where}: the package "${pkg}" belongs to ${owners.join("/") || "the tests"}, not ${layer || "src/"}`);
+/** Lints the tree at SRC: every problem on stderr, exit 1 if there is one. */
+function lint() {
+  const problems = [];
+  for (const file of walk(SRC)) {
+    const rel = relative(SRC, file);
+    const layer = layerOf(rel);
+    const rule = layer === undefined ? undefined : LAYERS[layer];
+    if (rule === undefined) {
+      problems.push(`src/${rel}:1: not in the layer map; give its folder a layer in scripts/lint-layers.mjs`);
       continue;
     }
-    const target = relative(SRC, resolve(dirname(file), imp.spec)).replace(/\.(js|ts|tsx|mjs)$/, "");
-    if (target.startsWith("..")) {
-      problems.push(`${where}: imports "${imp.spec}", outside src/`);
-      continue;
+    for (const imp of importsOf(readFileSync(file, "utf8"))) {
+      const where = `src/${rel}:${imp.line}`;
+      if (!imp.spec.startsWith(".")) {
+        const pkg = imp.spec.startsWith("@") ? imp.spec.split("/").slice(0, 2).join("/") : imp.spec.split("/")[0];
+        const owners = PACKAGES[pkg];
+        if (owners !== undefined && !owners.includes(layer)) problems.push(`${where}: the package "${pkg}" belongs to ${owners.join("/") || "the tests"}, not ${layer || "src/"}`);
+        continue;
+      }
+      const target = relative(SRC, resolve(dirname(file), imp.spec)).replace(/\.(js|ts|tsx|mjs)$/, "");
+      if (target.startsWith("..")) {
+        problems.push(`${where}: imports "${imp.spec}", outside src/`);
+        continue;
+      }
+      const targetLayer = layerOf(target + ".ts");
+      if (targetLayer === layer) continue;
+      if (covers(rule.values, target) || (imp.typeOnly && covers(rule.types ?? [], target))) continue;
+      const hint = !imp.typeOnly && covers(rule.types ?? [], target) ? " (only `import type` is allowed there)" : "";
+      problems.push(`${where}: ${layer || "src/"} may not import ${target}${hint}; ${layer || "src/"} may import: ${describe(rule)}`);
     }
-    const targetLayer = layerOf(target + ".ts");
-    if (targetLayer === layer) continue;
-    if (covers(rule.values, target) || (imp.typeOnly && covers(rule.types ?? [], target))) continue;
-    const hint = !imp.typeOnly && covers(rule.types ?? [], target) ? " (only `import type` is allowed there)" : "";
-    problems.push(`${where}: ${layer || "src/"} may not import ${target}${hint}; ${layer || "src/"} may import: ${describe(rule)}`);
   }
+
+  if (problems.length > 0) {
+    console.error(`layer lint: ${problems.length} problem(s)\n${problems.join("\n")}`);
+    process.exit(1);
+  }
+  console.log("layer lint: ok");
 }
 
-if (problems.length > 0) {
-  console.error(`layer lint: ${problems.length} problem(s)\n${problems.join("\n")}`);
-  process.exit(1);
-}
-console.log("layer lint: ok");
+// Run as a script (npm run build); imported (the docs test reads LAYERS), it only defines.
+if (import.meta.url === pathToFileURL(process.argv[1]).href) lint();
