@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Layer lint: imports point down the layer map of the README ("Layers"), never sideways
+// Layer lint: imports point down the layer map of docs/architecture.md ("Layers"), never sideways
 // or up. Each source file belongs to the layer of its folder; each relative import must land in
 // a layer its own layer may use. A new folder under src/ must be given a layer here first.
 //
