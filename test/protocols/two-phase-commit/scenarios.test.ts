@@ -28,7 +28,7 @@ describe("2PC scenarios (book 2.1.1)", () => {
   it("2pc-partial-commit: p1 commits at once, p2 and p3 only after the coordinator recovers its logged decision; atomicity holds", async () => {
     const r = await runNamed("2pc-partial-commit");
     expect(r.verdict).toBe("pass");
-    expect(r.traceHash).toBe("b1ad6b82d341a58f");
+    expect(r.traceHash).toBe("ccb026f269771f9c");
     const story = r.narrative.join("\n");
     expect(story).toMatch(/p1 commit at 16\d\.\d ms \(by coordinator\), p2 commit at 32\d\d\.\d ms/);
     expect(story).toMatch(/recovered from its log: .*"decisions":\[\["c1-1","commit"\]\]/);
