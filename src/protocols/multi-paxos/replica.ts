@@ -65,7 +65,8 @@ export class MultiPaxosReplica implements Process {
   private applied = 0;
   private readonly kv = new Map<string, string>();
   private readonly lastRequest = new Map<string, number>();
-  private readonly waiting = new Set<string>();
+  /** Commands this leader proposed for a client, by id, and the node to answer once applied. */
+  private readonly waiting = new Map<string, string>();
 
   constructor(
     private readonly ctx: NodeContext,
@@ -121,7 +122,7 @@ export class MultiPaxosReplica implements Process {
       case "catchup":
         return this.onCatchup(from, msg.fromSlot);
       case "request":
-        return this.onRequest(from, msg.reqId, msg.op, msg.key, msg.value);
+        return this.onRequest(from, msg);
       case "reply":
       case "redirect":
         return;
@@ -306,31 +307,37 @@ export class MultiPaxosReplica implements Process {
         this.lastRequest.set(c.client, c.reqId);
       }
       this.ctx.annotate("multipaxos.apply", { slot: this.applied, command: commandId(c) });
-      if (c.kind === "put" && this.waiting.delete(commandId(c))) this.ctx.send(c.client, { kind: "reply", reqId: c.reqId, value: null });
+      const replyTo = c.kind === "put" ? this.waiting.get(commandId(c)) : undefined;
+      if (c.kind === "put" && replyTo !== undefined) {
+        this.waiting.delete(commandId(c));
+        this.ctx.send(replyTo, { kind: "reply", client: c.client, reqId: c.reqId, value: null });
+      }
       this.applied++;
     }
   }
 
-  private onRequest(client: string, reqId: number, op: "put" | "get", key: string, value: string | undefined): void {
+  /** A client's request (`from`: its node; `m.client`: its identity, which duplicate detection keys on). */
+  private onRequest(from: string, m: Extract<MultiPaxosMessage, { kind: "request" }>): void {
+    const { client, reqId, key } = m;
     if (this.role !== "leader") {
-      this.ctx.send(client, { kind: "redirect", reqId, leader: this.leader });
+      this.ctx.send(from, { kind: "redirect", client, reqId, leader: this.leader });
       return;
     }
-    if (op === "get") {
+    if (m.op === "get") {
       const leaseOk = this.config.leaseMs === 0 || this.ctx.nowUs() < this.leaseUntilUs;
       if (leaseOk && this.applied >= this.readBarrier) {
         this.ctx.annotate("multipaxos.read", { client, reqId, key, leaseMs: this.config.leaseMs });
-        this.ctx.send(client, { kind: "reply", reqId, value: this.kv.get(key) ?? null });
+        this.ctx.send(from, { kind: "reply", client, reqId, value: this.kv.get(key) ?? null });
       }
       return;
     }
     if ((this.lastRequest.get(client) ?? 0) >= reqId) {
-      this.ctx.send(client, { kind: "reply", reqId, value: null });
+      this.ctx.send(from, { kind: "reply", client, reqId, value: null });
       return;
     }
-    const cmd: Command = { kind: "put", client, reqId, key, value: value ?? "" };
+    const cmd: Command = { kind: "put", client, reqId, key, value: m.value ?? "" };
     if (this.waiting.has(commandId(cmd))) return;
-    this.waiting.add(commandId(cmd));
+    this.waiting.set(commandId(cmd), from);
     this.propose(this.nextSlot++, cmd);
   }
 }

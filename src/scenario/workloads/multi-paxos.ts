@@ -8,7 +8,7 @@
  * leaseMs (Chubby's master lease, default 100; 0 turns it off), heartbeatMs (20),
  * electionTimeoutMinMs / MaxMs (150 / 300), requestTimeoutMs (100), thinkMsMax (50),
  * clientStopAtMs (default: durationMs + 3000, so some operations run after the heal),
- * variant (correct, skip-phase-1, no-lease), swarm (the seed draws the shape; the scenario's
+ * variant (correct, skip-phase-1, no-lease, restart-reuses-ids), swarm (the seed draws the shape; the scenario's
  * "protocol-swarm" nemesis draws the faults before the run, over `seedNodes`).
  */
 import type { TraceEvent } from "../../sim/trace.js";
@@ -109,7 +109,8 @@ export const multiPaxosWorkload: WorkloadDef = {
         );
         const stopAtMs = s.clientStopAtMs ?? w.scenario.durationMs + 3000;
         clients.forEach((id, i) =>
-          w.sim.addNode(id, (ctx) => new MultiPaxosClient(ctx, { replicas, keys: s.keys, requestTimeoutMs: s.requestTimeoutMs, thinkMsMax: s.thinkMsMax, readOnly: i >= s.clients - s.readers, stopAtMs })),
+          w.sim.addNode(id, (ctx) =>
+            new MultiPaxosClient(ctx, { replicas, keys: s.keys, requestTimeoutMs: s.requestTimeoutMs, thinkMsMax: s.thinkMsMax, readOnly: i >= s.clients - s.readers, stopAtMs, reuseIdentity: s.variant === "restart-reuses-ids" })),
         );
         for (const id of [...replicas, ...clients]) w.sim.start(id);
       },

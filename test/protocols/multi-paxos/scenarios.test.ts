@@ -19,6 +19,19 @@ describe("multi-paxos scenarios", () => {
     expect(skip.violations.some((v) => v.checker === "multipaxos.slot-agreement" && v.atMs > 1000)).toBe(true);
   }, 30_000);
 
+  it("multipaxos-client-restart: a client that crashes and restarts is a new client; the twin that reuses its identity gets an ok for a put never applied", async () => {
+    const ok = await run("multipaxos-client-restart");
+    expect(ok.violations).toEqual([]);
+    expect(ok.traceHash).toBe("2a983029e8eee6ac");
+    const restarted = (await run("multipaxos-client-restart")).traceHash;
+    expect(restarted).toBe(ok.traceHash);
+    for (const seed of [1, 2, 3]) {
+      expect((await run("multipaxos-client-restart", undefined, seed)).violations, `seed ${seed}`).toEqual([]);
+      const twin = await run("multipaxos-client-restart", "restart-reuses-ids", seed);
+      expect(twin.violations.map((v) => v.checker), `twin, seed ${seed}`).toEqual(["multipaxos.linearizable"]);
+    }
+  }, 60_000);
+
   it("multipaxos-random-faults: seeds 1–10 pass; a leader that skips phase 1 is caught", async () => {
     for (let seed = 1; seed <= 10; seed++) expect((await run("multipaxos-random-faults", undefined, seed)).violations, `seed ${seed}`).toEqual([]);
     const broken = await run("multipaxos-random-faults", "skip-phase-1", 2);
