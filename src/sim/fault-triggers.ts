@@ -199,6 +199,7 @@ class FaultTrigger {
 }
 
 function fieldsMatch(e: TraceEvent, step: TraceStep): boolean {
+  if (step.detail !== undefined && e.detail !== step.detail) return false;
   if (step.fields === undefined) return true;
   for (const k in step.fields) if (e.fields?.[k] !== step.fields[k]) return false;
   return true;

@@ -4,7 +4,8 @@
  * still aim at "the leader right after it established its epoch".
  *
  * A fault with `when` is armed at its `atMs`; then each step in turn waits for its `count`-th
- * trace event of kind `after` (on `node`, with `fields` equal) after the previous step matched,
+ * trace event of kind `after` (on `node`, with `fields` equal, with `detail` — a message type or
+ * timer label — equal) after the previous step matched,
  * and `delayMs` after that match the next step arms (after the last step: the fault fires). A
  * step that does not match within `withinMs` of arming abandons the fault. Example — crash the
  * leader when it logs its 3rd PROPOSAL of epoch 2:
@@ -37,6 +38,11 @@ export interface TraceStep {
   node?: string;
   /** Only events whose fields have these values. */
   fields?: Record<string, string | number | boolean>;
+  /**
+   * Only events with this detail: a message's type for "send" / "deliver" ("promise"), a timer's
+   * label for "timer" — so a crash can follow the moment a node sends or receives one message kind.
+   */
+  detail?: string;
   /** The count-th such event (default 1). */
   count?: number;
   /** Arm the next step (or fire) this long after the match (default 0: right after the event). */
@@ -52,7 +58,7 @@ export interface RoleRule {
   endedBy: readonly string[];
 }
 
-const STEP_KEYS = ["after", "node", "fields", "count", "delayMs", "withinMs"];
+const STEP_KEYS = ["after", "node", "fields", "detail", "count", "delayMs", "withinMs"];
 const REF = /^\$(?:([a-z][a-z-]*)|(\d+)(?:\.([A-Za-z][A-Za-z0-9]*))?)$/;
 
 /** A parsed node reference. */
@@ -101,6 +107,10 @@ function parseStep(raw: unknown, known: ReadonlySet<string>, roles: readonly str
   const step: TraceStep = { after: e.after };
   if (e.node !== undefined) step.node = checkNodeRef(e.node, known, roles, index, `${at}.node`);
   if (e.fields !== undefined) step.fields = parseFields(e.fields, `${at}.fields`);
+  if (e.detail !== undefined) {
+    if (typeof e.detail !== "string" || e.detail === "") throw new UserInputError(`${at}.detail: expected a message type or timer label such as "promise", got ${JSON.stringify(e.detail)}`);
+    step.detail = e.detail;
+  }
   if (e.count !== undefined) step.count = wholeNumber(e.count, 1, `${at}.count`);
   if (e.delayMs !== undefined) step.delayMs = wholeNumber(e.delayMs, 0, `${at}.delayMs`);
   if (e.withinMs !== undefined) step.withinMs = wholeNumber(e.withinMs, 1, `${at}.withinMs`);

@@ -151,11 +151,13 @@ export class ThreePhaseParticipant {
           ? "cannot execute it"
           : undefined;
     if (why !== undefined) {
-      // The No is sent once the abort is durable: a crash cannot turn it into a later Yes.
+      // The No is sent (and recorded as its vote) once the abort is durable: a crash cannot turn it into a later Yes.
       const t = this.fresh(m.key, m.value, "readying");
       this.txns.set(m.txn, t);
-      this.ctx.annotate("3pc.vote", { txn: m.txn, vote: "no", locks: [], reason: why });
-      return this.apply(m.txn, t, "abort", "vote-no", () => this.send(this.coordinator, { kind: "vote", txn: m.txn, vote: "no" }));
+      return this.apply(m.txn, t, "abort", "vote-no", () => {
+        this.ctx.annotate("3pc.vote", { txn: m.txn, vote: "no", locks: [], reason: why });
+        this.send(this.coordinator, { kind: "vote", txn: m.txn, vote: "no" });
+      });
     }
     this.store.tryLock(m.key, m.txn);
     const t = this.fresh(m.key, m.value, "readying");

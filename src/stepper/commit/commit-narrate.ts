@@ -56,6 +56,7 @@ export const COMMIT_TIMER_NAMES: Record<string, string> = {
   "3pc-timeout": "timeout: the coordinator is silent (termination protocol)",
   termination: "termination: decide from the answers",
   "ask-outcome": "ask participants their outcome",
+  "log-retry": "disk full: write the log record again",
 };
 
 const NARRATED_TIMERS: Record<string, string> = {

@@ -32,6 +32,27 @@ describe("multi-paxos scenarios", () => {
     }
   }, 60_000);
 
+  it("multipaxos-lease-clock-drift: the leader counts its lease shorter by the drift margin; without it the old master serves a stale read under clock skew", async () => {
+    const ok = await run("multipaxos-lease-clock-drift");
+    expect(ok.violations).toEqual([]);
+    expect(ok.traceHash).toBe("9e134b44c91a5fff");
+    expect(ok.counts.clock).toBeGreaterThanOrEqual(4);
+    for (const seed of [1, 2, 3]) {
+      expect((await run("multipaxos-lease-clock-drift", undefined, seed)).violations, `seed ${seed}`).toEqual([]);
+      const twin = await run("multipaxos-lease-clock-drift", "no-drift-margin", seed);
+      expect(twin.violations.map((v) => v.checker), `twin, seed ${seed}`).toEqual(["multipaxos.linearizable"]);
+    }
+  }, 120_000);
+
+  it("multipaxos-gap-fill: a new leader fills a hole with a no-op and every replica runs the log; a leader that does not leaves it stuck (multipaxos.liveness)", async () => {
+    const ok = await run("multipaxos-gap-fill");
+    expect(ok.violations).toEqual([]);
+    expect(ok.traceHash).toBe("e12e759ec1bd3f90");
+    const twin = await run("multipaxos-gap-fill", "skip-gap-fill");
+    expect(twin.violations.map((v) => v.checker)).toEqual(["multipaxos.liveness"]);
+    expect(twin.violations[0]!.message).toMatch(/slot 74: never chosen: a hole no leader filled/);
+  }, 60_000);
+
   it("multipaxos-random-faults: seeds 1–10 pass; a leader that skips phase 1 is caught", async () => {
     for (let seed = 1; seed <= 10; seed++) expect((await run("multipaxos-random-faults", undefined, seed)).violations, `seed ${seed}`).toEqual([]);
     const broken = await run("multipaxos-random-faults", "skip-phase-1", 2);
