@@ -120,7 +120,7 @@ class FaultTrigger {
     let done = false;
     const unsubscribe = this.sim.trace.subscribe(
       (e) => {
-        if (done || (node !== undefined && e.node !== node) || !fieldsMatch(e, step)) return;
+        if (done || (node !== undefined && e.node !== node) || !fieldsMatch(e, step) || (step.detail !== undefined && e.detail !== step.detail)) return;
         if (++seen < (step.count ?? 1)) return;
         done = true;
         unsubscribe();
@@ -199,7 +199,6 @@ class FaultTrigger {
 }
 
 function fieldsMatch(e: TraceEvent, step: TraceStep): boolean {
-  if (step.detail !== undefined && e.detail !== step.detail) return false;
   if (step.fields === undefined) return true;
   for (const k in step.fields) if (e.fields?.[k] !== step.fields[k]) return false;
   return true;

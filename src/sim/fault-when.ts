@@ -4,8 +4,7 @@
  * still aim at "the leader right after it established its epoch".
  *
  * A fault with `when` is armed at its `atMs`; then each step in turn waits for its `count`-th
- * trace event of kind `after` (on `node`, with `fields` equal, with `detail` — a message type or
- * timer label — equal) after the previous step matched,
+ * trace event of kind `after` (on `node`, with `fields` equal) after the previous step matched,
  * and `delayMs` after that match the next step arms (after the last step: the fault fires). A
  * step that does not match within `withinMs` of arming abandons the fault. Example — crash the
  * leader when it logs its 3rd PROPOSAL of epoch 2:
@@ -39,8 +38,10 @@ export interface TraceStep {
   /** Only events whose fields have these values. */
   fields?: Record<string, string | number | boolean>;
   /**
-   * Only events with this detail: a message's type for "send" / "deliver" ("promise"), a timer's
-   * label for "timer" — so a crash can follow the moment a node sends or receives one message kind.
+   * Only events whose `detail` is this: a message's type on `send` and `deliver` ("PROPOSAL",
+   * "NEWLEADER", "fle.notification"), a timer's label on `timer`. With `after: "send"` and the
+   * fault aimed at `$0`, a node crashes right after it sends such a message; with `deliver`,
+   * right after it receives one.
    */
   detail?: string;
   /** The count-th such event (default 1). */
@@ -108,7 +109,7 @@ function parseStep(raw: unknown, known: ReadonlySet<string>, roles: readonly str
   if (e.node !== undefined) step.node = checkNodeRef(e.node, known, roles, index, `${at}.node`);
   if (e.fields !== undefined) step.fields = parseFields(e.fields, `${at}.fields`);
   if (e.detail !== undefined) {
-    if (typeof e.detail !== "string" || e.detail === "") throw new UserInputError(`${at}.detail: expected a message type or timer label such as "promise", got ${JSON.stringify(e.detail)}`);
+    if (typeof e.detail !== "string" || e.detail === "") throw new UserInputError(`${at}.detail: expected a message type or timer label such as "PROPOSAL", got ${JSON.stringify(e.detail)}`);
     step.detail = e.detail;
   }
   if (e.count !== undefined) step.count = wholeNumber(e.count, 1, `${at}.count`);
