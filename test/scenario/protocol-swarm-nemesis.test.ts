@@ -11,6 +11,7 @@ import { scenarioAsRun, scenarioToDocument } from "../../src/scenario/replay-fil
 import { workloadDef } from "../../src/scenario/registry.js";
 import { Rng } from "../../src/sim/rng.js";
 import { PROTOCOL_SWARM_KINDS } from "../../src/scenario/nemesis/protocol-swarm.js";
+import { leftOutOf } from "../../src/cli/explore/coverage-report.js";
 
 const nodesOf = (f: object): string[] => Object.entries(f).flatMap(([k, v]) => (k === "node" ? [v as string] : k === "from" || k === "to" ? (v as string[]) : []));
 
@@ -73,6 +74,25 @@ describe("scenario: the protocol swarms' faults are data", () => {
     }
   });
 
+  it("reorder: some links delay a share of their datagrams past newer ones, undone after the hold; a swarm's omitted kinds are what explore prints as left out", async () => {
+    const s = loadScenario("2pc-random-faults");
+    const reorders = Array.from({ length: 40 }, (_, i) => scenarioAsRun(s, i + 1).faults).flat().filter((f) => f.kind === "reorder");
+    expect(reorders.length).toBeGreaterThan(0);
+    for (const f of reorders) {
+      expect(f).toEqual(expect.objectContaining({ oneWay: true, forMs: expect.any(Number) }));
+      const { rate, extraDelayMs } = f as { rate: number; extraDelayMs: number };
+      expect(rate).toBeGreaterThanOrEqual(0.05);
+      expect(rate).toBeLessThanOrEqual(0.5);
+      expect(extraDelayMs).toBeGreaterThanOrEqual(5);
+      expect(extraDelayMs).toBeLessThanOrEqual(500);
+    }
+    const crashes = loadScenario("3pc-random-crashes");
+    const omitted = (crashes.nemesis!.params as { omitted: Record<string, string> }).omitted;
+    expect(leftOutOf(crashes).map((l) => l.fault).sort()).toEqual(Object.keys(omitted).sort());
+    expect(leftOutOf(crashes).find((l) => l.fault === "reorder")!.why).toMatch(/false suspicion/);
+    expect(leftOutOf(loadScenario("2pc-random-faults"))).toEqual([]);
+  });
+
   it("the multipaxos swarm skews clocks within the lease's drift margin, and cuts a drifting leader off ($leader)", () => {
     const s = loadScenario("multipaxos-random-faults");
     const rates: number[] = [];
@@ -96,7 +116,7 @@ describe("scenario: the protocol swarms' faults are data", () => {
     expect(() => nemesis({ aimedKinds: [] })).toThrow(/nemesis\.aimedKinds: "crash-after" needs the trace kinds/);
     expect(() => nemesis({ crashable: ["a9"] })).toThrow(/nemesis\.crashable: expected a non-empty list of node names/);
     expect(() => nemesis({ gapMsMax: [800, 50] })).toThrow(/nemesis\.gapMsMax: expected \[lo, hi\]/);
-    expect(() => nemesis({ kinds: ["reorder"] })).toThrow(/nemesis\.kinds: expected a non-empty list of crash, client-crash, crash-after/);
+    expect(() => nemesis({ kinds: ["delay"] })).toThrow(/nemesis\.kinds: expected a non-empty list of crash, client-crash, crash-after/);
     expect(() => nemesis({ kinds: ["crash"], omitted: {} })).toThrow(/nemesis\.omitted: a swarm draws every fault kind or says why not; missing: client-crash, crash-after/);
     expect(() => nemesis({ omitted: { crash: "no" } })).toThrow(/nemesis\.omitted: "crash" is also in kinds/);
     expect(() => nemesis({ omitted: { "client-crash": " " } })).toThrow(/nemesis\.omitted\.client-crash: expected a sentence/);

@@ -20,7 +20,10 @@
  * - bounce: a `crashable` node crashes right after it next sends a datagram and starts again
  *   0–2 ms later, so the datagrams it sent and those on their way to it cross the restart.
  * - partition (the `network` split in two), isolate (one `network` node cut from every node),
- *   cut (one way), loss, duplicate, clog: undone after 0.1 s–`holdMsMax`.
+ *   cut (one way), loss, duplicate, clog: undone after 0.1 s–`holdMsMax`. reorder: 5–50 % of
+ *   the datagrams on some links get up to 5–500 ms more delay than the rest, so an old message
+ *   (a prepare, a vote, a preCommit) arrives after newer ones, long after it was sent; undone
+ *   the same way.
  * - pause (50 ms–`holdMsMax`), long-pause (`longPauseMs`–3·`longPauseMs`: longer than any of
  *   the protocol's timeouts, so the others act as if it had failed, and then it resumes).
  * - slow-fsync, disk-full (a `crashable` node's disk refuses writes, ENOSPC), undone after
@@ -44,7 +47,7 @@ import { entry } from "./draw.js";
 import type { NemesisDef } from "./index.js";
 
 export const PROTOCOL_SWARM_KINDS = [
-  "crash", "client-crash", "crash-after", "crash-on-message", "bounce", "partition", "isolate", "cut", "loss", "duplicate", "pause", "long-pause", "slow-fsync", "disk-full", "clock", "drift-cut", "clog",
+  "crash", "client-crash", "crash-after", "crash-on-message", "bounce", "partition", "isolate", "cut", "loss", "duplicate", "pause", "long-pause", "slow-fsync", "disk-full", "clock", "drift-cut", "clog", "reorder",
 ] as const;
 type Kind = (typeof PROTOCOL_SWARM_KINDS)[number];
 
@@ -240,6 +243,8 @@ class ProtocolDraw {
           entry({ kind: "cut", from: [node], to: others }, t, forMs),
         ];
       }
+      case "reorder":
+        return this.held({ kind, rate: rng.int(5, 50) / 100, extraDelayMs: rng.int(5, 500), from: this.someOf(this.network), to: this.someOf(this.network), oneWay: true }, t);
       case "clog":
         return this.held({ kind: "clog", from: this.someOf(this.network), to: this.someOf(this.network), extraDelayMs: rng.int(5, 500), oneWay: rng.chance(0.5) }, t);
     }
@@ -248,9 +253,10 @@ class ProtocolDraw {
 
 export const protocolSwarmNemesis: NemesisDef = {
   kind: "protocol-swarm",
-  description: "the teaching protocols' swarm faults: crashes of nodes and clients (some aimed right after a message or trace event, some bouncing with datagrams in flight), partitions, cuts, loss, pauses longer than any timeout, slow and full disks, clock drift",
+  description: "the teaching protocols' swarm faults: crashes of nodes and clients (some aimed right after a message or trace event, some bouncing with datagrams in flight), partitions, cuts, loss, duplication, reordering, pauses longer than any timeout, slow and full disks, clock drift",
   paramKeys: PARAMS,
   checkParams: (params, nodes) => void read(params, nodes),
+  leftOutOf: (params) => Object.entries((params.omitted ?? {}) as Record<string, string>).map(([fault, why]) => ({ fault, why })),
   draw(ctx, params) {
     const p = read(params, ctx.nodes);
     const seedNodes = ctx.seedNodes();
