@@ -25,6 +25,7 @@ import { UserInputError } from "../../sim/errors.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { swarmFaultPhaseMs, swarmShapeOf, type SwarmShape } from "./swarm-shape.js";
 import { ZAB_TRACE_ROLES, quorumTimingParams, zkWorkload } from "./zk.js";
+import { ZAB_COVERAGE } from "./zab-coverage.js";
 import { QUORUM_TIMING_FIELDS } from "../../zk/server/quorum/quorum-timing.js";
 
 const SNAPSHOT_PARAMS = ["snapCount", "snapChunkNodes", "snapChunkIntervalUs"];
@@ -59,6 +60,7 @@ export const swarmWorkload: WorkloadDef = {
     return zkWorkload.defaultCheckers({ script: "zab-random-faults", servers: 3 });
   },
   traceRoles: ZAB_TRACE_ROLES,
+  coverage: ZAB_COVERAGE,
   create(w: WorkloadContext): Workload {
     swarmWorkload.nodes(w.params);
     const shape = swarmShape(w);

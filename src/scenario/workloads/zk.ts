@@ -5,6 +5,7 @@
  * `{"kind": "zk", "script": "session-expiry", "servers": 3, "clients": 3, "tickTimeMs": 2000, "snapCount": 50}`.
  * `bugs` (the run's `--bug` ids) must be bug-zoo ids; the quorum peers re-inject them.
  */
+import { ZK_COVERAGE } from "./zab-coverage.js";
 import { UserInputError } from "../../sim/errors.js";
 import type { TraceRoles } from "../../sim/fault-triggers.js";
 import { ZooKeeperServer, type ZooKeeperServerConfig, type ServerCanary } from "../../zk/server/zoo-keeper-server.js";
@@ -149,6 +150,7 @@ export const zkWorkload: WorkloadDef = {
     return [...ensembleCheckers(params), ...recipes];
   },
   traceRoles: ZAB_TRACE_ROLES,
+  coverage: ZK_COVERAGE,
   create(w: WorkloadContext): Workload {
     zkWorkload.nodes(w.params);
     return ensembleWorkload(w, scriptNamed(scriptParam(w.params)));
