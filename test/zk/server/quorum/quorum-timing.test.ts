@@ -55,21 +55,24 @@ describe("quorum timing profiles", () => {
   });
 
   it("3.8's profile retries a refused leader connect after 100 ms (classic: 1,000), passes, and is deterministic", async () => {
-    // Seed 12: followers decide before the leader listens (at start-up and after a crash).
-    const classic = await retries(swarmWith({}), 12);
-    const zk38 = await retries(swarmWith({ quorumTiming: "zookeeper-3.8" }), 12);
-    expect([classic.verdict, zk38.verdict]).toEqual(["pass", "pass"]);
-    const classicGaps = retryGaps(classic.connectRetryMs);
-    const zk38Gaps = retryGaps(zk38.connectRetryMs);
-    expect(classicGaps.length).toBeGreaterThan(0);
-    expect(zk38Gaps.length).toBeGreaterThan(0);
-    for (const gap of classicGaps) expect(gap).toBeGreaterThanOrEqual(1000);
-    for (const gap of zk38Gaps) expect(gap, `gap ${gap} ms`).toBeGreaterThanOrEqual(100);
-    for (const gap of zk38Gaps) expect(gap, `gap ${gap} ms`).toBeLessThan(1000);
-    // The first connect of the first election: retried 0.9 s earlier.
-    const first = (m: Map<string, number[]>) => Math.min(...[...m.values()].map((at) => at[0]!));
-    expect(first(classic.connectRetryMs) - first(zk38.connectRetryMs)).toBeCloseTo(900, 0);
-    expect((await retries(swarmWith({ quorumTiming: "zookeeper-3.8" }), 12)).traceHash).toBe(zk38.traceHash);
+    // Seeds where followers decide before the new leader listens (at start-up and after crashes);
+    // the first of them whose 3.8 run retries one connect more than once is compared.
+    for (const seed of [17, 19, 6, 25]) {
+      const zk38 = await retries(swarmWith({ quorumTiming: "zookeeper-3.8" }), seed);
+      const zk38Gaps = retryGaps(zk38.connectRetryMs);
+      if (!zk38Gaps.some((gap) => gap < 1000)) continue;
+      const classic = await retries(swarmWith({}), seed);
+      expect([classic.verdict, zk38.verdict], `seed ${seed}`).toEqual(["pass", "pass"]);
+      // 100 ms, plus the refused connect's own round trip.
+      expect(zk38Gaps.filter((gap) => gap >= 100 && gap < 110).length, `seed ${seed}: ${zk38Gaps.join(", ")}`).toBeGreaterThan(1);
+      for (const gap of retryGaps(classic.connectRetryMs)) expect(gap, `seed ${seed}`).toBeGreaterThanOrEqual(1000);
+      // The first connect of the first election: retried 0.9 s earlier.
+      const first = (m: Map<string, number[]>) => Math.min(...[...m.values()].map((at) => at[0]!));
+      expect(first(classic.connectRetryMs) - first(zk38.connectRetryMs)).toBeCloseTo(900, 0);
+      expect((await retries(swarmWith({ quorumTiming: "zookeeper-3.8" }), seed)).traceHash).toBe(zk38.traceHash);
+      return;
+    }
+    expect.fail("none of the seeds retried a leader connect twice under 3.8's timings");
   });
 
   it("an observer whose leader is gone waits observer.election.DelayMs before electing (3.8), none when set to 0", async () => {
