@@ -133,6 +133,7 @@ export function undoOf(action: FaultAction): FaultAction[] {
       return [{ kind: "clog-node", node: action.node, extraDelayMs: 0 }];
     case "loss":
     case "duplicate":
+    case "reorder":
       return [{ kind: action.kind, rate: 0, ...links(action) }];
     case "clock":
       return [{ kind: "clock", node: action.node, rate: 1 }];
@@ -145,7 +146,6 @@ export function undoOf(action: FaultAction): FaultAction[] {
     case "resume":
     case "heal":
     case "unclog":
-    case "reorder":
     case "delay":
       return [];
     default:
