@@ -39,24 +39,41 @@ interface QuorumConnection {
 
 /** Message id → book term, for every message sent on a quorum connection among `events`. */
 export function bookTermsOfMessages(events: readonly TraceEvent[]): Map<number, BookTerm> {
-  const terms = new Map<number, BookTerm>();
-  const quorum = new Map<number, QuorumConnection>();
-  const other = new Set<number>();
-  for (const e of events) {
-    if (e.kind !== "send" || e.conn === undefined || e.id === undefined || e.detail === undefined || other.has(e.conn)) continue;
-    let c = quorum.get(e.conn);
+  const terms = new QuorumBookTerms();
+  for (const e of events) terms.onSend(e);
+  return terms.terms;
+}
+
+/**
+ * The same reading, one `send` event at a time (the teaching UI follows a run as it goes).
+ * `limit` bounds the messages remembered: the oldest are forgotten first.
+ */
+export class QuorumBookTerms {
+  readonly terms = new Map<number, BookTerm>();
+  private readonly quorum = new Map<number, QuorumConnection>();
+  private readonly other = new Set<number>();
+
+  constructor(private readonly limit = Infinity) {}
+
+  static accepts(kind: string): boolean {
+    return kind === "send";
+  }
+
+  onSend(e: TraceEvent): void {
+    if (e.kind !== "send" || e.conn === undefined || e.id === undefined || e.detail === undefined || this.other.has(e.conn)) return;
+    let c = this.quorum.get(e.conn);
     if (c === undefined) {
       if ((e.detail !== "FOLLOWERINFO" && e.detail !== "OBSERVERINFO") || e.peer === undefined) {
-        other.add(e.conn);
-        continue;
+        this.other.add(e.conn);
+        return;
       }
-      quorum.set(e.conn, (c = { leader: e.peer, syncing: false, pendingProposal: undefined, awaiting: undefined }));
+      this.quorum.set(e.conn, (c = { leader: e.peer, syncing: false, pendingProposal: undefined, awaiting: undefined }));
     }
     const base = packetTerm(e.detail);
-    if (base === undefined) continue;
-    terms.set(e.id, e.node === c.leader ? fromLeader(c, e.detail, e.id, base, terms) : fromLearner(c, e.detail, base));
+    if (base === undefined) return;
+    this.terms.set(e.id, e.node === c.leader ? fromLeader(c, e.detail, e.id, base, this.terms) : fromLearner(c, e.detail, base));
+    if (this.terms.size > this.limit) this.terms.delete(this.terms.keys().next().value!);
   }
-  return terms;
 }
 
 function fromLeader(c: QuorumConnection, type: string, id: number, base: BookTerm, terms: Map<number, BookTerm>): BookTerm {
