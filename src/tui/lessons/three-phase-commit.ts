@@ -9,7 +9,7 @@
  */
 import type { Action } from "../../scenario/stepper/types.js";
 import type { Lesson } from "./lesson.js";
-import { commitGoal, entries } from "./commit-goals.js";
+import { BOOK_3PC, commitGoal, decisionPrediction, entries, outcomePrediction } from "./commit-goals.js";
 
 const TXN_X: readonly Action[] = [{ kind: "client", client: "c1", op: "txn", key: "x", value: "1", noVoteFrom: [] }];
 const ALL = ["p1", "p2", "p3"];
@@ -31,7 +31,10 @@ const threePhases: Lesson = {
     if (done === undefined) return { reached: false, text: "run a transaction through all three phases until every participant has committed" };
     return { reached: true, text: `${done[0]}: every participant said Yes to canCommit, executed it on preCommit and acked, then committed on doCommit` };
   }),
-  solution: "step 10; step 10; step 10; run 100ms",
+  solution: "step 10; step 10; step 10; run 100ms",  why: "The extra round buys knowledge: once a participant is precommitted it knows everyone voted Yes, so it can finish without the coordinator — the property 2PC lacks.",
+  book: `${BOOK_3PC}: canCommit, preCommit, doCommit`,
+  invariants: ["commit.atomicity", "commit.validity"],
+  predictions: [decisionPrediction("3pc")],
 };
 
 const nonblocking: Lesson = {
@@ -51,7 +54,10 @@ const nonblocking: Lesson = {
     if (done !== undefined && down >= 0) return { reached: true, text: `${done[0]}: co crashed before doCommit; p1–p3 were precommitted, so on their timeouts they committed without it — no blocking, and all agree` };
     return { reached: false, text: down >= 0 ? "run on until the participants finish without the coordinator" : "crash the coordinator after every participant is precommitted, before doCommit reaches them" };
   }),
-  solution: "step 30; crash co; run 2s",
+  solution: "step 30; crash co; run 2s",  why: "A coordinator crash no longer holds locks hostage: participants that reached preCommit finish on their own, which is why 3PC is called non-blocking (with crashes only).",
+  book: `${BOOK_3PC}: what a participant may decide alone`,
+  invariants: ["commit.atomicity"],
+  predictions: [outcomePrediction("3pc", 2_000)],
 };
 
 const uncertain: Lesson = {
@@ -70,7 +76,10 @@ const uncertain: Lesson = {
     if (done !== undefined) return { reached: true, text: `${done[0]}: every participant voted Yes, none got preCommit; with co silent they timed out and aborted — safe, since nobody could have committed` };
     return { reached: false, text: "crash the coordinator after the votes, before any preCommit arrives, and run on" };
   }),
-  solution: "step 16; crash co; run 2s",
+  solution: "step 16; crash co; run 2s",  why: "Aborting is safe exactly when nobody can have committed; an uncertain participant that committed on a timeout could disagree with one that never got preCommit.",
+  book: `${BOOK_3PC}: timeouts before preCommit`,
+  invariants: ["commit.atomicity"],
+  predictions: [outcomePrediction("3pc", 2_000)],
 };
 
 const partition: Lesson = {
@@ -95,7 +104,10 @@ const partition: Lesson = {
     }
     return { reached: false, text: "separate a precommitted participant from the coordinator and its peers, and run on" };
   }),
-  solution: "step 21; cut p1 co,p2,p3,c1; run 2s",
+  solution: "step 21; cut p1 co,p2,p3,c1; run 2s",  why: "Networks partition; a protocol that is non-blocking under crashes can still split its decision under a partition, which is why real systems reach for consensus (Paxos, ZAB) to commit across machines.",
+  book: `${BOOK_3PC}: the network partition problem`,
+  invariants: ["commit.atomicity"],
+  predictions: [outcomePrediction("3pc", 2_000)],
 };
 
 export const THREE_PC_LESSONS: readonly Lesson[] = [threePhases, nonblocking, uncertain, partition];
