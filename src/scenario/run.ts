@@ -8,10 +8,11 @@ import { MAX_EVENTS_PER_INSTANT, Simulator } from "../sim/simulator.js";
 import { DecisionTape } from "../sim/decision-tape.js";
 import { endAllFaults, FAULT_EVENT_KINDS, installFaults } from "../sim/faults.js";
 import { msToUs } from "../sim/time.js";
-import { makeChecker, workloadDef } from "./workload.js";
+import { makeChecker, workloadDef } from "./registry.js";
 import { withDrawnFaults } from "./nemesis/index.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
 import type { Checker, Violation } from "../check/checker.js";
+import { runVerdict } from "./verdict.js";
 import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld } from "./heap-guard.js";
 
 export interface RunHandle {
@@ -25,8 +26,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
 export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: RunOptions = {}): Promise<RunHandle> {
   const seed = options.seed ?? scenarioAsGiven.defaultSeed;
-  const def = options.workloadDef ?? workloadDef(scenarioAsGiven.workload.kind);
-  const scenario = withDrawnFaults(scenarioAsGiven, seed, def.nodes(scenarioAsGiven.workload.params));
+  const def = workloadDef(scenarioAsGiven.workload.kind, options.registry);
+  const scenario = withDrawnFaults(scenarioAsGiven, seed, def);
   const tape = options.simplify !== undefined ? new DecisionTape(options.simplify) : undefined;
   const sim = new Simulator({
     seed,
@@ -36,7 +37,7 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     ...(tape !== undefined ? { decisionTape: tape } : {}),
   });
   if (options.canary === "connection-reorder") sim.network.canaryReorderConnections = true;
-  const checkers = [...scenario.checkers.map(makeChecker), ...(options.extraCheckers ?? []).map((make) => make())];
+  const checkers = [...scenario.checkers.map((name) => makeChecker(name, options.registry)), ...(options.extraCheckers ?? []).map((make) => make())];
   let lastFaultUs: number | undefined;
   sim.trace.subscribe(
     (e) => (lastFaultUs = e.atUs),
@@ -85,7 +86,7 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     traceHash: sim.trace.hash(),
     events: sim.trace.count,
     virtualMs: sim.nowUs / 1000,
-    verdict: violations.length === 0 ? "pass" : "fail",
+    verdict: runVerdict(scenario, options, violations),
     violations,
     unknown: checkers.flatMap((c) => c.unknowns?.() ?? []),
     narrative: workload.narrative?.() ?? [],

@@ -1,10 +1,9 @@
 /**
  * Workloads are named, parameterised pieces of a scenario that build nodes on the simulator and
  * drive them (FoundationDB's "workloads", Maelstrom's client + generator). Checkers are named
- * too; a scenario lists the ones it runs.
+ * too; a scenario lists the ones it runs. Both are found by name in the registry (registry.ts).
  */
 import type { Simulator } from "../sim/simulator.js";
-import type { Checker } from "../check/checker.js";
 import type { AnyCanary, Scenario } from "./types.js";
 import { UserInputError } from "../sim/errors.js";
 import type { TraceRoles } from "../sim/fault-triggers.js";
@@ -56,33 +55,6 @@ export interface WorkloadDef {
     list(params: Record<string, unknown>): string[];
     keep(params: Record<string, unknown>, kept: readonly string[]): Record<string, unknown>;
   };
-}
-
-const workloads = new Map<string, WorkloadDef>();
-const checkers = new Map<string, () => Checker>();
-
-export function registerWorkload(def: WorkloadDef): void {
-  workloads.set(def.kind, def);
-}
-
-export function registerChecker(name: string, make: () => Checker): void {
-  checkers.set(name, make);
-}
-
-export function workloadDef(kind: string): WorkloadDef {
-  const def = workloads.get(kind);
-  if (!def) throw new UserInputError(`unknown workload "${kind}" (known: ${[...workloads.keys()].join(", ")})`);
-  return def;
-}
-
-export function makeChecker(name: string): Checker {
-  const make = checkers.get(name);
-  if (!make) throw new UserInputError(`unknown checker "${name}" (known: ${[...checkers.keys()].join(", ")})`);
-  return make();
-}
-
-export function checkerNames(): string[] {
-  return [...checkers.keys()];
 }
 
 /** Reads an integer parameter with bounds, or its default. */

@@ -3,7 +3,7 @@
  * as the lesson completed. Outside the ink modules, so the first controller can be built (and
  * its first frame drawn) before ink is loaded.
  */
-import type { Session } from "../scenario/stepper/session.js";
+import type { Session } from "../stepper/session.js";
 import type { Lesson } from "./lessons/lesson.js";
 import { Controller } from "./controller.js";
 import { lessonKey } from "./menu-lines.js";

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { render, Text, useApp } from "ink";
-import type { Session } from "../scenario/stepper/session.js";
+import type { Session } from "../stepper/session.js";
 import type { Lesson } from "./lessons/lesson.js";
 import type { Controller } from "./controller.js";
 import { controllerFor, type ControllerOptions } from "./app-controller.js";

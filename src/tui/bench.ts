@@ -24,8 +24,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import { Session } from "../scenario/stepper/session.js";
-import { zabAdapter } from "../scenario/stepper/zab/zab-adapter.js";
+import { Session } from "../stepper/session.js";
+import { zabAdapter } from "../stepper/zab/zab-adapter.js";
 import { Controller, SPEEDS, TICK_MS } from "./controller.js";
 import { FIRST_FRAME_ENV } from "./cli.js";
 

@@ -5,7 +5,7 @@
  * question at a decisive step (the choices, then the engine's answer). Pure: lines of text,
  * wrapped to the width (nothing cut), so the ink screen and plain mode show the same words.
  */
-import type { Frame } from "../scenario/stepper/types.js";
+import type { Frame } from "../stepper/types.js";
 import type { Answer, Lesson, Question } from "./lessons/lesson.js";
 import { wrap } from "./text.js";
 

@@ -16,9 +16,9 @@
 import { createInterface } from "node:readline";
 import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { Session } from "../scenario/stepper/session.js";
+import { Session } from "../stepper/session.js";
 import { readSessionFile, saveSession } from "./session-file.js";
-import { adapterFor, ADAPTERS } from "../scenario/stepper/adapters.js";
+import { adapterFor, ADAPTERS } from "../stepper/adapters.js";
 import { lessonNamed, lessonsOf, type Lesson } from "./lessons/index.js";
 import { runPlain } from "./plain.js";
 import { splitScript } from "./commands.js";

@@ -13,7 +13,7 @@
  * ✗ violated; ▸ a connection's head, · behind it, ✂ held by a cut, ⏸ parked; › this step,
  * ◆ a decisive event, * a field the last step changed, > the selected row).
  */
-import type { Frame, NodeView, PendingEvent, RecentEvent } from "../scenario/stepper/types.js";
+import type { Frame, NodeView, PendingEvent, RecentEvent } from "../stepper/types.js";
 import { displayWidth, fit, padEnd, wrap } from "./text.js";
 
 export { fit } from "./text.js";

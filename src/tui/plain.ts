@@ -8,8 +8,8 @@
  * is wrapped to the width (COLUMNS): nothing is cut.
  */
 import { isUserInputError } from "../sim/errors.js";
-import type { Session } from "../scenario/stepper/session.js";
-import type { Frame } from "../scenario/stepper/types.js";
+import type { Session } from "../stepper/session.js";
+import type { Frame } from "../stepper/types.js";
 import type { Lesson } from "./lessons/lesson.js";
 import { parseCommand } from "./commands.js";
 import { execute } from "./execute.js";

@@ -6,7 +6,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { goalWatch, type Prediction } from "./lesson.js";
-import type { Frame, GoalWatch } from "../../scenario/stepper/types.js";
+import type { Frame, GoalWatch } from "../../stepper/types.js";
 import { listed } from "./frame-read.js";
 
 export interface TxnRecord {

@@ -3,7 +3,7 @@
  * Frames are plain data (what the screen shows), so a question is built from exactly what the
  * learner sees.
  */
-import type { Frame, NodeView } from "../../scenario/stepper/types.js";
+import type { Frame, NodeView } from "../../stepper/types.js";
 
 export function nodeOf(f: Frame, id: string): NodeView | undefined {
   return f.nodes.find((n) => n.id === id);

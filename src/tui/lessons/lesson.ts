@@ -10,7 +10,7 @@
  * engine's real state), runs the engine ahead in a fork, and shows its answer.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import type { Action, Frame, GoalWatch } from "../../scenario/stepper/types.js";
+import type { Action, Frame, GoalWatch } from "../../stepper/types.js";
 
 export interface Lesson {
   protocol: string;

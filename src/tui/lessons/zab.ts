@@ -4,7 +4,7 @@
  * holds whatever path the learner takes to it.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import type { Frame } from "../../scenario/stepper/types.js";
+import type { Frame } from "../../stepper/types.js";
 import { goalWatch, type Lesson, type Prediction } from "./lesson.js";
 import { fieldOf, isDown, listed, msAt, withRole } from "./frame-read.js";
 
