@@ -197,32 +197,39 @@ const dueling: Lesson = {
   protocol: "paxos",
   name: "dueling-proposers",
   title: "Dueling proposers, and the distinguished proposer",
-  idea: "Two proposers that retry at once keep pre-empting each other — each one's prepare outbids the other's accept — so neither completes a round (a livelock); the book's cure is a distinguished proposer: only it proposes.",
+  idea: "Two proposers that retry at once keep pre-empting each other — each one's prepare outbids the other's accept — so no ballot is accepted by a majority and no value is chosen (a livelock while it lasts); the book's cure is a distinguished proposer: only it proposes.",
   intro: [
     "Variant dueling: p1 and p2 start together and retry at once after a refusal.",
-    "Step or run a little (run 20ms): count the pre-emptions in the narration; no proposer completes a round.",
-    "From 30 ms p1 is the distinguished proposer: p2 stops starting rounds. Run on (run 40ms).",
+    "Run a little (run 20ms): count the pre-emptions in the narration; no ballot is accepted by a majority, nothing is chosen.",
+    "From 30 ms p1 is the distinguished proposer: p2 stops starting rounds. Run on (run 40ms) until a value is chosen.",
   ],
-  seed: 348,
+  seed: 856,
   variant: "dueling",
   setup: [],
   goal: goalWatch(
-    ["paxos.chosen", "paxos.preempted", "paxos.proposer.deferred", "crash", "pause"],
-    { preempted: 0, alone: "", done: "" },
+    [...TALLY_KINDS, "paxos.propose", "paxos.preempted", "paxos.proposer.deferred", "crash", "pause"],
+    { t: blankTally(), proposerOf: {} as Record<string, string>, preempted: 0, alone: "", chosenAlone: false },
     (s, e) => {
       const f = e.fields ?? {};
-      if (e.kind === "paxos.chosen" && s.done === "") s.done = s.alone === "" ? "early" : `${e.node} completed ballot ${String(f.ballot)}: ${String(f.value)} is chosen`;
-      if (s.done !== "") return;
+      const before = s.t.chosen.length;
+      tally(s.t, e);
+      if (before === 0 && s.t.chosen.length > 0) s.chosenAlone = s.alone !== "";
+      if (e.kind === "paxos.propose") s.proposerOf[String(f.ballot)] = e.node;
+      if (s.t.chosen.length > 0) return;
       if (e.kind === "paxos.preempted") s.preempted++;
       if (s.alone !== "") return;
       if (e.kind === "paxos.proposer.deferred") s.alone = `${e.node} deferred to the distinguished proposer ${String(f.to)}`;
       if ((e.kind === "crash" || e.kind === "pause") && /^p\d$/.test(e.node)) s.alone = `${e.node} was stopped (${e.kind}) — a crude distinguished proposer`;
     },
     (s) => {
-      if (s.done === "early") return { reached: false, text: `a proposer completed a round after ${s.preempted} pre-emption(s), before the duel was seen: go back and try again` };
-      if (s.preempted < 3) return { reached: false, text: `see the proposers pre-empt each other 3 times while no round completes (${s.preempted} so far)` };
-      if (s.done === "") return { reached: false, text: `✓ ${s.preempted} pre-emptions and no round completed; now let one proposer propose alone` };
-      return { reached: true, text: `${s.preempted} pre-emptions while no proposer completed a round; then ${s.alone}, and ${s.done} — a distinguished proposer ends the livelock` };
+      // "Chosen" is the checkers' definition: a majority of acceptors accepted one ballot (the tally), whoever heard of it.
+      const chosen = firstChosen(s.t);
+      const what = chosen === undefined ? "" : `ballot ${chosen.ballot}${s.proposerOf[String(chosen.ballot)] !== undefined ? ` of ${s.proposerOf[String(chosen.ballot)]}` : ""} was accepted by ${chosen.by.join(", ")}: ${chosen.value} is chosen`;
+      if (chosen !== undefined && !s.chosenAlone) return { reached: false, text: `${what} after ${s.preempted} pre-emption(s), while both still proposed: no livelock in this run — go back (←) and try other moves` };
+      if (s.preempted < 3) return { reached: false, text: `see the proposers pre-empt each other 3 times while no value is chosen (${s.preempted} so far)` };
+      if (s.alone === "") return { reached: false, text: `✓ ${s.preempted} pre-emptions and no value chosen (no ballot accepted by a majority): a livelock so far; now let one proposer propose alone` };
+      if (chosen === undefined) return { reached: false, text: `✓ ${s.preempted} pre-emptions and no value chosen; ${s.alone}: run on until a value is chosen` };
+      return { reached: true, text: `${s.preempted} pre-emptions while no ballot was accepted by a majority — a livelock while it lasted; then ${s.alone}, and ${what} — a distinguished proposer ends the livelock` };
     },
   ),
   solution: "run 20ms; run 40ms",
