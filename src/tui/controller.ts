@@ -67,6 +67,8 @@ export class Controller {
   private writes = 0;
   private ticking = false;
   private readonly asked = new Set<string>();
+  /** The question a run stopped at (found after the step that raised it, with the frame of then). */
+  private due: { question: Question; aheadMs: number } | undefined;
 
   constructor(
     readonly session: Session,
@@ -229,8 +231,12 @@ export class Controller {
     this.state = { ...this.state, ...patch };
   }
 
-  /** The new frame after session work; `before` is the frame the work started from. */
-  private refresh(message: string | undefined, before: Frame): void {
+  /**
+   * The new frame after session work; `before` is the frame the work started from. `ask`: which
+   * question to ask — the one a run stopped at ("stopped"), or one the last step raises (after an
+   * action or a single step: "last-step").
+   */
+  private refresh(message: string | undefined, before: Frame, ask: "stopped" | "last-step" = "last-step"): void {
     const frame = this.session.frame();
     const selected = Math.min(this.state.selected, Math.max(0, frame.pending.length - 1));
     const reached = frame.goal?.reached === true && this.state.frame.goal?.reached !== true;
@@ -239,7 +245,9 @@ export class Controller {
       this.set({ box: { kind: "goal" }, running: false });
       this.onGoal();
     }
-    if (this.state.box?.kind !== "goal") this.askIfDecisive();
+    const due = this.due ?? (ask === "last-step" ? this.pendingQuestion() : undefined);
+    this.due = undefined;
+    if (due !== undefined && this.state.box?.kind !== "goal") this.askQuestion(due);
   }
 
   private notify(): void {
@@ -249,8 +257,11 @@ export class Controller {
   private async run(text: string): Promise<void> {
     const before = this.session.frame();
     const reached = this.session.goalReached;
-    const out = await execute(this.session, parseCommand(text), { stop: () => (!reached && this.session.goalReached) || this.questionDue() });
-    this.refresh(out.lines.join(" · "), before);
+    const command = parseCommand(text);
+    const out = await execute(this.session, command, { stop: () => (!reached && this.session.goalReached) || this.questionDue() });
+    // A step or a run was asked after each of its steps (it stopped at a question); going back asks nothing.
+    const stepping = command.kind === "step" || command.kind === "run" || command.kind === "back";
+    this.refresh(out.lines.join(" · "), before, stepping ? "stopped" : "last-step");
   }
 
   /** The intents that touch the session (queued, one at a time). */
@@ -268,7 +279,7 @@ export class Controller {
           }
           if ((!reached && this.session.goalReached) || this.questionDue()) break;
         }
-        return this.refresh(`running ×${SPEEDS[s.speed]} · step ${this.session.step}`, before);
+        return this.refresh(`running ×${SPEEDS[s.speed]} · step ${this.session.step}`, before, "stopped");
       }
       case "step":
         return this.run("step");
@@ -328,17 +339,16 @@ export class Controller {
     return undefined;
   }
 
-  /** A run stops at a decisive step: true when the last step raises a question. */
+  /** A run stops at a decisive step: true when the step just taken raises a question (kept to be asked). */
   private questionDue(): boolean {
     const predictions = this.lesson?.predictions ?? [];
     if (predictions.length === 0 || this.asked.size === predictions.length) return false;
-    return this.pendingQuestion() !== undefined;
+    this.due = this.pendingQuestion();
+    return this.due !== undefined;
   }
 
-  /** Asks the question the last step raises, and has the engine run ahead for its answer. */
-  private askIfDecisive(): void {
-    const due = this.pendingQuestion();
-    if (due === undefined) return;
+  /** Asks a question, and has the engine run ahead for its answer. */
+  private askQuestion(due: { question: Question; aheadMs: number }): void {
     const { question } = due;
     this.asked.add(question.id);
     const p = this.lesson!.predictions!.find((x) => x.id === question.id)!;

@@ -103,7 +103,7 @@ function openTxn(f: Frame, p: string): { txn: string; state: string } | undefine
   return field === undefined ? undefined : { txn: field[0], state: field[1] };
 }
 
-function fieldOfNode(f: Frame, id: string): readonly [string, string][] | undefined {
+function fieldOfNode(f: Frame, id: string): readonly (readonly [string, string])[] | undefined {
   return f.nodes.find((n) => n.id === id)?.fields;
 }
 
@@ -114,10 +114,10 @@ const OUTCOME_CHOICES = ["every one commits", "every one rolls back (aborts)", "
  * participants hold an open transaction: how will they end? The engine's answer: their
  * outcomes (`<protocol>.apply`) within `aheadMs`.
  */
-export function outcomePrediction(protocol: "2pc" | "3pc", aheadMs: number): Prediction {
+export function outcomePrediction(protocol: "2pc" | "3pc", aheadMs: number, on: readonly ("crash" | "restart" | "partition")[]): Prediction {
   return {
-    id: "outcome",
-    on: ["crash", "restart", "partition"],
+    id: `outcome-after-${on.join("-")}`,
+    on,
     aheadMs,
     ask(e, f) {
       const fault = (e.kind === "crash" || e.kind === "restart") && e.node === "co" ? `co ${e.kind === "crash" ? "crashed" : "restarted"}` : e.kind === "partition" ? "the network is cut" : undefined;
@@ -148,8 +148,12 @@ export function decisionPrediction(protocol: "2pc" | "3pc"): Prediction {
     aheadMs: 50,
     ask(e, f) {
       if (e.kind !== "deliver" || e.node !== "co" || e.detail !== "vote") return undefined;
-      const votes = fieldOfNode(f, "co")?.find(([k]) => k === "votes")?.[1];
-      if (votes === undefined || (votes.includes("?") && !votes.includes(":N"))) return undefined;
+      // The votes that reached co, as the strip names them (Yes / No), the latest per participant.
+      const got = new Map<string, string>();
+      for (const r of f.recent) if (r.event.kind === "deliver" && r.event.node === "co" && r.event.detail === "vote" && r.book !== undefined) got.set(r.event.peer ?? "", r.book);
+      const all = ["p1", "p2", "p3"];
+      if (!all.every((p) => got.has(p)) && ![...got.values()].includes("No")) return undefined;
+      const votes = all.map((p) => `${p}:${got.get(p) === "Yes" ? "Y" : got.get(p) === "No" ? "N" : "?"}`).join(" ");
       return { text: `co holds the votes ${votes}. What will it decide?`, choices };
     },
     answer(_q, events) {

@@ -23,25 +23,24 @@ const whichValue: Prediction = {
   ask(e, f) {
     if (e.kind !== "timer" || e.detail !== "paxos.start") return undefined;
     const accepted = acceptedProposals(f);
-    const own = fieldOf(f, e.node, "own value");
-    if (accepted.length === 0 || own === undefined) return undefined;
-    const other = /, (\w+)\]$/.exec(accepted[0]!.p)?.[1] ?? "?";
-    if (other === own) return undefined;
+    if (accepted.length === 0) return undefined;
+    const reported = /, (\w+)\]$/.exec(accepted[0]!.p)?.[1] ?? "?";
     return {
-      text: `${e.node} starts phase 1; its own value is ${own}, and ${listed(accepted.map((x) => `${x.a} accepted ${x.p}`))}. Which value will ${e.node} propose?`,
-      choices: [`${other}: the value its promises report`, `${own}: its own`],
+      text: `${e.node} starts phase 1 with its own value; ${listed(accepted.map((x) => `${x.a} accepted ${x.p}`))}. Which value will ${e.node} propose?`,
+      choices: [`${reported}: the value its promises report`, "its own value"],
     };
   },
-  answer: (q, events) => proposedBy(q.text.split(" ")[0]!, q.choices, events),
+  answer: (q, events) => proposedBy(q.text.split(" ")[0]!, events),
 };
 
-/** The engine's answer to "which value will `node` propose?": its first proposal among `events`. */
-function proposedBy(node: string, choices: readonly string[], events: readonly TraceEvent[]): { choice: number; because: string } {
+/** The engine's answer to "which value will `node` propose?" (the reported one, or its own): its first proposal among `events`. */
+function proposedBy(node: string, events: readonly TraceEvent[]): { choice: number; because: string } {
   const p = events.find((e) => e.kind === "paxos.propose" && e.node === node);
   if (p === undefined) return { choice: -1, because: `${node} proposed nothing meanwhile` };
-  const value = String(p.fields?.value);
-  const choice = choices.findIndex((c) => c.startsWith(`${value}:`));
-  return { choice, because: `${node} proposed [${String(p.fields?.ballot)}, ${value}] at ${msAt(p.atUs)}${p.fields?.adopted === true ? ": a promise reported the accepted value (P2c)" : ": it ignored what its promises reported"}` };
+  const proposal = `[${String(p.fields?.ballot)}, ${String(p.fields?.value)}]`;
+  if (p.fields?.adopted === true) return { choice: 0, because: `${node} proposed ${proposal} at ${msAt(p.atUs)}: a promise reported the accepted value, and P2c makes it propose that` };
+  const reported = Number(p.fields?.adoptedFrom) > 0;
+  return { choice: reported ? 1 : -1, because: `${node} proposed its own ${proposal} at ${msAt(p.atUs)}${reported ? ": it ignored what its promises reported" : ": no promise reported an accepted value"}` };
 }
 
 /** How many acceptors accepted each ballot among `events`. */
@@ -305,11 +304,9 @@ const proposerCrash: Lesson = {
         const other = withRole(f, "proposer").find((p) => p !== e.node);
         if (accepted.length < 2 || other === undefined) return undefined;
         const value = /, (\w+)\]$/.exec(accepted[0]!.p)?.[1] ?? "?";
-        const own = fieldOf(f, other, "own value") ?? "?";
-        if (value === own) return undefined;
-        return { text: `${e.node} crashed after ${listed(accepted.map((x) => `${x.a} accepted ${x.p}`))}, before it heard so. What will ${other} propose when it runs?`, choices: [`${value}: the value its promises report`, `${own}: its own`] };
+        return { text: `${e.node} crashed after ${listed(accepted.map((x) => `${x.a} accepted ${x.p}`))}, before it heard so. What will ${other} propose when it runs?`, choices: [`${value}: the value its promises report`, "its own value"] };
       },
-      answer: (q, events) => proposedBy(/What will (p\d)/.exec(q.text)![1]!, q.choices, events),
+      answer: (q, events) => proposedBy(/What will (p\d)/.exec(q.text)![1]!, events),
     },
   ],
 };

@@ -57,7 +57,7 @@ const nonblocking: Lesson = {
   solution: "step 30; crash co; run 2s",  why: "A coordinator crash no longer holds locks hostage: participants that reached preCommit finish on their own, which is why 3PC is called non-blocking (with crashes only).",
   book: `${BOOK_3PC}: what a participant may decide alone`,
   invariants: ["commit.atomicity"],
-  predictions: [outcomePrediction("3pc", 2_000)],
+  predictions: [outcomePrediction("3pc", 2_000, ["crash"])],
 };
 
 const uncertain: Lesson = {
@@ -79,7 +79,7 @@ const uncertain: Lesson = {
   solution: "step 16; crash co; run 2s",  why: "Aborting is safe exactly when nobody can have committed; an uncertain participant that committed on a timeout could disagree with one that never got preCommit.",
   book: `${BOOK_3PC}: timeouts before preCommit`,
   invariants: ["commit.atomicity"],
-  predictions: [outcomePrediction("3pc", 2_000)],
+  predictions: [outcomePrediction("3pc", 2_000, ["crash"])],
 };
 
 const partition: Lesson = {
@@ -107,7 +107,7 @@ const partition: Lesson = {
   solution: "step 21; cut p1 co,p2,p3,c1; run 2s",  why: "Networks partition; a protocol that is non-blocking under crashes can still split its decision under a partition, which is why real systems reach for consensus (Paxos, ZAB) to commit across machines.",
   book: `${BOOK_3PC}: the network partition problem`,
   invariants: ["commit.atomicity"],
-  predictions: [outcomePrediction("3pc", 2_000)],
+  predictions: [outcomePrediction("3pc", 2_000, ["partition"])],
 };
 
 export const THREE_PC_LESSONS: readonly Lesson[] = [threePhases, nonblocking, uncertain, partition];

@@ -85,7 +85,7 @@ const blocks: Lesson = {
   solution: "step 16; crash co; run 4s",  why: "This is 2PC's price in production: a coordinator that dies at the wrong moment leaves rows locked on every participant until it comes back, and no timeout may safely release them.",
   book: `${BOOK_2PC}: blocking, the single point of failure`,
   invariants: ["commit.atomicity", "commit.blocking"],
-  predictions: [outcomePrediction("2pc", 3_000)],
+  predictions: [outcomePrediction("2pc", 3_000, ["crash"])],
 };
 
 const presumedAbort: Lesson = {
@@ -109,7 +109,7 @@ const presumedAbort: Lesson = {
   solution: "step 16; crash co; run 2s; restart co; run 500ms",  why: "Recovery must give the same answer the coordinator would have given: writing the decision before announcing it means a restart with no decision on disk can safely abort, because nobody was told Commit.",
   book: `${BOOK_2PC}: the coordinator's log and recovery`,
   invariants: ["commit.atomicity", "commit.durability"],
-  predictions: [outcomePrediction("2pc", 1_000)],
+  predictions: [outcomePrediction("2pc", 1_000, ["restart"])],
 };
 
 const partialCommit: Lesson = {
@@ -136,7 +136,7 @@ const partialCommit: Lesson = {
   solution: "step 19; crash co; run 2s; restart co; run 500ms",  why: "Between the first Commit and the last, the participants disagree; 2PC only promises that they agree in the end, which holds because the decision is durable before it is sent.",
   book: `${BOOK_2PC}: data inconsistency while Commit is in flight`,
   invariants: ["commit.atomicity", "commit.durability"],
-  predictions: [outcomePrediction("2pc", 1_000)],
+  predictions: [outcomePrediction("2pc", 1_000, ["restart"])],
 };
 
 export const TWO_PC_LESSONS: readonly Lesson[] = [twoPhases, oneNo, blocks, presumedAbort, partialCommit];

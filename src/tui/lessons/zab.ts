@@ -148,19 +148,18 @@ const leaderCrash: Lesson = {
       aheadMs: 3_000,
       ask(e, f) {
         if (e.kind !== "crash" || !isServer(e.node)) return undefined;
-        const live = servers(f).filter((s) => !isDown(f, s));
-        const last = live.map((s) => ({ s, z: zxidOf(fieldOf(f, s, "last")) }));
-        const committed = live.map((s) => zxidOf(fieldOf(f, s, "commit")) ?? 0n);
-        const top = last.reduce((m, x) => (x.z !== undefined && x.z > m ? x.z : m), 0n);
-        if (top === 0n || committed.some((c) => c >= top)) return undefined;
-        const zxid = `0x${top.toString(16)}`;
+        // Its last proposal that no COMMIT followed (among the recent events the frame holds).
+        const proposed = f.recent.filter((r) => r.event.kind === "zab.propose" && r.event.node === e.node).map((r) => String(r.event.fields?.zxid));
+        const committed = new Set(f.recent.filter((r) => r.event.kind === "zab.commit").map((r) => String(r.event.fields?.zxid)));
+        const zxid = proposed.filter((z) => !committed.has(z)).pop();
+        if (zxid === undefined) return undefined;
         return {
-          text: `${e.node} crashed; ${zxid} is logged on ${listed(last.filter((x) => x.z === top).map((x) => x.s))} but committed nowhere, and no COMMIT was sent. Once a new leader is up, will ${zxid} be committed?`,
+          text: `${e.node}, the leader, crashed after proposing ${zxid} and before committing it: no COMMIT was sent. Once a new leader is up, will ${zxid} be committed?`,
           choices: ["yes: the new leader has it in its history and commits it", "no: without a COMMIT it is lost"],
         };
       },
       answer(q, events) {
-        const zxid = /; (0x[0-9a-f]+) is logged/.exec(q.text)![1]!;
+        const zxid = /after proposing (0x[0-9a-f]+)/.exec(q.text)![1]!;
         const z = BigInt(zxid);
         const est = events.find((e) => e.kind === "zab.leader.established" && BigInt(String(e.fields?.lastZxid ?? "0x0")) >= z);
         if (est !== undefined) return { choice: 0, because: `${est.node} became leader of epoch ${String(est.fields?.epoch)} at ${msAt(est.atUs)} with ${zxid} in its history, which commits it` };
