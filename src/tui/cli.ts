@@ -55,7 +55,7 @@ export async function runLearn(o: LearnOptions): Promise<number> {
   try {
     return await learn(o);
   } finally {
-    dropTypeahead();
+    await dropTypeahead();
   }
 }
 
@@ -67,7 +67,7 @@ async function learn(o: LearnOptions): Promise<number> {
   if (o.lessons) return listLessons(o.protocol);
   const lesson = o.lesson === undefined ? undefined : lessonNamed(protocol, o.lesson);
   if (interactive(o)) return runInteractive(o, protocol, lesson);
-  dropTypeahead();
+  await dropTypeahead();
   if (process.env.TERM === "dumb" && process.stdout.isTTY === true && o.script === undefined && !o.plain) {
     process.stdout.write("TERM=dumb: plain mode — type commands, one a line (help lists them); ctrl-d ends\n");
   }
@@ -124,8 +124,8 @@ async function runInteractive(o: LearnOptions, protocol: string, lesson: Lesson 
   const drawn = drawFirstFrame(first !== undefined ? screenLines(first.state, size, first.lesson) : menuLines(groups, 0, completed, size.rows, size.columns));
   const firstFrame = figures(t0);
   const { runApp } = await import("./app.js");
+  await releaseTypeahead();
   rewindFirstFrame(drawn);
-  releaseTypeahead();
   const app = runApp({
     controller: first,
     groups,
@@ -160,10 +160,10 @@ async function runCompare(o: LearnOptions, protocols: string[]): Promise<number>
     if (!colourWanted()) process.env.FORCE_COLOR = "0";
     process.env.NODE_ENV ??= "production";
     const { runCompareApp } = await import("./compare/compare-app.js");
-    releaseTypeahead();
+    await releaseTypeahead();
     return runCompareApp(c);
   }
-  dropTypeahead();
+  await dropTypeahead();
   const commands = o.script !== undefined ? splitScript(o.script) : stdinLines();
   quietOnClosedPipe();
   return runComparePlain(c, commands, (line) => process.stdout.write(`${line}\n`), plainWidth());

@@ -31,8 +31,12 @@ export function holdTypeahead(argv: readonly string[]): void {
   process.stdin.on("data", onData);
 }
 
-/** Gives the kept keys back to stdin (the app reads them first) and stops keeping them. */
-export function releaseTypeahead(): void {
+/**
+ * Gives the kept keys back to stdin (the app reads them first) and stops keeping them. Resolves
+ * once stdin has really stopped reading: Node stops a paused stdin one tick later, which would
+ * otherwise stop the app's reading too and let the process end.
+ */
+export async function releaseTypeahead(): Promise<void> {
   if (held === undefined || onData === undefined) return;
   process.stdin.off("data", onData);
   process.stdin.pause();
@@ -40,10 +44,11 @@ export function releaseTypeahead(): void {
   held = undefined;
   onData = undefined;
   if (keys.length > 0) process.stdin.unshift(keys);
+  await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /** The terminal back to line mode (the run turned out not to be interactive, or failed before the app). */
-export function dropTypeahead(): void {
-  releaseTypeahead();
+export async function dropTypeahead(): Promise<void> {
+  await releaseTypeahead();
   if (process.stdin.isTTY === true && process.stdin.isRaw) process.stdin.setRawMode(false);
 }
