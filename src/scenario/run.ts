@@ -13,6 +13,7 @@ import { withDrawnFaults } from "./nemesis/index.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
 import type { Checker, Violation } from "../check/checker.js";
 import { runVerdict } from "./verdict.js";
+import { CoverageRecorder } from "./coverage.js";
 import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld } from "./heap-guard.js";
 
 export interface RunHandle {
@@ -47,6 +48,8 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
   // Bound methods: a wrapper arrow would load `onEvent` from ~30 checker classes at one site.
   for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
   if (options.onTraceEvent) sim.trace.subscribe(options.onTraceEvent);
+  const coverage = options.coverage === true ? new CoverageRecorder(def.coverage) : undefined;
+  if (coverage !== undefined) sim.trace.subscribe(coverage.onEvent.bind(coverage), coverage.accepts.bind(coverage));
   const reported: Violation[] = [];
   const report = (checker: string, message: string) =>
     reported.push({ checker, message, eventIndex: Math.max(0, sim.trace.count - 1), atMs: sim.nowUs / 1000 });
@@ -91,6 +94,7 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     unknown: checkers.flatMap((c) => c.unknowns?.() ?? []),
     narrative: workload.narrative?.() ?? [],
     counts: sim.trace.kindCounts(),
+    ...(coverage !== undefined ? { coverage: coverage.reached() } : {}),
     ...(tape !== undefined ? { decisions: tape.report() } : {}),
   };
   return { sim, result };

@@ -8,6 +8,7 @@ import type { AnyCanary, Scenario } from "./types.js";
 import { UserInputError } from "../sim/errors.js";
 import type { TraceRoles } from "../sim/fault-triggers.js";
 import type { Rng } from "../sim/rng.js";
+import type { CoverageDef } from "./coverage.js";
 
 export interface WorkloadContext {
   sim: Simulator;
@@ -44,6 +45,8 @@ export interface WorkloadDef {
   create(ctx: WorkloadContext): Workload;
   /** Roles a fault schedule may name (`$leader`), as the trace shows them (none by default). */
   traceRoles?: TraceRoles;
+  /** The protocol states a sweep reports reaching, and the node classes of its fault features (scenario/coverage.ts). */
+  coverage?: CoverageDef;
   /** Variants taken as the `variant` parameter (`--variant` on a workload without a script). */
   variants?: readonly string[];
   /**

@@ -175,7 +175,7 @@ describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !==
       const reached = await command("run 40ms", /✓ GOAL REACHED/);
       expect(reached).toMatch(/p2 proposed \[2, A\]/);
       keys("Enter"); // the goal box closes; the run goes on where it stopped
-      const done = await command("run 40ms", /b2 p2\s+promised a1 a2 a3\s+accepted a1 a2 a3 \[2, A\]/);
+      await command("run 40ms", /b2 p2\s+promised a1 a2 a3\s+accepted a1 a2 a3 \[2, A\]/);
       keys("q");
       await waitFor(screen, /EXIT:0/, "the app to exit");
       expect(readFileSync(join(config, "zksim", "learn.json"), "utf8")).toMatch(/"paxos\/why-phase-1"/);

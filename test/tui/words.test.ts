@@ -46,7 +46,7 @@ describe("tui: the words", () => {
     expect(counted.every((r) => r.narration !== undefined)).toBe(true);
     const delivered = last.recent.filter((r) => r.event.kind === "deliver" && r.event.detail === "ACK" && r.narration !== undefined);
     // The ACKs that arrive at the leader with a line of their own are ACK-LDs (from the election at the start, and s1's after its restart).
-    expect(delivered.map((r) => r.narration!.split(":")[0]).every((l) => /^s3 receives ACK-LD from s[12]$/.test(l))).toBe(true);
+    expect(delivered.map((r) => r.narration!.split(":")[0]).every((l) => l !== undefined && /^s3 receives ACK-LD from s[12]$/.test(l))).toBe(true);
     expect(delivered.map((r) => r.narration!.split(":")[0])).toContain("s3 receives ACK-LD from s1");
     expect(events.some((e) => e.kind === "zab.leader.established" || e.kind === "zab.sync")).toBe(true);
     expect(stripLines(last, 100, 400).some((l) => /ACK-LD$/.test(l))).toBe(true);

@@ -40,6 +40,8 @@ export interface NemesisDef {
   paramKeys: readonly string[];
   checkParams(params: Readonly<Record<string, unknown>>, nodes: readonly string[]): void;
   draw(ctx: NemesisContext, params: Readonly<Record<string, unknown>>): Fault[];
+  /** The fault kinds it never draws, and why (a swarm's declaration; explore prints it with the coverage). */
+  leftOut?: readonly { fault: string; why: string }[];
 }
 
 const NEMESES: readonly NemesisDef[] = [zabSwarmNemesis, randomNemesis, protocolSwarmNemesis, laggingServerNemesis];

@@ -22,6 +22,8 @@ import { benchTraffic } from "./bench-traffic.js";
 import { soakTree } from "./soak-tree.js";
 import { clientPipeline } from "./client-pipeline.js";
 import { readOnlyMode } from "./read-only-mode.js";
+import { readOnlyRwSearch } from "./read-only-rw-search.js";
+import { quotaEnforcement } from "./quota-enforcement.js";
 import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
 import { BUG_SCRIPTS } from "./bug-scripts.js";
 import { COMMIT_SCRIPT_VARIANTS } from "../workloads/commit-variants.js";
@@ -50,6 +52,8 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     soakTree,
     clientPipeline,
     readOnlyMode,
+    readOnlyRwSearch,
+    quotaEnforcement,
     ...RECIPE_SCRIPTS,
     ...BUG_SCRIPTS,
     zabElectionLongestLog,
