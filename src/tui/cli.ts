@@ -30,6 +30,7 @@ import { lessonKey, menuLines, type MenuEntry, type MenuGroup } from "./menu-lin
 import { screenLines } from "./screen-lines.js";
 import { colourWanted, drawFirstFrame, rewindFirstFrame } from "./first-frame.js";
 import { dropTypeahead, releaseTypeahead } from "./typeahead.js";
+import { wrap } from "./text.js";
 
 /** `zksim learn`'s options, as cli/commands/learn.ts parsed them. */
 export interface LearnOptions {
@@ -95,10 +96,15 @@ export function plainWidth(env: NodeJS.ProcessEnv = process.env): number {
 function listLessons(only: string | undefined): number {
   const done = completedLessons();
   const protocols = only !== undefined ? [only] : [...ADAPTERS.keys()];
+  const width = plainWidth();
+  const print = (line: string, indent: string) => {
+    for (const l of wrap(line, width, indent)) console.log(l);
+  };
+  const name = 28;
   for (const p of protocols) {
-    console.log(`${p} — ${adapterFor(p).title}`);
-    for (const l of lessonsOf(p)) console.log(`  ${done.has(lessonKey(l)) ? "✓" : " "} ${l.name.padEnd(28)} ${l.title}`);
-    console.log(`    start one: zksim learn ${p} --lesson NAME${p === "zab" ? "   (or zksim learn: the menu of every lesson)" : ""}`);
+    print(`${p} — ${adapterFor(p).title}`, "  ");
+    for (const l of lessonsOf(p)) print(`  ${done.has(lessonKey(l)) ? "✓" : " "} ${l.name.padEnd(name)} ${l.title}`, " ".repeat(name + 5));
+    print(`    start one: zksim learn ${p} --lesson NAME${p === "zab" ? "   (or zksim learn: the menu of every lesson)" : ""}`, "      ");
   }
   return 0;
 }
