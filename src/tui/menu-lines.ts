@@ -35,7 +35,7 @@ export function menuLines(groups: readonly MenuGroup[], selected: number, comple
   const aboutLines = about.flatMap((l) => wrap(l, width, "  "));
   const head: Styled[] = [
     { text: fit(groups.length === 1 ? `zksim learn — ${groups[0]!.title}` : "zksim learn — every protocol's lessons", width), color: "blue", bold: true },
-    { text: fit("Choose a lesson: ↑↓ select · enter start · q quit (in a lesson, ? shows the keys, L comes back here)", width) },
+    { text: fit("Choose a lesson: ↑↓ select · enter start · q quit (in a lesson: ? keys, L this menu)", width) },
   ];
   // The list: a header line per protocol, then its rows; a window around the selection.
   const list: { text: string; entry: number | undefined }[] = [];

@@ -69,7 +69,13 @@ describe("tui: the screen", () => {
         const shown = lines.filter((l) => all.includes(l));
         expect(shown).toEqual(all.slice(0, shown.length));
         expect(shown.length).toBeGreaterThan(2);
+        // The keys line: whole hints only, what Enter does first, ? help and q quit always.
+        expect(lines.at(-1), `${lesson.name} ${size.columns}`).toMatch(/^‖ paused · enter: close the box · .*\? help · q quit$/);
       }
+      await c.dispatch({ kind: "close-box" });
+      const keys = screenLines(c.state, SIZES[0]!, lesson).at(-1)!.text;
+      expect(keys, lesson.name).toMatch(/^‖ paused · enter: ((deliver|fire) [mt]\d+|—) · .*\? help · q quit$/);
+      expect(keys).not.toContain("…");
     }
   }, 120_000);
 

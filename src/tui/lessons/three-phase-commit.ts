@@ -26,15 +26,16 @@ const threePhases: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "The extra round buys knowledge: once a participant is precommitted it knows everyone voted Yes, so it can finish without the coordinator — the property 2PC lacks.",
+  book: `${BOOK_3PC}: canCommit, preCommit, doCommit`,
+  invariants: ["commit.atomicity", "commit.validity"],
+  predictions: [decisionPrediction("3pc")],
   goal: commitGoal("3pc", (r) => {
     const done = entries(r).find(([, t]) => t.decision === "commit" && ALL.every((p) => t.precommitted.includes(p) && t.applied[p]?.outcome === "commit"));
     if (done === undefined) return { reached: false, text: "run a transaction through all three phases until every participant has committed" };
     return { reached: true, text: `${done[0]}: every participant said Yes to canCommit, executed it on preCommit and acked, then committed on doCommit` };
   }),
-  solution: "step 10; step 10; step 10; run 100ms",  why: "The extra round buys knowledge: once a participant is precommitted it knows everyone voted Yes, so it can finish without the coordinator — the property 2PC lacks.",
-  book: `${BOOK_3PC}: canCommit, preCommit, doCommit`,
-  invariants: ["commit.atomicity", "commit.validity"],
-  predictions: [decisionPrediction("3pc")],
+  solution: "step 10; step 10; step 10; run 100ms",
 };
 
 const nonblocking: Lesson = {
@@ -48,16 +49,17 @@ const nonblocking: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "A coordinator crash no longer holds locks hostage: participants that reached preCommit finish without it, which is why 3PC is called non-blocking (with crashes only). The book lets a precommitted participant commit alone on its timeout; this model follows Skeen's termination protocol instead — those that time out elect a recovery coordinator, which brings any uncertain participant to precommitted before anyone commits, so a later crash cannot leave one committed and another aborted.",
+  book: `${BOOK_3PC}: what a participant may decide alone (the termination protocol: Skeen, 1981)`,
+  invariants: ["commit.atomicity"],
+  predictions: [outcomePrediction("3pc", 2_000, ["crash"])],
   goal: commitGoal("3pc", (r) => {
     const down = r.coordinatorDownSinceUs;
     const done = entries(r).find(([, t]) => ALL.every((p) => t.applied[p]?.outcome === "commit" && t.applied[p]!.by !== "doCommit"));
-    if (done !== undefined && down >= 0) return { reached: true, text: `${done[0]}: co crashed before doCommit; p1–p3 were precommitted, so on their timeouts they committed without it — no blocking, and all agree` };
+    if (done !== undefined && down >= 0) return { reached: true, text: `${done[0]}: co crashed before doCommit; p1–p3 were precommitted, so they committed without it — no blocking, and all agree` };
     return { reached: false, text: down >= 0 ? "run on until the participants finish without the coordinator" : "crash the coordinator after every participant is precommitted, before doCommit reaches them" };
   }),
-  solution: "step 30; crash co; run 2s",  why: "A coordinator crash no longer holds locks hostage: participants that reached preCommit finish on their own, which is why 3PC is called non-blocking (with crashes only).",
-  book: `${BOOK_3PC}: what a participant may decide alone`,
-  invariants: ["commit.atomicity"],
-  predictions: [outcomePrediction("3pc", 2_000, ["crash"])],
+  solution: "step 30; crash co; run 2s",
 };
 
 const uncertain: Lesson = {
@@ -71,15 +73,16 @@ const uncertain: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
-  goal: commitGoal("3pc", (r) => {
-    const done = entries(r).find(([, t]) => ALL.every((p) => t.votes[p] === "yes" && t.applied[p]?.outcome === "abort" && t.applied[p]!.by !== "abort") && t.precommitted.length === 0);
-    if (done !== undefined) return { reached: true, text: `${done[0]}: every participant voted Yes, none got preCommit; with co silent they timed out and aborted — safe, since nobody could have committed` };
-    return { reached: false, text: "crash the coordinator after the votes, before any preCommit arrives, and run on" };
-  }),
-  solution: "step 16; crash co; run 2s",  why: "Aborting is safe exactly when nobody can have committed; an uncertain participant that committed on a timeout could disagree with one that never got preCommit.",
-  book: `${BOOK_3PC}: timeouts before preCommit`,
+  why: "Aborting is safe exactly when nobody can have committed. The book's uncertain participant aborts alone on its timeout; in this model (Skeen's termination protocol) the recovery coordinator aborts only when every participant it reaches is uncertain — one precommitted peer would make it commit them all.",
+  book: `${BOOK_3PC}: timeouts before preCommit (the termination protocol's rule: all uncertain, abort)`,
   invariants: ["commit.atomicity"],
   predictions: [outcomePrediction("3pc", 2_000, ["crash"])],
+  goal: commitGoal("3pc", (r) => {
+    const done = entries(r).find(([, t]) => ALL.every((p) => t.votes[p] === "yes" && t.applied[p]?.outcome === "abort" && t.applied[p]!.by !== "abort") && t.precommitted.length === 0);
+    if (done !== undefined) return { reached: true, text: `${done[0]}: every participant voted Yes, none got preCommit; with co silent they timed out and aborted without it — safe, since nobody could have committed` };
+    return { reached: false, text: "crash the coordinator after the votes, before any preCommit arrives, and run on" };
+  }),
+  solution: "step 16; crash co; run 2s",
 };
 
 const partition: Lesson = {
@@ -93,6 +96,10 @@ const partition: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "Networks partition; a protocol that is non-blocking under crashes can still split its decision under a partition — each side terminates on its own, by the book's rule and by Skeen's termination protocol alike — which is why real systems reach for consensus (Paxos, ZAB) to commit across machines.",
+  book: `${BOOK_3PC}: the network partition problem`,
+  invariants: ["commit.atomicity"],
+  predictions: [outcomePrediction("3pc", 2_000, ["partition"])],
   goal: commitGoal("3pc", (r) => {
     for (const [txn, t] of entries(r)) {
       const outcomes = ALL.map((p) => t.applied[p]?.outcome);
@@ -104,10 +111,7 @@ const partition: Lesson = {
     }
     return { reached: false, text: "separate a precommitted participant from the coordinator and its peers, and run on" };
   }),
-  solution: "step 21; cut p1 co,p2,p3,c1; run 2s",  why: "Networks partition; a protocol that is non-blocking under crashes can still split its decision under a partition, which is why real systems reach for consensus (Paxos, ZAB) to commit across machines.",
-  book: `${BOOK_3PC}: the network partition problem`,
-  invariants: ["commit.atomicity"],
-  predictions: [outcomePrediction("3pc", 2_000, ["partition"])],
+  solution: "step 21; cut p1 co,p2,p3,c1; run 2s",
 };
 
 export const THREE_PC_LESSONS: readonly Lesson[] = [threePhases, nonblocking, uncertain, partition];

@@ -26,15 +26,16 @@ const twoPhases: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "Every database that spans machines (XA transactions, sharded stores) needs all-or-nothing: a transfer that debits one account and never credits the other is a lost payment. 2PC gets it by letting nobody commit until everyone could.",
+  book: `${BOOK_2PC}: the two phases`,
+  invariants: ["commit.atomicity", "commit.validity"],
+  predictions: [decisionPrediction("2pc")],
   goal: commitGoal("2pc", (r) => {
     const done = entries(r).find(([, t]) => t.decision === "commit" && ALL.every((p) => t.applied[p]?.outcome === "commit"));
     if (done === undefined) return { reached: false, text: "run a transaction through both phases until every participant has committed" };
     return { reached: true, text: `${done[0]}: every participant voted Yes in phase 1, so co decided Commit; in phase 2 p1, p2 and p3 committed and released x's lock` };
   }),
-  solution: "step 10; step 10; run 100ms",  why: "Every database that spans machines (XA transactions, sharded stores) needs all-or-nothing: a transfer that debits one account and never credits the other is a lost payment. 2PC gets it by letting nobody commit until everyone could.",
-  book: `${BOOK_2PC}: the two phases`,
-  invariants: ["commit.atomicity", "commit.validity"],
-  predictions: [decisionPrediction("2pc")],
+  solution: "step 10; step 10; run 100ms",
 };
 
 const oneNo: Lesson = {
@@ -48,16 +49,17 @@ const oneNo: Lesson = {
   ],
   seed: 1,
   setup: [],
+  why: "One participant that cannot apply a change (a constraint fails, a disk is full) must be able to veto it for everyone; otherwise the replicas of the data disagree.",
+  book: `${BOOK_2PC}: a No vote and the rollback`,
+  invariants: ["commit.atomicity", "commit.validity"],
+  predictions: [decisionPrediction("2pc")],
   goal: commitGoal("2pc", (r) => {
     const rolled = entries(r).find(([, t]) => Object.values(t.votes).includes("no") && ALL.every((p) => t.applied[p]?.outcome === "rollback"));
     if (rolled === undefined) return { reached: false, text: "make one participant vote No and see the whole transaction rolled back" };
     const no = Object.entries(rolled[1].votes).filter(([, v]) => v === "no").map(([p]) => p);
     return { reached: true, text: `${rolled[0]}: ${no.join(", ")} voted No, so co sent Rollback; every participant undid it — all or nothing` };
   }),
-  solution: "txn c1 x 1 no p2; run 100ms",  why: "One participant that cannot apply a change (a constraint fails, a disk is full) must be able to veto it for everyone; otherwise the replicas of the data disagree.",
-  book: `${BOOK_2PC}: a No vote and the rollback`,
-  invariants: ["commit.atomicity", "commit.validity"],
-  predictions: [decisionPrediction("2pc")],
+  solution: "txn c1 x 1 no p2; run 100ms",
 };
 
 const blocks: Lesson = {
@@ -71,6 +73,10 @@ const blocks: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "This is 2PC's price in production: a coordinator that dies at the wrong moment leaves rows locked on every participant until it comes back, and no timeout may safely release them.",
+  book: `${BOOK_2PC}: blocking, the single point of failure`,
+  invariants: ["commit.atomicity", "commit.blocking"],
+  predictions: [outcomePrediction("2pc", 3_000, ["crash"])],
   goal: commitGoal("2pc", (r) => {
     const down = r.coordinatorDownSinceUs;
     for (const [txn, t] of entries(r)) {
@@ -82,10 +88,7 @@ const blocks: Lesson = {
     }
     return { reached: false, text: "crash the coordinator after every participant voted Yes, before any hears the decision" };
   }),
-  solution: "step 16; crash co; run 4s",  why: "This is 2PC's price in production: a coordinator that dies at the wrong moment leaves rows locked on every participant until it comes back, and no timeout may safely release them.",
-  book: `${BOOK_2PC}: blocking, the single point of failure`,
-  invariants: ["commit.atomicity", "commit.blocking"],
-  predictions: [outcomePrediction("2pc", 3_000, ["crash"])],
+  solution: "step 16; crash co; run 4s",
 };
 
 const presumedAbort: Lesson = {
@@ -99,6 +102,10 @@ const presumedAbort: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "Recovery must give the same answer the coordinator would have given: writing the decision before announcing it means a restart with no decision on disk can safely abort, because nobody was told Commit.",
+  book: `${BOOK_2PC}: the coordinator's log and recovery`,
+  invariants: ["commit.atomicity", "commit.durability"],
+  predictions: [outcomePrediction("2pc", 1_000, ["restart"])],
   goal: commitGoal("2pc", (r) => {
     const freed = entries(r).find(([, t]) => t.recovered === "presumed abort" && Object.keys(t.yesAtUs).length > 0 && ALL.every((p) => t.applied[p]?.outcome === "rollback"));
     if (freed !== undefined) return { reached: true, text: `co restarted with begin ${freed[0]} in its log but no decision: it presumed abort and sent Rollback; p1–p3, in doubt until then, rolled back and released x` };
@@ -106,10 +113,7 @@ const presumedAbort: Lesson = {
     if (lost !== undefined) return { reached: false, text: `co presumed abort for ${lost[0]}: run on until every participant has rolled back` };
     return { reached: false, text: "crash the coordinator before its decision is durable, then restart it" };
   }),
-  solution: "step 16; crash co; run 2s; restart co; run 500ms",  why: "Recovery must give the same answer the coordinator would have given: writing the decision before announcing it means a restart with no decision on disk can safely abort, because nobody was told Commit.",
-  book: `${BOOK_2PC}: the coordinator's log and recovery`,
-  invariants: ["commit.atomicity", "commit.durability"],
-  predictions: [outcomePrediction("2pc", 1_000, ["restart"])],
+  solution: "step 16; crash co; run 2s; restart co; run 500ms",
 };
 
 const partialCommit: Lesson = {
@@ -123,6 +127,10 @@ const partialCommit: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "Between the first Commit and the last, the participants disagree; 2PC only promises that they agree in the end, which holds because the decision is durable before it is sent.",
+  book: `${BOOK_2PC}: data inconsistency while Commit is in flight`,
+  invariants: ["commit.atomicity", "commit.durability"],
+  predictions: [outcomePrediction("2pc", 1_000, ["restart"])],
   goal: commitGoal("2pc", (r) => {
     for (const [txn, t] of entries(r)) {
       if (t.splitSeen === "") continue;
@@ -133,10 +141,7 @@ const partialCommit: Lesson = {
     }
     return { reached: false, text: "crash the coordinator after one participant got Commit but before the others did" };
   }),
-  solution: "step 19; crash co; run 2s; restart co; run 500ms",  why: "Between the first Commit and the last, the participants disagree; 2PC only promises that they agree in the end, which holds because the decision is durable before it is sent.",
-  book: `${BOOK_2PC}: data inconsistency while Commit is in flight`,
-  invariants: ["commit.atomicity", "commit.durability"],
-  predictions: [outcomePrediction("2pc", 1_000, ["restart"])],
+  solution: "step 19; crash co; run 2s; restart co; run 500ms",
 };
 
 export const TWO_PC_LESSONS: readonly Lesson[] = [twoPhases, oneNo, blocks, presumedAbort, partialCommit];
