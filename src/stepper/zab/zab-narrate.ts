@@ -48,8 +48,8 @@ const QUIET_TYPES = new Set(["PING", "ping", "qcm.initial"]);
 
 /** What each timer that is worth a line does when it fires, in ZooKeeper's words (the book names no timers). */
 export const ZAB_TIMER_STORY: Readonly<Record<string, string>> = {
-  "fle.notTimeout": "heard no new vote within its election timeout (notTimeout): it sends its vote again and waits twice as long",
-  "fle.finalizeWait": "heard no better vote within finalizeWait: it settles on the leader it has a quorum for",
+  "fle.notTimeout": "heard no new vote within its election timeout (ZooKeeper's notTimeout): it sends its vote again and waits twice as long",
+  "fle.finalizeWait": "heard no better vote within the finalize wait (ZooKeeper's finalizeWait): it settles on the leader it has a quorum for",
   "leader-discovery-timeout": "did not hear a quorum of followers (CEPOCH, ACK-E) within initLimit",
   "leader-newleader-timeout": "did not get a quorum of ACK-LDs within initLimit",
   "learner-connect-retry": "tries again to connect to the leader",
