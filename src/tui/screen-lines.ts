@@ -17,7 +17,7 @@ import { goalLines, headerLine, narrationView, nodeRows, panelLines, pendingLine
 import { layout, type Layout } from "./layout.js";
 import { KEY_HELP } from "./keys.js";
 import { COMMAND_HELP } from "./commands.js";
-import { displayWidth, fit, padEnd, wrap } from "./text.js";
+import { fit, hintsLine, padEnd, wrap } from "./text.js";
 
 export interface Styled {
   text: string;
@@ -124,18 +124,8 @@ function statusLines(view: ViewState, width: number): Styled[] {
   const state = view.running ? `▶ running ×${SPEEDS[view.speed]}` : "‖ paused";
   return [
     { text: fit(view.message, width) },
-    { text: keysLine([state, enterHint(view), "space run", "→← step", ": command", "? help", "q quit"], width), dim: true },
+    { text: hintsLine([state, enterHint(view), "space run", "→← step", ": command", "? help", "q quit"], [": command", "→← step", "space run"], width), dim: true },
   ];
-}
-
-/** The keys line: the hints that fit, the least needed left out first, none cut in the middle (? help and q quit stay). */
-function keysLine(hints: readonly string[], width: number): string {
-  const shown = [...hints];
-  for (const spare of [": command", "→← step", "space run"]) {
-    if (displayWidth(shown.join(" · ")) <= width) break;
-    shown.splice(shown.indexOf(spare), 1);
-  }
-  return fit(shown.join(" · "), width);
 }
 
 /** The help screen: the lesson's idea and steps, the keys and the commands, scrolled to `scroll`. */

@@ -89,6 +89,19 @@ export function wrap(text: string, width: number, indent = ""): string[] {
   return lines;
 }
 
+/**
+ * A keys line: `hints` joined by " · ", leaving out the `spare` ones (in that order) until it fits
+ * `width`, so no hint is cut in the middle; cut only if it still does not fit.
+ */
+export function hintsLine(hints: readonly string[], spare: readonly string[], width: number): string {
+  const shown = [...hints];
+  for (const s of spare) {
+    if (displayWidth(shown.join(" · ")) <= width) break;
+    shown.splice(shown.indexOf(s), 1);
+  }
+  return fit(shown.join(" · "), width);
+}
+
 /** Every line of `lines` wrapped to `width`, continuations indented by `indent` (what plain mode prints). */
 export function wrapAll(lines: readonly string[], width: number, indent = "    "): string[] {
   return lines.flatMap((l) => (displayWidth(l) <= width ? [l] : wrap(l, width, `${leadingSpaces(l)}${indent}`)));

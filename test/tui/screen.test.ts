@@ -199,4 +199,17 @@ describe("tui: the screen", () => {
       for (const line of panes) if (displayWidth(line) > pane + 3) expect(line.slice(pane, pane + 3).trim(), line).toBe("");
     }
   });
+
+  it("tui: screen: compare at 80 columns — the keys line leaves hints out rather than cutting q quit; its help wraps", async () => {
+    const c = await openCompare(["2pc", "3pc"], 1);
+    const controller = new CompareController(c);
+    const lines = renderToString(createElement(CompareScreen, { view: controller.state, rows: 24, columns: 80 }), { columns: 80 }).split("\n");
+    expect(lines.at(-1)).toMatch(/^‖ paused · joint step 0 · → step both · .*c crash.* · q quit · \? keys$/);
+    expect(lines.at(-1)).not.toContain("…");
+    await controller.dispatch({ kind: "help" });
+    const help = renderToString(createElement(CompareScreen, { view: controller.state, rows: 24, columns: 80 }), { columns: 80 });
+    expect(help).toMatch(/w txn · : command · q quit/);
+    for (const l of help.split("\n")) expect(displayWidth(l), l).toBeLessThanOrEqual(80);
+    expect(help).not.toContain("…");
+  });
 });

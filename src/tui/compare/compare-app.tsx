@@ -11,10 +11,13 @@ import { useDriven, useTerminalSize } from "../use-screen.js";
 import type { CompareSession } from "./compare-session.js";
 import { CompareController, type CompareView } from "./compare-controller.js";
 import { COMPARE_HELP, paneLines } from "./compare-text.js";
+import { hintsLine, wrap } from "../text.js";
 
 /** Columns between the two panes side by side. */
 const GAP = 3;
 const KEYS = "→ step both · ← back · space run · tab node · c crash · r restart · i isolate · h heal · w txn · : command · q quit";
+/** The keys the bottom line leaves out first when it is narrow (? lists them all). */
+const SPARE_KEYS = ["w txn", "h heal", "i isolate", "r restart", "tab node", ": command", "space run", "← back"];
 
 export function CompareScreen({ view, rows, columns }: { view: CompareView; rows: number; columns: number }) {
   const width = Math.max(80, columns);
@@ -28,7 +31,7 @@ export function CompareScreen({ view, rows, columns }: { view: CompareView; rows
     return (
       <Box flexDirection="column" width={width}>
         <Text bold>KEYS — ? or esc closes</Text>
-        {[KEYS, "", ...COMPARE_HELP].map((l, i) => (
+        {[...wrap(KEYS, width, "  "), "", ...COMPARE_HELP.flatMap((l) => wrap(l, width, "    "))].map((l, i) => (
           <Text key={i}>{fit(l, width)}</Text>
         ))}
       </Box>
@@ -54,7 +57,7 @@ export function CompareScreen({ view, rows, columns }: { view: CompareView; rows
         panes
       )}
       <Text>{fit(status, width)}</Text>
-      <Text dimColor>{fit(`${view.running ? "▶ running" : "‖ paused"} · joint step ${view.step} · ${KEYS}`, width)}</Text>
+      <Text dimColor>{hintsLine([view.running ? "▶ running" : "‖ paused", `joint step ${view.step}`, ...KEYS.split(" · "), "? keys"], SPARE_KEYS, width)}</Text>
     </Box>
   );
 }
