@@ -33,6 +33,11 @@ describe("ensemble: swarm: the whole fault vocabulary", () => {
     expect(r.violations.map((v) => v.checker)).toEqual([]);
   });
 
+  it("seeds 10367 and 10706 (a txn log torn at a fresh file's head; a TRUNC on a full disk) keep every committed txn; 10275 (a session expired while its close waits for a quorum) is no violation", async () => {
+    const s = loadScenario("zab-random-faults");
+    for (const seed of [10367, 10706, 10275]) expect((await runScenario(s, { seed })).violations.map((v) => v.checker), String(seed)).toEqual([]);
+  });
+
   it("zab-shared-session seeds 10007 (an episode on a paused client) and 10015 (on a crashed one) pass", async () => {
     const s = loadScenario("zab-shared-session");
     for (const seed of [10007, 10015]) expect((await runScenario(s, { seed })).violations.map((v) => v.checker), String(seed)).toEqual([]);
