@@ -38,8 +38,8 @@ describe("ensemble: swarm: the whole fault vocabulary", () => {
     for (const seed of [10367, 10706, 10275]) expect((await runScenario(s, { seed })).violations.map((v) => v.checker), String(seed)).toEqual([]);
   });
 
-  it("zab-shared-session seeds 10007 (an episode on a paused client) and 10015 (on a crashed one) pass", async () => {
+  it("zab-shared-session seeds 10007 (an episode on a paused client), 10015 (on a crashed one) and 10075 (the successor answered with the zombie's create: same session, same cxid) pass", async () => {
     const s = loadScenario("zab-shared-session");
-    for (const seed of [10007, 10015]) expect((await runScenario(s, { seed })).violations.map((v) => v.checker), String(seed)).toEqual([]);
+    for (const seed of [10007, 10015, 10075]) expect((await runScenario(s, { seed })).violations.map((v) => v.checker), String(seed)).toEqual([]);
   });
 });
