@@ -26,6 +26,8 @@ export interface NodeDisk {
   append(name: string, record: unknown, sizeBytes: number, label?: string): DiskResult;
   /** Replaces the whole file (a snapshot written at once). */
   replace(name: string, records: unknown[], sizes: number[]): DiskResult;
+  /** Cuts the file to its first `keep` records (`RandomAccessFile.setLength`); a full disk never refuses it. */
+  truncate(name: string, keep: number): void;
   remove(name: string): void;
   fsync(name: string, onDone?: () => void): void;
   /** The file's records as written so far (torn ones included after a crash). */
