@@ -278,10 +278,14 @@ export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
   },
   {
     name: "four-letter-words",
-    about: "ruok, isro, and the shape of srvr (numbers masked)",
+    about: "ruok, isro, the shape of srvr (numbers masked), dirs (one directory for logs and snapshots, a preallocated log in it)",
     async run(t) {
       await t.fourLetterWord("ruok", "ruok");
       await t.fourLetterWord("isro", "isro");
+      await t.fourLetterWord("dirs", "dirs: one directory for logs and snapshots, a preallocated log in it", (answer) => {
+        const size = (key: string) => Number(new RegExp(`${key}: (\\d+)`).exec(answer)?.[1] ?? -1);
+        return { sameSize: size("datadir_size") === size("logdir_size"), atLeast64MiB: size("datadir_size") >= 64 * 1024 * 1024, keys: answer.split("\n").filter((l) => l !== "").map((l) => l.split(":")[0]) };
+      });
       await t.fourLetterWord("srvr", "srvr keys", (answer) =>
         answer
           .split("\n")
