@@ -747,6 +747,9 @@ export class ZooKeeperServer implements CnxnHost {
 
   /** ContainerManager: an internal deleteContainer request (session 0, no ACL check). */
   private submitInternalDelete(path: string): void {
+    // For the history checkers: which node (by its czxid) was found due, by which clock reading.
+    const node = this.zkDb.dataTree.getNode(path);
+    this.ctx.annotate("zk.container.reap", { path, czxid: node === undefined ? undefined : zxidHex(node.stat.czxid), nowMs: this.currentTimeMillis() });
     this.submitRequest(this.newRequest(null, 0n, 0, OpCode.deleteContainer, { kind: "DeleteContainerRequest", path }));
   }
 
