@@ -3,6 +3,7 @@ import { registerChecker, registerWorkload } from "./workload.js";
 import { kernelTraffic } from "./workloads/kernel-traffic.js";
 import { zkWorkload } from "./workloads/zk.js";
 import { swarmWorkload } from "./workloads/swarm.js";
+import { apiSwarmWorkload } from "./workloads/api-swarm.js";
 import { threePhaseCommitWorkload, twoPhaseCommitWorkload } from "./workloads/commit-protocol.js";
 import { paxosWorkload } from "./workloads/paxos.js";
 import { multiPaxosWorkload } from "./workloads/multi-paxos.js";
@@ -25,6 +26,7 @@ export function registerBuiltins(): void {
   registerWorkload(kernelTraffic);
   registerWorkload(zkWorkload);
   registerWorkload(swarmWorkload);
+  registerWorkload(apiSwarmWorkload);
   registerWorkload(twoPhaseCommitWorkload);
   registerWorkload(threePhaseCommitWorkload);
   registerWorkload(paxosWorkload);

@@ -170,6 +170,30 @@ export const CANARY_REGISTRY = [
     breaks: "a server in read-only mode accepts a client whose ConnectRequest did not ask for read-only",
     caughtBy: [scenario("read-only-mode", [1], "client.timeliness", "scenario.expect")],
   },
+  {
+    name: "multi-misanswered",
+    layer: "server",
+    breaks: "a failed multi answers OK for the operations after the failing one instead of RUNTIMEINCONSISTENCY",
+    caughtBy: [scenario("api-swarm-standalone", [1], "client.linearizability")],
+  },
+  {
+    name: "sequence-from-child-count",
+    layer: "server",
+    breaks: "a sequential create is numbered by its parent's number of children instead of its stored cversion (numbers come back after deletes)",
+    caughtBy: [scenario("api-swarm-standalone", [1], "client.linearizability")],
+  },
+  {
+    name: "delete-checks-node-acl",
+    layer: "server",
+    breaks: "delete asks for the DELETE permission on the node itself instead of on its parent",
+    caughtBy: [scenario("api-swarm-standalone", [1], "client.linearizability")],
+  },
+  {
+    name: "chroot-lost",
+    layer: "client",
+    breaks: "a chrooted handle sends a multi's operations without its chroot",
+    caughtBy: [scenario("api-swarm-standalone", [1], "client.linearizability")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -182,6 +206,7 @@ export const CANARIES = [
   "fle-ignores-zxid", "established-without-quorum",
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
   "read-only-accepts-writes", "read-only-serves-any-client",
+  "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

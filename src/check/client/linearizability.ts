@@ -20,8 +20,9 @@
  * - every call the reference model describes is judged (zk-model.ts: the whole client API but
  *   the watch calls — addWatch, removeWatches — which the watch checkers judge);
  * - the ContainerManager's reaps: each `zk.container.reap` becomes a `reap` operation, invoked
- *   there and completed at the next `zk.apply` of a deleteContainer on that server (the leader
- *   applies its own proposals in order), ok or failed with that txn's error — or never
+ *   there and completed at the next `zk.apply` of an internal request (session 0: the
+ *   deleteContainer, or the error txn of one that failed its prep) on that server (the leader
+ *   applies its own proposals in order), ok or failed with that error — or never
  *   (indeterminate) if the server crashed or stopped leading first;
  * - `workload.zk-config` tells the model the servers' super digest, whether TTL nodes are
  *   allowed, and each client's address (its `ip` identity); without it, what these decide is
@@ -175,7 +176,8 @@ export class ClientLinearizabilityChecker implements Checker {
       if (e.fields?.cxid !== undefined && this.firstApplies.first(e.fields)) this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields, index: e.index });
       const op = str(e.fields, "op");
       if (op === "closeSession" && e.fields?.err === undefined) this.onCloseApplied(e);
-      else if (op === "deleteContainer") this.onReapApplied(e);
+      // An internal request (session 0): a deleteContainer, or the error txn of one that failed its prep.
+      else if (op === "deleteContainer" || (op === "error" && str(e.fields, "session") === "0x0")) this.onReapApplied(e);
     } else if (e.kind === "client.auth") {
       this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields ?? {}, index: e.index });
     } else if (e.kind === "zk.container.reap") {

@@ -28,7 +28,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
-import { OpTable, childPath, hex, hexBig, isEphemeralMode, isRecord, isSequentialMode, resultStat, str, type Completion, type Invocation } from "./trace-fields.js";
+import { OpTable, childPath, hex, hexBig, isEphemeralMode, isRecord, isSequentialMode, resultStat, serverPathOf, str, type Completion, type Invocation } from "./trace-fields.js";
 
 interface ClientView {
   session: string;
@@ -131,7 +131,7 @@ export class SessionsChecker implements Checker {
   private onInvoke(e: TraceEvent): void {
     const inv = this.ops.invoke(e);
     if (inv === undefined) return;
-    for (const c of createsOf(inv.op, inv.fields)) {
+    for (const c of createsOf(inv)) {
       if (!isSequentialMode(c.mode)) this.countCreate(c.path);
     }
   }
@@ -168,11 +168,11 @@ export class SessionsChecker implements Checker {
   }
 
   private recordCreates(inv: Invocation, done: Completion): void {
-    const subs = createsOf(inv.op, inv.fields);
+    const subs = createsOf(inv);
     const paths: (string | undefined)[] =
       inv.op === "multi"
         ? subResults(done.result, inv.fields)
-        : [typeof done.result?.path === "string" ? done.result.path : subs[0] && !isSequentialMode(subs[0].mode) ? subs[0].path : undefined];
+        : [typeof done.result?.path === "string" ? serverPathOf(inv, done.result.path, true) : subs[0] && !isSequentialMode(subs[0].mode) ? subs[0].path : undefined];
     subs.forEach((s, i) => {
       const path = paths[i];
       if (path === undefined) return;
@@ -197,7 +197,7 @@ export class SessionsChecker implements Checker {
     }
     if (inv.op !== "getChildren" || !Array.isArray(done.result?.children)) return;
     for (const child of done.result.children) {
-      const path = childPath(inv.path, String(child));
+      const path = childPath(serverPathOf(inv, inv.path), String(child));
       const session = this.ephemerals.get(path);
       const closed = session === undefined ? undefined : this.closedAt.get(session);
       if (closed === undefined || z < closed || this.createTargets.get(path) !== 1) continue;
@@ -304,11 +304,12 @@ export class SessionsChecker implements Checker {
 }
 
 
-/** The creates of an invocation (itself, or a multi's sub-ops), with paths and modes. */
-function createsOf(op: string, f: Record<string, unknown>): { path: string; mode: unknown }[] {
-  if (op === "create") return [{ path: String(f.path ?? ""), mode: f.mode }];
-  if (op !== "multi" || !Array.isArray(f.ops)) return [];
-  return f.ops.filter((s): s is Record<string, unknown> => isRecord(s) && s.op === "create").map((s) => ({ path: String(s.path ?? ""), mode: s.mode }));
+/** The creates of an invocation (itself, or a multi's sub-ops), with server paths and modes. */
+function createsOf(inv: Invocation): { path: string; mode: unknown }[] {
+  const f = inv.fields;
+  if (inv.op === "create") return [{ path: serverPathOf(inv, String(f.path ?? "")), mode: f.mode }];
+  if (inv.op !== "multi" || !Array.isArray(f.ops)) return [];
+  return f.ops.filter((s): s is Record<string, unknown> => isRecord(s) && s.op === "create").map((s) => ({ path: serverPathOf(inv, String(s.path ?? "")), mode: s.mode }));
 }
 
 /** The created paths of a multi's create sub-ops, in order (undefined when not recorded). */

@@ -30,7 +30,10 @@
  * Paths where the client removed watches (removeWatches / removeAllWatches) are no longer
  * judged by 1 and 3 for that session: the client and the server may then disagree on who
  * still waits, legitimately. Persistent watches are not judged by 3 (ZooKeeper sends no
- * catch-up events for them after a reconnect).
+ * catch-up events for them after a reconnect), nor is a standard child watch once its session
+ * adds a recursive watch on the same path: a 3.8 server keeps one mode per connection and path in
+ * each table, the last registered (ZOOKEEPER-4466, fixed in 3.9.0), so the child watch becomes
+ * recursive and never receives NodeChildrenChanged.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
@@ -106,7 +109,7 @@ export class WatchesChecker implements Checker {
         return this.onWatch(e);
       case "client.connect":
         this.clientNodes.add(e.node);
-        this.seenOnConnection.delete(e.node);
+        this.seenOnConnection.delete(`${e.node} ${str(e.fields, "session") ?? ""}`);
         return;
       case "client.state":
       case "client.disconnect":
@@ -135,7 +138,12 @@ export class WatchesChecker implements Checker {
     if (isRead && inv.fields.watch === true) this.register(inv, done);
     else if (inv.op === "addWatch") {
       const w = this.watches(inv.client, done.session);
-      (inv.fields.mode === 1 || inv.fields.mode === "PERSISTENT_RECURSIVE" ? w.recursive : w.persistent).add(inv.path);
+      const recursive = inv.fields.mode === 1 || inv.fields.mode === "PERSISTENT_RECURSIVE";
+      (recursive ? w.recursive : w.persistent).add(inv.path);
+      // 3.8 keeps one mode per connection and path in each table, the last registered
+      // (ZOOKEEPER-4466, fixed in 3.9.0): a recursive watch turns the path's standard child watch
+      // into a recursive one, which never receives NodeChildrenChanged. Not judged by 3 from here.
+      if (recursive) for (const reg of w.oneShot.get(inv.path) ?? []) if (reg.table === "child") reg.stale = true;
     }
   }
 
@@ -208,8 +216,10 @@ export class WatchesChecker implements Checker {
 
   private checkOncePerTxn(e: TraceEvent, type: string, path: string, notif: { zxid: string; op: string }): void {
     if (!SINGLE_TRIGGER.has(notif.op)) return;
-    let seen = this.seenOnConnection.get(e.node);
-    if (seen === undefined) this.seenOnConnection.set(e.node, (seen = new Set()));
+    // Per handle: a client node may hold several sessions, each on its own connection.
+    const conn = `${e.node} ${str(e.fields, "session") ?? ""}`;
+    let seen = this.seenOnConnection.get(conn);
+    if (seen === undefined) this.seenOnConnection.set(conn, (seen = new Set()));
     const k = `${type} ${path} ${notif.zxid}`;
     if (!seen.has(k)) {
       seen.add(k);

@@ -575,15 +575,15 @@ function complete(op: Operation, atUs: number, f: Record<string, unknown>): void
   }
 }
 
-/** A chrooted op's result with the created names as the server named them (the client strips its chroot). */
+/**
+ * A chrooted create's result with the created name as the server named it: Java's client cuts the
+ * chroot's length off it, so the chroot in front gives it back. (A multi's created names and
+ * getEphemerals' paths are recorded as the server named them.)
+ */
 function withServerPaths(op: Operation, r: OpResult): OpResult {
   const chroot = chroots.get(op);
-  if (chroot === undefined) return r;
-  const full = (p: string) => (p === "/" ? chroot : chroot + p);
-  const out: OpResult = { ...r };
-  if (op.op === "create" && typeof r.path === "string") out.path = full(r.path);
-  if (Array.isArray(r.results)) out.results = r.results.map((sub) => (typeof sub.path === "string" ? { ...sub, path: full(sub.path) } : sub));
-  return out;
+  if (chroot === undefined || op.op !== "create" || typeof r.path !== "string") return r;
+  return { ...r, path: chroot + r.path };
 }
 
 function parseErr(err: unknown): string | undefined {

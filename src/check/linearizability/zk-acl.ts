@@ -16,9 +16,10 @@
  *   is `world:anyone` or matches one of the caller's ids of its scheme (digest: equal; ip: the
  *   first `bits` bits equal). Three answers: "yes", "no", or "maybe" when an unknown decides it.
  *
- * ACL text: each entry `scheme:id:perms` (the history's form); a stored ACL is the sorted,
- * de-duplicated list joined by newlines (`aclKey`): Java keeps the list order, but the auth
- * expansion follows the order of a hash set, so the model compares ACLs as sets.
+ * ACL text: each entry `scheme:id:perms` (the history's form); a stored ACL is the sorted list
+ * joined by newlines (`aclKey`): Java keeps the list order, but the auth expansion follows the
+ * order of a hash set, so the model compares ACLs as multisets. Java removes duplicates from the
+ * list asked for, not from what the `auth` expansion adds, so a stored ACL may repeat an entry.
  */
 import { createHash } from "node:crypto";
 import type { Credential } from "../history/history.js";
@@ -113,8 +114,9 @@ export function entriesOf(key: string): AclEntry[] {
   return list;
 }
 
+/** The stored ACL as text: sorted, duplicates kept (an `auth` expansion may repeat an explicit entry, as Java keeps it). */
 export function aclKey(entries: readonly AclEntry[]): string {
-  return [...new Set(entries.map(entryText))].sort().join("\n");
+  return entries.map(entryText).sort().join("\n");
 }
 
 // ---- fix-up ------------------------------------------------------------------------------------

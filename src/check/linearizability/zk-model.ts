@@ -309,13 +309,24 @@ class Evaluator {
   private writes(tree: ZkTree, op: Operation, subs: readonly WriteSub[]): Evaluation {
     const d = new Draft(tree);
     const outs: WriteOutcome[] = [];
+    // Each sub-op's node right after it: what its result's Stat shows (a later sub-op may change it).
+    const after: (ZNode | undefined)[] = [];
     let failedAt = -1;
     const recorded = op.op === "multi" ? op.result?.results : undefined;
     for (const [i, sub] of subs.entries()) {
       const answered = op.outcome !== "fail" ? undefined : recorded === undefined ? op.err : codeOf(recorded[i]);
-      const caller: Caller = { session: op.session, ids: this.idsOf(op), zxid: op.outcome === "unknown" ? undefined : op.zxid, facts: this.facts, answered };
+      const caller: Caller = {
+        session: op.session,
+        ids: this.idsOf(op),
+        zxid: op.outcome === "unknown" ? undefined : op.zxid,
+        facts: this.facts,
+        answered,
+        invokeUs: op.invokeUs,
+        completeUs: op.completeUs ?? Infinity,
+      };
       const out = applySub(d, sub, caller);
       outs.push(out);
+      after.push(out.err === undefined ? d.get(out.path) : undefined);
       if (out.err !== undefined) {
         failedAt = i;
         break;
@@ -334,11 +345,15 @@ class Evaluator {
       const sub = subs[failedAt]!;
       return { why: () => `${label()} succeeded, but ${sub.op} ${sub.path} would fail with ${outs[failedAt]!.err} (${pathsText(tree, subs)})` };
     }
-    return this.results(op, subs, outs, d);
+    return this.results(op, subs, outs, after, d);
   }
 
-  /** Recorded results of a successful write (created names, Stats) against the new tree. */
-  private results(op: Operation, subs: readonly WriteSub[], outs: WriteOutcome[], d: Draft): Evaluation {
+  /**
+   * Recorded results of a successful write (created names, Stats) against each sub-op's node as it
+   * left it. What a Stat teaches (an unknown zxid, a time) goes into the tree when no later sub-op
+   * changed that node (a multi's sub-ops share one zxid and one time anyway).
+   */
+  private results(op: Operation, subs: readonly WriteSub[], outs: WriteOutcome[], after: (ZNode | undefined)[], d: Draft): Evaluation {
     const recorded: (SubResult | undefined)[] =
       op.op === "multi" ? (op.result?.results ?? []) : [op.result ? { path: op.result.path, stat: op.result.stat ?? undefined } : undefined];
     const label = () => (op.op === "multi" ? `multi ${subs.map((s) => `${s.op} ${s.path}`).join("; ")}` : `${op.op} ${op.path}`);
@@ -351,11 +366,11 @@ class Evaluator {
       if (rec === undefined || out.err !== undefined) continue;
       if (rec.err !== undefined && rec.err !== "OK" && rec.err !== "0") return { why: () => `${label()}: sub-op ${i} reported ${rec.err}, but the multi succeeded` };
       if (subs[i]!.op === "create" && rec.path !== undefined && rec.path !== out.path) return { why: () => `${label()}: created ${rec.path}, but the next name was ${out.path}` };
-      const node = d.get(out.path);
+      const node = after[i];
       if (rec.stat === undefined || node === undefined) continue;
       const m = matchStat(rec.stat, node);
-      if (typeof m === "string") return { why: () => `${label()}: ${m}` };
-      if (m !== node) d.set(out.path, m);
+      if (typeof m === "string") return { why: () => `${label()}: ${op.op === "multi" ? `sub-op ${i}: ` : ""}${m}` };
+      if (m !== node && d.get(out.path) === node) d.set(out.path, m);
     }
     return { next: d.finish() };
   }

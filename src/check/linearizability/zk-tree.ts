@@ -31,6 +31,13 @@ export interface ZNode {
   readonly ttlMs: number;
   /** The stored ACL as canonical text (`aclKey`), or undefined when it is not known. */
   readonly acl: string | undefined;
+  /**
+   * The ACLs before the last setACLs (newest first, at most `STALE_ACLS`), each with the time
+   * its replacing setACL completed (∞ when that is not known). Java's prep checks permissions
+   * against its pending change records, and a setACL's record keeps the old ACL, so an op the
+   * leader prepared while such a setACL was in flight is judged by the old one (zk-writes.ts).
+   */
+  readonly staleAcls: readonly StaleAcl[];
   /** Child names (last path component), sorted. */
   readonly children: readonly string[];
   readonly czxid: bigint | undefined;
@@ -47,6 +54,15 @@ export interface ZNode {
    */
   readonly opaque: boolean;
 }
+
+export interface StaleAcl {
+  readonly acl: string | undefined;
+  /** An op invoked before this may have been prepared while the ACL was still in effect. */
+  readonly untilUs: number;
+}
+
+/** How many replaced ACLs a node remembers. */
+export const STALE_ACLS = 3;
 
 /** ACL text of OPEN_ACL_UNSAFE, the default (`world:anyone`, ALL). */
 export const OPEN_ACL = "world:anyone:31";
@@ -128,6 +144,7 @@ export function newNode(data: string, kind: NodeKind, owner: string | undefined,
     owner,
     ttlMs,
     acl,
+    staleAcls: [],
     children: [],
     czxid: undefined,
     mzxid: undefined,
@@ -141,7 +158,13 @@ export function newNode(data: string, kind: NodeKind, owner: string | undefined,
 
 /** Everything of a node but its data and children, as text (the exact key's part per node). */
 function metaText(n: ZNode): string {
-  return `${n.version}\u0000${n.cversion}\u0000${n.aversion}\u0000${n.kind}\u0000${n.owner ?? ""}\u0000${n.ttlMs}\u0000${n.acl ?? "?"}\u0000${opt(n.czxid)}\u0000${opt(n.mzxid)}\u0000${opt(n.pzxid)}\u0000${opt(n.ctime)}\u0000${opt(n.mtime)}\u0000${n.fresh ? 1 : 0}`;
+  return `${n.version}\u0000${n.cversion}\u0000${n.aversion}\u0000${n.kind}\u0000${n.owner ?? ""}\u0000${n.ttlMs}\u0000${n.acl ?? "?"}\u0000${opt(n.czxid)}\u0000${opt(n.mzxid)}\u0000${opt(n.pzxid)}\u0000${opt(n.ctime)}\u0000${opt(n.mtime)}\u0000${n.fresh ? 1 : 0}${staleText(n)}`;
+}
+
+function staleText(n: ZNode): string {
+  let t = "";
+  for (const s of n.staleAcls) t += `\u0000${s.acl ?? "?"}@${s.untilUs}`;
+  return t;
 }
 
 function opt(v: bigint | number | undefined): string {
@@ -255,7 +278,7 @@ const restHashes = new WeakMap<ZNode, readonly [number, number]>();
 function restHash(n: ZNode): readonly [number, number] {
   let h = restHashes.get(n);
   if (h === undefined) {
-    const text = `${n.aversion}|${n.kind}|${n.ttlMs}|${n.acl ?? "?"}|${opt(n.czxid)}|${opt(n.mzxid)}|${opt(n.pzxid)}|${opt(n.ctime)}|${opt(n.mtime)}|${n.fresh ? 1 : 0}`;
+    const text = `${n.aversion}|${n.kind}|${n.ttlMs}|${n.acl ?? "?"}|${opt(n.czxid)}|${opt(n.mzxid)}|${opt(n.pzxid)}|${opt(n.ctime)}|${opt(n.mtime)}|${n.fresh ? 1 : 0}${staleText(n)}`;
     let a = 0x811c9dc5;
     let b = 0x1b873593;
     for (let i = 0; i < text.length; i++) {

@@ -25,7 +25,7 @@
  */
 import type { CodeName } from "../../zk/proto/error-code.js";
 import { ADMIN, CREATE, DELETE, READ, WRITE, decide, fixupAcl, type Identities, type ServerFacts } from "./zk-acl.js";
-import { Draft, OPEN_ACL, baseName, insertSorted, newNode, parentOf, sequenceSuffix, type NodeKind, type ZNode } from "./zk-tree.js";
+import { Draft, OPEN_ACL, STALE_ACLS, baseName, insertSorted, newNode, parentOf, sequenceSuffix, type NodeKind, type ZNode } from "./zk-tree.js";
 
 export type WriteOutcome = { err: CodeName } | { err?: undefined; path: string };
 
@@ -41,11 +41,31 @@ export interface Caller {
    * outcome the model cannot know (an ACL decision resting on an unknown, extended types).
    */
   answered: string | undefined;
+  /** When the op was invoked (which replaced ACLs may still have been in effect for it). */
+  invokeUs: number;
+  /** When the op completed (∞ when it did not): what a setACL records for the ACL it replaces. */
+  completeUs: number;
 }
 
 /** A check the model answers "maybe" passes unless the op was answered with its code. */
 function passes(decision: "yes" | "no" | "maybe", caller: Caller, code: CodeName): boolean {
   return decision === "yes" || (decision === "maybe" && caller.answered !== code);
+}
+
+/**
+ * `perm` on `node` for `caller`: by its ACL, or by one a setACL replaced but that may still have
+ * been in effect when the leader prepared the op (invoked before that setACL completed): Java's
+ * prep checks against its pending change records, and a setACL's record keeps the old ACL
+ * (`PrepRequestProcessor`: `nodeRecord.duplicate(zxid)`, aversion +1, the ACL untouched) until
+ * the txn is applied. Every ACL that may apply agreeing: that answer; otherwise "maybe".
+ */
+function permits(node: ZNode, perm: number, caller: Caller): "yes" | "no" | "maybe" {
+  let d = decide(node.acl, perm, caller.ids);
+  for (const s of node.staleAcls) {
+    if (s.untilUs <= caller.invokeUs || d === "maybe") continue;
+    if (decide(s.acl, perm, caller.ids) !== d) d = "maybe";
+  }
+  return d;
 }
 
 const SPECIAL_PATHS: ReadonlySet<string> = new Set(["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"]);
@@ -73,7 +93,7 @@ export function create(d: Draft, caller: Caller, a: CreateArgs): WriteOutcome {
   const parentPath = parentOf(a.path);
   const parent = d.get(parentPath);
   if (parent === undefined) return { err: "NONODE" };
-  if (!passes(decide(parent.acl, CREATE, caller.ids), caller, "NOAUTH")) return { err: "NOAUTH" };
+  if (!passes(permits(parent, CREATE, caller), caller, "NOAUTH")) return { err: "NOAUTH" };
   const name = a.mode.includes("SEQUENTIAL") ? a.path + sequenceSuffix(parent.cversion) : a.path;
   if (d.get(name) !== undefined) return { err: "NODEEXISTS" };
   if (parent.kind === "ephemeral") return { err: "NOCHILDRENFOREPHEMERALS" };
@@ -90,7 +110,7 @@ export function remove(d: Draft, caller: Caller, path: string, version: number):
   const parentPath = parentOf(path);
   const parent = d.get(parentPath);
   if (parent === undefined) return { err: "NONODE" };
-  if (!passes(decide(parent.acl, DELETE, caller.ids), caller, "NOAUTH")) return { err: "NOAUTH" };
+  if (!passes(permits(parent, DELETE, caller), caller, "NOAUTH")) return { err: "NOAUTH" };
   const node = d.get(path);
   if (node === undefined) return { err: "NONODE" };
   if (version !== -1 && version !== node.version) return { err: "BADVERSION" };
@@ -113,7 +133,7 @@ export function unlink(d: Draft, path: string, zxid: bigint | undefined): void {
 export function setData(d: Draft, caller: Caller, path: string, data: string, version: number): WriteOutcome {
   const node = d.get(path);
   if (node === undefined) return { err: "NONODE" };
-  if (!passes(decide(node.acl, WRITE, caller.ids), caller, "NOAUTH")) return { err: "NOAUTH" };
+  if (!passes(permits(node, WRITE, caller), caller, "NOAUTH")) return { err: "NOAUTH" };
   if (version !== -1 && version !== node.version) return { err: "BADVERSION" };
   d.set(path, { ...node, data, version: (node.version + 1) | 0, mzxid: caller.zxid, mtime: undefined, fresh: false, opaque: false });
   return { path };
@@ -124,16 +144,17 @@ export function setAcl(d: Draft, caller: Caller, path: string, requested: readon
   if (acl === "INVALIDACL" || (acl === undefined && caller.answered === "INVALIDACL")) return { err: "INVALIDACL" };
   const node = d.get(path);
   if (node === undefined) return { err: "NONODE" };
-  if (!passes(decide(node.acl, ADMIN, caller.ids), caller, "NOAUTH")) return { err: "NOAUTH" };
+  if (!passes(permits(node, ADMIN, caller), caller, "NOAUTH")) return { err: "NOAUTH" };
   if (aversion !== -1 && aversion !== node.aversion) return { err: "BADVERSION" };
-  d.set(path, { ...node, acl, aversion: (node.aversion + 1) | 0 });
+  const staleAcls = [{ acl: node.acl, untilUs: caller.completeUs }, ...node.staleAcls].slice(0, STALE_ACLS);
+  d.set(path, { ...node, acl, staleAcls, aversion: (node.aversion + 1) | 0 });
   return { path };
 }
 
 export function check(d: Draft, caller: Caller, path: string, version: number): WriteOutcome {
   const node = d.get(path);
   if (node === undefined) return { err: "NONODE" };
-  if (!passes(decide(node.acl, READ, caller.ids), caller, "NOAUTH")) return { err: "NOAUTH" };
+  if (!passes(permits(node, READ, caller), caller, "NOAUTH")) return { err: "NOAUTH" };
   if (version !== -1 && version !== node.version) return { err: "BADVERSION" };
   return { path };
 }

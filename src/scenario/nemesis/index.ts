@@ -18,6 +18,7 @@ import type { Scenario } from "../types.js";
 import { laggingServerNemesis, zabSwarmNemesis } from "./zab-swarm.js";
 import { randomNemesis } from "./random.js";
 import { protocolSwarmNemesis } from "./protocol-swarm.js";
+import { apiSwarmNemesis } from "./api-swarm.js";
 
 export interface NemesisContext {
   /** The root stream of the run's seed (the nemesis forks its own streams from it). */
@@ -36,7 +37,7 @@ export interface NemesisDef {
   draw(ctx: NemesisContext, params: Readonly<Record<string, unknown>>): Fault[];
 }
 
-const NEMESES: readonly NemesisDef[] = [zabSwarmNemesis, randomNemesis, protocolSwarmNemesis, laggingServerNemesis];
+const NEMESES: readonly NemesisDef[] = [zabSwarmNemesis, randomNemesis, protocolSwarmNemesis, laggingServerNemesis, apiSwarmNemesis];
 
 export function nemesisDef(kind: string): NemesisDef {
   const def = NEMESES.find((n) => n.kind === kind);

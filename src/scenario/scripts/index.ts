@@ -22,12 +22,13 @@ import { benchTraffic } from "./bench-traffic.js";
 import { soakTree } from "./soak-tree.js";
 import { clientPipeline } from "./client-pipeline.js";
 import { readOnlyMode } from "./read-only-mode.js";
+import { wholeApi } from "./whole-api.js";
 import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
 import { BUG_SCRIPTS } from "./bug-scripts.js";
 import { COMMIT_SCRIPT_VARIANTS } from "../workloads/commit-variants.js";
 
 const SCRIPTS = new Map<string, ScriptDef>(
-  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerTxnLogDiff, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, benchTraffic, soakTree, clientPipeline, readOnlyMode, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS, zabElectionLongestLog].map((s) => [s.name, s]),
+  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerTxnLogDiff, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, benchTraffic, soakTree, clientPipeline, readOnlyMode, wholeApi, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS, zabElectionLongestLog].map((s) => [s.name, s]),
 );
 
 export function scriptNamed(name: string): ScriptDef {

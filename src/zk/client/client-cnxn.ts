@@ -181,9 +181,11 @@ export interface ClientCnxnOptions {
  * - `rare-pings`: the client pings no more often than its read timeout, so an idle connection
  *   with healthy links times out;
  * - `lifo-send`: the requests queued while the client had no connection are written newest
- *   first, so a pipelining session's requests are applied out of submission order.
+ *   first, so a pipelining session's requests are applied out of submission order;
+ * - `chroot-lost`: a chrooted handle sends a multi's operations without its chroot (the handle
+ *   reads it; see ZooKeeper.multi).
  */
-export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send";
+export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send" | "chroot-lost";
 
 type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; onFinish: (reply: PacketReply) => void; reply: PacketReply };
 
@@ -523,7 +525,7 @@ export class ClientCnxn {
     }
     if (frame.kind !== "reply" || frame.response?.kind !== "WatcherEvent") return;
     const e = frame.response.event;
-    const path = this.chroot.strip(e.path);
+    const path = this.chroot.stripEvent(e.path);
     this.queueEvent({ type: e.type, state: e.state, path });
   }
 

@@ -10,8 +10,9 @@
  *   bare Error. Arguments Java rejects before sending (invalid path, bad TTL, empty ACL,
  *   mixed multi, no default watcher) reject with `clientSide = true` and reach no server.
  * - `zk.async` is the same API with Java's callbacks (async-callback.ts), built on these promises.
- * - Paths the user passes and gets back are client paths; the chroot is added on the way out
- *   and stripped on the way in (created names, multi results, ephemerals, watch events).
+ * - Paths the user passes are client paths; the chroot is added on the way out and stripped on
+ *   the way in as Java's client strips it (chroot.ts): created names and watch events, not a
+ *   multi's created names nor getEphemerals' paths (and getEphemerals' prefix goes out as given).
  * - Each operation that reaches the connection is recorded in the trace as `client.invoke`
  *   then `client.complete` (see history.ts); CONNECTIONLOSS completes as "unknown".
  */
@@ -137,6 +138,8 @@ export class ZooKeeper {
   private asyncApi: AsyncZooKeeper | undefined;
   /** This node's operation ids (history.ts), shared with the node's other handles. */
   private readonly opIds: OpIdCounter;
+  /** The chroot-lost canary (ClientCanary) only: a multi's operations go out without the chroot. */
+  private readonly multiLosesChroot: boolean;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -149,6 +152,7 @@ export class ZooKeeper {
     if (options.sessionPasswd !== undefined && options.sessionId === undefined) throw new UserInputError("createClient: sessionPasswd given without sessionId");
     this.chroot = new Chroot(chroot);
     this.opIds = opIdCounter(ctx);
+    this.multiLosesChroot = options.canary === "chroot-lost";
     this.watchManager = new ZKWatchManager(options.watcher);
     this.cnxn = new ClientCnxn(ctx, {
       hosts,
@@ -254,7 +258,7 @@ export class ZooKeeper {
 
   private createdPath(rsp: ResponseRecord | null): string {
     const p = rsp !== null && "path" in rsp ? rsp.path : "";
-    return this.chroot.strip(p);
+    return this.chroot.stripCreated(p);
   }
 
   delete(path: string, version: number): Promise<void> {
@@ -450,9 +454,10 @@ export class ZooKeeper {
       op,
       args,
       opCode: read ? OpCode.multiRead : OpCode.multi,
-      request: { kind: "MultiOperationRecord", ops: ops.map((o) => toMultiOp(o, this.chroot.prepend(o.path))) },
+      request: { kind: "MultiOperationRecord", ops: ops.map((o) => toMultiOp(o, this.multiLosesChroot ? o.path : this.chroot.prepend(o.path))) },
       value: (rsp) => {
-        const results = (rsp as { results: WireMultiResult[] }).results.map((r) => toOpResult(r, (p) => this.chroot.strip(p)));
+        // As Java's client: a multi's created names come back as the server names them (no chroot stripped).
+        const results = (rsp as { results: WireMultiResult[] }).results.map((r) => toOpResult(r, (p) => p));
         const failed = read ? undefined : results.find((r) => r.kind === "error" && r.err !== Code.OK);
         if (failed !== undefined && failed.kind === "error") throw new KeeperException(failed.err, undefined, results);
         return results;

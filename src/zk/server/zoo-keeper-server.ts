@@ -25,7 +25,10 @@ import type { TxnEntry } from "../proto/txn.js";
 import { sessionPassword, isValidSessionPassword } from "../proto/session-id.js";
 import { CLIENT_PORT } from "../proto/wire.js";
 import { authenticate, type AuthProviders } from "./acl.js";
-import { PrepRequestProcessor, type PrepRequest } from "./prep-request-processor.js";
+import { PrepRequestProcessor, type PrepCanary, type PrepRequest } from "./prep-request-processor.js";
+
+/** The server canaries the prep processor implements. */
+const PREP_CANARIES: ReadonlySet<string> = new Set<PrepCanary>(["multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl"]);
 import { processRead, replyForTxn, type FinalReply, type ReadOptions } from "./final-request-processor.js";
 import { DigestMd5Server, NONCE_BYTES } from "./digest-md5.js";
 import type { Rng } from "../../sim/rng.js";
@@ -103,7 +106,9 @@ export type ServerCanary =
   /** A read-only server applies and acknowledges writes instead of answering NOTREADONLY. */
   | "read-only-accepts-writes"
   /** A read-only server accepts a client whose ConnectRequest did not ask for read-only. */
-  | "read-only-serves-any-client";
+  | "read-only-serves-any-client"
+  /** Broken preps (prep-request-processor.ts `PrepCanary`): a multi's answers, sequence numbers, a delete's ACL check. */
+  | PrepCanary;
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,
@@ -296,12 +301,14 @@ export class ZooKeeperServer implements CnxnHost {
 
   private newPrep(): PrepRequestProcessor {
     const { extendedTypesEnabled, enforceQuota, skipACL, superDigest, authProviders } = this.config;
+    const canary = this.config.canary;
     return new PrepRequestProcessor(this.zkDb.dataTree, this.sessionTracker, {
       extendedTypesEnabled,
       enforceQuota,
       skipACL,
       ...(superDigest !== undefined ? { superDigest } : {}),
       ...(authProviders !== undefined ? { authProviders } : {}),
+      ...(canary !== undefined && PREP_CANARIES.has(canary) ? { canary: canary as PrepCanary } : {}),
     });
   }
 
@@ -419,7 +426,19 @@ export class ZooKeeperServer implements CnxnHost {
     cnxn.sessionTimeoutMs = timeoutMs;
     if (request.sessionId === 0n) this.createSession(cnxn, timeoutMs);
     else if (!this.validateSession(cnxn, request.sessionId)) return;
-    else if (!isValidSessionPassword(request.sessionId, request.passwd)) this.finishReopen(cnxn, request.sessionId, false);
+    else {
+      // Java closes the session's connection on this server before it looks at the password
+      // (ZooKeeperServer.processConnectRequest: closeSession(…, CLIENT_RECONNECT)): even a wrong
+      // password disconnects the session's holder here.
+      const previous = this.cnxnBySession.get(request.sessionId);
+      if (previous !== undefined && previous !== cnxn) previous.close();
+      this.reopenSession(cnxn, request, timeoutMs);
+    }
+  }
+
+  /** `reopenSession`: the password, then revalidation (locally, or by the leader from a learner). */
+  private reopenSession(cnxn: ServerCnxn, request: { sessionId: SessionId; passwd: Uint8Array }, timeoutMs: number): void {
+    if (!isValidSessionPassword(request.sessionId, request.passwd)) this.finishReopen(cnxn, request.sessionId, false);
     else {
       cnxn.state = "connecting";
       this.revalidateSession(cnxn, request.sessionId, timeoutMs);

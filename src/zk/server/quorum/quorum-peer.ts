@@ -118,9 +118,18 @@ export class QuorumPeer {
     return typeof last === "number" ? last : undefined;
   }
 
-  /** Atomically replaces an epoch file and fsyncs it; `then` runs once it is durable. */
+  /**
+   * Atomically replaces an epoch file and fsyncs it; `then` runs once it is durable. A write that
+   * fails (a full disk) is Java's IOException out of `writeLongToFile`: it ends the role (the
+   * learner or leader that was persisting it goes back to LOOKING) and `then` never runs — an
+   * epoch nothing holds durably is never acknowledged.
+   */
   private writeEpoch(file: string, epoch: number, then: () => void): void {
-    this.ctx.disk.replace(file, [epoch], [8]);
+    const written = this.ctx.disk.replace(file, [epoch], [8]);
+    if (!written.ok) {
+      this.roleEnded(`cannot write ${file} (${epoch}): ${written.err}`);
+      return;
+    }
     this.ctx.disk.fsync(file, then);
   }
 
