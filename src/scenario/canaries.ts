@@ -194,6 +194,18 @@ export const CANARY_REGISTRY = [
     breaks: "a chrooted handle sends a multi's operations without its chroot",
     caughtBy: [scenario("api-swarm-standalone", [1], "client.linearizability")],
   },
+  {
+    name: "rw-probe-ignored",
+    layer: "client",
+    breaks: "a read-only client ignores a probe that found a read/write server, so it stays read-only as long as its read-only server does",
+    caughtBy: [scenario("read-only-rw-search", [1], "scenario.expect")],
+  },
+  {
+    name: "quota-root-uncounted",
+    layer: "server",
+    breaks: "a quota root's own node is left out of its usage count, so a hard count limit lets one node too many in",
+    caughtBy: [scenario("quota-enforcement", [1], "scenario.expect")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -207,6 +219,7 @@ export const CANARIES = [
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
   "read-only-accepts-writes", "read-only-serves-any-client",
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost",
+  "rw-probe-ignored", "quota-root-uncounted",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

@@ -107,6 +107,8 @@ export type ServerCanary =
   | "read-only-accepts-writes"
   /** A read-only server accepts a client whose ConnectRequest did not ask for read-only. */
   | "read-only-serves-any-client"
+  /** A quota root's own node is left out of its count: a hard count limit lets one node too many in. */
+  | "quota-root-uncounted"
   /** Broken preps (prep-request-processor.ts `PrepCanary`): a multi's answers, sequence numbers, a delete's ACL check. */
   | PrepCanary;
 
@@ -300,11 +302,11 @@ export class ZooKeeperServer implements CnxnHost {
   }
 
   private newPrep(): PrepRequestProcessor {
-    const { extendedTypesEnabled, enforceQuota, skipACL, superDigest, authProviders } = this.config;
-    const canary = this.config.canary;
+    const { extendedTypesEnabled, enforceQuota, skipACL, superDigest, authProviders, canary } = this.config;
     return new PrepRequestProcessor(this.zkDb.dataTree, this.sessionTracker, {
       extendedTypesEnabled,
       enforceQuota,
+      ...(canary === "quota-root-uncounted" ? { quotaRootUncounted: true } : {}),
       skipACL,
       ...(superDigest !== undefined ? { superDigest } : {}),
       ...(authProviders !== undefined ? { authProviders } : {}),

@@ -1,0 +1,65 @@
+/**
+ * Narration of a Multi-Paxos run in the book's vocabulary (3.1.5, Chubby's log: one Paxos
+ * instance per slot, a distinguished proposer — the master — that runs phase 1 once for every
+ * later slot): one line per trace event worth one, generated from the event. Heartbeats and
+ * their acks (the master lease's renewals) are left out: they would drown the story.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { narrateLifecycle } from "../narrate-common.js";
+
+const MESSAGE_NOTES: Record<string, string> = {
+  prepare: "phase 1a, for every slot from the one named",
+  promise: "phase 1b, with what it accepted in those slots",
+  accept: "phase 2a for one slot",
+  accepted: "phase 2b for one slot",
+  nack: "a refusal: it promised a higher ballot",
+  chosen: "a slot's value is chosen",
+  catchup: "a replica asks for chosen slots it lacks",
+  request: "a client's command",
+  reply: "the answer to a client",
+  redirect: "not the leader: try another replica",
+  heartbeat: "the leader's heartbeat (renews the lease)",
+  "heartbeat-ack": "a heartbeat acknowledged",
+};
+
+const QUIET_TYPES = new Set(["heartbeat", "heartbeat-ack"]);
+
+export function multiPaxosBookOfType(type: string): string | undefined {
+  return MESSAGE_NOTES[type] !== undefined ? type : undefined;
+}
+
+export function narrateMultiPaxos(e: TraceEvent): string | undefined {
+  const f = e.fields ?? {};
+  const n = e.node;
+  switch (e.kind) {
+    case "deliver": {
+      const type = e.detail ?? "";
+      if (QUIET_TYPES.has(type) || MESSAGE_NOTES[type] === undefined) return undefined;
+      return `${n} receives ${type} from ${e.peer} (${MESSAGE_NOTES[type]})`;
+    }
+    case "multipaxos.prepare":
+      return `${n} heard no leader: phase 1 with ballot ${String(f.ballot)} for every slot from ${String(f.fromSlot)} on — once, for all of them`;
+    case "multipaxos.promised":
+      return `${n} promises ballot ${String(f.ballot)} to ${e.peer} for every open slot (fsynced)`;
+    case "multipaxos.leader":
+      return f.phase1 === true
+        ? `${n} leads with ballot ${String(f.ballot)}: it re-proposes ${String(f.reproposed)} open slot(s) from ${String(f.fromSlot)}, ${String(f.noops)} gap(s) filled with no-ops; later slots need phase 2 only`
+        : `${n} takes over with ballot ${String(f.ballot)} WITHOUT phase 1 (broken twin): it proposes after the last slot it knows`;
+    case "multipaxos.accepted":
+      return `${n} accepts slot ${String(f.slot)} = ${String(f.command)} at ballot ${String(f.ballot)} (fsynced)`;
+    case "multipaxos.deposed":
+      return `${n} learns of the higher ballot ${String(f.promised)} and steps down`;
+    case "multipaxos.apply":
+      return `${n} applies slot ${String(f.slot)}: ${String(f.command)}${f.command === "noop" ? " (a gap filled by a new leader)" : ""}`;
+    case "multipaxos.read":
+      return `${n} serves ${String(f.client)}'s read of ${String(f.key)} from its state machine${Number(f.leaseMs) > 0 ? " (it holds the master lease)" : " (no lease: it cannot know it is still the master)"}`;
+    case "multipaxos.client.invoke":
+      return `${n} sends ${String(f.op)} ${String(f.key)}${f.op === "put" ? `=${String(f.value)}` : ""} (request ${String(f.reqId)})`;
+    case "multipaxos.client.complete":
+      return `${n}'s request ${String(f.reqId)} is answered${f.op === "get" ? `: ${String(f.key)} = ${f.value === null ? "(none)" : String(f.value)}` : ""}`;
+    case "multipaxos.replica.recovered":
+      return e.atUs === 0 ? undefined : `${n} reads its disk back: promised ${String(f.promised)}, ${String(f.accepted)} accepted slot(s); its log of chosen values is learned again`;
+    default:
+      return narrateLifecycle(e);
+  }
+}
