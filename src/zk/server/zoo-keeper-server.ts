@@ -95,6 +95,8 @@ export type ServerCanary =
   | "stale-session-deadlines"
   /** A standard watch is not removed when it fires: the next change notifies it again. */
   | "standard-watch-kept"
+  /** A delete fires NodeDataChanged at the node's data watches instead of NodeDeleted. */
+  | "delete-fires-data-changed"
   /** A leader that loses its quorum keeps leading (and serving) instead of giving up after syncLimit ticks. */
   | "leader-ignores-quorum-loss"
   /** A follower ACKs a proposal as soon as it is appended to its log, before the fsync covering it. */
@@ -135,6 +137,7 @@ export function newZKDatabase(ctx: NodeContext, config: ZooKeeperServerConfig): 
     extendedTypesEnabled,
     ...(canary === "fuzzy-replay-no-fixup" ? { fuzzyReplayFixups: false } : {}),
     ...(canary === "standard-watch-kept" ? { keepStandardWatches: true } : {}),
+    ...(canary === "delete-fires-data-changed" ? { deleteFiresDataChanged: true } : {}),
   };
   const replay = canary === "fuzzy-replay-strict" ? "strict" : "tolerant";
   return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay, snapshotSizeFactor, purgeSnapRetainCount });
