@@ -19,6 +19,8 @@
  *   timers, and the leader's wall clock that stamps ctime/mtime and judges TTL nodes;
  * - slow-fsync, disk-full: a server's disk slow, or full (its undo frees it and restarts the
  *   server, which a full disk stops).
+ * The scenarios tear the unsynced tail of a crashed server's files (`"disk": {"tearProbability":
+ * 0.5}`), as the zab swarms do. What the swarm leaves out, and why: `ZAB_SWARM_LEFT_OUT`.
  * On an ensemble, a second timeline adds the zab-swarm aims over the same fault phase (crashes
  * aimed at elections and syncs, orphan proposals, isolated leaders…; zab-swarm.ts), from its own
  * streams under "api/zab".
@@ -29,7 +31,7 @@ import type { Rng } from "../../sim/rng.js";
 import type { TraceStep } from "../../sim/fault-when.js";
 import { apiFaultPhaseMs, apiPlanOf, apiShapeOf, pickWeighted } from "../workloads/api-swarm-shape.js";
 import { drawDownMs, drawLinks, entry, subset } from "./draw.js";
-import { FAULT_PHASE_EVENT, drawSwarmFaults } from "./zab-swarm.js";
+import { FAULT_PHASE_EVENT, ZAB_SWARM_LEFT_OUT, drawSwarmFaults } from "./zab-swarm.js";
 import type { NemesisDef } from "./index.js";
 
 export const API_AIMS = [
@@ -129,6 +131,8 @@ export const apiSwarmNemesis: NemesisDef = {
   description: "the whole-API swarm's faults: servers and clients crashed, paused, cut off, clogged, clocks skewed, disks slow or full (and zab-swarm's on an ensemble)",
   paramKeys: [],
   checkParams() {},
+  // The same corner as zab-swarm's, for the same reasons: TCP links, the network's base delay.
+  leftOut: ZAB_SWARM_LEFT_OUT,
   draw(ctx) {
     const w = ctx.scenario.workload;
     if (w.kind !== "api-swarm") throw new UserInputError(`nemesis "api-swarm" needs the "api-swarm" workload, got "${w.kind}"`);
