@@ -18,6 +18,7 @@ import type { Workload, WorkloadContext, WorkloadDef } from "../workload.js";
 import { SUPER_DIGEST } from "../scripts/api-draws.js";
 import { apiFaultPhaseMs, apiShapeOf, type ApiShape } from "./api-swarm-shape.js";
 import { ZAB_TRACE_ROLES, zkWorkload } from "./zk.js";
+import { API_COVERAGE } from "./zab-coverage.js";
 
 const KNOWN_PARAMS = ["ensemble", "faultPhaseMs"];
 const MAX_VOTERS = 5;
@@ -52,6 +53,7 @@ export const apiSwarmWorkload: WorkloadDef = {
     return zkWorkload.defaultCheckers({ script: "whole-api", servers: ensembleParam(params) ? 3 : 1 });
   },
   traceRoles: ZAB_TRACE_ROLES,
+  coverage: API_COVERAGE,
   create(w: WorkloadContext): Workload {
     apiSwarmWorkload.nodes(w.params);
     const shape = apiShape(w);
