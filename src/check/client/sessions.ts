@@ -19,7 +19,9 @@
  * 3. A heartbeating session is not expired. A server touches a session for every packet it
  *    receives on the session's connection (auth packets aside); a follower relays its touches
  *    to the leader in its next PING reply. The leader (or standalone server) expires a session
- *    only after `timeout` without a touch (docs/zookeeper.md §3.3: in (timeout, timeout + tick]). So a
+ *    only after `timeout` without a touch (docs/zookeeper.md §3.3: in (timeout, timeout + tick]),
+ *    where a touch's timeout is the one its connection negotiated (`zk.session.established`: a
+ *    session re-attached with a shorter timeout expires by that one). So a
  *    `zk.session.expire` of S at server L less than `timeoutMs` after L received a packet the
  *    client sent while connected in S — directly, or through a follower's PING reply sent
  *    after the follower received it — is a violation. Only these clear cases are flagged:
@@ -44,7 +46,7 @@ const UNTOUCHING = new Set(["connect", "auth"]);
 /** The kinds `onEvent` reads. */
 const READS: ReadonlySet<string> = new Set([
   "client.invoke", "client.complete", "zk.apply", "zk.session.expire", "client.state", "client.connect", "client.disconnect",
-  "pause", "resume", "crash", "send", "deliver", "drop", "zab.phase", "zab.state", "clock",
+  "pause", "resume", "crash", "send", "deliver", "drop", "zab.phase", "zab.state", "clock", "zk.session.established",
 ]);
 
 export class SessionsChecker implements Checker {
@@ -64,7 +66,10 @@ export class SessionsChecker implements Checker {
   private readonly clients = new Map<string, Map<string, ClientView>>();
   /** Message id (unique in a run) → the session a client packet in flight touches. */
   private readonly sessionPackets = new Map<number, { session: string }>();
-  private readonly lastTouchUs = new Map<string, Map<string, number>>();
+  /** Server → session → its last touch there, and the timeout that touch set. */
+  private readonly lastTouch = new Map<string, Map<string, { atUs: number; timeoutMs: number | undefined }>>();
+  /** Session → the timeout its latest connection negotiated (a re-attach may negotiate another). */
+  private readonly negotiatedMs = new Map<string, number>();
   private readonly touchedSinceDrain = new Map<string, Set<string>>();
   /** Message id of a learner's PING reply in flight → the sessions it relays touches for. */
   private readonly relayed = new Map<number, string[]>();
@@ -87,6 +92,11 @@ export class SessionsChecker implements Checker {
         return this.onApply(e);
       case "zk.session.expire":
         return this.onExpire(e);
+      case "zk.session.established": {
+        const session = str(e.fields, "session");
+        if (session !== undefined && typeof e.fields?.timeoutMs === "number") this.negotiatedMs.set(session, e.fields.timeoutMs);
+        return;
+      }
       case "client.state":
       case "client.connect":
       case "client.disconnect":
@@ -276,9 +286,9 @@ export class SessionsChecker implements Checker {
   }
 
   private touch(server: string, session: string, atUs: number): void {
-    let m = this.lastTouchUs.get(server);
-    if (m === undefined) this.lastTouchUs.set(server, (m = new Map()));
-    m.set(session, atUs);
+    let m = this.lastTouch.get(server);
+    if (m === undefined) this.lastTouch.set(server, (m = new Map()));
+    m.set(session, { atUs, timeoutMs: this.negotiatedMs.get(session) });
   }
 
   private onExpire(e: TraceEvent): void {
@@ -289,11 +299,16 @@ export class SessionsChecker implements Checker {
       return;
     }
     if (this.skewed.has(e.node)) return;
-    const touchedUs = this.lastTouchUs.get(e.node)?.get(session);
-    if (touchedUs === undefined || e.atUs - touchedUs >= timeoutMs * 1000) return;
+    const touched = this.lastTouch.get(e.node)?.get(session);
+    if (touched === undefined) return;
+    // A touch sets the expiry by its connection's timeout (Java's touchSession(id, timeout)):
+    // after a re-attach that negotiated a shorter one, the session expires sooner than the
+    // timeout it was created with, which the expiry reports.
+    const windowMs = Math.min(timeoutMs, touched.timeoutMs ?? timeoutMs);
+    if (e.atUs - touched.atUs >= windowMs * 1000) return;
     this.log.add(
       e,
-      `${e.node} expired session ${session} (timeout ${timeoutMs} ms) only ${(e.atUs - touchedUs) / 1000} ms after it was last touched there by a packet its connected client sent: ` +
+      `${e.node} expired session ${session} (timeout ${windowMs} ms) only ${(e.atUs - touched.atUs) / 1000} ms after it was last touched there by a packet its connected client sent: ` +
         `a session that heartbeats to a serving server must not expire`,
     );
   }
