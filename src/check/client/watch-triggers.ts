@@ -85,7 +85,10 @@ export class WatchTriggersChecker implements Checker {
         if (path !== undefined) (this.reaping.get(e.node) ?? this.reaping.set(e.node, []).get(e.node)!).push(path);
         return;
       }
+      // A crash, or a role change (a leader that steps down drops the requests in its
+      // pipeline), forgets the choices not applied yet.
       case "crash":
+      case "zab.state":
         this.reaping.delete(e.node);
         return;
     }

@@ -84,4 +84,19 @@ describe("check: client.watch-triggers", () => {
     expect(runChecker(new WatchTriggersChecker(), t.events)).toEqual([]);
     expect(runChecker(new WatchTriggersChecker(), unknown.events)).toEqual([]);
   });
+  it("a reap choice a server dropped when its role changed names no later reap (api-swarm-ensemble seed 84)", () => {
+    const run = (stepDown: boolean) => {
+      const t = new ClientTrace().standalone().connected("c2", S2);
+      t.event("zk.container.reap", "s1", { path: "/a/n1", nowMs: 1 });
+      if (stepDown) t.event("zab.state", "s1", { sid: 1, state: "LOOKING" });
+      t.event("zk.container.reap", "s1", { path: "/a/n4", nowMs: 2 });
+      const id = t.send("s1", "c2", "notification");
+      t.event("zk.apply", "s1", { zxid: z(9), op: "deleteContainer", session: "0x0", cxid: 0 });
+      t.deliver("s1", "c2", id, "notification").watch("c2", S2, "NodeDeleted", "/a/n4");
+      return runChecker(new WatchTriggersChecker(), t.events);
+    };
+    expect(run(true)).toEqual([]);
+    // Without the role change the first choice is the one applied: /a/n4 is not its node.
+    expect(run(false)[0]?.message).toMatch(/from txn 0x9 on s1 \(the reap of \/a\/n1\)/);
+  });
 });
