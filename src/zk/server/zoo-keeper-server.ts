@@ -392,7 +392,7 @@ export class ZooKeeperServer implements CnxnHost {
     try {
       if (cnxn.state === "awaitingConnect") this.processConnectRequest(cnxn, bytes);
       else if (cnxn.state === "connected") this.processPacket(cnxn, bytes);
-      // "connecting": a request before the session is established is dropped, as in 3.8.
+      else if (cnxn.state === "connecting") cnxn.heldFrames.push(bytes); // read once the session is established
     } catch (err) {
       if (!isJuteError(err)) throw err;
       this.ctx.annotate("zk.cnxn.malformed", { client: cnxn.endpoint.remoteId, reason: err.message });
@@ -508,6 +508,8 @@ export class ZooKeeperServer implements CnxnHost {
       readOnly: this.isReadOnly,
     });
     this.ctx.annotate("zk.session.established", { client: cnxn.endpoint.remoteId, session: hexId(cnxn.sessionId), timeoutMs: cnxn.sessionTimeoutMs });
+    // `enableRecv`: the frames a client sent behind its ConnectRequest are read now.
+    for (const bytes of cnxn.heldFrames.splice(0)) this.receive(cnxn, bytes);
   }
 
   private processPacket(cnxn: ServerCnxn, bytes: Uint8Array): void {
@@ -517,10 +519,19 @@ export class ZooKeeperServer implements CnxnHost {
     try {
       record = decodeRequestRecord(r, header);
     } catch (err) {
-      if (!isJuteError(err) || err.reason !== "unsupported") throw err;
-      cnxn.sendReply(header.xid, this.zkDb.lastProcessedZxid, Code.UNIMPLEMENTED, null, replyLabel(header.type, header.xid));
-      cnxn.close();
-      return;
+      if (!isJuteError(err)) throw err;
+      if (err.reason === "unsupported") {
+        // UnimplementedRequestProcessor: the request never got a zxid (−1); then the connection closes.
+        cnxn.sendReply(header.xid, -1n, Code.UNIMPLEMENTED, null, replyLabel(header.type, header.xid));
+        cnxn.close();
+        return;
+      }
+      // A body that does not parse inside a well-formed frame: 3.8 reads it only in the request
+      // processors, whose failure to deserialise answers MARSHALLINGERROR (a write's as an error
+      // txn); the connection stays. Auth and SASL packets are read here and close it.
+      // (zk.cnxn.malformed is for the connections it closes.)
+      if (header.type === OpCode.auth || header.type === OpCode.sasl) throw err;
+      record = { kind: "Empty" };
     }
     if (header.type === OpCode.auth) return this.processAuth(cnxn, header.xid, record);
     if (header.type === OpCode.sasl) return this.processSasl(cnxn, header.xid, record);
