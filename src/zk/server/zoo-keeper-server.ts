@@ -25,7 +25,10 @@ import type { TxnEntry } from "../proto/txn.js";
 import { sessionPassword, isValidSessionPassword } from "../proto/session-id.js";
 import { CLIENT_PORT } from "../proto/wire.js";
 import { authenticate, type AuthProviders } from "./acl.js";
-import { PrepRequestProcessor, type PrepRequest } from "./prep-request-processor.js";
+import { PrepRequestProcessor, type PrepCanary, type PrepRequest } from "./prep-request-processor.js";
+
+/** The server canaries the prep processor implements. */
+const PREP_CANARIES: ReadonlySet<string> = new Set<PrepCanary>(["multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl"]);
 import { processRead, replyForTxn, type FinalReply, type ReadOptions } from "./final-request-processor.js";
 import { DigestMd5Server, NONCE_BYTES } from "./digest-md5.js";
 import { SessionTrackerImpl, type SessionImpl, type SessionTracker } from "./session-tracker.js";
@@ -92,6 +95,8 @@ export type ServerCanary =
   | "stale-session-deadlines"
   /** A standard watch is not removed when it fires: the next change notifies it again. */
   | "standard-watch-kept"
+  /** A delete fires NodeDataChanged at the node's data watches instead of NodeDeleted. */
+  | "delete-fires-data-changed"
   /** A leader that loses its quorum keeps leading (and serving) instead of giving up after syncLimit ticks. */
   | "leader-ignores-quorum-loss"
   /** A follower ACKs a proposal as soon as it is appended to its log, before the fsync covering it. */
@@ -105,7 +110,9 @@ export type ServerCanary =
   /** A read-only server accepts a client whose ConnectRequest did not ask for read-only. */
   | "read-only-serves-any-client"
   /** A quota root's own node is left out of its count: a hard count limit lets one node too many in. */
-  | "quota-root-uncounted";
+  | "quota-root-uncounted"
+  /** Broken preps (prep-request-processor.ts `PrepCanary`): a multi's answers, sequence numbers, a delete's ACL check. */
+  | PrepCanary;
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,
@@ -130,6 +137,7 @@ export function newZKDatabase(ctx: NodeContext, config: ZooKeeperServerConfig): 
     extendedTypesEnabled,
     ...(canary === "fuzzy-replay-no-fixup" ? { fuzzyReplayFixups: false } : {}),
     ...(canary === "standard-watch-kept" ? { keepStandardWatches: true } : {}),
+    ...(canary === "delete-fires-data-changed" ? { deleteFiresDataChanged: true } : {}),
   };
   const replay = canary === "fuzzy-replay-strict" ? "strict" : "tolerant";
   return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay, snapshotSizeFactor, purgeSnapRetainCount });
@@ -305,6 +313,7 @@ export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
       skipACL,
       ...(superDigest !== undefined ? { superDigest } : {}),
       ...(authProviders !== undefined ? { authProviders } : {}),
+      ...(canary !== undefined && PREP_CANARIES.has(canary) ? { canary: canary as PrepCanary } : {}),
     });
   }
 
@@ -449,7 +458,19 @@ export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
     cnxn.sessionTimeoutMs = timeoutMs;
     if (request.sessionId === 0n) this.createSession(cnxn, timeoutMs);
     else if (!this.validateSession(cnxn, request.sessionId)) return;
-    else if (!isValidSessionPassword(request.sessionId, request.passwd)) this.finishReopen(cnxn, request.sessionId, false);
+    else {
+      // Java closes the session's connection on this server before it looks at the password
+      // (ZooKeeperServer.processConnectRequest: closeSession(…, CLIENT_RECONNECT)): even a wrong
+      // password disconnects the session's holder here.
+      const previous = this.cnxnBySession.get(request.sessionId);
+      if (previous !== undefined && previous !== cnxn) previous.close();
+      this.reopenSession(cnxn, request, timeoutMs);
+    }
+  }
+
+  /** `reopenSession`: the password, then revalidation (locally, or by the leader from a learner). */
+  private reopenSession(cnxn: ServerCnxn, request: { sessionId: SessionId; passwd: Uint8Array }, timeoutMs: number): void {
+    if (!isValidSessionPassword(request.sessionId, request.passwd)) this.finishReopen(cnxn, request.sessionId, false);
     else {
       cnxn.state = "connecting";
       this.revalidateSession(cnxn, request.sessionId, timeoutMs);
@@ -788,6 +809,9 @@ export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
 
   /** ContainerManager: an internal deleteContainer request (session 0, no ACL check). */
   private submitInternalDelete(path: string): void {
+    // For the history checkers: which node (by its czxid) was found due, by which clock reading.
+    const node = this.zkDb.dataTree.getNode(path);
+    this.ctx.annotate("zk.container.reap", { path, czxid: node === undefined ? undefined : zxidHex(node.stat.czxid), nowMs: this.currentTimeMillis() });
     this.submitRequest(this.newRequest(null, 0n, 0, OpCode.deleteContainer, { kind: "DeleteContainerRequest", path }));
   }
 
