@@ -43,7 +43,7 @@ interface Identified {
 
 export class WatchTriggersChecker implements Checker {
   readonly name = "client.watch-triggers";
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable((e, why) => this.log.add(e, why));
   private readonly txns = new NotificationTxns();
   /** "client session" → the handle's chroot. */
