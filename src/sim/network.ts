@@ -524,6 +524,19 @@ export class Network {
     this.linkTable.configure(change, from, to, oneWay);
   }
 
+  /**
+   * The connections not yet forgotten (an end still open), oldest first, as plain data: who
+   * connected to whom on which port, and the state of each end. (The model checker names a
+   * connection by its endpoints and its rank among theirs, never by its id.)
+   */
+  connectionViews(): ConnectionView[] {
+    const seen = new Set<Connection>();
+    for (const conns of this.connsByNode) for (const c of conns) seen.add(c);
+    return [...seen]
+      .sort((a, b) => a.id - b.id)
+      .map((c) => ({ id: c.id, client: c.nodes[0].id, server: c.nodes[1].id, port: c.port, established: c.established, ends: c.ends.map((e) => (e === undefined ? "none" : e.closed ? "closed" : e.open ? "open" : "opening")) as [EndState, EndState] }));
+  }
+
   /** Segments held by cut links (they resume, in order, when the link heals), in send order per connection. */
   heldMessages(): SimEvent[] {
     const out: SimEvent[] = [];
@@ -570,6 +583,19 @@ export class Network {
   }
 }
 
+export type EndState = "none" | "opening" | "open" | "closed";
+
+/** A connection as `connectionViews` lists it. */
+export interface ConnectionView {
+  id: number;
+  client: string;
+  server: string;
+  port: number;
+  established: boolean;
+  /** The connecting end's state, then the accepting end's ("none" before it accepted). */
+  ends: [EndState, EndState];
+}
+
 /** A message waiting in the kernel, as the teaching UI's stepping interface lists it. */
 export interface PendingMessage {
   channel: "datagram" | "connection";
@@ -585,13 +611,31 @@ export interface PendingMessage {
   head: boolean;
   /** A connection's control segment (syn, fin, rst…), not data. */
   control: boolean;
+  /** Connections: how many segments of its stream go before it (0: the head). Datagrams: 0. */
+  position: number;
+  /** Its sender crashed since it was sent (a datagram or data segment is then dropped, not delivered). */
+  senderCrashed: boolean;
+  /** Its receiver crashed (or, for a segment, its end closed) since it was sent. */
+  receiverCrashed: boolean;
 }
 
 /** The message a pending kernel event delivers, or undefined for other events. */
 export function pendingMessage(ev: SimEvent): PendingMessage | undefined {
   if (ev.fn === deliverDatagram) {
     const m = ev.a as DatagramMsg;
-    return { channel: "datagram", id: m.id, from: m.src.id, to: m.dst.id, type: m.type, payload: m.payload, head: true, control: false };
+    return {
+      channel: "datagram",
+      id: m.id,
+      from: m.src.id,
+      to: m.dst.id,
+      type: m.type,
+      payload: m.payload,
+      head: true,
+      control: false,
+      position: 0,
+      senderCrashed: m.src.incarnation !== m.srcInc,
+      receiverCrashed: m.dst.incarnation !== m.dstInc,
+    };
   }
   if (ev.fn === deliverSegment) {
     const seg = ev.a as Segment;
@@ -606,6 +650,9 @@ export function pendingMessage(ev: SimEvent): PendingMessage | undefined {
       conn: conn.id,
       head: seg.seq === conn.nextSeq[seg.dir],
       control: seg.ctrl !== Ctrl.Data,
+      position: seg.seq - conn.nextSeq[seg.dir],
+      senderCrashed: conn.nodes[seg.dir].incarnation !== conn.incs[seg.dir],
+      receiverCrashed: conn.incs[1 - seg.dir] !== -1 && conn.nodes[1 - seg.dir]!.incarnation !== conn.incs[1 - seg.dir],
     };
   }
   return undefined;
