@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { UserInputError } from "../sim/errors.js";
 import type { Session, SessionFile } from "../scenario/stepper/session.js";
 
-const ACTION_KINDS = new Set(["deliver", "drop", "delay", "duplicate", "fire", "fault", "client"]);
+const ACTION_KINDS = new Set(["deliver", "drop", "delay", "duplicate", "fire", "next", "fault", "client"]);
 
 export function isSessionFileText(text: string): boolean {
   return /"format"\s*:\s*"zksim-learn-session"/.test(text.slice(0, 200));
