@@ -5,6 +5,7 @@
 //
 //   cli/ tui/ (and serve/ runtime/ gateway/ conformance/)   entry points: may use everything below
 //   api/                                       the public API (a user's scripts): scenario/, property/, runtime/'s TCP client and below
+//   search/                                    the model checker (zksim check): explores the stepper's worlds
 //   scenario/  property/                       siblings: scenario format and runner; fast-check properties
 //   check/                                     checkers: values from zk/proto, sim/, base/; only types from above those
 //   recipes/   protocols/                      ZooKeeper recipes (through the client only); teaching models (on sim/)
@@ -42,6 +43,8 @@ const LAYERS = {
   // The public API (`import … from "zksim"`): builds scenarios of a user's script and runs them.
   api: { values: ["scenario", "property", "runtime", ...BELOW_SCENARIO] },
   scenario: { values: ["property", ...BELOW_SCENARIO] },
+  // The model checker: searches the stepper's worlds; the CLI drives it.
+  search: { values: ["scenario", ...BELOW_SCENARIO] },
   property: { values: ["scenario", ...BELOW_SCENARIO] },
   check: { values: ["zk/proto", "sim", "base"], types: ["recipes", "protocols", "zk/client", "zk/server", "zk/trace-events"] },
   recipes: { values: ["zk/client", "zk/proto", "sim/trace-schema", "base"] },

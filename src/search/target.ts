@@ -1,0 +1,34 @@
+/**
+ * A check target: a small world to search — a stepper adapter (its world, its checkers), a seed
+ * and variant, the setup that brings it to where the search starts (client requests), which
+ * nodes faults may strike, the checkers that judge the end of a path (liveness), and the
+ * default bounds. The catalogue of named targets is targets.ts.
+ *
+ * The world is the one `zksim learn` runs, so a counterexample is a learn session.
+ */
+import type { Checker } from "../check/checker.js";
+import type { Action, ProtocolAdapter, World } from "../scenario/stepper/types.js";
+import type { SearchBounds } from "./bounds.js";
+import type { StateOf } from "./world-state.js";
+
+export interface CheckTarget {
+  name: string;
+  /** One line: what is searched and what it shows. */
+  description: string;
+  adapter: ProtocolAdapter<World>;
+  seed: number;
+  variant: string;
+  /** Actions applied once the world is ready; `--from start` leaves them out. */
+  setup: readonly Action[];
+  /** Nodes a crash or a cut may strike. */
+  faultable: readonly string[];
+  /** Checkers that judge a whole path at its end (liveness), besides the adapter's live ones. */
+  endCheckers: () => Checker[];
+  /** What a node's state is for the state hash (default: its process). */
+  stateOf?: StateOf;
+  /** The world reads the clock (leases, session timeouts): independence is narrower then. */
+  clockSensitive: boolean;
+  bounds: SearchBounds;
+  /** The broken variant of this world the search must catch, and the checker that catches it. */
+  canary?: { variant: string; checker: string };
+}
