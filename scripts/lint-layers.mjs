@@ -7,6 +7,7 @@
 //   api/                                       the public API (a user's scripts): scenario/, property/, runtime/'s TCP client and below
 //   search/                                    the model checker (zksim check): explores the stepper's worlds
 //   scenario/  property/                       siblings: scenario format and runner; fast-check properties
+//   stepper/                                   the teaching stepper and its learn adapters (a run one choice at a time)
 //   check/                                     checkers: values from zk/proto, sim/, base/; only types from above those
 //   recipes/   protocols/                      ZooKeeper recipes (through the client only); teaching models (on sim/)
 //   zk/client/  zk/server/                     client library; server and ZAB quorum (sim/ only through sim/process-api.ts)
@@ -28,7 +29,7 @@ const SRC = process.argv[2] ? join(process.cwd(), process.argv[2]) : join(ROOT, 
 // `sim/trace-schema` is types only: the trace contract every layer adds its annotation kinds to.
 const SIM_PROCESS_API = ["sim/process-api", "sim/disk", "sim/rng", "sim/errors", "sim/time", "sim/trace-schema"];
 
-const BELOW_SCENARIO = ["check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "base"];
+const BELOW_SCENARIO = ["stepper", "check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "base"];
 
 /** layer -> what it may import: `values` (any import) and `types` (only `import type`). */
 const LAYERS = {
@@ -46,6 +47,8 @@ const LAYERS = {
   // The model checker: searches the stepper's worlds; the CLI drives it.
   search: { values: ["scenario", ...BELOW_SCENARIO] },
   property: { values: ["scenario", ...BELOW_SCENARIO] },
+  // The teaching stepper: drives the kernel, the protocols and the ZooKeeper ensemble one choice at a time.
+  stepper: { values: ["check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "base"] },
   check: { values: ["zk/proto", "sim", "base"], types: ["recipes", "protocols", "zk/client", "zk/server", "zk/trace-events"] },
   recipes: { values: ["zk/client", "zk/proto", "sim/trace-schema", "base"] },
   protocols: { values: ["sim", "base"] },

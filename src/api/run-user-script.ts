@@ -18,7 +18,7 @@ import { runScenario } from "../scenario/run.js";
 import { registerBuiltins } from "../scenario/builtins.js";
 import { parseReplayFile, replayCaseFromRun, replayRunOptions, type ReplayCase } from "../scenario/replay-file.js";
 import { compareReplay, type ReplayComparison } from "../scenario/replay.js";
-import type { RunOptions, RunResult, Scenario } from "../scenario/types.js";
+import type { RunOptions, RunResult, Scenario, Verdict } from "../scenario/types.js";
 import { importUserScript, moduleArgOf, readReplayText, writeReplayCase } from "./files.js";
 import { registerUserWorkload, userWorkloadDef, USER_WORKLOAD } from "./user-workload.js";
 import { isUserScript, type UserScript } from "./user-script.js";
@@ -34,7 +34,8 @@ export interface RunUserScriptOptions extends WorldOptions {
 
 /** What one run of a user's script found. */
 export interface UserRunResult {
-  verdict: "pass" | "fail";
+  /** "expected" only for a scenario that declares `expectedViolations` (scenario/types.ts). */
+  verdict: Verdict;
   /** Every violation: built-in checkers, the script's own, a failed `world.expect`, a script that threw. */
   violations: readonly Violation[];
   /** Stretches a checker could not judge (not failures; see docs/long-runs.md). */

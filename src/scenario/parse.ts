@@ -9,7 +9,7 @@ import type { DiskConfig } from "../sim/disk.js";
 import { msToUs } from "../sim/time.js";
 import { checkerNames, workloadDef } from "./workload.js";
 import { parseNemesis } from "./nemesis/index.js";
-import type { Scenario } from "./types.js";
+import type { ExpectedViolationDecl, Scenario } from "./types.js";
 
 /**
  * Upper bounds on a run's virtual time, so that a typo (1e15) is bad input, not a run that never
@@ -20,7 +20,7 @@ import type { Scenario } from "./types.js";
 export const MAX_DURATION_MS = 86_400_000;
 export const MAX_CONVERGENCE_BUDGET_MS = 3_600_000;
 
-const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "nemesis", "checkers", "convergence"];
+const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "nemesis", "checkers", "convergence", "expectedViolations"];
 const NET_KEYS: Record<string, (v: number) => Partial<NetworkConfig>> = {
   minDelayMs: (v) => ({ minDelayUs: msToUs(v) }),
   maxDelayMs: (v) => ({ maxDelayUs: msToUs(v) }),
@@ -58,6 +58,7 @@ export function parseScenario(raw: unknown, source: string): Scenario {
   const known = new Set(checkerNames());
   for (const c of checkers) if (!known.has(c)) throw new UserInputError(`${source}: unknown checker "${c}" (known: ${[...known].join(", ")})`);
   const convergence = parseConvergence(doc.convergence, `${source}: "convergence"`);
+  const expectedViolations = parseExpectedViolations(doc.expectedViolations, checkers, `${source}: "expectedViolations"`);
   return {
     ...(convergence !== undefined ? { convergence } : {}),
     name,
@@ -71,7 +72,28 @@ export function parseScenario(raw: unknown, source: string): Scenario {
     faults,
     ...(nemesis !== undefined ? { nemesis } : {}),
     checkers,
+    ...(expectedViolations !== undefined ? { expectedViolations } : {}),
   };
+}
+
+/** `[{ "checker": NAME, "why": SENTENCE }, …]`: each checker one the scenario runs, named once. */
+function parseExpectedViolations(raw: unknown, checkers: readonly string[], at: string): ExpectedViolationDecl[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) throw new UserInputError(`${at} must be a list of { "checker": NAME, "why": SENTENCE }`);
+  const seen = new Set<string>();
+  return raw.map((entry, i) => {
+    const here = `${at}[${i}]`;
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new UserInputError(`${here} must be an object { "checker": NAME, "why": SENTENCE }`);
+    for (const k of Object.keys(entry)) if (k !== "checker" && k !== "why") throw new UserInputError(`${here}: unknown field "${k}" (allowed: checker, why)`);
+    const e = entry as Record<string, unknown>;
+    const checker = str(e.checker, `${here}.checker`);
+    if (!checkers.includes(checker)) throw new UserInputError(`${here}.checker: "${checker}" is not one of the scenario's checkers (${checkers.join(", ")})`);
+    if (seen.has(checker)) throw new UserInputError(`${here}.checker: "${checker}" is declared twice`);
+    seen.add(checker);
+    const why = str(e.why, `${here}.why`).trim();
+    if (why === "") throw new UserInputError(`${here}.why must say why the violation is expected`);
+    return { checker, why };
+  });
 }
 
 /** `false` (opt out) or `{ "budgetMs": N }`; absent means the default. */

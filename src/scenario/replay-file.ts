@@ -25,7 +25,7 @@ import { registerBuiltins } from "./builtins.js";
 import { parseScenario } from "./parse.js";
 import { withDrawnFaults } from "./nemesis/index.js";
 import { workloadDef } from "./workload.js";
-import type { Canary, RunOptions, RunResult, Scenario } from "./types.js";
+import type { Canary, RunOptions, RunResult, Scenario, Verdict } from "./types.js";
 import { CANARIES, isCanary } from "./canaries.js";
 
 export const REPLAY_FORMAT = "replay/1";
@@ -37,7 +37,7 @@ export interface ExpectedViolation {
 
 export interface ReplayExpectation {
   traceHash: string;
-  verdict: "pass" | "fail";
+  verdict: Verdict;
   violations: ExpectedViolation[];
 }
 
@@ -93,6 +93,7 @@ export function scenarioToDocument(s: Scenario): ScenarioDocument {
     ...(s.nemesis !== undefined ? { nemesis: { kind: s.nemesis.kind, ...s.nemesis.params } } : {}),
     checkers: [...s.checkers],
     ...(s.convergence !== undefined ? { convergence: s.convergence === false ? false : { ...s.convergence } } : {}),
+    ...(s.expectedViolations !== undefined ? { expectedViolations: s.expectedViolations.map((d) => ({ ...d })) } : {}),
   };
 }
 
@@ -229,7 +230,7 @@ function parseExpected(raw: unknown, at: string): ReplayExpectation {
   const traceHash = required(doc, "traceHash", at);
   if (typeof traceHash !== "string" || traceHash === "") throw new UserInputError(`${at}.traceHash must be a non-empty string`);
   const verdict = required(doc, "verdict", at);
-  if (verdict !== "pass" && verdict !== "fail") throw new UserInputError(`${at}.verdict must be "pass" or "fail", got ${JSON.stringify(verdict)}`);
+  if (verdict !== "pass" && verdict !== "expected" && verdict !== "fail") throw new UserInputError(`${at}.verdict must be "pass", "expected" or "fail", got ${JSON.stringify(verdict)}`);
   const list = required(doc, "violations", at);
   if (!Array.isArray(list)) throw new UserInputError(`${at}.violations must be a list of {checker, message}`);
   const violations = list.map((v, i) => {
@@ -238,7 +239,7 @@ function parseExpected(raw: unknown, at: string): ReplayExpectation {
     if (typeof o.checker !== "string" || typeof o.message !== "string") throw new UserInputError(`${at}.violations[${i}]: "checker" and "message" must be strings`);
     return { checker: o.checker, message: o.message };
   });
-  if ((verdict === "fail") !== (violations.length > 0)) throw new UserInputError(`${at}: verdict "${verdict}" contradicts ${violations.length} violation(s)`);
+  if ((verdict !== "pass") !== (violations.length > 0)) throw new UserInputError(`${at}: verdict "${verdict}" contradicts ${violations.length} violation(s)`);
   return { traceHash, verdict, violations };
 }
 

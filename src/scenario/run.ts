@@ -12,6 +12,7 @@ import { makeChecker, workloadDef } from "./workload.js";
 import { withDrawnFaults } from "./nemesis/index.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
 import type { Checker, Violation } from "../check/checker.js";
+import { runVerdict } from "./verdict.js";
 import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld } from "./heap-guard.js";
 
 export interface RunHandle {
@@ -85,7 +86,7 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     traceHash: sim.trace.hash(),
     events: sim.trace.count,
     virtualMs: sim.nowUs / 1000,
-    verdict: violations.length === 0 ? "pass" : "fail",
+    verdict: runVerdict(scenario, options, violations),
     violations,
     unknown: checkers.flatMap((c) => c.unknowns?.() ?? []),
     narrative: workload.narrative?.() ?? [],

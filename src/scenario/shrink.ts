@@ -139,7 +139,7 @@ export async function shrinkCase(recorded: ReplayCase, maxRuns: number): Promise
       threw.runs++;
       return false;
     }
-    const same = result.verdict === "fail" && result.violations.some((v) => v.checker === target) && result.violations.every((v) => named.has(v.checker));
+    const same = result.verdict !== "pass" && result.violations.some((v) => v.checker === target) && result.violations.every((v) => named.has(v.checker));
     if (same) best = { ...candidate, result };
     return same;
   };

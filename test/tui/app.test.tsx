@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, render } from "ink-testing-library";
 import { App } from "../../src/tui/app.js";
 import { Controller } from "../../src/tui/controller.js";
-import { Session } from "../../src/scenario/stepper/session.js";
-import { zabAdapter } from "../../src/scenario/stepper/zab/zab-adapter.js";
-import { threePcAdapter, twoPcAdapter } from "../../src/scenario/stepper/commit/commit-adapter.js";
+import { Session } from "../../src/stepper/session.js";
+import { zabAdapter } from "../../src/stepper/zab/zab-adapter.js";
+import { threePcAdapter, twoPcAdapter } from "../../src/stepper/commit/commit-adapter.js";
 import { keyIntent, splitKeys } from "../../src/tui/keys.js";
 
 const RIGHT = "\u001B[C";

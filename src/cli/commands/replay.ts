@@ -24,7 +24,8 @@ export const replay: Command = {
   name: "replay",
   args: "<file> [--module PATH] [--json]",
   help: `re-run a replay file and check it reproduces (same trace hash and checkers):
-exit 1 reproduced (the case still fails), 0 reproduced a recorded pass,
+exit 1 reproduced (the case still fails), 0 reproduced a recorded pass (or a case that shows
+only the scenario's documented flaws, verdict "expected"),
 4 did not reproduce, 2 unreadable or invalid file.
 A replay of a user's script (the public API: runUserScript, userScriptProperty) imports the
 script from --module PATH (default: the module the file records, relative to this directory)`,
@@ -55,7 +56,7 @@ async function cmdReplay(argv: string[]): Promise<number> {
   const flags = caseFlags(c);
   console.log(`zksim replay ${path}: ${c.scenario.name} seed ${c.seed}${flags ? ` ${flags}` : ""} (${c.scenario.faults.length} fault${c.scenario.faults.length === 1 ? "" : "s"}, ${c.scenario.durationMs} ms)`);
   if (cmp.reproduced) {
-    const what = result.verdict === "fail" ? `still fails: ${describeCheckers(result)}` : "passes, as recorded";
+    const what = { fail: `still fails: ${describeCheckers(result)}`, expected: `shows only the scenario's documented flaws, as recorded: ${describeCheckers(result)}`, pass: "passes, as recorded" }[result.verdict];
     console.log(`reproduced: ${result.traceHash} (${what})`);
   } else {
     console.log(`did not reproduce: ${cmp.reason}`);

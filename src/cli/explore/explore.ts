@@ -9,7 +9,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { runScenario } from "../../scenario/run.js";
-import type { Canary, Scenario } from "../../scenario/types.js";
+import type { Canary, Scenario, Verdict } from "../../scenario/types.js";
 import { generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
 
 export interface SeedRunOptions {
@@ -22,8 +22,9 @@ export interface SeedRunOptions {
 
 export interface SeedOutcome {
   seed: number;
-  verdict: "pass" | "fail";
-  /** The first violation's checker (or "exception"), for failures. */
+  /** "expected": only violations of the scenario's declared flaws (scenario/verdict.ts). */
+  verdict: Verdict;
+  /** The first violation's checker (or "exception"), for failures and expected ones. */
   checker?: string;
   message?: string;
   traceHash?: string;
@@ -46,7 +47,7 @@ export async function runOneSeed(scenario: Scenario, seed: number, options: Seed
     if (r.verdict === "pass") return { seed, verdict: "pass", traceHash: r.traceHash, ...(r.unknown.length > 0 ? { unknown: r.unknown.length } : {}) };
     const first = r.violations[0];
     const violations = r.violations.map(({ checker, message }) => ({ checker, message }));
-    return { seed, verdict: "fail", checker: first?.checker ?? "unknown", message: first?.message ?? "", traceHash: r.traceHash, violations };
+    return { seed, verdict: r.verdict, checker: first?.checker ?? "unknown", message: first?.message ?? "", traceHash: r.traceHash, violations };
   } catch (err) {
     return { seed, verdict: "fail", checker: "exception", message: err instanceof Error ? err.message : String(err) };
   }

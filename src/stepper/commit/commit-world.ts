@@ -11,19 +11,19 @@
  * two-phase-commit/messages.ts; 3PC "standard" (timeout rules with the termination protocol)
  * and the twins of three-phase-commit/messages.ts.
  */
-import { Simulator } from "../../../sim/simulator.js";
-import { UserInputError } from "../../../sim/errors.js";
-import type { Checker } from "../../../check/checker.js";
-import { COMMIT_CHECKERS } from "../../../check/protocols/index.js";
-import { NoDeliveryAcrossCutChecker } from "../../../check/kernel/no-delivery-across-cut.js";
-import { DEFAULT_TIMING } from "../../../protocols/atomic-commit/config.js";
-import { CommitClient } from "../../../protocols/atomic-commit/client.js";
-import { TwoPhaseCoordinator } from "../../../protocols/two-phase-commit/coordinator.js";
-import { TwoPhaseParticipant } from "../../../protocols/two-phase-commit/participant.js";
-import { TWO_PC_VARIANTS, type TwoPcVariant } from "../../../protocols/two-phase-commit/messages.js";
-import { ThreePhaseCoordinator } from "../../../protocols/three-phase-commit/coordinator.js";
-import { ThreePhaseParticipant } from "../../../protocols/three-phase-commit/participant.js";
-import { THREE_PC_VARIANTS, type ThreePcVariant } from "../../../protocols/three-phase-commit/messages.js";
+import { Simulator } from "../../sim/simulator.js";
+import { UserInputError } from "../../sim/errors.js";
+import type { Checker } from "../../check/checker.js";
+import { COMMIT_CHECKERS } from "../../check/protocols/index.js";
+import { NoDeliveryAcrossCutChecker } from "../../check/kernel/no-delivery-across-cut.js";
+import { DEFAULT_TIMING } from "../../protocols/atomic-commit/config.js";
+import { CommitClient } from "../../protocols/atomic-commit/client.js";
+import { TwoPhaseCoordinator } from "../../protocols/two-phase-commit/coordinator.js";
+import { TwoPhaseParticipant } from "../../protocols/two-phase-commit/participant.js";
+import { TWO_PC_VARIANTS, type TwoPcVariant } from "../../protocols/two-phase-commit/messages.js";
+import { ThreePhaseCoordinator } from "../../protocols/three-phase-commit/coordinator.js";
+import { ThreePhaseParticipant } from "../../protocols/three-phase-commit/participant.js";
+import { THREE_PC_VARIANTS, type ThreePcVariant } from "../../protocols/three-phase-commit/messages.js";
 import type { ClientOp, World } from "../types.js";
 
 export type CommitProtocol = "2pc" | "3pc";

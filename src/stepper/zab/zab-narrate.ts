@@ -7,9 +7,9 @@
  *
  * Heartbeats (PING), client pings and timer ticks are left out: they would drown the story.
  */
-import type { TraceEvent } from "../../../sim/trace.js";
+import type { TraceEvent } from "../../sim/trace.js";
 import { formatLinks } from "../narrate-common.js";
-import { QUORUM_PACKET_BOOK, ZAB_STATE_BOOK_PHASE, type QuorumPacketType, type ZabState } from "../../../zk/server/quorum/zab-vocabulary.js";
+import { QUORUM_PACKET_BOOK, ZAB_STATE_BOOK_PHASE, type QuorumPacketType, type ZabState } from "../../zk/server/quorum/zab-vocabulary.js";
 
 /** The book's name of a traced message type, if it is a ZAB or FLE message. */
 export function zabBookOfType(type: string): string | undefined {

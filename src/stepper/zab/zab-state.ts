@@ -16,9 +16,9 @@
  * Invariant: a crash clears everything volatile (role, vote, proposals); what survives is what
  * `zab.recovered` announces at the next start.
  */
-import type { TraceEvent } from "../../../sim/trace.js";
-import type { ZabState } from "../../../zk/server/quorum/zab-vocabulary.js";
-import { ZAB_STATE_BOOK_PHASE } from "../../../zk/server/quorum/zab-vocabulary.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import type { ZabState } from "../../zk/server/quorum/zab-vocabulary.js";
+import { ZAB_STATE_BOOK_PHASE } from "../../zk/server/quorum/zab-vocabulary.js";
 
 export interface ZabServerState {
   role: string;

@@ -7,9 +7,9 @@
  * a parked one for its node to resume. A refused action is a UserInputError that says why and
  * what would work, and changes nothing.
  */
-import { UserInputError, unreachable } from "../../sim/errors.js";
-import { applyFault } from "../../sim/faults.js";
-import { msToUs } from "../../sim/time.js";
+import { UserInputError, unreachable } from "../sim/errors.js";
+import { applyFault } from "../sim/faults.js";
+import { msToUs } from "../sim/time.js";
 import { pendingEntries, type PendingEntry } from "./pending.js";
 import type { PendingSimEvent, Simulator } from "../../sim/simulator.js";
 import { pendingMessage } from "../../sim/network.js";

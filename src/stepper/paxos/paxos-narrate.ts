@@ -4,7 +4,7 @@
  * Message kinds already are the book's names (prepare, promise, accept, accepted, nack,
  * chosen, learned); the `paxos.*` annotations say what each node decided and why.
  */
-import type { TraceEvent } from "../../../sim/trace.js";
+import type { TraceEvent } from "../../sim/trace.js";
 import { narrateLifecycle } from "../narrate-common.js";
 
 /** What each message does, said once when it is received. */

@@ -4,7 +4,7 @@
  * later slot): one line per trace event worth one, generated from the event. Heartbeats and
  * their acks (the master lease's renewals) are left out: they would drown the story.
  */
-import type { TraceEvent } from "../../../sim/trace.js";
+import type { TraceEvent } from "../../sim/trace.js";
 import { narrateLifecycle } from "../narrate-common.js";
 
 const MESSAGE_NOTES: Record<string, string> = {

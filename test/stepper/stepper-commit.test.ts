@@ -8,12 +8,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { comparable, refused } from "../helpers/stepper.js";
-import { Session } from "../../src/scenario/stepper/session.js";
-import { ADAPTERS, adapterFor } from "../../src/scenario/stepper/adapters.js";
-import { threePcAdapter, twoPcAdapter } from "../../src/scenario/stepper/commit/commit-adapter.js";
-import { whatIf } from "../../src/scenario/stepper/what-if.js";
+import { Session } from "../../src/stepper/session.js";
+import { ADAPTERS, adapterFor } from "../../src/stepper/adapters.js";
+import { threePcAdapter, twoPcAdapter } from "../../src/stepper/commit/commit-adapter.js";
+import { whatIf } from "../../src/stepper/what-if.js";
 import { nodeLines } from "../../src/tui/frame-text.js";
-import type { Action, Frame, NodeView } from "../../src/scenario/stepper/types.js";
+import type { Action, Frame, NodeView } from "../../src/stepper/types.js";
 
 const TXN: Action = { kind: "client", client: "c1", op: "txn", key: "x", value: "1", noVoteFrom: [] };
 

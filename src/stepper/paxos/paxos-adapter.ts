@@ -15,13 +15,13 @@
  *
  * The world is ready at once: nothing has happened yet.
  */
-import { Simulator } from "../../../sim/simulator.js";
-import { UserInputError } from "../../../sim/errors.js";
-import type { Checker } from "../../../check/checker.js";
-import { PaxosAgreementChecker } from "../../../check/protocols/paxos-agreement.js";
-import { PaxosValidityChecker } from "../../../check/protocols/paxos-validity.js";
-import { PaxosLearnedChosenChecker } from "../../../check/protocols/paxos-learned-chosen.js";
-import { PaxosAcceptor, PaxosLearner, PaxosProposer, type PaxosMessage, type PaxosValue } from "../../../protocols/paxos/index.js";
+import { Simulator } from "../../sim/simulator.js";
+import { UserInputError } from "../../sim/errors.js";
+import type { Checker } from "../../check/checker.js";
+import { PaxosAgreementChecker } from "../../check/protocols/paxos-agreement.js";
+import { PaxosValidityChecker } from "../../check/protocols/paxos-validity.js";
+import { PaxosLearnedChosenChecker } from "../../check/protocols/paxos-learned-chosen.js";
+import { PaxosAcceptor, PaxosLearner, PaxosProposer, type PaxosMessage, type PaxosValue } from "../../protocols/paxos/index.js";
 import { kindVocabulary } from "../vocabulary.js";
 import type { NodeView, ProtocolAdapter, World } from "../types.js";
 import { narratePaxos, paxosBookOfType, proposalText } from "./paxos-narrate.js";

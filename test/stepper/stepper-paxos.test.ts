@@ -8,13 +8,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { comparable, refused } from "../helpers/stepper.js";
-import { Session } from "../../src/scenario/stepper/session.js";
-import { ADAPTERS, adapterFor } from "../../src/scenario/stepper/adapters.js";
-import { paxosAdapter } from "../../src/scenario/stepper/paxos/paxos-adapter.js";
-import { multiPaxosAdapter } from "../../src/scenario/stepper/multipaxos/multipaxos-adapter.js";
-import { whatIf } from "../../src/scenario/stepper/what-if.js";
+import { Session } from "../../src/stepper/session.js";
+import { ADAPTERS, adapterFor } from "../../src/stepper/adapters.js";
+import { paxosAdapter } from "../../src/stepper/paxos/paxos-adapter.js";
+import { multiPaxosAdapter } from "../../src/stepper/multipaxos/multipaxos-adapter.js";
+import { whatIf } from "../../src/stepper/what-if.js";
 import { nodeLines } from "../../src/tui/frame-text.js";
-import type { Frame, NodeView, PendingEvent } from "../../src/scenario/stepper/types.js";
+import type { Frame, NodeView, PendingEvent } from "../../src/stepper/types.js";
 
 function node(f: Frame, id: string): NodeView {
   return f.nodes.find((n) => n.id === id)!;

@@ -4,8 +4,8 @@
  * the events it accepts and, on each `finish()`, replays them into a fresh checker and
  * finishes that one at the last of them. Meant for the short histories of a teaching run.
  */
-import type { Checker, RunEnd, Violation } from "../../check/checker.js";
-import type { TraceEvent } from "../../sim/trace.js";
+import type { Checker, RunEnd, Violation } from "../check/checker.js";
+import type { TraceEvent } from "../sim/trace.js";
 
 export class JudgedNow implements Checker {
   readonly name: string;

@@ -9,7 +9,7 @@
  * client's ask, the coordinator's begin, the client hearing the outcome), and a client's
  * retries would repeat it.
  */
-import type { TraceEvent } from "../../../sim/trace.js";
+import type { TraceEvent } from "../../sim/trace.js";
 import type { CommitProtocol } from "./commit-world.js";
 
 /** Book names of the message types (the payloads' `kind`). */

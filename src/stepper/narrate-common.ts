@@ -3,7 +3,7 @@
  * pause, resume), a lost message, and the links a partition or heal changed. Protocol narrators fall
  * back on `narrateLifecycle` for the events they do not explain themselves.
  */
-import type { TraceEvent } from "../../sim/trace.js";
+import type { TraceEvent } from "../sim/trace.js";
 
 export function narrateLifecycle(e: TraceEvent): string | undefined {
   const n = e.node;

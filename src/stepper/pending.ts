@@ -7,9 +7,9 @@
  * Order: run order (time, then scheduling sequence), then held and parked ones (they have no
  * time of their own: they wait for a heal or a resume).
  */
-import type { SimEvent } from "../../sim/simulator.js";
-import { pendingMessage } from "../../sim/network.js";
-import { pendingTimer } from "../../sim/node-context.js";
+import type { SimEvent } from "../sim/simulator.js";
+import { pendingMessage } from "../sim/network.js";
+import { pendingTimer } from "../sim/node-context.js";
 import type { PendingEvent, ProtocolAdapter, World } from "./types.js";
 
 /** A pending event with the kernel event behind it (what interventions act on). */

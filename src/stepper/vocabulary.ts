@@ -4,7 +4,7 @@
  * from its label, and the book name of a traced message type — the three adapter methods, from
  * the protocol's own tables.
  */
-import type { PendingMessage } from "../../sim/network.js";
+import type { PendingMessage } from "../sim/network.js";
 
 export function kindVocabulary<M>(bookOfType: (type: string) => string | undefined, detailOf: (message: M) => string, timerNames: Readonly<Record<string, string>>) {
   return {

@@ -6,9 +6,9 @@
  *
  * Kept short so a node line fits 80 columns: a proposer's fields depend on its phase.
  */
-import type { SimNode } from "../../../sim/simulator.js";
-import { unreachable } from "../../../sim/errors.js";
-import { ACCEPTOR_FILE, LEARNER_FILE, PROPOSER_FILE, majority, type ProposerPhase } from "../../../protocols/paxos/index.js";
+import type { SimNode } from "../../sim/simulator.js";
+import { unreachable } from "../../sim/errors.js";
+import { ACCEPTOR_FILE, LEARNER_FILE, PROPOSER_FILE, majority, type ProposerPhase } from "../../protocols/paxos/index.js";
 import type { NodeView } from "../types.js";
 
 const ACCEPTORS = 3;

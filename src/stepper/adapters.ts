@@ -2,7 +2,7 @@
  * The protocols the stepping interface can run, by their `zksim learn` name. A protocol joins
  * with one adapter file and one line here.
  */
-import { UserInputError } from "../../sim/errors.js";
+import { UserInputError } from "../sim/errors.js";
 import type { ProtocolAdapter, World } from "./types.js";
 import { zabAdapter } from "./zab/zab-adapter.js";
 import { threePcAdapter, twoPcAdapter } from "./commit/commit-adapter.js";

@@ -6,7 +6,7 @@
  *
  * The world is ready at once: nothing runs until a client submits a transaction.
  */
-import type { PendingMessage } from "../../../sim/network.js";
+import type { PendingMessage } from "../../sim/network.js";
 import type { Frame, ProtocolAdapter } from "../types.js";
 import { buildCommitWorld, COMMIT_VARIANTS, submitTxn, type CommitProtocol, type CommitWorld } from "./commit-world.js";
 import { commitNodeViews } from "./commit-views.js";

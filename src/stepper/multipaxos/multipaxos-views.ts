@@ -6,9 +6,9 @@
  * the chosen log is volatile and learned again). Clients: the replica they talk to and their
  * last operations with their outcome, folded from the trace (`multipaxos.client.*`).
  */
-import type { SimNode } from "../../../sim/simulator.js";
-import type { TraceEvent } from "../../../sim/trace.js";
-import { isTorn } from "../../../sim/disk.js";
+import type { SimNode } from "../../sim/simulator.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import { isTorn } from "../../sim/disk.js";
 import type { NodeView } from "../types.js";
 
 /** Chosen slots shown per replica (older ones are summed up as "…"). */

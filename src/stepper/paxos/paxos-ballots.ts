@@ -4,7 +4,7 @@
  * seen at a glance. Folded from the trace (`paxos.prepare`, `paxos.promised`,
  * `paxos.accepted`), like the checkers read it; ✓ marks a ballot a majority accepted (chosen).
  */
-import type { TraceEvent } from "../../../sim/trace.js";
+import type { TraceEvent } from "../../sim/trace.js";
 import { PANEL_ROWS, type Panel } from "../types.js";
 
 interface BallotRow {

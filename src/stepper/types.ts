@@ -17,11 +17,11 @@
  *   applied after exactly p events, in list order, before the next event runs;
  * - a frame is a pure function of (adapter, seed, variant, interventions, position).
  */
-import type { Simulator } from "../../sim/simulator.js";
-import type { TraceEvent } from "../../sim/trace.js";
-import type { PendingMessage } from "../../sim/network.js";
-import type { FaultAction } from "../../sim/faults.js";
-import type { Checker } from "../../check/checker.js";
+import type { Simulator } from "../sim/simulator.js";
+import type { TraceEvent } from "../sim/trace.js";
+import type { PendingMessage } from "../sim/network.js";
+import type { FaultAction } from "../sim/faults.js";
+import type { Checker } from "../check/checker.js";
 
 /**
  * A client operation the learner can start: ZooKeeper's writes and a read, or a commit

@@ -22,8 +22,8 @@
  *   first `applied` of them, those with `atEvent` ≤ its position;
  * - every frame is a function of (seed, variant, branch interventions, position).
  */
-import { UserInputError } from "../../sim/errors.js";
-import type { TraceEvent } from "../../sim/trace.js";
+import { UserInputError } from "../sim/errors.js";
+import type { TraceEvent } from "../sim/trace.js";
 import { applyAction } from "./interventions.js";
 import { pendingEntries } from "./pending.js";
 import type { Action, Frame, GoalWatch, Intervention, ProtocolAdapter, RecentEvent, Verdict, World } from "./types.js";

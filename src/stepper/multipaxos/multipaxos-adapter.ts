@@ -13,13 +13,13 @@
  *
  * The world is ready once a leader leads and every other replica has heard its heartbeat.
  */
-import { Simulator } from "../../../sim/simulator.js";
-import { UserInputError, unreachable } from "../../../sim/errors.js";
-import type { Checker } from "../../../check/checker.js";
-import { MultiPaxosSlotAgreementChecker } from "../../../check/protocols/multipaxos-slot-agreement.js";
-import { MultiPaxosStateMachineChecker } from "../../../check/protocols/multipaxos-state-machine.js";
-import { MultiPaxosLinearizableChecker } from "../../../check/protocols/multipaxos-linearizable.js";
-import { MultiPaxosClient, MultiPaxosReplica, commandId, type MultiPaxosMessage } from "../../../protocols/multi-paxos/index.js";
+import { Simulator } from "../../sim/simulator.js";
+import { UserInputError, unreachable } from "../../sim/errors.js";
+import type { Checker } from "../../check/checker.js";
+import { MultiPaxosSlotAgreementChecker } from "../../check/protocols/multipaxos-slot-agreement.js";
+import { MultiPaxosStateMachineChecker } from "../../check/protocols/multipaxos-state-machine.js";
+import { MultiPaxosLinearizableChecker } from "../../check/protocols/multipaxos-linearizable.js";
+import { MultiPaxosClient, MultiPaxosReplica, commandId, type MultiPaxosMessage } from "../../protocols/multi-paxos/index.js";
 import type { ClientOp, NodeView, ProtocolAdapter, World } from "../types.js";
 import { kindVocabulary } from "../vocabulary.js";
 import { JudgedNow } from "../judged-now.js";

@@ -10,20 +10,20 @@
  * The world is ready when one leader serves, every running server serves, and every client has
  * a session.
  */
-import { Simulator } from "../../../sim/simulator.js";
-import { UserInputError } from "../../../sim/errors.js";
-import type { PendingMessage } from "../../../sim/network.js";
-import type { Checker } from "../../../check/checker.js";
-import { ZAB_CHECKERS } from "../../../check/zab/index.js";
-import { ConnectionFifoChecker } from "../../../check/kernel/connection-fifo.js";
-import { NoDeliveryAcrossCutChecker } from "../../../check/kernel/no-delivery-across-cut.js";
-import { SessionOrderChecker } from "../../../check/client/session-order.js";
-import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../../../zk/server/quorum/quorum-peer.js";
-import type { QuorumServer } from "../../../zk/server/quorum/quorum-verifier.js";
-import { DEFAULT_SERVER_CONFIG } from "../../../zk/server/zoo-keeper-server.js";
-import { createClient, type ZooKeeper } from "../../../zk/client/index.js";
-import { CreateMode, Ids, zxidHex } from "../../../zk/proto/records.js";
-import { CLIENT_PORT } from "../../../zk/proto/wire.js";
+import { Simulator } from "../../sim/simulator.js";
+import { UserInputError } from "../../sim/errors.js";
+import type { PendingMessage } from "../../sim/network.js";
+import type { Checker } from "../../check/checker.js";
+import { ZAB_CHECKERS } from "../../check/zab/index.js";
+import { ConnectionFifoChecker } from "../../check/kernel/connection-fifo.js";
+import { NoDeliveryAcrossCutChecker } from "../../check/kernel/no-delivery-across-cut.js";
+import { SessionOrderChecker } from "../../check/client/session-order.js";
+import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../../zk/server/quorum/quorum-peer.js";
+import type { QuorumServer } from "../../zk/server/quorum/quorum-verifier.js";
+import { DEFAULT_SERVER_CONFIG } from "../../zk/server/zoo-keeper-server.js";
+import { createClient, type ZooKeeper } from "../../zk/client/index.js";
+import { CreateMode, Ids, zxidHex } from "../../zk/proto/records.js";
+import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import type { ClientOp, NodeView, ProtocolAdapter, World } from "../types.js";
 import { ZabStateFold } from "./zab-state.js";
 import { narrateZab, zabBookOfType } from "./zab-narrate.js";

@@ -10,10 +10,10 @@ import { describe, expect, it } from "vitest";
 import { Simulator } from "../../src/sim/simulator.js";
 import type { NodeContext } from "../../src/sim/node-context.js";
 import { comparable, refused } from "../helpers/stepper.js";
-import { Session } from "../../src/scenario/stepper/session.js";
-import { zabAdapter } from "../../src/scenario/stepper/zab/zab-adapter.js";
-import { whatIf } from "../../src/scenario/stepper/what-if.js";
-import type { Action, Frame, ProtocolAdapter, World } from "../../src/scenario/stepper/types.js";
+import { Session } from "../../src/stepper/session.js";
+import { zabAdapter } from "../../src/stepper/zab/zab-adapter.js";
+import { whatIf } from "../../src/stepper/what-if.js";
+import type { Action, Frame, ProtocolAdapter, World } from "../../src/stepper/types.js";
 
 // ---- a tiny datagram protocol: each node pings the next, every ping is answered ----------------
 
