@@ -15,7 +15,7 @@
  * is pending), and so are world events and heals.
  */
 import { unreachable } from "../sim/errors.js";
-import type { Action } from "../scenario/stepper/types.js";
+import type { Action } from "../stepper/types.js";
 import type { FaultBudget, FaultKind } from "./bounds.js";
 import type { KeyedEvent } from "./world-state.js";
 

@@ -10,9 +10,9 @@
  * Invariant: the file re-executes to the state where the checker fired (the test opens one in
  * learn and compares the hash).
  */
-import { Session, type SessionFile } from "../scenario/stepper/session.js";
-import type { Intervention } from "../scenario/stepper/types.js";
-import { applyAction } from "../scenario/stepper/interventions.js";
+import { Session, type SessionFile } from "../stepper/session.js";
+import type { Intervention } from "../stepper/types.js";
+import { applyAction } from "../stepper/interventions.js";
 import { actionOf, type Step } from "./choices.js";
 import { Executor, healActions, runFor, type StartPoint } from "./executor.js";
 import type { CheckTarget } from "./target.js";

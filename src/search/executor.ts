@@ -14,8 +14,8 @@
  */
 import type { Checker, RunEnd, Violation } from "../check/checker.js";
 import { UserInputError } from "../sim/errors.js";
-import { applyAction } from "../scenario/stepper/interventions.js";
-import type { Action, World } from "../scenario/stepper/types.js";
+import { applyAction } from "../stepper/interventions.js";
+import type { Action, World } from "../stepper/types.js";
 import type { Simulator } from "../sim/simulator.js";
 import type { CheckTarget } from "./target.js";
 import { FactSet } from "./facts.js";

@@ -7,7 +7,7 @@
  * The world is the one `zksim learn` runs, so a counterexample is a learn session.
  */
 import type { Checker } from "../check/checker.js";
-import type { Action, ProtocolAdapter, World } from "../scenario/stepper/types.js";
+import type { Action, ProtocolAdapter, World } from "../stepper/types.js";
 import type { SearchBounds } from "./bounds.js";
 import type { StateOf } from "./world-state.js";
 

@@ -5,8 +5,8 @@
  */
 import { UserInputError } from "../sim/errors.js";
 import type { Checker } from "../check/checker.js";
-import { adapterFor } from "../scenario/stepper/adapters.js";
-import type { Action } from "../scenario/stepper/types.js";
+import { adapterFor } from "../stepper/adapters.js";
+import type { Action } from "../stepper/types.js";
 import { NO_FAULTS, type FaultBudget, type SearchBounds } from "./bounds.js";
 import type { CheckTarget } from "./target.js";
 

@@ -22,7 +22,7 @@
 import { Mixer, hashString } from "../base/structure-hash.js";
 import type { Simulator } from "../sim/simulator.js";
 import type { TimerHandle } from "../sim/node-context.js";
-import type { World } from "../scenario/stepper/types.js";
+import type { World } from "../stepper/types.js";
 import { GraphHasher, hashValue, type ConnectionNames } from "./graph-hash.js";
 import { kernelEvents, type KernelEvent } from "./kernel-view.js";
 import type { FactSet } from "./facts.js";

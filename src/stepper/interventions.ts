@@ -11,9 +11,9 @@ import { UserInputError, unreachable } from "../sim/errors.js";
 import { applyFault } from "../sim/faults.js";
 import { msToUs } from "../sim/time.js";
 import { pendingEntries, type PendingEntry } from "./pending.js";
-import type { PendingSimEvent, Simulator } from "../../sim/simulator.js";
-import { pendingMessage } from "../../sim/network.js";
-import { pendingTimer } from "../../sim/node-context.js";
+import type { PendingSimEvent, Simulator } from "../sim/simulator.js";
+import { pendingMessage } from "../sim/network.js";
+import { pendingTimer } from "../sim/node-context.js";
 import type { Action, ProtocolAdapter, World } from "./types.js";
 
 /** The copy of a duplicated datagram arrives this long after the original. */
