@@ -19,6 +19,8 @@ import type { CheckTarget } from "./target.js";
 
 export interface CounterexampleSpec {
   path: readonly Step[];
+  /** The checker it violates. */
+  checker: string;
   /** The violation showed at the end of the path: hold `holdMs`, heal, converge `convergeMs`. */
   end: { holdMs: number; convergeMs: number } | undefined;
 }
@@ -59,5 +61,6 @@ export async function counterexampleSession(target: CheckTarget, from: StartPoin
     current: 0,
     step: marks.length - 1,
     traceHash: sim.trace.hash(),
+    check: { target: target.name, from, steps: spec.path.length, checker: spec.checker, end: spec.end ?? null },
   };
 }

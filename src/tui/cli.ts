@@ -17,6 +17,7 @@ import { splitScript } from "./commands.js";
 import { completedLessons, markCompleted } from "./progress.js";
 import { openCompare, runComparePlain } from "./compare/compare-cli.js";
 import { UserInputError } from "../sim/errors.js";
+import type { TraceListener } from "../sim/trace.js";
 
 /** `zksim learn`'s options, as cli/commands/learn.ts parsed them. */
 export interface LearnOptions {
@@ -88,12 +89,12 @@ function key(l: Lesson): string {
 }
 
 /** A new session (of a lesson, if given) or a saved one re-opened. */
-export async function openSession(protocol: string, lesson: Lesson | undefined, seed: number | undefined, variant: string | undefined, file: string | undefined): Promise<Session> {
+export async function openSession(protocol: string, lesson: Lesson | undefined, seed: number | undefined, variant: string | undefined, file: string | undefined, onTrace?: TraceListener): Promise<Session> {
   const adapter = adapterFor(protocol);
   if (file !== undefined) {
     const saved = readSessionFile(file);
     const l = saved.lesson !== undefined ? lessonNamed(saved.protocol, saved.lesson) : lesson;
-    const s = await Session.open(adapter, saved, l?.goal);
+    const s = await Session.open(adapter, saved, l?.goal, onTrace);
     s.lesson = l?.name;
     return s;
   }

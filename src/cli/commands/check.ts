@@ -168,7 +168,7 @@ async function writeCounterexamples(req: CheckRequest, found: readonly Found[]):
   for (const f of found) {
     const file = join(req.outDir, `zksim-check-${req.target.name}-${f.checker.replace(/[^A-Za-z0-9_.-]/g, "_")}.json`);
     const end = f.inTail ? { holdMs: req.bounds.holdMs, convergeMs: req.bounds.convergeMs } : undefined;
-    const session = await counterexampleSession(req.target, req.from, { path: f.path, end });
+    const session = await counterexampleSession(req.target, req.from, { path: f.path, checker: f.checker, end });
     try {
       writeOutputFile(file, `${JSON.stringify(session, null, 1)}\n`, "counterexample");
       out.push({ checker: f.checker, file });
