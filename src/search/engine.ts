@@ -20,6 +20,7 @@
  * same target and bounds explore the same states in the same order.
  */
 import type { Violation } from "../check/checker.js";
+import { UserInputError } from "../sim/errors.js";
 import { FAULT_KINDS, NO_FAULTS, type FaultBudget, type SearchBounds } from "./bounds.js";
 import { choicesAt, faultOf, independent, stepName, type Step } from "./choices.js";
 import { Executor, type Live, type StartPoint } from "./executor.js";
@@ -35,6 +36,12 @@ export interface SearchOptions {
   now: () => number;
   shouldStop?: () => boolean;
   onProgress?: (p: Progress) => void;
+  /** Sleep sets on (the default) or off: the tests compare the states each visits, the bench the cost. */
+  sleepSets?: boolean;
+  /** Judge by these checkers only (default: every checker of the world and its end checkers). */
+  checkers?: readonly string[];
+  /** Called with each distinct state's hash when it is first visited. */
+  onState?: (hash: string) => void;
 }
 
 export interface Progress {
@@ -111,6 +118,7 @@ class Search {
   private readonly exec: Executor;
   private readonly bounds: SearchBounds;
   private readonly withOrder: boolean;
+  private readonly sleepSets: boolean;
   private visited = new Map<string, Visit[]>();
   private transitions = 0;
   private deepest = 0;
@@ -127,13 +135,17 @@ class Search {
     this.exec = new Executor(target, options.from);
     this.bounds = options.bounds;
     this.withOrder = this.bounds.reorders !== undefined;
+    this.sleepSets = options.sleepSets !== false && !this.withOrder;
     this.t0 = options.now();
   }
 
   async run(): Promise<SearchResult> {
     let outcome: Outcome = "complete";
     const probe = await this.exec.fresh();
-    const checkers = [...probe.world.liveCheckers, ...probe.endCheckers].map((c) => c.name);
+    const all = [...probe.world.liveCheckers, ...probe.endCheckers].map((c) => c.name);
+    const unknown = (this.options.checkers ?? []).filter((c) => !all.includes(c));
+    if (unknown.length > 0) throw new UserInputError(`check ${this.target.name}: no checker ${unknown.join(", ")} in this world (checkers: ${all.join(", ")})`);
+    const checkers = this.options.checkers !== undefined ? all.filter((c) => this.options.checkers!.includes(c)) : all;
     try {
       if (this.bounds.strategy === "bfs") await this.bfs();
       else await this.iterativeDeepening();
@@ -204,6 +216,7 @@ class Search {
     const node: SearchNode = { path: [], depth: 0, used: { ...NO_FAULTS }, reorders: 0, sleep: new Map() };
     const obs = this.exec.observe(live, this.withOrder);
     this.visited.set(obs.hash, [{ depth: 0, used: node.used, reorders: 0, sleep: new Set() }]);
+    this.options.onState?.(obs.hash);
     if (this.judge(node, live, false)) return undefined;
     if (await this.endIfLeaf(node, live, obs, limit)) return undefined;
     return { node, live, obs };
@@ -244,7 +257,7 @@ class Search {
     const fault = faultOf(step);
     if (fault !== undefined) used[fault]++;
     const sleep = new Map<string, Step>();
-    if (!this.withOrder) {
+    if (this.sleepSets) {
       const clock = this.target.clockSensitive;
       for (const [name, z] of node.sleep) if (independent(z, step, clock)) sleep.set(name, z);
       for (const z of explored) if (independent(z, step, clock)) sleep.set(stepName(z), z);
@@ -275,7 +288,8 @@ class Search {
 
   /** Asks the live checkers; a violation is recorded (first per checker) and ends the path. */
   private judge(node: SearchNode, live: Live, inTail: boolean, found?: readonly Violation[]): boolean {
-    const violations = found ?? this.exec.violations(live);
+    const only = this.options.checkers;
+    const violations = (found ?? this.exec.violations(live)).filter((v) => only === undefined || only.includes(v.checker));
     if (violations.length === 0) return false;
     for (const v of violations) {
       if (this.found.some((f) => f.checker === v.checker)) continue;
@@ -307,6 +321,7 @@ class Search {
     const mine: Visit = { depth: node.depth, used: node.used, reorders: node.reorders, sleep };
     if (visits === undefined) {
       this.visited.set(hash, [mine]);
+      this.options.onState?.(hash);
       if (this.bounds.maxStates !== undefined && this.visited.size >= this.bounds.maxStates) throw new Stop("states");
       return true;
     }

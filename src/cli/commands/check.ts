@@ -32,7 +32,7 @@ export const EXIT_INTERRUPTED = 130;
 
 export const check: Command = {
   name: "check",
-  args: "<target> [--strategy bfs|dfs] [--depth N] [--faults KIND=N,…] [--reorders N] [--states N] [--time S] [--hold-ms N] [--converge-ms N] [--from start|setup] [--variant V] [--bug ID] [--seed N] [--stop-at-first] [--out DIR] [--json] | --list",
+  args: "<target> [--strategy bfs|dfs] [--depth N] [--faults KIND=N,…] [--reorders N] [--states N] [--time S] [--hold-ms N] [--converge-ms N] [--from start|setup] [--variant V] [--bug ID] [--seed N] [--checkers A,B] [--stop-at-first] [--out DIR] [--json] | --list",
   help: `model-check a small world: every interleaving, crash point, loss… within the bounds
 (docs/model-checking.md). --list names the targets. Fault kinds: crash, restart, loss,
 duplicate, partition, timeout. Counterexamples are learn session files in --out DIR
@@ -55,6 +55,7 @@ const SPEC = {
   bug: "string",
   seed: "int",
   "stop-at-first": "bool",
+  checkers: "string",
   out: "string",
   json: "bool",
   list: "bool",
@@ -65,6 +66,7 @@ interface CheckRequest {
   bounds: SearchBounds;
   from: StartPoint;
   stopAtFirst: boolean;
+  checkers: string[] | undefined;
   outDir: string;
   json: boolean;
 }
@@ -88,6 +90,7 @@ async function cmdCheck(argv: string[]): Promise<number> {
       bounds: req.bounds,
       from: req.from,
       stopAtFirst: req.stopAtFirst,
+      ...(req.checkers !== undefined ? { checkers: req.checkers } : {}),
       now: () => performance.now(),
       shouldStop: () => stop,
       ...(progress !== undefined ? { onProgress: (p: Progress) => progress.draw(p) } : {}),
@@ -133,7 +136,8 @@ function parseRequest(args: ParsedArgs): CheckRequest {
   });
   const outDir = text("out") ?? ".";
   checkOutputPath(join(outDir, "x.json"), "--out");
-  return { target, bounds, from, stopAtFirst: boolFlag(args, "stop-at-first"), outDir, json: boolFlag(args, "json") };
+  const checkers = text("checkers")?.split(",").map((c) => c.trim()).filter((c) => c !== "");
+  return { target, bounds, from, stopAtFirst: boolFlag(args, "stop-at-first"), checkers, outDir, json: boolFlag(args, "json") };
 }
 
 /** --variant, --bug (a bug-zoo variant of the target's adapter) and --seed. */
