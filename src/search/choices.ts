@@ -94,10 +94,13 @@ export function independent(a: Step, b: Step, clockSensitive: boolean): boolean 
 /**
  * The nodes a step changes (their state, incarnation or links) and the nodes whose state
  * decides what it does: a delivery changes its receiver and reads its sender's incarnation and
- * the link between them; a crash or restart changes its node; a cut changes its node's links;
+ * the link between them; a crash changes its node (a message sent to it just before or just after
+ * is lost alike: bound to the incarnation that is gone, or sent to a node that is down); a cut
+ * changes its node's links (a datagram sent across it just before or after is dropped alike);
  * a loss or duplication acts on its message (named by receiver) and is offered only while its
- * sender has not crashed. "all": timers (whether one may fire depends on everything pending),
- * world events and heals.
+ * sender has not crashed. "all": a restart (a message sent to the node before it is lost, one
+ * sent after is not), a heal, timers (whether one may fire depends on everything pending) and
+ * world events.
  */
 function footprint(step: Step): { writes: string[]; reads: string[] } | "all" {
   switch (step.kind) {
@@ -107,9 +110,9 @@ function footprint(step: Step): { writes: string[]; reads: string[] } | "all" {
     case "duplicate":
       return { writes: [step.owner], reads: [step.sender] };
     case "crash":
-    case "restart":
     case "partition":
       return { writes: [step.node], reads: [] };
+    case "restart":
     case "heal":
       return "all";
   }

@@ -38,6 +38,8 @@ export interface SearchOptions {
   onProgress?: (p: Progress) => void;
   /** Sleep sets on (the default) or off: the tests compare the states each visits, the bench the cost. */
   sleepSets?: boolean;
+  /** Symmetry reduction on (the default, where the target names interchangeable nodes) or off. */
+  symmetry?: boolean;
   /** Judge by these checkers only (default: every checker of the world and its end checkers). */
   checkers?: readonly string[];
   /** Called with each distinct state's hash when it is first visited. */
@@ -93,7 +95,7 @@ interface SearchNode {
   reorders: number;
   /** Steps asleep here: taken elsewhere already, to a state reached that way. */
   sleep: Map<string, Step>;
-  /** A revisit: only these steps (the others were explored from this state before). */
+  /** A revisit: only these steps, by canonical name (the others were explored from this state before). */
   only?: Set<string>;
 }
 
@@ -132,7 +134,7 @@ class Search {
     private readonly target: CheckTarget,
     private readonly options: SearchOptions,
   ) {
-    this.exec = new Executor(target, options.from);
+    this.exec = new Executor(target, options.from, options.symmetry !== false);
     this.bounds = options.bounds;
     this.withOrder = this.bounds.reorders !== undefined;
     this.sleepSets = options.sleepSets !== false && !this.withOrder;
@@ -234,10 +236,7 @@ class Search {
     for (const step of steps) {
       const name = stepName(step);
       if (node.sleep.has(name)) continue;
-      if (only !== undefined && !only.has(name)) {
-        explored.push(step);
-        continue;
-      }
+      if (only !== undefined && !only.has(canonicalName(name, obs))) continue; // explored from here before
       const childLive = spare ?? (await this.exec.replay(node.path));
       spare = undefined;
       await this.exec.apply(childLive, step);
@@ -246,7 +245,7 @@ class Search {
       this.tick();
       if (this.judge(child, childLive, false)) continue;
       const childObs = this.exec.observe(childLive, this.withOrder);
-      if (!this.firstVisit(childObs.hash, child)) continue;
+      if (!this.firstVisit(childObs, child)) continue;
       if (await this.endIfLeaf(child, childLive, childObs, limit)) continue;
       await onChild(child, childLive, childObs);
     }
@@ -315,9 +314,10 @@ class Search {
    * from (more depth or budget spent); or one an earlier visit with as much budget left reached
    * with a larger sleep set — then only the steps that visit left asleep (`node.only`).
    */
-  private firstVisit(hash: string, node: SearchNode): boolean {
+  private firstVisit(obs: WorldState, node: SearchNode): boolean {
+    const hash = obs.hash;
     const visits = this.visited.get(hash);
-    const sleep = new Set(node.sleep.keys());
+    const sleep = new Set([...node.sleep.keys()].map((name) => canonicalName(name, obs)));
     const mine: Visit = { depth: node.depth, used: node.used, reorders: node.reorders, sleep };
     if (visits === undefined) {
       this.visited.set(hash, [mine]);
@@ -332,8 +332,11 @@ class Search {
       visits.push(mine);
       return true;
     }
+    // Godefroid's state caching with sleep sets: take what that visit left asleep and this one
+    // does not; both visits' sleep sets shrink to what they share.
     node.only = new Set([...v.sleep].filter((name) => !sleep.has(name)));
     v.sleep = new Set([...v.sleep].filter((name) => sleep.has(name)));
+    for (const [name] of node.sleep) if (!v.sleep.has(canonicalName(name, obs))) node.sleep.delete(name);
     return true;
   }
 
@@ -352,6 +355,13 @@ class Search {
       this.options.onProgress({ unique: this.visited.size, transitions: this.transitions, frontier: this.frontier, depth: this.deepest, wallMs: now - this.t0 });
     }
   }
+}
+
+/** A step's name as the state's symmetric representative names it (sleep sets are compared that way). */
+function canonicalName(name: string, obs: WorldState): string {
+  const space = name.indexOf(" ");
+  const kind = name.slice(0, space);
+  return kind === "E" || kind === "loss" || kind === "duplicate" ? `${kind} ${obs.canonical(name.slice(space + 1))}` : name;
 }
 
 function subset(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {

@@ -43,6 +43,8 @@ export class Executor {
   constructor(
     readonly target: CheckTarget,
     readonly from: StartPoint,
+    /** Fold symmetric states (the target's groups), or not. */
+    private readonly symmetry = true,
   ) {}
 
   /** The setup actions the search starts after. */
@@ -83,7 +85,7 @@ export class Executor {
   }
 
   observe(live: Live, withOrder: boolean): WorldState {
-    return worldState(live.world, { stateOf: this.target.stateOf ?? defaultStateOf, facts: live.facts, withOrder });
+    return worldState(live.world, { stateOf: this.target.stateOf ?? defaultStateOf, facts: live.facts, withOrder, ...(this.symmetry ? { symmetry: this.target.symmetry } : {}) });
   }
 
   /** What the live checkers have found so far on this path. */

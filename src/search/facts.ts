@@ -63,8 +63,17 @@ export function isFactKind(kind: string): boolean {
   return k === undefined || k === "fact";
 }
 
+interface Fact {
+  kind: string;
+  node: string;
+  peer: string;
+  incarnation: number;
+  fields: [string, unknown][];
+}
+
 export class FactSet {
   private readonly seen = new Set<string>();
+  private readonly facts: Fact[] = [];
   private sum1 = 0;
   private sum2 = 0;
 
@@ -73,27 +82,42 @@ export class FactSet {
   }
 
   private onEvent(e: TraceEvent): void {
-    const h = new GraphHasher(NO_CONNECTIONS);
-    h.add(e.kind).add(e.node).add(e.peer ?? "");
-    if (e.kind === "crash" || e.kind === "restart") h.add(e.id ?? 0); // which incarnation: a second crash is another fact
-    for (const key of Object.keys(e.fields ?? {}).sort()) {
-      if (TIME_FIELD.test(key)) continue;
-      h.add(key).add(e.fields![key]);
-    }
-    const [a, b] = h.lanes();
+    const fields = Object.keys(e.fields ?? {})
+      .filter((key) => !TIME_FIELD.test(key))
+      .sort()
+      .map((key) => [key, e.fields![key]] as [string, unknown]);
+    // Which incarnation: a second crash of a node is another fact.
+    const fact: Fact = { kind: e.kind, node: e.node, peer: e.peer ?? "", incarnation: e.kind === "crash" || e.kind === "restart" ? (e.id ?? 0) : 0, fields };
+    const [a, b] = factHash(fact, undefined);
     const id = `${a}:${b}`;
     if (this.seen.has(id)) return;
     this.seen.add(id);
+    this.facts.push(fact);
     this.sum1 = (this.sum1 + a) >>> 0;
     this.sum2 = (this.sum2 + b) >>> 0;
   }
 
-  /** The set's digest: two 32-bit lanes, independent of the order the facts came in. */
-  digest(): [number, number] {
-    return [this.sum1, this.sum2];
+  /** The set's digest: two 32-bit lanes, independent of the order the facts came in (with node names renamed, when given). */
+  digest(rename?: ReadonlyMap<string, string>): [number, number] {
+    if (rename === undefined) return [this.sum1, this.sum2];
+    let s1 = 0;
+    let s2 = 0;
+    for (const f of this.facts) {
+      const [a, b] = factHash(f, rename);
+      s1 = (s1 + a) >>> 0;
+      s2 = (s2 + b) >>> 0;
+    }
+    return [s1, s2];
   }
 
   get size(): number {
-    return this.seen.size;
+    return this.facts.length;
   }
+}
+
+function factHash(f: Fact, rename: ReadonlyMap<string, string> | undefined): [number, number] {
+  const h = new GraphHasher(NO_CONNECTIONS, rename);
+  h.add(f.kind).add(f.node).add(f.peer).add(f.incarnation);
+  for (const [key, value] of f.fields) h.add(key).add(value);
+  return h.lanes();
 }

@@ -9,7 +9,7 @@
  *   captured is not visible, so protocol code keeps what a timer acts on in fields as well;
  * - an object seen before in the same walk as a back-reference to its first-visit index (so
  *   cycles and sharing are folded, not walked twice);
- * - arrays in order; a class instance as its class name and own fields in declaration order; a
+ * - arrays in order (but a list of node names under a renaming as a set, below); a class instance as its class name and own fields in declaration order; a
  *   plain object with its keys sorted; a Map or Set whose keys are all primitives in key order
  *   (its insertion order records only which message happened to come first), any other Map or
  *   Set in insertion order;
@@ -59,7 +59,14 @@ export class GraphHasher extends Mixer {
   /** Where each timer handle was first met: its visit index (stable across equal states). */
   readonly timerPlaces = new Map<TimerHandle, number>();
 
-  constructor(private readonly connections: ConnectionNames) {
+  /**
+   * `rename`: strings to fold as other strings — node names, when the model checker hashes a
+   * state as its symmetric image (a Map keyed by node is then ordered by the new names).
+   */
+  constructor(
+    private readonly connections: ConnectionNames,
+    private readonly rename?: ReadonlyMap<string, string>,
+  ) {
     super();
   }
 
@@ -75,6 +82,7 @@ export class GraphHasher extends Mixer {
 
   private walk(v: unknown): void {
     if (typeof v === "function") return this.mixWord(Tag.Function);
+    if (typeof v === "string" && this.rename !== undefined) return this.mixValue(this.rename.get(v) ?? v);
     if (typeof v !== "object" || v === null || (!Array.isArray(v) && ArrayBuffer.isView(v) && !(v instanceof Uint8Array))) return this.mixValue(v);
     const index = this.seen.get(v);
     if (index !== undefined) {
@@ -87,21 +95,26 @@ export class GraphHasher extends Mixer {
     if (Array.isArray(v)) {
       this.mixWord(Tag.Array);
       this.mixNumber(v.length);
-      for (const x of v) this.walk(x);
+      // Under a renaming, a list of renamed names (a configuration: "the participants") is a set:
+      // its order is only the order the model sends in, which the network does not keep.
+      const rename = this.rename;
+      const names = rename !== undefined && v.length > 1 && v.every((x) => typeof x === "string" && rename.has(x));
+      if (names) for (const n of (v as string[]).map((x) => rename.get(x)!).sort()) this.mixValue(n);
+      else for (const x of v) this.walk(x);
     } else if (v instanceof Uint8Array) {
       this.mixWord(Tag.Bytes);
       this.mixBytes(v);
     } else if (v instanceof Map) {
       this.mixWord(Tag.Map);
       this.mixNumber(v.size);
-      for (const k of keyOrder(v.keys())) {
+      for (const k of keyOrder(v.keys(), this.rename)) {
         this.walk(k);
         this.walk(v.get(k));
       }
     } else if (v instanceof Set) {
       this.mixWord(Tag.Set);
       this.mixNumber(v.size);
-      for (const k of keyOrder(v.values())) this.walk(k);
+      for (const k of keyOrder(v.values(), this.rename)) this.walk(k);
     } else {
       this.walkObject(v);
     }
@@ -132,7 +145,8 @@ export class GraphHasher extends Mixer {
       const proto: unknown = Object.getPrototypeOf(v);
       if (proto === Object.prototype || proto === null) {
         this.mixWord(Tag.Object);
-        for (const k of Object.keys(v).sort()) this.field(k, (v as Record<string, unknown>)[k]);
+        const named = Object.keys(v).map((k) => [this.rename?.get(k) ?? k, k] as const);
+        for (const [name, k] of named.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) this.field(name, (v as Record<string, unknown>)[k]);
       } else {
         this.mixWord(Tag.Class);
         this.mixWord(hashString(v.constructor.name));
@@ -154,11 +168,13 @@ function isKernelObject(v: object): boolean {
   return v instanceof Simulator || v instanceof SimNode || v instanceof Network || v instanceof Connection || v instanceof Disk || v instanceof NodeDisk || v instanceof Trace;
 }
 
-/** Keys in canonical order: sorted when every key is a primitive, else as inserted. */
-function keyOrder<K>(keys: IterableIterator<K>): K[] {
+/** Keys in canonical order: sorted (by their new names, when renamed) when every key is a primitive, else as inserted. */
+function keyOrder<K>(keys: IterableIterator<K>, rename: ReadonlyMap<string, string> | undefined): K[] {
   const list = [...keys];
   if (!list.every((k) => k === null || (typeof k !== "object" && typeof k !== "function"))) return list;
-  return list.sort(comparePrimitives);
+  if (rename === undefined) return list.sort(comparePrimitives);
+  const named = (k: K): unknown => (typeof k === "string" ? (rename.get(k) ?? k) : k);
+  return list.sort((a, b) => comparePrimitives(named(a), named(b)));
 }
 
 function comparePrimitives(a: unknown, b: unknown): number {
@@ -173,6 +189,6 @@ function comparePrimitives(a: unknown, b: unknown): number {
 }
 
 /** The hash of one value (a message payload) on its own. */
-export function hashValue(v: unknown, connections: ConnectionNames): [number, number] {
-  return new GraphHasher(connections).add(v).lanes();
+export function hashValue(v: unknown, connections: ConnectionNames, rename?: ReadonlyMap<string, string>): [number, number] {
+  return new GraphHasher(connections, rename).add(v).lanes();
 }

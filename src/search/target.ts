@@ -26,6 +26,8 @@ export interface CheckTarget {
   endCheckers: () => Checker[];
   /** What a node's state is for the state hash (default: its process). */
   stateOf?: StateOf;
+  /** Groups of interchangeable nodes (same code, same configuration): symmetric states are one. */
+  symmetry?: readonly (readonly string[])[];
   /** The world reads the clock (leases, session timeouts): independence is narrower then. */
   clockSensitive: boolean;
   bounds: SearchBounds;

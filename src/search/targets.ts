@@ -28,6 +28,7 @@ export const TARGETS: readonly CheckTarget[] = [
     description: "2PC, coordinator co and participants p1-p3, one transaction; co may crash and restart: finds the blocking, proves atomicity within the bound",
     ...commit("2pc"),
     faultable: ["co"],
+    symmetry: [["p1", "p2", "p3"]],
     bounds: bounds(40, { crash: 1, restart: 1 }, { holdMs: 6_000 }),
     canary: { variant: "decide-before-log", checker: "commit.atomicity" },
   },

@@ -615,8 +615,13 @@ export interface PendingMessage {
   position: number;
   /** Its sender crashed since it was sent (a datagram or data segment is then dropped, not delivered). */
   senderCrashed: boolean;
-  /** Its receiver crashed (or, for a segment, its end closed) since it was sent. */
-  receiverCrashed: boolean;
+  /**
+   * Its receiver cannot take it any more, whatever happens next: it crashed since the message
+   * was sent, or it is down (a datagram is bound to the receiver's incarnation at its send, and
+   * a restart is a new one). The same rule as the delivery's, so two messages the kernel will
+   * treat alike read alike.
+   */
+  receiverGone: boolean;
 }
 
 /** The message a pending kernel event delivers, or undefined for other events. */
@@ -634,7 +639,7 @@ export function pendingMessage(ev: SimEvent): PendingMessage | undefined {
       control: false,
       position: 0,
       senderCrashed: m.src.incarnation !== m.srcInc,
-      receiverCrashed: m.dst.incarnation !== m.dstInc,
+      receiverGone: m.dst.incarnation !== m.dstInc || m.dst.status === "down",
     };
   }
   if (ev.fn === deliverSegment) {
@@ -652,7 +657,7 @@ export function pendingMessage(ev: SimEvent): PendingMessage | undefined {
       control: seg.ctrl !== Ctrl.Data,
       position: seg.seq - conn.nextSeq[seg.dir],
       senderCrashed: conn.nodes[seg.dir].incarnation !== conn.incs[seg.dir],
-      receiverCrashed: conn.incs[1 - seg.dir] !== -1 && conn.nodes[1 - seg.dir]!.incarnation !== conn.incs[1 - seg.dir],
+      receiverGone: conn.incs[1 - seg.dir] !== -1 && (conn.nodes[1 - seg.dir]!.incarnation !== conn.incs[1 - seg.dir] || conn.nodes[1 - seg.dir]!.status === "down"),
     };
   }
   return undefined;
