@@ -24,7 +24,9 @@ export type Step =
   | { kind: "event"; key: string; ref: string; owner: string; sender?: string; overdue: boolean; natural: boolean; timer: boolean; early: boolean }
   | { kind: "loss" | "duplicate"; key: string; msg: number; owner: string; sender: string }
   | { kind: "crash" | "restart" | "partition"; node: string }
-  | { kind: "heal" };
+  | { kind: "heal" }
+  /** The target's `index`-th client request (they are made in order, each once). */
+  | { kind: "request"; index: number; action: Action };
 
 /** The fault kind a step spends, if any (heals are free: the end heals anyway). */
 export function faultOf(step: Step): FaultKind | undefined {
@@ -32,6 +34,7 @@ export function faultOf(step: Step): FaultKind | undefined {
     case "event":
       return step.early ? "timeout" : undefined;
     case "heal":
+    case "request":
       return undefined;
     default:
       return step.kind;
@@ -53,6 +56,8 @@ export function actionOf(step: Step): Action {
       return { kind: "fault", fault: { kind: "partition", groups: [[step.node]] } };
     case "heal":
       return { kind: "fault", fault: { kind: "heal" } };
+    case "request":
+      return step.action;
     default:
       return unreachable(step);
   }
@@ -72,6 +77,8 @@ export function stepName(step: Step): string {
       return `${step.kind} ${step.node}`;
     case "heal":
       return "heal";
+    case "request":
+      return `request ${step.index}`;
   }
 }
 
@@ -79,6 +86,7 @@ export function stepName(step: Step): string {
 export function describeStep(step: Step): string {
   if (step.kind === "event") return `${step.ref} ${step.key.split("|").slice(0, 4).join(" ")}`;
   if (step.kind === "loss" || step.kind === "duplicate") return `${step.kind} m${step.msg}`;
+  if (step.kind === "request" && step.action.kind === "client") return `request ${step.action.client} ${step.action.op}${"path" in step.action ? ` ${step.action.path}` : ""}`;
   return stepName(step);
 }
 
@@ -114,6 +122,7 @@ function footprint(step: Step): { writes: string[]; reads: string[] } | "all" {
       return { writes: [step.node], reads: [] };
     case "restart":
     case "heal":
+    case "request":
       return "all";
   }
 }
@@ -129,6 +138,8 @@ export interface ChoiceContext {
   /** Nodes the search crashed that are down now (the ones a restart may bring back). */
   down: ReadonlySet<string>;
   anyCut: boolean;
+  /** The next client request the search may make now, if any. */
+  request?: { index: number; action: Action };
 }
 
 /**
@@ -172,6 +183,7 @@ export function choicesAt(c: ChoiceContext): Step[] {
     if (status !== "down" && c.left.partition > 0) steps.push({ kind: "partition", node });
   }
   if (c.anyCut) steps.push({ kind: "heal" });
+  if (c.request !== undefined) steps.push({ kind: "request", ...c.request });
   return steps;
 }
 

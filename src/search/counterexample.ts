@@ -2,9 +2,9 @@
  * A counterexample as a learn session file (`zksim-learn-session`): the target's seed and
  * variant, the steps to readiness as the learn session records them, the setup, then one
  * intervention per step of the path (`next m12`, `fault crash co`, `drop m7`…) with a mark
- * after each, and — when the violation showed at the end of the path — the end too: the run in
- * the kernel's order with the faults in force, the heal, the run to quiescence, a mark after
- * each traced event. So `zksim learn --open FILE` opens it at the violation, steps back through
+ * after each, and — when the violation showed at the end of the path — the end too (the
+ * executor's `runEnd`: the faults held, the requests not made yet, the heal, the run to
+ * quiescence), a mark after each traced event and an intervention for each action. So `zksim learn --open FILE` opens it at the violation, steps back through
  * it with the narration, and `zksim replay FILE` re-executes it to the recorded trace hash.
  *
  * Invariant: the file re-executes to the state where the checker fired (the test opens one in
@@ -12,9 +12,8 @@
  */
 import { Session, type SessionFile } from "../stepper/session.js";
 import type { Intervention } from "../stepper/types.js";
-import { applyAction } from "../stepper/interventions.js";
 import { actionOf, type Step } from "./choices.js";
-import { Executor, healActions, runFor, type StartPoint } from "./executor.js";
+import { Executor, type StartPoint } from "./executor.js";
 import type { CheckTarget } from "./target.js";
 
 export interface CounterexampleSpec {
@@ -42,17 +41,17 @@ export async function counterexampleSession(target: CheckTarget, from: StartPoin
   if (spec.end !== undefined) {
     let traced = sim.trace.count;
     const mark = (): void => {
-      if (sim.trace.count === traced) return;
+      if (marks[marks.length - 1] === sim.eventCount || sim.trace.count === traced) return;
       traced = sim.trace.count;
       marks.push(sim.eventCount);
     };
-    await runFor(sim, spec.end.holdMs, mark);
-    for (const action of healActions(live)) {
-      interventions.push({ atEvent: sim.eventCount, action });
-      applyAction(target.adapter, live.world, action);
-    }
-    if (marks[marks.length - 1] !== sim.eventCount) marks.push(sim.eventCount);
-    await runFor(sim, spec.end.convergeMs, mark);
+    await exec.runEnd(live, spec.end.holdMs, spec.end.convergeMs, {
+      onEvent: mark,
+      onAction: (action) => {
+        if (marks[marks.length - 1] !== sim.eventCount) marks.push(sim.eventCount);
+        interventions.push({ atEvent: sim.eventCount, action });
+      },
+    });
     if (marks[marks.length - 1] !== sim.eventCount) marks.push(sim.eventCount);
   }
   return {

@@ -190,8 +190,14 @@ class Search {
     }
   }
 
+  /**
+   * Depth-first within a depth limit that grows: 1, 2, 3, … up to 8, then doubling (16, 32, …)
+   * and the bound last — so a shallow counterexample is found at its own depth, a deep search
+   * costs at most about twice its last iteration, and each iteration is one live world
+   * stepped down a path and re-executed only on backtrack.
+   */
   private async iterativeDeepening(): Promise<void> {
-    for (let limit = 1; limit <= this.bounds.depth; limit++) {
+    for (const limit of depthLimits(this.bounds.depth)) {
       this.visited = new Map();
       const deepestBefore = this.deepest;
       this.deepest = 0;
@@ -280,6 +286,7 @@ class Search {
       status: (n) => sim.node(n).status,
       down: live.down,
       anyCut: ids.some((a) => ids.some((b) => a !== b && sim.network.isCut(a, b))),
+      request: this.exec.nextRequest(live),
     });
     const reordersLeft = this.bounds.reorders === undefined || node.reorders < this.bounds.reorders;
     return reordersLeft ? steps : steps.filter((s) => s.kind !== "event" || s.natural);
@@ -362,6 +369,14 @@ function canonicalName(name: string, obs: WorldState): string {
   const space = name.indexOf(" ");
   const kind = name.slice(0, space);
   return kind === "E" || kind === "loss" || kind === "duplicate" ? `${kind} ${obs.canonical(name.slice(space + 1))}` : name;
+}
+
+/** 1…8, then doubling, then the bound. */
+export function depthLimits(bound: number): number[] {
+  const out: number[] = [];
+  for (let d = 1; d < bound; d = d < 8 ? d + 1 : d * 2) out.push(d);
+  out.push(bound);
+  return out;
 }
 
 function subset(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {

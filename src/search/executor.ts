@@ -33,6 +33,14 @@ export interface Live {
   endCheckers: Checker[];
   /** Nodes the search crashed that are still down. */
   down: Set<string>;
+  /** The target's requests made so far (they go in order). */
+  requested: number;
+}
+
+/** What the end of a path reports as it goes (the counterexample records it). */
+export interface EndHooks {
+  onEvent(): void;
+  onAction(action: Action): void;
 }
 
 export class Executor {
@@ -64,7 +72,7 @@ export class Executor {
     const stop = await sim.run({ until: () => t.adapter.ready(world), maxEvents: MAX_READY_EVENTS });
     if (!t.adapter.ready(world)) throw new UserInputError(`check ${t.name}: the world did not become ready (${stop} after ${sim.eventCount} events)`);
     for (const action of this.setup) applyAction(t.adapter, world, action);
-    return { world, facts, endCheckers, down: new Set() };
+    return { world, facts, endCheckers, down: new Set(), requested: 0 };
   }
 
   /** A fresh world, then the path. */
@@ -82,6 +90,13 @@ export class Executor {
     this.eventsRun += sim.eventCount - before;
     if (step.kind === "crash") live.down.add(step.node);
     if (step.kind === "restart") live.down.delete(step.node);
+    if (step.kind === "request") live.requested = step.index + 1;
+  }
+
+  /** The next request this path may make, if any. */
+  nextRequest(live: Live): { index: number; action: Action } | undefined {
+    const action = this.target.requests?.[live.requested];
+    return action === undefined ? undefined : { index: live.requested, action };
   }
 
   observe(live: Live, withOrder: boolean): WorldState {
@@ -93,16 +108,36 @@ export class Executor {
     return live.world.liveCheckers.flatMap((c) => c.finish());
   }
 
-  /** Ends the path (hold, heal, converge) and has every checker judge the whole run. Consumes the world. */
+  /** Ends the path (`runEnd`) and has every checker judge the whole run. Consumes the world. */
   async finish(live: Live, holdMs: number, convergeMs: number): Promise<Violation[]> {
     const sim = live.world.sim;
     const before = sim.eventCount;
-    await runFor(sim, holdMs);
-    for (const action of healActions(live)) applyAction(this.target.adapter, live.world, action);
-    await runFor(sim, convergeMs);
+    await this.runEnd(live, holdMs, convergeMs);
     this.eventsRun += sim.eventCount - before;
     const end: RunEnd = { index: Math.max(0, sim.trace.count - 1), atUs: sim.nowUs };
     return [...live.world.liveCheckers, ...live.endCheckers].flatMap((c) => c.finish(end));
+  }
+
+  /**
+   * The end of a path: the kernel's own order with the faults in force for `holdMs`; then the
+   * requests the path did not make, and `holdMs` more; then the heal (restart what the search
+   * crashed, mend cuts) and on to quiescence or `convergeMs`.
+   */
+  async runEnd(live: Live, holdMs: number, convergeMs: number, hooks?: EndHooks): Promise<void> {
+    const sim = live.world.sim;
+    const act = (action: Action): void => {
+      hooks?.onAction(action);
+      applyAction(this.target.adapter, live.world, action);
+    };
+    await runFor(sim, holdMs, hooks?.onEvent);
+    const rest = this.target.requests?.slice(live.requested) ?? [];
+    if (rest.length > 0) {
+      for (const action of rest) act(action);
+      live.requested += rest.length;
+      await runFor(sim, holdMs, hooks?.onEvent);
+    }
+    for (const action of healActions(live)) act(action);
+    await runFor(sim, convergeMs, hooks?.onEvent);
   }
 }
 

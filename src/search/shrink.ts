@@ -121,5 +121,6 @@ function everyChoice(exec: Executor, live: Live): Step[] {
     status: (n) => sim.node(n).status,
     down: live.down,
     anyCut: ids.some((a) => ids.some((b) => a !== b && sim.network.isCut(a, b))),
+    request: exec.nextRequest(live),
   });
 }

@@ -20,6 +20,11 @@ export interface CheckTarget {
   variant: string;
   /** Actions applied once the world is ready; `--from start` leaves them out. */
   setup: readonly Action[];
+  /**
+   * Client requests the search may make at any step, in this order, each once; the ones a path
+   * has not made by its end are made after the hold (while the faults are still in force).
+   */
+  requests?: readonly Action[];
   /** Nodes a crash or a cut may strike. */
   faultable: readonly string[];
   /** Checkers that judge a whole path at its end (liveness), besides the adapter's live ones. */

@@ -143,6 +143,8 @@ export class Connection {
   /** Reassembly buffer: segments that arrived ahead of a held or parked predecessor. */
   readonly early: [Map<number, SimEvent>, Map<number, SimEvent>] = [new Map(), new Map()];
   established = false;
+  /** The connect timeout while the connect is pending (cancelled once it opens or closes: it would do nothing). */
+  connectTimer: SimEvent | undefined;
   /** `ConnectOptions.sourceAddress`, if the connector gave one. */
   sourceAddress: string | undefined;
 
@@ -292,7 +294,7 @@ export class Network {
     this.sim.trace.record(this.sim.nowUs, "conn.connect", src.id, dst.id, conn.id, String(port));
     this.sendSegment(conn, 0, Ctrl.Syn, undefined, "syn");
     const timeoutUs = options.timeoutUs ?? this.defaults.connectTimeoutUs;
-    this.sim.scheduleOnNode(src, this.sim.nowUs + Math.max(1, Math.ceil(timeoutUs)), connectTimeout, conn, this);
+    conn.connectTimer = this.sim.scheduleOnNode(src, this.sim.nowUs + Math.max(1, Math.ceil(timeoutUs)), connectTimeout, conn, this);
     return client;
   }
 
@@ -316,6 +318,7 @@ export class Network {
     const wasStarted = endpoint.open || endpoint.side === 0;
     endpoint.closed = true;
     endpoint.open = false;
+    if (endpoint.side === 0) this.settleConnect(conn);
     this.sim.trace.record(this.sim.nowUs, "conn.close", endpoint.localId, endpoint.remoteId, conn.id);
     if (wasStarted) this.sendSegment(conn, endpoint.side, Ctrl.Fin, undefined, "fin");
     this.forget(conn);
@@ -408,6 +411,7 @@ export class Network {
       case Ctrl.SynAck:
         end.open = true;
         conn.established = true;
+        this.settleConnect(conn);
         this.sim.trace.record(now, "conn.open", end.localId, end.remoteId, conn.id);
         end.handlers.onOpen?.(end);
         return;
@@ -458,9 +462,21 @@ export class Network {
     end.closed = true;
     end.open = false;
     const conn = end.connection;
+    if (end.side === 0) this.settleConnect(conn);
     this.sim.trace.record(this.sim.nowUs, `conn.${reason}`, end.localId, end.remoteId, conn.id);
     this.forget(conn);
     if (notify) end.handlers.onClose?.(end, reason);
+  }
+
+  /**
+   * The connect is over (open, or its end closed): its timeout would do nothing when it fires,
+   * so it is cancelled — still run as an event (the run is the same), but no pending event for
+   * the stepper or the model checker to list.
+   */
+  private settleConnect(conn: Connection): void {
+    if (conn.connectTimer === undefined) return;
+    this.sim.cancelEvent(conn.connectTimer);
+    conn.connectTimer = undefined;
   }
 
   private forget(conn: Connection): void {
