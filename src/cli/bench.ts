@@ -11,11 +11,10 @@ import { Simulator } from "../sim/simulator.js";
 import { EventQueue } from "../sim/event-queue.js";
 import type { NodeContext, Process } from "../sim/node-context.js";
 import { UserInputError } from "../sim/errors.js";
-import { registerBuiltins } from "../scenario/builtins.js";
 import { parseScenario } from "../scenario/parse.js";
 import { runScenario } from "../scenario/run.js";
 import type { Scenario } from "../scenario/types.js";
-import { workloadDef } from "../scenario/workload.js";
+import { workloadDef } from "../scenario/registry.js";
 import { loadScenario } from "./scenario-files.js";
 import { checkLinearizable, zkModel } from "../check/linearizability/index.js";
 import { benchmarkLinearizability } from "./bench-history.js";
@@ -167,7 +166,6 @@ async function zkBench(): Promise<Figure[]> {
  */
 async function ensembleBench(): Promise<Figure[]> {
   const r = await clientLoad(3, BENCH_VIRTUAL_MS);
-  registerBuiltins();
   const scenario = loadScenario("zab-leader-crash-before-commit");
   await runScenario(scenario, { seed: 1 }); // warm-up (JIT)
   const t0 = performance.now();
@@ -222,7 +220,6 @@ const LOAD_WARM_UP_MS = 3000;
 const LOAD_MIX = { getData: 24, setData: 10, getChildren: 4, create: 1, delete: 1, multi: 0, ephemeral: 0 };
 
 function clientLoadScenario(servers: number, virtualMs: number): Scenario {
-  registerBuiltins();
   const untilMs = LOAD_WARM_UP_MS + virtualMs;
   const traffic = { keys: 20, opGapMsMax: 0, sessionTimeoutMs: 10_000, mix: LOAD_MIX, untilMs };
   return parseScenario(
@@ -293,7 +290,6 @@ const RECIPES_WARM_UP_SEEDS = 200;
  * runs a sweep worker: `seeds_per_cpu_sec`.
  */
 async function recipesBench(): Promise<Figure[]> {
-  registerBuiltins();
   const scenario = loadScenario("recipe-lock-bench");
   const p = scenario.workload.params;
   let seed = 0;

@@ -8,8 +8,7 @@ import { fileURLToPath } from "node:url";
 import { basename, join } from "node:path";
 import { UserInputError } from "../sim/errors.js";
 import { parseScenario } from "../scenario/parse.js";
-import { registerBuiltins } from "../scenario/builtins.js";
-import { workloadDef } from "../scenario/workload.js";
+import { workloadDef } from "../scenario/registry.js";
 import { scriptVariant } from "../scenario/scripts/index.js";
 import type { Scenario } from "../scenario/types.js";
 import { readInputFile } from "./files.js";
@@ -30,7 +29,6 @@ export function scenarioNames(): string[] {
  * protocol's flaws, so that a twin caught by a declared checker still fails (scenario/verdict.ts).
  */
 export function loadScenario(nameOrPath: string, variant?: string): Scenario {
-  registerBuiltins();
   const looksLikePath = nameOrPath.includes("/") || nameOrPath.endsWith(".json");
   const file = looksLikePath ? nameOrPath : join(SCENARIO_DIR, `${nameOrPath}.json`);
   if (!existsSync(file)) {

@@ -7,7 +7,7 @@ import { parseFaultSchedule } from "../sim/faults.js";
 import type { NetworkConfig } from "../sim/network.js";
 import type { DiskConfig } from "../sim/disk.js";
 import { msToUs } from "../sim/time.js";
-import { checkerNames, workloadDef } from "./workload.js";
+import { SCENARIO_REGISTRY, checkerNames, workloadDef, type Registry } from "./registry.js";
 import { parseNemesis } from "./nemesis/index.js";
 import type { ExpectedViolationDecl, Scenario } from "./types.js";
 
@@ -36,7 +36,8 @@ const DISK_KEYS: Record<string, (v: number) => Partial<DiskConfig>> = {
   tearProbability: (v) => ({ tearProbability: v }),
 };
 
-export function parseScenario(raw: unknown, source: string): Scenario {
+/** Parses a scenario document; its workload and checkers are looked up in `registry`. */
+export function parseScenario(raw: unknown, source: string, registry: Registry = SCENARIO_REGISTRY): Scenario {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UserInputError(`${source}: a scenario must be a JSON object`);
   const doc = raw as Record<string, unknown>;
   for (const key of Object.keys(doc)) {
@@ -50,12 +51,12 @@ export function parseScenario(raw: unknown, source: string): Scenario {
   const w = doc.workload;
   if (typeof w !== "object" || w === null || Array.isArray(w)) throw new UserInputError(`${source}: "workload" must be an object with a "kind"`);
   const { kind, ...params } = w as Record<string, unknown>;
-  const def = workloadDef(str(kind, `${source}: "workload.kind"`));
+  const def = workloadDef(str(kind, `${source}: "workload.kind"`), registry);
   const nodes = def.nodes(params);
   const faults = parseFaultSchedule(doc.faults, nodes, "faults", (def.traceRoles?.roles ?? []).map((r) => r.role));
   const nemesis = parseNemesis(doc.nemesis, nodes, `${source}: "nemesis"`);
   const checkers = doc.checkers === undefined ? def.defaultCheckers(params) : strList(doc.checkers, `${source}: "checkers"`);
-  const known = new Set(checkerNames());
+  const known = new Set(checkerNames(registry));
   for (const c of checkers) if (!known.has(c)) throw new UserInputError(`${source}: unknown checker "${c}" (known: ${[...known].join(", ")})`);
   const convergence = parseConvergence(doc.convergence, `${source}: "convergence"`);
   const expectedViolations = parseExpectedViolations(doc.expectedViolations, checkers, `${source}: "expectedViolations"`);

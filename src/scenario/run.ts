@@ -8,11 +8,12 @@ import { MAX_EVENTS_PER_INSTANT, Simulator } from "../sim/simulator.js";
 import { DecisionTape } from "../sim/decision-tape.js";
 import { endAllFaults, FAULT_EVENT_KINDS, installFaults } from "../sim/faults.js";
 import { msToUs } from "../sim/time.js";
-import { makeChecker, workloadDef } from "./workload.js";
+import { makeChecker, workloadDef } from "./registry.js";
 import { withDrawnFaults } from "./nemesis/index.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
 import type { Checker, Violation } from "../check/checker.js";
 import { runVerdict } from "./verdict.js";
+import { CoverageRecorder } from "./coverage.js";
 import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld } from "./heap-guard.js";
 
 export interface RunHandle {
@@ -26,8 +27,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
 export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: RunOptions = {}): Promise<RunHandle> {
   const seed = options.seed ?? scenarioAsGiven.defaultSeed;
-  const def = options.workloadDef ?? workloadDef(scenarioAsGiven.workload.kind);
-  const scenario = withDrawnFaults(scenarioAsGiven, seed, def.nodes(scenarioAsGiven.workload.params));
+  const def = workloadDef(scenarioAsGiven.workload.kind, options.registry);
+  const scenario = withDrawnFaults(scenarioAsGiven, seed, def);
   const tape = options.simplify !== undefined ? new DecisionTape(options.simplify) : undefined;
   const sim = new Simulator({
     seed,
@@ -37,7 +38,7 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     ...(tape !== undefined ? { decisionTape: tape } : {}),
   });
   if (options.canary === "connection-reorder") sim.network.canaryReorderConnections = true;
-  const checkers = [...scenario.checkers.map(makeChecker), ...(options.extraCheckers ?? []).map((make) => make())];
+  const checkers = [...scenario.checkers.map((name) => makeChecker(name, options.registry)), ...(options.extraCheckers ?? []).map((make) => make())];
   let lastFaultUs: number | undefined;
   sim.trace.subscribe(
     (e) => (lastFaultUs = e.atUs),
@@ -47,6 +48,8 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
   // Bound methods: a wrapper arrow would load `onEvent` from ~30 checker classes at one site.
   for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
   if (options.onTraceEvent) sim.trace.subscribe(options.onTraceEvent);
+  const coverage = options.coverage === true ? new CoverageRecorder(def.coverage) : undefined;
+  if (coverage !== undefined) sim.trace.subscribe(coverage.onEvent.bind(coverage), coverage.accepts.bind(coverage));
   const reported: Violation[] = [];
   const report = (checker: string, message: string) =>
     reported.push({ checker, message, eventIndex: Math.max(0, sim.trace.count - 1), atMs: sim.nowUs / 1000 });
@@ -91,6 +94,7 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     unknown: checkers.flatMap((c) => c.unknowns?.() ?? []),
     narrative: workload.narrative?.() ?? [],
     counts: sim.trace.kindCounts(),
+    ...(coverage !== undefined ? { coverage: coverage.reached() } : {}),
     ...(tape !== undefined ? { decisions: tape.report() } : {}),
   };
   return { sim, result };

@@ -82,12 +82,14 @@ export interface RunOptions {
    */
   heapGuard?: HeapGuardOptions | false;
   /**
-   * The workload that runs the scenario instead of the registry's `workload.kind` (whose def
-   * still validates it): one built around code the caller holds, e.g. a user's script (src/api/).
+   * Where the run finds its workload and checkers by name (default: the built-in registry); a
+   * layer above adds its own workloads, e.g. one built around a user's script (src/api/).
    */
-  workloadDef?: import("./workload.js").WorkloadDef;
+  registry?: import("./registry.js").Registry;
   /** Checkers beyond the scenario's named ones, one fresh instance per run (a user's own). */
   extraCheckers?: readonly (() => Checker)[];
+  /** Record which fault kinds and protocol states the run reached (`RunResult.coverage`; scenario/coverage.ts). */
+  coverage?: boolean;
   /** Extra trace listeners (e.g. the CLI's trace file writer). */
   onTraceEvent?: (event: import("../sim/trace.js").TraceEvent) => void;
 }
@@ -114,6 +116,8 @@ export interface RunResult {
   narrative: string[];
   /** Counts of trace events by kind. */
   counts: Record<string, number>;
+  /** The coverage features the run reached, sorted, when `RunOptions.coverage` asked for them. */
+  coverage?: string[];
   /** Draws per random stream, when the run had a decision tape (`RunOptions.simplify`). */
   decisions?: StreamDraws[];
 }

@@ -120,7 +120,7 @@ class FaultTrigger {
     let done = false;
     const unsubscribe = this.sim.trace.subscribe(
       (e) => {
-        if (done || (node !== undefined && e.node !== node) || !fieldsMatch(e, step)) return;
+        if (done || (node !== undefined && e.node !== node) || !fieldsMatch(e, step) || (step.detail !== undefined && e.detail !== step.detail)) return;
         if (++seen < (step.count ?? 1)) return;
         done = true;
         unsubscribe();

@@ -10,11 +10,11 @@ import { paxosAdapter } from "./paxos/paxos-adapter.js";
 import { multiPaxosAdapter } from "./multipaxos/multipaxos-adapter.js";
 
 export const ADAPTERS: ReadonlyMap<string, ProtocolAdapter<World>> = new Map<string, ProtocolAdapter<World>>([
-  ["zab", zabAdapter as unknown as ProtocolAdapter<World>],
-  ["paxos", paxosAdapter as unknown as ProtocolAdapter<World>],
-  ["multipaxos", multiPaxosAdapter as unknown as ProtocolAdapter<World>],
-  ["2pc", twoPcAdapter as unknown as ProtocolAdapter<World>],
-  ["3pc", threePcAdapter as unknown as ProtocolAdapter<World>],
+  ["zab", zabAdapter],
+  ["paxos", paxosAdapter],
+  ["multipaxos", multiPaxosAdapter],
+  ["2pc", twoPcAdapter],
+  ["3pc", threePcAdapter],
 ]);
 
 export function adapterFor(protocol: string): ProtocolAdapter<World> {

@@ -12,7 +12,6 @@ import { lastJson, zksim } from "../helpers/cli.js";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { runVerdict } from "../../src/scenario/verdict.js";
-import { registerBuiltins } from "../../src/scenario/builtins.js";
 import { parseSweepReport, mergeSweepReports } from "../../src/cli/explore/sweep-report.js";
 import { isUserInputError } from "../../src/sim/errors.js";
 import type { Violation } from "../../src/check/checker.js";
@@ -24,7 +23,6 @@ const violation = (checker: string): Violation => ({ checker, message: "m", even
 const declared = { expectedViolations: [{ checker: "commit.blocking", why: "2PC blocks" }] };
 
 function refusal(doc: Record<string, unknown>): string {
-  registerBuiltins();
   try {
     parseScenario(doc, "t.json");
   } catch (err) {

@@ -12,13 +12,11 @@ import type { Command } from "../command.js";
 import { REPLAY_EXIT } from "../replay.js";
 import { readInputFile } from "../files.js";
 import { parseReplayFile, type ReplayCase } from "../../scenario/replay-file.js";
-import { registerUserWorkload } from "../../api/user-workload.js";
 import { isUserScenario, replayUserCase } from "../../api/run-user-script.js";
 import { isSessionFileText } from "../../tui/session-file.js";
 import { replaySession } from "../../tui/replay-session.js";
 import { JOURNAL_FORMAT, servedCaseFromJournal } from "../../serve/serve-recorder.js";
-import { registerServedWorkload } from "../../serve/served-workload.js";
-import { writeReplayFile } from "../replay.js";
+import { REPLAY_REGISTRY, writeReplayFile } from "../replay.js";
 import { openTraceReport } from "../report/trace-report.js";
 import { TraceFileWriter } from "../trace-file.js";
 
@@ -47,10 +45,8 @@ async function cmdReplay(argv: string[]): Promise<number> {
   if (stringFlag(args, "trace") !== undefined) throw new UserInputError(`replay: --trace is for learn session files; for ${path}, run its case with \`zksim run … --trace FILE\` (the replay line it prints)`);
   // The journal `zksim serve --record FILE` keeps while serving: left behind when serve did not stop cleanly.
   if (text.startsWith(`{"zksim":"${JOURNAL_FORMAT}"`)) return replayJournal(path, text);
-  registerUserWorkload();
-  registerServedWorkload();
   const module = stringFlag(args, "module");
-  const parsed = parseReplayFile(text, path);
+  const parsed = parseReplayFile(text, path, REPLAY_REGISTRY);
   if (module !== undefined && !isUserScenario(parsed.scenario)) throw new UserInputError(`replay: ${path} does not run a user's script (workload "${parsed.scenario.workload.kind}"): leave out --module`);
   const { c, result, cmp } = isUserScenario(parsed.scenario) ? await replayUser(path, module) : await replayBuiltin(parsed);
   const code = !cmp.reproduced ? REPLAY_EXIT.notReproduced : result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : REPLAY_EXIT.reproducedPass;
@@ -100,7 +96,7 @@ async function replaySessionWithTrace(path: string, json: boolean, tracePath: st
  */
 async function replayJournal(path: string, text: string): Promise<number> {
   const c = servedCaseFromJournal(text, path);
-  const result = await runReplayCase(c);
+  const result = await runReplayCase(c, { registry: REPLAY_REGISTRY });
   const out = path.endsWith(".partial") ? path.slice(0, -".partial".length) : `${path}.json`;
   writeReplayFile(out, { ...c, expected: { traceHash: result.traceHash, verdict: result.verdict, violations: result.violations.map(({ checker, message }) => ({ checker, message })) } });
   console.log(`zksim replay ${path}: the journal of a serve session that did not stop cleanly (${c.scenario.faults.length} faults, ${c.scenario.durationMs} ms up to its last input or fault)`);
@@ -117,7 +113,7 @@ interface Replayed {
 }
 
 async function replayBuiltin(c: ReplayCase): Promise<Replayed> {
-  const result = await runReplayCase(c);
+  const result = await runReplayCase(c, { registry: REPLAY_REGISTRY });
   return { c, result, cmp: compareReplay(c, result) };
 }
 

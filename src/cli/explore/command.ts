@@ -35,6 +35,7 @@ import { OutputError, ensureDir, writeOutputFile } from "../files.js";
 import { loadScenario } from "../scenario-files.js";
 import { exploreInProcess, exploreInWorkers, type SeedOutcome, type SeedRunOptions } from "./explore.js";
 import { ProgressBar } from "./progress.js";
+import { coverageLines, leftOutOf, perThousand, summarizeCoverage, type CoverageSummary } from "./coverage-report.js";
 import { join } from "node:path";
 import type { Scenario } from "../../scenario/types.js";
 import { writeReplayFile } from "../replay.js";
@@ -58,6 +59,10 @@ export interface ExploreReport {
   /** Passing seeds with stretches a checker could not judge (not failures; docs/long-runs.md). */
   seedsWithUnknown: number;
   seedsPerSec: number;
+  /** How many seeds per 1,000 reached each fault kind and protocol state (0: declared, never reached). */
+  coverage: { seeds: number; perThousand: Record<string, number> };
+  /** The faults the scenario's nemesis declares it leaves out, and why. */
+  leftOut: { fault: string; why: string }[];
   /** Present (true) when a SIGINT stopped the sweep early. */
   interrupted?: true;
 }
@@ -124,6 +129,7 @@ async function cmdExplore(argv: string[]): Promise<number> {
   const failed = outcomes.filter((o) => o.verdict === "fail");
   const expected = outcomes.filter((o) => o.verdict === "expected");
   const interrupted = interrupt.signal.aborted;
+  const coverage = summarizeCoverage(scenario, outcomes.map((o) => o.coverage));
   const listed = (o: SeedOutcome): ExploreFailure => ({ seed: o.seed, checker: o.checker ?? "unknown", replay: replayCommand(req.scenarioArg, o.seed, req.options, req.variant) });
   const report: ExploreReport = {
     scenario: scenario.name,
@@ -132,17 +138,19 @@ async function cmdExplore(argv: string[]): Promise<number> {
     expected: expected.map(listed),
     seedsWithUnknown: outcomes.filter((o) => (o.unknown ?? 0) > 0).length,
     seedsPerSec: Math.round((outcomes.length / Math.max(seconds, 1e-6)) * 10) / 10,
+    coverage: { seeds: coverage.seeds, perThousand: perThousand(coverage) },
+    leftOut: [...leftOutOf(scenario)],
     ...(interrupted ? { interrupted: true as const } : {}),
   };
   if (req.json) {
     console.log(JSON.stringify(report));
   } else {
     printExpected(scenario, expected);
-    printFailures(report, failed, seconds, req.seeds.length);
+    printFailures(report, failed, seconds, req.seeds.length, coverageLines(scenario, coverage));
   }
   if (req.saveDir !== undefined) {
     const replayFiles = saveFailures(req, scenario, [...failed, ...expected]);
-    saveSweepReport(req, report, replayFiles, seconds);
+    saveSweepReport(req, report, replayFiles, seconds, coverage);
   }
   return interrupted ? EXIT_INTERRUPTED : failed.length === 0 ? 0 : 1;
 }
@@ -216,7 +224,7 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
  * Writes the sweep report beside the replay files (sweep-report.ts): what `explore --merge`
  * combines. A write that fails is one stderr line; the sweep's exit code stands.
  */
-function saveSweepReport(req: ExploreRequest, report: ExploreReport, replayFiles: Map<number, string>, seconds: number): void {
+function saveSweepReport(req: ExploreRequest, report: ExploreReport, replayFiles: Map<number, string>, seconds: number, coverage: CoverageSummary): void {
   const withFile = (f: ExploreFailure) => {
     const file = replayFiles.get(f.seed);
     return file === undefined ? f : { ...f, replayFile: file };
@@ -239,6 +247,7 @@ function saveSweepReport(req: ExploreRequest, report: ExploreReport, replayFiles
     failures: report.failures.map(withFile),
     expected: report.expected.map(withFile),
     seedsWithUnknown: report.seedsWithUnknown,
+    coverage,
     wallSeconds: Math.round(seconds * 1000) / 1000,
     seedsPerSec: report.seedsPerSec,
     interrupted: report.interrupted === true,
@@ -307,11 +316,13 @@ function printHeader(req: ExploreRequest): void {
   console.log(`zksim explore ${req.scenarioArg}${variant}: ${range}${shard}, ${plural(req.seeds.length, "run")}, ${plural(workers, "worker")}`);
 }
 
-function printFailures(report: ExploreReport, failed: SeedOutcome[], seconds: number, planned: number): void {
+/** The failures, then the coverage lines, then the one-line summary (always the last line). */
+function printFailures(report: ExploreReport, failed: SeedOutcome[], seconds: number, planned: number, coverage: readonly string[]): void {
   for (const [i, o] of failed.entries()) {
     console.log(`FAIL seed ${o.seed} [${o.checker}] ${o.message ?? ""}`);
     console.log(`  replay: ${report.failures[i]!.replay}`);
   }
+  for (const line of coverage) console.log(line);
   const rate = `${report.seedsPerSec} seeds/s`;
   const expectedOnly = report.expected.length === 0 ? "" : `; ${plural(report.expected.length, "seed")} with expected violations only`;
   const verdict = `${failed.length === 0 ? (report.expected.length === 0 ? "all passed" : "no regression") : plural(failed.length, "failing seed")}${expectedOnly}`;

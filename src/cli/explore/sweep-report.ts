@@ -22,6 +22,7 @@ import { dirname, join, resolve } from "node:path";
 import { UserInputError } from "../../sim/errors.js";
 import { readInputFile } from "../files.js";
 import type { Shard } from "./seeds.js";
+import { addCoverage, type CoverageSummary } from "./coverage-report.js";
 
 export const SWEEP_REPORT_KIND = "zksim-explore-report";
 export const SWEEP_REPORT_VERSION = 1;
@@ -60,6 +61,8 @@ export interface SweepReport extends SweepIdentity {
   /** Seeds whose only violations are the scenario's documented flaws (absent in older reports: none). */
   expected: SweepFailure[];
   seedsWithUnknown: number;
+  /** Seeds that reached each fault kind and protocol state (absent in older reports). */
+  coverage?: CoverageSummary;
   wallSeconds: number;
   seedsPerSec: number;
   interrupted: boolean;
@@ -78,6 +81,8 @@ export interface MergedSweep extends SweepIdentity {
   failures: SweepFailure[];
   expected: SweepFailure[];
   seedsWithUnknown: number;
+  /** The shards' coverage added up (over the shards that reported one). */
+  coverage?: CoverageSummary;
   /** The sum of the shards' rates: shards run side by side. */
   seedsPerSec: number;
   /** The slowest shard's wall time. */
@@ -173,12 +178,26 @@ export function parseSweepReport(doc: unknown, path: string): SweepReport {
     failures,
     expected,
     seedsWithUnknown: int("seedsWithUnknown", 0),
+    ...(o.coverage !== undefined ? { coverage: parseCoverage(o.coverage, bad) } : {}),
     wallSeconds: num("wallSeconds"),
     seedsPerSec: num("seedsPerSec"),
     interrupted: bool("interrupted"),
   };
   if (report.shardIndex > report.shardCount) throw bad("shardIndex", `at most shardCount (${report.shardCount})`);
   return report;
+}
+
+function parseCoverage(raw: unknown, bad: (field: string, want: string) => UserInputError): CoverageSummary {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad("coverage", "an object {seeds, reached}");
+  const c = raw as Record<string, unknown>;
+  if (typeof c.seeds !== "number" || !Number.isSafeInteger(c.seeds) || c.seeds < 0) throw bad("coverage.seeds", "an integer ≥ 0");
+  if (typeof c.reached !== "object" || c.reached === null || Array.isArray(c.reached)) throw bad("coverage.reached", "an object of seed counts");
+  const reached: Record<string, number> = {};
+  for (const [f, n] of Object.entries(c.reached)) {
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0 || n > c.seeds) throw bad(`coverage.reached["${f}"]`, `an integer in [0, ${c.seeds}]`);
+    reached[f] = n;
+  }
+  return { seeds: c.seeds, reached };
 }
 
 /** One listed seed of a report (`at` names it in messages: `failures[3]`). */
@@ -227,6 +246,7 @@ export function mergeSweepReports(reports: readonly { path: string; report: Swee
     failures: mergedList(reports, (r) => r.failures),
     expected: mergedList(reports, (r) => r.expected),
     seedsWithUnknown: all.reduce((n, r) => n + r.seedsWithUnknown, 0),
+    ...mergedCoverage(all),
     seedsPerSec: Math.round(all.reduce((n, r) => n + r.seedsPerSec, 0) * 10) / 10,
     wallSeconds: Math.max(...all.map((r) => r.wallSeconds)),
     ...(missingShards.length > 0 || interruptedShards.length > 0 ? { incomplete: { missingShards, interruptedShards } } : {}),
@@ -238,4 +258,10 @@ function mergedList(reports: readonly { path: string; report: SweepReport }[], l
   return reports
     .flatMap(({ path, report }) => list(report).map((f) => (f.replayFile === undefined ? f : { ...f, replayFile: join(dirname(path), f.replayFile) })))
     .sort((a, b) => a.seed - b.seed);
+}
+
+/** The shards' coverage added up, when any shard reported one. */
+function mergedCoverage(reports: readonly SweepReport[]): { coverage?: CoverageSummary } {
+  const given = reports.flatMap((r) => (r.coverage !== undefined ? [r.coverage] : []));
+  return given.length === 0 ? {} : { coverage: given.reduce(addCoverage) };
 }
