@@ -32,7 +32,7 @@ export interface Figure {
 
 export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "check-model", "recipes", "tui", "protocols", "soak", "serve"] as const;
 
-export async function runBench(suite: string): Promise<Figure[]> {
+export async function runBench(suite: string, targets?: readonly string[]): Promise<Figure[]> {
   switch (suite) {
     case "kernel":
       return kernelBench();
@@ -43,7 +43,7 @@ export async function runBench(suite: string): Promise<Figure[]> {
     case "check":
       return checkBench();
     case "check-model":
-      return checkModelBench();
+      return checkModelBench(targets);
     case "recipes":
       return recipesBench();
     case "tui":

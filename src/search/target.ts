@@ -36,6 +36,9 @@ export interface CheckTarget {
   /** The world reads the clock (leases, session timeouts): independence is narrower then. */
   clockSensitive: boolean;
   bounds: SearchBounds;
-  /** The broken variant of this world the search must catch, and the checker that catches it. */
-  canary?: { variant: string; checker: string };
+  /**
+   * The broken variant of this world the search must catch, the checker that catches it, and
+   * any bounds it needs beyond the target's (searched until the first violation).
+   */
+  canary?: { variant: string; checker: string; bounds?: Partial<SearchBounds> };
 }
