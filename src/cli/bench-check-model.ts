@@ -2,7 +2,7 @@
  * `zksim bench check-model`: the model checker's figures (docs/model-checking.md) — every
  * target of `zksim check` at its default bounds (distinct states, transitions, depth reached,
  * states per second of wall and of CPU, time, and what it found), each target's canary (the
- * broken variant, searched until the first violation: states to find it), the ZAB bug-zoo
+ * broken variant, searched until its checker's first violation: states to find it), the ZAB bug-zoo
  * defects the ZAB target's bounds reach (`--bug`), and what the reductions save on 2PC (states
  * and transitions with sleep sets and symmetry off). Wall time on a shared machine also counts
  * other processes' work: the CPU figures are this process's own.
@@ -69,12 +69,12 @@ export async function checkModelBench(names?: readonly string[]): Promise<Figure
     out.push(...figures(`check-model-${t.name}`, await measured(t, {})));
     if (t.canary !== undefined) {
       const canary = { ...t, variant: t.canary.variant };
-      out.push(...toFind(`check-model-${t.name}-canary-${t.canary.variant}`, await measured(canary, t.canary.bounds ?? {}, { stopAtFirst: true }), t.canary.checker));
+      out.push(...toFind(`check-model-${t.name}-canary-${t.canary.variant}`, await measured(canary, t.canary.bounds ?? {}, { stopAtFirst: true, checkers: [t.canary.checker] }), t.canary.checker));
     }
   }
   const zab = targetFor("zab");
   for (const { bug, checker } of chosen.includes(zab) ? ZAB_BUGS_IN_BOUND : []) {
-    out.push(...toFind(`check-model-zab-bug-${bug}`, await measured({ ...zab, variant: `bug-${bug}` }, {}, { stopAtFirst: true }), checker));
+    out.push(...toFind(`check-model-zab-bug-${bug}`, await measured({ ...zab, variant: `bug-${bug}` }, {}, { stopAtFirst: true, checkers: [checker] }), checker));
   }
   const twoPc = targetFor("2pc");
   if (!chosen.includes(twoPc)) return out;
