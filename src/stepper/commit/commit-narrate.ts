@@ -53,9 +53,10 @@ export const COMMIT_TIMER_NAMES: Record<string, string> = {
   "vote-timeout": "vote timeout (a vote missing: abort)",
   "ack-timeout": "preCommit Ack timeout (abort)",
   "in-doubt": "in doubt: ask for the decision",
-  "3pc-timeout": "timeout: precommitted commits, uncertain aborts",
-  termination: "termination: decide from peers' answers",
+  "3pc-timeout": "timeout: the coordinator is silent (termination protocol)",
+  termination: "termination: decide from the answers",
   "ask-outcome": "ask participants their outcome",
+  "log-retry": "disk full: write the log record again",
 };
 
 const NARRATED_TIMERS: Record<string, string> = {
@@ -68,8 +69,9 @@ const APPLIED_BY: Record<string, string> = {
   doCommit: "(doCommit)",
   abort: "(the coordinator's abort)",
   peer: "(a peer's word)",
+  backup: "(the recovery coordinator's word)",
   "vote-no": "(its own No)",
-  termination: "(its peers' states)",
+  termination: "(termination protocol)",
   timeout: "(alone, on its timeout)",
 };
 
@@ -78,7 +80,9 @@ export function narrateCommit(protocol: CommitProtocol, e: TraceEvent, typeOf: (
   const n = e.node;
   switch (e.kind) {
     case "deliver": {
-      const what = ON_DELIVER[protocol][e.detail ?? ""];
+      // A 3PC decision from a participant: a recovery coordinator's (termination), which needs no Ack.
+      const fromRecovery = protocol === "3pc" && (e.detail === "doCommit" || e.detail === "abort") && /^p\d+$/.test(e.peer ?? "");
+      const what = fromRecovery ? `the recovery coordinator's decision: ${e.detail === "doCommit" ? "commit" : "undo"}, unlock` : ON_DELIVER[protocol][e.detail ?? ""];
       return what === undefined ? undefined : `${n} receives ${commitBookOfType(protocol, e.detail ?? "")} from ${e.peer} — ${what}`;
     }
     case "drop":
@@ -131,6 +135,8 @@ function narrateAnnotation(protocol: CommitProtocol, kind: string, n: string, f:
       return `${n} still in doubt about ${txn}, holding ${locks}: asks ${list(f.waitingFor)} for the decision`;
     case "timeout":
       return `${n} times out ${String(f.state)} on ${txn}, holding ${locks}: ${String(f.action)}`;
+    case "terminate":
+      return narrateTermination(n, txn, f);
     case "forgotten":
       return `${n} gets ${String(f.decision)} for ${txn}, which it has no record of`;
     case "end":
@@ -142,6 +148,23 @@ function narrateAnnotation(protocol: CommitProtocol, kind: string, n: string, f:
     default:
       return undefined;
   }
+}
+
+/** A termination round's decision, with the rule of the literature that made it (three-phase-commit/termination.ts). */
+function narrateTermination(n: string, txn: string, f: Record<string, unknown>): string {
+  const pairs = Array.isArray(f.states) ? f.states.filter((s): s is [unknown, unknown] => Array.isArray(s)) : [];
+  const states = pairs.map(([p, st]) => `${String(p)} ${String(st)}`).join(", ");
+  const someUncertain = pairs.some(([, st]) => st === "uncertain" || st === "unknown");
+  const rule: Record<string, string> = {
+    TR1: "one aborted: abort",
+    TR2: "one committed: commit",
+    TR3: "every one uncertain: abort",
+    TR4: someUncertain ? "some precommitted: preCommit to the uncertain, then commit" : "every one precommitted: commit",
+  };
+  const why = `${rule[String(f.rule)] ?? String(f.decision)} (${String(f.rule)})`;
+  if (f.recovered === true) return `${n}: every site recovered, none decided ${txn}: ${why} — ${states}`;
+  const left = Array.isArray(f.excluded) && f.excluded.length > 0 ? `; ${list(f.excluded)} left out (down or recovered)` : "";
+  return `${n}, recovery coordinator (ballot ${String(f.ballot)}): ${why} — ${states}${left}`;
 }
 
 function coordinatorRecovery(n: string, f: Record<string, unknown>): string {

@@ -35,7 +35,7 @@ export class ClientOps {
 
   onEvent(e: TraceEvent): void {
     const f = e.fields ?? {};
-    const list = this.ops.get(String(f.client));
+    const list = this.ops.get(e.node); // by node: a restarted client annotates a new identity ("c1/3")
     if (list === undefined) return;
     if (e.kind === "multipaxos.client.invoke") {
       list.push({ reqId: Number(f.reqId), text: f.op === "put" ? `put ${String(f.key)}=${String(f.value)}` : `get ${String(f.key)}`, outcome: "pending" });

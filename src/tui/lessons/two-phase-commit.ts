@@ -104,10 +104,10 @@ const partialCommit: Lesson = {
   protocol: "2pc",
   name: "partial-commit",
   title: "Commit reaches only some participants",
-  idea: "If the coordinator crashes while sending Commit, some participants commit and the others stay in doubt: the book's data inconsistency. The decision is in the coordinator's log, so after its restart it sends Commit again and all commit.",
+  idea: "If a local network failure, or the coordinator's crash before every Commit has left, keeps Commit from some participants, those commit and the others stay in doubt: the book's data inconsistency. The decision is in the coordinator's log, so after its restart it sends Commit again and all commit.",
   intro: [
-    "Step until the first Commit arrives (step 19), then crash co: the Commits still in flight are lost.",
-    "Run on (run 2s): one participant has x=1, the others still hold x's lock. Then restart co and run on.",
+    "Step until the first Commit arrives (step 19), then cut co off from p1 and p3 (cut co p1,p3) and crash co: the Commits still on the wire are lost to the cut.",
+    "Run on (run 2s): one participant has x=1, the others still hold x's lock. Then heal, restart co and run on.",
   ],
   seed: 1,
   setup: TXN_X,
@@ -121,7 +121,7 @@ const partialCommit: Lesson = {
     }
     return { reached: false, text: "crash the coordinator after one participant got Commit but before the others did" };
   }),
-  solution: "step 19; crash co; run 2s; restart co; run 500ms",
+  solution: "step 19; cut co p1,p3; crash co; run 2s; heal; restart co; run 500ms",
 };
 
 export const TWO_PC_LESSONS: readonly Lesson[] = [twoPhases, oneNo, blocks, presumedAbort, partialCommit];
