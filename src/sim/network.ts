@@ -630,13 +630,12 @@ export interface PendingMessage {
   control: boolean;
   /** Connections: how many segments of its stream go before it (0: the head). Datagrams: 0. */
   position: number;
-  /** Its sender crashed since it was sent (a datagram or data segment is then dropped, not delivered). */
+  /** A data segment whose sender crashed since it was sent (dropped, not delivered). Datagrams: false (on the wire, they arrive). */
   senderCrashed: boolean;
   /**
-   * Its receiver cannot take it any more, whatever happens next: it crashed since the message
-   * was sent, or it is down (a datagram is bound to the receiver's incarnation at its send, and
-   * a restart is a new one). The same rule as the delivery's, so two messages the kernel will
-   * treat alike read alike.
+   * Its receiver cannot take it now: it is down (a datagram is then lost; a segment's
+   * connection is gone once its receiver crashed). The same rule as the delivery's, so two
+   * messages the kernel will treat alike read alike.
    */
   receiverGone: boolean;
 }
@@ -655,8 +654,10 @@ export function pendingMessage(ev: SimEvent): PendingMessage | undefined {
       head: true,
       control: false,
       position: 0,
-      senderCrashed: m.src.incarnation !== m.srcInc,
-      receiverGone: m.dst.incarnation !== m.dstInc || m.dst.status === "down",
+      // A datagram on the wire arrives whatever became of its sender; it is lost only on
+      // reaching a receiver that is down.
+      senderCrashed: false,
+      receiverGone: m.dst.status === "down",
     };
   }
   if (ev.fn === deliverSegment) {
