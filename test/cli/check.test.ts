@@ -23,13 +23,15 @@ describe("cli: zksim check", () => {
     expect(report.violations.map((v) => v.checker)).toEqual(["commit.blocking"]);
     expect(report.holds).toContain("commit.atomicity");
     const file = report.violations[0]!.file;
-    expect(JSON.parse(readFileSync(file, "utf8")).format).toBe("zksim-learn-session");
+    const session = JSON.parse(readFileSync(file, "utf8")) as { format: string; branches: { interventions: { action: { kind: string; fault?: { kind: string; node: string } } }[] }[] };
+    expect(session.format).toBe("zksim-learn-session");
+    expect(session.branches[0]!.interventions.map((i) => i.action.fault)).toContainEqual({ kind: "crash", node: "co" });
 
     const opened = zksim("learn", "--open", file, "--plain", "--script", "show");
     expect(opened.status).toBe(0);
     expect(opened.stdout).toMatch(/zksim learn 2pc \[standard\] · seed 1/);
     expect(opened.stdout).toMatch(/✗ commit\.blocking/);
-    expect(opened.stdout).toMatch(/ms✖[ │]+crash/);
+    expect(opened.stdout).toMatch(/ms●[ │]+restart/); // co, back after its crash (the heal)
 
     const html = join(dir, "blocking.html");
     const replay = zksim("replay", file, "--trace", html);
