@@ -19,6 +19,12 @@
  *   their completion names, so their ephemerals belong to the right owner;
  * - calls the model does not describe (setACL, getACL, addWatch, removeWatches, multiRead,
  *   getEphemerals, whoAmI…) are left out: none of them changes what the model checks;
+ * - a session attached by two handles at once (a second process re-attached it with its id and
+ *   password while the first still runs: zab-shared-session's episodes) has its non-read
+ *   replies read as unknown once the second handle has used it. Both handles number their
+ *   requests from the same cxid, and 3.8 matches a commit to the local pending write by session
+ *   and cxid alone (`CommitProcessor`), so a server can answer one handle's write with the other
+ *   handle's result (zab-shared-session seed 10075): the reply says nothing about its own op;
  * - nodes the server may remove by itself (containers, TTL nodes) are left out with every
  *   operation on them or below them, as the model keeps them forever;
  * - long or binary data is recorded by the client as a content digest that carries its length
@@ -98,6 +104,8 @@ export class ClientLinearizabilityChecker implements Checker {
   /** When each closeSession txn (by zxid) was first applied anywhere. */
   private readonly closeFirstApplied = new Map<string, number>();
   private expiries = 0;
+  /** Sessions attached by more than one handle, whose non-read replies are read as unknown. */
+  private readonly sharedSessions = new SharedSessions();
   /** Requests whose first `zk.apply` the current window holds. */
   private readonly firstApplies = new FirstApplies();
   /** Paths created as containers or TTL nodes, ever (the model keeps them forever: left out). */
@@ -138,7 +146,7 @@ export class ClientLinearizabilityChecker implements Checker {
         this.log.add(e, `malformed trace event: ${why}`);
         return;
       }
-      const fields = e.fields!;
+      const fields = this.sharedSessions.read(e.kind, e.fields!);
       this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields, index: e.index });
       if (e.kind === "client.invoke") this.windows.invoked(fields);
       else if (this.windows.completed(fields)) this.tryCut(e);
@@ -421,6 +429,41 @@ function createsOf(op: Operation): { path: string; mode: unknown }[] {
 
 
 /** Which requests (session, cxid) have had an apply recorded. */
+/**
+ * Which sessions more than one client handle has used (each handle names its own `client`), and
+ * the completions to read as unknown: a non-read op of such a session, invoked or completed
+ * once a second handle had used it. Its reply may be the other handle's (same session, same cxid).
+ */
+class SharedSessions {
+  private readonly handles = new Map<string, Set<string>>();
+  /** Open op (client/opId) → its op name and whether its session was already shared when invoked. */
+  private readonly open = new Map<string, { op: string; shared: boolean }>();
+
+  read(kind: string, fields: Record<string, unknown>): Record<string, unknown> {
+    const session = String(fields.session);
+    const key = opKey(fields);
+    if (kind === "client.invoke") {
+      if (!NO_SESSION.has(session)) {
+        let clients = this.handles.get(session);
+        if (clients === undefined) this.handles.set(session, (clients = new Set()));
+        clients.add(String(fields.client));
+      }
+      this.open.set(key, { op: String(fields.op), shared: this.isShared(session) });
+      return fields;
+    }
+    const invoked = this.open.get(key);
+    this.open.delete(key);
+    if (invoked === undefined || READ_OPS.has(invoked.op) || fields.outcome === "unknown") return fields;
+    if (!invoked.shared && !this.isShared(session)) return fields;
+    const { xid: _xid, err: _err, result: _result, zxid: _zxid, ...rest } = fields;
+    return { ...rest, outcome: "unknown" };
+  }
+
+  private isShared(session: string): boolean {
+    return (this.handles.get(session)?.size ?? 0) > 1;
+  }
+}
+
 class FirstApplies {
   private readonly seen = new Map<string, Set<string>>();
 

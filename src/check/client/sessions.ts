@@ -24,7 +24,12 @@
  *    client sent while connected in S — directly, or through a follower's PING reply sent
  *    after the follower received it — is a violation. Only these clear cases are flagged:
  *    packets are counted only when sent after the client saw CONNECTED and before any
- *    disconnect, and a server whose clock was skewed (`clock` fault) is never judged.
+ *    disconnect, and a server whose clock was skewed (`clock` fault) is never judged. Nor are
+ *    touches that reach a server once some handle of S asked to close it: the leader marks S
+ *    closing when it preps the closeSession, and from then on 3.8's `touchSession` ignores S's
+ *    packets (`SessionTrackerImpl.touchSession` returns false for a closing session), so the
+ *    expirer may still expire S while its closeSession waits for a quorum — a second
+ *    closeSession, harmless (zab-random-faults seed 10275).
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
@@ -65,6 +70,8 @@ export class SessionsChecker implements Checker {
   /** Message id (unique in a run) → the session a client packet in flight touches. */
   private readonly sessionPackets = new Map<number, { session: string }>();
   private readonly lastTouchUs = new Map<string, Map<string, number>>();
+  /** Sessions some handle asked to close (`client.invoke` of closeSession): no touch counts any more. */
+  private readonly closeRequested = new Set<string>();
   private readonly touchedSinceDrain = new Map<string, Set<string>>();
   /** Message id of a learner's PING reply in flight → the sessions it relays touches for. */
   private readonly relayed = new Map<number, string[]>();
@@ -131,6 +138,7 @@ export class SessionsChecker implements Checker {
   private onInvoke(e: TraceEvent): void {
     const inv = this.ops.invoke(e);
     if (inv === undefined) return;
+    if (inv.op === "closeSession") this.closeRequested.add(inv.session);
     for (const c of createsOf(inv.op, inv.fields)) {
       if (!isSequentialMode(c.mode)) this.countCreate(c.path);
     }
@@ -276,6 +284,7 @@ export class SessionsChecker implements Checker {
   }
 
   private touch(server: string, session: string, atUs: number): void {
+    if (this.closeRequested.has(session)) return;
     let m = this.lastTouchUs.get(server);
     if (m === undefined) this.lastTouchUs.set(server, (m = new Map()));
     m.set(session, atUs);

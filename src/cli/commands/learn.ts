@@ -4,7 +4,6 @@
  */
 import { UserInputError } from "../../sim/errors.js";
 import { runLearn } from "../../tui/cli.js";
-import { readSessionFile } from "../../tui/session-file.js";
 import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
 
@@ -18,10 +17,8 @@ export const learn: Command = {
     const args = parseArgs(argv, SPEC, "learn");
     const compare = args.positionals[0] === "compare";
     if (!compare && args.positionals.length > 1) throw new UserInputError(`learn: unexpected argument "${args.positionals[1]}"`);
-    const open = stringFlag(args, "open");
     return runLearn({
-      // A saved session (a zksim check counterexample too) names its protocol.
-      protocol: args.positionals[0] ?? (open !== undefined ? readSessionFile(open).protocol : "zab"),
+      protocol: compare ? "compare" : args.positionals[0],
       ...(compare ? { compare: args.positionals.slice(1) } : {}),
       lessons: boolFlag(args, "lessons"),
       plain: boolFlag(args, "plain"),
@@ -29,7 +26,7 @@ export const learn: Command = {
       seed: intFlag(args, "seed"),
       variant: stringFlag(args, "variant"),
       script: stringFlag(args, "script"),
-      open,
+      open: stringFlag(args, "open"),
       save: stringFlag(args, "save"),
     });
   },

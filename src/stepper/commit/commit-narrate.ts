@@ -21,7 +21,7 @@ const BOOK: Record<CommitProtocol, Record<string, string>> = {
 const ON_DELIVER: Record<CommitProtocol, Record<string, string>> = {
   "2pc": {
     prepare: "phase 1's inquiry: execute, log, vote",
-    vote: "its vote",
+    vote: "phase 1's answer",
     commit: "phase 2: commit, unlock, Ack",
     rollback: "phase 2: undo, unlock, Ack",
     ack: "it applied the decision",
@@ -29,7 +29,7 @@ const ON_DELIVER: Record<CommitProtocol, Record<string, string>> = {
   },
   "3pc": {
     canCommit: "phase 1: could it commit? Yes or No",
-    vote: "its vote",
+    vote: "canCommit's answer",
     preCommit: "phase 2: execute, log, Ack",
     doCommit: "phase 3: commit, unlock, Ack",
     abort: "undo, unlock, Ack",
@@ -75,18 +75,33 @@ const APPLIED_BY: Record<string, string> = {
   timeout: "(alone, on its timeout)",
 };
 
-/** `typeOf`: the type of a message by its id (a drop records only why it was lost). */
-export function narrateCommit(protocol: CommitProtocol, e: TraceEvent, typeOf: (msg: number) => string | undefined): string | undefined {
+/** What the narration reads besides the event: a message's type and, for a vote, its value, by message id. */
+export interface CommitNarrationContext {
+  typeOf(msg: number): string | undefined;
+  voteOf(msg: number): "Yes" | "No" | undefined;
+}
+
+/** The events a learner must not miss: a decision logged, an outcome applied (on the coordinator's word or alone). */
+export function isCommitDecisive(protocol: CommitProtocol, e: TraceEvent): boolean {
+  return e.kind === `${protocol}.decision` || e.kind === `${protocol}.apply`;
+}
+
+/** A message's book name by id: a vote is Yes or No, anything else its type's name. */
+function bookOfMessage(protocol: CommitProtocol, msg: number, ctx: CommitNarrationContext): string | undefined {
+  return ctx.voteOf(msg) ?? commitBookOfType(protocol, ctx.typeOf(msg) ?? "");
+}
+
+export function narrateCommit(protocol: CommitProtocol, e: TraceEvent, ctx: CommitNarrationContext): string | undefined {
   const n = e.node;
   switch (e.kind) {
     case "deliver": {
       // A 3PC decision from a participant: a recovery coordinator's (termination), which needs no Ack.
       const fromRecovery = protocol === "3pc" && (e.detail === "doCommit" || e.detail === "abort") && /^p\d+$/.test(e.peer ?? "");
       const what = fromRecovery ? `the recovery coordinator's decision: ${e.detail === "doCommit" ? "commit" : "undo"}, unlock` : ON_DELIVER[protocol][e.detail ?? ""];
-      return what === undefined ? undefined : `${n} receives ${commitBookOfType(protocol, e.detail ?? "")} from ${e.peer} — ${what}`;
+      return what === undefined ? undefined : `${n} receives ${bookOfMessage(protocol, e.id ?? -1, ctx)} from ${e.peer} — ${what}`;
     }
     case "drop":
-      return `${commitBookOfType(protocol, typeOf(e.id ?? -1) ?? "") ?? "a message"} ${e.peer}→${n} is lost (${e.detail ?? "dropped"})`;
+      return `${bookOfMessage(protocol, e.id ?? -1, ctx) ?? "a message"} ${e.peer}→${n} is lost (${e.detail ?? "dropped"})`;
     case "timer":
       return NARRATED_TIMERS[e.detail ?? ""] === undefined ? undefined : `${NARRATED_TIMERS[e.detail ?? ""]}`;
     case "crash":

@@ -23,7 +23,7 @@ import { MultiPaxosClient, MultiPaxosReplica, commandId, type MultiPaxosMessage 
 import type { ClientOp, NodeView, ProtocolAdapter, World } from "../types.js";
 import { kindVocabulary } from "../vocabulary.js";
 import { JudgedNow } from "../judged-now.js";
-import { multiPaxosBookOfType, narrateMultiPaxos } from "./multipaxos-narrate.js";
+import { MP_DECISIVE, multiPaxosBookOfType, multiPaxosTrafficOf, narrateMultiPaxos } from "./multipaxos-narrate.js";
 import { ClientOps, multiPaxosNodeView } from "./multipaxos-views.js";
 import { logPanel } from "./multipaxos-log-panel.js";
 import { multiPaxosThreats } from "./multipaxos-threats.js";
@@ -108,6 +108,10 @@ export const multiPaxosAdapter: ProtocolAdapter<MultiPaxosWorld> = {
   panel: (world) => logPanel(MP_REPLICAS, MP_REPLICAS.map((id) => inspectOf(world, id))),
 
   narrate: (event) => narrateMultiPaxos(event),
+
+  trafficOf: multiPaxosTrafficOf,
+
+  isDecisive: (event) => MP_DECISIVE.has(event.kind),
 
   threats: multiPaxosThreats,
 

@@ -13,6 +13,10 @@
  * entered broadcast in (committed when its leader was established); after a restart it is "?"
  * until a leader synchronizes the server.
  *
+ * The narration reads a few events in the light of the state they happened in (a log write
+ * is the leader's own ACK or a follower's; an ACK counted is the n-th of its proposal): the
+ * fold keeps that, per event, for the recent ones (`noteOf`).
+ *
  * Invariant: a crash clears everything volatile (role, vote, proposals); what survives is what
  * `zab.recovered` announces at the next start.
  */
@@ -58,12 +62,24 @@ const KINDS = new Set([
 ]);
 
 const CLIENT_OPS_KEPT = 6;
+/** Events whose state at the time the fold remembers (the newest ones). */
+const NOTES_KEPT = 4_000;
+
+/** A server's state when one of its log writes or ACKs happened. */
+export interface EventNote {
+  role: string;
+  phase: string;
+  /** zab.ack at a leader: the ACKs its proposal had then (this one included). */
+  acks?: number;
+}
 
 export class ZabStateFold {
   readonly servers = new Map<string, ZabServerState>();
   readonly clients = new Map<string, ZabClientState>();
   /** Per epoch, the established leader's last zxid: its initial history, committed at establishment. */
   private readonly establishedHistory = new Map<number, string>();
+  /** Per trace index of a zab.log or zab.ack: the server's state then. */
+  private readonly notes = new Map<number, EventNote>();
 
   constructor(
     serverIds: readonly string[],
@@ -78,10 +94,24 @@ export class ZabStateFold {
     return KINDS.has(kind);
   }
 
+  /** The server's state when the event (a zab.log or zab.ack, among the recent ones) happened. */
+  noteOf(e: TraceEvent): EventNote | undefined {
+    return this.notes.get(e.index);
+  }
+
+  /** Voters in the ensemble, and how many make a quorum. */
+  get quorum(): number {
+    return Math.floor(this.servers.size / 2) + 1;
+  }
+
   onEvent(e: TraceEvent): void {
     const f = e.fields ?? {};
     const server = this.servers.get(e.node);
-    if (server !== undefined) return this.onServer(server, e, f);
+    if (server !== undefined) {
+      this.onServer(server, e, f);
+      if (e.kind === "zab.log" || e.kind === "zab.ack") this.note(e, server, f);
+      return;
+    }
     const client = this.clients.get(e.node);
     if (client !== undefined) this.onClient(client, e, f);
   }
@@ -139,7 +169,7 @@ export class ZabStateFold {
         return;
       }
       case "zab.propose":
-        s.proposals.set(String(f.zxid), new Set([Number(f.sid)]));
+        s.proposals.set(String(f.zxid), new Set()); // its own ACK comes with its own fsync (zab.ack from itself)
         return;
       case "zab.ack":
         s.proposals.get(String(f.zxid))?.add(Number(f.from));
@@ -154,6 +184,12 @@ export class ZabStateFold {
         s.vote = `s${String(f.leader)} (round ${String(f.electionEpoch)}, elected)`;
         return;
     }
+  }
+
+  private note(e: TraceEvent, s: ZabServerState, f: Record<string, unknown>): void {
+    const acks = e.kind === "zab.ack" ? s.proposals.get(String(f.zxid))?.size : undefined;
+    this.notes.set(e.index, { role: s.role, phase: s.phase, ...(acks !== undefined ? { acks } : {}) });
+    if (this.notes.size > NOTES_KEPT) this.notes.delete(this.notes.keys().next().value!);
   }
 
   private onClient(c: ZabClientState, e: TraceEvent, f: Record<string, unknown>): void {

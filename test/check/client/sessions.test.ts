@@ -85,6 +85,25 @@ describe("check: client: sessions", () => {
     expect(runChecker(new SessionsChecker(), quiet.events)).toEqual([]);
   });
 
+  it("touches that reach the leader once the session's close was asked for do not count (it is closing there; seed 10275); earlier ones do", () => {
+    // c1 pings its follower s2, then asks to close; s2 relays the ping after that, and the
+    // leader s1's expirer fires while the close waits for its quorum.
+    const closing = new ClientTrace().connected("c1", S1, "s2");
+    closing.event("zab.state", "s1", { sid: 1, state: "LEADING" });
+    closing.wait(3500).message("c1", "s2", "ping");
+    closing.invoke("c1", S1, "closeSession", "");
+    closing.message("c1", "s2", "closeSession").message("s2", "s1", "PING");
+    closing.wait(500).expire("s1", S1, 4000);
+    expect(runChecker(new SessionsChecker(), closing.events)).toEqual([]);
+    // A touch that reached the leader before the close was asked for still counts.
+    const early = new ClientTrace().connected("c1", S1, "s2");
+    early.event("zab.state", "s1", { sid: 1, state: "LEADING" });
+    early.wait(1000).message("c1", "s2", "ping").message("s2", "s1", "PING");
+    early.invoke("c1", S1, "closeSession", "");
+    early.wait(1000).expire("s1", S1, 4000);
+    expect(runChecker(new SessionsChecker(), early.events)).toHaveLength(1);
+  });
+
   it("silent, paused, disconnected or skewed-clock cases are not judged", () => {
     const late = new ClientTrace().connected("c1", S1, "s1");
     late.message("c1", "s1", "ping").wait(4500).expire("s1", S1, 4000);
