@@ -31,7 +31,6 @@ describe("cli: zksim check", () => {
     expect(opened.status).toBe(0);
     expect(opened.stdout).toMatch(/zksim learn 2pc \[standard\] · seed 1/);
     expect(opened.stdout).toMatch(/✗ commit\.blocking/);
-    expect(opened.stdout).toMatch(/ms●[ │]+restart/); // co, back after its crash (the heal)
 
     const html = join(dir, "blocking.html");
     const replay = zksim("replay", file, "--trace", html);
