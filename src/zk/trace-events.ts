@@ -27,6 +27,8 @@ export interface ClientInvokeFields {
   op: string;
   /** The server the client is connected to, when it is. */
   server?: string;
+  /** The handle's chroot, when it has one: `path` (and the paths of `ops`) are relative to it. */
+  chroot?: string;
   path?: string;
   [arg: string]: unknown;
 }
@@ -118,6 +120,11 @@ declare module "../sim/trace-schema.js" {
     "zk.session.invalid": { client: string; session: string };
     "zk.session.moved": { client: string; session: string; xid: number; op: string };
     "zk.session.expire": { session: string; timeoutMs: number };
+    /**
+     * The ContainerManager found a container or TTL node due and submits its deleteContainer:
+     * the node (its path and czxid) and the server's wall clock (ms) it judged a TTL by.
+     */
+    "zk.container.reap": { path: string; czxid: string | undefined; nowMs: number };
     "zk.snapshot.start": { zxid: string };
     "zk.snapshot.done": { zxid: string; nodes: number | undefined; err: string | undefined };
     "zk.snapshot.skipped": { reason: string };
@@ -125,6 +132,11 @@ declare module "../sim/trace-schema.js" {
     "client.invoke": ClientInvokeFields;
     "client.complete": ClientCompleteFields;
     "client.state": ClientStateFields;
+    /**
+     * `addAuthInfo`: credentials added to the handle (sent now and after every reconnect). `auth`
+     * is the payload as text (a digest `\u0001<bytes>:<hash>` when binary), like `data`.
+     */
+    "client.auth": { client: string; session: string; scheme: string; auth: string };
     /** `readOnly`: present (true) only for a handle made with canBeReadOnly, whose ConnectRequests ask for read-only. */
     "client.connect": { client: string; server: string; session: string; conn: number; readOnly?: true };
     /** A read-only handle's search for a read/write server (`pingRwServer`): what `isro` got from `server`. */

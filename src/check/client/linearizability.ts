@@ -17,16 +17,22 @@
  *   of its closeSession txn — or never (indeterminate) if the txn was not applied;
  * - operations invoked before the first handshake carry session "0x0": they get the session
  *   their completion names, so their ephemerals belong to the right owner;
- * - calls the model does not describe (setACL, getACL, addWatch, removeWatches, multiRead,
- *   getEphemerals, whoAmI…) are left out: none of them changes what the model checks;
+ * - every call the reference model describes is judged (zk-model.ts: the whole client API but
+ *   the watch calls — addWatch, removeWatches — which the watch checkers judge);
+ * - the ContainerManager's reaps: each `zk.container.reap` becomes a `reap` operation, invoked
+ *   there and completed at the next `zk.apply` of an internal request (session 0: the
+ *   deleteContainer, or the error txn of one that failed its prep) on that server (the leader
+ *   applies its own proposals in order), ok or failed with that error — or never
+ *   (indeterminate) if the server crashed or stopped leading first;
+ * - `workload.zk-config` tells the model the servers' super digest, whether TTL nodes are
+ *   allowed, and each client's address (its `ip` identity); without it, what these decide is
+ *   open (the model accepts either answer);
  * - a session attached by two handles at once (a second process re-attached it with its id and
  *   password while the first still runs: zab-shared-session's episodes) has its non-read
  *   replies read as unknown once the second handle has used it. Both handles number their
  *   requests from the same cxid, and 3.8 matches a commit to the local pending write by session
  *   and cxid alone (`CommitProcessor`), so a server can answer one handle's write with the other
  *   handle's result (zab-shared-session seed 10075): the reply says nothing about its own op;
- * - nodes the server may remove by itself (containers, TTL nodes) are left out with every
- *   operation on them or below them, as the model keeps them forever;
  * - long or binary data is recorded by the client as a content digest that carries its length
  *   (see `zk/client/history.ts`), so values are compared and Stat.dataLength is checked.
  *
@@ -50,7 +56,9 @@ import { checkLinearizable, zkModel } from "../linearizability/index.js";
 import { normalise } from "../linearizability/wgl.js";
 import { DEFAULT_WINDOW_LIMITS, checkWindow, unsettledOps, windowLabel, type WindowStart } from "../linearizability/window.js";
 import type { ZkTree } from "../linearizability/zk-tree.js";
-import { isReapableMode, malformedClientEvent, opKey, str } from "./trace-fields.js";
+import { malformedClientEvent, opKey, str } from "./trace-fields.js";
+import { UNKNOWN_FACTS, type ServerFacts } from "../linearizability/zk-acl.js";
+import type { SequentialModel } from "../linearizability/model.js";
 
 export interface LinearizabilityCheckerOptions {
   /** Model steps for the whole search of a short run, or of one window of a long one (default 5 000 000). */
@@ -76,13 +84,17 @@ export interface LinearizabilitySummary {
   windows: number;
 }
 
-const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "getChildren"]);
+/** Reads of a server's tree: on an ensemble, judged only when a sync orders them. */
+const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "getChildren", "getACL", "getAllChildrenNumber", "getEphemerals", "multiRead"]);
 
 /** The op names the sequential model describes. */
-const MODELLED: ReadonlySet<string> = new Set<OpName>(["create", "delete", "setData", "getData", "exists", "getChildren", "sync", "check", "multi", "closeSession"]);
+const MODELLED: ReadonlySet<string> = new Set<OpName>([
+  "create", "delete", "setData", "getData", "exists", "getChildren", "sync", "check", "multi", "multiRead",
+  "setACL", "getACL", "getEphemerals", "getAllChildrenNumber", "whoAmI", "closeSession", "reap",
+]);
 
 /** The kinds it reads besides `zab.*` (which only tell it the servers form a quorum). */
-const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "zk.server.start", "zk.session.expire", "zk.apply"]);
+const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "client.auth", "zk.server.start", "zk.session.expire", "zk.apply", "zk.container.reap", "workload.zk-config", "crash"]);
 
 /** An event kept for the history, with the trace position of the event it came from. */
 interface Recorded extends ClientTraceEvent {
@@ -108,10 +120,13 @@ export class ClientLinearizabilityChecker implements Checker {
   private readonly sharedSessions = new SharedSessions();
   /** Requests whose first `zk.apply` the current window holds. */
   private readonly firstApplies = new FirstApplies();
-  /** Paths created as containers or TTL nodes, ever (the model keeps them forever: left out). */
-  private readonly reapable = new Set<string>();
+  /** Per server, the reaps it chose whose deleteContainer it has not applied yet, oldest first. */
+  private readonly reaping = new Map<string, { client: string; opId: string }[]>();
+  private reaps = 0;
+  /** What `workload.zk-config` said of the servers and clients (the model's facts). */
+  private facts: ServerFacts = UNKNOWN_FACTS;
   private readonly options: Required<LinearizabilityCheckerOptions>;
-  private readonly windows: Windows;
+  private windowsState: Windows | undefined;
   summary: LinearizabilitySummary | undefined;
 
   constructor(options: LinearizabilityCheckerOptions = {}) {
@@ -123,7 +138,11 @@ export class ClientLinearizabilityChecker implements Checker {
       inconclusiveIsViolation: options.inconclusiveIsViolation ?? false,
       maxMessageChars: options.maxMessageChars ?? 600,
     };
-    this.windows = new Windows(this.options.windowOps);
+  }
+
+  /** The windows, and their model, made at the first use (after the run's config event). */
+  private get windows(): Windows {
+    return (this.windowsState ??= new Windows(this.options.windowOps, zkModel({ facts: this.facts })));
   }
 
   unknowns(): UnknownVerdict[] {
@@ -155,14 +174,52 @@ export class ClientLinearizabilityChecker implements Checker {
     } else if (e.kind.startsWith("zab.")) {
       this.sawQuorumPeer = true;
       if (e.kind === "zab.leader.established" && typeof e.fields?.epoch === "number") this.established.push({ atUs: e.atUs, epoch: e.fields.epoch });
+      // A server that stops leading applies no more of the deleteContainers it prepped in order.
+      if (e.kind === "zab.role.ended" || e.kind === "zab.state") this.reaping.delete(e.node);
     } else if (e.kind === "zk.session.expire") {
       this.onExpire(e);
     } else if (e.kind === "zk.apply") {
       // The ground truth of unknown ops, for the report (the search does not read it): the first
       // apply of each request is the one the report reads, so the other servers' are not kept.
       if (e.fields?.cxid !== undefined && this.firstApplies.first(e.fields)) this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields, index: e.index });
-      if (str(e.fields, "op") === "closeSession" && e.fields?.err === undefined) this.onCloseApplied(e);
+      const op = str(e.fields, "op");
+      if (op === "closeSession" && e.fields?.err === undefined) this.onCloseApplied(e);
+      // An internal request (session 0): a deleteContainer, or the error txn of one that failed its prep.
+      else if (op === "deleteContainer" || (op === "error" && str(e.fields, "session") === "0x0")) this.onReapApplied(e);
+    } else if (e.kind === "client.auth") {
+      this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields ?? {}, index: e.index });
+    } else if (e.kind === "zk.container.reap") {
+      this.onReap(e);
+    } else if (e.kind === "workload.zk-config") {
+      this.facts = factsOf(e.fields ?? {});
+    } else if (e.kind === "crash") {
+      this.reaping.delete(e.node);
     }
+  }
+
+  /** The ContainerManager chose a node: a `reap` op, pending until its deleteContainer is applied there. */
+  private onReap(e: TraceEvent): void {
+    const path = str(e.fields, "path");
+    if (path === undefined) {
+      this.log.add(e, `malformed trace event: zk.container.reap without a path (${JSON.stringify(e.fields)})`);
+      return;
+    }
+    const fields: Record<string, unknown> = { client: `reap@${e.node}`, session: "0x0", opId: `reap-${++this.reaps}`, op: "reap", path, czxid: e.fields?.czxid, nowMs: e.fields?.nowMs };
+    this.events.push({ kind: "client.invoke", atUs: e.atUs, node: e.node, fields, index: e.index });
+    const list = this.reaping.get(e.node) ?? [];
+    list.push({ client: String(fields.client), opId: String(fields.opId) });
+    this.reaping.set(e.node, list);
+  }
+
+  /** The server that chose a reap applies its oldest pending deleteContainer: the reap's outcome. */
+  private onReapApplied(e: TraceEvent): void {
+    const pending = this.reaping.get(e.node);
+    const next = pending?.shift();
+    if (next === undefined) return;
+    const err = str(e.fields, "err");
+    const fields: Record<string, unknown> = { ...next, session: "0x0", outcome: err === undefined ? "ok" : "fail", zxid: e.fields?.zxid };
+    if (err !== undefined) fields.err = err;
+    this.events.push({ kind: "client.complete", atUs: e.atUs, node: e.node, fields, index: -1 });
   }
 
   private onExpire(e: TraceEvent): void {
@@ -212,7 +269,7 @@ export class ClientLinearizabilityChecker implements Checker {
     const judged = this.judgedHistory(this.events, end, 0);
     if (judged === undefined) return this.log.violations;
     const history = judged.ops;
-    const result = checkLinearizable(history, zkModel(), { checkReads: true, maxSteps: this.options.maxSteps, maxMemoChars: this.options.maxMemoChars });
+    const result = checkLinearizable(history, this.windows.model, { checkReads: true, maxSteps: this.options.maxSteps, maxMemoChars: this.options.maxMemoChars });
     if (result.ok) {
       this.summary = { checkedReads: checkReads, operations: history.length, outcome: "linearizable", steps: result.steps, windows: 0 };
       return this.log.violations;
@@ -260,9 +317,11 @@ export class ClientLinearizabilityChecker implements Checker {
   private tryCut(e: TraceEvent): void {
     const w = this.windows;
     const at = { index: e.index, atUs: e.atUs };
-    const pendingExpiries = new Set<unknown>([...this.expiring.values()].flatMap((list) => list.map((p) => p.opId)));
-    const carriedEvents = this.events.filter((r) => r.kind === "client.invoke" && r.fields?.op === "closeSession" && pendingExpiries.has(r.fields?.opId));
-    const windowEvents = carriedEvents.length === 0 ? this.events : this.events.filter((r) => !carriedEvents.includes(r));
+    const pending = new Set<unknown>([...this.expiring.values(), ...this.reaping.values()].flatMap((list) => list.map((p) => p.opId)));
+    // Credentials outlive a window: every later op of their session carries them.
+    const carriedEvents = this.events.filter((r) => r.kind === "client.auth" || (r.kind === "client.invoke" && (r.fields?.op === "closeSession" || r.fields?.op === "reap") && pending.has(r.fields?.opId)));
+    const carriedOps = carriedEvents.filter((r) => r.kind === "client.invoke");
+    const windowEvents = carriedOps.length === 0 ? this.events : this.events.filter((r) => !carriedOps.includes(r));
     if (w.lost) {
       this.forgetWindow(carriedEvents);
       w.cut(e.atUs, 0);
@@ -406,25 +465,25 @@ export class ClientLinearizabilityChecker implements Checker {
   /** The history the search sees (see the header for what is added and left out). */
   history(events: readonly Recorded[] = this.events): Operation[] {
     const ops = historyFromTrace(events);
-    const reapable = this.reapable;
     // Built only when an op was invoked before its client's first handshake (rare).
     let completed: Map<string, string> | undefined;
     for (const op of ops) {
-      if (NO_SESSION.has(op.session) && op.opId !== undefined) op.session = (completed ??= this.completedSessions(events)).get(`${op.client}/${op.opId}`) ?? op.session;
-      for (const c of createsOf(op)) if (isReapableMode(c.mode)) reapable.add(c.path);
+      if (NO_SESSION.has(op.session) && op.opId !== undefined && op.op !== "reap") op.session = (completed ??= this.completedSessions(events)).get(`${op.client}/${op.opId}`) ?? op.session;
     }
-    if (reapable.size === 0) return ops.filter((op) => MODELLED.has(op.op));
-    const reapableList = [...reapable];
-    const under = (p: string) => reapableList.some((r) => p === r || p.startsWith(r === "/" ? "/" : `${r}/`));
-    return ops.filter((op) => MODELLED.has(op.op) && !under(op.path) && !(op.args.ops ?? []).some((s) => under(s.path)));
+    return ops.filter((op) => MODELLED.has(op.op));
   }
 }
 
-/** The creates of an op (itself, or a multi's sub-ops) with their modes. */
-function createsOf(op: Operation): { path: string; mode: unknown }[] {
-  if (op.op === "create") return [{ path: op.path, mode: op.args.mode }];
-  if (op.op === "multi") return (op.args.ops ?? []).filter((s) => s.op === "create").map((s) => ({ path: s.path, mode: s.args.mode }));
-  return [];
+/** The model's facts from a `workload.zk-config` event: the super digest, extended types, client addresses. */
+function factsOf(f: Record<string, unknown>): ServerFacts {
+  const addresses = new Map<string, string>();
+  for (const entry of Array.isArray(f.clients) ? f.clients : []) {
+    const [node, address] = String(entry).split("=", 2);
+    if (node !== undefined && address !== undefined) addresses.set(node, address);
+  }
+  const facts: ServerFacts = { known: true, extendedTypes: f.extendedTypesEnabled === true, addresses };
+  if (typeof f.superDigest === "string") facts.superDigest = f.superDigest;
+  return facts;
 }
 
 
@@ -488,7 +547,6 @@ class FirstApplies {
  * last cut, the states the tree may be in at that cut, and what could not be judged.
  */
 class Windows {
-  readonly model = zkModel();
   /** Open client ops, as "client/opId". */
   private readonly open = new Set<string>();
   private invokes = 0;
@@ -507,7 +565,10 @@ class Windows {
   operations = 0;
   readonly unknown: UnknownVerdict[] = [];
 
-  constructor(private readonly windowOps: number) {
+  constructor(
+    private readonly windowOps: number,
+    readonly model: SequentialModel<ZkTree>,
+  ) {
     this.nextTryAt = windowOps;
   }
 

@@ -19,7 +19,9 @@
  * 3. A heartbeating session is not expired. A server touches a session for every packet it
  *    receives on the session's connection (auth packets aside); a follower relays its touches
  *    to the leader in its next PING reply. The leader (or standalone server) expires a session
- *    only after `timeout` without a touch (docs/zookeeper.md §3.3: in (timeout, timeout + tick]). So a
+ *    only after `timeout` without a touch (docs/zookeeper.md §3.3: in (timeout, timeout + tick]),
+ *    where a touch's timeout is the one its connection negotiated (`zk.session.established`: a
+ *    session re-attached with a shorter timeout expires by that one). So a
  *    `zk.session.expire` of S at server L less than `timeoutMs` after L received a packet the
  *    client sent while connected in S — directly, or through a follower's PING reply sent
  *    after the follower received it — is a violation. Only these clear cases are flagged:
@@ -33,7 +35,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
-import { OpTable, childPath, hex, hexBig, isEphemeralMode, isRecord, isSequentialMode, resultStat, str, type Completion, type Invocation } from "./trace-fields.js";
+import { OpTable, childPath, hex, hexBig, isEphemeralMode, isRecord, isSequentialMode, resultStat, serverPathOf, str, type Completion, type Invocation } from "./trace-fields.js";
 
 interface ClientView {
   session: string;
@@ -49,7 +51,7 @@ const UNTOUCHING = new Set(["connect", "auth"]);
 /** The kinds `onEvent` reads. */
 const READS: ReadonlySet<string> = new Set([
   "client.invoke", "client.complete", "zk.apply", "zk.session.expire", "client.state", "client.connect", "client.disconnect",
-  "pause", "resume", "crash", "send", "deliver", "drop", "zab.phase", "zab.state", "clock",
+  "pause", "resume", "crash", "send", "deliver", "drop", "zab.phase", "zab.state", "clock", "zk.session.established",
 ]);
 
 export class SessionsChecker implements Checker {
@@ -69,7 +71,10 @@ export class SessionsChecker implements Checker {
   private readonly clients = new Map<string, Map<string, ClientView>>();
   /** Message id (unique in a run) → the session a client packet in flight touches. */
   private readonly sessionPackets = new Map<number, { session: string }>();
-  private readonly lastTouchUs = new Map<string, Map<string, number>>();
+  /** Server → session → its last touch there, and the timeout that touch set. */
+  private readonly lastTouch = new Map<string, Map<string, { atUs: number; timeoutMs: number | undefined }>>();
+  /** Session → the timeout its latest connection negotiated (a re-attach may negotiate another). */
+  private readonly negotiatedMs = new Map<string, number>();
   /** Sessions some handle asked to close (`client.invoke` of closeSession): no touch counts any more. */
   private readonly closeRequested = new Set<string>();
   private readonly touchedSinceDrain = new Map<string, Set<string>>();
@@ -94,6 +99,11 @@ export class SessionsChecker implements Checker {
         return this.onApply(e);
       case "zk.session.expire":
         return this.onExpire(e);
+      case "zk.session.established": {
+        const session = str(e.fields, "session");
+        if (session !== undefined && typeof e.fields?.timeoutMs === "number") this.negotiatedMs.set(session, e.fields.timeoutMs);
+        return;
+      }
       case "client.state":
       case "client.connect":
       case "client.disconnect":
@@ -139,7 +149,7 @@ export class SessionsChecker implements Checker {
     const inv = this.ops.invoke(e);
     if (inv === undefined) return;
     if (inv.op === "closeSession") this.closeRequested.add(inv.session);
-    for (const c of createsOf(inv.op, inv.fields)) {
+    for (const c of createsOf(inv)) {
       if (!isSequentialMode(c.mode)) this.countCreate(c.path);
     }
   }
@@ -176,11 +186,11 @@ export class SessionsChecker implements Checker {
   }
 
   private recordCreates(inv: Invocation, done: Completion): void {
-    const subs = createsOf(inv.op, inv.fields);
+    const subs = createsOf(inv);
     const paths: (string | undefined)[] =
       inv.op === "multi"
         ? subResults(done.result, inv.fields)
-        : [typeof done.result?.path === "string" ? done.result.path : subs[0] && !isSequentialMode(subs[0].mode) ? subs[0].path : undefined];
+        : [typeof done.result?.path === "string" ? serverPathOf(inv, done.result.path, true) : subs[0] && !isSequentialMode(subs[0].mode) ? subs[0].path : undefined];
     subs.forEach((s, i) => {
       const path = paths[i];
       if (path === undefined) return;
@@ -205,7 +215,7 @@ export class SessionsChecker implements Checker {
     }
     if (inv.op !== "getChildren" || !Array.isArray(done.result?.children)) return;
     for (const child of done.result.children) {
-      const path = childPath(inv.path, String(child));
+      const path = childPath(serverPathOf(inv, inv.path), String(child));
       const session = this.ephemerals.get(path);
       const closed = session === undefined ? undefined : this.closedAt.get(session);
       if (closed === undefined || z < closed || this.createTargets.get(path) !== 1) continue;
@@ -285,9 +295,9 @@ export class SessionsChecker implements Checker {
 
   private touch(server: string, session: string, atUs: number): void {
     if (this.closeRequested.has(session)) return;
-    let m = this.lastTouchUs.get(server);
-    if (m === undefined) this.lastTouchUs.set(server, (m = new Map()));
-    m.set(session, atUs);
+    let m = this.lastTouch.get(server);
+    if (m === undefined) this.lastTouch.set(server, (m = new Map()));
+    m.set(session, { atUs, timeoutMs: this.negotiatedMs.get(session) });
   }
 
   private onExpire(e: TraceEvent): void {
@@ -298,11 +308,16 @@ export class SessionsChecker implements Checker {
       return;
     }
     if (this.skewed.has(e.node)) return;
-    const touchedUs = this.lastTouchUs.get(e.node)?.get(session);
-    if (touchedUs === undefined || e.atUs - touchedUs >= timeoutMs * 1000) return;
+    const touched = this.lastTouch.get(e.node)?.get(session);
+    if (touched === undefined) return;
+    // A touch sets the expiry by its connection's timeout (Java's touchSession(id, timeout)):
+    // after a re-attach that negotiated a shorter one, the session expires sooner than the
+    // timeout it was created with, which the expiry reports.
+    const windowMs = Math.min(timeoutMs, touched.timeoutMs ?? timeoutMs);
+    if (e.atUs - touched.atUs >= windowMs * 1000) return;
     this.log.add(
       e,
-      `${e.node} expired session ${session} (timeout ${timeoutMs} ms) only ${(e.atUs - touchedUs) / 1000} ms after it was last touched there by a packet its connected client sent: ` +
+      `${e.node} expired session ${session} (timeout ${windowMs} ms) only ${(e.atUs - touched.atUs) / 1000} ms after it was last touched there by a packet its connected client sent: ` +
         `a session that heartbeats to a serving server must not expire`,
     );
   }
@@ -313,11 +328,12 @@ export class SessionsChecker implements Checker {
 }
 
 
-/** The creates of an invocation (itself, or a multi's sub-ops), with paths and modes. */
-function createsOf(op: string, f: Record<string, unknown>): { path: string; mode: unknown }[] {
-  if (op === "create") return [{ path: String(f.path ?? ""), mode: f.mode }];
-  if (op !== "multi" || !Array.isArray(f.ops)) return [];
-  return f.ops.filter((s): s is Record<string, unknown> => isRecord(s) && s.op === "create").map((s) => ({ path: String(s.path ?? ""), mode: s.mode }));
+/** The creates of an invocation (itself, or a multi's sub-ops), with server paths and modes. */
+function createsOf(inv: Invocation): { path: string; mode: unknown }[] {
+  const f = inv.fields;
+  if (inv.op === "create") return [{ path: serverPathOf(inv, String(f.path ?? "")), mode: f.mode }];
+  if (inv.op !== "multi" || !Array.isArray(f.ops)) return [];
+  return f.ops.filter((s): s is Record<string, unknown> => isRecord(s) && s.op === "create").map((s) => ({ path: serverPathOf(inv, String(s.path ?? "")), mode: s.mode }));
 }
 
 /** The created paths of a multi's create sub-ops, in order (undefined when not recorded). */

@@ -100,6 +100,18 @@ export interface Invocation {
   seq: number;
 }
 
+/**
+ * The server path of a path an invocation names, or of a name its create returned: the handle's
+ * `chroot` (recorded with the invocation) put back the way Java's client builds and cuts paths —
+ * chroot for "/", chroot + path otherwise; a created name is the server's with the chroot's length
+ * cut off, so chroot + name. A multi's created names are recorded as the server named them.
+ */
+export function serverPathOf(inv: Invocation, path: string, created = false): string {
+  const chroot = inv.fields.chroot;
+  if (typeof chroot !== "string" || chroot === "") return path;
+  return created || path.length !== 1 ? chroot + path : chroot;
+}
+
 /** What a `client.complete` said. */
 export interface Completion {
   session: string;

@@ -30,11 +30,15 @@
  * Paths where the client removed watches (removeWatches / removeAllWatches) are no longer
  * judged by 1 and 3 for that session: the client and the server may then disagree on who
  * still waits, legitimately. Persistent watches are not judged by 3 (ZooKeeper sends no
- * catch-up events for them after a reconnect).
+ * catch-up events for them after a reconnect), nor is a standard child watch once its session
+ * adds a recursive watch on the same path: a 3.8 server keeps one mode per connection and path in
+ * each table, the last registered (ZOOKEEPER-4466, fixed in 3.9.0), so the child watch becomes
+ * recursive and never receives NodeChildrenChanged.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import { OpTable, hex, hexBig, resultStat, selfAndAncestors, str, type Completion, type Invocation } from "./trace-fields.js";
+import { NotificationTxns } from "./notification-txns.js";
 
 type Table = "data" | "exist" | "child";
 type Origin = "exists" | "getData" | "getChildren";
@@ -82,19 +86,15 @@ export class WatchesChecker implements Checker {
   private readonly ops = new OpTable((e, why) => this.log.add(e, why));
   /** Client → session → its watches (two lookups, no key string per event). */
   private readonly sessions = new Map<string, Map<string, SessionWatches>>();
-  // notification attribution (4)
-  private readonly clientNodes = new Set<string>();
-  private readonly notifRun = new Map<string, { peer: string; id: number }[]>();
-  /** Message id (unique in a run) of a notification in flight → its two ends and its txn. */
-  private readonly notifTxn = new Map<number, { from: string; to: string; zxid: string; op: string }>();
-  private readonly lastNotif = new Map<string, { zxid: string; op: string } | undefined>();
+  /** Which txn each notification came from (4). */
+  private readonly txns = new NotificationTxns();
   private readonly seenOnConnection = new Map<string, Set<string>>();
 
   onEvent(e: TraceEvent): void {
-    this.attribute(e);
+    this.txns.onEvent(e);
     switch (e.kind) {
       case "client.invoke": {
-        this.clientNodes.add(e.node);
+        this.txns.clientNode(e.node);
         const inv = this.ops.invoke(e);
         if (inv === undefined) return;
         if (inv.op === "removeWatches" || inv.op === "removeAllWatches") this.watches(inv.client, inv.session).tainted.add(inv.path);
@@ -105,12 +105,12 @@ export class WatchesChecker implements Checker {
       case "client.watch":
         return this.onWatch(e);
       case "client.connect":
-        this.clientNodes.add(e.node);
-        this.seenOnConnection.delete(e.node);
+        this.txns.clientNode(e.node);
+        this.seenOnConnection.delete(`${e.node} ${str(e.fields, "session") ?? ""}`);
         return;
       case "client.state":
       case "client.disconnect":
-        this.clientNodes.add(e.node);
+        this.txns.clientNode(e.node);
         return;
     }
   }
@@ -135,7 +135,12 @@ export class WatchesChecker implements Checker {
     if (isRead && inv.fields.watch === true) this.register(inv, done);
     else if (inv.op === "addWatch") {
       const w = this.watches(inv.client, done.session);
-      (inv.fields.mode === 1 || inv.fields.mode === "PERSISTENT_RECURSIVE" ? w.recursive : w.persistent).add(inv.path);
+      const recursive = inv.fields.mode === 1 || inv.fields.mode === "PERSISTENT_RECURSIVE";
+      (recursive ? w.recursive : w.persistent).add(inv.path);
+      // 3.8 keeps one mode per connection and path in each table, the last registered
+      // (ZOOKEEPER-4466, fixed in 3.9.0): a recursive watch turns the path's standard child watch
+      // into a recursive one, which never receives NodeChildrenChanged. Not judged by 3 from here.
+      if (recursive) for (const reg of w.oneShot.get(inv.path) ?? []) if (reg.table === "child") reg.stale = true;
     }
   }
 
@@ -174,8 +179,7 @@ export class WatchesChecker implements Checker {
     const type = str(e.fields, "type") ?? "";
     const path = str(e.fields, "path");
     const tables = TAKES[type];
-    const notif = this.lastNotif.get(e.node);
-    this.lastNotif.delete(e.node);
+    const notif = this.txns.take(e.node);
     if (typeof e.fields?.type !== "string" || (tables !== undefined && path === undefined)) {
       this.log.add(e, `malformed trace event: client.watch without a ${typeof e.fields?.type !== "string" ? "type" : "path"} (${JSON.stringify(e.fields)})`);
       return;
@@ -208,41 +212,16 @@ export class WatchesChecker implements Checker {
 
   private checkOncePerTxn(e: TraceEvent, type: string, path: string, notif: { zxid: string; op: string }): void {
     if (!SINGLE_TRIGGER.has(notif.op)) return;
-    let seen = this.seenOnConnection.get(e.node);
-    if (seen === undefined) this.seenOnConnection.set(e.node, (seen = new Set()));
+    // Per handle: a client node may hold several sessions, each on its own connection.
+    const conn = `${e.node} ${str(e.fields, "session") ?? ""}`;
+    let seen = this.seenOnConnection.get(conn);
+    if (seen === undefined) this.seenOnConnection.set(conn, (seen = new Set()));
     const k = `${type} ${path} ${notif.zxid}`;
     if (!seen.has(k)) {
       seen.add(k);
       return;
     }
     this.log.add(e, `${e.node} received ${type} ${path} twice for txn ${notif.zxid} (${notif.op}) on one connection: a change triggers each watch once`);
-  }
-
-  /** Ties each notification a server sends to the txn applied right after it (see 4). */
-  private attribute(e: TraceEvent): void {
-    if (e.kind === "send" && e.detail === "notification" && !this.clientNodes.has(e.node) && e.peer !== undefined && e.id !== undefined) {
-      const run = this.notifRun.get(e.node) ?? [];
-      run.push({ peer: e.peer, id: e.id });
-      this.notifRun.set(e.node, run);
-      return;
-    }
-    if (e.kind === "deliver" && this.clientNodes.has(e.node)) {
-      const sent = e.id === undefined ? undefined : this.notifTxn.get(e.id);
-      const txn = sent !== undefined && sent.from === e.peer && sent.to === e.node ? sent : undefined;
-      if (txn !== undefined) this.notifTxn.delete(e.id!);
-      this.lastNotif.set(e.node, e.detail === "notification" ? txn : undefined);
-      return;
-    }
-    // Any other event: it settles a server's run of notifications, when one is waiting.
-    if (this.notifRun.size === 0) return;
-    const run = this.notifRun.get(e.node);
-    if (run === undefined) return;
-    this.notifRun.delete(e.node);
-    if (e.kind !== "zk.apply") return;
-    const zxid = str(e.fields, "zxid");
-    const op = str(e.fields, "op");
-    if (zxid === undefined || op === undefined) return;
-    for (const m of run) this.notifTxn.set(m.id, { from: e.node, to: m.peer, zxid, op });
   }
 
   finish(): Violation[] {

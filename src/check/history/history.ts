@@ -56,10 +56,18 @@ export type OpName =
   | "sync"
   | "check"
   | "multi"
+  | "multiRead"
+  | "setACL"
+  | "getACL"
+  | "getEphemerals"
+  | "getAllChildrenNumber"
+  | "whoAmI"
   /** Session end (close or expiry): the session's ephemerals vanish. Not a client call. */
-  | "closeSession";
+  | "closeSession"
+  /** The leader's ContainerManager deleting a container or TTL node (deleteContainer). Not a client call. */
+  | "reap";
 
-export type SubOpName = "create" | "delete" | "setData" | "check";
+export type SubOpName = "create" | "delete" | "setData" | "check" | "getData" | "getChildren";
 export type Outcome = "ok" | "fail" | "unknown";
 
 export interface OpArgs {
@@ -67,8 +75,15 @@ export interface OpArgs {
   /** Expected version; -1 (or absent) means "any". */
   version?: number;
   mode?: CreateModeName;
-  /** multi: the sub-operations, in order. */
+  /** TTL modes: the node's time to live. */
+  ttl?: number;
+  /** create / setACL: the ACL asked for, `"scheme:id:perms"` each; absent: OPEN_ACL_UNSAFE. */
+  acl?: string[];
+  /** multi / multiRead: the sub-operations, in order. */
   ops?: SubOp[];
+  /** reap: the czxid of the node the ContainerManager found due, and its clock then. */
+  czxid?: bigint;
+  nowMs?: number;
 }
 
 export interface SubOp {
@@ -97,6 +112,10 @@ export interface SubResult {
   err?: string;
   path?: string;
   stat?: StatFields;
+  /** multiRead: getData's data, getChildren's children (or their `count`, when too many to list). */
+  data?: string | null;
+  children?: string[];
+  count?: number;
 }
 
 export interface OpResult {
@@ -106,7 +125,21 @@ export interface OpResult {
   /** exists: null when the node does not exist. */
   stat?: StatFields | null;
   children?: string[];
+  /** getChildren / getEphemerals: the number of names, when there were too many to list. */
+  count?: number;
   results?: SubResult[];
+  /** getACL: the ACL, `"scheme:id:perms"` each. */
+  acl?: string[];
+  /** getAllChildrenNumber. */
+  total?: number;
+  /** whoAmI: `"scheme:user"` each. */
+  ids?: string[];
+}
+
+/** Credentials a handle added (`addAuthInfo`): the scheme and the payload as recorded text. */
+export interface Credential {
+  scheme: string;
+  auth: string;
 }
 
 export interface Operation {
@@ -131,6 +164,15 @@ export interface Operation {
   node?: string;
   /** The server the client was connected to when it invoked the op, if it was. */
   server?: string;
+  /** Refused by the client before it was sent (an invalid argument): the server never saw it. */
+  local?: true;
+  /**
+   * The credentials the session had added when the op was invoked (from `client.auth`), in
+   * order; absent: none. `credentialsUncertain`: credentials were added while the op was in
+   * flight, or before the handle had a session, so which ones it carried is not known.
+   */
+  credentials?: Credential[];
+  credentialsUncertain?: true;
   /**
    * For an "unknown" op that was sent, what really happened (the trace's ground truth, not a
    * checker's input): whether its request became a txn applied by some server before the run
@@ -154,13 +196,22 @@ export type OutcomeClass =
   /** May or may not have taken effect: CONNECTIONLOSS, timeouts, SESSIONEXPIRED… */
   | "unknown";
 
-/** Codes the sequential data-tree model explains (docs/zookeeper.md §1.4). */
+/**
+ * Codes the sequential data-tree model explains (docs/zookeeper.md §1.4, §5): the tree's, and the
+ * server's answers on ACLs (NOAUTH, INVALIDACL), special paths (BADARGUMENTS) and TTL nodes a
+ * server without extended types refuses (UNIMPLEMENTED). The same codes produced by the client
+ * itself, before sending (`local`), are no-effect.
+ */
 const STATE_ERRORS: ReadonlySet<string> = new Set<CodeName>([
   "NONODE",
   "NODEEXISTS",
   "BADVERSION",
   "NOTEMPTY",
   "NOCHILDRENFOREPHEMERALS",
+  "NOAUTH",
+  "INVALIDACL",
+  "BADARGUMENTS",
+  "UNIMPLEMENTED",
 ]);
 
 /**
@@ -170,11 +221,7 @@ const STATE_ERRORS: ReadonlySet<string> = new Set<CodeName>([
  * hide a bug but never invents one.
  */
 const NO_EFFECT_ERRORS: ReadonlySet<string> = new Set<CodeName>([
-  "BADARGUMENTS",
-  "NOAUTH",
-  "INVALIDACL",
   "NOTREADONLY",
-  "UNIMPLEMENTED",
   "MARSHALLINGERROR",
   "APIERROR",
   "AUTHFAILED",
@@ -191,6 +238,7 @@ const NO_EFFECT_ERRORS: ReadonlySet<string> = new Set<CodeName>([
 export function classifyOutcome(op: Operation): OutcomeClass {
   if (op.outcome === "ok") return "ok";
   if (op.outcome === "unknown" || op.err === undefined) return "unknown";
+  if (op.local === true) return "no-effect";
   if (STATE_ERRORS.has(op.err)) return "state-error";
   if (NO_EFFECT_ERRORS.has(op.err)) return "no-effect";
   return "unknown";
@@ -204,13 +252,20 @@ export function isReadOnly(op: Operation): boolean {
     case "getChildren":
     case "sync":
     case "check":
+    case "multiRead":
+    case "getACL":
+    case "getEphemerals":
+    case "getAllChildrenNumber":
+    case "whoAmI":
       return true;
     case "multi":
       return (op.args.ops ?? []).every((s) => s.op === "check");
     case "create":
     case "delete":
     case "setData":
+    case "setACL":
     case "closeSession":
+    case "reap":
       return false;
   }
 }
@@ -270,6 +325,7 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
   const applies: Record<string, unknown>[] = [];
   const sentAs = new Map<Operation, string>(); // unknown op → its "session#xid"
   const sentXids = new Set<number>();
+  const auth = new AuthLog();
   for (const e of events) {
     if (e.kind === "zk.apply") {
       const f = e.fields ?? {};
@@ -284,17 +340,22 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
       const op = invocation(ops.length, e, f);
       if (!open.add(f, op)) throw new Error(`historyFromTrace: op ${pairKey(f)} invoked twice (at ${e.atUs}µs)`);
       ops.push(op);
+      auth.invoked(op);
     } else if (e.kind === "client.complete") {
       const f = e.fields ?? {};
       const op = open.take(f);
       if (op === undefined) throw new Error(`historyFromTrace: completion of ${pairKey(f)} at ${e.atUs}µs without an invocation`);
       complete(op, e.atUs, f);
+      auth.completed(op);
       if (op.outcome === "unknown" && typeof f.xid === "number") {
         sentAs.set(op, `${String(f.session ?? op.session)}#${f.xid}`);
         sentXids.add(f.xid);
       }
+    } else if (e.kind === "client.auth") {
+      auth.added(e.fields ?? {});
     }
   }
+  auth.settle(ops);
   if (sentAs.size === 0) return ops;
   const applied = firstApplies(applies, sentXids);
   for (const [op, key] of sentAs) {
@@ -302,6 +363,52 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
     op.truth = txn === undefined ? { applied: false } : { applied: true, ...txn };
   }
   return ops;
+}
+
+/**
+ * The credentials each op carried (`client.auth` events). A handle sends its auth packets in
+ * order with its requests on one connection, and again first on every new connection, so an op
+ * carries the credentials its session had added before it was invoked — unless one was added
+ * while it was still in flight (it may have been re-sent after them, on a new connection), or
+ * before the handle had a session (the event does not say which session): then it is uncertain.
+ * Kept per client node as a log with a running count; nothing is built when no auth was added.
+ */
+class AuthLog {
+  private readonly byNode = new Map<string, { session: string; seq: number; cred: Credential }[]>();
+  private readonly seqAtInvoke = new Map<Operation, number>();
+  private readonly uncertain = new Set<Operation>();
+
+  added(f: Record<string, unknown>): void {
+    const node = String(f.client);
+    const log = this.byNode.get(node) ?? [];
+    log.push({ session: String(f.session ?? ""), seq: log.length + 1, cred: { scheme: String(f.scheme), auth: String(f.auth ?? "") } });
+    this.byNode.set(node, log);
+  }
+
+  invoked(op: Operation): void {
+    const log = this.byNode.get(op.client);
+    if (log !== undefined) this.seqAtInvoke.set(op, log.length);
+  }
+
+  completed(op: Operation): void {
+    const at = this.seqAtInvoke.get(op);
+    if (at !== undefined && (this.byNode.get(op.client)?.length ?? 0) > at) this.uncertain.add(op);
+  }
+
+  /** Fills in `credentials` (the ops' sessions are final now). */
+  settle(ops: readonly Operation[]): void {
+    if (this.byNode.size === 0) return;
+    for (const op of ops) {
+      const log = this.byNode.get(op.client);
+      if (log === undefined) continue;
+      const at = this.seqAtInvoke.get(op) ?? 0;
+      const before = log.slice(0, at);
+      const mine = before.filter((a) => a.session === op.session).map((a) => a.cred);
+      if (mine.length > 0) op.credentials = mine;
+      const inFlight = op.completeUs === undefined ? log.length > at : this.uncertain.has(op);
+      if (inFlight || before.some((a) => NO_SESSION.has(a.session))) op.credentialsUncertain = true;
+    }
+  }
 }
 
 /**
@@ -376,13 +483,15 @@ export class OpenOps<T> {
 
 function invocation(id: number, e: ClientTraceEvent, f: Record<string, unknown>): Operation {
   const argSource = isRecord(f.args) ? f.args : f;
+  const chroot = typeof f.chroot === "string" && f.chroot !== "" ? f.chroot : undefined;
+  const opName = String(f.op) as OpName;
   const op: Operation = {
     id,
     client: String(f.client),
     session: String(f.session ?? ""),
-    op: String(f.op) as OpName,
-    path: String(f.path ?? ""),
-    args: parseArgs(argSource),
+    op: opName,
+    path: serverPath(opName, String(f.path ?? ""), chroot),
+    args: parseArgs(argSource, chroot),
     invokeUs: e.atUs,
     completeUs: undefined,
     outcome: "unknown",
@@ -390,20 +499,39 @@ function invocation(id: number, e: ClientTraceEvent, f: Record<string, unknown>)
   };
   if (e.node !== undefined) op.node = e.node;
   if (typeof f.server === "string") op.server = f.server;
+  if (chroot !== undefined) chroots.set(op, chroot);
   return op;
 }
 
-function parseArgs(a: Record<string, unknown>): OpArgs {
+/** The chroot of each op invoked through a chrooted handle (its results' paths are relative to it). */
+const chroots = new WeakMap<Operation, string>();
+
+/**
+ * The path the server sees for a client path, as Java's client builds it
+ * (`ZooKeeper.prependChroot`): the chroot for "/", chroot + path otherwise. Two exceptions follow
+ * Java: `delete("/")` sends "/" itself, and getEphemerals sends its prefix as given.
+ */
+function serverPath(op: string, path: string, chroot: string | undefined): string {
+  if (chroot === undefined || op === "getEphemerals" || (op === "delete" && path === "/")) return path;
+  return path.length === 1 ? chroot : chroot + path;
+}
+
+function parseArgs(a: Record<string, unknown>, chroot?: string): OpArgs {
   const args: OpArgs = {};
   if (a.data !== undefined) args.data = a.data === null ? null : String(a.data);
   if (typeof a.version === "number") args.version = a.version;
+  else if (typeof a.aversion === "number") args.version = a.aversion;
   if (a.mode !== undefined) args.mode = parseMode(a.mode);
+  if (typeof a.ttl === "number") args.ttl = a.ttl;
+  if (Array.isArray(a.acl)) args.acl = a.acl.map(String);
+  if (typeof a.czxid === "string") args.czxid = parseZxidText(a.czxid);
+  if (typeof a.nowMs === "number") args.nowMs = a.nowMs;
   if (Array.isArray(a.ops)) {
-    args.ops = a.ops.filter(isRecord).map((s) => ({
-      op: String(s.op) as SubOpName,
-      path: String(s.path ?? ""),
-      args: parseArgs(isRecord(s.args) ? s.args : s),
-    }));
+    args.ops = a.ops.filter(isRecord).map((s) => {
+      // Java's multi prefixes every sub-op's path with the chroot ("/" included).
+      const path = String(s.path ?? "");
+      return { op: String(s.op) as SubOpName, path: chroot === undefined || path === "" ? path : path.length === 1 ? chroot : chroot + path, args: parseArgs(isRecord(s.args) ? s.args : s) };
+    });
   }
   return args;
 }
@@ -431,7 +559,10 @@ function complete(op: Operation, atUs: number, f: Record<string, unknown>): void
   const err = parseErr(f.err);
   if (err !== undefined) op.err = err;
   if (f.zxid !== undefined && f.zxid !== null) op.zxid = (typeof f.zxid === "string" ? parseZxidText(f.zxid) : undefined) ?? BigInt(f.zxid as string | number);
-  if (isRecord(f.result)) op.result = f.result as OpResult;
+  if (isRecord(f.result)) op.result = withServerPaths(op, f.result as OpResult);
+  // An op invoked before its handle's first handshake ran in the session its completion names.
+  if (NO_SESSION.has(op.session) && typeof f.session === "string" && !NO_SESSION.has(f.session)) op.session = f.session;
+  if (f.sent === false && String(f.outcome) === "fail") op.local = true;
   const outcome = String(f.outcome);
   if (outcome === "ok" || outcome === "fail") {
     op.outcome = outcome;
@@ -442,6 +573,17 @@ function complete(op: Operation, atUs: number, f: Record<string, unknown>): void
       op.completeUs = undefined;
     }
   }
+}
+
+/**
+ * A chrooted create's result with the created name as the server named it: Java's client cuts the
+ * chroot's length off it, so the chroot in front gives it back. (A multi's created names and
+ * getEphemerals' paths are recorded as the server named them.)
+ */
+function withServerPaths(op: Operation, r: OpResult): OpResult {
+  const chroot = chroots.get(op);
+  if (chroot === undefined || op.op !== "create" || typeof r.path !== "string") return r;
+  return { ...r, path: chroot + r.path };
 }
 
 function parseErr(err: unknown): string | undefined {

@@ -122,11 +122,14 @@ describe("check: client: linearizability", () => {
     expect(v).toHaveLength(1);
   });
 
-  it("calls the model does not describe are left out; an exhausted budget is counted, not reported", () => {
+  it("setACL is judged, the watch calls are left out; an exhausted budget is counted, not reported", () => {
     const t = writesThenRead("v2", (t) => t.standalone());
-    t.call("c1", S1, "setACL", "/k", { aversion: -1 }, z(5), { stat: stat({ czxid: z(3) }) });
+    t.call("c1", S1, "setACL", "/k", { aversion: -1 }, z(5), { stat: stat({ czxid: z(3), mzxid: z(4), version: 1, aversion: 1 }) });
     t.call("c1", S1, "addWatch", "/k", { mode: 0 }, z(5));
     expect(runChecker(new ClientLinearizabilityChecker(), t.events)).toEqual([]);
+    const wrong = writesThenRead("v2", (t) => t.standalone());
+    wrong.call("c1", S1, "setACL", "/k", { aversion: -1 }, z(5), { stat: stat({ czxid: z(3), mzxid: z(4), version: 1, aversion: 0 }) });
+    expect(runChecker(new ClientLinearizabilityChecker(), wrong.events)[0]?.message).toMatch(/setACL \/k: Stat.aversion was 0/);
     const c = new ClientLinearizabilityChecker({ maxSteps: 1 });
     expect(runChecker(c, writesThenRead("v2", (t) => t.standalone()).events)).toEqual([]);
     expect(c.summary?.outcome).toBe("inconclusive");
