@@ -5,6 +5,7 @@
 //
 //   cli/ tui/ (and serve/ runtime/ conformance/)           entry points: may use everything below
 //   api/                                       the public API (a user's scripts): scenario/, property/, runtime/'s TCP client and below
+//   search/                                    the model checker (zksim check): explores the stepper's worlds (above stepper/ and check/)
 //   scenario/  property/                       siblings: scenario format and runner; fast-check properties
 //   stepper/                                   the teaching stepper and its learn adapters (a run one choice at a time)
 //   check/                                     checkers: values from zk/proto, sim/, base/; only types from above those
@@ -45,6 +46,8 @@ export const LAYERS = {
   // The public API (`import … from "zksim"`): builds scenarios of a user's script and runs them.
   api: { values: ["scenario", "property", "runtime", ...BELOW_SCENARIO] },
   scenario: { values: ["property", ...BELOW_SCENARIO] },
+  // The model checker: searches the stepper's worlds; the CLI drives it.
+  search: { values: BELOW_SCENARIO },
   property: { values: ["scenario", ...BELOW_SCENARIO] },
   // The teaching stepper: drives the kernel, the protocols and the ZooKeeper ensemble one choice at a time.
   stepper: { values: ["check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "world", "base"] },

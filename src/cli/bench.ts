@@ -21,6 +21,7 @@ import { benchmarkLinearizability } from "./bench-history.js";
 import { exploreInProcess } from "./explore/explore.js";
 import { protocolsBench } from "./bench-protocols.js";
 import { soakBench } from "./bench-soak.js";
+import { checkModelBench } from "./bench-check-model.js";
 
 export interface Figure {
   bench: string;
@@ -29,9 +30,9 @@ export interface Figure {
   unit: string;
 }
 
-export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes", "tui", "protocols", "soak", "serve"] as const;
+export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "check-model", "recipes", "tui", "protocols", "soak", "serve"] as const;
 
-export async function runBench(suite: string): Promise<Figure[]> {
+export async function runBench(suite: string, targets?: readonly string[]): Promise<Figure[]> {
   switch (suite) {
     case "kernel":
       return kernelBench();
@@ -41,6 +42,8 @@ export async function runBench(suite: string): Promise<Figure[]> {
       return ensembleBench();
     case "check":
       return checkBench();
+    case "check-model":
+      return checkModelBench(targets);
     case "recipes":
       return recipesBench();
     case "tui":

@@ -173,6 +173,27 @@ export class Disk {
     this.sim.trace.record(this.sim.nowUs, "disk.delete", this.nodeId, undefined, undefined, name);
   }
 
+  /** Crashes of this disk so far. */
+  get crashCount(): number {
+    return this.crashes;
+  }
+
+  /** How many of `name`'s operations not yet durable an fsync issued at `mark` covers. */
+  opsCoveredBy(name: string, mark: number): number {
+    return this.files.get(name)?.pending.filter((op) => op.seq <= mark).length ?? 0;
+  }
+
+  /**
+   * Every file as plain data, by name: its durable records, and the operations not yet
+   * fsynced in order (what a crash now would lose). The model checker hashes a disk by it.
+   */
+  inspect(): { name: string; durable: readonly unknown[]; pending: readonly unknown[] }[] {
+    return [...this.files.values()]
+      .filter((f) => f.durableRecords.length > 0 || f.pending.length > 0)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((f) => ({ name: f.name, durable: f.durableRecords, pending: f.pending.map((op) => (op.kind === "append" ? { append: op.record } : op.kind === "replace" ? { replace: op.records } : { delete: true })) }));
+  }
+
   /** When the fsyncs issued so far will all have completed (µs; the disk is one queue, latencies fixed at issue). */
   get fsyncQueueDrainsAtUs(): number {
     return this.lastFsyncDoneUs;
@@ -296,6 +317,28 @@ export class NodeDisk implements world.NodeDisk {
   sizeOf(name: string): number {
     return this.disk.sizeOf(name);
   }
+}
+
+/** An fsync completion waiting in the kernel, as the model checker sees it. */
+export interface PendingFsync {
+  node: string;
+  file: string;
+  /** How many of the file's operations not yet durable it makes durable. */
+  covers: number;
+  /** Issued before a crash of its disk: it will complete never (doing nothing). */
+  stale: boolean;
+}
+
+/** The fsync a pending kernel event completes, or undefined for other events. */
+export function pendingFsync(ev: SimEvent): PendingFsync | undefined {
+  if (ev.fn !== fsyncDone) return undefined;
+  const p = ev.a as { disk: Disk; name: string; mark: number; crashes: number };
+  return { node: p.disk.nodeId, file: p.name, covers: p.disk.opsCoveredBy(p.name, p.mark), stale: p.crashes !== p.disk.crashCount };
+}
+
+/** True for the event that runs a completed fsync's callback on its node. */
+export function isFsyncCallback(ev: SimEvent): boolean {
+  return ev.fn === runCallback;
 }
 
 function fsyncDone(ev: SimEvent): void {

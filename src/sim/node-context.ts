@@ -84,6 +84,11 @@ export class NodeContext implements world.NodeContext {
     return this.rngStream;
   }
 
+  /** Draws this incarnation's stream has given (0 before its first): with its name, the stream's state. */
+  get randomDraws(): number {
+    return this.rngStream?.draws ?? 0;
+  }
+
   /** Fires `fn` after `delayUs` of this node's local time (never, if the node crashes first). */
   setTimer(delayUs: number, fn: () => void, label = "timer"): TimerHandle {
     const handle = new TimerHandle(this.sim.nextTimerId(), label, this, fn);

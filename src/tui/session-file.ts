@@ -9,7 +9,7 @@ import { anyNode, validateFaultAction } from "../sim/fault-grammar.js";
 import type { Branch, Session, SessionFile } from "../stepper/session.js";
 import type { Action, ClientOp } from "../stepper/types.js";
 
-const ACTION_KINDS = ["deliver", "drop", "delay", "duplicate", "fire", "fault", "client"];
+const ACTION_KINDS = new Set(["deliver", "drop", "delay", "duplicate", "fire", "next", "fault", "client"]);
 
 export function isSessionFileText(text: string): boolean {
   return /"format"\s*:\s*"zksim-learn-session"/.test(text.slice(0, 200));
@@ -101,7 +101,7 @@ function action(r: Reader, raw: unknown, at: string): Action {
     case "client":
       return { kind: "client", client: r.string(a.client, `${at}.client`), ...clientOp(r, a, at) };
     default:
-      return r.bad(`${at}.kind must be one of ${ACTION_KINDS.join(", ")}`);
+      return r.bad(`${at}.kind must be one of ${[...ACTION_KINDS].join(", ")}`);
   }
 }
 
