@@ -175,14 +175,14 @@ class Search {
   // ---- strategies ------------------------------------------------------------------------
 
   private async bfs(): Promise<void> {
-    const queue: SearchNode[] = [];
+    const queue: (SearchNode | undefined)[] = [];
     const root = await this.root(this.bounds.depth);
     if (root === undefined) return;
     queue.push(root.node);
     for (let head = 0; head < queue.length; head++) {
       this.frontier = queue.length - head;
       const node = queue[head]!;
-      queue[head] = undefined as unknown as SearchNode; // let the path go
+      queue[head] = undefined; // let the path go
       const live = await this.exec.replay(node.path);
       await this.expand(node, live, this.exec.observe(live, this.withOrder), this.bounds.depth, async (child) => {
         queue.push(child);

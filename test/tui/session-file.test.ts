@@ -47,7 +47,7 @@ describe("tui: session file", () => {
   it("tui: session file: a malformed field is one line naming it", () => {
     const withAction = (action: unknown) => ({ ...FILE, branches: [{ ...FILE.branches[0], interventions: [{ atEvent: 1, action }] }] });
     expect(error({ ...FILE, version: 2 })).toMatch(/^f\.json: not a zksim learn session/);
-    expect(error(withAction({ kind: "teleport" }))).toBe("f.json: branches[0].interventions[0].action.kind must be one of deliver, drop, delay, duplicate, fire, fault, client");
+    expect(error(withAction({ kind: "teleport" }))).toBe("f.json: branches[0].interventions[0].action.kind must be one of deliver, drop, delay, duplicate, fire, next, fault, client");
     expect(error(withAction({ kind: "fault", fault: { kind: "loss", rate: 3 } }))).toMatch(/^f\.json: branches\[0\]\.interventions\[0\]\.action\.fault\.rate: expected a number in \[0, 1\]/);
     expect(error(withAction({ kind: "client", client: "c1", op: "get" }))).toBe("f.json: branches[0].interventions[0].action.path must be a string");
     expect(error({ ...FILE, branches: [{ ...FILE.branches[0], marks: [3, 2] }] })).toBe("f.json: branches[0].marks must not decrease");
