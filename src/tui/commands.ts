@@ -40,7 +40,7 @@ export const COMMAND_HELP: readonly string[] = [
   "crash|restart|start|pause|resume NODE",
   "cut A <-> B         cut the links between A and B, both ways (A -> B: one way; A, B: s1 or s1,s2)",
   "partition A B | C   split into groups (unlisted nodes: one more);  heal [A <-> B]: all links, or some",
-  "clog, loss, clock, disk …  every fault of zksim ctl and scenario files (docs/faults.md)",
+  "clog, loss, clock, disk: every other fault of zksim ctl and scenarios (docs/faults.md)",
   "write C PATH DATA   client C creates PATH (ephemeral C PATH DATA: ephemeral)",
   "set C PATH DATA | read C PATH | delete C PATH",
   "txn C KEY VALUE [no P,..]  2PC/3PC: client C's transaction (P vote No)",
