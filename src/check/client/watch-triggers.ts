@@ -67,7 +67,12 @@ export class WatchTriggersChecker implements Checker {
       case "client.invoke": {
         this.txns.clientNode(e.node);
         const inv = this.ops.invoke(e);
-        if (inv !== undefined && typeof inv.fields.chroot === "string") this.chroots.set(`${inv.client} ${inv.session}`, inv.fields.chroot);
+        if (inv === undefined) return;
+        if (typeof inv.fields.chroot === "string") this.chroots.set(`${inv.client} ${inv.session}`, inv.fields.chroot);
+        // An ephemeral create may take effect although its answer never comes (the client crashed
+        // or paused past its session, the run ended): from its invocation on, the session's end may
+        // delete it.
+        this.notePossibleEphemerals(inv);
         return;
       }
       case "client.complete":
@@ -111,6 +116,17 @@ export class WatchTriggersChecker implements Checker {
     const known = this.byZxid.get(zxid);
     this.byZxid.set(zxid, known !== undefined ? null : { what: `${inv.op} ${inv.path} by ${inv.client}`, effects: done.outcome === "ok" ? effectsOf(inv, done) : [] });
     this.judgeWaiting();
+  }
+
+  /** The ephemeral creates an invocation may make, by the path it asked for (a prefix when sequential). */
+  private notePossibleEphemerals(inv: Invocation): void {
+    for (const c of creates(inv, undefined)) {
+      if (!isEphemeralMode(c.mode)) continue;
+      let e = this.ephemerals.get(inv.session);
+      if (e === undefined) this.ephemerals.set(inv.session, (e = { exact: new Set(), prefixes: new Set() }));
+      if (isSequentialMode(c.mode)) e.prefixes.add(c.path);
+      else e.exact.add(c.path);
+    }
   }
 
   /** The ephemeral creates of a session (names it got, prefixes of those it may have got). */
