@@ -1,3 +1,7 @@
 import { recipeProperty } from "./property-support.js";
 
-recipeProperty("recipe-2pc", [{ canary: "no-ephemeral-cleanup" }]);
+// The 2PC recipe keeps no ephemeral node, so the server canary no-ephemeral-cleanup is not one of
+// its broken twins (it was caught here only through an early-expiry finding of client.sessions that
+// counted touches after the client had asked to close its session; 3.8's touchSession ignores a
+// closing session, zab-random-faults seed 10275). A server that keeps stale session deadlines is.
+recipeProperty("recipe-2pc", [{ canary: "stale-session-deadlines" }]);
