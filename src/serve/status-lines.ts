@@ -27,15 +27,14 @@ function atText(e: TraceEvent): string {
 /** The status line of a notable event, or undefined for the others. */
 export function statusLine(e: TraceEvent): string | undefined {
   if (!STATUS_KINDS.has(e.kind)) return undefined;
-  const f = e.fields ?? {};
-  const links = Array.isArray(f.links) ? ` ${(f.links as string[]).join(" ") || "(no change)"}` : "";
+  const links = Array.isArray(e.fields.links) ? ` ${(e.fields.links as string[]).join(" ") || "(no change)"}` : "";
   switch (e.kind) {
     case "zab.leader.established":
-      return `${atText(e)} leader ${e.node} established (epoch ${String(f.epoch)})`;
+      return `${atText(e)} leader ${e.node} established (epoch ${e.fields.epoch})`;
     case "zk.session.established":
-      return `${atText(e)} session ${String(f.session)} established on ${e.node} (timeout ${String(f.timeoutMs)} ms)`;
+      return `${atText(e)} session ${e.fields.session} established on ${e.node} (timeout ${e.fields.timeoutMs} ms)`;
     case "zk.session.expire":
-      return `${atText(e)} session ${String(f.session)} expired (timeout ${String(f.timeoutMs)} ms)`;
+      return `${atText(e)} session ${e.fields.session} expired (timeout ${e.fields.timeoutMs} ms)`;
     case "partition":
     case "heal":
     case "clog":

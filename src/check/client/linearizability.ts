@@ -38,13 +38,16 @@
  * too, named "inconclusive".
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
-import { NO_SESSION, historyFromTrace, type ClientTraceEvent, type OpName, type Operation } from "../history/history.js";
+import { ViolationLog, type Checker, type KindsOf, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
+import { guarded, intField, optionalStringField, stringField, zxidField, type ViolationSink } from "../event-reader.js";
+import { OpTable } from "../history/client-events.js";
+import { HistoryBuilder, NO_SESSION, operationKey, type OpName, type Operation } from "../history/history.js";
 import { checkLinearizable, zkModel } from "../linearizability/index.js";
 import { normalise } from "../linearizability/wgl.js";
 import { DEFAULT_WINDOW_LIMITS, checkWindow, unsettledOps, windowLabel, type WindowStart } from "../linearizability/window.js";
 import type { ZkTree } from "../linearizability/zk-tree.js";
-import { isReapableMode, malformedClientEvent, opKey, str } from "./trace-fields.js";
+import type { CreateModeName } from "../../zk/proto/records.js";
+import { isReapableMode } from "./znode-paths.js";
 
 export interface LinearizabilityCheckerOptions {
   /** Model steps for the whole search of a short run, or of one window of a long one (default 5 000 000). */
@@ -72,34 +75,47 @@ export interface LinearizabilitySummary {
 
 const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "getChildren"]);
 
-/** The op names the sequential model describes. */
-const MODELLED: ReadonlySet<string> = new Set<OpName>(["create", "delete", "setData", "getData", "exists", "getChildren", "sync", "check", "multi", "closeSession"]);
+/**
+ * The kinds it reads: the client's history, the servers' starts, expiries and applies, and the
+ * `zab.*` kinds every quorum peer writes (which tell it the servers form a quorum).
+ */
+const KINDS = ["client.invoke", "client.complete", "zk.server.start", "zk.session.expire", "zk.apply", "zab.state", "zab.leader.established"] as const;
+type Kind = KindsOf<typeof KINDS>;
 
-/** The kinds it reads besides `zab.*` (which only tell it the servers form a quorum). */
-const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "zk.server.start", "zk.session.expire", "zk.apply"]);
-
-/** An event kept for the history, with the trace position of the event it came from. */
-interface Recorded extends ClientTraceEvent {
-  /** The trace event's index (an expiry's, for its synthetic closeSession); -1 for a synthetic completion. */
-  index: number;
+/** A synthetic closeSession of an expiring session, awaiting its txn. */
+interface Expiring {
+  op: Operation;
+  atUs: number;
 }
 
-export class ClientLinearizabilityChecker implements Checker {
+export class ClientLinearizabilityChecker implements Checker<Kind> {
   readonly name = "client.linearizability";
+  readonly kinds = KINDS;
   private readonly log = new ViolationLog(this.name);
-  private readonly events: Recorded[] = [];
+  /** Reports a malformed client event, and marks the window's history as not judgeable. */
+  private readonly malformed: ViolationSink = {
+    add: (at, message) => {
+      this.log.add(at, message);
+      this.sawMalformed = true;
+    },
+  };
+  private sawMalformed = false;
+  private readonly pairs = new OpTable(this.malformed);
+  /** The current window's operations, and where each was invoked in the trace. */
+  private builder = new HistoryBuilder();
+  private readonly invokedAt = new Map<Operation, RunEnd>();
+  /** The window's operations not completed yet, by `client/opId`. */
+  private readonly openOps = new Map<string, Operation>();
   /** Servers seen: standalone (`zk.server.start`); and whether any quorum peer spoke (`zab.*`). */
   private readonly standalone = new Set<string>();
   private sawQuorumPeer = false;
   /** `zab.leader.established`: when each epoch was established, in trace order. */
   private readonly established: { atUs: number; epoch: number }[] = [];
-  /** Synthetic closeSession ops of expiring sessions, awaiting their txn. */
-  private readonly expiring = new Map<string, { client: string; opId: string; atUs: number }[]>();
+  /** Synthetic closeSession ops of expiring sessions, awaiting their txn, by session. */
+  private readonly expiring = new Map<string, Expiring[]>();
   /** When each closeSession txn (by zxid) was first applied anywhere. */
-  private readonly closeFirstApplied = new Map<string, number>();
+  private readonly closeFirstApplied = new Map<bigint, number>();
   private expiries = 0;
-  /** Requests whose first `zk.apply` the current window holds. */
-  private readonly firstApplies = new FirstApplies();
   /** Paths created as containers or TTL nodes, ever (the model keeps them forever: left out). */
   private readonly reapable = new Set<string>();
   private readonly options: Required<LinearizabilityCheckerOptions>;
@@ -123,51 +139,91 @@ export class ClientLinearizabilityChecker implements Checker {
   }
 
   retained(): number {
-    return this.events.length;
+    return this.builder.ops.length;
   }
 
-  accepts(kind: string): boolean {
-    return READS.has(kind) || kind.startsWith("zab.");
-  }
-
-  onEvent(e: TraceEvent): void {
-    if (e.kind === "client.invoke" || e.kind === "client.complete") {
-      const why = malformedClientEvent(e);
-      if (why !== undefined) {
-        // Reported, and the history is judged without it (its pair then reads as malformed too).
-        this.log.add(e, `malformed trace event: ${why}`);
+  onEvent(e: TraceEvent<Kind>): void {
+    switch (e.kind) {
+      case "client.invoke":
+        return this.onInvoke(e);
+      case "client.complete":
+        return this.onComplete(e);
+      case "zk.server.start":
+        this.standalone.add(e.node);
         return;
-      }
-      const fields = e.fields!;
-      this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields, index: e.index });
-      if (e.kind === "client.invoke") this.windows.invoked(fields);
-      else if (this.windows.completed(fields)) this.tryCut(e);
-    } else if (e.kind === "zk.server.start") {
-      this.standalone.add(e.node);
-    } else if (e.kind.startsWith("zab.")) {
-      this.sawQuorumPeer = true;
-      if (e.kind === "zab.leader.established" && typeof e.fields?.epoch === "number") this.established.push({ atUs: e.atUs, epoch: e.fields.epoch });
-    } else if (e.kind === "zk.session.expire") {
-      this.onExpire(e);
-    } else if (e.kind === "zk.apply") {
-      // The ground truth of unknown ops, for the report (the search does not read it): the first
-      // apply of each request is the one the report reads, so the other servers' are not kept.
-      if (e.fields?.cxid !== undefined && this.firstApplies.first(e.fields)) this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields, index: e.index });
-      if (str(e.fields, "op") === "closeSession" && e.fields?.err === undefined) this.onCloseApplied(e);
+      case "zab.state":
+        this.sawQuorumPeer = true;
+        return;
+      case "zab.leader.established":
+        this.sawQuorumPeer = true;
+        return guarded(this.log, e, this, this.onEstablished);
+      case "zk.session.expire":
+        return guarded(this.malformed, e, this, this.onExpire);
+      case "zk.apply":
+        return guarded(this.malformed, e, this, this.onApply);
     }
   }
 
-  private onExpire(e: TraceEvent): void {
-    const session = str(e.fields, "session");
-    if (session === undefined) {
-      this.log.add(e, `malformed trace event: zk.session.expire without a session (${JSON.stringify(e.fields)})`);
-      return;
+  private onInvoke(e: TraceEvent<"client.invoke">): void {
+    const inv = this.pairs.invoke(e);
+    if (inv === undefined) return;
+    this.windows.invoked(inv.client, inv.opId);
+    const op = this.builder.invoked(inv);
+    if (op === undefined) return;
+    this.openOps.set(operationKey(op), op);
+    this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
+  }
+
+  private onComplete(e: TraceEvent<"client.complete">): void {
+    const pair = this.pairs.complete(e);
+    if (pair === undefined) return;
+    const { inv, done } = pair;
+    const key = operationKey({ client: inv.client, opId: String(inv.opId) });
+    const op = this.openOps.get(key);
+    if (op !== undefined) {
+      this.openOps.delete(key);
+      // Invoked before the first handshake: it belongs to the session its completion names.
+      if (NO_SESSION.has(op.session)) op.session = done.session;
+      this.builder.completed(op, done);
     }
-    const fields = { client: `expiry@${e.node}`, session, opId: `expire-${++this.expiries}`, op: "closeSession", path: "" };
-    this.events.push({ kind: "client.invoke", atUs: e.atUs, node: e.node, fields, index: e.index });
+    if (this.windows.completed(inv.client, inv.opId)) this.tryCut(e);
+  }
+
+  private onEstablished(e: TraceEvent<"zab.leader.established">): void {
+    this.established.push({ atUs: e.atUs, epoch: intField(e, "epoch") });
+  }
+
+  /** An expiry: a closeSession op of its session, invoked now, completed when its txn is applied. */
+  private onExpire(e: TraceEvent<"zk.session.expire">): void {
+    const session = stringField(e, "session");
+    const op = this.builder.add({
+      client: `expiry@${e.node}`,
+      session,
+      op: "closeSession",
+      path: "",
+      args: {},
+      invokeUs: e.atUs,
+      completeUs: undefined,
+      outcome: "unknown",
+      opId: `expire-${++this.expiries}`,
+    });
+    this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
     const list = this.expiring.get(session) ?? [];
-    list.push({ client: fields.client, opId: fields.opId, atUs: e.atUs });
+    list.push({ op, atUs: e.atUs });
     this.expiring.set(session, list);
+  }
+
+  /**
+   * The ground truth of unknown ops, for the report (the search does not read it); and a
+   * closeSession txn, which completes the expiries of its session.
+   */
+  private onApply(e: TraceEvent<"zk.apply">): void {
+    const session = stringField(e, "session");
+    const zxid = zxidField(e, "zxid");
+    const op = stringField(e, "op");
+    const err = optionalStringField(e, "err");
+    this.builder.appliedTxn(session, intField(e, "cxid"), zxid, op, err);
+    if (op === "closeSession" && err === undefined) this.onCloseApplied(e, session, zxid);
   }
 
   /**
@@ -176,20 +232,19 @@ export class ClientLinearizabilityChecker implements Checker {
    * expires a session the new leader closed long ago; its own txn is never committed) is not
    * completed by a learner applying the old txn late: it stays pending, outcome unknown.
    */
-  private onCloseApplied(e: TraceEvent): void {
-    const session = str(e.fields, "session");
-    const zxid = str(e.fields, "zxid") ?? "";
+  private onCloseApplied(e: TraceEvent, session: string, zxid: bigint): void {
     const firstUs = this.closeFirstApplied.get(zxid) ?? e.atUs;
     this.closeFirstApplied.set(zxid, firstUs);
-    const pending = session === undefined ? undefined : this.expiring.get(session);
-    if (session === undefined || pending === undefined) return;
+    const pending = this.expiring.get(session);
+    if (pending === undefined) return;
     const later = pending.filter((p) => p.atUs > firstUs);
     if (later.length > 0) this.expiring.set(session, later);
     else this.expiring.delete(session);
-    for (const { client, opId, atUs } of pending) {
+    for (const { op, atUs } of pending) {
       if (atUs > firstUs) continue;
-      const fields = { client, session, opId, outcome: "ok", zxid: e.fields?.zxid };
-      this.events.push({ kind: "client.complete", atUs: e.atUs, node: e.node, fields, index: -1 });
+      op.outcome = "ok";
+      op.completeUs = e.atUs;
+      op.zxid = zxid;
     }
   }
 
@@ -201,7 +256,7 @@ export class ClientLinearizabilityChecker implements Checker {
   finish(end: RunEnd = { index: 0, atUs: 0 }): Violation[] {
     if (this.windows.starts !== undefined || this.windows.lost) return this.finishWindows(end);
     const checkReads = this.singleServer;
-    const judged = this.judgedHistory(this.events, end, 0);
+    const judged = this.judgedHistory();
     if (judged === undefined) return this.log.violations;
     const history = judged.ops;
     const result = checkLinearizable(history, zkModel(), { checkReads: true, maxSteps: this.options.maxSteps, maxMemoChars: this.options.maxMemoChars });
@@ -215,7 +270,7 @@ export class ClientLinearizabilityChecker implements Checker {
       if (!this.options.inconclusiveIsViolation) return this.log.violations;
     }
     const first = [...result.minimalWindow].sort((a, b) => a.invokeUs - b.invokeUs)[0];
-    const at = first === undefined ? undefined : this.invokedAt(`${first.client}/${first.opId}`);
+    const at = first === undefined ? undefined : this.whereInvoked(first);
     const what = result.inconclusive ? "inconclusive (search budget exhausted)" : `not linearizable (${checkReads ? "writes and reads" : "writes, and reads ordered by sync"})`;
     this.report(at ?? end, `${what}, partition ${result.partition}: ${result.explanation}`);
     return this.log.violations;
@@ -227,40 +282,35 @@ export class ClientLinearizabilityChecker implements Checker {
   }
 
   /**
-   * A window's history as the search sees it, ids from `idBase` (and normalised, which also
-   * validates it), or undefined (reported) when the trace is malformed.
+   * The window's history as the search sees it (copies: the search may reorder and rewrite), and
+   * normalised, which also validates it; undefined when a malformed client event made it
+   * unjudgeable (reported where it was met): the window and everything after it is not judged.
    */
-  private judgedHistory(events: readonly Recorded[], at: RunEnd, idBase: number): { ops: Operation[]; normalised: Operation[] } | undefined {
+  private judgedHistory(): { ops: Operation[]; normalised: Operation[] } | undefined {
     const checkReads = this.singleServer;
-    try {
-      const ops = checkReads ? this.history(events) : this.syncOrdered(this.history(events));
-      for (const op of ops) op.id += idBase;
-      return { ops, normalised: normalise(ops) };
-    } catch (err) {
+    if (this.sawMalformed) {
       this.summary = { checkedReads: checkReads, operations: 0, outcome: "malformed", steps: 0, windows: this.windows.index };
-      this.log.add(at, `malformed client history: ${(err as Error).message}`);
       this.windows.lose();
       return undefined;
     }
+    const ops = checkReads ? this.history() : this.syncOrdered(this.history());
+    return { ops, normalised: normalise(ops) };
   }
 
   /**
    * At an instant no client op is open, with a window's worth of ops behind it: cut there if
    * nothing indeterminate is unsettled (or the window is too long to wait), judge the window,
-   * keep its end states and forget its events (but the invocations of expiries not yet applied).
+   * keep its end states and forget its operations (but the expiries not yet applied).
    */
   private tryCut(e: TraceEvent): void {
     const w = this.windows;
     const at = { index: e.index, atUs: e.atUs };
-    const pendingExpiries = new Set<unknown>([...this.expiring.values()].flatMap((list) => list.map((p) => p.opId)));
-    const carriedEvents = this.events.filter((r) => r.kind === "client.invoke" && r.fields?.op === "closeSession" && pendingExpiries.has(r.fields?.opId));
-    const windowEvents = carriedEvents.length === 0 ? this.events : this.events.filter((r) => !carriedEvents.includes(r));
     if (w.lost) {
-      this.forgetWindow(carriedEvents);
-      w.cut(e.atUs, 0);
+      this.forgetWindow();
+      w.cut(e.atUs);
       return;
     }
-    const history = this.judgedHistory(windowEvents, at, w.idBase);
+    const history = this.judgedHistory();
     if (history === undefined) return;
     const model = w.model;
     const starts = w.starts ?? [{ state: model.init(), carried: [] }];
@@ -273,15 +323,20 @@ export class ClientLinearizabilityChecker implements Checker {
     w.steps += result.steps;
     w.operations += history.ops.length;
     this.judged(result, label, at, w.startUs);
-    this.forgetWindow(carriedEvents);
-    w.cut(e.atUs, history.ops.length);
+    this.forgetWindow();
+    w.cut(e.atUs);
   }
 
-  /** After a cut: the window's events go, but the invocations of expiries not applied yet. */
-  private forgetWindow(carried: readonly Recorded[]): void {
-    this.events.length = 0;
-    this.events.push(...carried);
-    this.firstApplies.clear();
+  /**
+   * After a cut: the window's operations go, but the expiries not applied yet, which open the
+   * next window (ids go on from where this window's ended).
+   */
+  private forgetWindow(): void {
+    const carried = [...this.expiring.values()].flatMap((list) => list.map((p) => p.op));
+    const next = new HistoryBuilder(this.builder.nextId);
+    for (const op of carried) next.carry(op);
+    this.builder = next;
+    for (const op of this.invokedAt.keys()) if (!carried.includes(op)) this.invokedAt.delete(op);
   }
 
   private windowLimits() {
@@ -305,7 +360,7 @@ export class ClientLinearizabilityChecker implements Checker {
       case "refuted": {
         const v = result.violation;
         const first = [...v.minimalWindow].sort((a, b) => a.invokeUs - b.invokeUs)[0];
-        const where = first === undefined ? undefined : this.invokedAt(`${first.client}/${first.opId}`);
+        const where = first === undefined ? undefined : this.whereInvoked(first);
         this.report(where ?? at, `not linearizable (${this.singleServer ? "writes and reads" : "writes, and reads ordered by sync"}), ${label}: ${v.explanation}`);
         // The state after a refuted window is not known: nothing later can be judged.
         w.lose();
@@ -319,14 +374,14 @@ export class ClientLinearizabilityChecker implements Checker {
   private finishWindows(end: RunEnd): Violation[] {
     const w = this.windows;
     const checkReads = this.singleServer;
-    const history = w.lost ? undefined : this.judgedHistory(this.events, end, w.idBase);
+    const history = w.lost ? undefined : this.judgedHistory();
     if (history !== undefined) {
       const label = windowLabel(w.index, w.startUs, end.atUs);
       const result = checkWindow(history.ops, w.starts!, w.startsComplete, w.model, label, this.windowLimits(), false);
       w.steps += result.steps;
       w.operations += history.ops.length;
       this.judged(result, label, end, w.startUs);
-      w.cut(end.atUs, history.ops.length);
+      w.cut(end.atUs);
     }
     if (w.lost && !w.refuted && w.lostAtUs !== undefined && w.lostAtUs < end.atUs) {
       w.unknown.push({ checker: this.name, reason: `not judged after ${w.lostAtUs / 1000} ms: no state the data tree could be in was known there`, fromMs: w.lostAtUs / 1000, toMs: end.atUs / 1000 });
@@ -338,23 +393,10 @@ export class ClientLinearizabilityChecker implements Checker {
     return this.log.violations;
   }
 
-  /** Where the last invocation of an op (by its `client/opId` key) is in the trace. */
-  private invokedAt(key: string): RunEnd | undefined {
-    for (let i = this.events.length - 1; i >= 0; i--) {
-      const e = this.events[i]!;
-      if (e.kind === "client.invoke" && opKey(e.fields) === key) return { index: e.index, atUs: e.atUs };
-    }
+  /** Where an op of the search (a copy, same id) was invoked in the trace. */
+  private whereInvoked(op: Operation): RunEnd | undefined {
+    for (const [o, at] of this.invokedAt) if (o.id === op.id) return at;
     return undefined;
-  }
-
-  /** The session each op's last trace completion names (op key → session). */
-  private completedSessions(events: readonly Recorded[]): Map<string, string> {
-    const sessions = new Map<string, string>();
-    for (const e of events) {
-      const session = e.kind === "client.complete" && e.index >= 0 ? str(e.fields, "session") : undefined;
-      if (session !== undefined) sessions.set(opKey(e.fields), session);
-    }
-    return sessions;
   }
 
   /**
@@ -395,50 +437,25 @@ export class ClientLinearizabilityChecker implements Checker {
     return !this.established.some((x) => x.atUs <= sync.completeUs! && x.epoch > epoch);
   }
 
-  /** The history the search sees (see the header for what is added and left out). */
-  history(events: readonly Recorded[] = this.events): Operation[] {
-    const ops = historyFromTrace(events);
+  /** The history the search sees (see the header for what is added and left out), as copies. */
+  history(): Operation[] {
+    const ops = this.builder.build().map((op) => ({ ...op }));
     const reapable = this.reapable;
-    // Built only when an op was invoked before its client's first handshake (rare).
-    let completed: Map<string, string> | undefined;
-    for (const op of ops) {
-      if (NO_SESSION.has(op.session) && op.opId !== undefined) op.session = (completed ??= this.completedSessions(events)).get(`${op.client}/${op.opId}`) ?? op.session;
-      for (const c of createsOf(op)) if (isReapableMode(c.mode)) reapable.add(c.path);
-    }
-    if (reapable.size === 0) return ops.filter((op) => MODELLED.has(op.op));
+    for (const op of ops) for (const c of createsOf(op)) if (isReapableMode(c.mode)) reapable.add(c.path);
+    if (reapable.size === 0) return ops;
     const reapableList = [...reapable];
     const under = (p: string) => reapableList.some((r) => p === r || p.startsWith(r === "/" ? "/" : `${r}/`));
-    return ops.filter((op) => MODELLED.has(op.op) && !under(op.path) && !(op.args.ops ?? []).some((s) => under(s.path)));
+    return ops.filter((op) => !under(op.path) && !(op.args.ops ?? []).some((s) => under(s.path)));
   }
 }
 
 /** The creates of an op (itself, or a multi's sub-ops) with their modes. */
-function createsOf(op: Operation): { path: string; mode: unknown }[] {
+function createsOf(op: Operation): { path: string; mode: CreateModeName | undefined }[] {
   if (op.op === "create") return [{ path: op.path, mode: op.args.mode }];
   if (op.op === "multi") return (op.args.ops ?? []).filter((s) => s.op === "create").map((s) => ({ path: s.path, mode: s.args.mode }));
   return [];
 }
 
-
-/** Which requests (session, cxid) have had an apply recorded. */
-class FirstApplies {
-  private readonly seen = new Map<string, Set<string>>();
-
-  /** True the first time a request's apply is seen (after `clear`). */
-  first(f: Record<string, unknown>): boolean {
-    const session = String(f.session);
-    let cxids = this.seen.get(session);
-    if (cxids === undefined) this.seen.set(session, (cxids = new Set()));
-    const cxid = String(f.cxid);
-    if (cxids.has(cxid)) return false;
-    cxids.add(cxid);
-    return true;
-  }
-
-  clear(): void {
-    this.seen.clear();
-  }
-}
 
 /**
  * The windowing state of one checker: how many client ops are open and were invoked since the
@@ -446,8 +463,9 @@ class FirstApplies {
  */
 class Windows {
   readonly model = zkModel();
-  /** Open client ops, as "client/opId". */
-  private readonly open = new Set<string>();
+  /** Open client ops: client → their op ids. */
+  private readonly open = new Map<string, Set<number>>();
+  private openCount = 0;
   private invokes = 0;
   private nextTryAt: number;
   /** Undefined until the first cut (then the run is checked in windows). */
@@ -459,7 +477,6 @@ class Windows {
   refuted = false;
   index = 0;
   startUs = 0;
-  idBase = 0;
   steps = 0;
   operations = 0;
   readonly unknown: UnknownVerdict[] = [];
@@ -468,15 +485,18 @@ class Windows {
     this.nextTryAt = windowOps;
   }
 
-  invoked(f: Record<string, unknown>): void {
-    this.open.add(`${String(f.client)}/${String(f.opId)}`);
+  invoked(client: string, opId: number): void {
+    let ids = this.open.get(client);
+    if (ids === undefined) this.open.set(client, (ids = new Set()));
+    if (!ids.has(opId)) this.openCount++;
+    ids.add(opId);
     this.invokes++;
   }
 
   /** True when this completion leaves no client op open and a window is due. */
-  completed(f: Record<string, unknown>): boolean {
-    this.open.delete(`${String(f.client)}/${String(f.opId)}`);
-    return this.open.size === 0 && this.invokes >= this.nextTryAt;
+  completed(client: string, opId: number): boolean {
+    if (this.open.get(client)?.delete(opId) === true) this.openCount--;
+    return this.openCount === 0 && this.invokes >= this.nextTryAt;
   }
 
   /** Past four windows' worth of ops a cut carries what is unsettled instead of waiting. */
@@ -489,11 +509,10 @@ class Windows {
     this.nextTryAt = this.invokes + Math.max(1, Math.floor(this.windowOps / 20));
   }
 
-  cut(atUs: number, ops: number): void {
+  cut(atUs: number): void {
     if (this.lost) this.lostAtUs ??= atUs;
     this.index++;
     this.startUs = atUs;
-    this.idBase += ops;
     this.invokes = 0;
     this.nextTryAt = this.windowOps;
   }

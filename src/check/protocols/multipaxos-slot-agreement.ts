@@ -4,32 +4,31 @@
  * ballot, command id, replica count). One Paxos instance per slot (book 3.1.5), so single-decree
  * agreement, slot by slot. A malformed annotation is reported (check/event-reader), never skipped.
  */
-import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type RunEnd, type Violation, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { checked, guarded, intField, stringField } from "../event-reader.js";
+import { guarded, intField, stringField } from "../event-reader.js";
 
-export class MultiPaxosSlotAgreementChecker implements Checker {
+const KINDS = ["multipaxos.accepted"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class MultiPaxosSlotAgreementChecker implements Checker<Kind> {
   readonly name = "multipaxos.slot-agreement";
+  readonly kinds = KINDS;
   private readonly log = new ViolationLog(this.name);
   /** "slot/ballot" → command and acceptors. */
   private readonly tallies = new Map<string, { command: string; acceptors: Set<string> }>();
   private readonly chosen = new Map<number, { command: string; ballot: number }>();
 
-  accepts(kind: string): boolean {
-    return kind === "multipaxos.accepted";
-  }
 
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
-    const c = checked(e);
-    if (c.kind !== "multipaxos.accepted") return;
-    const slot = intField(c, "slot");
-    const ballot = intField(c, "ballot");
-    const command = stringField(c, "command");
-    const acceptors = intField(c, "acceptors");
+  private read(e: TraceEvent<Kind>): void {
+    const slot = intField(e, "slot");
+    const ballot = intField(e, "ballot");
+    const command = stringField(e, "command");
+    const acceptors = intField(e, "acceptors");
     const key = `${slot}/${ballot}`;
     const t = this.tallies.get(key) ?? { command, acceptors: new Set<string>() };
     this.tallies.set(key, t);

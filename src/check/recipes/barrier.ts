@@ -11,10 +11,10 @@
  *   nobody walks out while another is still computing.
  */
 import type { Checker, Violation } from "../checker.js";
-import { ViolationLog } from "../checker.js";
+import { ViolationLog, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
-import { checked, guarded, intField, optionalStringField, stringField } from "../event-reader.js";
+import { guarded, intField, optionalStringField, stringField } from "../event-reader.js";
 
 interface BarrierHistory {
   lastRaisedUs: number;
@@ -24,21 +24,21 @@ interface BarrierHistory {
   inside: Map<string, string>;
 }
 
-export class BarrierChecker implements Checker {
+const BARRIER_KINDS = ["recipe.barrier", ...SessionFates.KINDS] as const;
+type BarrierKind = KindsOf<typeof BARRIER_KINDS>;
+
+export class BarrierChecker implements Checker<BarrierKind> {
   readonly name = "recipe.barrier";
+  readonly kinds = BARRIER_KINDS;
   private readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly barriers = new Map<string, BarrierHistory>();
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.barrier" || SessionFates.reads(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<BarrierKind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<BarrierKind>): void {
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
       for (const b of this.barriers.values()) {
@@ -46,11 +46,10 @@ export class BarrierChecker implements Checker {
       }
       return;
     }
-    const c = checked(e);
-    if (c.kind !== "recipe.barrier") return;
-    const name = stringField(c, "barrier");
-    const client = stringField(c, "client");
-    const event = stringField(c, "event");
+    if (e.kind !== "recipe.barrier") return;
+    const name = stringField(e, "barrier");
+    const client = stringField(e, "client");
+    const event = stringField(e, "event");
     const b = this.barrier(name);
     switch (event) {
       case "raised":
@@ -71,8 +70,8 @@ export class BarrierChecker implements Checker {
         b.joined.add(client);
         return;
       case "entered": {
-        const size = intField(c, "size");
-        const session = stringField(c, "session");
+        const size = intField(e, "size");
+        const session = stringField(e, "session");
         if (b.joined.size < size) this.log.add(e, `${client} entered double barrier ${name} with only ${b.joined.size} of ${size} processes joined`);
         // A process whose session had already ended (it was paused, say, and has not heard
         // yet) has no node in the barrier: nobody waits for it to leave.
@@ -106,6 +105,9 @@ export class BarrierChecker implements Checker {
   }
 }
 
+const POLLING_KINDS = ["recipe.barrier", "client.invoke", "client.complete", "client.watch", "client.state"] as const;
+type PollingKind = KindsOf<typeof POLLING_KINDS>;
+
 /**
  * `recipe.barrier-polling`: a simple-barrier waiter reads the barrier node again only when
  * something told it to — a watch event delivered to its client (`client.watch` on the barrier
@@ -115,21 +117,18 @@ export class BarrierChecker implements Checker {
  * barrier is up, which is what watches exist to avoid. Each waiter that polled is reported once
  * per wait, with its number of unprompted reads.
  */
-export class BarrierPollingChecker implements Checker {
+export class BarrierPollingChecker implements Checker<PollingKind> {
   readonly name = "recipe.barrier-polling";
+  readonly kinds = POLLING_KINDS;
   private readonly log = new ViolationLog(this.name);
   /** Client node → its current wait at a simple barrier. */
   private readonly waits = new Map<string, { barrier: string; since: TraceEvent; prompted: boolean; polls: number; reads: Set<string> }>();
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.barrier" || kind === "client.invoke" || kind === "client.complete" || kind === "client.watch" || kind === "client.state";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<PollingKind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<PollingKind>): void {
     if (e.kind === "recipe.barrier") {
       const event = stringField(e, "event");
       if (event === "wait") this.waits.set(e.node, { barrier: stringField(e, "barrier"), since: e, prompted: true, polls: 0, reads: new Set() });

@@ -13,9 +13,9 @@
  *   lowest it sees). A priority queue's order across priorities is `recipe.priority-queue`'s.
  */
 import type { Checker, Violation } from "../checker.js";
-import { ViolationLog } from "../checker.js";
+import { ViolationLog, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { checked, guarded, intField, optionalBooleanField, optionalNumberField, stringField } from "../event-reader.js";
+import { guarded, intField, optionalBooleanField, optionalNumberField, stringField } from "../event-reader.js";
 
 interface Take {
   client: string;
@@ -36,37 +36,35 @@ interface QueueHistory {
   unannounced: Map<string, { take: TraceEvent; client: string }>;
 }
 
-export class QueueChecker implements Checker {
+const KINDS = ["recipe.queue"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class QueueChecker implements Checker<Kind> {
   readonly name = "recipe.queue";
+  readonly kinds = KINDS;
   private readonly log = new ViolationLog(this.name);
   private readonly queues = new Map<string, QueueHistory>();
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.queue";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
-    const c = checked(e);
-    if (c.kind !== "recipe.queue") return;
-    const name = stringField(c, "queue");
-    const event = stringField(c, "event");
+  private read(e: TraceEvent<Kind>): void {
+    const name = stringField(e, "queue");
+    const event = stringField(e, "event");
     const q = this.queue(name);
     switch (event) {
       case "offer": {
-        const item = stringField(c, "item");
-        const ok = stringField(c, "outcome") === "ok";
-        if ((optionalNumberField(c, "priority") ?? 0) !== 0) q.priority = true;
+        const item = stringField(e, "item");
+        const ok = stringField(e, "outcome") === "ok";
+        if ((optionalNumberField(e, "priority") ?? 0) !== 0) q.priority = true;
         if (ok || !q.offered.has(item)) q.offered.set(item, ok ? "ok" : "unknown");
         return;
       }
       case "take":
         return this.onTake(e, name, q);
       case "dropped":
-        q.dropped.add(stringField(c, "item"));
+        q.dropped.add(stringField(e, "item"));
         return;
       case "drained":
         q.drained = e;

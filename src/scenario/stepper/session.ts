@@ -351,7 +351,7 @@ export class Session<W extends World = World> {
       if (recent.length > RECENT_LIMIT * 2) recent.splice(0, recent.length - RECENT_LIMIT);
     });
     const goal = this.goalWatch?.();
-    if (goal !== undefined) world.sim.trace.subscribe(goal.onEvent.bind(goal), goal.accepts?.bind(goal));
+    if (goal !== undefined) world.sim.trace.subscribe(goal.onEvent.bind(goal), goal.kinds);
     return { branch: this.current, world, recent, applied: 0, goal };
   }
 

@@ -19,7 +19,12 @@ function trackDown(s: Downs, e: TraceEvent): void {
   if (e.kind === "start" || e.kind === "restart") s.down = s.down.filter((n) => n !== e.node);
 }
 
-const LIFECYCLE = ["crash", "start", "restart"];
+const LIFECYCLE = ["crash", "start", "restart"] as const;
+
+/** The zxid a txn event names ("" for an event of another kind). */
+function txnZxid(e: TraceEvent): string {
+  return e.kind === "zab.propose" || e.kind === "zab.commit" || e.kind === "zab.deliver" ? e.fields.zxid : "";
+}
 
 const quorumCommit: Lesson = {
   protocol: "zab",
@@ -38,7 +43,7 @@ const quorumCommit: Lesson = {
     { down: [] as string[], committedWithOneDown: "", stuck: {} as Record<string, number>, stuckDone: "" },
     (s, e) => {
       trackDown(s, e);
-      const zxid = String(e.fields?.zxid ?? "");
+      const zxid = txnZxid(e);
       if (e.kind === "zab.commit" && s.down.length === 1 && s.committedWithOneDown === "") s.committedWithOneDown = zxid;
       if (e.kind === "zab.propose" && s.down.length >= 2) s.stuck[zxid] = e.atUs;
       if (e.kind === "zab.commit") delete s.stuck[zxid];
@@ -70,7 +75,7 @@ const leaderCrash: Lesson = {
     { down: [] as string[], open: {} as Record<string, string>, orphaned: {} as Record<string, string>, survived: "", by: "" },
     (s, e) => {
       trackDown(s, e);
-      const zxid = String(e.fields?.zxid ?? "");
+      const zxid = txnZxid(e);
       if (e.kind === "zab.propose") s.open[zxid] = e.node;
       if (e.kind === "zab.commit") delete s.open[zxid];
       if (e.kind === "crash") {
@@ -83,11 +88,11 @@ const leaderCrash: Lesson = {
       }
       if (e.kind === "zab.leader.established") {
         // The new leader's initial history is committed as it is established: is the orphan in it?
-        const last = BigInt(String(e.fields?.lastZxid ?? "0x0"));
+        const last = BigInt(e.fields.lastZxid);
         const kept = Object.keys(s.orphaned).find((z) => BigInt(z) <= last && s.orphaned[z] !== e.node);
         if (kept !== undefined) {
           s.survived = kept;
-          s.by = `${e.node} was established as leader of epoch ${String(e.fields?.epoch)} with it in its history, which commits it`;
+          s.by = `${e.node} was established as leader of epoch ${e.fields.epoch} with it in its history, which commits it`;
         }
       }
     },
@@ -116,12 +121,11 @@ const laggingFollower: Lesson = {
     ["zab.sync"],
     { mode: "", learner: "", from: "", to: "" },
     (s, e) => {
-      const f = e.fields ?? {};
-      if (s.mode !== "" || f.peerLastZxid === f.zxid) return;
-      s.mode = String(f.mode);
-      s.learner = `s${String(f.learner)}`;
-      s.from = String(f.peerLastZxid);
-      s.to = String(f.zxid);
+      if (s.mode !== "" || e.fields.peerLastZxid === e.fields.zxid) return;
+      s.mode = e.fields.mode;
+      s.learner = `s${e.fields.learner}`;
+      s.from = e.fields.peerLastZxid;
+      s.to = e.fields.zxid;
     },
     (s) =>
       s.mode === ""
@@ -146,13 +150,12 @@ const isolatedLeader: Lesson = {
     ["zab.role.ended", "zab.leader.established", "partition"],
     { cutAtUs: -1, oldLeaderQuit: "", newLeader: "", epoch: "" },
     (s, e) => {
-      const f = e.fields ?? {};
       if (e.kind === "partition" && s.cutAtUs < 0) s.cutAtUs = e.atUs;
       if (s.cutAtUs < 0) return;
-      if (e.kind === "zab.role.ended" && f.state === "LEADING" && s.oldLeaderQuit === "") s.oldLeaderQuit = e.node;
+      if (e.kind === "zab.role.ended" && e.fields.state === "LEADING" && s.oldLeaderQuit === "") s.oldLeaderQuit = e.node;
       if (e.kind === "zab.leader.established" && s.newLeader === "") {
         s.newLeader = e.node;
-        s.epoch = String(f.epoch);
+        s.epoch = `${e.fields.epoch}`;
       }
     },
     (s) => {
@@ -180,9 +183,8 @@ const sessionExpiry: Lesson = {
     ["zk.session.expire", "zk.apply"],
     { expired: "", closedAt: "" },
     (s, e) => {
-      const f = e.fields ?? {};
-      if (e.kind === "zk.session.expire" && s.expired === "") s.expired = String(f.session);
-      if (e.kind === "zk.apply" && f.op === "closeSession" && f.session === s.expired && s.closedAt === "") s.closedAt = String(f.zxid);
+      if (e.kind === "zk.session.expire" && s.expired === "") s.expired = e.fields.session;
+      if (e.kind === "zk.apply" && e.fields.op === "closeSession" && e.fields.session === s.expired && s.closedAt === "") s.closedAt = e.fields.zxid;
     },
     (s) => {
       if (s.closedAt !== "") return { reached: true, text: `session ${s.expired} expired; its closeSession txn ${s.closedAt} was committed and took its ephemerals with it` };

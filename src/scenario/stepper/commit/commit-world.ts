@@ -71,7 +71,7 @@ export function buildCommitWorld(protocol: CommitProtocol, seed: number, variant
     });
   }
   const checkers: Checker[] = [...COMMIT_CHECKERS.map(([, make]) => make()), new NoDeliveryAcrossCutChecker()];
-  for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+  subscribeCheckers(sim.trace, checkers);
   const messageTypes = new Map<number, string>();
   sim.trace.subscribe(
     (e) => void (e.id !== undefined && e.detail !== undefined && messageTypes.set(e.id, e.detail)),

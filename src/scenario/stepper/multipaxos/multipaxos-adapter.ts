@@ -85,7 +85,7 @@ export const multiPaxosAdapter: ProtocolAdapter<MultiPaxosWorld> = {
     const ops = new ClientOps(MP_CLIENTS);
     sim.trace.subscribe((e) => ops.onEvent(e), ClientOps.accepts);
     const checkers = liveCheckers();
-    for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+    subscribeCheckers(sim.trace, checkers);
     for (const id of [...replicas, ...MP_CLIENTS]) sim.start(id);
     return { sim, ops, liveCheckers: checkers };
   },

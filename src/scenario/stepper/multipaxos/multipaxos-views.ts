@@ -34,16 +34,15 @@ export class ClientOps {
   }
 
   onEvent(e: TraceEvent): void {
-    const f = e.fields ?? {};
-    const list = this.ops.get(String(f.client));
+    const list = this.ops.get(String(e.fields.client));
     if (list === undefined) return;
     if (e.kind === "multipaxos.client.invoke") {
-      list.push({ reqId: Number(f.reqId), text: f.op === "put" ? `put ${String(f.key)}=${String(f.value)}` : `get ${String(f.key)}`, outcome: "pending" });
+      list.push({ reqId: e.fields.reqId, text: e.fields.op === "put" ? `put ${e.fields.key}=${e.fields.value}` : `get ${e.fields.key}`, outcome: "pending" });
       if (list.length > OPS_KEPT) list.splice(0, list.length - OPS_KEPT);
       return;
     }
-    const op = list.find((o) => o.reqId === Number(f.reqId));
-    if (op !== undefined) op.outcome = f.op === "get" ? `→ ${f.value === null ? "(none)" : String(f.value)}` : "ok";
+    const op = list.find((o) => o.reqId === e.fields.reqId);
+    if (op !== undefined) op.outcome = e.fields.op === "get" ? `→ ${e.fields.value === null ? "(none)" : String(e.fields.value)}` : "ok";
   }
 
   of(client: string): string {

@@ -106,7 +106,7 @@ export const paxosAdapter: ProtocolAdapter<PaxosWorld> = {
     const ballots = new BallotFold(acceptors.length);
     sim.trace.subscribe((e) => ballots.onEvent(e), BallotFold.accepts);
     const checkers = liveCheckers();
-    for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+    subscribeCheckers(sim.trace, checkers);
     for (const id of [...PAXOS_PROPOSERS, ...acceptors, ...learners]) sim.start(id);
     return { sim, variant: v, ballots, liveCheckers: checkers };
   },

@@ -27,8 +27,7 @@ export class BallotFold {
   }
 
   onEvent(e: TraceEvent): void {
-    const f = e.fields ?? {};
-    const ballot = Number(f.ballot);
+    const ballot = e.fields.ballot;
     const row = this.rows.get(ballot) ?? { ballot, proposer: "?", promised: [], accepted: [], value: undefined };
     this.rows.set(ballot, row);
     switch (e.kind) {
@@ -40,7 +39,7 @@ export class BallotFold {
         return;
       case "paxos.accepted":
         if (!row.accepted.includes(e.node)) row.accepted.push(e.node);
-        row.value = String(f.value);
+        row.value = String(e.fields.value);
         return;
     }
   }

@@ -68,7 +68,7 @@ export const zabAdapter: ProtocolAdapter<ZabWorld> = {
     const fold = new ZabStateFold(servers, ZAB_CLIENTS, (sid) => servers[sid - 1] ?? `sid${sid}`);
     sim.trace.subscribe((e) => fold.onEvent(e), ZabStateFold.accepts);
     const checkers = liveCheckers();
-    for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+    subscribeCheckers(sim.trace, checkers);
     for (const id of [...servers, ...ZAB_CLIENTS]) sim.start(id);
     return { sim, servers, clientIds: ZAB_CLIENTS, clients, fold, liveCheckers: checkers };
   },

@@ -8,6 +8,7 @@
  * Heartbeats (PING), client pings and timer ticks are left out: they would drown the story.
  */
 import type { TraceEvent } from "../../../sim/trace.js";
+import type { ClientCompleteFields } from "../../../zk/trace-events.js";
 import { formatLinks } from "../narrate-common.js";
 import { QUORUM_PACKET_BOOK, ZAB_STATE_BOOK_PHASE, type QuorumPacketType, type ZabState } from "../../../zk/server/quorum/zab-vocabulary.js";
 
@@ -29,7 +30,6 @@ const SYNC_MODE_WHY: Record<string, string> = {
 };
 
 export function narrateZab(e: TraceEvent): string | undefined {
-  const f = e.fields ?? {};
   const n = e.node;
   switch (e.kind) {
     case "deliver": {
@@ -58,69 +58,69 @@ export function narrateZab(e: TraceEvent): string | undefined {
     case "resume":
       return `${n} resumes`;
     case "partition":
-      return `the network is cut: ${formatLinks(f.links)}`;
+      return `the network is cut: ${formatLinks(e.fields.links)}`;
     case "heal":
-      return `the network heals: ${formatLinks(f.links)}`;
+      return `the network heals: ${formatLinks(e.fields.links)}`;
     default:
-      return narrateAnnotation(e, n, f);
+      return narrateAnnotation(e, n);
   }
 }
 
-function narrateAnnotation(e: TraceEvent, n: string, f: Record<string, unknown>): string | undefined {
+function narrateAnnotation(e: TraceEvent, n: string): string | undefined {
   switch (e.kind) {
     case "fle.vote":
-      return `${n} votes for s${String(f.proposedLeader)} (last zxid ${String(f.zxid)}, election round ${String(f.electionEpoch)})`;
+      return `${n} votes for s${e.fields.proposedLeader} (last zxid ${e.fields.zxid}, election round ${e.fields.electionEpoch})`;
     case "fle.elected":
-      return `${n} has a quorum of votes for s${String(f.leader)}: it becomes ${String(f.state)}`;
+      return `${n} has a quorum of votes for s${e.fields.leader}: it becomes ${e.fields.state}`;
     case "zab.state":
-      return f.state === "LOOKING" ? `${n} is LOOKING: it starts a leader election (FLE)` : undefined;
+      return e.fields.state === "LOOKING" ? `${n} is LOOKING: it starts a leader election (FLE)` : undefined;
     case "zab.phase": {
-      const book = ZAB_STATE_BOOK_PHASE[f.phase as ZabState];
-      return book === undefined ? undefined : `${n} enters ${book.phase} (${book.zh})${f.phase === "ELECTION" ? "" : `, epoch ${String(f.epoch)}`}`;
+      const book = ZAB_STATE_BOOK_PHASE[e.fields.phase as ZabState];
+      return book === undefined ? undefined : `${n} enters ${book.phase} (${book.zh})${e.fields.phase === "ELECTION" ? "" : `, epoch ${e.fields.epoch}`}`;
     }
     case "zab.epoch.accepted":
-      return `${n} accepts epoch ${String(f.epoch)} (acceptedEpoch, fsynced): it will not ACK an older leader`;
+      return `${n} accepts epoch ${e.fields.epoch} (acceptedEpoch, fsynced): it will not ACK an older leader`;
     case "zab.epoch.current":
-      return `${n} sets currentEpoch = ${String(f.epoch)} (fsynced): it follows that epoch's history`;
+      return `${n} sets currentEpoch = ${e.fields.epoch} (fsynced): it follows that epoch's history`;
     case "zab.recovered":
-      return `${n} recovered from disk: last zxid ${String(f.lastZxid)}, currentEpoch ${String(f.currentEpoch)}`;
+      return `${n} recovered from disk: last zxid ${e.fields.lastZxid}, currentEpoch ${e.fields.currentEpoch}`;
     case "zab.sync":
-      return `${n} synchronizes s${String(f.learner)} by ${String(f.mode)} (learner at ${String(f.peerLastZxid)}): ${SYNC_MODE_WHY[String(f.mode)] ?? ""}`;
+      return `${n} synchronizes s${e.fields.learner} by ${e.fields.mode} (learner at ${e.fields.peerLastZxid}): ${SYNC_MODE_WHY[e.fields.mode] ?? ""}`;
     case "zab.truncate":
-      return `${n} truncates its log to ${String(f.zxid)}: what it logged after that was never committed`;
+      return `${n} truncates its log to ${e.fields.zxid}: what it logged after that was never committed`;
     case "zab.snap.load":
-      return `${n} loads the leader's snapshot at ${String(f.zxid)}`;
+      return `${n} loads the leader's snapshot at ${e.fields.zxid}`;
     case "zab.leader.established":
-      return `${n} is the established leader of epoch ${String(f.epoch)}: a quorum ACKed NEWLEADER (ACK-LD)`;
+      return `${n} is the established leader of epoch ${e.fields.epoch}: a quorum ACKed NEWLEADER (ACK-LD)`;
     case "zab.role.ended":
-      return `${n} leaves ${String(f.state)}: ${String(f.reason)}`;
+      return `${n} leaves ${e.fields.state}: ${e.fields.reason}`;
     case "zab.propose":
-      return `${n} (leader) proposes ${String(f.zxid)}: PROPOSE goes to every follower`;
+      return `${n} (leader) proposes ${e.fields.zxid}: PROPOSE goes to every follower`;
     case "zab.log":
-      return `${n} has logged ${String(f.zxid)} (fsynced): a follower sends its ACK; a leader counts it as its own`;
+      return `${n} has logged ${e.fields.zxid} (fsynced): a follower sends its ACK; a leader counts it as its own`;
     case "zab.ack":
-      return f.from === f.sid
-        ? `${n} ACKs ${String(f.zxid)}: its log holds it, fsynced (a follower sends the ACK; a leader counts its own)`
-        : `${n} (leader) counts the ACK of s${String(f.from)} for ${String(f.zxid)}`;
+      return e.fields.from === e.fields.sid
+        ? `${n} ACKs ${e.fields.zxid}: its log holds it, fsynced (a follower sends the ACK; a leader counts its own)`
+        : `${n} (leader) counts the ACK of s${e.fields.from} for ${e.fields.zxid}`;
     case "zab.commit":
-      return `${n} (leader) commits ${String(f.zxid)}: a quorum has logged it; COMMIT goes to the followers`;
+      return `${n} (leader) commits ${e.fields.zxid}: a quorum has logged it; COMMIT goes to the followers`;
     case "zab.deliver":
-      return `${n} delivers ${String(f.zxid)} (applies it to its tree, in zxid order)`;
+      return `${n} delivers ${e.fields.zxid} (applies it to its tree, in zxid order)`;
     case "client.invoke":
-      return f.op === "ping" ? undefined : `${n} calls ${String(f.op)}${typeof f.path === "string" ? ` ${f.path}` : ""}`;
+      return `${n} calls ${e.fields.op}${"path" in e.fields ? ` ${e.fields.path}` : ""}`;
     case "client.complete":
-      return `${n}'s op ${String(f.opId)} ends: ${outcomeText(f)}`;
+      return `${n}'s op ${e.fields.opId} ends: ${outcomeText(e.fields)}`;
     case "client.state":
-      return `${n} is ${String(f.state)}${f.cause !== undefined ? ` (${String(f.cause)})` : ""}`;
+      return `${n} is ${e.fields.state}${e.fields.cause !== undefined ? ` (${e.fields.cause})` : ""}`;
     case "zk.session.expire":
-      return `${n} expires session ${String(f.session)}: its ephemeral nodes are deleted`;
+      return `${n} expires session ${e.fields.session}: its ephemeral nodes are deleted`;
     default:
       return undefined;
   }
 }
 
-function outcomeText(f: Record<string, unknown>): string {
-  if (f.outcome === "ok") return `ok${f.zxid !== undefined ? ` (zxid ${String(f.zxid)})` : ""}`;
-  if (f.outcome === "unknown") return `unknown (${String(f.err)}): it may or may not have happened`;
-  return `failed (${String(f.err)})`;
+function outcomeText(f: ClientCompleteFields): string {
+  if (f.outcome === "ok") return `ok${f.zxid !== undefined ? ` (zxid ${f.zxid})` : ""}`;
+  if (f.outcome === "unknown") return `unknown (${f.err}): it may or may not have happened`;
+  return `failed (${f.err})`;
 }
