@@ -110,9 +110,7 @@ const scenarios = [
 
 // The zk workload's default checkers (from the built code: run `npm run build` first), for a
 // scenario that lists them to leave one out.
-const { registerBuiltins } = await import("../dist/scenario/builtins.js");
 const { parseScenario } = await import("../dist/scenario/parse.js");
-registerBuiltins();
 for (const s of scenarios) {
   if (s.checkers !== "DEFAULT_BUT_LINEARIZABILITY") continue;
   const { checkers: _omit, ...rest } = s;

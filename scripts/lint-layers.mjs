@@ -6,6 +6,7 @@
 //   cli/ tui/ (and serve/ runtime/ gateway/ conformance/)   entry points: may use everything below
 //   api/                                       the public API (a user's scripts): scenario/, property/, runtime/'s TCP client and below
 //   scenario/  property/                       siblings: scenario format and runner; fast-check properties
+//   stepper/                                   the teaching stepper and its learn adapters (a run one choice at a time)
 //   check/                                     checkers: values from zk/proto, sim/, base/; only types from above those
 //   recipes/   protocols/                      ZooKeeper recipes (through the client only); teaching models (on sim/)
 //   zk/client/  zk/server/                     client library; server and ZAB quorum (sim/ only through sim/process-api.ts)
@@ -27,7 +28,8 @@ const SRC = process.argv[2] ? join(process.cwd(), process.argv[2]) : join(ROOT, 
 // `sim/trace-schema` is types only: the trace contract every layer adds its annotation kinds to.
 const SIM_PROCESS_API = ["sim/process-api", "sim/disk", "sim/rng", "sim/errors", "sim/time", "sim/trace-schema"];
 
-const BELOW_SCENARIO = ["check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "base"];
+// `zk/trace-events` is types only: the ZooKeeper layers' trace kinds, which every reader above them reads.
+const BELOW_SCENARIO = ["stepper", "check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "zk/trace-events", "sim", "base"];
 
 /** layer -> what it may import: `values` (any import) and `types` (only `import type`). */
 const LAYERS = {
@@ -43,6 +45,8 @@ const LAYERS = {
   api: { values: ["scenario", "property", "runtime", ...BELOW_SCENARIO] },
   scenario: { values: ["property", ...BELOW_SCENARIO] },
   property: { values: ["scenario", ...BELOW_SCENARIO] },
+  // The teaching stepper: drives the kernel, the protocols and the ZooKeeper ensemble one choice at a time.
+  stepper: { values: ["check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "base"], types: ["zk/trace-events"] },
   check: { values: ["zk/proto", "sim", "base"], types: ["recipes", "protocols", "zk/client", "zk/server", "zk/trace-events"] },
   recipes: { values: ["zk/client", "zk/proto", "sim/trace-schema", "base"] },
   protocols: { values: ["sim", "base"] },

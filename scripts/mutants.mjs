@@ -18,6 +18,7 @@
 //   a defect whose emitted JavaScript equals the original's is refused (it changes nothing).
 //
 // Usage: node scripts/mutants.mjs [--json] [--only ID[,ID…]] [--jobs N] [--list FILE] [--keep] [--check]
+//        node scripts/mutants.mjs --mechanical … (mutants nobody chose: scripts/mechanical/run.mjs)
 // Exit: 0 every defect not marked equivalent was killed; 1 some survived; 2 bad input or a rotted
 // defect; 3 the baseline failed or the scratch copy could not be built.
 import { spawn, spawnSync } from "node:child_process";
@@ -315,10 +316,14 @@ function line(r) {
   return `${head}: ${r.description}${equivalent} — ${r.probesRun} probes, ${(r.wallMs / 1000).toFixed(1)} s`;
 }
 
-main().then(
+// `--mechanical`: the mechanical score (scripts/mechanical/run.mjs) instead of the hand-written list.
+const entry = process.argv.includes("--mechanical") ? () => import("./mechanical/run.mjs").then((m) => m.mechanicalMain(process.argv.slice(2))) : main;
+
+entry().then(
   (code) => process.exit(code),
   (err) => {
-    console.error(err instanceof MutantsError ? `mutants: ${err.message}` : `mutants: internal error: ${err && err.stack ? err.stack : err}`);
-    process.exit(err instanceof MutantsError ? err.code : 3);
+    const known = err instanceof MutantsError || err?.name === "MechanicalError";
+    console.error(known ? `mutants: ${err.message}` : `mutants: internal error: ${err && err.stack ? err.stack : err}`);
+    process.exit(known ? err.code : 3);
   },
 );

@@ -15,12 +15,11 @@
 import { UserInputError } from "../sim/errors.js";
 import type { UnknownVerdict, Violation } from "../check/checker.js";
 import { runScenario } from "../scenario/run.js";
-import { registerBuiltins } from "../scenario/builtins.js";
 import { parseReplayFile, replayCaseFromRun, replayRunOptions, type ReplayCase } from "../scenario/replay-file.js";
 import { compareReplay, type ReplayComparison } from "../scenario/replay.js";
-import type { RunOptions, RunResult, Scenario } from "../scenario/types.js";
+import type { RunOptions, RunResult, Scenario, Verdict } from "../scenario/types.js";
 import { importUserScript, moduleArgOf, readReplayText, writeReplayCase } from "./files.js";
-import { registerUserWorkload, userWorkloadDef, USER_WORKLOAD } from "./user-workload.js";
+import { USER_DOCUMENTS, userRegistry, USER_WORKLOAD } from "./user-workload.js";
 import { isUserScript, type UserScript } from "./user-script.js";
 import { worldScenario, type WorldOptions } from "./world-options.js";
 
@@ -34,7 +33,8 @@ export interface RunUserScriptOptions extends WorldOptions {
 
 /** What one run of a user's script found. */
 export interface UserRunResult {
-  verdict: "pass" | "fail";
+  /** "expected" only for a scenario that declares `expectedViolations` (scenario/types.ts). */
+  verdict: Verdict;
   /** Every violation: built-in checkers, the script's own, a failed `world.expect`, a script that threw. */
   violations: readonly Violation[];
   /** Stretches a checker could not judge (not failures; see docs/long-runs.md). */
@@ -72,7 +72,7 @@ export async function runUserScript(script: UserScript, options: RunUserScriptOp
 
 /** The runner's options for a user's script: its workload and its own checkers. */
 export function userRunOptions(script: UserScript, seed: number): RunOptions {
-  return { seed, workloadDef: userWorkloadDef(script), extraCheckers: script.checkers.map((c) => () => c.make()) };
+  return { seed, registry: userRegistry(script), extraCheckers: script.checkers.map((c) => () => c.make()) };
 }
 
 /** `npx zksim replay FILE --module ./src/lock.js`. */
@@ -98,9 +98,7 @@ export interface UserReplay {
  * compares (same trace hash, verdict and failing checkers).
  */
 export async function replayUserCase(file: string, options: { module?: string } = {}): Promise<UserReplay> {
-  registerBuiltins();
-  registerUserWorkload();
-  const c = parseReplayFile(readReplayText(file), file);
+  const c = parseReplayFile(readReplayText(file), file, USER_DOCUMENTS);
   const script = await importUserScript(options.module ?? recordedModule(c.scenario, file), recordedExport(c.scenario, file));
   const result = await runScenario(c.scenario, { ...replayRunOptions(c), ...userRunOptions(script, c.seed) });
   return { replayCase: c, result: userRunResult(result), comparison: compareReplay(c, result) };

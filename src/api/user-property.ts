@@ -65,7 +65,7 @@ export async function userScriptProperty(script: UserScript, options: UserProper
   checkOptions(options, at);
   const module = moduleArgOf(script.module);
   const arb = userScenarioArbitrary(script, options, module);
-  const { workloadDef, extraCheckers } = userRunOptions(script, 0);
+  const { registry, extraCheckers } = userRunOptions(script, 0);
   await assertSimulation(arb, {
     numRuns: options.numRuns,
     seed: options.seed,
@@ -73,7 +73,7 @@ export async function userScriptProperty(script: UserScript, options: UserProper
     maxShrinkRuns: options.maxShrinkRuns ?? 60,
     replayCommand: options.replayCommand ?? "npx zksim",
     replayArgs: `--module ${module}`,
-    ...(workloadDef !== undefined ? { workloadDef } : {}),
+    ...(registry !== undefined ? { registry } : {}),
     ...(extraCheckers !== undefined ? { extraCheckers } : {}),
   });
 }

@@ -4,12 +4,14 @@
  * the script lives (`module`, `export`), so a replay file of a user run names the code to load:
  * `{"kind": "user", "module": "src/lock.js", "export": "buggyLock", "servers": 3, "clients": 2}`.
  *
- * The registered def validates such documents (parsing a replay file) but cannot run one: the
- * script is code, not data. A run passes `userWorkloadDef(script)` (RunOptions.workloadDef),
- * which runs exactly that script; `zksim replay FILE --module PATH` imports it first.
+ * `USER_DOCUMENTS` (the built-in registry plus the def without a script) validates such documents
+ * (parsing a replay file) but cannot run one: the script is code, not data. A run uses
+ * `userRegistry(script)` (RunOptions.registry), whose def runs exactly that script;
+ * `zksim replay FILE --module PATH` imports it first.
  */
 import { UserInputError } from "../sim/errors.js";
-import { registerWorkload, type WorkloadDef } from "../scenario/workload.js";
+import type { WorkloadDef } from "../scenario/workload.js";
+import { SCENARIO_REGISTRY, withWorkloads, type Registry } from "../scenario/registry.js";
 import { ENSEMBLE_PARAMS, ZAB_TRACE_ROLES, ensembleCheckers, ensembleNodes, ensembleWorkload } from "../scenario/workloads/zk.js";
 import type { ScriptDef } from "../scenario/scripts/script.js";
 import { makeWorld } from "./world.js";
@@ -50,11 +52,10 @@ export function userWorkloadDef(script?: UserScript): WorkloadDef {
   };
 }
 
-let registered = false;
+/** The built-ins and the document-only "user" workload: replay files and options of user runs parse with it. */
+export const USER_DOCUMENTS: Registry = withWorkloads(SCENARIO_REGISTRY, [userWorkloadDef()]);
 
-/** Registers the document-only "user" workload, so replay files of user runs parse. */
-export function registerUserWorkload(): void {
-  if (registered) return;
-  registered = true;
-  registerWorkload(userWorkloadDef());
+/** The registry a run of `script` uses: the built-ins and the "user" workload that runs it. */
+export function userRegistry(script: UserScript): Registry {
+  return withWorkloads(SCENARIO_REGISTRY, [userWorkloadDef(script)]);
 }

@@ -11,10 +11,9 @@
  */
 import { UserInputError } from "../sim/errors.js";
 import type { Fault } from "../sim/faults.js";
-import { registerBuiltins } from "../scenario/builtins.js";
 import { parseScenario, MAX_DURATION_MS } from "../scenario/parse.js";
 import type { Scenario } from "../scenario/types.js";
-import { registerUserWorkload, USER_WORKLOAD } from "./user-workload.js";
+import { USER_DOCUMENTS, USER_WORKLOAD } from "./user-workload.js";
 import type { UserScript } from "./user-script.js";
 
 /** Network settings (scenario files' `network`): per-message delay, loss, duplication, reordering. */
@@ -67,11 +66,9 @@ const WORLD_KEYS = ["servers", "observers", "clients", "tickTimeMs", "initLimitT
 
 /** The world's options as a scenario, validated; `module` is the script's module as the replay file records it. */
 export function worldScenario(script: UserScript, options: WorldOptions, at: string, module: string): Scenario {
-  registerBuiltins();
-  registerUserWorkload();
   const doc = worldDocument(script, options, at, module);
   try {
-    return parseScenario(doc, `${at}: options`);
+    return parseScenario(doc, `${at}: options`, USER_DOCUMENTS);
   } catch (err) {
     if (err instanceof UserInputError && !err.message.startsWith(at)) throw new UserInputError(`${at}: options.${err.message}`);
     throw err;

@@ -3,7 +3,7 @@
  * are recorded — online — and never reaches into live objects. It shares no code with what it
  * checks: a checker built on the server's own data structures would share the server's bugs.
  */
-import type { Trace, TraceEvent } from "../sim/trace.js";
+import { isOneOf, type Trace, type TraceEvent } from "../sim/trace.js";
 import type { TraceKind } from "../sim/trace-schema.js";
 
 export interface Violation {
@@ -92,6 +92,11 @@ export function reads(checker: Checker, kind: TraceKind): boolean {
 export function subscribeCheckers(trace: Pick<Trace, "subscribe">, checkers: readonly Checker[]): () => void {
   const unsubscribe = checkers.map((c) => trace.subscribe(c.onEvent.bind(c), c.kinds));
   return () => unsubscribe.forEach((u) => u());
+}
+
+/** Hands `e` to `checker` when it reads e's kind: a subscription's filter, for code that sees every event. */
+export function offer<K extends TraceKind>(checker: Checker<K>, e: TraceEvent): void {
+  if (isOneOf(e, checker.kinds)) checker.onEvent(e);
 }
 
 /** Feeds `events` to `checkers` as a run does (each reads only its kinds), then finishes them. */

@@ -11,17 +11,17 @@ import { Simulator } from "../sim/simulator.js";
 import { EventQueue } from "../sim/event-queue.js";
 import type { NodeContext, Process } from "../sim/node-context.js";
 import { UserInputError } from "../sim/errors.js";
-import { registerBuiltins } from "../scenario/builtins.js";
 import { parseScenario } from "../scenario/parse.js";
 import { runScenario } from "../scenario/run.js";
 import type { Scenario } from "../scenario/types.js";
-import { workloadDef } from "../scenario/workload.js";
+import { workloadDef } from "../scenario/registry.js";
 import { loadScenario } from "./scenario-files.js";
 import { checkLinearizable, zkModel } from "../check/linearizability/index.js";
 import { benchmarkLinearizability } from "./bench-history.js";
 import { exploreInProcess } from "./explore/explore.js";
 import { protocolsBench } from "./bench-protocols.js";
 import { soakBench } from "./bench-soak.js";
+import { profileSeeds, type SeedProfile } from "./bench-profile.js";
 
 export interface Figure {
   bench: string;
@@ -164,7 +164,6 @@ async function zkBench(): Promise<Figure[]> {
  */
 async function ensembleBench(): Promise<Figure[]> {
   const r = await clientLoad(3, BENCH_VIRTUAL_MS);
-  registerBuiltins();
   const scenario = loadScenario("zab-leader-crash-before-commit");
   await runScenario(scenario, { seed: 1 }); // warm-up (JIT)
   const t0 = performance.now();
@@ -219,7 +218,6 @@ const LOAD_WARM_UP_MS = 3000;
 const LOAD_MIX = { getData: 24, setData: 10, getChildren: 4, create: 1, delete: 1, multi: 0, ephemeral: 0 };
 
 function clientLoadScenario(servers: number, virtualMs: number): Scenario {
-  registerBuiltins();
   const untilMs = LOAD_WARM_UP_MS + virtualMs;
   const traffic = { keys: 20, opGapMsMax: 0, sessionTimeoutMs: 10_000, mix: LOAD_MIX, untilMs };
   return parseScenario(
@@ -245,7 +243,7 @@ async function clientLoad(servers: number, virtualMs: number) {
     let ops = 0;
     sim.trace.subscribe(
       () => ops++,
-      (kind) => kind === "client.complete",
+      ["client.complete"],
     );
     const startUs = LOAD_WARM_UP_MS * 1000;
     await sim.run({ untilUs: startUs });
@@ -269,6 +267,16 @@ async function clientLoad(servers: number, virtualMs: number) {
   };
 }
 
+/**
+ * `bench recipes --profile`: the JIT warmed over the same seeds as `recipesBench`, then
+ * `seeds` seeds of recipe-lock-bench under V8's sampling profiler (bench-profile.ts).
+ */
+export async function profileRecipes(seeds: number, top: number): Promise<SeedProfile> {
+  const scenario = loadScenario("recipe-lock-bench");
+  for (let seed = 1; seed <= RECIPES_WARM_UP_SEEDS; seed++) await runScenario(scenario, { seed });
+  return profileSeeds(scenario, RECIPES_WARM_UP_SEEDS + 1, seeds, top);
+}
+
 /** Seeds run before the warm batches: where the JIT has mostly settled (see recipesBench). */
 const RECIPES_WARM_UP_SEEDS = 200;
 
@@ -290,7 +298,6 @@ const RECIPES_WARM_UP_SEEDS = 200;
  * runs a sweep worker: `seeds_per_cpu_sec`.
  */
 async function recipesBench(): Promise<Figure[]> {
-  registerBuiltins();
   const scenario = loadScenario("recipe-lock-bench");
   const p = scenario.workload.params;
   let seed = 0;
@@ -323,6 +330,7 @@ async function recipesBench(): Promise<Figure[]> {
     { bench: "recipes", metric: "seeds_per_cpu_sec", value: round(warmCpu), unit: "the same batches per CPU-second of the whole process (main thread, JIT compiler and GC threads): the cost on one core" },
     { bench: "recipes", metric: "seeds_per_sec_cold", value: round(cold), unit: "the same, the first 10 seeds of the process (JIT cold)" },
     { bench: "recipes", metric: "seeds_per_sec_without_checkers", value: round(simulation), unit: "the same seeds with no checker: the simulation and the trace hash alone" },
+    { bench: "recipes", metric: "checker_share_percent", value: round(100 * Math.max(0, 1 - warm / simulation)), unit: "of a warm seed's time spent in the checkers (1 - seeds_per_sec / seeds_per_sec_without_checkers; target ≤ 40)" },
     { bench: "recipes", metric: "failed_seeds", value: failed, unit: `of ${seed} (must be 0)` },
   ];
 }

@@ -9,14 +9,21 @@
  * command.
  */
 import { parseReplayFile, serializeReplayCase, type ReplayCase } from "../scenario/replay-file.js";
+import { SCENARIO_REGISTRY, withWorkloads, type Registry } from "../scenario/registry.js";
 import { readInputFile, writeOutputFile } from "./files.js";
-import { registerServedWorkload } from "../serve/served-workload.js";
+import { servedWorkload } from "../serve/served-workload.js";
+import { userWorkloadDef } from "../api/user-workload.js";
 
 export const REPLAY_EXIT = { reproducedPass: 0, reproducedFail: 1, badInput: 2, internal: 3, notReproduced: 4 } as const;
 
+/**
+ * What a replay file may name: the built-ins, a recorded serve session (src/serve/served-workload.ts)
+ * and a user's script (src/api/user-workload.ts: it parses, but runs only with --module).
+ */
+export const REPLAY_REGISTRY: Registry = withWorkloads(SCENARIO_REGISTRY, [servedWorkload, userWorkloadDef()]);
+
 export function readReplayFile(path: string): ReplayCase {
-  registerServedWorkload(); // a recorded serve session (src/serve/served-workload.ts)
-  return parseReplayFile(readInputFile(path, "replay file"), path);
+  return parseReplayFile(readInputFile(path, "replay file"), path, REPLAY_REGISTRY);
 }
 
 /** Writes a case, creating its directory; a failure is an OutputError (files.ts). */

@@ -8,8 +8,7 @@ import { fileURLToPath } from "node:url";
 import { basename, join } from "node:path";
 import { UserInputError } from "../sim/errors.js";
 import { parseScenario } from "../scenario/parse.js";
-import { registerBuiltins } from "../scenario/builtins.js";
-import { workloadDef } from "../scenario/workload.js";
+import { workloadDef } from "../scenario/registry.js";
 import { scriptVariant } from "../scenario/scripts/index.js";
 import type { Scenario } from "../scenario/types.js";
 import { readInputFile } from "./files.js";
@@ -25,10 +24,11 @@ export function scenarioNames(): string[] {
 
 /**
  * Loads a scenario; with `variant`, its workload script is replaced by that variant of it
- * before the scenario is parsed (so its default checkers are the variant's).
+ * before the scenario is parsed (so its default checkers are the variant's). A variant is a
+ * broken twin: it loses the scenario's `expectedViolations`, which describe the correct
+ * protocol's flaws, so that a twin caught by a declared checker still fails (scenario/verdict.ts).
  */
 export function loadScenario(nameOrPath: string, variant?: string): Scenario {
-  registerBuiltins();
   const looksLikePath = nameOrPath.includes("/") || nameOrPath.endsWith(".json");
   const file = looksLikePath ? nameOrPath : join(SCENARIO_DIR, `${nameOrPath}.json`);
   if (!existsSync(file)) {
@@ -46,7 +46,8 @@ export function loadScenario(nameOrPath: string, variant?: string): Scenario {
   return parseScenario(variant === undefined ? raw : withVariant(raw, variant, source), source);
 }
 
-function withVariant(raw: unknown, variant: string, source: string): unknown {
+function withVariant(rawAsGiven: unknown, variant: string, source: string): unknown {
+  const raw = withoutExpectedViolations(rawAsGiven);
   const workload = typeof raw === "object" && raw !== null ? (raw as { workload?: unknown }).workload : undefined;
   const script = typeof workload === "object" && workload !== null ? (workload as { script?: unknown }).script : undefined;
   // A workload with variants of its own (the teaching protocols) takes it as a parameter and validates it.
@@ -54,6 +55,12 @@ function withVariant(raw: unknown, variant: string, source: string): unknown {
   if (typeof script !== "string" && typeof kind === "string" && workloadDef(kind).variants !== undefined) return { ...(raw as object), workload: { ...(workload as object), variant } };
   if (typeof script !== "string") throw new UserInputError(`${source}: --variant needs a scenario whose workload names a script (this one names none)`);
   return { ...(raw as object), workload: { ...(workload as object), script: scriptVariant(script, variant) } };
+}
+
+function withoutExpectedViolations(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+  const { expectedViolations: _declared, ...rest } = raw as Record<string, unknown>;
+  return rest;
 }
 
 /** The one scenario a command names (`run <scenario>`): none or more than one is bad input. */

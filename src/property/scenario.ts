@@ -12,7 +12,6 @@
  * shrunk: another seed is another run, not a smaller one.
  */
 import fc from "fast-check";
-import { registerBuiltins } from "../scenario/builtins.js";
 import { parseScenario } from "../scenario/parse.js";
 import type { Scenario } from "../scenario/types.js";
 import { CONVERGENCE_BUDGET_MS, FINAL_READS_MS } from "../scenario/scripts/client-traffic.js";
@@ -108,6 +107,5 @@ export function scenarioDocumentOf(parts: ScenarioParts, base: ScenarioOptions =
 
 /** The parts as a validated Scenario, through the CLI's parser (a mistake here is a bug: it throws). */
 export function scenarioOf(parts: ScenarioParts, base: ScenarioOptions = {}): Scenario {
-  registerBuiltins();
   return parseScenario(scenarioDocumentOf(parts, base), base.name ?? "property");
 }

@@ -12,8 +12,8 @@ export interface SimulationOptions {
   bugs?: readonly string[];
   /** A deliberately broken build (`--canary`): the property should then fail. */
   canary?: Canary;
-  /** Runs the scenarios with this workload (a user's script: src/api/) instead of the registry's. */
-  workloadDef?: RunOptions["workloadDef"];
+  /** Where the scenarios' workloads and checkers are found (default: the built-ins; a user's script: src/api/). */
+  registry?: RunOptions["registry"];
   /** Checkers beyond the scenarios' named ones (a user's own). */
   extraCheckers?: RunOptions["extraCheckers"];
 }
@@ -34,7 +34,7 @@ export function simulationRunOptions(scenario: Scenario, options: SimulationOpti
     seed: scenario.defaultSeed,
     ...(options.bugs !== undefined && options.bugs.length > 0 ? { bugs: options.bugs } : {}),
     ...(options.canary !== undefined ? { canary: options.canary } : {}),
-    ...(options.workloadDef !== undefined ? { workloadDef: options.workloadDef } : {}),
+    ...(options.registry !== undefined ? { registry: options.registry } : {}),
     ...(options.extraCheckers !== undefined ? { extraCheckers: options.extraCheckers } : {}),
   };
 }

@@ -170,6 +170,18 @@ export const CANARY_REGISTRY = [
     breaks: "a server in read-only mode accepts a client whose ConnectRequest did not ask for read-only",
     caughtBy: [scenario("read-only-mode", [1], "client.timeliness", "scenario.expect")],
   },
+  {
+    name: "rw-probe-ignored",
+    layer: "client",
+    breaks: "a read-only client ignores a probe that found a read/write server, so it stays read-only as long as its read-only server does",
+    caughtBy: [scenario("read-only-rw-search", [1], "scenario.expect")],
+  },
+  {
+    name: "quota-root-uncounted",
+    layer: "server",
+    breaks: "a quota root's own node is left out of its usage count, so a hard count limit lets one node too many in",
+    caughtBy: [scenario("quota-enforcement", [1], "scenario.expect")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -182,6 +194,7 @@ export const CANARIES = [
   "fle-ignores-zxid", "established-without-quorum",
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
   "read-only-accepts-writes", "read-only-serves-any-client",
+  "rw-probe-ignored", "quota-root-uncounted",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

@@ -7,9 +7,9 @@ import { parseFaultSchedule } from "../sim/faults.js";
 import type { NetworkConfig } from "../sim/network.js";
 import type { DiskConfig } from "../sim/disk.js";
 import { msToUs } from "../sim/time.js";
-import { checkerNames, workloadDef } from "./workload.js";
+import { SCENARIO_REGISTRY, checkerNames, workloadDef, type Registry } from "./registry.js";
 import { parseNemesis } from "./nemesis/index.js";
-import type { Scenario } from "./types.js";
+import type { ExpectedViolationDecl, Scenario } from "./types.js";
 
 /**
  * Upper bounds on a run's virtual time, so that a typo (1e15) is bad input, not a run that never
@@ -20,7 +20,7 @@ import type { Scenario } from "./types.js";
 export const MAX_DURATION_MS = 86_400_000;
 export const MAX_CONVERGENCE_BUDGET_MS = 3_600_000;
 
-const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "nemesis", "checkers", "convergence"];
+const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "nemesis", "checkers", "convergence", "expectedViolations"];
 const NET_KEYS: Record<string, (v: number) => Partial<NetworkConfig>> = {
   minDelayMs: (v) => ({ minDelayUs: msToUs(v) }),
   maxDelayMs: (v) => ({ maxDelayUs: msToUs(v) }),
@@ -36,7 +36,8 @@ const DISK_KEYS: Record<string, (v: number) => Partial<DiskConfig>> = {
   tearProbability: (v) => ({ tearProbability: v }),
 };
 
-export function parseScenario(raw: unknown, source: string): Scenario {
+/** Parses a scenario document; its workload and checkers are looked up in `registry`. */
+export function parseScenario(raw: unknown, source: string, registry: Registry = SCENARIO_REGISTRY): Scenario {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new UserInputError(`${source}: a scenario must be a JSON object`);
   const doc = raw as Record<string, unknown>;
   for (const key of Object.keys(doc)) {
@@ -50,14 +51,15 @@ export function parseScenario(raw: unknown, source: string): Scenario {
   const w = doc.workload;
   if (typeof w !== "object" || w === null || Array.isArray(w)) throw new UserInputError(`${source}: "workload" must be an object with a "kind"`);
   const { kind, ...params } = w as Record<string, unknown>;
-  const def = workloadDef(str(kind, `${source}: "workload.kind"`));
+  const def = workloadDef(str(kind, `${source}: "workload.kind"`), registry);
   const nodes = def.nodes(params);
   const faults = parseFaultSchedule(doc.faults, nodes, "faults", (def.traceRoles?.roles ?? []).map((r) => r.role));
   const nemesis = parseNemesis(doc.nemesis, nodes, `${source}: "nemesis"`);
   const checkers = doc.checkers === undefined ? def.defaultCheckers(params) : strList(doc.checkers, `${source}: "checkers"`);
-  const known = new Set(checkerNames());
+  const known = new Set(checkerNames(registry));
   for (const c of checkers) if (!known.has(c)) throw new UserInputError(`${source}: unknown checker "${c}" (known: ${[...known].join(", ")})`);
   const convergence = parseConvergence(doc.convergence, `${source}: "convergence"`);
+  const expectedViolations = parseExpectedViolations(doc.expectedViolations, checkers, `${source}: "expectedViolations"`);
   return {
     ...(convergence !== undefined ? { convergence } : {}),
     name,
@@ -71,7 +73,28 @@ export function parseScenario(raw: unknown, source: string): Scenario {
     faults,
     ...(nemesis !== undefined ? { nemesis } : {}),
     checkers,
+    ...(expectedViolations !== undefined ? { expectedViolations } : {}),
   };
+}
+
+/** `[{ "checker": NAME, "why": SENTENCE }, …]`: each checker one the scenario runs, named once. */
+function parseExpectedViolations(raw: unknown, checkers: readonly string[], at: string): ExpectedViolationDecl[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) throw new UserInputError(`${at} must be a list of { "checker": NAME, "why": SENTENCE }`);
+  const seen = new Set<string>();
+  return raw.map((entry, i) => {
+    const here = `${at}[${i}]`;
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new UserInputError(`${here} must be an object { "checker": NAME, "why": SENTENCE }`);
+    for (const k of Object.keys(entry)) if (k !== "checker" && k !== "why") throw new UserInputError(`${here}: unknown field "${k}" (allowed: checker, why)`);
+    const e = entry as Record<string, unknown>;
+    const checker = str(e.checker, `${here}.checker`);
+    if (!checkers.includes(checker)) throw new UserInputError(`${here}.checker: "${checker}" is not one of the scenario's checkers (${checkers.join(", ")})`);
+    if (seen.has(checker)) throw new UserInputError(`${here}.checker: "${checker}" is declared twice`);
+    seen.add(checker);
+    const why = str(e.why, `${here}.why`).trim();
+    if (why === "") throw new UserInputError(`${here}.why must say why the violation is expected`);
+    return { checker, why };
+  });
 }
 
 /** `false` (opt out) or `{ "budgetMs": N }`; absent means the default. */

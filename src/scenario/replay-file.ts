@@ -21,11 +21,10 @@ import type { DiskConfig } from "../sim/disk.js";
 import { usToMs } from "../sim/time.js";
 import type { SimplifyRange } from "../sim/decision-tape.js";
 import { bugEntry } from "./bug-zoo.js";
-import { registerBuiltins } from "./builtins.js";
 import { parseScenario } from "./parse.js";
 import { withDrawnFaults } from "./nemesis/index.js";
-import { workloadDef } from "./workload.js";
-import type { Canary, RunOptions, RunResult, Scenario } from "./types.js";
+import { SCENARIO_REGISTRY, workloadDef, type Registry } from "./registry.js";
+import type { Canary, RunOptions, RunResult, Scenario, Verdict } from "./types.js";
 import { CANARIES, isCanary } from "./canaries.js";
 
 export const REPLAY_FORMAT = "replay/1";
@@ -37,7 +36,7 @@ export interface ExpectedViolation {
 
 export interface ReplayExpectation {
   traceHash: string;
-  verdict: "pass" | "fail";
+  verdict: Verdict;
   violations: ExpectedViolation[];
 }
 
@@ -93,6 +92,7 @@ export function scenarioToDocument(s: Scenario): ScenarioDocument {
     ...(s.nemesis !== undefined ? { nemesis: { kind: s.nemesis.kind, ...s.nemesis.params } } : {}),
     checkers: [...s.checkers],
     ...(s.convergence !== undefined ? { convergence: s.convergence === false ? false : { ...s.convergence } } : {}),
+    ...(s.expectedViolations !== undefined ? { expectedViolations: s.expectedViolations.map((d) => ({ ...d })) } : {}),
   };
 }
 
@@ -112,11 +112,11 @@ function settingsToDocument<K extends string>(settings: Partial<Record<K, number
  * The case a finished run recorded (`options` as passed to runScenario), with the faults its
  * nemesis drew listed (so the file shows them and `zksim shrink` can remove them).
  */
-export function replayCaseFromRun(scenario: Scenario, options: Pick<RunOptions, "bugs" | "canary" | "simplify">, result: RunResult): ReplayCase {
+export function replayCaseFromRun(scenario: Scenario, options: Pick<RunOptions, "bugs" | "canary" | "simplify" | "registry">, result: RunResult): ReplayCase {
   const canary = options.canary;
   if (canary !== undefined && !isCanary(canary)) throw new UserInputError(`canary "${canary}" is test-only (no --canary): its runs are not saved as replay files`);
   return {
-    scenario: scenarioAsRun(scenario, result.seed),
+    scenario: scenarioAsRun(scenario, result.seed, options.registry),
     seed: result.seed,
     bugs: [...(options.bugs ?? [])],
     canary,
@@ -130,9 +130,9 @@ export function replayCaseFromRun(scenario: Scenario, options: Pick<RunOptions, 
 }
 
 /** The scenario as seed `seed` runs it: its nemesis's faults drawn and listed (identity without one). */
-export function scenarioAsRun(scenario: Scenario, seed: number): Scenario {
+export function scenarioAsRun(scenario: Scenario, seed: number, registry?: Registry): Scenario {
   if (scenario.nemesis === undefined) return scenario;
-  return withDrawnFaults(scenario, seed, workloadDef(scenario.workload.kind).nodes(scenario.workload.params));
+  return withDrawnFaults(scenario, seed, workloadDef(scenario.workload.kind, registry));
 }
 
 /** The options that re-run a case exactly as it was recorded. */
@@ -158,8 +158,11 @@ export function serializeReplayCase(c: ReplayCase): string {
   return JSON.stringify(doc, null, 2) + "\n";
 }
 
-/** Parses and validates a replay file's text; `source` names the file in every error. */
-export function parseReplayFile(text: string, source: string): ReplayCase {
+/**
+ * Parses and validates a replay file's text; `source` names the file in every error, `registry`
+ * holds the workloads and checkers its scenario may name.
+ */
+export function parseReplayFile(text: string, source: string, registry: Registry = SCENARIO_REGISTRY): ReplayCase {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -171,8 +174,7 @@ export function parseReplayFile(text: string, source: string): ReplayCase {
     throw new UserInputError(`${source}: not a zksim replay file: "zksim" must be "${REPLAY_FORMAT}", got ${JSON.stringify(doc.zksim)}`);
   }
   checkKnownFields(doc, FILE_KEYS, source);
-  registerBuiltins();
-  const scenario = embeddedScenario(required(doc, "scenario", source), source);
+  const scenario = embeddedScenario(required(doc, "scenario", source), source, registry);
   const seed = required(doc, "seed", source);
   if (typeof seed !== "number" || !Number.isSafeInteger(seed) || seed < 0) throw new UserInputError(`${source}: "seed" must be a whole number ≥ 0, got ${JSON.stringify(seed)}`);
   const bugsRaw = required(doc, "bugs", source);
@@ -189,10 +191,10 @@ export function parseReplayFile(text: string, source: string): ReplayCase {
 }
 
 /** parseScenario names fault-schedule errors "faults[i]…" without the file: add it. */
-function embeddedScenario(raw: unknown, source: string): Scenario {
+function embeddedScenario(raw: unknown, source: string, registry: Registry): Scenario {
   const at = `${source}: scenario`;
   try {
-    return parseScenario(raw, at);
+    return parseScenario(raw, at, registry);
   } catch (err) {
     if (err instanceof UserInputError && !err.message.startsWith(at)) throw new UserInputError(`${at}.${err.message}`);
     throw err;
@@ -229,7 +231,7 @@ function parseExpected(raw: unknown, at: string): ReplayExpectation {
   const traceHash = required(doc, "traceHash", at);
   if (typeof traceHash !== "string" || traceHash === "") throw new UserInputError(`${at}.traceHash must be a non-empty string`);
   const verdict = required(doc, "verdict", at);
-  if (verdict !== "pass" && verdict !== "fail") throw new UserInputError(`${at}.verdict must be "pass" or "fail", got ${JSON.stringify(verdict)}`);
+  if (verdict !== "pass" && verdict !== "expected" && verdict !== "fail") throw new UserInputError(`${at}.verdict must be "pass", "expected" or "fail", got ${JSON.stringify(verdict)}`);
   const list = required(doc, "violations", at);
   if (!Array.isArray(list)) throw new UserInputError(`${at}.violations must be a list of {checker, message}`);
   const violations = list.map((v, i) => {
@@ -238,7 +240,7 @@ function parseExpected(raw: unknown, at: string): ReplayExpectation {
     if (typeof o.checker !== "string" || typeof o.message !== "string") throw new UserInputError(`${at}.violations[${i}]: "checker" and "message" must be strings`);
     return { checker: o.checker, message: o.message };
   });
-  if ((verdict === "fail") !== (violations.length > 0)) throw new UserInputError(`${at}: verdict "${verdict}" contradicts ${violations.length} violation(s)`);
+  if ((verdict !== "pass") !== (violations.length > 0)) throw new UserInputError(`${at}: verdict "${verdict}" contradicts ${violations.length} violation(s)`);
   return { traceHash, verdict, violations };
 }
 

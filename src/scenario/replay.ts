@@ -7,16 +7,23 @@
  */
 import type { SimplifyRange } from "../sim/decision-tape.js";
 import { runScenario } from "./run.js";
-import type { RunResult } from "./types.js";
+import type { RunResult, Scenario } from "./types.js";
+import type { Registry } from "./registry.js";
 import { replayRunOptions, type ExpectedViolation, type ReplayCase } from "./replay-file.js";
 
-/**
- * Runs a case with the options it was recorded with (overriding the scenario, and the
- * decision-stream simplification, if given: `simplify`, even empty, attaches a decision tape, so
- * the result reports its draws).
- */
-export function runReplayCase(c: ReplayCase, scenario = c.scenario, simplify?: readonly SimplifyRange[]): Promise<RunResult> {
-  return runScenario(scenario, { ...replayRunOptions(c), ...(simplify !== undefined ? { simplify } : {}) });
+export interface ReplayRunOverrides {
+  /** Instead of the case's scenario. */
+  scenario?: Scenario;
+  /** The decision-stream simplification (even empty, it attaches a decision tape, so the result reports its draws). */
+  simplify?: readonly SimplifyRange[];
+  /** Where the scenario's workload and checkers are found (a serve or user case needs its layer's). */
+  registry?: Registry;
+}
+
+/** Runs a case with the options it was recorded with, and the overrides given. */
+export function runReplayCase(c: ReplayCase, overrides: ReplayRunOverrides = {}): Promise<RunResult> {
+  const { scenario = c.scenario, simplify, registry } = overrides;
+  return runScenario(scenario, { ...replayRunOptions(c), ...(simplify !== undefined ? { simplify } : {}), ...(registry !== undefined ? { registry } : {}) });
 }
 
 /** The flags a case was recorded with, as they would appear on a `zksim run` line. */

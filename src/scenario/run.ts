@@ -9,10 +9,12 @@ import { DecisionTape } from "../sim/decision-tape.js";
 import { endAllFaults, installFaults } from "../sim/faults.js";
 import { FAULT_EVENT_KINDS } from "../sim/trace-schema.js";
 import { msToUs } from "../sim/time.js";
-import { makeChecker, workloadDef } from "./workload.js";
+import { makeChecker, workloadDef } from "./registry.js";
 import { withDrawnFaults } from "./nemesis/index.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
 import { subscribeCheckers, type Checker, type Violation } from "../check/checker.js";
+import { runVerdict } from "./verdict.js";
+import { CoverageRecorder } from "./coverage.js";
 import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld } from "./heap-guard.js";
 
 export interface RunHandle {
@@ -26,8 +28,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions = {}):
 
 export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: RunOptions = {}): Promise<RunHandle> {
   const seed = options.seed ?? scenarioAsGiven.defaultSeed;
-  const def = options.workloadDef ?? workloadDef(scenarioAsGiven.workload.kind);
-  const scenario = withDrawnFaults(scenarioAsGiven, seed, def.nodes(scenarioAsGiven.workload.params));
+  const def = workloadDef(scenarioAsGiven.workload.kind, options.registry);
+  const scenario = withDrawnFaults(scenarioAsGiven, seed, def);
   const tape = options.simplify !== undefined ? new DecisionTape(options.simplify) : undefined;
   const sim = new Simulator({
     seed,
@@ -37,12 +39,14 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     ...(tape !== undefined ? { decisionTape: tape } : {}),
   });
   if (options.canary === "connection-reorder") sim.network.canaryReorderConnections = true;
-  const checkers = [...scenario.checkers.map(makeChecker), ...(options.extraCheckers ?? []).map((make) => make())];
+  const checkers = [...scenario.checkers.map((name) => makeChecker(name, options.registry)), ...(options.extraCheckers ?? []).map((make) => make())];
   let lastFaultUs: number | undefined;
   sim.trace.subscribe((e) => (lastFaultUs = e.atUs), FAULT_EVENT_KINDS);
   // Each checker reads only its kinds: most read a handful of a run's ~50 kinds.
   subscribeCheckers(sim.trace, checkers);
   if (options.onTraceEvent) sim.trace.subscribe(options.onTraceEvent);
+  const coverage = options.coverage === true ? new CoverageRecorder(def.coverage) : undefined;
+  if (coverage !== undefined) sim.trace.subscribe(coverage.onEvent.bind(coverage), coverage.kinds);
   const reported: Violation[] = [];
   const report = (checker: string, message: string) =>
     reported.push({ checker, message, eventIndex: Math.max(0, sim.trace.count - 1), atMs: sim.nowUs / 1000 });
@@ -82,11 +86,12 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     traceHash: sim.trace.hash(),
     events: sim.trace.count,
     virtualMs: sim.nowUs / 1000,
-    verdict: violations.length === 0 ? "pass" : "fail",
+    verdict: runVerdict(scenario, options, violations),
     violations,
     unknown: checkers.flatMap((c) => c.unknowns?.() ?? []),
     narrative: workload.narrative?.() ?? [],
     counts: sim.trace.kindCounts(),
+    ...(coverage !== undefined ? { coverage: coverage.reached() } : {}),
     ...(tape !== undefined ? { decisions: tape.report() } : {}),
   };
   return { sim, result };

@@ -34,7 +34,8 @@ import type { Fault } from "../sim/faults.js";
 import type { RunResult, Scenario } from "./types.js";
 import { replayCaseFromRun, scenarioAsRun, type ReplayCase } from "./replay-file.js";
 import { runReplayCase } from "./replay.js";
-import { workloadDef } from "./workload.js";
+import { SCENARIO_REGISTRY, workloadDef, type Registry } from "./registry.js";
+import type { WorkloadDef } from "./workload.js";
 
 export const DEFAULT_MAX_RUNS = 200;
 
@@ -115,9 +116,9 @@ interface Candidate {
  * case does not (any more). Runs that throw count as "does not fail so" — a schedule cut down
  * to nonsense must not be adopted — and are reported in `threw`.
  */
-export async function shrinkCase(recorded: ReplayCase, maxRuns: number): Promise<ShrinkOutcome | undefined> {
+export async function shrinkCase(recorded: ReplayCase, maxRuns: number, registry: Registry = SCENARIO_REGISTRY): Promise<ShrinkOutcome | undefined> {
   // A case whose scenario names a nemesis shrinks with the faults it drew listed: removable.
-  const c: ReplayCase = { ...recorded, scenario: scenarioAsRun(recorded.scenario, recorded.seed) };
+  const c: ReplayCase = { ...recorded, scenario: scenarioAsRun(recorded.scenario, recorded.seed, registry) };
   const target = c.expected.violations[0]?.checker;
   if (target === undefined) return undefined;
   // A candidate must fail the same way: with the target checker, and with no checker the
@@ -130,7 +131,7 @@ export async function shrinkCase(recorded: ReplayCase, maxRuns: number): Promise
   const attemptCandidate = async (candidate: Candidate): Promise<boolean> => {
     let result: RunResult;
     try {
-      result = await runReplayCase(c, candidate.scenario, candidate.simplify);
+      result = await runReplayCase(c, { ...candidate, registry });
     } catch (err) {
       // A run that throws (an invariant of the simulated code, a script's bug) failed in a
       // different way than the one being shrunk: not adopted, but counted and named.
@@ -139,7 +140,7 @@ export async function shrinkCase(recorded: ReplayCase, maxRuns: number): Promise
       threw.runs++;
       return false;
     }
-    const same = result.verdict === "fail" && result.violations.some((v) => v.checker === target) && result.violations.every((v) => named.has(v.checker));
+    const same = result.verdict !== "pass" && result.violations.some((v) => v.checker === target) && result.violations.every((v) => named.has(v.checker));
     if (same) best = { ...candidate, result };
     return same;
   };
@@ -151,7 +152,7 @@ export async function shrinkCase(recorded: ReplayCase, maxRuns: number): Promise
   if (!(await attemptCandidate({ scenario: c.scenario, simplify: normalizeSimplify(c.simplify) }))) return undefined;
   const withFaults = (s: Scenario, faults: Fault[]): Scenario => ({ ...s, faults });
   await ddmin(c.scenario.faults, (subset) => attempt(withFaults(c.scenario, subset)), budget);
-  await removeParts(adopted().scenario, attempt, budget);
+  await removeParts(workloadDef(c.scenario.workload.kind, registry), adopted().scenario, attempt, budget);
   await shortenDuration(adopted().scenario, attempt, budget);
   const s = adopted().scenario;
   const reached = s.faults.filter((f) => f.atMs <= s.durationMs);
@@ -164,7 +165,7 @@ export async function shrinkCase(recorded: ReplayCase, maxRuns: number): Promise
   const { scenario, simplify, result } = adopted();
   const draws = result.decisions ?? [];
   return {
-    shrunk: replayCaseFromRun(scenario, { ...c, simplify }, result),
+    shrunk: replayCaseFromRun(scenario, { ...c, simplify, registry }, result),
     runsUsed: budget.used,
     budgetSpent: budget.left <= 0,
     decisions: { draws: sum(draws.map((d) => d.draws)), simplified: sum(draws.map((d) => d.simplified)), runs: budget.used - runsBefore },
@@ -229,8 +230,8 @@ function sum(xs: readonly number[]): number {
 }
 
 /** ddmin over the parts of the workload's parameters that can go as wholes (`WorkloadDef.removableParts`). */
-async function removeParts(s: Scenario, attempt: (s: Scenario) => Promise<boolean>, budget: RunBudget): Promise<void> {
-  const parts = workloadDef(s.workload.kind).removableParts;
+async function removeParts(def: WorkloadDef, s: Scenario, attempt: (s: Scenario) => Promise<boolean>, budget: RunBudget): Promise<void> {
+  const parts = def.removableParts;
   if (parts === undefined) return;
   const { params } = s.workload;
   await ddmin(parts.list(params), (kept) => attempt({ ...s, workload: { ...s.workload, params: parts.keep(params, kept) } }), budget);

@@ -36,7 +36,27 @@ export interface Scenario {
    * at all is not extended. Absent: on, with `DEFAULT_CONVERGENCE_BUDGET_MS`; `false` opts out.
    */
   convergence?: { budgetMs: number } | false;
+  /**
+   * The protocol's documented flaws that this scenario shows on purpose (2PC blocks when its
+   * coordinator is down; 3PC loses atomicity under a partition): a violation of one of these
+   * checkers is reported as "expected", apart from failures, and alone does not fail the run.
+   * A broken build (a `--variant` twin, a canary, a re-injected bug) runs without them: its
+   * question is whether any checker catches it. Absent: none.
+   */
+  expectedViolations?: ExpectedViolationDecl[];
 }
+
+/** One declared flaw: the checker that reports it and, in one sentence, why it is expected. */
+export interface ExpectedViolationDecl {
+  checker: string;
+  why: string;
+}
+
+/**
+ * A run's verdict: "pass" (no violation), "expected" (every violation is of a checker the
+ * scenario declares in `expectedViolations`: a documented flaw, not a regression), "fail".
+ */
+export type Verdict = "pass" | "expected" | "fail";
 
 /** The convergence phase's default budget: the liveness checker's window. */
 export const DEFAULT_CONVERGENCE_BUDGET_MS = 40_000;
@@ -62,12 +82,14 @@ export interface RunOptions {
    */
   heapGuard?: HeapGuardOptions | false;
   /**
-   * The workload that runs the scenario instead of the registry's `workload.kind` (whose def
-   * still validates it): one built around code the caller holds, e.g. a user's script (src/api/).
+   * Where the run finds its workload and checkers by name (default: the built-in registry); a
+   * layer above adds its own workloads, e.g. one built around a user's script (src/api/).
    */
-  workloadDef?: import("./workload.js").WorkloadDef;
+  registry?: import("./registry.js").Registry;
   /** Checkers beyond the scenario's named ones, one fresh instance per run (a user's own). */
   extraCheckers?: readonly (() => Checker)[];
+  /** Record which fault kinds and protocol states the run reached (`RunResult.coverage`; scenario/coverage.ts). */
+  coverage?: boolean;
   /** Extra trace listeners (e.g. the CLI's trace file writer). */
   onTraceEvent?: (event: import("../sim/trace.js").TraceEvent) => void;
 }
@@ -81,7 +103,8 @@ export interface RunResult {
   traceHash: string;
   events: number;
   virtualMs: number;
-  verdict: "pass" | "fail";
+  verdict: Verdict;
+  /** Every violation, the expected ones included (they decide the verdict, not the list). */
   violations: Violation[];
   /**
    * Stretches a checker could not judge (a search budget ran out): not violations, and not a
@@ -93,6 +116,8 @@ export interface RunResult {
   narrative: string[];
   /** Counts of trace events by kind. */
   counts: Record<string, number>;
+  /** The coverage features the run reached, sorted, when `RunOptions.coverage` asked for them. */
+  coverage?: string[];
   /** Draws per random stream, when the run had a decision tape (`RunOptions.simplify`). */
   decisions?: StreamDraws[];
 }

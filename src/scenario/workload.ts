@@ -1,14 +1,14 @@
 /**
  * Workloads are named, parameterised pieces of a scenario that build nodes on the simulator and
  * drive them (FoundationDB's "workloads", Maelstrom's client + generator). Checkers are named
- * too; a scenario lists the ones it runs.
+ * too; a scenario lists the ones it runs. Both are found by name in the registry (registry.ts).
  */
 import type { Simulator } from "../sim/simulator.js";
-import type { Checker } from "../check/checker.js";
 import type { AnyCanary, Scenario } from "./types.js";
 import { UserInputError } from "../sim/errors.js";
 import type { TraceRoles } from "../sim/fault-triggers.js";
 import type { Rng } from "../sim/rng.js";
+import type { CoverageDef } from "./coverage.js";
 
 export interface WorkloadContext {
   sim: Simulator;
@@ -45,6 +45,8 @@ export interface WorkloadDef {
   create(ctx: WorkloadContext): Workload;
   /** Roles a fault schedule may name (`$leader`), as the trace shows them (none by default). */
   traceRoles?: TraceRoles;
+  /** The protocol states a sweep reports reaching, and the node classes of its fault features (scenario/coverage.ts). */
+  coverage?: CoverageDef;
   /** Variants taken as the `variant` parameter (`--variant` on a workload without a script). */
   variants?: readonly string[];
   /**
@@ -56,33 +58,6 @@ export interface WorkloadDef {
     list(params: Record<string, unknown>): string[];
     keep(params: Record<string, unknown>, kept: readonly string[]): Record<string, unknown>;
   };
-}
-
-const workloads = new Map<string, WorkloadDef>();
-const checkers = new Map<string, () => Checker>();
-
-export function registerWorkload(def: WorkloadDef): void {
-  workloads.set(def.kind, def);
-}
-
-export function registerChecker(name: string, make: () => Checker): void {
-  checkers.set(name, make);
-}
-
-export function workloadDef(kind: string): WorkloadDef {
-  const def = workloads.get(kind);
-  if (!def) throw new UserInputError(`unknown workload "${kind}" (known: ${[...workloads.keys()].join(", ")})`);
-  return def;
-}
-
-export function makeChecker(name: string): Checker {
-  const make = checkers.get(name);
-  if (!make) throw new UserInputError(`unknown checker "${name}" (known: ${[...checkers.keys()].join(", ")})`);
-  return make();
-}
-
-export function checkerNames(): string[] {
-  return [...checkers.keys()];
 }
 
 /** Reads an integer parameter with bounds, or its default. */

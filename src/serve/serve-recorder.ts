@@ -20,7 +20,7 @@ import type { Fault } from "../sim/faults.js";
 import type { AnyCanary } from "../scenario/canaries.js";
 import { isCanary } from "../scenario/canaries.js";
 import { networkDiskToDocument, parseReplayFile, serializeReplayCase, type ReplayCase, type ReplayExpectation } from "../scenario/replay-file.js";
-import { recordInput, registerServedWorkload, servedScenario, settingsToRecord, type RecordedInput } from "./served-workload.js";
+import { recordInput, SERVE_REGISTRY, servedScenario, settingsToRecord, type RecordedInput } from "./served-workload.js";
 import type { ServedInput } from "./client-links.js";
 import { serveScheduleToRecord, type ServeScenario } from "./serve-scenario.js";
 import type { ServeSettings } from "./zoo-cfg.js";
@@ -144,6 +144,5 @@ export function servedCaseFromJournal(text: string, source: string): ReplayCase 
     canary: head.canary ?? null,
     expected: { traceHash: "unknown", verdict: "pass", violations: [] },
   };
-  registerServedWorkload();
-  return parseReplayFile(JSON.stringify(doc), source);
+  return parseReplayFile(JSON.stringify(doc), source, SERVE_REGISTRY);
 }

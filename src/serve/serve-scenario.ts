@@ -37,7 +37,8 @@ import { msToUs } from "../sim/time.js";
 import { withDrawnFaults } from "../scenario/nemesis/index.js";
 import { FAULT_PHASE_EVENT } from "../scenario/nemesis/zab-swarm.js";
 import type { Scenario } from "../scenario/types.js";
-import { intParam, workloadDef } from "../scenario/workload.js";
+import { intParam } from "../scenario/workload.js";
+import { workloadDef } from "../scenario/registry.js";
 import { ZAB_TRACE_ROLES, serverConfig, shape } from "../scenario/workloads/zk.js";
 import { swarmShapeOf } from "../scenario/workloads/swarm-shape.js";
 import type { ZooKeeperServerConfig } from "../zk/server/zoo-keeper-server.js";
@@ -99,7 +100,7 @@ export function serveScenarioOf(scenario: Scenario, seed: number, basePort: numb
   if (settings.minSessionTimeoutMs === undefined && server.minSessionTimeoutMs !== undefined) settings.minSessionTimeoutMs = server.minSessionTimeoutMs;
   if (settings.maxSessionTimeoutMs === undefined && server.maxSessionTimeoutMs !== undefined) settings.maxSessionTimeoutMs = server.maxSessionTimeoutMs;
   const nodes = new Set(settings.members.flatMap((m) => [m.node, `c${m.sid}`]));
-  const drawn = withDrawnFaults(scenario, seed, workloadDef(scenario.workload.kind).nodes(params));
+  const drawn = withDrawnFaults(scenario, seed, workloadDef(scenario.workload.kind));
   const faults: ServeScenario["faults"] = [];
   let waitsOnWorkload = 0;
   const missing = new Set<string>();
@@ -192,7 +193,7 @@ function recordFaultPhaseAtFirstLeader(sim: Simulator, name: string, at: () => s
         sim.trace.record(sim.nowUs, FAULT_PHASE_EVENT.kind, "", undefined, undefined, undefined, { phase: FAULT_PHASE_EVENT.phase });
       });
     },
-    (kind) => kind === "zab.leader.established",
+    ["zab.leader.established"],
   );
 }
 

@@ -7,8 +7,8 @@
  * that scenario's schedule (`scenario`: its faults, drawn nemesis faults included, its end and
  * server settings; its network and disk are the replay scenario's own), installed as serve did. `zksim serve --record` writes such a scenario
  * into a replay file (serve-recorder.ts), so `zksim replay` and `zksim shrink` take it like any
- * other, once `registerServedWorkload` has run (the scenario layer cannot name serve/, so the
- * commands that read replay files register it).
+ * other, given `SERVE_REGISTRY` (the scenario layer cannot name serve/, so the commands that read
+ * replay files pass a registry with this workload in it).
  *
  * Exactness: serve injects an input only between simulator steps, when every event due up to
  * now has run. The replay's driver (one world event at a time) therefore injects an input at
@@ -32,18 +32,10 @@ import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
 import type { ServeAuth } from "./server-auth.js";
 import type { Fault } from "../sim/faults.js";
 import type { Scenario } from "../scenario/types.js";
-import { registerWorkload, type WorkloadDef } from "../scenario/workload.js";
+import type { WorkloadDef } from "../scenario/workload.js";
+import { SCENARIO_REGISTRY, withWorkloads, type Registry } from "../scenario/registry.js";
 
 export const SERVED_WORKLOAD = "served";
-
-let registered = false;
-
-/** Makes the "served" workload known to scenario parsing (idempotent). */
-export function registerServedWorkload(): void {
-  if (registered) return;
-  registered = true;
-  registerWorkload(servedWorkload);
-}
 
 /** One input as the replay file holds it (frames in base64). */
 export type RecordedInput = { atUs: number; events: number; conn: number } & ({ kind: "connect"; server: string; address?: string } | { kind: "frame"; base64: string } | { kind: "close" });
@@ -278,3 +270,5 @@ function wholeNumber(v: unknown, at: string, min: number): number {
   return v;
 }
 
+/** The built-in registry and the "served" workload: what a recorded serve session's replay file names. */
+export const SERVE_REGISTRY: Registry = withWorkloads(SCENARIO_REGISTRY, [servedWorkload]);

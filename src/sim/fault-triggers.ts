@@ -121,7 +121,7 @@ class FaultTrigger {
     let done = false;
     const unsubscribe = this.sim.trace.subscribeNamed(
       (e) => {
-        if (done || (node !== undefined && e.node !== node) || !fieldsMatch(e, step)) return;
+        if (done || (node !== undefined && e.node !== node) || !fieldsMatch(e, step) || (step.detail !== undefined && e.detail !== step.detail)) return;
         if (++seen < (step.count ?? 1)) return;
         done = true;
         unsubscribe();

@@ -38,6 +38,13 @@ export interface TraceStep {
   node?: string;
   /** Only events whose fields have these values. */
   fields?: Record<string, string | number | boolean>;
+  /**
+   * Only events whose `detail` is this: a message's type on `send` and `deliver` ("PROPOSAL",
+   * "NEWLEADER", "fle.notification"), a timer's label on `timer`. With `after: "send"` and the
+   * fault aimed at `$0`, a node crashes right after it sends such a message; with `deliver`,
+   * right after it receives one.
+   */
+  detail?: string;
   /** The count-th such event (default 1). */
   count?: number;
   /** Arm the next step (or fire) this long after the match (default 0: right after the event). */
@@ -53,7 +60,7 @@ export interface RoleRule {
   endedBy: readonly TraceKind[];
 }
 
-const STEP_KEYS = ["after", "node", "fields", "count", "delayMs", "withinMs"];
+const STEP_KEYS = ["after", "node", "fields", "detail", "count", "delayMs", "withinMs"];
 const REF = /^\$(?:([a-z][a-z-]*)|(\d+)(?:\.([A-Za-z][A-Za-z0-9]*))?)$/;
 
 /** A parsed node reference. */
@@ -102,6 +109,10 @@ function parseStep(raw: unknown, known: ReadonlySet<string>, roles: readonly str
   const step: TraceStep = { after: e.after };
   if (e.node !== undefined) step.node = checkNodeRef(e.node, known, roles, index, `${at}.node`);
   if (e.fields !== undefined) step.fields = parseFields(e.fields, `${at}.fields`);
+  if (e.detail !== undefined) {
+    if (typeof e.detail !== "string" || e.detail === "") throw new UserInputError(`${at}.detail: expected a message type or timer label such as "PROPOSAL", got ${JSON.stringify(e.detail)}`);
+    step.detail = e.detail;
+  }
   if (e.count !== undefined) step.count = wholeNumber(e.count, 1, `${at}.count`);
   if (e.delayMs !== undefined) step.delayMs = wholeNumber(e.delayMs, 0, `${at}.delayMs`);
   if (e.withinMs !== undefined) step.withinMs = wholeNumber(e.withinMs, 1, `${at}.withinMs`);

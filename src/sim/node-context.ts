@@ -24,6 +24,8 @@ export type ProcessFactory = (ctx: NodeContext) => Process | object;
 export class TimerHandle {
   cancelled = false;
   fired = false;
+  /** The node's local clock reading at which it fires (a clock-rate change re-times it: Simulator.setClockRate). */
+  deadlineLocalUs = 0;
   constructor(
     readonly id: number,
     readonly label: string,
@@ -90,6 +92,7 @@ export class NodeContext {
       return handle;
     }
     const delay = Math.max(0, Math.ceil(delayUs));
+    handle.deadlineLocalUs = this.sim.localNowUs(this.node) + delay;
     this.sim.scheduleOnNode(this.node, this.sim.nowUs + this.sim.trueDelayUs(this.node, delay), fireTimer, handle);
     return handle;
   }

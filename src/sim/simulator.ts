@@ -16,7 +16,7 @@ import type { DecisionTape } from "./decision-tape.js";
 import { Trace, hashString } from "./trace.js";
 import { Network, type NetworkConfig } from "./network.js";
 import { Disk, type DiskConfig } from "./disk.js";
-import { NodeContext, type Process, type ProcessFactory } from "./node-context.js";
+import { NodeContext, pendingTimer, type Process, type ProcessFactory } from "./node-context.js";
 import { BARRIER, drainMicrotasks, driveWithBarriers, enterMicrotask } from "./microtasks.js";
 import { UserInputError, invariant } from "./errors.js";
 import type { Deferred } from "../base/deferred.js";
@@ -233,6 +233,29 @@ export class Simulator {
     c.anchorTrueUs = this.nowUsValue;
     c.rate = rate;
     this.trace.record(this.nowUsValue, "clock", node.id, undefined, undefined, undefined, { rate });
+    this.retimeTimers(node);
+  }
+
+  /**
+   * A timer fires when its node's local clock reaches the timer's deadline, as a timed wait on
+   * a monotonic clock does: after a rate change, each pending timer of the node moves to the true
+   * time at which the clock, at its new rate, gets there. (A timer that kept the firing time
+   * computed at the old rate would wait out a slow clock long after the clock ran true again.)
+   * Timers move in the order they were queued, so equal new times keep their old order.
+   */
+  private retimeTimers(node: SimNode): void {
+    const pending: { seq: number; atUs: number; ev: SimEvent; deadlineLocalUs: number }[] = [];
+    this.queue.forEach((atUs, seq, ev) => {
+      const timer = pendingTimer(ev);
+      if (timer === undefined || timer.cancelled || ev.node !== node.index || ev.incarnation !== node.incarnation) return;
+      pending.push({ seq, atUs, ev, deadlineLocalUs: timer.deadlineLocalUs });
+    });
+    pending.sort((a, b) => a.seq - b.seq);
+    const localNowUs = this.localNowUs(node);
+    for (const t of pending) {
+      const atUs = this.nowUsValue + this.trueDelayUs(node, Math.max(0, t.deadlineLocalUs - localNowUs));
+      if (atUs !== t.atUs) this.moveEvent(t.ev, atUs, false);
+    }
   }
 
   /** A node's local clock reading. */

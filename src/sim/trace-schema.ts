@@ -25,6 +25,8 @@
  * (`zab.`, `client.`, `recipe.`…), kernel kinds are not. Field order in the code that writes an
  * event is part of the trace hash, so a type here never reorders anything at runtime.
  */
+import type { LinkConfig } from "./link-table.js";
+
 /** `from>to` node ids of one directed link. */
 export type LinkName = string;
 
@@ -53,7 +55,8 @@ export interface KernelTraceEvents {
   heal: { links: LinkName[] };
   clog: { links: LinkName[] };
   unclog: { links: LinkName[] };
-  "net.config": { change: unknown; links: LinkName[] | "all" };
+  /** `change`: the settings changed, or "defaults" when a heal put the links back to the defaults. */
+  "net.config": { change: Partial<LinkConfig> | "defaults"; links: LinkName[] | "all" };
   "conn.connect": undefined;
   "conn.accept": undefined;
   "conn.open": undefined;

@@ -303,6 +303,16 @@ export function fieldNamed(e: TraceEvent, name: string): unknown {
   return fields === undefined ? undefined : (fields as FieldValues)[name];
 }
 
+/** Whether `e` is of kind K (a type guard: where K is a type parameter, `e.kind === kind` does not narrow). */
+export function isOfKind<K extends TraceKind>(e: TraceEvent, kind: K): e is TraceEvent<K> {
+  return e.kind === kind;
+}
+
+/** Whether `e` is of one of `kinds` (a type guard, as `isOfKind`). */
+export function isOneOf<K extends TraceKind>(e: TraceEvent, kinds: readonly K[]): e is TraceEvent<K> {
+  return (kinds as readonly TraceKind[]).includes(e.kind);
+}
+
 /** One JSON line per event, as `--trace FILE` writes them. */
 export function traceEventToJsonLine(e: TraceEvent): string {
   return canonicalJson({ i: e.index, atUs: e.atUs, kind: e.kind, node: e.node, peer: e.peer, id: e.id, detail: e.detail, fields: e.fields, conn: e.conn });

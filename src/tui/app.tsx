@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { render, Text, useApp, useStdout } from "ink";
-import type { Session } from "../scenario/stepper/session.js";
+import type { Session } from "../stepper/session.js";
 import type { Lesson } from "./lessons/lesson.js";
 import { Controller } from "./controller.js";
 import { useDriven, useTerminalSize } from "./use-screen.js";

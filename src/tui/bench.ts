@@ -16,8 +16,8 @@
 import { performance } from "node:perf_hooks";
 import { createElement } from "react";
 import { renderToString } from "ink";
-import { Session } from "../scenario/stepper/session.js";
-import { zabAdapter } from "../scenario/stepper/zab/zab-adapter.js";
+import { Session } from "../stepper/session.js";
+import { zabAdapter } from "../stepper/zab/zab-adapter.js";
 import { Controller, SPEEDS, TICK_MS } from "./controller.js";
 import { layout } from "./layout.js";
 import { Screen } from "./components/screen.js";

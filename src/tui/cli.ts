@@ -8,9 +8,9 @@
  * either mode is recorded in the progress file (see progress.ts).
  */
 import { createInterface } from "node:readline";
-import { Session } from "../scenario/stepper/session.js";
+import { Session } from "../stepper/session.js";
 import { readSessionFile, saveSession } from "./session-file.js";
-import { adapterFor } from "../scenario/stepper/adapters.js";
+import { adapterFor } from "../stepper/adapters.js";
 import { lessonNamed, lessonsOf, type Lesson } from "./lessons/index.js";
 import { runPlain } from "./plain.js";
 import { splitScript } from "./commands.js";

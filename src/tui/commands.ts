@@ -8,7 +8,7 @@
  */
 import { UserInputError } from "../sim/errors.js";
 import type { FaultAction } from "../sim/faults.js";
-import type { ClientOp } from "../scenario/stepper/types.js";
+import type { ClientOp } from "../stepper/types.js";
 
 export type Command =
   | { kind: "step"; count: number }

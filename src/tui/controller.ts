@@ -8,9 +8,9 @@
  * ahead in the background and the learner confirms (y / enter) or cancels (n / esc).
  */
 import { isUserInputError } from "../sim/errors.js";
-import type { Session } from "../scenario/stepper/session.js";
-import type { Action, Frame } from "../scenario/stepper/types.js";
-import { whatIf } from "../scenario/stepper/what-if.js";
+import type { Session } from "../stepper/session.js";
+import type { Action, Frame } from "../stepper/types.js";
+import { whatIf } from "../stepper/what-if.js";
 import { parseCommand } from "./commands.js";
 import { execute } from "./execute.js";
 import type { Intent } from "./keys.js";

@@ -4,8 +4,8 @@
  * resolved against the frame the command is given in (row numbers of its pending list).
  */
 import { UserInputError, unreachable } from "../sim/errors.js";
-import type { Session } from "../scenario/stepper/session.js";
-import type { Action, Frame, PendingEvent } from "../scenario/stepper/types.js";
+import type { Session } from "../stepper/session.js";
+import type { Action, Frame, PendingEvent } from "../stepper/types.js";
 import type { Command } from "./commands.js";
 import { COMMAND_HELP } from "./commands.js";
 

@@ -6,7 +6,7 @@
  * No meaning by colour alone: every state has a symbol (● up, ✖ down, ‖ paused; ✓ holds,
  * ✗ violated; ▸ a connection's head, · behind it, ✂ held by a cut, ⏸ parked; › this step).
  */
-import type { Frame, NodeView, PendingEvent, RecentEvent } from "../scenario/stepper/types.js";
+import type { Frame, NodeView, PendingEvent, RecentEvent } from "../stepper/types.js";
 
 const STATUS_MARK: Record<NodeView["status"], string> = { up: "●", down: "✖", paused: "‖" };
 

@@ -6,7 +6,7 @@
  * status 2; at the end the whole frame and the lesson's goal are printed.
  */
 import { isUserInputError } from "../sim/errors.js";
-import type { Session } from "../scenario/stepper/session.js";
+import type { Session } from "../stepper/session.js";
 import type { Lesson } from "./lessons/lesson.js";
 import { parseCommand } from "./commands.js";
 import { execute } from "./execute.js";

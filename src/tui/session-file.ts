@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { UserInputError } from "../sim/errors.js";
-import type { Session, SessionFile } from "../scenario/stepper/session.js";
+import type { Session, SessionFile } from "../stepper/session.js";
 
 const ACTION_KINDS = new Set(["deliver", "drop", "delay", "duplicate", "fire", "fault", "client"]);
 

@@ -1,6 +1,6 @@
 /** Helpers for the stepping-interface tests: comparing frames across re-executions, and refusals. */
 import { isUserInputError } from "../../src/sim/errors.js";
-import type { Frame } from "../../src/scenario/stepper/types.js";
+import type { Frame } from "../../src/stepper/types.js";
 
 /**
  * A frame without the fields that legitimately differ between a live run and its re-execution:

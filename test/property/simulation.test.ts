@@ -20,7 +20,6 @@ import {
   SimulationFailure,
 } from "../../src/property/index.js";
 import { parseScenario } from "../../src/scenario/parse.js";
-import { registerBuiltins } from "../../src/scenario/builtins.js";
 import { parseFaultSchedule } from "../../src/sim/faults.js";
 import { scenarioToDocument } from "../../src/scenario/replay-file.js";
 import { readReplayFile } from "../../src/cli/replay.js";
@@ -35,7 +34,6 @@ describe("property: simulation property over generated clusters, faults and work
   }, 60_000);
 
   it("canary ack-before-fsync: the property fails, shrinks, writes a replay file, and the file reproduces (same trace hash)", async () => {
-    registerBuiltins();
     // Standalone, crashes and slow fsyncs: acknowledged-but-unsynced writes are lost at a crash.
     // The linearizability checker is left out here only for time: on such a broken history its
     // search can run for minutes, and zk.standalone-durability is the checker this canary targets.
@@ -68,7 +66,6 @@ describe("property: simulation property over generated clusters, faults and work
   }, 60_000);
 
   it("arbitraries: every generated scenario is accepted by the CLI's parser, and its faults are healed by the window's end", () => {
-    registerBuiltins();
     const seen = new Set<string>();
     for (const parts of fc.sample(scenarioPartsArbitrary(), { seed: 7, numRuns: 150 })) {
       const doc = JSON.parse(JSON.stringify(scenarioDocumentOf(parts)));

@@ -6,7 +6,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import "../helpers/fast-check-seed.js";
-import { registerBuiltins } from "../../src/scenario/builtins.js";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { runScenario } from "../../src/scenario/run.js";
 
@@ -38,7 +37,6 @@ function faultSchedule(plans: FaultPlan[]): unknown[] {
 type CommitCase = { faults: FaultPlan[]; transactions: unknown[]; seed: number };
 
 export async function failedCheckers(kind: string, script: string, c: CommitCase): Promise<string[]> {
-  registerBuiltins();
   const scenario = parseScenario(
     {
       name: `property-${script}`,

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { registerBuiltins } from "../../src/scenario/builtins.js";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { runScenario } from "../../src/scenario/run.js";
-
-registerBuiltins();
 
 /** The bench's client load (cli/bench.ts) in small: 3 voters, 4 clients, traffic until 4 s. */
 function benchLoad(traffic: Record<string, unknown>) {

@@ -1,12 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { registerBuiltins } from "../../src/scenario/builtins.js";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { scenarioToDocument } from "../../src/scenario/replay-file.js";
 import { runScenarioWithSim } from "../../src/scenario/run.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS } from "../../src/scenario/types.js";
 import { UserInputError } from "../../src/sim/errors.js";
-
-registerBuiltins();
 
 /** A kernel-traffic scenario whose fault schedule leaves things broken at the end. */
 function brokenAtTheEnd(extra: Record<string, unknown> = {}) {

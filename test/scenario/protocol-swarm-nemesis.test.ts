@@ -8,7 +8,7 @@ import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { scenarioAsRun, scenarioToDocument } from "../../src/scenario/replay-file.js";
-import { workloadDef } from "../../src/scenario/workload.js";
+import { workloadDef } from "../../src/scenario/registry.js";
 import { Rng } from "../../src/sim/rng.js";
 
 const nodesOf = (f: object): string[] => Object.entries(f).flatMap(([k, v]) => (k === "node" ? [v as string] : k === "from" || k === "to" ? (v as string[]) : []));

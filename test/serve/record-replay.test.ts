@@ -20,16 +20,15 @@ import { parseReplayFile } from "../../src/scenario/replay-file.js";
 import { compareReplay, runReplayCase } from "../../src/scenario/replay.js";
 import { shrinkCase } from "../../src/scenario/shrink.js";
 import { servedCaseFromJournal } from "../../src/serve/serve-recorder.js";
-import { registerServedWorkload } from "../../src/serve/served-workload.js";
+import { SERVE_REGISTRY } from "../../src/serve/served-workload.js";
 import { parseScenario } from "../../src/scenario/parse.js";
-import { registerBuiltins } from "../../src/scenario/builtins.js";
 import { serveScenarioOf } from "../../src/serve/serve-scenario.js";
-
-registerServedWorkload();
 import { RawZkClient, freePortRun, leaderServing, serveFixture } from "./raw-zk-client.js";
 
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 const text = (s: string) => new TextEncoder().encode(s);
+// A recorded session names the "served" workload: its replays look it up there.
+const served = { registry: SERVE_REGISTRY };
 
 function zksim(...args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 60_000 });
@@ -95,7 +94,7 @@ describe("serve: record and replay", () => {
     const outcome = s.outcome()!;
     fx.session = undefined;
     expect(existsSync(`${file}.partial`)).toBe(false);
-    const c = parseReplayFile(readFileSync(file, "utf8"), file);
+    const c = parseReplayFile(readFileSync(file, "utf8"), file, SERVE_REGISTRY);
     expect(c.scenario.workload.kind).toBe("served");
     expect(c.scenario.faults.map((f) => f.kind)).toEqual(["crash", "pause", "resume"]);
     const inputs = c.scenario.workload.params.inputs as { kind: string; address?: string }[];
@@ -104,7 +103,7 @@ describe("serve: record and replay", () => {
     expect(inputs.filter((i) => i.kind === "connect").map((i) => i.address)).toEqual(["127.0.0.1", "127.0.0.1"]);
     expect(inputs.filter((i) => i.kind === "frame").length).toBeGreaterThanOrEqual(5);
     expect(c.expected.traceHash).toBe(outcome.traceHash);
-    const again = await runReplayCase(c);
+    const again = await runReplayCase(c, served);
     expect(compareReplay(c, again)).toMatchObject({ reproduced: true });
     expect(again.counts["zk.session.established"]).toBeGreaterThanOrEqual(2);
     const child = zksim("replay", file, "--json");
@@ -113,7 +112,6 @@ describe("serve: record and replay", () => {
   }, 60_000);
 
   it("serve: record: a --scenario session (its network, disk and server settings, its timed faults and their end) replays to the same trace hash, from the file and from its journal", async () => {
-    registerBuiltins();
     const doc = {
       name: "served-schedule",
       durationMs: 2200,
@@ -142,11 +140,11 @@ describe("serve: record and replay", () => {
     await s.close();
     const outcome = s.outcome()!;
     fx.session = undefined;
-    const c = parseReplayFile(readFileSync(file, "utf8"), file);
+    const c = parseReplayFile(readFileSync(file, "utf8"), file, SERVE_REGISTRY);
     expect(c.scenario.workload.params.scenario).toMatchObject({ name: "served-schedule", faults: [{ index: 0 }, { index: 1 }, { index: 2 }] });
     expect(c.scenario.network).toEqual({ minDelayUs: 2000, maxDelayUs: 4000 });
     expect(c.scenario.faults).toEqual([]); // the schedule is the scenario's, not fault commands
-    const again = await runReplayCase(c);
+    const again = await runReplayCase(c, served);
     expect(again.traceHash).toBe(outcome.traceHash);
     expect(compareReplay(c, again)).toMatchObject({ reproduced: true });
     // A journal's header carries the schedule too: the run it recovers is the same up to its last input.
@@ -172,16 +170,16 @@ describe("serve: record and replay", () => {
     expect(outcome.violations.map((v) => v.checker)).toContain("zab.durable-ack");
     const c = outcome.replayCase;
     expect(c.expected.verdict).toBe("fail");
-    const again = await runReplayCase(c);
+    const again = await runReplayCase(c, served);
     expect(compareReplay(c, again)).toMatchObject({ reproduced: true });
-    const shrunk = await shrinkCase(c, 40);
+    const shrunk = await shrinkCase(c, 40, SERVE_REGISTRY);
     expect(shrunk).toBeDefined();
     const small = shrunk!.shrunk;
     const conns = (x: typeof c) => new Set((x.scenario.workload.params.inputs as { conn: number }[]).map((i) => i.conn)).size;
     expect(small.scenario.faults.length).toBeLessThan(c.scenario.faults.length);
     expect(conns(small)).toBeLessThan(conns(c));
     expect(small.expected.violations[0]!.checker).toBe(c.expected.violations[0]!.checker);
-    expect(compareReplay(small, await runReplayCase(small))).toMatchObject({ reproduced: true });
+    expect(compareReplay(small, await runReplayCase(small, served))).toMatchObject({ reproduced: true });
   }, 90_000);
 
   it("serve: record: a journal left by a crash of serve replays its inputs", async () => {
@@ -198,7 +196,7 @@ describe("serve: record and replay", () => {
     expect(servedCaseFromJournal(journal + '{"atUs": 12', "torn").scenario.workload.params.inputs).toEqual(c.scenario.workload.params.inputs);
     const inputs = c.scenario.workload.params.inputs as { kind: string }[];
     expect(inputs.map((i) => i.kind)).toEqual(["connect", "frame", "frame"]);
-    const run = await runReplayCase(c);
+    const run = await runReplayCase(c, served);
     expect(run.counts["zk.session.established"]).toBe(1);
     const child = zksim("replay", `${file}.partial`);
     expect(child.stdout).toContain("journal");

@@ -11,7 +11,6 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { parseScenario } from "../../src/scenario/parse.js";
-import { registerBuiltins } from "../../src/scenario/builtins.js";
 import { serveScenarioOf } from "../../src/serve/serve-scenario.js";
 import { startServe, type ServeSession } from "../../src/serve/serve-session.js";
 import { OpCode } from "../../src/zk/proto/op-code.js";
@@ -21,7 +20,6 @@ import { RawZkClient, leaderServing } from "./raw-zk-client.js";
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 
 function scenario(doc: Record<string, unknown>) {
-  registerBuiltins();
   return parseScenario({ name: "t", durationMs: 2000, workload: { kind: "zk", script: "recipe-lock", servers: 3, clients: 4 }, ...doc }, "t.json");
 }
 

@@ -7,13 +7,9 @@
 import { describe, expect, it } from "vitest";
 import { ClientLinks } from "../../src/serve/client-links.js";
 import { buildServeEnsemble } from "../../src/serve/serve-ensemble.js";
-import { registerServedWorkload, servedScenario, recordInput, settingsFromRecord, settingsToRecord, type RecordedInput } from "../../src/serve/served-workload.js";
+import { SERVE_REGISTRY, servedScenario, recordInput, settingsFromRecord, settingsToRecord, type RecordedInput } from "../../src/serve/served-workload.js";
 import { settingsFromFlags } from "../../src/serve/zoo-cfg.js";
 import { runScenario } from "../../src/scenario/run.js";
-import { registerBuiltins } from "../../src/scenario/builtins.js";
-
-registerBuiltins();
-registerServedWorkload();
 
 describe("served workload", () => {
   it("served workload: inputs at instants where later-scheduled events ran first live replay to the same trace hash", async () => {
@@ -35,7 +31,7 @@ describe("served workload", () => {
     sim.runSync({ untilUs: sim.nowUs + 500_000 });
     const live = sim.trace.hash();
     expect(recorded).toHaveLength(12);
-    const replay = await runScenario(servedScenario(settings, recorded, [], sim.nowUs, seed), { seed });
+    const replay = await runScenario(servedScenario(settings, recorded, [], sim.nowUs, seed), { seed, registry: SERVE_REGISTRY });
     expect(replay.traceHash).toBe(live);
     expect(replay.counts["conn.close"]).toBe(sim.trace.kindCounts()["conn.close"]);
   });

@@ -70,9 +70,25 @@ describe("scenario: trace-conditioned faults fire from the trace", () => {
     const events = await traceOf(learner, ["zab.sync", "zab.state", "pause", "resume"]);
     const sync = events.find((e) => e.kind === "zab.sync")!;
     const pause = events.find((e) => e.kind === "pause")!;
-    const sidOf = (node: string) => events.find((e) => e.kind === "zab.state" && e.node === node)?.fields?.sid;
-    expect(sidOf(pause.node)).toBe(sync.fields?.learner);
+    const sidOf = (node: string) => events.find((e): e is TraceEvent<"zab.state"> => e.kind === "zab.state" && e.node === node)?.fields.sid;
+    expect(sidOf(pause.node)).toBe(sync.kind === "zab.sync" ? sync.fields.learner : undefined);
     expect(pause.atUs).toBe(sync.atUs);
     expect(events.find((e) => e.kind === "resume")!.atUs).toBe(pause.atUs + 50_000);
+  });
+});
+
+describe("scenario: a crash right after a message of one type (when.detail)", () => {
+  it("the sender crashes right after its 2nd NEWLEADER, the receiver right after its 1st COMMIT; a bad detail is one line", async () => {
+    expect(bad([{ atMs: 0, kind: "crash", node: "$0", when: { after: "send", detail: 3 } }])).toThrow(/faults\[0\]\.when\.detail: expected a message type or timer label/);
+    const s = swarmWith([
+      { atMs: 0, kind: "crash", node: "$0", when: { after: "send", detail: "NEWLEADER", count: 2 }, forMs: 300 },
+      { atMs: 0, kind: "crash", node: "$0", when: { after: "deliver", detail: "COMMIT" }, forMs: 300 },
+    ]);
+    const events = await traceOf(s, ["send", "deliver", "crash"]);
+    const crashes = events.filter((e) => e.kind === "crash");
+    const newleader = events.filter((e) => e.kind === "send" && e.detail === "NEWLEADER")[1]!;
+    const commit = events.find((e) => e.kind === "deliver" && e.detail === "COMMIT")!;
+    for (const m of [newleader, commit]) expect(crashes.some((c) => c.node === m.node && c.atUs === m.atUs)).toBe(true);
+    expect(crashes).toHaveLength(2);
   });
 });

@@ -93,6 +93,27 @@ describe("sim: simulator", () => {
     expect(localAtFire).toBe(100);
   });
 
+  it("clock skew: a pending timer fires when the local clock reaches its deadline, whatever rates it ran at meanwhile", () => {
+    const sim = makeSim();
+    const fired: Record<string, [trueMs: number, localMs: number]> = {};
+    for (const [id, rate] of [["slow", 0.1], ["fast", 2]] as const) {
+      addNode(sim, id, (ctx) => {
+        ctx.setTimerMs(10_000, () => (fired[id] = [sim.nowUs / 1000, ctx.nowMs()]));
+        ctx.setTimerMs(20_000, () => (fired[`${id}-2`] = [sim.nowUs / 1000, ctx.nowMs()]));
+      });
+      sim.setClockRate(id, rate);
+      sim.start(id);
+    }
+    // At true 4 s: "slow" has run 0.4 s of its 10 s and runs true from now on (fires at 13.6 s,
+    // not at 100 s); "fast" has run 8 s and slows to half speed (its last 2 s take 4 s: 8 s).
+    sim.schedule(4_000_000, () => {
+      sim.setClockRate("slow", 1);
+      sim.setClockRate("fast", 0.5);
+    });
+    sim.runSync();
+    expect(fired).toEqual({ slow: [13_600, 10_000], "slow-2": [23_600, 20_000], fast: [8_000, 10_000], "fast-2": [28_000, 20_000] });
+  });
+
   it("async user code: continuations run at the virtual time they were resolved", async () => {
     const sim = makeSim();
     const seen: number[] = [];

@@ -8,11 +8,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, render } from "ink-testing-library";
 import { App } from "../../src/tui/app.js";
 import { Controller } from "../../src/tui/controller.js";
-import { Session } from "../../src/scenario/stepper/session.js";
-import { paxosAdapter } from "../../src/scenario/stepper/paxos/paxos-adapter.js";
-import { multiPaxosAdapter } from "../../src/scenario/stepper/multipaxos/multipaxos-adapter.js";
+import { Session } from "../../src/stepper/session.js";
+import { paxosAdapter } from "../../src/stepper/paxos/paxos-adapter.js";
+import { multiPaxosAdapter } from "../../src/stepper/multipaxos/multipaxos-adapter.js";
 import { lessonNamed } from "../../src/tui/lessons/index.js";
-import type { ProtocolAdapter, World } from "../../src/scenario/stepper/types.js";
+import type { ProtocolAdapter, World } from "../../src/stepper/types.js";
 
 async function settle(c: Controller, ms = 50): Promise<void> {
   await new Promise((r) => setTimeout(r, 5));

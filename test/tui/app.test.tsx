@@ -7,9 +7,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, render } from "ink-testing-library";
 import { App } from "../../src/tui/app.js";
 import { Controller } from "../../src/tui/controller.js";
-import { Session } from "../../src/scenario/stepper/session.js";
-import { zabAdapter } from "../../src/scenario/stepper/zab/zab-adapter.js";
-import { threePcAdapter, twoPcAdapter } from "../../src/scenario/stepper/commit/commit-adapter.js";
+import { Session } from "../../src/stepper/session.js";
+import { zabAdapter } from "../../src/stepper/zab/zab-adapter.js";
+import { threePcAdapter, twoPcAdapter } from "../../src/stepper/commit/commit-adapter.js";
 import { keyIntent, splitKeys } from "../../src/tui/keys.js";
 
 const RIGHT = "\u001B[C";
@@ -38,7 +38,7 @@ describe("tui: app", () => {
     expect(frame).toMatch(/zksim learn zab \[3\] · seed 1 · step 0/);
     expect(frame).toMatch(/● s3 leader\s+epoch 1\/1\s+last 0x100000002/);
     expect(frame).toMatch(/PENDING \(\d+\)/);
-    expect(frame).toMatch(/✓ 14 of 14 invariants hold/);
+    expect(frame).toMatch(/✓ 15 of 15 invariants hold/);
     expect(frame.split("\n").length).toBeLessThanOrEqual(23);
   });
 

@@ -1,4 +1,4 @@
-/** The teaching protocols' checkers by name (registered in scenario/builtins.ts). */
+/** The teaching protocols' checkers by name (listed in the registry, scenario/registry.ts). */
 import type { Checker } from "../checker.js";
 import { CommitAtomicityChecker } from "./commit-atomicity.js";
 import { CommitBlockingChecker } from "./commit-blocking.js";

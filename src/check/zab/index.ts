@@ -13,12 +13,13 @@ import { IntegrityChecker } from "./integrity.js";
 import { LeadershipChecker } from "./leadership.js";
 import { LivenessChecker } from "./liveness.js";
 import { NewLeaderQuorumChecker } from "./newleader-quorum.js";
+import { LearnerSyncChecker } from "./learner-sync.js";
 import { PrefixConsistencyChecker } from "./prefix-consistency.js";
 import { PrimaryIntegrityChecker } from "./primary-integrity.js";
 import { ZxidUniquenessChecker } from "./zxid-uniqueness.js";
 
 export { CommittedDurabilityChecker, DurableAckChecker, FlagsChecker, IdenticalTreesChecker, IntegrityChecker, LeadershipChecker, LivenessChecker, PrefixConsistencyChecker, PrimaryIntegrityChecker, ZxidUniquenessChecker };
-export { ElectionMostRecentChecker, NewLeaderQuorumChecker };
+export { ElectionMostRecentChecker, LearnerSyncChecker, NewLeaderQuorumChecker };
 
 export interface ZabCheckerOptions {
   /** Virtual milliseconds after the last fault within which a leader must serve (default 40 000). */
@@ -39,6 +40,7 @@ export const ZAB_CHECKERS: ReadonlyMap<string, (options?: ZabCheckerOptions) => 
   ["zab.durable-ack", () => new DurableAckChecker()],
   ["zab.election-most-recent", () => new ElectionMostRecentChecker()],
   ["zab.newleader-quorum", () => new NewLeaderQuorumChecker()],
+  ["zab.learner-sync", () => new LearnerSyncChecker()],
 ]);
 
 /** Fresh instances of every ZAB checker. */

@@ -12,19 +12,18 @@ import type { Command } from "../command.js";
 import { REPLAY_EXIT } from "../replay.js";
 import { readInputFile } from "../files.js";
 import { parseReplayFile, type ReplayCase } from "../../scenario/replay-file.js";
-import { registerUserWorkload } from "../../api/user-workload.js";
 import { isUserScenario, replayUserCase } from "../../api/run-user-script.js";
 import { isSessionFileText } from "../../tui/session-file.js";
 import { replaySession } from "../../tui/replay-session.js";
 import { JOURNAL_FORMAT, servedCaseFromJournal } from "../../serve/serve-recorder.js";
-import { registerServedWorkload } from "../../serve/served-workload.js";
-import { writeReplayFile } from "../replay.js";
+import { REPLAY_REGISTRY, writeReplayFile } from "../replay.js";
 
 export const replay: Command = {
   name: "replay",
   args: "<file> [--module PATH] [--json]",
   help: `re-run a replay file and check it reproduces (same trace hash and checkers):
-exit 1 reproduced (the case still fails), 0 reproduced a recorded pass,
+exit 1 reproduced (the case still fails), 0 reproduced a recorded pass (or a case that shows
+only the scenario's documented flaws, verdict "expected"),
 4 did not reproduce, 2 unreadable or invalid file.
 A replay of a user's script (the public API: runUserScript, userScriptProperty) imports the
 script from --module PATH (default: the module the file records, relative to this directory)`,
@@ -41,10 +40,8 @@ async function cmdReplay(argv: string[]): Promise<number> {
   if (isSessionFileText(text)) return replaySession(path, boolFlag(args, "json"));
   // The journal `zksim serve --record FILE` keeps while serving: left behind when serve did not stop cleanly.
   if (text.startsWith(`{"zksim":"${JOURNAL_FORMAT}"`)) return replayJournal(path, text);
-  registerUserWorkload();
-  registerServedWorkload();
   const module = stringFlag(args, "module");
-  const parsed = parseReplayFile(text, path);
+  const parsed = parseReplayFile(text, path, REPLAY_REGISTRY);
   if (module !== undefined && !isUserScenario(parsed.scenario)) throw new UserInputError(`replay: ${path} does not run a user's script (workload "${parsed.scenario.workload.kind}"): leave out --module`);
   const { c, result, cmp } = isUserScenario(parsed.scenario) ? await replayUser(path, module) : await replayBuiltin(parsed);
   const code = !cmp.reproduced ? REPLAY_EXIT.notReproduced : result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : REPLAY_EXIT.reproducedPass;
@@ -55,7 +52,7 @@ async function cmdReplay(argv: string[]): Promise<number> {
   const flags = caseFlags(c);
   console.log(`zksim replay ${path}: ${c.scenario.name} seed ${c.seed}${flags ? ` ${flags}` : ""} (${c.scenario.faults.length} fault${c.scenario.faults.length === 1 ? "" : "s"}, ${c.scenario.durationMs} ms)`);
   if (cmp.reproduced) {
-    const what = result.verdict === "fail" ? `still fails: ${describeCheckers(result)}` : "passes, as recorded";
+    const what = { fail: `still fails: ${describeCheckers(result)}`, expected: `shows only the scenario's documented flaws, as recorded: ${describeCheckers(result)}`, pass: "passes, as recorded" }[result.verdict];
     console.log(`reproduced: ${result.traceHash} (${what})`);
   } else {
     console.log(`did not reproduce: ${cmp.reason}`);
@@ -75,7 +72,7 @@ async function cmdReplay(argv: string[]): Promise<number> {
  */
 async function replayJournal(path: string, text: string): Promise<number> {
   const c = servedCaseFromJournal(text, path);
-  const result = await runReplayCase(c);
+  const result = await runReplayCase(c, { registry: REPLAY_REGISTRY });
   const out = path.endsWith(".partial") ? path.slice(0, -".partial".length) : `${path}.json`;
   writeReplayFile(out, { ...c, expected: { traceHash: result.traceHash, verdict: result.verdict, violations: result.violations.map(({ checker, message }) => ({ checker, message })) } });
   console.log(`zksim replay ${path}: the journal of a serve session that did not stop cleanly (${c.scenario.faults.length} faults, ${c.scenario.durationMs} ms up to its last input or fault)`);
@@ -92,7 +89,7 @@ interface Replayed {
 }
 
 async function replayBuiltin(c: ReplayCase): Promise<Replayed> {
-  const result = await runReplayCase(c);
+  const result = await runReplayCase(c, { registry: REPLAY_REGISTRY });
   return { c, result, cmp: compareReplay(c, result) };
 }
 

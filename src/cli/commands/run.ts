@@ -5,6 +5,8 @@
  * Outputs (`--trace`, `--save`) never cost the verdict: when one cannot be written (a full
  * disk, a path under /proc), the verdict and the replay line are still printed, stderr says
  * what was lost, and a failing run still exits 1; a passing run whose `--trace` failed exits 2.
+ * A run whose only violations are of the scenario's declared flaws (`expectedViolations`) has
+ * the verdict EXPECTED, names the declarations, and exits 0 as a pass does; `--save` saves it.
  * Paths that are wrong before the run starts (no such directory, a directory given as a file)
  * are exit 2 before anything runs.
  */
@@ -12,7 +14,8 @@ import { performance } from "node:perf_hooks";
 import { UserInputError } from "../../sim/errors.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { runScenario } from "../../scenario/run.js";
-import { CANARIES, type Canary, type RunResult } from "../../scenario/types.js";
+import { CANARIES, type Canary, type RunResult, type Scenario } from "../../scenario/types.js";
+import { describeExpected } from "../../scenario/verdict.js";
 import { replayCaseFromRun } from "../../scenario/replay-file.js";
 import { generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
 import { bugEntry } from "../../scenario/bug-zoo.js";
@@ -88,12 +91,12 @@ async function cmdRun(argv: string[]): Promise<number> {
     const { narrative: _n, counts: _c, ...rest } = result;
     console.log(JSON.stringify({ ...rest, wallMs }));
   } else {
-    printRunSummary(result, wallMs, tracePath !== undefined && lost.length === 0 ? tracePath : undefined, flags);
+    printRunSummary(result, wallMs, tracePath !== undefined && lost.length === 0 ? tracePath : undefined, flags, scenario);
   }
   if (savePath !== undefined) {
     // Notes go to stderr with --json: stdout stays one JSON line.
     const note = json ? (line: string) => console.error(`zksim: ${line}`) : (line: string) => console.log(line);
-    if (result.verdict === "fail") {
+    if (result.verdict !== "pass") {
       const options = { ...(bugs !== undefined ? { bugs } : {}), ...(canary !== undefined ? { canary: canary as Canary } : {}) };
       try {
         writeReplayFile(savePath, replayCaseFromRun(scenario, options, result));
@@ -111,8 +114,11 @@ async function cmdRun(argv: string[]): Promise<number> {
   return lost.length === 0 ? 0 : 2;
 }
 
-/** The human summary of a run: narrative, counts, verdict, and the replay line (also `zksim demo`'s). */
-export function printRunSummary(r: RunResult, wallMs: number, tracePath?: string, replayFlags = ""): void {
+/**
+ * The human summary of a run: narrative, counts, verdict, and the replay line (also `zksim demo`'s).
+ * An "expected" verdict names the scenario's declarations that excused its violations.
+ */
+export function printRunSummary(r: RunResult, wallMs: number, tracePath?: string, replayFlags = "", scenario?: Pick<Scenario, "expectedViolations">): void {
   console.log(`zksim run ${r.scenario} --seed ${r.seed}`);
   for (const line of r.narrative) console.log(`  ${line}`);
   const c = r.counts;
@@ -124,12 +130,14 @@ export function printRunSummary(r: RunResult, wallMs: number, tracePath?: string
   );
   console.log(`  ${r.events} events, ${r.virtualMs} virtual ms in ${wallMs} wall ms; trace hash ${r.traceHash}`);
   if (tracePath) console.log(`  trace written to ${tracePath}`);
-  if (r.verdict === "pass") {
-    console.log(`verdict: PASS`);
-  } else {
-    console.log(`verdict: FAIL (${r.violations.length} violation${r.violations.length === 1 ? "" : "s"})`);
-    for (const v of r.violations.slice(0, 10)) console.log(`  [${v.checker}] at ${v.atMs}ms (event #${v.eventIndex}): ${v.message}`);
+  const violations = `${r.violations.length} violation${r.violations.length === 1 ? "" : "s"}`;
+  if (r.verdict === "pass") console.log(`verdict: PASS`);
+  if (r.verdict === "fail") console.log(`verdict: FAIL (${violations})`);
+  if (r.verdict === "expected") {
+    console.log(`verdict: EXPECTED (${violations}, each of a flaw the scenario documents; not a regression)`);
+    for (const line of describeExpected(scenario ?? {}, r.violations)) console.log(`  expected: ${line}`);
   }
+  for (const v of r.violations.slice(0, 10)) console.log(`  [${v.checker}] at ${v.atMs}ms (event #${v.eventIndex}): ${v.message}`);
   // Stretches a checker could not judge within its budget: neither a pass nor a violation there.
   for (const u of r.unknown) console.log(`  unknown: [${u.checker}] ${u.fromMs}–${u.toMs} ms not judged: ${u.reason}`);
   console.log(`replay: zksim run ${r.scenario} --seed ${r.seed}${replayFlags}`);

@@ -10,11 +10,11 @@ import { dirname } from "node:path";
 import { UserInputError } from "../../sim/errors.js";
 import { caseFlags } from "../../scenario/replay.js";
 import { DEFAULT_MAX_RUNS, shrinkCase } from "../../scenario/shrink.js";
-import { workloadDef } from "../../scenario/workload.js";
+import { workloadDef } from "../../scenario/registry.js";
 import { intFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
 import { checkOutputPath, ensureDir } from "../files.js";
-import { REPLAY_EXIT, readReplayFile, writeReplayFile } from "../replay.js";
+import { REPLAY_EXIT, REPLAY_REGISTRY, readReplayFile, writeReplayFile } from "../replay.js";
 
 export const shrink: Command = {
   name: "shrink",
@@ -40,7 +40,7 @@ async function cmdShrink(argv: string[]): Promise<number> {
   if (target === undefined) throw new UserInputError(`shrink: ${path} records a passing run; only a failing case can be shrunk`);
   const flags = caseFlags(c);
   console.log(`zksim shrink ${path}: ${c.scenario.name} seed ${c.seed}${flags ? ` ${flags}` : ""}, keeping failures of [${target}]; budget ${maxRuns} runs`);
-  const outcome = await shrinkCase(c, maxRuns);
+  const outcome = await shrinkCase(c, maxRuns, REPLAY_REGISTRY);
   if (outcome === undefined) {
     console.log(`not shrunk: the recorded case no longer fails with [${target}] (see \`zksim replay ${path}\`)`);
     return REPLAY_EXIT.notReproduced;
@@ -48,7 +48,7 @@ async function cmdShrink(argv: string[]): Promise<number> {
   const s = outcome.shrunk.scenario;
   console.log(`  faults:     ${c.scenario.faults.length} → ${s.faults.length}`);
   console.log(`  durationMs: ${c.scenario.durationMs} → ${s.durationMs}`);
-  const parts = workloadDef(c.scenario.workload.kind).removableParts;
+  const parts = workloadDef(c.scenario.workload.kind, REPLAY_REGISTRY).removableParts;
   if (parts !== undefined) console.log(`  ${parts.what}: ${parts.list(c.scenario.workload.params).length} → ${parts.list(s.workload.params).length}`);
   const { draws, simplified, runs } = outcome.decisions;
   const ranges = outcome.shrunk.simplify.length;

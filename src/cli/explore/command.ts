@@ -9,8 +9,11 @@
  *
  * Output: a progress bar on a TTY (never with --json), then one line per failure and a summary;
  * with --json only one line `{scenario, seedsRun, failures: [{seed, checker, replay}],
- * seedsPerSec}` (and `interrupted: true` after a SIGINT). Exit 1 if any seed failed, 2 on bad
- * input. The failures are sorted by seed and do not depend on --workers.
+ * expected: [...], seedsPerSec}` (and `interrupted: true` after a SIGINT). A seed whose only
+ * violations are of the scenario's declared flaws (`expectedViolations`, scenario/verdict.ts)
+ * is listed apart under `expected`, grouped by checker with the declaration's reason: it is not
+ * a failure. Exit 1 if any seed failed, 0 when every seed passed or showed only expected
+ * violations, 2 on bad input. The lists are sorted by seed and do not depend on --workers.
  *
  * SIGINT (Ctrl-C): the sweep stops taking seeds (a seed already running in-process finishes
  * first; workers drop theirs), prints the summary of the seeds that ran — failures with their
@@ -32,6 +35,7 @@ import { OutputError, ensureDir, writeOutputFile } from "../files.js";
 import { loadScenario } from "../scenario-files.js";
 import { exploreInProcess, exploreInWorkers, type SeedOutcome, type SeedRunOptions } from "./explore.js";
 import { ProgressBar } from "./progress.js";
+import { coverageLines, leftOutOf, perThousand, summarizeCoverage, type CoverageSummary } from "./coverage-report.js";
 import { join } from "node:path";
 import type { Scenario } from "../../scenario/types.js";
 import { writeReplayFile } from "../replay.js";
@@ -50,9 +54,15 @@ export interface ExploreReport {
   scenario: string;
   seedsRun: number;
   failures: ExploreFailure[];
+  /** Seeds whose only violations are the scenario's documented flaws: not failures. */
+  expected: ExploreFailure[];
   /** Passing seeds with stretches a checker could not judge (not failures; docs/long-runs.md). */
   seedsWithUnknown: number;
   seedsPerSec: number;
+  /** How many seeds per 1,000 reached each fault kind and protocol state (0: declared, never reached). */
+  coverage: { seeds: number; perThousand: Record<string, number> };
+  /** The faults the scenario's nemesis declares it leaves out, and why. */
+  leftOut: { fault: string; why: string }[];
   /** Present (true) when a SIGINT stopped the sweep early. */
   interrupted?: true;
 }
@@ -117,23 +127,30 @@ async function cmdExplore(argv: string[]): Promise<number> {
   const seconds = (performance.now() - started) / 1000;
   bar?.clear();
   const failed = outcomes.filter((o) => o.verdict === "fail");
+  const expected = outcomes.filter((o) => o.verdict === "expected");
   const interrupted = interrupt.signal.aborted;
+  const coverage = summarizeCoverage(scenario, outcomes.map((o) => o.coverage));
+  const listed = (o: SeedOutcome): ExploreFailure => ({ seed: o.seed, checker: o.checker ?? "unknown", replay: replayCommand(req.scenarioArg, o.seed, req.options, req.variant) });
   const report: ExploreReport = {
     scenario: scenario.name,
     seedsRun: outcomes.length,
-    failures: failed.map((o) => ({ seed: o.seed, checker: o.checker ?? "unknown", replay: replayCommand(req.scenarioArg, o.seed, req.options, req.variant) })),
+    failures: failed.map(listed),
+    expected: expected.map(listed),
     seedsWithUnknown: outcomes.filter((o) => (o.unknown ?? 0) > 0).length,
     seedsPerSec: Math.round((outcomes.length / Math.max(seconds, 1e-6)) * 10) / 10,
+    coverage: { seeds: coverage.seeds, perThousand: perThousand(coverage) },
+    leftOut: [...leftOutOf(scenario)],
     ...(interrupted ? { interrupted: true as const } : {}),
   };
   if (req.json) {
     console.log(JSON.stringify(report));
   } else {
-    printFailures(report, failed, seconds, req.seeds.length);
+    printExpected(scenario, expected);
+    printFailures(report, failed, seconds, req.seeds.length, coverageLines(scenario, coverage));
   }
   if (req.saveDir !== undefined) {
-    const replayFiles = saveFailures(req, scenario, failed);
-    saveSweepReport(req, report, replayFiles, seconds);
+    const replayFiles = saveFailures(req, scenario, [...failed, ...expected]);
+    saveSweepReport(req, report, replayFiles, seconds, coverage);
   }
   return interrupted ? EXIT_INTERRUPTED : failed.length === 0 ? 0 : 1;
 }
@@ -184,7 +201,7 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
       note(`--save-dir: seed ${o.seed} threw (${o.checker}); no replay file, use: ${replayCommand(req.scenarioArg, o.seed, req.options, req.variant)}`);
       continue;
     }
-    const expected = { traceHash: o.traceHash, verdict: "fail" as const, violations: o.violations };
+    const expected = { traceHash: o.traceHash, verdict: o.verdict, violations: o.violations };
     const bugs = [...(req.options.bugs ?? [])];
     const ran = scenarioAsRun(req.options.generate === true ? generatedRecipeScenario(scenario, o.seed) : scenario, o.seed);
     try {
@@ -207,7 +224,11 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
  * Writes the sweep report beside the replay files (sweep-report.ts): what `explore --merge`
  * combines. A write that fails is one stderr line; the sweep's exit code stands.
  */
-function saveSweepReport(req: ExploreRequest, report: ExploreReport, replayFiles: Map<number, string>, seconds: number): void {
+function saveSweepReport(req: ExploreRequest, report: ExploreReport, replayFiles: Map<number, string>, seconds: number, coverage: CoverageSummary): void {
+  const withFile = (f: ExploreFailure) => {
+    const file = replayFiles.get(f.seed);
+    return file === undefined ? f : { ...f, replayFile: file };
+  };
   const sweep: SweepReport = {
     kind: SWEEP_REPORT_KIND,
     version: SWEEP_REPORT_VERSION,
@@ -223,11 +244,10 @@ function saveSweepReport(req: ExploreRequest, report: ExploreReport, replayFiles
     shardIndex: req.shard?.index ?? 1,
     seedsPlanned: req.seeds.length,
     seedsRun: report.seedsRun,
-    failures: report.failures.map((f) => {
-      const file = replayFiles.get(f.seed);
-      return file === undefined ? f : { ...f, replayFile: file };
-    }),
+    failures: report.failures.map(withFile),
+    expected: report.expected.map(withFile),
     seedsWithUnknown: report.seedsWithUnknown,
+    coverage,
     wallSeconds: Math.round(seconds * 1000) / 1000,
     seedsPerSec: report.seedsPerSec,
     interrupted: report.interrupted === true,
@@ -265,7 +285,8 @@ function printMerged(m: MergedSweep): void {
     console.log(`FAIL seed ${f.seed} [${f.checker}]`);
     console.log(`  replay: ${f.replay}${f.replayFile !== undefined ? ` (or zksim replay ${f.replayFile})` : ""}`);
   }
-  const verdict = m.failures.length === 0 ? "all passed" : plural(m.failures.length, "failing seed");
+  for (const [checker, seeds] of byChecker(m.expected.map((f) => ({ seed: f.seed, checkers: [f.checker] })))) console.log(`EXPECTED [${checker}] ${plural(seeds.length, "seed")}: ${seeds.join(", ")}`);
+  const verdict = m.failures.length === 0 ? (m.expected.length === 0 ? "all passed" : `no regression (${plural(m.expected.length, "seed")} with expected violations only)`) : plural(m.failures.length, "failing seed");
   const gaps = m.seedsWithUnknown > 0 ? ` (${plural(m.seedsWithUnknown, "seed")} with stretches left unjudged)` : "";
   console.log(`merged ${plural(m.seedsRun, "seed")} of ${m.count} (${m.seedsPerSec} seeds/s over the shards, slowest shard ${m.wallSeconds.toFixed(2)} s): ${verdict}${gaps}`);
   if (m.incomplete !== undefined) {
@@ -295,16 +316,40 @@ function printHeader(req: ExploreRequest): void {
   console.log(`zksim explore ${req.scenarioArg}${variant}: ${range}${shard}, ${plural(req.seeds.length, "run")}, ${plural(workers, "worker")}`);
 }
 
-function printFailures(report: ExploreReport, failed: SeedOutcome[], seconds: number, planned: number): void {
+/** The failures, then the coverage lines, then the one-line summary (always the last line). */
+function printFailures(report: ExploreReport, failed: SeedOutcome[], seconds: number, planned: number, coverage: readonly string[]): void {
   for (const [i, o] of failed.entries()) {
     console.log(`FAIL seed ${o.seed} [${o.checker}] ${o.message ?? ""}`);
     console.log(`  replay: ${report.failures[i]!.replay}`);
   }
+  for (const line of coverage) console.log(line);
   const rate = `${report.seedsPerSec} seeds/s`;
-  const verdict = failed.length === 0 ? "all passed" : `${plural(failed.length, "failing seed")}`;
+  const expectedOnly = report.expected.length === 0 ? "" : `; ${plural(report.expected.length, "seed")} with expected violations only`;
+  const verdict = `${failed.length === 0 ? (report.expected.length === 0 ? "all passed" : "no regression") : plural(failed.length, "failing seed")}${expectedOnly}`;
   const stopped = report.interrupted === true ? ` (interrupted: ${report.seedsRun} of ${planned} seeds run)` : "";
   const gaps = report.seedsWithUnknown > 0 ? ` (${plural(report.seedsWithUnknown, "seed")} with stretches left unjudged: see \`zksim run --json\`'s "unknown")` : "";
   console.log(`explored ${plural(report.seedsRun, "seed")} in ${seconds.toFixed(2)} s (${rate}): ${verdict}${gaps}${stopped}`);
+}
+
+/**
+ * The seeds whose only violations are the scenario's documented flaws, apart from failures:
+ * one line per declared checker with its seeds and the declaration's reason, and one replay line.
+ */
+function printExpected(scenario: Scenario, expected: readonly SeedOutcome[]): void {
+  if (expected.length === 0) return;
+  const why = new Map((scenario.expectedViolations ?? []).map((d) => [d.checker, d.why]));
+  console.log(`expected violations (the scenario's documented flaws, not regressions):`);
+  for (const [checker, seeds] of byChecker(expected.map((o) => ({ seed: o.seed, checkers: (o.violations ?? []).map((v) => v.checker) })))) {
+    console.log(`  EXPECTED [${checker}] ${plural(seeds.length, "seed")}: ${seeds.join(", ")}`);
+    console.log(`    why: ${why.get(checker) ?? "declared in the scenario's expectedViolations"}`);
+  }
+}
+
+/** Seeds grouped by every checker that reported on them (a seed with two checkers is in both groups), checkers sorted. */
+function byChecker(outcomes: readonly { seed: number; checkers: readonly string[] }[]): [string, number[]][] {
+  const groups = new Map<string, number[]>();
+  for (const o of outcomes) for (const c of new Set(o.checkers)) groups.set(c, [...(groups.get(c) ?? []), o.seed]);
+  return [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function plural(n: number, noun: string): string {

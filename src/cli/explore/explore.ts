@@ -9,7 +9,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { runScenario } from "../../scenario/run.js";
-import type { Canary, Scenario } from "../../scenario/types.js";
+import type { Canary, Scenario, Verdict } from "../../scenario/types.js";
 import { generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
 
 export interface SeedRunOptions {
@@ -22,8 +22,9 @@ export interface SeedRunOptions {
 
 export interface SeedOutcome {
   seed: number;
-  verdict: "pass" | "fail";
-  /** The first violation's checker (or "exception"), for failures. */
+  /** "expected": only violations of the scenario's declared flaws (scenario/verdict.ts). */
+  verdict: Verdict;
+  /** The first violation's checker (or "exception"), for failures and expected ones. */
   checker?: string;
   message?: string;
   traceHash?: string;
@@ -31,6 +32,8 @@ export interface SeedOutcome {
   violations?: { checker: string; message: string }[];
   /** Stretches a checker could not judge (RunResult.unknown): a pass with gaps is still a pass. */
   unknown?: number;
+  /** The fault kinds and protocol states the run reached (RunResult.coverage). */
+  coverage?: string[];
 }
 
 /** Called after each seed, in completion order (for progress only). */
@@ -40,13 +43,15 @@ export async function runOneSeed(scenario: Scenario, seed: number, options: Seed
   try {
     const r = await runScenario(options.generate === true ? generatedRecipeScenario(scenario, seed) : scenario, {
       seed,
+      coverage: true,
       ...(options.canary !== undefined ? { canary: options.canary } : {}),
       ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),
     });
-    if (r.verdict === "pass") return { seed, verdict: "pass", traceHash: r.traceHash, ...(r.unknown.length > 0 ? { unknown: r.unknown.length } : {}) };
+    const coverage = r.coverage ?? [];
+    if (r.verdict === "pass") return { seed, verdict: "pass", traceHash: r.traceHash, coverage, ...(r.unknown.length > 0 ? { unknown: r.unknown.length } : {}) };
     const first = r.violations[0];
     const violations = r.violations.map(({ checker, message }) => ({ checker, message }));
-    return { seed, verdict: "fail", checker: first?.checker ?? "unknown", message: first?.message ?? "", traceHash: r.traceHash, violations };
+    return { seed, verdict: r.verdict, checker: first?.checker ?? "unknown", message: first?.message ?? "", traceHash: r.traceHash, violations, coverage };
   } catch (err) {
     return { seed, verdict: "fail", checker: "exception", message: err instanceof Error ? err.message : String(err) };
   }

@@ -22,6 +22,7 @@ import { dirname, join, resolve } from "node:path";
 import { UserInputError } from "../../sim/errors.js";
 import { readInputFile } from "../files.js";
 import type { Shard } from "./seeds.js";
+import { addCoverage, type CoverageSummary } from "./coverage-report.js";
 
 export const SWEEP_REPORT_KIND = "zksim-explore-report";
 export const SWEEP_REPORT_VERSION = 1;
@@ -57,7 +58,11 @@ export interface SweepReport extends SweepIdentity {
   seedsPlanned: number;
   seedsRun: number;
   failures: SweepFailure[];
+  /** Seeds whose only violations are the scenario's documented flaws (absent in older reports: none). */
+  expected: SweepFailure[];
   seedsWithUnknown: number;
+  /** Seeds that reached each fault kind and protocol state (absent in older reports). */
+  coverage?: CoverageSummary;
   wallSeconds: number;
   seedsPerSec: number;
   interrupted: boolean;
@@ -74,7 +79,10 @@ export interface MergedSweep extends SweepIdentity {
   shardsMerged: number;
   seedsRun: number;
   failures: SweepFailure[];
+  expected: SweepFailure[];
   seedsWithUnknown: number;
+  /** The shards' coverage added up (over the shards that reported one). */
+  coverage?: CoverageSummary;
   /** The sum of the shards' rates: shards run side by side. */
   seedsPerSec: number;
   /** The slowest shard's wall time. */
@@ -145,17 +153,13 @@ export function parseSweepReport(doc: unknown, path: string): SweepReport {
     return o[k] as boolean;
   };
   if (!Array.isArray(o.bugs) || !o.bugs.every((b) => typeof b === "string")) throw bad("bugs", "a list of strings");
-  if (!Array.isArray(o.failures)) throw bad("failures", "a list");
-  const failures = o.failures.map((f, i): SweepFailure => {
-    const at = `failures[${i}]`;
-    if (typeof f !== "object" || f === null) throw bad(at, "an object");
-    const r = f as Record<string, unknown>;
-    if (typeof r.seed !== "number" || !Number.isSafeInteger(r.seed)) throw bad(`${at}.seed`, "an integer");
-    if (typeof r.checker !== "string") throw bad(`${at}.checker`, "a string");
-    if (typeof r.replay !== "string") throw bad(`${at}.replay`, "a string");
-    if (r.replayFile !== undefined && typeof r.replayFile !== "string") throw bad(`${at}.replayFile`, "a string");
-    return { seed: r.seed, checker: r.checker, replay: r.replay, ...(r.replayFile !== undefined ? { replayFile: r.replayFile as string } : {}) };
-  });
+  const seedList = (field: "failures" | "expected", list: unknown): SweepFailure[] => {
+    if (!Array.isArray(list)) throw bad(field, "a list");
+    return list.map((f, i) => sweepFailure(f, `${field}[${i}]`, bad));
+  };
+  const failures = seedList("failures", o.failures);
+  const expected = o.expected === undefined ? [] : seedList("expected", o.expected);
+
   const report: SweepReport = {
     kind: SWEEP_REPORT_KIND,
     version: SWEEP_REPORT_VERSION,
@@ -172,13 +176,39 @@ export function parseSweepReport(doc: unknown, path: string): SweepReport {
     seedsPlanned: int("seedsPlanned", 0),
     seedsRun: int("seedsRun", 0),
     failures,
+    expected,
     seedsWithUnknown: int("seedsWithUnknown", 0),
+    ...(o.coverage !== undefined ? { coverage: parseCoverage(o.coverage, bad) } : {}),
     wallSeconds: num("wallSeconds"),
     seedsPerSec: num("seedsPerSec"),
     interrupted: bool("interrupted"),
   };
   if (report.shardIndex > report.shardCount) throw bad("shardIndex", `at most shardCount (${report.shardCount})`);
   return report;
+}
+
+function parseCoverage(raw: unknown, bad: (field: string, want: string) => UserInputError): CoverageSummary {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad("coverage", "an object {seeds, reached}");
+  const c = raw as Record<string, unknown>;
+  if (typeof c.seeds !== "number" || !Number.isSafeInteger(c.seeds) || c.seeds < 0) throw bad("coverage.seeds", "an integer ≥ 0");
+  if (typeof c.reached !== "object" || c.reached === null || Array.isArray(c.reached)) throw bad("coverage.reached", "an object of seed counts");
+  const reached: Record<string, number> = {};
+  for (const [f, n] of Object.entries(c.reached)) {
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0 || n > c.seeds) throw bad(`coverage.reached["${f}"]`, `an integer in [0, ${c.seeds}]`);
+    reached[f] = n;
+  }
+  return { seeds: c.seeds, reached };
+}
+
+/** One listed seed of a report (`at` names it in messages: `failures[3]`). */
+function sweepFailure(f: unknown, at: string, bad: (field: string, want: string) => UserInputError): SweepFailure {
+  if (typeof f !== "object" || f === null) throw bad(at, "an object");
+  const r = f as Record<string, unknown>;
+  if (typeof r.seed !== "number" || !Number.isSafeInteger(r.seed)) throw bad(`${at}.seed`, "an integer");
+  if (typeof r.checker !== "string") throw bad(`${at}.checker`, "a string");
+  if (typeof r.replay !== "string") throw bad(`${at}.replay`, "a string");
+  if (r.replayFile !== undefined && typeof r.replayFile !== "string") throw bad(`${at}.replayFile`, "a string");
+  return { seed: r.seed, checker: r.checker, replay: r.replay, ...(r.replayFile !== undefined ? { replayFile: r.replayFile as string } : {}) };
 }
 
 const IDENTITY_FIELDS = ["scenario", "scenarioArg", "variant", "bugs", "canary", "generate", "from", "count", "shardCount"] as const satisfies readonly (keyof SweepIdentity)[];
@@ -213,12 +243,25 @@ export function mergeSweepReports(reports: readonly { path: string; report: Swee
     ...identity,
     shardsMerged: all.length,
     seedsRun: all.reduce((n, r) => n + r.seedsRun, 0),
-    failures: reports
-      .flatMap(({ path, report }) => report.failures.map((f) => (f.replayFile === undefined ? f : { ...f, replayFile: join(dirname(path), f.replayFile) })))
-      .sort((a, b) => a.seed - b.seed),
+    failures: mergedList(reports, (r) => r.failures),
+    expected: mergedList(reports, (r) => r.expected),
     seedsWithUnknown: all.reduce((n, r) => n + r.seedsWithUnknown, 0),
+    ...mergedCoverage(all),
     seedsPerSec: Math.round(all.reduce((n, r) => n + r.seedsPerSec, 0) * 10) / 10,
     wallSeconds: Math.max(...all.map((r) => r.wallSeconds)),
     ...(missingShards.length > 0 || interruptedShards.length > 0 ? { incomplete: { missingShards, interruptedShards } } : {}),
   };
+}
+
+/** One list of every shard's seeds, sorted by seed, each replay file a path from where the merge ran. */
+function mergedList(reports: readonly { path: string; report: SweepReport }[], list: (r: SweepReport) => SweepFailure[]): SweepFailure[] {
+  return reports
+    .flatMap(({ path, report }) => list(report).map((f) => (f.replayFile === undefined ? f : { ...f, replayFile: join(dirname(path), f.replayFile) })))
+    .sort((a, b) => a.seed - b.seed);
+}
+
+/** The shards' coverage added up, when any shard reported one. */
+function mergedCoverage(reports: readonly SweepReport[]): { coverage?: CoverageSummary } {
+  const given = reports.flatMap((r) => (r.coverage !== undefined ? [r.coverage] : []));
+  return given.length === 0 ? {} : { coverage: given.reduce(addCoverage) };
 }

@@ -15,6 +15,7 @@ import { UserInputError } from "../../sim/errors.js";
 import { Rng } from "../../sim/rng.js";
 import type { Fault } from "../../sim/faults.js";
 import type { Scenario } from "../types.js";
+import type { WorkloadDef } from "../workload.js";
 import { laggingServerNemesis, zabSwarmNemesis } from "./zab-swarm.js";
 import { randomNemesis } from "./random.js";
 import { protocolSwarmNemesis } from "./protocol-swarm.js";
@@ -25,6 +26,11 @@ export interface NemesisContext {
   scenario: Scenario;
   /** Node names the workload creates (its largest shape). */
   nodes: readonly string[];
+  /**
+   * The nodes this seed creates, when the seed draws the workload's shape (a subset of `nodes`);
+   * drawn from `rng` when called, so a nemesis that needs it calls it at one fixed point.
+   */
+  seedNodes(): string[];
 }
 
 export interface NemesisDef {
@@ -34,6 +40,8 @@ export interface NemesisDef {
   paramKeys: readonly string[];
   checkParams(params: Readonly<Record<string, unknown>>, nodes: readonly string[]): void;
   draw(ctx: NemesisContext, params: Readonly<Record<string, unknown>>): Fault[];
+  /** The fault kinds it never draws, and why (a swarm's declaration; explore prints it with the coverage). */
+  leftOut?: readonly { fault: string; why: string }[];
 }
 
 const NEMESES: readonly NemesisDef[] = [zabSwarmNemesis, randomNemesis, protocolSwarmNemesis, laggingServerNemesis];
@@ -60,10 +68,14 @@ export function parseNemesis(raw: unknown, nodes: readonly string[], at: string)
  * The scenario as seed `seed` runs it: its nemesis's faults drawn and listed after its own,
  * and no nemesis left. Identity for a scenario without one.
  */
-export function withDrawnFaults(scenario: Scenario, seed: number, nodes: readonly string[]): Scenario {
+export function withDrawnFaults(scenario: Scenario, seed: number, workload: WorkloadDef): Scenario {
   const nemesis = scenario.nemesis;
   if (nemesis === undefined) return scenario;
   const { nemesis: _drawn, ...rest } = scenario;
-  const drawn = nemesisDef(nemesis.kind).draw({ rng: Rng.root(seed), scenario: rest, nodes }, nemesis.params);
+  const params = scenario.workload.params;
+  const nodes = workload.nodes(params);
+  const rng = Rng.root(seed);
+  const seedNodes = () => workload.seedNodes?.(params, rng) ?? [...nodes];
+  const drawn = nemesisDef(nemesis.kind).draw({ rng, scenario: rest, nodes, seedNodes }, nemesis.params);
   return { ...rest, faults: [...scenario.faults, ...drawn] };
 }

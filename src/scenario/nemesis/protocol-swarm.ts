@@ -19,7 +19,6 @@
 import { UserInputError } from "../../sim/errors.js";
 import type { Fault, FaultAction } from "../../sim/faults.js";
 import type { Rng } from "../../sim/rng.js";
-import { workloadDef } from "../workload.js";
 import { entry } from "./draw.js";
 import type { NemesisDef } from "./index.js";
 
@@ -157,8 +156,7 @@ export const protocolSwarmNemesis: NemesisDef = {
   checkParams: (params, nodes) => void read(params, nodes),
   draw(ctx, params) {
     const p = read(params, ctx.nodes);
-    const workload = ctx.scenario.workload;
-    const seedNodes = workloadDef(workload.kind).seedNodes?.(workload.params, ctx.rng) ?? [...ctx.nodes];
+    const seedNodes = ctx.seedNodes();
     const exists = (xs: readonly string[] | undefined) => (xs ?? seedNodes).filter((n) => seedNodes.includes(n));
     const crashable = exists(p.crashable);
     const untilMs = p.untilMs ?? ctx.scenario.durationMs;

@@ -36,6 +36,20 @@
  *   the leader) crashed while the sync's fsync is in flight;
  * - slow-fsync-burst: a short slow-fsync on one server, widening every window meanwhile.
  *
+ * A third timeline ("swarm/vocabulary", its own streams again) draws from the rest of the fault
+ * vocabulary, so that every fault that makes sense for ZooKeeper reaches the swarm:
+ * - crash-after-send / crash-after-receive: a server crashed right after it sends (or receives)
+ *   a message of a drawn kind — a vote, FOLLOWERINFO, LEADERINFO, ACKEPOCH, DIFF/TRUNC/SNAP,
+ *   NEWLEADER, UPTODATE, PROPOSAL, ACK, COMMIT, INFORM, REQUEST, PING — its 1st–3rd such message;
+ * - crash-client: a client process crashed (at once, or right after it sends a request) and
+ *   started again after a bounce or 0.5–15 s: its session is abandoned, not closed;
+ * - pause-client: a client frozen for 1–25 s, often past its session timeout;
+ * - clock-skew: a server's or a client's clock run 1.1–4× fast or 2–10× slow for 1–20 s;
+ * - pause-past-timeouts: a server (the leader, half the time) frozen until the heal: past its
+ *   session, sync and election timeouts when it comes early in the phase;
+ * - disk-full: a server's disk full for 0.5–10 s (it stops itself at ENOSPC; freed, restarted).
+ * What the swarm leaves out, and why, is `ZAB_SWARM_LEFT_OUT`.
+ *
  * Beside the timeline, a share of the seeds (`LAGGING_SEED_SHARE`, from their own streams
  * "swarm/lagging-plan" and "swarm/lagging", so the other draws stay as they were) gets one or two lagging-server
  * episodes (lagging-server.ts): a lagging follower or a stale leader that clients are pushed onto.
@@ -58,6 +72,31 @@ export type SwarmAim = (typeof SWARM_AIMS)[number];
 /** The aims of the windows timeline (see the header). */
 export const WINDOW_AIMS = ["crash-in-log-fsync", "crash-ack-commit", "crash-after-snapshot", "crash-in-sync", "slow-fsync-burst"] as const;
 export type WindowAim = (typeof WINDOW_AIMS)[number];
+
+/** The vocabulary timeline's aims (see the header). */
+export const VOCABULARY_AIMS = ["crash-after-send", "crash-after-receive", "crash-client", "pause-client", "clock-skew", "pause-past-timeouts", "disk-full"] as const;
+export type VocabularyAim = (typeof VOCABULARY_AIMS)[number];
+
+/** The quorum and election messages (kernel `send`/`deliver` details) a server may crash right after. */
+export const ZAB_MESSAGES = [
+  "fle.notification", "FOLLOWERINFO", "OBSERVERINFO", "LEADERINFO", "ACKEPOCH", "DIFF", "TRUNC", "SNAP",
+  "NEWLEADER", "UPTODATE", "PROPOSAL", "ACK", "COMMIT", "INFORM", "REQUEST", "PING",
+] as const;
+
+/** The client requests (kernel `send` details) a client may crash right after sending. */
+const CLIENT_REQUESTS = ["create", "setData", "delete", "multi", "getData", "getChildren"] as const;
+
+/**
+ * The fault kinds of sim/faults.ts that the ZooKeeper swarms never draw, and why (docs/faults.md,
+ * docs/bug-power.md's coverage tables): the swarm's declaration of the corner it leaves alone.
+ */
+export const ZAB_SWARM_LEFT_OUT: readonly { fault: string; why: string }[] = [
+  { fault: "duplicate", why: "ZooKeeper's links are TCP connections, exactly-once while up: the kernel duplicates datagrams only, and the ensemble sends none" },
+  { fault: "reorder", why: "TCP connections are FIFO: the kernel reorders datagrams only (connection-fifo checks that it never reorders a connection)" },
+  { fault: "delay", why: "a link's base delay is the scenario's network setting; clog adds delay to chosen links during the phase" },
+  { fault: "partition", why: "cut covers it with finer aim (one way or both, the leader, a client from some servers); a partition into groups is a set of cuts" },
+  { fault: "restart", why: "a crash followed by a start after a bounce of 0–200 ms is the same fault, drawn by every crash aim" },
+];
 
 /** The windows timeline's largest gap between two aims. */
 const WINDOW_GAP_MS_MAX = 2500;
@@ -237,6 +276,47 @@ class SwarmDraw {
     }
   }
 
+  /** One aim of the vocabulary timeline, `t` into a phase with `leftMs` to go. */
+  vocabularyAim(kind: VocabularyAim, t: number, leftMs: number): Aimed {
+    const { rng, servers, clients } = this;
+    switch (kind) {
+      case "crash-after-send":
+      case "crash-after-receive": {
+        const withinMs = rng.int(1000, 15_000);
+        const step: TraceStep = {
+          after: kind === "crash-after-send" ? "send" : "deliver",
+          detail: rng.pick(ZAB_MESSAGES),
+          ...(rng.chance(0.4) ? { node: "$leader" } : {}),
+          count: rng.int(1, 3),
+          withinMs,
+        };
+        // Step 0 is the phase anchor: "$1" is the node of the message event.
+        return { faults: this.crash("$1", t, leftMs, [step]), busyMs: withinMs };
+      }
+      case "crash-client": {
+        const client = rng.pick(clients);
+        const steps: TraceStep[] = rng.chance(0.5) ? [{ after: "send", node: client, detail: rng.pick(CLIENT_REQUESTS), withinMs: rng.int(500, 5000) }] : [];
+        return { faults: this.crash(client, t, leftMs, steps), busyMs: 0 };
+      }
+      case "pause-client":
+        return { faults: this.at(t, leftMs, { kind: "pause", node: rng.pick(clients) }, [], rng.int(1000, 25_000)), busyMs: 0 };
+      case "clock-skew": {
+        const node = rng.chance(0.3) ? rng.pick(clients) : rng.chance(0.4) ? "$leader" : rng.pick(servers);
+        const rate = rng.chance(0.5) ? rng.int(110, 400) / 100 : 1 / rng.int(2, 10);
+        return { faults: this.at(t, leftMs, { kind: "clock", node, rate }, [], rng.int(1000, 20_000)), busyMs: 0 };
+      }
+      case "pause-past-timeouts": {
+        const node = rng.chance(0.5) ? "$leader" : rng.pick(servers);
+        return { faults: this.at(t, leftMs, { kind: "pause", node }, [], leftMs), busyMs: 0 };
+      }
+      case "disk-full": {
+        const forMs = Math.min(rng.int(500, 10_000), leftMs - 1);
+        if (forMs < 1) return { faults: [], busyMs: 0 };
+        return { faults: this.at(t, leftMs, { kind: "disk", node: rng.pick(servers), fault: "full" }, [], forMs), busyMs: 0 };
+      }
+    }
+  }
+
   /**
    * With probability `p`, a slow-fsync burst on `node` (after `steps`): 20–800 ms per fsync for
    * 0.2–4 s. `latencyMs`: the fsync latency a crash aimed after an fsync must stay under (the
@@ -336,15 +416,29 @@ export function drawSwarmFaults(root: Rng, servers: readonly string[], clients: 
   const out = drawTimeline(swarm.fork("fault-kinds"), plan.faultPhaseMs, plan.faultGapMsMax, SWARM_AIMS, plan.weights, (aim, t, leftMs) => draw.aim(aim, t, leftMs));
   const lagging = swarm.fork("lagging-plan");
   if (lagging.chance(LAGGING_SEED_SHARE)) out.push(...drawLaggingEpisodes(root, servers, clients, tickTimeMs, plan.faultPhaseMs, lagging.int(1, 2)));
+  out.push(...drawVocabularyFaults(swarm.fork("vocabulary"), plan.faultPhaseMs, servers, clients));
   return windows ? [...out, ...drawWindowFaults(swarm.fork("windows"), plan.faultPhaseMs, servers, clients)] : out;
+}
+
+/** The vocabulary timeline's largest gap between two aims: a few of its faults per phase. */
+const VOCABULARY_GAP_MS_MAX = 6000;
+
+/** The vocabulary timeline (header): its own plan, aims and draws, all from `rng` ("swarm/vocabulary"). */
+function drawVocabularyFaults(rng: Rng, faultPhaseMs: number, servers: readonly string[], clients: readonly string[]): Fault[] {
+  return drawOwnTimeline(rng, faultPhaseMs, servers, clients, VOCABULARY_AIMS, VOCABULARY_GAP_MS_MAX, (draw, aim, t, leftMs) => draw.vocabularyAim(aim, t, leftMs));
+}
+
+/** A timeline beside the first, with its own plan (some aims off, the rest weighed), aims and draws, all from `rng`. */
+function drawOwnTimeline<A extends string>(rng: Rng, faultPhaseMs: number, servers: readonly string[], clients: readonly string[], aims: readonly A[], gapMsMax: number, aimAt: (draw: SwarmDraw, aim: A, t: number, leftMs: number) => Aimed): Fault[] {
+  const planRng = rng.fork("plan");
+  const weights = Object.fromEntries(aims.map((k) => [k, planRng.chance(0.3) ? 0 : planRng.int(1, 5)])) as Record<A, number>;
+  const draw = new SwarmDraw(rng.fork("faults"), rng.fork("provoke"), servers, clients);
+  return drawTimeline(rng.fork("kinds"), faultPhaseMs, gapMsMax, aims, weights, (aim, t, leftMs) => aimAt(draw, aim, t, leftMs));
 }
 
 /** The windows timeline (header): its own plan, aims and draws, all from `rng` ("swarm/windows"). */
 function drawWindowFaults(rng: Rng, faultPhaseMs: number, servers: readonly string[], clients: readonly string[]): Fault[] {
-  const planRng = rng.fork("plan");
-  const weights = Object.fromEntries(WINDOW_AIMS.map((k) => [k, planRng.chance(0.3) ? 0 : planRng.int(1, 5)])) as Record<WindowAim, number>;
-  const draw = new SwarmDraw(rng.fork("faults"), rng.fork("provoke"), servers, clients);
-  return drawTimeline(rng.fork("kinds"), faultPhaseMs, WINDOW_GAP_MS_MAX, WINDOW_AIMS, weights, (aim, t, leftMs) => draw.windowAim(aim, t, leftMs));
+  return drawOwnTimeline(rng, faultPhaseMs, servers, clients, WINDOW_AIMS, WINDOW_GAP_MS_MAX, (draw, aim, t, leftMs) => draw.windowAim(aim, t, leftMs));
 }
 
 /**
@@ -380,6 +474,7 @@ export const zabSwarmNemesis: NemesisDef = {
   kind: "zab-swarm",
   description: "the zab-random-faults swarm's faults: aimed at elections and syncs, anchored on the script's fault phase",
   paramKeys: ["windows"],
+  leftOut: ZAB_SWARM_LEFT_OUT,
   checkParams(params) {
     if (params.windows !== undefined && typeof params.windows !== "boolean") throw new UserInputError(`nemesis "zab-swarm": "windows" must be true or false, got ${JSON.stringify(params.windows)}`);
   },

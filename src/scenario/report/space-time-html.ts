@@ -43,7 +43,7 @@ export function renderSpaceTimeHtml(events: readonly TraceEvent[], meta: TraceRe
 }
 
 function header(meta: TraceReportMeta, layout: SpaceTimeLayout): string {
-  const verdict = meta.verdict === "pass" ? `<b class="pass">PASS</b>` : `<b class="fail">FAIL</b>`;
+  const verdict = { pass: `<b class="pass">PASS</b>`, expected: `<b class="cut">EXPECTED</b> (only the scenario's documented flaws)`, fail: `<b class="fail">FAIL</b>` }[meta.verdict];
   const violations = meta.violations
     .slice(0, 10)
     .map((v) => `<li>[${esc(v.checker)}] at ${v.atMs}ms (event #${v.eventIndex}): ${esc(v.message)}</li>`)

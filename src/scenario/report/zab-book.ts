@@ -24,7 +24,6 @@ import {
   type BookPhaseName,
   type BookTerm,
   type QuorumPacketType,
-  type ZabState,
 } from "../../zk/server/quorum/zab-vocabulary.js";
 
 interface QuorumConnection {
@@ -100,6 +99,5 @@ function packetTerm(type: string): BookTerm | undefined {
 
 /** The book's phase of a `zab.phase` annotation (ZooKeeper's `ZabState` in its `phase` field). */
 export function bookPhaseOf(e: TraceEvent): BookPhaseName | undefined {
-  const state = e.fields?.phase;
-  return e.kind === "zab.phase" && typeof state === "string" && Object.hasOwn(ZAB_STATE_BOOK_PHASE, state) ? ZAB_STATE_BOOK_PHASE[state as ZabState] : undefined;
+  return e.kind === "zab.phase" ? ZAB_STATE_BOOK_PHASE[e.fields.phase] : undefined;
 }

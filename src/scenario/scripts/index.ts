@@ -1,4 +1,4 @@
-/** The registry of scenario scripts, by name. */
+/** The registry of scenario scripts, by name: a plain value assembled here from the script modules. */
 import { UserInputError } from "../../sim/errors.js";
 import type { ScriptDef } from "./script.js";
 import { standaloneBasics } from "./standalone-basics.js";
@@ -22,12 +22,42 @@ import { benchTraffic } from "./bench-traffic.js";
 import { soakTree } from "./soak-tree.js";
 import { clientPipeline } from "./client-pipeline.js";
 import { readOnlyMode } from "./read-only-mode.js";
+import { readOnlyRwSearch } from "./read-only-rw-search.js";
+import { quotaEnforcement } from "./quota-enforcement.js";
 import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
 import { BUG_SCRIPTS } from "./bug-scripts.js";
 import { COMMIT_SCRIPT_VARIANTS } from "../workloads/commit-variants.js";
 
-const SCRIPTS = new Map<string, ScriptDef>(
-  [standaloneBasics, sessionExpiry, watchSemantics, reconnectWatches, aclEnforcement, serverRestartRecovery, zabLeaderCrashBeforeCommit, zabFollowerRestartTrunc, zabIsolatedLeader, zabRollingRestart, zabObserver, zabFollowerSnap, zabFollowerTxnLogDiff, zabFollowerCrossEpochSnap, zabRandomFaults, ensembleSessionMoved, clientTraffic, benchTraffic, soakTree, clientPipeline, readOnlyMode, ...RECIPE_SCRIPTS, ...BUG_SCRIPTS, zabElectionLongestLog].map((s) => [s.name, s]),
+/** Every script a scenario's `workload.script` may name, one a line (a new script: one more line). */
+const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
+  [
+    standaloneBasics,
+    sessionExpiry,
+    watchSemantics,
+    reconnectWatches,
+    aclEnforcement,
+    serverRestartRecovery,
+    zabLeaderCrashBeforeCommit,
+    zabFollowerRestartTrunc,
+    zabIsolatedLeader,
+    zabRollingRestart,
+    zabObserver,
+    zabFollowerSnap,
+    zabFollowerTxnLogDiff,
+    zabFollowerCrossEpochSnap,
+    zabRandomFaults,
+    ensembleSessionMoved,
+    clientTraffic,
+    benchTraffic,
+    soakTree,
+    clientPipeline,
+    readOnlyMode,
+    readOnlyRwSearch,
+    quotaEnforcement,
+    ...RECIPE_SCRIPTS,
+    ...BUG_SCRIPTS,
+    zabElectionLongestLog,
+  ].map((s) => [s.name, s]),
 );
 
 export function scriptNamed(name: string): ScriptDef {

@@ -27,19 +27,30 @@ function handle(s: ScriptContext, node: string, servers: readonly string[], opti
   return createClient(ctx, { connectString, sessionTimeoutMs: 10_000, ...s.clientDefaults, ...options });
 }
 
+/**
+ * Once the ensemble settles: a follower (the minority to be) and the others, and client c2 on
+ * the others, which has created /config ("v1") and seen it reach the follower.
+ */
+export async function followerWithConfig(s: ScriptContext, ens: EnsembleView): Promise<{ minority: string; majority: string[]; writer: ZooKeeper } | undefined> {
+  const leader = await ens.settled(30_000);
+  if (leader === undefined) return undefined;
+  const minority = s.servers.find((id) => id !== leader)!;
+  const majority = s.servers.filter((id) => id !== minority);
+  const writer = await s.connect("c2", { servers: majority });
+  await writer.create("/config", "v1", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+  await s.waitFor(() => ens.peer(minority)?.zkDb.dataTree.getNode("/config") !== undefined, 5_000, `${minority} has /config`);
+  return { minority, majority, writer };
+}
+
 export const readOnlyMode: ScriptDef = {
   name: "read-only-mode",
   description: "a partitioned follower in read-only mode serves a read-only client stale reads, refuses its writes NOTREADONLY, and the client gets a read/write session after the heal",
   clientRange: [2, 2],
   async run(s) {
     const ens = new EnsembleView(s.sim, s);
-    const leader = await ens.settled(30_000);
-    if (leader === undefined) return;
-    const minority = s.servers.find((id) => id !== leader)!;
-    const majority = s.servers.filter((id) => id !== minority);
-    const writer = await s.connect("c2", { servers: majority });
-    await writer.create("/config", "v1", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-    await s.waitFor(() => ens.peer(minority)?.zkDb.dataTree.getNode("/config") !== undefined, 5_000, `${minority} has /config`);
+    const setup = await followerWithConfig(s, ens);
+    if (setup === undefined) return;
+    const { minority, majority, writer } = setup;
 
     s.fault({ kind: "partition", groups: [[minority, "c1"], [...majority, "c2"]] });
     s.note(`${minority} is cut off from ${majority.join(", ")} with client c1; read-only mode is on`);

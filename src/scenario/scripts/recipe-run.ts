@@ -9,15 +9,10 @@ import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
 import { STALL_MS } from "../../check/recipes/exclusive.js";
 import { RECIPE_TIMINGS, type CreateLossTrap, type RecipeWorkload } from "./recipe-support.js";
 import { scriptNamed } from "./index.js";
-import { registerChecker } from "../workload.js";
 import { runScenario } from "../run.js";
 import { timedWithUndo, type Fault, type FaultAction } from "../../sim/faults.js";
 import { UserInputError } from "../../sim/errors.js";
 import type { RunOptions, RunResult, Scenario } from "../types.js";
-
-export function registerRecipeCheckers(): void {
-  for (const [name, make] of RECIPE_CHECKERS) registerChecker(name, make);
-}
 
 export interface RecipeRunOptions extends RunOptions {
   /** Recipe checkers to add (default: every one; they ignore runs without their recipe). */
@@ -27,7 +22,6 @@ export interface RecipeRunOptions extends RunOptions {
 }
 
 export function withRecipeCheckers(scenario: Scenario, options: RecipeRunOptions = {}): Scenario {
-  registerRecipeCheckers();
   const wanted = options.recipeCheckers ?? [...RECIPE_CHECKERS.keys()];
   const checkers = [...scenario.checkers, ...wanted.filter((c) => !scenario.checkers.includes(c))];
   return { ...scenario, checkers, faults: options.faults !== undefined ? [...options.faults] : scenario.faults };

@@ -20,7 +20,10 @@
  * its closeSession).
  *
  * A handle that cannot connect within `ATTACH_BUDGET_MS` (its server down or cut off) ends the
- * episode: both handles are closed and nothing is written.
+ * episode: both handles are closed and nothing is written. So does a client node that is not up
+ * when the episode would act on it (a nemesis paused or crashed it: a frozen process issues
+ * nothing), or that crashes while the episode waits on it (its handle died with the process; the
+ * wait would never end).
  */
 import type { Rng } from "../../sim/rng.js";
 import { CreateMode, Ids } from "../../zk/proto/records.js";
@@ -54,27 +57,53 @@ export async function sharedSessionEpisode(s: ScriptContext, rng: Rng, index: nu
   const zombie = open(s, zombieNode, zombieServer);
   if (zombie === undefined) return;
   let successor: ZooKeeper | undefined;
+  const crashed = crashOf(s, [zombieNode, successorNode]);
+  const up = (node: string) => s.sim.node(node).status === "up" && !crashed.happened;
+  // An op on `node`'s handle, unless the node is not up; a crash of either node ends the wait.
+  const act = async (node: string, op: () => Promise<unknown>): Promise<boolean> => {
+    if (!up(node)) return false;
+    await Promise.race([tolerate(op()), crashed.signal]);
+    return !crashed.happened;
+  };
   try {
     if (!(await connected(s, zombie))) return;
-    await tolerate(zombie.create(`${TRAFFIC_ROOT}/z-${index}-a`, "", OPEN, CreateMode.EPHEMERAL));
-    successor = open(s, successorNode, successorServer, zombie);
+    if (!(await act(zombieNode, () => zombie.create(`${TRAFFIC_ROOT}/z-${index}-a`, "", OPEN, CreateMode.EPHEMERAL)))) return;
+    successor = up(successorNode) ? open(s, successorNode, successorServer, zombie) : undefined;
     if (successor === undefined || !(await connected(s, successor))) return;
+    const attached = successor;
     s.note(`shared session ${index}: ${zombieNode} through ${zombieServer} closes it, ${successorNode} through ${successorServer} writes ${gapMs} ms later`);
-    const closed = tolerate(zombie.close());
+    const closed = act(zombieNode, () => zombie.close());
     if (gapMs > 0) await s.sleepMs(gapMs);
     const path = `${TRAFFIC_ROOT}/z-${index}-b`;
-    await tolerate(ephemeral ? successor.create(path, value, OPEN, CreateMode.EPHEMERAL) : successor.create(path, value, OPEN, CreateMode.PERSISTENT));
+    await act(successorNode, () => (ephemeral ? attached.create(path, value, OPEN, CreateMode.EPHEMERAL) : attached.create(path, value, OPEN, CreateMode.PERSISTENT)));
     await closed;
   } finally {
-    await tolerate(zombie.close());
-    if (successor !== undefined) await tolerate(successor.close());
+    await act(zombieNode, () => zombie.close());
+    const last = successor;
+    if (last !== undefined) await act(successorNode, () => last.close());
+    crashed.dispose();
   }
 }
 
-/** A handle on `node` through `server` alone; attached to `sessionOf`'s session when given. Undefined if the node is down. */
+/** Whether any of `nodes` crashed since the call, and a promise that settles when one does. */
+function crashOf(s: ScriptContext, nodes: readonly string[]): { readonly happened: boolean; signal: Promise<void>; dispose: () => void } {
+  const d = s.sim.deferred<void>();
+  const state = { happened: false, signal: d.promise, dispose: () => {} };
+  state.dispose = s.sim.trace.subscribe(
+    (e) => {
+      if (!nodes.includes(e.node)) return;
+      state.happened = true;
+      d.resolve();
+    },
+    ["crash"],
+  );
+  return state;
+}
+
+/** A handle on `node` through `server` alone; attached to `sessionOf`'s session when given. Undefined if the node is not up. */
 function open(s: ScriptContext, node: string, server: string, sessionOf?: ZooKeeper): ZooKeeper | undefined {
   const ctx = s.sim.node(node).context;
-  if (ctx === undefined) return undefined;
+  if (ctx === undefined || s.sim.node(node).status !== "up") return undefined;
   const session = sessionOf === undefined ? {} : { sessionId: sessionOf.getSessionId(), sessionPasswd: sessionOf.getSessionPasswd() };
   return createClient(ctx, { connectString: `${server}:${CLIENT_PORT}`, sessionTimeoutMs: 10_000, ...s.clientDefaults, ...session });
 }

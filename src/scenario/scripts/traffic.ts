@@ -4,6 +4,10 @@
  * new session when its handle closes (expiry), until told to stop; then every client syncs and
  * reads the key space, and all must agree (the heal-then-read phase).
  *
+ * A client node may crash (a nemesis's client crash): its handle dies with the process, never
+ * closed (its session is abandoned and expires on the servers; an op in flight stays unknown),
+ * and once the node is started again the client opens a new session from its new process.
+ *
  * Parameterised by `TrafficParams` (key space, gap between ops, session timeout, op mix), which
  * the swarm script draws from its seed and the "client-traffic" script reads from the scenario
  * document (`workload.traffic`). Any ZooKeeper error is an expected outcome (the checkers judge
@@ -18,6 +22,8 @@ import { CreateMode, Ids } from "../../zk/proto/records.js";
 import { createClient, KeeperException, Op, type ZooKeeper } from "../../zk/client/index.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import type { ScriptContext } from "./script.js";
+import type { NodeContext } from "../../sim/node-context.js";
+import type { Deferred } from "../../base/deferred.js";
 
 export const TRAFFIC_ROOT = "/swarm";
 const OPEN = Ids.OPEN_ACL_UNSAFE;
@@ -50,6 +56,10 @@ export interface TrafficParams {
 /** One client's workload: random ops on the key space until `stop()`, reconnecting as needed. */
 export class TrafficClient {
   private zk: ZooKeeper | undefined;
+  /** The process (node incarnation) `zk` lives in: a crash ends it. */
+  private zkProcess: NodeContext | undefined;
+  /** Settles when the client node crashes (then a new one is armed): an op in flight never completes. */
+  private crashed: Deferred<void>;
   /** The server of the connection the last op went out on (readFirstOnMove only). */
   private servedBy: string | undefined;
   private stopped = false;
@@ -63,7 +73,16 @@ export class TrafficClient {
     private readonly params: TrafficParams,
   ) {
     this.totalWeight = OP_KINDS.reduce((a, k) => a + params.mix[k], 0);
-    this.done = this.loop();
+    this.crashed = s.sim.deferred<void>();
+    const unsubscribe = s.sim.trace.subscribe(
+      (e) => {
+        if (e.node !== node) return;
+        this.crashed.resolve();
+        this.crashed = s.sim.deferred<void>();
+      },
+      ["crash"],
+    );
+    this.done = this.loop().finally(unsubscribe);
   }
 
   stop(): void {
@@ -80,14 +99,18 @@ export class TrafficClient {
       // sent): then 1 ms, so that a client with nothing to do never spins at one instant.
       else if (this.s.sim.nowUs === startedUs) await this.s.sleepMs(1);
     }
-    if (this.zk !== undefined) await tolerate(this.zk.close());
+    if (this.zk !== undefined && this.zkProcess?.alive === true) await this.untilCrash(tolerate(this.zk.close()));
   }
 
-  /** Opens a new session if the last one closed (expired), then one random op if connected. */
+  /**
+   * Opens a new session if the last one closed (expired) or died with a crashed process, then
+   * one random op if connected; a crash meanwhile ends the wait for the op (it stays unknown).
+   */
   private async step(): Promise<void> {
-    if (this.zk === undefined || this.zk.getState() === "CLOSED") {
-      const ctx = this.s.sim.node(this.node).context;
-      if (ctx === undefined) throw new Error(`client node ${this.node} is down`);
+    const ctx = this.s.sim.node(this.node).context;
+    if (ctx === undefined) throw new Error(`client node ${this.node} is down`);
+    if (this.zk === undefined || this.zk.getState() === "CLOSED" || this.zkProcess?.alive !== true) {
+      this.zkProcess = ctx;
       this.zk = createClient(ctx, { connectString: this.s.servers.map((id) => `${id}:${CLIENT_PORT}`).join(","), sessionTimeoutMs: this.params.sessionTimeoutMs, ...this.s.clientDefaults });
     }
     if (this.zk.getState() !== "CONNECTED" || this.totalWeight === 0) return;
@@ -95,9 +118,14 @@ export class TrafficClient {
       const server = this.zk.cnxn.currentAddress?.host;
       const moved = this.servedBy !== undefined && server !== this.servedBy;
       this.servedBy = server;
-      if (moved) return tolerate(this.zk.getData(`${TRAFFIC_ROOT}/k${this.rng.int(0, this.params.keys - 1)}`));
+      if (moved) return this.untilCrash(tolerate(this.zk.getData(`${TRAFFIC_ROOT}/k${this.rng.int(0, this.params.keys - 1)}`)));
     }
-    await tolerate(this.randomOp(this.zk));
+    await this.untilCrash(tolerate(this.randomOp(this.zk)));
+  }
+
+  /** The op, or the node's crash, whichever comes first. */
+  private untilCrash(op: Promise<void>): Promise<void> {
+    return Promise.race([op, this.crashed.promise]);
   }
 
   private drawOp(): OpKind {

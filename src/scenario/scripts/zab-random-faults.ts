@@ -37,11 +37,12 @@ function healAll(s: ScriptContext): void {
   s.fault({ kind: "heal" });
   s.fault({ kind: "unclog" });
   s.fault({ kind: "loss", rate: 0 });
-  for (const node of s.servers) {
+  for (const node of [...s.servers, ...s.clients]) {
     const status = s.sim.node(node).status;
     if (status === "paused") s.fault({ kind: "resume", node });
     if (status === "down") s.fault({ kind: "start", node });
-    s.fault({ kind: "disk", node, fault: "ok" });
+    if (s.servers.includes(node)) s.fault({ kind: "disk", node, fault: "ok" });
+    if (s.sim.node(node).clock.rate !== 1) s.fault({ kind: "clock", node, rate: 1 });
   }
   s.note(`${(s.sim.nowUs / 1000).toFixed(0)}ms: healed everything`);
 }

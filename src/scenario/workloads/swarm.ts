@@ -25,6 +25,7 @@ import { UserInputError } from "../../sim/errors.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { swarmFaultPhaseMs, swarmShapeOf, type SwarmShape } from "./swarm-shape.js";
 import { ZAB_TRACE_ROLES, zkWorkload } from "./zk.js";
+import { ZAB_COVERAGE } from "./zab-coverage.js";
 
 const SNAPSHOT_PARAMS = ["snapCount", "snapChunkNodes", "snapChunkIntervalUs"];
 const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", "sharedSessions", "readFirstOnMove", "readOnlyMode", "localSessionsEnabled", ...SNAPSHOT_PARAMS];
@@ -55,6 +56,7 @@ export const swarmWorkload: WorkloadDef = {
     return zkWorkload.defaultCheckers({ script: "zab-random-faults", servers: 3 });
   },
   traceRoles: ZAB_TRACE_ROLES,
+  coverage: ZAB_COVERAGE,
   create(w: WorkloadContext): Workload {
     swarmWorkload.nodes(w.params);
     const shape = swarmShape(w);

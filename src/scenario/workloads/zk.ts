@@ -5,6 +5,7 @@
  * `{"kind": "zk", "script": "session-expiry", "servers": 3, "clients": 3, "tickTimeMs": 2000, "snapCount": 50}`.
  * `bugs` (the run's `--bug` ids) must be bug-zoo ids; the quorum peers re-inject them.
  */
+import { ZK_COVERAGE } from "./zab-coverage.js";
 import { UserInputError } from "../../sim/errors.js";
 import type { TraceRoles } from "../../sim/fault-triggers.js";
 import { ZooKeeperServer, type ZooKeeperServerConfig, type ServerCanary } from "../../zk/server/zoo-keeper-server.js";
@@ -57,6 +58,10 @@ export function serverConfig(params: Record<string, unknown>): Partial<ZooKeeper
     if (typeof params.localSessionsEnabled !== "boolean") throw new UserInputError(`workload.localSessionsEnabled: expected true or false, got ${JSON.stringify(params.localSessionsEnabled)}`);
     out.localSessionsEnabled = params.localSessionsEnabled;
   }
+  if (params.enforceQuota !== undefined) {
+    if (typeof params.enforceQuota !== "boolean") throw new UserInputError(`workload.enforceQuota: expected true or false, got ${JSON.stringify(params.enforceQuota)}`);
+    out.enforceQuota = params.enforceQuota;
+  }
   if (params.superDigest !== undefined) {
     if (typeof params.superDigest !== "string") throw new UserInputError(`workload.superDigest: expected "user:base64digest"`);
     out.superDigest = params.superDigest;
@@ -71,7 +76,7 @@ function snapshotSizeFactorParam(v: unknown): number {
 }
 
 /** The deployment's parameters (shape and server settings), whatever drives it. */
-export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "readOnlyMode", "localSessionsEnabled"];
+export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "enforceQuota", "readOnlyMode", "localSessionsEnabled"];
 
 /** `readOnlyMode` (3.8's `readonlymode.enabled`): true or false (the default), for ensembles only. */
 export function readOnlyModeParam(params: Record<string, unknown>): boolean {
@@ -124,6 +129,7 @@ export const zkWorkload: WorkloadDef = {
     return [...ensembleCheckers(params), ...recipes];
   },
   traceRoles: ZAB_TRACE_ROLES,
+  coverage: ZK_COVERAGE,
   create(w: WorkloadContext): Workload {
     zkWorkload.nodes(w.params);
     return ensembleWorkload(w, scriptNamed(scriptParam(w.params)));

@@ -5,9 +5,9 @@
  * panes at the end. A bad command prints one `error:` line and exits 2.
  */
 import { isUserInputError, UserInputError } from "../../sim/errors.js";
-import { Session } from "../../scenario/stepper/session.js";
-import { adapterFor } from "../../scenario/stepper/adapters.js";
-import type { Action } from "../../scenario/stepper/types.js";
+import { Session } from "../../stepper/session.js";
+import { adapterFor } from "../../stepper/adapters.js";
+import type { Action } from "../../stepper/types.js";
 import { parseCommand } from "../commands.js";
 import { CompareSession } from "./compare-session.js";
 import { compareFrameText, executeCompare } from "./compare-text.js";

@@ -6,7 +6,7 @@
  * queued, one intent at a time, as in controller.ts.
  */
 import { isUserInputError } from "../../sim/errors.js";
-import type { Frame } from "../../scenario/stepper/types.js";
+import type { Frame } from "../../stepper/types.js";
 import { parseCommand } from "../commands.js";
 import type { Intent } from "../keys.js";
 import type { Mode } from "../controller.js";

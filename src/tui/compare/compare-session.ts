@@ -18,8 +18,8 @@
  * Invariant: `joint[i]` is the pair of session steps of joint step i, both increasing in i.
  */
 import { UserInputError } from "../../sim/errors.js";
-import type { Session } from "../../scenario/stepper/session.js";
-import type { Action, Frame } from "../../scenario/stepper/types.js";
+import type { Session } from "../../stepper/session.js";
+import type { Action, Frame } from "../../stepper/types.js";
 
 /** A joint step stops after this many single steps of one run at one time (a busy instant). */
 const MAX_STEPS_PER_JOINT_STEP = 10_000;

@@ -5,7 +5,7 @@
  * help). Plain mode prints these lines; the ink compare screen draws the same panes.
  */
 import { UserInputError } from "../../sim/errors.js";
-import type { Frame } from "../../scenario/stepper/types.js";
+import type { Frame } from "../../stepper/types.js";
 import { fit, headerLine, ms, narrationLines, nodeLines, verdictLines } from "../frame-text.js";
 import type { Command } from "../commands.js";
 import { CompareSession, standing } from "./compare-session.js";

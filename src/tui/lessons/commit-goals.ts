@@ -6,7 +6,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { goalWatch } from "./lesson.js";
-import type { GoalWatch } from "../../scenario/stepper/types.js";
+import type { GoalWatch } from "../../stepper/types.js";
 
 export interface TxnRecord {
   votes: Record<string, "yes" | "no">;

@@ -5,7 +5,7 @@
  * watch's text once reached, generated from what happened in the run.
  */
 import type { TraceEvent, TraceKind } from "../../sim/trace.js";
-import type { Action, GoalWatch } from "../../scenario/stepper/types.js";
+import type { Action, GoalWatch } from "../../stepper/types.js";
 
 export interface Lesson {
   protocol: string;

@@ -7,7 +7,7 @@
  * preCommit at step 21, every participant is precommitted after 27 and every Ack is in after 30
  * (co's doCommit decision is then being fsynced).
  */
-import type { Action } from "../../scenario/stepper/types.js";
+import type { Action } from "../../stepper/types.js";
 import type { Lesson } from "./lesson.js";
 import { commitGoal, entries } from "./commit-goals.js";
 

@@ -6,7 +6,7 @@
  * With seed 1 and `txn c1 x 1` at the start: every vote has reached co after 16 steps, its
  * Commit decision is durable and sent after 18, and the first Commit arrives (at p2) at step 19.
  */
-import type { Action } from "../../scenario/stepper/types.js";
+import type { Action } from "../../stepper/types.js";
 import type { Lesson } from "./lesson.js";
 import { commitGoal, entries, secs, waitingOn } from "./commit-goals.js";
 

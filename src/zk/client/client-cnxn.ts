@@ -181,9 +181,11 @@ export interface ClientCnxnOptions {
  * - `rare-pings`: the client pings no more often than its read timeout, so an idle connection
  *   with healthy links times out;
  * - `lifo-send`: the requests queued while the client had no connection are written newest
- *   first, so a pipelining session's requests are applied out of submission order.
+ *   first, so a pipelining session's requests are applied out of submission order;
+ * - `rw-probe-ignored`: a read-only client's probe that finds a read/write server is ignored,
+ *   so the client stays read-only as long as its read-only server does.
  */
-export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send";
+export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send" | "rw-probe-ignored";
 
 type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; onFinish: (reply: PacketReply) => void; reply: PacketReply };
 
@@ -629,6 +631,7 @@ export class ClientCnxn {
     this.rwProbeTimer = undefined;
     probe?.close();
     this.ctx.annotate("client.rw-probe", { client: this.ctx.id, server: address.host, result: result ?? "none" });
+    if (this.canary === "rw-probe-ignored") result = null; // broken on purpose: the answer is dropped
     if (result === "rw") {
       // RWServerFoundException: thrown before the loop reads the connection again, so whatever
       // arrived on it meanwhile is never read; the pending requests fail CONNECTIONLOSS.

@@ -78,6 +78,8 @@ export interface PrepOptions {
   extendedTypesEnabled: boolean;
   /** `zookeeper.enforceQuota`: hard quota limits fail with QUOTAEXCEEDED. */
   enforceQuota: boolean;
+  /** Canary `quota-root-uncounted`: a quota root's own node is left out of its count (one node too many allowed). */
+  quotaRootUncounted?: boolean;
   /** `zookeeper.skipACL`. */
   skipACL: boolean;
   /** Digest that grants `super` (used by the connection's auth, kept here for one config). */
@@ -182,6 +184,7 @@ export class PrepRequestProcessor {
     this.options = {
       extendedTypesEnabled: options.extendedTypesEnabled ?? false,
       enforceQuota: options.enforceQuota ?? false,
+      ...(options.quotaRootUncounted === true ? { quotaRootUncounted: true } : {}),
       skipACL: options.skipACL ?? false,
       authProviders: options.authProviders ?? DEFAULT_AUTH_PROVIDERS,
       ...(options.superDigest !== undefined ? { superDigest: options.superDigest } : {}),
@@ -572,6 +575,7 @@ export class PrepRequestProcessor {
     const checkBytes = bytesDiff !== 0 && (limitOf("bytes") > -1 || limitOf("byteHardLimit") > -1);
     if (!checkCount && !checkBytes) return Code.OK;
     const usage = this.tree.quotaUsage(prefix);
+    if (this.options.quotaRootUncounted === true) usage.count -= 1; // broken on purpose (canary)
     if (checkCount && limitOf("countHardLimit") > -1 && usage.count + countDiff > limitOf("countHardLimit")) {
       return Code.QUOTAEXCEEDED;
     }

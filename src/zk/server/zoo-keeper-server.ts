@@ -103,7 +103,9 @@ export type ServerCanary =
   /** A read-only server applies and acknowledges writes instead of answering NOTREADONLY. */
   | "read-only-accepts-writes"
   /** A read-only server accepts a client whose ConnectRequest did not ask for read-only. */
-  | "read-only-serves-any-client";
+  | "read-only-serves-any-client"
+  /** A quota root's own node is left out of its count: a hard count limit lets one node too many in. */
+  | "quota-root-uncounted";
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,
@@ -295,10 +297,11 @@ export class ZooKeeperServer implements CnxnHost {
   }
 
   private newPrep(): PrepRequestProcessor {
-    const { extendedTypesEnabled, enforceQuota, skipACL, superDigest, authProviders } = this.config;
+    const { extendedTypesEnabled, enforceQuota, skipACL, superDigest, authProviders, canary } = this.config;
     return new PrepRequestProcessor(this.zkDb.dataTree, this.sessionTracker, {
       extendedTypesEnabled,
       enforceQuota,
+      ...(canary === "quota-root-uncounted" ? { quotaRootUncounted: true } : {}),
       skipACL,
       ...(superDigest !== undefined ? { superDigest } : {}),
       ...(authProviders !== undefined ? { authProviders } : {}),

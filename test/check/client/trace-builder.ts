@@ -4,6 +4,7 @@
  * (1 ms per event unless told otherwise). Clients are nodes `c<n>`, servers `s<n>`; zxids and
  * session ids are hex strings, as the client and server write them.
  */
+import { asEvent, type LooseEvent } from "../../helpers/loose-events.js";
 import type { TraceEvent } from "../../../src/sim/trace.js";
 import { runCheckers, type Checker, type Violation } from "../../../src/check/checker.js";
 
@@ -22,11 +23,11 @@ export class ClientTrace {
     return this;
   }
 
-  event(kind: string, node: string, fields?: Record<string, unknown>, extra: Partial<TraceEvent> = {}): this {
+  event(kind: string, node: string, fields?: Record<string, unknown>, extra: Partial<LooseEvent> = {}): this {
     this.nowUs += 1000;
-    const e: TraceEvent = { index: this.events.length, atUs: this.nowUs, kind, node, ...extra };
+    const e: LooseEvent = { index: this.events.length, atUs: this.nowUs, kind, node, ...extra };
     if (fields !== undefined) e.fields = fields;
-    this.events.push(e);
+    this.events.push(asEvent(e));
     return this;
   }
 

@@ -28,6 +28,7 @@ describe("check: zab: correct run", () => {
       "zab.durable-ack",
       "zab.election-most-recent",
       "zab.newleader-quorum",
+      "zab.learner-sync",
     ]);
     a.forEach((c, i) => expect(c).not.toBe(b[i]));
   });

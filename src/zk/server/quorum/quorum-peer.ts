@@ -119,9 +119,21 @@ export class QuorumPeer {
   }
 
   /** Atomically replaces an epoch file and fsyncs it; `then` runs once it is durable. */
-  private writeEpoch(file: string, epoch: number, then: () => void): void {
-    this.ctx.disk.replace(file, [epoch], [8]);
+  /**
+   * Writes an epoch file and fsyncs it, then `then`. A write that fails (a full disk) ends the
+   * server's role instead, as Java's `writeLongToFile` throws an IOException out of
+   * `setAcceptedEpoch`/`setCurrentEpoch` and the follower or leader goes back to LOOKING: the
+   * epoch is neither taken in memory nor acknowledged (an ACKEPOCH over an acceptedEpoch that is
+   * not on disk lets a restarted server propose an epoch already handed out).
+   */
+  private writeEpoch(file: string, epoch: number, then: () => void): boolean {
+    const written = this.ctx.disk.replace(file, [epoch], [8]);
+    if (!written.ok) {
+      this.roleEnded(`${file} write failed: ${written.err}`);
+      return false;
+    }
     this.ctx.disk.fsync(file, then);
+    return true;
   }
 
   /**
@@ -136,20 +148,20 @@ export class QuorumPeer {
 
   setAcceptedEpoch(epoch: number, then: () => void): void {
     if (this.preZab10) return then();
-    this.acceptedEpoch = epoch;
-    this.writeEpoch(ACCEPTED_EPOCH_FILE, epoch, () => {
+    const written = this.writeEpoch(ACCEPTED_EPOCH_FILE, epoch, () => {
       this.ctx.annotate("zab.epoch.accepted", { sid: this.myid, epoch });
       then();
     });
+    if (written) this.acceptedEpoch = epoch;
   }
 
   setCurrentEpoch(epoch: number, then: () => void): void {
     if (this.preZab10) return then();
-    this.currentEpoch = epoch;
-    this.writeEpoch(CURRENT_EPOCH_FILE, epoch, () => {
+    const written = this.writeEpoch(CURRENT_EPOCH_FILE, epoch, () => {
       this.ctx.annotate("zab.epoch.current", { sid: this.myid, epoch });
       then();
     });
+    if (written) this.currentEpoch = epoch;
   }
 
   setState(state: ServerState): void {

@@ -1,0 +1,357 @@
+// `npm run mutants -- --mechanical`: the mechanical mutation score. Mutants nobody chose
+// (scripts/mechanical/generate.mjs: the standard operators over src/zk/server, src/zk/client,
+// src/recipes and src/protocols), a fixed-seed sample of them (mutants/mechanical-sample.json),
+// each run against a fixed budget of `zksim run` scenarios and `zksim explore` seeds of its
+// area (mutants/mechanical.json) — never unit tests.
+//
+// How one run goes:
+// 1. the sample's mutants are found in the current sources (a sampled mutant whose code is gone
+//    is reported as gone); the scratch copy gets them all built in as mutant schemata, each
+//    switched on by its id in __STRYKER_ACTIVE_MUTANT__, and is built once by tsc;
+// 2. the baseline: every run of every probe, no mutant on, in one process, recording which
+//    sampled mutants each run reaches (and the checkers a run fails with already);
+// 3. each mutant, in its own process (`nice`d by the caller), runs the runs of its area's probes
+//    that reach it, in the list's order, until one fails with a checker its baseline did not
+//    (killed), the process outlives its limit (timed out: limitFactor × the baseline time of
+//    those runs, at least minLimitMs), or every run passes (survived). No run reaches it: no
+//    coverage. A run that does not reach a mutant's code behaves exactly as without it
+//    (every run is deterministic), so skipping it changes no verdict.
+// Results are appended to a journal as they come (--journal), so a stopped run resumes.
+//
+// Usage: node scripts/mutants.mjs --mechanical [--json] [--limit N] [--only N,…] [--journal FILE]
+//          [--report FILE] [--prior REPORT] [--summarize JOURNAL] [--redraw] [--list-sample] [--keep]
+//   --limit N: the first N of the sample (a prefix of a seeded shuffle is a uniform sample too);
+//   --only: sample positions (1-based); --summarize: the table of a journal, nothing run.
+// Exit: 0 the score (killed + timed out over all but equivalent) is at least the config's target;
+// 1 below it; 2 bad input; 3 the scratch copy could not be built or the baseline could not run.
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import ts from "typescript";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { generateMutants, instrumentFile, mutatedFiles } from "./generate.mjs";
+import { describeKey, drawSample, matchSample } from "./sample.mjs";
+import { parseWorkerOutput, summarize, table, verdictOf } from "./results.mjs";
+
+const ROOT = realpathSync(fileURLToPath(new URL("../..", import.meta.url)));
+const CONFIG = join(ROOT, "mutants", "mechanical.json");
+/** Hand-checked survivors judged equivalent: { key: reason } (not counted in the score). */
+const EQUIVALENT = join(ROOT, "mutants", "mechanical-equivalent.json");
+const COPIED = ["src", "bin", "scenarios", "package.json", "tsconfig.json"];
+
+export class MechanicalError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = "MechanicalError";
+    this.code = code;
+  }
+}
+const fail = (code, message) => {
+  throw new MechanicalError(code, message);
+};
+
+const USAGE = "usage: mutants --mechanical [--json] [--limit N] [--only N[,N…]] [--journal FILE] [--report FILE] [--prior REPORT] [--summarize JOURNAL] [--redraw] [--list-sample] [--keep]";
+
+export function parseMechanicalArgs(argv) {
+  const opts = { json: false, limit: undefined, only: undefined, journal: undefined, report: undefined, prior: undefined, redraw: false, listSample: false, keep: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => (i + 1 < argv.length ? argv[++i] : fail(2, `${a} needs a value`));
+    if (a === "--mechanical") continue;
+    else if (a === "--json") opts.json = true;
+    else if (a === "--keep") opts.keep = true;
+    else if (a === "--redraw") opts.redraw = true;
+    else if (a === "--list-sample") opts.listSample = true;
+    else if (a === "--journal") opts.journal = resolve(process.cwd(), value());
+    else if (a === "--report") opts.report = resolve(process.cwd(), value());
+    else if (a === "--prior") opts.prior = resolve(process.cwd(), value());
+    else if (a === "--summarize") opts.summarize = resolve(process.cwd(), value());
+    else if (a === "--only") opts.only = value().split(",").filter((s) => s !== "").map(Number);
+    else if (a === "--limit") {
+      const v = value();
+      if (!/^[1-9][0-9]*$/.test(v)) fail(2, `--limit must be a positive integer, got "${v}"`);
+      opts.limit = Number(v);
+    } else fail(2, `unknown argument "${a}" (${USAGE})`);
+  }
+  if (opts.only?.some((n) => !Number.isInteger(n) || n < 1)) fail(2, "--only takes sample positions (1-based integers)");
+  return opts;
+}
+
+/** The config: the sample's seed and size, the limits, the probes (each with the areas it serves). */
+export function loadConfig(path = CONFIG) {
+  const raw = JSON.parse(readFileSync(path, "utf8"));
+  for (const p of raw.probes) {
+    if (!existsSync(join(ROOT, "scenarios", `${p.scenario}.json`))) fail(2, `${path}: no scenario "${p.scenario}"`);
+  }
+  return raw;
+}
+
+/** Every (scenario, seed) run of the probes, deduplicated, in list order; each probe's run indexes. */
+export function expandProbes(probes) {
+  const runs = [];
+  const index = new Map();
+  const probeRuns = probes.map((p) => {
+    const seeds = p.kind === "run" ? [p.seed ?? 1] : Array.from({ length: p.seeds }, (_, k) => (p.from ?? 1) + k);
+    return seeds.map((seed) => {
+      const run = { scenario: p.scenario, seed, ...(p.generate ? { generate: true } : {}), ...(p.variant ? { variant: p.variant } : {}) };
+      const id = JSON.stringify(run);
+      if (!index.has(id)) {
+        index.set(id, runs.length);
+        runs.push(run);
+      }
+      return index.get(id);
+    });
+  });
+  return { runs, probeRuns };
+}
+
+/** The run indexes of an area's budget, in probe order. */
+export function budgetOf(area, probes, probeRuns) {
+  const out = [];
+  for (const [k, p] of probes.entries()) if (p.areas.includes(area)) for (const i of probeRuns[k]) if (!out.includes(i)) out.push(i);
+  return out;
+}
+
+/** The runs with the one named `killer` (a runName) moved first, when it is among them. */
+export function firstKiller(runIndexes, killer, runs) {
+  const k = killer === undefined ? -1 : runIndexes.findIndex((i) => runName(runs[i]) === killer);
+  return k <= 0 ? runIndexes : [runIndexes[k], ...runIndexes.slice(0, k), ...runIndexes.slice(k + 1)];
+}
+
+/** A digest of the text of every file mutants are drawn from. */
+function mutatedSourcesDigest(program) {
+  const h = createHash("sha256");
+  for (const file of mutatedFiles(ROOT)) h.update(file).update(program.getSourceFile(join(ROOT, file)).text);
+  return h.digest("hex");
+}
+
+export const runName = (r) => `${r.scenario} --seed ${r.seed}${r.generate ? " --generate" : ""}${r.variant ? ` --variant ${r.variant}` : ""}`;
+
+// ---- the scratch copy -------------------------------------------------------------------------
+
+/**
+ * The scratch copy with the chosen mutants built in. When the working tree's dist/ is newer
+ * than every source and TypeScript's transpileModule reproduces tsc's output for each file to
+ * instrument, dist/ is copied and those files alone are recompiled (seconds); otherwise the
+ * copy is built by tsc (minutes on a loaded machine). Either way: one build for every mutant.
+ */
+function buildScratch(scratch, program, sampled, nodes, log) {
+  const dir = join(scratch, "copy");
+  mkdirSync(dir);
+  for (const name of COPIED) cpSync(join(ROOT, name), join(dir, name), { recursive: true });
+  symlinkSync(realpathSync(join(ROOT, "node_modules")), join(dir, "node_modules"));
+  const byFile = new Map();
+  for (const m of sampled) {
+    if (!byFile.has(m.file)) byFile.set(m.file, []);
+    byFile.get(m.file).push({ node: nodes[m.id], mutant: m });
+  }
+  const instrumented = new Map([...byFile].map(([file, chosen]) => [file, instrumentFile(program.getSourceFile(join(ROOT, file)), chosen)]));
+  for (const [file, text] of instrumented) writeFileSync(join(dir, file), text);
+  const jsOf = (file) => join("dist", relative("src", file).replace(/\.tsx?$/, ".js"));
+  const options = program.getCompilerOptions();
+  const transpile = (text, file) => ts.transpileModule(text, { fileName: file, compilerOptions: { ...options, module: ts.ModuleKind.ES2022, moduleResolution: ts.ModuleResolutionKind.Bundler, sourceMap: false, inlineSourceMap: false, declaration: false } }).outputText.trimEnd();
+  const stripMap = (js) => js.replace(/\n\/\/# sourceMappingURL=[^\n]*\n?$/, "\n").trimEnd();
+  const fresh = existsSync(join(ROOT, "dist")) && program.getSourceFiles().every((sf) => {
+    if (!sf.fileName.startsWith(join(ROOT, "src") + "/") || sf.fileName.endsWith(".d.ts")) return true;
+    const js = join(ROOT, jsOf(relative(ROOT, sf.fileName)));
+    return existsSync(js) && statSync(js).mtimeMs >= statSync(sf.fileName).mtimeMs;
+  });
+  const alone = fresh && [...instrumented.keys()].every((file) => transpile(readFileSync(join(ROOT, file), "utf8"), file) === stripMap(readFileSync(join(ROOT, jsOf(file)), "utf8")));
+  if (alone) {
+    cpSync(join(ROOT, "dist"), join(dir, "dist"), { recursive: true });
+    for (const [file, text] of instrumented) writeFileSync(join(dir, jsOf(file)), `${transpile(text, file)}\n`);
+    log(`reused dist/ and recompiled the ${instrumented.size} instrumented files alone`);
+  } else {
+    log(fresh ? "a file to instrument does not compile alone as tsc compiles it: building the copy with tsc" : "dist/ is older than the sources (run npm run build to save this step): building the copy with tsc");
+    const r = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], { cwd: dir, encoding: "utf8" });
+    if (r.status !== 0) fail(3, `the instrumented copy does not build:\n${(r.stdout + r.stderr).slice(0, 3000)}`);
+  }
+  cpSync(join(ROOT, "scripts", "mechanical", "worker.mjs"), join(dir, "worker.mjs"));
+  return dir;
+}
+
+// ---- processes --------------------------------------------------------------------------------
+
+const live = new Set();
+
+/** Runs the worker on a job; resolves { lines, code, signal, stderr, timedOut, wallMs }. */
+function runWorker(dir, job, { active, limitMs }) {
+  const jobFile = join(dir, `job-${process.pid}.json`);
+  writeFileSync(jobFile, JSON.stringify({ ...job, dist: join(dir, "dist") }));
+  return new Promise((done) => {
+    const started = performance.now();
+    const env = { ...process.env, FORCE_COLOR: "0" };
+    if (active !== undefined) env.__STRYKER_ACTIVE_MUTANT__ = String(active);
+    else delete env.__STRYKER_ACTIVE_MUTANT__;
+    const child = spawn(process.execPath, ["--max-semi-space-size=64", "--max-old-space-size=3072", join(dir, "worker.mjs"), jobFile], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+    live.add(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b) => (stdout += b));
+    child.stderr.on("data", (b) => (stderr = (stderr + b).slice(-20000)));
+    let timedOut = false;
+    const timer = limitMs === undefined ? undefined : setTimeout(() => ((timedOut = true), child.kill("SIGKILL")), limitMs);
+    child.on("close", (code, signal) => {
+      live.delete(child);
+      clearTimeout(timer);
+      done({ lines: parseWorkerOutput(stdout), code, signal, stderr, timedOut, wallMs: Math.round(performance.now() - started) });
+    });
+  });
+}
+
+// ---- the driver -------------------------------------------------------------------------------
+
+/**
+ * The results of a journal still valid now: an entry is reused when the same sample's mutant
+ * (its key, and the same instrumented set: the fingerprint) met the same budget (the names of
+ * its area's runs), so a change of one area's probes re-runs that area's mutants only.
+ */
+function readJournal(path, fingerprint) {
+  if (path === undefined || !existsSync(path)) return new Map();
+  const done = new Map();
+  let mine = false;
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const entry = JSON.parse(line);
+    if (entry.fingerprint !== undefined) mine = entry.fingerprint === fingerprint;
+    else if (mine) done.set(`${entry.key}\u0000${entry.budget}`, entry);
+  }
+  return done;
+}
+
+/** The hand-checked equivalent mutants: { key: reason }, from [{ key, reason, … }] in the file. */
+function loadEquivalent() {
+  if (!existsSync(EQUIVALENT)) return {};
+  return Object.fromEntries(JSON.parse(readFileSync(EQUIVALENT, "utf8")).map((e) => [e.key, e.reason]));
+}
+
+/**
+ * `--summarize JOURNAL`: the summary of what a journal holds (its last section: the results of
+ * the latest run, resumed ones included), in sample order — a run stopped early reports the
+ * prefix of the sample it finished.
+ */
+function summarizeJournal(opts, config) {
+  if (!existsSync(opts.summarize)) fail(2, `--summarize: no journal ${opts.summarize}`);
+  const byKey = new Map();
+  for (const line of readFileSync(opts.summarize, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const entry = JSON.parse(line);
+    if (entry.fingerprint !== undefined) byKey.clear();
+    else byKey.set(entry.key, entry);
+  }
+  const results = [...byKey.values()].sort((a, b) => a.n - b.n);
+  const sample = JSON.parse(readFileSync(join(ROOT, config.sample), "utf8"));
+  const summary = summarize(results, { population: sample.population, sampleSize: sample.keys.length, seed: sample.seed, gone: [] }, loadEquivalent());
+  if (opts.report !== undefined) writeFileSync(opts.report, `${JSON.stringify(summary, null, 1)}\n`);
+  if (opts.json) console.log(JSON.stringify(summary));
+  else console.log(`${results.length} of the sample's ${sample.keys.length} mutants (positions ${compactRanges(results.map((r) => r.n))})\n${table(summary)}`);
+  return summary.score >= (config.target ?? 0.8) ? 0 : 1;
+}
+
+/** [1, 2, 3, 5] → "1–3, 5". */
+function compactRanges(ns) {
+  const out = [];
+  for (let i = 0; i < ns.length; i++) {
+    let j = i;
+    while (j + 1 < ns.length && ns[j + 1] === ns[j] + 1) j++;
+    out.push(i === j ? `${ns[i]}` : `${ns[i]}–${ns[j]}`);
+    i = j;
+  }
+  return out.join(", ");
+}
+
+export async function mechanicalMain(argv) {
+  const opts = parseMechanicalArgs(argv);
+  const config = loadConfig();
+  const log = (line) => console.error(`mutants: ${line}`);
+  if (opts.summarize !== undefined) return summarizeJournal(opts, config);
+  const t0 = performance.now();
+  log("generating the mutants of the current sources");
+  const { mutants, nodes, program } = generateMutants(ROOT);
+  const samplePath = join(ROOT, config.sample);
+  if (opts.redraw || !existsSync(samplePath)) {
+    const keys = drawSample(mutants, config.seed, config.size);
+    writeFileSync(samplePath, `${JSON.stringify({ seed: config.seed, size: config.size, population: mutants.length, keys }, null, 1)}\n`);
+    log(`drew ${keys.length} of ${mutants.length} mutants with seed ${config.seed} into ${relative(process.cwd(), samplePath)}`);
+  }
+  const sample = JSON.parse(readFileSync(samplePath, "utf8"));
+  const { found, gone } = matchSample(sample.keys, mutants);
+  const position = new Map(sample.keys.map((k, i) => [k, i + 1]));
+  let chosen = found;
+  if (opts.only !== undefined) chosen = chosen.filter((m) => opts.only.includes(position.get(m.key)));
+  if (opts.limit !== undefined) chosen = chosen.slice(0, opts.limit);
+  if (opts.listSample) {
+    for (const m of found) console.log(`${String(position.get(m.key)).padStart(3)} ${m.file}:${m.line}:${m.column} ${describeKey(m.key)}`);
+    for (const k of gone) console.log(`gone ${describeKey(k)}`);
+    return 0;
+  }
+  log(`${mutants.length} mutants in the population; ${found.length} of the sample's ${sample.keys.length} found${gone.length > 0 ? `, ${gone.length} gone (their code changed)` : ""}; running ${chosen.length}`);
+
+  const { runs, probeRuns } = expandProbes(config.probes);
+  // --prior: the run that killed a mutant in an earlier report goes first (a verdict does not
+  // depend on the order of the runs; the cost of a mutant killed again does).
+  const priorKiller = new Map(opts.prior === undefined ? [] : JSON.parse(readFileSync(opts.prior, "utf8")).mutants.filter((r) => r.killedBy !== undefined).map((r) => [r.key, r.killedBy.run]));
+  // The instrumented set and the sources it was drawn from; a journal section is reused only under it.
+  const fingerprint = createHash("sha256").update(JSON.stringify({ keys: chosen.map((m) => m.key), sources: mutatedSourcesDigest(program) })).digest("hex").slice(0, 16);
+  const journal = readJournal(opts.journal, fingerprint);
+  if (opts.journal !== undefined) {
+    mkdirSync(dirname(opts.journal), { recursive: true });
+    appendFileSync(opts.journal, `${JSON.stringify({ fingerprint })}\n`);
+  }
+
+  const scratch = mkdtempSync(join(tmpdir(), "zksim-mechanical-"));
+  const cleanup = () => {
+    for (const child of live) child.kill("SIGKILL");
+    if (opts.keep) log(`scratch copy kept at ${scratch}`);
+    else rmSync(scratch, { recursive: true, force: true });
+  };
+  process.on("SIGINT", () => (cleanup(), process.exit(130)));
+  process.on("SIGTERM", () => (cleanup(), process.exit(143)));
+  try {
+    log(`building the instrumented copy in ${scratch}`);
+    const dir = buildScratch(scratch, program, chosen, nodes, log);
+    log(`baseline: ${runs.length} runs, no mutant on, recording coverage`);
+    const base = await runWorker(dir, { runs, coverage: chosen.map((m) => m.id) }, {});
+    const staticIds = new Set(base.lines.find((l) => l.static !== undefined)?.static ?? []);
+    const baseline = new Map(base.lines.filter((l) => l.i !== undefined).map((l) => [l.i, l]));
+    if (baseline.size !== runs.length) fail(3, `the baseline stopped after ${baseline.size} of ${runs.length} runs (exit ${base.code}):\n${base.stderr.slice(-3000)}`);
+    const baselineFailures = [...baseline.values()].filter((l) => l.verdict === "fail");
+    for (const l of baselineFailures) log(`baseline: ${runName(runs[l.i])} fails already (${l.checkers.join(", ")}): only other checkers count there`);
+    log(`baseline done in ${(base.wallMs / 1000).toFixed(0)} s`);
+
+    const results = [];
+    for (const m of chosen) {
+      const budget = budgetOf(m.area, config.probes, probeRuns);
+      const budgetName = createHash("sha256").update(budget.map((i) => runName(runs[i])).join("\n")).digest("hex").slice(0, 16);
+      const prior = journal.get(`${m.key}\u0000${budgetName}`);
+      if (prior !== undefined) {
+        results.push(prior);
+        if (opts.journal !== undefined) appendFileSync(opts.journal, `${JSON.stringify(prior)}\n`);
+        continue;
+      }
+      const reaching = firstKiller(budget.filter((i) => staticIds.has(m.id) || baseline.get(i).covered.includes(m.id)), priorKiller.get(m.key), runs);
+      const head = { n: position.get(m.key), key: m.key, budget: budgetName, file: m.file, line: m.line, area: m.area, operator: m.operator, scope: m.scope, original: m.original, replacement: m.replacement, budgetRuns: budget.length, reachingRuns: reaching.length };
+      let result;
+      if (reaching.length === 0) result = { ...head, status: "no-coverage", wallMs: 0 };
+      else {
+        const baseMs = reaching.reduce((s, i) => s + baseline.get(i).ms, 0);
+        const limitMs = Math.max(config.minLimitMs, config.limitFactor * baseMs);
+        const expectedFailures = Object.fromEntries(reaching.map((i, k) => [k, baseline.get(i).checkers]));
+        const outcome = await runWorker(dir, { runs: reaching.map((i) => runs[i]), stopAtFailure: true, expectedFailures }, { active: m.id, limitMs });
+        result = { ...head, ...verdictOf(outcome, reaching.map((i) => runs[i]), expectedFailures, runName), wallMs: outcome.wallMs };
+      }
+      results.push(result);
+      if (opts.journal !== undefined) appendFileSync(opts.journal, `${JSON.stringify(result)}\n`);
+      log(`${String(result.n).padStart(3)} ${result.status.toUpperCase().padEnd(11)} ${describeKey(m.key)}${result.killedBy ? ` — ${result.killedBy.run}: ${result.killedBy.why}` : ""} (${(result.wallMs / 1000).toFixed(1)} s)`);
+    }
+    const summary = summarize(results, { gone, population: mutants.length, sampleSize: sample.keys.length, seed: sample.seed, baselineMs: base.wallMs, wallMs: Math.round(performance.now() - t0) }, loadEquivalent());
+    if (opts.report !== undefined) writeFileSync(opts.report, `${JSON.stringify(summary, null, 1)}\n`);
+    if (opts.json) console.log(JSON.stringify(summary));
+    else console.log(table(summary));
+    return summary.score >= (config.target ?? 0.8) ? 0 : 1;
+  } finally {
+    cleanup();
+  }
+}
