@@ -81,9 +81,12 @@ function summarize(profile: CpuProfile, seeds: number, top: number): SeedProfile
   return { seeds, totalMs: Math.round(totalUs / 1000), areas: rows(byArea, byArea.size), functions: rows(byFunction, top) };
 }
 
-/** `check/zab/leadership.ts` from a compiled or source URL of this project; undefined for Node's own code. */
-function sourceFile(url: string): string | undefined {
-  const m = /\/src\/(.+)\.[jt]s$/.exec(url);
+/**
+ * `check/zab/leadership.ts` from a URL of this project's code: compiled (`…/dist/check/zab/leadership.js`)
+ * or source (`…/src/check/zab/leadership.ts`, under vitest); undefined for Node's own code.
+ */
+export function sourceFile(url: string): string | undefined {
+  const m = /.*\/(?:dist|src)\/(.+)\.[jt]s$/.exec(url);
   return m === null ? undefined : `${m[1]}.ts`;
 }
 
