@@ -76,6 +76,7 @@ export function addServeNodes(sim: Simulator, settings: ServeSettings, variant: 
             syncLimitTicks: settings.syncLimitTicks,
             server: config,
             bugs: bugIdSet(variant.bugs ?? []),
+            timing: { profile: settings.quorumTimingProfile ?? "zookeeper-3.8", ...(settings.quorumTiming !== undefined ? { settings: settings.quorumTiming } : {}) },
             ...(settings.readOnlyModeEnabled === true ? { readOnlyModeEnabled: true } : {}),
           })
         : new ZooKeeperServer(ctx, config),

@@ -39,7 +39,7 @@ import { FAULT_PHASE_EVENT } from "../scenario/nemesis/zab-swarm.js";
 import type { Scenario } from "../scenario/types.js";
 import { intParam } from "../scenario/workload.js";
 import { workloadDef } from "../scenario/registry.js";
-import { ZAB_TRACE_ROLES, serverConfig, shape } from "../scenario/workloads/zk.js";
+import { ZAB_TRACE_ROLES, quorumTimingParams, serverConfig, shape } from "../scenario/workloads/zk.js";
 import { swarmShapeOf } from "../scenario/workloads/swarm-shape.js";
 import type { ZooKeeperServerConfig } from "../zk/server/zoo-keeper-server.js";
 import { parseFaultSchedule } from "../sim/faults.js";
@@ -83,6 +83,9 @@ export function serveScenarioOf(scenario: Scenario, seed: number, basePort: numb
         initLimitTicks: intParam(params, "initLimitTicks", 10, 1, 1000),
         syncLimitTicks: intParam(params, "syncLimitTicks", 5, 1, 1000),
       };
+      const timing = quorumTimingParams(params, "zookeeper-3.8");
+      if (timing.profile !== "zookeeper-3.8") warnings.push(`${source}: serve runs 3.8's failover timings; quorumTiming "${timing.profile}" is not used (its settings are)`);
+      if (Object.keys(timing.settings ?? {}).length > 0) settings.quorumTiming = timing.settings;
       warnings.push(`${source}: its script "${String(params.script)}" and its ${sh.clients.length} simulated client(s) do not run under serve; real clients take their place`);
       break;
     }

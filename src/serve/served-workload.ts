@@ -30,6 +30,7 @@ import { SERVE_CHECKERS } from "./status-lines.js";
 import { installServeScenario, serveScheduleFromRecord, serveScheduleToRecord, type ServeScenario } from "./serve-scenario.js";
 import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
 import type { ServeAuth } from "./server-auth.js";
+import { QUORUM_TIMING_FIELDS, QUORUM_TIMING_MIN, QUORUM_TIMING_PROFILES, type QuorumTiming, type QuorumTimingProfile } from "../zk/server/quorum/quorum-timing.js";
 import type { Fault } from "../sim/faults.js";
 import type { Scenario } from "../scenario/types.js";
 import type { WorkloadDef } from "../scenario/workload.js";
@@ -60,6 +61,7 @@ export function settingsToRecord(settings: ServeSettings): Record<string, unknow
     if (key === "warnings" || key === "systemProperties") continue;
     out[key] = key === "auth" ? authToRecord(value as ServeAuth) : value instanceof Set ? [...(value as Set<unknown>)] : value;
   }
+  out.quorumTimingProfile = settings.quorumTimingProfile ?? "zookeeper-3.8";
   return out;
 }
 
@@ -214,7 +216,24 @@ export function settingsFromRecord(raw: unknown): ServeSettings {
     fourLetterWords: new Set(words as string[]),
     warnings: [],
     ...(doc.auth !== undefined ? { auth: parseAuth(doc.auth) } : {}),
+    ...(doc.quorumTiming !== undefined ? { quorumTiming: parseQuorumTiming(doc.quorumTiming) } : {}),
+    // Recorded before serve ran 3.8's failover timings: the classic ones reproduce the run.
+    quorumTimingProfile: quorumTimingProfileOf(doc.quorumTimingProfile ?? "zksim-classic"),
   };
+}
+
+function quorumTimingProfileOf(raw: unknown): QuorumTimingProfile {
+  if (QUORUM_TIMING_PROFILES.includes(raw as QuorumTimingProfile)) return raw as QuorumTimingProfile;
+  throw new UserInputError(`workload.settings.quorumTimingProfile must be one of ${QUORUM_TIMING_PROFILES.map((p) => `"${p}"`).join(", ")}, got ${JSON.stringify(raw)}`);
+}
+
+function parseQuorumTiming(raw: unknown): Partial<QuorumTiming> {
+  const at = "workload.settings.quorumTiming";
+  const doc = object(raw, at);
+  checkKnownFields(doc, QUORUM_TIMING_FIELDS, at);
+  const out: Partial<QuorumTiming> = {};
+  for (const field of QUORUM_TIMING_FIELDS) if (doc[field] !== undefined) out[field] = wholeNumber(doc[field], `${at}.${field}`, QUORUM_TIMING_MIN[field]);
+  return out;
 }
 
 function parseInputs(raw: unknown): RecordedInput[] {

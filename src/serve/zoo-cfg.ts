@@ -14,11 +14,15 @@
  * but the simulation has no use for (dataDir, autopurge.*, admin.*, …) are accepted silently.
  * All members share one host here, so a member without `;port` gets `clientPort + (N − first N)`.
  * Authentication keys (`authProvider.N`, `DigestAuthenticationProvider.superDigest`, `superUser`,
- * …) become the system properties `zookeeper.<key>`, as 3.8 makes them (server-auth.ts reads them).
+ * …) and the failover timings (`leaderConnectDelayDuringRetryMs`, `fastleader.minNotificationInterval`,
+ * …) become the system properties `zookeeper.<key>`, as 3.8 makes them (server-auth.ts and
+ * quorum-timing-properties.ts read them); `connectToLearnerMasterLimit` is zoo.cfg's own.
  */
 import { UserInputError } from "../sim/errors.js";
 import { FOUR_LETTER_WORDS } from "../zk/proto/registry-doc.js";
 import { isAuthZooCfgKey, type ServeAuth } from "./server-auth.js";
+import { isQuorumTimingZooCfgKey, quorumTimingFrom } from "./quorum-timing-properties.js";
+import type { QuorumTiming, QuorumTimingProfile } from "../zk/server/quorum/quorum-timing.js";
 
 export interface ServeMember {
   /** Server id (`myid`), 1…255: the top byte of the session ids it creates. */
@@ -43,7 +47,7 @@ export interface ServeSettings {
   fourLetterWords: ReadonlySet<string>;
   /** One line per unknown key or questionable value. */
   warnings: string[];
-  /** zoo.cfg's authentication keys as the system properties `zookeeper.<key>` 3.8 makes them. */
+  /** zoo.cfg's authentication and timing keys as the system properties `zookeeper.<key>` 3.8 makes them. */
   systemProperties?: ReadonlyMap<string, string>;
   /** Authentication of the served servers (server-auth.ts); absent = 3.8's defaults. */
   auth?: ServeAuth;
@@ -51,6 +55,10 @@ export interface ServeSettings {
   readOnlyModeEnabled?: boolean;
   /** `localSessionsEnabled`: in zksim it matters to a read-only server only (docs/zookeeper.md §3.7). */
   localSessionsEnabled?: boolean;
+  /** Election and leader-connect timings set by zoo.cfg or system properties (quorum-timing-properties.ts), over the profile's. */
+  quorumTiming?: Partial<QuorumTiming>;
+  /** Absent: "zookeeper-3.8". A recording made before serve ran 3.8's timings replays with "zksim-classic" (served-workload.ts). */
+  quorumTimingProfile?: QuorumTimingProfile;
 }
 
 /** Keys ZooKeeper knows that change nothing in the simulation. */
@@ -124,7 +132,7 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
       servers.push(s);
     } else if (KNOWN_KEYS.has(key)) {
       values.set(key, { value, at });
-    } else if (isAuthZooCfgKey(key)) {
+    } else if (isAuthZooCfgKey(key) || isQuorumTimingZooCfgKey(key)) {
       systemProperties.set(`zookeeper.${key}`, value);
     } else if (!IGNORED_KEYS.has(key) && !key.startsWith("group.") && !key.startsWith("weight.")) {
       warnings.push(`${at}: unknown key "${key}" ignored`);
@@ -157,6 +165,8 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
     if (local.value !== "true" && local.value !== "false") throw new UserInputError(`${local.at}: localSessionsEnabled: expected true or false, got "${local.value}"`);
     settings.localSessionsEnabled = local.value === "true";
   }
+  const learnerMasterLimit = values.get("connectToLearnerMasterLimit");
+  if (learnerMasterLimit !== undefined) settings.quorumTiming = quorumTimingFrom(new Map(), learnerMasterLimit);
   if (values.has("minSessionTimeout")) settings.minSessionTimeoutMs = int("minSessionTimeout", 0, 1, 10_000_000);
   if (values.has("maxSessionTimeout")) settings.maxSessionTimeoutMs = int("maxSessionTimeout", 0, 1, 10_000_000);
   const min = settings.minSessionTimeoutMs ?? 2 * tickTimeMs;
@@ -165,7 +175,7 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
   return settings;
 }
 
-const KNOWN_KEYS = new Set(["tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist", "readonlymode.enabled", "localSessionsEnabled"]);
+const KNOWN_KEYS = new Set(["tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist", "readonlymode.enabled", "localSessionsEnabled", "connectToLearnerMasterLimit"]);
 
 /** No server lines: a standalone server on clientPort. Otherwise the members in sid order. */
 function members(servers: { sid: number; observer: boolean; clientPort?: number }[], clientPort: number): ServeMember[] {

@@ -49,4 +49,14 @@ describe("served workload", () => {
     expect(back.members).toEqual(settings.members);
     expect(() => settingsFromRecord({ ...settingsToRecord(settings), auth: { authProviders: ["ip"], saslUsers: [["bob"]] } })).toThrow(/auth\.saslUsers must be a list of \[user, password\]/);
   });
+
+  it("served workload: a recording keeps the failover timings; one made before serve ran 3.8's replays with the classic ones", () => {
+    const settings = { ...settingsFromFlags(3, 0, 2181), quorumTiming: { leaderConnectDelayDuringRetryMs: 50 } };
+    const back = settingsFromRecord(JSON.parse(JSON.stringify(settingsToRecord(settings))));
+    expect([back.quorumTimingProfile, back.quorumTiming]).toEqual(["zookeeper-3.8", { leaderConnectDelayDuringRetryMs: 50 }]);
+    const { quorumTimingProfile: _, ...older } = settingsToRecord(settingsFromFlags(3, 0, 2181));
+    expect(settingsFromRecord(older).quorumTimingProfile).toBe("zksim-classic");
+    expect(() => settingsFromRecord({ ...older, quorumTiming: { leaderConnectDelayMs: 5 } })).toThrow(/quorumTiming/);
+    expect(() => settingsFromRecord({ ...older, quorumTimingProfile: "fast" })).toThrow(/quorumTimingProfile must be one of/);
+  });
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { parseZooCfg, settingsFromFlags } from "../../src/serve/zoo-cfg.js";
 import { UserInputError } from "../../src/sim/errors.js";
+import { quorumTimingFrom } from "../../src/serve/quorum-timing-properties.js";
 
 const CFG = `# a three-server ensemble with one observer
 tickTime=500
@@ -53,6 +54,16 @@ describe("serve: zoo.cfg", () => {
     ];
     for (const [text, message] of bad) expect(() => parseZooCfg(text), text).toThrow(message);
     expect(() => parseZooCfg("tickTime=0\n")).toThrow(UserInputError);
+  });
+
+  it("serve: zoo.cfg: failover timings become 3.8's system properties; connectToLearnerMasterLimit is zoo.cfg's own", () => {
+    const s = parseZooCfg("tickTime=500\nconnectToLearnerMasterLimit=4\nleaderConnectDelayDuringRetryMs=50\nfastleader.minNotificationInterval=300\n");
+    expect(s.quorumTiming).toEqual({ connectToLearnerMasterLimitTicks: 4 });
+    expect(s.warnings).toEqual([]);
+    expect(quorumTimingFrom(s.systemProperties ?? new Map())).toEqual({ leaderConnectDelayDuringRetryMs: 50, minNotificationIntervalMs: 300 });
+    expect(quorumTimingFrom(new Map([["zookeeper.observer.election.DelayMs", "0"], ["zookeeper.cnxTimeout", "900"], ["zookeeper.fastleader.maxNotificationInterval", "4000"]]))).toEqual({ observerElectionDelayMs: 0, cnxTimeoutMs: 900, maxNotificationIntervalMs: 4000 });
+    expect(() => quorumTimingFrom(new Map([["zookeeper.leaderConnectDelayDuringRetryMs", "-5"]]))).toThrow(/zookeeper\.leaderConnectDelayDuringRetryMs: expected a whole number of ms/);
+    expect(() => parseZooCfg("connectToLearnerMasterLimit=x\n")).toThrow(/zoo\.cfg:1: connectToLearnerMasterLimit: expected a whole number of ticks/);
   });
 
   it("serve: zoo.cfg: flags give voters then observers on consecutive ports", () => {

@@ -29,6 +29,7 @@ import type { Scenario } from "../../scenario/types.js";
 import { isTriggered } from "../../sim/fault-triggers.js";
 import { serveScenarioOf, type ServeScenario } from "../../serve/serve-scenario.js";
 import { JAAS_PROPERTY, jvmFlagWords, serveAuthFrom, systemPropertiesOf } from "../../serve/server-auth.js";
+import { quorumTimingFrom } from "../../serve/quorum-timing-properties.js";
 
 /**
  * The system properties zksim reads, in JVM order: SERVER_JVMFLAGS, JVMFLAGS (as zkServer.sh
@@ -44,6 +45,12 @@ function systemProperties(settings: ServeSettings, dWords: readonly string[], ja
 function withAuth(settings: ServeSettings, props: ReadonlyMap<string, string>): ServeSettings {
   const auth = serveAuthFrom(props, (path) => readInputFile(path, "JAAS configuration"), (line) => settings.warnings.push(line));
   return { ...settings, auth };
+}
+
+/** The failover timings of the system properties, over zoo.cfg's `connectToLearnerMasterLimit` and a scenario's. */
+function withQuorumTiming(settings: ServeSettings, props: ReadonlyMap<string, string>): ServeSettings {
+  const timing = { ...settings.quorumTiming, ...quorumTimingFrom(props) };
+  return Object.keys(timing).length === 0 ? settings : { ...settings, quorumTiming: timing };
 }
 
 /** The settings and, with `--scenario`, its schedule; the scenario names the shape, so it excludes the shape flags. */
@@ -140,7 +147,7 @@ export const serve: Command = {
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
     const shaped = settingsOf(args, seed);
     const props = systemProperties(shaped.settings, dWords, stringFlag(args, "jaas"));
-    const settings = withReadOnlyMode(withAuth(shaped.settings, props), args, props);
+    const settings = withReadOnlyMode(withQuorumTiming(withAuth(shaped.settings, props), props), args, props);
     const scenario = shaped.scenario;
     for (const w of settings.warnings) console.error(`warning: ${w}`);
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";

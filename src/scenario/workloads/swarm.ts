@@ -24,11 +24,14 @@
 import { UserInputError } from "../../sim/errors.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { swarmFaultPhaseMs, swarmShapeOf, type SwarmShape } from "./swarm-shape.js";
-import { ZAB_TRACE_ROLES, zkWorkload } from "./zk.js";
+import { ZAB_TRACE_ROLES, quorumTimingParams, zkWorkload } from "./zk.js";
 import { ZAB_COVERAGE } from "./zab-coverage.js";
+import { QUORUM_TIMING_FIELDS } from "../../zk/server/quorum/quorum-timing.js";
 
 const SNAPSHOT_PARAMS = ["snapCount", "snapChunkNodes", "snapChunkIntervalUs"];
-const KNOWN_PARAMS = ["tickTimeMs", "maxClients", "faultPhaseMs", "sharedSessions", "readFirstOnMove", "readOnlyMode", "localSessionsEnabled", ...SNAPSHOT_PARAMS];
+/** Passed on to the zk workload as they are; the quorum timings (`quorumTiming` and its settings) opt in to 3.8's failover timings. */
+const PASSED_PARAMS = ["faultPhaseMs", "sharedSessions", "readFirstOnMove", "readOnlyMode", "localSessionsEnabled", ...SNAPSHOT_PARAMS, "quorumTiming", ...QUORUM_TIMING_FIELDS];
+const KNOWN_PARAMS = ["tickTimeMs", "maxClients", ...PASSED_PARAMS];
 const MAX_VOTERS = 5;
 const MAX_OBSERVERS = 1;
 
@@ -47,6 +50,7 @@ export const swarmWorkload: WorkloadDef = {
     const maxClients = intParam(params, "maxClients", 4, 2, 8);
     if (params.tickTimeMs !== undefined) intParam(params, "tickTimeMs", 2000, 100, 10_000);
     swarmFaultPhaseMs(params);
+    quorumTimingParams(params);
     if (params.sharedSessions !== undefined && typeof params.sharedSessions !== "boolean") throw new UserInputError(`workload.sharedSessions: expected true or false, got ${JSON.stringify(params.sharedSessions)}`);
     if (params.readFirstOnMove !== undefined && typeof params.readFirstOnMove !== "boolean") throw new UserInputError(`workload.readFirstOnMove: expected true or false, got ${JSON.stringify(params.readFirstOnMove)}`);
     const servers = Array.from({ length: MAX_VOTERS + MAX_OBSERVERS }, (_, i) => `s${i + 1}`);
@@ -61,7 +65,7 @@ export const swarmWorkload: WorkloadDef = {
     swarmWorkload.nodes(w.params);
     const shape = swarmShape(w);
     const params: Record<string, unknown> = { script: "zab-random-faults", servers: shape.servers, observers: shape.observers, clients: shape.clients, tickTimeMs: shape.tickTimeMs };
-    for (const k of [...SNAPSHOT_PARAMS, "faultPhaseMs", "sharedSessions", "readFirstOnMove", "readOnlyMode", "localSessionsEnabled"]) if (w.params[k] !== undefined) params[k] = w.params[k];
+    for (const k of PASSED_PARAMS) if (w.params[k] !== undefined) params[k] = w.params[k];
     const inner = zkWorkload.create({ ...w, params });
     return {
       setup: () => inner.setup(),

@@ -10,6 +10,7 @@ import { UserInputError } from "../../sim/errors.js";
 import type { TraceRoles } from "../../sim/fault-triggers.js";
 import { ZooKeeperServer, type ZooKeeperServerConfig, type ServerCanary } from "../../zk/server/zoo-keeper-server.js";
 import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../../zk/server/quorum/quorum-peer.js";
+import { QUORUM_TIMING_FIELDS, QUORUM_TIMING_MIN, QUORUM_TIMING_PROFILES, resolveQuorumTiming, type QuorumTiming, type QuorumTimingChoice, type QuorumTimingProfile } from "../../zk/server/quorum/quorum-timing.js";
 import { bugIdSet } from "../../zk/server/bug-id.js";
 import type { QuorumServer } from "../../zk/server/quorum/quorum-verifier.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
@@ -76,7 +77,27 @@ function snapshotSizeFactorParam(v: unknown): number {
 }
 
 /** The deployment's parameters (shape and server settings), whatever drives it. */
-export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "enforceQuota", "readOnlyMode", "localSessionsEnabled"];
+export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "enforceQuota", "readOnlyMode", "localSessionsEnabled", "quorumTiming", ...QUORUM_TIMING_FIELDS];
+
+/**
+ * The election and leader-connect timings a scenario sets: `quorumTiming` names the profile
+ * ("zksim-classic", the default that every existing seed was pinned with, or "zookeeper-3.8"),
+ * and `leaderConnectDelayDuringRetryMs`, `minNotificationIntervalMs`, … (the fields of
+ * quorum-timing.ts, 3.8's settings) override it.
+ */
+export function quorumTimingParams(params: Record<string, unknown>, dfltProfile: QuorumTimingProfile = "zksim-classic"): QuorumTimingChoice {
+  const name = params.quorumTiming ?? dfltProfile;
+  if (!QUORUM_TIMING_PROFILES.includes(name as QuorumTimingProfile)) {
+    throw new UserInputError(`workload.quorumTiming: expected one of ${QUORUM_TIMING_PROFILES.map((p) => `"${p}"`).join(", ")}, got ${JSON.stringify(name)}`);
+  }
+  const profile = name as QuorumTimingProfile;
+  const base = resolveQuorumTiming({ profile });
+  const settings: Partial<QuorumTiming> = {};
+  for (const field of QUORUM_TIMING_FIELDS) {
+    if (params[field] !== undefined) settings[field] = intParam(params, field, base[field], QUORUM_TIMING_MIN[field], 10_000_000);
+  }
+  return { profile, settings };
+}
 
 /** `readOnlyMode` (3.8's `readonlymode.enabled`): true or false (the default), for ensembles only. */
 export function readOnlyModeParam(params: Record<string, unknown>): boolean {
@@ -155,6 +176,7 @@ export function ensembleCheckers(params: Record<string, unknown>): string[] {
 export function ensembleNodes(params: Record<string, unknown>): string[] {
   serverConfig(params);
   readOnlyModeParam(params);
+  quorumTimingParams(params);
   intParam(params, "initLimitTicks", 10, 1, 1000);
   intParam(params, "syncLimitTicks", 5, 1, 1000);
   const sh = shape(params);
@@ -196,6 +218,7 @@ export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workloa
                   syncLimitTicks: intParam(w.params, "syncLimitTicks", 5, 1, 1000),
                   server,
                   bugs: bugIdSet(w.bugs ?? []),
+                  timing: quorumTimingParams(w.params),
                   ...(readOnlyModeParam(w.params) ? { readOnlyModeEnabled: true } : {}),
                 })
               : new ZooKeeperServer(ctx, server),

@@ -57,6 +57,8 @@ export class Learner {
   private ep: Endpoint | undefined;
   private stage: Stage = "CONNECTING";
   private attempts = 0;
+  /** When the first connect try began (the tries share one time limit). */
+  private connectStartMs = 0;
   private newEpoch = -1;
   private syncMode: SyncMode = "DIFF";
   /** Proposals received before being logged (sync phase), in zxid order. */
@@ -129,10 +131,22 @@ export class Learner {
     this.ep.send({ kind: "ACK", zxid });
   }
 
+  /**
+   * `Learner.connectToLeader`: up to 5 tries, each with a connect timeout of what is left of
+   * `connectToLearnerMasterLimit` ticks (initLimit's when 0) since the first; after a failed try,
+   * `leaderConnectDelayDuringRetryMs` and the next, unless that pause would use up the time left
+   * or this was the fifth. Then the role ends (the follower goes back to LOOKING). In the
+   * "zksim-classic" timing profile the tries share no limit: each gets the whole one.
+   */
   private connect(): void {
     if (!this.running) return;
+    const timing = this.peer.timing;
+    const connectTimeoutMs = this.peer.config.tickTimeMs * (timing.connectToLearnerMasterLimitTicks > 0 ? timing.connectToLearnerMasterLimitTicks : this.peer.config.initLimitTicks);
+    if (this.attempts === 0) this.connectStartMs = this.peer.ctx.nowMs();
+    const remainingMs = (): number => connectTimeoutMs - (this.peer.ctx.nowMs() - this.connectStartMs);
+    const tryTimeoutMs = timing.connectTriesShareLimit ? Math.min(connectTimeoutMs, remainingMs()) : connectTimeoutMs;
+    if (timing.connectTriesShareLimit && remainingMs() <= 0) return this.peer.roleEnded(`connectToLeader ${this.leaderSid} exceeded on retries`);
     this.attempts++;
-    const tickMs = this.peer.config.tickTimeMs;
     this.ep = this.peer.ctx.connect(this.peer.hostOf(this.leaderSid), this.peer.config.quorumPort, {
       onOpen: () => {
         this.stage = "DISCOVERY";
@@ -142,13 +156,14 @@ export class Learner {
       onMessage: (_e, m) => this.running && this.receive(m as QuorumPacket),
       onClose: (_e, reason) => {
         if (!this.running) return;
-        if (this.stage === "CONNECTING" && this.attempts < CONNECT_ATTEMPTS) {
-          this.timers.push(this.peer.ctx.setTimerMs(1000, () => this.connect(), "learner-connect-retry"));
+        const timeLeft = !timing.connectTriesShareLimit || remainingMs() > timing.leaderConnectDelayDuringRetryMs;
+        if (this.stage === "CONNECTING" && this.attempts < CONNECT_ATTEMPTS && timeLeft) {
+          this.timers.push(this.peer.ctx.setTimerMs(timing.leaderConnectDelayDuringRetryMs, () => this.connect(), "learner-connect-retry"));
           return;
         }
         this.peer.roleEnded(`connection to leader ${this.leaderSid} ${reason}`);
       },
-    }, { timeoutUs: this.peer.config.initLimitTicks * tickMs * 1000 });
+    }, { timeoutUs: tryTimeoutMs * 1000 });
   }
 
   /** A leader silent for syncLimit ticks (initLimit while syncing) ends the role. */

@@ -26,6 +26,8 @@ import { QUORUM_PORT } from "./quorum-packet.js";
 import type { ZabState } from "./zab-vocabulary.js";
 import type { BugId } from "../bug-id.js";
 import { ReadOnlyZooKeeperServer } from "./read-only-zoo-keeper-server.js";
+import { resolveQuorumTiming, type QuorumTimingChoice, type ResolvedQuorumTiming } from "./quorum-timing.js";
+import type { Rng } from "../../../sim/rng.js";
 
 export interface QuorumPeerConfig {
   myid: number;
@@ -40,6 +42,8 @@ export interface QuorumPeerConfig {
   bugs: ReadonlySet<BugId>;
   /** `readonlymode.enabled`: while LOOKING, serve read-only clients (ReadOnlyZooKeeperServer). Off by default, as in 3.8. */
   readOnlyModeEnabled?: boolean;
+  /** Election and leader-connect timings: a profile and settings over it (quorum-timing.ts); absent = the "zksim-classic" profile. */
+  timing?: QuorumTimingChoice;
 }
 
 /** QuorumPeer.run's grace period before a LOOKING peer starts its read-only server: max(2 s, tickTime). */
@@ -59,6 +63,7 @@ const CURRENT_EPOCH_FILE = "currentEpoch";
 
 export class QuorumPeer {
   readonly config: QuorumPeerConfig;
+  readonly timing: ResolvedQuorumTiming;
   readonly qv: QuorumVerifier;
   readonly zkDb: ZKDatabase;
   readonly fle: FastLeaderElection;
@@ -70,12 +75,15 @@ export class QuorumPeer {
   /** Read-only mode: the grace timer of this LOOKING round, then the read-only server it started. */
   private roGrace: TimerHandle | undefined;
   private roZk: ReadOnlyZooKeeperServer | undefined;
+  /** Draws an observer's wait before it elects again (`Observer.waitForObserverElectionDelay`). */
+  private observerDelayRng: Rng | undefined;
 
   constructor(
     readonly ctx: NodeContext,
     config: QuorumPeerConfig,
   ) {
     this.config = config;
+    this.timing = resolveQuorumTiming(config.timing ?? { profile: "zksim-classic" });
     this.qv = new QuorumVerifier(config.members);
     const serverConfig = { ...DEFAULT_SERVER_CONFIG, ...config.server };
     this.zkDb = newZKDatabase(ctx, serverConfig);
@@ -84,7 +92,7 @@ export class QuorumPeer {
     this.currentEpoch = this.readEpoch(CURRENT_EPOCH_FILE) ?? fromLog;
     this.acceptedEpoch = this.readEpoch(ACCEPTED_EPOCH_FILE) ?? this.currentEpoch;
     this.announceRecovered();
-    this.qcm = new QuorumCnxManager(ctx, config.myid, this.qv);
+    this.qcm = new QuorumCnxManager(ctx, config.myid, this.qv, { cnxTimeoutMs: this.timing.cnxTimeoutMs });
     this.fle = new FastLeaderElection({
       ctx,
       myid: config.myid,
@@ -95,6 +103,8 @@ export class QuorumPeer {
       onElected: (vote, state) => this.onElected(vote, state),
       zk1419: this.hasBug("ZK-1419"),
       ignoreZxid: config.server.canary === "fle-ignores-zxid",
+      minNotificationIntervalMs: this.timing.minNotificationIntervalMs,
+      maxNotificationIntervalMs: this.timing.maxNotificationIntervalMs,
     });
     this.fle.start();
     this.lookForLeader();
@@ -239,13 +249,31 @@ export class QuorumPeer {
     role.shutdown();
     this.ctx.annotate("zab.role.ended", { sid: this.myid, state: this.state, reason });
     this.ctx.unlisten(this.config.quorumPort);
+    const observer = role instanceof Learner && role.isObserver;
     const backToLooking = (): void => {
       this.recoverTreeAfterRole(unpersistedSnap);
       if (this.preZab10) this.acceptedEpoch = this.currentEpoch = zxidEpoch(this.zkDb.lastProcessedZxid);
-      this.lookForLeader();
+      if (observer) this.waitForObserverElectionDelay();
+      else this.lookForLeader();
     };
     if (role instanceof Learner && this.hasBug("ZK-4712")) backToLooking();
     else this.zkDb.flush(backToLooking);
+  }
+
+  /**
+   * QuorumPeer.run's OBSERVING branch, once the observer has shut down: the peer is LOOKING
+   * (`updateServerState`), and waits a random time in [0, observerElectionDelayMs) before it
+   * elects, so that a fleet of observers does not flood the voters at once. Notifications that
+   * arrive meanwhile wait in the election's queue, as in Java's.
+   */
+  private waitForObserverElectionDelay(): void {
+    const bound = this.timing.observerElectionDelayMs;
+    if (bound <= 0) return this.lookForLeader();
+    this.setState("LOOKING");
+    this.fle.setPeerState("LOOKING");
+    this.observerDelayRng ??= this.ctx.rng.fork("observer-election-delay");
+    const delayMs = this.observerDelayRng.int(0, bound - 1);
+    this.ctx.setTimerMs(delayMs, () => this.lookForLeader(), "observer-election-delay");
   }
 
   /**

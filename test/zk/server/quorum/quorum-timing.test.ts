@@ -1,0 +1,84 @@
+/**
+ * Failover timings (quorum-timing.ts): the scenarios' "zksim-classic" profile (every pinned seed
+ * runs as before) and 3.8's, which a scenario opts in to with `"quorumTiming": "zookeeper-3.8"`
+ * and `zksim serve` always runs: a refused connect to the leader is retried after
+ * `leaderConnectDelayDuringRetryMs` (100 ms, not 1,000), an observer waits up to
+ * `observer.election.DelayMs` before electing again.
+ */
+import { describe, expect, it } from "vitest";
+import { loadScenario } from "../../../../src/cli/scenario-files.js";
+import { runScenario } from "../../../../src/scenario/run.js";
+import type { Scenario } from "../../../../src/scenario/types.js";
+import { quorumTimingParams } from "../../../../src/scenario/workloads/zk.js";
+import { resolveQuorumTiming, ZKSIM_CLASSIC_QUORUM_TIMING, ZOOKEEPER_38_QUORUM_TIMING } from "../../../../src/zk/server/quorum/quorum-timing.js";
+import { UserInputError } from "../../../../src/sim/errors.js";
+
+function swarmWith(params: Record<string, unknown>): Scenario {
+  const base = loadScenario("zab-random-faults");
+  return { ...base, workload: { ...base.workload, params: { ...base.workload.params, ...params } } };
+}
+
+/** The instants (ms) of each node's learner-connect retries, and the observers' election delays. */
+async function retries(scenario: Scenario, seed: number): Promise<{ verdict: string; traceHash: string; connectRetryMs: Map<string, number[]>; observerDelays: number }> {
+  const connectRetryMs = new Map<string, number[]>();
+  let observerDelays = 0;
+  const r = await runScenario(scenario, {
+    seed,
+    onTraceEvent: (e) => {
+      if (e.kind !== "timer") return;
+      if (e.detail === "learner-connect-retry") connectRetryMs.set(e.node, [...(connectRetryMs.get(e.node) ?? []), e.atUs / 1000]);
+      if (e.detail === "observer-election-delay") observerDelays++;
+    },
+  });
+  return { verdict: r.verdict, traceHash: r.traceHash, connectRetryMs, observerDelays };
+}
+
+/** Gaps between a node's consecutive retries that belong to one connect (less than 2 s apart). */
+function retryGaps(byNode: Map<string, number[]>): number[] {
+  return [...byNode.values()].flatMap((at) => at.slice(1).map((t, i) => t - at[i]!).filter((gap) => gap < 2000));
+}
+
+describe("quorum timing profiles", () => {
+  it("the two profiles: 3.8's defaults, and the classic ones the scenarios keep", () => {
+    expect(resolveQuorumTiming({ profile: "zookeeper-3.8" })).toEqual({ ...ZOOKEEPER_38_QUORUM_TIMING, connectTriesShareLimit: true });
+    expect(ZOOKEEPER_38_QUORUM_TIMING).toMatchObject({ leaderConnectDelayDuringRetryMs: 100, minNotificationIntervalMs: 200, maxNotificationIntervalMs: 60_000, observerElectionDelayMs: 200, cnxTimeoutMs: 5000 });
+    expect(resolveQuorumTiming({ profile: "zksim-classic", settings: { cnxTimeoutMs: 700 } })).toEqual({ ...ZKSIM_CLASSIC_QUORUM_TIMING, cnxTimeoutMs: 700, connectTriesShareLimit: false });
+    expect(ZKSIM_CLASSIC_QUORUM_TIMING).toMatchObject({ leaderConnectDelayDuringRetryMs: 1000, observerElectionDelayMs: 0 });
+  });
+
+  it("workload parameters: the profile by name, settings over it, bad values one clear error", async () => {
+    expect(quorumTimingParams({})).toEqual({ profile: "zksim-classic", settings: {} });
+    expect(quorumTimingParams({ quorumTiming: "zookeeper-3.8", leaderConnectDelayDuringRetryMs: 50 })).toEqual({ profile: "zookeeper-3.8", settings: { leaderConnectDelayDuringRetryMs: 50 } });
+    expect(() => quorumTimingParams({ quorumTiming: "3.9" })).toThrow(/workload\.quorumTiming: expected one of "zookeeper-3\.8", "zksim-classic", got "3\.9"/);
+    expect(() => quorumTimingParams({ minNotificationIntervalMs: 0 })).toThrow(UserInputError);
+    await expect(runScenario(swarmWith({ leaderConnectDelayDuringRetryMs: "soon" }), { seed: 1 })).rejects.toThrow(/workload\.leaderConnectDelayDuringRetryMs/);
+  });
+
+  it("3.8's profile retries a refused leader connect after 100 ms (classic: 1,000), passes, and is deterministic", async () => {
+    // Seeds where followers decide before the new leader listens (at start-up and after crashes);
+    // the first of them whose 3.8 run retries one connect more than once is compared.
+    for (const seed of [17, 19, 6, 25]) {
+      const zk38 = await retries(swarmWith({ quorumTiming: "zookeeper-3.8" }), seed);
+      const zk38Gaps = retryGaps(zk38.connectRetryMs);
+      if (!zk38Gaps.some((gap) => gap < 1000)) continue;
+      const classic = await retries(swarmWith({}), seed);
+      expect([classic.verdict, zk38.verdict], `seed ${seed}`).toEqual(["pass", "pass"]);
+      // 100 ms, plus the refused connect's own round trip.
+      expect(zk38Gaps.filter((gap) => gap >= 100 && gap < 110).length, `seed ${seed}: ${zk38Gaps.join(", ")}`).toBeGreaterThan(1);
+      for (const gap of retryGaps(classic.connectRetryMs)) expect(gap, `seed ${seed}`).toBeGreaterThanOrEqual(1000);
+      // The first connect of the first election: retried 0.9 s earlier.
+      const first = (m: Map<string, number[]>) => Math.min(...[...m.values()].map((at) => at[0]!));
+      expect(first(classic.connectRetryMs) - first(zk38.connectRetryMs)).toBeCloseTo(900, 0);
+      expect((await retries(swarmWith({ quorumTiming: "zookeeper-3.8" }), seed)).traceHash).toBe(zk38.traceHash);
+      return;
+    }
+    expect.fail("none of the seeds retried a leader connect twice under 3.8's timings");
+  });
+
+  it("an observer whose leader is gone waits observer.election.DelayMs before electing (3.8), none when set to 0", async () => {
+    // Seed 5 draws an observer whose connection to the leader closes.
+    expect((await retries(swarmWith({ quorumTiming: "zookeeper-3.8" }), 5)).observerDelays).toBeGreaterThan(0);
+    expect((await retries(swarmWith({ quorumTiming: "zookeeper-3.8", observerElectionDelayMs: 0 }), 5)).observerDelays).toBe(0);
+    expect((await retries(swarmWith({}), 5)).observerDelays).toBe(0);
+  });
+});
