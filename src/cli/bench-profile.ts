@@ -70,7 +70,9 @@ function summarize(profile: CpuProfile, seeds: number, top: number): SeedProfile
     const file = sourceFile(node.callFrame.url);
     const area = areaOf(file, node.callFrame.functionName);
     byArea.set(area, (byArea.get(area) ?? 0) + us);
-    const fn = `${node.callFrame.functionName || "(anonymous)"} ${file === undefined ? node.callFrame.url || "" : `${file}:${node.callFrame.lineNumber + 1}`}`.trim();
+    // A line number is the source's only under vitest (src/); compiled code's lines are dist/'s, so left out.
+    const where = file === undefined ? node.callFrame.url : node.callFrame.url.includes("/src/") ? `${file}:${node.callFrame.lineNumber + 1}` : file;
+    const fn = `${node.callFrame.functionName || "(anonymous)"} ${where}`.trim();
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
   }
   const rows = (m: Map<string, number>, n: number): ProfileRow[] =>
