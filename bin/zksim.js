@@ -3,7 +3,12 @@
 // --max-semi-space-size=64: a run allocates many short-lived objects (packets, events,
 // promises); a 64 MiB young-generation semi-space (V8's default here is 16) cuts scavenges by
 // about 60% and runs 5-10% faster. `npm start` and `npm run bench` pass the same flag.
-import { main } from "../dist/cli/main.js";
+import { holdTypeahead } from "../dist/tui/typeahead.js";
+
+// `zksim learn` in a terminal: keys typed while it starts are kept for the app, not echoed
+// (the terminal goes to raw mode before the CLI is even loaded; see src/tui/typeahead.ts).
+holdTypeahead(process.argv.slice(2));
+const { main } = await import("../dist/cli/main.js");
 
 // Exits once what was written has left the process: a pipe whose reader is slow takes writes
 // asynchronously, and a bare process.exit() would cut the tail (explore's summary after a

@@ -31,6 +31,11 @@ export interface UnknownVerdict {
 export interface RunEnd {
   index: number;
   atUs: number;
+  /**
+   * Nothing was left to happen (no event pending): however long the run went on, it would
+   * stay as it is — a liveness verdict need not wait for a quiet budget.
+   */
+  quiescent?: boolean;
 }
 
 /**

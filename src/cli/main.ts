@@ -11,7 +11,18 @@
  */
 import { UserInputError, isUserInputError } from "../sim/errors.js";
 import type { Command } from "./command.js";
-import { COMMANDS } from "./commands/index.js";
+
+/** The registry, loaded when needed: it imports every command's module (most of the program). */
+const registry = async (): Promise<readonly Command[]> => (await import("./commands/index.js")).COMMANDS;
+
+/**
+ * Commands whose module is loaded alone when they are run: `learn` draws its first screen
+ * within a second of CPU, which loading every other command first would not leave room for.
+ * Each is in the registry too (help, usage).
+ */
+const STARTS_ALONE: Readonly<Record<string, () => Promise<Command>>> = {
+  learn: async () => (await import("./commands/learn.js")).learn,
+};
 
 /** Where a command's explanation starts in the usage text. */
 const HELP_COLUMN = 54;
@@ -24,11 +35,11 @@ function usageEntry(c: Command): string {
   return [...lines, ...more.map((l) => `${indent}${l}`)].join("\n");
 }
 
-export function usage(): string {
+export async function usage(): Promise<string> {
   return `usage: zksim <command> [options]
 
 commands:
-${COMMANDS.map(usageEntry).join("\n")}
+${(await registry()).map(usageEntry).join("\n")}
 
 A scenario is a name under scenarios/ or a path to a scenario JSON file.
 \`zksim <command> --help\` explains one command.`;
@@ -38,9 +49,10 @@ function commandUsage(c: Command): string {
   return `usage: zksim ${c.name} ${c.args}\n\n${c.help}`;
 }
 
-function commandNamed(name: string): Command {
-  const c = COMMANDS.find((x) => x.name === name);
-  if (c === undefined) throw new UserInputError(`unknown command "${name}" (commands: ${COMMANDS.map((x) => x.name).join(", ")}; see \`zksim help\`)`);
+async function commandNamed(name: string): Promise<Command> {
+  const commands = await registry();
+  const c = commands.find((x) => x.name === name);
+  if (c === undefined) throw new UserInputError(`unknown command "${name}" (commands: ${commands.map((x) => x.name).join(", ")}; see \`zksim help\`)`);
   return c;
 }
 
@@ -50,15 +62,16 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   try {
     if (name === undefined) {
-      console.error(usage());
+      console.error(await usage());
       return 2;
     }
     if (name === "help" || HELP_FLAGS.includes(name)) {
       if (rest.length > 1) throw new UserInputError(`help: unexpected argument "${rest[1]}"`);
-      console.log(rest[0] === undefined ? usage() : commandUsage(commandNamed(rest[0])));
+      console.log(rest[0] === undefined ? await usage() : commandUsage(await commandNamed(rest[0])));
       return 0;
     }
-    const command = commandNamed(name);
+    const alone = Object.hasOwn(STARTS_ALONE, name) ? STARTS_ALONE[name] : undefined;
+    const command = alone !== undefined ? await alone() : await commandNamed(name);
     if (rest.some((a) => HELP_FLAGS.includes(a))) {
       console.log(commandUsage(command));
       return 0;

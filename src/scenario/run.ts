@@ -78,8 +78,9 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     );
   }
   await workload.finish?.();
-  const end = sim.trace.last;
-  const violations = [...reported, ...checkers.flatMap((c) => c.finish(end.index >= 0 ? end : undefined))];
+  const last = sim.trace.last;
+  const end = last.index < 0 ? undefined : stop === "quiescent" ? { index: last.index, atUs: last.atUs, quiescent: true } : last;
+  const violations = [...reported, ...checkers.flatMap((c) => c.finish(end))];
   const result: RunResult = {
     scenario: scenario.name,
     seed,

@@ -224,6 +224,7 @@ export function undoOf(action: FaultAction): FaultAction[] {
       return [{ kind: "unclog", ...links(action) }];
     case "loss":
     case "duplicate":
+    case "reorder":
       return [{ kind: action.kind, rate: 0, ...links(action) }];
     case "clock":
       return [{ kind: "clock", node: action.node, rate: 1 }];
@@ -236,7 +237,6 @@ export function undoOf(action: FaultAction): FaultAction[] {
     case "resume":
     case "heal":
     case "unclog":
-    case "reorder":
     case "delay":
       return [];
     default:

@@ -4,7 +4,10 @@
  *
  * Datagrams (teaching protocols): per-link delay drawn uniformly from [minDelayUs, maxDelayUs],
  * loss, duplication and reordering (a fraction of datagrams gets an extra delay). A datagram
- * that reaches a cut link is dropped.
+ * that reaches a cut link is dropped. A datagram is on the wire once sent, as on a real network:
+ * it is still delivered if its sender crashed after sending it, and if its receiver crashed and
+ * restarted before it arrived (the new process gets it); only a receiver that is down when it
+ * arrives loses it.
  *
  * Connections (ZooKeeper runs over TCP): FIFO and reliable while the link is up. A cut link
  * silently holds traffic — nobody is told, like a pulled cable; endpoints must notice through
@@ -15,7 +18,8 @@
  *
  * Invariants (checked by `check/kernel`): per connection and direction, deliveries happen in
  * send order; nothing is delivered over a link while it is cut; a crashed sender's in-flight
- * messages are never delivered.
+ * connection segments are never delivered (its connections died with it); no datagram is
+ * delivered to a node while it is down.
  */
 import type { Rng } from "./rng.js";
 import { Ev, type SimEvent, type SimNode, type Simulator } from "./simulator.js";
@@ -86,8 +90,6 @@ interface Segment {
 interface DatagramMsg {
   src: SimNode;
   dst: SimNode;
-  srcInc: number;
-  dstInc: number;
   payload: unknown;
   id: number;
   type: string;
@@ -231,7 +233,7 @@ export class Network {
       this.sim.trace.record(now, "drop", src.id, dst.id, id, "loss");
       return;
     }
-    const msg: DatagramMsg = { src, dst, srcInc: src.incarnation, dstInc: dst.incarnation, payload, id, type };
+    const msg: DatagramMsg = { src, dst, payload, id, type };
     this.sim.schedule(now + this.datagramDelayUs(link), deliverDatagram, msg, this);
     if (this.rng.chance(cfg.duplicateRate)) {
       this.sim.trace.record(now, "duplicate", src.id, dst.id, id, type);
@@ -245,15 +247,14 @@ export class Network {
     return delay;
   }
 
-  /** @internal */
+  /**
+   * @internal A datagram arrives: whoever runs on the receiver now gets it (a process started
+   * since it was sent included), whatever became of its sender; a receiver that is down loses it.
+   */
   deliverDatagramNow(ev: SimEvent, msg: DatagramMsg): void {
     const { src, dst } = msg;
     const now = this.sim.nowUs;
-    if (src.incarnation !== msg.srcInc) {
-      this.sim.trace.record(now, "drop", dst.id, src.id, msg.id, "sender-crashed");
-      return;
-    }
-    if (dst.status === "down" || dst.incarnation !== msg.dstInc) {
+    if (dst.status === "down") {
       this.sim.trace.record(now, "drop", dst.id, src.id, msg.id, "receiver-down");
       return;
     }

@@ -28,12 +28,17 @@ import { applyAction } from "./interventions.js";
 import { pendingEntries } from "./pending.js";
 import type { Action, Frame, GoalWatch, Intervention, ProtocolAdapter, RecentEvent, Verdict, World } from "./types.js";
 
+/** Trace kinds about one message (their `id` is the message's). */
+const MESSAGE_KINDS = new Set(["send", "deliver", "drop", "hold", "duplicate"]);
+
 /** A step that runs this many kernel events without a trace event stops anyway. */
 const MAX_SILENT_EVENTS = 100_000;
 /** The world may take this many events to become ready (elect a leader, connect clients). */
 const MAX_READY_EVENTS = 2_000_000;
-/** Trace events kept for the strip and the narration. */
-const RECENT_LIMIT = 400;
+/** Trace events kept for the strip and the narration (and their scrollback). */
+const RECENT_LIMIT = 1_000;
+/** Sent messages whose type is remembered (a drop or delivery names only the message id). */
+const SENT_TYPES_LIMIT = 20_000;
 
 export interface Branch {
   interventions: Intervention[];
@@ -75,8 +80,14 @@ interface Live<W> {
   branch: number;
   world: W;
   recent: TraceEvent[];
+  /** Each recently sent message's type, by id. */
+  sentTypes: Map<number, string>;
+  /** The recent events as the UI shows them, worked out once per event. */
+  described: WeakMap<TraceEvent, RecentEvent>;
   applied: number;
   goal: GoalWatch | undefined;
+  /** The trace index of the event that reached the goal. */
+  goalReachedAt: number | undefined;
 }
 
 export class Session<W extends World = World> {
@@ -208,14 +219,33 @@ export class Session<W extends World = World> {
     return true;
   }
 
-  /** Steps forward until `ms` of virtual time have passed (or nothing is left), one step at a time. */
-  async runFor(ms: number): Promise<number> {
+  /**
+   * Steps forward until `ms` of virtual time have passed (or nothing is left), one step at a
+   * time; `stop`, asked after each step, ends it early (a step the UI wants the learner to see).
+   */
+  async runFor(ms: number, stop?: () => boolean): Promise<number> {
     const untilUs = this.live.world.sim.nowUs + ms * 1000;
     const from = this.live.world.sim.trace.count;
     let steps = 0;
-    while (this.nextEventUs() <= untilUs && (await this.forward())) steps++;
+    while (this.nextEventUs() <= untilUs && (await this.forward())) {
+      steps++;
+      if (stop?.() === true) break;
+    }
     if (steps > 0) this.stepFromTrace = from;
     return steps;
+  }
+
+  /** The lesson's goal was reached in the live world (cheap: no frame is built). */
+  get goalReached(): boolean {
+    return this.live.goalReachedAt !== undefined;
+  }
+
+  /** The trace events of the last step (or action, or run), oldest first. */
+  lastStepEvents(): readonly TraceEvent[] {
+    const recent = this.live.recent;
+    let i = recent.length;
+    while (i > 0 && recent[i - 1]!.index >= this.stepFromTrace) i--;
+    return recent.slice(i);
   }
 
   /** Time of the next kernel event (Infinity when nothing is pending). */
@@ -313,10 +343,27 @@ export class Session<W extends World = World> {
     return { before, after: { ...this.frameOf(fork), stepFrom: from } };
   }
 
+  /**
+   * What happens next if nobody acts: the current position re-executed in a second world and
+   * run `aheadMs` of virtual time ahead, the live world untouched. The frame after (its
+   * `stepFrom` where the look-ahead began) and every trace event of the look-ahead.
+   */
+  async lookAhead(aheadMs: number): Promise<{ after: Frame; events: TraceEvent[] }> {
+    const fork = this.fresh();
+    await this.runTo(this.branch.marks[this.cursor]!, fork);
+    const sim = fork.world.sim;
+    const from = sim.trace.count;
+    const events: TraceEvent[] = [];
+    sim.trace.subscribe((e) => events.push(e));
+    await sim.run({ untilUs: sim.nowUs + aheadMs * 1000 });
+    return { after: { ...this.frameOf(fork), stepFrom: from }, events };
+  }
+
   private frameOf(live: Live<W>): Frame {
     const w = live.world;
     const sim = w.sim;
     const panel = this.adapter.panel?.(w);
+    const goal = live.goal?.status();
     return {
       protocol: this.adapter.protocol,
       seed: this.seed,
@@ -326,33 +373,55 @@ export class Session<W extends World = World> {
       branch: this.current,
       branches: this.branchList.length,
       position: sim.eventCount,
+      lastEvent: sim.trace.count - 1,
       nowUs: sim.nowUs,
       nodes: this.adapter.nodeViews(w),
       pending: pendingEntries(this.adapter, w).map((e) => e.view),
-      recent: live.recent.slice(-RECENT_LIMIT).map((event) => this.recentEvent(event, w)),
+      recent: live.recent.slice(-RECENT_LIMIT).map((event) => this.recentEvent(event, live)),
       stepFrom: this.stepFromTrace,
       verdicts: verdicts(w),
       ...(panel !== undefined ? { panel } : {}),
-      goal: live.goal?.status(),
+      goal: goal === undefined ? undefined : { ...goal, ...(live.goalReachedAt !== undefined ? { reachedAt: live.goalReachedAt } : {}) },
     };
   }
 
-  private recentEvent(event: TraceEvent, world: W): RecentEvent {
-    const isMessage = event.kind === "send" || event.kind === "deliver" || event.kind === "hold" || event.kind === "duplicate";
-    return { event, narration: this.adapter.narrate(event, world), book: isMessage && event.detail !== undefined ? this.adapter.bookOfType(event.detail) : undefined };
+  /** An event as the UI shows it: its narration, its message's book name and traffic, decisive or not (worked out once). */
+  private recentEvent(event: TraceEvent, live: Live<W>): RecentEvent {
+    const known = live.described.get(event);
+    if (known !== undefined) return known;
+    const a = this.adapter;
+    const w = live.world;
+    const message = MESSAGE_KINDS.has(event.kind) && event.id !== undefined;
+    const type = event.kind === "drop" ? live.sentTypes.get(event.id ?? -1) : event.detail; // a drop's detail says why
+    const book = message && type !== undefined ? (a.bookOfSent?.(event.id!, type, w) ?? a.bookOfType(type)) : undefined;
+    const traffic = message && type !== undefined ? (a.trafficOf?.(type) ?? (a.bookOfType(type) !== undefined ? "protocol" : "client")) : undefined;
+    const described = { event, narration: a.narrate(event, w), book, traffic, decisive: a.isDecisive?.(event) ?? false };
+    live.described.set(event, described);
+    return described;
   }
 
-  /** A fresh world with the recent-events ring attached, at position 0. */
+  /** A fresh world with the recent-events ring (and the sent messages' types) attached, at position 0. */
   private fresh(): Live<W> {
     const world = this.adapter.build(this.seed, this.variant);
     const recent: TraceEvent[] = [];
+    const sentTypes = new Map<number, string>();
     world.sim.trace.subscribe((e) => {
       recent.push(e);
       if (recent.length > RECENT_LIMIT * 2) recent.splice(0, recent.length - RECENT_LIMIT);
+      if (e.kind !== "send" || e.id === undefined || e.detail === undefined) return;
+      sentTypes.set(e.id, e.detail);
+      if (sentTypes.size > SENT_TYPES_LIMIT) sentTypes.delete(sentTypes.keys().next().value!);
     });
-    const goal = this.goalWatch?.();
-    if (goal !== undefined) world.sim.trace.subscribe(goal.onEvent.bind(goal), goal.kinds);
-    return { branch: this.current, world, recent, applied: 0, goal };
+    const live: Live<W> = { branch: this.current, world, recent, sentTypes, described: new WeakMap(), applied: 0, goal: this.goalWatch?.(), goalReachedAt: undefined };
+    const goal = live.goal;
+    if (goal !== undefined) {
+      const onEvent = (e: TraceEvent) => {
+        goal.onEvent(e);
+        if (live.goalReachedAt === undefined && goal.status().reached) live.goalReachedAt = e.index;
+      };
+      world.sim.trace.subscribe(onEvent, goal.kinds);
+    }
+    return live;
   }
 
   /** Replaces the live world by a re-execution of the current branch up to `target`. */

@@ -124,13 +124,23 @@ export interface Panel {
 
 export const PANEL_ROWS = 3;
 
+/**
+ * Whose a message is, for the space-time strip: the protocol's own messages (always drawn), a
+ * client's traffic (drawn on request), or background chatter such as heartbeats (never drawn).
+ */
+export type Traffic = "protocol" | "client" | "background";
+
 /** One recent trace event, for the space-time strip and the narration. */
 export interface RecentEvent {
   event: TraceEvent;
   /** The narration line, when the adapter has one for it. */
   narration: string | undefined;
-  /** Book name of a message event (send, deliver, drop, hold). */
+  /** Book name of a message event (send, deliver, drop, hold, duplicate). */
   book: string | undefined;
+  /** Message events: whose traffic it is. */
+  traffic: Traffic | undefined;
+  /** A decisive event (a commit, a decision, a value chosen…): marked in the narration, the last one pinned. */
+  decisive: boolean;
 }
 
 export interface Frame {
@@ -144,6 +154,8 @@ export interface Frame {
   branch: number;
   branches: number;
   position: number;
+  /** The index of the last trace event (−1 before the first): the "event N" a violation names too. */
+  lastEvent: number;
   nowUs: number;
   nodes: NodeView[];
   pending: PendingEvent[];
@@ -153,8 +165,8 @@ export interface Frame {
   verdicts: Verdict[];
   /** The protocol's own pane, when its adapter draws one. */
   panel?: Panel;
-  /** The lesson's goal, when the session has one. */
-  goal: { reached: boolean; text: string } | undefined;
+  /** The lesson's goal, when the session has one; `reachedAt`: the trace index where it was reached. */
+  goal: { reached: boolean; text: string; reachedAt?: number } | undefined;
 }
 
 /**
@@ -196,6 +208,15 @@ export interface ProtocolAdapter<W extends World = World> {
   panel?(world: W): Panel;
   /** Book name of a traced message type (sends and deliveries carry only the type). */
   bookOfType(type: string): string | undefined;
+  /**
+   * The book's name of one sent message, by its id, where the type alone cannot tell (ZAB's ACK
+   * of NEWLEADER is ACK-LD; a 2PC vote is Yes or No); undefined: `bookOfType` says it.
+   */
+  bookOfSent?(msg: number, type: string, world: W): string | undefined;
+  /** Whose a message type is (default: the protocol's when it has a book name, a client's otherwise). */
+  trafficOf?(type: string): Traffic;
+  /** The events a learner must not miss: a commit, a decision, a value chosen, a leader established… */
+  isDecisive?(event: TraceEvent): boolean;
   /** One narration line for a trace event in the book's vocabulary, or undefined (not worth a line). */
   narrate(event: TraceEvent, world: W): string | undefined;
   /**

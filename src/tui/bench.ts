@@ -11,16 +11,23 @@
  *   itself timed.
  * - redraw during `run`: at each speed of the app, one redraw tick (the steps of a tick, the
  *   frame, and the screen rendered by ink to a string at 80×24) is timed; the app ticks every
- *   TICK_MS, so a tick's p95 under TICK_MS keeps the redraw rate steady.
+ *   TICK_MS, so a tick's p95 under TICK_MS keeps the redraw rate steady. React runs its
+ *   production build, as in the app.
+ * - cold start: `zksim learn --lesson quorum-commit` started afresh in a pseudo-terminal
+ *   (`script`, 80×24), COLD_STARTS times; the app reports the CPU and wall time since its
+ *   process began when its first frame is drawn (before ink is loaded) and when ink has drawn
+ *   it and reads keys (FIRST_FRAME_ENV). Target: the first frame within 1,000 ms of CPU.
  */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
-import { createElement } from "react";
-import { renderToString } from "ink";
 import { Session } from "../stepper/session.js";
 import { zabAdapter } from "../stepper/zab/zab-adapter.js";
 import { Controller, SPEEDS, TICK_MS } from "./controller.js";
-import { layout } from "./layout.js";
-import { Screen } from "./components/screen.js";
+import { FIRST_FRAME_ENV } from "./cli.js";
 
 interface Figure {
   bench: string;
@@ -92,10 +99,12 @@ async function stepBackFigures(): Promise<Figure[]> {
 }
 
 async function redrawFigures(): Promise<Figure[]> {
+  process.env.NODE_ENV ??= "production"; // as the app runs React (before React is loaded)
+  const [{ createElement }, { renderToString }, { Screen }] = await Promise.all([import("react"), import("ink"), import("./components/screen.js")]);
   const session = await Session.begin(zabAdapter, { seed: 1 });
   const controller = new Controller(session, () => undefined, () => undefined, "bench");
   const out: Figure[] = [];
-  const draw = () => renderToString(createElement(Screen, { view: controller.state, lay: layout(24, 80, controller.state.frame.nodes.length, 0) }), { columns: 80 });
+  const draw = () => renderToString(createElement(Screen, { view: controller.state, size: { rows: 24, columns: 80 }, lesson: undefined }), { columns: 80 });
   for (let i = 0; i < 50; i++) draw(); // V8 compiles ink's layout and rendering first
   for (let speed = 0; speed < SPEEDS.length; speed++) {
     const times: number[] = [];
@@ -118,6 +127,53 @@ async function redrawFigures(): Promise<Figure[]> {
   return out;
 }
 
+const COLD_STARTS = 5;
+const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
+
+interface StartFigures {
+  firstFrame: { cpuMs: number; wallMs: number };
+  interactive: { cpuMs: number; wallMs: number };
+}
+
+/** One `zksim learn` started in a pseudo-terminal; its own report of its start, or why there is none. */
+function coldStart(dir: string, i: number): StartFigures | string {
+  const report = join(dir, `start-${i}.json`);
+  const command = `stty rows 24 cols 80; exec ${JSON.stringify(process.execPath)} --max-semi-space-size=64 ${JSON.stringify(BIN)} learn --lesson quorum-commit`;
+  const r = spawnSync("script", ["-qfec", command, "/dev/null"], { env: { ...process.env, [FIRST_FRAME_ENV]: report, CI: "false", XDG_CONFIG_HOME: dir }, encoding: "utf8", timeout: 120_000 });
+  if (r.error !== undefined) return `script: ${r.error.message}`;
+  try {
+    return JSON.parse(readFileSync(report, "utf8")) as StartFigures;
+  } catch (err) {
+    return `no report (${(err as Error).message}); exit ${String(r.status)}: ${r.stdout.slice(-200)}`;
+  }
+}
+
+function coldStartFigures(): Figure[] {
+  if (spawnSync("sh", ["-c", "command -v script"]).status !== 0) {
+    process.stderr.write("bench tui: cold start skipped: `script` (util-linux) is needed for a pseudo-terminal\n");
+    return [];
+  }
+  const dir = mkdtempSync(join(tmpdir(), "zksim-bench-tui-"));
+  try {
+    const runs: StartFigures[] = [];
+    for (let i = 0; i < COLD_STARTS; i++) {
+      const r = coldStart(dir, i);
+      if (typeof r === "string") throw new Error(`bench tui: cold start ${i + 1}: ${r}`);
+      runs.push(r);
+    }
+    const median = (pick: (r: StartFigures) => number) => round(quantile(runs.map(pick), 0.5));
+    return [
+      { bench: "tui", metric: "cold_start_first_frame_cpu_ms", value: median((r) => r.firstFrame.cpuMs), unit: "ms" },
+      { bench: "tui", metric: "cold_start_first_frame_wall_ms", value: median((r) => r.firstFrame.wallMs), unit: "ms" },
+      { bench: "tui", metric: "cold_start_interactive_cpu_ms", value: median((r) => r.interactive.cpuMs), unit: "ms" },
+      { bench: "tui", metric: "cold_start_interactive_wall_ms", value: median((r) => r.interactive.wallMs), unit: "ms" },
+      { bench: "tui", metric: "cold_start_budget_cpu_ms", value: 1_000, unit: "ms" },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function tuiBench(): Promise<Figure[]> {
-  return [...(await stepBackFigures()), ...(await redrawFigures())];
+  return [...coldStartFigures(), ...(await stepBackFigures()), ...(await redrawFigures())];
 }

@@ -3,25 +3,40 @@
  * [--plain] [--script "step 3; crash s3"] [--open FILE] [--save FILE] [--lessons]`, and
  * `zksim learn compare 2pc 3pc [--seed N] [--plain] [--script …]` (see compare/).
  *
- * With a terminal (and neither --plain nor --script) it starts the ink app; otherwise plain
- * mode reads commands from --script or stdin and prints text frames. A lesson reached in
- * either mode is recorded in the progress file (see progress.ts).
+ * With a terminal that can draw (and neither --plain nor --script) it starts the ink app:
+ * without a protocol the menu offers every protocol's lessons, with one that protocol's;
+ * `--lesson` or `--open` go straight to the session. Otherwise — a pipe, CI, `TERM=dumb` —
+ * plain mode reads commands from --script or stdin and prints text frames as wide as COLUMNS
+ * says (else the terminal, else 100). A lesson reached in either mode is recorded in the
+ * progress file (see progress.ts).
+ *
+ * Starting fast: the first frame is drawn before ink and React are loaded (first-frame.ts);
+ * keys typed meanwhile were held since the process began (typeahead.ts) and reach the app.
  */
 import { createInterface } from "node:readline";
+import { writeFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import { Session } from "../stepper/session.js";
 import { readSessionFile, saveSession } from "./session-file.js";
-import { adapterFor } from "../stepper/adapters.js";
+import { adapterFor, ADAPTERS } from "../stepper/adapters.js";
 import { lessonNamed, lessonsOf, type Lesson } from "./lessons/index.js";
 import { runPlain } from "./plain.js";
 import { splitScript } from "./commands.js";
 import { completedLessons, markCompleted } from "./progress.js";
 import { openCompare, runComparePlain } from "./compare/compare-cli.js";
 import { UserInputError } from "../sim/errors.js";
+import { controllerFor, type ControllerOptions } from "./app-controller.js";
+import { lessonKey, menuLines, type MenuEntry, type MenuGroup } from "./menu-lines.js";
+import { screenLines } from "./screen-lines.js";
+import { colourWanted, drawFirstFrame, rewindFirstFrame } from "./first-frame.js";
+import { dropTypeahead, releaseTypeahead } from "./typeahead.js";
+import { wrap } from "./text.js";
 
 /** `zksim learn`'s options, as cli/commands/learn.ts parsed them. */
 export interface LearnOptions {
-  protocol: string;
-  /** `learn compare 2pc 3pc`: the protocols to run side by side (protocol is then "compare"). */
+  /** The protocol named on the command line (undefined: none; ZAB where one is needed). */
+  protocol: string | undefined;
+  /** `learn compare 2pc 3pc`: the protocols to run side by side. */
   compare?: string[];
   /** List the lessons with what was completed, and stop. */
   lessons: boolean;
@@ -34,57 +49,138 @@ export interface LearnOptions {
   save?: string;
 }
 
+/** Set (to a file) by `zksim bench tui`: the app writes its start-up figures there once drawn, and quits. */
+export const FIRST_FRAME_ENV = "ZKSIM_BENCH_FIRST_FRAME";
+
 export async function runLearn(o: LearnOptions): Promise<number> {
-  const { protocol, seed, variant, open, script } = o;
+  try {
+    return await learn(o);
+  } finally {
+    await dropTypeahead();
+  }
+}
+
+async function learn(o: LearnOptions): Promise<number> {
   if (o.compare !== undefined) return runCompare(o, o.compare);
-  const adapter = adapterFor(protocol);
-  if (o.lessons) {
-    const done = completedLessons();
-    for (const l of lessonsOf(protocol)) console.log(`${done.has(key(l)) ? "✓" : " "} ${l.name.padEnd(28)} ${l.title}`);
-    return 0;
-  }
+  // Without a protocol: a saved session's own, else ZAB.
+  const protocol = o.protocol ?? (o.open !== undefined ? readSessionFile(o.open).protocol : "zab");
+  adapterFor(protocol); // an unknown protocol is refused before anything runs
+  if (o.lessons) return listLessons(o.protocol);
   const lesson = o.lesson === undefined ? undefined : lessonNamed(protocol, o.lesson);
-  const interactive = process.stdout.isTTY === true && process.stdin.isTTY === true && script === undefined && !o.plain;
-  // Interactive without a lesson or a file: the lessons menu comes first.
-  const session = interactive && lesson === undefined && open === undefined ? undefined : await openSession(protocol, lesson, seed, variant, open);
-  let current = session;
-  let status: number;
-  if (interactive) {
-    const { runApp } = await import("./app.js");
-    status = await runApp({
-      session,
-      lesson,
-      lessons: lessonsOf(protocol),
-      adapterTitle: adapter.title,
-      completed: completedLessons(),
-      onGoal: (l) => markCompleted(key(l)),
-      save: (file) => current !== undefined && saveSession(current, file),
-      start: async (l) => (current = await openSession(protocol, l, seed, variant, undefined)),
-    });
-  } else {
-    const plain = (current = session ?? (await openSession(protocol, lesson, seed, variant, open)));
-    const commands = script !== undefined ? splitScript(script) : stdinLines();
-    status = await runPlain({ session: plain, lesson, commands, write: (line) => process.stdout.write(`${line}\n`), width: process.stdout.columns ?? 100 });
-    if (lesson !== undefined && plain.frame().goal?.reached === true) markCompleted(key(lesson));
+  if (interactive(o)) return runInteractive(o, protocol, lesson);
+  await dropTypeahead();
+  if (process.env.TERM === "dumb" && process.stdout.isTTY === true && o.script === undefined && !o.plain) {
+    process.stdout.write("TERM=dumb: plain mode — type commands, one a line (help lists them); ctrl-d ends\n");
   }
+  const session = await openSession(protocol, lesson, o.seed, o.variant, o.open);
+  const commands = o.script !== undefined ? splitScript(o.script) : stdinLines();
+  quietOnClosedPipe();
+  const status = await runPlain({ session, lesson, commands, write: (line) => process.stdout.write(`${line}\n`), width: plainWidth() });
+  if (lesson !== undefined && session.frame().goal?.reached === true) markCompleted(lessonKey(lesson));
+  if (o.save !== undefined) saveSession(session, o.save);
+  return status;
+}
+
+function interactive(o: Pick<LearnOptions, "script" | "plain">): boolean {
+  return process.stdout.isTTY === true && process.stdin.isTTY === true && o.script === undefined && !o.plain && process.env.TERM !== "dumb";
+}
+
+/** Plain mode's width: COLUMNS when set, else the terminal's, else 100. */
+export function plainWidth(env: NodeJS.ProcessEnv = process.env): number {
+  const columns = Number(env.COLUMNS);
+  if (Number.isInteger(columns) && columns >= 40) return columns;
+  return process.stdout.columns ?? 100;
+}
+
+/** `--lessons`: every protocol's lessons (or the one named), ✓ for the completed ones, and how to start each. */
+function listLessons(only: string | undefined): number {
+  const done = completedLessons();
+  const protocols = only !== undefined ? [only] : [...ADAPTERS.keys()];
+  const width = plainWidth();
+  const print = (line: string, indent: string) => {
+    for (const l of wrap(line, width, indent)) console.log(l);
+  };
+  const name = 28;
+  for (const p of protocols) {
+    print(`${p} — ${adapterFor(p).title}`, "  ");
+    for (const l of lessonsOf(p)) print(`  ${done.has(lessonKey(l)) ? "✓" : " "} ${l.name.padEnd(name)} ${l.title}`, " ".repeat(name + 5));
+    print(`    start one: zksim learn ${p} --lesson NAME${p === "zab" ? "   (or zksim learn: the menu of every lesson)" : ""}`, "      ");
+  }
+  return 0;
+}
+
+function menuGroups(only: string | undefined): MenuGroup[] {
+  return (only !== undefined ? [only] : [...ADAPTERS.keys()]).map((p) => ({ protocol: p, title: adapterFor(p).title, lessons: lessonsOf(p) }));
+}
+
+async function runInteractive(o: LearnOptions, protocol: string, lesson: Lesson | undefined): Promise<number> {
+  const t0 = performance.now();
+  // Colour: chalk (under ink) honours FORCE_COLOR, not NO_COLOR; React's production build draws faster.
+  if (!colourWanted()) process.env.FORCE_COLOR = "0";
+  process.env.NODE_ENV ??= "production";
+  const completed = completedLessons();
+  let current: Session | undefined;
+  const controllers = (p: string): ControllerOptions => ({ title: adapterFor(p).title, completed, onGoal: (l) => markCompleted(lessonKey(l)), save: (file) => current !== undefined && saveSession(current, file) });
+  const size = { rows: process.stdout.rows ?? 24, columns: process.stdout.columns ?? 80 };
+  const groups = menuGroups(o.protocol);
+  // A lesson or a saved session opens at once; otherwise the lessons menu comes first.
+  const direct = lesson !== undefined || o.open !== undefined;
+  if (direct) current = await openSession(protocol, lesson, o.seed, o.variant, o.open);
+  const first = current !== undefined ? controllerFor(controllers(protocol), current, lessonOf(current, lesson)) : undefined;
+  const drawn = drawFirstFrame(first !== undefined ? screenLines(first.state, size, first.lesson) : menuLines(groups, 0, completed, size.rows, size.columns));
+  const firstFrame = figures(t0);
+  const { runApp } = await import("./app.js");
+  await releaseTypeahead();
+  rewindFirstFrame(drawn);
+  const app = runApp({
+    controller: first,
+    groups,
+    controllers,
+    start: async (entry: MenuEntry) => (current = await openSession(entry.protocol, entry.lesson, o.seed, o.variant, undefined)),
+  });
+  const report = process.env[FIRST_FRAME_ENV];
+  if (report !== undefined && report !== "") {
+    writeFileSync(report, JSON.stringify({ firstFrame, interactive: figures(t0) }));
+    process.exit(0);
+  }
+  const status = await app;
   if (o.save !== undefined && current !== undefined) saveSession(current, o.save);
   return status;
+}
+
+/** CPU and wall time (ms) since the process began; `t0`: when learn itself began. */
+function figures(t0: number): { cpuMs: number; wallMs: number; learnWallMs: number } {
+  const u = process.cpuUsage();
+  return { cpuMs: Math.round((u.user + u.system) / 1000), wallMs: Math.round(performance.now()), learnWallMs: Math.round(performance.now() - t0) };
+}
+
+function lessonOf(session: Session, fallback: Lesson | undefined): Lesson | undefined {
+  return session.lesson !== undefined ? lessonNamed(session.adapter.protocol, session.lesson) : fallback;
 }
 
 async function runCompare(o: LearnOptions, protocols: string[]): Promise<number> {
   for (const flag of ["lesson", "variant", "open", "save"] as const) if (o[flag] !== undefined) throw new UserInputError(`learn compare: --${flag} is not available when comparing`);
   if (o.lessons) throw new UserInputError("learn compare: --lessons is not available when comparing");
   const c = await openCompare(protocols, o.seed);
-  if (process.stdout.isTTY === true && process.stdin.isTTY === true && o.script === undefined && !o.plain) {
+  if (interactive(o)) {
+    if (!colourWanted()) process.env.FORCE_COLOR = "0";
+    process.env.NODE_ENV ??= "production";
     const { runCompareApp } = await import("./compare/compare-app.js");
+    await releaseTypeahead();
     return runCompareApp(c);
   }
+  await dropTypeahead();
   const commands = o.script !== undefined ? splitScript(o.script) : stdinLines();
-  return runComparePlain(c, commands, (line) => process.stdout.write(`${line}\n`), process.stdout.columns ?? 100);
+  quietOnClosedPipe();
+  return runComparePlain(c, commands, (line) => process.stdout.write(`${line}\n`), plainWidth());
 }
 
-function key(l: Lesson): string {
-  return `${l.protocol}/${l.name}`;
+/** A reader that closed the pipe (`| head`) ends plain mode quietly: nothing more can be read. */
+function quietOnClosedPipe(): void {
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    process.exit(0);
+  });
 }
 
 /** A new session (of a lesson, if given) or a saved one re-opened. */

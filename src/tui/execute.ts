@@ -5,7 +5,8 @@
  */
 import { UserInputError, unreachable } from "../sim/errors.js";
 import type { Session } from "../stepper/session.js";
-import type { Action, Frame, PendingEvent } from "../stepper/types.js";
+import type { Action, ClientOp, Frame, PendingEvent } from "../stepper/types.js";
+import type { FaultAction } from "../sim/faults.js";
 import type { Command } from "./commands.js";
 import { COMMAND_HELP } from "./commands.js";
 
@@ -16,12 +17,22 @@ export interface Outcome {
   showFrame: boolean;
 }
 
-export async function execute(session: Session, command: Command): Promise<Outcome> {
+export interface ExecuteOptions {
+  /** Asked after each step of `step N` and `run`: true stops there (a decisive step the learner should see). */
+  stop?: () => boolean;
+}
+
+export async function execute(session: Session, command: Command, o: ExecuteOptions = {}): Promise<Outcome> {
   const say = (...lines: string[]): Outcome => ({ lines, showFrame: false });
   switch (command.kind) {
     case "step": {
       let n = 0;
-      while (n < command.count && (await session.forward())) n++;
+      let stopped = false;
+      while (n < command.count && !stopped && (await session.forward())) {
+        n++;
+        stopped = o.stop?.() === true;
+      }
+      if (stopped && n < command.count) return say(`stopped at step ${session.step} (${n} of ${command.count}): see the box`);
       return say(n < command.count ? `nothing left to run after ${n} step(s)` : `step ${session.step}`);
     }
     case "back": {
@@ -31,19 +42,24 @@ export async function execute(session: Session, command: Command): Promise<Outco
       return say(n < command.count ? `at the beginning of the run (went back ${n} step(s))` : `back at step ${session.step}${where}`);
     }
     case "run": {
-      const steps = await session.runFor(command.ms);
-      return say(`ran ${steps} step(s), now step ${session.step}`);
+      const untilUs = session.world.sim.nowUs + command.ms * 1000;
+      const steps = await session.runFor(command.ms, o.stop);
+      const early = session.nextEventUs() <= untilUs && o.stop?.() === true;
+      return say(early ? `stopped after ${steps} step(s), at step ${session.step}: see the box` : `ran ${steps} step(s), now step ${session.step}`);
     }
     case "deliver":
     case "drop":
     case "duplicate":
     case "fire":
-    case "delay":
-      return say(act(session, refAction(session.frame(), command)));
+    case "delay": {
+      const frame = session.frame();
+      const target = resolveRef(frame, command.ref);
+      return say(act(session, refAction(frame, command), done(command.kind, target, command.kind === "delay" ? command.delayMs : 0)));
+    }
     case "fault":
-      return say(act(session, { kind: "fault", fault: command.fault }));
+      return say(act(session, { kind: "fault", fault: command.fault }, faultDone(command.fault)));
     case "client":
-      return say(act(session, { kind: "client", client: command.client, ...command.op }));
+      return say(act(session, { kind: "client", client: command.client, ...command.op }, clientDone(command.client, command.op)));
     case "branch":
       if (command.index !== undefined) await session.switchBranch(command.index);
       return say(...branchLines(session));
@@ -60,10 +76,62 @@ export async function execute(session: Session, command: Command): Promise<Outco
   }
 }
 
-function act(session: Session, action: Action): string {
+/** Applies an action; says what it did (`what`), and when it opened a branch. */
+function act(session: Session, action: Action, what: string): string {
   const forks = !session.atNewest;
   session.act(action);
-  return forks ? `acted in the past: branch ${session.frame().branch} opened (the old future is kept; "branch" lists them)` : "done";
+  return forks ? `${what} — in the past: branch ${session.frame().branch} opened (the old future is kept; "branch" lists them)` : what;
+}
+
+/** "dropped m30 (PROPOSE s3→s2)", "m12 (ACK s2→s3) goes next: the next step delivers it". */
+function done(verb: "deliver" | "drop" | "duplicate" | "fire" | "delay", p: PendingEvent, delayMs: number): string {
+  const what = p.kind === "message" ? `${p.ref} (${p.book} ${p.from}→${p.to})` : `${p.ref} (${p.book} on ${p.node})`;
+  switch (verb) {
+    case "deliver":
+      return `${what} goes next: the next step delivers it`;
+    case "fire":
+      return `${what} is due now: the next step fires it`;
+    case "delay":
+      return `delayed ${what} by ${delayMs} ms`;
+    default:
+      return `${verb === "drop" ? "dropped" : "duplicated"} ${what}`;
+  }
+}
+
+function faultDone(f: FaultAction): string {
+  switch (f.kind) {
+    case "crash":
+      return `crashed ${f.node}`;
+    case "restart":
+      return `restarted ${f.node}`;
+    case "pause":
+      return `paused ${f.node}`;
+    case "resume":
+      return `resumed ${f.node}`;
+    case "cut":
+      return `cut ${f.from.join(",")} from ${f.to.join(",")}`;
+    case "partition":
+      return `partitioned ${f.groups.map((g) => g.join(",")).join(" / ")}`;
+    case "heal":
+      return "healed every link";
+    default:
+      return f.kind;
+  }
+}
+
+function clientDone(client: string, op: ClientOp): string {
+  switch (op.op) {
+    case "create":
+      return `${client} creates ${op.path}${op.ephemeral === true ? " (ephemeral)" : ""}`;
+    case "set":
+      return `${client} sets ${op.path}`;
+    case "delete":
+      return `${client} deletes ${op.path}`;
+    case "get":
+      return `${client} reads ${op.path}`;
+    case "txn":
+      return `${client} starts a transaction: ${op.key}=${op.value}${op.noVoteFrom.length > 0 ? ` (${op.noVoteFrom.join(", ")} vote No)` : ""}`;
+  }
 }
 
 function branchLines(session: Session): string[] {

@@ -6,9 +6,10 @@ import { useEffect, useState } from "react";
 import { useApp, useInput, useStdout } from "ink";
 import { keyIntent, splitKeys, type Intent } from "./keys.js";
 import { TICK_MS, type Mode } from "./controller.js";
+import type { Box } from "./boxes.js";
 
 export interface Driven {
-  state: { mode: Mode; quit: boolean; running: boolean };
+  state: { mode: Mode; quit: boolean; running: boolean; box?: Box | undefined };
   dispatch(intent: Intent): Promise<void>;
   tick(): Promise<void>;
 }
@@ -31,7 +32,7 @@ export function useDriven(controller: Driven, view: { quit: boolean; running: bo
   const { exit } = useApp();
   useInput((input, key) => {
     for (const [one, info] of splitKeys(input, key)) {
-      const intent = keyIntent(one, info, controller.state.mode);
+      const intent = keyIntent(one, info, controller.state.mode, controller.state.box);
       if (intent !== undefined) void controller.dispatch(intent);
     }
   });

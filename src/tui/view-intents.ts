@@ -16,7 +16,7 @@ export interface SharedView {
 export function sharedViewIntent(s: SharedView, intent: Intent, nodes: readonly { id: string }[]): { patch: Partial<SharedView>; command?: string } | undefined {
   switch (intent.kind) {
     case "help":
-      return { patch: { mode: s.mode.kind === "help" ? { kind: "normal" } : { kind: "help" } } };
+      return { patch: { mode: s.mode.kind === "help" ? { kind: "normal" } : { kind: "help", scroll: 0 } } };
     case "close":
       return { patch: { mode: { kind: "normal" } } };
     case "next-node": {

@@ -29,6 +29,19 @@ describe("sim: faults: trace conditions (when) and undo (forMs)", () => {
     expect(bad([{ atMs: 0, kind: "heal", forMs: 10 }])).toThrow(/faults\[0\]\.forMs: a "heal" fault has no undo/);
     expect(bad([{ atMs: 0, kind: "cut", from: ["$leader"], to: ["s9"] }])).toThrow(/faults\[0\]\.to\[0\]: unknown node "s9"/);
     expect(() => parseFaultSchedule([{ atMs: 0, kind: "crash", node: "$leader" }], nodes)).toThrow(/unknown role "\$leader" \(known: none\)/);
+    expect(bad([{ atMs: 0, kind: "crash", node: "s1", when: { after: "send", detail: "" } }])).toThrow(/faults\[0\]\.when\.detail: expected a message type or timer label/);
+  });
+
+  it('"detail": crash the next node that sends a promise, right after it left; the promise still arrives', async () => {
+    const seen: TraceEvent[] = [];
+    const s = loadScenario("paxos-basic");
+    const aimed = parseFaultSchedule([{ atMs: 0, kind: "crash", node: "$0", when: { after: "send", detail: "promise" } }], ["a1"]);
+    await runScenario({ ...s, faults: [...s.faults, ...aimed] }, { onTraceEvent: (e) => void seen.push(e) });
+    const promise = seen.find((e) => e.kind === "send" && e.detail === "promise")!;
+    const crash = seen.find((e) => e.kind === "crash")!;
+    expect(crash).toMatchObject({ node: promise.node, atUs: promise.atUs });
+    expect(seen.indexOf(crash)).toBeGreaterThan(seen.indexOf(promise));
+    expect(seen.find((e) => e.kind === "deliver" && e.id === promise.id)).toMatchObject({ node: promise.peer, detail: "promise" });
   });
 
   it("a scenario with conditioned faults round-trips through its document", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseFaultSchedule } from "../../src/sim/faults.js";
+import { parseFaultSchedule, undoOf } from "../../src/sim/faults.js";
 
 const nodes = ["s1", "s2", "s3"];
 const bad = (raw: unknown) => () => parseFaultSchedule(raw, nodes);
@@ -30,6 +30,13 @@ describe("sim: faults: schedule parsing", () => {
       nodes,
     );
     expect(parsed).toHaveLength(18);
+  });
+
+  it("reorder is undone like loss: its rate goes back to 0 on the same links (so forMs is accepted)", () => {
+    expect(undoOf({ kind: "reorder", rate: 0.3, extraDelayMs: 200, from: ["s1"], to: ["s2"], oneWay: true })).toEqual([{ kind: "reorder", rate: 0, from: ["s1"], to: ["s2"], oneWay: true }]);
+    expect(undoOf({ kind: "reorder", rate: 0.3 })).toEqual([{ kind: "reorder", rate: 0 }]);
+    expect(parseFaultSchedule([{ atMs: 1, kind: "reorder", rate: 0.2, forMs: 50 }], nodes)).toHaveLength(1);
+    expect(bad([{ atMs: 1, kind: "delay", minMs: 1, maxMs: 3, forMs: 50 }])).toThrow(/forMs: a "delay" fault has no undo/);
   });
 
   it("rejects malformed entries with the index and the field", () => {

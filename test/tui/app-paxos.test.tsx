@@ -49,7 +49,7 @@ describe("tui: app (Paxos, Multi-Paxos)", () => {
     await type(ui, controller, "run 20ms");
     const later = ui.lastFrame()!;
     expect(later).toMatch(/✓ b1 p1  promised a1 a2 a3  accepted a1 a2 a3 \[1, A\]  chosen/);
-    expect(later).toMatch(/● l1 learner\s+learned A/);
+    expect(later).toMatch(/● l1 learner\s+\*learned A/); // * marks what the last step changed
     expect(later).toMatch(/✓ 3 of 3 invariants hold/);
     for (const line of later.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
   });
@@ -68,7 +68,7 @@ describe("tui: app (Paxos, Multi-Paxos)", () => {
     ui.stdin.write("y");
     await settle(controller);
     expect(session.branch.interventions.map((i) => i.action)).toEqual([{ kind: "fault", fault: { kind: "crash", node: "a1" } }]);
-    expect(ui.lastFrame()).toMatch(/✖ a1 acceptor\s+disk: promised 1\s+disk: accepted \[1, A\]/);
+    expect(ui.lastFrame()).toMatch(/✖ a1 acceptor\s+\*disk: promised 1\s+\*disk: accepted \[1, A\]/);
   });
 
   it("tui: app: multipaxos: the LOG pane shows each slot on every replica; a lesson's goal is reached from the command line", async () => {
@@ -78,10 +78,12 @@ describe("tui: app (Paxos, Multi-Paxos)", () => {
     expect(ui.lastFrame()).toMatch(/LOG \(✓ chosen, cmd@ballot accepted\)\n\s+no slot used yet/);
     expect(ui.lastFrame()).toMatch(/○ GOAL: get two client commands chosen under one leader \(0 so far\)/);
     for (const command of lesson.solution.split(";")) await type(ui, controller, command.trim());
+    expect(ui.lastFrame()).toMatch(/stopped after \d+ step\(s\), at step \d+: see the box/); // a run stops where the goal is reached
+    await type(ui, controller, "run 30ms");
     const f = ui.lastFrame()!;
     expect(f).toMatch(/slot 0\s+r1 ✓c1#1\s+r2 ✓c1#1\s+r3 ✓c1#1/);
     expect(f).toMatch(/slot 1\s+r1 ✓c2#1\s+r2 ✓c2#1\s+r3 ✓c2#1/);
-    expect(f).toMatch(/✓ GOAL REACHED: r3 chose slot 0 = c1#1, slot 1 = c2#1 at ballot 3 with phase 2 only/);
+    expect(f).toMatch(/✓ GOAL REACHED\nWhat happened: r3 chose slot 0 = c1#1, slot 1 = c2#1 at ballot 3 with phase 2 only/);
     expect(f.split("\n").length).toBeLessThanOrEqual(23);
   });
 });

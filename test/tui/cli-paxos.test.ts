@@ -40,8 +40,16 @@ describe("tui: zksim learn paxos / multipaxos (plain)", () => {
     expect(zksim("learn", "multipaxos", "--lesson", "nope").stderr).toMatch(/^zksim: learn: no multipaxos lesson "nope" \(lessons: phase-2-only, leader-failover/);
   });
 
+  it("tui: cli: --lessons without a protocol lists every protocol's lessons, each with how to start it", () => {
+    const out = zksim("learn", "--lessons").stdout;
+    for (const p of ["zab", "paxos", "multipaxos", "2pc", "3pc"]) expect(out).toMatch(new RegExp(`^${p} — `, "m"));
+    expect(out).toMatch(/^\s+quorum-commit\s+A commit needs/m);
+    expect(out).toMatch(/^\s+partition-breaks-atomicity\s+/m);
+    expect(out).toMatch(/start one: zksim learn 3pc --lesson NAME/);
+  });
+
   it("tui: cli: --lessons lists the Paxos and Multi-Paxos lessons", () => {
-    expect(zksim("learn", "paxos", "--lessons").stdout).toMatch(/^  why-phase-1\s+Why phase 1: a later proposer adopts the chosen value$/m);
-    expect(zksim("learn", "multipaxos", "--lessons").stdout).toMatch(/^  master-lease\s+A deposed master serves a stale read \(no lease\)$/m);
+    expect(zksim("learn", "paxos", "--lessons").stdout).toMatch(/^\s+why-phase-1\s+Why phase 1: a later proposer adopts the chosen value$/m);
+    expect(zksim("learn", "multipaxos", "--lessons").stdout).toMatch(/^\s+master-lease\s+A deposed master serves a stale read \(no lease\)$/m);
   });
 });

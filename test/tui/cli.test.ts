@@ -40,7 +40,7 @@ describe("tui: zksim learn (plain)", () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/✓ GOAL REACHED/);
     expect(JSON.parse(readFileSync(join(dir, "zksim", "learn.json"), "utf8"))).toEqual({ completed: ["zab/isolated-leader"] });
-    expect(learn("--lessons").stdout).toMatch(/^✓ isolated-leader/m);
+    expect(learn("--lessons").stdout).toMatch(/^\s+✓ isolated-leader/m);
   });
 
   it("tui: cli: a saved session replays (exit 0), re-opens, and a tampered one does not reproduce (exit 4)", () => {

@@ -67,7 +67,7 @@ describe("tui: learn compare 2pc 3pc", () => {
     expect(zksim("learn", "compare", "2pc", "3pc", "--lesson", "x").stderr).toMatch(/--lesson is not available when comparing/);
     const ok = zksim("learn", "compare", "3pc", "2pc", "--script", "step 8; crash co; run 4s");
     expect(ok.status).toBe(0);
-    expect(ok.stdout).toMatch(/^COMPARE 3PC │ 2PC · joint step 88$/m);
+    expect(ok.stdout).toMatch(/^COMPARE 3PC │ 2PC · joint step 90$/m);
   });
 
   it("tui: compare: the ink screen shows both panes in 80 columns; → steps both, c crashes the coordinator in both", async () => {

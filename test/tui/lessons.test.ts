@@ -51,7 +51,7 @@ describe("tui: lessons", () => {
       ["2pc", "two-phases", "step 10"], // phase 2 not reached
       ["2pc", "one-no-vote", "txn c1 x 1; run 100ms"], // every vote Yes: committed
       ["2pc", "coordinator-crash-blocks", "step 16; crash co; run 1s"], // not blocked long enough
-      ["2pc", "coordinator-crash-blocks", "step 4; crash co; run 4s"], // its Prepares die with it: nobody votes
+      ["2pc", "coordinator-crash-blocks", "step 3; crash co; run 4s"], // its begin record dies with it: no Prepare ever leaves
       ["2pc", "presumed-abort", "step 18; crash co; run 2s; restart co; run 500ms"], // the decision was durable: commit re-sent
       ["2pc", "partial-commit", "step 16; crash co; run 2s; restart co; run 500ms"], // nobody got Commit before the crash
       ["3pc", "three-phases", "step 20"],

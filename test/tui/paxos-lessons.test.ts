@@ -36,6 +36,16 @@ describe("tui: Paxos and Multi-Paxos lessons", () => {
     }
   });
 
+  it("tui: dueling proposers: a run where a value is chosen while both still propose is never called a livelock", async () => {
+    // Seed 348: a majority accepts [3, B] at 17.6 ms, before the distinguished proposer takes over.
+    const lesson = lessonNamed("paxos", "dueling-proposers");
+    const session = await openSession("paxos", lesson, 348, undefined, undefined);
+    await runPlain({ session, lesson, commands: splitScript(lesson.solution), write: () => undefined });
+    const goal = session.frame().goal!;
+    expect(goal.reached).toBe(false);
+    expect(goal.text).toMatch(/^ballot 3 of p1 was accepted by a1, a3: B is chosen after \d+ pre-emption\(s\), while both still proposed: no livelock in this run/);
+  });
+
   it("tui: the broken twins' lessons need their twin: the same moves on the correct protocol break nothing", async () => {
     for (const [protocol, name] of [["paxos", "break-consensus"], ["multipaxos", "skip-phase-1"], ["multipaxos", "master-lease"]] as const) {
       const lesson = lessonNamed(protocol, name);

@@ -6,7 +6,8 @@
  */
 import { ViolationLog, type Checker, type RunEnd, type Violation, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { guarded, intField, stringField } from "../event-reader.js";
+import { guarded } from "../event-reader.js";
+import { SlotTally } from "./multipaxos-chosen.js";
 
 const KINDS = ["multipaxos.accepted"] as const;
 type Kind = KindsOf<typeof KINDS>;
@@ -15,31 +16,20 @@ export class MultiPaxosSlotAgreementChecker implements Checker<Kind> {
   readonly name = "multipaxos.slot-agreement";
   readonly kinds = KINDS;
   private readonly log = new ViolationLog(this.name);
-  /** "slot/ballot" → command and acceptors. */
-  private readonly tallies = new Map<string, { command: string; acceptors: Set<string> }>();
+  private readonly tally = new SlotTally();
   private readonly chosen = new Map<number, { command: string; ballot: number }>();
-
 
   onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent<Kind>): void {
-    const slot = intField(e, "slot");
-    const ballot = intField(e, "ballot");
-    const command = stringField(e, "command");
-    const acceptors = intField(e, "acceptors");
-    const key = `${slot}/${ballot}`;
-    const t = this.tallies.get(key) ?? { command, acceptors: new Set<string>() };
-    this.tallies.set(key, t);
-    if (t.command !== command) return this.log.add(e, `slot ${slot}, ballot ${ballot}: ${e.node} accepted ${command} but ${t.command} was proposed at that ballot`);
-    const before = t.acceptors.size;
-    t.acceptors.add(e.node);
-    const need = Math.floor(acceptors / 2) + 1;
-    if (before >= need || t.acceptors.size < need) return;
-    const first = this.chosen.get(slot);
-    if (first === undefined) this.chosen.set(slot, { command, ballot });
-    else if (first.command !== command) this.log.add(e, `slot ${slot} has two chosen commands: ${first.command} at ballot ${first.ballot} and ${command} at ballot ${ballot} (accepted by ${[...t.acceptors].join(", ")})`);
+    const t = this.tally.add(e);
+    if (t.kind === "conflict") return this.log.add(e, `slot ${t.slot}, ballot ${t.ballot}: ${e.node} accepted ${t.command} but ${t.first} was proposed at that ballot`);
+    if (t.kind !== "chosen") return;
+    const first = this.chosen.get(t.slot);
+    if (first === undefined) this.chosen.set(t.slot, { command: t.command, ballot: t.ballot });
+    else if (first.command !== t.command) this.log.add(e, `slot ${t.slot} has two chosen commands: ${first.command} at ballot ${first.ballot} and ${t.command} at ballot ${t.ballot} (accepted by ${t.acceptors.join(", ")})`);
   }
 
   finish(_end?: RunEnd): Violation[] {

@@ -1,7 +1,7 @@
 /**
  * `paxos.liveness`: after the faults end, with one (distinguished) proposer, a value is chosen
  * and every learner learns it. Judged only when the run ends at least `budgetMs` after its
- * last fault; then every learner (a node that annotated `paxos.learner.recovered`) must hold a
+ * last fault, or comes to rest with nothing left to happen; then every learner (a node that annotated `paxos.learner.recovered`) must hold a
  * learned value in its current incarnation — recovered from its disk or learned since.
  */
 import { ViolationLog, type Checker, type RunEnd, type Violation, type KindsOf } from "../checker.js";
@@ -50,10 +50,10 @@ export class PaxosLivenessChecker implements Checker<Kind> {
   }
 
   finish(end?: RunEnd): Violation[] {
-    if (end === undefined || !this.quiet.quietFor(end.atUs, this.budgetMs)) return this.log.violations;
+    if (!this.quiet.judgeable(end, this.budgetMs)) return this.log.violations;
     const behind = [...this.learners].filter(([, learned]) => !learned).map(([l]) => l);
     if (behind.length > 0) {
-      this.log.add(end, `${behind.join(", ")} learned no value ${((end.atUs - this.quiet.lastFaultUs) / 1000).toFixed(0)} ms after the last fault (budget ${this.budgetMs} ms): with one proposer and a healed network, Paxos must choose a value and tell every learner`);
+      this.log.add(end, `${behind.join(", ")} learned no value ${this.quiet.describe(end, this.budgetMs)}: with one proposer and a healed network, Paxos must choose a value and tell every learner`);
     }
     return this.log.violations;
   }

@@ -18,7 +18,7 @@ export const learn: Command = {
     const compare = args.positionals[0] === "compare";
     if (!compare && args.positionals.length > 1) throw new UserInputError(`learn: unexpected argument "${args.positionals[1]}"`);
     return runLearn({
-      protocol: args.positionals[0] ?? "zab",
+      protocol: compare ? "compare" : args.positionals[0],
       ...(compare ? { compare: args.positionals.slice(1) } : {}),
       lessons: boolFlag(args, "lessons"),
       plain: boolFlag(args, "plain"),

@@ -43,7 +43,9 @@ export function perThousand(c: CoverageSummary): Record<string, number> {
 
 /** The faults the scenario's nemesis declares it leaves out. */
 export function leftOutOf(scenario: Scenario): readonly { fault: string; why: string }[] {
-  return scenario.nemesis === undefined ? [] : (nemesisDef(scenario.nemesis.kind).leftOut ?? []);
+  if (scenario.nemesis === undefined) return [];
+  const def = nemesisDef(scenario.nemesis.kind);
+  return def.leftOutOf?.(scenario.nemesis.params) ?? def.leftOut ?? [];
 }
 
 /** The human lines: faults, crashes after a message, protocol states; unreached ones named apart. */

@@ -51,9 +51,20 @@ export function readLog<R>(ctx: NodeContext, file: string): R[] {
   return ctx.disk.read(file).filter((r) => !isTorn(r)) as R[];
 }
 
-/** Appends a record to a log file and fsyncs it; `onDurable` runs once it would survive a crash. */
+/** How long a node whose disk is full waits before it writes a log record again. */
+export const LOG_RETRY_MS = 100;
+
+/**
+ * Appends a record to a log file and fsyncs it; `onDurable` runs once it would survive a crash.
+ * On a full disk the append fails (ENOSPC): nothing is written, and the node writes the record
+ * again every LOG_RETRY_MS until there is room — what it was about to do waits for the record,
+ * as every step of these protocols waits for its log.
+ */
 export function logDurably(ctx: NodeContext, file: string, record: object, onDurable: () => void): void {
-  ctx.disk.append(file, record, recordBytes(record));
+  if (!ctx.disk.append(file, record, recordBytes(record)).ok) {
+    ctx.setTimerMs(LOG_RETRY_MS, () => logDurably(ctx, file, record, onDurable), "log-retry");
+    return;
+  }
   ctx.disk.fsync(file, onDurable);
 }
 

@@ -8,6 +8,14 @@
  * history the linearizability checker reads. An operation unanswered when the run ends stays
  * open: its outcome is unknown.
  *
+ * Identity across restarts: a client's request ids live in its memory, so a restarted client
+ * would reuse them, and a replica's duplicate detection (the last request id of each client)
+ * would answer its new put from the cache without applying it. As real systems do (Chubby's
+ * sessions, Raft's client registration), a restarted client is a new client: its identity is
+ * its node name and incarnation ("c1/3"; the first incarnation is plain "c1"), carried in each
+ * request and echoed in each answer, so an answer meant for a previous incarnation — a datagram
+ * still on the wire across the restart — is not taken for its own.
+ *
  * A `scripted` client (the teaching UI's) starts no operation on its own: each one comes
  * through `submit`, one at a time, and is retried like the others.
  */
@@ -25,9 +33,13 @@ export interface ClientConfig {
   stopAtMs: number;
   /** Operations come only through `submit` (no closed loop). */
   scripted?: boolean;
+  /** The broken twin `restart-reuses-ids`: the node name alone, in every incarnation. */
+  reuseIdentity?: boolean;
 }
 
 export class MultiPaxosClient implements Process {
+  /** Who the replicas know this client as: its node, and its incarnation after a restart. */
+  readonly clientId: string;
   private reqId = 0;
   private target: number;
   private current: { reqId: number; op: "put" | "get"; key: string; value?: string } | undefined;
@@ -37,6 +49,7 @@ export class MultiPaxosClient implements Process {
     private readonly ctx: NodeContext,
     private readonly config: ClientConfig,
   ) {
+    this.clientId = ctx.incarnation <= 1 || config.reuseIdentity === true ? ctx.id : `${ctx.id}/${ctx.incarnation}`;
     this.target = ctx.rng.int(0, config.replicas.length - 1);
     if (config.scripted !== true) ctx.setTimerMs(ctx.rng.int(0, 300), () => this.next(), "client.think");
   }
@@ -57,20 +70,20 @@ export class MultiPaxosClient implements Process {
     const rng = this.ctx.rng;
     const key = `k${rng.int(1, this.config.keys)}`;
     const put = !this.config.readOnly && rng.chance(0.5);
-    this.start(put ? "put" : "get", key, `${this.ctx.id}-${this.reqId + 1}`);
+    this.start(put ? "put" : "get", key, `${this.clientId}-${this.reqId + 1}`);
   }
 
   private start(op: "put" | "get", key: string, value: string): void {
     this.reqId++;
     this.current = op === "put" ? { reqId: this.reqId, op, key, value } : { reqId: this.reqId, op, key };
-    this.ctx.annotate("multipaxos.client.invoke", { client: this.ctx.id, ...this.current });
+    this.ctx.annotate("multipaxos.client.invoke", { client: this.clientId, ...this.current });
     this.send();
   }
 
   private send(): void {
     const c = this.current;
     if (c === undefined) return;
-    this.ctx.send(this.config.replicas[this.target]!, { kind: "request", ...c });
+    this.ctx.send(this.config.replicas[this.target]!, { kind: "request", client: this.clientId, ...c });
     this.ctx.cancelTimer(this.timer);
     this.timer = this.ctx.setTimerMs(this.config.requestTimeoutMs, () => this.moveOn(), "client.timeout");
   }
@@ -81,7 +94,7 @@ export class MultiPaxosClient implements Process {
   }
 
   onDatagram(from: string, m: unknown): void {
-    if (!isMultiPaxosMessage(m) || this.current === undefined) return;
+    if (!isMultiPaxosMessage(m) || this.current === undefined || (m.kind !== "reply" && m.kind !== "redirect") || m.client !== this.clientId) return;
     if (m.kind === "redirect" && m.reqId === this.current.reqId && from === this.config.replicas[this.target]) {
       const i = m.leader === null ? -1 : this.config.replicas.indexOf(m.leader);
       this.ctx.cancelTimer(this.timer);
@@ -92,7 +105,7 @@ export class MultiPaxosClient implements Process {
     const c = this.current;
     this.current = undefined;
     this.ctx.cancelTimer(this.timer);
-    this.ctx.annotate("multipaxos.client.complete", { client: this.ctx.id, reqId: c.reqId, op: c.op, key: c.key, ...(c.op === "get" ? { value: m.value } : {}) });
+    this.ctx.annotate("multipaxos.client.complete", { client: this.clientId, reqId: c.reqId, op: c.op, key: c.key, ...(c.op === "get" ? { value: m.value } : {}) });
     if (this.config.scripted === true) return;
     this.timer = this.ctx.setTimerMs(this.ctx.rng.int(0, this.config.thinkMsMax), () => this.next(), "client.think");
   }

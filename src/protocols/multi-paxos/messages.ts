@@ -8,7 +8,11 @@
  * distinguished proposer (the leader, Chubby's master) run phase 1 once for all later slots.
  */
 
-/** A log entry: a client's put, or the no-op a new leader fills a gap with. */
+/**
+ * A log entry: a client's put, or the no-op a new leader fills a gap with. `client` is the
+ * client's identity, not its node: a restarted client is a new client (its node name and
+ * incarnation, "c1/3"), since its request ids start again from 1.
+ */
 export type Command = { kind: "noop" } | { kind: "put"; client: string; reqId: number; key: string; value: string };
 
 /** A command's identity in the trace: "noop" or "<client>#<reqId>". */
@@ -32,9 +36,9 @@ export type MultiPaxosMessage =
   | { kind: "heartbeat"; ballot: number; chosenUpTo: number; sentUs: number }
   | { kind: "heartbeat-ack"; ballot: number; sentUs: number }
   | { kind: "catchup"; fromSlot: number }
-  | { kind: "request"; reqId: number; op: "put" | "get"; key: string; value?: string }
-  | { kind: "reply"; reqId: number; value: string | null }
-  | { kind: "redirect"; reqId: number; leader: string | null };
+  | { kind: "request"; client: string; reqId: number; op: "put" | "get"; key: string; value?: string }
+  | { kind: "reply"; client: string; reqId: number; value: string | null }
+  | { kind: "redirect"; client: string; reqId: number; leader: string | null };
 
 const KINDS = new Set(["prepare", "promise", "accept", "accepted", "nack", "chosen", "heartbeat", "heartbeat-ack", "catchup", "request", "reply", "redirect"]);
 

@@ -12,12 +12,24 @@
  *   retried command applies once (the state machine remembers each client's last request).
  * - Reads are served by the leader from its state machine, after it applied every slot it
  *   re-proposed. Master lease (Chubby): followers that acknowledge a heartbeat promise for
- *   `leaseMs` not to promise any other proposer; the leader serves reads only while a majority
- *   acknowledged a heartbeat it sent less than `leaseMs` ago. A restarted replica waits one lease
- *   before promising anything (it may have granted a lease it forgot). Without the lease
- *   (`leaseMs` 0) a deposed master that does not know it keeps serving stale reads.
+ *   `leaseMs` of their own clock not to promise any other proposer; the leader serves reads only
+ *   while a majority acknowledged a heartbeat it sent less than its own, shorter lease ago. A
+ *   restarted replica waits a longer lease before promising anything (it may have granted a
+ *   lease it forgot). Without the lease (`leaseMs` 0) a deposed master that does not know it
+ *   keeps serving stale reads.
+ * - Clock drift (Paxos Made Live, 5.2: "the master maintains a shorter timeout for the lease
+ *   than the replicas"): each node measures the lease on its own clock, and clocks run up to
+ *   `maxClockDriftPct` fast or slow. With ρ that fraction, a follower's grant lasts at least
+ *   leaseMs/(1+ρ) of true time from when it acked, so the leader counts only
+ *   leaseMs·(1−ρ)/(1+ρ) of its clock from the heartbeat's send (at most leaseMs/(1+ρ) true
+ *   time); a restarted replica waits leaseMs·(1+ρ)/(1−ρ) of its clock (at least leaseMs/(1−ρ)
+ *   true time, the longest a grant it forgot can last). The broken twin `no-drift-margin`
+ *   counts leaseMs everywhere: with a slow leader clock and fast follower clocks, a new leader
+ *   is elected while the old one still serves reads.
  * - Broken twin `skip-phase-1`: a new leader takes over without phase 1 and proposes at the
  *   slot after the last one it knows chosen, over values an earlier leader may have had chosen.
+ *   `skip-gap-fill`: a new leader re-proposes the slots its promises reported but leaves the
+ *   others below the highest empty — a hole that stops every replica's state machine.
  *
  * Durability: promises and acceptances are fsynced before they are answered (acceptor-log.ts);
  * the last round is fsynced before it is used. The learned log is volatile: a restarted replica
@@ -27,7 +39,7 @@ import type { NodeContext, Process } from "../../sim/node-context.js";
 import { AcceptorLog } from "./acceptor-log.js";
 import { commandId, isMultiPaxosMessage, majority, type AcceptedEntry, type Command, type MultiPaxosMessage } from "./messages.js";
 
-export type ReplicaVariant = "correct" | "skip-phase-1";
+export type ReplicaVariant = "correct" | "skip-phase-1" | "skip-gap-fill";
 
 export interface ReplicaConfig {
   index: number;
@@ -35,8 +47,10 @@ export interface ReplicaConfig {
   heartbeatMs: number;
   electionTimeoutMinMs: number;
   electionTimeoutMaxMs: number;
-  /** Chubby's master lease; 0: off. */
+  /** Chubby's master lease, on the followers' clocks; 0: off. */
   leaseMs: number;
+  /** How far (percent) any clock may run fast or slow; the lease keeps this margin (0: none, the `no-drift-margin` twin). */
+  maxClockDriftPct: number;
   variant: ReplicaVariant;
 }
 
@@ -57,6 +71,8 @@ export class MultiPaxosReplica implements Process {
   private nextSlot = 0;
   private readBarrier = 0;
   private leaseUntilUs = 0;
+  /** The lease the leader counts on its own clock from a heartbeat's send: shorter than the followers' by the drift margin. */
+  private readonly leaderLeaseUs: number;
   private readonly heartbeatAcks = new Map<number, Set<string>>();
   /** Follower side of the lease: no promise to another proposer before this (local µs). */
   private grantedUntilUs: number;
@@ -65,7 +81,8 @@ export class MultiPaxosReplica implements Process {
   private applied = 0;
   private readonly kv = new Map<string, string>();
   private readonly lastRequest = new Map<string, number>();
-  private readonly waiting = new Set<string>();
+  /** Commands this leader proposed for a client, by id, and the node to answer once applied. */
+  private readonly waiting = new Map<string, string>();
 
   constructor(
     private readonly ctx: NodeContext,
@@ -76,7 +93,9 @@ export class MultiPaxosReplica implements Process {
     const last = rounds[rounds.length - 1] as { round: number } | undefined;
     if (last !== undefined) this.round = last.round;
     this.lastHeartbeatUs = ctx.nowUs();
-    this.grantedUntilUs = config.leaseMs > 0 ? ctx.nowUs() + config.leaseMs * 1000 : 0;
+    const drift = config.maxClockDriftPct / 100;
+    this.leaderLeaseUs = Math.floor((config.leaseMs * 1000 * (1 - drift)) / (1 + drift));
+    this.grantedUntilUs = config.leaseMs > 0 ? ctx.nowUs() + Math.ceil((config.leaseMs * 1000 * (1 + drift)) / (1 - drift)) : 0;
     this.drawElectionTimeout();
     ctx.annotate("multipaxos.replica.recovered", { promised: this.acceptor.promised, accepted: this.acceptor.accepted.size });
     ctx.setTimerMs(config.heartbeatMs, () => this.onTick(), "multipaxos.tick");
@@ -121,7 +140,7 @@ export class MultiPaxosReplica implements Process {
       case "catchup":
         return this.onCatchup(from, msg.fromSlot);
       case "request":
-        return this.onRequest(from, msg.reqId, msg.op, msg.key, msg.value);
+        return this.onRequest(from, msg);
       case "reply":
       case "redirect":
         return;
@@ -223,6 +242,8 @@ export class MultiPaxosReplica implements Process {
     let noops = 0;
     for (let slot = this.applied; slot <= top; slot++) {
       if (this.config.variant === "skip-phase-1") continue;
+      // The twin skip-gap-fill leaves a slot no promise reported empty: the log has a hole forever.
+      if (this.config.variant === "skip-gap-fill" && !this.chosen.has(slot) && !adopted.has(slot)) continue;
       const value = this.chosen.get(slot) ?? adopted.get(slot) ?? { kind: "noop" as const };
       if (value.kind === "noop" && !adopted.has(slot) && !this.chosen.has(slot)) noops++;
       this.propose(slot, value);
@@ -284,7 +305,7 @@ export class MultiPaxosReplica implements Process {
     const acks = this.heartbeatAcks.get(sentUs);
     if (acks === undefined) return;
     acks.add(from);
-    if (acks.size >= majority(this.config.replicas.length)) this.leaseUntilUs = Math.max(this.leaseUntilUs, sentUs + this.config.leaseMs * 1000);
+    if (acks.size >= majority(this.config.replicas.length)) this.leaseUntilUs = Math.max(this.leaseUntilUs, sentUs + this.leaderLeaseUs);
   }
 
   private onCatchup(from: string, fromSlot: number): void {
@@ -306,31 +327,37 @@ export class MultiPaxosReplica implements Process {
         this.lastRequest.set(c.client, c.reqId);
       }
       this.ctx.annotate("multipaxos.apply", { slot: this.applied, command: commandId(c) });
-      if (c.kind === "put" && this.waiting.delete(commandId(c))) this.ctx.send(c.client, { kind: "reply", reqId: c.reqId, value: null });
+      const replyTo = c.kind === "put" ? this.waiting.get(commandId(c)) : undefined;
+      if (c.kind === "put" && replyTo !== undefined) {
+        this.waiting.delete(commandId(c));
+        this.ctx.send(replyTo, { kind: "reply", client: c.client, reqId: c.reqId, value: null });
+      }
       this.applied++;
     }
   }
 
-  private onRequest(client: string, reqId: number, op: "put" | "get", key: string, value: string | undefined): void {
+  /** A client's request (`from`: its node; `m.client`: its identity, which duplicate detection keys on). */
+  private onRequest(from: string, m: Extract<MultiPaxosMessage, { kind: "request" }>): void {
+    const { client, reqId, key } = m;
     if (this.role !== "leader") {
-      this.ctx.send(client, { kind: "redirect", reqId, leader: this.leader });
+      this.ctx.send(from, { kind: "redirect", client, reqId, leader: this.leader });
       return;
     }
-    if (op === "get") {
+    if (m.op === "get") {
       const leaseOk = this.config.leaseMs === 0 || this.ctx.nowUs() < this.leaseUntilUs;
       if (leaseOk && this.applied >= this.readBarrier) {
         this.ctx.annotate("multipaxos.read", { client, reqId, key, leaseMs: this.config.leaseMs });
-        this.ctx.send(client, { kind: "reply", reqId, value: this.kv.get(key) ?? null });
+        this.ctx.send(from, { kind: "reply", client, reqId, value: this.kv.get(key) ?? null });
       }
       return;
     }
     if ((this.lastRequest.get(client) ?? 0) >= reqId) {
-      this.ctx.send(client, { kind: "reply", reqId, value: null });
+      this.ctx.send(from, { kind: "reply", client, reqId, value: null });
       return;
     }
-    const cmd: Command = { kind: "put", client, reqId, key, value: value ?? "" };
+    const cmd: Command = { kind: "put", client, reqId, key, value: m.value ?? "" };
     if (this.waiting.has(commandId(cmd))) return;
-    this.waiting.add(commandId(cmd));
+    this.waiting.set(commandId(cmd), from);
     this.propose(this.nextSlot++, cmd);
   }
 }

@@ -6,5 +6,5 @@ export { ballotOf, majority, roundOf, type PaxosMessage, type PaxosValue } from 
 export type { PaxosTraceEvents } from "./trace-events.js";
 
 /** The broken twins (`--variant`): each must be caught by the Paxos checkers. */
-export const PAXOS_VARIANTS = ["correct", "promise-before-fsync", "ignore-promised-values"] as const;
+export const PAXOS_VARIANTS = ["correct", "promise-before-fsync", "ignore-promised-values", "announce-once"] as const;
 export type PaxosVariant = (typeof PAXOS_VARIANTS)[number];

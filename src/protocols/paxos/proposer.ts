@@ -14,15 +14,16 @@
  * starting rounds.
  *
  * Durability: the round it last used is fsynced before its prepare leaves, so a restart never
- * reuses a ballot. Broken twin `ignore-promised-values`: phase 2 proposes its own value
- * whatever the promises say (why phase 1 exists: a second value gets chosen).
+ * reuses a ballot. Broken twins: `ignore-promised-values` — phase 2 proposes its own value
+ * whatever the promises say (why phase 1 exists: a second value gets chosen); `announce-once`
+ * — it tells the learners the chosen value once, so one that was down then never learns it.
  */
 import type { NodeContext, Process, TimerHandle } from "../../sim/node-context.js";
 import { ballotOf, isPaxosMessage, majority, roundOf, type PaxosValue, type Promise_ } from "./messages.js";
 
 export const PROPOSER_FILE = "proposer";
 
-export type ProposerVariant = "correct" | "ignore-promised-values";
+export type ProposerVariant = "correct" | "ignore-promised-values" | "announce-once";
 
 export interface ProposerConfig {
   /** 0-based position among the proposers: fixes its disjoint ballot numbers. */
@@ -164,6 +165,7 @@ export class PaxosProposer implements Process {
       return;
     }
     for (const l of missing) this.ctx.send(l, { kind: "chosen", value: this.chosen! });
+    if (this.config.variant === "announce-once") return; // the twin: a learner that missed it never hears again
     this.timer = this.ctx.setTimerMs(this.config.phaseTimeoutMs, () => this.announce(), "paxos.announce");
   }
 

@@ -8,8 +8,14 @@
  * An abort decision is logged (durable) and sent the same way. Recovery reads the log: a logged
  * decision is sent again; a transaction that never reached preCommit is aborted (nobody can
  * have committed it); one that reached preCommit without a decision is left to its
- * participants, who finish it by their timeout rules — the recovered coordinator asks them
- * (stateRequest) until each has an outcome, and reports what they did.
+ * participants, who finish it by the termination protocol (termination.ts) — the recovered
+ * coordinator asks them (stateRequest) until each has an outcome, and reports what they did.
+ *
+ * The book's rule for a missing preCommit Ack (abort) is kept. It is safe under crashes alone
+ * because the coordinator decides before any participant's timer can fire (its Ack timeout is
+ * half the participants' decision timeout) and its decision leaves to every participant at
+ * once. (Bernstein–Hadzilacos–Goodman's coordinator commits there instead: a participant that
+ * did not ack has failed and will learn the outcome when it recovers.)
  */
 import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
 import { logDurably, readLog, type CommitTiming, type TxnRequest } from "../atomic-commit/config.js";
@@ -127,7 +133,7 @@ export class ThreePhaseCoordinator {
   private sendPreCommit(t: CoordinatorTxn): void {
     t.phase = "preCommit";
     this.ctx.annotate("3pc.phase", { txn: t.req.txn, phase: "preCommit" });
-    const m: ThreePhaseMessage = { kind: "preCommit", txn: t.req.txn };
+    const m: ThreePhaseMessage = { kind: "preCommit", txn: t.req.txn, ballot: 0 };
     this.repeatUntil(t, (p) => t.preCommitAcks.has(p), () => m, "resend-preCommit");
     t.timer = this.ctx.setTimerMs(this.timing.voteTimeoutMs, () => {
       if (t.phase === "preCommit") this.decide(t, "abort", `no preCommit Ack from ${this.participants.filter((p) => !t.preCommitAcks.has(p)).join(", ")} in time`);
@@ -153,10 +159,17 @@ export class ThreePhaseCoordinator {
     if (state === "aborted") this.onOutcome(t, from, "abort");
   }
 
-  /** A recovered coordinator is asked only by peers running termination: it knows nothing they don't. */
+  /**
+   * A participant recovered from a crash asks who knows the outcome: a decided coordinator says
+   * it; a recovered one that reached preCommit without deciding says it will not decide (it
+   * leaves that to the participants), which a recovered participant needs to know before it may
+   * apply the termination rule after a total failure. An active coordinator says nothing yet:
+   * it is about to decide.
+   */
   private onStateRequest(from: string, txn: string): void {
     const t = this.txns.get(txn);
     if (t?.decision !== undefined && (t.phase === "awaiting-acks" || t.phase === "ended")) this.ctx.send(from, { kind: t.decision === "commit" ? "doCommit" : "abort", txn });
+    else if (t?.phase === "learning") this.ctx.send(from, { kind: "state", txn, state: "unknown", ballot: 0, recovered: true });
   }
 
   private onOutcome(t: CoordinatorTxn, from: string, outcome: Decision3pc): void {
@@ -237,7 +250,7 @@ export class ThreePhaseCoordinator {
       if (t.phase === "awaiting-acks") this.announce(t, "recovered from the log");
       else if (t.phase === "canCommit") this.decide(t, "abort", "recovered before preCommit: nobody can have committed");
       else if (t.phase === "learning") {
-        const ask: ThreePhaseMessage = { kind: "stateRequest", txn: t.req.txn, state: "coordinator" };
+        const ask: ThreePhaseMessage = { kind: "stateRequest", txn: t.req.txn, ballot: 0, state: "coordinator" };
         this.repeatUntil(t, (p) => t.outcomes.has(p), () => ask, "ask-outcome");
       }
     }

@@ -5,22 +5,27 @@
  * (durable) and acks — now precommitted. doCommit / abort: it logs the outcome, applies it,
  * releases the lock and acks with the outcome.
  *
- * The book's timeout rules: a precommitted participant that hears nothing more commits; an
- * uncertain one aborts. (One recovered from its log after a crash waits for its peers instead:
- * see terminate.) Before acting on a timeout it runs the termination protocol of the
- * literature (Skeen's, which the book's rules summarise): it asks the other participants how
- * far they got and waits `terminationWaitMs` — a peer that committed or aborted decides it; any
- * precommitted peer means commit; otherwise the book's rule. A participant that has not voted
- * and is asked aborts alone (durably) and says so. Under partitions the two sides of a cut
- * cannot ask each other, and the book's flaw appears: one side commits, the other aborts.
+ * When the coordinator falls silent (its timer fires while uncertain or precommitted) it runs
+ * the literature's termination protocol (termination.ts: Skeen; Bernstein–Hadzilacos–Goodman)
+ * rather than the book's bare rule: the participants elect a recovery coordinator, the lowest
+ * operational one, which collects their states and decides — aborted or committed somewhere:
+ * the same; all uncertain: abort; some precommitted: first preCommit to the uncertain ones,
+ * then commit. A participant that has joined a termination round ignores an older preCommit.
+ * A participant recovered from its log after a crash takes no part in rounds: it asks, and
+ * decides only on an outcome someone knows (or, after a total failure, by the same rules once
+ * everyone is back). A participant that has not voted and is asked aborts alone (durably) and
+ * says so. Under partitions the two sides of a cut elect their own recovery coordinators, and
+ * the book's flaw appears: one side commits, the other aborts.
  *
  * Twins: commit-uncertain (an uncertain participant commits on timeout), book-timeouts (the
- * timeout rules without asking the peers).
+ * book's timeout rules without the termination protocol), recovered-ignores-coordinator (after
+ * a total failure, it decides without hearing that the coordinator is undecided).
  */
 import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
 import { logDurably, readLog, type CommitTiming, type TxnRequest, type Value } from "../atomic-commit/config.js";
 import { KeyedStore } from "../atomic-commit/keyed-store.js";
 import type { Decision3pc, ParticipantState3pc, ThreePcVariant, ThreePhaseMessage } from "./messages.js";
+import { Ballots, terminationRule, type StateAnswer } from "./termination.js";
 
 const LOG = "participant.log";
 
@@ -30,23 +35,41 @@ type LogRecord =
   | { rec: "outcome"; txn: string; outcome: Decision3pc };
 
 type State = "readying" | "uncertain" | "precommitting" | "precommitted" | "applying" | "committed" | "aborted";
-type ApplyBy = "doCommit" | "abort" | "vote-no" | "timeout" | "termination";
+/** Who decided an applied outcome: the coordinator (doCommit / abort), the recovery coordinator, a peer that knew it, or the participant itself. */
+type ApplyBy = "doCommit" | "abort" | "vote-no" | "timeout" | "termination" | "backup" | "peer";
+
+/** A termination round this participant runs as the recovery coordinator. */
+interface Round {
+  ballot: number;
+  phase: "collecting" | "precommitting";
+  answers: Map<string, StateAnswer>;
+  /** TR4: the uncertain members whose preCommit Ack is still missing. */
+  waiting: Set<string>;
+}
 
 interface ParticipantTxn {
   key: string;
   value: Value;
   state: State;
+  /** The outcome being made durable while `state` is "applying". */
+  applying: Decision3pc | undefined;
   timer: TimerHandle | undefined;
-  /** What each peer said during termination (or said of itself when it asked). */
-  heard: Map<string, ParticipantState3pc>;
-  terminating: boolean;
-  /** Rebuilt from the log after a crash: it decides only on what its peers say (see terminate). */
+  /** The highest termination ballot joined (0: only the coordinator's preCommit is accepted). */
+  ballot: number;
+  /** The round it runs as the recovery coordinator, if any. */
+  round: Round | undefined;
+  /** Rebuilt from the log after a crash: not operational, it only asks (see termination.ts). */
   recovered: boolean;
+  /** Recovered: the answers to its last question, by peer (and the coordinator's). */
+  heard: Map<string, StateAnswer>;
 }
+
+const OPEN: ReadonlySet<State> = new Set(["uncertain", "precommitting", "precommitted"]);
 
 export class ThreePhaseParticipant {
   readonly store = new KeyedStore();
   private readonly txns = new Map<string, ParticipantTxn>();
+  private readonly ballots: Ballots;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -56,6 +79,7 @@ export class ThreePhaseParticipant {
     private readonly executionFailureRate: number,
     private readonly variant: ThreePcVariant | undefined,
   ) {
+    this.ballots = new Ballots(ctx.id, peers);
     this.recover();
   }
 
@@ -65,18 +89,18 @@ export class ThreePhaseParticipant {
       case "canCommit":
         return this.onCanCommit(m);
       case "preCommit":
-        return this.onPreCommit(m.txn);
+        return this.onPreCommit(from, m.txn, m.ballot);
       case "doCommit":
-        return this.onFinal(m.txn, "commit");
+        return this.onFinal(from, m.txn, "commit");
       case "abort":
-        return this.onFinal(m.txn, "abort");
+        return this.onFinal(from, m.txn, "abort");
       case "stateRequest":
-        return this.onStateRequest(from, m.txn, m.state);
+        return this.onStateRequest(from, m.txn, m.ballot);
       case "state":
-        this.txns.get(m.txn)?.heard.set(from, m.state);
-        return;
-      case "vote":
+        return this.onState(from, m.txn, { state: m.state, ballot: m.ballot, recovered: m.recovered });
       case "ack":
+        return this.onPreCommitAck(from, m.txn, m.of, m.ballot);
+      case "vote":
         return;
     }
   }
@@ -86,14 +110,28 @@ export class ThreePhaseParticipant {
       role: "participant",
       store: this.store.snapshot(),
       heldLocks: this.store.heldLocks(),
-      txns: [...this.txns.entries()].map(([txn, t]) => ({ txn, key: t.key, state: t.state, terminating: t.terminating })),
+      txns: [...this.txns.entries()].map(([txn, t]) => ({
+        txn,
+        key: t.key,
+        state: t.state,
+        terminating: t.round !== undefined || (t.recovered && OPEN.has(t.state)),
+        ...(t.ballot > 0 ? { ballot: t.ballot } : {}),
+        ...(t.round !== undefined ? { recoveryCoordinator: true } : {}),
+        ...(t.recovered ? { recovered: true } : {}),
+      })),
     };
   }
 
+  /** What it tells others about a transaction: an outcome being made durable already counts as that outcome. */
   private stateOf(t: ParticipantTxn | undefined): ParticipantState3pc {
     if (t === undefined || t.state === "readying") return "unknown";
+    if (t.state === "applying") return t.applying === "commit" ? "committed" : "aborted";
     if (t.state === "committed" || t.state === "aborted") return t.state;
-    return t.state === "precommitted" ? "precommitted" : "uncertain";
+    return t.state === "uncertain" ? "uncertain" : "precommitted";
+  }
+
+  private answerOf(t: ParticipantTxn): StateAnswer {
+    return { state: this.stateOf(t), ballot: t.ballot, recovered: t.recovered };
   }
 
   private onCanCommit(m: TxnRequest): void {
@@ -113,11 +151,13 @@ export class ThreePhaseParticipant {
           ? "cannot execute it"
           : undefined;
     if (why !== undefined) {
-      // The No is sent once the abort is durable: a crash cannot turn it into a later Yes.
+      // The No is sent (and recorded as its vote) once the abort is durable: a crash cannot turn it into a later Yes.
       const t = this.fresh(m.key, m.value, "readying");
       this.txns.set(m.txn, t);
-      this.ctx.annotate("3pc.vote", { txn: m.txn, vote: "no", locks: [], reason: why });
-      return this.apply(m.txn, t, "abort", "vote-no", () => this.send(this.coordinator, { kind: "vote", txn: m.txn, vote: "no" }));
+      return this.apply(m.txn, t, "abort", "vote-no", () => {
+        this.ctx.annotate("3pc.vote", { txn: m.txn, vote: "no", locks: [], reason: why });
+        this.send(this.coordinator, { kind: "vote", txn: m.txn, vote: "no" });
+      });
     }
     this.store.tryLock(m.key, m.txn);
     const t = this.fresh(m.key, m.value, "readying");
@@ -132,34 +172,46 @@ export class ThreePhaseParticipant {
   }
 
   private fresh(key: string, value: Value, state: State): ParticipantTxn {
-    return { key, value, state, timer: undefined, heard: new Map(), terminating: false, recovered: false };
+    return { key, value, state, applying: undefined, timer: undefined, ballot: 0, round: undefined, recovered: false, heard: new Map() };
   }
 
-  private onPreCommit(txn: string): void {
+  /** From the coordinator (ballot 0) or a recovery coordinator (its round's ballot). */
+  private onPreCommit(from: string, txn: string, ballot: number): void {
     const t = this.txns.get(txn);
-    if (t === undefined) return;
-    if (t.state === "precommitted") return this.send(this.coordinator, { kind: "ack", txn, of: "preCommit" });
+    if (t === undefined || t.recovered) return;
+    if (ballot < t.ballot) {
+      // It reported its state to a newer round: an older preCommit would make that report false.
+      if (from !== this.coordinator) this.send(from, { kind: "state", txn, ...this.answerOf(t) });
+      return;
+    }
+    if (ballot > t.ballot) this.join(txn, t, ballot);
+    const ack = () => this.send(from, { kind: "ack", txn, of: "preCommit", ballot });
+    if (t.state === "precommitted") return ack();
     if (t.state !== "uncertain") return;
     t.state = "precommitting";
     this.log({ rec: "preCommit", txn, undo: this.store.values.get(t.key) ?? null }, () => {
       if (t.state !== "precommitting") return;
       t.state = "precommitted";
       this.ctx.annotate("3pc.precommit", { txn });
-      this.send(this.coordinator, { kind: "ack", txn, of: "preCommit" });
+      ack();
       this.arm(txn, t);
     });
   }
 
-  private onFinal(txn: string, decision: Decision3pc): void {
+  private onFinal(from: string, txn: string, decision: Decision3pc): void {
     const of = decision === "commit" ? "doCommit" : "abort";
+    const ack = (outcome: Decision3pc) => {
+      if (from === this.coordinator) this.send(from, { kind: "ack", txn, of, outcome });
+    };
     const t = this.txns.get(txn);
     if (t === undefined) {
-      if (decision === "abort") this.abortUnvoted(txn, () => this.send(this.coordinator, { kind: "ack", txn, of, outcome: "abort" }));
+      if (decision === "abort") this.abortUnvoted(txn, () => ack("abort"));
       return;
     }
-    if (t.state === "committed" || t.state === "aborted") return this.send(this.coordinator, { kind: "ack", txn, of, outcome: t.state === "committed" ? "commit" : "abort" });
+    if (t.state === "committed" || t.state === "aborted") return ack(t.state === "committed" ? "commit" : "abort");
     if (t.state === "applying" || t.state === "readying") return;
-    this.apply(txn, t, decision, of, () => this.send(this.coordinator, { kind: "ack", txn, of, outcome: decision }));
+    const by: ApplyBy = from === this.coordinator ? of : t.recovered ? "peer" : "backup";
+    this.apply(txn, t, decision, by, () => ack(decision));
   }
 
   private arm(txn: string, t: ParticipantTxn): void {
@@ -170,42 +222,122 @@ export class ThreePhaseParticipant {
   private onTimeout(txn: string, t: ParticipantTxn): void {
     if (t.state !== "uncertain" && t.state !== "precommitted") return;
     const state = t.state;
-    const bookRule: Decision3pc = state === "precommitted" || this.variant === "commit-uncertain" ? "commit" : "abort";
-    if (this.variant !== undefined) {
+    if (this.variant === "commit-uncertain" || this.variant === "book-timeouts") {
+      const bookRule: Decision3pc = state === "precommitted" || this.variant === "commit-uncertain" ? "commit" : "abort";
       this.ctx.annotate("3pc.timeout", { txn, state, action: bookRule, locks: [t.key] });
       return this.apply(txn, t, bookRule, "timeout");
     }
-    this.ctx.annotate("3pc.timeout", { txn, state, action: "ask the other participants", locks: [t.key] });
-    t.terminating = true;
-    for (const p of this.peers) this.send(p, { kind: "stateRequest", txn, state });
-    t.timer = this.ctx.setTimerMs(this.timing.terminationWaitMs, () => this.terminate(txn, t, bookRule), "termination");
+    if (t.recovered) {
+      this.ctx.annotate("3pc.timeout", { txn, state, action: "recovered: ask who knows the outcome", locks: [t.key] });
+      return this.askOutcome(txn, t);
+    }
+    const ballot = this.ballots.above(t.ballot);
+    this.ctx.annotate("3pc.timeout", { txn, state, action: `termination, ballot ${ballot}: ask the others`, locks: [t.key] });
+    t.ballot = ballot;
+    t.round = { ballot, phase: "collecting", answers: new Map(), waiting: new Set() };
+    for (const p of this.peers) this.send(p, { kind: "stateRequest", txn, ballot, state });
+    t.timer = this.ctx.setTimerMs(this.timing.terminationWaitMs, () => this.decideRound(txn, t), "termination");
+  }
+
+  /** Joins a newer termination round: its own round, if older, is abandoned; it waits for the round's decision. */
+  private join(txn: string, t: ParticipantTxn, ballot: number): void {
+    t.ballot = ballot;
+    if (t.round !== undefined && t.round.ballot < ballot) t.round = undefined;
+    if (OPEN.has(t.state)) this.arm(txn, t);
+  }
+
+  private onStateRequest(from: string, txn: string, ballot: number): void {
+    const t = this.txns.get(txn);
+    if (t === undefined) return this.abortUnvoted(txn, () => this.send(from, { kind: "state", txn, state: "aborted", ballot: 0, recovered: false }));
+    if (ballot > t.ballot && !t.recovered && t.state !== "applying" && t.state !== "committed" && t.state !== "aborted") this.join(txn, t, ballot);
+    this.send(from, { kind: "state", txn, ...this.answerOf(t) });
+  }
+
+  private onState(from: string, txn: string, a: StateAnswer): void {
+    const t = this.txns.get(txn);
+    if (t === undefined || !OPEN.has(t.state)) return;
+    if (a.state === "committed" || a.state === "aborted") {
+      // Someone knows the outcome (TR1/TR2): take it; a recovery coordinator also passes it on.
+      const tell = t.round !== undefined;
+      t.round = undefined;
+      return this.apply(txn, t, a.state === "committed" ? "commit" : "abort", "peer", tell ? () => this.announce(txn, a.state === "committed" ? "commit" : "abort") : undefined);
+    }
+    if (t.recovered) {
+      t.heard.set(from, a);
+      return;
+    }
+    if (a.ballot > t.ballot) return this.join(txn, t, a.ballot); // a newer round runs: wait for it
+    const r = t.round;
+    if (r === undefined || r.phase !== "collecting" || (a.ballot !== r.ballot && !a.recovered)) return;
+    r.answers.set(from, a);
+    if (this.peers.every((p) => r.answers.has(p))) this.decideRound(txn, t);
+  }
+
+  /** The recovery coordinator decides from its round's answers (termination.ts: TR1–TR4). */
+  private decideRound(txn: string, t: ParticipantTxn): void {
+    const r = t.round;
+    if (r === undefined || r.phase !== "collecting" || t.ballot !== r.ballot) return;
+    if (t.state === "precommitting") {
+      t.timer = this.ctx.setTimerMs(this.timing.retransmitMs, () => this.decideRound(txn, t), "termination");
+      return;
+    }
+    if (t.state !== "uncertain" && t.state !== "precommitted") return;
+    this.ctx.cancelTimer(t.timer);
+    const members = [...r.answers].filter(([, a]) => !a.recovered);
+    const own = this.stateOf(t);
+    const { rule, decision } = terminationRule([own, ...members.map(([, a]) => a.state)]);
+    const excluded = this.peers.filter((p) => !members.some(([q]) => q === p));
+    this.ctx.annotate("3pc.terminate", { txn, ballot: r.ballot, states: [[this.ctx.id, own], ...members.map(([p, a]): [string, string] => [p, a.state])], excluded, rule, decision, recovered: false });
+    const uncertain = members.filter(([, a]) => a.state === "uncertain" || a.state === "unknown").map(([p]) => p);
+    if (rule !== "TR4" || uncertain.length === 0) return this.decide(txn, t, decision);
+    r.phase = "precommitting";
+    r.waiting = new Set(uncertain);
+    for (const p of uncertain) this.send(p, { kind: "preCommit", txn, ballot: r.ballot });
+    // A member that neither acks nor refuses within the wait has crashed (3PC assumes a failure is detected).
+    t.timer = this.ctx.setTimerMs(this.timing.terminationWaitMs, () => {
+      if (t.round === r && t.ballot === r.ballot) this.decide(txn, t, "commit");
+    }, "termination");
+  }
+
+  private onPreCommitAck(from: string, txn: string, of: string, ballot: number | undefined): void {
+    const t = this.txns.get(txn);
+    const r = t?.round;
+    if (t === undefined || r === undefined || of !== "preCommit" || r.phase !== "precommitting" || ballot !== r.ballot || t.ballot !== r.ballot) return;
+    r.waiting.delete(from);
+    if (r.waiting.size === 0) this.decide(txn, t, "commit");
+  }
+
+  private decide(txn: string, t: ParticipantTxn, decision: Decision3pc): void {
+    t.round = undefined;
+    this.apply(txn, t, decision, "termination", () => this.announce(txn, decision));
+  }
+
+  private announce(txn: string, decision: Decision3pc): void {
+    for (const p of this.peers) this.send(p, decision === "commit" ? { kind: "doCommit", txn } : { kind: "abort", txn });
+  }
+
+  /** Recovered: ask the participants and the coordinator; an outcome answer decides (onState, onFinal). */
+  private askOutcome(txn: string, t: ParticipantTxn): void {
+    t.heard.clear();
+    const ask: ThreePhaseMessage = { kind: "stateRequest", txn, ballot: 0, state: this.stateOf(t) };
+    for (const p of [...this.peers, this.coordinator]) this.send(p, ask);
+    t.timer = this.ctx.setTimerMs(this.timing.terminationWaitMs, () => this.afterAsking(txn, t), "termination");
   }
 
   /**
-   * Decides from what the peers said; with nothing decisive, the book's rule. A participant
-   * recovered from its log was not there while the others may have terminated without it, so
-   * it decides only on a peer's outcome or once every peer has answered — until then it asks
-   * again (3PC is nonblocking for the sites that stay up, not for one that comes back).
+   * Recovered and nobody told it an outcome: after a total failure — every participant back and
+   * recovered, the coordinator back and undecided — nobody else can decide, and every recovered
+   * site applies the same rule to the same states; otherwise it asks again.
    */
-  private terminate(txn: string, t: ParticipantTxn, bookRule: Decision3pc): void {
+  private afterAsking(txn: string, t: ParticipantTxn): void {
     if (t.state !== "uncertain" && t.state !== "precommitted") return;
-    const said = new Set(t.heard.values());
-    const final = said.has("committed") || said.has("aborted");
-    if (t.recovered && !final && !this.peers.every((p) => t.heard.has(p))) {
-      for (const p of this.peers) this.send(p, { kind: "stateRequest", txn, state: this.stateOf(t) });
-      t.timer = this.ctx.setTimerMs(this.timing.terminationWaitMs, () => this.terminate(txn, t, bookRule), "termination");
-      return;
-    }
-    const decisive = final || said.has("precommitted");
-    const outcome: Decision3pc = said.has("committed") ? "commit" : said.has("aborted") ? "abort" : said.has("precommitted") ? "commit" : bookRule;
-    this.apply(txn, t, outcome, decisive ? "termination" : "timeout");
-  }
-
-  private onStateRequest(from: string, txn: string, theirs: ParticipantState3pc | "coordinator"): void {
-    const t = this.txns.get(txn);
-    if (t === undefined) return this.abortUnvoted(txn, () => this.send(from, { kind: "state", txn, state: "aborted" }));
-    if (theirs !== "coordinator") t.heard.set(from, theirs);
-    this.send(from, { kind: "state", txn, state: this.stateOf(t) });
+    const asked = this.variant === "recovered-ignores-coordinator" ? this.peers : [...this.peers, this.coordinator];
+    const everyone = asked.every((p) => t.heard.get(p)?.recovered === true);
+    if (!everyone) return this.askOutcome(txn, t);
+    const own = this.stateOf(t);
+    const { rule, decision } = terminationRule([own, ...this.peers.map((p) => t.heard.get(p)!.state)]);
+    this.ctx.annotate("3pc.terminate", { txn, ballot: 0, states: [[this.ctx.id, own], ...this.peers.map((p): [string, string] => [p, t.heard.get(p)!.state])], excluded: [], rule, decision, recovered: true });
+    this.apply(txn, t, decision, "termination");
   }
 
   /** Not voted (or not durably ready): it may abort alone, durably, so a late canCommit gets No. */
@@ -218,6 +350,7 @@ export class ThreePhaseParticipant {
   private apply(txn: string, t: ParticipantTxn, outcome: Decision3pc, by: ApplyBy, then?: () => void): void {
     this.ctx.cancelTimer(t.timer);
     t.state = "applying";
+    t.applying = outcome;
     this.log({ rec: "outcome", txn, outcome }, () => {
       t.state = outcome === "commit" ? "committed" : "aborted";
       if (outcome === "commit") this.store.values.set(t.key, t.value);

@@ -208,7 +208,7 @@ export class TwoPhaseCoordinator {
     this.ctx.annotate("2pc.recover", { role: "coordinator", decisions, presumedAbort });
     for (const t of this.txns.values()) {
       if (t.phase === "awaiting-acks") this.announce(t, "recovered from the log");
-      else if (t.phase === "voting") this.decide(t, "rollback", "recovered undecided: presumed abort");
+      else if (t.phase === "voting" && this.variant !== "no-presumed-abort") this.decide(t, "rollback", "recovered undecided: presumed abort");
     }
   }
 }

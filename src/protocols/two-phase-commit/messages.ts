@@ -22,7 +22,9 @@ export type TwoPhaseMessage =
  * - abort-in-doubt: a participant that voted Yes rolls back alone when the decision is late;
  * - commit-on-timeout: a coordinator that counts a missing vote as Yes;
  * - decide-before-log: a coordinator that announces its decision before it is durable;
- * - vote-before-log: a participant that votes Yes before its prepared state is durable.
+ * - vote-before-log: a participant that votes Yes before its prepared state is durable;
+ * - no-presumed-abort: a recovered coordinator leaves a transaction begun but undecided in its
+ *   log undecided for ever (its participants stay in doubt after every fault has healed).
  */
-export const TWO_PC_VARIANTS = ["abort-in-doubt", "commit-on-timeout", "decide-before-log", "vote-before-log"] as const;
+export const TWO_PC_VARIANTS = ["abort-in-doubt", "commit-on-timeout", "decide-before-log", "vote-before-log", "no-presumed-abort"] as const;
 export type TwoPcVariant = (typeof TWO_PC_VARIANTS)[number];

@@ -97,7 +97,10 @@ export class TwoPhaseParticipant {
     const t: ParticipantTxn = { key: m.key, value: m.value, state: "preparing", timer: undefined };
     this.txns.set(m.txn, t);
     const record: LogRecord = { rec: "prepared", txn: m.txn, key: m.key, value: m.value, undo: this.store.values.get(m.key) ?? null };
-    this.ctx.disk.append(LOG, record, recordBytes(record));
+    if (!this.ctx.disk.append(LOG, record, recordBytes(record)).ok) {
+      this.txns.delete(m.txn);
+      return this.voteNo(m, "cannot log undo/redo: disk full");
+    }
     if (this.variant === "vote-before-log") {
       this.voteYes(m.txn, t);
       this.ctx.disk.fsync(LOG);
@@ -106,12 +109,17 @@ export class TwoPhaseParticipant {
     this.ctx.disk.fsync(LOG, () => this.voteYes(m.txn, t));
   }
 
-  /** Rolls back alone; the No is sent once that is durable, so a crash cannot turn it into a later Yes. */
+  /**
+   * Rolls back alone; the No is sent (and recorded as its vote) once that is durable, so a crash
+   * cannot turn it into a later Yes: before then, nothing was said.
+   */
   private voteNo(m: TxnRequest, reason: string): void {
     const t: ParticipantTxn = { key: m.key, value: m.value, state: "preparing", timer: undefined };
     this.txns.set(m.txn, t);
-    this.ctx.annotate("2pc.vote", { txn: m.txn, vote: "no", locks: [], reason });
-    this.apply(m.txn, t, "rollback", "vote-no", undefined, () => this.ctx.send(this.coordinator, { kind: "vote", txn: m.txn, vote: "no" } satisfies TwoPhaseMessage));
+    this.apply(m.txn, t, "rollback", "vote-no", undefined, () => {
+      this.ctx.annotate("2pc.vote", { txn: m.txn, vote: "no", locks: [], reason });
+      this.ctx.send(this.coordinator, { kind: "vote", txn: m.txn, vote: "no" } satisfies TwoPhaseMessage);
+    });
   }
 
   private voteYes(txn: string, t: ParticipantTxn): void {

@@ -15,8 +15,8 @@ import type { Rng } from "../../sim/rng.js";
 
 /**
  * The disruption kinds a nemesis draws: each has an undo (`undoOf`). A link's extra delay is
- * `clog` (undone by `unclog`); `delay` and `reorder` set a link's base settings, which have no
- * undo of their own, so only hand-written schedules use them.
+ * `clog` (undone by `unclog`); `delay` sets a link's base delays, which has no undo of its own,
+ * so only hand-written schedules use it (`reorder`, like loss, is undone by a rate of 0).
  */
 export const DRAWN_KINDS = ["crash", "pause", "partition", "cut", "clog", "loss", "duplicate", "slow-fsync"] as const;
 export type DrawnKind = (typeof DRAWN_KINDS)[number];

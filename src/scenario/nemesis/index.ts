@@ -42,6 +42,8 @@ export interface NemesisDef {
   draw(ctx: NemesisContext, params: Readonly<Record<string, unknown>>): Fault[];
   /** The fault kinds it never draws, and why (a swarm's declaration; explore prints it with the coverage). */
   leftOut?: readonly { fault: string; why: string }[];
+  /** The same, when each scenario declares its own (its parameters say what it leaves out). */
+  leftOutOf?(params: Readonly<Record<string, unknown>>): readonly { fault: string; why: string }[];
 }
 
 const NEMESES: readonly NemesisDef[] = [zabSwarmNemesis, randomNemesis, protocolSwarmNemesis, laggingServerNemesis];

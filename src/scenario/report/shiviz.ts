@@ -13,7 +13,8 @@
  */
 import { describeEvent, type TraceEvent } from "../../sim/trace.js";
 import { bookLabel, type BookTerm } from "../../zk/server/quorum/zab-vocabulary.js";
-import { bookPhaseOf, bookTermsOfMessages } from "./zab-book.js";
+import { bookPhaseOf } from "./zab-book.js";
+import { bookTermsOfMessages } from "../../zk/server/quorum/zab-book-terms.js";
 
 export const SHIVIZ_REGEX = String.raw`(?<host>\S+) (?<clock>\{[^}]*\}) (?<event>.*)`;
 export const SHIVIZ_MAX_EVENTS = 20_000;

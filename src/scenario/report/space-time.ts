@@ -16,7 +16,8 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import type { BookTerm } from "../../zk/server/quorum/zab-vocabulary.js";
-import { bookPhaseOf, bookTermsOfMessages } from "./zab-book.js";
+import { bookPhaseOf } from "./zab-book.js";
+import { bookTermsOfMessages } from "../../zk/server/quorum/zab-book-terms.js";
 
 export const SPACE_TIME_MAX_MESSAGES = 5_000;
 

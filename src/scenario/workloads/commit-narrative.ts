@@ -17,11 +17,11 @@ const BOOK: Record<Story, string> = {
   "coordinator-crash-blocks":
     "Book 2.1.1, synchronous blocking and the single point of failure: the coordinator crashes in phase 2 after collecting every Yes vote, before any participant hears its decision. Having voted Yes, no participant may decide alone: they stay in doubt, holding their locks, and their clients wait, until the coordinator recovers. commit.blocking fails here on purpose: this is 2PC's documented flaw, not a bug of the simulator.",
   "partial-commit":
-    "Book 2.1.1, data inconsistency: the coordinator crashes while sending Commit, so only some participants receive it and commit; the others stay in doubt meanwhile (holding the key's lock, so a reader sees the new value at one site and nothing readable at the others). The decision was logged before it was sent, so the recovered coordinator sends Commit again and every participant commits: the inconsistency lasts until recovery, and atomicity holds.",
+    "Book 2.1.1, data inconsistency: a local network failure, then the coordinator's crash, while Commit is on its way, so only some participants receive it and commit; the others stay in doubt meanwhile (holding the key's lock, so a reader sees the new value at one site and nothing readable at the others). The decision was logged before it was sent, so the recovered coordinator sends Commit again and every participant commits: the inconsistency lasts until recovery, and atomicity holds.",
   "coordinator-crash-nonblocking":
-    "Book 2.1.2, the same crash under 3PC: the participants do not wait for the coordinator. When their timers fire, a participant that received preCommit commits and one that did not aborts (after asking the others, none of which got preCommit), so they finish, release their locks and stay consistent without the coordinator.",
+    "Book 2.1.2, the same crash under 3PC: the participants do not wait for the coordinator. When their timers fire they run the termination protocol: they elect a recovery coordinator among themselves, which hears that none of them got preCommit and aborts for all (had one been precommitted, it would first have brought the others to precommitted, then committed), so they finish, release their locks and stay consistent without the coordinator.",
   "partition-inconsistency":
-    "Book 2.1.2, 3PC's flaw: after a participant received preCommit, a network partition separates it from the coordinator. The coordinator, missing its Ack, sends abort to the others; the cut-off participant cannot ask anyone and, following the timeout rule for a participant that received preCommit, commits. commit.atomicity fails here on purpose: this is 3PC's documented flaw.",
+    "Book 2.1.2, 3PC's flaw: after a participant received preCommit, a network partition separates it from the coordinator. The coordinator, missing its Ack, sends abort to the others; the cut-off participant cannot reach anyone, runs the termination protocol alone and, being precommitted, commits (the book's timeout rule for a participant that received preCommit). commit.atomicity fails here on purpose: this is 3PC's documented flaw.",
 };
 
 interface TxnStory {
@@ -129,7 +129,7 @@ export class CommitNarrator {
       const count = (w: string) => outcomes.filter((o) => o === w).length;
       out.push(`…and ${all.length - MAX_TXN_LINES} more; of all ${all.length}: ${count("commit")} committed, ${count("rollback") + count("abort")} ${this.protocol === "2pc" ? "rolled back" : "aborted"}, ${count("inconsistent")} inconsistent, ${count("unfinished")} unfinished.`);
     }
-    if (this.inDoubtNotes > 0) out.push(`${this.inDoubtNotes} time(s) a participant's timer fired while it waited for the coordinator (${this.protocol === "2pc" ? "in doubt: it asked again, holding its locks" : "it applied the timeout rule"}).`);
+    if (this.inDoubtNotes > 0) out.push(`${this.inDoubtNotes} time(s) a participant's timer fired while it waited for the coordinator (${this.protocol === "2pc" ? "in doubt: it asked again, holding its locks" : "it ran the termination protocol, or asked for the outcome if it had crashed"}).`);
     out.push(...this.recoveries);
     if (this.faults.length > 0) out.push(`faults: ${this.faults.join("; ")}`);
     return out;

@@ -2,7 +2,7 @@
  * Workloads "two-phase-commit" and "three-phase-commit": a coordinator, N participants and K
  * clients running the teaching models of src/protocols/ over datagrams, with the transactions
  * the scenario lists — or, with `swarm`, a shape and transactions the seed draws (the faults:
- * the scenario's nemesis). The default checkers are the four commit checkers.
+ * the scenario's nemesis). The default checkers are the four commit checkers and commit.liveness.
  */
 import type { NodeContext } from "../../sim/node-context.js";
 import { DEFAULT_TIMING } from "../../protocols/atomic-commit/config.js";
@@ -13,7 +13,7 @@ import type { TwoPcVariant } from "../../protocols/two-phase-commit/messages.js"
 import { ThreePhaseCoordinator } from "../../protocols/three-phase-commit/coordinator.js";
 import { ThreePhaseParticipant } from "../../protocols/three-phase-commit/participant.js";
 import type { ThreePcVariant } from "../../protocols/three-phase-commit/messages.js";
-import { COMMIT_CHECKER_NAMES } from "../../check/protocols/index.js";
+import { COMMIT_CHECKER_NAMES, COMMIT_LIVENESS } from "../../check/protocols/index.js";
 import type { Workload, WorkloadContext, WorkloadDef } from "../workload.js";
 import { clientIds, COORDINATOR, parseCommitParams, participantIds, type CommitParams, type Protocol } from "./commit-params.js";
 import { commitSeedNodes, drawSwarmShape } from "./commit-swarm.js";
@@ -52,7 +52,7 @@ function makeDef(protocol: Protocol, kind: string, description: string): Workloa
       const p = parseCommitParams(protocol, kind, params);
       return p.swarm ? commitSeedNodes(root, p.participants, p.clients) : def.nodes(params);
     },
-    defaultCheckers: () => [...COMMIT_CHECKER_NAMES],
+    defaultCheckers: () => [...COMMIT_CHECKER_NAMES, COMMIT_LIVENESS[0]],
     create(w: WorkloadContext): Workload {
       const p = parseCommitParams(protocol, kind, w.params);
       const narrator = new CommitNarrator(w.sim, protocol, p.story);

@@ -5,10 +5,11 @@
  *
  * Parameters: replicas (1–9, default 3), clients (1–8, default 2), readers (how many of the
  * clients only read, default 0), keys (1–10, default 2),
- * leaseMs (Chubby's master lease, default 100; 0 turns it off), heartbeatMs (20),
+ * leaseMs (Chubby's master lease, default 100; 0 turns it off), maxClockDriftPct (how fast or
+ * slow any clock may run, which the lease keeps as its margin; default 10), heartbeatMs (20),
  * electionTimeoutMinMs / MaxMs (150 / 300), requestTimeoutMs (100), thinkMsMax (50),
  * clientStopAtMs (default: durationMs + 3000, so some operations run after the heal),
- * variant (correct, skip-phase-1, no-lease), swarm (the seed draws the shape; the scenario's
+ * variant (correct, skip-phase-1, no-lease, restart-reuses-ids, no-drift-margin, skip-gap-fill), swarm (the seed draws the shape; the scenario's
  * "protocol-swarm" nemesis draws the faults before the run, over `seedNodes`).
  */
 import type { TraceEvent } from "../../sim/trace.js";
@@ -18,8 +19,8 @@ import { boolParam, knownParams, variantParam } from "./protocol-params.js";
 import type { Rng } from "../../sim/rng.js";
 
 const KIND = "multi-paxos";
-const KNOWN = ["replicas", "clients", "readers", "keys", "leaseMs", "heartbeatMs", "electionTimeoutMinMs", "electionTimeoutMaxMs", "requestTimeoutMs", "thinkMsMax", "clientStopAtMs", "variant", "swarm"];
-export const MULTI_PAXOS_CHECKERS = ["multipaxos.slot-agreement", "multipaxos.state-machine-safety", "multipaxos.linearizable"];
+const KNOWN = ["replicas", "clients", "readers", "keys", "leaseMs", "maxClockDriftPct", "heartbeatMs", "electionTimeoutMinMs", "electionTimeoutMaxMs", "requestTimeoutMs", "thinkMsMax", "clientStopAtMs", "variant", "swarm"];
+export const MULTI_PAXOS_CHECKERS = ["multipaxos.slot-agreement", "multipaxos.state-machine-safety", "multipaxos.linearizable", "multipaxos.liveness"];
 const SWARM_MAX = { replicas: 5, clients: 3 };
 
 interface Shape {
@@ -28,6 +29,7 @@ interface Shape {
   readers: number;
   keys: number;
   leaseMs: number;
+  maxClockDriftPct: number;
   heartbeatMs: number;
   electionTimeoutMinMs: number;
   electionTimeoutMaxMs: number;
@@ -52,6 +54,7 @@ function readShape(params: Record<string, unknown>): Shape {
     readers: intParam(params, "readers", 0, 0, clients - 1),
     keys: intParam(params, "keys", 2, 1, 10),
     leaseMs: intParam(params, "leaseMs", 100, 0, electionTimeoutMinMs - 1),
+    maxClockDriftPct: intParam(params, "maxClockDriftPct", 10, 0, 50),
     heartbeatMs,
     electionTimeoutMinMs,
     electionTimeoutMaxMs: intParam(params, "electionTimeoutMaxMs", 300, electionTimeoutMinMs, 60_000),
@@ -63,11 +66,18 @@ function readShape(params: Record<string, unknown>): Shape {
   };
 }
 
-/** The swarm: the seed's "swarm/shape" stream redraws the cluster and the clients. */
+/**
+ * The swarm: the seed's "swarm/shape" stream redraws the cluster, the clients and the lease's
+ * timing — sometimes an election timeout barely above the lease, where a lease counted too long
+ * on a slow clock overlaps the next master's.
+ */
 function seedShape(base: Shape, root: Rng): Shape {
   if (!base.swarm) return base;
   const rng = root.fork("swarm").fork("shape");
-  return { ...base, replicas: rng.chance(0.5) ? 3 : 5, clients: rng.int(2, SWARM_MAX.clients), readers: rng.int(0, 1), keys: rng.int(1, 3), thinkMsMax: rng.int(0, 100) };
+  const shape = { ...base, replicas: rng.chance(0.5) ? 3 : 5, clients: rng.int(2, SWARM_MAX.clients), readers: rng.int(0, 1), keys: rng.int(1, 3), thinkMsMax: rng.int(0, 100) };
+  const leaseMs = rng.int(40, 150);
+  const electionTimeoutMinMs = leaseMs + (rng.chance(0.5) ? rng.int(1, 20) : rng.int(20, 150));
+  return { ...shape, leaseMs, electionTimeoutMinMs, electionTimeoutMaxMs: electionTimeoutMinMs + rng.int(10, 150), requestTimeoutMs: rng.int(20, 100) };
 }
 
 export const multiPaxosWorkload: WorkloadDef = {
@@ -83,6 +93,8 @@ export const multiPaxosWorkload: WorkloadDef = {
   },
   variants: MULTI_PAXOS_VARIANTS,
   defaultCheckers: () => MULTI_PAXOS_CHECKERS,
+  // `$leader` in a fault: the replica that took the lead last and has not stepped down or crashed.
+  traceRoles: { roles: [{ role: "leader", takenBy: ["multipaxos.leader"], endedBy: ["multipaxos.deposed", "crash"] }], idKinds: [] },
   create(w: WorkloadContext): Workload {
     const s = seedShape(readShape(w.params), w.sim.rng);
     const replicas = names("r", s.replicas);
@@ -102,14 +114,16 @@ export const multiPaxosWorkload: WorkloadDef = {
                 electionTimeoutMinMs: s.electionTimeoutMinMs,
                 electionTimeoutMaxMs: s.electionTimeoutMaxMs,
                 leaseMs,
-                variant: s.variant === "skip-phase-1" ? "skip-phase-1" : "correct",
+                maxClockDriftPct: s.variant === "no-drift-margin" ? 0 : s.maxClockDriftPct,
+                variant: s.variant === "skip-phase-1" || s.variant === "skip-gap-fill" ? s.variant : "correct",
               }),
             w.scenario.disk,
           ),
         );
         const stopAtMs = s.clientStopAtMs ?? w.scenario.durationMs + 3000;
         clients.forEach((id, i) =>
-          w.sim.addNode(id, (ctx) => new MultiPaxosClient(ctx, { replicas, keys: s.keys, requestTimeoutMs: s.requestTimeoutMs, thinkMsMax: s.thinkMsMax, readOnly: i >= s.clients - s.readers, stopAtMs })),
+          w.sim.addNode(id, (ctx) =>
+            new MultiPaxosClient(ctx, { replicas, keys: s.keys, requestTimeoutMs: s.requestTimeoutMs, thinkMsMax: s.thinkMsMax, readOnly: i >= s.clients - s.readers, stopAtMs, reuseIdentity: s.variant === "restart-reuses-ids" })),
         );
         for (const id of [...replicas, ...clients]) w.sim.start(id);
       },
@@ -162,7 +176,8 @@ class MultiPaxosStory {
 
   lines(): string[] {
     const s = this.s;
-    const lease = s.variant === "no-lease" || s.leaseMs === 0 ? "off (reads may be served by a deposed master)" : `${s.leaseMs} ms`;
+    const margin = s.variant === "no-drift-margin" ? "no drift margin" : `a margin for clocks ${s.maxClockDriftPct}% off`;
+    const lease = s.variant === "no-lease" || s.leaseMs === 0 ? "off (reads may be served by a deposed master)" : `${s.leaseMs} ms (${margin})`;
     const out = [`${s.replicas} replicas, ${s.clients} client(s) (${s.readers} only reading) over ${s.keys} key(s); master lease ${lease}${s.variant !== "correct" ? `; broken twin: ${s.variant}` : ""}.`];
     const shown = this.steps.length > 8 ? [...this.steps.slice(0, 4), `… ${this.steps.length - 7} more …`, ...this.steps.slice(-3)] : this.steps;
     out.push(...shown, `the log reached ${this.applied} slot(s); ${this.completed} client operations answered, ${this.reads} reads served by a leader from its state machine.`);

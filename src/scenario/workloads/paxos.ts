@@ -8,7 +8,7 @@
  * retryMinMs / retryMaxMs (the backoff after a lost ballot), distinguishedProposer (default p1)
  * and distinguishedFromMs (default: the scenario's durationMs, so the convergence phase has one
  * proposer — the condition of Paxos's liveness), variant (correct, promise-before-fsync,
- * ignore-promised-values), swarm (true: the seed draws the shape; the scenario's "protocol-swarm"
+ * ignore-promised-values, announce-once), swarm (true: the seed draws the shape; the scenario's "protocol-swarm"
  * nemesis draws the faults before the run, over `seedNodes`).
  *
  * The narrative retells the run in the book's words from the trace: ballots, promises,
@@ -111,7 +111,7 @@ export const paxosWorkload: WorkloadDef = {
       setup() {
         const distinguished = { proposer: s.distinguishedProposer, fromMs: s.distinguishedFromMs ?? w.scenario.durationMs };
         const acceptorVariant = s.variant === "promise-before-fsync" ? "promise-before-fsync" : "correct";
-        const proposerVariant = s.variant === "ignore-promised-values" ? "ignore-promised-values" : "correct";
+        const proposerVariant = s.variant === "ignore-promised-values" || s.variant === "announce-once" ? s.variant : "correct";
         for (const id of acceptors) w.sim.addNode(id, (ctx) => new PaxosAcceptor(ctx, { learners, acceptors: s.acceptors, variant: acceptorVariant }), w.scenario.disk);
         for (const id of learners) w.sim.addNode(id, (ctx) => new PaxosLearner(ctx, { acceptors: s.acceptors }), w.scenario.disk);
         proposers.forEach((id, index) =>

@@ -10,7 +10,10 @@ import type { PendingMessage } from "../../sim/network.js";
 import type { Frame, ProtocolAdapter } from "../types.js";
 import { buildCommitWorld, COMMIT_VARIANTS, submitTxn, type CommitProtocol, type CommitWorld } from "./commit-world.js";
 import { commitNodeViews } from "./commit-views.js";
-import { COMMIT_TIMER_NAMES, commitBookOfType, narrateCommit } from "./commit-narrate.js";
+import { COMMIT_TIMER_NAMES, commitBookOfType, isCommitDecisive, narrateCommit } from "./commit-narrate.js";
+
+/** A client's request and the outcome it hears: drawn in the strip on request. */
+const CLIENT_TYPES = new Set(["begin", "result"]);
 
 function adapterOf(protocol: CommitProtocol, title: string): ProtocolAdapter<CommitWorld> {
   return {
@@ -22,8 +25,11 @@ function adapterOf(protocol: CommitProtocol, title: string): ProtocolAdapter<Com
     bookName: (m: PendingMessage) => ({ book: bookOfMessage(protocol, m), detail: detailOf(m.payload) }),
     timerName: (label) => COMMIT_TIMER_NAMES[label] ?? label,
     bookOfType: (type) => commitBookOfType(protocol, type),
+    bookOfSent: (msg, _type, world) => world.votes.get(msg),
+    trafficOf: (type) => (CLIENT_TYPES.has(type) ? "client" : "protocol"),
+    isDecisive: (event) => isCommitDecisive(protocol, event),
     nodeViews: commitNodeViews,
-    narrate: (event, world) => narrateCommit(protocol, event, (id) => world.messageTypes.get(id)),
+    narrate: (event, world) => narrateCommit(protocol, event, { typeOf: (id) => world.messageTypes.get(id), voteOf: (id) => world.votes.get(id) }),
     threats: commitThreats,
     clientAction: submitTxn,
   };

@@ -10,6 +10,7 @@
  * retries would repeat it.
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import type { TraceFieldsOf } from "../../sim/trace-schema.js";
 import type { CommitProtocol } from "./commit-world.js";
 
 /** Book names of the message types (the payloads' `kind`). */
@@ -21,7 +22,7 @@ const BOOK: Record<CommitProtocol, Record<string, string>> = {
 const ON_DELIVER: Record<CommitProtocol, Record<string, string>> = {
   "2pc": {
     prepare: "phase 1's inquiry: execute, log, vote",
-    vote: "its vote",
+    vote: "phase 1's answer",
     commit: "phase 2: commit, unlock, Ack",
     rollback: "phase 2: undo, unlock, Ack",
     ack: "it applied the decision",
@@ -29,7 +30,7 @@ const ON_DELIVER: Record<CommitProtocol, Record<string, string>> = {
   },
   "3pc": {
     canCommit: "phase 1: could it commit? Yes or No",
-    vote: "its vote",
+    vote: "canCommit's answer",
     preCommit: "phase 2: execute, log, Ack",
     doCommit: "phase 3: commit, unlock, Ack",
     abort: "undo, unlock, Ack",
@@ -53,9 +54,10 @@ export const COMMIT_TIMER_NAMES: Record<string, string> = {
   "vote-timeout": "vote timeout (a vote missing: abort)",
   "ack-timeout": "preCommit Ack timeout (abort)",
   "in-doubt": "in doubt: ask for the decision",
-  "3pc-timeout": "timeout: precommitted commits, uncertain aborts",
-  termination: "termination: decide from peers' answers",
+  "3pc-timeout": "timeout: the coordinator is silent (termination protocol)",
+  termination: "termination: decide from the answers",
   "ask-outcome": "ask participants their outcome",
+  "log-retry": "disk full: write the log record again",
 };
 
 const NARRATED_TIMERS: Record<string, string> = {
@@ -68,21 +70,39 @@ const APPLIED_BY: Record<string, string> = {
   doCommit: "(doCommit)",
   abort: "(the coordinator's abort)",
   peer: "(a peer's word)",
+  backup: "(the recovery coordinator's word)",
   "vote-no": "(its own No)",
-  termination: "(its peers' states)",
+  termination: "(termination protocol)",
   timeout: "(alone, on its timeout)",
 };
 
-/** `typeOf`: the type of a message by its id (a drop records only why it was lost). */
-export function narrateCommit(protocol: CommitProtocol, e: TraceEvent, typeOf: (msg: number) => string | undefined): string | undefined {
+/** What the narration reads besides the event: a message's type and, for a vote, its value, by message id. */
+export interface CommitNarrationContext {
+  typeOf(msg: number): string | undefined;
+  voteOf(msg: number): "Yes" | "No" | undefined;
+}
+
+/** The events a learner must not miss: a decision logged, an outcome applied (on the coordinator's word or alone). */
+export function isCommitDecisive(protocol: CommitProtocol, e: TraceEvent): boolean {
+  return e.kind === `${protocol}.decision` || e.kind === `${protocol}.apply`;
+}
+
+/** A message's book name by id: a vote is Yes or No, anything else its type's name. */
+function bookOfMessage(protocol: CommitProtocol, msg: number, ctx: CommitNarrationContext): string | undefined {
+  return ctx.voteOf(msg) ?? commitBookOfType(protocol, ctx.typeOf(msg) ?? "");
+}
+
+export function narrateCommit(protocol: CommitProtocol, e: TraceEvent, ctx: CommitNarrationContext): string | undefined {
   const n = e.node;
   switch (e.kind) {
     case "deliver": {
-      const what = ON_DELIVER[protocol][e.detail ?? ""];
-      return what === undefined ? undefined : `${n} receives ${commitBookOfType(protocol, e.detail ?? "")} from ${e.peer} — ${what}`;
+      // A 3PC decision from a participant: a recovery coordinator's (termination), which needs no Ack.
+      const fromRecovery = protocol === "3pc" && (e.detail === "doCommit" || e.detail === "abort") && /^p\d+$/.test(e.peer ?? "");
+      const what = fromRecovery ? `the recovery coordinator's decision: ${e.detail === "doCommit" ? "commit" : "undo"}, unlock` : ON_DELIVER[protocol][e.detail ?? ""];
+      return what === undefined ? undefined : `${n} receives ${bookOfMessage(protocol, e.id ?? -1, ctx)} from ${e.peer} — ${what}`;
     }
     case "drop":
-      return `${commitBookOfType(protocol, typeOf(e.id ?? -1) ?? "") ?? "a message"} ${e.peer}→${n} is lost (${e.detail ?? "dropped"})`;
+      return `${bookOfMessage(protocol, e.id ?? -1, ctx) ?? "a message"} ${e.peer}→${n} is lost (${e.detail ?? "dropped"})`;
     case "timer":
       return NARRATED_TIMERS[e.detail ?? ""] === undefined ? undefined : `${NARRATED_TIMERS[e.detail ?? ""]}`;
     case "crash":
@@ -137,6 +157,8 @@ function narrateAnnotation(protocol: CommitProtocol, e: TraceEvent, n: string): 
       return `${n} still in doubt about ${e.fields.txn}, holding ${held(e.fields.locks)}: asks ${list(e.fields.waitingFor)} for the decision`;
     case "3pc.timeout":
       return `${n} times out ${e.fields.state} on ${e.fields.txn}, holding ${held(e.fields.locks)}: ${e.fields.action}`;
+    case "3pc.terminate":
+      return narrateTermination(n, e.fields);
     case "2pc.forgotten":
       return `${n} gets ${e.fields.decision} for ${e.fields.txn}, which it has no record of`;
     case "2pc.end":
@@ -154,6 +176,22 @@ function narrateAnnotation(protocol: CommitProtocol, e: TraceEvent, n: string): 
     default:
       return undefined;
   }
+}
+
+/** A termination round's decision, with the rule of the literature that made it (three-phase-commit/termination.ts). */
+function narrateTermination(n: string, f: TraceFieldsOf<"3pc.terminate">): string {
+  const states = f.states.map(([p, st]) => `${p} ${st}`).join(", ");
+  const someUncertain = f.states.some(([, st]) => st === "uncertain" || st === "unknown");
+  const rule: Record<string, string> = {
+    TR1: "one aborted: abort",
+    TR2: "one committed: commit",
+    TR3: "every one uncertain: abort",
+    TR4: someUncertain ? "some precommitted: preCommit to the uncertain, then commit" : "every one precommitted: commit",
+  };
+  const why = `${rule[f.rule] ?? f.decision} (${f.rule})`;
+  if (f.recovered) return `${n}: every site recovered, none decided ${f.txn}: ${why} — ${states}`;
+  const left = f.excluded.length > 0 ? `; ${list(f.excluded)} left out (down or recovered)` : "";
+  return `${n}, recovery coordinator (ballot ${f.ballot}): ${why} — ${states}${left}`;
 }
 
 function coordinatorRecovery(n: string, decisions: readonly (readonly [string, string])[], presumedAbort: readonly string[], learning: readonly string[]): string {

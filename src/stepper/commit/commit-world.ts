@@ -12,6 +12,7 @@
  * and the twins of three-phase-commit/messages.ts.
  */
 import { Simulator } from "../../sim/simulator.js";
+import type { NodeContext } from "../../sim/node-context.js";
 import { UserInputError } from "../../sim/errors.js";
 import { subscribeCheckers, type Checker } from "../../check/checker.js";
 import { COMMIT_CHECKERS } from "../../check/protocols/index.js";
@@ -45,10 +46,43 @@ export interface CommitWorld extends World {
   readonly clients: Map<string, CommitClient>;
   /** Each sent message's type by id (a drop event records only why it was lost). */
   readonly messageTypes: Map<number, string>;
+  /** Each sent vote's value by message id: the book names a vote Yes or No. */
+  readonly votes: Map<number, "Yes" | "No">;
+}
+
+/** The vote a participant of the world is sending right now (its send event is traced inside `send`). */
+interface Sending {
+  vote: "Yes" | "No" | undefined;
+}
+
+/**
+ * A participant's context that notes the value of each vote it sends, for the book's names (a
+ * vote is Yes or No; the trace records only the message type). It changes nothing the
+ * participant does.
+ */
+function votesNoted(ctx: NodeContext, sending: Sending): NodeContext {
+  return new Proxy(ctx, {
+    get(target, key) {
+      if (key === "send") {
+        return (to: string, payload: unknown) => {
+          const p = payload as { kind?: unknown; vote?: unknown };
+          sending.vote = p.kind === "vote" ? (p.vote === "yes" ? "Yes" : "No") : undefined;
+          try {
+            target.send(to, payload);
+          } finally {
+            sending.vote = undefined;
+          }
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 export function buildCommitWorld(protocol: CommitProtocol, seed: number, variant: string): CommitWorld {
   const sim = new Simulator({ seed });
+  const sending: Sending = { vote: undefined };
   const participants = [...PARTICIPANTS];
   const twin = variant === "standard" || variant === "cooperative" ? undefined : variant;
   sim.addNode(COORDINATOR, (ctx) =>
@@ -56,11 +90,12 @@ export function buildCommitWorld(protocol: CommitProtocol, seed: number, variant
   );
   for (const id of participants) {
     const peers = participants.filter((p) => p !== id);
-    sim.addNode(id, (ctx) =>
-      protocol === "2pc"
+    sim.addNode(id, (plain) => {
+      const ctx = votesNoted(plain, sending);
+      return protocol === "2pc"
         ? new TwoPhaseParticipant(ctx, COORDINATOR, peers, DEFAULT_TIMING, variant === "cooperative" ? "cooperative" : "coordinator", 0, twin as TwoPcVariant | undefined)
-        : new ThreePhaseParticipant(ctx, COORDINATOR, peers, DEFAULT_TIMING, 0, twin as ThreePcVariant | undefined),
-    );
+        : new ThreePhaseParticipant(ctx, COORDINATOR, peers, DEFAULT_TIMING, 0, twin as ThreePcVariant | undefined);
+    });
   }
   const clients = new Map<string, CommitClient>();
   for (const id of CLIENTS) {
@@ -73,12 +108,17 @@ export function buildCommitWorld(protocol: CommitProtocol, seed: number, variant
   const checkers: Checker[] = [...COMMIT_CHECKERS.map(([, make]) => make()), new NoDeliveryAcrossCutChecker()];
   subscribeCheckers(sim.trace, checkers);
   const messageTypes = new Map<number, string>();
+  const votes = new Map<number, "Yes" | "No">();
   sim.trace.subscribe(
-    (e) => void (e.id !== undefined && e.detail !== undefined && messageTypes.set(e.id, e.detail)),
+    (e) => {
+      if (e.id === undefined || e.detail === undefined) return;
+      messageTypes.set(e.id, e.detail);
+      if (e.detail === "vote" && sending.vote !== undefined) votes.set(e.id, sending.vote);
+    },
     ["send"],
   );
   for (const id of [COORDINATOR, ...participants, ...CLIENTS]) sim.start(id);
-  return { sim, protocol, coordinator: COORDINATOR, participants, clientIds: CLIENTS, clients, messageTypes, liveCheckers: checkers };
+  return { sim, protocol, coordinator: COORDINATOR, participants, clientIds: CLIENTS, clients, messageTypes, votes, liveCheckers: checkers };
 }
 
 /** Starts a transaction from a client (UserInputError for anything but a transaction of a live client). */

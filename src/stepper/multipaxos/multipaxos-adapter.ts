@@ -23,7 +23,7 @@ import { MultiPaxosClient, MultiPaxosReplica, commandId, type MultiPaxosMessage 
 import type { ClientOp, NodeView, ProtocolAdapter, World } from "../types.js";
 import { kindVocabulary } from "../vocabulary.js";
 import { JudgedNow } from "../judged-now.js";
-import { multiPaxosBookOfType, narrateMultiPaxos } from "./multipaxos-narrate.js";
+import { MP_DECISIVE, multiPaxosBookOfType, multiPaxosTrafficOf, narrateMultiPaxos } from "./multipaxos-narrate.js";
 import { ClientOps, multiPaxosNodeView } from "./multipaxos-views.js";
 import { logPanel } from "./multipaxos-log-panel.js";
 import { multiPaxosThreats } from "./multipaxos-threats.js";
@@ -32,6 +32,8 @@ export const MP_REPLICAS = ["r1", "r2", "r3"] as const;
 export const MP_CLIENTS = ["c1", "c2"] as const;
 export const MP_HEARTBEAT_MS = 50;
 export const MP_LEASE_MS = 120;
+/** The drift the lease keeps a margin for (the leader counts 120·0.9/1.1 ≈ 98 ms of its clock). */
+export const MP_CLOCK_DRIFT_PCT = 10;
 
 export type MultiPaxosLearnVariant = "correct" | "skip-phase-1" | "no-lease";
 
@@ -76,6 +78,7 @@ export const multiPaxosAdapter: ProtocolAdapter<MultiPaxosWorld> = {
             electionTimeoutMinMs: 200,
             electionTimeoutMaxMs: 400,
             leaseMs: v === "no-lease" ? 0 : MP_LEASE_MS,
+            maxClockDriftPct: MP_CLOCK_DRIFT_PCT,
             variant: v === "skip-phase-1" ? "skip-phase-1" : "correct",
           }),
         { fsyncLatencyUs: 2_000 },
@@ -105,6 +108,10 @@ export const multiPaxosAdapter: ProtocolAdapter<MultiPaxosWorld> = {
   panel: (world) => logPanel(MP_REPLICAS, MP_REPLICAS.map((id) => inspectOf(world, id))),
 
   narrate: (event) => narrateMultiPaxos(event),
+
+  trafficOf: multiPaxosTrafficOf,
+
+  isDecisive: (event) => MP_DECISIVE.has(event.kind),
 
   threats: multiPaxosThreats,
 

@@ -6,6 +6,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { narrateLifecycle } from "../narrate-common.js";
+import type { Traffic } from "../types.js";
 
 const MESSAGE_NOTES: Record<string, string> = {
   prepare: "phase 1a, for every slot from the one named",
@@ -23,6 +24,16 @@ const MESSAGE_NOTES: Record<string, string> = {
 };
 
 const QUIET_TYPES = new Set(["heartbeat", "heartbeat-ack"]);
+const CLIENT_TYPES = new Set(["request", "reply", "redirect"]);
+
+/** Heartbeats are background; a client's request, reply and redirect are its traffic. */
+export function multiPaxosTrafficOf(type: string): Traffic {
+  if (QUIET_TYPES.has(type)) return "background";
+  return CLIENT_TYPES.has(type) ? "client" : "protocol";
+}
+
+/** The events a learner must not miss: a leader taking over or stepping down, a read served, a client answered. */
+export const MP_DECISIVE: ReadonlySet<string> = new Set(["multipaxos.leader", "multipaxos.deposed", "multipaxos.read", "multipaxos.client.complete"]);
 
 export function multiPaxosBookOfType(type: string): string | undefined {
   return MESSAGE_NOTES[type] !== undefined ? type : undefined;

@@ -32,7 +32,7 @@ export class ClientOps {
   static readonly KINDS = ["multipaxos.client.invoke", "multipaxos.client.complete"] as const;
 
   onEvent(e: TraceEvent<(typeof ClientOps.KINDS)[number]>): void {
-    const list = this.ops.get(e.fields.client);
+    const list = this.ops.get(e.node); // by node: a restarted client annotates a new identity ("c1/3")
     if (list === undefined) return;
     if (e.kind === "multipaxos.client.invoke") {
       list.push({ reqId: e.fields.reqId, text: e.fields.op === "put" ? `put ${e.fields.key}=${e.fields.value ?? ""}` : `get ${e.fields.key}`, outcome: "pending" });

@@ -123,6 +123,8 @@ export const paxosAdapter: ProtocolAdapter<PaxosWorld> = {
 
   narrate: (event) => narratePaxos(event),
 
+  isDecisive: (event) => event.kind === "paxos.chosen" || event.kind === "paxos.learned",
+
   threats: paxosThreats,
 
   clientAction(_world, client) {

@@ -26,7 +26,8 @@ import { CreateMode, Ids, zxidHex } from "../../zk/proto/records.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import type { ClientOp, NodeView, ProtocolAdapter, World } from "../types.js";
 import { ZabStateFold } from "./zab-state.js";
-import { narrateZab, zabBookOfType } from "./zab-narrate.js";
+import { isZabDecisive, narrateZab, zabBookOfTerm, zabBookOfType, type ZabNarrationContext } from "./zab-narrate.js";
+import { QuorumBookTerms } from "../../zk/server/quorum/zab-book-terms.js";
 import { zabThreats } from "./zab-threats.js";
 
 export const ZAB_CLIENTS = ["c1", "c2"] as const;
@@ -37,7 +38,12 @@ export interface ZabWorld extends World {
   readonly clientIds: readonly string[];
   readonly clients: Map<string, ZooKeeper>;
   readonly fold: ZabStateFold;
+  /** The book term of each recent quorum message, by id (ACK-LD, the history Ie′…). */
+  readonly terms: QuorumBookTerms;
 }
+
+/** Quorum messages whose term is remembered. */
+const TERMS_KEPT = 20_000;
 
 /** The ZAB checkers that judge as they go (liveness judges the end of a run, not a moment). */
 function liveCheckers(): Checker[] {
@@ -67,10 +73,12 @@ export const zabAdapter: ProtocolAdapter<ZabWorld> = {
     for (const id of ZAB_CLIENTS) sim.addNode(id, (ctx) => (clients.set(id, createClient(ctx, { connectString, sessionTimeoutMs: ZAB_SESSION_TIMEOUT_MS })), {}));
     const fold = new ZabStateFold(servers, ZAB_CLIENTS, (sid) => servers[sid - 1] ?? `sid${sid}`);
     sim.trace.subscribe((e) => fold.onEvent(e), ZabStateFold.KINDS);
+    const terms = new QuorumBookTerms(TERMS_KEPT);
+    sim.trace.subscribe((e) => terms.onSend(e), QuorumBookTerms.KINDS);
     const checkers = liveCheckers();
     subscribeCheckers(sim.trace, checkers);
     for (const id of [...servers, ...ZAB_CLIENTS]) sim.start(id);
-    return { sim, servers, clientIds: ZAB_CLIENTS, clients, fold, liveCheckers: checkers };
+    return { sim, servers, clientIds: ZAB_CLIENTS, clients, fold, terms, liveCheckers: checkers };
   },
 
   ready(world) {
@@ -83,12 +91,21 @@ export const zabAdapter: ProtocolAdapter<ZabWorld> = {
     return leaders.length === 1 && peers.every((p) => p.serving) && world.clientIds.every((c) => world.clients.get(c)?.getState() === "CONNECTED");
   },
 
-  bookName(m: PendingMessage) {
-    return { book: zabBookOfType(m.type) ?? m.type, detail: detailOf(m.payload) };
+  bookName(m: PendingMessage, world) {
+    return { book: zabBookOfTerm(m.type, world.terms.terms.get(m.id)) ?? zabBookOfType(m.type) ?? m.type, detail: detailOf(m.payload) };
   },
 
+  bookOfSent: (msg, type, world) => zabBookOfTerm(type, world.terms.terms.get(msg)),
+
+  trafficOf(type) {
+    if (BACKGROUND_TYPES.has(type)) return "background";
+    return zabBookOfType(type) !== undefined ? "protocol" : "client";
+  },
+
+  isDecisive: isZabDecisive,
+
   timerName(label) {
-    return TIMER_NAMES[label] ?? label;
+    return ZAB_TIMER_NAMES[label] ?? label;
   },
 
   bookOfType: zabBookOfType,
@@ -121,7 +138,7 @@ export const zabAdapter: ProtocolAdapter<ZabWorld> = {
     return views;
   },
 
-  narrate: (event) => narrateZab(event),
+  narrate: (event, world) => narrateZab(event, narrationContext(world)),
 
   threats: zabThreats,
 
@@ -158,17 +175,30 @@ function detailOf(payload: unknown): string {
   return "";
 }
 
+const BACKGROUND_TYPES = new Set(["PING", "ping", "pong", "qcm.initial"]);
+
+function narrationContext(world: ZabWorld): ZabNarrationContext {
+  return { noteOf: (e) => world.fold.noteOf(e), termOf: (id) => world.terms.terms.get(id), quorum: world.fold.quorum };
+}
+
 const ROLE_NAMES: Record<string, string> = { LEADING: "leader", FOLLOWING: "follower", OBSERVING: "observer", LOOKING: "looking", down: "down" };
 
-const TIMER_NAMES: Record<string, string> = {
+/** Every timer of the ensemble and its clients, by what it is for (ZooKeeper's words: the book names no timers). */
+export const ZAB_TIMER_NAMES: Readonly<Record<string, string>> = {
   "leader-tick": "leader tick (PING, quorum check)",
   "learner-watchdog": "follower watchdog (leader silent?)",
-  "fle.notTimeout": "election timeout (re-send vote)",
-  "fle.finalizeWait": "election finalize wait",
+  "fle.notTimeout": "election timeout: send the vote again",
+  "fle.finalizeWait": "election: wait for a better vote (finalizeWait)",
   "session-expiry": "session expiry check",
   "zk-client.tick": "client tick (ping / timeouts)",
+  "zk-client.reconnect": "client: try the next server",
+  "zk-client.rw-probe": "client: read-write server probe",
   "leader-discovery-timeout": "discovery timeout (initLimit)",
-  "leader-newleader-timeout": "NEWLEADER ACK timeout (initLimit)",
-  "learner-connect-retry": "connect to leader again",
-  "zk-client.reconnect": "client reconnects",
+  "leader-newleader-timeout": "ACK-LD timeout (initLimit)",
+  "learner-connect-retry": "connect to the leader again",
+  "learner-log-fsync": "follower: log fsynced, announce it",
+  "qcm.loopback": "election: its own vote to itself",
+  "snapshot-chunk": "snapshot: write the next chunk",
+  "container-check": "container node check",
+  "read-only-grace": "no quorum: start read-only",
 };

@@ -13,6 +13,10 @@
  * entered broadcast in (committed when its leader was established); after a restart it is "?"
  * until a leader synchronizes the server.
  *
+ * The narration reads a few events in the light of the state they happened in (a log write
+ * is the leader's own ACK or a follower's; an ACK counted is the n-th of its proposal): the
+ * fold keeps that, per event, for the recent ones (`noteOf`).
+ *
  * Invariant: a crash clears everything volatile (role, vote, proposals); what survives is what
  * `zab.recovered` announces at the next start.
  */
@@ -58,12 +62,24 @@ const KINDS = [
 type Kind = (typeof KINDS)[number];
 
 const CLIENT_OPS_KEPT = 6;
+/** Events whose state at the time the fold remembers (the newest ones). */
+const NOTES_KEPT = 4_000;
+
+/** A server's state when one of its log writes or ACKs happened. */
+export interface EventNote {
+  role: string;
+  phase: string;
+  /** zab.ack at a leader: the ACKs its proposal had then (this one included). */
+  acks?: number;
+}
 
 export class ZabStateFold {
   readonly servers = new Map<string, ZabServerState>();
   readonly clients = new Map<string, ZabClientState>();
   /** Per epoch, the established leader's last zxid: its initial history, committed at establishment. */
   private readonly establishedHistory = new Map<number, string>();
+  /** Per trace index of a zab.log or zab.ack: the server's state then. */
+  private readonly notes = new Map<number, EventNote>();
 
   constructor(
     serverIds: readonly string[],
@@ -76,9 +92,23 @@ export class ZabStateFold {
 
   static readonly KINDS = KINDS;
 
+  /** The server's state when the event (a zab.log or zab.ack, among the recent ones) happened. */
+  noteOf(e: TraceEvent): EventNote | undefined {
+    return this.notes.get(e.index);
+  }
+
+  /** Voters in the ensemble, and how many make a quorum. */
+  get quorum(): number {
+    return Math.floor(this.servers.size / 2) + 1;
+  }
+
   onEvent(e: TraceEvent<Kind>): void {
     const server = this.servers.get(e.node);
-    if (server !== undefined) return this.onServer(server, e);
+    if (server !== undefined) {
+      this.onServer(server, e);
+      if (e.kind === "zab.log" || e.kind === "zab.ack") this.note(e, server);
+      return;
+    }
     const client = this.clients.get(e.node);
     if (client !== undefined) this.onClient(client, e);
   }
@@ -138,7 +168,7 @@ export class ZabStateFold {
         return;
       }
       case "zab.propose":
-        s.proposals.set(e.fields.zxid, new Set([e.fields.sid]));
+        s.proposals.set(e.fields.zxid, new Set()); // its own ACK comes with its own fsync (zab.ack from itself)
         return;
       case "zab.ack":
         s.proposals.get(e.fields.zxid)?.add(e.fields.from);
@@ -153,6 +183,12 @@ export class ZabStateFold {
         s.vote = `s${e.fields.leader} (round ${e.fields.electionEpoch}, elected)`;
         return;
     }
+  }
+
+  private note(e: TraceEvent<"zab.log" | "zab.ack">, s: ZabServerState): void {
+    const acks = e.kind === "zab.ack" ? s.proposals.get(e.fields.zxid)?.size : undefined;
+    this.notes.set(e.index, { role: s.role, phase: s.phase, ...(acks !== undefined ? { acks } : {}) });
+    if (this.notes.size > NOTES_KEPT) this.notes.delete(this.notes.keys().next().value!);
   }
 
   private onClient(c: ZabClientState, e: TraceEvent<Kind>): void {

@@ -11,13 +11,19 @@ import { useDriven, useTerminalSize } from "../use-screen.js";
 import type { CompareSession } from "./compare-session.js";
 import { CompareController, type CompareView } from "./compare-controller.js";
 import { COMPARE_HELP, paneLines } from "./compare-text.js";
+import { hintsLine, wrap } from "../text.js";
 
+/** Columns between the two panes side by side. */
+const GAP = 3;
 const KEYS = "→ step both · ← back · space run · tab node · c crash · r restart · i isolate · h heal · w txn · : command · q quit";
+/** The keys the bottom line leaves out first when it is narrow (? lists them all). */
+const SPARE_KEYS = ["w txn", "h heal", "i isolate", "r restart", "tab node", ": command", "space run", "← back"];
 
 export function CompareScreen({ view, rows, columns }: { view: CompareView; rows: number; columns: number }) {
   const width = Math.max(80, columns);
   const sideBySide = width >= 160;
-  const paneWidth = sideBySide ? Math.floor(width / 2) - 1 : width;
+  // Side by side, the panes keep a gap of GAP columns between them at every width.
+  const paneWidth = sideBySide ? Math.floor((width - GAP) / 2) : width;
   const nodes = view.frames[0].nodes.length;
   // A pane: header, nodes, narration, the invariants' tally, the standing; 2 lines are the status.
   const narration = Math.max(1, sideBySide ? rows - 2 - nodes - 3 : Math.floor((rows - 2) / 2) - nodes - 3);
@@ -25,7 +31,7 @@ export function CompareScreen({ view, rows, columns }: { view: CompareView; rows
     return (
       <Box flexDirection="column" width={width}>
         <Text bold>KEYS — ? or esc closes</Text>
-        {[KEYS, "", ...COMPARE_HELP].map((l, i) => (
+        {[...wrap(KEYS, width, "  "), "", ...COMPARE_HELP.flatMap((l) => wrap(l, width, "    "))].map((l, i) => (
           <Text key={i}>{fit(l, width)}</Text>
         ))}
       </Box>
@@ -43,9 +49,15 @@ export function CompareScreen({ view, rows, columns }: { view: CompareView; rows
   const status = view.mode.kind === "command" ? `:${view.mode.text}▏  (enter run · esc cancel)` : view.message;
   return (
     <Box flexDirection="column" width={width}>
-      {sideBySide ? <Box flexDirection="row">{panes}</Box> : panes}
+      {sideBySide ? (
+        <Box flexDirection="row" columnGap={GAP}>
+          {panes}
+        </Box>
+      ) : (
+        panes
+      )}
       <Text>{fit(status, width)}</Text>
-      <Text dimColor>{fit(`${view.running ? "▶ running" : "‖ paused"} · joint step ${view.step} · ${KEYS}`, width)}</Text>
+      <Text dimColor>{hintsLine([view.running ? "▶ running" : "‖ paused", `joint step ${view.step}`, ...KEYS.split(" · "), "? keys"], SPARE_KEYS, width)}</Text>
     </Box>
   );
 }

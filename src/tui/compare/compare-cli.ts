@@ -11,6 +11,7 @@ import type { Action } from "../../stepper/types.js";
 import { parseCommand } from "../commands.js";
 import { CompareSession } from "./compare-session.js";
 import { compareFrameText, executeCompare } from "./compare-text.js";
+import { wrapAll } from "../text.js";
 
 /** The pairs `learn compare` knows: runs with the same nodes, so the same faults mean the same. */
 const COMPARABLE = [["2pc", "3pc"]];
@@ -34,7 +35,7 @@ export async function openCompare(protocols: readonly string[], seed: number | u
 }
 
 export async function runComparePlain(c: CompareSession, commands: AsyncIterable<string> | Iterable<string>, write: (line: string) => void, width = 100): Promise<number> {
-  for (const line of COMPARE_INTRO) write(line);
+  for (const line of wrapAll(COMPARE_INTRO, width)) write(line);
   for (const line of compareFrameText(c, width)) write(line);
   for await (const raw of commands) {
     const text = raw.trim();

@@ -6,7 +6,7 @@
  */
 import { UserInputError } from "../../sim/errors.js";
 import type { Frame } from "../../stepper/types.js";
-import { fit, headerLine, ms, narrationLines, nodeLines, verdictLines } from "../frame-text.js";
+import { fit, headerLine, ms, narrationView, nodeRows, verdictLines } from "../frame-text.js";
 import type { Command } from "../commands.js";
 import { CompareSession, standing } from "./compare-session.js";
 
@@ -25,7 +25,8 @@ export const COMPARE_HELP: readonly string[] = [
  * participants stand.
  */
 export function paneLines(f: Frame, width: number, narration: number, verdicts = 2): string[] {
-  return [headerLine(f, width), ...nodeLines(f, width), ...narrationLines(f, width, narration), ...verdictLines(f, width).slice(0, verdicts), fit(`⇒ ${standing(f)}`, width)];
+  const nodes = nodeRows(f, width, { wrap: false }).map((r) => r.text);
+  return [headerLine(f, width), ...nodes, ...narrationView(f, width, narration).lines, ...verdictLines(f, width).slice(0, verdicts), fit(`⇒ ${standing(f)}`, width)];
 }
 
 export function compareFrameText(c: CompareSession, width: number): string[] {

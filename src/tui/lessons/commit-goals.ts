@@ -4,9 +4,10 @@
  * recoveries, and when the coordinator was down. A goal is a judgement over this record, so
  * it holds whatever path the learner took to it.
  */
-import type { TraceEvent } from "../../sim/trace.js";
-import { goalWatch } from "./lesson.js";
-import type { GoalWatch } from "../../stepper/types.js";
+import { isOfKind, type TraceEvent } from "../../sim/trace.js";
+import { goalWatch, type Prediction } from "./lesson.js";
+import type { Frame, GoalWatch } from "../../stepper/types.js";
+import { listed } from "./frame-read.js";
 
 export interface TxnRecord {
   votes: Record<string, "yes" | "no">;
@@ -36,6 +37,9 @@ const COMMIT_GOAL_KINDS = {
 type CommitGoalKind = (typeof COMMIT_GOAL_KINDS)[keyof typeof COMMIT_GOAL_KINDS][number];
 
 const PAST: Record<string, string> = { commit: "committed", rollback: "rolled back", abort: "aborted" };
+
+export const BOOK_2PC = "From Paxos to ZooKeeper, 2.1.1 (two-phase commit)";
+export const BOOK_3PC = "From Paxos to ZooKeeper, 2.1.2 (three-phase commit)";
 
 function txnOf(r: CommitRecord, txn: string): TxnRecord {
   return (r.txns[txn] ??= { votes: {}, yesAtUs: {}, precommitted: [], applied: {}, decision: "", recovered: "", splitSeen: "" });
@@ -105,4 +109,77 @@ export function commitGoal(protocol: "2pc" | "3pc", status: (r: CommitRecord) =>
 
 export function secs(us: number): string {
   return `${(us / 1e6).toFixed(1)} s`;
+}
+
+/** A participant's open transaction in the frame (its state field, labelled by the txn id). */
+function openTxn(f: Frame, p: string): { txn: string; state: string } | undefined {
+  const field = fieldOfNode(f, p)?.find(([, v]) => /in doubt|uncertain|precommitted|executing|logging|applying/.test(v));
+  return field === undefined ? undefined : { txn: field[0], state: field[1] };
+}
+
+function fieldOfNode(f: Frame, id: string): readonly (readonly [string, string])[] | undefined {
+  return f.nodes.find((n) => n.id === id)?.fields;
+}
+
+const OUTCOME_CHOICES = ["every one commits", "every one rolls back (aborts)", "they all wait, holding their locks", "they end differently, or some still wait"] as const;
+
+/**
+ * Asked after a fault (the coordinator crashes or restarts, the network is cut) while
+ * participants hold an open transaction: how will they end? The engine's answer: their
+ * outcomes (`<protocol>.apply`) within `aheadMs`.
+ */
+export function outcomePrediction(protocol: "2pc" | "3pc", aheadMs: number, on: readonly ("crash" | "restart" | "partition")[]): Prediction {
+  return {
+    id: `outcome-after-${on.join("-")}`,
+    on,
+    aheadMs,
+    ask(e, f) {
+      const fault = (e.kind === "crash" || e.kind === "restart") && e.node === "co" ? `co ${e.kind === "crash" ? "crashed" : "restarted"}` : e.kind === "partition" ? "the network is cut" : undefined;
+      if (fault === undefined) return undefined;
+      const open = ["p1", "p2", "p3"].map((p) => ({ p, t: openTxn(f, p) })).filter((x) => x.t !== undefined);
+      if (open.length === 0) return undefined;
+      const states = open.map((x) => `${x.p} ${x.t!.state}`).join(", ");
+      return { text: `${fault}; ${open[0]!.t!.txn} is open: ${states}. Within ${aheadMs / 1000} s, how will ${listed(open.map((x) => x.p))} end?`, choices: [...OUTCOME_CHOICES] };
+    },
+    answer(q, events) {
+      const who = /how will (.+) end\?/.exec(q.text)![1]!.split(/, | and /);
+      const outcome = new Map<string, string>();
+      for (const e of events) if (isOfKind(e, `${protocol}.apply`) && who.includes(e.node) && !outcome.has(e.node)) outcome.set(e.node, e.fields.outcome);
+      const said = who.map((p) => `${p} ${PAST[outcome.get(p) ?? ""] ?? "still waits"}`).join(", ");
+      const values = who.map((p) => outcome.get(p));
+      const choice = values.every((v) => v === "commit") ? 0 : values.every((v) => v === "rollback" || v === "abort") ? 1 : values.every((v) => v === undefined) ? 2 : 3;
+      return { choice, because: said };
+    },
+  };
+}
+
+/** Asked when the coordinator has the votes it decides on: what will it decide? The engine's answer: its decision. */
+export function decisionPrediction(protocol: "2pc" | "3pc"): Prediction {
+  const choices = protocol === "2pc" ? ["Commit", "Rollback"] : ["preCommit, then doCommit", "abort"];
+  return {
+    id: "decision",
+    on: ["deliver"],
+    aheadMs: 50,
+    ask(e, f) {
+      if (e.kind !== "deliver" || e.node !== "co" || e.detail !== "vote") return undefined;
+      // The votes that reached co, as the strip names them (Yes / No), the latest per participant.
+      const got = new Map<string, string>();
+      for (const r of f.recent) if (r.event.kind === "deliver" && r.event.node === "co" && r.event.detail === "vote" && r.book !== undefined) got.set(r.event.peer ?? "", r.book);
+      const all = ["p1", "p2", "p3"];
+      if (!all.every((p) => got.has(p)) && ![...got.values()].includes("No")) return undefined;
+      const votes = all.map((p) => `${p}:${got.get(p) === "Yes" ? "Y" : got.get(p) === "No" ? "N" : "?"}`).join(" ");
+      return { text: `co holds the votes ${votes}. What will it decide?`, choices };
+    },
+    answer(_q, events) {
+      for (const e of events) {
+        if (e.node !== "co") continue;
+        if (e.kind === `${protocol}.phase`) return { choice: 0, because: "co logged preCommit: every vote was Yes" };
+        if (isOfKind(e, `${protocol}.decision`)) {
+          const commit = e.fields.decision === "commit";
+          return { choice: commit ? 0 : 1, because: `co logged ${commit ? choices[0] : choices[1]} (${e.fields.reason})` };
+        }
+      }
+      return { choice: -1, because: "co decided nothing meanwhile" };
+    },
+  };
 }

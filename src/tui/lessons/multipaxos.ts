@@ -5,7 +5,29 @@
  * is the checkers' definition: accepted by a majority of replicas at one ballot in one slot.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { goalWatch, type Lesson } from "./lesson.js";
+import { goalWatch, type Lesson, type Prediction } from "./lesson.js";
+import { fieldOf, msAt, withRole } from "./frame-read.js";
+
+const BOOK_CHUBBY = "From Paxos to ZooKeeper, 3.1.5 (Chubby: Multi-Paxos)";
+
+/** Asked when the leader crashes: which replica leads next? The engine's answer: the next multipaxos.leader. */
+const nextLeader: Prediction = {
+  id: "next-leader",
+  on: ["crash"],
+  aheadMs: 1_000,
+  ask(e, f) {
+    // After the master's crash no replica that is up leads.
+    if (e.kind !== "crash" || !/^r\d$/.test(e.node) || withRole(f, "leader").some((r) => f.nodes.find((n) => n.id === r)?.status === "up")) return undefined;
+    const others = f.nodes.filter((n) => /^r\d$/.test(n.id) && n.id !== e.node && n.status === "up").map((n) => n.id);
+    if (others.length === 0) return undefined;
+    return { text: `${e.node}, the master, crashed. Which replica will lead next?`, choices: [...others, "none within a second"] };
+  },
+  answer(q, events) {
+    const lead = events.find((e) => e.kind === "multipaxos.leader");
+    if (lead === undefined) return { choice: q.choices.length - 1, because: "no replica took over within a second" };
+    return { choice: q.choices.indexOf(lead.node), because: `${lead.node}'s election timeout fired first: it ran phase 1 with ballot ${String(lead.fields?.ballot)} and leads since ${msAt(lead.atUs)}` };
+  },
+};
 
 /** The commands chosen per slot, from the acceptances (a majority at one ballot). */
 interface SlotTally {
@@ -47,6 +69,28 @@ const phase2Only: Lesson = {
         : { reached: false, text: `get two client commands chosen under one leader (${s.commands.length} so far)` },
   ),
   solution: "write c1 /k a; run 30ms; write c2 /k b; run 30ms",
+  why: "Phase 1 costs a round trip to a majority; Chubby and every Multi-Paxos system pay it once per leader, not once per command, which is what makes a consensus log fast enough to serve a lock service.",
+  book: `${BOOK_CHUBBY}: a stable master skips phase 1`,
+  invariants: ["multipaxos.slot-agreement"],
+  keyFields: ["ballot", "log", "open"],
+  predictions: [
+    {
+      id: "prepare-again",
+      on: ["multipaxos.client.invoke"],
+      aheadMs: 30,
+      ask(e, f) {
+        if (e.kind !== "multipaxos.client.invoke" || f.nodes.every((n) => n.role !== "leader")) return undefined;
+        const leader = f.nodes.find((n) => n.role === "leader")!.id;
+        return { text: `${e.node} sends a command; ${leader} leads. Will ${leader} run phase 1 (prepare) before this command is chosen?`, choices: ["no: one accept round (phase 2) is enough", "yes: every command needs both phases"] };
+      },
+      answer(_q, events) {
+        const prepare = events.find((e) => e.kind === "multipaxos.prepare");
+        const applied = events.find((e): e is TraceEvent<"multipaxos.apply"> => e.kind === "multipaxos.apply" && e.fields.command !== "noop");
+        if (prepare !== undefined && (applied === undefined || prepare.index < applied.index)) return { choice: 1, because: `${prepare.node} ran phase 1 with ballot ${String(prepare.fields?.ballot)}` };
+        return { choice: 0, because: applied !== undefined ? `slot ${String(applied.fields?.slot)} was chosen and applied at ${msAt(applied.atUs)} with no prepare: phase 2 only` : "no prepare was sent" };
+      },
+    },
+  ],
 };
 
 const leaderFailover: Lesson = {
@@ -75,6 +119,11 @@ const leaderFailover: Lesson = {
     },
   ),
   solution: "crash r3; write c1 /k a; run 1s",
+  why: "A lock service must survive its master: clients retry through the change, and the new master's phase 1 recovers every slot the old one may have had chosen before it answers anybody.",
+  book: `${BOOK_CHUBBY}: master failover`,
+  invariants: ["multipaxos.linearizable", "multipaxos.slot-agreement"],
+  keyFields: ["ballot", "leader", "log", "to", "ops"],
+  predictions: [nextLeader],
 };
 
 const noopGaps: Lesson = {
@@ -102,6 +151,27 @@ const noopGaps: Lesson = {
         : { reached: false, text: s.filled === "" ? "make a new leader find a gap below an accepted slot" : `✓ ${s.filled}; run on until it is applied` },
   ),
   solution: "write c1 /k a; write c2 /k b; run 15ms; step 2; drop m29; drop m30; drop m33; deliver m32; step; crash r3; run 1s",
+  why: "Replicas apply the log strictly in slot order; a slot nobody can fill would stall every later command forever. A no-op fills it harmlessly, so the log can go on.",
+  book: `${BOOK_CHUBBY}: gaps and no-ops`,
+  invariants: ["multipaxos.state-machine-safety", "multipaxos.slot-agreement"],
+  keyFields: ["log", "open", "ballot"],
+  predictions: [
+    {
+      id: "gap",
+      on: ["crash"],
+      aheadMs: 1_000,
+      ask(e, f) {
+        if (e.kind !== "crash" || !/^r\d$/.test(e.node) || !f.nodes.some((n) => (fieldOf(f, n.id, "open") ?? "") !== "")) return undefined;
+        return { text: `${e.node}, the master, crashed while some slots are accepted but not known chosen. Will the new leader propose a no-op in some slot?`, choices: ["yes: a slot below an accepted one that nobody in its majority accepted", "no: it re-proposes what it finds, nothing more"] };
+      },
+      answer(_q, events) {
+        const lead = events.find((e) => e.kind === "multipaxos.leader");
+        if (lead === undefined) return { choice: -1, because: "no replica took over within a second" };
+        const noops = Number(lead.fields?.noops);
+        return { choice: noops > 0 ? 0 : 1, because: `${lead.node} led with ballot ${String(lead.fields?.ballot)}: it re-proposed ${String(lead.fields?.reproposed)} slot(s) and filled ${noops} gap(s) with no-ops` };
+      },
+    },
+  ],
 };
 
 const skipPhase1: Lesson = {
@@ -123,6 +193,11 @@ const skipPhase1: Lesson = {
     return { reached: true, text: `slot ${a.slot}: ${a.command} was chosen at ballot ${a.ballot} and ${b.command} at ballot ${b.ballot} — without phase 1 the new leader never heard of the first` };
   }),
   solution: "write c1 /k a; run 16ms; drop m20; run 5ms; crash r3; crash c1; write c2 /k b; run 1s",
+  why: "Skipping phase 1 is an optimisation only a leader whose ballot already holds a majority's promise may take; a new leader that skips it can overwrite a decision that clients were already told.",
+  book: `${BOOK_CHUBBY}: why a new master runs phase 1`,
+  invariants: ["multipaxos.slot-agreement"],
+  keyFields: ["ballot", "log", "open"],
+  predictions: [nextLeader],
 };
 
 const masterLease: Lesson = {
@@ -159,6 +234,35 @@ const masterLease: Lesson = {
     },
   ),
   solution: "write c1 /k a; run 50ms; cut r3 r1,r2,c2; run 600ms; write c2 /k b; run 400ms; read c1 /k; run 100ms",
+  why: "A master cannot tell that it was replaced; serving reads locally is only safe while a lease guarantees nobody else can be master. Without it, a client reads a value that was already overwritten: the store is no longer linearizable.",
+  book: `${BOOK_CHUBBY}: the master lease`,
+  invariants: ["multipaxos.linearizable"],
+  keyFields: ["ballot", "leader", "kv", "lease"],
+  predictions: [
+    {
+      id: "stale-read",
+      on: ["multipaxos.client.invoke"],
+      aheadMs: 100,
+      ask(e, f) {
+        if (e.kind !== "multipaxos.client.invoke" || e.fields?.op !== "get") return undefined;
+        const target = fieldOf(f, e.node, "to") ?? "?";
+        const leaders = withRole(f, "leader").map((id) => ({ id, ballot: Number(fieldOf(f, id, "ballot") ?? 0) })).sort((a, b) => b.ballot - a.ballot);
+        const newest = leaders[0];
+        if (newest === undefined || newest.id === target) return undefined;
+        return { text: `${e.node} reads ${String(e.fields?.key)} from ${target}; the newest master is ${newest.id} (ballot ${newest.ballot}). What will ${e.node} be answered?`, choices: ["the newest value", "an older value (a stale read)", "no answer within 100 ms"] };
+      },
+      answer(q, events) {
+        const client = q.text.split(" ")[0]!;
+        const newest = /newest master is (r\d)/.exec(q.text)![1]!;
+        const read = events.find((e) => e.kind === "multipaxos.read" && e.fields?.client === client);
+        const done = events.find((e): e is TraceEvent<"multipaxos.client.complete"> => e.kind === "multipaxos.client.complete" && e.fields.client === client);
+        if (done === undefined) return { choice: 2, because: `${client}'s read was not answered within 100 ms${read === undefined ? ": no master served it" : ""}` };
+        const value = done.fields?.value === null ? "(none)" : String(done.fields?.value);
+        const stale = read !== undefined && read.node !== newest;
+        return { choice: stale ? 1 : 0, because: `${read?.node ?? "a replica"} answered ${value}${stale ? `: it had been replaced by ${newest} and, holding no lease, did not know` : ""}` };
+      },
+    },
+  ],
 };
 
 export const MULTIPAXOS_LESSONS: readonly Lesson[] = [phase2Only, leaderFailover, noopGaps, skipPhase1, masterLease];

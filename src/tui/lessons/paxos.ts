@@ -6,7 +6,49 @@
  * holds whatever path the learner takes.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { goalWatch, type Lesson } from "./lesson.js";
+import { goalWatch, type Lesson, type Prediction } from "./lesson.js";
+import { fieldOf, listed, msAt, withRole } from "./frame-read.js";
+
+const BOOK_PAXOS = "From Paxos to ZooKeeper, 2.2 (the Paxos algorithm)";
+const acceptedProposals = (f: Parameters<Prediction["ask"]>[1]) =>
+  withRole(f, "acceptor")
+    .map((a) => ({ a, p: fieldOf(f, a, "accepted") ?? "—" }))
+    .filter((x) => x.p !== "—");
+
+/** Asked when a proposer's start timer fires after something was accepted: which value will it propose? */
+const whichValue: Prediction = {
+  id: "which-value",
+  on: ["timer"],
+  aheadMs: 100,
+  ask(e, f) {
+    if (e.kind !== "timer" || e.detail !== "paxos.start") return undefined;
+    const accepted = acceptedProposals(f);
+    if (accepted.length === 0) return undefined;
+    const reported = /, (\w+)\]$/.exec(accepted[0]!.p)?.[1] ?? "?";
+    return {
+      text: `${e.node} starts phase 1 with its own value; ${listed(accepted.map((x) => `${x.a} accepted ${x.p}`))}. Which value will ${e.node} propose?`,
+      choices: [`${reported}: the value its promises report`, "its own value"],
+    };
+  },
+  answer: (q, events) => proposedBy(q.text.split(" ")[0]!, events),
+};
+
+/** The engine's answer to "which value will `node` propose?" (the reported one, or its own): its first proposal among `events`. */
+function proposedBy(node: string, events: readonly TraceEvent[]): { choice: number; because: string } {
+  const p = events.find((e): e is TraceEvent<"paxos.propose"> => e.kind === "paxos.propose" && e.node === node);
+  if (p === undefined) return { choice: -1, because: `${node} proposed nothing meanwhile` };
+  const proposal = `[${String(p.fields?.ballot)}, ${String(p.fields?.value)}]`;
+  if (p.fields?.adopted === true) return { choice: 0, because: `${node} proposed ${proposal} at ${msAt(p.atUs)}: a promise reported the accepted value, and P2c makes it propose that` };
+  const reported = Number(p.fields?.adoptedFrom) > 0;
+  return { choice: reported ? 1 : -1, because: `${node} proposed its own ${proposal} at ${msAt(p.atUs)}${reported ? ": it ignored what its promises reported" : ": no promise reported an accepted value"}` };
+}
+
+/** How many acceptors accepted each ballot among `events`. */
+function acceptancesByBallot(events: readonly TraceEvent[]): Map<number, Set<string>> {
+  const by = new Map<number, Set<string>>();
+  for (const e of events) if (e.kind === "paxos.accepted") (by.get(Number(e.fields?.ballot)) ?? by.set(Number(e.fields?.ballot), new Set()).get(Number(e.fields?.ballot))!).add(e.node);
+  return by;
+}
 
 /** Acceptances per ballot, and the proposals they made chosen, in the order they were. */
 interface Tally {
@@ -57,6 +99,11 @@ const whyPhase1: Lesson = {
     },
   ),
   solution: "run 20ms; fire t2; run 40ms",
+  why: "Consensus is only useful if a decision never changes: a replicated log whose entry could be overwritten by a later proposer would give two replicas two different histories. Phase 1 is what makes a chosen value stick.",
+  book: `${BOOK_PAXOS}: P2c — a proposer proposes the value of the highest-numbered proposal its majority accepted`,
+  invariants: ["paxos.agreement"],
+  keyFields: ["phase", "ballot", "chosen", "accepted", "promised"],
+  predictions: [whichValue],
 };
 
 const breakConsensus: Lesson = {
@@ -79,6 +126,11 @@ const breakConsensus: Lesson = {
     return { reached: true, text: `${first.value} was chosen at ballot ${first.ballot} (${first.by.join(", ")}) and ${other.value} at ballot ${other.ballot} (${other.by.join(", ")}): the two majorities share an acceptor, which reported ${first.value} — the broken proposer ignored it (P2c), so consensus is broken` };
   }),
   solution: "run 20ms; fire t2; run 40ms",
+  why: "This is the bug Paxos exists to rule out: a proposer that ignores what its promises report lets two majorities choose two values, so two replicas of a log would disagree forever on one entry.",
+  book: `${BOOK_PAXOS}: P2c, and what breaks without it`,
+  invariants: ["paxos.agreement"],
+  keyFields: ["phase", "ballot", "chosen", "accepted", "promised"],
+  predictions: [whichValue],
 };
 
 const higherBallot: Lesson = {
@@ -111,40 +163,91 @@ const higherBallot: Lesson = {
     },
   ),
   solution: "run 8.6ms; delay m7 20; delay m8 20; delay m9 20; fire t2; run 100ms",
+  why: "Promises are what keep an old, slow proposer from sneaking a value past a newer one: any message can be delayed for any time in a real network, and the ballot order decides which one still counts.",
+  book: `${BOOK_PAXOS}: an acceptor's promise (P1a)`,
+  invariants: ["paxos.agreement"],
+  keyFields: ["phase", "ballot", "promised", "accepted"],
+  predictions: [
+    {
+      id: "accept-refused",
+      on: ["timer"],
+      aheadMs: 100,
+      ask(e, f) {
+        if (e.kind !== "timer" || e.detail !== "paxos.start") return undefined;
+        const p = withRole(f, "proposer").find((x) => fieldOf(f, x, "phase") === "2 accept" && x !== e.node);
+        if (p === undefined) return undefined;
+        const proposal = `[${fieldOf(f, p, "ballot") ?? "?"}, ${fieldOf(f, p, "value") ?? "?"}]`;
+        return { text: `${e.node} starts phase 1 with a higher ballot while ${p}'s accept ${proposal} is still on its way. Will a majority of acceptors accept ${proposal}?`, choices: ["yes: it was sent first", "no: the acceptors will have promised the higher ballot"] };
+      },
+      answer(q, events) {
+        const ballot = Number(/accept \[(\d+),/.exec(q.text)![1]);
+        const by = acceptancesByBallot(events).get(ballot) ?? new Set();
+        const refused = events.filter((e) => e.kind === "paxos.preempted" && Number(e.fields?.ballot) === ballot).length;
+        return by.size >= 2 ? { choice: 0, because: `${listed([...by])} accepted ballot ${ballot}` } : { choice: 1, because: `${by.size === 0 ? "no acceptor" : listed([...by])} accepted ballot ${ballot}; ${refused} refusal(s) came back: a higher promise was made first` };
+      },
+    },
+  ],
 };
 
 const dueling: Lesson = {
   protocol: "paxos",
   name: "dueling-proposers",
   title: "Dueling proposers, and the distinguished proposer",
-  idea: "Two proposers that retry at once keep pre-empting each other — each one's prepare outbids the other's accept — so neither completes a round (a livelock); the book's cure is a distinguished proposer: only it proposes.",
+  idea: "Two proposers that retry at once keep pre-empting each other — each one's prepare outbids the other's accept — so no ballot is accepted by a majority and no value is chosen (a livelock while it lasts); the book's cure is a distinguished proposer: only it proposes.",
   intro: [
     "Variant dueling: p1 and p2 start together and retry at once after a refusal.",
-    "Step or run a little (run 20ms): count the pre-emptions in the narration; no proposer completes a round.",
-    "From 30 ms p1 is the distinguished proposer: p2 stops starting rounds. Run on (run 40ms).",
+    "Run a little (run 20ms): count the pre-emptions in the narration; no ballot is accepted by a majority, nothing is chosen.",
+    "From 30 ms p1 is the distinguished proposer: p2 stops starting rounds. Run on (run 40ms) until a value is chosen.",
   ],
-  seed: 348,
+  seed: 856,
   variant: "dueling",
   setup: [],
   goal: goalWatch(
-    ["paxos.chosen", "paxos.preempted", "paxos.proposer.deferred", "crash", "pause"],
-    { preempted: 0, alone: "", done: "" },
+    [...TALLY_KINDS, "paxos.propose", "paxos.preempted", "paxos.proposer.deferred", "crash", "pause"],
+    { t: blankTally(), proposerOf: {} as Record<string, string>, preempted: 0, alone: "", chosenAlone: false },
     (s, e) => {
-      if (e.kind === "paxos.chosen" && s.done === "") s.done = s.alone === "" ? "early" : `${e.node} completed ballot ${e.fields.ballot}: ${e.fields.value} is chosen`;
-      if (s.done !== "") return;
+      const before = s.t.chosen.length;
+      tally(s.t, e);
+      if (before === 0 && s.t.chosen.length > 0) s.chosenAlone = s.alone !== "";
+      if (e.kind === "paxos.propose") s.proposerOf[String(e.fields.ballot)] = e.node;
+      if (s.t.chosen.length > 0) return;
       if (e.kind === "paxos.preempted") s.preempted++;
       if (s.alone !== "") return;
       if (e.kind === "paxos.proposer.deferred") s.alone = `${e.node} deferred to the distinguished proposer ${e.fields.to}`;
       if ((e.kind === "crash" || e.kind === "pause") && /^p\d$/.test(e.node)) s.alone = `${e.node} was stopped (${e.kind}) — a crude distinguished proposer`;
     },
     (s) => {
-      if (s.done === "early") return { reached: false, text: `a proposer completed a round after ${s.preempted} pre-emption(s), before the duel was seen: go back and try again` };
-      if (s.preempted < 3) return { reached: false, text: `see the proposers pre-empt each other 3 times while no round completes (${s.preempted} so far)` };
-      if (s.done === "") return { reached: false, text: `✓ ${s.preempted} pre-emptions and no round completed; now let one proposer propose alone` };
-      return { reached: true, text: `${s.preempted} pre-emptions while no proposer completed a round; then ${s.alone}, and ${s.done} — a distinguished proposer ends the livelock` };
+      // "Chosen" is the checkers' definition: a majority of acceptors accepted one ballot (the tally), whoever heard of it.
+      const chosen = firstChosen(s.t);
+      const what = chosen === undefined ? "" : `ballot ${chosen.ballot}${s.proposerOf[String(chosen.ballot)] !== undefined ? ` of ${s.proposerOf[String(chosen.ballot)]}` : ""} was accepted by ${chosen.by.join(", ")}: ${chosen.value} is chosen`;
+      if (chosen !== undefined && !s.chosenAlone) return { reached: false, text: `${what} after ${s.preempted} pre-emption(s), while both still proposed: no livelock in this run — go back (←) and try other moves` };
+      if (s.preempted < 3) return { reached: false, text: `see the proposers pre-empt each other 3 times while no value is chosen (${s.preempted} so far)` };
+      if (s.alone === "") return { reached: false, text: `✓ ${s.preempted} pre-emptions and no value chosen (no ballot accepted by a majority): a livelock so far; now let one proposer propose alone` };
+      if (chosen === undefined) return { reached: false, text: `✓ ${s.preempted} pre-emptions and no value chosen; ${s.alone}: run on until a value is chosen` };
+      return { reached: true, text: `${s.preempted} pre-emptions while no ballot was accepted by a majority — a livelock while it lasted; then ${s.alone}, and ${what} — a distinguished proposer ends the livelock` };
     },
   ),
   solution: "run 20ms; run 40ms",
+  why: "Paxos is always safe but not always live: two proposers that keep outbidding each other can delay a decision forever (FLP says no protocol avoids this in every run). Real systems elect a distinguished proposer — a leader — and back off randomly.",
+  book: `${BOOK_PAXOS}: progress and the distinguished proposer`,
+  invariants: ["paxos.agreement"],
+  keyFields: ["phase", "ballot", "rounds", "promised", "accepted"],
+  predictions: [
+    {
+      id: "duel",
+      on: ["paxos.preempted"],
+      aheadMs: 40,
+      ask(e, f) {
+        if (e.kind !== "paxos.preempted" || f.nowUs >= 30_000) return undefined;
+        return { text: `${e.node}'s ballot was pre-empted by the other proposer's. Will any value be chosen (accepted by a majority at one ballot) before p1 becomes the distinguished proposer at 30 ms?`, choices: ["yes", "no: they keep pre-empting each other"] };
+      },
+      answer(_q, events) {
+        const early = events.filter((e) => e.atUs < 30_000);
+        const chosen = [...acceptancesByBallot(early)].find(([, by]) => by.size >= 2);
+        return chosen !== undefined ? { choice: 0, because: `${listed([...chosen[1]])} accepted ballot ${chosen[0]} before 30 ms: a value was chosen` } : { choice: 1, because: "before 30 ms no ballot was accepted by a majority" };
+      },
+    },
+  ],
 };
 
 const proposerCrash: Lesson = {
@@ -181,6 +284,26 @@ const proposerCrash: Lesson = {
     },
   ),
   solution: "run 12.9ms; crash p1; fire t2; run 40ms",
+  why: "A leader can die right after its proposal was chosen and before anyone heard: the system must still never choose differently. Majority intersection is what lets the next proposer find the value without the dead one.",
+  book: `${BOOK_PAXOS}: majority intersection`,
+  invariants: ["paxos.agreement"],
+  keyFields: ["phase", "ballot", "promised", "accepted", "chosen"],
+  predictions: [
+    {
+      id: "carried",
+      on: ["crash"],
+      aheadMs: 400,
+      ask(e, f) {
+        if (e.kind !== "crash" || !/^p\d$/.test(e.node)) return undefined;
+        const accepted = acceptedProposals(f);
+        const other = withRole(f, "proposer").find((p) => p !== e.node);
+        if (accepted.length < 2 || other === undefined) return undefined;
+        const value = /, (\w+)\]$/.exec(accepted[0]!.p)?.[1] ?? "?";
+        return { text: `${e.node} crashed after ${listed(accepted.map((x) => `${x.a} accepted ${x.p}`))}, before it heard so. What will ${other} propose when it runs?`, choices: [`${value}: the value its promises report`, "its own value"] };
+      },
+      answer: (q, events) => proposedBy(/What will (p\d)/.exec(q.text)![1]!, events),
+    },
+  ],
 };
 
 export const PAXOS_LESSONS: readonly Lesson[] = [whyPhase1, higherBallot, dueling, proposerCrash, breakConsensus];

@@ -9,7 +9,7 @@
  */
 import type { Action } from "../../stepper/types.js";
 import type { Lesson } from "./lesson.js";
-import { commitGoal, entries } from "./commit-goals.js";
+import { BOOK_3PC, commitGoal, decisionPrediction, entries, outcomePrediction } from "./commit-goals.js";
 
 const TXN_X: readonly Action[] = [{ kind: "client", client: "c1", op: "txn", key: "x", value: "1", noVoteFrom: [] }];
 const ALL = ["p1", "p2", "p3"];
@@ -26,6 +26,10 @@ const threePhases: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "The extra round buys knowledge: once a participant is precommitted it knows everyone voted Yes, so it can finish without the coordinator — the property 2PC lacks.",
+  book: `${BOOK_3PC}: canCommit, preCommit, doCommit`,
+  invariants: ["commit.atomicity", "commit.validity"],
+  predictions: [decisionPrediction("3pc")],
   goal: commitGoal("3pc", (r) => {
     const done = entries(r).find(([, t]) => t.decision === "commit" && ALL.every((p) => t.precommitted.includes(p) && t.applied[p]?.outcome === "commit"));
     if (done === undefined) return { reached: false, text: "run a transaction through all three phases until every participant has committed" };
@@ -38,17 +42,21 @@ const nonblocking: Lesson = {
   protocol: "3pc",
   name: "coordinator-crash-commits",
   title: "The coordinator crashes: precommitted participants commit",
-  idea: "The crash that blocks 2PC does not block 3PC: a participant that got preCommit knows every vote was Yes, so when the coordinator falls silent it commits on its timeout (after asking its peers how far they got).",
+  idea: "The crash that blocks 2PC does not block 3PC: a participant that got preCommit knows every vote was Yes, so when the coordinator falls silent the participants elect a recovery coordinator among themselves, which finds them precommitted and commits for all (the book's rule: a precommitted participant commits on its timeout).",
   intro: [
     "Step until every participant is precommitted and co has their Acks (step 30), then crash co before doCommit goes out.",
-    "Run on (run 2s): p1–p3 time out, ask each other, and commit without the coordinator.",
+    "Run on (run 2s): p1–p3 time out and ask each other; p1, their recovery coordinator, commits and tells the others — without the coordinator.",
   ],
   seed: 1,
   setup: TXN_X,
+  why: "A coordinator crash no longer holds locks hostage: participants that reached preCommit finish without it, which is why 3PC is called non-blocking (with crashes only). The book lets a precommitted participant commit alone on its timeout; this model follows Skeen's termination protocol instead — those that time out elect a recovery coordinator, which brings any uncertain participant to precommitted before anyone commits, so a later crash cannot leave one committed and another aborted.",
+  book: `${BOOK_3PC}: what a participant may decide alone (the termination protocol: Skeen, 1981)`,
+  invariants: ["commit.atomicity"],
+  predictions: [outcomePrediction("3pc", 2_000, ["crash"])],
   goal: commitGoal("3pc", (r) => {
     const down = r.coordinatorDownSinceUs;
     const done = entries(r).find(([, t]) => ALL.every((p) => t.applied[p]?.outcome === "commit" && t.applied[p]!.by !== "doCommit"));
-    if (done !== undefined && down >= 0) return { reached: true, text: `${done[0]}: co crashed before doCommit; p1–p3 were precommitted, so on their timeouts they committed without it — no blocking, and all agree` };
+    if (done !== undefined && down >= 0) return { reached: true, text: `${done[0]}: co crashed before doCommit; p1–p3 were precommitted, so they committed without it — no blocking, and all agree` };
     return { reached: false, text: down >= 0 ? "run on until the participants finish without the coordinator" : "crash the coordinator after every participant is precommitted, before doCommit reaches them" };
   }),
   solution: "step 30; crash co; run 2s",
@@ -58,16 +66,20 @@ const uncertain: Lesson = {
   protocol: "3pc",
   name: "uncertain-aborts",
   title: "Before preCommit, a timeout aborts",
-  idea: "A participant that voted Yes but never got preCommit cannot know whether the others did: when the coordinator falls silent it asks its peers, and if none got preCommit it aborts — nobody can have committed.",
+  idea: "A participant that voted Yes but never got preCommit cannot know whether the others did: when the coordinator falls silent the participants elect a recovery coordinator, which hears that none got preCommit and aborts for all — nobody can have committed.",
   intro: [
     "Step until co has every vote (step 16), then crash co before preCommit goes out: crash co",
-    "Run on (run 2s): p1–p3 are uncertain; they time out, find no peer precommitted, and abort.",
+    "Run on (run 2s): p1–p3 are uncertain; they time out, and their recovery coordinator (p1) finds none precommitted and aborts for all.",
   ],
   seed: 1,
   setup: TXN_X,
+  why: "Aborting is safe exactly when nobody can have committed. The book's uncertain participant aborts alone on its timeout; in this model (Skeen's termination protocol) the recovery coordinator aborts only when every participant it reaches is uncertain — one precommitted peer would make it commit them all.",
+  book: `${BOOK_3PC}: timeouts before preCommit (the termination protocol's rule: all uncertain, abort)`,
+  invariants: ["commit.atomicity"],
+  predictions: [outcomePrediction("3pc", 2_000, ["crash"])],
   goal: commitGoal("3pc", (r) => {
     const done = entries(r).find(([, t]) => ALL.every((p) => t.votes[p] === "yes" && t.applied[p]?.outcome === "abort" && t.applied[p]!.by !== "abort") && t.precommitted.length === 0);
-    if (done !== undefined) return { reached: true, text: `${done[0]}: every participant voted Yes, none got preCommit; with co silent they timed out and aborted — safe, since nobody could have committed` };
+    if (done !== undefined) return { reached: true, text: `${done[0]}: every participant voted Yes, none got preCommit; with co silent they timed out and aborted without it — safe, since nobody could have committed` };
     return { reached: false, text: "crash the coordinator after the votes, before any preCommit arrives, and run on" };
   }),
   solution: "step 16; crash co; run 2s",
@@ -84,6 +96,10 @@ const partition: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "Networks partition; a protocol that is non-blocking under crashes can still split its decision under a partition — each side terminates on its own, by the book's rule and by Skeen's termination protocol alike — which is why real systems reach for consensus (Paxos, ZAB) to commit across machines.",
+  book: `${BOOK_3PC}: the network partition problem`,
+  invariants: ["commit.atomicity"],
+  predictions: [outcomePrediction("3pc", 2_000, ["partition"])],
   goal: commitGoal("3pc", (r) => {
     for (const [txn, t] of entries(r)) {
       const outcomes = ALL.map((p) => t.applied[p]?.outcome);

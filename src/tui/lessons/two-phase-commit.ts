@@ -8,7 +8,7 @@
  */
 import type { Action } from "../../stepper/types.js";
 import type { Lesson } from "./lesson.js";
-import { commitGoal, entries, secs, waitingOn } from "./commit-goals.js";
+import { BOOK_2PC, commitGoal, decisionPrediction, entries, outcomePrediction, secs, waitingOn } from "./commit-goals.js";
 
 const TXN_X: readonly Action[] = [{ kind: "client", client: "c1", op: "txn", key: "x", value: "1", noVoteFrom: [] }];
 const BLOCKED_US = 3_000_000;
@@ -26,6 +26,10 @@ const twoPhases: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "Every database that spans machines (XA transactions, sharded stores) needs all-or-nothing: a transfer that debits one account and never credits the other is a lost payment. 2PC gets it by letting nobody commit until everyone could.",
+  book: `${BOOK_2PC}: the two phases`,
+  invariants: ["commit.atomicity", "commit.validity"],
+  predictions: [decisionPrediction("2pc")],
   goal: commitGoal("2pc", (r) => {
     const done = entries(r).find(([, t]) => t.decision === "commit" && ALL.every((p) => t.applied[p]?.outcome === "commit"));
     if (done === undefined) return { reached: false, text: "run a transaction through both phases until every participant has committed" };
@@ -45,6 +49,10 @@ const oneNo: Lesson = {
   ],
   seed: 1,
   setup: [],
+  why: "One participant that cannot apply a change (a constraint fails, a disk is full) must be able to veto it for everyone; otherwise the replicas of the data disagree.",
+  book: `${BOOK_2PC}: a No vote and the rollback`,
+  invariants: ["commit.atomicity", "commit.validity"],
+  predictions: [decisionPrediction("2pc")],
   goal: commitGoal("2pc", (r) => {
     const rolled = entries(r).find(([, t]) => Object.values(t.votes).includes("no") && ALL.every((p) => t.applied[p]?.outcome === "rollback"));
     if (rolled === undefined) return { reached: false, text: "make one participant vote No and see the whole transaction rolled back" };
@@ -65,6 +73,10 @@ const blocks: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "This is 2PC's price in production: a coordinator that dies at the wrong moment leaves rows locked on every participant until it comes back, and no timeout may safely release them.",
+  book: `${BOOK_2PC}: blocking, the single point of failure`,
+  invariants: ["commit.atomicity", "commit.blocking"],
+  predictions: [outcomePrediction("2pc", 3_000, ["crash"])],
   goal: commitGoal("2pc", (r) => {
     const down = r.coordinatorDownSinceUs;
     for (const [txn, t] of entries(r)) {
@@ -90,6 +102,10 @@ const presumedAbort: Lesson = {
   ],
   seed: 1,
   setup: TXN_X,
+  why: "Recovery must give the same answer the coordinator would have given: writing the decision before announcing it means a restart with no decision on disk can safely abort, because nobody was told Commit.",
+  book: `${BOOK_2PC}: the coordinator's log and recovery`,
+  invariants: ["commit.atomicity", "commit.durability"],
+  predictions: [outcomePrediction("2pc", 1_000, ["restart"])],
   goal: commitGoal("2pc", (r) => {
     const freed = entries(r).find(([, t]) => t.recovered === "presumed abort" && Object.keys(t.yesAtUs).length > 0 && ALL.every((p) => t.applied[p]?.outcome === "rollback"));
     if (freed !== undefined) return { reached: true, text: `co restarted with begin ${freed[0]} in its log but no decision: it presumed abort and sent Rollback; p1–p3, in doubt until then, rolled back and released x` };
@@ -104,13 +120,17 @@ const partialCommit: Lesson = {
   protocol: "2pc",
   name: "partial-commit",
   title: "Commit reaches only some participants",
-  idea: "If the coordinator crashes while sending Commit, some participants commit and the others stay in doubt: the book's data inconsistency. The decision is in the coordinator's log, so after its restart it sends Commit again and all commit.",
+  idea: "If a local network failure, or the coordinator's crash before every Commit has left, keeps Commit from some participants, those commit and the others stay in doubt: the book's data inconsistency. The decision is in the coordinator's log, so after its restart it sends Commit again and all commit.",
   intro: [
-    "Step until the first Commit arrives (step 19), then crash co: the Commits still in flight are lost.",
-    "Run on (run 2s): one participant has x=1, the others still hold x's lock. Then restart co and run on.",
+    "Step until the first Commit arrives (step 19), then cut co off from p1 and p3 (cut co p1,p3) and crash co: the Commits still on the wire are lost to the cut.",
+    "Run on (run 2s): one participant has x=1, the others still hold x's lock. Then heal, restart co and run on.",
   ],
   seed: 1,
   setup: TXN_X,
+  why: "Between the first Commit and the last, the participants disagree; 2PC only promises that they agree in the end, which holds because the decision is durable before it is sent.",
+  book: `${BOOK_2PC}: data inconsistency while Commit is in flight`,
+  invariants: ["commit.atomicity", "commit.durability"],
+  predictions: [outcomePrediction("2pc", 1_000, ["restart"])],
   goal: commitGoal("2pc", (r) => {
     for (const [txn, t] of entries(r)) {
       if (t.splitSeen === "") continue;
@@ -121,7 +141,7 @@ const partialCommit: Lesson = {
     }
     return { reached: false, text: "crash the coordinator after one participant got Commit but before the others did" };
   }),
-  solution: "step 19; crash co; run 2s; restart co; run 500ms",
+  solution: "step 19; cut co p1,p3; crash co; run 2s; heal; restart co; run 500ms",
 };
 
 export const TWO_PC_LESSONS: readonly Lesson[] = [twoPhases, oneNo, blocks, presumedAbort, partialCommit];

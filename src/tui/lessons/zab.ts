@@ -3,10 +3,43 @@
  * clients are connected to it). Each goal is judged from the trace's `zab.*` annotations, so it
  * holds whatever path the learner takes to it.
  */
-import type { TraceEvent } from "../../sim/trace.js";
-import { goalWatch, type Lesson } from "./lesson.js";
+import { isOfKind, type TraceEvent } from "../../sim/trace.js";
+import type { Frame } from "../../stepper/types.js";
+import { goalWatch, type Lesson, type Prediction } from "./lesson.js";
+import { fieldOf, isDown, listed, msAt, withRole } from "./frame-read.js";
 
 const isServer = (node: string) => /^s\d+$/.test(node);
+const servers = (f: Frame) => f.nodes.filter((n) => isServer(n.id)).map((n) => n.id);
+const zxidOf = (s: string | undefined): bigint | undefined => (s !== undefined && /^0x[0-9a-f]+$/i.test(s) ? BigInt(s) : undefined);
+
+/**
+ * Asked when the leader proposes while `down` servers (counted by `count`) are down: will the
+ * proposal be committed? The engine's answer: a zab.commit of that zxid within a second.
+ */
+function commitPrediction(id: string, count: (down: number, total: number) => boolean): Prediction {
+  return {
+    id,
+    on: ["zab.propose"],
+    aheadMs: 1_000,
+    ask(e, f) {
+      if (e.kind !== "zab.propose") return undefined;
+      const down = servers(f).filter((s) => isDown(f, s));
+      if (!count(down.length, servers(f).length)) return undefined;
+      const zxid = String(e.fields?.zxid);
+      return {
+        text: `${e.node} (leader) proposed ${zxid} with ${down.length === 0 ? "every server up" : `${listed(down)} down`}. Will ${zxid} be committed within a second?`,
+        choices: ["yes: the leader gets the ACKs it needs and commits it", "no: it stays proposed, uncommitted"],
+      };
+    },
+    answer(q, events) {
+      const zxid = /proposed (0x[0-9a-f]+)/.exec(q.text)![1]!;
+      const acks = events.filter((e): e is TraceEvent<"zab.ack"> => e.kind === "zab.ack" && e.fields.zxid === zxid).map((e) => `s${e.fields.from}`);
+      const commit = events.find((e) => e.kind === "zab.commit" && e.fields?.zxid === zxid);
+      if (commit !== undefined) return { choice: 0, because: `${commit.node} committed ${zxid} at ${msAt(commit.atUs)} once ${listed([...new Set(acks)])} had logged it: a quorum` };
+      return { choice: 1, because: `no COMMIT in a second: only ${listed([...new Set(acks)])} logged ${zxid}, not a quorum` };
+    },
+  };
+}
 
 interface Downs {
   down: string[];
@@ -56,6 +89,11 @@ const quorumCommit: Lesson = {
     },
   ),
   solution: "crash s1; write c1 /a 1; run 1s; crash s2; write c1 /b 2; run 2s",
+  why: "A write acknowledged by a quorum survives any minority of crashes, because every later quorum contains a server that logged it; a leader that committed on fewer ACKs could lose a write it already confirmed to a client.",
+  book: "From Paxos to ZooKeeper, 4.2 (ZAB: message broadcast)",
+  invariants: ["zab.committed-durability", "zab.durable-ack"],
+  keyFields: ["proposals", "last", "commit"],
+  predictions: [commitPrediction("one-down", (down) => down === 1), commitPrediction("quorum-down", (down, total) => down >= total - Math.floor(total / 2))],
 };
 
 const leaderCrash: Lesson = {
@@ -104,6 +142,38 @@ const leaderCrash: Lesson = {
     },
   ),
   solution: "write c1 /p x; step 3; crash s3; run 3s",
+  why: "A client that heard CONNECTIONLOSS cannot tell whether its write happened; ZooKeeper promises that a txn a quorum logged is never lost, so the next leader — the one with the longest history — commits it, and the client must read before it retries.",
+  book: "From Paxos to ZooKeeper, 4.2 (ZAB: crash recovery)",
+  invariants: ["zab.committed-durability", "zab.election-most-recent"],
+  keyFields: ["last", "commit", "proposals", "epoch"],
+  predictions: [
+    {
+      id: "orphan",
+      on: ["crash"],
+      aheadMs: 3_000,
+      ask(e, f) {
+        if (e.kind !== "crash" || !isServer(e.node)) return undefined;
+        // Its last proposal that no COMMIT followed (among the recent events the frame holds).
+        const proposed = f.recent.map((r) => r.event).filter((p): p is TraceEvent<"zab.propose"> => p.kind === "zab.propose" && p.node === e.node).map((p) => p.fields.zxid);
+        const committed = new Set(f.recent.map((r) => r.event).filter((c) => isOfKind(c, "zab.commit")).map((c) => c.fields.zxid));
+        const zxid = proposed.filter((z) => !committed.has(z)).pop();
+        if (zxid === undefined) return undefined;
+        return {
+          text: `${e.node}, the leader, crashed after proposing ${zxid} and before committing it: no COMMIT was sent. Once a new leader is up, will ${zxid} be committed?`,
+          choices: ["yes: the new leader has it in its history and commits it", "no: without a COMMIT it is lost"],
+        };
+      },
+      answer(q, events) {
+        const zxid = /after proposing (0x[0-9a-f]+)/.exec(q.text)![1]!;
+        const z = BigInt(zxid);
+        const est = events.find((e): e is TraceEvent<"zab.leader.established"> => e.kind === "zab.leader.established" && BigInt(e.fields.lastZxid) >= z);
+        if (est !== undefined) return { choice: 0, because: `${est.node} became leader of epoch ${String(est.fields?.epoch)} at ${msAt(est.atUs)} with ${zxid} in its history, which commits it` };
+        const delivered = events.find((e) => e.kind === "zab.deliver" && e.fields?.zxid === zxid);
+        if (delivered !== undefined) return { choice: 0, because: `${delivered.node} delivered ${zxid} at ${msAt(delivered.atUs)}` };
+        return { choice: 1, because: `within 3 s no server committed ${zxid}` };
+      },
+    },
+  ],
 };
 
 const laggingFollower: Lesson = {
@@ -133,6 +203,35 @@ const laggingFollower: Lesson = {
         : { reached: true, text: `${s.learner} was at ${s.from}; the leader synced it by ${s.mode} up to ${s.to} before it could serve again` },
   ),
   solution: "crash s1; write c1 /a 1; write c1 /b 2; run 1s; restart s1; run 3s",
+  why: "A server that rejoins must not serve reads or ACK proposals until its log is exactly the leader's committed prefix: a stale follower would answer clients with old data, and one holding txns nobody committed would spread them.",
+  book: "From Paxos to ZooKeeper, 4.2 (ZAB: data synchronization)",
+  invariants: ["zab.prefix-consistency", "zab.identical-trees"],
+  keyFields: ["last", "commit", "sync", "phase"],
+  predictions: [
+    {
+      id: "sync-mode",
+      on: ["start", "restart"],
+      aheadMs: 3_000,
+      ask(e, f) {
+        if ((e.kind !== "restart" && e.kind !== "start") || !isServer(e.node)) return undefined;
+        const leader = withRole(f, "leader")[0];
+        const mine = zxidOf(fieldOf(f, e.node, "last"));
+        const theirs = leader === undefined ? undefined : zxidOf(fieldOf(f, leader, "last"));
+        if (leader === undefined || mine === undefined || theirs === undefined || mine === theirs) return undefined;
+        return {
+          text: `${e.node} comes back with its log at 0x${mine.toString(16)}; the leader ${leader} is at 0x${theirs.toString(16)}. How will ${leader} synchronize ${e.node}?`,
+          choices: ["DIFF: it sends the txns it lacks", "TRUNC: it cuts the follower's log back", "SNAP: it sends its whole tree as a snapshot"],
+        };
+      },
+      answer(q, events) {
+        const node = /^(s\d+) comes back/.exec(q.text)![1]!;
+        const sync = events.find((e): e is TraceEvent<"zab.sync"> => e.kind === "zab.sync" && `s${e.fields.learner}` === node);
+        if (sync === undefined) return { choice: -1, because: `within 3 s no leader synchronized ${node}` };
+        const mode = String(sync.fields?.mode);
+        return { choice: ["DIFF", "TRUNC", "SNAP"].indexOf(mode), because: `${sync.node} synchronized ${node} by ${mode} from ${String(sync.fields?.peerLastZxid)} to ${String(sync.fields?.zxid)}` };
+      },
+    },
+  ],
 };
 
 const isolatedLeader: Lesson = {
@@ -166,6 +265,31 @@ const isolatedLeader: Lesson = {
     },
   ),
   solution: "cut s3 s1,s2; run 15s",
+  why: "A leader cut off from its quorum can no longer commit; if it went on serving it would hand clients a past that the majority has moved beyond. ZooKeeper makes it step down after syncLimit ticks without a quorum, and a new epoch fences it off.",
+  book: "From Paxos to ZooKeeper, 4.2 (ZAB: crash recovery); ch. 7 (leader election)",
+  invariants: ["zab.leadership"],
+  keyFields: ["epoch", "phase", "vote"],
+  predictions: [
+    {
+      id: "who-leads",
+      on: ["partition"],
+      aheadMs: 15_000,
+      ask(e, f) {
+        if (e.kind !== "partition") return undefined;
+        const leader = withRole(f, "leader")[0];
+        const links = Array.isArray(e.fields?.links) ? e.fields.links.map(String) : [];
+        const others = servers(f).filter((s) => s !== leader);
+        if (leader === undefined || !others.every((o) => links.includes(`${leader}>${o}`))) return undefined;
+        return { text: `${leader}, the leader, is cut off from ${listed(others)}. Who will be the established leader 15 s from now?`, choices: [...others.map((o) => `${o}, in a new epoch`), `${leader} still`] };
+      },
+      answer(q, events) {
+        const est = events.filter((e) => e.kind === "zab.leader.established").pop();
+        const names = q.choices.map((c) => c.split(/[ ,]/)[0]!);
+        if (est === undefined) return { choice: names.length - 1, because: "no new leader was established within 15 s" };
+        return { choice: names.indexOf(est.node), because: `${est.node} was established as leader of epoch ${String(est.fields?.epoch)} at ${msAt(est.atUs)}` };
+      },
+    },
+  ],
 };
 
 const sessionExpiry: Lesson = {
@@ -192,6 +316,33 @@ const sessionExpiry: Lesson = {
     },
   ),
   solution: "ephemeral c2 /e here; run 1s; crash c2; run 10s",
+  why: "Locks, leader election and group membership built on ZooKeeper rely on an ephemeral node vanishing exactly when its owner's session ends — not when a connection drops (the client may reconnect elsewhere), and not never.",
+  book: "From Paxos to ZooKeeper, ch. 7 (sessions; ephemeral nodes)",
+  invariants: ["client.session-order"],
+  keyFields: ["session", "ops", "server"],
+  predictions: [
+    {
+      id: "expiry",
+      on: ["crash"],
+      aheadMs: 10_000,
+      ask(e, f) {
+        if (e.kind !== "crash" || !/^c\d+$/.test(e.node)) return undefined;
+        const session = fieldOf(f, e.node, "session") ?? "";
+        if (!/^0x/.test(session)) return undefined;
+        return {
+          text: `${e.node} crashed with its session ${session.split(" ")[0]} open. When will the leader expire that session (and delete its ephemeral nodes)?`,
+          choices: ["at once: its connection is gone", "after the session timeout, when the leader's tracker expires it", "never: nobody closed it"],
+        };
+      },
+      answer(q, events) {
+        const session = /session (0x[0-9a-f]+)/.exec(q.text)![1]!;
+        const exp = events.find((e) => e.kind === "zk.session.expire" && e.fields?.session === session);
+        if (exp === undefined) return { choice: 2, because: `within 10 s nobody expired ${session}` };
+        const after = exp.atUs - q.atUs;
+        return { choice: after < 1_000_000 ? 0 : 1, because: `${exp.node} expired ${session} at ${msAt(exp.atUs)}, ${(after / 1e6).toFixed(1)} s on` };
+      },
+    },
+  ],
 };
 
 export const ZAB_LESSONS: readonly Lesson[] = [quorumCommit, leaderCrash, laggingFollower, isolatedLeader, sessionExpiry];

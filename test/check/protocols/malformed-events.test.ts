@@ -37,6 +37,10 @@ const CASES: Case[] = [
   { checker: "multipaxos.linearizable", event: ev("multipaxos.client.invoke", { client: "c1", reqId: 1, op: "put", key: "k1", value: "c1-1" }, "c1"), field: "value" },
   { checker: "multipaxos.linearizable", event: ev("multipaxos.client.complete", { client: "c1", reqId: 1, op: "get", key: "k1", value: null }, "c1"), field: "value" },
   { checker: "multipaxos.linearizable", event: ev("multipaxos.client.invoke", { client: "c1", reqId: 1, op: "get", key: "k1" }, "c1"), field: "op", bad: "cas" },
+  { checker: "multipaxos.liveness", event: ev("multipaxos.apply", { slot: 3, command: "noop" }, "r1"), field: "slot", bad: "three" },
+  { checker: "multipaxos.liveness", event: ev("multipaxos.accepted", { slot: 1, ballot: 1, command: "c1#1", acceptors: 3 }, "r1"), field: "command" },
+  { checker: "commit.liveness", event: ev("3pc.vote", { txn: "t1", vote: "yes", locks: ["x"], reason: "ready" }), field: "vote", bad: "maybe" },
+  { checker: "commit.liveness", event: ev("2pc.result", { txn: "t1", outcome: "commit", waitedMs: 3 }, "c1"), field: "txn" },
 ];
 
 const FACTORIES = new Map<string, () => Checker>(PROTOCOL_CHECKERS);

@@ -19,6 +19,40 @@ describe("multi-paxos scenarios", () => {
     expect(skip.violations.some((v) => v.checker === "multipaxos.slot-agreement" && v.atMs > 1000)).toBe(true);
   }, 30_000);
 
+  it("multipaxos-client-restart: a client that crashes and restarts is a new client; the twin that reuses its identity gets an ok for a put never applied", async () => {
+    const ok = await run("multipaxos-client-restart");
+    expect(ok.violations).toEqual([]);
+    expect(ok.traceHash).toBe("2a983029e8eee6ac");
+    const restarted = (await run("multipaxos-client-restart")).traceHash;
+    expect(restarted).toBe(ok.traceHash);
+    for (const seed of [1, 2, 3]) {
+      expect((await run("multipaxos-client-restart", undefined, seed)).violations, `seed ${seed}`).toEqual([]);
+      const twin = await run("multipaxos-client-restart", "restart-reuses-ids", seed);
+      expect(twin.violations.map((v) => v.checker), `twin, seed ${seed}`).toEqual(["multipaxos.linearizable"]);
+    }
+  }, 60_000);
+
+  it("multipaxos-lease-clock-drift: the leader counts its lease shorter by the drift margin; without it the old master serves a stale read under clock skew", async () => {
+    const ok = await run("multipaxos-lease-clock-drift");
+    expect(ok.violations).toEqual([]);
+    expect(ok.traceHash).toBe("3ebe80a25acfadf4");
+    expect(ok.counts.clock).toBeGreaterThanOrEqual(4);
+    for (const seed of [1, 2, 3]) {
+      expect((await run("multipaxos-lease-clock-drift", undefined, seed)).violations, `seed ${seed}`).toEqual([]);
+      const twin = await run("multipaxos-lease-clock-drift", "no-drift-margin", seed);
+      expect(twin.violations.map((v) => v.checker), `twin, seed ${seed}`).toEqual(["multipaxos.linearizable"]);
+    }
+  }, 120_000);
+
+  it("multipaxos-gap-fill: a new leader fills a hole with a no-op and every replica runs the log; a leader that does not leaves it stuck (multipaxos.liveness)", async () => {
+    const ok = await run("multipaxos-gap-fill");
+    expect(ok.violations).toEqual([]);
+    expect(ok.traceHash).toBe("e12e759ec1bd3f90");
+    const twin = await run("multipaxos-gap-fill", "skip-gap-fill");
+    expect(twin.violations.map((v) => v.checker)).toEqual(["multipaxos.liveness"]);
+    expect(twin.violations[0]!.message).toMatch(/slot 74: never chosen: a hole no leader filled/);
+  }, 60_000);
+
   it("multipaxos-random-faults: seeds 1–10 pass; a leader that skips phase 1 is caught", async () => {
     for (let seed = 1; seed <= 10; seed++) expect((await run("multipaxos-random-faults", undefined, seed)).violations, `seed ${seed}`).toEqual([]);
     const broken = await run("multipaxos-random-faults", "skip-phase-1", 2);

@@ -38,6 +38,7 @@ describe("2PC participant", () => {
       workload: { kind: "two-phase-commit", termination: "cooperative", transactions: TX },
       faults: [
         { atMs: 0, kind: "delay", minMs: 50, maxMs: 50, from: ["coordinator"], to: ["p2", "p3"], oneWay: true },
+        { atMs: 170, kind: "cut", from: ["coordinator"], to: ["p2", "p3"], oneWay: true },
         { atMs: 180, kind: "crash", node: "coordinator" },
       ],
     });
