@@ -254,7 +254,8 @@ export class OracleTree {
       codes.push(typeof r === "object" ? "OK" : r);
       if (codes[codes.length - 1] !== "OK") {
         this.nodes = saved;
-        const results = codes.map((err) => ({ err }));
+        // Every sub-op has a result: the ones after the failure were never tried (§4).
+        const results = [...codes, ...(op.args.ops ?? []).slice(codes.length).map(() => "RUNTIMEINCONSISTENCY")].map((err) => ({ err }));
         return { err: codes[codes.length - 1]!, result: { results } };
       }
     }

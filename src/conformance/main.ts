@@ -10,7 +10,7 @@ import { fourLetterWhitelist, settingsFromFlags } from "../serve/zoo-cfg.js";
 import { CONFORMANCE_SCRIPTS, CONFORMANCE_SUPER_DIGEST } from "./scripts.js";
 import { SUPER_DIGEST_PROPERTY, serveAuthFrom } from "../serve/server-auth.js";
 import { compareSuite, formatReport, readGolden, runSuite, writeGoldens } from "./suite.js";
-import { realZooKeeperInstalled, startRealZooKeeper } from "./real-zookeeper.js";
+import { freePort, realZooKeeperInstalled, startRealZooKeeper } from "./real-zookeeper.js";
 
 export const GOLDEN_DIR = fileURLToPath(new URL("../../conformance/golden/", import.meta.url));
 
@@ -32,7 +32,8 @@ async function main(argv: string[]): Promise<number> {
   const base = settingsFromFlags(1, 0, 2181);
   // As the real server is configured: every four-letter word allowed.
   const auth = serveAuthFrom(new Map([[SUPER_DIGEST_PROPERTY, CONFORMANCE_SUPER_DIGEST]]), () => "", () => undefined);
-  const settings = { ...base, members: base.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist("*"), auth };
+  const clientPort = process.env.ZKSIM_PORT_RANGE === undefined ? 0 : await freePort();
+  const settings = { ...base, members: base.members.map((m) => ({ ...m, clientPort })), fourLetterWords: fourLetterWhitelist("*"), auth };
   const serve = await startServe({ settings, seed: 1, out: () => {} });
   try {
     const port = [...serve.clientPorts.values()][0]!;

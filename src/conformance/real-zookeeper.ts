@@ -22,14 +22,27 @@ export interface RealZooKeeper extends ConformanceTarget {
   stop(): Promise<void>;
 }
 
-/** A port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
+/**
+ * A port free on 127.0.0.1 right now: any (the system's pick), or with `ZKSIM_PORT_RANGE=lo-hi`
+ * in the environment (a machine shared by several runs) the first free one in that range.
+ */
+export async function freePort(): Promise<number> {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.ZKSIM_PORT_RANGE ?? "");
+  if (range === null) return listenOnce(0);
+  for (let port = Number(range[1]); port <= Number(range[2]); port++) {
+    const got = await listenOnce(port).catch(() => undefined);
+    if (got !== undefined) return got;
+  }
+  throw new Error(`no free port in ZKSIM_PORT_RANGE ${process.env.ZKSIM_PORT_RANGE}`);
+}
+
+function listenOnce(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port;
-      probe.close(() => resolve(port));
+    probe.listen(port, "127.0.0.1", () => {
+      const got = (probe.address() as net.AddressInfo).port;
+      probe.close(() => resolve(got));
     });
   });
 }

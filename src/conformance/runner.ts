@@ -18,7 +18,8 @@ import { isKeeperException } from "../zk/client/keeper-exception.js";
 import type { ZooKeeper } from "../zk/client/zoo-keeper.js";
 import type { WatchedEvent } from "../zk/client/watch-manager.js";
 import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js";
-import { normalise, type Normaliser, type Transcript, type TranscriptStep } from "./transcript.js";
+import { normalise, relativeZxid, type Normaliser, type Transcript, type TranscriptStep } from "./transcript.js";
+import { codeName } from "../zk/proto/error-code.js";
 
 export interface ConformanceTarget {
   /** `host:port` of one server (scripts run against a single server). */
@@ -45,6 +46,19 @@ export interface ScriptContext {
   fourLetterWord(word: string, step: string, mask?: (answer: string) => unknown): Promise<void>;
   /** Records a value computed by the script itself. */
   note(step: string, value: unknown): void;
+  /**
+   * Writes raw bytes on a fresh connection, burst by burst (each followed by its wait), and
+   * records what came back: the ConnectResponse's timeout, each reply's xid, error name and
+   * zxid (`z+N`; 0 and −1 as they are), and whether and when (`closedBetweenMs`, in the buckets given) the
+   * server closed the connection.
+   */
+  wire(step: string, bursts: readonly WireBurst[], closeBucketsMs?: readonly number[]): Promise<void>;
+}
+
+/** Bytes to write at once, then how long to read before the next burst. */
+export interface WireBurst {
+  bytes: Uint8Array;
+  waitMs: number;
 }
 
 export interface ConformanceScript {
@@ -150,6 +164,9 @@ export async function runScript(script: ConformanceScript, target: ConformanceTa
       record(step, mask(await askFourLetterWord(target, word)));
     },
     note: record,
+    async wire(step, bursts, closeBucketsMs = []) {
+      record(step, await wireExchange(target, bursts, norm, closeBucketsMs));
+    },
   };
 
   try {
@@ -194,4 +211,60 @@ export function askFourLetterWord(target: ConformanceTarget, word: string, timeo
       reject(err);
     });
   });
+}
+
+/** One raw exchange for `ScriptContext.wire`. */
+function wireExchange(target: ConformanceTarget, bursts: readonly WireBurst[], norm: Normaliser, closeBucketsMs: readonly number[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: target.host, port: target.port });
+    const seen: unknown[] = [];
+    let pending = Buffer.alloc(0);
+    let startMs = 0;
+    let done = false;
+    const finish = (closed: boolean) => {
+      if (done) return;
+      done = true;
+      const out: Record<string, unknown> = { frames: seen, closed };
+      if (closed && closeBucketsMs.length > 0) out.closedBetweenMs = bucketOf(Date.now() - startMs, closeBucketsMs);
+      socket.destroy();
+      resolve(out);
+    };
+    socket.on("error", () => undefined); // a reset shows as "close"
+    socket.on("close", () => finish(true));
+    socket.on("data", (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
+        const payload = pending.subarray(4, 4 + pending.readInt32BE(0));
+        pending = pending.subarray(4 + payload.length);
+        if (seen.length === 0) seen.push({ connected: { timeOutMs: payload.readInt32BE(4) } });
+        else {
+          const zxid = payload.readBigInt64BE(4);
+          seen.push({ xid: payload.readInt32BE(0), err: codeName(payload.readInt32BE(12)), zxid: zxid <= 0n ? Number(zxid) : relativeZxid(zxid, norm) });
+        }
+      }
+    });
+    socket.on("connect", async () => {
+      startMs = Date.now();
+      try {
+        for (const burst of bursts) {
+          if (done) return;
+          socket.write(burst.bytes);
+          await new Promise((r) => setTimeout(r, burst.waitMs));
+        }
+        finish(false);
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+}
+
+/** "[a, b)" for the bucket bounds around `ms` (">= last" past the last). */
+function bucketOf(ms: number, boundsMs: readonly number[]): string {
+  let lower = 0;
+  for (const b of boundsMs) {
+    if (ms < b) return `[${lower}, ${b})`;
+    lower = b;
+  }
+  return `>= ${lower}`;
 }

@@ -12,6 +12,11 @@ import { createHash } from "node:crypto";
 import { Op } from "../zk/client/op.js";
 import { AddWatchMode, CreateMode, Ids, Perms, WatcherType, type ACL } from "../zk/proto/records.js";
 import type { ConformanceScript } from "./runner.js";
+import { encodeClientFrame } from "../zk/proto/codec.js";
+import { frame } from "../zk/proto/codec-framing.js";
+import { OpCode } from "../zk/proto/op-code.js";
+import type { RequestACL } from "../zk/proto/records.js";
+import type { RequestRecord } from "../zk/proto/packets.js";
 import type { ZooKeeper } from "../zk/client/zoo-keeper.js";
 
 const OPEN = Ids.OPEN_ACL_UNSAFE;
@@ -34,6 +39,35 @@ function addDigestThenRead(c: ZooKeeper, credentials: string, path: string): Pro
   c.addAuthInfo("digest", credentials);
   return c.getData(path);
 }
+
+/** A framed ConnectRequest for a new session. */
+function connectFrame(): Uint8Array {
+  return frame(encodeClientFrame({ kind: "connect", request: { kind: "ConnectRequest", protocolVersion: 0, lastZxidSeen: 0n, timeOut: 30_000, sessionId: 0n, passwd: new Uint8Array(16), readOnly: false } }));
+}
+
+/** A framed request. */
+function requestFrame(xid: number, type: number, request: RequestRecord): Uint8Array {
+  return frame(encodeClientFrame({ kind: "request", header: { xid, type }, request }));
+}
+
+/** A framed request whose body is `body` as given (a RequestHeader, then bytes that may not parse). */
+function rawRequestFrame(xid: number, type: number, body: readonly number[]): Uint8Array {
+  const payload = new Uint8Array(8 + body.length);
+  const view = new DataView(payload.buffer);
+  view.setInt32(0, xid);
+  view.setInt32(4, type);
+  payload.set(body, 8);
+  return frame(payload);
+}
+
+/** Big-endian int, then the bytes of `text`: a Jute string whose length may lie. */
+function lyingString(length: number, text: string): number[] {
+  return [(length >>> 24) & 255, (length >>> 16) & 255, (length >>> 8) & 255, length & 255, ...new TextEncoder().encode(text)];
+}
+
+const wait = (bytes: Uint8Array, waitMs = 300) => ({ bytes, waitMs });
+const createWith = (xid: number, path: string, acl: RequestACL[]) => requestFrame(xid, OpCode.create, { kind: "CreateRequest", path, data: null, acl, flags: 0 });
+const existsFrame = (xid: number, path: string) => requestFrame(xid, OpCode.exists, { kind: "ExistsRequest", path, watch: false });
 
 export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
   {
@@ -244,10 +278,14 @@ export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
   },
   {
     name: "four-letter-words",
-    about: "ruok, isro, and the shape of srvr (numbers masked)",
+    about: "ruok, isro, the shape of srvr (numbers masked), dirs (one directory for logs and snapshots, a preallocated log in it)",
     async run(t) {
       await t.fourLetterWord("ruok", "ruok");
       await t.fourLetterWord("isro", "isro");
+      await t.fourLetterWord("dirs", "dirs: one directory for logs and snapshots, a preallocated log in it", (answer) => {
+        const size = (key: string) => Number(new RegExp(`${key}: (\\d+)`).exec(answer)?.[1] ?? -1);
+        return { sameSize: size("datadir_size") === size("logdir_size"), atLeast64MiB: size("datadir_size") >= 64 * 1024 * 1024, keys: answer.split("\n").filter((l) => l !== "").map((l) => l.split(":")[0]) };
+      });
       await t.fourLetterWord("srvr", "srvr keys", (answer) =>
         answer
           .split("\n")
@@ -282,4 +320,55 @@ export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
       await t.events("w", "events when a closes");
     },
   },
+  {
+    name: "wire-protocol",
+    about: "raw frames: requests pipelined behind the ConnectRequest, null ACL ids, a malformed body inside a well-formed frame, an unknown opcode",
+    async run(t) {
+      const p = t.root;
+      await t.wire("requests written with the ConnectRequest are answered once the session is established", [
+        wait(concat(connectFrame(), requestFrame(1, OpCode.getData, { kind: "GetDataRequest", path: p, watch: false }), existsFrame(2, p), createWith(3, `${p}/pipelined`, Ids.OPEN_ACL_UNSAFE)), 800),
+      ]);
+      const authNull: RequestACL[] = [{ perms: Perms.ALL, id: { scheme: "auth", id: null } }];
+      const authPacket = requestFrame(-4, OpCode.auth, { kind: "AuthPacket", type: 0, scheme: "digest", auth: new TextEncoder().encode("alice:secret") });
+      await t.wire("null ACL ids (Jute's -1 string): auth, world, digest, a null scheme, setACL", [
+        wait(connectFrame()),
+        wait(createWith(1, `${p}/auth-null-unauthenticated`, authNull)),
+        wait(authPacket),
+        wait(createWith(2, `${p}/auth-null`, authNull)),
+        wait(createWith(3, `${p}/world-null`, [{ perms: Perms.ALL, id: { scheme: "world", id: null } }])),
+        wait(createWith(4, `${p}/digest-null`, [{ perms: Perms.ALL, id: { scheme: "digest", id: null } }])),
+        wait(createWith(5, `${p}/scheme-null`, [{ perms: Perms.ALL, id: { scheme: null, id: "anyone" } }])),
+        wait(createWith(6, `${p}/unknown-scheme-null`, [{ perms: Perms.ALL, id: { scheme: "nosuch", id: null } }])),
+        wait(requestFrame(7, OpCode.setACL, { kind: "SetACLRequest", path: `${p}/auth-null`, acl: authNull, version: -1 })),
+        wait(existsFrame(8, `${p}/auth-null`)),
+      ]);
+      await t.wire("a malformed body inside a well-formed frame: MARSHALLINGERROR, the connection kept", [
+        wait(connectFrame()),
+        wait(rawRequestFrame(1, OpCode.getData, lyingString(1000, "/ab"))),
+        wait(existsFrame(2, p)),
+        wait(rawRequestFrame(3, OpCode.create, [...lyingString(`${p}/m`.length, `${p}/m`), 255, 255, 255, 255, 0, 1, 134, 160])),
+        wait(rawRequestFrame(4, OpCode.setData, [...lyingString(1, "/"), 0, 0, 0, 50])),
+        wait(existsFrame(5, p)),
+      ]);
+      await t.wire("an unknown opcode: UNIMPLEMENTED with zxid -1, then the connection closes", [wait(connectFrame()), wait(rawRequestFrame(1, 9999, []), 600)]);
+      await t.wire("a request header cut short closes the connection", [wait(connectFrame()), wait(frame(Uint8Array.of(0, 0, 0, 1)), 600)]);
+    },
+  },
+  {
+    name: "held-connect",
+    about: "a half-sent ConnectRequest is held until the sessionless-connection expiry (10 s rounded up to the expirer's 10 s interval)",
+    async run(t) {
+      await t.wire("half a ConnectRequest: closed between 10 and 20 s later", [wait(connectFrame().subarray(0, 10), 21_000)], [10_000, 20_000]);
+    },
+  },
 ];
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

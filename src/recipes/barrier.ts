@@ -8,8 +8,9 @@
  * (`recipe.barrier-polling` exposes it).
  *
  * Trace: `recipe.barrier {barrier, client, session, event, size?}`, shared with the double
- * barrier (`annotateBarrier`): `raised`, `lowered`, `wait` (a waiter starts), `passed` (it saw
- * the barrier down).
+ * barrier (`annotateBarrier`): `raised`, `lowered` (the controller is about to delete the node),
+ * `down` (its delete returned: the node is gone), `wait` (a waiter starts), `passed` (it saw the
+ * barrier down).
  */
 import type { ZooKeeper } from "../zk/client/index.js";
 import { Code } from "../zk/proto/error-code.js";
@@ -41,6 +42,7 @@ export class Barrier {
         if (!hasCode(err, Code.NONODE)) throw err;
       }
     });
+    annotateBarrier(this.host, this.zk, this.path, "down");
   }
 
   /** Waits until the barrier is down. Syncs first: a lagging server must not show "down" after a raise we know of. */

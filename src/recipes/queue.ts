@@ -20,7 +20,8 @@
  * Trace: `recipe.queue {queue, client, session, delivery, event, item, node?, seq?,
  * priority?, outcome?, unsure?}`: `offer` (outcome `ok` | `unknown`), `take` (`unsure`
  * marks the ambiguous at-least-once hand-over), `dropped` (an ambiguous item an at-most-once
- * consumer did not hand over), `drained` (the application's statement that the queue is empty
+ * consumer did not hand over), `wait` (a consumer found the queue empty and waits for a child),
+ * `drained` (the application's statement that the queue is empty
  * and no producer is running).
  */
 import type { ZooKeeper } from "../zk/client/index.js";
@@ -149,6 +150,7 @@ export class DistributedQueue {
     const w = watchOnce(this.host);
     const children = await retrying(this.host, "queue", () => this.zk.getChildren(this.dir, w.watcher));
     if (children.length > 0) return;
+    this.emit({ event: "wait" });
     await (timeoutMs === undefined ? w.fired : Promise.race([w.fired, this.host.sleepMs(timeoutMs)]));
   }
 

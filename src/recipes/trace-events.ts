@@ -23,11 +23,11 @@ declare module "../sim/trace-schema.js" {
     "recipe.resource": RecipeParty & { resource: string; token: number; value: string; fenced: boolean; outcome: string; zxid?: string };
     /** event: candidate | elected | suspended | resigned | withdrawn | lost {reason}. */
     "recipe.election": RecipeParty & { election: string; event: string; reason?: string };
-    /** event: raised | lowered | wait | passed (simple); enter | entered | leave | left {size} (double). */
+    /** event: raised | lowered | down | wait | passed (simple); enter | entered | leave | left {size} (double). */
     "recipe.barrier": RecipeParty & { barrier: string; event: string; size?: number };
     /** event: read | final {value}; increment {n, delta, outcome, value?}. */
     "recipe.counter": RecipeParty & { counter: string; event: string; value?: number; n?: number; delta?: number; outcome?: string };
-    /** event: offer {item, outcome, node?, seq?, priority?, retried?} | take {…, unsure} | dropped | drained. */
+    /** event: offer {item, outcome, node?, seq?, priority?, retried?} | take {…, unsure} | dropped | wait (a consumer found it empty) | drained. */
     "recipe.queue": RecipeParty & {
       queue: string;
       delivery: "at-least-once" | "at-most-once";

@@ -171,6 +171,36 @@ export const CANARY_REGISTRY = [
     caughtBy: [scenario("read-only-mode", [1], "client.timeliness", "scenario.expect")],
   },
   {
+    name: "multi-misanswered",
+    layer: "server",
+    breaks: "a failed multi answers OK for the operations after the failing one instead of RUNTIMEINCONSISTENCY",
+    caughtBy: [scenario("api-swarm-standalone", [1], "client.linearizability")],
+  },
+  {
+    name: "sequence-from-child-count",
+    layer: "server",
+    breaks: "a sequential create is numbered by its parent's number of children instead of its stored cversion (numbers come back after deletes)",
+    caughtBy: [scenario("api-swarm-standalone", [3], "client.linearizability")],
+  },
+  {
+    name: "delete-checks-node-acl",
+    layer: "server",
+    breaks: "delete asks for the DELETE permission on the node itself instead of on its parent",
+    caughtBy: [scenario("api-swarm-standalone", [3, 4], "client.linearizability")],
+  },
+  {
+    name: "chroot-lost",
+    layer: "client",
+    breaks: "a chrooted handle sends a multi's operations without its chroot",
+    caughtBy: [scenario("api-swarm-standalone", [8], "client.linearizability")],
+  },
+  {
+    name: "delete-fires-data-changed",
+    layer: "server",
+    breaks: "a delete fires NodeDataChanged at the node's data watches instead of NodeDeleted",
+    caughtBy: [scenario("watch-semantics", [1], "client.watch-triggers"), scenario("api-swarm-standalone", [5], "client.watch-triggers")],
+  },
+  {
     name: "rw-probe-ignored",
     layer: "client",
     breaks: "a read-only client ignores a probe that found a read/write server, so it stays read-only as long as its read-only server does",
@@ -194,6 +224,7 @@ export const CANARIES = [
   "fle-ignores-zxid", "established-without-quorum",
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
   "read-only-accepts-writes", "read-only-serves-any-client",
+  "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",
   "rw-probe-ignored", "quota-root-uncounted",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];

@@ -18,6 +18,7 @@ import type { WorkloadDef } from "./workload.js";
 import { kernelTraffic } from "./workloads/kernel-traffic.js";
 import { zkWorkload } from "./workloads/zk.js";
 import { swarmWorkload } from "./workloads/swarm.js";
+import { apiSwarmWorkload } from "./workloads/api-swarm.js";
 import { threePhaseCommitWorkload, twoPhaseCommitWorkload } from "./workloads/commit-protocol.js";
 import { paxosWorkload } from "./workloads/paxos.js";
 import { multiPaxosWorkload } from "./workloads/multi-paxos.js";
@@ -43,6 +44,7 @@ const WORKLOADS: readonly WorkloadDef[] = [
   kernelTraffic,
   zkWorkload,
   swarmWorkload,
+  apiSwarmWorkload,
   twoPhaseCommitWorkload,
   threePhaseCommitWorkload,
   paxosWorkload,

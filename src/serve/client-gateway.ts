@@ -19,7 +19,7 @@
  * limits connections per client address on one port (0 = unlimited). A connection that sends no
  * complete frame within `sessionlessCnxnTimeoutMs` of its last bytes (3.8's
  * `zookeeper.nio.sessionlessCnxnTimeout`, 10 s: NIOServerCnxn's timeout until a session exists)
- * is closed. The listen backlog is raised above Node's 511 so a burst of connects is queued, not
+ * is closed at the expiry interval after that (10–20 s), as 3.8's expirer thread does. The listen backlog is raised above Node's 511 so a burst of connects is queued, not
  * dropped and retried by the kernel seconds later.
  *
  * Invariants: per connection, frames enter the simulation in socket order (frames read before
@@ -148,10 +148,18 @@ export class ClientGateway {
     socket.on("error", () => socket.destroy()); // a reset by the peer: "close" follows
   }
 
-  /** (Re)arms the sessionless timer while no frame has come: bytes of a frame still coming count as activity. */
+  /**
+   * (Re)arms the sessionless timer while no frame has come: bytes of a frame still coming count as
+   * activity. 3.8's connection ExpiryQueue rounds each expiry up to the next multiple of its
+   * interval (the timeout itself), and its expirer closes the connection then: between one and
+   * two timeouts after the last bytes.
+   */
   private awaitFrame(c: RealConnection): void {
     clearTimeout(c.sessionless);
-    c.sessionless = setTimeout(() => c.socket.destroy(), this.hooks.sessionlessCnxnTimeoutMs ?? SESSIONLESS_CNXN_TIMEOUT_MS);
+    const timeoutMs = this.hooks.sessionlessCnxnTimeoutMs ?? SESSIONLESS_CNXN_TIMEOUT_MS;
+    const nowMs = Date.now();
+    const expiryMs = (Math.floor((nowMs + timeoutMs) / timeoutMs) + 1) * timeoutMs;
+    c.sessionless = setTimeout(() => c.socket.destroy(), expiryMs - nowMs);
   }
 
   private onData(m: ServeMember, c: RealConnection, decoder: FrameDecoder, chunk: Buffer): void {

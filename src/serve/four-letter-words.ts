@@ -14,6 +14,8 @@
 import os from "node:os";
 import type { SimNode } from "../sim/simulator.js";
 import { ZooKeeperServer } from "../zk/server/zoo-keeper-server.js";
+import { LOG_PREFIX, preallocatedLogLength } from "../zk/server/file-txn-snap-log.js";
+import { SNAP_PREFIX } from "../zk/server/fuzzy-snapshot.js";
 import { QuorumPeer } from "../zk/server/quorum/quorum-peer.js";
 import type { FourLetterCommand } from "../zk/proto/codec-framing.js";
 import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
@@ -127,9 +129,24 @@ export function answerFourLetterWord(command: FourLetterCommand, c: FourLetterCo
       return s === undefined ? `${ZK_NOT_SERVING}\n` : wchcText(s.zks.zkDb.dataTree.watches.dataWatches);
     case "wchp":
       return s === undefined ? `${ZK_NOT_SERVING}\n` : wchpText(s.zks.zkDb.dataTree.watches.dataWatches);
+    case "dirs":
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : dirsText(c.node);
     default:
       return `${command} is not answered by zksim serve yet\n`;
   }
+}
+
+/**
+ * DirsCommand: `datadir_size` is the bytes in `snapLog.getDataDir()`, `logdir_size` those in
+ * `getSnapDir()`. Without a `dataLogDir` (serve reads none) both are dataDir's `version-2`, so
+ * both lines count every txn log (each preallocated in 64 MiB blocks) and every snapshot on the
+ * member's simulated disk.
+ */
+function dirsText(node: SimNode): string {
+  const bytes = (prefix: string, length: (n: number) => number) =>
+    node.disk.list().filter((name) => name.startsWith(prefix)).reduce((sum, name) => sum + length(node.disk.sizeOf(name)), 0);
+  const version2 = bytes(LOG_PREFIX, preallocatedLogLength) + bytes(SNAP_PREFIX, (n) => n);
+  return `datadir_size: ${version2}\nlogdir_size: ${version2}\n`;
 }
 
 function latency(stats: PortStats): { min: number; avg: string; max: number } {

@@ -71,6 +71,10 @@ const IGNORED_KEYS = new Set([
 
 export const DEFAULT_MAX_CLIENT_CNXNS = 60;
 
+const FOUR_LETTER_WHITELIST_KEY = "4lw.commands.whitelist";
+/** Where 3.8's FourLetterCommands reads the whitelist (`-Dzookeeper.4lw.commands.whitelist=…`, or zoo.cfg's key). */
+export const FOUR_LETTER_WHITELIST_PROPERTY = `zookeeper.${FOUR_LETTER_WHITELIST_KEY}`;
+
 /** The whitelist 3.8 builds from `4lw.commands.whitelist` (`*` = every known word); `srvr` is always in. */
 export function fourLetterWhitelist(value: string | undefined, warn: (line: string) => void = () => undefined): Set<string> {
   const out = new Set<string>(["srvr"]);
@@ -132,6 +136,8 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
       servers.push(s);
     } else if (KNOWN_KEYS.has(key)) {
       values.set(key, { value, at });
+      // 3.8 reads the whitelist from this system property, which zoo.cfg's key sets (over -D).
+      if (key === FOUR_LETTER_WHITELIST_KEY) systemProperties.set(FOUR_LETTER_WHITELIST_PROPERTY, value);
     } else if (isAuthZooCfgKey(key) || isQuorumTimingZooCfgKey(key)) {
       systemProperties.set(`zookeeper.${key}`, value);
     } else if (!IGNORED_KEYS.has(key) && !key.startsWith("group.") && !key.startsWith("weight.")) {

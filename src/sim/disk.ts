@@ -159,6 +159,21 @@ export class Disk {
     return OK;
   }
 
+  /**
+   * Cuts the file to its first `keep` records (`RandomAccessFile.setLength`, an O_TRUNC open):
+   * shrinking a file in place needs no free space, so a full disk never refuses it. Durable
+   * after an fsync, as a replace is (and traced as one: the file's content replaced by its prefix).
+   */
+  truncate(name: string, keep: number): void {
+    const f = this.files.get(name);
+    if (f === undefined || keep >= f.records.length) return;
+    f.records = f.records.slice(0, keep);
+    f.sizes = f.sizes.slice(0, keep);
+    f.bytes = sum(f.sizes);
+    f.pending.push({ seq: ++this.opSeq, kind: "replace", records: f.records.slice(), sizes: f.sizes.slice() });
+    this.sim.trace.record(this.sim.nowUs, "disk.replace", this.nodeId, undefined, f.bytes, name);
+  }
+
   remove(name: string): void {
     const f = this.files.get(name);
     if (f === undefined) return;
@@ -270,6 +285,9 @@ export class NodeDisk {
   replace(name: string, records: unknown[], sizes: number[]): DiskResult {
     if (!this.ctx.alive) return OK;
     return this.disk.replace(name, records, sizes);
+  }
+  truncate(name: string, keep: number): void {
+    if (this.ctx.alive) this.disk.truncate(name, keep);
   }
   remove(name: string): void {
     if (this.ctx.alive) this.disk.remove(name);

@@ -53,7 +53,7 @@ export interface NamesJson {
 
 /** A sub-operation of multi / multiRead, as the history records it (`Op`, zk/client/op.ts). */
 export type SubOpJson =
-  | ({ op: "create"; path: string; mode: number } & DataJson)
+  | ({ op: "create"; path: string; mode: number } & DataJson & { ttl?: number; acl?: string[] })
   | { op: "delete"; path: string; version: number }
   | ({ op: "setData"; path: string } & DataJson & { version: number })
   | { op: "check"; path: string; version: number }
@@ -62,8 +62,11 @@ export type SubOpJson =
 
 export type SubOpName = SubOpJson["op"];
 
-/** A sub-result of multi: `err` "OK" for one that succeeded (with the created path, the Stat), else its code. */
-export interface SubResultJson {
+/**
+ * A sub-result of multi / multiRead: `err` "OK" for one that succeeded (with the created path,
+ * the Stat; a getData's data, a getChildren's names), else its code.
+ */
+export interface SubResultJson extends NamesJson, Partial<DataJson> {
   err: string;
   path?: string;
   stat?: StatJson;
@@ -77,10 +80,11 @@ export interface SubResultJson {
  * failed operation is its code's name (`err`, zk/proto/error-code.ts).
  */
 export interface ClientOps {
-  create: { args: { path: string; mode: number; ttl?: number } & DataJson; result: { path: string; stat?: StatJson }; failedResult: undefined };
+  /** `acl`: `scheme:id:perms` per entry, left out when it is OPEN_ACL_UNSAFE (world:anyone, ALL). */
+  create: { args: { path: string; mode: number; ttl?: number } & DataJson & { acl?: string[] }; result: { path: string; stat?: StatJson }; failedResult: undefined };
   delete: { args: { path: string; version: number }; result: undefined; failedResult: undefined };
   setData: { args: { path: string; version: number } & DataJson; result: { stat: StatJson }; failedResult: undefined };
-  setACL: { args: { path: string; aversion: number }; result: { stat: StatJson }; failedResult: undefined };
+  setACL: { args: { path: string; aversion: number; acl?: string[] }; result: { stat: StatJson }; failedResult: undefined };
   /** `stat` null: no such node (and a watch, if asked for, waits for its creation). */
   exists: { args: { path: string; watch: boolean }; result: { stat: StatJson | null }; failedResult: undefined };
   getData: { args: { path: string; watch: boolean }; result: DataJson & { stat: StatJson }; failedResult: undefined };
@@ -120,6 +124,8 @@ export interface ClientInvokeHead<O extends ClientOpName = ClientOpName> {
   op: O;
   /** The server the client is connected to, when it is. */
   server?: string;
+  /** The handle's chroot, when it has one: `path` (and the paths of `ops`) are relative to it. */
+  chroot?: string;
 }
 
 /** `client.invoke`: an operation submitted: the head, then its arguments flat (`ClientOps`). */
@@ -211,6 +217,11 @@ declare module "../sim/trace-schema.js" {
     "zk.session.invalid": { client: string; session: string };
     "zk.session.moved": { client: string; session: string; xid: number; op: string };
     "zk.session.expire": { session: string; timeoutMs: number };
+    /**
+     * The ContainerManager found a container or TTL node due and submits its deleteContainer:
+     * the node (its path and czxid) and the server's wall clock (ms) it judged a TTL by.
+     */
+    "zk.container.reap": { path: string; czxid: string | undefined; nowMs: number };
     "zk.snapshot.start": { zxid: string };
     "zk.snapshot.done": { zxid: string; nodes: number | undefined; err: string | undefined };
     "zk.snapshot.skipped": { reason: string };
@@ -218,6 +229,11 @@ declare module "../sim/trace-schema.js" {
     "client.invoke": ClientInvokeFields;
     "client.complete": ClientCompleteFields;
     "client.state": ClientStateFields;
+    /**
+     * `addAuthInfo`: credentials added to the handle (sent now and after every reconnect). `auth`
+     * is the payload as text (a digest `\u0001<bytes>:<hash>` when binary), like `data`.
+     */
+    "client.auth": { client: string; session: string; scheme: string; auth: string };
     /** `readOnly`: present (true) only for a handle made with canBeReadOnly, whose ConnectRequests ask for read-only. */
     "client.connect": { client: string; server: string; session: string; conn: number; readOnly?: true };
     /** A read-only handle's search for a read/write server (`pingRwServer`): what `isro` got from `server`. */

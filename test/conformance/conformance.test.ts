@@ -34,7 +34,7 @@ describe("conformance: zksim serve against the real ZooKeeper 3.8.0's golden tra
   it.each(CONFORMANCE_SCRIPTS.map((s) => [s.name, s] as const))("%s", async (_name, script) => {
     const golden = readGolden(GOLDEN_DIR, script.name);
     expect(golden.recordedFrom).toMatch(/^Zookeeper version: 3\.8\.0/);
-    expect(golden.steps.length).toBeGreaterThan(2);
+    expect(golden.steps.length).toBeGreaterThan(0);
     const report = compareSuite([golden], [await runScript(script, { host: "127.0.0.1", port })]);
     expect(report.unexplained).toEqual([]);
     expect(report.matches + report.explained.length).toBe(report.total);

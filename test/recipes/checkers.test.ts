@@ -193,6 +193,42 @@ describe("recipes: checkers on hand-written traces", () => {
     expect(run(new BarrierChecker(), late)).toEqual([]);
   });
 
+  it("barrier liveness: a waiter with a live session left at a barrier that is down (or a double barrier all could pass) in a quiet run is stuck", () => {
+    const b = (atMs: number, client: string, event: string): Ev => [atMs, "recipe.barrier", { barrier: "/b", client, session: `s-${client}`, event, size: 2 }];
+    const end: Ev = [5000, "ping", {}, "s1"];
+    const simple = [b(1, "c9", "raised"), b(2, "c1", "wait"), b(3, "c9", "lowered"), b(4, "c9", "down")];
+    expect(run(new BarrierChecker(1000), [...simple, end])[0]).toMatch(/barrier \/b is stuck: c1 \(since 2\.0 ms\) wait with live sessions though it was down at 4\.0 ms/);
+    expect(run(new BarrierChecker(1000), [...simple, b(5, "c1", "passed"), end])).toEqual([]);
+    expect(run(new BarrierChecker(1000), [...simple, closed(5, "s-c1"), end])).toEqual([]);
+    // Lowered but its delete never returned (the controller may have died before it): the node may still be there.
+    expect(run(new BarrierChecker(1000), [...simple.slice(0, 3), end])).toEqual([]);
+    // Not quiet: a fault 500 ms before the end.
+    expect(run(new BarrierChecker(1000), [...simple, [4500, "heal", {}, "s1"], end])).toEqual([]);
+    // Double barrier: c1 entered (ready exists) but c2 never gets in; both joined but nobody entered; both leave, neither gets out.
+    expect(run(new BarrierChecker(1000), [b(1, "c1", "enter"), b(1, "c2", "enter"), b(2, "c1", "entered"), end])[0]).toMatch(/double barrier \/b is stuck: c2 .* wait to enter .* someone entered it/);
+    expect(run(new BarrierChecker(1000), [b(1, "c1", "enter"), b(1, "c2", "enter"), end])[0]).toMatch(/2 of 2 processes wait to enter/);
+    expect(run(new BarrierChecker(1000), [b(1, "c1", "enter"), end])).toEqual([]);
+    const inside = [b(1, "c1", "enter"), b(1, "c2", "enter"), b(2, "c1", "entered"), b(2, "c2", "entered"), b(3, "c1", "leave")];
+    expect(run(new BarrierChecker(1000), [...inside, b(3, "c2", "leave"), b(4, "c1", "left"), end])[0]).toMatch(/c2 \(since 3\.0 ms\) wait to leave with live sessions though every live process inside has begun to leave/);
+    // c2 still computes (entered, not leaving): c1 waits for it, rightly.
+    expect(run(new BarrierChecker(1000), [...inside, end])).toEqual([]);
+    // c2's session ended while it computed (a pause); it resumes and begins to leave on the dead session: its call fails, it waits for nothing (recipe-double-barrier seed 1).
+    expect(run(new BarrierChecker(1000), [...inside, closed(3, "s-c2"), b(4, "c1", "left"), b(5, "c2", "leave"), end])).toEqual([]);
+  });
+
+  it("queue liveness: a consumer that finds the queue empty well into a quiet run, while an item acknowledged long before was never taken, is stuck", () => {
+    const q = (atMs: number, client: string, f: Record<string, unknown>): Ev => [atMs, "recipe.queue", { queue: "/q", client, session: `s-${client}`, delivery: "at-least-once", ...f }];
+    const offer = (atMs: number, item: string): Ev => q(atMs, "c1", { event: "offer", item, node: `qn-${item}-1`, seq: 1, outcome: "ok" });
+    const wait = (atMs: number): Ev => q(atMs, "c3", { event: "wait" });
+    expect(run(new QueueChecker(1000), [offer(1, "a"), wait(3000)])[0]).toMatch(/\/q is stuck: c3 \(session s-c3\) found it empty 3000 ms into a quiet run, though 1 acknowledged item\(s\) were never taken \(a since 1\.0 ms\)/);
+    expect(run(new QueueChecker(1000), [offer(1, "a"), q(2, "c4", { event: "take", item: "a", node: "qn-a-1", seq: 1, unsure: false }), wait(3000)])).toEqual([]);
+    // Too soon after the offer, or after a fault, or an item offered before a crash (its consumer may have died between delete and annotation).
+    expect(run(new QueueChecker(1000), [offer(2500, "a"), wait(3000)])).toEqual([]);
+    expect(run(new QueueChecker(1000), [offer(1, "a"), [2500, "heal", {}, "s1"], wait(3000)])).toEqual([]);
+    expect(run(new QueueChecker(1000), [offer(1, "a"), [2, "crash", undefined, "c4"], wait(3000)])).toEqual([]);
+    expect(run(new QueueChecker(1000), [offer(1, "a"), closed(2, "s-c3"), wait(3000)])).toEqual([]);
+  });
+
   it("2pc: disagreement and a commit over an abort vote are caught", () => {
     const t = (atMs: number, client: string, f: Record<string, unknown>): Ev => [atMs, "recipe.2pc", { tx: "/tx/1", client, session: `s-${client}`, ...f }];
     expect(run(new TwoPhaseCommitChecker(), [t(1, "c2", { event: "decided", decision: "commit" }), t(2, "c3", { event: "decided", decision: "abort" })])[0]).toMatch(/disagree/);

@@ -6,7 +6,7 @@ import { UserInputError } from "../../src/sim/errors.js";
 
 describe("scenario: registry", () => {
   it("scenario: registry: the built-ins are a plain value; a layer's own workload is found only in the registry that adds it", () => {
-    expect([...SCENARIO_REGISTRY.workloads.keys()]).toEqual(["kernel-traffic", "zk", "swarm", "two-phase-commit", "three-phase-commit", "paxos", "multi-paxos"]);
+    expect([...SCENARIO_REGISTRY.workloads.keys()]).toEqual(["kernel-traffic", "zk", "swarm", "api-swarm", "two-phase-commit", "three-phase-commit", "paxos", "multi-paxos"]);
     expect(() => workloadDef("served")).toThrow(UserInputError);
     expect(workloadDef("served", SERVE_REGISTRY)).toBe(servedWorkload);
     expect(workloadDef("user", REPLAY_REGISTRY).kind).toBe("user");

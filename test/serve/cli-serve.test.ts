@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePortRun } from "./raw-zk-client.js";
 import { freePort } from "../../src/conformance/real-zookeeper.js";
+import { askFourLetterWord } from "../../src/conformance/runner.js";
 
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 
@@ -46,6 +47,25 @@ describe("serve: cli", () => {
     expect(out).toMatch(/crash s2\n/);
     expect(out).toContain("zksim serve: stopped; 0 violation(s)");
   }, 30_000);
+
+  it("serve: cli: -Dzookeeper.4lw.commands.whitelist on the command line sets the whitelist; zoo.cfg's key wins over it, as in 3.8", async () => {
+    const answers = async (port: number, args: string[]) => {
+      child = spawn(process.execPath, [BIN, "serve", ...args, "--no-record", "--control-port", String(await freePort())], { stdio: ["pipe", "pipe", "pipe"] });
+      let out = "";
+      child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
+      const deadline = Date.now() + 10_000;
+      while (!out.includes(`127.0.0.1:${port}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const got = [await askFourLetterWord({ host: "127.0.0.1", port }, "ruok"), await askFourLetterWord({ host: "127.0.0.1", port }, "envi")];
+      child.kill("SIGKILL");
+      return got.map((a) => (a.includes("not in the whitelist") ? "refused" : a.split("\n")[0]));
+    };
+    const port = await freePort();
+    expect(await answers(port, ["--servers", "1", "--base-port", String(port), "-Dzookeeper.4lw.commands.whitelist=ruok"])).toEqual(["imok", "refused"]);
+    const cfg = join(mkdtempSync(join(tmpdir(), "zksim-serve-")), "zoo.cfg");
+    const cfgPort = await freePort();
+    writeFileSync(cfg, `clientPort=${cfgPort}\n4lw.commands.whitelist=envi\n`);
+    expect(await answers(cfgPort, ["--config", cfg, "-Dzookeeper.4lw.commands.whitelist=ruok"])).toEqual(["refused", "Environment:"]);
+  }, 40_000);
 
   it("serve: cli: a bad zoo.cfg or flag is one line and exit 2; ctl with no serve is exit 5", async () => {
     const dir = mkdtempSync(join(tmpdir(), "zksim-serve-"));

@@ -12,8 +12,9 @@ import { ServerWatchesChecker } from "./server-watches.js";
 import { TimelinessChecker } from "./timeliness.js";
 import { SessionFailoverChecker } from "./session-failover.js";
 import { ClientLivenessChecker } from "./liveness.js";
+import { WatchTriggersChecker } from "./watch-triggers.js";
 
-export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker, ServerWatchesChecker, TimelinessChecker, SessionFailoverChecker, ClientLivenessChecker };
+export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker, ServerWatchesChecker, TimelinessChecker, SessionFailoverChecker, ClientLivenessChecker, WatchTriggersChecker };
 export type { LinearizabilityCheckerOptions, LinearizabilitySummary };
 
 /** Name → factory of a fresh instance, in a fixed order. */
@@ -23,6 +24,7 @@ export const CLIENT_CHECKERS: ReadonlyMap<string, () => Checker> = new Map<strin
   ["client.sessions", () => new SessionsChecker()],
   ["client.watches", () => new WatchesChecker()],
   ["client.server-watches", () => new ServerWatchesChecker()],
+  ["client.watch-triggers", () => new WatchTriggersChecker()],
   // Judges ensembles with the default syncLimit (5 ticks); the zk workload leaves it out for others.
   ["client.timeliness", () => new TimelinessChecker()],
   ["client.session-failover", () => new SessionFailoverChecker()],

@@ -17,10 +17,22 @@
  *   of its closeSession txn — or never (indeterminate) if the txn was not applied;
  * - operations invoked before the first handshake carry session "0x0": they get the session
  *   their completion names, so their ephemerals belong to the right owner;
- * - calls the model does not describe (setACL, getACL, addWatch, removeWatches, multiRead,
- *   getEphemerals, whoAmI…) are left out: none of them changes what the model checks;
- * - nodes the server may remove by itself (containers, TTL nodes) are left out with every
- *   operation on them or below them, as the model keeps them forever;
+ * - every call the reference model describes is judged (zk-model.ts: the whole client API but
+ *   the watch calls — addWatch, removeWatches — which the watch checkers judge);
+ * - the ContainerManager's reaps: each `zk.container.reap` becomes a `reap` operation, invoked
+ *   there and completed at the next `zk.apply` of an internal request (session 0: the
+ *   deleteContainer, or the error txn of one that failed its prep) on that server (the leader
+ *   applies its own proposals in order), ok or failed with that error — or never
+ *   (indeterminate) if the server crashed or stopped leading first;
+ * - `workload.zk-config` tells the model the servers' super digest, whether TTL nodes are
+ *   allowed, and each client's address (its `ip` identity); without it, what these decide is
+ *   open (the model accepts either answer);
+ * - a session attached by two handles at once (a second process re-attached it with its id and
+ *   password while the first still runs: zab-shared-session's episodes) has its non-read
+ *   replies read as unknown once the second handle has used it. Both handles number their
+ *   requests from the same cxid, and 3.8 matches a commit to the local pending write by session
+ *   and cxid alone (`CommitProcessor`), so a server can answer one handle's write with the other
+ *   handle's result (zab-shared-session seed 10075): the reply says nothing about its own op;
  * - long or binary data is recorded by the client as a content digest that carries its length
  *   (see `zk/client/history.ts`), so values are compared and Stat.dataLength is checked.
  *
@@ -39,15 +51,15 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
-import { guarded, intField, optionalStringField, stringField, zxidField, type ViolationSink } from "../event-reader.js";
-import { OpTable } from "../history/client-events.js";
-import { HistoryBuilder, NO_SESSION, operationKey, type OpName, type Operation } from "../history/history.js";
+import { guarded, intField, numberField, optionalBooleanField, optionalStringField, optionalZxidField, stringField, stringListField, zxidField, type ViolationSink } from "../event-reader.js";
+import { OpTable, type Completion, type Invocation } from "../history/client-events.js";
+import { HistoryBuilder, NO_SESSION, operationKey, readAuth, type OpName, type Operation } from "../history/history.js";
 import { checkLinearizable, zkModel } from "../linearizability/index.js";
 import { normalise } from "../linearizability/wgl.js";
 import { DEFAULT_WINDOW_LIMITS, checkWindow, unsettledOps, windowLabel, type WindowStart } from "../linearizability/window.js";
 import type { ZkTree } from "../linearizability/zk-tree.js";
-import type { CreateModeName } from "../../zk/proto/records.js";
-import { isReapableMode } from "./znode-paths.js";
+import { UNKNOWN_FACTS, type ServerFacts } from "../linearizability/zk-acl.js";
+import type { SequentialModel } from "../linearizability/model.js";
 
 export interface LinearizabilityCheckerOptions {
   /** Model steps for the whole search of a short run, or of one window of a long one (default 5 000 000). */
@@ -73,13 +85,18 @@ export interface LinearizabilitySummary {
   windows: number;
 }
 
-const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "getChildren"]);
+/** Reads of a server's tree: on an ensemble, judged only when a sync orders them. */
+const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "getChildren", "getACL", "getAllChildrenNumber", "getEphemerals", "multiRead"]);
 
 /**
- * The kinds it reads: the client's history, the servers' starts, expiries and applies, and the
- * `zab.*` kinds every quorum peer writes (which tell it the servers form a quorum).
+ * The kinds it reads: the client's history and credentials, the servers' starts, expiries,
+ * applies and reaps, the run's config, crashes, and the `zab.*` kinds every quorum peer writes
+ * (which tell it the servers form a quorum; a server that stops leading reaps no more).
  */
-const KINDS = ["client.invoke", "client.complete", "zk.server.start", "zk.session.expire", "zk.apply", "zab.state", "zab.leader.established"] as const;
+const KINDS = [
+  "client.invoke", "client.complete", "client.auth", "zk.server.start", "zk.session.expire", "zk.apply", "zk.container.reap", "workload.zk-config", "crash",
+  "zab.state", "zab.leader.established", "zab.role.ended",
+] as const;
 type Kind = KindsOf<typeof KINDS>;
 
 /** A synthetic closeSession of an expiring session, awaiting its txn. */
@@ -116,10 +133,15 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   /** When each closeSession txn (by zxid) was first applied anywhere. */
   private readonly closeFirstApplied = new Map<bigint, number>();
   private expiries = 0;
-  /** Paths created as containers or TTL nodes, ever (the model keeps them forever: left out). */
-  private readonly reapable = new Set<string>();
+  /** Sessions attached by more than one handle, whose non-read replies are read as unknown. */
+  private readonly sharedSessions = new SharedSessions();
+  /** Per server, the reaps it chose whose deleteContainer it has not applied yet, oldest first. */
+  private readonly reaping = new Map<string, Operation[]>();
+  private reaps = 0;
+  /** What `workload.zk-config` said of the servers and clients (the model's facts). */
+  private facts: ServerFacts = UNKNOWN_FACTS;
   private readonly options: Required<LinearizabilityCheckerOptions>;
-  private readonly windows: Windows;
+  private windowsState: Windows | undefined;
   summary: LinearizabilitySummary | undefined;
 
   constructor(options: LinearizabilityCheckerOptions = {}) {
@@ -131,7 +153,11 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       inconclusiveIsViolation: options.inconclusiveIsViolation ?? false,
       maxMessageChars: options.maxMessageChars ?? 600,
     };
-    this.windows = new Windows(this.options.windowOps);
+  }
+
+  /** The windows, and their model, made at the first use (after the run's config event). */
+  private get windows(): Windows {
+    return (this.windowsState ??= new Windows(this.options.windowOps, zkModel({ facts: this.facts })));
   }
 
   unknowns(): UnknownVerdict[] {
@@ -152,7 +178,10 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
         this.standalone.add(e.node);
         return;
       case "zab.state":
+      case "zab.role.ended":
         this.sawQuorumPeer = true;
+        // A server that stops leading applies no more of the deleteContainers it prepped in order.
+        this.reaping.delete(e.node);
         return;
       case "zab.leader.established":
         this.sawQuorumPeer = true;
@@ -161,12 +190,70 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
         return guarded(this.malformed, e, this, this.onExpire);
       case "zk.apply":
         return guarded(this.malformed, e, this, this.onApply);
+      case "client.auth":
+        return guarded(this.malformed, e, this, this.onAuth);
+      case "zk.container.reap":
+        return guarded(this.malformed, e, this, this.onReap);
+      case "workload.zk-config":
+        return guarded(this.log, e, this, this.onConfig);
+      case "crash":
+        this.reaping.delete(e.node);
+        return;
     }
+  }
+
+  private onAuth(e: TraceEvent<"client.auth">): void {
+    const a = readAuth(e);
+    this.builder.auth.added(a.client, a.session, a.cred);
+  }
+
+  /** The model's facts: the super digest, extended types, client addresses. */
+  private onConfig(e: TraceEvent<"workload.zk-config">): void {
+    const addresses = new Map<string, string>();
+    for (const entry of stringListField(e, "clients")) {
+      const [node, address] = entry.split("=", 2);
+      if (node !== undefined && address !== undefined) addresses.set(node, address);
+    }
+    const facts: ServerFacts = { known: true, extendedTypes: optionalBooleanField(e, "extendedTypesEnabled") === true, addresses };
+    const superDigest = optionalStringField(e, "superDigest");
+    if (superDigest !== undefined) facts.superDigest = superDigest;
+    this.facts = facts;
+  }
+
+  /** The ContainerManager chose a node: a `reap` op, pending until its deleteContainer is applied there. */
+  private onReap(e: TraceEvent<"zk.container.reap">): void {
+    const czxid = optionalZxidField(e, "czxid");
+    const args: Operation["args"] = { nowMs: numberField(e, "nowMs") };
+    if (czxid !== undefined) args.czxid = czxid;
+    const op = this.builder.add({
+      client: `reap@${e.node}`,
+      session: "0x0",
+      op: "reap",
+      path: stringField(e, "path"),
+      args,
+      invokeUs: e.atUs,
+      completeUs: undefined,
+      outcome: "unknown",
+      opId: `reap-${++this.reaps}`,
+      node: e.node,
+    });
+    this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
+    const list = this.reaping.get(e.node) ?? [];
+    list.push(op);
+    this.reaping.set(e.node, list);
+  }
+
+  /** The server that chose a reap applies its oldest pending deleteContainer: the reap's outcome. */
+  private onReapApplied(e: TraceEvent, zxid: bigint, err: string | undefined): void {
+    const op = this.reaping.get(e.node)?.shift();
+    if (op === undefined) return;
+    this.builder.completed(op, { session: "0x0", outcome: err === undefined ? "ok" : "fail", err, zxid, result: undefined, local: false, xid: undefined, eventIndex: e.index, atUs: e.atUs });
   }
 
   private onInvoke(e: TraceEvent<"client.invoke">): void {
     const inv = this.pairs.invoke(e);
     if (inv === undefined) return;
+    this.sharedSessions.invoked(inv);
     this.windows.invoked(inv.client, inv.opId);
     const op = this.builder.invoked(inv);
     if (op === undefined) return;
@@ -177,7 +264,8 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   private onComplete(e: TraceEvent<"client.complete">): void {
     const pair = this.pairs.complete(e);
     if (pair === undefined) return;
-    const { inv, done } = pair;
+    const { inv } = pair;
+    const done = this.sharedSessions.completed(inv, pair.done);
     const key = operationKey({ client: inv.client, opId: String(inv.opId) });
     const op = this.openOps.get(key);
     if (op !== undefined) {
@@ -224,6 +312,8 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     const err = optionalStringField(e, "err");
     this.builder.appliedTxn(session, intField(e, "cxid"), zxid, op, err);
     if (op === "closeSession" && err === undefined) this.onCloseApplied(e, session, zxid);
+    // An internal request (session 0): a deleteContainer, or the error txn of one that failed its prep.
+    else if (op === "deleteContainer" || (op === "error" && session === "0x0")) this.onReapApplied(e, zxid, err);
   }
 
   /**
@@ -259,7 +349,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     const judged = this.judgedHistory();
     if (judged === undefined) return this.log.violations;
     const history = judged.ops;
-    const result = checkLinearizable(history, zkModel(), { checkReads: true, maxSteps: this.options.maxSteps, maxMemoChars: this.options.maxMemoChars });
+    const result = checkLinearizable(history, this.windows.model, { checkReads: true, maxSteps: this.options.maxSteps, maxMemoChars: this.options.maxMemoChars });
     if (result.ok) {
       this.summary = { checkedReads: checkReads, operations: history.length, outcome: "linearizable", steps: result.steps, windows: 0 };
       return this.log.violations;
@@ -328,12 +418,13 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   }
 
   /**
-   * After a cut: the window's operations go, but the expiries not applied yet, which open the
-   * next window (ids go on from where this window's ended).
+   * After a cut: the window's operations go, but the expiries and reaps not applied yet, which
+   * open the next window (ids go on from where this window's ended); credentials outlive a
+   * window (every later op of their session carries them).
    */
   private forgetWindow(): void {
-    const carried = [...this.expiring.values()].flatMap((list) => list.map((p) => p.op));
-    const next = new HistoryBuilder(this.builder.nextId);
+    const carried = [...[...this.expiring.values()].flatMap((list) => list.map((p) => p.op)), ...[...this.reaping.values()].flat()];
+    const next = new HistoryBuilder(this.builder.nextId, this.builder.auth);
     for (const op of carried) next.carry(op);
     this.builder = next;
     for (const op of this.invokedAt.keys()) if (!carried.includes(op)) this.invokedAt.delete(op);
@@ -439,21 +530,42 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
 
   /** The history the search sees (see the header for what is added and left out), as copies. */
   history(): Operation[] {
-    const ops = this.builder.build().map((op) => ({ ...op }));
-    const reapable = this.reapable;
-    for (const op of ops) for (const c of createsOf(op)) if (isReapableMode(c.mode)) reapable.add(c.path);
-    if (reapable.size === 0) return ops;
-    const reapableList = [...reapable];
-    const under = (p: string) => reapableList.some((r) => p === r || p.startsWith(r === "/" ? "/" : `${r}/`));
-    return ops.filter((op) => !under(op.path) && !(op.args.ops ?? []).some((s) => under(s.path)));
+    return this.builder.build().map((op) => ({ ...op }));
   }
 }
 
-/** The creates of an op (itself, or a multi's sub-ops) with their modes. */
-function createsOf(op: Operation): { path: string; mode: CreateModeName | undefined }[] {
-  if (op.op === "create") return [{ path: op.path, mode: op.args.mode }];
-  if (op.op === "multi") return (op.args.ops ?? []).filter((s) => s.op === "create").map((s) => ({ path: s.path, mode: s.args.mode }));
-  return [];
+/**
+ * Which sessions more than one client handle has used (each handle names its own `client`), and
+ * the completions to read as unknown: a non-read op of such a session, invoked or completed
+ * once a second handle had used it. Its reply may be the other handle's (same session, same cxid).
+ */
+class SharedSessions {
+  private readonly handles = new Map<string, Set<string>>();
+  /** Open op (client/opId) → its op name and whether its session was already shared when invoked. */
+  private readonly open = new Map<string, { op: string; shared: boolean }>();
+
+  invoked(inv: Invocation): void {
+    if (!NO_SESSION.has(inv.session)) {
+      let clients = this.handles.get(inv.session);
+      if (clients === undefined) this.handles.set(inv.session, (clients = new Set()));
+      clients.add(inv.client);
+    }
+    this.open.set(operationKey(inv), { op: inv.op, shared: this.isShared(inv.session) });
+  }
+
+  /** The completion as the history reads it: unknown, without its reply, when the reply may be another handle's. */
+  completed(inv: Invocation, done: Completion): Completion {
+    const key = operationKey(inv);
+    const invoked = this.open.get(key);
+    this.open.delete(key);
+    if (invoked === undefined || READ_OPS.has(invoked.op) || done.outcome === "unknown") return done;
+    if (!invoked.shared && !this.isShared(done.session)) return done;
+    return { ...done, outcome: "unknown", err: undefined, result: undefined, zxid: undefined, xid: undefined };
+  }
+
+  private isShared(session: string): boolean {
+    return (this.handles.get(session)?.size ?? 0) > 1;
+  }
 }
 
 
@@ -462,7 +574,6 @@ function createsOf(op: Operation): { path: string; mode: CreateModeName | undefi
  * last cut, the states the tree may be in at that cut, and what could not be judged.
  */
 class Windows {
-  readonly model = zkModel();
   /** Open client ops: client → their op ids. */
   private readonly open = new Map<string, Set<number>>();
   private openCount = 0;
@@ -481,7 +592,10 @@ class Windows {
   operations = 0;
   readonly unknown: UnknownVerdict[] = [];
 
-  constructor(private readonly windowOps: number) {
+  constructor(
+    private readonly windowOps: number,
+    readonly model: SequentialModel<ZkTree>,
+  ) {
     this.nextTryAt = windowOps;
   }
 

@@ -13,7 +13,10 @@
  *   election can follow a fault by up to initLimit ticks);
  * - the session itself: its client asked to close it, or it expired (judged on its own), or a
  *   server closed the client's connection on purpose (`zk.session.moved`, `zk.cnxn.refused`,
- *   `zk.cnxn.malformed`).
+ *   `zk.cnxn.malformed`), or another handle attached to the session (a server closes a session's
+ *   connection when a new one presents the session, password right or wrong): a `client.connect`
+ *   naming the session on another connection while it is connected, or `zk.session.established`
+ *   / `zk.session.invalid` naming another client node.
  *
  * The quiet window is twice the session's timeout, and at least 30 s: long enough for a fault's
  * aftermath (a leader that lost its quorum gives up within syncLimit ticks; a client waits a
@@ -38,8 +41,8 @@ interface Session {
 }
 
 const KINDS = [
-  ...FAULT_EVENT_KINDS, "start", "zab.state", "client.state", "client.invoke", "client.disconnect",
-  "zk.session.established", "zk.session.expire", "zk.session.moved", "zk.cnxn.refused", "zk.cnxn.malformed",
+  ...FAULT_EVENT_KINDS, "start", "zab.state", "client.state", "client.invoke", "client.connect", "client.disconnect",
+  "zk.session.established", "zk.session.invalid", "zk.session.expire", "zk.session.moved", "zk.cnxn.refused", "zk.cnxn.malformed",
 ] as const;
 type Kind = KindsOf<typeof KINDS>;
 type FaultKind = (typeof FAULT_EVENT_KINDS)[number] | "start";
@@ -60,6 +63,8 @@ export class ClientLivenessChecker implements Checker<Kind> {
   // clients
   /** "client/conn" of each connection that reached CONNECTED and is still open. */
   private readonly connected = new Set<string>();
+  /** Session → the "client/conn" it last reached CONNECTED on. */
+  private readonly connectedOn = new Map<string, string>();
   private readonly sessions = new Map<string, Session>();
   private readonly explainedClients = new Map<string, number>();
 
@@ -78,11 +83,27 @@ export class ClientLivenessChecker implements Checker<Kind> {
       case "client.invoke":
         if (stringField(e, "op") === "closeSession") this.session(stringField(e, "session"), e).closing = true;
         return;
+      case "client.connect": {
+        // Another handle presenting a connected session: the server closes the session's connection.
+        const id = stringField(e, "session");
+        const on = this.connectedOn.get(id);
+        const s = this.sessions.get(id);
+        if (s !== undefined && on !== undefined && on !== `${e.node}/${intField(e, "conn")}` && this.connected.has(on)) s.explainedAtUs = e.atUs;
+        return;
+      }
       case "client.disconnect":
         return this.onDisconnect(e);
-      case "zk.session.established":
-        this.session(stringField(e, "session"), e, stringField(e, "client")).timeoutMs = intField(e, "timeoutMs");
+      case "zk.session.established": {
+        const s = this.session(stringField(e, "session"), e, stringField(e, "client"));
+        s.timeoutMs = intField(e, "timeoutMs");
+        this.attachedFrom(s, stringField(e, "client"), e.atUs);
         return;
+      }
+      case "zk.session.invalid": {
+        const s = this.sessions.get(stringField(e, "session"));
+        if (s !== undefined) this.attachedFrom(s, stringField(e, "client"), e.atUs);
+        return;
+      }
       case "zk.session.expire":
         return this.onExpire(e);
       case "zk.session.moved":
@@ -135,9 +156,15 @@ export class ClientLivenessChecker implements Checker<Kind> {
     return s;
   }
 
+  /** Another client node presented the session: its holder's connection may be closed for it. */
+  private attachedFrom(s: Session, client: string, atUs: number): void {
+    if (client !== s.client) s.explainedAtUs = atUs;
+  }
+
   /** A crashed client node's handles are gone and never say CLOSED: forget them (bounded state). */
   private forgetClient(node: string): void {
     for (const [id, s] of this.sessions) if (s.client === node) this.sessions.delete(id);
+    for (const [id, on] of this.connectedOn) if (on.startsWith(`${node}/`)) this.connectedOn.delete(id);
     for (const key of this.connected) if (key.startsWith(`${node}/`)) this.connected.delete(key);
   }
 
@@ -147,10 +174,12 @@ export class ClientLivenessChecker implements Checker<Kind> {
     const conn = optionalIntField(e, "conn");
     if (state === "CONNECTED" && conn !== undefined) {
       this.connected.add(`${e.node}/${conn}`);
+      this.connectedOn.set(session, `${e.node}/${conn}`);
       this.session(session, e);
     } else if (state === "CLOSED" || state === "AUTH_FAILED") {
       // The handle is finished: forget its session (bounded state).
       this.sessions.delete(session);
+      this.connectedOn.delete(session);
       if (conn !== undefined) this.connected.delete(`${e.node}/${conn}`);
     }
   }
@@ -196,7 +225,7 @@ export class ClientLivenessChecker implements Checker<Kind> {
   }
 
   retained(): number {
-    return this.connected.size + this.sessions.size + this.explainedClients.size;
+    return this.connected.size + this.sessions.size + this.explainedClients.size + this.connectedOn.size;
   }
 }
 

@@ -19,17 +19,24 @@
  * 3. A heartbeating session is not expired. A server touches a session for every packet it
  *    receives on the session's connection (auth packets aside); a follower relays its touches
  *    to the leader in its next PING reply. The leader (or standalone server) expires a session
- *    only after `timeout` without a touch (docs/zookeeper.md §3.3: in (timeout, timeout + tick]). So a
+ *    only after `timeout` without a touch (docs/zookeeper.md §3.3: in (timeout, timeout + tick]),
+ *    where a touch's timeout is the one its connection negotiated (`zk.session.established`: a
+ *    session re-attached with a shorter timeout expires by that one). So a
  *    `zk.session.expire` of S at server L less than `timeoutMs` after L received a packet the
  *    client sent while connected in S — directly, or through a follower's PING reply sent
  *    after the follower received it — is a violation. Only these clear cases are flagged:
  *    packets are counted only when sent after the client saw CONNECTED and before any
- *    disconnect, and a server whose clock was skewed (`clock` fault) is never judged.
+ *    disconnect, and a server whose clock was skewed (`clock` fault) is never judged. Nor are
+ *    touches that reach a server once some handle of S asked to close it: the leader marks S
+ *    closing when it preps the closeSession, and from then on 3.8's `touchSession` ignores S's
+ *    packets (`SessionTrackerImpl.touchSession` returns false for a closing session), so the
+ *    expirer may still expire S while its closeSession waits for a quorum — a second
+ *    closeSession, harmless (zab-random-faults seed 10275).
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
 import { guarded, intField, numberField, optionalIntField, optionalStringField, stringField, zxidField } from "../event-reader.js";
-import { OpTable, type Completion, type Invocation } from "../history/client-events.js";
+import { OpTable, serverPathOf, type Completion, type Invocation } from "../history/client-events.js";
 import type { CreateModeName } from "../../zk/proto/records.js";
 import { parseZxidText } from "../zxid-text.js";
 import { childPath, hex, isEphemeralMode, isSequentialMode } from "./znode-paths.js";
@@ -47,7 +54,7 @@ const UNTOUCHING = new Set(["connect", "auth"]);
 
 const KINDS = [
   "client.invoke", "client.complete", "zk.apply", "zk.session.expire", "client.state", "client.connect", "client.disconnect",
-  "pause", "resume", "crash", "send", "deliver", "drop", "zab.phase", "zab.state", "clock",
+  "pause", "resume", "crash", "send", "deliver", "drop", "zab.phase", "zab.state", "clock", "zk.session.established",
 ] as const;
 type Kind = KindsOf<typeof KINDS>;
 
@@ -69,7 +76,12 @@ export class SessionsChecker implements Checker<Kind> {
   private readonly clients = new Map<string, Map<string, ClientView>>();
   /** Message id (unique in a run) → the session a client packet in flight touches. */
   private readonly sessionPackets = new Map<number, { session: string }>();
-  private readonly lastTouchUs = new Map<string, Map<string, number>>();
+  /** Server → session → its last touch there, and the timeout that touch set. */
+  private readonly lastTouch = new Map<string, Map<string, { atUs: number; timeoutMs: number | undefined }>>();
+  /** Session → the timeout its latest connection negotiated (a re-attach may negotiate another). */
+  private readonly negotiatedMs = new Map<string, number>();
+  /** Sessions some handle asked to close (`client.invoke` of closeSession): no touch counts any more. */
+  private readonly closeRequested = new Set<string>();
   private readonly touchedSinceDrain = new Map<string, Set<string>>();
   /** Message id of a learner's PING reply in flight → the sessions it relays touches for. */
   private readonly relayed = new Map<number, string[]>();
@@ -88,6 +100,8 @@ export class SessionsChecker implements Checker<Kind> {
         return guarded(this.log, e, this, this.onApply);
       case "zk.session.expire":
         return guarded(this.log, e, this, this.onExpire);
+      case "zk.session.established":
+        return guarded(this.log, e, this, this.onEstablished);
       case "client.state":
       case "client.connect":
       case "client.disconnect":
@@ -141,6 +155,7 @@ export class SessionsChecker implements Checker<Kind> {
   private onInvoke(e: TraceEvent<"client.invoke">): void {
     const inv = this.ops.invoke(e);
     if (inv === undefined) return;
+    if (inv.op === "closeSession") this.closeRequested.add(inv.session);
     for (const c of createsOf(inv)) {
       if (!isSequentialMode(c.mode)) this.countCreate(c.path);
     }
@@ -177,7 +192,7 @@ export class SessionsChecker implements Checker<Kind> {
     const paths: (string | undefined)[] =
       inv.op === "multi"
         ? subResults(done, inv)
-        : [done.result?.path !== undefined ? done.result.path : subs[0] && !isSequentialMode(subs[0].mode) ? subs[0].path : undefined];
+        : [done.result?.path !== undefined ? serverPathOf(inv, done.result.path, true) : subs[0] && !isSequentialMode(subs[0].mode) ? subs[0].path : undefined];
     subs.forEach((s, i) => {
       const path = paths[i];
       if (path === undefined) return;
@@ -203,7 +218,7 @@ export class SessionsChecker implements Checker<Kind> {
     const children = done.result?.children;
     if (inv.op !== "getChildren" || children === undefined) return;
     for (const child of children) {
-      const path = childPath(inv.path, child);
+      const path = childPath(serverPathOf(inv, inv.path), child);
       const session = this.ephemerals.get(path);
       const closed = session === undefined ? undefined : this.closedAt.get(session);
       if (closed === undefined || z < closed || this.createTargets.get(path) !== 1) continue;
@@ -280,20 +295,30 @@ export class SessionsChecker implements Checker<Kind> {
   }
 
   private touch(server: string, session: string, atUs: number): void {
-    let m = this.lastTouchUs.get(server);
-    if (m === undefined) this.lastTouchUs.set(server, (m = new Map()));
-    m.set(session, atUs);
+    if (this.closeRequested.has(session)) return;
+    let m = this.lastTouch.get(server);
+    if (m === undefined) this.lastTouch.set(server, (m = new Map()));
+    m.set(session, { atUs, timeoutMs: this.negotiatedMs.get(session) });
+  }
+
+  private onEstablished(e: TraceEvent<"zk.session.established">): void {
+    this.negotiatedMs.set(stringField(e, "session"), numberField(e, "timeoutMs"));
   }
 
   private onExpire(e: TraceEvent<"zk.session.expire">): void {
     const session = stringField(e, "session");
     const timeoutMs = intField(e, "timeoutMs");
     if (this.skewed.has(e.node)) return;
-    const touchedUs = this.lastTouchUs.get(e.node)?.get(session);
-    if (touchedUs === undefined || e.atUs - touchedUs >= timeoutMs * 1000) return;
+    const touched = this.lastTouch.get(e.node)?.get(session);
+    if (touched === undefined) return;
+    // A touch sets the expiry by its connection's timeout (Java's touchSession(id, timeout)):
+    // after a re-attach that negotiated a shorter one, the session expires sooner than the
+    // timeout it was created with, which the expiry reports.
+    const windowMs = Math.min(timeoutMs, touched.timeoutMs ?? timeoutMs);
+    if (e.atUs - touched.atUs >= windowMs * 1000) return;
     this.log.add(
       e,
-      `${e.node} expired session ${session} (timeout ${timeoutMs} ms) only ${(e.atUs - touchedUs) / 1000} ms after it was last touched there by a packet its connected client sent: ` +
+      `${e.node} expired session ${session} (timeout ${windowMs} ms) only ${(e.atUs - touched.atUs) / 1000} ms after it was last touched there by a packet its connected client sent: ` +
         `a session that heartbeats to a serving server must not expire`,
     );
   }
@@ -304,11 +329,11 @@ export class SessionsChecker implements Checker<Kind> {
 }
 
 
-/** The creates of an invocation (itself, or a multi's sub-ops), with paths and modes. */
+/** The creates of an invocation (itself, or a multi's sub-ops), with server paths and modes. */
 function createsOf(inv: Invocation): { path: string; mode: CreateModeName | undefined }[] {
-  if (inv.op === "create") return [{ path: inv.path, mode: inv.args.mode }];
+  if (inv.op === "create") return [{ path: serverPathOf(inv, inv.path), mode: inv.args.mode }];
   if (inv.op !== "multi") return [];
-  return (inv.args.ops ?? []).filter((s) => s.op === "create").map((s) => ({ path: s.path, mode: s.args.mode }));
+  return (inv.args.ops ?? []).filter((s) => s.op === "create").map((s) => ({ path: serverPathOf(inv, s.path), mode: s.args.mode }));
 }
 
 /** The created paths of a multi's create sub-ops, in order (undefined when not recorded). */

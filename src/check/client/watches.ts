@@ -30,23 +30,23 @@
  * Paths where the client removed watches (removeWatches / removeAllWatches) are no longer
  * judged by 1 and 3 for that session: the client and the server may then disagree on who
  * still waits, legitimately. Persistent watches are not judged by 3 (ZooKeeper sends no
- * catch-up events for them after a reconnect).
+ * catch-up events for them after a reconnect), nor is a standard child watch once its session
+ * adds a recursive watch on the same path: a 3.8 server keeps one mode per connection and path in
+ * each table, the last registered (ZOOKEEPER-4466, fixed in 3.9.0), so the child watch becomes
+ * recursive and never receives NodeChildrenChanged.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
-import { guarded, intField, nullableStringField, reportMalformed, stringField } from "../event-reader.js";
+import { guarded, intField, nullableStringField, stringField } from "../event-reader.js";
 import { OpTable, type Completion, type Invocation } from "../history/client-events.js";
 import type { StatFields } from "../history/history.js";
 import { AddWatchMode } from "../../zk/proto/records.js";
 import { parseZxidText } from "../zxid-text.js";
 import { hex, selfAndAncestors } from "./znode-paths.js";
+import { NotificationTxns } from "./notification-txns.js";
 
-/**
- * The kinds it reads: the client's, and the messages and applies that attribute notifications
- * (4). A server sends the notifications of a txn while applying it and annotates `zk.apply`
- * right after, with no event of its own in between, so these kinds see every run whole.
- */
-const KINDS = ["client.invoke", "client.complete", "client.watch", "client.connect", "client.state", "client.disconnect", "send", "deliver", "zk.apply"] as const;
+/** The kinds it reads: the client's, and the messages and applies that attribute notifications (4). */
+const KINDS = ["client.invoke", "client.complete", "client.watch", "client.connect", "client.state", "client.disconnect", ...NotificationTxns.KINDS] as const;
 type Kind = KindsOf<typeof KINDS>;
 
 type Table = "data" | "exist" | "child";
@@ -96,19 +96,15 @@ export class WatchesChecker implements Checker<Kind> {
   private readonly ops = new OpTable(this.log);
   /** Client → session → its watches (two lookups, no key string per event). */
   private readonly sessions = new Map<string, Map<string, SessionWatches>>();
-  // notification attribution (4)
-  private readonly clientNodes = new Set<string>();
-  private readonly notifRun = new Map<string, { peer: string; id: number }[]>();
-  /** Message id (unique in a run) of a notification in flight → its two ends and its txn. */
-  private readonly notifTxn = new Map<number, { from: string; to: string; zxid: string; op: string }>();
-  private readonly lastNotif = new Map<string, { zxid: string; op: string } | undefined>();
+  /** Which txn each notification came from (4). */
+  private readonly txns = new NotificationTxns(this.log);
   private readonly seenOnConnection = new Map<string, Set<string>>();
 
   onEvent(e: TraceEvent<Kind>): void {
-    this.attribute(e);
+    this.txns.onEvent(e);
     switch (e.kind) {
       case "client.invoke": {
-        this.clientNodes.add(e.node);
+        this.txns.clientNode(e.node);
         const inv = this.ops.invoke(e);
         if (inv === undefined) return;
         if (inv.op === "removeWatches" || inv.op === "removeAllWatches") this.watches(inv.client, inv.session).tainted.add(inv.path);
@@ -119,12 +115,12 @@ export class WatchesChecker implements Checker<Kind> {
       case "client.watch":
         return guarded(this.log, e, this, this.onWatch);
       case "client.connect":
-        this.clientNodes.add(e.node);
-        this.seenOnConnection.delete(e.node);
+        this.txns.clientNode(e.node);
+        this.seenOnConnection.delete(`${e.node} ${e.fields.session}`);
         return;
       case "client.state":
       case "client.disconnect":
-        this.clientNodes.add(e.node);
+        this.txns.clientNode(e.node);
         return;
     }
   }
@@ -149,7 +145,12 @@ export class WatchesChecker implements Checker<Kind> {
     if (isRead && inv.watch) this.register(inv, done);
     else if (inv.op === "addWatch") {
       const w = this.watches(inv.client, done.session);
-      (inv.addWatchMode === AddWatchMode.PERSISTENT_RECURSIVE ? w.recursive : w.persistent).add(inv.path);
+      const recursive = inv.addWatchMode === AddWatchMode.PERSISTENT_RECURSIVE;
+      (recursive ? w.recursive : w.persistent).add(inv.path);
+      // 3.8 keeps one mode per connection and path in each table, the last registered
+      // (ZOOKEEPER-4466, fixed in 3.9.0): a recursive watch turns the path's standard child watch
+      // into a recursive one, which never receives NodeChildrenChanged. Not judged by 3 from here.
+      if (recursive) for (const reg of w.oneShot.get(inv.path) ?? []) if (reg.table === "child") reg.stale = true;
     }
   }
 
@@ -188,8 +189,7 @@ export class WatchesChecker implements Checker<Kind> {
     const type = stringField(e, "type");
     const path = nullableStringField(e, "path");
     const tables = TAKES[type];
-    const notif = this.lastNotif.get(e.node);
-    this.lastNotif.delete(e.node);
+    const notif = this.txns.take(e.node);
     if (tables !== undefined && path === null) {
       this.log.add(e, `malformed trace event: client.watch ${type} without a path`);
       return;
@@ -222,46 +222,16 @@ export class WatchesChecker implements Checker<Kind> {
 
   private checkOncePerTxn(e: TraceEvent<"client.watch">, type: string, path: string, notif: { zxid: string; op: string }): void {
     if (!SINGLE_TRIGGER.has(notif.op)) return;
-    let seen = this.seenOnConnection.get(e.node);
-    if (seen === undefined) this.seenOnConnection.set(e.node, (seen = new Set()));
+    // Per handle: a client node may hold several sessions, each on its own connection.
+    const conn = `${e.node} ${e.fields.session}`;
+    let seen = this.seenOnConnection.get(conn);
+    if (seen === undefined) this.seenOnConnection.set(conn, (seen = new Set()));
     const k = `${type} ${path} ${notif.zxid}`;
     if (!seen.has(k)) {
       seen.add(k);
       return;
     }
     this.log.add(e, `${e.node} received ${type} ${path} twice for txn ${notif.zxid} (${notif.op}) on one connection: a change triggers each watch once`);
-  }
-
-  /** Ties each notification a server sends to the txn applied right after it (see 4). */
-  private attribute(e: TraceEvent<Kind>): void {
-    if (e.kind === "send" && e.detail === "notification" && !this.clientNodes.has(e.node) && e.peer !== undefined && e.id !== undefined) {
-      const run = this.notifRun.get(e.node) ?? [];
-      run.push({ peer: e.peer, id: e.id });
-      this.notifRun.set(e.node, run);
-      return;
-    }
-    if (e.kind === "deliver" && this.clientNodes.has(e.node)) {
-      const sent = e.id === undefined ? undefined : this.notifTxn.get(e.id);
-      const txn = sent !== undefined && sent.from === e.peer && sent.to === e.node ? sent : undefined;
-      if (txn !== undefined) this.notifTxn.delete(e.id!);
-      this.lastNotif.set(e.node, e.detail === "notification" ? txn : undefined);
-      return;
-    }
-    // Any other event: it settles a server's run of notifications, when one is waiting.
-    if (this.notifRun.size === 0) return;
-    const run = this.notifRun.get(e.node);
-    if (run === undefined) return;
-    this.notifRun.delete(e.node);
-    if (e.kind !== "zk.apply") return;
-    let zxid: string, op: string;
-    try {
-      zxid = stringField(e, "zxid");
-      op = stringField(e, "op");
-    } catch (err) {
-      reportMalformed(this.log, e, err);
-      return;
-    }
-    for (const m of run) this.notifTxn.set(m.id, { from: e.node, to: m.peer, zxid, op });
   }
 
   finish(): Violation[] {

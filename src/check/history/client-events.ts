@@ -38,6 +38,7 @@ import {
   optionalIntField,
   optionalObjectField,
   optionalStringField,
+  optionalStringListField,
   optionalZxidField,
   presentField,
   reportMalformed,
@@ -60,7 +61,9 @@ export interface Invocation {
   path: string;
   /** The server the client was connected to, when it was. */
   server: string | undefined;
-  /** Data, version, create mode, multi's sub-ops: what the history model reads. */
+  /** The handle's chroot, when it has one: `path` and the sub-ops' paths are relative to it (`serverPathOf`). */
+  chroot: string | undefined;
+  /** Data, version, create mode, TTL, ACL, multi's sub-ops: what the history model reads. */
   args: OpArgs;
   /** exists, getData, getChildren: whether it left a watch. */
   watch: boolean;
@@ -119,6 +122,7 @@ export function readInvocation(e: TraceEvent<"client.invoke">, seq: number): Inv
     op,
     path: PATHLESS.has(op) ? "" : stringField(e, "path"),
     server: optionalStringField(e, "server"),
+    chroot: optionalStringField(e, "chroot") || undefined,
     args: {},
     watch: false,
     addWatchMode: undefined,
@@ -135,7 +139,7 @@ export function readInvocation(e: TraceEvent<"client.invoke">, seq: number): Inv
 function readArguments(e: TraceEvent<"client.invoke">, inv: Invocation): void {
   switch (inv.op) {
     case "create":
-      inv.args = { data: nullableStringField(e, "data"), mode: modeValue(e, "mode", presentField(e, "mode")) };
+      inv.args = withTtlAndAcl(e, { data: nullableStringField(e, "data"), mode: modeValue(e, "mode", presentField(e, "mode")) }, e.fields);
       return;
     case "setData":
       inv.args = { data: nullableStringField(e, "data"), version: intField(e, "version") };
@@ -143,9 +147,12 @@ function readArguments(e: TraceEvent<"client.invoke">, inv: Invocation): void {
     case "delete":
       inv.args = { version: intField(e, "version") };
       return;
-    case "setACL":
-      intField(e, "aversion");
+    case "setACL": {
+      inv.args = { version: intField(e, "aversion") };
+      const acl = optionalStringListField(e, "acl");
+      if (acl !== undefined) inv.args.acl = acl;
       return;
+    }
     case "exists":
     case "getData":
     case "getChildren":
@@ -155,8 +162,7 @@ function readArguments(e: TraceEvent<"client.invoke">, inv: Invocation): void {
       inv.args = { ops: listField(e, "ops").map((s, i) => writeSubOpValue(e, `ops[${i}]`, s)) };
       return;
     case "multiRead":
-      // Read, to check it; not kept: no checker judges a multiRead's parts.
-      listField(e, "ops").forEach((s, i) => checkReadSubOp(e, `ops[${i}]`, s));
+      inv.args = { ops: listField(e, "ops").map((s, i) => readSubOpValue(e, `ops[${i}]`, s)) };
       return;
     case "addWatch":
       inv.addWatchMode = intField(e, "mode");
@@ -189,7 +195,7 @@ function writeSubOpValue(e: TraceEvent, where: string, v: unknown): SubOp {
   const path = stringValue(e, `${where}.path`, s.path);
   switch (op) {
     case "create":
-      return { op, path, args: { data: nullableStringValue(e, `${where}.data`, s.data), mode: modeValue(e, `${where}.mode`, s.mode) } };
+      return { op, path, args: withTtlAndAcl(e, { data: nullableStringValue(e, `${where}.data`, s.data), mode: modeValue(e, `${where}.mode`, s.mode) }, s, `${where}.`) };
     case "setData":
       return { op, path, args: { data: nullableStringValue(e, `${where}.data`, s.data), version: intValue(e, `${where}.version`, s.version) } };
     case "delete":
@@ -199,10 +205,29 @@ function writeSubOpValue(e: TraceEvent, where: string, v: unknown): SubOp {
 }
 
 /** A sub-op of multiRead: getData or getChildren, and its path. */
-function checkReadSubOp(e: TraceEvent, where: string, v: unknown): void {
+function readSubOpValue(e: TraceEvent, where: string, v: unknown): SubOp {
   const s = objectValue(e, where, v);
-  oneOfValue(e, `${where}.op`, s.op, READ_SUB_OPS);
-  stringValue(e, `${where}.path`, s.path);
+  return { op: oneOfValue(e, `${where}.op`, s.op, READ_SUB_OPS), path: stringValue(e, `${where}.path`, s.path), args: {} };
+}
+
+/** A create's TTL and ACL (`scheme:id:perms` each), when it names them (absent ACL: OPEN_ACL_UNSAFE). */
+function withTtlAndAcl(e: TraceEvent, args: OpArgs, f: Untrusted | object, where = ""): OpArgs {
+  const u = f as Untrusted;
+  if (u.ttl !== undefined) args.ttl = intValue(e, `${where}ttl`, u.ttl);
+  if (u.acl !== undefined) args.acl = stringListValue(e, `${where}acl`, u.acl);
+  return args;
+}
+
+/**
+ * The server path of a path an invocation names, or of a name its create returned: the handle's
+ * chroot put back the way Java's client builds and cuts paths — chroot for "/", chroot + path
+ * otherwise; a created name is the server's with the chroot's length cut off, so chroot + name.
+ * A multi's created names are recorded as the server named them.
+ */
+export function serverPathOf(inv: Pick<Invocation, "chroot">, path: string, created = false): string {
+  const chroot = inv.chroot;
+  if (chroot === undefined) return path;
+  return created || path.length !== 1 ? chroot + path : chroot;
 }
 
 /**
@@ -239,7 +264,11 @@ function resultValue(e: TraceEvent, op: ClientOpName, r: Untrusted): OpResult {
   if (r.data !== undefined) out.data = nullableStringValue(e, "result.data", r.data);
   if (r.stat !== undefined) out.stat = op === "exists" && r.stat === null ? null : statValue(e, "result.stat", r.stat);
   if (r.children !== undefined) out.children = stringListValue(e, "result.children", r.children);
+  if (r.count !== undefined) out.count = intValue(e, "result.count", r.count);
   if (r.results !== undefined) out.results = listValue(e, "result.results", r.results).map((s, i) => subResultValue(e, `result.results[${i}]`, s));
+  if (r.acl !== undefined) out.acl = stringListValue(e, "result.acl", r.acl);
+  if (r.total !== undefined) out.total = intValue(e, "result.total", r.total);
+  if (r.ids !== undefined) out.ids = stringListValue(e, "result.ids", r.ids);
   return out;
 }
 
@@ -248,6 +277,9 @@ function subResultValue(e: TraceEvent, where: string, v: unknown): SubResult {
   const out: SubResult = { err: stringValue(e, `${where}.err`, s.err) };
   if (s.path !== undefined) out.path = stringValue(e, `${where}.path`, s.path);
   if (s.stat !== undefined) out.stat = statValue(e, `${where}.stat`, s.stat);
+  if (s.data !== undefined) out.data = nullableStringValue(e, `${where}.data`, s.data);
+  if (s.children !== undefined) out.children = stringListValue(e, `${where}.children`, s.children);
+  if (s.count !== undefined) out.count = intValue(e, `${where}.count`, s.count);
   return out;
 }
 

@@ -36,10 +36,18 @@ export type OpName =
   | "sync"
   | "check"
   | "multi"
+  | "multiRead"
+  | "setACL"
+  | "getACL"
+  | "getEphemerals"
+  | "getAllChildrenNumber"
+  | "whoAmI"
   /** Session end (close or expiry): the session's ephemerals vanish. Not a client call. */
-  | "closeSession";
+  | "closeSession"
+  /** The leader's ContainerManager deleting a container or TTL node (deleteContainer). Not a client call. */
+  | "reap";
 
-export type SubOpName = "create" | "delete" | "setData" | "check";
+export type SubOpName = "create" | "delete" | "setData" | "check" | "getData" | "getChildren";
 export type Outcome = "ok" | "fail" | "unknown";
 
 export interface OpArgs {
@@ -47,8 +55,15 @@ export interface OpArgs {
   /** Expected version; -1 (or absent) means "any". */
   version?: number;
   mode?: CreateModeName;
-  /** multi: the sub-operations, in order. */
+  /** TTL modes: the node's time to live. */
+  ttl?: number;
+  /** create / setACL: the ACL asked for, `"scheme:id:perms"` each; absent: OPEN_ACL_UNSAFE. */
+  acl?: string[];
+  /** multi / multiRead: the sub-operations, in order. */
   ops?: SubOp[];
+  /** reap: the czxid of the node the ContainerManager found due, and its clock then. */
+  czxid?: bigint;
+  nowMs?: number;
 }
 
 export interface SubOp {
@@ -77,6 +92,10 @@ export interface SubResult {
   err?: string;
   path?: string;
   stat?: StatFields;
+  /** multiRead: getData's data, getChildren's children (or their `count`, when too many to list). */
+  data?: string | null;
+  children?: string[];
+  count?: number;
 }
 
 export interface OpResult {
@@ -86,7 +105,21 @@ export interface OpResult {
   /** exists: null when the node does not exist. */
   stat?: StatFields | null;
   children?: string[];
+  /** getChildren / getEphemerals: the number of names, when there were too many to list. */
+  count?: number;
   results?: SubResult[];
+  /** getACL: the ACL, `"scheme:id:perms"` each. */
+  acl?: string[];
+  /** getAllChildrenNumber. */
+  total?: number;
+  /** whoAmI: `"scheme:user"` each. */
+  ids?: string[];
+}
+
+/** Credentials a handle added (`addAuthInfo`): the scheme and the payload as recorded text. */
+export interface Credential {
+  scheme: string;
+  auth: string;
 }
 
 export interface Operation {
@@ -111,6 +144,15 @@ export interface Operation {
   node?: string;
   /** The server the client was connected to when it invoked the op, if it was. */
   server?: string;
+  /** Refused by the client before it was sent (an invalid argument): the server never saw it. */
+  local?: true;
+  /**
+   * The credentials the session had added when the op was invoked (from `client.auth`), in
+   * order; absent: none. `credentialsUncertain`: credentials were added while the op was in
+   * flight, or before the handle had a session, so which ones it carried is not known.
+   */
+  credentials?: Credential[];
+  credentialsUncertain?: true;
   /**
    * For an "unknown" op that was sent, what really happened (the trace's ground truth, not a
    * checker's input): whether its request became a txn applied by some server before the run
@@ -134,13 +176,22 @@ export type OutcomeClass =
   /** May or may not have taken effect: CONNECTIONLOSS, timeouts, SESSIONEXPIRED… */
   | "unknown";
 
-/** Codes the sequential data-tree model explains (docs/zookeeper.md §1.4). */
+/**
+ * Codes the sequential data-tree model explains (docs/zookeeper.md §1.4, §5): the tree's, and the
+ * server's answers on ACLs (NOAUTH, INVALIDACL), special paths (BADARGUMENTS) and TTL nodes a
+ * server without extended types refuses (UNIMPLEMENTED). The same codes produced by the client
+ * itself, before sending (`local`), are no-effect.
+ */
 const STATE_ERRORS: ReadonlySet<string> = new Set<CodeName>([
   "NONODE",
   "NODEEXISTS",
   "BADVERSION",
   "NOTEMPTY",
   "NOCHILDRENFOREPHEMERALS",
+  "NOAUTH",
+  "INVALIDACL",
+  "BADARGUMENTS",
+  "UNIMPLEMENTED",
 ]);
 
 /**
@@ -150,11 +201,7 @@ const STATE_ERRORS: ReadonlySet<string> = new Set<CodeName>([
  * hide a bug but never invents one.
  */
 const NO_EFFECT_ERRORS: ReadonlySet<string> = new Set<CodeName>([
-  "BADARGUMENTS",
-  "NOAUTH",
-  "INVALIDACL",
   "NOTREADONLY",
-  "UNIMPLEMENTED",
   "MARSHALLINGERROR",
   "APIERROR",
   "AUTHFAILED",
@@ -171,6 +218,7 @@ const NO_EFFECT_ERRORS: ReadonlySet<string> = new Set<CodeName>([
 export function classifyOutcome(op: Operation): OutcomeClass {
   if (op.outcome === "ok") return "ok";
   if (op.outcome === "unknown" || op.err === undefined) return "unknown";
+  if (op.local === true) return "no-effect";
   if (STATE_ERRORS.has(op.err)) return "state-error";
   if (NO_EFFECT_ERRORS.has(op.err)) return "no-effect";
   return "unknown";
@@ -184,13 +232,20 @@ export function isReadOnly(op: Operation): boolean {
     case "getChildren":
     case "sync":
     case "check":
+    case "multiRead":
+    case "getACL":
+    case "getEphemerals":
+    case "getAllChildrenNumber":
+    case "whoAmI":
       return true;
     case "multi":
       return (op.args.ops ?? []).every((s) => s.op === "check");
     case "create":
     case "delete":
     case "setData":
+    case "setACL":
     case "closeSession":
+    case "reap":
       return false;
   }
 }
@@ -245,8 +300,14 @@ export class HistoryBuilder {
   private readonly sentAs = new Map<Operation, string>();
   /** "session#cxid" → the first apply of that request. */
   private readonly applied = new Map<string, { zxid: bigint; err?: string }>();
+  /** The chroot of each op invoked through a chrooted handle (a create's result name is relative to it). */
+  private readonly chroots = new WeakMap<Operation, string>();
 
-  constructor(private readonly idBase = 0) {}
+  /** `auth`: the credentials log, kept across the histories of one run (credentials outlive a window). */
+  constructor(
+    private readonly idBase = 0,
+    readonly auth = new AuthLog(),
+  ) {}
 
   /** The operation of an invocation (undefined for a call the model does not describe). */
   invoked(inv: Invocation): Operation | undefined {
@@ -256,8 +317,8 @@ export class HistoryBuilder {
       client: inv.client,
       session: inv.session,
       op: inv.op as OpName,
-      path: inv.path,
-      args: inv.args,
+      path: serverPath(inv.op, inv.path, inv.chroot),
+      args: inv.chroot === undefined || inv.args.ops === undefined ? inv.args : { ...inv.args, ops: inv.args.ops.map((s) => ({ ...s, path: subOpServerPath(s.path, inv.chroot) })) },
       invokeUs: inv.atUs,
       completeUs: undefined,
       outcome: "unknown",
@@ -265,7 +326,9 @@ export class HistoryBuilder {
       node: inv.node,
     };
     if (inv.server !== undefined) op.server = inv.server;
+    if (inv.chroot !== undefined) this.chroots.set(op, inv.chroot);
     this.ops.push(op);
+    this.auth.invoked(op);
     return op;
   }
 
@@ -291,7 +354,10 @@ export class HistoryBuilder {
   completed(op: Operation, done: Completion): void {
     if (done.err !== undefined) op.err = done.err;
     if (done.zxid !== undefined) op.zxid = done.zxid;
-    if (done.result !== undefined) op.result = done.result;
+    if (done.result !== undefined) op.result = this.withServerPaths(op, done.result);
+    // An op invoked before its handle's first handshake ran in the session its completion names.
+    if (NO_SESSION.has(op.session) && !NO_SESSION.has(done.session)) op.session = done.session;
+    if (done.local && done.outcome === "fail") op.local = true;
     if (done.outcome === "ok" || done.outcome === "fail") {
       op.outcome = done.outcome;
       op.completeUs = done.atUs;
@@ -302,6 +368,18 @@ export class HistoryBuilder {
       }
     }
     if (op.outcome === "unknown" && done.xid !== undefined) this.sentAs.set(op, `${done.session}#${done.xid}`);
+    this.auth.completed(op);
+  }
+
+  /**
+   * A chrooted create's result with the created name as the server named it: Java's client cuts the
+   * chroot's length off it, so the chroot in front gives it back. (A multi's created names and
+   * getEphemerals' paths are recorded as the server named them.)
+   */
+  private withServerPaths(op: Operation, r: OpResult): OpResult {
+    const chroot = this.chroots.get(op);
+    if (chroot === undefined || op.op !== "create" || r.path === undefined) return r;
+    return { ...r, path: chroot + r.path };
   }
 
   /** A `zk.apply`: the first apply of each request is its ground truth. */
@@ -311,8 +389,9 @@ export class HistoryBuilder {
     this.applied.set(key, op === "error" && err !== undefined ? { zxid, err } : { zxid });
   }
 
-  /** The operations, the unknown ones with their ground truth. */
+  /** The operations, the unknown ones with their ground truth and each its credentials. */
   build(): Operation[] {
+    this.auth.settle(this.ops);
     for (const [op, key] of this.sentAs) {
       const txn = this.applied.get(key);
       op.truth = txn === undefined ? { applied: false } : { applied: true, ...txn };
@@ -321,8 +400,77 @@ export class HistoryBuilder {
   }
 }
 
-/** The calls the sequential model describes. */
-const MODELLED_OPS: ReadonlySet<string> = new Set<OpName>(["create", "delete", "setData", "getData", "exists", "getChildren", "sync", "check", "multi", "closeSession"]);
+/** The calls the sequential model describes (a reap is made by the caller, `add`). */
+const MODELLED_OPS: ReadonlySet<string> = new Set<OpName>([
+  "create", "delete", "setData", "getData", "exists", "getChildren", "sync", "check", "multi", "multiRead",
+  "setACL", "getACL", "getEphemerals", "getAllChildrenNumber", "whoAmI", "closeSession",
+]);
+
+/**
+ * The path the server sees for a client path, as Java's client builds it
+ * (`ZooKeeper.prependChroot`): the chroot for "/", chroot + path otherwise. Two exceptions follow
+ * Java: `delete("/")` sends "/" itself, and getEphemerals sends its prefix as given.
+ */
+function serverPath(op: string, path: string, chroot: string | undefined): string {
+  if (chroot === undefined || op === "getEphemerals" || (op === "delete" && path === "/")) return path;
+  return path.length === 1 ? chroot : chroot + path;
+}
+
+/** Java's multi prefixes every sub-op's path with the chroot ("/" included). */
+function subOpServerPath(path: string, chroot: string | undefined): string {
+  return chroot === undefined || path === "" ? path : path.length === 1 ? chroot : chroot + path;
+}
+
+/**
+ * The credentials each op carried (`client.auth` events). A handle sends its auth packets in
+ * order with its requests on one connection, and again first on every new connection, so an op
+ * carries the credentials its session had added before it was invoked — unless one was added
+ * while it was still in flight (it may have been re-sent after them, on a new connection), or
+ * before the handle had a session (the event does not say which session): then it is uncertain.
+ * Kept per client node as a log with a running count; nothing is built when no auth was added.
+ */
+export class AuthLog {
+  private readonly byNode = new Map<string, { session: string; seq: number; cred: Credential }[]>();
+  private readonly seqAtInvoke = new Map<Operation, number>();
+  private readonly uncertain = new Set<Operation>();
+
+  /** A `client.auth`: credentials `client` added to `session`. */
+  added(client: string, session: string, cred: Credential): void {
+    const log = this.byNode.get(client) ?? [];
+    log.push({ session, seq: log.length + 1, cred });
+    this.byNode.set(client, log);
+  }
+
+  invoked(op: Operation): void {
+    const log = this.byNode.get(op.client);
+    if (log !== undefined) this.seqAtInvoke.set(op, log.length);
+  }
+
+  completed(op: Operation): void {
+    const at = this.seqAtInvoke.get(op);
+    if (at !== undefined && (this.byNode.get(op.client)?.length ?? 0) > at) this.uncertain.add(op);
+  }
+
+  /** Fills in `credentials` (the ops' sessions are final now). */
+  settle(ops: readonly Operation[]): void {
+    if (this.byNode.size === 0) return;
+    for (const op of ops) {
+      const log = this.byNode.get(op.client);
+      if (log === undefined) continue;
+      const at = this.seqAtInvoke.get(op) ?? 0;
+      const before = log.slice(0, at);
+      const mine = before.filter((a) => a.session === op.session).map((a) => a.cred);
+      if (mine.length > 0) op.credentials = mine;
+      const inFlight = op.completeUs === undefined ? log.length > at : this.uncertain.has(op);
+      if (inFlight || before.some((a) => NO_SESSION.has(a.session))) op.credentialsUncertain = true;
+    }
+  }
+}
+
+/** A `client.auth` event read, for `AuthLog.added`. */
+export function readAuth(e: TraceEvent<"client.auth">): { client: string; session: string; cred: Credential } {
+  return { client: stringField(e, "client"), session: stringField(e, "session"), cred: { scheme: stringField(e, "scheme"), auth: stringField(e, "auth") } };
+}
 
 /**
  * Operations from a trace's `client.invoke` / `client.complete` events (`HistoryBuilder`), paired
@@ -352,6 +500,11 @@ export function historyFromTrace(events: Iterable<TraceEvent>): Operation[] {
         open.delete(key);
         const done = readCompletion(e, pending.inv);
         if (pending.op !== undefined) builder.completed(pending.op, done);
+        break;
+      }
+      case "client.auth": {
+        const a = readAuth(e);
+        builder.auth.added(a.client, a.session, a.cred);
         break;
       }
     }

@@ -1,38 +1,37 @@
 /**
- * The sequential specification of a ZooKeeper data tree, for the linearizability checker.
+ * The sequential reference model of a ZooKeeper 3.8 server, for the linearizability checker: the
+ * specification every definite reply is judged by, written from docs/zookeeper.md and Java's
+ * classes named there, sharing no code with `zk/server` (a checker built on the server's DataTree
+ * would share its bugs).
  *
- * What it models (docs/zookeeper.md §1.3–1.6, §4): create (persistent, ephemeral, sequential names
- * from the parent's stored cversion), delete, setData, check with version checks; the error
- * precedence NONODE → NODEEXISTS → NOCHILDRENFOREPHEMERALS for create and NONODE →
- * BADVERSION → NOTEMPTY for delete; getData / exists / getChildren results (children compared
- * as sets: ZooKeeper's order is a hash order, clients must not rely on it); multi
- * all-or-nothing, sub-ops validated against the state left by the earlier ones, the
- * first failing code reported; a session end deleting the session's ephemerals.
+ * What it models: the tree (zk-tree.ts) — every Stat field, cversion as clients see it and pzxid,
+ * sequence numbers from the parent's stored cversion, node kinds (persistent, ephemeral,
+ * container, TTL); the writes with Java's error precedence (zk-writes.ts: create in every mode,
+ * delete, setData, setACL, check) and multi — all or nothing, sub-ops validated against the state
+ * the earlier ones left, per-op results OK before the failure, its code at it,
+ * RUNTIMEINCONSISTENCY after it; the reads (zk-reads.ts: getData, exists, getChildren(2), getACL
+ * with masking, getEphemerals, getAllChildrenNumber, whoAmI, multiRead); ACL decisions (zk-acl.ts:
+ * world, auth, digest, ip, super); a session's end deleting its ephemerals; the ContainerManager
+ * reaping containers and TTL nodes (`reap` ops the checker adds where the trace shows one chosen).
  *
- * Result checking compares what the history recorded and nothing else: data, the created
- * name, and the Stat fields version, cversion (as clients see it: 2·stored − numChildren),
- * numChildren, dataLength, ephemeralOwner. Zxid and time fields of a Stat are not checked.
+ * What the model does not know it learns or leaves open, never guesses: an indeterminate write's
+ * zxid and the leader's clock are learned from the first Stat that shows them; an ACL decision
+ * that rests on an unknown (a client address the run did not record, credentials added while the
+ * op was in flight) accepts either answer, and the answer settles it; a server setting the run
+ * did not record (extended types, a super digest) likewise.
  *
- * Not modelled: ACLs (NOAUTH), quotas, TTL and container reaping (containers and TTL nodes
- * behave as persistent nodes), path validation (BADARGUMENTS), reconfig, watches, and
- * whether a session is alive (an expired session's ops are not rejected by the model).
+ * Not modelled: quotas, reconfig, path validation beyond the special paths (the client validates
+ * before sending), watches (judged by the watch checkers), whether a session is alive (an expired
+ * session's ops are not rejected: their failures are indeterminate).
  */
 import type { CodeName } from "../../zk/proto/error-code.js";
-import { NO_SESSION, type Operation, type StatFields, type SubOp, type SubResult } from "../history/history.js";
+import { NO_SESSION, type Operation, type SubOp, type SubResult } from "../history/history.js";
 import type { Partition, SequentialModel } from "./model.js";
 import { partitionZkHistory } from "./zk-partition.js";
-import {
-  Draft,
-  ZkTree,
-  isSequentialName,
-  check,
-  create,
-  remove,
-  setData,
-  utf8Length,
-  type WriteOutcome,
-  type ZNode,
-} from "./zk-tree.js";
+import { UNKNOWN_FACTS, identitiesOf, type Identities, type ServerFacts } from "./zk-acl.js";
+import { aclText, judgeRead, matchStat } from "./zk-reads.js";
+import { Draft, READ_ACL, ZkTree, isSequentialName, type ZNode } from "./zk-tree.js";
+import { check, create, reap, remove, setAcl, setData, unlink, type Caller, type WriteOutcome } from "./zk-writes.js";
 
 export interface ZkModelOptions {
   /**
@@ -46,18 +45,21 @@ export interface ZkModelOptions {
    * create). Default true: a session may expire without the history saying so.
    */
   sessionsMayEnd?: boolean;
+  /** What is known of the servers' settings and the clients' addresses (default: nothing). */
+  facts?: ServerFacts;
 }
 
 export const DEFAULT_INITIAL_TREE: readonly string[] = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"];
 
 export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
   const initial = options.initialTree === undefined ? defaultTree() : initialTree(options.initialTree);
+  const ev = new Evaluator(options.facts ?? UNKNOWN_FACTS);
   const preambles = new PreambleMemo(initial, (s, op) => model.step(s, op));
   const model: SequentialModel<ZkTree> = {
     name: "zookeeper-data-tree",
     init: () => initial,
     initAfter: (preamble) => preambles.after(preamble),
-    step: (state, op) => evaluate(state, op).next,
+    step: (state, op) => ev.evaluate(state, op).next,
     key: (state) => state.exactKey(),
     keyFor: (part, exact) => keyFor(part, exact),
     signatureFor: (part) => signatureFor(part),
@@ -65,11 +67,11 @@ export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
     // A session's requests run in submission order (§6), whatever happened to the connection
     // they went out on: a reconnecting client's old requests are applied before its new ones or
     // not at all (the server closes the old connection; a request forwarded from a server the
-    // session has left fails SESSIONMOVED). Synthetic session ends and ops sent before the
-    // handshake (no session yet) are ordered by time only.
-    submissionOrderKey: (op) => (op.op === "closeSession" || NO_SESSION.has(op.session) ? undefined : `${op.client} ${op.session}`),
+    // session has left fails SESSIONMOVED). Synthetic session ends and reaps, and ops sent
+    // before the handshake (no session yet) are ordered by time only.
+    submissionOrderKey: (op) => (op.op === "closeSession" || op.op === "reap" || NO_SESSION.has(op.session) ? undefined : `${op.client} ${op.session}`),
     describe: describeState,
-    explain: (state, op) => evaluate(state, op).why?.() ?? "the model accepts it",
+    explain: (state, op) => ev.evaluate(state, op).why?.() ?? "the model accepts it",
     partition: (ops: readonly Operation[]): Partition[] =>
       partitionZkHistory(ops, {
         sessionsMayEnd: options.sessionsMayEnd ?? true,
@@ -98,13 +100,22 @@ function keyFor(part: Partition, exact: boolean): (state: ZkTree) => string {
   };
 }
 
+/** Ops whose result can show a node's data or its length: data, or any Stat (dataLength). */
+const READS_DATA: ReadonlySet<string> = new Set(["getData", "exists", "getChildren", "getACL"]);
+
 /** Paths whose data some op of the partition reads (getData's data, a Stat's dataLength). */
 function dataReadPaths(part: Partition): Set<string> {
   const observed = new Set<string>();
   for (const op of part.ops) {
-    if (op.result?.data !== undefined || (op.result?.stat && op.result.stat.dataLength !== undefined)) {
-      if (op.op === "getData" || op.op === "exists" || op.op === "getChildren") observed.add(op.path);
+    if (op.op === "multiRead") {
+      for (const [i, sub] of (op.args.ops ?? []).entries()) {
+        const r = op.result?.results?.[i];
+        if (r?.data !== undefined || r?.stat !== undefined) observed.add(sub.path);
+      }
+      continue;
     }
+    if (!READS_DATA.has(op.op)) continue;
+    if (op.result?.data !== undefined || (op.result?.stat && op.result.stat.dataLength !== undefined)) observed.add(op.path);
   }
   return observed;
 }
@@ -119,7 +130,8 @@ function signatureFor(part: Partition): (op: Operation) => string {
     const simple = op.op === "create" || op.op === "setData";
     const hide = simple && !dataSeen(op.path, mode.includes("SEQUENTIAL"));
     const owner = mode.startsWith("EPHEMERAL") || op.op === "closeSession" ? op.session : "";
-    return JSON.stringify([op.op, op.path, hide ? null : op.args.data ?? "", op.args.version ?? -1, mode, op.args.ops ?? null, owner]);
+    const who = op.args.acl !== undefined || op.op === "setACL" || op.credentials !== undefined ? `${op.client} ${JSON.stringify(op.credentials ?? [])}` : "";
+    return JSON.stringify([op.op, op.path, hide ? null : op.args.data ?? "", op.args.version ?? -1, mode, op.args.ops ?? null, owner, op.args.acl ?? null, op.args.ttl ?? null, who, String(op.zxid ?? "")]);
   };
 }
 
@@ -164,11 +176,15 @@ function defaultTree(): ZkTree {
   return (defaultInitialTree ??= initialTree(DEFAULT_INITIAL_TREE));
 }
 
+/** `/zookeeper/config` holds the deployment's configuration (§1.7): readable by anyone, otherwise opaque. */
+const CONFIG_PATH = "/zookeeper/config";
+
 function initialTree(spec: readonly string[] | Readonly<Record<string, string>>): ZkTree {
   const data = new Map<string, string>();
   if (Array.isArray(spec)) for (const p of spec as readonly string[]) data.set(p, "");
   else for (const [p, v] of Object.entries(spec)) data.set(p, v);
-  return ZkTree.of(data);
+  const config = data.has(CONFIG_PATH);
+  return ZkTree.of(data, new Set(config ? [CONFIG_PATH] : []), new Map(config ? [[CONFIG_PATH, READ_ACL]] : []));
 }
 
 /**
@@ -193,10 +209,11 @@ function unwrittenRead(initial: ZkTree, ops: readonly Operation[]): { op: Operat
   for (const op of ops) {
     if (op.op !== "getData" || op.outcome !== "ok" || op.result?.data === undefined) continue;
     const data = op.result.data ?? "";
-    if (initial.get(op.path)?.data === data) continue;
+    const node = initial.get(op.path);
+    if (node?.data === data || node?.opaque === true) continue;
     const at = writers.get(data) ?? [];
     if (at.some((w) => w.path === op.path || (w.sequential && isSequentialName(op.path, w.path)))) continue;
-    const initially = initial.get(op.path) === undefined ? "" : ` nor ${op.path}'s initial data`;
+    const initially = node === undefined ? "" : ` nor ${op.path}'s initial data`;
     return {
       op,
       why: `getData ${op.path} returned ${JSON.stringify(data)}, which no create or setData of the history wrote there${initially}`,
@@ -213,179 +230,202 @@ interface Evaluation {
   why?: () => string;
 }
 
-/** What the op's recorded outcome makes of `tree`: the successor, or why it cannot happen. */
-function evaluate(tree: ZkTree, op: Operation): Evaluation {
-  switch (op.op) {
-    case "sync":
-      return { next: tree };
-    case "getData":
-    case "exists":
-    case "getChildren":
-      return evaluateRead(tree, op);
-    case "closeSession":
-      return { next: endSession(tree, op.session) };
-    case "create":
-    case "delete":
-    case "setData":
-    case "check":
-      return evaluateWrites(tree, op, [{ op: op.op, path: op.path, args: op.args }]);
-    case "multi":
-      return evaluateWrites(tree, op, op.args.ops ?? []);
-  }
-}
+/** Evaluates ops against trees, with what it knows of the servers (and each op's identities, once). */
+class Evaluator {
+  private readonly identities = new WeakMap<Operation, Identities>();
 
-function evaluateRead(tree: ZkTree, op: Operation): Evaluation {
-  const node = tree.get(op.path);
-  const here = () => `${op.op} ${op.path}`;
-  if (op.outcome === "unknown") return { next: tree };
-  if (op.outcome === "fail") {
-    if (op.err !== "NONODE") return { why: () => `${here()} cannot fail with ${op.err}: only NONODE` };
-    return node === undefined ? { next: tree } : { why: () => `${here()} failed with NONODE, but ${op.path} exists (${nodeText(tree, op.path)})` };
-  }
-  const r = op.result;
-  if (node === undefined) {
-    if (op.op === "exists" && (r?.stat === null || r?.stat === undefined)) return { next: tree };
-    return { why: () => `${here()} succeeded, but ${op.path} does not exist` };
-  }
-  if (op.op === "exists" && r?.stat === null) return { why: () => `exists ${op.path} saw no node, but it exists (${nodeText(tree, op.path)})` };
-  if (r === undefined) return { next: tree };
-  if (op.op === "getData" && r.data !== undefined && (r.data ?? "") !== node.data) {
-    return { why: () => `${here()} returned ${JSON.stringify(r.data ?? "")}, but the node holds ${JSON.stringify(node.data)} (version ${node.version})` };
-  }
-  if (op.op === "getChildren" && r.children !== undefined && !sameChildren(r.children, node.children)) {
-    const got = [...r.children].sort();
-    return { why: () => `${here()} returned [${got.join(", ")}], but the children are [${node.children.join(", ")}]` };
-  }
-  const bad = r.stat ? statMismatch(r.stat, node) : undefined;
-  return bad === undefined ? { next: tree } : { why: () => `${here()}: ${bad}` };
-}
+  constructor(private readonly facts: ServerFacts) {}
 
-const sortedResults = new WeakMap<readonly string[], readonly string[]>();
-
-/** Compared as sets (ZooKeeper lists children in hash order); `have` is sorted. */
-function sameChildren(got: readonly string[], have: readonly string[]): boolean {
-  if (got.length !== have.length) return false;
-  let sorted = sortedResults.get(got);
-  if (sorted === undefined) {
-    sorted = [...got].sort();
-    sortedResults.set(got, sorted);
+  private idsOf(op: Operation): Identities {
+    let ids = this.identities.get(op);
+    if (ids === undefined) {
+      ids = identitiesOf(this.facts, op.client, op.credentials, op.credentialsUncertain === true);
+      this.identities.set(op, ids);
+    }
+    return ids;
   }
-  for (let i = 0; i < have.length; i++) if (sorted[i] !== have[i]) return false;
-  return true;
-}
 
-/** create / delete / setData / check and multi: sub-ops in order, all or nothing. */
-function evaluateWrites(tree: ZkTree, op: Operation, subs: readonly SubOp[]): Evaluation {
-  const d = new Draft(tree);
-  const outs: WriteOutcome[] = [];
-  let failedAt = -1;
-  for (const sub of subs) {
-    const out = applySub(d, sub, op.session);
-    outs.push(out);
-    if (out.err !== undefined) {
-      failedAt = outs.length - 1;
-      break;
+  /** What the op's recorded outcome makes of `tree`: the successor, or why it cannot happen. */
+  evaluate(tree: ZkTree, op: Operation): Evaluation {
+    switch (op.op) {
+      case "sync":
+        return { next: tree };
+      case "getData":
+      case "exists":
+      case "getChildren":
+      case "getACL":
+      case "getAllChildrenNumber":
+      case "getEphemerals":
+      case "whoAmI":
+        return this.read(tree, op);
+      case "multiRead":
+        return this.multiRead(tree, op);
+      case "closeSession":
+        return { next: endSession(tree, op.session, op.outcome === "unknown" ? undefined : op.zxid) };
+      case "reap":
+        return this.writes(tree, op, [{ op: "reap", path: op.path, args: op.args }]);
+      case "create":
+      case "delete":
+      case "setData":
+      case "check":
+      case "setACL":
+        return this.writes(tree, op, [{ op: op.op, path: op.path, args: op.args }]);
+      case "multi":
+        return this.writes(tree, op, op.args.ops ?? []);
     }
   }
-  const label = () => (op.op === "multi" ? `multi ${subs.map((s) => `${s.op} ${s.path}`).join("; ")}` : `${op.op} ${op.path}`);
-  if (op.outcome === "unknown") return { next: failedAt < 0 ? d.finish() : tree };
-  if (op.outcome === "fail") {
-    if (failedAt < 0) return { why: () => `${label()} failed with ${op.err}, but it would succeed (${pathsText(tree, subs)})` };
-    const err = outs[failedAt]!.err!;
-    if (err !== op.err) return { why: () => `${label()} failed with ${op.err}, but it would fail with ${err} (${pathsText(tree, subs)})` };
-    const bad = op.op === "multi" ? multiErrorsMismatch(op.result?.results, failedAt, err) : undefined;
-    return bad === undefined ? { next: tree } : { why: () => `${label()}: ${bad}` };
+
+  private read(tree: ZkTree, op: Operation): Evaluation {
+    if (op.outcome === "unknown") return { next: tree };
+    const v = judgeRead(tree, { op: op.op, path: op.path, session: op.session, outcome: op.outcome, err: op.err, result: op.result }, this.idsOf(op));
+    if (!v.ok) return { why: () => v.why };
+    if (v.learned === undefined) return { next: tree };
+    const d = new Draft(tree);
+    d.set(op.path, v.learned);
+    return { next: d.finish() };
   }
-  if (failedAt >= 0) {
-    const sub = subs[failedAt]!;
-    return { why: () => `${label()} succeeded, but ${sub.op} ${sub.path} would fail with ${outs[failedAt]!.err} (${pathsText(tree, subs)})` };
+
+  /** multiRead: each sub-op on its own against the same tree (no rollback, no zxid). */
+  private multiRead(tree: ZkTree, op: Operation): Evaluation {
+    if (op.outcome === "unknown") return { next: tree };
+    const subs = op.args.ops ?? [];
+    const results = op.result?.results;
+    if (op.outcome === "fail") return { why: () => `multiRead failed with ${op.err}, but each of its reads answers on its own` };
+    if (results !== undefined && results.length !== subs.length) return { why: () => `multiRead of ${subs.length} reads returned ${results.length} results` };
+    let d: Draft | undefined;
+    for (const [i, sub] of subs.entries()) {
+      const r = results?.[i];
+      if (r === undefined) continue;
+      const failed = r.err !== undefined && r.err !== "OK" && r.err !== "0";
+      const current = d?.get(sub.path) === undefined ? tree : d.finish();
+      const v = judgeRead(current, { op: sub.op, path: sub.path, session: op.session, outcome: failed ? "fail" : "ok", err: failed ? r.err : undefined, result: r }, this.idsOf(op));
+      if (!v.ok) return { why: () => `multiRead read ${i}: ${v.why}` };
+      if (v.learned !== undefined) (d ??= new Draft(tree)).set(sub.path, v.learned);
+    }
+    return { next: d === undefined ? tree : d.finish() };
   }
-  const next = d.finish();
-  const bad = resultsMismatch(op, subs, outs, next);
-  return bad === undefined ? { next } : { why: () => `${label()}: ${bad}` };
+
+  /** create / delete / setData / setACL / check / reap and multi: sub-ops in order, all or nothing. */
+  private writes(tree: ZkTree, op: Operation, subs: readonly WriteSub[]): Evaluation {
+    const d = new Draft(tree);
+    const outs: WriteOutcome[] = [];
+    // Each sub-op's node right after it: what its result's Stat shows (a later sub-op may change it).
+    const after: (ZNode | undefined)[] = [];
+    let failedAt = -1;
+    const recorded = op.op === "multi" ? op.result?.results : undefined;
+    for (const [i, sub] of subs.entries()) {
+      const answered = op.outcome !== "fail" ? undefined : recorded === undefined ? op.err : codeOf(recorded[i]);
+      const caller: Caller = {
+        session: op.session,
+        ids: this.idsOf(op),
+        zxid: op.outcome === "unknown" ? undefined : op.zxid,
+        facts: this.facts,
+        answered,
+        invokeUs: op.invokeUs,
+        completeUs: op.completeUs ?? Infinity,
+      };
+      const out = applySub(d, sub, caller);
+      outs.push(out);
+      after.push(out.err === undefined ? d.get(out.path) : undefined);
+      if (out.err !== undefined) {
+        failedAt = i;
+        break;
+      }
+    }
+    const label = () => (op.op === "multi" ? `multi ${subs.map((s) => `${s.op} ${s.path}`).join("; ")}` : `${op.op} ${op.path}`);
+    if (op.outcome === "unknown") return { next: failedAt < 0 ? d.finish() : tree };
+    if (op.outcome === "fail") {
+      if (failedAt < 0) return { why: () => `${label()} failed with ${op.err}, but it would succeed (${pathsText(tree, subs)})` };
+      const err = outs[failedAt]!.err!;
+      if (err !== op.err) return { why: () => `${label()} failed with ${op.err}, but it would fail with ${err} (${pathsText(tree, subs)})` };
+      const bad = op.op === "multi" ? multiErrorsMismatch(recorded, subs.length, failedAt, err) : undefined;
+      return bad === undefined ? { next: tree } : { why: () => `${label()}: ${bad}` };
+    }
+    if (failedAt >= 0) {
+      const sub = subs[failedAt]!;
+      return { why: () => `${label()} succeeded, but ${sub.op} ${sub.path} would fail with ${outs[failedAt]!.err} (${pathsText(tree, subs)})` };
+    }
+    return this.results(op, subs, outs, after, d);
+  }
+
+  /**
+   * Recorded results of a successful write (created names, Stats) against each sub-op's node as it
+   * left it. What a Stat teaches (an unknown zxid, a time) goes into the tree when no later sub-op
+   * changed that node (a multi's sub-ops share one zxid and one time anyway).
+   */
+  private results(op: Operation, subs: readonly WriteSub[], outs: WriteOutcome[], after: (ZNode | undefined)[], d: Draft): Evaluation {
+    const recorded: (SubResult | undefined)[] =
+      op.op === "multi" ? (op.result?.results ?? []) : [op.result ? { path: op.result.path, stat: op.result.stat ?? undefined } : undefined];
+    const label = () => (op.op === "multi" ? `multi ${subs.map((s) => `${s.op} ${s.path}`).join("; ")}` : `${op.op} ${op.path}`);
+    if (op.op === "multi" && op.result?.results !== undefined && recorded.length !== subs.length) {
+      return { why: () => `${label()} succeeded with ${recorded.length} results for ${subs.length} operations` };
+    }
+    for (let i = 0; i < subs.length; i++) {
+      const rec = recorded[i];
+      const out = outs[i]!;
+      if (rec === undefined || out.err !== undefined) continue;
+      if (rec.err !== undefined && rec.err !== "OK" && rec.err !== "0") return { why: () => `${label()}: sub-op ${i} reported ${rec.err}, but the multi succeeded` };
+      if (subs[i]!.op === "create" && rec.path !== undefined && rec.path !== out.path) return { why: () => `${label()}: created ${rec.path}, but the next name was ${out.path}` };
+      const node = after[i];
+      if (rec.stat === undefined || node === undefined) continue;
+      const m = matchStat(rec.stat, node);
+      if (typeof m === "string") return { why: () => `${label()}: ${op.op === "multi" ? `sub-op ${i}: ` : ""}${m}` };
+      if (m !== node && d.get(out.path) === node) d.set(out.path, m);
+    }
+    return { next: d.finish() };
+  }
 }
 
-function applySub(d: Draft, sub: SubOp, session: string): WriteOutcome {
+function codeOf(r: SubResult | undefined): string | undefined {
+  return r?.err === undefined || r.err === "OK" || r.err === "0" ? undefined : r.err;
+}
+
+/** A write of a single op or of a multi: a multi's sub-ops, setACL, and the synthetic reap. */
+type WriteSub = { op: SubOp["op"] | "setACL" | "reap"; path: string; args: Operation["args"] };
+
+function applySub(d: Draft, sub: WriteSub, caller: Caller): WriteOutcome {
   const version = sub.args.version ?? -1;
   const data = sub.args.data ?? "";
   switch (sub.op) {
-    case "create": {
-      const mode = sub.args.mode ?? "PERSISTENT";
-      const sequential = mode.includes("SEQUENTIAL");
-      return create(d, sub.path, data, sequential, mode.startsWith("EPHEMERAL") ? session : undefined);
-    }
+    case "create":
+      return create(d, caller, { path: sub.path, data, mode: sub.args.mode ?? "PERSISTENT", acl: sub.args.acl, ttl: sub.args.ttl });
     case "delete":
-      return remove(d, sub.path, version);
+      return remove(d, caller, sub.path, version);
     case "setData":
-      return setData(d, sub.path, data, version);
+      return setData(d, caller, sub.path, data, version);
     case "check":
-      return check(d, sub.path, version);
+      return check(d, caller, sub.path, version);
+    case "setACL":
+      return setAcl(d, caller, sub.path, sub.args.acl, version);
+    case "reap":
+      return reap(d, sub.path, sub.args.czxid, sub.args.nowMs);
+    case "getData":
+    case "getChildren":
+      // Only multiRead carries reads; a multi of writes never does (the client refuses the mix).
+      return { err: "BADARGUMENTS" };
   }
 }
 
-/** Recorded results of a successful write (created names, Stats) against the new tree. */
-function resultsMismatch(op: Operation, subs: readonly SubOp[], outs: WriteOutcome[], next: ZkTree): string | undefined {
-  const recorded: (SubResult | undefined)[] =
-    op.op === "multi" ? (op.result?.results ?? []) : [op.result ? { path: op.result.path, stat: op.result.stat ?? undefined } : undefined];
-  for (let i = 0; i < subs.length; i++) {
-    const rec = recorded[i];
-    const out = outs[i]!;
-    if (rec === undefined || out.err !== undefined) continue;
-    if (rec.err !== undefined && rec.err !== "OK") return `sub-op ${i} reported ${rec.err}, but the multi succeeded`;
-    if (subs[i]!.op === "create" && rec.path !== undefined && rec.path !== out.path) {
-      return `created ${rec.path}, but the next name was ${out.path}`;
-    }
-    const node = next.get(out.path);
-    const bad = rec.stat && node ? statMismatch(rec.stat, node) : undefined;
-    if (bad !== undefined) return bad;
-  }
-  return undefined;
-}
-
-/** A failed multi's per-sub-op codes: OK before the failure, the code at it (§4). */
-function multiErrorsMismatch(results: SubResult[] | undefined, failedAt: number, err: CodeName): string | undefined {
+/** A failed multi's per-sub-op codes: OK before the failure, its code at it, RUNTIMEINCONSISTENCY after (§4). */
+function multiErrorsMismatch(results: SubResult[] | undefined, ops: number, failedAt: number, err: CodeName): string | undefined {
   if (results === undefined) return undefined;
-  for (let i = 0; i < Math.min(results.length, failedAt + 1); i++) {
-    const want = i < failedAt ? "OK" : err;
+  if (results.length !== ops) return `${results.length} results for ${ops} operations`;
+  for (let i = 0; i < results.length; i++) {
+    const want = i < failedAt ? "OK" : i === failedAt ? err : "RUNTIMEINCONSISTENCY";
     const got = results[i]!.err;
     if (got !== undefined && got !== want && !(want === "OK" && got === "0")) return `sub-op ${i} reported ${got}, expected ${want}`;
   }
   return undefined;
 }
 
-function statMismatch(stat: StatFields, node: ZNode): string | undefined {
-  const seen: [string, number | undefined, number][] = [
-    ["version", stat.version, node.version],
-    ["cversion", stat.cversion, (Math.imul(node.cversion, 2) - node.children.length) | 0],
-    ["numChildren", stat.numChildren, node.children.length],
-    ["dataLength", stat.dataLength, utf8Length(node.data)],
-  ];
-  for (const [field, got, want] of seen) {
-    if (got !== undefined && got !== want) return `Stat.${field} was ${got}, but the node has ${want}`;
-  }
-  if (stat.ephemeralOwner !== undefined) {
-    const got = sessionNumber(stat.ephemeralOwner);
-    const want = node.owner === undefined ? 0n : sessionNumber(node.owner);
-    if (got !== undefined && want !== undefined && got !== want) {
-      return `Stat.ephemeralOwner was ${stat.ephemeralOwner}, but the owner is ${node.owner ?? "none (persistent)"}`;
-    }
-  }
-  return undefined;
-}
-
-function sessionNumber(s: string): bigint | undefined {
-  try {
-    return BigInt(s);
-  } catch {
-    return undefined; // a session named in some non-numeric way: compared by the checker only as text
-  }
-}
-
 /** The session's ephemerals vanish (ephemerals have no children, so order does not matter). */
-function endSession(tree: ZkTree, session: string): ZkTree {
+function endSession(tree: ZkTree, session: string, zxid: bigint | undefined): ZkTree {
   const d = new Draft(tree);
-  const doomed = [...d.paths()].filter((p) => d.get(p)!.owner === session).sort();
-  for (const p of doomed) d.remove(p);
+  const doomed = [...d.paths()].filter((p) => {
+    const n = d.get(p)!;
+    return n.kind === "ephemeral" && n.owner === session;
+  });
+  for (const p of doomed.sort()) unlink(d, p, zxid);
   return d.finish();
 }
 
@@ -395,18 +435,32 @@ function nodeText(tree: ZkTree, path: string): string {
   const n = tree.get(path);
   if (n === undefined) return `${path}: no node`;
   const kids = n.children.length === 0 ? "no children" : `children [${n.children.slice(0, 8).join(", ")}${n.children.length > 8 ? ", …" : ""}]`;
-  return `${path} = ${JSON.stringify(n.data)} version ${n.version}, ${kids}${n.owner !== undefined ? `, ephemeral of ${n.owner}` : ""}`;
+  const kind = n.kind === "ephemeral" ? `, ephemeral of ${n.owner}` : n.kind === "persistent" ? "" : `, ${n.kind}`;
+  const acl = n.acl === "world:anyone:31" ? "" : `, ACL ${aclText(n.acl)}`;
+  return `${path} = ${JSON.stringify(n.data)} version ${n.version}, ${kids}${kind}${acl}`;
 }
 
-function pathsText(tree: ZkTree, subs: readonly SubOp[]): string {
-  return [...new Set(subs.map((s) => s.path))].map((p) => nodeText(tree, p)).join("; ");
+/** The nodes `subs` touch; for creates and deletes their parents too (whose ACL and children decide). */
+function pathsText(tree: ZkTree, subs: readonly { op?: string; path: string }[]): string {
+  const paths = new Set<string>();
+  for (const s of subs) {
+    paths.add(s.path);
+    const parent = s.path.slice(0, Math.max(1, s.path.lastIndexOf("/")));
+    if (parent !== s.path && (s.op === "create" || s.op === "delete" || s.op === "reap")) paths.add(parent);
+  }
+  return [...paths].map((p) => nodeText(tree, p)).join("; ");
 }
 
 function describeState(tree: ZkTree, op: Operation): string {
-  if (op.op === "closeSession") {
-    const mine = [...tree.nodes.keys()].filter((p) => tree.get(p)!.owner === op.session).sort();
+  if (op.op === "closeSession" || op.op === "getEphemerals") {
+    const mine = [...tree.nodes.keys()].filter((p) => ownedBy(tree.get(p)!, op.session)).sort();
     return mine.length === 0 ? `no ephemerals of ${op.session}` : mine.map((p) => nodeText(tree, p)).join("; ");
   }
-  const subs = op.op === "multi" ? (op.args.ops ?? []) : [{ op: "check" as const, path: op.path, args: {} }];
+  if (op.op === "whoAmI") return `credentials ${JSON.stringify(op.credentials ?? [])}`;
+  const subs = op.op === "multi" || op.op === "multiRead" ? (op.args.ops ?? []) : [{ op: op.op, path: op.path }];
   return pathsText(tree, subs);
+}
+
+function ownedBy(n: ZNode, session: string): boolean {
+  return n.kind === "ephemeral" && n.owner === session;
 }

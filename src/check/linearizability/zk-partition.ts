@@ -8,7 +8,12 @@
  *   E:p  node p exists (and its ephemeral owner)    D:p  data and version of p
  *   K:p  the set of p's children                    C:p  p's child-creation counter
  *   S:p  every sequential-named child of p (whose exact name depends on C:p)
+ *   A:p  p's ACL and aversion                       T:p  how many nodes lie below p
  *
+ * An op whose result carries p's Stat reads all of E, D, K, C and A of p. T:p exists only for
+ * the paths some getAllChildrenNumber counts; every create or delete below p writes it. A
+ * getEphemerals reads the E (or S) component of every ephemeral its session may have created
+ * under its prefix; whoAmI reads nothing of the tree.
  * Each op reads and (unless it definitely failed) writes some components; e.g. create /a/b
  * reads E:/a and E:/a/b, and writes E:/a/b, D:/a/b, K:/a and C:/a. Ops are joined when one
  * reads a component another writes. A component nobody reads (the parent's child list when
@@ -48,8 +53,10 @@ const D = 1;
 const K = 2;
 const C = 3;
 const S = 4;
-type ComponentKind = typeof E | typeof D | typeof K | typeof C | typeof S;
-const KINDS = 5;
+const A = 5;
+const T = 6;
+type ComponentKind = typeof E | typeof D | typeof K | typeof C | typeof S | typeof A | typeof T;
+const KINDS = 7;
 
 /**
  * Components numbered `pathNumber * KINDS + kind`, paths numbered in order of first sight: a
@@ -75,10 +82,13 @@ class Components {
 
 export function partitionZkHistory(input: readonly Operation[], options: ZkPartitionOptions): Partition[] {
   const ops = options.sessionsMayEnd ? [...input, ...sessionEnds(input)] : [...input];
-  const seq = sequentialPrefixes(ops);
-  const components = new Components();
-  const ephemerals = ephemeralCreatesBySession(ops);
-  const accesses = ops.map((op) => access(op, seq, ephemerals, components));
+  const ctx: Context = {
+    seq: sequentialPrefixes(ops),
+    ephemerals: ephemeralCreatesBySession(ops),
+    counted: new Set(ops.filter((o) => o.op === "getAllChildrenNumber").map((o) => o.path)),
+    components: new Components(),
+  };
+  const accesses = ops.map((op) => access(op, ctx));
   const uf = new UnionFind(ops.length);
   const deps = joinByComponents(ops, accesses, uf);
   for (let round = 0; ; round++) {
@@ -198,9 +208,9 @@ function sequentiallyNamed(path: string, seq: SeqPrefixes, components: Component
   return named;
 }
 
-function writeSubOps(op: Operation) {
+function writeSubOps(op: Operation): SubOpLike[] {
   if (op.op === "multi") return op.args.ops ?? [];
-  if (op.op === "create" || op.op === "delete" || op.op === "setData" || op.op === "check") {
+  if (op.op === "create" || op.op === "delete" || op.op === "setData" || op.op === "check" || op.op === "setACL" || op.op === "reap") {
     return [{ op: op.op, path: op.path, args: op.args }];
   }
   return [];
@@ -220,29 +230,47 @@ function ephemeralCreatesBySession(ops: readonly Operation[]): Map<string, SubOp
 
 type SubOpLike = { op: string; path: string; args: Operation["args"] };
 
-function access(op: Operation, seq: SeqPrefixes, ephemerals: ReadonlyMap<string, readonly SubOpLike[]>, components: Components): Access {
+/** What `access` reads besides the op: sequential prefixes, ephemerals by session, counted subtrees. */
+interface Context {
+  seq: SeqPrefixes;
+  ephemerals: ReadonlyMap<string, readonly SubOpLike[]>;
+  /** The paths some getAllChildrenNumber counts below. */
+  counted: ReadonlySet<string>;
+  components: Components;
+}
+
+/** The components an op reads, and writes unless it definitely failed. */
+function access(op: Operation, ctx: Context): Access {
+  const { components } = ctx;
   const a: Access = { reads: new Set(), writes: new Set() };
-  const mayWrite = op.outcome !== "fail";
-  const node = (p: string, kind: typeof E | typeof D, into: Set<number>) => {
-    into.add(components.of(kind, p));
-    if (sequentiallyNamed(p, seq, components)) into.add(components.of(S, components.parent(p)));
-  };
-  const w = mayWrite ? a.writes : new Set<number>();
+  const w = op.outcome !== "fail" ? a.writes : new Set<number>();
+  const node = nodeAccess(ctx);
   switch (op.op) {
     case "sync":
+    case "whoAmI":
       break;
     case "getData":
     case "exists":
-    case "getChildren": {
-      node(op.path, E, a.reads);
-      node(op.path, D, a.reads);
-      const stat = op.result?.stat;
-      if (op.op === "getChildren" || stat?.numChildren !== undefined || stat?.cversion !== undefined) a.reads.add(components.of(K, op.path));
-      if (stat?.cversion !== undefined) a.reads.add(components.of(C, op.path));
+    case "getChildren":
+    case "getACL":
+    case "getAllChildrenNumber":
+      readsNode(op.path, a.reads, node, components);
+      if (op.op === "getAllChildrenNumber") a.reads.add(components.of(T, op.path));
+      break;
+    case "multiRead":
+      for (const s of op.args.ops ?? []) readsNode(s.path, a.reads, node, components);
+      break;
+    case "getEphemerals": {
+      const prefix = op.path.trim();
+      for (const s of ctx.ephemerals.get(op.session) ?? []) {
+        if (prefix !== "" && prefix !== "/" && !s.path.startsWith(prefix) && !prefix.startsWith(s.path)) continue;
+        if ((s.args.mode ?? "").includes("SEQUENTIAL")) a.reads.add(components.of(S, components.parent(s.path)));
+        else node(s.path, E, a.reads);
+      }
       break;
     }
     case "closeSession":
-      for (const s of ephemerals.get(op.session) ?? []) {
+      for (const s of ctx.ephemerals.get(op.session) ?? []) {
         const parent = components.parent(s.path);
         node(s.path, E, a.reads);
         node(s.path, E, w);
@@ -251,32 +279,60 @@ function access(op: Operation, seq: SeqPrefixes, ephemerals: ReadonlyMap<string,
           w.add(components.of(S, parent));
         }
         w.add(components.of(K, parent));
+        countsBelow(parent, w, ctx);
       }
       break;
     case "create":
     case "delete":
     case "setData":
     case "check":
+    case "setACL":
+    case "reap":
     case "multi":
-      for (const s of writeSubOps(op)) subAccess(s, a.reads, w, node, components);
+      for (const s of writeSubOps(op)) subAccess(s, a.reads, w, node, ctx);
       break;
   }
   return a;
 }
 
-function subAccess(
-  s: SubOpLike,
-  reads: Set<number>,
-  writes: Set<number>,
-  node: (p: string, kind: typeof E | typeof D, into: Set<number>) => void,
-  components: Components,
-): void {
+type NodeAccess = (p: string, kind: typeof E | typeof D, into: Set<number>) => void;
+
+/** E or D of `p`, and S of its parent when a sequential create may have named it. */
+function nodeAccess(ctx: Context): NodeAccess {
+  return (p, kind, into) => {
+    into.add(ctx.components.of(kind, p));
+    if (sequentiallyNamed(p, ctx.seq, ctx.components)) into.add(ctx.components.of(S, ctx.components.parent(p)));
+  };
+}
+
+/** Everything a read of `p` with its Stat can see: E, D, K, C and A (its ACL decides, too). */
+function readsNode(p: string, reads: Set<number>, node: NodeAccess, components: Components): void {
+  node(p, E, reads);
+  node(p, D, reads);
+  reads.add(components.of(K, p));
+  reads.add(components.of(C, p));
+  reads.add(components.of(A, p));
+}
+
+/** T of every counted ancestor of a node created or deleted under `parent` (parent included). */
+function countsBelow(parent: string, writes: Set<number>, ctx: Context): void {
+  if (ctx.counted.size === 0) return;
+  for (let p = parent; ; p = ctx.components.parent(p)) {
+    if (ctx.counted.has(p)) writes.add(ctx.components.of(T, p));
+    if (p === "/") return;
+  }
+}
+
+function subAccess(s: SubOpLike, reads: Set<number>, writes: Set<number>, node: NodeAccess, ctx: Context): void {
+  const { components } = ctx;
   const parent = components.parent(s.path);
   switch (s.op) {
     case "create":
       node(parent, E, reads);
+      reads.add(components.of(A, parent));
       writes.add(components.of(K, parent));
       writes.add(components.of(C, parent));
+      countsBelow(parent, writes, ctx);
       if ((s.args.mode ?? "").includes("SEQUENTIAL")) {
         reads.add(components.of(C, parent));
         reads.add(components.of(S, parent));
@@ -287,27 +343,33 @@ function subAccess(
         node(s.path, D, writes);
         writes.add(components.of(K, s.path));
         writes.add(components.of(C, s.path));
+        writes.add(components.of(A, s.path));
       }
       break;
     case "delete":
+    case "reap":
+      node(parent, E, reads);
+      reads.add(components.of(A, parent));
       node(s.path, E, reads);
-      if ((s.args.version ?? -1) !== -1) node(s.path, D, reads);
+      // A reap judges the node's kind, counter and mtime; a delete with a version its version.
+      if (s.op === "reap" || (s.args.version ?? -1) !== -1) node(s.path, D, reads);
+      if (s.op === "reap") reads.add(components.of(C, s.path));
       reads.add(components.of(K, s.path));
       node(s.path, E, writes);
       writes.add(components.of(K, parent));
+      countsBelow(parent, writes, ctx);
       break;
     case "setData":
-      node(s.path, E, reads);
-      node(s.path, D, reads);
-      // Its result is a Stat whose cversion and numChildren the model checks: it reads the
-      // node's child list and creation counter too.
-      reads.add(components.of(K, s.path));
-      reads.add(components.of(C, s.path));
-      node(s.path, D, writes);
+    case "setACL":
+      // Its result is a Stat the model checks whole: it reads every component of the node.
+      readsNode(s.path, reads, node, components);
+      if (s.op === "setData") node(s.path, D, writes);
+      else writes.add(components.of(A, s.path));
       break;
     case "check":
       node(s.path, E, reads);
       node(s.path, D, reads);
+      reads.add(components.of(A, s.path));
       break;
   }
 }

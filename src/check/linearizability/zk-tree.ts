@@ -1,29 +1,73 @@
 /**
- * An immutable ZooKeeper data tree, the state of the sequential specification (`zk-model`).
+ * An immutable ZooKeeper data tree, the state of the sequential reference model (`zk-model`).
  *
- * Written from docs/zookeeper.md §1 (data model) and §4 (multi), independently of `zk/server`: a flat
- * map from path to node; a write copies the map once (copy-on-write through `Draft`) and
- * never touches the original, so a state may be shared by many search branches.
+ * Written from docs/zookeeper.md §1 (data model), §4 (multi) and §5 (ACLs), independently of
+ * `zk/server`: a flat map from path to node; a write copies the map once (copy-on-write through
+ * `Draft`) and never touches the original, so a state may be shared by many search branches.
  *
- * Kept per node: data, version, the *stored* cversion (number of child creations ever,
- * which also numbers sequential children, §1.3), the ephemeral owner (session) and the sorted
- * child names. Not kept: zxids, times, ACLs (see zk-model's limitations).
+ * Kept per node: data, version, aversion, the *stored* cversion (child creations ever, which
+ * also numbers sequential children, §1.3), its kind (persistent, ephemeral with its owning
+ * session, container, TTL with its ttl), its stored ACL (after the create's fix-up), the sorted
+ * child names, and the Stat's zxids and times. A zxid is the op's reply zxid (a write's own txn);
+ * an indeterminate op's is not known (`undefined`), and neither are the leader's clock readings
+ * (ctime, mtime): such a field is learned from the first Stat that shows it, and every later
+ * Stat must agree (`bind` in zk-model).
  *
  * Invariants: "/" exists; every other node's parent exists and lists it among its children;
- * a node with an owner (ephemeral) has no children.
+ * an ephemeral has no children.
  */
-import type { CodeName } from "../../zk/proto/error-code.js";
+export type NodeKind = "persistent" | "ephemeral" | "container" | "ttl";
 
 export interface ZNode {
   readonly data: string;
   readonly version: number;
   /** Stored cversion: child creations ever (sequence numbers); clients see 2·this − numChildren. */
   readonly cversion: number;
-  /** Owning session for an ephemeral, undefined for a persistent node. */
+  readonly aversion: number;
+  readonly kind: NodeKind;
+  /** Owning session of an ephemeral, undefined otherwise. */
   readonly owner: string | undefined;
+  /** A TTL node's time to live (ms); 0 for other kinds. */
+  readonly ttlMs: number;
+  /** The stored ACL as canonical text (`aclKey`), or undefined when it is not known. */
+  readonly acl: string | undefined;
+  /**
+   * The ACLs before the last setACLs (newest first, at most `STALE_ACLS`), each with the time
+   * its replacing setACL completed (∞ when that is not known). Java's prep checks permissions
+   * against its pending change records, and a setACL's record keeps the old ACL, so an op the
+   * leader prepared while such a setACL was in flight is judged by the old one (zk-writes.ts).
+   */
+  readonly staleAcls: readonly StaleAcl[];
   /** Child names (last path component), sorted. */
   readonly children: readonly string[];
+  readonly czxid: bigint | undefined;
+  readonly mzxid: bigint | undefined;
+  readonly pzxid: bigint | undefined;
+  readonly ctime: number | undefined;
+  readonly mtime: number | undefined;
+  /** No setData since the create: mtime is ctime. */
+  readonly fresh: boolean;
+  /**
+   * A node of the initial tree whose data and Stat depend on the deployment (`/zookeeper/config`
+   * holds the ensemble's configuration, written with version −1): only its existence, children
+   * and ACL are modelled.
+   */
+  readonly opaque: boolean;
 }
+
+export interface StaleAcl {
+  readonly acl: string | undefined;
+  /** An op invoked before this may have been prepared while the ACL was still in effect. */
+  readonly untilUs: number;
+}
+
+/** How many replaced ACLs a node remembers. */
+export const STALE_ACLS = 3;
+
+/** ACL text of OPEN_ACL_UNSAFE, the default (`world:anyone`, ALL). */
+export const OPEN_ACL = "world:anyone:31";
+/** READ_ACL_UNSAFE (`/zookeeper/config`). */
+export const READ_ACL = "world:anyone:1";
 
 export class ZkTree {
   constructor(
@@ -46,7 +90,7 @@ export class ZkTree {
     for (const p of paths) {
       const n = this.nodes.get(p)!;
       const data = dataPaths === undefined || dataPaths.has(p) ? JSON.stringify(n.data) : "";
-      k += `${p}\u0000${data}\u0000${n.version}\u0000${n.cversion}\u0000${n.owner ?? ""}\n`;
+      k += `${p}\u0000${data}\u0000${metaText(n)}\n`;
     }
     return k;
   }
@@ -66,25 +110,65 @@ export class ZkTree {
     return k;
   }
 
-  /** A tree holding `paths` (ancestors added) with the given data, everything else fresh. */
-  static of(data: ReadonlyMap<string, string>): ZkTree {
-    const d = new Draft(new ZkTree(new Map([["/", freshNode("")]])));
+  /**
+   * A tree holding `paths` (ancestors added) with the given data, everything else as a fresh
+   * server has it: zxids and times 0, OPEN_ACL_UNSAFE. `opaque` paths are only known to exist.
+   */
+  static of(data: ReadonlyMap<string, string>, opaque: ReadonlySet<string> = new Set(), acls: ReadonlyMap<string, string> = new Map()): ZkTree {
+    const initial = (path: string, d: string): ZNode => ({ ...initialNode(d), opaque: opaque.has(path), acl: acls.get(path) ?? OPEN_ACL });
+    const d = new Draft(new ZkTree(new Map([["/", initial("/", data.get("/") ?? "")]])));
     const sorted = [...data.keys()].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
     for (const path of sorted) {
-      if (path === "/") {
-        d.set("/", { ...d.get("/")!, data: data.get("/") ?? "" });
-        continue;
-      }
-      for (const anc of ancestors(path)) if (d.get(anc) === undefined) d.addChild(anc, freshNode(""));
+      if (path === "/") continue;
+      for (const anc of ancestors(path)) if (d.get(anc) === undefined) d.addChild(anc, initial(anc, ""));
       // The initial children are not created by txns: stored cversion stays 0 (§1.6).
-      if (d.get(path) === undefined) d.addChild(path, freshNode(data.get(path) ?? ""));
+      if (d.get(path) === undefined) d.addChild(path, initial(path, data.get(path) ?? ""));
     }
     return d.finish();
   }
 }
 
-export function freshNode(data: string, owner?: string): ZNode {
-  return { data, version: 0, cversion: 0, owner, children: [] };
+/** A node that was there before any txn: every Stat field zero. */
+function initialNode(data: string): ZNode {
+  return { ...newNode(data, "persistent", undefined, 0, OPEN_ACL), czxid: 0n, mzxid: 0n, pzxid: 0n, ctime: 0, mtime: 0 };
+}
+
+/** A node as a create leaves it (zxid and time filled in by the caller when known). */
+export function newNode(data: string, kind: NodeKind, owner: string | undefined, ttlMs: number, acl: string | undefined): ZNode {
+  return {
+    data,
+    version: 0,
+    cversion: 0,
+    aversion: 0,
+    kind,
+    owner,
+    ttlMs,
+    acl,
+    staleAcls: [],
+    children: [],
+    czxid: undefined,
+    mzxid: undefined,
+    pzxid: undefined,
+    ctime: undefined,
+    mtime: undefined,
+    fresh: true,
+    opaque: false,
+  };
+}
+
+/** Everything of a node but its data and children, as text (the exact key's part per node). */
+function metaText(n: ZNode): string {
+  return `${n.version}\u0000${n.cversion}\u0000${n.aversion}\u0000${n.kind}\u0000${n.owner ?? ""}\u0000${n.ttlMs}\u0000${n.acl ?? "?"}\u0000${opt(n.czxid)}\u0000${opt(n.mzxid)}\u0000${opt(n.pzxid)}\u0000${opt(n.ctime)}\u0000${opt(n.mtime)}\u0000${n.fresh ? 1 : 0}${staleText(n)}`;
+}
+
+function staleText(n: ZNode): string {
+  let t = "";
+  for (const s of n.staleAcls) t += `\u0000${s.acl ?? "?"}@${s.untilUs}`;
+  return t;
+}
+
+function opt(v: bigint | number | undefined): string {
+  return v === undefined ? "?" : String(v);
 }
 
 /** Copy-on-write view of a tree: reads see the writes made so far; `finish` freezes it. */
@@ -117,10 +201,6 @@ export class Draft {
 
   /** Removes the node at `path` (which must exist and be childless) from the tree and its parent. */
   remove(path: string): void {
-    const parent = parentOf(path);
-    const p = this.get(parent)!;
-    const name = baseName(path);
-    this.set(parent, { ...p, children: p.children.filter((c) => c !== name) });
     addMeta(this.sum, path, this.get(path)!, -1);
     this.writable().delete(path);
   }
@@ -156,7 +236,8 @@ function sumMeta(nodes: ReadonlyMap<string, ZNode>): [number, number] {
 /**
  * Adds (sign 1) or takes out (sign -1) two independent 32-bit hashes of a node without its data
  * (children follow from the paths): of its path, version, cversion and owner, fed to the lanes
- * directly, with no string built (this runs several times per model step).
+ * directly, and of the rest of its metadata (ACL, kind, zxids, times) through a short text, which
+ * most nodes of a search share (the texts are cached by node object).
  */
 function addMeta(sum: MetaSum, path: string, n: ZNode, sign: 1 | -1): void {
   let a = 0x811c9dc5;
@@ -176,6 +257,10 @@ function addMeta(sum: MetaSum, path: string, n: ZNode, sign: 1 | -1): void {
   a = Math.imul(a ^ n.cversion, 0x01000193);
   b = Math.imul(b ^ n.cversion, 0x5bd1e995);
   b ^= b >>> 15;
+  const rest = restHash(n);
+  a = Math.imul(a ^ rest[0], 0x01000193);
+  b = Math.imul(b ^ rest[1], 0x5bd1e995);
+  b ^= b >>> 15;
   const owner = n.owner ?? "";
   for (let i = 0; i < owner.length; i++) {
     const c = owner.charCodeAt(i);
@@ -187,6 +272,27 @@ function addMeta(sum: MetaSum, path: string, n: ZNode, sign: 1 | -1): void {
   sum.h1 = (sum.h1 + sign * fmix(b ^ path.length)) >>> 0;
 }
 
+const restHashes = new WeakMap<ZNode, readonly [number, number]>();
+
+/** Two hashes of a node's metadata beyond version, cversion and owner. */
+function restHash(n: ZNode): readonly [number, number] {
+  let h = restHashes.get(n);
+  if (h === undefined) {
+    const text = `${n.aversion}|${n.kind}|${n.ttlMs}|${n.acl ?? "?"}|${opt(n.czxid)}|${opt(n.mzxid)}|${opt(n.pzxid)}|${opt(n.ctime)}|${opt(n.mtime)}|${n.fresh ? 1 : 0}${staleText(n)}`;
+    let a = 0x811c9dc5;
+    let b = 0x1b873593;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 13;
+    }
+    h = [fmix(a), fmix(b)];
+    restHashes.set(n, h);
+  }
+  return h;
+}
+
 /** murmur3's finaliser: every input bit affects every output bit. */
 function fmix(h: number): number {
   h ^= h >>> 16;
@@ -195,50 +301,6 @@ function fmix(h: number): number {
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h >>> 0;
-}
-
-// ---- the write primitives, shared by single ops and multi ----------------------------------
-
-export type WriteOutcome = { err: CodeName } | { err?: undefined; path: string };
-
-/** create (docs/zookeeper.md §1.4 precedence: parent, sequence suffix, NODEEXISTS, ephemeral parent). */
-export function create(d: Draft, path: string, data: string, sequential: boolean, owner: string | undefined): WriteOutcome {
-  if (path === "/" || !path.startsWith("/")) return { err: "BADARGUMENTS" };
-  const parentPath = parentOf(path);
-  const parent = d.get(parentPath);
-  if (parent === undefined) return { err: "NONODE" };
-  const name = sequential ? path + sequenceSuffix(parent.cversion) : path;
-  if (d.get(name) !== undefined) return { err: "NODEEXISTS" };
-  if (parent.owner !== undefined) return { err: "NOCHILDRENFOREPHEMERALS" };
-  // What `addChild` does, with the parent's cversion bumped in the same write.
-  d.set(parentPath, { ...parent, cversion: (parent.cversion + 1) | 0, children: insertSorted(parent.children, baseName(name)) });
-  d.set(name, freshNode(data, owner));
-  return { path: name };
-}
-
-export function remove(d: Draft, path: string, version: number): WriteOutcome {
-  if (path === "/") return { err: "BADARGUMENTS" };
-  const node = d.get(path);
-  if (node === undefined) return { err: "NONODE" };
-  if (version !== -1 && version !== node.version) return { err: "BADVERSION" };
-  if (node.children.length > 0) return { err: "NOTEMPTY" };
-  d.remove(path);
-  return { path };
-}
-
-export function setData(d: Draft, path: string, data: string, version: number): WriteOutcome {
-  const node = d.get(path);
-  if (node === undefined) return { err: "NONODE" };
-  if (version !== -1 && version !== node.version) return { err: "BADVERSION" };
-  d.set(path, { ...node, data, version: (node.version + 1) | 0 });
-  return { path };
-}
-
-export function check(d: Draft, path: string, version: number): WriteOutcome {
-  const node = d.get(path);
-  if (node === undefined) return { err: "NONODE" };
-  if (version !== -1 && version !== node.version) return { err: "BADVERSION" };
-  return { path };
 }
 
 // ---- paths ------------------------------------------------------------------------------------
@@ -274,7 +336,7 @@ export function isSequentialName(name: string, prefix: string): boolean {
   return /^(\d{10}|-\d{9,10})$/.test(name.slice(prefix.length));
 }
 
-function insertSorted(list: readonly string[], name: string): string[] {
+export function insertSorted(list: readonly string[], name: string): string[] {
   const out = list.slice();
   let i = out.length;
   while (i > 0 && out[i - 1]! > name) i--;

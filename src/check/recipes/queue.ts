@@ -11,9 +11,16 @@
  * - FIFO order (non-priority queues): each consumer session takes nodes in increasing
  *   sequence order (sequence numbers are the queue's order and a consumer always takes the
  *   lowest it sees). A priority queue's order across priorities is `recipe.priority-queue`'s.
+ * - liveness (a waiting consumer is eventually served): a consumer with a live session that
+ *   finds the queue empty (`wait`) `stallMs` into a quiet run (no fault) is stuck if an item
+ *   acknowledged at least `stallMs` before was neither taken nor dropped by then. Items offered
+ *   before a client crash are not judged: a consumer that crashed between its delete and its
+ *   `take` annotation took the item with no word of it.
  */
 import type { Checker, Violation } from "../checker.js";
 import { ViolationLog, type KindsOf } from "../checker.js";
+import { STALL_MS } from "./exclusive.js";
+import { SessionFates, fmtMs } from "./sessions.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { guarded, intField, optionalBooleanField, optionalNumberField, stringField } from "../event-reader.js";
 
@@ -25,6 +32,10 @@ interface Take {
 
 interface QueueHistory {
   offered: Map<string, "ok" | "unknown">;
+  /** Item id → when its offer was first acknowledged. */
+  acknowledgedAtUs: Map<string, number>;
+  /** A consumer was reported stuck on this queue (once per queue). */
+  stuck: boolean;
   takenNodes: Map<string, Take[]>;
   takenIds: Set<string>;
   /** Item ids an at-most-once consumer reported dropping. */
@@ -36,7 +47,7 @@ interface QueueHistory {
   unannounced: Map<string, { take: TraceEvent; client: string }>;
 }
 
-const KINDS = ["recipe.queue"] as const;
+const KINDS = ["recipe.queue", ...SessionFates.KINDS] as const;
 type Kind = KindsOf<typeof KINDS>;
 
 export class QueueChecker implements Checker<Kind> {
@@ -44,12 +55,22 @@ export class QueueChecker implements Checker<Kind> {
   readonly kinds = KINDS;
   private readonly log = new ViolationLog(this.name);
   private readonly queues = new Map<string, QueueHistory>();
+  private readonly fates = new SessionFates();
+  /** The last crash of any node: an item offered before it may have been taken unannounced. */
+  private lastCrashUs = -1;
+
+  constructor(private readonly stallMs = STALL_MS) {}
 
   onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
   private read(e: TraceEvent<Kind>): void {
+    if (e.kind !== "recipe.queue") {
+      if (e.kind === "crash") this.lastCrashUs = e.atUs;
+      this.fates.onEvent(e);
+      return;
+    }
     const name = stringField(e, "queue");
     const event = stringField(e, "event");
     const q = this.queue(name);
@@ -59,8 +80,11 @@ export class QueueChecker implements Checker<Kind> {
         const ok = stringField(e, "outcome") === "ok";
         if ((optionalNumberField(e, "priority") ?? 0) !== 0) q.priority = true;
         if (ok || !q.offered.has(item)) q.offered.set(item, ok ? "ok" : "unknown");
+        if (ok && !q.acknowledgedAtUs.has(item)) q.acknowledgedAtUs.set(item, e.atUs);
         return;
       }
+      case "wait":
+        return this.onWait(e, name, q);
       case "take":
         return this.onTake(e, name, q);
       case "dropped":
@@ -100,10 +124,25 @@ export class QueueChecker implements Checker<Kind> {
     q.lastSeqBySession.set(session, seq);
   }
 
+  /** A consumer found the queue empty: stuck if, well into a quiet run, an item acknowledged long before is still untaken. */
+  private onWait(e: TraceEvent, name: string, q: QueueHistory): void {
+    const session = stringField(e, "session");
+    if (q.stuck || this.fates.isEnded(session) || (e.atUs - this.fates.lastFaultUs) / 1000 < this.stallMs) return;
+    const due = e.atUs - this.stallMs * 1000;
+    const untaken = [...q.acknowledgedAtUs].filter(([id, atUs]) => atUs <= due && atUs > this.lastCrashUs && !q.takenIds.has(id) && !q.dropped.has(id));
+    if (untaken.length === 0) return;
+    q.stuck = true;
+    const [first, atUs] = untaken[0]!;
+    this.log.add(
+      e,
+      `${name} is stuck: ${stringField(e, "client")} (session ${session}) found it empty ${((e.atUs - this.fates.lastFaultUs) / 1000).toFixed(0)} ms into a quiet run, though ${untaken.length} acknowledged item(s) were never taken (${first} since ${fmtMs(atUs)}${untaken.length > 1 ? ", …" : ""})`,
+    );
+  }
+
   private queue(name: string): QueueHistory {
     let q = this.queues.get(name);
     if (q === undefined) {
-      q = { offered: new Map(), takenNodes: new Map(), takenIds: new Set(), dropped: new Set(), lastSeqBySession: new Map(), priority: false, drained: undefined, unannounced: new Map() };
+      q = { offered: new Map(), acknowledgedAtUs: new Map(), stuck: false, takenNodes: new Map(), takenIds: new Set(), dropped: new Set(), lastSeqBySession: new Map(), priority: false, drained: undefined, unannounced: new Map() };
       this.queues.set(name, q);
     }
     return q;

@@ -20,7 +20,7 @@ import { bugEntry } from "../../scenario/bug-zoo.js";
 import { canaryNamed, SERVER_CANARIES } from "../../scenario/canaries.js";
 import { UserInputError } from "../../sim/errors.js";
 import { startServe, type ServeOptions, type ServeSession } from "../../serve/serve-session.js";
-import { parseZooCfg, settingsFromFlags, type ServeSettings } from "../../serve/zoo-cfg.js";
+import { FOUR_LETTER_WHITELIST_PROPERTY, fourLetterWhitelist, parseZooCfg, settingsFromFlags, type ServeSettings } from "../../serve/zoo-cfg.js";
 import { boolFlag, intFlag, maxPositionals, parseArgs, stringFlag, type ParsedArgs } from "../args.js";
 import type { Command } from "../command.js";
 import { checkOutputPath, isSystemError, readInputFile } from "../files.js";
@@ -45,6 +45,13 @@ function systemProperties(settings: ServeSettings, dWords: readonly string[], ja
 function withAuth(settings: ServeSettings, props: ReadonlyMap<string, string>): ServeSettings {
   const auth = serveAuthFrom(props, (path) => readInputFile(path, "JAAS configuration"), (line) => settings.warnings.push(line));
   return { ...settings, auth };
+}
+
+/** The four-letter-word whitelist of `zookeeper.4lw.commands.whitelist` (-D, the JVM flags, or zoo.cfg's key, which wins). */
+function withFourLetterWhitelist(settings: ServeSettings, props: ReadonlyMap<string, string>): ServeSettings {
+  const value = props.get(FOUR_LETTER_WHITELIST_PROPERTY);
+  if (value === undefined || settings.systemProperties?.get(FOUR_LETTER_WHITELIST_PROPERTY) === value) return settings; // none, or zoo.cfg's (read already)
+  return { ...settings, fourLetterWords: fourLetterWhitelist(value, (line) => settings.warnings.push(line)) };
 }
 
 /** The failover timings of the system properties, over zoo.cfg's `connectToLearnerMasterLimit` and a scenario's. */
@@ -147,7 +154,7 @@ export const serve: Command = {
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
     const shaped = settingsOf(args, seed);
     const props = systemProperties(shaped.settings, dWords, stringFlag(args, "jaas"));
-    const settings = withReadOnlyMode(withQuorumTiming(withAuth(shaped.settings, props), props), args, props);
+    const settings = withReadOnlyMode(withFourLetterWhitelist(withQuorumTiming(withAuth(shaped.settings, props), props), props), args, props);
     const scenario = shaped.scenario;
     for (const w of settings.warnings) console.error(`warning: ${w}`);
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";

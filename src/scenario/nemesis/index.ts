@@ -19,6 +19,7 @@ import type { WorkloadDef } from "../workload.js";
 import { laggingServerNemesis, zabSwarmNemesis } from "./zab-swarm.js";
 import { randomNemesis } from "./random.js";
 import { protocolSwarmNemesis } from "./protocol-swarm.js";
+import { apiSwarmNemesis } from "./api-swarm.js";
 
 export interface NemesisContext {
   /** The root stream of the run's seed (the nemesis forks its own streams from it). */
@@ -46,7 +47,7 @@ export interface NemesisDef {
   leftOutOf?(params: Readonly<Record<string, unknown>>): readonly { fault: string; why: string }[];
 }
 
-const NEMESES: readonly NemesisDef[] = [zabSwarmNemesis, randomNemesis, protocolSwarmNemesis, laggingServerNemesis];
+const NEMESES: readonly NemesisDef[] = [zabSwarmNemesis, randomNemesis, protocolSwarmNemesis, laggingServerNemesis, apiSwarmNemesis];
 
 export function nemesisDef(kind: string): NemesisDef {
   const def = NEMESES.find((n) => n.kind === kind);

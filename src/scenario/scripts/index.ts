@@ -22,6 +22,7 @@ import { benchTraffic } from "./bench-traffic.js";
 import { soakTree } from "./soak-tree.js";
 import { clientPipeline } from "./client-pipeline.js";
 import { readOnlyMode } from "./read-only-mode.js";
+import { wholeApi } from "./whole-api.js";
 import { readOnlyRwSearch } from "./read-only-rw-search.js";
 import { quotaEnforcement } from "./quota-enforcement.js";
 import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
@@ -52,6 +53,7 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     soakTree,
     clientPipeline,
     readOnlyMode,
+    wholeApi,
     readOnlyRwSearch,
     quotaEnforcement,
     ...RECIPE_SCRIPTS,

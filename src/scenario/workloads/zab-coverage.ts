@@ -68,3 +68,9 @@ export const ZK_COVERAGE: CoverageDef = {
   ...ZAB_COVERAGE,
   probes: [...PROBES, ...RECIPE_STATES.map(([kind, event]) => on(`${kind.slice("recipe.".length)} ${event}`, kind, (e: TraceEvent<RecipeStateKind>) => e.fields.event === event))],
 };
+
+/** The whole-API swarm's states: the ensemble's, and the nodes its ContainerManager reaped (empty containers, expired TTL nodes). */
+export const API_COVERAGE: CoverageDef = {
+  ...ZAB_COVERAGE,
+  probes: [...PROBES, on("container or TTL node reaped", "zk.container.reap")],
+};

@@ -24,6 +24,8 @@ import { scriptNamed, scriptNames } from "../scripts/index.js";
 import type { ScriptDef } from "../scripts/script.js";
 import { RECIPE_PARAMS, checkRecipeParams } from "../scripts/recipe-support.js";
 import { SERVER_CANARIES } from "../canaries.js";
+import type { TraceAnnotations } from "../../sim/trace-schema.js";
+import "../trace-events.js";
 
 /**
  * Roles a fault schedule may name (`$leader`), read from the trace: a server leads from its
@@ -59,6 +61,10 @@ export function serverConfig(params: Record<string, unknown>): Partial<ZooKeeper
     if (typeof params.localSessionsEnabled !== "boolean") throw new UserInputError(`workload.localSessionsEnabled: expected true or false, got ${JSON.stringify(params.localSessionsEnabled)}`);
     out.localSessionsEnabled = params.localSessionsEnabled;
   }
+  if (params.extendedTypesEnabled !== undefined) {
+    if (typeof params.extendedTypesEnabled !== "boolean") throw new UserInputError(`workload.extendedTypesEnabled: expected true or false, got ${JSON.stringify(params.extendedTypesEnabled)}`);
+    out.extendedTypesEnabled = params.extendedTypesEnabled;
+  }
   if (params.enforceQuota !== undefined) {
     if (typeof params.enforceQuota !== "boolean") throw new UserInputError(`workload.enforceQuota: expected true or false, got ${JSON.stringify(params.enforceQuota)}`);
     out.enforceQuota = params.enforceQuota;
@@ -77,7 +83,7 @@ function snapshotSizeFactorParam(v: unknown): number {
 }
 
 /** The deployment's parameters (shape and server settings), whatever drives it. */
-export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "enforceQuota", "readOnlyMode", "localSessionsEnabled", "quorumTiming", ...QUORUM_TIMING_FIELDS];
+export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "extendedTypesEnabled", "enforceQuota", "readOnlyMode", "localSessionsEnabled", "quorumTiming", ...QUORUM_TIMING_FIELDS];
 
 /**
  * The election and leader-connect timings a scenario sets: `quorumTiming` names the profile
@@ -170,6 +176,18 @@ export function ensembleCheckers(params: Record<string, unknown>): string[] {
 }
 
 /**
+ * `workload.zk-config`, when the run sets what a history checker must know to judge ACL and TTL
+ * answers (a super digest, TTL nodes allowed): those settings and each client node's address.
+ */
+function recordZkConfig(w: WorkloadContext, config: Partial<ZooKeeperServerConfig>, clients: readonly string[]): void {
+  if (config.superDigest === undefined && config.extendedTypesEnabled === undefined) return;
+  const fields: TraceAnnotations["workload.zk-config"] = { clients: clients.map((id) => `${id}=${w.sim.node(id).context!.addressOf(id)}`) };
+  if (config.superDigest !== undefined) fields.superDigest = config.superDigest;
+  if (config.extendedTypesEnabled !== undefined) fields.extendedTypesEnabled = config.extendedTypesEnabled;
+  w.sim.trace.record(w.sim.nowUs, "workload.zk-config", "", undefined, undefined, undefined, fields);
+}
+
+/**
  * Checks the deployment's parameters (shape, timing, server settings; throwing UserInputError)
  * and returns its node names: servers, observers, clients.
  */
@@ -227,6 +245,7 @@ export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workloa
       });
       for (const id of clients) w.sim.addNode(id, () => ({}), w.scenario.disk);
       for (const id of ids) w.sim.start(id);
+      recordZkConfig(w, config, clients);
       const sctx = makeScriptContext(w.sim, servers, clients, {
         report: (checker, message) => w.report(checker, message),
         note: (line) => {

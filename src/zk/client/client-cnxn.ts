@@ -182,10 +182,12 @@ export interface ClientCnxnOptions {
  *   with healthy links times out;
  * - `lifo-send`: the requests queued while the client had no connection are written newest
  *   first, so a pipelining session's requests are applied out of submission order;
+ * - `chroot-lost`: a chrooted handle sends a multi's operations without its chroot (the handle
+ *   reads it; see ZooKeeper.multi);
  * - `rw-probe-ignored`: a read-only client's probe that finds a read/write server is ignored,
  *   so the client stays read-only as long as its read-only server does.
  */
-export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send" | "rw-probe-ignored";
+export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send" | "chroot-lost" | "rw-probe-ignored";
 
 type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; onFinish: (reply: PacketReply) => void; reply: PacketReply };
 
@@ -525,7 +527,7 @@ export class ClientCnxn {
     }
     if (frame.kind !== "reply" || frame.response?.kind !== "WatcherEvent") return;
     const e = frame.response.event;
-    const path = this.chroot.strip(e.path);
+    const path = this.chroot.stripEvent(e.path);
     this.queueEvent({ type: e.type, state: e.state, path });
   }
 

@@ -10,8 +10,9 @@
  *   bare Error. Arguments Java rejects before sending (invalid path, bad TTL, empty ACL,
  *   mixed multi, no default watcher) reject with `clientSide = true` and reach no server.
  * - `zk.async` is the same API with Java's callbacks (async-callback.ts), built on these promises.
- * - Paths the user passes and gets back are client paths; the chroot is added on the way out
- *   and stripped on the way in (created names, multi results, ephemerals, watch events).
+ * - Paths the user passes are client paths; the chroot is added on the way out and stripped on
+ *   the way in as Java's client strips it (chroot.ts): created names and watch events, not a
+ *   multi's created names nor getEphemerals' paths (and getEphemerals' prefix goes out as given).
  * - Each operation that reaches the connection is recorded in the trace as `client.invoke`
  *   then `client.complete` (see history.ts); CONNECTIONLOSS completes as "unknown".
  */
@@ -23,6 +24,7 @@ import type { MultiResult as WireMultiResult, RequestRecord, ResponseRecord } fr
 import {
   AddWatchMode,
   MAX_TTL_MS,
+  Perms,
   WatcherType,
   isContainerMode,
   isKnownCreateMode,
@@ -35,7 +37,7 @@ import {
 import { validatePath } from "../proto/path-utils.js";
 import { Chroot } from "./chroot.js";
 import { AsyncZooKeeper } from "./async-callback.js";
-import { ClientCnxn, PASSWORD_BYTES, newPacket, type PacketReply, type WatchDeregistration, type ZooKeeperState, type ClientCanary } from "./client-cnxn.js";
+import { ClientCnxn, PASSWORD_BYTES, isAlive, newPacket, type PacketReply, type WatchDeregistration, type ZooKeeperState, type ClientCanary } from "./client-cnxn.js";
 import { childrenFields, completionFields, dataFields, opIdCounter, statJson, withStat, type OpIdCounter } from "./history.js";
 import { parseConnectString } from "./host-provider.js";
 import { KeeperException, badArguments } from "./keeper-exception.js";
@@ -131,6 +133,8 @@ export class ZooKeeper {
   private asyncApi: AsyncZooKeeper | undefined;
   /** This node's operation ids (history.ts), shared with the node's other handles. */
   private readonly opIds: OpIdCounter;
+  /** The chroot-lost canary (ClientCanary) only: a multi's operations go out without the chroot. */
+  private readonly multiLosesChroot: boolean;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -143,6 +147,7 @@ export class ZooKeeper {
     if (options.sessionPasswd !== undefined && options.sessionId === undefined) throw new UserInputError("createClient: sessionPasswd given without sessionId");
     this.chroot = new Chroot(chroot);
     this.opIds = opIdCounter(ctx);
+    this.multiLosesChroot = options.canary === "chroot-lost";
     this.watchManager = new ZKWatchManager(options.watcher);
     this.cnxn = new ClientCnxn(ctx, {
       hosts,
@@ -231,9 +236,10 @@ export class ZooKeeper {
     if (acl.length === 0) return new KeeperException(Code.INVALIDACL, path, undefined, true);
     const bytes = toBytes(data);
     const serverPath = this.chroot.prepend(path);
-    const head: { path: string; mode: number; ttl?: number } = { path, mode };
+    const head: { path: string; mode: number; ttl?: number; acl?: string[] } = { path, mode };
     if (ttl !== undefined) head.ttl = ttl;
     const args = dataFields(bytes, head);
+    aclFields(acl, args);
     let opCode: number = op === "create" ? OpCode.create : OpCode.create2;
     let request: RequestRecord = { kind: "CreateRequest", path: serverPath, data: bytes, acl, flags: mode };
     if (isTTLMode(mode)) {
@@ -247,7 +253,7 @@ export class ZooKeeper {
 
   private createdPath(rsp: ResponseRecord | null): string {
     const p = rsp !== null && "path" in rsp ? rsp.path : "";
-    return this.chroot.strip(p);
+    return this.chroot.stripCreated(p);
   }
 
   delete(path: string, version: number): Promise<void> {
@@ -286,10 +292,12 @@ export class ZooKeeper {
     const problem = validatePath(path);
     if (problem !== null) return this.rejected(badArguments(path, problem));
     if (acl.length === 0) return this.rejected(new KeeperException(Code.INVALIDACL, path, undefined, true));
+    const args: ClientOpArgs<"setACL"> = { path, aversion };
+    aclFields(acl, args);
     return this.call({
       op: "setACL",
       record: "setACL",
-      args: { path, aversion },
+      args,
       opCode: OpCode.setACL,
       request: { kind: "SetACLRequest", path: this.chroot.prepend(path), acl, version: aversion },
       path,
@@ -360,7 +368,7 @@ export class ZooKeeper {
         const r = rsp as { acl: ACL[]; stat: Stat };
         return { acl: r.acl, stat: r.stat };
       },
-      summary: (v) => ({ stat: statJson(v.stat), acl: v.acl.map((a) => `${a.id.scheme}:${a.id.id}:${a.perms}`) }),
+      summary: (v) => ({ stat: statJson(v.stat), acl: v.acl.map(aclText) }),
     });
   }
 
@@ -379,6 +387,11 @@ export class ZooKeeper {
     });
   }
 
+  /**
+   * The session's ephemerals whose server path starts with `prefixPath`. As Java's client does
+   * (3.8 and later), the prefix is sent as given and the paths come back as the server names
+   * them: a chrooted handle's prefix is *not* prefixed with its chroot, nor its results stripped.
+   */
   getEphemerals(prefixPath = "/"): Promise<string[]> {
     const problem = validatePath(prefixPath);
     if (problem !== null) return this.rejected(badArguments(prefixPath, problem));
@@ -387,9 +400,9 @@ export class ZooKeeper {
       record: "getEphemerals",
       args: { path: prefixPath },
       opCode: OpCode.getEphemerals,
-      request: { kind: "GetEphemeralsRequest", prefixPath: this.chroot.prepend(prefixPath) },
+      request: { kind: "GetEphemeralsRequest", prefixPath },
       path: prefixPath,
-      value: (rsp) => (rsp as { ephemerals: string[] }).ephemerals.map((p) => this.chroot.strip(p)),
+      value: (rsp) => (rsp as { ephemerals: string[] }).ephemerals,
       summary: (list) => childrenFields(list, {}),
     });
   }
@@ -443,9 +456,10 @@ export class ZooKeeper {
       record: op,
       args,
       opCode: read ? OpCode.multiRead : OpCode.multi,
-      request: { kind: "MultiOperationRecord", ops: ops.map((o) => toMultiOp(o, this.chroot.prepend(o.path))) },
+      request: { kind: "MultiOperationRecord", ops: ops.map((o) => toMultiOp(o, this.multiLosesChroot ? o.path : this.chroot.prepend(o.path))) },
       value: (rsp) => {
-        const results = (rsp as { results: WireMultiResult[] }).results.map((r) => toOpResult(r, (p) => this.chroot.strip(p)));
+        // As Java's client: a multi's created names come back as the server names them (no chroot stripped).
+        const results = (rsp as { results: WireMultiResult[] }).results.map((r) => toOpResult(r, (p) => p));
         const failed = read ? undefined : results.find((r) => r.kind === "error" && r.err !== Code.OK);
         if (failed !== undefined && failed.kind === "error") throw new KeeperException(failed.err, undefined, results);
         return results;
@@ -513,7 +527,14 @@ export class ZooKeeper {
 
   /** Adds credentials for this session, now and after every reconnect (failure → AuthFailed event). */
   addAuthInfo(scheme: string, auth: Uint8Array | string): void {
-    this.cnxn.addAuthInfo(scheme, toBytes(auth)!);
+    const bytes = toBytes(auth)!;
+    // Recorded for the history checkers: the identities a session's later requests carry.
+    if (isAlive(this.cnxn.state)) {
+      const text: Record<string, unknown> = {};
+      dataFields(bytes, text);
+      this.ctx.annotate("client.auth", { client: this.ctx.id, session: this.cnxn.sessionIdHex, scheme, auth: String(text.data) });
+    }
+    this.cnxn.addAuthInfo(scheme, bytes);
   }
 
   /** closeSession, then CLOSED (ephemerals go with the session). Resolves however it ends. */
@@ -596,6 +617,7 @@ export class ZooKeeper {
     const opId = ++this.opIds.last;
     const head: ClientInvokeHead<O> = { client: this.ctx.id, session: this.cnxn.sessionIdHex, opId, op };
     if (this.cnxn.state === "CONNECTED" && this.cnxn.currentAddress !== undefined) head.server = this.cnxn.currentAddress.host;
+    if (this.chroot.path !== undefined) head.chroot = this.chroot.path;
     this.ctx.annotate("client.invoke", invokeFields(head, args));
     return opId;
   }
@@ -632,11 +654,15 @@ function validateOp(op: Op): string | null {
   return validatePath(op.path);
 }
 
-/** A multi sub-op as history arguments (`SubOpJson`): op, path, then data, version, mode as it has them. */
+/** A multi sub-op as history arguments (`SubOpJson`): op, path, then data, version, mode (a create's ttl, acl) as it has them. */
 function opArgs(op: Op): SubOpJson {
   switch (op.kind) {
-    case "create":
-      return { ...dataFields(toBytes(op.data), { op: op.kind, path: op.path }), mode: op.mode };
+    case "create": {
+      const a: SubOpJson & { op: "create" } = { ...dataFields(toBytes(op.data), { op: op.kind, path: op.path }), mode: op.mode };
+      if (op.ttl !== undefined) a.ttl = op.ttl;
+      aclFields(op.acl, a);
+      return a;
+    }
     case "setData":
       return { ...dataFields(toBytes(op.data), { op: op.kind, path: op.path }), version: op.version };
     case "delete":
@@ -648,12 +674,27 @@ function opArgs(op: Op): SubOpJson {
   }
 }
 
+/**
+ * `acl` as history text (`"scheme:id:perms"` each), left out when it is OPEN_ACL_UNSAFE (world
+ * anyone ALL), which the history reads as the default: most calls pass that one.
+ */
+function aclFields(acl: readonly ACL[], into: { acl?: string[] }): void {
+  if (acl.length === 1 && acl[0]!.perms === Perms.ALL && acl[0]!.id.scheme === "world" && acl[0]!.id.id === "anyone") return;
+  into.acl = acl.map(aclText);
+}
+
+function aclText(a: ACL): string {
+  return `${a.id.scheme}:${a.id.id}:${a.perms}`;
+}
+
 /** A multi result as history JSON: `{ err, path?, stat? }` with err "OK" on success. */
 function opResultJson(r: OpResult): SubResultJson {
   if (r.kind === "error") return { err: codeName(r.err) };
   const out: SubResultJson = { err: "OK" };
   if (r.kind === "create") out.path = r.path;
-  if ((r.kind === "create" || r.kind === "setData") && r.stat !== undefined) out.stat = statJson(r.stat);
+  if ((r.kind === "create" || r.kind === "setData" || r.kind === "getData") && r.stat !== undefined) out.stat = statJson(r.stat);
+  if (r.kind === "getData") dataFields(r.data, out);
+  if (r.kind === "getChildren") childrenFields(r.children, out);
   return out;
 }
 

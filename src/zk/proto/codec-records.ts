@@ -8,7 +8,7 @@ import { invariant, unreachable } from "../../base/errors.js";
 import { JuteError, JuteReader, JuteWriter, type JuteSink } from "./jute.js";
 import { OpCode, opName } from "./op-code.js";
 import type { MultiOp, MultiResult, RequestRecord, ResponseRecord } from "./packets.js";
-import { type ACL, type ClientInfo, type Id, type Stat, type WatcherEvent } from "./records.js";
+import { type ACL, type ClientInfo, type Id, type RequestACL, type Stat, type WatcherEvent } from "./records.js";
 import { MULTI_OP_KIND_BY_TYPE, MULTI_RESULT_KIND_BY_TYPE, type RequestKind, type ResponseKind } from "./registry-doc.js";
 
 // ---- shared records -----------------------------------------------------------------------
@@ -58,7 +58,7 @@ export function readStat(r: JuteReader, record: string): Stat {
   };
 }
 
-export function writeId(s: JuteSink, id: Id): void {
+export function writeId(s: JuteSink, id: Id | RequestACL["id"]): void {
   s.writeUString(id.scheme);
   s.writeUString(id.id);
 }
@@ -66,7 +66,7 @@ export function readId(r: JuteReader, field: string): Id {
   return { scheme: r.readString(`${field}.scheme`), id: r.readString(`${field}.id`) };
 }
 
-export function writeACL(s: JuteSink, acl: ACL): void {
+export function writeACL(s: JuteSink, acl: ACL | RequestACL): void {
   s.writeInt(acl.perms);
   writeId(s, acl.id);
 }
@@ -74,9 +74,20 @@ export function readACL(r: JuteReader, field: string): ACL {
   return { perms: r.readInt(`${field}.perms`), id: readId(r, `${field}.id`) };
 }
 
-export function writeAclVector(s: JuteSink, acl: readonly ACL[]): void {
+export function writeAclVector(s: JuteSink, acl: readonly (ACL | RequestACL)[]): void {
   s.writeVector(acl, writeACL);
 }
+/** A request's ACL: its scheme and id may be Jute's null string (records.ts `RequestACL`). */
+function readRequestACL(r: JuteReader, field: string): RequestACL {
+  const perms = r.readInt(`${field}.perms`);
+  return { perms, id: { scheme: r.readUString(`${field}.id.scheme`), id: r.readUString(`${field}.id.id`) } };
+}
+
+function readRequestAclVector(r: JuteReader, record: string, member: string): RequestACL[] {
+  const field = `${record}.${member}`;
+  return r.readVector(field, (rr, i) => readRequestACL(rr, `${field}[${i}]`));
+}
+
 export function readAclVector(r: JuteReader, record: string, member: string): ACL[] {
   const field = `${record}.${member}`;
   return r.readVector(field, (rr, i) => readACL(rr, `${field}[${i}]`));
@@ -206,7 +217,7 @@ export function readRequestRecord(r: JuteReader, kind: RequestKind): RequestReco
     case "CreateTTLRequest": {
       const path = r.readString(kind, "path");
       const data = r.readBuffer(kind, "data");
-      const acl = readAclVector(r, kind, "acl");
+      const acl = readRequestAclVector(r, kind, "acl");
       const flags = r.readInt(kind, "flags");
       if (kind === "CreateRequest") return { kind, path, data, acl, flags };
       return { kind, path, data, acl, flags, ttl: r.readLongNumber(kind, "ttl") };
@@ -235,7 +246,7 @@ export function readRequestRecord(r: JuteReader, kind: RequestKind): RequestReco
       return {
         kind,
         path: r.readString(kind, "path"),
-        acl: readAclVector(r, kind, "acl"),
+        acl: readRequestAclVector(r, kind, "acl"),
         version: r.readInt(kind, "version"),
       };
     case "MultiOperationRecord":

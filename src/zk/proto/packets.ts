@@ -4,7 +4,7 @@
  * named after the Jute record; the operation itself is `RequestHeader.type` (an OpCode),
  * exactly as on the wire — create, create2 and createContainer all carry a CreateRequest.
  */
-import type { ACL, ClientInfo, SessionId, Stat, WatcherEvent, Zxid } from "./records.js";
+import type { ACL, ClientInfo, RequestACL, SessionId, Stat, WatcherEvent, Zxid } from "./records.js";
 
 export interface ConnectRequest {
   kind: "ConnectRequest";
@@ -42,14 +42,14 @@ export interface CreateRequest {
   kind: "CreateRequest";
   path: string;
   data: Uint8Array | null;
-  acl: ACL[];
+  acl: RequestACL[];
   flags: number;
 }
 export interface CreateTTLRequest {
   kind: "CreateTTLRequest";
   path: string;
   data: Uint8Array | null;
-  acl: ACL[];
+  acl: RequestACL[];
   flags: number;
   ttl: number;
 }
@@ -78,7 +78,7 @@ export interface PathRequest {
 export interface SetACLRequest {
   kind: "SetACLRequest";
   path: string;
-  acl: ACL[];
+  acl: RequestACL[];
   version: number;
 }
 export interface CheckVersionRequest {

@@ -67,6 +67,16 @@ export interface ACL {
   id: Id;
 }
 
+/**
+ * An ACL as a request carries it: Jute reads a string of length −1 as null, and 3.8 takes it
+ * (some clients send CREATOR_ALL_ACL's empty `auth` id that way); the server's fix-up decides
+ * what a null means (acl.ts `fixupACL`). Stored ACLs never hold a null.
+ */
+export interface RequestACL {
+  perms: number;
+  id: { scheme: string | null; id: string | null };
+}
+
 /** `ZooDefs.Ids`. */
 export const Ids = {
   ANYONE_ID_UNSAFE: { scheme: "world", id: "anyone" } as Id,

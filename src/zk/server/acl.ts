@@ -18,7 +18,7 @@
  */
 import { createHash } from "node:crypto";
 import { Code } from "../proto/error-code.js";
-import type { ACL, ClientInfo, Id } from "../proto/records.js";
+import type { ACL, ClientInfo, Id, RequestACL } from "../proto/records.js";
 
 /** The schemes with a registered provider (`ProviderRegistry`). */
 export type AuthProviders = ReadonlySet<string>;
@@ -177,17 +177,18 @@ export function ipMatches(clientAddr: string, aclExpr: string): boolean {
 
 // ---- fix-up and check -----------------------------------------------------------------
 
-function sameAcl(a: ACL, b: ACL): boolean {
-  return a.perms === b.perms && a.id.scheme === b.id.scheme && a.id.id === b.id.id;
-}
-
 /** `KerberosName(id)` parses: no `@`, or `name[/host]@realm` with no stray `/` or `@`. */
 export function isValidSaslId(id: string): boolean {
   return !id.includes("@") || /^[^/@]*(\/[^/@]*)?@[^/@]*$/.test(id);
 }
 
+/** Whether `scheme` has a server provider here (ProviderRegistry.getServerProvider is not null). */
+function isProviderScheme(scheme: string, providers: AuthProviders): boolean {
+  return providers.has(scheme) && (scheme === "digest" || scheme === "ip" || scheme === "sasl");
+}
+
 function isValidId(id: Id, providers: AuthProviders): boolean {
-  if (!providers.has(id.scheme)) return false;
+  if (!isProviderScheme(id.scheme, providers)) return false;
   switch (id.scheme) {
     case "digest":
       return isValidDigestId(id.id);
@@ -202,23 +203,41 @@ function isValidId(id: Id, providers: AuthProviders): boolean {
 
 /**
  * `fixupACL`: removes duplicates, expands `auth` to the caller's authenticated ids, validates
- * every id. Returns the list to store, or `{ err: INVALIDACL }`.
+ * every id. Returns the list to store, or `{ err: INVALIDACL }`. A request's scheme or id may be
+ * null (Jute's −1 string): a null scheme is INVALIDACL; a null id means nothing to `auth`, and
+ * where 3.8 calls a method on it (`world`'s "anyone" test, a provider's `isValid`, the equality
+ * that removes duplicates) its NullPointerException answers MARSHALLINGERROR.
  */
-export function fixupACL(authInfo: readonly Id[], acl: readonly ACL[], providers: AuthProviders = DEFAULT_AUTH_PROVIDERS): ACL[] | { err: number } {
-  const unique: ACL[] = [];
-  for (const a of acl) if (!unique.some((u) => sameAcl(u, a))) unique.push(a);
+export function fixupACL(authInfo: readonly Id[], acl: readonly RequestACL[], providers: AuthProviders = DEFAULT_AUTH_PROVIDERS): ACL[] | { err: number } {
+  const unique: RequestACL[] = [];
+  for (const a of acl) {
+    // LinkedList.contains: a.equals(u), Jute's Id.equals calling scheme.equals then id.equals.
+    let seen = false;
+    for (const u of unique) {
+      if (a.perms !== u.perms) continue;
+      if (a.id.scheme === null) return { err: Code.MARSHALLINGERROR };
+      if (a.id.scheme !== u.id.scheme) continue;
+      if (a.id.id === null) return { err: Code.MARSHALLINGERROR };
+      if (a.id.id === u.id.id) seen = true;
+    }
+    if (!seen) unique.push(a);
+  }
   if (unique.length === 0) return { err: Code.INVALIDACL };
   const out: ACL[] = [];
   for (const a of unique) {
-    if (a.id.scheme === "world" && a.id.id === "anyone") {
-      out.push(copyAcl(a));
-    } else if (a.id.scheme === "auth") {
+    const { scheme, id } = a.id;
+    if (scheme === null) return { err: Code.INVALIDACL };
+    if (scheme === "world" && id === null) return { err: Code.MARSHALLINGERROR };
+    if (scheme === "world" && id === "anyone") {
+      out.push({ perms: a.perms, id: { scheme, id } });
+    } else if (scheme === "auth") {
       const authed = authInfo.filter((cid) => AUTHENTICATED_SCHEMES.has(cid.scheme) && providers.has(cid.scheme));
       if (authed.length === 0) return { err: Code.INVALIDACL };
       for (const cid of authed) out.push({ perms: a.perms, id: { scheme: cid.scheme, id: cid.id } });
     } else {
-      if (!isValidId(a.id, providers)) return { err: Code.INVALIDACL };
-      out.push(copyAcl(a));
+      if (id === null) return { err: isProviderScheme(scheme, providers) ? Code.MARSHALLINGERROR : Code.INVALIDACL };
+      if (!isValidId({ scheme, id }, providers)) return { err: Code.INVALIDACL };
+      out.push({ perms: a.perms, id: { scheme, id } });
     }
   }
   return out;

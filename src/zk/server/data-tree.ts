@@ -198,6 +198,8 @@ export interface DataTreeOptions {
   fuzzyReplayFixups?: boolean;
   /** A canary only: standard watches are not consumed when they fire (default false). */
   keepStandardWatches?: boolean;
+  /** A canary only: a delete fires NodeDataChanged at the node's data watches instead of NodeDeleted (default false). */
+  deleteFiresDataChanged?: boolean;
 }
 
 export interface SnapshotNode {
@@ -247,11 +249,14 @@ export class DataTree {
   lastProcessedZxid: Zxid = 0n;
   readonly extendedTypesEnabled: boolean;
   private readonly replayFixups: boolean;
+  /** The event a delete fires at the node's data watches: NodeDeleted (a canary: NodeDataChanged). */
+  private readonly deletedEventType: number;
 
   constructor(opts: DataTreeOptions = {}) {
     this.extendedTypesEnabled = opts.extendedTypesEnabled ?? false;
     this.replayFixups = opts.fuzzyReplayFixups ?? true;
     this.watches = new WatchManager(opts.keepStandardWatches === true);
+    this.deletedEventType = opts.deleteFiresDataChanged === true ? EventType.NodeDataChanged : EventType.NodeDeleted;
     const root = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
     const proc = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
     const quota = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
@@ -411,7 +416,7 @@ export class DataTree {
     if (node === undefined) return Code.NONODE;
     this.removeNode(path, node);
     this.unindexOwner(path, node.stat.ephemeralOwner);
-    const processed = this.watches.dataWatches.triggerWatch(path, EventType.NodeDeleted, zxid);
+    const processed = this.watches.dataWatches.triggerWatch(path, this.deletedEventType, zxid);
     this.watches.childWatches.triggerWatch(path, EventType.NodeDeleted, zxid, processed);
     this.watches.childWatches.triggerWatch(parentPath, EventType.NodeChildrenChanged, zxid);
     return Code.OK;

@@ -60,9 +60,18 @@ export class FileTxnSnapLog {
       .sort((a, b) => (a.zxid < b.zxid ? -1 : a.zxid > b.zxid ? 1 : 0));
   }
 
-  /** Appends a txn to the current log (a new log file starts at its zxid). */
+  /**
+   * Appends a txn to the current log. A new log file starts at its zxid and, as Java's
+   * `FileTxnLog.append` opens it with `new FileOutputStream(file)`, empties whatever file of
+   * that name is there: a crash can leave `log.<zxid>` holding only a torn record of that very
+   * txn, and the next incarnation's first append re-creates the file rather than writing behind
+   * the tear, where no reader would ever find it.
+   */
   append(entry: TxnEntry): DiskResult {
-    if (this.currentLog === undefined) this.currentLog = fileName(LOG_PREFIX, entry.header.zxid);
+    if (this.currentLog === undefined) {
+      this.currentLog = fileName(LOG_PREFIX, entry.header.zxid);
+      this.disk.truncate(this.currentLog, 0);
+    }
     this.dirtyLogs.set(this.currentLog, entry.header.zxid);
     // Labelled with the zxid: the trace then says which fsync made which txn durable (zab.durable-ack).
     return this.disk.append(this.currentLog, entry, loggedSizes.get(entry), zxidHex(entry.header.zxid));
@@ -219,20 +228,19 @@ export class FileTxnSnapLog {
     for (const log of logs.slice(0, keepFrom)) if (log.name !== this.currentLog && !this.dirtyLogs.has(log.name)) unlink(log.name);
   }
 
-  /** Removes every logged txn with a zxid above `zxid` (ZAB's TRUNC). */
+  /**
+   * Removes every logged txn with a zxid above `zxid` (ZAB's TRUNC). As `FileTxnLog.truncate`
+   * cuts the file in place (`RandomAccessFile.setLength`) and deletes the later ones, a full disk
+   * does not stop it.
+   */
   truncateLog(zxid: Zxid): void {
     for (const log of this.files(LOG_PREFIX)) {
       const recs = this.disk.read(log.name);
-      const keep = [];
-      const sizes = [];
-      for (const rec of recs) {
-        if (isTorn(rec) || (rec as TxnEntry).header.zxid > zxid) break;
-        keep.push(rec);
-        sizes.push(txnEntrySize(rec as TxnEntry) + LOG_RECORD_OVERHEAD_BYTES);
-      }
-      if (keep.length === recs.length) continue;
-      if (keep.length === 0) this.disk.remove(log.name);
-      else this.disk.replace(log.name, keep, sizes);
+      let keep = 0;
+      while (keep < recs.length && !isTorn(recs[keep]) && (recs[keep] as TxnEntry).header.zxid <= zxid) keep++;
+      if (keep === recs.length) continue;
+      if (keep === 0) this.disk.remove(log.name);
+      else this.disk.truncate(log.name, keep);
       this.disk.fsync(log.name);
     }
     this.rollLog();

@@ -86,7 +86,19 @@ export interface PrepOptions {
   superDigest?: string;
   /** Registered auth providers (`ProviderRegistry`): which ACL schemes are valid and match. */
   authProviders: AuthProviders;
+  /** A deliberately broken prep (a canary, src/scenario/canaries.ts); never set in use. */
+  canary?: PrepCanary;
 }
+
+/**
+ * Broken preps, for the reference model to catch:
+ * - `multi-misanswered`: a failed multi answers OK (not RUNTIMEINCONSISTENCY) for the ops after
+ *   the failing one;
+ * - `sequence-from-child-count`: a sequential name numbered by the parent's number of children
+ *   instead of its stored cversion (numbers come back after deletes);
+ * - `delete-checks-node-acl`: delete asks for DELETE on the node itself instead of its parent.
+ */
+export type PrepCanary = "multi-misanswered" | "sequence-from-child-count" | "delete-checks-node-acl";
 
 export type PrepResult =
   /** A txn to propose; `err` is the prep failure (for a multi: of its first failing op), or 0. */
@@ -188,6 +200,7 @@ export class PrepRequestProcessor {
       skipACL: options.skipACL ?? false,
       authProviders: options.authProviders ?? DEFAULT_AUTH_PROVIDERS,
       ...(options.superDigest !== undefined ? { superDigest: options.superDigest } : {}),
+      ...(options.canary !== undefined ? { canary: options.canary } : {}),
     };
   }
 
@@ -297,7 +310,9 @@ export class PrepRequestProcessor {
     if (parent === null || parent.stat === null) return failure(Code.NONODE);
     if (!this.allowed(parent.acl, Perms.CREATE, ctx)) return failure(Code.NOAUTH);
     const parentCVersion = parent.stat.cversion;
-    const path = isSequentialMode(flags) ? record.path + formatSequence(parentCVersion) : record.path;
+    // The canary numbers a sequential name by the parent's children, not its creations.
+    const sequence = this.options.canary === "sequence-from-child-count" ? parent.childCount : parentCVersion;
+    const path = isSequentialMode(flags) ? record.path + formatSequence(sequence) : record.path;
     if (validatePath(path) !== null) return failure(Code.BADARGUMENTS);
     if (this.getRecordForPath(path) !== null) return failure(Code.NODEEXISTS);
     if (this.tree.ephemeralTypeOf(parent.stat.ephemeralOwner) === "NORMAL") return failure(Code.NOCHILDRENFOREPHEMERALS);
@@ -370,8 +385,10 @@ export class PrepRequestProcessor {
     if (parentPath === null) return failure(Code.BADARGUMENTS);
     const parent = this.getRecordForPath(parentPath);
     if (parent === null) return failure(Code.NONODE);
-    if (!this.allowed(parent.acl, Perms.DELETE, ctx)) return failure(Code.NOAUTH);
     const node = this.getRecordForPath(record.path);
+    // The canary asks the node itself (when there is one) for DELETE, not its parent.
+    const guard = this.options.canary === "delete-checks-node-acl" && node !== null && node.stat !== null ? node : parent;
+    if (!this.allowed(guard.acl, Perms.DELETE, ctx)) return failure(Code.NOAUTH);
     if (node === null || node.stat === null) return failure(Code.NONODE);
     if (!checkAndIncVersion(node.stat.version, record.version).ok) return failure(Code.BADVERSION);
     if (node.childCount > 0) return failure(Code.NOTEMPTY);
@@ -505,7 +522,9 @@ export class PrepRequestProcessor {
     let firstErr: number = Code.OK;
     for (const op of ops) {
       if (firstErr !== Code.OK) {
-        txns.push({ type: OpCode.error, txn: { kind: "ErrorTxn", err: Code.RUNTIMEINCONSISTENCY } });
+        // The canary answers the ops after the failing one as if they had passed.
+        const err = this.options.canary === "multi-misanswered" ? Code.OK : Code.RUNTIMEINCONSISTENCY;
+        txns.push({ type: OpCode.error, txn: { kind: "ErrorTxn", err } });
         continue;
       }
       const r = this.pRequest2Txn(op.type, op.request, ctx);

@@ -55,6 +55,12 @@ function initialCnxnStats(): CnxnStats {
 
 export class ServerCnxn implements ServerWatcher {
   state: CnxnState = "awaitingConnect";
+  /**
+   * Frames that arrived while the session was being established ("connecting"): 3.8 stops reading
+   * the socket then (`disableRecv` in processConnectRequest, `enableRecv` in finishSessionInit),
+   * so they are read, in order, once the ConnectResponse is out.
+   */
+  readonly heldFrames: Uint8Array[] = [];
   sessionId: SessionId = 0n;
   sessionTimeoutMs = 0;
   /** Whether the client sent the trailing readOnly flag (mirrored in the response). */

@@ -25,7 +25,10 @@ import type { TxnEntry } from "../proto/txn.js";
 import { sessionPassword, isValidSessionPassword } from "../proto/session-id.js";
 import { CLIENT_PORT } from "../proto/wire.js";
 import { authenticate, type AuthProviders } from "./acl.js";
-import { PrepRequestProcessor, type PrepRequest } from "./prep-request-processor.js";
+import { PrepRequestProcessor, type PrepCanary, type PrepRequest } from "./prep-request-processor.js";
+
+/** The server canaries the prep processor implements. */
+const PREP_CANARIES: ReadonlySet<string> = new Set<PrepCanary>(["multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl"]);
 import { processRead, replyForTxn, type FinalReply, type ReadOptions } from "./final-request-processor.js";
 import { DigestMd5Server, NONCE_BYTES } from "./digest-md5.js";
 import type { Rng } from "../../sim/rng.js";
@@ -92,6 +95,8 @@ export type ServerCanary =
   | "stale-session-deadlines"
   /** A standard watch is not removed when it fires: the next change notifies it again. */
   | "standard-watch-kept"
+  /** A delete fires NodeDataChanged at the node's data watches instead of NodeDeleted. */
+  | "delete-fires-data-changed"
   /** A leader that loses its quorum keeps leading (and serving) instead of giving up after syncLimit ticks. */
   | "leader-ignores-quorum-loss"
   /** A follower ACKs a proposal as soon as it is appended to its log, before the fsync covering it. */
@@ -105,7 +110,9 @@ export type ServerCanary =
   /** A read-only server accepts a client whose ConnectRequest did not ask for read-only. */
   | "read-only-serves-any-client"
   /** A quota root's own node is left out of its count: a hard count limit lets one node too many in. */
-  | "quota-root-uncounted";
+  | "quota-root-uncounted"
+  /** Broken preps (prep-request-processor.ts `PrepCanary`): a multi's answers, sequence numbers, a delete's ACL check. */
+  | PrepCanary;
 
 export const DEFAULT_SERVER_CONFIG: ZooKeeperServerConfig = {
   serverId: 1,
@@ -130,6 +137,7 @@ export function newZKDatabase(ctx: NodeContext, config: ZooKeeperServerConfig): 
     extendedTypesEnabled,
     ...(canary === "fuzzy-replay-no-fixup" ? { fuzzyReplayFixups: false } : {}),
     ...(canary === "standard-watch-kept" ? { keepStandardWatches: true } : {}),
+    ...(canary === "delete-fires-data-changed" ? { deleteFiresDataChanged: true } : {}),
   };
   const replay = canary === "fuzzy-replay-strict" ? "strict" : "tolerant";
   return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay, snapshotSizeFactor, purgeSnapRetainCount });
@@ -305,6 +313,7 @@ export class ZooKeeperServer implements CnxnHost {
       skipACL,
       ...(superDigest !== undefined ? { superDigest } : {}),
       ...(authProviders !== undefined ? { authProviders } : {}),
+      ...(canary !== undefined && PREP_CANARIES.has(canary) ? { canary: canary as PrepCanary } : {}),
     });
   }
 
@@ -383,7 +392,7 @@ export class ZooKeeperServer implements CnxnHost {
     try {
       if (cnxn.state === "awaitingConnect") this.processConnectRequest(cnxn, bytes);
       else if (cnxn.state === "connected") this.processPacket(cnxn, bytes);
-      // "connecting": a request before the session is established is dropped, as in 3.8.
+      else if (cnxn.state === "connecting") cnxn.heldFrames.push(bytes); // read once the session is established
     } catch (err) {
       if (!isJuteError(err)) throw err;
       this.ctx.annotate("zk.cnxn.malformed", { client: cnxn.endpoint.remoteId, reason: err.message });
@@ -422,7 +431,19 @@ export class ZooKeeperServer implements CnxnHost {
     cnxn.sessionTimeoutMs = timeoutMs;
     if (request.sessionId === 0n) this.createSession(cnxn, timeoutMs);
     else if (!this.validateSession(cnxn, request.sessionId)) return;
-    else if (!isValidSessionPassword(request.sessionId, request.passwd)) this.finishReopen(cnxn, request.sessionId, false);
+    else {
+      // Java closes the session's connection on this server before it looks at the password
+      // (ZooKeeperServer.processConnectRequest: closeSession(…, CLIENT_RECONNECT)): even a wrong
+      // password disconnects the session's holder here.
+      const previous = this.cnxnBySession.get(request.sessionId);
+      if (previous !== undefined && previous !== cnxn) previous.close();
+      this.reopenSession(cnxn, request, timeoutMs);
+    }
+  }
+
+  /** `reopenSession`: the password, then revalidation (locally, or by the leader from a learner). */
+  private reopenSession(cnxn: ServerCnxn, request: { sessionId: SessionId; passwd: Uint8Array }, timeoutMs: number): void {
+    if (!isValidSessionPassword(request.sessionId, request.passwd)) this.finishReopen(cnxn, request.sessionId, false);
     else {
       cnxn.state = "connecting";
       this.revalidateSession(cnxn, request.sessionId, timeoutMs);
@@ -487,6 +508,8 @@ export class ZooKeeperServer implements CnxnHost {
       readOnly: this.isReadOnly,
     });
     this.ctx.annotate("zk.session.established", { client: cnxn.endpoint.remoteId, session: hexId(cnxn.sessionId), timeoutMs: cnxn.sessionTimeoutMs });
+    // `enableRecv`: the frames a client sent behind its ConnectRequest are read now.
+    for (const bytes of cnxn.heldFrames.splice(0)) this.receive(cnxn, bytes);
   }
 
   private processPacket(cnxn: ServerCnxn, bytes: Uint8Array): void {
@@ -496,10 +519,19 @@ export class ZooKeeperServer implements CnxnHost {
     try {
       record = decodeRequestRecord(r, header);
     } catch (err) {
-      if (!isJuteError(err) || err.reason !== "unsupported") throw err;
-      cnxn.sendReply(header.xid, this.zkDb.lastProcessedZxid, Code.UNIMPLEMENTED, null, replyLabel(header.type, header.xid));
-      cnxn.close();
-      return;
+      if (!isJuteError(err)) throw err;
+      if (err.reason === "unsupported") {
+        // UnimplementedRequestProcessor: the request never got a zxid (−1); then the connection closes.
+        cnxn.sendReply(header.xid, -1n, Code.UNIMPLEMENTED, null, replyLabel(header.type, header.xid));
+        cnxn.close();
+        return;
+      }
+      // A body that does not parse inside a well-formed frame: 3.8 reads it only in the request
+      // processors, whose failure to deserialise answers MARSHALLINGERROR (a write's as an error
+      // txn); the connection stays. Auth and SASL packets are read here and close it.
+      // (zk.cnxn.malformed is for the connections it closes.)
+      if (header.type === OpCode.auth || header.type === OpCode.sasl) throw err;
+      record = { kind: "Empty" };
     }
     if (header.type === OpCode.auth) return this.processAuth(cnxn, header.xid, record);
     if (header.type === OpCode.sasl) return this.processSasl(cnxn, header.xid, record);
@@ -750,6 +782,9 @@ export class ZooKeeperServer implements CnxnHost {
 
   /** ContainerManager: an internal deleteContainer request (session 0, no ACL check). */
   private submitInternalDelete(path: string): void {
+    // For the history checkers: which node (by its czxid) was found due, by which clock reading.
+    const node = this.zkDb.dataTree.getNode(path);
+    this.ctx.annotate("zk.container.reap", { path, czxid: node === undefined ? undefined : zxidHex(node.stat.czxid), nowMs: this.currentTimeMillis() });
     this.submitRequest(this.newRequest(null, 0n, 0, OpCode.deleteContainer, { kind: "DeleteContainerRequest", path }));
   }
 

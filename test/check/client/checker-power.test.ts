@@ -124,7 +124,7 @@ describe("check: client: the new checkers forget what is over", () => {
     const watches = new ServerWatchesChecker();
     judge(live, events);
     judge(watches, events);
-    expect([live.retained(), watches.retained()]).toEqual([4, 1]);
+    expect([live.retained(), watches.retained()]).toEqual([6, 1]);
     const gone = [...events, { kind: "crash", node: "c1" }, { kind: "client.state", node: "c2", fields: { client: "c2", state: "CLOSED", session: "0x2", conn: 8 } }];
     const live2 = new ClientLivenessChecker();
     const watches2 = new ServerWatchesChecker();

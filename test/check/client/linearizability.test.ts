@@ -42,6 +42,21 @@ describe("check: client: linearizability", () => {
     expect(v[0]!.message).toMatch(/not linearizable \(writes, and reads ordered by sync\)/);
   });
 
+  it("a session two handles share: a non-read reply once both used it is read as unknown (3.8 matches commits by session and cxid alone; zab-shared-session seed 10075); one handle's session is judged as before", () => {
+    // c3 (the zombie) creates /z-a, its outcome unknown; c1 re-attached the same session and is
+    // answered for its create of /z-b with /z-a — the zombie's commit taken for c1's pending write.
+    const shared = (session: string) => {
+      const t = new ClientTrace().ensemble("s1", "s2", "s3").connected("c3", S1, "s2").connected("c1", session, "s1");
+      t.invoke("c3", S1, "create", "/z-a", { mode: 1, data: "" });
+      t.call("c1", session, "create", "/z-b", { mode: 1, data: "c1" }, z(5), { path: "/z-a" });
+      return t;
+    };
+    expect(runChecker(new ClientLinearizabilityChecker(), shared(S1).events)).toEqual([]);
+    const own = runChecker(new ClientLinearizabilityChecker(), shared(S2).events);
+    expect(own).toHaveLength(1);
+    expect(own[0]!.message).toMatch(/not linearizable/);
+  });
+
   /** c1 writes /k twice; c2 syncs (reply zxid `syncZxid`), then reads /k and sees `seen`. */
   function syncThenRead(seen: string, syncZxid: string, setup: (t: ClientTrace) => void = () => undefined): ClientTrace {
     const t = new ClientTrace().ensemble("s1", "s2", "s3");
@@ -107,11 +122,14 @@ describe("check: client: linearizability", () => {
     expect(v).toHaveLength(1);
   });
 
-  it("calls the model does not describe are left out; an exhausted budget is counted, not reported", () => {
+  it("setACL is judged, the watch calls are left out; an exhausted budget is counted, not reported", () => {
     const t = writesThenRead("v2", (t) => t.standalone());
-    t.call("c1", S1, "setACL", "/k", { aversion: -1 }, z(5), { stat: stat({ czxid: z(3) }) });
+    t.call("c1", S1, "setACL", "/k", { aversion: -1 }, z(5), { stat: stat({ czxid: z(3), mzxid: z(4), version: 1, aversion: 1 }) });
     t.call("c1", S1, "addWatch", "/k", { mode: 0 }, z(5));
     expect(runChecker(new ClientLinearizabilityChecker(), t.events)).toEqual([]);
+    const wrong = writesThenRead("v2", (t) => t.standalone());
+    wrong.call("c1", S1, "setACL", "/k", { aversion: -1 }, z(5), { stat: stat({ czxid: z(3), mzxid: z(4), version: 1, aversion: 0 }) });
+    expect(runChecker(new ClientLinearizabilityChecker(), wrong.events)[0]?.message).toMatch(/setACL \/k: Stat.aversion was 0/);
     const c = new ClientLinearizabilityChecker({ maxSteps: 1 });
     expect(runChecker(c, writesThenRead("v2", (t) => t.standalone()).events)).toEqual([]);
     expect(c.summary?.outcome).toBe("inconclusive");

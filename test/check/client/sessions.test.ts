@@ -69,6 +69,20 @@ describe("check: client: sessions", () => {
     expect(v[0]!.message).toMatch(/^s1 expired session 0x100000000000001 \(timeout 4000 ms\) only 1001 ms after/);
   });
 
+  it("a session re-attached with a shorter timeout expires by that one (api-swarm-ensemble seed 36)", () => {
+    // Created with 4000 ms; another client re-attached it negotiating 2000 ms: the touches of
+    // that connection set the expiry by 2000 ms (Java's touchSession(id, timeout)), while the
+    // expiry reports the 4000 ms the session was created with.
+    const reattached = (lastPingBeforeExpiryMs: number) => {
+      const t = new ClientTrace().connected("c1", S1, "s1");
+      t.event("zk.session.established", "s1", { client: "c1", session: S1, timeoutMs: 2000 });
+      t.message("c1", "s1", "ping").wait(lastPingBeforeExpiryMs).expire("s1", S1, 4000);
+      return runChecker(new SessionsChecker(), t.events);
+    };
+    expect(reattached(2500)).toEqual([]);
+    expect(reattached(1500)[0]?.message).toMatch(/\(timeout 2000 ms\) only 1501 ms after/);
+  });
+
   it("a heartbeat relayed by a follower's PING reply counts; a leader's own PING does not relay", () => {
     const t = new ClientTrace().connected("c1", S1, "s2");
     t.event("zab.state", "s1", { sid: 1, state: "LEADING" });
@@ -83,6 +97,25 @@ describe("check: client: sessions", () => {
     quiet.message("s1", "s2", "PING");
     quiet.wait(1000).expire("s1", S1, 4000);
     expect(runChecker(new SessionsChecker(), quiet.events)).toEqual([]);
+  });
+
+  it("touches that reach the leader once the session's close was asked for do not count (it is closing there; seed 10275); earlier ones do", () => {
+    // c1 pings its follower s2, then asks to close; s2 relays the ping after that, and the
+    // leader s1's expirer fires while the close waits for its quorum.
+    const closing = new ClientTrace().connected("c1", S1, "s2");
+    closing.event("zab.state", "s1", { sid: 1, state: "LEADING" });
+    closing.wait(3500).message("c1", "s2", "ping");
+    closing.invoke("c1", S1, "closeSession", "");
+    closing.message("c1", "s2", "closeSession").message("s2", "s1", "PING");
+    closing.wait(500).expire("s1", S1, 4000);
+    expect(runChecker(new SessionsChecker(), closing.events)).toEqual([]);
+    // A touch that reached the leader before the close was asked for still counts.
+    const early = new ClientTrace().connected("c1", S1, "s2");
+    early.event("zab.state", "s1", { sid: 1, state: "LEADING" });
+    early.wait(1000).message("c1", "s2", "ping").message("s2", "s1", "PING");
+    early.invoke("c1", S1, "closeSession", "");
+    early.wait(1000).expire("s1", S1, 4000);
+    expect(runChecker(new SessionsChecker(), early.events)).toHaveLength(1);
   });
 
   it("silent, paused, disconnected or skewed-clock cases are not judged", () => {

@@ -102,14 +102,14 @@ export function z(counter: number, epoch = 0): string {
   return `0x${((BigInt(epoch) << 32n) | BigInt(counter)).toString(16)}`;
 }
 
-export function stat(fields: { czxid?: string; mzxid?: string; pzxid?: string; version?: number; owner?: string; numChildren?: number }): Record<string, unknown> {
+export function stat(fields: { czxid?: string; mzxid?: string; pzxid?: string; version?: number; aversion?: number; owner?: string; numChildren?: number }): Record<string, unknown> {
   return {
     czxid: fields.czxid ?? "0x1",
     mzxid: fields.mzxid ?? fields.czxid ?? "0x1",
     pzxid: fields.pzxid ?? fields.czxid ?? "0x1",
     version: fields.version ?? 0,
     cversion: 0,
-    aversion: 0,
+    aversion: fields.aversion ?? 0,
     ephemeralOwner: fields.owner ?? "0x0",
     numChildren: fields.numChildren ?? 0,
   };

@@ -2,7 +2,7 @@
  * A small vocabulary for hand-written histories: `h.op(client, "setData", "/x", [20, 30], {...})`.
  * Ids are assigned in call order; `[inv]` alone (or `[inv, undefined]`) makes an op unknown.
  */
-import type { OpArgs, OpName, OpResult, Operation } from "../../../src/check/history/history.js";
+import type { Credential, OpArgs, OpName, OpResult, Operation } from "../../../src/check/history/history.js";
 
 export interface OpSpec {
   args?: OpArgs;
@@ -11,6 +11,7 @@ export interface OpSpec {
   result?: OpResult;
   zxid?: bigint;
   session?: string;
+  credentials?: Credential[];
 }
 
 export class HistoryBuilder {
@@ -33,6 +34,7 @@ export class HistoryBuilder {
     if (spec.err !== undefined) o.err = spec.err;
     if (spec.result !== undefined) o.result = spec.result;
     if (spec.zxid !== undefined) o.zxid = spec.zxid;
+    if (spec.credentials !== undefined) o.credentials = spec.credentials;
     this.ops.push(o);
     return o;
   }

@@ -201,7 +201,7 @@ describe("client: watches", () => {
 });
 
 describe("client: chroot", () => {
-  it("client: chroot: paths go out prefixed and come back stripped (created names, events, ephemerals)", async () => {
+  it("client: chroot: paths go out prefixed and come back stripped as Java's client strips them (created names, events; not ephemerals)", async () => {
     const w = world({ connectString: "s1:2181/app" });
     w.zk.script.onRequest = (conn: FakeConn, header: RequestHeader, req: RequestRecord) => {
       if (header.type === OpCode.create) conn.reply(header.xid, { response: { kind: "CreateResponse", path: (req as CreateRequest).path + "7" } });
@@ -212,13 +212,17 @@ describe("client: chroot", () => {
     const zk = w.client();
     const seen: (string | null)[] = [];
     const created = track(w.sim, zk.create("/x-", null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL));
+    // A sequential create of "/" names a sibling of the chroot (/app7): Java cuts the chroot's length off.
+    const bare = track(w.sim, zk.create("/", null, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL));
     track(w.sim, zk.exists("/", (e) => seen.push(e.path)));
     track(w.sim, zk.exists("/y", (e) => seen.push(e.path)));
     const eph = track(w.sim, zk.getEphemerals());
     await w.runMs(10);
     expect(created.value).toBe("/x-7");
-    expect(eph.value).toEqual(["/e1", "/"]);
-    expect(w.zk.requests().filter((e) => e.header.type > 0).map((e) => (e.request as { path?: string; prefixPath?: string }).path ?? (e.request as { prefixPath: string }).prefixPath)).toEqual(["/app/x-", "/app", "/app/y", "/app"]);
+    expect(bare.value).toBe("7");
+    // getEphemerals: the prefix goes out as given and the paths come back as the server names them.
+    expect(eph.value).toEqual(["/app/e1", "/app"]);
+    expect(w.zk.requests().filter((e) => e.header.type > 0).map((e) => (e.request as { path?: string; prefixPath?: string }).path ?? (e.request as { prefixPath: string }).prefixPath)).toEqual(["/app/x-", "/app", "/app", "/app/y", "/"]);
     const conn = w.zk.openConn()!;
     conn.notify(node(EventType.NodeDataChanged, "/app"));
     conn.notify(node(EventType.NodeDeleted, "/app/y"));

@@ -52,6 +52,23 @@ describe("zk: acl: §5.2 fixupACL", () => {
     expect(fixupACL([IP, DIGEST_ALICE], [acl(31, "auth", "")])).toEqual([acl(31, "digest", ALICE)]);
     expect(fixupACL([IP, { scheme: "super", id: "" }], [acl(31, "auth", "")])).toEqual({ err: Code.INVALIDACL });
   });
+  it("null scheme or id (Jute's −1 string) as 3.8's fixupACL meets them [probed: conformance wire-protocol]", () => {
+    const nul = (perms: number, scheme: string | null, id: string | null) => ({ perms, id: { scheme, id } });
+    // auth ignores its id: CREATOR_ALL_ACL sent with a null id works when authenticated.
+    expect(fixupACL([IP], [nul(31, "auth", null)])).toEqual({ err: Code.INVALIDACL });
+    expect(fixupACL([IP, DIGEST_ALICE], [nul(31, "auth", null)])).toEqual([acl(31, "digest", ALICE)]);
+    // A method called on the null: NullPointerException, MARSHALLINGERROR.
+    expect(fixupACL([], [nul(31, "world", null)])).toEqual({ err: Code.MARSHALLINGERROR });
+    expect(fixupACL([], [nul(31, "digest", null)])).toEqual({ err: Code.MARSHALLINGERROR });
+    expect(fixupACL([], [nul(31, "ip", null)])).toEqual({ err: Code.MARSHALLINGERROR });
+    // Checked before any call: a null scheme; no provider for the scheme.
+    expect(fixupACL([], [nul(31, null, "anyone")])).toEqual({ err: Code.INVALIDACL });
+    expect(fixupACL([], [nul(31, "nosuch", null)])).toEqual({ err: Code.INVALIDACL });
+    // removeDuplicates: a later entry's equals() on an earlier one with the same perms.
+    expect(fixupACL([], [acl(31, "world", "anyone"), nul(31, null, "x")])).toEqual({ err: Code.MARSHALLINGERROR });
+    expect(fixupACL([DIGEST_ALICE], [acl(31, "auth", ""), nul(31, "auth", null)])).toEqual({ err: Code.MARSHALLINGERROR });
+    expect(fixupACL([DIGEST_ALICE], [acl(1, "auth", ""), nul(31, "auth", null)])).toEqual([acl(1, "digest", ALICE), acl(31, "digest", ALICE)]);
+  });
   it("digest ids need exactly two ':'-separated parts", () => {
     expect(fixupACL([], [acl(1, "digest", ALICE)])).toEqual([acl(1, "digest", ALICE)]);
     expect(fixupACL([], [acl(1, "digest", "alice")])).toEqual({ err: Code.INVALIDACL });

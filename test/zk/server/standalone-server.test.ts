@@ -175,7 +175,7 @@ describe("zk: server: standalone: pipeline", () => {
     expect((ev.response as { event: { type: number } }).event.type).toBe(EventType.NodeDataChanged);
   });
 
-  it("bad input: oversized frame closes, unknown op answers UNIMPLEMENTED and closes, malformed closes", () => {
+  it("bad input: oversized frame closes, unknown op answers UNIMPLEMENTED (zxid −1) and closes, a malformed body is MARSHALLINGERROR and kept, a header cut short closes", () => {
     const w = world({ maxBufferBytes: 1000 });
     const c = connected(w);
     c.send(OpCode.create, create("/big", "x".repeat(2000)));
@@ -186,12 +186,16 @@ describe("zk: server: standalone: pipeline", () => {
     const d = connected(w, "c2");
     d.sendRaw(new Uint8Array([0, 0, 0, 7, 0, 0, 0, 99])); // xid 7, op 99
     w.sim.runSync({ untilUs: w.sim.nowUs + 50_000 });
-    expect(d.replies[0]!.header).toMatchObject({ xid: 7, err: Code.UNIMPLEMENTED });
+    expect(d.replies[0]!.header).toMatchObject({ xid: 7, zxid: -1n, err: Code.UNIMPLEMENTED });
     expect(d.closedReason).toBe("closed");
 
     const w2 = world();
     const e = connected(w2);
-    e.sendRaw(new Uint8Array([0, 0, 0, 1, 0, 0, 0, 1, 0xff])); // a create cut short
+    e.sendRaw(new Uint8Array([0, 0, 0, 1, 0, 0, 0, 1, 0xff])); // a create whose body is cut short
+    w2.sim.runSync({ untilUs: w2.sim.nowUs + 50_000 });
+    expect(e.replies[0]!.header).toMatchObject({ xid: 1, err: Code.MARSHALLINGERROR });
+    expect(e.closedReason).toBeUndefined();
+    e.sendRaw(new Uint8Array([0, 0, 0, 2])); // a header cut short
     w2.sim.runSync({ untilUs: w2.sim.nowUs + 50_000 });
     expect(e.closedReason).toBe("closed");
     expect(w2.sim.trace.events.some((ev) => ev.kind === "zk.cnxn.malformed")).toBe(true);

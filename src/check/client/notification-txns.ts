@@ -1,0 +1,80 @@
+/**
+ * Which txn each watch notification came from, read from the trace: a server fires watches while
+ * it applies a txn, then annotates the apply, so the notifications it sends form a run that the
+ * `zk.apply` right after them closes (the server's next event). A run closed by anything else
+ * (SetWatches' catch-up events after a reconnect, sent outside a txn) names no txn. On the client,
+ * the delivery of a notification is followed by its `client.watch`.
+ *
+ * Used by client.watches (one trigger per txn) and client.watch-triggers (the model's triggers).
+ * Feed it every event of `KINDS` (`onEvent`); `clientNode` names the nodes that are clients (their
+ * `send`s are requests, not notifications). A malformed `zk.apply` goes to the checker's log.
+ */
+import type { TraceEvent } from "../../sim/trace.js";
+import { reportMalformed, stringField, type ViolationSink } from "../event-reader.js";
+
+export interface NotifiedTxn {
+  /** The server that sent the notification and applied the txn. */
+  server: string;
+  zxid: string;
+  op: string;
+}
+
+export class NotificationTxns {
+  /**
+   * The kinds it must see: the messages, and the applies that close a server's run. A server
+   * sends the notifications of a txn while applying it and annotates `zk.apply` right after, with
+   * no event of its own in between, so a reader of these kinds (and its own) sees every run whole.
+   */
+  static readonly KINDS = ["send", "deliver", "zk.apply"] as const;
+  private readonly clientNodes = new Set<string>();
+  /** Server → the notifications it sent since its last event of another kind. */
+  private readonly runs = new Map<string, { peer: string; id: number }[]>();
+  /** Message id (unique in a run) of a notification in flight → its two ends and its txn. */
+  private readonly inFlight = new Map<number, { from: string; to: string; txn: NotifiedTxn }>();
+  /** Client node → the txn of the notification it received last (until its client.watch takes it). */
+  private readonly delivered = new Map<string, NotifiedTxn | undefined>();
+
+  constructor(private readonly log: ViolationSink) {}
+
+  clientNode(node: string): void {
+    this.clientNodes.add(node);
+  }
+
+  onEvent(e: TraceEvent): void {
+    if (e.kind === "send" && e.detail === "notification" && !this.clientNodes.has(e.node) && e.peer !== undefined && e.id !== undefined) {
+      const run = this.runs.get(e.node) ?? [];
+      run.push({ peer: e.peer, id: e.id });
+      this.runs.set(e.node, run);
+      return;
+    }
+    if (e.kind === "deliver" && this.clientNodes.has(e.node)) {
+      const sent = e.id === undefined ? undefined : this.inFlight.get(e.id);
+      const ours = sent !== undefined && sent.from === e.peer && sent.to === e.node ? sent : undefined;
+      if (ours !== undefined) this.inFlight.delete(e.id!);
+      this.delivered.set(e.node, e.detail === "notification" ? ours?.txn : undefined);
+      return;
+    }
+    // Any other event: it settles a server's run of notifications, when one is waiting.
+    if (this.runs.size === 0) return;
+    const run = this.runs.get(e.node);
+    if (run === undefined) return;
+    this.runs.delete(e.node);
+    if (e.kind !== "zk.apply") return;
+    let zxid: string, op: string;
+    try {
+      zxid = stringField(e, "zxid");
+      op = stringField(e, "op");
+    } catch (err) {
+      reportMalformed(this.log, e, err);
+      return;
+    }
+    for (const m of run) this.inFlight.set(m.id, { from: e.node, to: m.peer, txn: { server: e.node, zxid, op } });
+  }
+
+  /** The txn of the notification `node` received last, taken (a `client.watch` reports it). */
+  take(node: string): NotifiedTxn | undefined {
+    const t = this.delivered.get(node);
+    this.delivered.delete(node);
+    return t;
+  }
+}
