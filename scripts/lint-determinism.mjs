@@ -4,14 +4,18 @@
 // The kernel's one microtask-drain yield (src/sim/microtasks.ts) is the only exemption.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 // An optional argument names another source tree (the lint's own test uses it).
 const SRC = process.argv[2] ? join(process.cwd(), process.argv[2]) : join(ROOT, "src");
-const EXEMPT_DIRS = ["cli", "tui", "runtime", "gateway", "serve", "conformance"].map((d) => join(SRC, d) + "/");
+/** Folders of src/ that may touch the real world: entry points and the real-time runtime. */
+export const EXEMPT_FOLDERS = ["cli", "tui", "runtime", "serve", "conformance"];
+const EXEMPT_DIRS = EXEMPT_FOLDERS.map((d) => join(SRC, d) + "/");
 // assert-simulation.ts writes the shrunk case's replay file (the property harness's one I/O edge, like cli/).
 // api/files.ts writes a user run's replay file and imports a user's module to replay it.
-const EXEMPT_FILES = new Set([join(SRC, "sim", "microtasks.ts"), join(SRC, "property", "assert-simulation.ts"), join(SRC, "api", "files.ts")]);
+export const EXEMPT_FILE_PATHS = ["sim/microtasks.ts", "property/assert-simulation.ts", "api/files.ts"];
+const EXEMPT_FILES = new Set(EXEMPT_FILE_PATHS.map((f) => join(SRC, f)));
 
 const RULES = [
   [/\bDate\.now\s*\(/, "Date.now() reads the real clock: use the node's virtual clock (ctx.nowMs())"],
@@ -34,21 +38,27 @@ function* walk(dir) {
   }
 }
 
-const problems = [];
-for (const file of walk(SRC)) {
-  if (EXEMPT_FILES.has(file) || EXEMPT_DIRS.some((d) => file.startsWith(d))) continue;
-  const lines = readFileSync(file, "utf8").split("\n");
-  lines.forEach((line, i) => {
-    const code = line.replace(/\/\/.*$/, "");
-    if (/^\s*\*/.test(code)) return; // inside a block comment
-    for (const [re, why] of RULES) {
-      if (re.test(code)) problems.push(`${relative(ROOT, file)}:${i + 1}: ${why}\n    ${line.trim()}`);
-    }
-  });
+/** Lints the tree at SRC: every problem on stderr, exit 1 if there is one. */
+function lint() {
+  const problems = [];
+  for (const file of walk(SRC)) {
+    if (EXEMPT_FILES.has(file) || EXEMPT_DIRS.some((d) => file.startsWith(d))) continue;
+    const lines = readFileSync(file, "utf8").split("\n");
+    lines.forEach((line, i) => {
+      const code = line.replace(/\/\/.*$/, "");
+      if (/^\s*\*/.test(code)) return; // inside a block comment
+      for (const [re, why] of RULES) {
+        if (re.test(code)) problems.push(`${relative(ROOT, file)}:${i + 1}: ${why}\n    ${line.trim()}`);
+      }
+    });
+  }
+
+  if (problems.length > 0) {
+    console.error(`determinism lint: ${problems.length} problem(s)\n${problems.join("\n")}`);
+    process.exit(1);
+  }
+  console.log("determinism lint: ok");
 }
 
-if (problems.length > 0) {
-  console.error(`determinism lint: ${problems.length} problem(s)\n${problems.join("\n")}`);
-  process.exit(1);
-}
-console.log("determinism lint: ok");
+// Run as a script (npm run build, npm test); imported (the docs test reads the exemptions), it only defines.
+if (import.meta.url === pathToFileURL(process.argv[1]).href) lint();

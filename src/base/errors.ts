@@ -20,9 +20,12 @@ export function checkKnownFields(doc: Record<string, unknown>, allowed: readonly
   }
 }
 
-/** Fails the run for an impossible state (an assertion). */
-export function invariant(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new Error(`invariant violated: ${message}`);
+/**
+ * An impossible state: the run fails with it (and its seed). `message` may be a function, so a
+ * check on a hot path builds its text only when it fails.
+ */
+export function invariant(condition: unknown, message: string | (() => string)): asserts condition {
+  if (!condition) throw new Error(`invariant violated: ${typeof message === "function" ? message() : message}`);
 }
 
 export function unreachable(x: never): never {

@@ -74,6 +74,11 @@ export interface Checker<K extends TraceKind = TraceKind> {
   /** Optional, read after `finish`: the stretches it could not judge (see UnknownVerdict). */
   unknowns?(): UnknownVerdict[];
   /**
+   * Optional: its violations as they are found, for a reader that reports them while the run
+   * goes on (serve's status lines). `finish` still returns every one.
+   */
+  readonly log?: ViolationStream;
+  /**
    * Optional: how many items (events, ops, sessions…) it holds now. Read only when a run is
    * stopped for want of memory, to name what grew (without it, the entries of the collections
    * its fields hold are counted).
@@ -117,13 +122,25 @@ export function runCheckers(checkers: readonly Checker[], events: Iterable<Trace
   return checkers.flatMap((c) => c.finish(end));
 }
 
+/** A checker's violations as they are found: each listener hears each one once, in order. */
+export interface ViolationStream {
+  onViolation(listener: (violation: Violation) => void): void;
+}
+
 /** Collects violations with the event that exposed them. */
-export class ViolationLog {
+export class ViolationLog implements ViolationStream {
   readonly violations: Violation[] = [];
+  private readonly listeners: ((violation: Violation) => void)[] = [];
   constructor(private readonly checker: string, private readonly limit = 50) {}
 
   add(event: RunEnd, message: string): void {
     if (this.violations.length >= this.limit) return;
-    this.violations.push({ checker: this.checker, message, eventIndex: event.index, atMs: event.atUs / 1000 });
+    const violation = { checker: this.checker, message, eventIndex: event.index, atMs: event.atUs / 1000 };
+    this.violations.push(violation);
+    for (const listener of this.listeners) listener(violation);
+  }
+
+  onViolation(listener: (violation: Violation) => void): void {
+    this.listeners.push(listener);
   }
 }

@@ -73,7 +73,7 @@ export function defineChecker<S, const K extends TraceKind>(spec: CheckerSpec<S,
 class DefinedChecker<S, K extends TraceKind> implements Checker<K> {
   readonly name: string;
   readonly kinds: readonly K[];
-  private readonly log: ViolationLog;
+  readonly log: ViolationLog;
   private readonly state: S;
   private at: RunEnd = { index: 0, atUs: 0 };
 

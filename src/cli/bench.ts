@@ -22,6 +22,7 @@ import { exploreInProcess } from "./explore/explore.js";
 import { protocolsBench } from "./bench-protocols.js";
 import { soakBench } from "./bench-soak.js";
 import { profileSeeds, type SeedProfile } from "./bench-profile.js";
+import { checkModelBench } from "./bench-check-model.js";
 
 export interface Figure {
   bench: string;
@@ -30,9 +31,9 @@ export interface Figure {
   unit: string;
 }
 
-export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "recipes", "tui", "protocols", "soak", "serve"] as const;
+export const BENCH_SUITES = ["kernel", "zk", "ensemble", "check", "check-model", "recipes", "tui", "protocols", "soak", "serve"] as const;
 
-export async function runBench(suite: string): Promise<Figure[]> {
+export async function runBench(suite: string, targets?: readonly string[]): Promise<Figure[]> {
   switch (suite) {
     case "kernel":
       return kernelBench();
@@ -42,6 +43,8 @@ export async function runBench(suite: string): Promise<Figure[]> {
       return ensembleBench();
     case "check":
       return checkBench();
+    case "check-model":
+      return checkModelBench(targets);
     case "recipes":
       return recipesBench();
     case "tui":

@@ -3,9 +3,9 @@
  * (src/zk/client, the promise API the recipes use) talk to a real ZooKeeper 3.8 ensemble or to
  * `zksim serve` over the network (docs/serve.md, "Our client over TCP").
  *
- * The client is written against the kernel's narrow process view (sim/process-api.ts); this
- * class is that view with wall-clock time, `setTimeout` timers, `node:net` sockets and plain
- * promises in place of the simulator's. On a connection, each `ZkPacket` the client sends is
+ * The client is written against the world interfaces (src/world/); this class implements them
+ * with wall-clock time, `setTimeout` timers, `node:net` sockets and plain promises, where the
+ * simulator (sim/node-context.ts) has virtual time and a simulated network. On a connection, each `ZkPacket` the client sends is
  * written with its 4-byte length prefix, and the bytes read are cut back into frames
  * (FrameDecoder), exactly as the serve gateway does it in the other direction. A four-letter-word
  * packet (`FOUR_LETTER_WORD_KIND`, a read-only client's `isro` probe) is written bare, as on the
@@ -23,10 +23,7 @@ import net from "node:net";
 import { performance } from "node:perf_hooks";
 import type { AnnotationKind, TraceAnnotations } from "../sim/trace-schema.js";
 import type { Deferred } from "../base/deferred.js";
-import type { CloseReason, ConnectOptions, ConnectionHandlers, NodeContext, NodeDisk } from "../sim/process-api.js";
-import type { Endpoint as KernelEndpoint } from "../sim/network.js";
-import { TimerHandle } from "../sim/node-context.js";
-import type { NodeContext as KernelNodeContext } from "../sim/node-context.js";
+import type { CloseReason, ConnectOptions, ConnectionHandlers, Endpoint, NodeContext, NodeDisk, TimerHandle } from "../world/index.js";
 import { Rng } from "../sim/rng.js";
 import { FrameDecoder, frame } from "../zk/proto/codec-framing.js";
 import { FOUR_LETTER_WORD_KIND, isZkPacket } from "../zk/proto/wire.js";
@@ -43,10 +40,22 @@ export interface TcpNodeContextOptions {
   onAnnotation?: (kind: AnnotationKind, fields: unknown) => void;
 }
 
+/** A real timer: the handle the client keeps to cancel it. */
+class TcpTimer implements TimerHandle {
+  cancelled = false;
+  fired = false;
+  constructor(
+    readonly id: number,
+    readonly label: string,
+  ) {}
+}
+
 /** One real socket as the client sees a connection. */
-class TcpEndpoint {
+class TcpEndpoint implements Endpoint {
   open = false;
   closed = false;
+  /** A client's connection comes from itself (no relayed address). */
+  readonly remoteAddress = undefined;
   private readonly decoder = new FrameDecoder();
   /** Set once a four-letter word went out: the raw answer read so far. */
   private fourLetterAnswer: Buffer[] | undefined;
@@ -65,7 +74,7 @@ class TcpEndpoint {
       clearTimeout(connectTimer);
       if (this.closed) return;
       this.open = true;
-      handlers.onOpen?.(this.asKernelEndpoint());
+      handlers.onOpen?.(this);
     });
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("end", () => this.finish("closed"));
@@ -74,14 +83,6 @@ class TcpEndpoint {
       clearTimeout(connectTimer);
       this.finish(this.open ? "closed" : "refused");
     });
-  }
-
-  /**
-   * The process view's handlers and `connect` are typed with the kernel's Endpoint class; the
-   * client uses only what this class has (id, ends, open/closed, send, close) and identity.
-   */
-  asKernelEndpoint(): KernelEndpoint {
-    return this as unknown as KernelEndpoint;
   }
 
   send(message: unknown): void {
@@ -109,7 +110,7 @@ class TcpEndpoint {
     }
     for (const event of this.decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))) {
       if (this.closed) return;
-      if (event.kind === "frame") this.handlers.onMessage(this.asKernelEndpoint(), { kind: "server-frame", bytes: event.payload });
+      if (event.kind === "frame") this.handlers.onMessage(this, { kind: "server-frame", bytes: event.payload });
       else this.finish("reset"); // a malformed length or a four-letter word from a server: not ZooKeeper
     }
   }
@@ -120,13 +121,13 @@ class TcpEndpoint {
     const answer = this.fourLetterAnswer;
     if (answer !== undefined && reason === "closed") {
       this.fourLetterAnswer = undefined;
-      this.handlers.onMessage(this.asKernelEndpoint(), { kind: FOUR_LETTER_WORD_KIND, bytes: new Uint8Array(Buffer.concat(answer)) });
+      this.handlers.onMessage(this, { kind: FOUR_LETTER_WORD_KIND, bytes: new Uint8Array(Buffer.concat(answer)) });
       if (this.closed) return;
     }
     this.closed = true;
     this.open = false;
     this.socket.destroy();
-    this.handlers.onClose?.(this.asKernelEndpoint(), reason);
+    this.handlers.onClose?.(this, reason);
   }
 }
 
@@ -138,7 +139,7 @@ export class TcpNodeContext implements NodeContext {
   private readonly startMs = performance.now();
   private nextConnId = 1;
   private nextTimerId = 1;
-  private readonly timers = new Map<TimerHandle, NodeJS.Timeout>();
+  private readonly timers = new Map<TcpTimer, NodeJS.Timeout>();
   private readonly endpoints = new Set<TcpEndpoint>();
   private readonly counters = new Map<string, { last: number }>();
   private stopped = false;
@@ -161,8 +162,7 @@ export class TcpNodeContext implements NodeContext {
   }
 
   setTimer(delayUs: number, fn: () => void, label = "timer"): TimerHandle {
-    // A real timer belongs to no simulated kernel: the handle is only a key for cancelTimer.
-    const handle = new TimerHandle(this.nextTimerId++, label, undefined as unknown as KernelNodeContext, fn);
+    const handle = new TcpTimer(this.nextTimerId++, label);
     const timeout = setTimeout(() => {
       this.timers.delete(handle);
       if (handle.cancelled || this.stopped) return;
@@ -178,14 +178,14 @@ export class TcpNodeContext implements NodeContext {
   }
 
   cancelTimer(handle: TimerHandle | undefined): void {
-    if (handle === undefined) return;
+    if (!(handle instanceof TcpTimer)) return;
     handle.cancelled = true;
     const timeout = this.timers.get(handle);
     if (timeout !== undefined) clearTimeout(timeout);
     this.timers.delete(handle);
   }
 
-  connect(to: string, port: number, handlers: ConnectionHandlers, options: ConnectOptions = {}): KernelEndpoint {
+  connect(to: string, port: number, handlers: ConnectionHandlers, options: ConnectOptions = {}): Endpoint {
     const socket = net.connect({ host: to, port });
     const timeoutMs = options.timeoutUs !== undefined ? options.timeoutUs / 1000 : DEFAULT_CONNECT_TIMEOUT_MS;
     const wrapped: ConnectionHandlers = {
@@ -198,7 +198,7 @@ export class TcpNodeContext implements NodeContext {
     };
     const endpoint = new TcpEndpoint(this.nextConnId++, this.id, `${to}:${port}`, socket, wrapped, timeoutMs);
     this.endpoints.add(endpoint);
-    return endpoint.asKernelEndpoint();
+    return endpoint;
   }
 
   addressOf(nodeId: string): string {

@@ -99,9 +99,9 @@ export class ClientLinks {
     const member = this.ensemble.settings.members.find((m) => m.node === server);
     if (member === undefined) throw new Error(`no member ${server}`);
     const ctx = this.ensemble.sim.node(this.ensemble.gatewayOf(member)).context!;
-    const link: Link = { endpoint: undefined as unknown as Endpoint, waiting: [], sink };
-    this.links.set(conn, link);
-    link.endpoint = ctx.connect(server, CLIENT_PORT, {
+    // The handlers run later (the kernel opens and closes connections in events of their own).
+    const link: Omit<Link, "endpoint"> = { waiting: [], sink };
+    const endpoint = ctx.connect(server, CLIENT_PORT, {
       onOpen: (ep) => {
         for (const bytes of link.waiting) ep.send({ kind: CLIENT_FRAME, bytes } satisfies ZkPacket);
         link.waiting = [];
@@ -109,5 +109,6 @@ export class ClientLinks {
       onMessage: (_ep, message) => link.sink?.onMessage((message as ZkPacket).bytes),
       onClose: (_ep, reason: CloseReason) => link.sink?.onClose(reason),
     }, address !== undefined ? { sourceAddress: address } : {});
+    this.links.set(conn, Object.assign(link, { endpoint }));
   }
 }

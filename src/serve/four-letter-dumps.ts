@@ -5,7 +5,8 @@
  * NIOServerCnxnFactory.dumpConnections), `wchs`, `wchc`, `wchp` (WatchCommand over the data
  * watches' WatchManager).
  *
- * Everything about a session comes from the simulated server: the connection's session id,
+ * Everything about a session comes from the simulated server, read through its operator's view
+ * (`ZooKeeperServerBean`, zk/server/zoo-keeper-server-bean.ts): the connection's session id,
  * timeout, last op/cxid/zxid and latencies are those of the simulated `ServerCnxn` at the other
  * end of the real connection (the same simulated connection id); the ephemerals, expiry buckets
  * and watches are the simulated server's. Only what belongs to the real socket (its address, and
@@ -17,12 +18,10 @@
  * one expiry bucket, the watchers of a path) no order is reproducible, and the simulation's
  * insertion order is used. Times print as Java's `Date.toString()` in UTC.
  */
-import { ServerCnxn } from "../zk/server/server-cnxn.js";
-import { SessionTrackerImpl } from "../zk/server/session-tracker.js";
-import { LearnerSessionTracker } from "../zk/server/quorum/learner-session-tracker.js";
+import type { ServerCnxn } from "../zk/server/server-cnxn.js";
 import { JavaHashSet, inJavaConcurrentHashMapOrder, javaLongHashCode } from "../zk/server/java-hash-set.js";
-import type { ZooKeeperServer } from "../zk/server/zoo-keeper-server.js";
-import type { WatchTable } from "../zk/server/watch-manager.js";
+import type { WatchesReport, ZooKeeperServerBean } from "../zk/server/zoo-keeper-server-bean.js";
+import type { ServerWatcher } from "../zk/server/watch-manager.js";
 import type { ConnectionInfo, PortStats } from "./four-letter-words.js";
 
 /** NIOServerCnxnFactory's connection expiry interval (`zookeeper.nio.sessionlessCnxnTimeout`). */
@@ -45,14 +44,12 @@ export function javaDateString(epochMs: number): string {
 }
 
 /** The simulated server's end of a real connection, when its simulated connection is open. */
-function simulatedCnxn(zks: ZooKeeperServer, k: ConnectionInfo): ServerCnxn | undefined {
-  if (k.connectionId === undefined) return undefined;
-  for (const c of zks.connections) if (c.endpoint.id === k.connectionId) return c;
-  return undefined;
+function simulatedCnxn(zks: ZooKeeperServerBean, k: ConnectionInfo): ServerCnxn | undefined {
+  return k.connectionId === undefined ? undefined : zks.connection(k.connectionId);
 }
 
 /** `ServerCnxn.dumpConnectionInfo(pw, brief)`. */
-export function connectionLine(k: ConnectionInfo, zks: ZooKeeperServer | undefined, brief: boolean): string {
+export function connectionLine(k: ConnectionInfo, zks: ZooKeeperServerBean | undefined, brief: boolean): string {
   const cnxn = zks === undefined ? undefined : simulatedCnxn(zks, k);
   // Interest ops: OP_READ for a connection waiting for requests; 0 for the one being answered.
   const head = ` /${k.remote}[${k.askingFourLetterWord === true ? 0 : 1}](queued=0,recved=${cnxn?.packetsReceived ?? k.packetsReceived},sent=${cnxn?.packetsSent ?? k.packetsSent}`;
@@ -67,12 +64,12 @@ export function connectionLine(k: ConnectionInfo, zks: ZooKeeperServer | undefin
 }
 
 /** `cons`: every connection of the port in the long format, each followed by an empty println. */
-export function consText(zks: ZooKeeperServer, stats: PortStats): string {
+export function consText(zks: ZooKeeperServerBean, stats: PortStats): string {
   return stats.connections().map((k) => `${connectionLine(k, zks, false)}\n`).join("") + "\n";
 }
 
 /** `crst`: `resetAllConnectionStats` on every connection of the port. */
-export function crstText(zks: ZooKeeperServer, stats: PortStats): string {
+export function crstText(zks: ZooKeeperServerBean, stats: PortStats): string {
   for (const k of stats.connections()) {
     k.packetsReceived = 0;
     k.packetsSent = 0;
@@ -82,30 +79,23 @@ export function crstText(zks: ZooKeeperServer, stats: PortStats): string {
 }
 
 /** `dump`: the session tracker, the ephemerals, the connection expiry queue. */
-export function dumpText(zks: ZooKeeperServer, stats: PortStats, wallNowMs: number): string {
+export function dumpText(zks: ZooKeeperServerBean, stats: PortStats, wallNowMs: number): string {
   const lines = ["SessionTracker dump:", ...sessionTrackerDump(zks), "ephemeral nodes dump:", ...ephemeralsDump(zks), "Connections dump:", ...connectionsDump(zks, stats, wallNowMs)];
   return lines.join("\n") + "\n";
 }
 
 /** `SessionTrackerImpl.dumpSessions` (standalone, leader) or `LearnerSessionTracker.dumpSessions`. */
-function sessionTrackerDump(zks: ZooKeeperServer): string[] {
-  const tracker = zks.sessionTracker;
-  if (tracker instanceof SessionTrackerImpl) {
-    const buckets = tracker.bucketsSnapshot();
-    const lines = [`Session Sets (${buckets.length})/(${tracker.sessionsById.size}):`];
-    for (const b of buckets) lines.push(`${b.sessions.length} expire at ${javaDateString(b.expiryMs)}:`, ...b.sessions.map((id) => `\t0x${javaHex(id)}`));
-    return lines;
-  }
-  if (tracker instanceof LearnerSessionTracker) {
-    const ids = [...tracker.sessionsById.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)); // a TreeSet<Long>
-    return [`Global Sessions(${ids.length}):`, ...ids.map((id) => `0x${javaHex(id)}\t${tracker.sessionsById.get(id)}ms`)];
-  }
-  return [];
+function sessionTrackerDump(zks: ZooKeeperServerBean): string[] {
+  const dump = zks.sessionDump();
+  if (dump.kind === "global-sessions") return [`Global Sessions(${dump.sessions.length}):`, ...dump.sessions.map(([id, timeoutMs]) => `0x${javaHex(id)}\t${timeoutMs}ms`)];
+  const lines = [`Session Sets (${dump.buckets.length})/(${dump.sessionCount}):`];
+  for (const b of dump.buckets) lines.push(`${b.sessions.length} expire at ${javaDateString(b.expiryMs)}:`, ...b.sessions.map((id) => `\t0x${javaHex(id)}`));
+  return lines;
 }
 
 /** `DataTree.dumpEphemerals`: sessions in the ConcurrentHashMap's order, paths in each set's. */
-function ephemeralsDump(zks: ZooKeeperServer): string[] {
-  const bySession = inJavaConcurrentHashMapOrder(zks.zkDb.dataTree.ephemeralsBySession(), ([id]) => javaLongHashCode(id));
+function ephemeralsDump(zks: ZooKeeperServerBean): string[] {
+  const bySession = inJavaConcurrentHashMapOrder(zks.ephemerals(), ([id]) => javaLongHashCode(id));
   const lines = [`Sessions with Ephemerals (${bySession.length}):`];
   for (const [id, paths] of bySession) lines.push(`0x${javaHex(id)}:`, ...paths.map((p) => `\t${p}`));
   return lines;
@@ -116,7 +106,7 @@ function ephemeralsDump(zks: ZooKeeperServer): string[] {
  * `roundToNextInterval(lastActivity + timeout)` (10 s intervals; the session timeout once it has
  * one, else the sessionless 10 s); a bucket it left stays, empty, until its time passes.
  */
-export function touchConnection(stats: PortStats, k: ConnectionInfo, zks: ZooKeeperServer | undefined, wallNowMs: number): void {
+export function touchConnection(stats: PortStats, k: ConnectionInfo, zks: ZooKeeperServerBean | undefined, wallNowMs: number): void {
   const cnxn = zks === undefined ? undefined : simulatedCnxn(zks, k);
   const timeoutMs = cnxn !== undefined && cnxn.sessionTimeoutMs > 0 ? cnxn.sessionTimeoutMs : SESSIONLESS_CNXN_TIMEOUT_MS;
   const expiryMs = (Math.floor((wallNowMs + timeoutMs) / SESSIONLESS_CNXN_TIMEOUT_MS) + 1) * SESSIONLESS_CNXN_TIMEOUT_MS;
@@ -132,7 +122,7 @@ export function forgetConnection(stats: PortStats, k: ConnectionInfo): void {
 }
 
 /** `NIOServerCnxnFactory.dumpConnections`: `ExpiryQueue.dump` of the connections (NIOServerCnxn.toString each). */
-function connectionsDump(zks: ZooKeeperServer, stats: PortStats, wallNowMs: number): string[] {
+function connectionsDump(zks: ZooKeeperServerBean, stats: PortStats, wallNowMs: number): string[] {
   for (const t of [...stats.connectionExpiry.keys()]) if (t <= wallNowMs) stats.connectionExpiry.delete(t); // the expirer took them
   const buckets = [...stats.connectionExpiry.entries()].sort(([a], [b]) => a - b);
   const lines = [`Connections Sets (${buckets.length})/(${stats.connections().filter((k) => k.expiryMs !== undefined).length}):`];
@@ -144,7 +134,7 @@ function connectionsDump(zks: ZooKeeperServer, stats: PortStats, wallNowMs: numb
 }
 
 /** `WatchManager.toString()` (`wchs`): connections, paths and watches of the data-watch table. */
-export function wchsText(table: WatchTable): string {
+export function wchsText(table: WatchesReport): string {
   const byWatcher = table.pathsByWatcher();
   let total = 0;
   for (const paths of byWatcher.values()) total += paths.size;
@@ -158,19 +148,19 @@ function inJavaHashOrder(paths: Iterable<string>): string[] {
   return [...set];
 }
 
-function sessionOf(w: unknown): string {
-  return `0x${javaHex(w instanceof ServerCnxn ? w.sessionId : 0n)}`;
+function sessionOf(w: ServerWatcher): string {
+  return `0x${javaHex(w.sessionId ?? 0n)}`;
 }
 
 /** `WatchManager.dumpWatches(pw, false)` (`wchc`): by connection, then a closing empty line. */
-export function wchcText(table: WatchTable): string {
+export function wchcText(table: WatchesReport): string {
   const lines: string[] = [];
   for (const [w, paths] of table.pathsByWatcher()) lines.push(sessionOf(w), ...inJavaHashOrder(paths).map((p) => `\t${p}`));
   return lines.map((l) => `${l}\n`).join("") + "\n";
 }
 
 /** `WatchManager.dumpWatches(pw, true)` (`wchp`): by path, in the watch table's hash order. */
-export function wchpText(table: WatchTable): string {
+export function wchpText(table: WatchesReport): string {
   const watched = table.watchedPaths();
   const lines: string[] = [];
   for (const path of inJavaHashOrder(watched.keys())) lines.push(path, ...[...watched.get(path)!].map((w) => `\t${sessionOf(w)}`));

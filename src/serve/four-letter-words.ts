@@ -17,6 +17,7 @@ import { ZooKeeperServer } from "../zk/server/zoo-keeper-server.js";
 import { LOG_PREFIX, preallocatedLogLength } from "../zk/server/file-txn-snap-log.js";
 import { SNAP_PREFIX } from "../zk/server/fuzzy-snapshot.js";
 import { QuorumPeer } from "../zk/server/quorum/quorum-peer.js";
+import type { ZooKeeperServerBean } from "../zk/server/zoo-keeper-server-bean.js";
 import type { FourLetterCommand } from "../zk/proto/codec-framing.js";
 import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
 import { connectionLine, consText, crstText, dumpText, touchConnection, wchcText, wchpText, wchsText } from "./four-letter-dumps.js";
@@ -64,7 +65,8 @@ export function recordLatency(stats: PortStats, latencyMs: number): void {
 }
 
 interface Served {
-  zks: ZooKeeperServer;
+  /** The running server, through its operator's view only. */
+  zks: ZooKeeperServerBean;
   /** `ZooKeeperServer.getState()` as `srvr` prints it ("read-only": a LOOKING member's ReadOnlyZooKeeperServer). */
   mode: "standalone" | "leader" | "follower" | "observer" | "read-only";
   peer?: QuorumPeer;
@@ -106,8 +108,8 @@ export function answerFourLetterWord(command: FourLetterCommand, c: FourLetterCo
     case "ruok":
       return "imok";
     case "isro":
-      // IsroCommand: "null" with no running server, "ro" from a ReadOnlyZooKeeperServer.
-      return s === undefined ? "null" : s.mode === "read-only" ? "ro" : "rw";
+      // IsroCommand: "null" with no running server, else the server's own answer ("ro" from a ReadOnlyZooKeeperServer).
+      return s === undefined ? "null" : s.zks.fourLetterWord("isro");
     case "srvr":
     case "stat":
       return s === undefined ? `${ZK_NOT_SERVING}\n` : statText(command, s, c);
@@ -124,11 +126,11 @@ export function answerFourLetterWord(command: FourLetterCommand, c: FourLetterCo
     case "dump":
       return s === undefined ? `${ZK_NOT_SERVING}\n` : dumpText(s.zks, c.stats, Date.now());
     case "wchs":
-      return s === undefined ? `${ZK_NOT_SERVING}\n` : wchsText(s.zks.zkDb.dataTree.watches.dataWatches);
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : wchsText(s.zks.dataWatches());
     case "wchc":
-      return s === undefined ? `${ZK_NOT_SERVING}\n` : wchcText(s.zks.zkDb.dataTree.watches.dataWatches);
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : wchcText(s.zks.dataWatches());
     case "wchp":
-      return s === undefined ? `${ZK_NOT_SERVING}\n` : wchpText(s.zks.zkDb.dataTree.watches.dataWatches);
+      return s === undefined ? `${ZK_NOT_SERVING}\n` : wchpText(s.zks.dataWatches());
     case "dirs":
       return s === undefined ? `${ZK_NOT_SERVING}\n` : dirsText(c.node);
     default:
@@ -173,7 +175,7 @@ function statText(command: "srvr" | "stat", s: Served, c: FourLetterContext): st
     `Outstanding: 0`,
     `Zxid: 0x${s.zks.lastProcessedZxid.toString(16)}`,
     `Mode: ${s.mode}`,
-    `Node count: ${s.zks.zkDb.dataTree.nodeCount()}`,
+    `Node count: ${s.zks.nodeCount()}`,
   );
   if (s.mode === "leader") lines.push("Proposal sizes last/min/max: -1/-1/-1");
   return lines.join("\n") + "\n";
@@ -233,7 +235,6 @@ function enviText(): string {
 
 /** `MonitorCommand`: `key\tvalue` lines, the core of 3.8's set (its metrics-provider extras are not modelled). */
 function mntrText(s: Served, c: FourLetterContext): string {
-  const tree = s.zks.zkDb.dataTree;
   const l = latency(c.stats);
   // In 3.8.0's order (a hash map's), leaving out the metrics the simulation does not keep.
   const rows: [string, string | number][] = [
@@ -242,11 +243,11 @@ function mntrText(s: Served, c: FourLetterContext): string {
     ["zk_num_alive_connections", c.stats.connections().length],
     ["zk_avg_latency", l.avg],
     ["zk_outstanding_requests", 0],
-    ["zk_znode_count", tree.nodeCount()],
+    ["zk_znode_count", s.zks.nodeCount()],
     ["zk_packets_sent", c.stats.packetsSent],
     ["zk_packets_received", c.stats.packetsReceived],
     ["zk_min_latency", l.min],
-    ["zk_approximate_data_size", tree.approximateDataSize()],
+    ["zk_approximate_data_size", s.zks.approximateDataSize()],
     ["zk_max_latency", l.max],
   ];
   return rows.map(([k, v]) => `${k}\t${v}\n`).join("");

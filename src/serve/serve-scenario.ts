@@ -43,7 +43,8 @@ import { ZAB_TRACE_ROLES, quorumTimingParams, serverConfig, shape } from "../sce
 import { swarmShapeOf } from "../scenario/workloads/swarm-shape.js";
 import type { ZooKeeperServerConfig } from "../zk/server/zoo-keeper-server.js";
 import { parseFaultSchedule } from "../sim/faults.js";
-import { describeFault, withGatewaysInPartition } from "./fault-command.js";
+import { withGatewaysInPartition } from "./fault-command.js";
+import { printFault } from "../sim/fault-grammar.js";
 import { settingsFromFlags, type ServeSettings } from "./zoo-cfg.js";
 
 /** The parts of a scenario that a serve session applies. */
@@ -164,12 +165,12 @@ export function installServeScenario(sim: Simulator, s: ServeScenario, gatewayOf
     const action = withGatewaysInPartition(fault, gatewayOf) as Fault;
     const placed: Fault = action === fault ? fault : { ...fault, ...action };
     if (isTriggered(placed)) {
-      sim.schedule(msToUs(placed.atMs), () => out(`${at()} ${label}: armed: ${describeFault(placed)}${placed.when !== undefined ? ` when ${placed.when.map((w) => w.after).join(" then ")}` : ""}${placed.forMs !== undefined ? `, undone after ${placed.forMs} ms` : ""}`));
+      sim.schedule(msToUs(placed.atMs), () => out(`${at()} ${label}: armed: ${printFault(placed)}${placed.when !== undefined ? ` when ${placed.when.map((w) => w.after).join(" then ")}` : ""}${placed.forMs !== undefined ? `, undone after ${placed.forMs} ms` : ""}`));
       installTriggeredFault(sim, placed, ZAB_TRACE_ROLES);
       return;
     }
     sim.schedule(msToUs(placed.atMs), () => {
-      out(`${at()} ${label}: ${describeFault(placed)}`);
+      out(`${at()} ${label}: ${printFault(placed)}`);
       applyFault(sim, placed as FaultAction);
     });
   });

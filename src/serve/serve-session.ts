@@ -29,7 +29,8 @@ import type { Violation } from "../check/checker.js";
 import { msToUs } from "../sim/time.js";
 import { QuorumPeer } from "../zk/server/quorum/quorum-peer.js";
 import { ClientGateway } from "./client-gateway.js";
-import { parseFaultCommand, withGatewaysInPartition } from "./fault-command.js";
+import { faultCommandHelp, parseFaultCommand, withGatewaysInPartition } from "./fault-command.js";
+import { undoOf } from "../sim/faults.js";
 import { buildServeEnsemble, type ServeEnsemble } from "./serve-ensemble.js";
 import { ServeRecorder } from "./serve-recorder.js";
 import { OnlineWatch } from "./status-lines.js";
@@ -96,7 +97,6 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
     if (stopped !== undefined) return;
     const nowUs = Math.floor((performance.now() - startMs) * 1000);
     if (nowUs > sim.nowUs) runTo(nowUs);
-    watch.poll();
     // An event due before the next tick (a reply one simulated hop away) gets its own wake-up,
     // so a request's latency is the simulated one, not rounded up to the tick.
     const dueMs = (sim.nextEventTimeUs() - nowUs) / 1000;
@@ -129,15 +129,14 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
   const command = (line: string): string => {
     const trimmed = line.trim();
     if (trimmed === "status") return `ok: ${statusText(ensemble)}`;
-    if (trimmed === "help") return "ok: crash|restart|start|resume sN, pause sN [4s], partition s1 | s2 s3, cut s1 -> s3, heal, clog s1 -> s2 200ms, unclog, loss|duplicate|reorder R [A -> B], delay 5ms 20ms, clock sN R, disk sN slow-fsync 200ms|full|ok, status";
+    if (trimmed === "help") return `ok: ${faultCommandHelp()}`;
     if (stopped !== undefined) return "error: serve has stopped (its recording is closed)";
     try {
       advance();
-      const parsed = parseFaultCommand(trimmed, sim.nodeIds);
-      const atUs = scheduleFault(sim, recorder, withGatewaysInPartition(parsed.action, gateways), sim.nowUs + 1);
-      if (parsed.resumeAfterMs !== undefined && parsed.action.kind === "pause") {
-        scheduleFault(sim, recorder, { kind: "resume", node: parsed.action.node }, atUs + msToUs(parsed.resumeAfterMs));
-      }
+      const { action, forMs } = parseFaultCommand(trimmed, sim.nodeIds);
+      if (forMs !== undefined && undoOf(action).length === 0) throw new UserInputError(`${action.kind}: a "${action.kind}" fault has no undo (leave out "for")`);
+      const atUs = scheduleFault(sim, recorder, withGatewaysInPartition(action, gateways), sim.nowUs + 1);
+      if (forMs !== undefined) for (const undo of undoOf(action)) scheduleFault(sim, recorder, undo, atUs + msToUs(forMs));
       runTo(atUs);
       advance();
       return `ok: ${trimmed}`;

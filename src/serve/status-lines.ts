@@ -4,10 +4,9 @@
  * expired) and every checker violation as soon as a checker records it.
  *
  * The online checkers are the ZAB checkers and the client session and watch checkers. A
- * checker hands its violations over only in `finish()`, at the end of a run; to print them as
- * they happen, the session peeks at the violation log each checker keeps (`log.violations`, the
- * `ViolationLog` of check/checker.ts) after every pacing step, and calls `finish()` once at the
- * end for the judgements that need the whole run (liveness).
+ * checker hands every violation over in `finish()`, at the end of a run; to print them as they
+ * happen, the session listens to each checker's violation stream (`Checker.log`, check/checker.ts)
+ * and calls `finish()` once at the end for the judgements that need the whole run (liveness).
  */
 import type { Checker, Violation } from "../check/checker.js";
 import { ZAB_CHECKERS } from "../check/zab/index.js";
@@ -48,10 +47,6 @@ export function statusLine(e: TraceEvent): string | undefined {
   }
 }
 
-interface WithViolationLog {
-  log?: { violations?: Violation[] };
-}
-
 /** Subscribes the status printer and the online checkers to the simulator's trace. */
 export class OnlineWatch {
   private readonly checkers: Checker[];
@@ -70,12 +65,8 @@ export class OnlineWatch {
     for (const c of this.checkers) {
       this.printed.set(c, 0);
       sim.trace.subscribe(c.onEvent.bind(c), c.kinds);
+      c.log?.onViolation((v) => this.print(c, v));
     }
-  }
-
-  /** Prints violations recorded since the last call. */
-  poll(): void {
-    for (const c of this.checkers) this.printNew(c, (c as unknown as WithViolationLog).log?.violations ?? []);
   }
 
   /** Ends the checkers (their end-of-run judgements), prints what is new; returns every violation, in checker order. */
@@ -87,12 +78,14 @@ export class OnlineWatch {
     });
   }
 
+  /** Prints what `finish` found beyond what the checker's stream already told. */
   private printNew(c: Checker, violations: readonly Violation[]): void {
-    const seen = this.printed.get(c)!;
-    for (const v of violations.slice(seen)) {
-      this.violationCount++;
-      this.out(`[${(v.atMs / 1000).toFixed(3)}s] VIOLATION ${v.checker}: ${v.message}`);
-    }
-    this.printed.set(c, Math.max(seen, violations.length));
+    for (const v of violations.slice(this.printed.get(c)!)) this.print(c, v);
+  }
+
+  private print(c: Checker, v: Violation): void {
+    this.printed.set(c, this.printed.get(c)! + 1);
+    this.violationCount++;
+    this.out(`[${(v.atMs / 1000).toFixed(3)}s] VIOLATION ${v.checker}: ${v.message}`);
   }
 }

@@ -16,6 +16,10 @@ import { UserInputError } from "./errors.js";
 import type { Rng } from "./rng.js";
 import type { SimEvent, Simulator } from "./simulator.js";
 import type { NodeContext } from "./node-context.js";
+import type * as world from "../world/index.js";
+import { TornRecord, type DiskResult } from "../world/disk.js";
+
+export { TornRecord, isTorn, type DiskResult } from "../world/disk.js";
 
 export interface DiskConfig {
   fsyncLatencyUs: number;
@@ -29,21 +33,6 @@ export const DEFAULT_DISK: DiskConfig = {
   capacityBytes: 1 << 30,
   tearProbability: 0,
 };
-
-export type DiskResult = { ok: true } | { ok: false; err: "ENOSPC" };
-
-/** A record that was being written when the node crashed: only `keptBytes` of it made it. */
-export class TornRecord {
-  readonly torn = true;
-  constructor(
-    readonly keptBytes: number,
-    readonly sizeBytes: number,
-  ) {}
-}
-
-export function isTorn(record: unknown): record is TornRecord {
-  return record instanceof TornRecord;
-}
 
 type Op =
   | { seq: number; kind: "append"; record: unknown; sizeBytes: number }
@@ -184,6 +173,27 @@ export class Disk {
     this.sim.trace.record(this.sim.nowUs, "disk.delete", this.nodeId, undefined, undefined, name);
   }
 
+  /** Crashes of this disk so far. */
+  get crashCount(): number {
+    return this.crashes;
+  }
+
+  /** How many of `name`'s operations not yet durable an fsync issued at `mark` covers. */
+  opsCoveredBy(name: string, mark: number): number {
+    return this.files.get(name)?.pending.filter((op) => op.seq <= mark).length ?? 0;
+  }
+
+  /**
+   * Every file as plain data, by name: its durable records, and the operations not yet
+   * fsynced in order (what a crash now would lose). The model checker hashes a disk by it.
+   */
+  inspect(): { name: string; durable: readonly unknown[]; pending: readonly unknown[] }[] {
+    return [...this.files.values()]
+      .filter((f) => f.durableRecords.length > 0 || f.pending.length > 0)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((f) => ({ name: f.name, durable: f.durableRecords, pending: f.pending.map((op) => (op.kind === "append" ? { append: op.record } : op.kind === "replace" ? { replace: op.records } : { delete: true })) }));
+  }
+
   /** When the fsyncs issued so far will all have completed (µs; the disk is one queue, latencies fixed at issue). */
   get fsyncQueueDrainsAtUs(): number {
     return this.lastFsyncDoneUs;
@@ -272,7 +282,7 @@ export class Disk {
 }
 
 /** A process's handle on its node's disk: calls from a crashed incarnation do nothing. */
-export class NodeDisk {
+export class NodeDisk implements world.NodeDisk {
   constructor(
     private readonly disk: Disk,
     private readonly ctx: NodeContext,
@@ -307,6 +317,28 @@ export class NodeDisk {
   sizeOf(name: string): number {
     return this.disk.sizeOf(name);
   }
+}
+
+/** An fsync completion waiting in the kernel, as the model checker sees it. */
+export interface PendingFsync {
+  node: string;
+  file: string;
+  /** How many of the file's operations not yet durable it makes durable. */
+  covers: number;
+  /** Issued before a crash of its disk: it will complete never (doing nothing). */
+  stale: boolean;
+}
+
+/** The fsync a pending kernel event completes, or undefined for other events. */
+export function pendingFsync(ev: SimEvent): PendingFsync | undefined {
+  if (ev.fn !== fsyncDone) return undefined;
+  const p = ev.a as { disk: Disk; name: string; mark: number; crashes: number };
+  return { node: p.disk.nodeId, file: p.name, covers: p.disk.opsCoveredBy(p.name, p.mark), stale: p.crashes !== p.disk.crashCount };
+}
+
+/** True for the event that runs a completed fsync's callback on its node. */
+export function isFsyncCallback(ev: SimEvent): boolean {
+  return ev.fn === runCallback;
 }
 
 function fsyncDone(ev: SimEvent): void {

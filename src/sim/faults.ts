@@ -10,15 +10,18 @@
  * scheduled exactly as plain timed actions.
  *
  * Actions: crash, restart, start, pause, resume; partition (groups), cut (sets of links, one-way
- * or both), heal (all or some links); clog / unclog (extra delay without cutting); loss,
- * duplicate, reorder, delay (link configuration changes); clock (rate skew); disk
- * (slow-fsync, full, ok).
+ * or both), heal (all or some links); clog / unclog (extra delay without cutting), clog-node
+ * (every link of one node); loss, duplicate, reorder, delay (link configuration changes); clock
+ * (rate skew); disk (slow-fsync, full, ok). Their parameters, their validation and their
+ * one-line text form are fault-grammar.ts's; what each does to the world is `applyFault` here,
+ * and what undoes it `undoOf`.
  */
 import { UserInputError, unreachable } from "./errors.js";
 import type { Simulator } from "./simulator.js";
 import { msToUs } from "./time.js";
 import { checkNodeRef, parseWhen, type TraceStep } from "./fault-when.js";
 import { installTriggeredFault, isTriggered, NO_ROLES, type TraceRoles } from "./fault-triggers.js";
+import { validateFaultAction, type NodeCheck } from "./fault-grammar.js";
 
 type Links = { from?: string[]; to?: string[]; oneWay?: boolean };
 
@@ -33,6 +36,7 @@ export type FaultAction =
   | ({ kind: "heal" } & Links)
   | { kind: "clog"; from: string[]; to: string[]; extraDelayMs: number; oneWay?: boolean }
   | ({ kind: "unclog" } & Links)
+  | { kind: "clog-node"; node: string; extraDelayMs: number }
   | ({ kind: "loss"; rate: number } & Links)
   | ({ kind: "duplicate"; rate: number } & Links)
   | ({ kind: "reorder"; rate: number; extraDelayMs?: number } & Links)
@@ -51,16 +55,7 @@ export type Fault = FaultAction & {
   onlyIfUp?: boolean;
 };
 
-export const FAULT_KINDS = [
-  "crash", "restart", "start", "pause", "resume", "partition", "cut", "heal", "clog", "unclog",
-  "loss", "duplicate", "reorder", "delay", "clock", "disk",
-] as const;
-
-/**
- * A clock fault's rate, [min, max]: a node's timers fire `rate` times as often, so its events
- * grow with the rate (at 1000 a run crawls; near 1e18 its local time leaves the safe integers).
- */
-export const CLOCK_RATE_BOUNDS = [0.01, 100] as const;
+export { FAULT_KINDS, CLOCK_RATE_BOUNDS } from "./fault-grammar.js";
 
 /**
  * Parses and validates a schedule from JSON-like data. Node names must be in `nodes`, or be
@@ -90,100 +85,12 @@ export function parseFaultSchedule(raw: unknown, nodes: readonly string[], where
   });
 }
 
-/** Checks a node name (or reference) found at `field` of the entry. */
-type NodeCheck = (v: unknown, field: string) => string;
-
 function parseFault(entry: unknown, nodeName: NodeCheck, at: string): Fault {
   if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new UserInputError(`${at}: expected an object like {"atMs": 1000, "kind": "crash", "node": "s1"}`);
   const e = entry as Record<string, unknown>;
   const atMs = e.atMs;
   if (typeof atMs !== "number" || !Number.isFinite(atMs) || atMs < 0) throw new UserInputError(`${at}: "atMs" must be a number ≥ 0, got ${JSON.stringify(atMs)}`);
-  const kind = e.kind;
-  if (typeof kind !== "string" || !(FAULT_KINDS as readonly string[]).includes(kind)) {
-    throw new UserInputError(`${at}: unknown fault kind ${JSON.stringify(kind)} (expected one of ${FAULT_KINDS.join(", ")})`);
-  }
-  const node = () => nodeName(e.node, "node");
-  const nodeList = (key: string, optional = false) => {
-    const v = e[key];
-    if (v === undefined && optional) return undefined;
-    if (!Array.isArray(v) || v.length === 0) throw new UserInputError(`${at}.${key}: expected a non-empty list of node names`);
-    return v.map((n, j) => nodeName(n, `${key}[${j}]`));
-  };
-  const num = (key: string, min: number, max = Infinity, optional = false) => {
-    const v = e[key];
-    if (v === undefined && optional) return undefined;
-    if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) {
-      throw new UserInputError(`${at}.${key}: expected a number${max === Infinity ? ` ≥ ${min}` : ` in [${min}, ${max}]`}, got ${JSON.stringify(v)}`);
-    }
-    return v;
-  };
-  const oneWay = () => {
-    const v = e.oneWay;
-    if (v !== undefined && typeof v !== "boolean") throw new UserInputError(`${at}.oneWay: expected true or false`);
-    return v === true;
-  };
-  const links = (): Links => {
-    const from = nodeList("from", true);
-    const to = nodeList("to", true);
-    if ((from === undefined) !== (to === undefined)) throw new UserInputError(`${at}: give both "from" and "to", or neither (all links)`);
-    return from === undefined ? {} : { from, to: to!, oneWay: oneWay() };
-  };
-  switch (kind as FaultAction["kind"]) {
-    case "crash":
-    case "restart":
-    case "start":
-    case "pause":
-    case "resume":
-      return { atMs, kind: kind as "crash", node: node() };
-    case "partition": {
-      const groups = e.groups;
-      if (!Array.isArray(groups) || groups.length < 1) throw new UserInputError(`${at}.groups: expected a list of node groups, e.g. [["s1"],["s2","s3"]]`);
-      const parsed = groups.map((g, j) => {
-        if (!Array.isArray(g) || g.length === 0) throw new UserInputError(`${at}.groups[${j}]: expected a non-empty list of node names`);
-        return g.map((n, k) => nodeName(n, `groups[${j}][${k}]`));
-      });
-      const seen = new Set<string>();
-      for (const n of parsed.flat()) {
-        if (seen.has(n)) throw new UserInputError(`${at}.groups: node "${n}" is in more than one group`);
-        seen.add(n);
-      }
-      return { atMs, kind: "partition", groups: parsed };
-    }
-    case "cut":
-      return { atMs, kind: "cut", from: nodeList("from")!, to: nodeList("to")!, oneWay: oneWay() };
-    case "heal":
-      return { atMs, kind: "heal", ...links() };
-    case "clog":
-      return { atMs, kind: "clog", from: nodeList("from")!, to: nodeList("to")!, extraDelayMs: num("extraDelayMs", 0)!, oneWay: oneWay() };
-    case "unclog":
-      return { atMs, kind: "unclog", ...links() };
-    case "loss":
-      return { atMs, kind: "loss", rate: num("rate", 0, 1)!, ...links() };
-    case "duplicate":
-      return { atMs, kind: "duplicate", rate: num("rate", 0, 1)!, ...links() };
-    case "reorder": {
-      const extra = num("extraDelayMs", 0, Infinity, true);
-      return { atMs, kind: "reorder", rate: num("rate", 0, 1)!, ...(extra !== undefined ? { extraDelayMs: extra } : {}), ...links() };
-    }
-    case "delay": {
-      const minMs = num("minMs", 0)!;
-      const maxMs = num("maxMs", 0)!;
-      if (maxMs < minMs) throw new UserInputError(`${at}: "maxMs" (${maxMs}) is below "minMs" (${minMs})`);
-      return { atMs, kind: "delay", minMs, maxMs, ...links() };
-    }
-    case "clock": {
-      const rate = num("rate", 0)!;
-      if (rate <= 0) throw new UserInputError(`${at}.rate: a clock rate must be > 0`);
-      if (rate < CLOCK_RATE_BOUNDS[0] || rate > CLOCK_RATE_BOUNDS[1]) throw new UserInputError(`${at}.rate: a clock rate must be in [${CLOCK_RATE_BOUNDS.join(", ")}] (a node's timers fire rate times as often), got ${rate}`);
-      return { atMs, kind: "clock", node: node(), rate };
-    }
-    case "disk": {
-      const fault = e.fault;
-      if (fault === "slow-fsync") return { atMs, kind: "disk", node: node(), fault, fsyncLatencyMs: num("fsyncLatencyMs", 0)! };
-      if (fault === "full" || fault === "ok") return { atMs, kind: "disk", node: node(), fault };
-      throw new UserInputError(`${at}.fault: expected "slow-fsync", "full" or "ok", got ${JSON.stringify(fault)}`);
-    }
-  }
+  return { atMs, ...validateFaultAction(e, nodeName, at) };
 }
 
 /**
@@ -222,6 +129,8 @@ export function undoOf(action: FaultAction): FaultAction[] {
       return [{ kind: "heal", ...links(action) }];
     case "clog":
       return [{ kind: "unclog", ...links(action) }];
+    case "clog-node":
+      return [{ kind: "clog-node", node: action.node, extraDelayMs: 0 }];
     case "loss":
     case "duplicate":
     case "reorder":
@@ -285,6 +194,8 @@ export function applyFault(sim: Simulator, fault: FaultAction): void {
       return net.clog(fault.from, fault.to, msToUs(fault.extraDelayMs), fault.oneWay);
     case "unclog":
       return net.clog(fault.from ?? sim.nodeIds, fault.to ?? sim.nodeIds, 0, fault.oneWay);
+    case "clog-node":
+      return net.clog([fault.node], sim.nodeIds.filter((n) => n !== fault.node), msToUs(fault.extraDelayMs));
     case "loss":
       return net.configure({ lossRate: fault.rate }, fault.from, fault.to, fault.oneWay);
     case "duplicate":

@@ -26,6 +26,10 @@ import { Ev, type SimEvent, type SimNode, type Simulator } from "./simulator.js"
 import { hashString } from "./trace.js";
 import { UserInputError } from "../base/errors.js";
 import { LinkTable, validateLinkConfig, type LinkConfig, type LinkState } from "./link-table.js";
+import type * as world from "../world/index.js";
+import type { CloseReason, ConnectOptions } from "../world/network.js";
+
+export type { CloseReason, ConnectOptions } from "../world/network.js";
 
 export type { LinkConfig };
 
@@ -47,22 +51,11 @@ export const DEFAULT_NETWORK: NetworkConfig = {
   connectTimeoutUs: 30_000_000,
 };
 
-export type CloseReason = "closed" | "reset" | "refused" | "timeout";
-
+/** A connection's handlers as the kernel calls them: with its own endpoints (a process's handlers, world.ConnectionHandlers, take any endpoint). */
 export interface ConnectionHandlers {
   onOpen?(endpoint: Endpoint): void;
   onMessage(endpoint: Endpoint, message: unknown): void;
   onClose?(endpoint: Endpoint, reason: CloseReason): void;
-}
-
-export interface ConnectOptions {
-  /** Give up connecting after this long (default: the network's connectTimeoutUs). */
-  timeoutUs?: number;
-  /**
-   * The address the accepting side sees the connection come from, when the connecting node only
-   * relays it (serve's gateway nodes pass on a real client's address); default: the node's own.
-   */
-  sourceAddress?: string;
 }
 
 /** Control segments of the connection model. */
@@ -96,7 +89,7 @@ interface DatagramMsg {
 }
 
 /** One side of a connection, as a process holds it. */
-export class Endpoint {
+export class Endpoint implements world.Endpoint {
   /** Established and not closed on this side. */
   open = false;
   /** Closed on this side (by close, reset, refusal, timeout or crash). */
@@ -145,6 +138,8 @@ export class Connection {
   /** Reassembly buffer: segments that arrived ahead of a held or parked predecessor. */
   readonly early: [Map<number, SimEvent>, Map<number, SimEvent>] = [new Map(), new Map()];
   established = false;
+  /** The connect timeout while the connect is pending (cancelled once it opens or closes: it would do nothing). */
+  connectTimer: SimEvent | undefined;
   /** `ConnectOptions.sourceAddress`, if the connector gave one. */
   sourceAddress: string | undefined;
 
@@ -293,7 +288,7 @@ export class Network {
     this.sim.trace.record(this.sim.nowUs, "conn.connect", src.id, dst.id, conn.id, String(port));
     this.sendSegment(conn, 0, Ctrl.Syn, undefined, "syn");
     const timeoutUs = options.timeoutUs ?? this.defaults.connectTimeoutUs;
-    this.sim.scheduleOnNode(src, this.sim.nowUs + Math.max(1, Math.ceil(timeoutUs)), connectTimeout, conn, this);
+    conn.connectTimer = this.sim.scheduleOnNode(src, this.sim.nowUs + Math.max(1, Math.ceil(timeoutUs)), connectTimeout, conn, this);
     return client;
   }
 
@@ -317,6 +312,7 @@ export class Network {
     const wasStarted = endpoint.open || endpoint.side === 0;
     endpoint.closed = true;
     endpoint.open = false;
+    if (endpoint.side === 0) this.settleConnect(conn);
     this.sim.trace.record(this.sim.nowUs, "conn.close", endpoint.localId, endpoint.remoteId, conn.id);
     if (wasStarted) this.sendSegment(conn, endpoint.side, Ctrl.Fin, undefined, "fin");
     this.forget(conn);
@@ -409,6 +405,7 @@ export class Network {
       case Ctrl.SynAck:
         end.open = true;
         conn.established = true;
+        this.settleConnect(conn);
         this.sim.trace.record(now, "conn.open", end.localId, end.remoteId, conn.id);
         end.handlers.onOpen?.(end);
         return;
@@ -459,9 +456,21 @@ export class Network {
     end.closed = true;
     end.open = false;
     const conn = end.connection;
+    if (end.side === 0) this.settleConnect(conn);
     this.sim.trace.record(this.sim.nowUs, `conn.${reason}`, end.localId, end.remoteId, conn.id);
     this.forget(conn);
     if (notify) end.handlers.onClose?.(end, reason);
+  }
+
+  /**
+   * The connect is over (open, or its end closed): its timeout would do nothing when it fires,
+   * so it is cancelled — still run as an event (the run is the same), but no pending event for
+   * the stepper or the model checker to list.
+   */
+  private settleConnect(conn: Connection): void {
+    if (conn.connectTimer === undefined) return;
+    this.sim.cancelEvent(conn.connectTimer);
+    conn.connectTimer = undefined;
   }
 
   private forget(conn: Connection): void {
@@ -525,6 +534,19 @@ export class Network {
     this.linkTable.configure(change, from, to, oneWay);
   }
 
+  /**
+   * The connections not yet forgotten (an end still open), oldest first, as plain data: who
+   * connected to whom on which port, and the state of each end. (The model checker names a
+   * connection by its endpoints and its rank among theirs, never by its id.)
+   */
+  connectionViews(): ConnectionView[] {
+    const seen = new Set<Connection>();
+    for (const conns of this.connsByNode) for (const c of conns) seen.add(c);
+    return [...seen]
+      .sort((a, b) => a.id - b.id)
+      .map((c) => ({ id: c.id, client: c.nodes[0].id, server: c.nodes[1].id, port: c.port, established: c.established, ends: c.ends.map((e) => (e === undefined ? "none" : e.closed ? "closed" : e.open ? "open" : "opening")) as [EndState, EndState] }));
+  }
+
   /** Segments held by cut links (they resume, in order, when the link heals), in send order per connection. */
   heldMessages(): SimEvent[] {
     const out: SimEvent[] = [];
@@ -571,6 +593,19 @@ export class Network {
   }
 }
 
+export type EndState = "none" | "opening" | "open" | "closed";
+
+/** A connection as `connectionViews` lists it. */
+export interface ConnectionView {
+  id: number;
+  client: string;
+  server: string;
+  port: number;
+  established: boolean;
+  /** The connecting end's state, then the accepting end's ("none" before it accepted). */
+  ends: [EndState, EndState];
+}
+
 /** A message waiting in the kernel, as the teaching UI's stepping interface lists it. */
 export interface PendingMessage {
   channel: "datagram" | "connection";
@@ -586,13 +621,37 @@ export interface PendingMessage {
   head: boolean;
   /** A connection's control segment (syn, fin, rst…), not data. */
   control: boolean;
+  /** Connections: how many segments of its stream go before it (0: the head). Datagrams: 0. */
+  position: number;
+  /** A data segment whose sender crashed since it was sent (dropped, not delivered). Datagrams: false (on the wire, they arrive). */
+  senderCrashed: boolean;
+  /**
+   * Its receiver cannot take it now: it is down (a datagram is then lost; a segment's
+   * connection is gone once its receiver crashed). The same rule as the delivery's, so two
+   * messages the kernel will treat alike read alike.
+   */
+  receiverGone: boolean;
 }
 
 /** The message a pending kernel event delivers, or undefined for other events. */
 export function pendingMessage(ev: SimEvent): PendingMessage | undefined {
   if (ev.fn === deliverDatagram) {
     const m = ev.a as DatagramMsg;
-    return { channel: "datagram", id: m.id, from: m.src.id, to: m.dst.id, type: m.type, payload: m.payload, head: true, control: false };
+    return {
+      channel: "datagram",
+      id: m.id,
+      from: m.src.id,
+      to: m.dst.id,
+      type: m.type,
+      payload: m.payload,
+      head: true,
+      control: false,
+      position: 0,
+      // A datagram on the wire arrives whatever became of its sender; it is lost only on
+      // reaching a receiver that is down.
+      senderCrashed: false,
+      receiverGone: m.dst.status === "down",
+    };
   }
   if (ev.fn === deliverSegment) {
     const seg = ev.a as Segment;
@@ -607,6 +666,9 @@ export function pendingMessage(ev: SimEvent): PendingMessage | undefined {
       conn: conn.id,
       head: seg.seq === conn.nextSeq[seg.dir],
       control: seg.ctrl !== Ctrl.Data,
+      position: seg.seq - conn.nextSeq[seg.dir],
+      senderCrashed: conn.nodes[seg.dir].incarnation !== conn.incs[seg.dir],
+      receiverGone: conn.incs[1 - seg.dir] !== -1 && (conn.nodes[1 - seg.dir]!.incarnation !== conn.incs[1 - seg.dir] || conn.nodes[1 - seg.dir]!.status === "down"),
     };
   }
   return undefined;

@@ -1,7 +1,8 @@
 /**
- * What a simulated process sees of the world: its local clock, timers, a random stream,
- * datagrams, connections, its disk and the trace. Protocol code depends on this interface
- * only, so the same code could run against a real-time runtime.
+ * The simulator's implementation of the world a process sees (src/world/: its local clock,
+ * timers, a random stream, datagrams, connections, its disk and the trace). Protocol code
+ * depends on those interfaces only; the real-time runtime (src/runtime/) is the other
+ * implementation.
  *
  * A context belongs to one incarnation of a node. After a crash every call on the old context
  * is a no-op (sends vanish, timers never fire), so stale closures cannot act from beyond the
@@ -12,16 +13,15 @@ import type { SimEvent, SimNode, Simulator, Deferred } from "./simulator.js";
 import type { ConnectionHandlers, ConnectOptions, Endpoint } from "./network.js";
 import type { NodeDisk } from "./disk.js";
 import type { AnnotationKind, TraceAnnotations } from "./trace-schema.js";
+import type * as world from "../world/index.js";
+import type { Process } from "../world/process.js";
 
-/** A simulated process. It sets itself up in its constructor (listen, timers, disk reads). */
-export interface Process {
-  onDatagram?(from: string, payload: unknown): void;
-}
+export type { Process } from "../world/process.js";
 
 /** Builds a node's process; any object will do (a process with no datagram handler is common). */
 export type ProcessFactory = (ctx: NodeContext) => Process | object;
 
-export class TimerHandle {
+export class TimerHandle implements world.TimerHandle {
   cancelled = false;
   fired = false;
   /** The node's local clock reading at which it fires (a clock-rate change re-times it: Simulator.setClockRate). */
@@ -48,7 +48,7 @@ export function pendingTimer(ev: SimEvent): TimerHandle | undefined {
   return ev.fn === fireTimer ? (ev.a as TimerHandle) : undefined;
 }
 
-export class NodeContext {
+export class NodeContext implements world.NodeContext {
   readonly id: string;
   readonly incarnation: number;
   private rngStream: Rng | undefined;
@@ -84,6 +84,11 @@ export class NodeContext {
     return this.rngStream;
   }
 
+  /** Draws this incarnation's stream has given (0 before its first): with its name, the stream's state. */
+  get randomDraws(): number {
+    return this.rngStream?.draws ?? 0;
+  }
+
   /** Fires `fn` after `delayUs` of this node's local time (never, if the node crashes first). */
   setTimer(delayUs: number, fn: () => void, label = "timer"): TimerHandle {
     const handle = new TimerHandle(this.sim.nextTimerId(), label, this, fn);
@@ -101,8 +106,9 @@ export class NodeContext {
     return this.setTimer(delayMs * 1000, fn, label);
   }
 
-  cancelTimer(handle: TimerHandle | undefined): void {
-    if (handle !== undefined) handle.cancelled = true;
+  /** Cancels a timer of this world (a handle of another world's is none of its timers). */
+  cancelTimer(handle: world.TimerHandle | undefined): void {
+    if (handle instanceof TimerHandle) handle.cancelled = true;
   }
 
   /** Sends a datagram (may be lost, duplicated, reordered, delayed; see NetworkConfig). */

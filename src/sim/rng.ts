@@ -29,6 +29,8 @@ export class Rng {
   private readonly prng: seedrandom.PRNG;
   /** This stream's counter on the tape, when a tape is attached. */
   private readonly tapeStream: TapeStream | undefined;
+  /** Draws taken so far: with `seedPath`, the stream's whole state (the model checker hashes it). */
+  private drawCount = 0;
 
   constructor(
     readonly seedPath: string,
@@ -46,6 +48,11 @@ export class Rng {
   /** An independent child stream named `name` (on the same tape). */
   fork(name: string): Rng {
     return new Rng(`${this.seedPath}/${name}`, this.tapeStream?.tape);
+  }
+
+  /** How many draws this stream has given: the same path and count mean the same next draw. */
+  get draws(): number {
+    return this.drawCount;
   }
 
   /** Uniform in [0, 1). Simplest: 0. */
@@ -102,6 +109,7 @@ export class Rng {
    * PRNG call, while passing the raw value in as an argument cost ~10% per draw.)
    */
   private draw(simplest: number): number {
+    this.drawCount++;
     const u = this.prng();
     const s = this.tapeStream;
     return s === undefined ? u : s.decide(u, simplest);

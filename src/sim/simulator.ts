@@ -121,6 +121,9 @@ export class Simulator {
   private drainNeeded = false;
   private timerIds = 0;
   private stopRequested = false;
+  /** The event `runNext` chose: it runs before anything queued, at `nextUpAtUs`. */
+  private nextUp: SimEvent | undefined;
+  private nextUpAtUs = 0;
 
   constructor(readonly options: SimulatorOptions) {
     this.rng = Rng.root(options.seed, options.decisionTape);
@@ -338,7 +341,9 @@ export class Simulator {
     this.queue.forEach((atUs, seq, ev) => {
       if (ev.fn !== cancelledEvent) out.push({ atUs, seq, ev });
     });
-    return out.sort((x, y) => x.atUs - y.atUs || x.seq - y.seq);
+    out.sort((x, y) => x.atUs - y.atUs || x.seq - y.seq);
+    if (this.nextUp !== undefined) out.unshift({ atUs: this.nextUpAtUs, seq: -Infinity, ev: this.nextUp });
+    return out;
   }
 
   /** A pending event will do nothing when its time comes (it still counts as a run event). */
@@ -359,6 +364,20 @@ export class Simulator {
     return copy;
   }
 
+  /**
+   * Makes a pending event the very next one to run, at its own time `atUs` when that is later
+   * than now — the clock moves there, and the events due before it run late, each at the then
+   * current time when its turn comes — or now (the model checker's "this one next": any pending
+   * event may go next, as in an asynchronous network, without time ever going back).
+   */
+  runNext(ev: SimEvent, atUs: number): void {
+    if (this.nextUp !== undefined) invariant(false, "runNext: an event is already chosen to run next");
+    const copy = new SimEvent(ev.type, ev.node, ev.incarnation, ev.fn, ev.a, ev.b);
+    this.cancelEvent(ev);
+    this.nextUp = copy;
+    this.nextUpAtUs = Math.max(atUs, this.nowUsValue);
+  }
+
   /** Queues a copy of a pending event at `atUs` as well (a duplicated datagram). */
   copyEvent(ev: SimEvent, atUs: number): SimEvent {
     const copy = new SimEvent(ev.type, ev.node, ev.incarnation, ev.fn, ev.a, ev.b);
@@ -370,7 +389,15 @@ export class Simulator {
 
   /** Time of the next event (Infinity when quiescent). */
   nextEventTimeUs(): number {
-    return this.queue.peekTime();
+    return this.nextUp !== undefined ? this.nextUpAtUs : this.queue.peekTime();
+  }
+
+  /** The next event to run: the one `runNext` chose, else the queue's first. */
+  private takeNext(): SimEvent | undefined {
+    const ev = this.nextUp;
+    if (ev === undefined) return this.queue.pop();
+    this.nextUp = undefined;
+    return ev;
   }
 
   /**
@@ -378,8 +405,8 @@ export class Simulator {
    * Microtasks are not drained: use `stepAsync` when user promises may be involved.
    */
   step(): boolean {
-    const atUs = this.queue.peekTime();
-    const ev = this.queue.pop();
+    const atUs = this.nextEventTimeUs();
+    const ev = this.takeNext();
     if (ev === undefined) return false;
     this.dispatch(atUs, ev);
     return true;
@@ -415,14 +442,14 @@ export class Simulator {
       for (;;) {
         const stop = this.stopReason(limits, ran);
         if (stop !== undefined) return stop;
-        const atUs = this.queue.peekTime();
+        const atUs = this.nextEventTimeUs();
         if (atUs !== instantUs) {
           instantUs = atUs;
           atInstant = 0;
         } else if (++atInstant >= maxPerInstant) {
           return "livelock";
         }
-        this.dispatch(atUs, this.queue.pop()!);
+        this.dispatch(atUs, this.takeNext()!);
         ran++;
         if (this.drainNeeded || this.drainAfterEveryEvent) {
           this.drainNeeded = false;
@@ -441,7 +468,7 @@ export class Simulator {
     for (let ran = 0; ; ran++) {
       const stop = this.stopReason(limits, ran);
       if (stop !== undefined) return stop;
-      this.dispatch(this.queue.peekTime(), this.queue.pop()!);
+      this.dispatch(this.nextEventTimeUs(), this.takeNext()!);
     }
   }
 
@@ -450,7 +477,7 @@ export class Simulator {
     if (limits.until !== undefined && limits.until()) return "predicate";
     if (this.stopRequested) return "stopped";
     if (limits.maxEvents !== undefined && ran >= limits.maxEvents) return "events";
-    const t = this.queue.peekTime();
+    const t = this.nextEventTimeUs();
     if (t === Infinity) return "quiescent";
     if (limits.untilUs !== undefined && t > limits.untilUs) {
       this.nowUsValue = Math.max(this.nowUsValue, limits.untilUs);
@@ -460,7 +487,8 @@ export class Simulator {
   }
 
   private dispatch(atUs: number, ev: SimEvent): void {
-    this.nowUsValue = atUs;
+    // Never back: after a `runNext` moved the clock ahead, the events due before run late.
+    if (atUs > this.nowUsValue) this.nowUsValue = atUs;
     this.eventsRun++;
     if (ev.type === Ev.World) {
       ev.fn(ev);

@@ -2,7 +2,8 @@
  * Applies one learner action to a live world. The rules are the network's: a connection is
  * TCP — FIFO and reliable — so only its head segment can be delivered next, and none can be
  * dropped or duplicated alone (cut the link, or crash a node, to lose traffic); datagrams can
- * be delivered in any order, dropped and duplicated. A held message waits for its link to heal,
+ * be delivered in any order, dropped and duplicated. `next` runs any pending kernel event next,
+ * at its own time (the model checker's step). A held message waits for its link to heal,
  * a parked one for its node to resume. A refused action is a UserInputError that says why and
  * what would work, and changes nothing.
  */
@@ -10,6 +11,9 @@ import { UserInputError, unreachable } from "../sim/errors.js";
 import { applyFault } from "../sim/faults.js";
 import { msToUs } from "../sim/time.js";
 import { pendingEntries, type PendingEntry } from "./pending.js";
+import type { PendingSimEvent, Simulator } from "../sim/simulator.js";
+import { pendingMessage } from "../sim/network.js";
+import { pendingTimer } from "../sim/node-context.js";
 import type { Action, ProtocolAdapter, World } from "./types.js";
 
 /** The copy of a duplicated datagram arrives this long after the original. */
@@ -47,6 +51,11 @@ export function applyAction<W extends World>(adapter: ProtocolAdapter<W>, world:
       sim.moveEvent(e.ev, sim.nowUs, true);
       return;
     }
+    case "next": {
+      const p = pendingByRef(sim, action.ref);
+      sim.runNext(p.ev, p.atUs);
+      return;
+    }
     case "fault":
       applyFault(sim, action.fault);
       return;
@@ -58,6 +67,28 @@ export function applyAction<W extends World>(adapter: ProtocolAdapter<W>, world:
     default:
       unreachable(action);
   }
+}
+
+/**
+ * The pending kernel event a `next` ref names (UserInputError when none is pending, or when it
+ * cannot run next: a connection segment behind another, a timer already cancelled).
+ */
+export function pendingByRef(sim: Simulator, ref: string): PendingSimEvent {
+  const m = /^([mte])(-?\d+)$/.exec(ref);
+  if (m === null) throw new UserInputError(`next: "${ref}" is not an event (m<id> a message, t<id> a timer, e<seq> another kernel event)`);
+  const n = Number(m[2]);
+  const found = sim.pendingList().find((p) => refMatches(p, m[1]!, n));
+  if (found === undefined) throw new UserInputError(`next: no pending event ${ref}`);
+  const msg = pendingMessage(found.ev);
+  if (msg !== undefined && !msg.head) throw new UserInputError(`next: ${ref} is not the head of its connection (TCP delivers in order)`);
+  return found;
+}
+
+function refMatches(p: PendingSimEvent, kind: string, n: number): boolean {
+  if (kind === "e") return p.seq === n;
+  if (kind === "m") return pendingMessage(p.ev)?.id === n;
+  const t = pendingTimer(p.ev);
+  return t !== undefined && t.id === n && !t.cancelled;
 }
 
 function movableMessage<W extends World>(adapter: ProtocolAdapter<W>, world: W, msg: number, verb: string): PendingEntry {

@@ -23,7 +23,7 @@
  * - every frame is a function of (seed, variant, branch interventions, position).
  */
 import { UserInputError } from "../sim/errors.js";
-import type { TraceEvent } from "../sim/trace.js";
+import type { TraceEvent, TraceListener } from "../sim/trace.js";
 import { applyAction } from "./interventions.js";
 import { pendingEntries } from "./pending.js";
 import type { Action, Frame, GoalWatch, Intervention, ProtocolAdapter, RecentEvent, Verdict, World } from "./types.js";
@@ -73,6 +73,21 @@ export interface SessionFile {
   step: number;
   /** The trace hash at the saved branch and step: re-opening (or `zksim replay`) must reach it again. */
   traceHash?: string;
+  /**
+   * A `zksim check` counterexample: the target it was found in, where the search started, how
+   * many of the branch's interventions after the setup are the path's steps, and how the path
+   * ended (hold, heal, converge), if the violation showed there. `zksim shrink` reads it; learn
+   * ignores it (and does not keep it when it saves the session again).
+   */
+  check?: CheckOrigin;
+}
+
+export interface CheckOrigin {
+  target: string;
+  from: "start" | "setup";
+  steps: number;
+  checker: string;
+  end: { holdMs: number; convergeMs: number } | null;
 }
 
 interface Live<W> {
@@ -103,6 +118,8 @@ export class Session<W extends World = World> {
   /** Wall-clock-free counters for the bench and tests: re-executions and their events. */
   reexecutions = 0;
   lesson: string | undefined;
+  /** Reads every trace event of every world the session builds (`zksim replay FILE --trace`). */
+  private onTrace: TraceListener | undefined;
 
   private constructor(
     readonly adapter: ProtocolAdapter<W>,
@@ -135,10 +152,11 @@ export class Session<W extends World = World> {
     return s;
   }
 
-  /** Re-opens a saved session at its saved branch and step. */
-  static async open<W extends World>(adapter: ProtocolAdapter<W>, file: SessionFile, goal?: () => GoalWatch): Promise<Session<W>> {
+  /** Re-opens a saved session at its saved branch and step; `onTrace` reads every event of every world it builds. */
+  static async open<W extends World>(adapter: ProtocolAdapter<W>, file: SessionFile, goal?: () => GoalWatch, onTrace?: TraceListener): Promise<Session<W>> {
     if (file.protocol !== adapter.protocol) throw new UserInputError(`session file is for ${file.protocol}, not ${adapter.protocol}`);
     const s = new Session(adapter, file.seed, checkVariant(adapter, file.variant), file.start, goal);
+    s.onTrace = onTrace;
     s.lesson = file.lesson;
     s.branchList.push(...file.branches.map(copyBranch));
     if (!(file.current >= 0 && file.current < s.branchList.length)) throw new UserInputError(`session file: no branch ${file.current}`);
@@ -403,6 +421,7 @@ export class Session<W extends World = World> {
   /** A fresh world with the recent-events ring (and the sent messages' types) attached, at position 0. */
   private fresh(): Live<W> {
     const world = this.adapter.build(this.seed, this.variant);
+    if (this.onTrace !== undefined) world.sim.trace.subscribe(this.onTrace);
     const recent: TraceEvent[] = [];
     const sentTypes = new Map<number, string>();
     world.sim.trace.subscribe((e) => {

@@ -47,6 +47,13 @@ export type Action =
   | { kind: "duplicate"; msg: number }
   /** Fire this pending timer now. */
   | { kind: "fire"; timer: number }
+  /**
+   * Run this pending kernel event next, at its own time when that is later than now (the clock
+   * moves there; what was due before it runs late): `m<id>` a message (a connection's head;
+   * control segments too), `t<id>` a timer, `e<seq>` any other event by its queue sequence
+   * number (a disk's fsync completion, its callback). The model checker's step (src/search/).
+   */
+  | { kind: "next"; ref: string }
   /** A fault: crash, restart, pause, resume, cut, partition, heal… */
   | { kind: "fault"; fault: FaultAction }
   /** A client starts an operation. */

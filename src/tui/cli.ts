@@ -25,6 +25,7 @@ import { splitScript } from "./commands.js";
 import { completedLessons, markCompleted } from "./progress.js";
 import { openCompare, runComparePlain } from "./compare/compare-cli.js";
 import { UserInputError } from "../sim/errors.js";
+import type { TraceListener } from "../sim/trace.js";
 import { controllerFor, type ControllerOptions } from "./app-controller.js";
 import { lessonKey, menuLines, type MenuEntry, type MenuGroup } from "./menu-lines.js";
 import { screenLines } from "./screen-lines.js";
@@ -184,12 +185,12 @@ function quietOnClosedPipe(): void {
 }
 
 /** A new session (of a lesson, if given) or a saved one re-opened. */
-export async function openSession(protocol: string, lesson: Lesson | undefined, seed: number | undefined, variant: string | undefined, file: string | undefined): Promise<Session> {
+export async function openSession(protocol: string, lesson: Lesson | undefined, seed: number | undefined, variant: string | undefined, file: string | undefined, onTrace?: TraceListener): Promise<Session> {
   const adapter = adapterFor(protocol);
   if (file !== undefined) {
     const saved = readSessionFile(file);
     const l = saved.lesson !== undefined ? lessonNamed(saved.protocol, saved.lesson) : lesson;
-    const s = await Session.open(adapter, saved, l?.goal);
+    const s = await Session.open(adapter, saved, l?.goal, onTrace);
     s.lesson = l?.name;
     return s;
   }

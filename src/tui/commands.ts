@@ -5,9 +5,15 @@
  *
  * Messages and timers are named by their stable refs (m12, t5) or by their row in the pending
  * list (1, 2, …) of the frame the command is given in.
+ *
+ * Faults are the fault grammar of `zksim ctl` and scenario files (sim/fault-grammar.ts), applied
+ * now. Two of its words are also message commands here: `delay REF MS` and `dup`/`duplicate REF`
+ * act on one message when their first word is a REF (m12, t5 or a row number); otherwise they
+ * are the link faults (`delay 5ms 20ms [A -> B]`, `duplicate 0.5 [A -> B]`).
  */
 import { UserInputError } from "../sim/errors.js";
 import type { FaultAction } from "../sim/faults.js";
+import { anyNode, isFaultKind, parseDurationMs, parseFaultText } from "../sim/fault-grammar.js";
 import type { ClientOp } from "../stepper/types.js";
 
 export type Command =
@@ -31,9 +37,10 @@ export const COMMAND_HELP: readonly string[] = [
   "drop REF | dup REF  lose / duplicate a datagram (not on TCP connections)",
   "delay REF MS        deliver this message MS later",
   "fire REF            fire this timer now",
-  "crash|restart|pause|resume NODE",
-  "cut A B             cut the links between A and B, both ways (A, B: s1 or s1,s2)",
-  "partition A,B / C   split into groups (unlisted nodes: one more);  heal: all links",
+  "crash|restart|start|pause|resume NODE",
+  "cut A <-> B         cut the links between A and B, both ways (A -> B: one way; A, B: s1 or s1,s2)",
+  "partition A B | C   split into groups (unlisted nodes: one more);  heal [A <-> B]: all links, or some",
+  "clog, loss, clock, disk …  every fault of zksim ctl and scenario files (docs/faults.md)",
   "write C PATH DATA   client C creates PATH (ephemeral C PATH DATA: ephemeral)",
   "set C PATH DATA | read C PATH | delete C PATH",
   "txn C KEY VALUE [no P,..]  2PC/3PC: client C's transaction (P vote No)",
@@ -65,36 +72,38 @@ export function parseCommand(text: string): Command {
       return { kind: "back", count: optionalCount(args, text) };
     case "run":
       need(1, "run DURATION (e.g. run 2s, run 500ms)");
-      return { kind: "run", ms: parseDurationMs(args[0]!) };
+      return { kind: "run", ms: boundedDurationMs(args[0]!, "run") };
     case "deliver":
     case "drop":
     case "fire":
       need(1, `${verb} REF (m12, t5 or a pending row number)`);
       return { kind: verb, ref: args[0]! };
     case "dup":
-    case "duplicate":
       need(1, "dup REF");
       return { kind: "duplicate", ref: args[0]! };
+    case "duplicate":
+      if (!isRef(args[0])) return { kind: "fault", fault: faultNow(text) };
+      need(1, "duplicate REF");
+      return { kind: "duplicate", ref: args[0]! };
     case "delay":
+      if (!isRef(args[0])) return { kind: "fault", fault: faultNow(text) };
       need(2, "delay REF MS");
-      return { kind: "delay", ref: args[0]!, delayMs: parseDurationMs(args[1]!.replace(/^(\d+)$/, "$1ms")) };
-    case "crash":
-    case "restart":
-    case "pause":
-    case "resume":
-      need(1, `${verb} NODE`);
-      return { kind: "fault", fault: { kind: verb, node: args[0]! } };
-    case "cut":
-      need(2, "cut A B (A and B: nodes, or comma lists like s1,s2)");
-      return { kind: "fault", fault: { kind: "cut", from: nodeList(args[0]!), to: nodeList(args[1]!) } };
-    case "partition":
-      return { kind: "fault", fault: { kind: "partition", groups: parseGroups(args.join(" "), text) } };
-    case "heal":
-      need(0, "heal (no arguments)");
-      return { kind: "fault", fault: { kind: "heal" } };
+      return { kind: "delay", ref: args[0]!, delayMs: boundedDurationMs(args[1]!.replace(/^(\d+)$/, "$1ms"), "delay") };
     default:
-      return parseOther(verb, args, text);
+      return isFaultKind(verb) ? { kind: "fault", fault: faultNow(text) } : parseOther(verb, args, text);
   }
+}
+
+/** A message or timer named as the pending list names it: m12, t5, or a row number. */
+function isRef(word: string | undefined): boolean {
+  return word !== undefined && /^([mt]\d+|\d+)$/.test(word);
+}
+
+/** A fault line of the fault grammar, applied now (no `for`: the learner undoes it with heal, resume …). */
+function faultNow(text: string): FaultAction {
+  const { action, forMs } = parseFaultText(text, anyNode);
+  if (forMs !== undefined) throw new UserInputError(`"${text}": learn applies a fault now; leave out "for" and undo it yourself (heal, resume, start …)`);
+  return action;
 }
 
 function parseOther(verb: string, args: string[], text: string): Command {
@@ -124,7 +133,7 @@ function parseOther(verb: string, args: string[], text: string): Command {
       if (args.length > 0) throw new UserInputError(`"${text}": ${verb} takes no arguments`);
       return { kind: verb };
     default:
-      throw new UserInputError(`unknown command "${verb}" (commands: step, back, run, deliver, drop, dup, delay, fire, crash, restart, pause, resume, cut, partition, heal, write, ephemeral, set, read, delete, txn, branch, show, goal, help)`);
+      throw new UserInputError(`unknown command "${verb}" (commands: step, back, run, deliver, drop, dup, delay, fire, write, ephemeral, set, read, delete, txn, branch, show, goal, help, and the faults crash, restart, start, pause, resume, partition, cut, heal, clog, unclog, loss, duplicate, reorder, delay, clock, disk)`);
   }
 }
 
@@ -154,20 +163,9 @@ function wholeNumber(s: string, text: string): number {
   return Number(s);
 }
 
-/** "500ms", "2s", "1.5s" → milliseconds. */
-export function parseDurationMs(s: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(s);
-  if (m === null) throw new UserInputError(`"${s}" is not a duration (write 500ms or 2s)`);
-  const ms = Number(m[1]) * (m[2] === "s" ? 1000 : 1);
+/** "500ms", "2s", "1.5s" → milliseconds (the fault grammar's durations), more than 0 and at most an hour. */
+function boundedDurationMs(s: string, what: string): number {
+  const ms = parseDurationMs(s, what);
   if (!(ms > 0) || ms > 3_600_000) throw new UserInputError(`duration ${s} must be more than 0 and at most an hour`);
   return ms;
-}
-
-/** "s1,s2 / s3" or "s1 s2 | s3" → [["s1","s2"],["s3"]]. */
-function parseGroups(rest: string, text: string): string[][] {
-  const groups = rest
-    .split(/[/|]/)
-    .map((g) => g.split(/[\s,]+/).filter((n) => n !== ""));
-  if (groups.length < 2 || groups.some((g) => g.length === 0)) throw new UserInputError(`"${text}": expected partition A,B / C (groups separated by /)`);
-  return groups;
 }

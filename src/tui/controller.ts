@@ -15,6 +15,7 @@
  * tally is the session's.
  */
 import { isUserInputError } from "../sim/errors.js";
+import { printFault } from "../sim/fault-grammar.js";
 import type { Session } from "../stepper/session.js";
 import type { Action, Frame } from "../stepper/types.js";
 import { whatIf } from "../stepper/what-if.js";
@@ -394,10 +395,7 @@ function faultAction(verb: "crash" | "restart" | "pause" | "isolate", node: stri
   }
 }
 
+/** An action as the learner would type it: a fault in the fault grammar (`cut s1 <-> s2 s3`). */
 export function describe(action: Action): string {
-  if (action.kind !== "fault") return action.kind;
-  const f = action.fault;
-  if ("node" in f) return `${f.kind} ${f.node}`;
-  if (f.kind === "cut") return `cut ${f.from.join(",")} from ${f.to.join(",")}`;
-  return f.kind;
+  return action.kind === "fault" ? printFault(action.fault) : action.kind;
 }

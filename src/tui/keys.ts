@@ -46,7 +46,7 @@ export const KEY_HELP: readonly [string, string][] = [
   ["1 … 9", "answer a question (PREDICT box); esc skips it"],
   ["B", "switch to the next branch"],
   ["S", "save the session (zksim learn --open FILE re-opens it)"],
-  [":", "type a command (step 5, run 2s, cut s3 s1,s2, write c1 /a 1, …)"],
+  [":", "type a command (step 5, run 2s, cut s3 <-> s1,s2, write c1 /a 1, …)"],
   ["L", "the lessons menu"],
   ["?", "this help (↑↓ scroll)"],
   ["q", "quit"],

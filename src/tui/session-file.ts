@@ -3,10 +3,13 @@
  * mistake one line naming the field — for `zksim learn --open FILE` and `zksim replay FILE`.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { UserInputError } from "../sim/errors.js";
-import type { Session, SessionFile } from "../stepper/session.js";
+import { UserInputError, isUserInputError } from "../sim/errors.js";
+import type { FaultAction } from "../sim/faults.js";
+import { anyNode, validateFaultAction } from "../sim/fault-grammar.js";
+import type { Branch, Session, SessionFile } from "../stepper/session.js";
+import type { Action, ClientOp } from "../stepper/types.js";
 
-const ACTION_KINDS = new Set(["deliver", "drop", "delay", "duplicate", "fire", "fault", "client"]);
+const ACTION_KINDS = new Set(["deliver", "drop", "delay", "duplicate", "fire", "next", "fault", "client"]);
 
 export function isSessionFileText(text: string): boolean {
   return /"format"\s*:\s*"zksim-learn-session"/.test(text.slice(0, 200));
@@ -28,41 +31,105 @@ export function readSessionFile(file: string): SessionFile {
   return checkSessionFile(data, file);
 }
 
+/** Reads a session file's data strictly: every field checked, the file built from the checked values. */
 export function checkSessionFile(data: unknown, where: string): SessionFile {
+  const r = reader(where);
+  const d = r.object(data, "the file");
+  if (d.format !== "zksim-learn-session" || d.version !== 1) r.bad(`not a zksim learn session (format "zksim-learn-session", version 1)`);
+  if (!Array.isArray(d.branches) || d.branches.length === 0) r.bad("branches must be a non-empty list");
+  if (d.traceHash !== undefined && typeof d.traceHash !== "string") r.bad("traceHash must be a string");
+  return {
+    format: "zksim-learn-session",
+    version: 1,
+    protocol: r.string(d.protocol, "protocol"),
+    seed: r.int(d.seed, "seed"),
+    variant: r.string(d.variant, "variant"),
+    ...(d.lesson !== undefined ? { lesson: r.string(d.lesson, "lesson") } : {}),
+    start: r.int(d.start, "start"),
+    ...(d.startStep !== undefined ? { startStep: r.int(d.startStep, "startStep") } : {}),
+    branches: (d.branches as unknown[]).map((b, i) => branch(r, b, `branches[${i}]`)),
+    current: r.int(d.current, "current"),
+    step: r.int(d.step, "step"),
+    ...(typeof d.traceHash === "string" ? { traceHash: d.traceHash } : {}),
+  };
+}
+
+/** Field readers that name the file and the field in their one-line errors. */
+function reader(where: string) {
   const bad = (what: string): never => {
     throw new UserInputError(`${where}: ${what}`);
   };
-  const d = (typeof data === "object" && data !== null ? data : bad("expected a JSON object")) as Record<string, unknown>;
-  if (d.format !== "zksim-learn-session" || d.version !== 1) bad(`not a zksim learn session (format "zksim-learn-session", version 1)`);
-  const int = (v: unknown, name: string) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : bad(`${name} must be a whole number ≥ 0`));
-  if (typeof d.protocol !== "string") bad("protocol must be a string");
-  if (typeof d.variant !== "string") bad("variant must be a string");
-  int(d.seed, "seed");
-  int(d.start, "start");
-  int(d.current, "current");
-  int(d.step, "step");
-  if (d.startStep !== undefined) int(d.startStep, "startStep");
-  if (!Array.isArray(d.branches) || d.branches.length === 0) bad("branches must be a non-empty list");
-  (d.branches as unknown[]).forEach((b, i) => {
-    const br = (typeof b === "object" && b !== null ? b : bad(`branches[${i}] must be an object`)) as Record<string, unknown>;
-    if (!Array.isArray(br.marks) || br.marks.length === 0) bad(`branches[${i}].marks must be a non-empty list`);
-    (br.marks as unknown[]).forEach((m, j) => {
-      int(m, `branches[${i}].marks[${j}]`);
-      if (j > 0 && (m as number) < ((br.marks as number[])[j - 1] ?? 0)) bad(`branches[${i}].marks must not decrease`);
-    });
-    if (!Array.isArray(br.interventions)) bad(`branches[${i}].interventions must be a list`);
-    (br.interventions as unknown[]).forEach((iv, j) => {
-      const at = `branches[${i}].interventions[${j}]`;
-      const o = (typeof iv === "object" && iv !== null ? iv : bad(`${at} must be an object`)) as Record<string, unknown>;
-      int(o.atEvent, `${at}.atEvent`);
-      const action = o.action as Record<string, unknown> | null | undefined;
-      if (typeof action !== "object" || action === null || !ACTION_KINDS.has(String(action.kind))) bad(`${at}.action.kind must be one of ${[...ACTION_KINDS].join(", ")}`);
-    });
-    if (br.parent !== undefined) int(br.parent, `branches[${i}].parent`);
-    int(br.forkStep, `branches[${i}].forkStep`);
+  return {
+    bad,
+    object: (v: unknown, name: string) => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : bad(`${name} must be an object`)),
+    int: (v: unknown, name: string) => (typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : bad(`${name} must be a whole number ≥ 0`)),
+    number: (v: unknown, name: string) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : bad(`${name} must be a number ≥ 0`)),
+    string: (v: unknown, name: string) => (typeof v === "string" ? v : bad(`${name} must be a string`)),
+    strings: (v: unknown, name: string) => (Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : bad(`${name} must be a list of strings`)),
+  };
+}
+type Reader = ReturnType<typeof reader>;
+
+function branch(r: Reader, raw: unknown, at: string): Branch {
+  const br = r.object(raw, at);
+  if (!Array.isArray(br.marks) || br.marks.length === 0) r.bad(`${at}.marks must be a non-empty list`);
+  const marks = (br.marks as unknown[]).map((m, j) => r.int(m, `${at}.marks[${j}]`));
+  marks.forEach((m, j) => {
+    if (j > 0 && m < marks[j - 1]!) r.bad(`${at}.marks must not decrease`);
   });
-  if (d.traceHash !== undefined && typeof d.traceHash !== "string") bad("traceHash must be a string");
-  return d as unknown as SessionFile;
+  if (!Array.isArray(br.interventions)) r.bad(`${at}.interventions must be a list`);
+  const interventions = (br.interventions as unknown[]).map((iv, j) => {
+    const o = r.object(iv, `${at}.interventions[${j}]`);
+    return { atEvent: r.int(o.atEvent, `${at}.interventions[${j}].atEvent`), action: action(r, o.action, `${at}.interventions[${j}].action`) };
+  });
+  return { interventions, marks, parent: br.parent === undefined ? undefined : r.int(br.parent, `${at}.parent`), forkStep: r.int(br.forkStep, `${at}.forkStep`) };
+}
+
+function action(r: Reader, raw: unknown, at: string): Action {
+  const a = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  switch (a.kind) {
+    case "deliver":
+    case "drop":
+    case "duplicate":
+      return { kind: a.kind, msg: r.int(a.msg, `${at}.msg`) };
+    case "delay":
+      return { kind: "delay", msg: r.int(a.msg, `${at}.msg`), delayMs: r.number(a.delayMs, `${at}.delayMs`) };
+    case "fire":
+      return { kind: "fire", timer: r.int(a.timer, `${at}.timer`) };
+    case "fault":
+      return { kind: "fault", fault: faultAction(r, a.fault, `${at}.fault`) };
+    case "client":
+      return { kind: "client", client: r.string(a.client, `${at}.client`), ...clientOp(r, a, at) };
+    default:
+      return r.bad(`${at}.kind must be one of ${[...ACTION_KINDS].join(", ")}`);
+  }
+}
+
+function faultAction(r: Reader, raw: unknown, at: string): FaultAction {
+  try {
+    return validateFaultAction(r.object(raw, at), anyNode, at);
+  } catch (err) {
+    if (isUserInputError(err)) return r.bad(err.message);
+    throw err;
+  }
+}
+
+function clientOp(r: Reader, a: Record<string, unknown>, at: string): ClientOp {
+  const path = () => r.string(a.path, `${at}.path`);
+  const data = () => r.string(a.data, `${at}.data`);
+  switch (a.op) {
+    case "create":
+      return { op: "create", path: path(), data: data(), ...(a.ephemeral === true ? { ephemeral: true } : {}) };
+    case "set":
+      return { op: "set", path: path(), data: data() };
+    case "delete":
+    case "get":
+      return { op: a.op, path: path() };
+    case "txn":
+      return { op: "txn", key: r.string(a.key, `${at}.key`), value: r.string(a.value, `${at}.value`), noVoteFrom: r.strings(a.noVoteFrom, `${at}.noVoteFrom`) };
+    default:
+      return r.bad(`${at}.op must be one of create, set, delete, get, txn`);
+  }
 }
 
 export function saveSession(session: Session, file: string): void {

@@ -1,7 +1,7 @@
 /**
  * The API's docs stay true: docs/api.md names every export of the package's main entry
- * (src/api/index.ts), and every JavaScript block in docs/api.md, the tutorial and the README's
- * "Use it in your tests" section is a verbatim excerpt of a file under examples/ — the files
+ * (src/api/index.ts), and every JavaScript block in docs/api.md and the tutorial is a verbatim
+ * excerpt of a file under examples/ — the files
  * that test/api/example-project.test.ts type-checks against the packed package and runs.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -49,12 +49,9 @@ describe("docs/api.md", () => {
 
 describe("code blocks are verbatim excerpts of the type-checked example", () => {
   const files = exampleFiles();
-  const readme = read("README.md");
-  const section = readme.slice(readme.indexOf("## Use it in your tests"), readme.indexOf("\n## ", readme.indexOf("## Use it in your tests") + 1));
   const docs: [string, string][] = [
     ["docs/api.md", read("docs/api.md")],
     ["docs/tutorial-user-scripts.md", read("docs/tutorial-user-scripts.md")],
-    ["README.md (Use it in your tests)", section],
   ];
   test.each(docs)("%s", (_name, text) => {
     const blocks = jsBlocks(text);

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { freePortRun } from "./raw-zk-client.js";
+import { OutputWatch } from "../helpers/output.js";
 import { freePort } from "../../src/conformance/real-zookeeper.js";
 import { askFourLetterWord } from "../../src/conformance/runner.js";
 
@@ -30,22 +31,20 @@ describe("serve: cli", () => {
   it("serve: cli: serve prints its ports, ctl applies a crash, SIGTERM stops it with exit 0", async () => {
     const base = (await freePortRun(4)) + 1;
     child = spawn(process.execPath, [BIN, "serve", "--base-port", String(base), "--seed", "9"], { stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
-    const deadline = Date.now() + 10_000;
-    while (!out.includes("leader") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(out).toContain(`zksim serve: seed 9; s1 127.0.0.1:${base}, s2 127.0.0.1:${base + 1}, s3 127.0.0.1:${base + 2}`);
+    const out = OutputWatch.of(child.stdout!);
+    await out.until("leader");
+    expect(out.text).toContain(`zksim serve: seed 9; s1 127.0.0.1:${base}, s2 127.0.0.1:${base + 1}, s3 127.0.0.1:${base + 2}`);
     const crash = zksim("ctl", "--port", String(base - 1), "crash", "s2");
     expect(crash.stdout).toBe("ok: crash s2\n");
     expect(crash.status).toBe(0);
     const bad = zksim("ctl", "--port", String(base - 1), "crash", "s9");
     expect(bad.status).toBe(2);
     expect(bad.stdout).toMatch(/^error: .*unknown node "s9"/);
-    const exited = new Promise<number | null>((resolve) => child!.on("exit", (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) => child!.on("close", (code) => resolve(code))); // close: its output read to the end
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
-    expect(out).toMatch(/crash s2\n/);
-    expect(out).toContain("zksim serve: stopped; 0 violation(s)");
+    expect(out.text).toMatch(/crash s2\n/);
+    expect(out.text).toContain("zksim serve: stopped; 0 violation(s)");
   }, 30_000);
 
   it("serve: cli: -Dzookeeper.4lw.commands.whitelist on the command line sets the whitelist; zoo.cfg's key wins over it, as in 3.8", async () => {

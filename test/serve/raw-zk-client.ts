@@ -10,7 +10,9 @@ import { decodeServerFrame, encodeClientFrame } from "../../src/zk/proto/codec.j
 import { FrameDecoder, frame } from "../../src/zk/proto/codec-framing.js";
 import type { ServerFrame, RequestRecord } from "../../src/zk/proto/packets.js";
 import { QuorumPeer } from "../../src/zk/server/quorum/quorum-peer.js";
+import { ZooKeeperServer } from "../../src/zk/server/zoo-keeper-server.js";
 import type { ServeSession } from "../../src/serve/serve-session.js";
+import type { TraceEvent } from "../../src/sim/trace.js";
 import { afterEach } from "vitest";
 
 export class RawZkClient {
@@ -57,12 +59,17 @@ export class RawZkClient {
   /** The next frame, decoded as a ConnectResponse (first) or the reply to a sent xid. */
   async next(expect: "connect" | "reply", timeoutMs = 5000): Promise<ServerFrame> {
     const deadline = Date.now() + timeoutMs;
+    // Woken by the next chunk or the close; the timer only bounds the wait.
     while (this.payloads.length === 0) {
       if (this.isClosed) throw new Error("connection closed");
-      if (Date.now() > deadline) throw new Error(`no frame within ${timeoutMs} ms`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no frame within ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
-        this.waiter = resolve;
-        setTimeout(resolve, 50);
+        const timer = setTimeout(resolve, left);
+        this.waiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
     }
     const payload = this.payloads.shift()!;
@@ -79,18 +86,53 @@ export function fourLetterWord(port: number, word: string, timeoutMs = 5000): Pr
   return askFourLetterWord({ host: "127.0.0.1", port }, word, timeoutMs);
 }
 
-/** Waits (bounded) until every member that is up serves clients; returns the leader's node id. */
-export async function leaderServing(s: ServeSession, timeoutMs = 8000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const peers = s.ensemble.settings.members.map((m) => s.ensemble.sim.node(m.node)).filter((n) => n.status === "up");
-    const leader = peers.find((n) => n.process instanceof QuorumPeer && n.process.state === "LEADING");
-    if (leader !== undefined && peers.every((n) => (n.process as QuorumPeer).serving)) return leader.id;
-    if (Date.now() > deadline) throw new Error(`no serving leader within ${timeoutMs} ms: ${s.command("status")}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/**
+ * Resolves once `ready` holds: asked now (without an event) and after every event the session's
+ * simulation records (with it), with no polling and no fixed sleep, so it wakes on the event
+ * that made it true. Bounded: a hang fails with `what` and the ensemble's status.
+ */
+export function untilSim(s: ServeSession, what: string, ready: (event?: TraceEvent) => boolean, timeoutMs = 15_000): Promise<void> {
+  if (ready()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const stop = () => {
+      unsubscribe();
+      clearTimeout(timer);
+    };
+    const unsubscribe = s.ensemble.sim.trace.subscribe((event) => {
+      if (!ready(event)) return;
+      stop();
+      resolve();
+    });
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`timed out waiting for ${what}: ${s.command("status")}`));
+    }, timeoutMs);
+  });
 }
 
+/** Whether a member's server accepts clients (a quorum peer once synchronised, a standalone server once started). */
+export function isServing(s: ServeSession, node: string): boolean {
+  const n = s.ensemble.sim.node(node);
+  if (n.status !== "up") return false;
+  return n.process instanceof QuorumPeer ? n.process.serving : n.process instanceof ZooKeeperServer && n.process.isServing;
+}
+
+/** Whether every member that is up serves clients. */
+function everyUpServing(s: ServeSession): boolean {
+  return s.ensemble.settings.members.every((m) => s.ensemble.sim.node(m.node).status !== "up" || isServing(s, m.node));
+}
+
+/** Waits until every member that is up serves clients (a standalone server: once it has started). */
+export function allServing(s: ServeSession, timeoutMs = 8000): Promise<void> {
+  return untilSim(s, "every member that is up to serve", () => everyUpServing(s), timeoutMs);
+}
+
+/** Waits until there is a leader and every member that is up serves clients; returns the leader's node id. */
+export async function leaderServing(s: ServeSession, timeoutMs = 8000): Promise<string> {
+  const leader = () => s.ensemble.settings.members.map((m) => s.ensemble.sim.node(m.node)).find((n) => n.status === "up" && n.process instanceof QuorumPeer && n.process.state === "LEADING");
+  await untilSim(s, "a serving leader", () => leader() !== undefined && everyUpServing(s), timeoutMs);
+  return leader()!.id;
+}
 
 /** A test file's serve session and raw clients, all closed after each test (`serveFixture()` at module level). */
 export interface ServeFixture {

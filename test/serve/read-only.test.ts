@@ -11,7 +11,7 @@ import { fourLetterWhitelist, parseZooCfg, settingsFromFlags, type ServeSettings
 import { QuorumPeer } from "../../src/zk/server/quorum/quorum-peer.js";
 import { OpCode } from "../../src/zk/proto/op-code.js";
 import { Code } from "../../src/zk/proto/error-code.js";
-import { RawZkClient, fourLetterWord, leaderServing, serveFixture } from "./raw-zk-client.js";
+import { RawZkClient, fourLetterWord, leaderServing, serveFixture, untilSim } from "./raw-zk-client.js";
 import { TcpNodeContext } from "../../src/runtime/tcp-node-context.js";
 import { fourLetterWordPacket, isZkPacket } from "../../src/zk/proto/wire.js";
 
@@ -37,14 +37,6 @@ function settings(readOnlyModeEnabled: boolean, localSessionsEnabled = true): Se
 
 const fx = serveFixture();
 
-async function until(what: string, predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe("serve: read-only mode", () => {
   it("serve --read-only: a partitioned follower answers isro ro, srvr Mode: read-only, serves read-only clients only (N=3)", async () => {
     const s = (fx.session = await startServe({ settings: settings(true), seed: 1, controlPort: 0, out: () => undefined }));
@@ -55,7 +47,7 @@ describe("serve: read-only mode", () => {
     expect(await fourLetterWord(port, "isro")).toBe("rw");
     const rest = ["s1", "s2", "s3"].filter((id) => id !== minority);
     s.command(`partition ${minority} | ${rest.join(" ")}`);
-    await until(`${minority}'s read-only server`, () => (s.ensemble.sim.node(minority).process as QuorumPeer).readOnlyServer !== undefined);
+    await untilSim(s, `${minority}'s read-only server`, () => (s.ensemble.sim.node(minority).process as QuorumPeer).readOnlyServer !== undefined);
     expect(await fourLetterWord(port, "isro")).toBe("ro");
     expect(await probeIsro(port)).toBe("ro");
     expect(await fourLetterWord(port, "mntr")).toContain("\nzk_server_state\tread-only\n");
@@ -82,7 +74,7 @@ describe("serve: read-only mode", () => {
     await rw.closed; // refused unanswered: not a read-only client
 
     s.command("heal");
-    await until(`${minority} rejoins`, () => (s.ensemble.sim.node(minority).process as QuorumPeer).serving);
+    await untilSim(s, `${minority} rejoins`, () => (s.ensemble.sim.node(minority).process as QuorumPeer).serving);
     await ro.closed; // the read-only server's connections close when it shuts down
     expect(await fourLetterWord(port, "isro")).toBe("rw");
   }, 40_000);
@@ -92,8 +84,10 @@ describe("serve: read-only mode", () => {
     const leader = await leaderServing(s);
     const minority = ["s1", "s2", "s3"].find((id) => id !== leader)!;
     s.command(`partition ${minority} | ${["s1", "s2", "s3"].filter((id) => id !== minority).join(" ")}`);
-    await until(`${minority} LOOKING`, () => (s.ensemble.sim.node(minority).process as QuorumPeer).state === "LOOKING");
-    await new Promise((r) => setTimeout(r, 2500));
+    await untilSim(s, `${minority} LOOKING`, () => (s.ensemble.sim.node(minority).process as QuorumPeer).state === "LOOKING");
+    // Past the read-only grace (max(2 s, tickTime) of virtual time), still no read-only server.
+    const lookingUs = s.ensemble.sim.nowUs;
+    await untilSim(s, "2.5 s of virtual time", () => s.ensemble.sim.nowUs >= lookingUs + 2_500_000);
     expect(await fourLetterWord(s.clientPorts.get(minority)!, "isro")).toBe("null");
   }, 40_000);
 });

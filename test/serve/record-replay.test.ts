@@ -23,7 +23,8 @@ import { servedCaseFromJournal } from "../../src/serve/serve-recorder.js";
 import { SERVE_REGISTRY } from "../../src/serve/served-workload.js";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { serveScenarioOf } from "../../src/serve/serve-scenario.js";
-import { RawZkClient, freePortRun, leaderServing, serveFixture } from "./raw-zk-client.js";
+import { RawZkClient, freePortRun, leaderServing, serveFixture, untilSim } from "./raw-zk-client.js";
+import { OutputWatch } from "../helpers/output.js";
 
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 const text = (s: string) => new TextEncoder().encode(s);
@@ -86,10 +87,10 @@ describe("serve: record and replay", () => {
     b.sendRequest(1, OpCode.setData, { kind: "SetDataRequest", path: "/app", data: text("v2"), version: -1 });
     await b.next("reply");
     expect(s.command("crash s3")).toBe("ok: crash s3");
-    expect(s.command("pause s2 300ms")).toBe("ok: pause s2 300ms");
-    await sleep(400);
-    b.close();
-    await sleep(50);
+    expect(s.command("pause s2 for 300ms")).toBe("ok: pause s2 for 300ms");
+    await untilSim(s, "s2's resume, 300 ms on", (e) => e?.kind === "resume" && e.node === "s2");
+    b.close(); // serve's close ends b's simulated connection if its gateway has not yet
+    await b.closed;
     await s.close();
     const outcome = s.outcome()!;
     fx.session = undefined;
@@ -135,7 +136,7 @@ describe("serve: record and replay", () => {
       a.sendRequest(i, OpCode.create, { kind: "CreateRequest", path: `/n${i}`, data: text("x"), acl: Ids.OPEN_ACL_UNSAFE, flags: 0 });
       await a.next("reply");
     }
-    while (s.ensemble.sim.nowUs < 2_400_000) await sleep(50); // past the schedule's end: every fault has run
+    await untilSim(s, "the schedule's end", () => s.ensemble.sim.nowUs >= 2_400_000); // every fault has run
     expect(s.ensemble.sim.trace.kindCounts()["crash"]).toBeGreaterThanOrEqual(1);
     await s.close();
     const outcome = s.outcome()!;
@@ -209,22 +210,20 @@ describe("serve: record and replay", () => {
     const base = (await freePortRun(4)) + 1;
     const child = spawn(process.execPath, [BIN, "serve", "--base-port", String(base), "--seed", "11", "--record", file], { stdio: ["pipe", "pipe", "pipe"] });
     try {
-      let out = "";
-      child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-      const deadline = Date.now() + 15_000;
-      while (!out.includes("leader") && Date.now() < deadline) await sleep(50);
-      expect(out).toContain(`recording to ${file} (journal ${file}.partial while serving)`);
+      const out = OutputWatch.of(child.stdout);
+      await out.until("leader");
+      expect(out.text).toContain(`recording to ${file} (journal ${file}.partial while serving)`);
       const a = await clientWhenServing(base + 1);
       a.sendRequest(1, OpCode.create, { kind: "CreateRequest", path: "/cli", data: text("1"), acl: Ids.OPEN_ACL_UNSAFE, flags: 0 });
       await a.next("reply");
+      // serve answers once the crash has run in the simulation.
       expect(zksim("ctl", "--port", String(base - 1), "crash", "s1").stdout).toBe("ok: crash s1\n");
-      await sleep(200);
-      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code))); // close: its output read to the end
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
-      const hash = /trace hash ([0-9a-f]+)/.exec(out)?.[1];
+      const hash = /trace hash ([0-9a-f]+)/.exec(out.text)?.[1];
       expect(hash).toBeDefined();
-      expect(out).toContain(`recorded ${file}; replay: zksim replay ${file}`);
+      expect(out.text).toContain(`recorded ${file}; replay: zksim replay ${file}`);
       const replayed = zksim("replay", file, "--json");
       expect(replayed.status).toBe(0);
       expect(JSON.parse(replayed.stdout)).toMatchObject({ reproduced: true, actual: hash });

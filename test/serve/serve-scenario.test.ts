@@ -16,6 +16,7 @@ import { startServe, type ServeSession } from "../../src/serve/serve-session.js"
 import { OpCode } from "../../src/zk/proto/op-code.js";
 import { Code } from "../../src/zk/proto/error-code.js";
 import { RawZkClient, leaderServing } from "./raw-zk-client.js";
+import { OutputWatch } from "../helpers/output.js";
 
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 
@@ -74,10 +75,10 @@ describe("serve: scenario", () => {
 
   it("serve: scenario: serve records the swarm's fault-phase anchor at the first leader, arming the nemesis's faults (N=3 or 5)", async () => {
     const { settings, scenario: sc } = serveScenarioOf(loadScenario("zab-random-faults"), 7, 2181);
-    const lines: string[] = [];
-    session = await startServe({ settings: { ...settings, members: settings.members.map((m) => ({ ...m, clientPort: 0 })) }, seed: 7, out: (l) => lines.push(l), scenario: sc });
-    const deadline = Date.now() + 8000;
-    while (!lines.some((l) => l.includes("fault phase begins")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const out = new OutputWatch();
+    session = await startServe({ settings: { ...settings, members: settings.members.map((m) => ({ ...m, clientPort: 0 })) }, seed: 7, out: out.line, scenario: sc });
+    await out.until("fault phase begins");
+    const lines = out.lines;
     const leader = lines.findIndex((l) => / leader s\d established/.test(l));
     const anchor = lines.findIndex((l) => /scenario zab-random-faults: fault phase begins/.test(l));
     expect(leader).toBeGreaterThanOrEqual(0);
@@ -91,11 +92,11 @@ describe("serve: scenario", () => {
       1,
       2181,
     );
-    const lines: string[] = [];
-    session = await startServe({ settings: { ...settings, members: settings.members.map((m) => ({ ...m, clientPort: 0 })) }, seed: 1, out: (l) => lines.push(l), scenario: sc });
+    const out = new OutputWatch();
+    session = await startServe({ settings: { ...settings, members: settings.members.map((m) => ({ ...m, clientPort: 0 })) }, seed: 1, out: out.line, scenario: sc });
     await leaderServing(session);
-    const deadline = Date.now() + 8000;
-    while (!lines.some((l) => l.includes("are over")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await out.until("are over");
+    const lines = out.lines;
     const mine = lines.filter((l) => l.includes("scenario t"));
     expect(mine[0]).toMatch(/^\[1\.3\d\ds\] scenario t faults\[0\] \(1\/2\): crash s3$/);
     expect(mine[1]).toMatch(/^\[1\.4\d\ds\] scenario t faults\[1\] \(2\/2\): cut c1 <-> s1$/);

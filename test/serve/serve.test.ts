@@ -10,7 +10,7 @@ import { OpCode } from "../../src/zk/proto/op-code.js";
 import { Ids, JUTE_MAX_BUFFER_BYTES } from "../../src/zk/proto/records.js";
 import { Code } from "../../src/zk/proto/error-code.js";
 import { sendControlLine } from "../../src/cli/commands/ctl.js";
-import { RawZkClient, fourLetterWord, leaderServing } from "./raw-zk-client.js";
+import { RawZkClient, allServing, fourLetterWord, leaderServing } from "./raw-zk-client.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -81,7 +81,7 @@ describe("serve", () => {
 
   it("serve: the default whitelist admits srvr only (N=1)", async () => {
     const s = await serve(1);
-    await new Promise((r) => setTimeout(r, 200));
+    await allServing(s);
     const port = s.clientPorts.get("s1")!;
     expect(await fourLetterWord(port, "srvr")).toContain("Mode: standalone\n");
     expect(await fourLetterWord(port, "ruok")).toBe("ruok is not executed because it is not in the whitelist.\n");
@@ -89,7 +89,7 @@ describe("serve", () => {
 
   it("serve: stat of a standalone server has 3.8.0's shape, its own connection listed (N=1)", async () => {
     const s = await serve(1, "stat");
-    await new Promise((r) => setTimeout(r, 200));
+    await allServing(s);
     const stat = await fourLetterWord(s.clientPorts.get("s1")!, "stat");
     // The shape a real 3.8.0 answered on this machine (version, port and counters varying).
     expect(stat).toMatch(/^Zookeeper version: 3\.8\.0-zksim, built on [^\n]+\nClients:\n \/127\.0\.0\.1:\d+\[0\]\(queued=0,recved=1,sent=0\)\n\nLatency min\/avg\/max: 0\/0\.0\/0\nReceived: 1\nSent: 0\nConnections: 1\nOutstanding: 0\nZxid: 0x0\nMode: standalone\nNode count: \d+\n$/);
@@ -147,7 +147,7 @@ describe("serve", () => {
 
   it("serve: the control socket takes the same commands (N=3)", async () => {
     const s = await serve(3);
-    expect(await sendControlLine(s.controlPort!, "pause s3 1s")).toBe("ok: pause s3 1s");
+    expect(await sendControlLine(s.controlPort!, "pause s3 for 1s")).toBe("ok: pause s3 for 1s");
     expect(s.command("status")).toContain("s3 paused");
     expect(await sendControlLine(s.controlPort!, "crash s7")).toMatch(/^error: /);
   });
@@ -167,7 +167,7 @@ describe("serve", () => {
   it("serve: maxClientCnxns closes a connection over the per-address limit, and only that one (N=1)", async () => {
     const base = freePortSettings(1);
     session = await startServe({ settings: { ...base, maxClientCnxns: 1 }, seed: 1, out: (l) => lines.push(l) });
-    await new Promise((r) => setTimeout(r, 200));
+    await allServing(session);
     const port = session.clientPorts.get("s1")!;
     const first = await connected(port);
     const second = await RawZkClient.connect(port);

@@ -4,6 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { OutputWatch } from "../helpers/output.js";
 
 export const ZKCLI = "/usr/share/zookeeper/bin/zkCli.sh";
 export const zkCliInstalled = existsSync(ZKCLI);
@@ -40,19 +41,14 @@ export interface ZkCliSession {
 
 export function zkCliSession(server: string): ZkCliSession {
   const child = spawn(ZKCLI, ["-server", server], { stdio: ["pipe", "pipe", "pipe"] });
-  let out = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+  const out = OutputWatch.of(child.stdout);
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   return {
     send: (line) => void child.stdin.write(`${line}\n`),
-    output: () => out,
+    output: () => out.text,
     async waitFor(pattern, from = 0, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!pattern.test(out.slice(from))) {
-        if (Date.now() > deadline) throw new Error(`zkCli.sh printed no ${pattern} within ${timeoutMs} ms; output so far:\n${out}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return out;
+      await out.until(pattern, { from, timeoutMs });
+      return out.text;
     },
     async quit() {
       child.stdin.end("quit\n");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseFaultSchedule, undoOf } from "../../src/sim/faults.js";
+import { applyFault, parseFaultSchedule, undoOf } from "../../src/sim/faults.js";
+import { addNode, makeSim } from "../helpers/sim.js";
 
 const nodes = ["s1", "s2", "s3"];
 const bad = (raw: unknown) => () => parseFaultSchedule(raw, nodes);
@@ -18,6 +19,7 @@ describe("sim: faults: schedule parsing", () => {
         { atMs: 6, kind: "heal", from: ["s1"], to: ["s2"] },
         { atMs: 7, kind: "clog", from: ["s1"], to: ["s3"], extraDelayMs: 40 },
         { atMs: 8, kind: "unclog" },
+        { atMs: 8, kind: "clog-node", node: "s2", extraDelayMs: 30 },
         { atMs: 9, kind: "loss", rate: 0.1 },
         { atMs: 9, kind: "duplicate", rate: 0.1, from: ["s1"], to: ["s2"] },
         { atMs: 9, kind: "reorder", rate: 0.1, extraDelayMs: 5 },
@@ -29,7 +31,7 @@ describe("sim: faults: schedule parsing", () => {
       ],
       nodes,
     );
-    expect(parsed).toHaveLength(18);
+    expect(parsed).toHaveLength(19);
   });
 
   it("reorder is undone like loss: its rate goes back to 0 on the same links (so forMs is accepted)", () => {
@@ -51,5 +53,22 @@ describe("sim: faults: schedule parsing", () => {
     expect(bad([{ atMs: 1, kind: "disk", node: "s1", fault: "melt" }])).toThrow(/expected "slow-fsync", "full" or "ok"/);
     expect(bad([{ atMs: 1, kind: "clog", from: ["s1"], to: ["s2"], extraDelayMs: -3 }])).toThrow(/extraDelayMs: expected a number ≥ 0/);
     expect(bad([{ atMs: 1, kind: "clock", node: "s1", rate: 0 }])).toThrow(/clock rate must be > 0/);
+  });
+});
+
+describe("sim: faults: clog-node", () => {
+  it("sim: faults: clog-node delays every link of one node both ways, and its undo (0 ms) clears them", () => {
+    const sim = makeSim();
+    for (const id of ["s1", "s2", "s3"]) addNode(sim, id);
+    const [clog] = parseFaultSchedule([{ atMs: 0, kind: "clog-node", node: "s2", extraDelayMs: 200 }], nodes);
+    applyFault(sim, clog!);
+    const [undo] = undoOf(clog!);
+    expect(undo).toEqual({ kind: "clog-node", node: "s2", extraDelayMs: 0 });
+    applyFault(sim, undo!);
+    const events = sim.trace.events.filter((e) => e.kind === "clog" || e.kind === "unclog");
+    expect(events.map((e) => [e.kind, e.id, e.fields])).toEqual([
+      ["clog", 200_000, { links: ["s2>s1", "s2>s3", "s1>s2", "s3>s2"] }],
+      ["unclog", 0, { links: ["s2>s1", "s2>s3", "s1>s2", "s3>s2"] }],
+    ]);
   });
 });

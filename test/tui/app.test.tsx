@@ -4,7 +4,8 @@
  * previewed before it applies, and the command line runs commands.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanup, render } from "ink-testing-library";
+import { cleanup } from "ink-testing-library";
+import { renderDriven } from "../helpers/ink.js";
 import { App } from "../../src/tui/app.js";
 import { Controller } from "../../src/tui/controller.js";
 import { Session } from "../../src/stepper/session.js";
@@ -15,18 +16,11 @@ import { keyIntent, splitKeys } from "../../src/tui/keys.js";
 const RIGHT = "\u001B[C";
 const LEFT = "\u001B[D";
 
-async function settle(c: Controller, ms = 50): Promise<void> {
-  await new Promise((r) => setTimeout(r, 5)); // the key reaches useInput
-  await c.idle();
-  await new Promise((r) => setTimeout(r, ms)); // React renders
-}
-
 async function app() {
   const session = await Session.begin(zabAdapter, { seed: 1 });
   const controller = new Controller(session, () => undefined, () => undefined, "hello");
-  const ui = render(<App controller={controller} />);
-  await settle(controller);
-  return { session, controller, ui };
+  const { ui, press } = await renderDriven(<App controller={controller} />, controller);
+  return { session, ui, press };
 }
 
 afterEach(() => cleanup());
@@ -43,55 +37,39 @@ describe("tui: app", () => {
   });
 
   it("tui: app: → steps, ← steps back to the same screen", async () => {
-    const { ui, controller, session } = await app();
+    const { ui, press, session } = await app();
     const start = ui.lastFrame();
-    ui.stdin.write(RIGHT);
-    await settle(controller);
-    ui.stdin.write(RIGHT);
-    await settle(controller);
+    await press(RIGHT);
+    await press(RIGHT);
     expect(session.step).toBe(2);
     expect(ui.lastFrame()).toMatch(/step 2/);
-    ui.stdin.write(LEFT);
-    await settle(controller);
-    ui.stdin.write(LEFT);
-    await settle(controller);
+    await press(LEFT);
+    await press(LEFT);
     expect(session.step).toBe(0);
     expect(ui.lastFrame()!.replace(/^.*\n/, "").split("\n").slice(0, 5)).toEqual(start!.replace(/^.*\n/, "").split("\n").slice(0, 5));
   });
 
   it("tui: app: ? shows the keys; a crash is previewed, then applied with y", async () => {
-    const { ui, controller, session } = await app();
-    ui.stdin.write("?");
-    await settle(controller);
+    const { ui, press, session } = await app();
+    await press("?");
     expect(ui.lastFrame()).toMatch(/KEYS — \? or esc closes/);
-    ui.stdin.write("?");
-    await settle(controller);
-    ui.stdin.write("\t"); // s2
-    await settle(controller);
-    ui.stdin.write("\t"); // s3, the leader
-    await settle(controller);
-    ui.stdin.write("c");
-    await settle(controller, 300);
+    await press("?");
+    await press("\t"); // s2
+    await press("\t"); // s3, the leader
+    await press("c");
     expect(ui.lastFrame()).toMatch(/WHAT IF: crash s3 now\?/);
     expect(ui.lastFrame()).toMatch(/leadership moves from s3 to s\d/);
     expect(session.branch.interventions).toHaveLength(0);
-    ui.stdin.write("y");
-    await settle(controller);
+    await press("y");
     expect(session.branch.interventions).toEqual([{ atEvent: session.frame().position, action: { kind: "fault", fault: { kind: "crash", node: "s3" } } }]);
     expect(ui.lastFrame()).toMatch(/✖ s3 down/);
   });
 
   it("tui: app: the command line runs a command and reports a bad one in one line", async () => {
-    const { ui, controller, session } = await app();
-    for (const ch of [":", ..."write c1 /a 1", "\r"]) {
-      ui.stdin.write(ch);
-      await settle(controller, 5);
-    }
+    const { ui, press, session } = await app();
+    for (const ch of [":", ..."write c1 /a 1", "\r"]) await press(ch);
     expect(session.branch.interventions.map((i) => i.action.kind)).toEqual(["client"]);
-    for (const ch of [":", ..."fly", "\r"]) {
-      ui.stdin.write(ch);
-      await settle(controller, 5);
-    }
+    for (const ch of [":", ..."fly", "\r"]) await press(ch);
     expect(ui.lastFrame()).toMatch(/✗ unknown command "fly"/);
   });
 
@@ -113,17 +91,11 @@ describe("tui: app with 2PC and 3PC", () => {
   it("tui: app: a 2PC session shows the coordinator's votes, the participants' locks and the book's message names; w starts a transaction", async () => {
     const session = await Session.begin(twoPcAdapter, { seed: 1 });
     const controller = new Controller(session, () => undefined, () => undefined, "2pc");
-    const ui = render(<App controller={controller} />);
-    await settle(controller);
+    const { ui, press } = await renderDriven(<App controller={controller} />, controller);
     expect(ui.lastFrame()).toMatch(/● co coordinator {2}log —/);
-    ui.stdin.write("w");
-    await settle(controller);
+    await press("w");
     expect(session.branch.interventions.map((i) => i.action)).toEqual([{ kind: "client", client: "c1", op: "txn", key: "k1", value: "1", noVoteFrom: [] }]);
-    for (let i = 0; i < 16; i++) {
-      ui.stdin.write(RIGHT);
-      await settle(controller, 5);
-    }
-    await settle(controller);
+    for (let i = 0; i < 16; i++) await press(RIGHT);
     const frame = ui.lastFrame()!;
     expect(frame).toMatch(/● co coordinator {2}\*c1-1 deciding {2}\*votes p1:Y p2:Y p3:Y {2}\*log begin commit…/);
     expect(frame).toMatch(/● p1 participant {2}c1-1 in doubt \(Yes\) {2}locks k1 {2}log prepared/);
@@ -135,11 +107,9 @@ describe("tui: app with 2PC and 3PC", () => {
     const session = await Session.begin(threePcAdapter, { seed: 1, setup: [{ kind: "client", client: "c1", op: "txn", key: "x", value: "1", noVoteFrom: [] }] });
     for (let i = 0; i < 30; i++) await session.forward();
     const controller = new Controller(session, () => undefined, () => undefined, "3pc");
-    const ui = render(<App controller={controller} />);
-    await settle(controller);
+    const { ui, press } = await renderDriven(<App controller={controller} />, controller);
     expect(ui.lastFrame()).toMatch(/● p2 participant {2}c1-1 precommitted {2}locks x {2}log ready preCommit/);
-    ui.stdin.write("c"); // co is the selected node
-    await settle(controller, 300);
+    await press("c"); // co is the selected node
     expect(ui.lastFrame()).toMatch(/WHAT IF: crash co now\?/);
     expect(ui.lastFrame()).toMatch(/within 5 s p1, p2, p3 reach an outcome: nobody is blocked/);
   });

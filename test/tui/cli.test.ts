@@ -36,7 +36,7 @@ describe("tui: zksim learn (plain)", () => {
   });
 
   it("tui: cli: a finished lesson is recorded in the progress file and listed as done", () => {
-    const r = learn("--lesson", "isolated-leader", "--script", "cut s3 s1,s2; run 15s");
+    const r = learn("--lesson", "isolated-leader", "--script", "cut s3 <-> s1,s2; run 15s");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/✓ GOAL REACHED/);
     expect(JSON.parse(readFileSync(join(dir, "zksim", "learn.json"), "utf8"))).toEqual({ completed: ["zab/isolated-leader"] });

@@ -13,6 +13,7 @@ import { CompareController } from "../../src/tui/compare/compare-controller.js";
 import { splitScript } from "../../src/tui/commands.js";
 import { comparable } from "../helpers/stepper.js";
 import { zksim } from "../helpers/cli.js";
+import { renderDriven } from "../helpers/ink.js";
 
 async function plain(script: string): Promise<{ status: number; text: string }> {
   const c = await openCompare(["2pc", "3pc"], 1);
@@ -34,7 +35,7 @@ describe("tui: learn compare 2pc 3pc", () => {
   });
 
   it("tui: compare: a partition after preCommit — 2PC commits everywhere, 3PC splits and atomicity breaks", async () => {
-    const { text } = await plain("step 16; cut p1 co,p2,p3,c1; run 2s");
+    const { text } = await plain("step 16; cut p1 <-> co,p2,p3,c1; run 2s");
     expect(text).toMatch(/^2PC ⇒ committed: p1 p2 p3$/m);
     expect(text).toMatch(/^3PC ⇒ committed: p1 · aborted: p2 p3 · ✗ commit\.atomicity$/m);
   });
@@ -73,19 +74,9 @@ describe("tui: learn compare 2pc 3pc", () => {
   it("tui: compare: the ink screen shows both panes in 80 columns; → steps both, c crashes the coordinator in both", async () => {
     const c = await openCompare(["2pc", "3pc"], 1);
     const controller = new CompareController(c);
-    const ui = render(<CompareApp controller={controller} />);
-    const settle = async () => {
-      await new Promise((r) => setTimeout(r, 5));
-      await controller.idle();
-      await new Promise((r) => setTimeout(r, 30));
-    };
-    await settle();
-    for (let i = 0; i < 8; i++) {
-      ui.stdin.write("\u001B[C");
-      await settle();
-    }
-    ui.stdin.write("c");
-    await settle();
+    const { ui, press } = await renderDriven(<CompareApp controller={controller} />, controller);
+    for (let i = 0; i < 8; i++) await press("\u001B[C");
+    await press("c");
     const frame = ui.lastFrame()!;
     expect(frame).toMatch(/zksim learn 2pc \[standard\] · seed 1 · step \d+/);
     expect(frame).toMatch(/zksim learn 3pc \[standard\] · seed 1 · step \d+/);
@@ -96,8 +87,7 @@ describe("tui: learn compare 2pc 3pc", () => {
     expect(small.match(/✖ co coordinator/g)).toHaveLength(2);
     expect(small.split("\n").length).toBeLessThanOrEqual(23);
     for (const l of small.split("\n")) expect(l.length, l).toBeLessThanOrEqual(80);
-    ui.stdin.write("?");
-    await settle();
+    await press("?");
     expect(ui.lastFrame()).toMatch(/Both runs take the same commands/);
   });
 });

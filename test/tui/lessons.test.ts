@@ -32,7 +32,7 @@ describe("tui: lessons", () => {
       ["quorum-commit", "crash s1; crash s2; write c1 /a 1; run 1s"], // no commit with one follower down
       ["leader-crash-before-commit", "write c1 /p x; run 1s; crash s3; run 3s"], // committed before the crash
       ["lagging-follower", "crash s1; run 1s; restart s1; run 3s"], // it missed nothing
-      ["isolated-leader", "cut s1 s2,s3; run 15s"], // a follower isolated, not the leader
+      ["isolated-leader", "cut s1 <-> s2,s3; run 15s"], // a follower isolated, not the leader
     ];
     for (const [name, script] of misses) {
       const lesson = lessonNamed("zab", name);
@@ -57,7 +57,7 @@ describe("tui: lessons", () => {
       ["3pc", "three-phases", "step 20"],
       ["3pc", "coordinator-crash-commits", "run 1s"], // no crash: doCommit did it
       ["3pc", "uncertain-aborts", "step 30; crash co; run 2s"], // precommitted: they commit
-      ["3pc", "partition-breaks-atomicity", "step 21; cut p1 c1; run 2s"], // p1 still reaches co
+      ["3pc", "partition-breaks-atomicity", "step 21; cut p1 <-> c1; run 2s"], // p1 still reaches co
     ];
     for (const [protocol, name, script] of misses) {
       const lesson = lessonNamed(protocol, name);

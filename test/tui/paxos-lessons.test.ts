@@ -25,7 +25,7 @@ describe("tui: Paxos and Multi-Paxos lessons", () => {
       ["multipaxos", "phase-2-only", "write c1 /k a; run 30ms"], // one command
       ["multipaxos", "leader-failover", "crash r1; write c1 /k a; run 1s"], // a follower crashed
       ["multipaxos", "noop-gaps", "write c1 /k a; write c2 /k b; run 15ms; step 2; crash r3; run 1s"], // nothing accepted: no gap
-      ["multipaxos", "master-lease", "write c1 /k a; run 50ms; cut r3 r1,r2,c2; run 600ms; write c2 /k b; run 400ms; read c2 /k; run 100ms"], // read from the new master
+      ["multipaxos", "master-lease", "write c1 /k a; run 50ms; cut r3 <-> r1,r2,c2; run 600ms; write c2 /k b; run 400ms; read c2 /k; run 100ms"], // read from the new master
       ["multipaxos", "skip-phase-1", "write c1 /k a; run 30ms; crash r3; crash c1; write c2 /k b; run 1s"], // slot 0 chosen and known by all
     ];
     for (const [protocol, name, script] of misses) {

@@ -108,7 +108,7 @@ interface Expiring {
 export class ClientLinearizabilityChecker implements Checker<Kind> {
   readonly name = "client.linearizability";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** Reports a malformed client event, and marks the window's history as not judgeable. */
   private readonly malformed: ViolationSink = {
     add: (at, message) => {

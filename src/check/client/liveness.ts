@@ -51,7 +51,7 @@ const FAULT_KIND_SET: ReadonlySet<string> = new Set(FAULT_EVENT_KINDS);
 export class ClientLivenessChecker implements Checker<Kind> {
   readonly name = "client.liveness";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   // faults
   private lastFaultUs = -Infinity;
   private lastRoleChangeUs = -Infinity;

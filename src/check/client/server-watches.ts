@@ -62,7 +62,7 @@ const KINDS = ["client.invoke", "client.complete", "client.watch", "client.state
 export class ServerWatchesChecker implements Checker<KindsOf<typeof KINDS>> {
   readonly name = "client.server-watches";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable(this.log);
   /** Client node → session → its server-side tables. */
   private readonly sessions = new Map<string, Map<string, SessionTables>>();

@@ -26,7 +26,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class SessionFailoverChecker implements Checker<Kind> {
   readonly name = "client.session-failover";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly clocks = new NodeClocks();
   /** Server → true time it was established as leader (or started standalone), while it still is. */
   private readonly establishedAtUs = new Map<string, number>();

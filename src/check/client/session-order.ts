@@ -33,7 +33,7 @@ interface SessionOrder {
 export class SessionOrderChecker implements Checker<KindsOf<typeof KINDS>> {
   readonly name = "client.session-order";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable(this.log);
   /** Client → session → its order so far (two lookups, no key string per completion). */
   private readonly sessions = new Map<string, Map<string, SessionOrder>>();

@@ -61,7 +61,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class SessionsChecker implements Checker<Kind> {
   readonly name = "client.sessions";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable(this.log);
   /** Session → zxid of its applied closeSession txn. */
   private readonly closedAt = new Map<string, bigint>();

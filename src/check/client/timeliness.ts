@@ -69,7 +69,7 @@ const LEADER_TICK = "leader-tick";
 export class TimelinessChecker implements Checker<Kind> {
   readonly name = "client.timeliness";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly names = new ServerNames();
   private readonly roles = new Map<string, Role>();
   /** The leader each server's last election named. */

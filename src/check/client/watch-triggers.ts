@@ -54,7 +54,7 @@ interface Identified {
 export class WatchTriggersChecker implements Checker<Kind> {
   readonly name = "client.watch-triggers";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable(this.log);
   private readonly txns = new NotificationTxns(this.log);
   /** "client session" → the handle's chroot. */

@@ -92,7 +92,7 @@ const READS = new Set(["getData", "exists", "getChildren"]);
 export class WatchesChecker implements Checker<Kind> {
   readonly name = "client.watches";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable(this.log);
   /** Client → session → its watches (two lookups, no key string per event). */
   private readonly sessions = new Map<string, Map<string, SessionWatches>>();

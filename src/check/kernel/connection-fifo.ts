@@ -45,7 +45,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class ConnectionFifoChecker implements Checker<Kind> {
   readonly name = "kernel.connection-fifo";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** Connection → receiving node → the last message id delivered to it there. */
   private readonly lastDelivered = new Map<number, Map<string, number>>();
   private readonly sentOn = new Map<number, Sent>();

@@ -21,7 +21,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class DiskCrashLossChecker implements Checker<Kind> {
   readonly name = "kernel.disk-crash-loss";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly opSeq = new Map<string, number>();
   /** Node → file name → its state (nested: no key string built per disk event). */
   private readonly files = new Map<string, Map<string, FileState>>();

@@ -13,7 +13,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class NoDeliveryAcrossCutChecker implements Checker<Kind> {
   readonly name = "kernel.no-delivery-across-cut";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly cut = new CutLinks();
 
   onEvent(e: TraceEvent<Kind>): void {

@@ -12,7 +12,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class PausedNodeSilentChecker implements Checker<Kind> {
   readonly name = "kernel.paused-node-silent";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly paused = new Set<string>();
 
   onEvent(e: TraceEvent<Kind>): void {

@@ -19,7 +19,7 @@ interface Applied {
 export class CommitAtomicityChecker implements Checker<CommitKind> {
   readonly name = "commit.atomicity";
   readonly kinds = COMMIT_KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly applied = new Map<string, Map<string, Applied>>();
   private readonly reported = new Set<string>();
 

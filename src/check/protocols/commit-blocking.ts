@@ -34,7 +34,7 @@ interface Open {
 export class CommitBlockingChecker implements Checker<Kind> {
   readonly name = "commit.blocking";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly inDoubt = new Map<string, Map<string, Open>>();
   /** txn → the client waiting for it and since when (until its result). */
   private readonly waiting = new Map<string, { client: string; sinceUs: number; untilUs: number | undefined }>();

@@ -20,7 +20,7 @@ interface ParticipantMemory {
 export class CommitDurabilityChecker implements Checker<CommitKind> {
   readonly name = "commit.durability";
   readonly kinds = COMMIT_KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** txn → announced decision, per coordinator node. */
   private readonly decisions = new Map<string, Map<string, Outcome>>();
   private readonly participants = new Map<string, ParticipantMemory>();

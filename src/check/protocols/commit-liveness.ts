@@ -26,7 +26,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class CommitLivenessChecker implements Checker<Kind> {
   readonly name = "commit.liveness";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly quiet = new QuietPeriod();
   /** "participant txn" → the transaction's participant and id, from a Yes vote until an outcome. */
   private readonly inDoubt = new Map<string, { node: string; txn: string }>();

@@ -19,7 +19,7 @@ interface Txn {
 export class CommitValidityChecker implements Checker<CommitKind> {
   readonly name = "commit.validity";
   readonly kinds = COMMIT_KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly txns = new Map<string, Txn>();
 
   onEvent(e: TraceEvent<CommitKind>): void {
@@ -28,9 +28,16 @@ export class CommitValidityChecker implements Checker<CommitKind> {
 
   private onCommitEvent(e: TraceEvent<CommitKind>): void {
     const ev = readCommitEvent(e);
-    if (ev.kind === "recover-coordinator" || ev.kind === "recover-participant") return;
-    const t = this.txns.get(ev.txn) ?? { participants: undefined, yes: new Set<string>(), no: new Set<string>(), reported: false };
-    this.txns.set(ev.txn, t);
+    if (ev.kind === "recover-coordinator") return;
+    if (ev.kind === "recover-participant") {
+      // In doubt after a restart: its log holds the durable record of a Yes vote (2PC's prepared,
+      // 3PC's ready), which it answers the coordinator with. A crash between that record becoming
+      // durable and the vote being sent leaves no "vote" event, yet the Yes was given
+      // (found by zksim check 3pc-crashes: crash and restart p3 right after its fsync).
+      for (const txn of ev.inDoubt) this.txnOf(txn).yes.add(e.node);
+      return;
+    }
+    const t = this.txnOf(ev.txn);
     switch (ev.kind) {
       case "begin":
         t.participants = ev.participants;
@@ -48,6 +55,12 @@ export class CommitValidityChecker implements Checker<CommitKind> {
       case "result":
         return;
     }
+  }
+
+  private txnOf(txn: string): Txn {
+    const t = this.txns.get(txn) ?? { participants: undefined, yes: new Set<string>(), no: new Set<string>(), reported: false };
+    this.txns.set(txn, t);
+    return t;
   }
 
   private judge(e: TraceEvent, txn: string, t: Txn, what: string): void {

@@ -32,7 +32,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class MultiPaxosLinearizableChecker implements Checker<Kind> {
   readonly name = "multipaxos.linearizable";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly open = new Map<string, Operation>();
   private readonly ops: Operation[] = [];
 

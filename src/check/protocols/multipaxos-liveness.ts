@@ -34,7 +34,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class MultiPaxosLivenessChecker implements Checker<Kind> {
   readonly name = "multipaxos.liveness";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly quiet = new QuietPeriod();
   private readonly tally = new SlotTally();
   /** Slot → when its command was chosen, and which. */

@@ -15,7 +15,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class MultiPaxosSlotAgreementChecker implements Checker<Kind> {
   readonly name = "multipaxos.slot-agreement";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly tally = new SlotTally();
   private readonly chosen = new Map<number, { command: string; ballot: number }>();
 

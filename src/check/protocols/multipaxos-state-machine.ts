@@ -13,7 +13,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class MultiPaxosStateMachineChecker implements Checker<Kind> {
   readonly name = "multipaxos.state-machine-safety";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly applied = new Map<number, { command: string; node: string }>();
 
 

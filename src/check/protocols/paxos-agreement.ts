@@ -14,7 +14,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class PaxosAgreementChecker implements Checker<Kind> {
   readonly name = "paxos.agreement";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly tally = new ChosenTally();
 
 

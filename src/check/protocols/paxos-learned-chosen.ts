@@ -14,7 +14,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class PaxosLearnedChosenChecker implements Checker<Kind> {
   readonly name = "paxos.learned-chosen";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly tally = new ChosenTally();
 
 

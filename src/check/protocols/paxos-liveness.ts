@@ -18,7 +18,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class PaxosLivenessChecker implements Checker<Kind> {
   readonly name = "paxos.liveness";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly quiet = new QuietPeriod();
   /** Learner → whether its current incarnation holds a learned value. */
   private readonly learners = new Map<string, boolean>();

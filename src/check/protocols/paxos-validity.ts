@@ -14,7 +14,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class PaxosValidityChecker implements Checker<Kind> {
   readonly name = "paxos.validity";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly inputs = new Set<ProtocolValue>();
 
 

@@ -54,7 +54,7 @@ type BarrierKind = KindsOf<typeof BARRIER_KINDS>;
 export class BarrierChecker implements Checker<BarrierKind> {
   readonly name = "recipe.barrier";
   readonly kinds = BARRIER_KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly barriers = new Map<string, BarrierHistory>();
 
@@ -193,7 +193,7 @@ type PollingKind = KindsOf<typeof POLLING_KINDS>;
 export class BarrierPollingChecker implements Checker<PollingKind> {
   readonly name = "recipe.barrier-polling";
   readonly kinds = POLLING_KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** Client node → its current wait at a simple barrier. */
   private readonly waits = new Map<string, { barrier: string; since: TraceEvent; prompted: boolean; polls: number; reads: Set<string> }>();
 

@@ -28,7 +28,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class CounterChecker implements Checker<Kind> {
   readonly name = "recipe.counter";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly counters = new Map<string, CounterHistory>();
 
   onEvent(e: TraceEvent<Kind>): void {

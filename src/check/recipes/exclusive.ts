@@ -64,7 +64,7 @@ export const STALL_MS = 20_000;
 export class ExclusiveRoleChecker implements Checker<Kind> {
   readonly name: string;
   readonly kinds: readonly Kind[];
-  private readonly log: ViolationLog;
+  readonly log: ViolationLog;
   private readonly fates = new SessionFates();
   private readonly instances = new Map<string, Instance>();
   private readonly claims: ClaimsAfterExpiry;

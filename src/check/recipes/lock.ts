@@ -56,7 +56,7 @@ type HerdKind = KindsOf<typeof HERD_KINDS>;
 export class LockHerdChecker implements Checker<HerdKind> {
   readonly name = "recipe.lock-herd";
   readonly kinds = HERD_KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly dirs = new Map<string, { notifications: number; deletions: number; acquisitions: number; sessions: Set<string> }>();
 
@@ -127,7 +127,7 @@ type FencingKind = KindsOf<typeof FENCING_KINDS>;
 export class LockFencingChecker implements Checker<FencingKind> {
   readonly name = "recipe.lock-fencing";
   readonly kinds = FENCING_KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** Largest token granted so far (one lock guards the resources of a run: tokens of different locks do not compare). */
   private maxGranted = -1;
   private readonly begun = new Map<string, number>();

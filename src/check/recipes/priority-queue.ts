@@ -56,7 +56,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class PriorityOrderChecker implements Checker<Kind> {
   readonly name = "recipe.priority-queue";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** Queue dir → acknowledged offers (by node name). */
   private readonly offered = new Map<string, Map<string, Offered>>();
   /** Node path → index of the first delete of it invoked by anyone. */

@@ -53,7 +53,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class QueueChecker implements Checker<Kind> {
   readonly name = "recipe.queue";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly queues = new Map<string, QueueHistory>();
   private readonly fates = new SessionFates();
   /** The last crash of any node: an item offered before it may have been taken unannounced. */

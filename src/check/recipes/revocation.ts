@@ -61,7 +61,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class RevocationChecker implements Checker<Kind> {
   readonly name = "recipe.revocation";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly paused = new PausedTime();
   /** `lock session` → the session's hold on that lock. */

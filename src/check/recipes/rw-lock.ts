@@ -21,7 +21,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class ReadWriteLockChecker implements Checker<Kind> {
   readonly name = "recipe.rwlock";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   /** lock → session → hold. */
   private readonly holds = new Map<string, Map<string, Hold>>();

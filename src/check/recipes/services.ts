@@ -28,7 +28,7 @@ type GroupKind = KindsOf<typeof GROUP_KINDS>;
 export class GroupChecker implements Checker<GroupKind> {
   readonly name = "recipe.group";
   readonly kinds = GROUP_KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   /** group → member → session that joined it (while joined). */
   private readonly live = new Map<string, Map<string, string>>();
@@ -108,7 +108,7 @@ type ConfigKind = KindsOf<typeof CONFIG_KINDS>;
 export class ConfigChecker implements Checker<ConfigKind> {
   readonly name = "recipe.config";
   readonly kinds = CONFIG_KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly lastSeen = new Map<string, number>();
   /**
    * Per config: the last acknowledged version, when writing last happened, and the versions
@@ -176,7 +176,7 @@ type NamingKind = KindsOf<typeof NAMING_KINDS>;
 export class NamingChecker implements Checker<NamingKind> {
   readonly name = "recipe.naming";
   readonly kinds = NAMING_KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly names = new Map<string, string>();
   private readonly tags = new Map<string, string>();
 

@@ -28,7 +28,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class TwoPhaseCommitChecker implements Checker<Kind> {
   readonly name = "recipe.2pc";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly txs = new Map<string, Tx>();
 

@@ -65,7 +65,7 @@ export interface DurableAckOptions {
 }
 
 export class DurableAckChecker implements Checker<Kind> {
-  private readonly log: ViolationLog;
+  readonly log: ViolationLog;
   private readonly nodes = new Map<string, NodeLog>();
   /** Client → the server it last connected to (`replies`). */
   private readonly serverOf = new Map<string, string>();

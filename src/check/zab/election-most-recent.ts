@@ -58,7 +58,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class ElectionMostRecentChecker implements Checker<Kind> {
   readonly name = "zab.election-most-recent";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** By node. */
   private readonly elections = new Map<string, Election>();
   /** By sid: the epochs a server started elections with, by its last logged zxid (as hex). */

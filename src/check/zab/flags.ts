@@ -20,7 +20,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class FlagsChecker implements Checker<Kind> {
   readonly name = "zab.flags";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
 
   onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);

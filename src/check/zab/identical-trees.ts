@@ -29,7 +29,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class IdenticalTreesChecker implements Checker<Kind> {
   readonly name = "zab.identical-trees";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly first = new Map<Zxid, FirstDigest>();
   private readonly reported = new Set<string>();
   private readonly pruner = new FloorPruner((floorZxid) => {

@@ -36,7 +36,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class LeadershipChecker implements Checker<Kind> {
   readonly name = "zab.leadership";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly establishedBy = new Map<number, Established>();
   private readonly roles = new Map<string, Role>();
   /** Pairs already reported under Leadership1, so a long overlap is reported once. */

@@ -47,7 +47,7 @@ const CURRENT_EPOCH_FILE = "currentEpoch";
 export class LearnerSyncChecker implements Checker<Kind> {
   readonly name = "zab.learner-sync";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly nodes = new Map<string, Learner>();
 
   onEvent(e: TraceEvent<Kind>): void {

@@ -86,7 +86,7 @@ interface ClientRequest {
 export class LivenessChecker implements Checker<Kind> {
   readonly name = "zab.liveness";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly gaps: UnknownVerdict[] = [];
   private readonly budgetUs: number;
   private readonly names = new ServerNames();

@@ -37,7 +37,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class NewLeaderQuorumChecker implements Checker<Kind> {
   readonly name = "zab.newleader-quorum";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly voters = new Set<string>();
   private readonly leaders = new Map<string, Leadership>();
 

@@ -91,7 +91,7 @@ type NameKind = (typeof NAME_KINDS)[number];
  * checker forgets its state below the durable floor (durable-floor.ts).
  */
 export abstract class ZabEventChecker<K extends TraceKind> implements Checker<K | NameKind | FloorKind> {
-  protected readonly log: ViolationLog;
+  readonly log: ViolationLog;
   protected readonly names = new ServerNames();
   /** Set by a checker that forgets its per-txn state below the durable floor, in its constructor. */
   protected pruner: FloorPruner | undefined = undefined;

@@ -31,7 +31,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class ZxidUniquenessChecker implements Checker<Kind> {
   readonly name = "zab.zxid-uniqueness";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private readonly first = new Map<Zxid, FirstSeen>();
   /** `zxid:txn` pairs already reported, so every server that logs the intruder is not a new report. */
   private readonly reported = new Set<string>();

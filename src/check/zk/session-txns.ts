@@ -32,7 +32,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class SessionTxnsChecker implements Checker<Kind> {
   readonly name = "zk.session-txns";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   /** Session (hex) → zxid of its closeSession as first applied by a serving server. */
   private readonly closedAt = new Map<string, bigint>();
   /** Sessions already reported (one violation per session). */

@@ -15,7 +15,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class StandaloneDurabilityChecker implements Checker<Kind> {
   readonly name = "zk.standalone-durability";
   readonly kinds = KINDS;
-  private readonly log = new ViolationLog(this.name);
+  readonly log = new ViolationLog(this.name);
   private maxSeen = 0n;
   private seenBy = "";
 

@@ -1,20 +1,21 @@
 /**
- * `zksim bench <suite> [--json]`: the benchmark suites of cli/bench.ts, one figure a line.
+ * `zksim bench <suite> [--json] [--targets A,B]`: the benchmark suites of cli/bench.ts, one
+ * figure a line. `--targets` (check-model only) measures those `zksim check` targets alone.
  * `zksim bench recipes --profile [--seeds N] [--top N]`: where a warm seed's time goes instead
  * (cli/bench-profile.ts), by area (each checker, the trace, the kernel, the server…) and function.
  */
 import { UserInputError } from "../../sim/errors.js";
-import { boolFlag, intFlag, parseArgs } from "../args.js";
+import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
 import { BENCH_SUITES, profileRecipes, runBench } from "../bench.js";
 import { formatProfile } from "../bench-profile.js";
 import type { Command } from "../command.js";
 
 export const bench: Command = {
   name: "bench",
-  args: "<suite> [--json] | recipes --profile [--seeds N] [--top N] [--json]",
+  args: "<suite> [--json] [--targets A,B] | recipes --profile [--seeds N] [--top N] [--json]",
   help: `benchmarks (${BENCH_SUITES.join(", ")}, all)`,
   async run(argv) {
-    const args = parseArgs(argv, { json: "bool", profile: "bool", seeds: "int", top: "int" }, "bench");
+    const args = parseArgs(argv, { json: "bool", targets: "string", profile: "bool", seeds: "int", top: "int" }, "bench");
     if (args.positionals.length === 0) throw new UserInputError(`bench: which suite? (${BENCH_SUITES.join(", ")}, all)`);
     if (args.positionals.length > 1) throw new UserInputError(`bench: unexpected argument "${args.positionals[1]}"`);
     if (boolFlag(args, "profile")) {
@@ -25,7 +26,9 @@ export const bench: Command = {
       return 0;
     }
     if (args.flags.has("seeds") || args.flags.has("top")) throw new UserInputError("bench: --seeds and --top go with --profile");
-    const figures = await runBench(args.positionals[0]!);
+    const targets = stringFlag(args, "targets")?.split(",").map((t) => t.trim()).filter((t) => t !== "");
+    if (targets !== undefined && args.positionals[0] !== "check-model") throw new UserInputError("bench: --targets is for the check-model suite");
+    const figures = await runBench(args.positionals[0]!, targets);
     for (const f of figures) {
       if (boolFlag(args, "json")) console.log(JSON.stringify(f));
       else console.log(`${f.bench.padEnd(12)} ${f.metric.padEnd(28)} ${String(f.value).padStart(14)} ${f.unit}`);

@@ -31,7 +31,7 @@ export function sendControlLine(port: number, line: string, timeoutMs = 5000): P
 export const ctl: Command = {
   name: "ctl",
   args: "[--port 2180] <command>",
-  help: "send a fault command (crash s2, 'partition s1 | s2 s3', heal, pause s2 4s, status…; see docs/serve.md) to a running `zksim serve`\non its control port (the first client port − 1, unless serve was given --control-port)",
+  help: "send a fault command (crash s2, 'partition s1 | s2 s3', heal, pause s2 for 4s, status…; see docs/faults.md) to a running `zksim serve`\non its control port (the first client port − 1, unless serve was given --control-port)",
   async run(argv) {
     const args = parseArgs(argv, { port: "int" }, "ctl");
     const line = args.positionals.join(" ").trim();

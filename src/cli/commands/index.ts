@@ -6,6 +6,7 @@ import type { Command } from "../command.js";
 import { explore } from "../explore/command.js";
 import { bench } from "./bench.js";
 import { bugs } from "./bugs.js";
+import { check } from "./check.js";
 import { ctl } from "./ctl.js";
 import { demo } from "./demo.js";
 import { determinism } from "./determinism.js";
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   explore,
   replay,
   shrink,
+  check,
   bugs,
   list,
   determinism,

@@ -17,27 +17,32 @@ import { isSessionFileText } from "../../tui/session-file.js";
 import { replaySession } from "../../tui/replay-session.js";
 import { JOURNAL_FORMAT, servedCaseFromJournal } from "../../serve/serve-recorder.js";
 import { REPLAY_REGISTRY, writeReplayFile } from "../replay.js";
+import { openTraceReport } from "../report/trace-report.js";
+import { TraceFileWriter } from "../trace-file.js";
 
 export const replay: Command = {
   name: "replay",
-  args: "<file> [--module PATH] [--json]",
+  args: "<file> [--module PATH] [--json] [--trace FILE]",
   help: `re-run a replay file and check it reproduces (same trace hash and checkers):
 exit 1 reproduced (the case still fails), 0 reproduced a recorded pass (or a case that shows
 only the scenario's documented flaws, verdict "expected"),
 4 did not reproduce, 2 unreadable or invalid file.
 A replay of a user's script (the public API: runUserScript, userScriptProperty) imports the
-script from --module PATH (default: the module the file records, relative to this directory)`,
+script from --module PATH (default: the module the file records, relative to this directory).
+A learn session (zksim learn --save, a zksim check counterexample) re-executes to its saved
+step; --trace F.html draws it as a space-time diagram (F.shiviz: ShiViz log, else JSON lines)`,
   run: cmdReplay,
 };
 
 async function cmdReplay(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { json: "bool", module: "string" }, "replay");
+  const args = parseArgs(argv, { json: "bool", module: "string", trace: "string" }, "replay");
   if (args.positionals.length === 0) throw new UserInputError("replay: which replay file? (written by `zksim run --save FILE`)");
   if (args.positionals.length > 1) throw new UserInputError(`replay: unexpected argument "${args.positionals[1]}"`);
   const path = args.positionals[0]!;
   const text = readInputFile(path, "replay file");
   // A `zksim learn --save` session file replays by re-executing its branch (tui/replay-session.ts).
-  if (isSessionFileText(text)) return replaySession(path, boolFlag(args, "json"));
+  if (isSessionFileText(text)) return replaySessionWithTrace(path, boolFlag(args, "json"), stringFlag(args, "trace"));
+  if (stringFlag(args, "trace") !== undefined) throw new UserInputError(`replay: --trace is for learn session files; for ${path}, run its case with \`zksim run … --trace FILE\` (the replay line it prints)`);
   // The journal `zksim serve --record FILE` keeps while serving: left behind when serve did not stop cleanly.
   if (text.startsWith(`{"zksim":"${JOURNAL_FORMAT}"`)) return replayJournal(path, text);
   const module = stringFlag(args, "module");
@@ -64,6 +69,25 @@ async function cmdReplay(argv: string[]): Promise<number> {
     }
   }
   return code;
+}
+
+/** A learn session (or a `zksim check` counterexample), its re-execution drawn to `--trace FILE`. */
+async function replaySessionWithTrace(path: string, json: boolean, tracePath: string | undefined): Promise<number> {
+  if (tracePath === undefined) return (await replaySession(path, json)).code;
+  const report = openTraceReport(tracePath);
+  const writer = report === undefined ? new TraceFileWriter(tracePath) : undefined;
+  let r: Awaited<ReturnType<typeof replaySession>>;
+  try {
+    r = await replaySession(path, json, (e) => (report !== undefined ? report.add(e) : writer!.write(e)));
+  } finally {
+    const failure = writer?.close();
+    if (failure !== undefined) console.error(`zksim: ${failure}`);
+  }
+  if (report !== undefined) {
+    const note = report.finish({ scenario: `learn ${r.protocol} (${path})`, seed: r.seed, traceHash: r.traceHash, verdict: r.violations.length > 0 ? "fail" : "pass", violations: r.violations, events: r.events, virtualMs: r.virtualMs });
+    if (note !== undefined) console.error(`zksim: --trace ${tracePath}: ${note}`);
+  }
+  return r.code;
 }
 
 /**

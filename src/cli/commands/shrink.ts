@@ -13,15 +13,17 @@ import { DEFAULT_MAX_RUNS, shrinkCase } from "../../scenario/shrink.js";
 import { workloadDef } from "../../scenario/registry.js";
 import { intFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
-import { checkOutputPath, ensureDir } from "../files.js";
+import { checkOutputPath, ensureDir, readInputFile, writeOutputFile } from "../files.js";
 import { REPLAY_EXIT, REPLAY_REGISTRY, readReplayFile, writeReplayFile } from "../replay.js";
+import { isSessionFileText, readSessionFile } from "../../tui/session-file.js";
+import { shrinkCounterexample } from "../../search/shrink.js";
 
 export const shrink: Command = {
   name: "shrink",
   args: "<file> [--out FILE] [--max-runs N]",
   help: `minimise a failing replay file: ddmin over its faults (and a served session's connections), then a shorter durationMs
-(at most N runs, default ${DEFAULT_MAX_RUNS}); writes FILE (default <file>.shrunk.json);
-exit 0 written, 4 the case no longer fails`,
+(at most N runs, default ${DEFAULT_MAX_RUNS}); a zksim check counterexample (a learn session): ddmin over its
+steps; writes FILE (default <file>.shrunk.json); exit 0 written, 4 the case no longer fails`,
   run: cmdShrink,
 };
 
@@ -33,6 +35,8 @@ async function cmdShrink(argv: string[]): Promise<number> {
   const out = stringFlag(args, "out") ?? `${path.replace(/\.json$/, "")}.shrunk.json`;
   const maxRuns = intFlag(args, "max-runs") ?? DEFAULT_MAX_RUNS;
   if (maxRuns < 1) throw new UserInputError(`shrink: --max-runs must be at least 1, got ${maxRuns}`);
+  const text = readInputFile(path, "replay file");
+  if (isSessionFileText(text)) return shrinkSessionFile(path, out, maxRuns);
   const c = readReplayFile(path);
   checkOutputPath(out, "--out");
   ensureDir(dirname(out), `the directory of --out ${out}`);
@@ -59,5 +63,25 @@ async function cmdShrink(argv: string[]): Promise<number> {
   writeReplayFile(out, outcome.shrunk);
   console.log(`wrote ${out}`);
   console.log(`replay: zksim replay ${out}`);
+  return 0;
+}
+
+/** A `zksim check` counterexample (a learn session): fewer steps, same violation (search/shrink.ts). */
+async function shrinkSessionFile(path: string, out: string, maxRuns: number): Promise<number> {
+  const file = readSessionFile(path);
+  checkOutputPath(out, "--out");
+  ensureDir(dirname(out), `the directory of --out ${out}`);
+  console.log(`zksim shrink ${path}: a zksim check counterexample (${file.check?.target ?? "?"}, ${file.check?.checker ?? "?"}); budget ${maxRuns} runs`);
+  const outcome = await shrinkCounterexample(file, maxRuns);
+  if (outcome === undefined) {
+    console.log(`not shrunk: the path no longer violates ${file.check?.checker ?? "its checker"} (see \`zksim replay ${path}\`)`);
+    return REPLAY_EXIT.notReproduced;
+  }
+  console.log(`  steps: ${outcome.stepsBefore} → ${outcome.stepsAfter}`);
+  console.log(`  runs:  ${outcome.runs} of at most ${maxRuns}${outcome.budgetSpent ? " (budget spent: smaller, but perhaps not minimal)" : ""}`);
+  console.log(`  shrunk path violates: ${outcome.checker}; trace hash ${outcome.file.traceHash}`);
+  writeOutputFile(out, `${JSON.stringify(outcome.file, null, 1)}\n`, "shrunk counterexample");
+  console.log(`wrote ${out}`);
+  console.log(`replay: zksim replay ${out}; learn: zksim learn --open ${out}`);
   return 0;
 }

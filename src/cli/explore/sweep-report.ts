@@ -238,9 +238,8 @@ export function mergeSweepReports(reports: readonly { path: string; report: Swee
   const missingShards: number[] = [];
   for (let i = 1; i <= id.shardCount; i++) if (!byShard.has(i)) missingShards.push(i);
   const interruptedShards = all.filter((r) => r.interrupted).map((r) => r.shardIndex).sort((a, b) => a - b);
-  const identity = Object.fromEntries(IDENTITY_FIELDS.map((f) => [f, id[f]])) as unknown as SweepIdentity;
   return {
-    ...identity,
+    ...sweepIdentity(id),
     shardsMerged: all.length,
     seedsRun: all.reduce((n, r) => n + r.seedsRun, 0),
     failures: mergedList(reports, (r) => r.failures),
@@ -251,6 +250,11 @@ export function mergeSweepReports(reports: readonly { path: string; report: Swee
     wallSeconds: Math.max(...all.map((r) => r.wallSeconds)),
     ...(missingShards.length > 0 || interruptedShards.length > 0 ? { incomplete: { missingShards, interruptedShards } } : {}),
   };
+}
+
+/** What names a sweep (the fields its shards must agree on). */
+function sweepIdentity({ scenario, scenarioArg, variant, bugs, canary, generate, from, count, shardCount }: SweepIdentity): SweepIdentity {
+  return { scenario, scenarioArg, variant, bugs, canary, generate, from, count, shardCount };
 }
 
 /** One list of every shard's seeds, sorted by seed, each replay file a path from where the merge ran. */

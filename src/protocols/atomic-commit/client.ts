@@ -8,7 +8,7 @@
  * teaching UI's client action); it starts once the ones before it have their outcome. Transaction ids are `<client>-<n>`, with the incarnation added
  * after a restart so that ids never repeat.
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, TimerHandle } from "../../world/index.js";
 import type { TxnRequest, Value } from "./config.js";
 
 export interface PlannedTxn {

@@ -5,8 +5,7 @@
  * A transaction writes one key of a small keyed store at every participant (each participant is
  * one site holding its own copy of the key space). Values are strings or numbers.
  */
-import { isTorn } from "../../sim/disk.js";
-import type { NodeContext } from "../../sim/node-context.js";
+import { isTorn, type NodeContext } from "../../world/index.js";
 
 export type Value = string | number;
 

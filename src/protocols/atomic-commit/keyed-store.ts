@@ -8,6 +8,7 @@
  * Invariant: a key's lock is held by at most one transaction; values change only on commit.
  */
 import type { Value } from "./config.js";
+import { invariant } from "../../base/errors.js";
 
 export class KeyedStore {
   readonly values = new Map<string, Value>();
@@ -19,6 +20,12 @@ export class KeyedStore {
     if (holder !== undefined && holder !== txn) return false;
     this.locks.set(key, txn);
     return true;
+  }
+
+  /** A commit applies `txn`'s write: only the transaction that holds the key's lock writes it. */
+  commit(key: string, value: Value, txn: string): void {
+    invariant(this.locks.get(key) === txn, () => `commit of ${txn} writes ${key}, whose lock ${this.locks.get(key) === undefined ? "nobody holds" : `${this.locks.get(key)} holds`}`);
+    this.values.set(key, value);
   }
 
   holder(key: string): string | undefined {

@@ -5,8 +5,7 @@
  * after a restart the records are replayed (a torn last record is skipped: it was never
  * fsynced, so nobody was told about it).
  */
-import type { NodeContext } from "../../sim/node-context.js";
-import { isTorn } from "../../sim/disk.js";
+import { isTorn, type NodeContext } from "../../world/index.js";
 import type { AcceptedEntry, Command } from "./messages.js";
 
 const FILE = "acceptor";

@@ -19,7 +19,7 @@
  * A `scripted` client (the teaching UI's) starts no operation on its own: each one comes
  * through `submit`, one at a time, and is retried like the others.
  */
-import type { NodeContext, Process, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, Process, TimerHandle } from "../../world/index.js";
 import { isMultiPaxosMessage } from "./messages.js";
 
 export interface ClientConfig {

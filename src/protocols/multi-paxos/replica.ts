@@ -35,9 +35,10 @@
  * the last round is fsynced before it is used. The learned log is volatile: a restarted replica
  * learns it again from the leader.
  */
-import type { NodeContext, Process } from "../../sim/node-context.js";
+import type { NodeContext, Process } from "../../world/index.js";
 import { AcceptorLog } from "./acceptor-log.js";
 import { commandId, isMultiPaxosMessage, majority, type AcceptedEntry, type Command, type MultiPaxosMessage } from "./messages.js";
+import { invariant } from "../../base/errors.js";
 
 export type ReplicaVariant = "correct" | "skip-phase-1" | "skip-gap-fill";
 
@@ -320,6 +321,8 @@ export class MultiPaxosReplica implements Process {
   private learn(slot: number, value: Command): void {
     if (this.chosen.has(slot) || slot < this.applied) return;
     this.chosen.set(slot, value);
+    // Slots apply in order, each once: everything below `applied` is chosen, and stays so.
+    invariant(this.applied === 0 || this.chosen.has(this.applied - 1), () => `replica ${this.ctx.id} applied slot ${this.applied - 1} without a chosen value`);
     while (this.chosen.has(this.applied)) {
       const c = this.chosen.get(this.applied)!;
       if (c.kind === "put" && (this.lastRequest.get(c.client) ?? 0) < c.reqId) {

@@ -13,8 +13,9 @@
  * forgets a promise or an acceptance that already counted towards a majority.
  * A full disk: the acceptor ignores the request (the book: an acceptor may ignore any request).
  */
-import type { NodeContext, Process } from "../../sim/node-context.js";
+import type { NodeContext, Process } from "../../world/index.js";
 import { isPaxosMessage, type PaxosMessage, type PaxosValue } from "./messages.js";
+import { invariant } from "../../base/errors.js";
 
 export const ACCEPTOR_FILE = "acceptor";
 const STATE_BYTES = 64;
@@ -87,6 +88,8 @@ export class PaxosAcceptor implements Process {
 
   /** Writes `next` and adopts it; answers once it is durable (or at once, in the broken twin). */
   private persistThen(next: AcceptorState, answer: () => void): void {
+    const s = this.state;
+    invariant(next.promised >= s.promised && next.acceptedBallot >= s.acceptedBallot && next.acceptedBallot <= next.promised, () => `acceptor ${this.ctx.id}: promised ${s.promised} → ${next.promised}, accepted ${s.acceptedBallot} → ${next.acceptedBallot}: ballots only grow, and nothing is accepted above the promise`);
     const written = this.ctx.disk.replace(ACCEPTOR_FILE, [next], [STATE_BYTES]);
     if (!written.ok) return;
     this.state = next;

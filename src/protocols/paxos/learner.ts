@@ -7,8 +7,9 @@
  * The learned value is fsynced to the file "learner"; after a restart it is read back (a
  * learner never unlearns what it has made durable).
  */
-import type { NodeContext, Process } from "../../sim/node-context.js";
+import type { NodeContext, Process } from "../../world/index.js";
 import { isPaxosMessage, majority, type PaxosValue } from "./messages.js";
+import { invariant } from "../../base/errors.js";
 
 export const LEARNER_FILE = "learner";
 
@@ -64,6 +65,7 @@ export class PaxosLearner implements Process {
   }
 
   private learn(value: PaxosValue, via: "accepted" | "chosen", proposer: string | undefined): void {
+    invariant(this.learned === undefined, () => `learner ${this.ctx.id} learns a second value: a decision never changes`);
     const written = this.ctx.disk.replace(LEARNER_FILE, [{ value }], [32]);
     if (!written.ok) return;
     this.learned = value;

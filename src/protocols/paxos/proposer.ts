@@ -18,8 +18,9 @@
  * whatever the promises say (why phase 1 exists: a second value gets chosen); `announce-once`
  * — it tells the learners the chosen value once, so one that was down then never learns it.
  */
-import type { NodeContext, Process, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, Process, TimerHandle } from "../../world/index.js";
 import { ballotOf, isPaxosMessage, majority, roundOf, type PaxosValue, type Promise_ } from "./messages.js";
+import { invariant } from "../../base/errors.js";
 
 export const PROPOSER_FILE = "proposer";
 
@@ -119,7 +120,9 @@ export class PaxosProposer implements Process {
     this.phase = "preparing";
     this.ctx.disk.fsync(PROPOSER_FILE, () => {
       if (this.round !== round || this.phase !== "preparing") return;
-      this.ballot = ballotOf(round, this.config.index, this.config.proposers);
+      const ballot = ballotOf(round, this.config.index, this.config.proposers);
+      invariant(ballot > this.ballot, () => `proposer ${this.ctx.id}: ballot ${ballot} after ${this.ballot}: a proposer's ballots only grow`);
+      this.ballot = ballot;
       this.rounds++;
       this.promises.clear();
       this.accepted.clear();

@@ -17,7 +17,7 @@
  * once. (Bernstein–Hadzilacos–Goodman's coordinator commits there instead: a participant that
  * did not ack has failed and will learn the outcome when it recovers.)
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, TimerHandle } from "../../world/index.js";
 import { logDurably, readLog, type CommitTiming, type TxnRequest } from "../atomic-commit/config.js";
 import type { ClientMessage, ResultMessage } from "../atomic-commit/client.js";
 import type { Decision3pc, ThreePhaseMessage } from "./messages.js";

@@ -21,11 +21,12 @@
  * book's timeout rules without the termination protocol), recovered-ignores-coordinator (after
  * a total failure, it decides without hearing that the coordinator is undecided).
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, TimerHandle } from "../../world/index.js";
 import { logDurably, readLog, type CommitTiming, type TxnRequest, type Value } from "../atomic-commit/config.js";
 import { KeyedStore } from "../atomic-commit/keyed-store.js";
 import type { Decision3pc, ParticipantState3pc, ThreePcVariant, ThreePhaseMessage } from "./messages.js";
 import { Ballots, terminationRule, type StateAnswer } from "./termination.js";
+import { invariant } from "../../base/errors.js";
 
 const LOG = "participant.log";
 
@@ -159,7 +160,8 @@ export class ThreePhaseParticipant {
         this.send(this.coordinator, { kind: "vote", txn: m.txn, vote: "no" });
       });
     }
-    this.store.tryLock(m.key, m.txn);
+    const locked = this.store.tryLock(m.key, m.txn);
+    invariant(locked, () => `${this.ctx.id} executes ${m.txn} on ${m.key}, locked by ${this.store.holder(m.key) ?? "nobody"}`);
     const t = this.fresh(m.key, m.value, "readying");
     this.txns.set(m.txn, t);
     this.log({ rec: "ready", txn: m.txn, key: m.key, value: m.value }, () => {
@@ -348,12 +350,13 @@ export class ThreePhaseParticipant {
   }
 
   private apply(txn: string, t: ParticipantTxn, outcome: Decision3pc, by: ApplyBy, then?: () => void): void {
+    invariant(!(t.state === "committed" || t.state === "aborted"), () => `${this.ctx.id} decides ${txn} again (${t.state}, now ${outcome}): a decision never changes`);
     this.ctx.cancelTimer(t.timer);
     t.state = "applying";
     t.applying = outcome;
     this.log({ rec: "outcome", txn, outcome }, () => {
       t.state = outcome === "commit" ? "committed" : "aborted";
-      if (outcome === "commit") this.store.values.set(t.key, t.value);
+      if (outcome === "commit") this.store.commit(t.key, t.value, txn);
       this.store.unlock(t.key, txn);
       this.ctx.annotate("3pc.apply", { txn, outcome, by });
       then?.();

@@ -12,7 +12,7 @@
  * decide-before-log twin); commit only if every participant voted Yes (except in the
  * commit-on-timeout twin); one decision per transaction, across crashes.
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, TimerHandle } from "../../world/index.js";
 import { logDurably, readLog, type CommitTiming, type TxnRequest } from "../atomic-commit/config.js";
 import type { ClientMessage, ResultMessage } from "../atomic-commit/client.js";
 import type { Decision2pc, TwoPcVariant, TwoPhaseMessage } from "./messages.js";

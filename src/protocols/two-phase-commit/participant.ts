@@ -16,10 +16,11 @@
  * vote-before-log twin); after a Yes the outcome comes only from someone who knows it (except in
  * the abort-in-doubt twin); recovery restores every prepared, undecided transaction with its lock.
  */
-import type { NodeContext, TimerHandle } from "../../sim/node-context.js";
+import type { NodeContext, TimerHandle } from "../../world/index.js";
 import { logDurably, readLog, recordBytes, type CommitTiming, type Termination, type TxnRequest, type Value } from "../atomic-commit/config.js";
 import { KeyedStore } from "../atomic-commit/keyed-store.js";
 import type { Decision2pc, TwoPcVariant, TwoPhaseMessage } from "./messages.js";
+import { invariant } from "../../base/errors.js";
 
 const LOG = "participant.log";
 
@@ -93,7 +94,8 @@ export class TwoPhaseParticipant {
           ? "execution failed"
           : undefined;
     if (why !== undefined) return this.voteNo(m, why);
-    this.store.tryLock(m.key, m.txn);
+    const locked = this.store.tryLock(m.key, m.txn);
+    invariant(locked, () => `${this.ctx.id} executes ${m.txn} on ${m.key}, locked by ${this.store.holder(m.key) ?? "nobody"}`);
     const t: ParticipantTxn = { key: m.key, value: m.value, state: "preparing", timer: undefined };
     this.txns.set(m.txn, t);
     const record: LogRecord = { rec: "prepared", txn: m.txn, key: m.key, value: m.value, undo: this.store.values.get(m.key) ?? null };
@@ -164,11 +166,12 @@ export class TwoPhaseParticipant {
 
   /** Logs the outcome, and once it is durable applies it, releases the lock and acks. */
   private apply(txn: string, t: ParticipantTxn, outcome: Decision2pc, by: ApplyBy, ackTo: string | undefined, then?: () => void): void {
+    invariant(!(t.state === "commit" || t.state === "rollback"), () => `${this.ctx.id} decides ${txn} again (${t.state}, now ${outcome}): a decision never changes`);
     this.ctx.cancelTimer(t.timer);
     t.state = "applying";
     logDurably(this.ctx, LOG, { rec: "outcome", txn, outcome } satisfies LogRecord, () => {
       t.state = outcome;
-      if (outcome === "commit") this.store.values.set(t.key, t.value);
+      if (outcome === "commit") this.store.commit(t.key, t.value, txn);
       this.store.unlock(t.key, txn);
       this.ctx.annotate("2pc.apply", { txn, outcome, by });
       if (ackTo !== undefined) this.ctx.send(ackTo, { kind: "ack", txn } satisfies TwoPhaseMessage);

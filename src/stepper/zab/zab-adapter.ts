@@ -3,9 +3,10 @@
  * s1…sN running FastLeaderElection and ZAB over TCP connections) with client nodes c1, c2, the
  * ZAB safety checkers live, and the book's vocabulary for messages, state and narration.
  *
- * Variants: "3" (three servers, the default), "5" (five), and "minority-commit" (three servers
+ * Variants: "3" (three servers, the default), "5" (five), "minority-commit" (three servers
  * whose leader commits on its own ACK — a deliberately broken build: the invariants panel must
- * name what breaks).
+ * name what breaks), and "bug-<n>" for each defect of the bug zoo (three servers with
+ * ZOOKEEPER-<n> re-injected: `zksim bugs`).
  *
  * The world is ready when one leader serves, every running server serves, and every client has
  * a session.
@@ -21,6 +22,7 @@ import { SessionOrderChecker } from "../../check/client/session-order.js";
 import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../../zk/server/quorum/quorum-peer.js";
 import type { QuorumServer } from "../../zk/server/quorum/quorum-verifier.js";
 import { DEFAULT_SERVER_CONFIG } from "../../zk/server/zoo-keeper-server.js";
+import { BUG_IDS, type BugId } from "../../zk/server/bug-id.js";
 import { createClient, type ZooKeeper } from "../../zk/client/index.js";
 import { CreateMode, Ids, zxidHex } from "../../zk/proto/records.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
@@ -51,6 +53,11 @@ function liveCheckers(): Checker[] {
   return [...zab, new NoDeliveryAcrossCutChecker(), new ConnectionFifoChecker(), new SessionOrderChecker()];
 }
 
+/** `bug-1154`: three servers with ZOOKEEPER-1154 re-injected (the bug zoo, `zksim bugs`). */
+function bugVariant(id: BugId): string {
+  return `bug-${id.slice("ZK-".length)}`;
+}
+
 function serverCount(variant: string): number {
   return variant === "5" ? 5 : 3;
 }
@@ -58,15 +65,16 @@ function serverCount(variant: string): number {
 export const zabAdapter: ProtocolAdapter<ZabWorld> = {
   protocol: "zab",
   title: "ZAB — the real ZooKeeper ensemble",
-  variants: ["3", "5", "minority-commit"],
+  variants: ["3", "5", "minority-commit", ...BUG_IDS.map(bugVariant)],
 
   build(seed, variant) {
     const sim = new Simulator({ seed });
     const servers = Array.from({ length: serverCount(variant) }, (_, i) => `s${i + 1}`);
     const members: QuorumServer[] = servers.map((host, i) => ({ sid: i + 1, host, role: "participant" }));
     const canary = variant === "minority-commit" ? ({ canary: "minority-commit" } as const) : {};
+    const bugs = new Set(BUG_IDS.filter((id) => bugVariant(id) === variant));
     servers.forEach((id, i) => {
-      sim.addNode(id, (ctx) => new QuorumPeer(ctx, { ...DEFAULT_QUORUM_CONFIG, myid: i + 1, members, server: { ...DEFAULT_SERVER_CONFIG, serverId: i + 1, ...canary }, bugs: new Set() }));
+      sim.addNode(id, (ctx) => new QuorumPeer(ctx, { ...DEFAULT_QUORUM_CONFIG, myid: i + 1, members, server: { ...DEFAULT_SERVER_CONFIG, serverId: i + 1, ...canary }, bugs }));
     });
     const clients = new Map<string, ZooKeeper>();
     const connectString = servers.map((s) => `${s}:${CLIENT_PORT}`).join(",");

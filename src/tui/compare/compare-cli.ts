@@ -21,7 +21,7 @@ export const COMPARE_START: readonly Action[] = [{ kind: "client", client: "c1",
 export const COMPARE_INTRO: readonly string[] = [
   "COMPARE: the same transaction (c1: x=1 at p1, p2, p3), the same faults, two protocols.",
   "  • Crash the coordinator as the votes come in (step 8; crash co; run 4s): 2PC blocks, 3PC aborts.",
-  "  • Cut p1 off once it has 3PC's preCommit (step 16; cut p1 co,p2,p3,c1; run 2s): 3PC splits.",
+  "  • Cut p1 off once it has 3PC's preCommit (step 16; cut p1 <-> co,p2,p3,c1; run 2s): 3PC splits.",
   "",
 ];
 

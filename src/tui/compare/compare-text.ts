@@ -13,7 +13,7 @@ import { CompareSession, standing } from "./compare-session.js";
 export const COMPARE_HELP: readonly string[] = [
   "Both runs take the same commands, at the same virtual time:",
   "step [N] | back [N] | run DURATION      step together / back / run on",
-  "crash|restart|pause|resume NODE | cut A B | partition A,B / C | heal",
+  "faults: crash NODE, cut A <-> B, partition A B | C, heal … (docs/faults.md)",
   "txn C KEY VALUE [no P,..]                a transaction in both runs",
   "show | help",
   "(deliver, drop, dup, delay and fire name one run's message: use faults instead)",

@@ -206,7 +206,7 @@ const masterLease: Lesson = {
   title: "A deposed master serves a stale read (no lease)",
   idea: "A master cut off from the others does not know it was replaced: without Chubby's master lease it keeps answering reads from its own state machine, which lacks the new master's writes. With the lease it stops serving once a majority stops renewing it.",
   intro: [
-    "Variant no-lease. Write from c1 (write c1 /k a), run 50ms, then cut r3 off from r1, r2 and c2 (cut r3 r1,r2,c2).",
+    "Variant no-lease. Write from c1 (write c1 /k a), run 50ms, then cut r3 off from r1, r2 and c2 (cut r3 <-> r1,r2,c2).",
     "Run 600ms: r1 and r2 elect a new master. Write from c2 (write c2 /k b), run 400ms.",
     "Read from c1, which still reaches r3 (read c1 /k), run 100ms: watch the invariants panel. Then try it without --variant.",
   ],
@@ -233,7 +233,7 @@ const masterLease: Lesson = {
       return { reached: true, text: `${s.stale}, answering ${s.answer}: a stale read (linearizability ✗). Chubby's lease makes a master stop serving before another can be elected` };
     },
   ),
-  solution: "write c1 /k a; run 50ms; cut r3 r1,r2,c2; run 600ms; write c2 /k b; run 400ms; read c1 /k; run 100ms",
+  solution: "write c1 /k a; run 50ms; cut r3 <-> r1,r2,c2; run 600ms; write c2 /k b; run 400ms; read c1 /k; run 100ms",
   why: "A master cannot tell that it was replaced; serving reads locally is only safe while a lease guarantees nobody else can be master. Without it, a client reads a value that was already overwritten: the store is no longer linearizable.",
   book: `${BOOK_CHUBBY}: the master lease`,
   invariants: ["multipaxos.linearizable"],

@@ -91,7 +91,7 @@ const partition: Lesson = {
   title: "A partition after preCommit breaks atomicity",
   idea: "3PC's flaw: a participant cut off after preCommit commits on its timeout, while the coordinator, missing its Ack, aborts the others. The commit.atomicity invariant breaks.",
   intro: [
-    "Step until p1 receives preCommit (step 21), then cut p1 off from everyone: cut p1 co,p2,p3,c1",
+    "Step until p1 receives preCommit (step 21), then cut p1 off from everyone: cut p1 <-> co,p2,p3,c1",
     "Run on (run 2s): co aborts p2 and p3; p1 can ask nobody and commits. Watch the invariants panel.",
   ],
   seed: 1,
@@ -111,7 +111,7 @@ const partition: Lesson = {
     }
     return { reached: false, text: "separate a precommitted participant from the coordinator and its peers, and run on" };
   }),
-  solution: "step 21; cut p1 co,p2,p3,c1; run 2s",
+  solution: "step 21; cut p1 <-> co,p2,p3,c1; run 2s",
 };
 
 export const THREE_PC_LESSONS: readonly Lesson[] = [threePhases, nonblocking, uncertain, partition];

@@ -122,7 +122,7 @@ const partialCommit: Lesson = {
   title: "Commit reaches only some participants",
   idea: "If a local network failure, or the coordinator's crash before every Commit has left, keeps Commit from some participants, those commit and the others stay in doubt: the book's data inconsistency. The decision is in the coordinator's log, so after its restart it sends Commit again and all commit.",
   intro: [
-    "Step until the first Commit arrives (step 19), then cut co off from p1 and p3 (cut co p1,p3) and crash co: the Commits still on the wire are lost to the cut.",
+    "Step until the first Commit arrives (step 19), then cut co off from p1 and p3 (cut co <-> p1,p3) and crash co: the Commits still on the wire are lost to the cut.",
     "Run on (run 2s): one participant has x=1, the others still hold x's lock. Then heal, restart co and run on.",
   ],
   seed: 1,
@@ -141,7 +141,7 @@ const partialCommit: Lesson = {
     }
     return { reached: false, text: "crash the coordinator after one participant got Commit but before the others did" };
   }),
-  solution: "step 19; cut co p1,p3; crash co; run 2s; heal; restart co; run 500ms",
+  solution: "step 19; cut co <-> p1,p3; crash co; run 2s; heal; restart co; run 500ms",
 };
 
 export const TWO_PC_LESSONS: readonly Lesson[] = [twoPhases, oneNo, blocks, presumedAbort, partialCommit];

@@ -240,7 +240,7 @@ const isolatedLeader: Lesson = {
   title: "An isolated leader steps down",
   idea: "A leader that cannot hear a quorum for syncLimit ticks gives up leadership, and the majority side elects a new leader in a higher epoch.",
   intro: [
-    "Cut the leader off from both followers (cut s3 s1,s2) and run on (run 15s).",
+    "Cut the leader off from both followers (cut s3 <-> s1,s2) and run on (run 15s).",
     "s3 is still up and still thinks it leads for a while; watch it give up, and s1 and s2 elect a new leader.",
   ],
   seed: 1,
@@ -264,7 +264,7 @@ const isolatedLeader: Lesson = {
       return { reached: false, text: s.cutAtUs < 0 ? "isolate the leader from its followers" : "run on until the old leader steps down and the majority elects a new one" };
     },
   ),
-  solution: "cut s3 s1,s2; run 15s",
+  solution: "cut s3 <-> s1,s2; run 15s",
   why: "A leader cut off from its quorum can no longer commit; if it went on serving it would hand clients a past that the majority has moved beyond. ZooKeeper makes it step down after syncLimit ticks without a quorum, and a new epoch fences it off.",
   book: "From Paxos to ZooKeeper, 4.2 (ZAB: crash recovery); ch. 7 (leader election)",
   invariants: ["zab.leadership"],

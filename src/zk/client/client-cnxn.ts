@@ -51,9 +51,8 @@
  * - Every piece of state belongs to this node incarnation: a crash of the client node simply
  *   stops everything (the kernel drops its timers and connections).
  */
-import type { NodeContext, TimerHandle, Endpoint } from "../../sim/process-api.js";
-import type { Rng } from "../../sim/rng.js";
-import { invariant } from "../../sim/errors.js";
+import type { NodeContext, TimerHandle, Endpoint, RandomStream } from "../../world/index.js";
+import { invariant } from "../../base/errors.js";
 import { decodeConnectResponse, decodeReply, decodeReplyBody, decodeReplyHeader, encodeClientFrame } from "../proto/codec.js";
 import { Code } from "../proto/error-code.js";
 import { isJuteError, JuteReader } from "../proto/jute.js";
@@ -168,7 +167,7 @@ export interface ClientCnxnOptions {
   sessionId: bigint;
   sessionPasswd: Uint8Array;
   watchManager: ZKWatchManager;
-  rng: Rng;
+  rng: RandomStream;
   /** `canBeReadOnly`: ask for read-only, accept a read-only server (default false). */
   canBeReadOnly?: boolean;
   canary?: ClientCanary;
@@ -224,7 +223,7 @@ export class ClientCnxn {
   private delivering = false;
   private readonly watchManager: ZKWatchManager;
   private readonly chroot: Chroot;
-  private readonly rng: Rng;
+  private readonly rng: RandomStream;
   private readonly canary: ClientCanary | undefined;
   private readonly canBeReadOnly: boolean;
   /** pingRwServer: when the last probe started (the SendThread's start before the first)… */

@@ -21,7 +21,7 @@
  *   `result` is `{ path }`, `{ data, stat }`, `{ stat }` (`stat: null` when exists finds
  *   nothing), `{ children, stat? }`, or `{ results: [{ err, path?, stat? }] }` for multi.
  */
-import type { NodeContext } from "../../sim/process-api.js";
+import type { NodeContext } from "../../world/index.js";
 import { Code, codeName, isRecoverable } from "../proto/error-code.js";
 import { zxidHex, type Stat } from "../proto/records.js";
 import type { PacketReply } from "./client-cnxn.js";

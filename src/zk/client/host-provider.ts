@@ -10,8 +10,8 @@
  *   the caller then pauses `spinDelayMs` (1000 ms) before the attempt — never before the
  *   very first attempt.
  */
-import type { Rng } from "../../sim/rng.js";
-import { UserInputError } from "../../sim/errors.js";
+import type { RandomStream } from "../../world/index.js";
+import { UserInputError } from "../../base/errors.js";
 import { CLIENT_PORT } from "../proto/wire.js";
 import { validatePath } from "../proto/path-utils.js";
 
@@ -64,7 +64,7 @@ export class StaticHostProvider {
   private currentIndex = -1;
   private lastIndex = -1;
 
-  constructor(hosts: readonly HostAddress[], rng: Rng) {
+  constructor(hosts: readonly HostAddress[], rng: RandomStream) {
     this.serverAddresses = rng.shuffle(hosts);
   }
 

@@ -16,8 +16,8 @@
  * - Each operation that reaches the connection is recorded in the trace as `client.invoke`
  *   then `client.complete` (see history.ts); CONNECTIONLOSS completes as "unknown".
  */
-import type { NodeContext } from "../../sim/process-api.js";
-import { UserInputError } from "../../sim/errors.js";
+import type { NodeContext } from "../../world/index.js";
+import { UserInputError } from "../../base/errors.js";
 import { Code, codeName } from "../proto/error-code.js";
 import { OpCode } from "../proto/op-code.js";
 import type { MultiResult as WireMultiResult, RequestRecord, ResponseRecord } from "../proto/packets.js";

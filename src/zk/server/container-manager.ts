@@ -4,7 +4,7 @@
  * that has had children and has none now (stored cversion > 0), and each TTL node with no
  * children whose `mtime` is older than its TTL by the server's clock.
  */
-import type { NodeContext, TimerHandle } from "../../sim/process-api.js";
+import type { NodeContext, TimerHandle } from "../../world/index.js";
 import { ttlOfEphemeralOwner, type DataTree } from "./data-tree.js";
 
 export class ContainerManager {

@@ -5,8 +5,7 @@
  * completes; reading the log stops at the first torn record, as Java's reader stops at a bad
  * checksum. `ZKDatabase` (zk-database.ts) keeps the in-memory tree over it.
  */
-import type { NodeDisk, DiskResult } from "../../sim/disk.js";
-import { isTorn } from "../../sim/disk.js";
+import { isTorn, type NodeDisk, type DiskResult } from "../../world/index.js";
 import type { TxnEntry } from "../proto/txn.js";
 import { zxidHex, type Zxid } from "../proto/records.js";
 import { Code } from "../proto/error-code.js";

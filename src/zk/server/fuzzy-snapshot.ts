@@ -20,9 +20,7 @@
  * Determinism: steps are timers of the node's own context, the walk visits children in sorted
  * order, and nothing here draws randomness.
  */
-import type { NodeDisk } from "../../sim/disk.js";
-import { isTorn } from "../../sim/disk.js";
-import type { NodeContext, TimerHandle } from "../../sim/process-api.js";
+import { isTorn, type NodeDisk, type NodeContext, type TimerHandle } from "../../world/index.js";
 import { zxidHex, type SessionId, type Zxid } from "../proto/records.js";
 import { snapshotNodeOf, type DataTree, type DataTreeSnapshot, type SnapshotNode } from "./data-tree.js";
 import { childPath } from "../proto/path-utils.js";

@@ -10,7 +10,7 @@
  * null (so `minlat` stays 0 until a `crst` resets them to "none yet") and only the final stage's
  * answers update them (`updateStatsForResponse`); auth packets and re-attaches do not.
  */
-import type { Endpoint } from "../../sim/process-api.js";
+import type { Endpoint } from "../../world/index.js";
 import { Code } from "../proto/error-code.js";
 import { OpCode, Xid, opName } from "../proto/op-code.js";
 import { JUTE_MAX_BUFFER_BYTES, type Id, type SessionId, type WatcherEvent, type Zxid } from "../proto/records.js";

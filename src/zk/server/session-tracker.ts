@@ -15,6 +15,8 @@ import { Code } from "../proto/error-code.js";
 import type { SessionId } from "../proto/records.js";
 import { initialSessionId, CONTAINER_EPHEMERAL_OWNER } from "../proto/session-id.js";
 import type { SessionChecker } from "./prep-request-processor.js";
+import type { SessionDump } from "./zoo-keeper-server-bean.js";
+import { invariant } from "../../base/errors.js";
 
 export interface SessionImpl {
   readonly sessionId: SessionId;
@@ -46,6 +48,8 @@ export interface SessionTracker extends SessionChecker {
   /** `freshTimeouts` false: a canary that keeps old deadlines. */
   start(freshTimeouts?: boolean): void;
   shutdown(): void;
+  /** `dumpSessions` (the `dump` four-letter word), as data. */
+  dump(): SessionDump;
 }
 
 export class SessionTrackerImpl implements SessionTracker {
@@ -143,6 +147,8 @@ export class SessionTrackerImpl implements SessionTracker {
 
   private moveTo(s: SessionImpl, expiry: number): void {
     if (s.expiryMs === expiry) return;
+    // A live session sits in exactly the bucket of its expiry time (0: in none, being expired).
+    invariant(s.expiryMs === 0 || this.buckets.get(s.expiryMs)?.has(s) === true, () => `session 0x${s.sessionId.toString(16)} is not in its expiry bucket ${s.expiryMs}`);
     if (s.expiryMs !== 0) this.buckets.get(s.expiryMs)?.delete(s);
     let bucket = this.buckets.get(expiry);
     if (bucket === undefined) {
@@ -225,6 +231,10 @@ export class SessionTrackerImpl implements SessionTracker {
    * Sessions grouped by bucket, by expiry time (for `dump`): as Java's ExpiryQueue, a bucket a
    * session left stays, empty, until its time comes; sessions in the order they entered it.
    */
+  dump(): SessionDump {
+    return { kind: "expiry-buckets", sessionCount: this.sessionsById.size, buckets: this.bucketsSnapshot() };
+  }
+
   bucketsSnapshot(): { expiryMs: number; sessions: SessionId[] }[] {
     return [...this.buckets.entries()]
       .sort(([a], [b]) => a - b)

@@ -18,12 +18,15 @@
  *   notified, but the standard entries are still consumed.
  */
 import { EventType, KeeperState, WatcherType, type WatcherEvent } from "../proto/records.js";
+import type { WatchesReport } from "./zoo-keeper-server-bean.js";
 
 /** What the server connection implements to receive notifications. */
 export interface ServerWatcher {
   /** `zxid` is the triggering txn's zxid, or −1 for setWatches catch-up events. */
   process(event: WatcherEvent, zxid: bigint): void;
   readonly watcherId: number;
+  /** The session it serves, for dumps (`wchc`, `wchp`); absent or 0 for none. */
+  readonly sessionId?: bigint;
 }
 
 export type WatcherMode = "STANDARD" | "PERSISTENT" | "PERSISTENT_RECURSIVE";
@@ -48,7 +51,7 @@ function byWatcherId(a: ServerWatcher, b: ServerWatcher): number {
 }
 
 /** One watch table: Java's `WatchManager`. */
-export class WatchTable {
+export class WatchTable implements WatchesReport {
   private readonly watchTable = new Map<string, Set<ServerWatcher>>();
   private readonly watch2Paths = new Map<ServerWatcher, Set<string>>();
   /** Non-standard modes only; absent means STANDARD (Java's WatcherModeManager). */

@@ -17,9 +17,7 @@
  * cversion/pzxid guards and the NODEEXISTS fixup (ZOOKEEPER-1046, -3249, -3145) keep the
  * parents' Stat right.
  */
-import type { DiskResult } from "../../sim/disk.js";
-import type { NodeContext } from "../../sim/process-api.js";
-import type { Rng } from "../../sim/rng.js";
+import type { DiskResult, NodeContext, RandomStream } from "../../world/index.js";
 import type { TxnEntry } from "../proto/txn.js";
 import type { Zxid } from "../proto/records.js";
 import { DataTree, type DataTreeOptions, type ProcessTxnResult } from "./data-tree.js";
@@ -57,7 +55,7 @@ export class ZKDatabase {
   private txnsSinceSnapshot = 0;
   /** Logged txns that start the next snapshot: snapCount/2 + `SyncRequestProcessor.randRoll`. */
   private snapThreshold: number;
-  private readonly snapRng: Rng;
+  private readonly snapRng: RandomStream;
   private readonly snapshotSizeFactor: number;
   private snapshotInProgress: FuzzySnapshot | undefined;
   /** The last COMMIT_LOG_COUNT applied txns, for DIFF/TRUNC sync (`committedLog`). */

@@ -14,7 +14,7 @@
  * closeSession txn that deletes the session's ephemerals. A restart rebuilds the tree from the
  * snapshot and the log, and gives every recovered session a fresh timeout.
  */
-import type { NodeContext, TimerHandle, Endpoint } from "../../sim/process-api.js";
+import type { NodeContext, TimerHandle, Endpoint, RandomStream } from "../../world/index.js";
 import { JuteReader, isJuteError } from "../proto/jute.js";
 import { decodeConnectRequest, decodeRequestHeader, decodeRequestRecord } from "../proto/codec.js";
 import { Code, codeName } from "../proto/error-code.js";
@@ -31,9 +31,9 @@ import { PrepRequestProcessor, type PrepCanary, type PrepRequest } from "./prep-
 const PREP_CANARIES: ReadonlySet<string> = new Set<PrepCanary>(["multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl"]);
 import { processRead, replyForTxn, type FinalReply, type ReadOptions } from "./final-request-processor.js";
 import { DigestMd5Server, NONCE_BYTES } from "./digest-md5.js";
-import type { Rng } from "../../sim/rng.js";
 import { SessionTrackerImpl, type SessionImpl, type SessionTracker } from "./session-tracker.js";
 import { ServerCnxn, lastOpName, replyLabel, type CnxnHost } from "./server-cnxn.js";
+import type { SessionDump, WatchesReport, ZooKeeperServerBean } from "./zoo-keeper-server-bean.js";
 import { DEFAULT_SNAPSHOT_SIZE_FACTOR, ZKDatabase } from "./zk-database.js";
 import { ContainerManager } from "./container-manager.js";
 import { addInJavaConcurrentSetOrder, javaIdHashCode } from "./java-hash-set.js";
@@ -238,7 +238,7 @@ class AwaitingRequests {
  * `protected` — how a request is submitted, how sessions are created, touched and revalidated —
  * and deliver committed txns through `commitTxn`, as ZooKeeper's class hierarchy does.
  */
-export class ZooKeeperServer implements CnxnHost {
+export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
   readonly config: ZooKeeperServerConfig;
   readonly zkDb: ZKDatabase;
   readonly sessionTracker: SessionTracker;
@@ -259,7 +259,7 @@ export class ZooKeeperServer implements CnxnHost {
   protected serving = false;
   private containers: ContainerManager | undefined;
   /** The DIGEST-MD5 nonces' stream (forked on first use, so runs without SASL draw nothing). */
-  private saslRng: Rng | undefined;
+  private saslRng: RandomStream | undefined;
   /** What reads check ACLs and whoAmI with. */
   private readonly readOptions: ReadOptions;
 
@@ -368,9 +368,36 @@ export class ZooKeeperServer implements CnxnHost {
     return this.cnxns.size;
   }
 
-  /** The open client connections (for the `cons`, `crst` and `dump` four-letter words). */
+  /** The open client connections. */
   get connections(): ReadonlySet<ServerCnxn> {
     return this.cnxns;
+  }
+
+  // ---- ZooKeeperServerBean: what the four-letter words read (zoo-keeper-server-bean.ts) ----
+
+  nodeCount(): number {
+    return this.zkDb.dataTree.nodeCount();
+  }
+
+  approximateDataSize(): number {
+    return this.zkDb.dataTree.approximateDataSize();
+  }
+
+  sessionDump(): SessionDump {
+    return this.sessionTracker.dump();
+  }
+
+  ephemerals(): [SessionId, string[]][] {
+    return this.zkDb.dataTree.ephemeralsBySession();
+  }
+
+  dataWatches(): WatchesReport {
+    return this.zkDb.dataTree.watches.dataWatches;
+  }
+
+  connection(id: number): ServerCnxn | undefined {
+    for (const c of this.cnxns) if (c.endpoint.id === id) return c;
+    return undefined;
   }
 
   // ---- connections -----------------------------------------------------------------------

@@ -50,6 +50,12 @@ describe("commit.validity", () => {
     expect(run(new CommitValidityChecker(), [begin, yes("p1"), apply("p1", "commit")])[0]).toMatch(/p1 committed it, yet p2 never voted Yes/);
     expect(run(new CommitValidityChecker(), [begin, yes("p1"), no("p2"), decision("rollback"), apply("p1", "rollback")])).toEqual([]);
   });
+
+  it("counts a participant recovered in doubt as a Yes (its durable prepared record), and nothing else it recovered", () => {
+    const recovered = (p: string, inDoubt: string[]): E => [2.5, "2pc.recover", p, { role: "participant", inDoubt, locks: [], outcomes: [] }];
+    expect(run(new CommitValidityChecker(), [begin, yes("p1"), recovered("p2", ["t1"]), decision("commit")])).toEqual([]);
+    expect(run(new CommitValidityChecker(), [begin, yes("p1"), recovered("p2", []), decision("commit")])[0]).toMatch(/p2 never voted Yes/);
+  });
 });
 
 describe("commit.durability", () => {

@@ -26,8 +26,8 @@
  * Not modelled: dynamic reconfiguration (config in notifications is sent but ignored), the
  * 2-node QuorumOracleMaj, JMX, and the 28/40-byte legacy notification formats.
  */
-import { UserInputError, invariant, unreachable } from "../../../sim/errors.js";
-import type { NodeContext, TimerHandle } from "../../../sim/process-api.js";
+import { UserInputError, invariant, unreachable } from "../../../base/errors.js";
+import type { NodeContext, TimerHandle } from "../../../world/index.js";
 import { zxidHex, type Zxid } from "../../proto/records.js";
 import type { ElectionMessage, QuorumCnxManager } from "./quorum-cnx-manager.js";
 import type { QuorumVerifier } from "./quorum-verifier.js";

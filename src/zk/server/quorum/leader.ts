@@ -16,7 +16,7 @@
  * Liveness: PING every tickTime/2; a leader without a synced quorum for syncLimit ticks, or any
  * discovery/sync wait longer than initLimit ticks, abandons leadership.
  */
-import type { Endpoint, TimerHandle } from "../../../sim/process-api.js";
+import type { Endpoint, TimerHandle } from "../../../world/index.js";
 import { invariant } from "../../../base/errors.js";
 import { makeZxid, zxidCounter, zxidEpoch, zxidHex, type SessionId, type Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";
@@ -256,7 +256,7 @@ export class Leader {
       this.abandon("zxid counter exhausted (ZOOKEEPER-1277)");
       return;
     }
-    invariant(zxid > this.lastProposed && zxidEpoch(zxid) === this.epoch, `leader ${this.myid} proposes ${zxidHex(zxid)} after ${zxidHex(this.lastProposed)} in epoch ${this.epoch}`);
+    invariant(zxid > this.lastProposed && zxidEpoch(zxid) === this.epoch, () => `leader ${this.myid} proposes ${zxidHex(zxid)} after ${zxidHex(this.lastProposed)} in epoch ${this.epoch}`);
     this.outstanding.push({ zxid, entry, acks: new Set() });
     this.lastProposed = zxid;
     this.peer.ctx.annotate("zab.propose", { sid: this.myid, epoch: this.epoch, zxid: zxidHex(zxid), txn: txnDigest(entry) });
@@ -287,7 +287,7 @@ export class Leader {
       // any single voter's ACK (its own): a minority. Checkers must catch it.
       const enough = this.peer.config.server.canary === "minority-commit" ? [...p.acks].some((s) => this.peer.qv.isVoter(s)) : this.peer.qv.containsQuorum(p.acks);
       if (!enough) return;
-      invariant(zxid > this.lastCommitted, `leader ${this.myid} commits ${zxidHex(zxid)} after ${zxidHex(this.lastCommitted)}`);
+      invariant(zxid > this.lastCommitted, () => `leader ${this.myid} commits ${zxidHex(zxid)} after ${zxidHex(this.lastCommitted)}`);
       this.outstanding.shift();
       this.lastCommitted = zxid;
       this.peer.ctx.annotate("zab.commit", { sid: this.myid, zxid: zxidHex(zxid) });

@@ -3,7 +3,7 @@
  * (FOLLOWERINFO, LEADERINFO, ACKEPOCH), synchronisation and broadcast (docs/zookeeper.md
  * §7.3–7.6). `synced` while a packet arrived from the learner within syncLimit ticks.
  */
-import type { Endpoint } from "../../../sim/process-api.js";
+import type { Endpoint } from "../../../world/index.js";
 import type { Zxid } from "../../proto/records.js";
 import type { Leader } from "./leader.js";
 import type { QuorumPacket } from "./quorum-packet.js";

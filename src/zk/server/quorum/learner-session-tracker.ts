@@ -7,6 +7,7 @@ import { initialSessionId } from "../../proto/session-id.js";
 import { Code } from "../../proto/error-code.js";
 import type { SessionTracker } from "../session-tracker.js";
 import { SessionTable } from "../session-table.js";
+import type { SessionDump } from "../zoo-keeper-server-bean.js";
 
 /**
  * `LearnerSessionTracker`: a learner does not expire sessions; it records which sessions its
@@ -20,6 +21,12 @@ export class LearnerSessionTracker implements SessionTracker {
 
   constructor(serverId: number, nowMs: number) {
     this.nextSessionId = initialSessionId(serverId, nowMs);
+  }
+
+  /** `LearnerSessionTracker.dumpSessions`: the global sessions (a TreeSet<Long>: by id) with their timeouts. */
+  dump(): SessionDump {
+    const ids = [...this.sessionsById.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return { kind: "global-sessions", sessions: ids.map((id) => [id, this.sessionsById.get(id)!]) };
   }
 
   createSession(timeoutMs: number): SessionId {

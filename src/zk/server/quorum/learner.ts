@@ -32,7 +32,7 @@
  * - ZK-4712: the sync processor is not stopped when the role ends.
  * - ZK-2355: the DIFF packet's zxid is taken as processed before the diff is applied.
  */
-import type { Endpoint, TimerHandle } from "../../../sim/process-api.js";
+import type { Endpoint, TimerHandle } from "../../../world/index.js";
 import { DataTree } from "../data-tree.js";
 import { zxidEpoch, zxidHex, type Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";

@@ -24,7 +24,7 @@
  * Invariants: at most one running PeerConnection per sid; a message reaches the receive
  * callback only from a running connection (or the loopback) and never after `halt`.
  */
-import type { NodeContext, Endpoint } from "../../../sim/process-api.js";
+import type { NodeContext, Endpoint } from "../../../world/index.js";
 import type { QuorumVerifier } from "./quorum-verifier.js";
 
 /** The election port (`server.N=host:2888:3888`). */

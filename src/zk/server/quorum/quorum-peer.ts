@@ -12,7 +12,7 @@
  *
  * Every protocol step is annotated (`zab.*`) for the ZAB checkers and the teaching UI.
  */
-import type { NodeContext, TimerHandle } from "../../../sim/process-api.js";
+import type { NodeContext, RandomStream, TimerHandle } from "../../../world/index.js";
 import { zxidEpoch, zxidHex, type Zxid } from "../../proto/records.js";
 import type { ZKDatabase } from "../zk-database.js";
 import { DEFAULT_SERVER_CONFIG, newZKDatabase, type ZooKeeperServer, type ZooKeeperServerConfig } from "../zoo-keeper-server.js";
@@ -27,7 +27,7 @@ import type { ZabState } from "./zab-vocabulary.js";
 import type { BugId } from "../bug-id.js";
 import { ReadOnlyZooKeeperServer } from "./read-only-zoo-keeper-server.js";
 import { resolveQuorumTiming, type QuorumTimingChoice, type ResolvedQuorumTiming } from "./quorum-timing.js";
-import type { Rng } from "../../../sim/rng.js";
+import { invariant } from "../../../base/errors.js";
 
 export interface QuorumPeerConfig {
   myid: number;
@@ -76,7 +76,7 @@ export class QuorumPeer {
   private roGrace: TimerHandle | undefined;
   private roZk: ReadOnlyZooKeeperServer | undefined;
   /** Draws an observer's wait before it elects again (`Observer.waitForObserverElectionDelay`). */
-  private observerDelayRng: Rng | undefined;
+  private observerDelayRng: RandomStream | undefined;
 
   constructor(
     readonly ctx: NodeContext,
@@ -158,6 +158,7 @@ export class QuorumPeer {
 
   setAcceptedEpoch(epoch: number, then: () => void): void {
     if (this.preZab10) return then();
+    invariant(epoch >= this.acceptedEpoch, () => `server ${this.myid} accepts epoch ${epoch} after ${this.acceptedEpoch}: the accepted epoch never goes back`);
     const written = this.writeEpoch(ACCEPTED_EPOCH_FILE, epoch, () => {
       this.ctx.annotate("zab.epoch.accepted", { sid: this.myid, epoch });
       then();
@@ -167,6 +168,7 @@ export class QuorumPeer {
 
   setCurrentEpoch(epoch: number, then: () => void): void {
     if (this.preZab10) return then();
+    invariant(epoch >= this.currentEpoch && epoch <= this.acceptedEpoch, () => `server ${this.myid} takes epoch ${epoch} as current after ${this.currentEpoch}, having accepted ${this.acceptedEpoch}: the current epoch never goes back nor passes the accepted one`);
     const written = this.writeEpoch(CURRENT_EPOCH_FILE, epoch, () => {
       this.ctx.annotate("zab.epoch.current", { sid: this.myid, epoch });
       then();

@@ -14,7 +14,7 @@
  * docs/zookeeper.md §7.1 states and is equivalent there because FastLeaderElection already
  * ignores notifications whose proposed leader is not a voter (`validVoter(n.leader)`).
  */
-import { UserInputError } from "../../../sim/errors.js";
+import { UserInputError } from "../../../base/errors.js";
 
 export type LearnerType = "participant" | "observer";
 

@@ -67,7 +67,7 @@ export class SyncRequestProcessor {
       announce();
       for (const r of batch) {
         if (!r.ack || this.stopped || this.acksBeforeFsync) continue;
-        invariant(r.entry.header.zxid <= this.durableZxid, `server ${this.peer.myid} ACKs ${zxidHex(r.entry.header.zxid)} before its fsync`);
+        invariant(r.entry.header.zxid <= this.durableZxid, () => `server ${this.peer.myid} ACKs ${zxidHex(r.entry.header.zxid)} before its fsync`);
         this.sendAck(r.entry.header.zxid);
       }
       if (this.queue.length > 0) return this.flush();
@@ -78,7 +78,7 @@ export class SyncRequestProcessor {
   private append(batch: readonly { entry: TxnEntry }[]): boolean {
     for (const r of batch) {
       const zxid = r.entry.header.zxid;
-      invariant(zxid > this.appendedZxid, `server ${this.peer.myid} logs ${zxidHex(zxid)} after ${zxidHex(this.appendedZxid)}: not in zxid order`);
+      invariant(zxid > this.appendedZxid, () => `server ${this.peer.myid} logs ${zxidHex(zxid)} after ${zxidHex(this.appendedZxid)}: not in zxid order`);
       this.appendedZxid = zxid;
       const w = this.peer.zkDb.append(r.entry);
       if (!w.ok) {

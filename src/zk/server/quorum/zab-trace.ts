@@ -6,7 +6,7 @@
 import { hashStructure } from "../../../base/structure-hash.js";
 import { zxidCounter, zxidHex, type Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";
-import type { NodeContext } from "../../../sim/process-api.js";
+import type { NodeContext } from "../../../world/index.js";
 import { RecentMemo } from "../recent-memo.js";
 import type { ZooKeeperServer } from "../zoo-keeper-server.js";
 
