@@ -313,6 +313,8 @@ export function opName(inv: { client: string; opId: number | string }): string {
  */
 export class OpTable {
   private readonly open = new Map<string, Map<number, Invocation>>();
+  /** `client/opId` of invocations reported malformed: their completions are not reported again. */
+  private readonly malformed = new Set<string>();
   private seq = 0;
 
   constructor(private readonly log: ViolationSink) {}
@@ -326,13 +328,24 @@ export class OpTable {
       return inv;
     } catch (err) {
       reportMalformed(this.log, e, err);
+      this.rememberMalformed(e);
       return undefined;
+    }
+  }
+
+  /** A malformed invocation's name, when its client and opId can be read (else nothing to pair). */
+  private rememberMalformed(e: TraceEvent<"client.invoke">): void {
+    try {
+      this.malformed.add(opName({ client: stringField(e, "client"), opId: intField(e, "opId") }));
+    } catch {
+      // Its completion, if any, cannot be told apart from a stray one: reported as such.
     }
   }
 
   /**
    * The completion of a recorded invocation, which is forgotten; undefined (and reported) when
-   * the event is malformed or completes nothing that was invoked.
+   * the event is malformed or completes nothing that was invoked. The completion of an
+   * invocation already reported malformed is dropped silently: one bad event, one violation.
    */
   complete(e: TraceEvent<"client.complete">): { inv: Invocation; done: Completion } | undefined {
     try {
@@ -341,6 +354,7 @@ export class OpTable {
       const byOpId = this.open.get(client);
       const inv = byOpId?.get(opId);
       if (inv === undefined) {
+        if (this.malformed.delete(opName({ client, opId }))) return undefined;
         this.log.add(e, `malformed trace: completion of op ${client}/${opId} without an invocation`);
         return undefined;
       }
