@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { UserInputError, isUserInputError } from "../sim/errors.js";
 import type { FaultAction } from "../sim/faults.js";
 import { anyNode, validateFaultAction } from "../sim/fault-grammar.js";
-import type { Branch, Session, SessionFile } from "../stepper/session.js";
+import type { Branch, CheckOrigin, Session, SessionFile } from "../stepper/session.js";
 import type { Action, ClientOp } from "../stepper/types.js";
 
 const ACTION_KINDS = new Set(["deliver", "drop", "delay", "duplicate", "fire", "next", "fault", "client"]);
@@ -51,7 +51,20 @@ export function checkSessionFile(data: unknown, where: string): SessionFile {
     current: r.int(d.current, "current"),
     step: r.int(d.step, "step"),
     ...(typeof d.traceHash === "string" ? { traceHash: d.traceHash } : {}),
+    ...(d.check !== undefined ? { check: checkOrigin(r, d.check) } : {}),
   };
+}
+
+/** A `zksim check` counterexample's origin (what `zksim shrink` needs to replay its path). */
+function checkOrigin(r: Reader, raw: unknown): CheckOrigin {
+  const o = r.object(raw, "check");
+  if (o.from !== "start" && o.from !== "setup") r.bad(`check.from must be "start" or "setup"`);
+  let end: CheckOrigin["end"] = null;
+  if (o.end !== null) {
+    const e = r.object(o.end, "check.end");
+    end = { holdMs: r.number(e.holdMs, "check.end.holdMs"), convergeMs: r.number(e.convergeMs, "check.end.convergeMs") };
+  }
+  return { target: r.string(o.target, "check.target"), from: o.from as CheckOrigin["from"], steps: r.int(o.steps, "check.steps"), checker: r.string(o.checker, "check.checker"), end };
 }
 
 /** Field readers that name the file and the field in their one-line errors. */
@@ -96,6 +109,8 @@ function action(r: Reader, raw: unknown, at: string): Action {
       return { kind: "delay", msg: r.int(a.msg, `${at}.msg`), delayMs: r.number(a.delayMs, `${at}.delayMs`) };
     case "fire":
       return { kind: "fire", timer: r.int(a.timer, `${at}.timer`) };
+    case "next":
+      return { kind: "next", ref: r.string(a.ref, `${at}.ref`) };
     case "fault":
       return { kind: "fault", fault: faultAction(r, a.fault, `${at}.fault`) };
     case "client":
