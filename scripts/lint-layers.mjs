@@ -32,7 +32,8 @@ const SRC = process.argv[2] ? join(process.cwd(), process.argv[2]) : join(ROOT, 
 // kinds to.
 const WORLD = ["world", "sim/trace-schema", "base"];
 
-const BELOW_SCENARIO = ["stepper", "check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "world", "base"];
+// `zk/trace-events` is types only: the ZooKeeper layers' trace kinds, which every reader above them reads.
+const BELOW_SCENARIO = ["stepper", "check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "zk/trace-events", "sim", "world", "base"];
 
 /** layer -> what it may import: `values` (any import) and `types` (only `import type`). */
 export const LAYERS = {
@@ -50,7 +51,7 @@ export const LAYERS = {
   search: { values: BELOW_SCENARIO },
   property: { values: ["scenario", ...BELOW_SCENARIO] },
   // The teaching stepper: drives the kernel, the protocols and the ZooKeeper ensemble one choice at a time.
-  stepper: { values: ["check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "world", "base"] },
+  stepper: { values: ["check", "recipes", "protocols", "zk/client", "zk/server", "zk/proto", "sim", "world", "base"], types: ["zk/trace-events"] },
   check: { values: ["zk/proto", "sim", "base"], types: ["recipes", "protocols", "zk/client", "zk/server", "zk/trace-events"] },
   recipes: { values: ["zk/client", "zk/proto", "sim/trace-schema", "base"] },
   protocols: { values: WORLD },

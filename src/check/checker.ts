@@ -3,13 +3,8 @@
  * are recorded — online — and never reaches into live objects. It shares no code with what it
  * checks: a checker built on the server's own data structures would share the server's bugs.
  */
-import type { TraceEvent } from "../sim/trace.js";
-
-/**
- * The fault events that end a checker's quiet period (a heal or a restart is news as much as
- * the cut or the crash): node crashes and restarts, pauses, partitions and clogs.
- */
-export const FAULT_KINDS: ReadonlySet<string> = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog"]);
+import { isOneOf, type Trace, type TraceEvent } from "../sim/trace.js";
+import type { TraceKind } from "../sim/trace-schema.js";
 
 export interface Violation {
   checker: string;
@@ -43,14 +38,33 @@ export interface RunEnd {
   quiescent?: boolean;
 }
 
-export interface Checker {
+/**
+ * A checker of the trace kinds K. Writing one:
+ *
+ * ```ts
+ * const KINDS = ["zab.leader.established", "crash"] as const;
+ * export class MyChecker implements Checker<(typeof KINDS)[number]> {
+ *   readonly name = "zab.my-rule";
+ *   readonly kinds = KINDS;
+ *   onEvent(e: TraceEvent<(typeof KINDS)[number]>): void {
+ *     switch (e.kind) {
+ *       case "zab.leader.established": … intField(e, "epoch") …   // e narrowed: only its fields
+ *       case "crash": …
+ *     }
+ *   }
+ *   finish(): Violation[] { … }
+ * }
+ * ```
+ */
+export interface Checker<K extends TraceKind = TraceKind> {
   readonly name: string;
   /**
-   * The event kinds it reads, asked once per kind; events of other kinds never reach
-   * `onEvent` (nor are they built as objects, when nobody else reads them). Absent: all kinds.
+   * The event kinds it reads; events of other kinds never reach `onEvent` (nor are they built
+   * as objects, when nobody else reads them).
    */
-  accepts?(kind: string): boolean;
-  onEvent(event: TraceEvent): void;
+  readonly kinds: readonly K[];
+  /** One event of its kinds, narrowed by `kind`; fields are read through `event-reader.ts`. */
+  onEvent(event: TraceEvent<K>): void;
   /**
    * Called once at the end of the run with the run's last event (of any kind, read or not);
    * returns every violation found. Without `end` (no event at all), the checks that judge the
@@ -72,11 +86,37 @@ export interface Checker {
   retained?(): number;
 }
 
-/** Feeds `events` to `checkers` as a run does (each reads only what it accepts), then finishes them. */
+/** The kinds a list of kinds names (`KindsOf<typeof KINDS>`, for `Checker<…>` and `onEvent`). */
+export type KindsOf<L extends readonly TraceKind[]> = L[number];
+
+/** Whether `checker` reads events of `kind`. */
+export function reads(checker: Checker, kind: TraceKind): boolean {
+  return checker.kinds.includes(kind);
+}
+
+/**
+ * Subscribes each checker to its kinds of `trace`, in order; returns the unsubscription. A bound
+ * method, not a wrapper arrow per checker: one call site would otherwise load `onEvent` from
+ * every checker class.
+ */
+export function subscribeCheckers(trace: Pick<Trace, "subscribe">, checkers: readonly Checker[]): () => void {
+  const unsubscribe = checkers.map((c) => trace.subscribe(c.onEvent.bind(c), c.kinds));
+  return () => unsubscribe.forEach((u) => u());
+}
+
+/** Hands `e` to `checker` when it reads e's kind: a subscription's filter, for code that sees every event. */
+export function offer<K extends TraceKind>(checker: Checker<K>, e: TraceEvent): void {
+  if (isOneOf(e, checker.kinds)) checker.onEvent(e);
+}
+
+/** Feeds `events` to `checkers` as a run does (each reads only its kinds), then finishes them. */
 export function runCheckers(checkers: readonly Checker[], events: Iterable<TraceEvent>): Violation[] {
+  const byKind = new Map<TraceKind, Checker[]>();
   let end: RunEnd | undefined;
   for (const e of events) {
-    for (const c of checkers) if (c.accepts === undefined || c.accepts(e.kind)) c.onEvent(e);
+    let readers = byKind.get(e.kind);
+    if (readers === undefined) byKind.set(e.kind, (readers = checkers.filter((c) => reads(c, e.kind))));
+    for (const c of readers) c.onEvent(e);
     end = e;
   }
   return checkers.flatMap((c) => c.finish(end));

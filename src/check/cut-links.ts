@@ -6,18 +6,14 @@ import type { TraceEvent } from "../sim/trace.js";
 import { stringListField } from "./event-reader.js";
 
 export class CutLinks {
-  /** The kinds `apply` takes. */
-  static readonly KINDS: ReadonlySet<string> = new Set(["partition", "heal"]);
   private readonly cut = new Set<string>();
 
-  /** Takes a partition or heal event; false for any other kind. Throws `MalformedEvent` on a bad `links`. */
-  apply(e: TraceEvent): boolean {
-    if (e.kind !== "partition" && e.kind !== "heal") return false;
+  /** Takes a partition or heal event. Throws `MalformedEvent` on a bad `links`. */
+  apply(e: TraceEvent<"partition" | "heal">): void {
     for (const l of stringListField(e, "links")) {
       if (e.kind === "partition") this.cut.add(l);
       else this.cut.delete(l);
     }
-    return true;
   }
 
   has(from: string, to: string): boolean {

@@ -10,35 +10,38 @@
  * cannot read an event fails loudly instead of passing.
  */
 import type { TraceEvent } from "../sim/trace.js";
+import type { TraceFieldsOf, TraceKind } from "../sim/trace-schema.js";
 import { ViolationLog, type Checker, type RunEnd, type Violation } from "./checker.js";
 
-/** A trace event as a checker defined here sees it (read-only; `fields` as recorded). */
-export interface CheckerEvent {
-  /** Position in the trace (0-based). */
-  readonly index: number;
-  /** Virtual time, ms since the run began. */
-  readonly atMs: number;
-  /** The trace kind: "user.event", "crash", "client.op", … (docs/trace.md). */
-  readonly kind: string;
-  /** The node that recorded it ("" for the world). */
-  readonly node: string;
-  /** The kind's fields (for "user.event": `{ name, client, data }`). */
-  readonly fields: Readonly<Record<string, unknown>>;
-}
+/** A trace event of kind K as a checker defined here sees it (read-only; `fields` as recorded, `{}` for a kind without). */
+export type CheckerEvent<K extends TraceKind = TraceKind> = {
+  [P in K]: {
+    /** Position in the trace (0-based). */
+    readonly index: number;
+    /** Virtual time, ms since the run began. */
+    readonly atMs: number;
+    /** The trace kind: "user.event", "crash", "client.invoke", … (docs/trace.md). */
+    readonly kind: P;
+    /** The node that recorded it ("" for the world). */
+    readonly node: string;
+    /** The kind's fields (for "user.event": `{ name, client, data }`). */
+    readonly fields: Readonly<NonNullable<TraceFieldsOf<P>>> | Readonly<Record<never, never>>;
+  };
+}[K];
 
 /** Reports a violation at the event being read (or, in `finish`, at the run's end). */
 export type ReportViolation = (message: string) => void;
 
 /** What `defineChecker` takes. */
-export interface CheckerSpec<S> {
+export interface CheckerSpec<S, K extends TraceKind = TraceKind> {
   /** The checker's name in violations, e.g. "my.lock-mutex" (namespaced: a dot, no spaces). */
   name: string;
   /** The trace kinds it reads (e.g. `["user.event", "crash"]`); others never reach `onEvent`. */
-  kinds: readonly string[];
+  kinds: readonly K[];
   /** A fresh state for one run. */
   start(): S;
   /** Reads one event of the kinds named. */
-  onEvent(state: S, event: CheckerEvent, report: ReportViolation): void;
+  onEvent(state: S, event: CheckerEvent<K>, report: ReportViolation): void;
   /** Judges what holds at the end of the run (optional). */
   finish?(state: S, report: ReportViolation): void;
 }
@@ -55,7 +58,7 @@ const NAME = /^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/;
  * A checker from a spec. Throws a RangeError naming the field when the spec is malformed (the
  * public API rewraps it as a UserInputError).
  */
-export function defineChecker<S>(spec: CheckerSpec<S>): CheckerDef {
+export function defineChecker<S, const K extends TraceKind>(spec: CheckerSpec<S, K>): CheckerDef {
   if (typeof spec !== "object" || spec === null) throw new RangeError("defineChecker: expected a spec { name, kinds, start, onEvent, finish? }");
   if (typeof spec.name !== "string" || !NAME.test(spec.name)) throw new RangeError(`defineChecker: name must be a dotted lower-case name like "my.lock-mutex", got ${JSON.stringify(spec.name)}`);
   if (!Array.isArray(spec.kinds) || spec.kinds.length === 0 || !spec.kinds.every((k) => typeof k === "string" && k !== "")) {
@@ -67,27 +70,23 @@ export function defineChecker<S>(spec: CheckerSpec<S>): CheckerDef {
   return { name: spec.name, make: () => new DefinedChecker(spec) };
 }
 
-class DefinedChecker<S> implements Checker {
+class DefinedChecker<S, K extends TraceKind> implements Checker<K> {
   readonly name: string;
+  readonly kinds: readonly K[];
   readonly log: ViolationLog;
-  private readonly kinds: ReadonlySet<string>;
   private readonly state: S;
   private at: RunEnd = { index: 0, atUs: 0 };
 
-  constructor(private readonly spec: CheckerSpec<S>) {
+  constructor(private readonly spec: CheckerSpec<S, K>) {
     this.name = spec.name;
+    this.kinds = [...spec.kinds];
     this.log = new ViolationLog(spec.name);
-    this.kinds = new Set(spec.kinds);
     this.state = spec.start();
   }
 
-  accepts(kind: string): boolean {
-    return this.kinds.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<K>): void {
     this.at = e;
-    const event: CheckerEvent = { index: e.index, atMs: e.atUs / 1000, kind: e.kind, node: e.node, fields: e.fields ?? {} };
+    const event = { index: e.index, atMs: e.atUs / 1000, kind: e.kind, node: e.node, fields: e.fields ?? {} } as CheckerEvent<K>;
     try {
       this.spec.onEvent(this.state, event, this.report);
     } catch (err) {

@@ -5,43 +5,31 @@
  * A checker that silently read a missing field as "undefined" (or skipped the event) would prove
  * nothing about it.
  *
- * Typing. The schema (`sim/trace-schema.ts` and the layers' `trace-events.ts`) says which fields
- * each kind has. `checked(e)` views a kernel `TraceEvent` as the union of typed kinds; once a
- * `switch (c.kind)` narrows it, the readers accept only that kind's field names. The values
- * themselves stay opaque (`Unread`): they came from a trace, not from the type system, so the
- * only way to them is through a reader that checks them. On a plain `TraceEvent` the readers
- * take any field name (the checker names it; the reader still checks the value).
+ * Typing. Checkers get events of the schema's typed union (`TraceEvent<K>`); once a `switch
+ * (e.kind)` narrows one, the readers accept only that kind's field names (a typo is a compile
+ * error). The values are still checked here: the types say what the writer meant, the reader
+ * proves what the event holds. Nested values (a client result's Stat, a multi's sub-ops) are
+ * read by the same rules through the `…Value` readers, named by their path ("result.stat.mzxid").
  *
  * Representation is read leniently, presence and type strictly: a zxid may be hex text, decimal
  * text, a bigint or a safe integer; an integer may be a number, a bigint or numeric text.
  * Shares no code with what it reads (only the zxid text parser of check/).
  */
 import type { TraceEvent } from "../sim/trace.js";
-import type { TraceFieldsOf, TraceKind } from "../sim/trace-schema.js";
 import type { RunEnd } from "./checker.js";
 import { parseZxidText } from "./zxid-text.js";
 
-declare const unread: unique symbol;
-/** A kind's fields, not yet read: only the readers below open it. */
-export interface Unread<F> {
-  readonly [unread]: F;
-}
+/** The field names of a fields type (of every member, when the kind's fields are a union). */
+type KeysOf<F> = F extends object ? keyof F & string : never;
 
-/** An event of kind K as a checker sees it. */
-export type CheckedEventOf<K extends TraceKind> = Omit<TraceEvent, "kind" | "fields"> & { readonly kind: K; readonly fields?: Unread<TraceFieldsOf<K>> };
-/** Any event of the schema, discriminated by `kind`. */
-export type CheckedEvent = { [K in TraceKind]: CheckedEventOf<K> }[TraceKind];
+/** The field names a reader accepts for `E`: the narrowed kind's own (of every kind in E, for a union). */
+export type FieldName<E extends TraceEvent> = E extends TraceEvent ? KeysOf<E["fields"]> : never;
 
-/** The field names a reader accepts for `E`: the kind's own once narrowed, any on a plain TraceEvent. */
-export type FieldName<E> = E extends { readonly fields?: Unread<infer F> } ? (F extends undefined ? never : keyof F & string) : string;
+/** What an event (or a nested object of it) holds before a reader checked it. */
+export type Untrusted = { readonly [field: string]: unknown };
 
-/** The event as the typed union (no copy: the same object). */
-export function checked(e: TraceEvent): CheckedEvent {
-  return e as unknown as CheckedEvent;
-}
-
-/** What every reader accepts: a kernel event or its checked view. */
-type AnyEvent = TraceEvent | CheckedEvent;
+/** What a reader needs of an event: the kernel's head, to name it, and its fields. */
+type AnyEvent = Pick<TraceEvent, "index" | "kind" | "node" | "fields" | "id" | "detail" | "peer">;
 
 export class MalformedEvent extends Error {
   constructor(
@@ -65,7 +53,8 @@ function describe(v: unknown): string {
 }
 
 function raw(e: AnyEvent, field: string): unknown {
-  return (e.fields as Record<string, unknown> | undefined)?.[field];
+  const f: object | undefined = e.fields;
+  return f === undefined || f === null ? undefined : (f as Untrusted)[field];
 }
 
 /** Absent (undefined or null): what the `optional…` readers return undefined for. */
@@ -74,15 +63,97 @@ function absent(e: AnyEvent, field: string): boolean {
 }
 
 /** A zxid (or session id): hex text ("0x100000002"), decimal text, bigint or safe integer. */
-export function zxidField<E extends AnyEvent>(e: E, field: FieldName<E>): bigint {
-  const v = raw(e, field);
-  const z = asZxid(v);
-  if (z === undefined) throw new MalformedEvent(e, field, v, "a zxid");
-  return z;
+export function zxidField<E extends TraceEvent>(e: E, field: FieldName<E>): bigint {
+  return zxidValue(e, field, raw(e, field));
 }
 
-export function optionalZxidField<E extends AnyEvent>(e: E, field: FieldName<E>): bigint | undefined {
+export function optionalZxidField<E extends TraceEvent>(e: E, field: FieldName<E>): bigint | undefined {
   return absent(e, field) ? undefined : zxidField(e, field);
+}
+
+/** An integer (epoch, sid, token, count): a safe integer, a bigint or numeric text. */
+export function intField<E extends TraceEvent>(e: E, field: FieldName<E>): number {
+  return intValue(e, field, raw(e, field));
+}
+
+export function optionalIntField<E extends TraceEvent>(e: E, field: FieldName<E>): number | undefined {
+  return absent(e, field) ? undefined : intField(e, field);
+}
+
+/** A finite number. */
+export function numberField<E extends TraceEvent>(e: E, field: FieldName<E>): number {
+  const v = raw(e, field);
+  if (typeof v === "number" && Number.isFinite(v)) return v;
+  throw new MalformedEvent(e, field, v, "a number");
+}
+
+export function optionalNumberField<E extends TraceEvent>(e: E, field: FieldName<E>): number | undefined {
+  return absent(e, field) ? undefined : numberField(e, field);
+}
+
+/** Text (a number or bigint is taken as its decimal text). */
+export function stringField<E extends TraceEvent>(e: E, field: FieldName<E>): string {
+  return stringValue(e, field, raw(e, field));
+}
+
+export function optionalStringField<E extends TraceEvent>(e: E, field: FieldName<E>): string | undefined {
+  return absent(e, field) ? undefined : stringField(e, field);
+}
+
+/** Text that must be one of `values`. */
+export function oneOfField<E extends TraceEvent, V extends string>(e: E, field: FieldName<E>, values: readonly V[]): V {
+  return oneOfValue(e, field, raw(e, field), values);
+}
+
+export function optionalOneOfField<E extends TraceEvent, V extends string>(e: E, field: FieldName<E>, values: readonly V[]): V | undefined {
+  return absent(e, field) ? undefined : oneOfField(e, field, values);
+}
+
+export function booleanField<E extends TraceEvent>(e: E, field: FieldName<E>): boolean {
+  return booleanValue(e, field, raw(e, field));
+}
+
+export function optionalBooleanField<E extends TraceEvent>(e: E, field: FieldName<E>): boolean | undefined {
+  return absent(e, field) ? undefined : booleanField(e, field);
+}
+
+/** A list of texts (numbers taken as their text). */
+export function stringListField<E extends TraceEvent>(e: E, field: FieldName<E>): string[] {
+  return stringListValue(e, field, raw(e, field));
+}
+
+export function optionalStringListField<E extends TraceEvent>(e: E, field: FieldName<E>): string[] | undefined {
+  return absent(e, field) ? undefined : stringListField(e, field);
+}
+
+/** Text or null (a value that may be absent on purpose, like ZooKeeper's null data). */
+export function nullableStringField<E extends TraceEvent>(e: E, field: FieldName<E>): string | null {
+  return nullableStringValue(e, field, raw(e, field));
+}
+
+/** A present field of any type, for values compared as written (a recipe's opaque value). */
+export function presentField<E extends TraceEvent>(e: E, field: FieldName<E>): unknown {
+  const v = raw(e, field);
+  if (v === undefined) throw new MalformedEvent(e, field, v, "a value");
+  return v;
+}
+
+/** A field holding an object (a client result), to read on with the `…Value` readers; undefined when absent. */
+export function optionalObjectField<E extends TraceEvent>(e: E, field: FieldName<E>): Untrusted | undefined {
+  return absent(e, field) ? undefined : objectValue(e, field, raw(e, field));
+}
+
+/** A field holding a list, to read on with the `…Value` readers. */
+export function listField<E extends TraceEvent>(e: E, field: FieldName<E>): readonly unknown[] {
+  return listValue(e, field, raw(e, field));
+}
+
+// ---- nested values: `where` names the value in the message ("result.stat.mzxid") ----
+
+export function zxidValue(e: AnyEvent, where: string, v: unknown): bigint {
+  const z = asZxid(v);
+  if (z === undefined) throw new MalformedEvent(e, where, v, "a zxid");
+  return z;
 }
 
 function asZxid(v: unknown): bigint | undefined {
@@ -92,82 +163,46 @@ function asZxid(v: unknown): bigint | undefined {
   return undefined;
 }
 
-/** An integer (epoch, sid, token, count): a safe integer, a bigint or numeric text. */
-export function intField<E extends AnyEvent>(e: E, field: FieldName<E>): number {
-  const v = raw(e, field);
+export function intValue(e: AnyEvent, where: string, v: unknown): number {
   if (typeof v === "number" && Number.isSafeInteger(v)) return v;
   if (typeof v === "bigint") return Number(v);
   if (typeof v === "string" && /^-?[0-9]+$/.test(v)) return Number(v);
-  throw new MalformedEvent(e, field, v, "an integer");
+  throw new MalformedEvent(e, where, v, "an integer");
 }
 
-export function optionalIntField<E extends AnyEvent>(e: E, field: FieldName<E>): number | undefined {
-  return absent(e, field) ? undefined : intField(e, field);
-}
-
-/** A finite number. */
-export function numberField<E extends AnyEvent>(e: E, field: FieldName<E>): number {
-  const v = raw(e, field);
-  if (typeof v === "number" && Number.isFinite(v)) return v;
-  throw new MalformedEvent(e, field, v, "a number");
-}
-
-export function optionalNumberField<E extends AnyEvent>(e: E, field: FieldName<E>): number | undefined {
-  return absent(e, field) ? undefined : numberField(e, field);
-}
-
-/** Text (a number or bigint is taken as its decimal text). */
-export function stringField<E extends AnyEvent>(e: E, field: FieldName<E>): string {
-  const v = raw(e, field);
+export function stringValue(e: AnyEvent, where: string, v: unknown): string {
   if (typeof v === "string") return v;
   if (typeof v === "number" || typeof v === "bigint") return String(v);
-  throw new MalformedEvent(e, field, v, "text");
+  throw new MalformedEvent(e, where, v, "text");
 }
 
-export function optionalStringField<E extends AnyEvent>(e: E, field: FieldName<E>): string | undefined {
-  return absent(e, field) ? undefined : stringField(e, field);
+export function nullableStringValue(e: AnyEvent, where: string, v: unknown): string | null {
+  return v === null ? null : stringValue(e, where, v);
 }
 
-/** Text that must be one of `values`. */
-export function oneOfField<E extends AnyEvent, V extends string>(e: E, field: FieldName<E>, values: readonly V[]): V {
-  const v = raw(e, field);
+export function oneOfValue<V extends string>(e: AnyEvent, where: string, v: unknown, values: readonly V[]): V {
   if (typeof v === "string" && (values as readonly string[]).includes(v)) return v as V;
-  throw new MalformedEvent(e, field, v, `one of ${values.join(", ")}`);
+  throw new MalformedEvent(e, where, v, `one of ${values.join(", ")}`);
 }
 
-export function booleanField<E extends AnyEvent>(e: E, field: FieldName<E>): boolean {
-  const v = raw(e, field);
+export function booleanValue(e: AnyEvent, where: string, v: unknown): boolean {
   if (typeof v === "boolean") return v;
-  throw new MalformedEvent(e, field, v, "true or false");
+  throw new MalformedEvent(e, where, v, "true or false");
 }
 
-export function optionalBooleanField<E extends AnyEvent>(e: E, field: FieldName<E>): boolean | undefined {
-  return absent(e, field) ? undefined : booleanField(e, field);
-}
-
-/** A list of texts (numbers taken as their text). */
-export function stringListField<E extends AnyEvent>(e: E, field: FieldName<E>): string[] {
-  const v = raw(e, field);
+export function stringListValue(e: AnyEvent, where: string, v: unknown): string[] {
   if (Array.isArray(v) && v.every((x) => typeof x === "string" || typeof x === "number")) return v.map(String);
-  throw new MalformedEvent(e, field, v, "a list of texts");
+  throw new MalformedEvent(e, where, v, "a list of texts");
 }
 
-export function optionalStringListField<E extends AnyEvent>(e: E, field: FieldName<E>): string[] | undefined {
-  return absent(e, field) ? undefined : stringListField(e, field);
+export function objectValue(e: AnyEvent, where: string, v: unknown): Untrusted {
+  if (typeof v === "object" && v !== null && !Array.isArray(v)) return v as Untrusted;
+  throw new MalformedEvent(e, where, v, "an object");
 }
 
-/** Text or null (a value that may be absent on purpose, like ZooKeeper's null data). */
-export function nullableStringField<E extends AnyEvent>(e: E, field: FieldName<E>): string | null {
-  const v = raw(e, field);
-  if (v === null) return null;
-  return stringField(e, field);
-}
-
-/** A present field of any type, for values compared as written (a recipe's opaque value). */
-export function presentField<E extends AnyEvent>(e: E, field: FieldName<E>): unknown {
-  const v = raw(e, field);
-  if (v === undefined) throw new MalformedEvent(e, field, v, "a value");
-  return v;
+export function listValue(e: AnyEvent, where: string, v: unknown): readonly unknown[] {
+  if (Array.isArray(v)) return v;
+  throw new MalformedEvent(e, where, v, "a list");
 }
 
 // ---- the kernel's own properties (messages, timers, disk) ----

@@ -17,14 +17,12 @@ export class NodeClocks {
   /** Per node, its rate changes in time order (nodes never skewed have none). */
   private readonly segments = new Map<string, Segment[]>();
 
-  /** Takes a `clock` event; false for any other kind. Throws `MalformedEvent` on a bad rate. */
-  apply(e: TraceEvent): boolean {
-    if (e.kind !== "clock") return false;
+  /** Takes a `clock` event. Throws `MalformedEvent` on a bad rate. */
+  apply(e: TraceEvent<"clock">): void {
     const rate = numberField(e, "rate");
     let list = this.segments.get(e.node);
     if (list === undefined) this.segments.set(e.node, (list = []));
     list.push({ fromUs: e.atUs, rate });
-    return true;
   }
 
   /** How much time `node`'s own clock counted between the true times `fromUs` ≤ `toUs`. */

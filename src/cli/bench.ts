@@ -21,6 +21,7 @@ import { benchmarkLinearizability } from "./bench-history.js";
 import { exploreInProcess } from "./explore/explore.js";
 import { protocolsBench } from "./bench-protocols.js";
 import { soakBench } from "./bench-soak.js";
+import { profileSeeds, type SeedProfile } from "./bench-profile.js";
 import { checkModelBench } from "./bench-check-model.js";
 
 export interface Figure {
@@ -245,7 +246,7 @@ async function clientLoad(servers: number, virtualMs: number) {
     let ops = 0;
     sim.trace.subscribe(
       () => ops++,
-      (kind) => kind === "client.complete",
+      ["client.complete"],
     );
     const startUs = LOAD_WARM_UP_MS * 1000;
     await sim.run({ untilUs: startUs });
@@ -267,6 +268,16 @@ async function clientLoad(servers: number, virtualMs: number) {
     eventsPerSec: Math.round(warm.events / warm.seconds),
     coldOpsPerSec: Math.round(cold.ops / cold.seconds),
   };
+}
+
+/**
+ * `bench recipes --profile`: the JIT warmed over the same seeds as `recipesBench`, then
+ * `seeds` seeds of recipe-lock-bench under V8's sampling profiler (bench-profile.ts).
+ */
+export async function profileRecipes(seeds: number, top: number): Promise<SeedProfile> {
+  const scenario = loadScenario("recipe-lock-bench");
+  for (let seed = 1; seed <= RECIPES_WARM_UP_SEEDS; seed++) await runScenario(scenario, { seed });
+  return profileSeeds(scenario, RECIPES_WARM_UP_SEEDS + 1, seeds, top);
 }
 
 /** Seeds run before the warm batches: where the JIT has mostly settled (see recipesBench). */
@@ -322,6 +333,7 @@ async function recipesBench(): Promise<Figure[]> {
     { bench: "recipes", metric: "seeds_per_cpu_sec", value: round(warmCpu), unit: "the same batches per CPU-second of the whole process (main thread, JIT compiler and GC threads): the cost on one core" },
     { bench: "recipes", metric: "seeds_per_sec_cold", value: round(cold), unit: "the same, the first 10 seeds of the process (JIT cold)" },
     { bench: "recipes", metric: "seeds_per_sec_without_checkers", value: round(simulation), unit: "the same seeds with no checker: the simulation and the trace hash alone" },
+    { bench: "recipes", metric: "checker_share_percent", value: round(100 * Math.max(0, 1 - warm / simulation)), unit: "of a warm seed's time spent in the checkers (1 - seeds_per_sec / seeds_per_sec_without_checkers; target ≤ 40)" },
     { bench: "recipes", metric: "failed_seeds", value: failed, unit: `of ${seed} (must be 0)` },
   ];
 }

@@ -17,12 +17,14 @@
  */
 import { DEFAULT_DISK } from "../sim/disk.js";
 import type { TraceEvent } from "../sim/trace.js";
+import { FAULT_EVENT_KINDS, type TraceKind } from "../sim/trace-schema.js";
 
 /** One protocol state a workload declares: reached when `count` (default 1) events satisfy `test`. */
 export interface CoverageProbe {
   name: string;
   /** The trace event kinds the probe reads. */
-  kinds: readonly string[];
+  kinds: readonly TraceKind[];
+  /** Called only with events of `kinds`. */
   test(e: TraceEvent): boolean;
   count?: number;
 }
@@ -40,27 +42,28 @@ export interface CoverageDef {
 /** The generic fault features every sweep lists, reached or not (node faults also per class). */
 export const FAULT_FEATURES = ["crash", "pause", "clock skew", "disk full", "slow fsync", "torn write", "loss", "cut link", "clogged link", "duplicate", "reorder"] as const;
 
-/** The kinds the generic features read. */
-const FAULT_KINDS = new Set(["crash", "pause", "clock", "disk.fault", "disk.lost", "net.config", "partition", "clog", "send", "deliver"]);
+/** The kinds the generic features read: the fault events, the disk's lost writes, and messages (for "crash right after …"). */
+const FAULT_KINDS = [...FAULT_EVENT_KINDS, "disk.lost", "send", "deliver"] as const;
+type FaultFeatureKind = (typeof FAULT_KINDS)[number];
+const IS_FAULT_KIND: ReadonlySet<TraceKind> = new Set(FAULT_KINDS);
 
 /** Collects one run's reached features from its trace events. */
 export class CoverageRecorder {
   private readonly reachedSet = new Set<string>();
   private readonly counts = new Map<CoverageProbe, number>();
-  private readonly probesByKind = new Map<string, CoverageProbe[]>();
+  private readonly probesByKind = new Map<TraceKind, CoverageProbe[]>();
+  /** The kinds it reads (the generic features' and the probes'). */
+  readonly kinds: readonly TraceKind[];
   /** Per node: the last instant it sent or received a message, and those messages (read only at a crash). */
   private readonly lastMessages = new Map<string, { atUs: number; events: TraceEvent[] }>();
 
   constructor(private readonly def: CoverageDef | undefined) {
     for (const p of def?.probes ?? []) for (const k of p.kinds) this.probesByKind.set(k, [...(this.probesByKind.get(k) ?? []), p]);
-  }
-
-  accepts(kind: string): boolean {
-    return FAULT_KINDS.has(kind) || this.probesByKind.has(kind);
+    this.kinds = [...new Set<TraceKind>([...FAULT_KINDS, ...this.probesByKind.keys()])];
   }
 
   onEvent(e: TraceEvent): void {
-    if (FAULT_KINDS.has(e.kind)) this.fault(e);
+    if (isFaultFeatureKind(e)) this.fault(e);
     for (const p of this.probesByKind.get(e.kind) ?? []) {
       if (this.reachedSet.has(p.name) || !p.test(e)) continue;
       const n = (this.counts.get(p) ?? 0) + 1;
@@ -74,7 +77,7 @@ export class CoverageRecorder {
     return [...this.reachedSet].sort();
   }
 
-  private fault(e: TraceEvent): void {
+  private fault(e: TraceEvent<FaultFeatureKind>): void {
     const of = (feature: string) => {
       this.reachedSet.add(feature);
       const cls = this.def?.nodeClass?.(e.node);
@@ -103,14 +106,14 @@ export class CoverageRecorder {
       case "pause":
         return of("pause");
       case "clock":
-        if ((e.fields as { rate?: number } | undefined)?.rate !== 1) of("clock skew");
+        if (e.fields.rate !== 1) of("clock skew");
         return;
       case "disk.fault":
         if (e.detail === "full" && e.id === 1) this.reachedSet.add("disk full");
         if (e.detail === "fsync-latency" && (e.id ?? 0) > DEFAULT_DISK.fsyncLatencyUs) this.reachedSet.add("slow fsync");
         return;
       case "disk.lost":
-        if (((e.fields as { tornBytes?: number } | undefined)?.tornBytes ?? 0) > 0) this.reachedSet.add("torn write");
+        if (e.fields.tornBytes > 0) this.reachedSet.add("torn write");
         return;
       case "net.config":
         return this.netConfig(e);
@@ -121,14 +124,17 @@ export class CoverageRecorder {
     }
   }
 
-  private netConfig(e: TraceEvent): void {
-    const change = (e.fields as { change?: unknown } | undefined)?.change;
-    if (typeof change !== "object" || change === null) return;
-    const c = change as Record<string, unknown>;
-    if (typeof c.lossRate === "number" && c.lossRate > 0) this.reachedSet.add("loss");
-    if (typeof c.duplicateRate === "number" && c.duplicateRate > 0) this.reachedSet.add("duplicate");
-    if (typeof c.reorderRate === "number" && c.reorderRate > 0) this.reachedSet.add("reorder");
+  private netConfig(e: TraceEvent<"net.config">): void {
+    const c = e.fields.change;
+    if (c === "defaults") return;
+    if ((c.lossRate ?? 0) > 0) this.reachedSet.add("loss");
+    if ((c.duplicateRate ?? 0) > 0) this.reachedSet.add("duplicate");
+    if ((c.reorderRate ?? 0) > 0) this.reachedSet.add("reorder");
   }
+}
+
+function isFaultFeatureKind(e: TraceEvent): e is TraceEvent<FaultFeatureKind> {
+  return IS_FAULT_KIND.has(e.kind);
 }
 
 /** Every feature a sweep lists even when no seed reached it: the fault kinds (node faults per class) and the workload's probes. */

@@ -6,12 +6,13 @@
  */
 import { MAX_EVENTS_PER_INSTANT, Simulator } from "../sim/simulator.js";
 import { DecisionTape } from "../sim/decision-tape.js";
-import { endAllFaults, FAULT_EVENT_KINDS, installFaults } from "../sim/faults.js";
+import { endAllFaults, installFaults } from "../sim/faults.js";
+import { FAULT_EVENT_KINDS } from "../sim/trace-schema.js";
 import { msToUs } from "../sim/time.js";
 import { makeChecker, workloadDef } from "./registry.js";
 import { withDrawnFaults } from "./nemesis/index.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
-import type { Checker, Violation } from "../check/checker.js";
+import { subscribeCheckers, type Checker, type Violation } from "../check/checker.js";
 import { runVerdict } from "./verdict.js";
 import { CoverageRecorder } from "./coverage.js";
 import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld } from "./heap-guard.js";
@@ -40,16 +41,12 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
   if (options.canary === "connection-reorder") sim.network.canaryReorderConnections = true;
   const checkers = [...scenario.checkers.map((name) => makeChecker(name, options.registry)), ...(options.extraCheckers ?? []).map((make) => make())];
   let lastFaultUs: number | undefined;
-  sim.trace.subscribe(
-    (e) => (lastFaultUs = e.atUs),
-    (kind) => FAULT_EVENT_KINDS.has(kind),
-  );
-  // Each checker reads only the kinds it accepts: most read a handful of a run's ~50 kinds.
-  // Bound methods: a wrapper arrow would load `onEvent` from ~30 checker classes at one site.
-  for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+  sim.trace.subscribe((e) => (lastFaultUs = e.atUs), FAULT_EVENT_KINDS);
+  // Each checker reads only its kinds: most read a handful of a run's ~50 kinds.
+  subscribeCheckers(sim.trace, checkers);
   if (options.onTraceEvent) sim.trace.subscribe(options.onTraceEvent);
   const coverage = options.coverage === true ? new CoverageRecorder(def.coverage) : undefined;
-  if (coverage !== undefined) sim.trace.subscribe(coverage.onEvent.bind(coverage), coverage.accepts.bind(coverage));
+  if (coverage !== undefined) sim.trace.subscribe(coverage.onEvent.bind(coverage), coverage.kinds);
   const reported: Violation[] = [];
   const report = (checker: string, message: string) =>
     reported.push({ checker, message, eventIndex: Math.max(0, sim.trace.count - 1), atMs: sim.nowUs / 1000 });

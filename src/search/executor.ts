@@ -12,7 +12,7 @@
  * runs to quiescence or for `convergeMs`; every checker then judges the whole run, the end
  * checkers (liveness) included.
  */
-import type { Checker, RunEnd, Violation } from "../check/checker.js";
+import { subscribeCheckers, type Checker, type RunEnd, type Violation } from "../check/checker.js";
 import { UserInputError } from "../sim/errors.js";
 import { applyAction } from "../stepper/interventions.js";
 import type { Action, World } from "../stepper/types.js";
@@ -66,7 +66,7 @@ export class Executor {
     const world = t.adapter.build(t.seed, t.variant);
     const facts = new FactSet(world.sim);
     const endCheckers = t.endCheckers();
-    for (const c of endCheckers) world.sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+    subscribeCheckers(world.sim.trace, endCheckers);
     this.worldsBuilt++;
     const sim = world.sim;
     const stop = await sim.run({ until: () => t.adapter.ready(world), maxEvents: MAX_READY_EVENTS });

@@ -12,7 +12,7 @@
  */
 import type { KernelKind } from "../sim/trace-schema.js";
 import type { Simulator } from "../sim/simulator.js";
-import type { TraceEvent } from "../sim/trace.js";
+import { fieldNamed, type TraceEvent } from "../sim/trace.js";
 import { GraphHasher, type ConnectionNames } from "./graph-hash.js";
 
 /** Every kernel kind, to tell annotations from the kernel's own events (complete by type: a new kernel kind must be added here). */
@@ -78,14 +78,17 @@ export class FactSet {
   private sum2 = 0;
 
   constructor(sim: Simulator) {
-    sim.trace.subscribe((e) => this.onEvent(e), isFactKind);
+    // Every annotation kind is a fact (their names are types, not a list): all kinds, filtered here.
+    sim.trace.subscribe((e) => {
+      if (isFactKind(e.kind)) this.onEvent(e);
+    });
   }
 
   private onEvent(e: TraceEvent): void {
     const fields = Object.keys(e.fields ?? {})
       .filter((key) => !TIME_FIELD.test(key))
       .sort()
-      .map((key) => [key, e.fields![key]] as [string, unknown]);
+      .map((key) => [key, fieldNamed(e, key)] as [string, unknown]);
     // Which incarnation: a second crash of a node is another fact.
     const fact: Fact = { kind: e.kind, node: e.node, peer: e.peer ?? "", incarnation: e.kind === "crash" || e.kind === "restart" ? (e.id ?? 0) : 0, fields };
     const [a, b] = factHash(fact, undefined);

@@ -197,7 +197,7 @@ function recordFaultPhaseAtFirstLeader(sim: Simulator, name: string, at: () => s
         sim.trace.record(sim.nowUs, FAULT_PHASE_EVENT.kind, "", undefined, undefined, undefined, { phase: FAULT_PHASE_EVENT.phase });
       });
     },
-    (kind) => kind === "zab.leader.established",
+    ["zab.leader.established"],
   );
 }
 

@@ -17,7 +17,7 @@ import type { Simulator } from "../sim/simulator.js";
 /** The checkers a serve session runs. */
 export const SERVE_CHECKERS: readonly string[] = [...ZAB_CHECKERS.keys(), "client.sessions", "client.watches"];
 
-const STATUS_KINDS = new Set(["crash", "restart", "pause", "resume", "partition", "heal", "clog", "unclog", "zab.leader.established", "zk.session.established", "zk.session.expire"]);
+const STATUS_KINDS = ["crash", "restart", "pause", "resume", "partition", "heal", "clog", "unclog", "zab.leader.established", "zk.session.established", "zk.session.expire"] as const;
 
 function atText(e: TraceEvent): string {
   return `[${(e.atUs / 1e6).toFixed(3)}s]`;
@@ -25,23 +25,25 @@ function atText(e: TraceEvent): string {
 
 /** The status line of a notable event, or undefined for the others. */
 export function statusLine(e: TraceEvent): string | undefined {
-  if (!STATUS_KINDS.has(e.kind)) return undefined;
-  const f = e.fields ?? {};
-  const links = Array.isArray(f.links) ? ` ${(f.links as string[]).join(" ") || "(no change)"}` : "";
   switch (e.kind) {
     case "zab.leader.established":
-      return `${atText(e)} leader ${e.node} established (epoch ${String(f.epoch)})`;
+      return `${atText(e)} leader ${e.node} established (epoch ${e.fields.epoch})`;
     case "zk.session.established":
-      return `${atText(e)} session ${String(f.session)} established on ${e.node} (timeout ${String(f.timeoutMs)} ms)`;
+      return `${atText(e)} session ${e.fields.session} established on ${e.node} (timeout ${e.fields.timeoutMs} ms)`;
     case "zk.session.expire":
-      return `${atText(e)} session ${String(f.session)} expired (timeout ${String(f.timeoutMs)} ms)`;
+      return `${atText(e)} session ${e.fields.session} expired (timeout ${e.fields.timeoutMs} ms)`;
     case "partition":
     case "heal":
     case "clog":
     case "unclog":
-      return `${atText(e)} ${e.kind}${links}`;
-    default:
+      return `${atText(e)} ${e.kind} ${e.fields.links.join(" ") || "(no change)"}`;
+    case "crash":
+    case "restart":
+    case "pause":
+    case "resume":
       return `${atText(e)} ${e.kind} ${e.node}`;
+    default:
+      return undefined;
   }
 }
 
@@ -58,11 +60,11 @@ export class OnlineWatch {
     sim.trace.subscribe((e) => {
       const line = statusLine(e);
       if (line !== undefined) out(line);
-    }, (kind) => STATUS_KINDS.has(kind));
+    }, STATUS_KINDS);
     this.checkers = SERVE_CHECKERS.map((name) => (ZAB_CHECKERS.get(name) ?? CLIENT_CHECKERS.get(name)!)());
     for (const c of this.checkers) {
       this.printed.set(c, 0);
-      sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+      sim.trace.subscribe(c.onEvent.bind(c), c.kinds);
       c.log?.onViolation((v) => this.print(c, v));
     }
   }

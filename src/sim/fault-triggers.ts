@@ -20,14 +20,14 @@ import type { Fault, FaultAction } from "./faults.js";
 import { applyFault, undoOf } from "./faults.js";
 import { parseRef, type RoleRule, type TraceStep } from "./fault-when.js";
 import type { Simulator } from "./simulator.js";
-import type { TraceEvent } from "./trace.js";
+import { fieldNamed, type TraceEvent, type TraceKind } from "./trace.js";
 import { msToUs } from "./time.js";
 
 /** How the layer above lets the trace name roles and node ids. */
 export interface TraceRoles {
   roles: readonly RoleRule[];
   /** Event kinds whose `sid` field is their node's numeric id (for `$i.field` references). */
-  idKinds: readonly string[];
+  idKinds: readonly TraceKind[];
 }
 
 export const NO_ROLES: TraceRoles = { roles: [], idKinds: [] };
@@ -47,7 +47,7 @@ function nodesOf(f: FaultAction): string[] {
 }
 
 /** The kernel's lifecycle events: a node goes down or pauses, and comes back. */
-const LIFECYCLE_KINDS: readonly string[] = ["crash", "pause", "start", "restart", "resume"];
+const LIFECYCLE_KINDS: readonly TraceKind[] = ["crash", "pause", "start", "restart", "resume"];
 
 /** Roles, node ids and who is up, as the trace has shown them so far (one per simulator). */
 class TraceWatch {
@@ -59,7 +59,7 @@ class TraceWatch {
   constructor(sim: Simulator, private readonly config: TraceRoles) {
     const kinds = new Set([...LIFECYCLE_KINDS, ...config.idKinds, ...config.roles.flatMap((r) => [...r.takenBy, ...r.endedBy])]);
     for (const r of config.roles) this.holders.set(r.role, new Set());
-    sim.trace.subscribe((e) => this.onEvent(e), (kind) => kinds.has(kind));
+    sim.trace.subscribe((e) => this.onEvent(e), [...kinds]);
   }
 
   /** Up, unless the trace showed it crash or pause since the faults were installed (after the workload started its nodes). */
@@ -70,7 +70,8 @@ class TraceWatch {
   private onEvent(e: TraceEvent): void {
     if (e.kind === "crash" || e.kind === "pause") this.notUp.set(e.node, e.kind === "crash" ? "down" : "paused");
     else if (LIFECYCLE_KINDS.includes(e.kind)) this.notUp.delete(e.node);
-    if (this.config.idKinds.includes(e.kind) && typeof e.fields?.sid === "number") this.nodeOfId.set(e.fields.sid, e.node);
+    const sid = this.config.idKinds.includes(e.kind) ? fieldNamed(e, "sid") : undefined;
+    if (typeof sid === "number") this.nodeOfId.set(sid, e.node);
     for (const r of this.config.roles) {
       const held = this.holders.get(r.role)!;
       if (r.endedBy.includes(e.kind)) held.delete(e.node);
@@ -118,7 +119,7 @@ class FaultTrigger {
     if (node === null) return;
     let seen = 0;
     let done = false;
-    const unsubscribe = this.sim.trace.subscribe(
+    const unsubscribe = this.sim.trace.subscribeNamed(
       (e) => {
         if (done || (node !== undefined && e.node !== node) || !fieldsMatch(e, step) || (step.detail !== undefined && e.detail !== step.detail)) return;
         if (++seen < (step.count ?? 1)) return;
@@ -127,7 +128,7 @@ class FaultTrigger {
         this.matched[i] = e;
         this.after(step.delayMs ?? 0, () => this.armStep(i + 1));
       },
-      (kind) => kind === step.after,
+      [step.after],
     );
     if (step.withinMs !== undefined) {
       this.sim.schedule(this.sim.nowUs + msToUs(step.withinMs), () => {
@@ -169,7 +170,7 @@ class FaultTrigger {
       case "step": {
         const e = this.matched[ref.step]!;
         if (ref.field === undefined) return e.node;
-        return this.watch.nodeNamed(e.fields?.[ref.field], this.sim) ?? null;
+        return this.watch.nodeNamed(fieldNamed(e, ref.field), this.sim) ?? null;
       }
     }
   }
@@ -200,6 +201,6 @@ class FaultTrigger {
 
 function fieldsMatch(e: TraceEvent, step: TraceStep): boolean {
   if (step.fields === undefined) return true;
-  for (const k in step.fields) if (e.fields?.[k] !== step.fields[k]) return false;
+  for (const k in step.fields) if (fieldNamed(e, k) !== step.fields[k]) return false;
   return true;
 }

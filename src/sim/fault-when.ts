@@ -28,6 +28,7 @@
  * layer above gives them (`RoleRule[]`).
  */
 import { UserInputError } from "./errors.js";
+import type { TraceKind } from "./trace-schema.js";
 
 /** One step of a trace condition. */
 export interface TraceStep {
@@ -55,8 +56,8 @@ export interface TraceStep {
 /** A role read from the trace: which event kinds give their node the role and which end it. */
 export interface RoleRule {
   role: string;
-  takenBy: readonly string[];
-  endedBy: readonly string[];
+  takenBy: readonly TraceKind[];
+  endedBy: readonly TraceKind[];
 }
 
 const STEP_KEYS = ["after", "node", "fields", "detail", "count", "delayMs", "withinMs"];

@@ -153,9 +153,6 @@ export function undoOf(action: FaultAction): FaultAction[] {
   }
 }
 
-/** Trace kinds that mark a fault starting or ending (the convergence phase counts from the last). */
-export const FAULT_EVENT_KINDS: ReadonlySet<string> = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog", "net.config", "clock", "disk.fault"]);
-
 /**
  * Ends every fault still in force, now: the network heals (cuts, clogs, changed link
  * settings), paused nodes resume, crashed nodes restart, skewed clocks run true, disks

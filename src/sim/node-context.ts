@@ -149,7 +149,7 @@ export class NodeContext implements world.NodeContext {
    */
   annotate<K extends AnnotationKind>(kind: K, fields: TraceAnnotations[K], peer?: string): void {
     if (!this.alive) return;
-    this.sim.trace.annotation(this.sim.nowUs, kind, this.id, this.node.idHash, fields as Record<string, unknown>, peer);
+    this.sim.trace.annotation(this.sim.nowUs, kind, this.id, this.node.idHash, fields, peer);
   }
 
   /**

@@ -13,33 +13,29 @@
  * The kinds and their fields are typed in `trace-schema.ts` (documented in docs/trace.md):
  * `record` takes only a kind of the schema.
  */
-import type { AnnotationKind, TraceKind } from "./trace-schema.js";
+import type { AnnotationKind, TraceAnnotations, TraceFieldsOf, TraceKind, TypedTraceEvent } from "./trace-schema.js";
 import { Mixer, canonicalJson, hashString, isPlainObject } from "../base/structure-hash.js";
 
 export { canonicalJson, hashString } from "../base/structure-hash.js";
+export type { TraceEventHead, TraceKind } from "./trace-schema.js";
 
-export interface TraceEvent {
-  /** Position in the trace, from 0. */
-  index: number;
-  atUs: number;
-  kind: string;
-  /** The node the event happened on ("" for world events such as partitions). */
-  node: string;
-  /** The other end, for messages and connections. */
-  peer?: string;
-  /** A numeric identity: message id, timer id, connection id… */
-  id?: number;
-  /** A short detail: the message type, the timer label… */
-  detail?: string;
-  /** Structured fields from higher layers (annotations, faults, disk). */
-  fields?: Record<string, unknown>;
-  /** The connection a segment travelled on (connection sends, deliveries, holds, drops). */
-  conn?: number;
-}
+/**
+ * One event of the trace, of kind K (any kind by default): the typed union of the schema
+ * (`trace-schema.ts`), so `switch (e.kind)` narrows `fields` to that kind's.
+ */
+export type TraceEvent<K extends TraceKind = TraceKind> = TypedTraceEvent<K>;
 
-export type TraceListener = (event: TraceEvent) => void;
-/** Which event kinds a listener reads; asked once per kind (and again after a (un)subscribe). */
-export type KindFilter = (kind: string) => boolean;
+export type TraceListener<K extends TraceKind = TraceKind> = (event: TraceEvent<K>) => void;
+/** A listener of some kinds, as the trace keeps it: handed only events of its kinds (see `subscribe`). */
+type KindListener = (event: never) => void;
+
+/** What follows `detail` in `record`: the kind's fields (required when it always has some), then the connection. */
+type FieldsAndConn<K extends TraceKind> = undefined extends TraceFieldsOf<K> ? [fields?: TraceFieldsOf<K>, conn?: number] : [fields: TraceFieldsOf<K>, conn?: number];
+
+/** An event's fields as the hash takes them: any plain object (the schema types them per kind). */
+type FieldObject = object;
+/** The same, as the hash walks it: key by key, in the order the writer wrote them. */
+type FieldValues = { readonly [key: string]: unknown };
 
 const STRING_CACHE_LIMIT = 4096;
 const MAX_REMEMBERED_KEYS = 16;
@@ -64,19 +60,19 @@ function newKeyCache(): KeyCache {
  * and the listeners that read it (undefined: not worked out yet).
  */
 interface KindInfo {
-  kind: string;
+  kind: TraceKind;
   hash: number;
   fields: KeyCache;
   count: number;
-  listeners: TraceListener[] | undefined;
+  listeners: KindListener[] | undefined;
 }
 
 
 export class Trace extends Mixer {
   private n = 0;
-  private readonly listeners: { listener: TraceListener; accepts: KindFilter | undefined }[] = [];
+  private readonly listeners: { listener: KindListener; kinds: ReadonlySet<string> | undefined }[] = [];
   private readonly stringHashes = new Map<string, number>();
-  private readonly kinds = new Map<string, KindInfo>();
+  private readonly kinds = new Map<TraceKind, KindInfo>();
   private lastAtUs = 0;
   private readonly messageKinds: (KindInfo | undefined)[] = new Array<KindInfo | undefined>(8).fill(undefined);
   /** Retained events (only when `retain` is on). */
@@ -103,11 +99,25 @@ export class Trace extends Mixer {
   }
 
   /**
-   * Calls `listener` with every event of the kinds `accepts` takes (all kinds without it), in
-   * order, after the event is hashed. Listeners of one kind run in subscription order.
+   * Calls `listener` with every event of `kinds` (all kinds without it), in order, after the
+   * event is hashed. Listeners of one kind run in subscription order.
    */
-  subscribe(listener: TraceListener, accepts?: KindFilter): () => void {
-    const entry = { listener, accepts };
+  subscribe(listener: TraceListener): () => void;
+  subscribe<K extends TraceKind>(listener: TraceListener<K>, kinds: readonly K[]): () => void;
+  subscribe<K extends TraceKind>(listener: TraceListener<K>, kinds?: readonly K[]): () => void {
+    return this.addListener(listener as KindListener, kinds === undefined ? undefined : new Set<string>(kinds));
+  }
+
+  /**
+   * `subscribe` for kinds named at run time (a fault trigger's `after`, from a scenario file): the
+   * listener gets events of any kind, and a name that is no kind of the schema never matches.
+   */
+  subscribeNamed(listener: TraceListener, kindNames: readonly string[]): () => void {
+    return this.addListener(listener as KindListener, new Set(kindNames));
+  }
+
+  private addListener(listener: KindListener, kinds: ReadonlySet<string> | undefined): () => void {
+    const entry = { listener, kinds };
     this.listeners.push(entry);
     this.listenersChanged();
     return () => {
@@ -129,9 +139,9 @@ export class Trace extends Mixer {
     for (const info of this.kinds.values()) info.listeners = undefined;
   }
 
-  private listenersOf(kind: string, info: KindInfo): TraceListener[] {
-    const ls: TraceListener[] = [];
-    for (const { listener, accepts } of this.listeners) if (accepts === undefined || accepts(kind)) ls.push(listener);
+  private listenersOf(kind: TraceKind, info: KindInfo): KindListener[] {
+    const ls: KindListener[] = [];
+    for (const { listener, kinds } of this.listeners) if (kinds === undefined || kinds.has(kind)) ls.push(listener);
     info.listeners = ls;
     return ls;
   }
@@ -142,25 +152,17 @@ export class Trace extends Mixer {
   }
 
   /**
-   * Records one event. `id` and `detail` are the cheap identity of hot-path events; `fields`
-   * carry anything else (hashed through canonical JSON, so keep them off the hottest paths).
+   * Records one event. `id` and `detail` are the cheap identity of hot-path events; the kind's
+   * `fields` carry anything else (hashed through canonical JSON, so keep them off the hottest paths).
    */
-  record(
-    atUs: number,
-    kind: TraceKind,
-    node: string,
-    peer?: string,
-    id?: number,
-    detail?: string,
-    fields?: Record<string, unknown>,
-    conn?: number,
-  ): void {
+  record<K extends TraceKind>(atUs: number, kind: K, node: string, peer?: string, id?: number, detail?: string, ...fieldsAndConn: FieldsAndConn<K>): void {
     const peerHash = peer === undefined ? undefined : this.stringHash(peer);
+    const [fields, conn] = fieldsAndConn;
     this.recordHashed(atUs, this.kindInfo(kind), node, this.stringHash(node), peer, peerHash, id, detail, fields, conn);
   }
 
   /** A node's annotation, with the node's hash (`hashString(node)`) precomputed by the caller. */
-  annotation(atUs: number, kind: AnnotationKind, node: string, nodeHash: number, fields: Record<string, unknown> | undefined, peer?: string): void {
+  annotation<K extends AnnotationKind>(atUs: number, kind: K, node: string, nodeHash: number, fields: TraceAnnotations[K], peer?: string): void {
     const peerHash = peer === undefined ? undefined : this.stringHash(peer);
     this.recordHashed(atUs, this.kindInfo(kind), node, nodeHash, peer, peerHash, undefined, undefined, fields, undefined);
   }
@@ -196,7 +198,7 @@ export class Trace extends Mixer {
     peerHash: number | undefined,
     id: number | undefined,
     detail: string | undefined,
-    fields: Record<string, unknown> | undefined,
+    fields: FieldObject | undefined,
     conn: number | undefined,
   ): void {
     const index = this.n++;
@@ -218,12 +220,15 @@ export class Trace extends Mixer {
     if (listeners.length === 0 && !this.retain) return;
     // Every event object has all nine properties (absent ones undefined), so the checkers that
     // read them see one object shape, not one per combination of present properties.
-    const event: TraceEvent = { index, atUs, kind, node, peer, id, detail, fields, conn };
+    // The one place an event is assembled from its parts: `record` and `annotation` took the
+    // fields of `kind` (typed per kind there), so this is an event of the schema's union.
+    const event = { index, atUs, kind, node, peer, id, detail, fields, conn } as TraceEvent;
     if (this.retain) this.events.push(event);
-    for (let i = 0; i < listeners.length; i++) listeners[i]!(event);
+    // Each listener subscribed to this kind (listenersOf), so the event is one of its kinds.
+    for (let i = 0; i < listeners.length; i++) listeners[i]!(event as never);
   }
 
-  private kindInfo(kind: string): KindInfo {
+  private kindInfo(kind: TraceKind): KindInfo {
     let info = this.kinds.get(kind);
     if (info === undefined) {
       // Never cleared: kinds are the code's fixed vocabulary, and the table holds their counts.
@@ -239,12 +244,13 @@ export class Trace extends Mixer {
    * nearly always carry the same keys in the same order, so a key is usually an identity
    * compare, not a map lookup.
    */
-  private mixCachedFields(fields: Record<string, unknown>, cache: KeyCache): void {
+  private mixCachedFields(fields: FieldObject, cache: KeyCache): void {
     const keys = cache.keys;
     const keyHashes = cache.keyHashes;
     let i = 0;
-    for (const key in fields) {
-      const v = fields[key];
+    const values = fields as FieldValues;
+    for (const key in values) {
+      const v = values[key];
       if (v === undefined) continue;
       let kh: number;
       if (keys[i] === key) {
@@ -287,15 +293,29 @@ function hex32(x: number): string {
 }
 
 
+/**
+ * The value of a field named at run time (a fault trigger's `fields`, from a scenario file), of
+ * an event of any kind; undefined when the kind has no such field. Code that knows the kind reads
+ * `e.fields` typed instead.
+ */
+export function fieldNamed(e: TraceEvent, name: string): unknown {
+  const fields: FieldObject | undefined = e.fields;
+  return fields === undefined ? undefined : (fields as FieldValues)[name];
+}
+
+/** Whether `e` is of kind K (a type guard: where K is a type parameter, `e.kind === kind` does not narrow). */
+export function isOfKind<K extends TraceKind>(e: TraceEvent, kind: K): e is TraceEvent<K> {
+  return e.kind === kind;
+}
+
+/** Whether `e` is of one of `kinds` (a type guard, as `isOfKind`). */
+export function isOneOf<K extends TraceKind>(e: TraceEvent, kinds: readonly K[]): e is TraceEvent<K> {
+  return (kinds as readonly TraceKind[]).includes(e.kind);
+}
+
 /** One JSON line per event, as `--trace FILE` writes them. */
 export function traceEventToJsonLine(e: TraceEvent): string {
-  const o: Record<string, unknown> = { i: e.index, atUs: e.atUs, kind: e.kind, node: e.node };
-  if (e.peer !== undefined) o.peer = e.peer;
-  if (e.id !== undefined) o.id = e.id;
-  if (e.detail !== undefined) o.detail = e.detail;
-  if (e.fields !== undefined) o.fields = e.fields;
-  if (e.conn !== undefined) o.conn = e.conn;
-  return canonicalJson(o);
+  return canonicalJson({ i: e.index, atUs: e.atUs, kind: e.kind, node: e.node, peer: e.peer, id: e.id, detail: e.detail, fields: e.fields, conn: e.conn });
 }
 
 /** Human-readable one-liner, for reports and the divergence check. */

@@ -5,20 +5,17 @@
  * finishes that one at the last of them. Meant for the short histories of a teaching run.
  */
 import type { Checker, RunEnd, Violation } from "../check/checker.js";
-import type { TraceEvent } from "../sim/trace.js";
+import type { TraceEvent, TraceKind } from "../sim/trace.js";
 
 export class JudgedNow implements Checker {
   readonly name: string;
+  readonly kinds: readonly TraceKind[];
   private readonly events: TraceEvent[] = [];
-  private readonly probe: Checker;
 
   constructor(private readonly make: () => Checker) {
-    this.probe = make();
-    this.name = this.probe.name;
-  }
-
-  accepts(kind: string): boolean {
-    return this.probe.accepts === undefined || this.probe.accepts(kind);
+    const probe = make();
+    this.name = probe.name;
+    this.kinds = probe.kinds;
   }
 
   onEvent(e: TraceEvent): void {

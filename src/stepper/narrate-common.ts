@@ -12,9 +12,9 @@ export function narrateLifecycle(e: TraceEvent): string | undefined {
       // Losses to and from a crashed node are what its crash line already said.
       return e.detail === "receiver-down" || e.detail === "sender-crashed" ? undefined : `a message ${e.peer}→${n} is lost (${e.detail ?? "dropped"})`;
     case "partition":
-      return `the network is cut: ${formatLinks(e.fields?.links)}`;
+      return `the network is cut: ${formatLinks(e.fields.links)}`;
     case "heal":
-      return `the network heals: ${formatLinks(e.fields?.links)}`;
+      return `the network heals: ${formatLinks(e.fields.links)}`;
     case "crash":
       return `${n} crashes: its memory and timers are gone, messages to it are lost; what it fsynced stays on its disk`;
     case "restart":
@@ -29,7 +29,7 @@ export function narrateLifecycle(e: TraceEvent): string | undefined {
 }
 
 /** "a>b" link names as "a→b", space-separated. */
-export function formatLinks(links: unknown): string {
-  if (!Array.isArray(links) || links.length === 0) return "no link changed";
-  return links.map((l) => String(l).replace(">", "→")).join(" ");
+export function formatLinks(links: readonly string[]): string {
+  if (links.length === 0) return "no link changed";
+  return links.map((l) => l.replace(">", "→")).join(" ");
 }

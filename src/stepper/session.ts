@@ -438,7 +438,7 @@ export class Session<W extends World = World> {
         goal.onEvent(e);
         if (live.goalReachedAt === undefined && goal.status().reached) live.goalReachedAt = e.index;
       };
-      world.sim.trace.subscribe(onEvent, goal.accepts?.bind(goal));
+      world.sim.trace.subscribe(onEvent, goal.kinds);
     }
     return live;
   }

@@ -18,7 +18,7 @@
  * - a frame is a pure function of (adapter, seed, variant, interventions, position).
  */
 import type { Simulator } from "../sim/simulator.js";
-import type { TraceEvent } from "../sim/trace.js";
+import type { TraceEvent, TraceKind } from "../sim/trace.js";
 import type { PendingMessage } from "../sim/network.js";
 import type { FaultAction } from "../sim/faults.js";
 import type { Checker } from "../check/checker.js";
@@ -180,9 +180,10 @@ export interface Frame {
  * A lesson's goal, judged from the trace as the run goes (a fresh one per re-execution, so
  * going back un-reaches a goal reached later).
  */
-export interface GoalWatch {
-  accepts?(kind: string): boolean;
-  onEvent(event: TraceEvent): void;
+export interface GoalWatch<K extends TraceKind = TraceKind> {
+  /** The kinds it reads. */
+  readonly kinds: readonly K[];
+  onEvent(event: TraceEvent<K>): void;
   /** Reached, and what to say about it (the outcome's explanation, or what is still missing). */
   status(): { reached: boolean; text: string };
 }

@@ -17,21 +17,119 @@ export type ZabServerState = "LOOKING" | "FOLLOWING" | "LEADING" | "OBSERVING";
 export type ZabPhaseName = "ELECTION" | "DISCOVERY" | "SYNCHRONIZATION" | "BROADCAST";
 export type ZabSyncMode = "DIFF" | "TRUNC" | "SNAP";
 
-/** `client.invoke`: an operation submitted. Its arguments follow, flat (data, version, mode, ops…). */
-export interface ClientInvokeFields {
+/**
+ * A Stat in a client result (`zk/client/history.ts` `statJson`): ZooKeeper's Stat with zxids and
+ * the owner session as hex text.
+ */
+export interface StatJson {
+  czxid: string;
+  mzxid: string;
+  pzxid: string;
+  ctime: number;
+  mtime: number;
+  version: number;
+  cversion: number;
+  aversion: number;
+  ephemeralOwner: string;
+  dataLength: number;
+  numChildren: number;
+}
+
+/**
+ * Node data as the history records it: short printable text as itself; binary or long data as a
+ * content digest `\u0001<bytes>:<fnv32 hex>` with its length in `dataBytes`; ZooKeeper's null data
+ * as null.
+ */
+export interface DataJson {
+  data: string | null;
+  dataBytes?: number;
+}
+
+/** A list of names (children, ephemerals): listed when at most 32, else only counted. */
+export interface NamesJson {
+  children?: string[];
+  count?: number;
+}
+
+/** A sub-operation of multi / multiRead, as the history records it (`Op`, zk/client/op.ts). */
+export type SubOpJson =
+  | ({ op: "create"; path: string; mode: number } & DataJson & { ttl?: number; acl?: string[] })
+  | { op: "delete"; path: string; version: number }
+  | ({ op: "setData"; path: string } & DataJson & { version: number })
+  | { op: "check"; path: string; version: number }
+  | { op: "getData"; path: string }
+  | { op: "getChildren"; path: string };
+
+export type SubOpName = SubOpJson["op"];
+
+/**
+ * A sub-result of multi / multiRead: `err` "OK" for one that succeeded (with the created path,
+ * the Stat; a getData's data, a getChildren's names), else its code.
+ */
+export interface SubResultJson extends NamesJson, Partial<DataJson> {
+  err: string;
+  path?: string;
+  stat?: StatJson;
+}
+
+/**
+ * Every client operation the history records, by the name it is recorded under (`op` of
+ * `client.invoke`): its arguments (after the head, flat), the `result` of its `client.complete`
+ * when it succeeded (`undefined`: none), and the `failedResult` a failure carries (`undefined`:
+ * none but the code). create2 is recorded as create, getChildren2 as getChildren. The error of a
+ * failed operation is its code's name (`err`, zk/proto/error-code.ts).
+ */
+export interface ClientOps {
+  /** `acl`: `scheme:id:perms` per entry, left out when it is OPEN_ACL_UNSAFE (world:anyone, ALL). */
+  create: { args: { path: string; mode: number; ttl?: number } & DataJson & { acl?: string[] }; result: { path: string; stat?: StatJson }; failedResult: undefined };
+  delete: { args: { path: string; version: number }; result: undefined; failedResult: undefined };
+  setData: { args: { path: string; version: number } & DataJson; result: { stat: StatJson }; failedResult: undefined };
+  setACL: { args: { path: string; aversion: number; acl?: string[] }; result: { stat: StatJson }; failedResult: undefined };
+  /** `stat` null: no such node (and a watch, if asked for, waits for its creation). */
+  exists: { args: { path: string; watch: boolean }; result: { stat: StatJson | null }; failedResult: undefined };
+  getData: { args: { path: string; watch: boolean }; result: DataJson & { stat: StatJson }; failedResult: undefined };
+  /** `stat` for getChildren2 only. */
+  getChildren: { args: { path: string; watch: boolean }; result: { stat?: StatJson } & NamesJson; failedResult: undefined };
+  /** `acl`: `scheme:id:perms` per entry. */
+  getACL: { args: { path: string }; result: { stat: StatJson; acl: string[] }; failedResult: undefined };
+  sync: { args: { path: string }; result: undefined; failedResult: undefined };
+  getEphemerals: { args: { path: string }; result: NamesJson; failedResult: undefined };
+  getAllChildrenNumber: { args: { path: string }; result: { total: number }; failedResult: undefined };
+  /** `ids`: `scheme:user` per identity. */
+  whoAmI: { args: Record<never, never>; result: { ids: string[] }; failedResult: undefined };
+  /** A failed multi carries every sub-result (the first non-OK one is the code). */
+  multi: { args: { ops: SubOpJson[] }; result: { results: SubResultJson[] }; failedResult: { results: SubResultJson[] } };
+  multiRead: { args: { ops: SubOpJson[] }; result: { results: SubResultJson[] }; failedResult: undefined };
+  /** `mode`: AddWatchMode (0 PERSISTENT, 1 PERSISTENT_RECURSIVE). */
+  addWatch: { args: { path: string; mode: number }; result: undefined; failedResult: undefined };
+  /** `type`: WatcherType (1 Children, 2 Data, 3 Any); `local`: removed here even if the server cannot be reached. */
+  removeWatches: { args: { path: string; type: number; local: boolean }; result: undefined; failedResult: undefined };
+  removeAllWatches: { args: { path: string; type: number; local: boolean }; result: undefined; failedResult: undefined };
+  /** The session's end: its ephemerals vanish. */
+  closeSession: { args: Record<never, never>; result: undefined; failedResult: undefined };
+}
+
+export type ClientOpName = keyof ClientOps & string;
+export type ClientOpArgs<O extends ClientOpName = ClientOpName> = ClientOps[O]["args"];
+/** What an operation of O returned (what `client.complete` carries as `result`, when anything). */
+export type ClientOpResult<O extends ClientOpName = ClientOpName> = Exclude<ClientOps[O]["result"] | ClientOps[O]["failedResult"], undefined>;
+
+/** The first fields of `client.invoke`, before the operation's arguments. */
+export interface ClientInvokeHead<O extends ClientOpName = ClientOpName> {
   client: string;
   /** The session at invocation ("0x0" before the first handshake). */
   session: string;
   /** Unique per client node within a simulation: (client, opId) names one operation. */
   opId: number;
-  op: string;
+  op: O;
   /** The server the client is connected to, when it is. */
   server?: string;
   /** The handle's chroot, when it has one: `path` (and the paths of `ops`) are relative to it. */
   chroot?: string;
-  path?: string;
-  [arg: string]: unknown;
 }
+
+/** `client.invoke`: an operation submitted: the head, then its arguments flat (`ClientOps`). */
+export type ClientInvokeFields = { [O in ClientOpName]: ClientInvokeHead<O> & ClientOpArgs<O> }[ClientOpName];
 
 /** `client.complete`: how an operation ended. */
 export interface ClientCompleteFields {
@@ -39,7 +137,7 @@ export interface ClientCompleteFields {
   session: string;
   opId: number;
   outcome?: "ok" | "fail" | "unknown";
-  /** The error code's name (absent on ok). */
+  /** The error code's name (`CodeName`; `CODE(n)` for a code ZooKeeper does not name), absent on ok. */
   err?: string;
   /** The reply header's zxid. */
   zxid?: string;
@@ -49,9 +147,8 @@ export interface ClientCompleteFields {
   xid?: number;
   /** Answered without the server (an empty multi). */
   local?: boolean;
-  /** What the call returned, as plain JSON (see check/history). */
-  result?: Record<string, unknown>;
-  [more: string]: unknown;
+  /** What the call returned (`ClientOps[op]`: the op is its invocation's). */
+  result?: ClientOpResult;
 }
 
 /** `client.state`: the handle's state changed (`cause` says why, when known). */

@@ -5,13 +5,14 @@
  * the event well formed (the canary), exactly one naming index, kind and field once the field
  * is removed or replaced.
  */
+import { asEvent, type LooseEvent } from "../helpers/loose-events.js";
 import { expect } from "vitest";
 import type { TraceEvent } from "../../src/sim/trace.js";
 import { runCheckers, type Checker } from "../../src/check/checker.js";
 
 export interface MalformedCase {
   /** The event well formed (what the emitter writes)… */
-  event: Omit<TraceEvent, "index" | "atUs">;
+  event: Omit<LooseEvent, "index" | "atUs">;
   /** …and the field to break. */
   field: string;
   /** What to put there instead (absent: the field is removed). */
@@ -22,7 +23,7 @@ export interface MalformedCase {
 export function malformed(make: () => Checker, e: MalformedCase["event"]): string[] {
   const events: TraceEvent[] = [
     { index: 0, atUs: 1000, kind: "timer", node: "s9", id: 1, detail: "tick" },
-    { index: 1, atUs: 2000, ...e },
+    asEvent({ index: 1, atUs: 2000, ...e }),
   ];
   return runCheckers([make()], events)
     .filter((v) => v.message.startsWith("malformed"))
@@ -37,7 +38,7 @@ export function caseTitle(c: MalformedCase): string {
 /** No malformed violation for the event as written; exactly one, naming index, kind and field, once broken. */
 export function expectMalformedCase(make: () => Checker, c: MalformedCase): void {
   expect(malformed(make, c.event)).toEqual([]);
-  const fields = { ...c.event.fields };
+  const fields: Record<string, unknown> = { ...c.event.fields };
   if (c.bad === undefined) delete fields[c.field];
   else fields[c.field] = c.bad;
   const got = malformed(make, { ...c.event, fields });

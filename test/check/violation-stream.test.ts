@@ -4,7 +4,7 @@ import type { Violation } from "../../src/check/checker.js";
 import { LeadershipChecker } from "../../src/check/zab/leadership.js";
 import type { TraceEvent } from "../../src/sim/trace.js";
 
-const established = (index: number, node: string, epoch: number): TraceEvent => ({ index, atUs: index * 1000, kind: "zab.leader.established", node, fields: { sid: Number(node.slice(1)), epoch, lastZxid: "0x0" } });
+const established = (index: number, node: string, epoch: number): TraceEvent<"zab.leader.established"> => ({ index, atUs: index * 1000, kind: "zab.leader.established", node, fields: { sid: Number(node.slice(1)), epoch, lastZxid: "0x0" } });
 
 describe("check: violation stream", () => {
   it("check: violation stream: two leaders of one epoch are heard when the second is established, before finish", () => {

@@ -16,7 +16,7 @@ describe("cli: --trace FILE.html keeps a bounded prefix", () => {
     dirs.push(dir);
     const report = openTraceReport(join(dir, "run.html"))!;
     const total = HTML_MAX_EVENTS + 1000;
-    for (let i = 0; i < total; i++) report.add({ index: i, atUs: i * 1000, kind: "timer.fire", node: "n1" } as TraceEvent);
+    for (let i = 0; i < total; i++) report.add({ index: i, atUs: i * 1000, kind: "timer", node: "n1" });
     const held = (report as unknown as { events: TraceEvent[] }).events.length;
     expect(held).toBe(HTML_MAX_EVENTS);
     const note = report.finish({ scenario: "t", seed: 1, events: total, virtualMs: total, verdict: "pass", violations: [], traceHash: "0" });

@@ -3,7 +3,7 @@ import { parseScenario } from "../../src/scenario/parse.js";
 import { workloadDef } from "../../src/scenario/registry.js";
 import { installFaults } from "../../src/sim/faults.js";
 import { Simulator } from "../../src/sim/simulator.js";
-import type { TraceEvent } from "../../src/sim/trace.js";
+import { isOfKind, type TraceEvent, type TraceKind } from "../../src/sim/trace.js";
 
 export function commitWorld(doc: Record<string, unknown>, seed = 1): Simulator {
   const scenario = parseScenario({ name: "unit", durationMs: 10_000, ...doc }, "unit");
@@ -14,8 +14,8 @@ export function commitWorld(doc: Record<string, unknown>, seed = 1): Simulator {
   return sim;
 }
 
-export function annotations(sim: Simulator, kind: string): TraceEvent[] {
-  return sim.trace.events.filter((e) => e.kind === kind);
+export function annotations<K extends TraceKind>(sim: Simulator, kind: K): TraceEvent<K>[] {
+  return sim.trace.events.filter((e) => isOfKind(e, kind));
 }
 
 export function inspectOf(sim: Simulator, id: string): Record<string, unknown> {

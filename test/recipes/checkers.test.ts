@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { asEvent, type LooseEvent } from "../helpers/loose-events.js";
 import { runCheckers, type Checker } from "../../src/check/checker.js";
-import type { TraceEvent } from "../../src/sim/trace.js";
 import { LockFencingChecker, LockMutexChecker } from "../../src/check/recipes/lock.js";
 import { ElectionChecker } from "../../src/check/recipes/election.js";
 import { CounterChecker } from "../../src/check/recipes/counter.js";
@@ -17,9 +17,9 @@ type Ev = [atMs: number, kind: string, fields?: Record<string, unknown>, node?: 
 /** Feeds a hand-written trace to a checker; returns the violation messages. */
 function run(checker: Checker, events: Ev[]): string[] {
   const trace = events.map(([atMs, kind, fields, node], index) => {
-    const e: TraceEvent = { index, atUs: atMs * 1000, kind, node: node ?? String(fields?.client ?? "") };
+    const e: LooseEvent = { index, atUs: atMs * 1000, kind, node: node ?? String(fields?.client ?? "") };
     if (fields !== undefined) e.fields = fields;
-    return e;
+    return asEvent(e);
   });
   return runCheckers([checker], trace).map((v) => v.message);
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { loose, type LooseEvent } from "../helpers/loose-events.js";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { parseFaultSchedule } from "../../src/sim/faults.js";
 import type { Scenario } from "../../src/scenario/types.js";
 import { propertyScenario, runRecipeScenario, type FaultPlan, type WorkloadPlan } from "../../src/scenario/scripts/recipe-run.js";
-import type { TraceEvent } from "../../src/sim/trace.js";
 
 /** Cases found by the recipe property tests, pinned with their seed and fault schedule. */
 function withFaults(name: string, faults: unknown[]): Scenario {
@@ -92,8 +92,8 @@ describe("regressions found by property testing", () => {
 });
 
 describe("regressions found by explore --generate (workload shape and faults drawn per seed)", () => {
-  const run = async (name: string, seed: number, plan: FaultPlan[], workload: WorkloadPlan, onTraceEvent: (e: TraceEvent) => void) =>
-    runScenario(propertyScenario(loadScenario(name), plan, S, workload), { seed, onTraceEvent });
+  const run = async (name: string, seed: number, plan: FaultPlan[], workload: WorkloadPlan, onTraceEvent: (e: LooseEvent) => void) =>
+    runScenario(propertyScenario(loadScenario(name), plan, S, workload), { seed, onTraceEvent: (e) => onTraceEvent(loose(e)) });
 
   it("recipe.lock-fencing: a stale holder's fenced write before the next holder's first write is ordered before it, not a violation (recipe-lock, seed 1030)", async () => {
     let granted = -1;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { asEvent } from "../helpers/loose-events.js";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenarioWithSim } from "../../src/scenario/run.js";
 import { renderShiviz, WORLD_HOST } from "../../src/scenario/report/index.js";
@@ -60,7 +61,7 @@ describe("scenario: report: ShiViz log", () => {
   });
 
   it("a hand-made exchange gives the textbook clocks", () => {
-    const ev = (index: number, kind: string, node: string, peer: string | undefined, id?: number): TraceEvent => ({ index, atUs: index * 10, kind, node, ...(peer ? { peer } : {}), ...(id ? { id } : {}) });
+    const ev = (index: number, kind: string, node: string, peer: string | undefined, id?: number): TraceEvent => asEvent({ index, atUs: index * 10, kind, node, ...(peer ? { peer } : {}), ...(id ? { id } : {}) });
     const events = [ev(0, "send", "a", "b", 1), ev(1, "timer", "b", undefined), ev(2, "send", "b", "c", 2), ev(3, "deliver", "b", "a", 1), ev(4, "deliver", "c", "b", 2), ev(5, "partition", "", undefined)];
     const lines = parse(renderShiviz(events).text);
     expect(lines.map((l) => [l.host, l.clock])).toEqual([
@@ -73,7 +74,7 @@ describe("scenario: report: ShiViz log", () => {
   });
 
   it("caps the log and says so", () => {
-    const events: TraceEvent[] = Array.from({ length: 30 }, (_, i) => ({ index: i, atUs: i, kind: "zab.log", node: "s1" }));
+    const events: TraceEvent[] = Array.from({ length: 30 }, (_, i) => asEvent({ index: i, atUs: i, kind: "zab.log", node: "s1" }));
     const log = renderShiviz(events, 10);
     expect(log).toMatchObject({ written: 10, truncated: true });
     expect(parse(log.text)).toHaveLength(10);

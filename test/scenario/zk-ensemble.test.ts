@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { loose, type LooseEvent } from "../helpers/loose-events.js";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { parseScenario } from "../../src/scenario/parse.js";
 import { scenarioToDocument } from "../../src/scenario/replay-file.js";
-import type { TraceEvent } from "../../src/sim/trace.js";
 
 const SCENARIOS = [
   "zab-leader-crash-before-commit",
@@ -40,9 +40,9 @@ describe("scenario: zk ensemble (ZAB)", () => {
   });
 
   it("SESSIONMOVED: a request on the old connection fails at the leader; the old server closes without a reply; the client sees CONNECTIONLOSS", async () => {
-    const events: TraceEvent[] = [];
+    const events: LooseEvent[] = [];
     const kinds = new Set(["zk.session.moved", "zk.apply", "client.complete", "conn.close"]);
-    const r = await runScenario(loadScenario("ensemble-session-moved"), { seed: 1, onTraceEvent: (e) => kinds.has(e.kind) && events.push(e) });
+    const r = await runScenario(loadScenario("ensemble-session-moved"), { seed: 1, onTraceEvent: (e) => kinds.has(e.kind) && events.push(loose(e)) });
     expect(r.violations).toEqual([]);
     const moved = events.filter((e) => e.kind === "zk.session.moved");
     expect(moved.map((e) => e.fields?.op)).toEqual(["create", "setData"]);
@@ -66,8 +66,8 @@ describe("scenario: zk ensemble (ZAB)", () => {
 
   /** The leader's sync of the follower that missed 600 txns (its last zxid is (1,2)). */
   const catchUp = async (name: string, canary?: "txnlog-diff-gap") => {
-    const syncs: TraceEvent[] = [];
-    const r = await runScenario(loadScenario(name), { seed: 1, ...(canary ? { canary } : {}), onTraceEvent: (e) => e.kind === "zab.sync" && e.fields?.peerLastZxid === "0x100000002" && syncs.push(e) });
+    const syncs: LooseEvent[] = [];
+    const r = await runScenario(loadScenario(name), { seed: 1, ...(canary ? { canary } : {}), onTraceEvent: (e) => e.kind === "zab.sync" && e.fields?.peerLastZxid === "0x100000002" && syncs.push(loose(e)) });
     return { r, syncs };
   };
 
@@ -89,8 +89,8 @@ describe("scenario: zk ensemble (ZAB)", () => {
     const base = loadScenario("zab-follower-txnlog-diff");
     const withFactor = (snapshotSizeFactor: unknown) => parseScenario({ ...scenarioToDocument(base), workload: { kind: "zk", ...base.workload.params, snapshotSizeFactor } }, "test");
     const off = withFactor(-1);
-    const syncs: TraceEvent[] = [];
-    const r = await runScenario(off, { seed: 1, onTraceEvent: (e) => e.kind === "zab.sync" && e.fields?.peerLastZxid === "0x100000002" && syncs.push(e) });
+    const syncs: LooseEvent[] = [];
+    const r = await runScenario(off, { seed: 1, onTraceEvent: (e) => e.kind === "zab.sync" && e.fields?.peerLastZxid === "0x100000002" && syncs.push(loose(e)) });
     expect(r.violations).toEqual([]);
     expect(syncs.map((e) => e.fields?.mode)).toEqual(["SNAP"]);
     for (const bad of [2, "0.5", null]) {
@@ -106,8 +106,8 @@ describe("scenario: zk ensemble (ZAB)", () => {
   });
 
   it("a follower with an orphan txn rejoining before the new epoch commits anything is truncated (TRUNC to maxCommittedLog)", async () => {
-    const syncs: TraceEvent[] = [];
-    const r = await runScenario(loadScenario("zab-follower-restart-trunc"), { seed: 1, onTraceEvent: (e) => e.kind === "zab.sync" && e.fields?.mode !== "DIFF" && syncs.push(e) });
+    const syncs: LooseEvent[] = [];
+    const r = await runScenario(loadScenario("zab-follower-restart-trunc"), { seed: 1, onTraceEvent: (e) => e.kind === "zab.sync" && e.fields?.mode !== "DIFF" && syncs.push(loose(e)) });
     expect(r.violations).toEqual([]);
     // The lonely follower and the old leader both logged the orphan (1,3); the new leader's log ends at (1,2).
     expect(syncs.map((e) => [e.fields?.mode, e.fields?.peerLastZxid, e.fields?.zxid])).toEqual([
@@ -118,9 +118,9 @@ describe("scenario: zk ensemble (ZAB)", () => {
   });
 
   it("cross-epoch: a former leader's orphan txn of epoch e, rejoining after epochs e+1 and e+2 committed, gets SNAP (TRUNC cannot cross an epoch)", async () => {
-    const events: TraceEvent[] = [];
+    const events: LooseEvent[] = [];
     const kinds = new Set(["zab.sync", "zab.snap.load", "zab.truncate", "zab.leader.established"]);
-    const r = await runScenario(loadScenario("zab-follower-cross-epoch-snap"), { seed: 1, onTraceEvent: (e) => kinds.has(e.kind) && events.push(e) });
+    const r = await runScenario(loadScenario("zab-follower-cross-epoch-snap"), { seed: 1, onTraceEvent: (e) => kinds.has(e.kind) && events.push(loose(e)) });
     expect(r.violations).toEqual([]); // identical trees, prefix consistency, durability, … all hold
     expect(events.filter((e) => e.kind === "zab.leader.established").map((e) => e.fields?.epoch)).toEqual([1, 2, 3]);
     const epoch1Leader = events.find((e) => e.kind === "zab.leader.established")!.fields?.sid;

@@ -135,7 +135,7 @@ describe("sim: disk", () => {
         (seed, crashAtMs, tear) => {
           const sim = makeSim({ seed, retainTrace: false });
           const checker = new DiskCrashLossChecker();
-          sim.trace.subscribe((e) => checker.onEvent(e));
+          sim.trace.subscribe((e) => checker.onEvent(e), checker.kinds);
           sim.addNode("a", (ctx) => {
             const recs = ctx.disk.read("log");
             const bytes = recs.reduce<number>((t, r) => t + (isTorn(r) ? r.keptBytes : (r as { size: number }).size), 0);

@@ -83,8 +83,8 @@ describe("scenario: trace-conditioned faults fire from the trace", () => {
     const events = await traceOf(learner, ["zab.sync", "zab.state", "pause", "resume"]);
     const sync = events.find((e) => e.kind === "zab.sync")!;
     const pause = events.find((e) => e.kind === "pause")!;
-    const sidOf = (node: string) => events.find((e) => e.kind === "zab.state" && e.node === node)?.fields?.sid;
-    expect(sidOf(pause.node)).toBe(sync.fields?.learner);
+    const sidOf = (node: string) => events.find((e): e is TraceEvent<"zab.state"> => e.kind === "zab.state" && e.node === node)?.fields.sid;
+    expect(sidOf(pause.node)).toBe(sync.kind === "zab.sync" ? sync.fields.learner : undefined);
     expect(pause.atUs).toBe(sync.atUs);
     expect(events.find((e) => e.kind === "resume")!.atUs).toBe(pause.atUs + 50_000);
   });

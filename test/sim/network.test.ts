@@ -3,6 +3,7 @@ import fc from "fast-check";
 import type { Simulator } from "../../src/sim/simulator.js";
 import type { Endpoint } from "../../src/sim/network.js";
 import { applyFault, type FaultAction } from "../../src/sim/faults.js";
+import { offer } from "../../src/check/checker.js";
 import { ConnectionFifoChecker } from "../../src/check/kernel/connection-fifo.js";
 import { NoDeliveryAcrossCutChecker } from "../../src/check/kernel/no-delivery-across-cut.js";
 import { addNode, eventsOf, makeSim } from "../helpers/sim.js";
@@ -256,8 +257,8 @@ function runWithFaults(seed: number, faults: { atMs: number; action: FaultAction
   const fifo = new ConnectionFifoChecker();
   const cut = new NoDeliveryAcrossCutChecker();
   sim.trace.subscribe((e) => {
-    fifo.onEvent(e);
-    cut.onEvent(e);
+    offer(fifo, e);
+    offer(cut, e);
   });
   const pair = streamPair(sim, 150, 1_000);
   for (const f of faults) sim.schedule(f.atMs * 1000, () => applyFault(sim, f.action));
@@ -295,7 +296,7 @@ describe("sim: network: properties", () => {
     const sim = makeSim({ retainTrace: false, network: { minDelayUs: 100, maxDelayUs: 3_000 } });
     sim.network.canaryReorderConnections = true;
     const fifo = new ConnectionFifoChecker();
-    sim.trace.subscribe((e) => fifo.onEvent(e));
+    sim.trace.subscribe((e) => fifo.onEvent(e), fifo.kinds);
     streamPair(sim, 100, 200);
     sim.runSync();
     const v = fifo.finish();

@@ -5,9 +5,9 @@ import { Trace, hashString as h, type TraceEvent } from "../../src/sim/trace.js"
 function record(t: Trace): void {
   t.record(0, "start", "s1");
   t.recordMessage(10, "send", h("send"), "s1", h("s1"), "c1", h("c1"), 7, "reply");
-  t.record(20, "zab.phase", "s1", undefined, undefined, undefined, { phase: "BROADCAST" });
+  t.record(20, "zab.phase", "s1", undefined, undefined, undefined, { sid: 1, phase: "BROADCAST", epoch: 1 });
   t.recordMessage(30, "deliver", h("deliver"), "c1", h("c1"), "s1", h("s1"), 7, "reply");
-  t.record(40, "zab.state", "s1", undefined, undefined, undefined, { state: "LEADING" });
+  t.record(40, "zab.state", "s1", undefined, undefined, undefined, { sid: 1, state: "LEADING" });
 }
 
 describe("sim: trace listeners by kind", () => {
@@ -15,7 +15,7 @@ describe("sim: trace listeners by kind", () => {
     const t = new Trace();
     const zab: string[] = [];
     const all: string[] = [];
-    t.subscribe((e) => zab.push(`${e.index}:${e.kind}`), (k) => k.startsWith("zab."));
+    t.subscribe((e) => zab.push(`${e.index}:${e.kind}`), ["zab.phase", "zab.state"]);
     t.subscribe((e) => all.push(e.kind));
     record(t);
     expect(zab).toEqual(["2:zab.phase", "4:zab.state"]);
@@ -26,7 +26,7 @@ describe("sim: trace listeners by kind", () => {
     const bare = new Trace();
     record(bare);
     const heard = new Trace();
-    heard.subscribe(() => undefined, (k) => k === "send");
+    heard.subscribe(() => undefined, ["send"]);
     record(heard);
     expect(heard.hash()).toBe(bare.hash());
     expect(heard.kindCounts()).toEqual(bare.kindCounts());
@@ -37,7 +37,7 @@ describe("sim: trace listeners by kind", () => {
   it("works the filters out again after an unsubscribe", () => {
     const t = new Trace();
     const seen: string[] = [];
-    const off = t.subscribe((e) => seen.push(e.kind), (k) => k === "start");
+    const off = t.subscribe((e) => seen.push(e.kind), ["start"]);
     t.record(0, "start", "s1");
     off();
     t.record(1, "start", "s2");
@@ -46,14 +46,12 @@ describe("sim: trace listeners by kind", () => {
 });
 
 describe("check: runCheckers", () => {
-  class ZabCounter implements Checker {
+  class ZabCounter implements Checker<"zab.state" | "zab.phase"> {
     readonly name = "zab-counter";
+    readonly kinds = ["zab.state", "zab.phase"] as const;
     readonly seen: string[] = [];
     end: RunEnd | undefined;
-    accepts(kind: string): boolean {
-      return kind.startsWith("zab.");
-    }
-    onEvent(e: TraceEvent): void {
+    onEvent(e: TraceEvent<"zab.state" | "zab.phase">): void {
       this.seen.push(e.kind);
     }
     finish(end?: RunEnd): Violation[] {
@@ -65,7 +63,7 @@ describe("check: runCheckers", () => {
   it("feeds a checker only what it accepts and finishes it with the run's last event", () => {
     const c = new ZabCounter();
     const events: TraceEvent[] = [
-      { index: 0, atUs: 0, kind: "zab.state", node: "s1" },
+      { index: 0, atUs: 0, kind: "zab.state", node: "s1", fields: { sid: 1, state: "LOOKING" } },
       { index: 1, atUs: 5, kind: "send", node: "s1" },
     ];
     runCheckers([c], events);

@@ -50,13 +50,14 @@
  * too, named "inconclusive".
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
-import { NO_SESSION, historyFromTrace, type ClientTraceEvent, type OpName, type Operation } from "../history/history.js";
+import { ViolationLog, type Checker, type KindsOf, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
+import { guarded, intField, numberField, optionalBooleanField, optionalStringField, optionalZxidField, stringField, stringListField, zxidField, type ViolationSink } from "../event-reader.js";
+import { OpTable, type Completion, type Invocation } from "../history/client-events.js";
+import { HistoryBuilder, NO_SESSION, operationKey, readAuth, type OpName, type Operation } from "../history/history.js";
 import { checkLinearizable, zkModel } from "../linearizability/index.js";
 import { normalise } from "../linearizability/wgl.js";
 import { DEFAULT_WINDOW_LIMITS, checkWindow, unsettledOps, windowLabel, type WindowStart } from "../linearizability/window.js";
 import type { ZkTree } from "../linearizability/zk-tree.js";
-import { malformedClientEvent, opKey, str } from "./trace-fields.js";
 import { UNKNOWN_FACTS, type ServerFacts } from "../linearizability/zk-acl.js";
 import type { SequentialModel } from "../linearizability/model.js";
 
@@ -87,41 +88,55 @@ export interface LinearizabilitySummary {
 /** Reads of a server's tree: on an ensemble, judged only when a sync orders them. */
 const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "getChildren", "getACL", "getAllChildrenNumber", "getEphemerals", "multiRead"]);
 
-/** The op names the sequential model describes. */
-const MODELLED: ReadonlySet<string> = new Set<OpName>([
-  "create", "delete", "setData", "getData", "exists", "getChildren", "sync", "check", "multi", "multiRead",
-  "setACL", "getACL", "getEphemerals", "getAllChildrenNumber", "whoAmI", "closeSession", "reap",
-]);
+/**
+ * The kinds it reads: the client's history and credentials, the servers' starts, expiries,
+ * applies and reaps, the run's config, crashes, and the `zab.*` kinds every quorum peer writes
+ * (which tell it the servers form a quorum; a server that stops leading reaps no more).
+ */
+const KINDS = [
+  "client.invoke", "client.complete", "client.auth", "zk.server.start", "zk.session.expire", "zk.apply", "zk.container.reap", "workload.zk-config", "crash",
+  "zab.state", "zab.leader.established", "zab.role.ended",
+] as const;
+type Kind = KindsOf<typeof KINDS>;
 
-/** The kinds it reads besides `zab.*` (which only tell it the servers form a quorum). */
-const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "client.auth", "zk.server.start", "zk.session.expire", "zk.apply", "zk.container.reap", "workload.zk-config", "crash"]);
-
-/** An event kept for the history, with the trace position of the event it came from. */
-interface Recorded extends ClientTraceEvent {
-  /** The trace event's index (an expiry's, for its synthetic closeSession); -1 for a synthetic completion. */
-  index: number;
+/** A synthetic closeSession of an expiring session, awaiting its txn. */
+interface Expiring {
+  op: Operation;
+  atUs: number;
 }
 
-export class ClientLinearizabilityChecker implements Checker {
+export class ClientLinearizabilityChecker implements Checker<Kind> {
   readonly name = "client.linearizability";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
-  private readonly events: Recorded[] = [];
+  /** Reports a malformed client event, and marks the window's history as not judgeable. */
+  private readonly malformed: ViolationSink = {
+    add: (at, message) => {
+      this.log.add(at, message);
+      this.sawMalformed = true;
+    },
+  };
+  private sawMalformed = false;
+  private readonly pairs = new OpTable(this.malformed);
+  /** The current window's operations, and where each was invoked in the trace. */
+  private builder = new HistoryBuilder();
+  private readonly invokedAt = new Map<Operation, RunEnd>();
+  /** The window's operations not completed yet, by `client/opId`. */
+  private readonly openOps = new Map<string, Operation>();
   /** Servers seen: standalone (`zk.server.start`); and whether any quorum peer spoke (`zab.*`). */
   private readonly standalone = new Set<string>();
   private sawQuorumPeer = false;
   /** `zab.leader.established`: when each epoch was established, in trace order. */
   private readonly established: { atUs: number; epoch: number }[] = [];
-  /** Synthetic closeSession ops of expiring sessions, awaiting their txn. */
-  private readonly expiring = new Map<string, { client: string; opId: string; atUs: number }[]>();
+  /** Synthetic closeSession ops of expiring sessions, awaiting their txn, by session. */
+  private readonly expiring = new Map<string, Expiring[]>();
   /** When each closeSession txn (by zxid) was first applied anywhere. */
-  private readonly closeFirstApplied = new Map<string, number>();
+  private readonly closeFirstApplied = new Map<bigint, number>();
   private expiries = 0;
   /** Sessions attached by more than one handle, whose non-read replies are read as unknown. */
   private readonly sharedSessions = new SharedSessions();
-  /** Requests whose first `zk.apply` the current window holds. */
-  private readonly firstApplies = new FirstApplies();
   /** Per server, the reaps it chose whose deleteContainer it has not applied yet, oldest first. */
-  private readonly reaping = new Map<string, { client: string; opId: string }[]>();
+  private readonly reaping = new Map<string, Operation[]>();
   private reaps = 0;
   /** What `workload.zk-config` said of the servers and clients (the model's facts). */
   private facts: ServerFacts = UNKNOWN_FACTS;
@@ -150,89 +165,155 @@ export class ClientLinearizabilityChecker implements Checker {
   }
 
   retained(): number {
-    return this.events.length;
+    return this.builder.ops.length;
   }
 
-  accepts(kind: string): boolean {
-    return READS.has(kind) || kind.startsWith("zab.");
-  }
-
-  onEvent(e: TraceEvent): void {
-    if (e.kind === "client.invoke" || e.kind === "client.complete") {
-      const why = malformedClientEvent(e);
-      if (why !== undefined) {
-        // Reported, and the history is judged without it (its pair then reads as malformed too).
-        this.log.add(e, `malformed trace event: ${why}`);
+  onEvent(e: TraceEvent<Kind>): void {
+    switch (e.kind) {
+      case "client.invoke":
+        return this.onInvoke(e);
+      case "client.complete":
+        return this.onComplete(e);
+      case "zk.server.start":
+        this.standalone.add(e.node);
         return;
-      }
-      const fields = this.sharedSessions.read(e.kind, e.fields!);
-      this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields, index: e.index });
-      if (e.kind === "client.invoke") this.windows.invoked(fields);
-      else if (this.windows.completed(fields)) this.tryCut(e);
-    } else if (e.kind === "zk.server.start") {
-      this.standalone.add(e.node);
-    } else if (e.kind.startsWith("zab.")) {
-      this.sawQuorumPeer = true;
-      if (e.kind === "zab.leader.established" && typeof e.fields?.epoch === "number") this.established.push({ atUs: e.atUs, epoch: e.fields.epoch });
-      // A server that stops leading applies no more of the deleteContainers it prepped in order.
-      if (e.kind === "zab.role.ended" || e.kind === "zab.state") this.reaping.delete(e.node);
-    } else if (e.kind === "zk.session.expire") {
-      this.onExpire(e);
-    } else if (e.kind === "zk.apply") {
-      // The ground truth of unknown ops, for the report (the search does not read it): the first
-      // apply of each request is the one the report reads, so the other servers' are not kept.
-      if (e.fields?.cxid !== undefined && this.firstApplies.first(e.fields)) this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields, index: e.index });
-      const op = str(e.fields, "op");
-      if (op === "closeSession" && e.fields?.err === undefined) this.onCloseApplied(e);
-      // An internal request (session 0): a deleteContainer, or the error txn of one that failed its prep.
-      else if (op === "deleteContainer" || (op === "error" && str(e.fields, "session") === "0x0")) this.onReapApplied(e);
-    } else if (e.kind === "client.auth") {
-      this.events.push({ kind: e.kind, atUs: e.atUs, node: e.node, fields: e.fields ?? {}, index: e.index });
-    } else if (e.kind === "zk.container.reap") {
-      this.onReap(e);
-    } else if (e.kind === "workload.zk-config") {
-      this.facts = factsOf(e.fields ?? {});
-    } else if (e.kind === "crash") {
-      this.reaping.delete(e.node);
+      case "zab.state":
+      case "zab.role.ended":
+        this.sawQuorumPeer = true;
+        // A server that stops leading applies no more of the deleteContainers it prepped in order.
+        this.reaping.delete(e.node);
+        return;
+      case "zab.leader.established":
+        this.sawQuorumPeer = true;
+        return guarded(this.log, e, this, this.onEstablished);
+      case "zk.session.expire":
+        return guarded(this.malformed, e, this, this.onExpire);
+      case "zk.apply":
+        return guarded(this.malformed, e, this, this.onApply);
+      case "client.auth":
+        return guarded(this.malformed, e, this, this.onAuth);
+      case "zk.container.reap":
+        return guarded(this.malformed, e, this, this.onReap);
+      case "workload.zk-config":
+        return guarded(this.log, e, this, this.onConfig);
+      case "crash":
+        this.reaping.delete(e.node);
+        return;
     }
+  }
+
+  private onAuth(e: TraceEvent<"client.auth">): void {
+    const a = readAuth(e);
+    this.builder.auth.added(a.client, a.session, a.cred);
+  }
+
+  /** The model's facts: the super digest, extended types, client addresses. */
+  private onConfig(e: TraceEvent<"workload.zk-config">): void {
+    const addresses = new Map<string, string>();
+    for (const entry of stringListField(e, "clients")) {
+      const [node, address] = entry.split("=", 2);
+      if (node !== undefined && address !== undefined) addresses.set(node, address);
+    }
+    const facts: ServerFacts = { known: true, extendedTypes: optionalBooleanField(e, "extendedTypesEnabled") === true, addresses };
+    const superDigest = optionalStringField(e, "superDigest");
+    if (superDigest !== undefined) facts.superDigest = superDigest;
+    this.facts = facts;
   }
 
   /** The ContainerManager chose a node: a `reap` op, pending until its deleteContainer is applied there. */
-  private onReap(e: TraceEvent): void {
-    const path = str(e.fields, "path");
-    if (path === undefined) {
-      this.log.add(e, `malformed trace event: zk.container.reap without a path (${JSON.stringify(e.fields)})`);
-      return;
-    }
-    const fields: Record<string, unknown> = { client: `reap@${e.node}`, session: "0x0", opId: `reap-${++this.reaps}`, op: "reap", path, czxid: e.fields?.czxid, nowMs: e.fields?.nowMs };
-    this.events.push({ kind: "client.invoke", atUs: e.atUs, node: e.node, fields, index: e.index });
+  private onReap(e: TraceEvent<"zk.container.reap">): void {
+    const czxid = optionalZxidField(e, "czxid");
+    const args: Operation["args"] = { nowMs: numberField(e, "nowMs") };
+    if (czxid !== undefined) args.czxid = czxid;
+    const op = this.builder.add({
+      client: `reap@${e.node}`,
+      session: "0x0",
+      op: "reap",
+      path: stringField(e, "path"),
+      args,
+      invokeUs: e.atUs,
+      completeUs: undefined,
+      outcome: "unknown",
+      opId: `reap-${++this.reaps}`,
+      node: e.node,
+    });
+    this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
     const list = this.reaping.get(e.node) ?? [];
-    list.push({ client: String(fields.client), opId: String(fields.opId) });
+    list.push(op);
     this.reaping.set(e.node, list);
   }
 
   /** The server that chose a reap applies its oldest pending deleteContainer: the reap's outcome. */
-  private onReapApplied(e: TraceEvent): void {
-    const pending = this.reaping.get(e.node);
-    const next = pending?.shift();
-    if (next === undefined) return;
-    const err = str(e.fields, "err");
-    const fields: Record<string, unknown> = { ...next, session: "0x0", outcome: err === undefined ? "ok" : "fail", zxid: e.fields?.zxid };
-    if (err !== undefined) fields.err = err;
-    this.events.push({ kind: "client.complete", atUs: e.atUs, node: e.node, fields, index: -1 });
+  private onReapApplied(e: TraceEvent, zxid: bigint, err: string | undefined): void {
+    const op = this.reaping.get(e.node)?.shift();
+    if (op === undefined) return;
+    this.builder.completed(op, { session: "0x0", outcome: err === undefined ? "ok" : "fail", err, zxid, result: undefined, local: false, xid: undefined, eventIndex: e.index, atUs: e.atUs });
   }
 
-  private onExpire(e: TraceEvent): void {
-    const session = str(e.fields, "session");
-    if (session === undefined) {
-      this.log.add(e, `malformed trace event: zk.session.expire without a session (${JSON.stringify(e.fields)})`);
-      return;
+  private onInvoke(e: TraceEvent<"client.invoke">): void {
+    const inv = this.pairs.invoke(e);
+    if (inv === undefined) return;
+    this.sharedSessions.invoked(inv);
+    this.windows.invoked(inv.client, inv.opId);
+    const op = this.builder.invoked(inv);
+    if (op === undefined) return;
+    this.openOps.set(operationKey(op), op);
+    this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
+  }
+
+  private onComplete(e: TraceEvent<"client.complete">): void {
+    const pair = this.pairs.complete(e);
+    if (pair === undefined) return;
+    const { inv } = pair;
+    const done = this.sharedSessions.completed(inv, pair.done);
+    const key = operationKey({ client: inv.client, opId: String(inv.opId) });
+    const op = this.openOps.get(key);
+    if (op !== undefined) {
+      this.openOps.delete(key);
+      // Invoked before the first handshake: it belongs to the session its completion names.
+      if (NO_SESSION.has(op.session)) op.session = done.session;
+      this.builder.completed(op, done);
     }
-    const fields = { client: `expiry@${e.node}`, session, opId: `expire-${++this.expiries}`, op: "closeSession", path: "" };
-    this.events.push({ kind: "client.invoke", atUs: e.atUs, node: e.node, fields, index: e.index });
+    if (this.windows.completed(inv.client, inv.opId)) this.tryCut(e);
+  }
+
+  private onEstablished(e: TraceEvent<"zab.leader.established">): void {
+    this.established.push({ atUs: e.atUs, epoch: intField(e, "epoch") });
+  }
+
+  /** An expiry: a closeSession op of its session, invoked now, completed when its txn is applied. */
+  private onExpire(e: TraceEvent<"zk.session.expire">): void {
+    const session = stringField(e, "session");
+    const op = this.builder.add({
+      client: `expiry@${e.node}`,
+      session,
+      op: "closeSession",
+      path: "",
+      args: {},
+      invokeUs: e.atUs,
+      completeUs: undefined,
+      outcome: "unknown",
+      opId: `expire-${++this.expiries}`,
+    });
+    this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
     const list = this.expiring.get(session) ?? [];
-    list.push({ client: fields.client, opId: fields.opId, atUs: e.atUs });
+    list.push({ op, atUs: e.atUs });
     this.expiring.set(session, list);
+  }
+
+  /**
+   * The ground truth of unknown ops, for the report (the search does not read it); and a
+   * closeSession txn, which completes the expiries of its session.
+   */
+  private onApply(e: TraceEvent<"zk.apply">): void {
+    const session = stringField(e, "session");
+    const zxid = zxidField(e, "zxid");
+    const op = stringField(e, "op");
+    const err = optionalStringField(e, "err");
+    this.builder.appliedTxn(session, intField(e, "cxid"), zxid, op, err);
+    if (op === "closeSession" && err === undefined) this.onCloseApplied(e, session, zxid);
+    // An internal request (session 0): a deleteContainer, or the error txn of one that failed its prep.
+    else if (op === "deleteContainer" || (op === "error" && session === "0x0")) this.onReapApplied(e, zxid, err);
   }
 
   /**
@@ -241,20 +322,19 @@ export class ClientLinearizabilityChecker implements Checker {
    * expires a session the new leader closed long ago; its own txn is never committed) is not
    * completed by a learner applying the old txn late: it stays pending, outcome unknown.
    */
-  private onCloseApplied(e: TraceEvent): void {
-    const session = str(e.fields, "session");
-    const zxid = str(e.fields, "zxid") ?? "";
+  private onCloseApplied(e: TraceEvent, session: string, zxid: bigint): void {
     const firstUs = this.closeFirstApplied.get(zxid) ?? e.atUs;
     this.closeFirstApplied.set(zxid, firstUs);
-    const pending = session === undefined ? undefined : this.expiring.get(session);
-    if (session === undefined || pending === undefined) return;
+    const pending = this.expiring.get(session);
+    if (pending === undefined) return;
     const later = pending.filter((p) => p.atUs > firstUs);
     if (later.length > 0) this.expiring.set(session, later);
     else this.expiring.delete(session);
-    for (const { client, opId, atUs } of pending) {
+    for (const { op, atUs } of pending) {
       if (atUs > firstUs) continue;
-      const fields = { client, session, opId, outcome: "ok", zxid: e.fields?.zxid };
-      this.events.push({ kind: "client.complete", atUs: e.atUs, node: e.node, fields, index: -1 });
+      op.outcome = "ok";
+      op.completeUs = e.atUs;
+      op.zxid = zxid;
     }
   }
 
@@ -266,7 +346,7 @@ export class ClientLinearizabilityChecker implements Checker {
   finish(end: RunEnd = { index: 0, atUs: 0 }): Violation[] {
     if (this.windows.starts !== undefined || this.windows.lost) return this.finishWindows(end);
     const checkReads = this.singleServer;
-    const judged = this.judgedHistory(this.events, end, 0);
+    const judged = this.judgedHistory();
     if (judged === undefined) return this.log.violations;
     const history = judged.ops;
     const result = checkLinearizable(history, this.windows.model, { checkReads: true, maxSteps: this.options.maxSteps, maxMemoChars: this.options.maxMemoChars });
@@ -280,7 +360,7 @@ export class ClientLinearizabilityChecker implements Checker {
       if (!this.options.inconclusiveIsViolation) return this.log.violations;
     }
     const first = [...result.minimalWindow].sort((a, b) => a.invokeUs - b.invokeUs)[0];
-    const at = first === undefined ? undefined : this.invokedAt(`${first.client}/${first.opId}`);
+    const at = first === undefined ? undefined : this.whereInvoked(first);
     const what = result.inconclusive ? "inconclusive (search budget exhausted)" : `not linearizable (${checkReads ? "writes and reads" : "writes, and reads ordered by sync"})`;
     this.report(at ?? end, `${what}, partition ${result.partition}: ${result.explanation}`);
     return this.log.violations;
@@ -292,42 +372,35 @@ export class ClientLinearizabilityChecker implements Checker {
   }
 
   /**
-   * A window's history as the search sees it, ids from `idBase` (and normalised, which also
-   * validates it), or undefined (reported) when the trace is malformed.
+   * The window's history as the search sees it (copies: the search may reorder and rewrite), and
+   * normalised, which also validates it; undefined when a malformed client event made it
+   * unjudgeable (reported where it was met): the window and everything after it is not judged.
    */
-  private judgedHistory(events: readonly Recorded[], at: RunEnd, idBase: number): { ops: Operation[]; normalised: Operation[] } | undefined {
+  private judgedHistory(): { ops: Operation[]; normalised: Operation[] } | undefined {
     const checkReads = this.singleServer;
-    try {
-      const ops = checkReads ? this.history(events) : this.syncOrdered(this.history(events));
-      for (const op of ops) op.id += idBase;
-      return { ops, normalised: normalise(ops) };
-    } catch (err) {
+    if (this.sawMalformed) {
       this.summary = { checkedReads: checkReads, operations: 0, outcome: "malformed", steps: 0, windows: this.windows.index };
-      this.log.add(at, `malformed client history: ${(err as Error).message}`);
       this.windows.lose();
       return undefined;
     }
+    const ops = checkReads ? this.history() : this.syncOrdered(this.history());
+    return { ops, normalised: normalise(ops) };
   }
 
   /**
    * At an instant no client op is open, with a window's worth of ops behind it: cut there if
    * nothing indeterminate is unsettled (or the window is too long to wait), judge the window,
-   * keep its end states and forget its events (but the invocations of expiries not yet applied).
+   * keep its end states and forget its operations (but the expiries not yet applied).
    */
   private tryCut(e: TraceEvent): void {
     const w = this.windows;
     const at = { index: e.index, atUs: e.atUs };
-    const pending = new Set<unknown>([...this.expiring.values(), ...this.reaping.values()].flatMap((list) => list.map((p) => p.opId)));
-    // Credentials outlive a window: every later op of their session carries them.
-    const carriedEvents = this.events.filter((r) => r.kind === "client.auth" || (r.kind === "client.invoke" && (r.fields?.op === "closeSession" || r.fields?.op === "reap") && pending.has(r.fields?.opId)));
-    const carriedOps = carriedEvents.filter((r) => r.kind === "client.invoke");
-    const windowEvents = carriedOps.length === 0 ? this.events : this.events.filter((r) => !carriedOps.includes(r));
     if (w.lost) {
-      this.forgetWindow(carriedEvents);
-      w.cut(e.atUs, 0);
+      this.forgetWindow();
+      w.cut(e.atUs);
       return;
     }
-    const history = this.judgedHistory(windowEvents, at, w.idBase);
+    const history = this.judgedHistory();
     if (history === undefined) return;
     const model = w.model;
     const starts = w.starts ?? [{ state: model.init(), carried: [] }];
@@ -340,15 +413,21 @@ export class ClientLinearizabilityChecker implements Checker {
     w.steps += result.steps;
     w.operations += history.ops.length;
     this.judged(result, label, at, w.startUs);
-    this.forgetWindow(carriedEvents);
-    w.cut(e.atUs, history.ops.length);
+    this.forgetWindow();
+    w.cut(e.atUs);
   }
 
-  /** After a cut: the window's events go, but the invocations of expiries not applied yet. */
-  private forgetWindow(carried: readonly Recorded[]): void {
-    this.events.length = 0;
-    this.events.push(...carried);
-    this.firstApplies.clear();
+  /**
+   * After a cut: the window's operations go, but the expiries and reaps not applied yet, which
+   * open the next window (ids go on from where this window's ended); credentials outlive a
+   * window (every later op of their session carries them).
+   */
+  private forgetWindow(): void {
+    const carried = [...[...this.expiring.values()].flatMap((list) => list.map((p) => p.op)), ...[...this.reaping.values()].flat()];
+    const next = new HistoryBuilder(this.builder.nextId, this.builder.auth);
+    for (const op of carried) next.carry(op);
+    this.builder = next;
+    for (const op of this.invokedAt.keys()) if (!carried.includes(op)) this.invokedAt.delete(op);
   }
 
   private windowLimits() {
@@ -372,7 +451,7 @@ export class ClientLinearizabilityChecker implements Checker {
       case "refuted": {
         const v = result.violation;
         const first = [...v.minimalWindow].sort((a, b) => a.invokeUs - b.invokeUs)[0];
-        const where = first === undefined ? undefined : this.invokedAt(`${first.client}/${first.opId}`);
+        const where = first === undefined ? undefined : this.whereInvoked(first);
         this.report(where ?? at, `not linearizable (${this.singleServer ? "writes and reads" : "writes, and reads ordered by sync"}), ${label}: ${v.explanation}`);
         // The state after a refuted window is not known: nothing later can be judged.
         w.lose();
@@ -386,14 +465,14 @@ export class ClientLinearizabilityChecker implements Checker {
   private finishWindows(end: RunEnd): Violation[] {
     const w = this.windows;
     const checkReads = this.singleServer;
-    const history = w.lost ? undefined : this.judgedHistory(this.events, end, w.idBase);
+    const history = w.lost ? undefined : this.judgedHistory();
     if (history !== undefined) {
       const label = windowLabel(w.index, w.startUs, end.atUs);
       const result = checkWindow(history.ops, w.starts!, w.startsComplete, w.model, label, this.windowLimits(), false);
       w.steps += result.steps;
       w.operations += history.ops.length;
       this.judged(result, label, end, w.startUs);
-      w.cut(end.atUs, history.ops.length);
+      w.cut(end.atUs);
     }
     if (w.lost && !w.refuted && w.lostAtUs !== undefined && w.lostAtUs < end.atUs) {
       w.unknown.push({ checker: this.name, reason: `not judged after ${w.lostAtUs / 1000} ms: no state the data tree could be in was known there`, fromMs: w.lostAtUs / 1000, toMs: end.atUs / 1000 });
@@ -405,23 +484,10 @@ export class ClientLinearizabilityChecker implements Checker {
     return this.log.violations;
   }
 
-  /** Where the last invocation of an op (by its `client/opId` key) is in the trace. */
-  private invokedAt(key: string): RunEnd | undefined {
-    for (let i = this.events.length - 1; i >= 0; i--) {
-      const e = this.events[i]!;
-      if (e.kind === "client.invoke" && opKey(e.fields) === key) return { index: e.index, atUs: e.atUs };
-    }
+  /** Where an op of the search (a copy, same id) was invoked in the trace. */
+  private whereInvoked(op: Operation): RunEnd | undefined {
+    for (const [o, at] of this.invokedAt) if (o.id === op.id) return at;
     return undefined;
-  }
-
-  /** The session each op's last trace completion names (op key → session). */
-  private completedSessions(events: readonly Recorded[]): Map<string, string> {
-    const sessions = new Map<string, string>();
-    for (const e of events) {
-      const session = e.kind === "client.complete" && e.index >= 0 ? str(e.fields, "session") : undefined;
-      if (session !== undefined) sessions.set(opKey(e.fields), session);
-    }
-    return sessions;
   }
 
   /**
@@ -462,32 +528,12 @@ export class ClientLinearizabilityChecker implements Checker {
     return !this.established.some((x) => x.atUs <= sync.completeUs! && x.epoch > epoch);
   }
 
-  /** The history the search sees (see the header for what is added and left out). */
-  history(events: readonly Recorded[] = this.events): Operation[] {
-    const ops = historyFromTrace(events);
-    // Built only when an op was invoked before its client's first handshake (rare).
-    let completed: Map<string, string> | undefined;
-    for (const op of ops) {
-      if (NO_SESSION.has(op.session) && op.opId !== undefined && op.op !== "reap") op.session = (completed ??= this.completedSessions(events)).get(`${op.client}/${op.opId}`) ?? op.session;
-    }
-    return ops.filter((op) => MODELLED.has(op.op));
+  /** The history the search sees (see the header for what is added and left out), as copies. */
+  history(): Operation[] {
+    return this.builder.build().map((op) => ({ ...op }));
   }
 }
 
-/** The model's facts from a `workload.zk-config` event: the super digest, extended types, client addresses. */
-function factsOf(f: Record<string, unknown>): ServerFacts {
-  const addresses = new Map<string, string>();
-  for (const entry of Array.isArray(f.clients) ? f.clients : []) {
-    const [node, address] = String(entry).split("=", 2);
-    if (node !== undefined && address !== undefined) addresses.set(node, address);
-  }
-  const facts: ServerFacts = { known: true, extendedTypes: f.extendedTypesEnabled === true, addresses };
-  if (typeof f.superDigest === "string") facts.superDigest = f.superDigest;
-  return facts;
-}
-
-
-/** Which requests (session, cxid) have had an apply recorded. */
 /**
  * Which sessions more than one client handle has used (each handle names its own `client`), and
  * the completions to read as unknown: a non-read op of such a session, invoked or completed
@@ -498,24 +544,23 @@ class SharedSessions {
   /** Open op (client/opId) → its op name and whether its session was already shared when invoked. */
   private readonly open = new Map<string, { op: string; shared: boolean }>();
 
-  read(kind: string, fields: Record<string, unknown>): Record<string, unknown> {
-    const session = String(fields.session);
-    const key = opKey(fields);
-    if (kind === "client.invoke") {
-      if (!NO_SESSION.has(session)) {
-        let clients = this.handles.get(session);
-        if (clients === undefined) this.handles.set(session, (clients = new Set()));
-        clients.add(String(fields.client));
-      }
-      this.open.set(key, { op: String(fields.op), shared: this.isShared(session) });
-      return fields;
+  invoked(inv: Invocation): void {
+    if (!NO_SESSION.has(inv.session)) {
+      let clients = this.handles.get(inv.session);
+      if (clients === undefined) this.handles.set(inv.session, (clients = new Set()));
+      clients.add(inv.client);
     }
+    this.open.set(operationKey(inv), { op: inv.op, shared: this.isShared(inv.session) });
+  }
+
+  /** The completion as the history reads it: unknown, without its reply, when the reply may be another handle's. */
+  completed(inv: Invocation, done: Completion): Completion {
+    const key = operationKey(inv);
     const invoked = this.open.get(key);
     this.open.delete(key);
-    if (invoked === undefined || READ_OPS.has(invoked.op) || fields.outcome === "unknown") return fields;
-    if (!invoked.shared && !this.isShared(session)) return fields;
-    const { xid: _xid, err: _err, result: _result, zxid: _zxid, ...rest } = fields;
-    return { ...rest, outcome: "unknown" };
+    if (invoked === undefined || READ_OPS.has(invoked.op) || done.outcome === "unknown") return done;
+    if (!invoked.shared && !this.isShared(done.session)) return done;
+    return { ...done, outcome: "unknown", err: undefined, result: undefined, zxid: undefined, xid: undefined };
   }
 
   private isShared(session: string): boolean {
@@ -523,32 +568,15 @@ class SharedSessions {
   }
 }
 
-class FirstApplies {
-  private readonly seen = new Map<string, Set<string>>();
-
-  /** True the first time a request's apply is seen (after `clear`). */
-  first(f: Record<string, unknown>): boolean {
-    const session = String(f.session);
-    let cxids = this.seen.get(session);
-    if (cxids === undefined) this.seen.set(session, (cxids = new Set()));
-    const cxid = String(f.cxid);
-    if (cxids.has(cxid)) return false;
-    cxids.add(cxid);
-    return true;
-  }
-
-  clear(): void {
-    this.seen.clear();
-  }
-}
 
 /**
  * The windowing state of one checker: how many client ops are open and were invoked since the
  * last cut, the states the tree may be in at that cut, and what could not be judged.
  */
 class Windows {
-  /** Open client ops, as "client/opId". */
-  private readonly open = new Set<string>();
+  /** Open client ops: client → their op ids. */
+  private readonly open = new Map<string, Set<number>>();
+  private openCount = 0;
   private invokes = 0;
   private nextTryAt: number;
   /** Undefined until the first cut (then the run is checked in windows). */
@@ -560,7 +588,6 @@ class Windows {
   refuted = false;
   index = 0;
   startUs = 0;
-  idBase = 0;
   steps = 0;
   operations = 0;
   readonly unknown: UnknownVerdict[] = [];
@@ -572,15 +599,18 @@ class Windows {
     this.nextTryAt = windowOps;
   }
 
-  invoked(f: Record<string, unknown>): void {
-    this.open.add(`${String(f.client)}/${String(f.opId)}`);
+  invoked(client: string, opId: number): void {
+    let ids = this.open.get(client);
+    if (ids === undefined) this.open.set(client, (ids = new Set()));
+    if (!ids.has(opId)) this.openCount++;
+    ids.add(opId);
     this.invokes++;
   }
 
   /** True when this completion leaves no client op open and a window is due. */
-  completed(f: Record<string, unknown>): boolean {
-    this.open.delete(`${String(f.client)}/${String(f.opId)}`);
-    return this.open.size === 0 && this.invokes >= this.nextTryAt;
+  completed(client: string, opId: number): boolean {
+    if (this.open.get(client)?.delete(opId) === true) this.openCount--;
+    return this.openCount === 0 && this.invokes >= this.nextTryAt;
   }
 
   /** Past four windows' worth of ops a cut carries what is unsettled instead of waiting. */
@@ -593,11 +623,10 @@ class Windows {
     this.nextTryAt = this.invokes + Math.max(1, Math.floor(this.windowOps / 20));
   }
 
-  cut(atUs: number, ops: number): void {
+  cut(atUs: number): void {
     if (this.lost) this.lostAtUs ??= atUs;
     this.index++;
     this.startUs = atUs;
-    this.idBase += ops;
     this.invokes = 0;
     this.nextTryAt = this.windowOps;
   }

@@ -25,8 +25,8 @@
  * node's, is forgotten.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { FAULT_EVENT_KINDS } from "../../sim/faults.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { FAULT_EVENT_KINDS } from "../../sim/trace-schema.js";
+import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
 import { CutLinks } from "../cut-links.js";
 import { guarded, idOf, intField, numberField, optionalIntField, optionalStringField, stringField, stringListField } from "../event-reader.js";
 
@@ -40,13 +40,17 @@ interface Session {
   explainedAtUs: number | undefined;
 }
 
-const READS: ReadonlySet<string> = new Set([
+const KINDS = [
   ...FAULT_EVENT_KINDS, "start", "zab.state", "client.state", "client.invoke", "client.connect", "client.disconnect",
   "zk.session.established", "zk.session.invalid", "zk.session.expire", "zk.session.moved", "zk.cnxn.refused", "zk.cnxn.malformed",
-]);
+] as const;
+type Kind = KindsOf<typeof KINDS>;
+type FaultKind = (typeof FAULT_EVENT_KINDS)[number] | "start";
+const FAULT_KIND_SET: ReadonlySet<string> = new Set(FAULT_EVENT_KINDS);
 
-export class ClientLivenessChecker implements Checker {
+export class ClientLivenessChecker implements Checker<Kind> {
   readonly name = "client.liveness";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   // faults
   private lastFaultUs = -Infinity;
@@ -64,16 +68,12 @@ export class ClientLivenessChecker implements Checker {
   private readonly sessions = new Map<string, Session>();
   private readonly explainedClients = new Map<string, number>();
 
-  accepts(kind: string): boolean {
-    return READS.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
-    if (FAULT_EVENT_KINDS.has(e.kind) || (e.kind === "start" && e.atUs > 0)) this.onFault(e);
+  private read(e: TraceEvent<Kind>): void {
+    if (isFault(e) && (e.kind !== "start" || e.atUs > 0)) this.onFault(e);
     switch (e.kind) {
       case "zab.state":
         this.lastRoleChangeUs = e.atUs;
@@ -114,7 +114,7 @@ export class ClientLivenessChecker implements Checker {
     }
   }
 
-  private onFault(e: TraceEvent): void {
+  private onFault(e: TraceEvent<FaultKind>): void {
     this.lastFaultUs = e.atUs;
     switch (e.kind) {
       case "partition":
@@ -227,4 +227,9 @@ export class ClientLivenessChecker implements Checker {
   retained(): number {
     return this.connected.size + this.sessions.size + this.explainedClients.size + this.connectedOn.size;
   }
+}
+
+/** A fault event, or a node's start (a start after the run began is a fault's end). */
+function isFault(e: TraceEvent): e is TraceEvent<FaultKind> {
+  return FAULT_KIND_SET.has(e.kind) || e.kind === "start";
 }

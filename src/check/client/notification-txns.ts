@@ -6,11 +6,11 @@
  * the delivery of a notification is followed by its `client.watch`.
  *
  * Used by client.watches (one trigger per txn) and client.watch-triggers (the model's triggers).
- * Feed it every event (`onEvent`); `clientNode` names the nodes that are clients (their `send`s
- * are requests, not notifications).
+ * Feed it every event of `KINDS` (`onEvent`); `clientNode` names the nodes that are clients (their
+ * `send`s are requests, not notifications). A malformed `zk.apply` goes to the checker's log.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { str } from "./trace-fields.js";
+import { reportMalformed, stringField, type ViolationSink } from "../event-reader.js";
 
 export interface NotifiedTxn {
   /** The server that sent the notification and applied the txn. */
@@ -20,6 +20,12 @@ export interface NotifiedTxn {
 }
 
 export class NotificationTxns {
+  /**
+   * The kinds it must see: the messages, and the applies that close a server's run. A server
+   * sends the notifications of a txn while applying it and annotates `zk.apply` right after, with
+   * no event of its own in between, so a reader of these kinds (and its own) sees every run whole.
+   */
+  static readonly KINDS = ["send", "deliver", "zk.apply"] as const;
   private readonly clientNodes = new Set<string>();
   /** Server → the notifications it sent since its last event of another kind. */
   private readonly runs = new Map<string, { peer: string; id: number }[]>();
@@ -27,6 +33,8 @@ export class NotificationTxns {
   private readonly inFlight = new Map<number, { from: string; to: string; txn: NotifiedTxn }>();
   /** Client node → the txn of the notification it received last (until its client.watch takes it). */
   private readonly delivered = new Map<string, NotifiedTxn | undefined>();
+
+  constructor(private readonly log: ViolationSink) {}
 
   clientNode(node: string): void {
     this.clientNodes.add(node);
@@ -52,9 +60,14 @@ export class NotificationTxns {
     if (run === undefined) return;
     this.runs.delete(e.node);
     if (e.kind !== "zk.apply") return;
-    const zxid = str(e.fields, "zxid");
-    const op = str(e.fields, "op");
-    if (zxid === undefined || op === undefined) return;
+    let zxid: string, op: string;
+    try {
+      zxid = stringField(e, "zxid");
+      op = stringField(e, "op");
+    } catch (err) {
+      reportMalformed(this.log, e, err);
+      return;
+    }
     for (const m of run) this.inFlight.set(m.id, { from: e.node, to: m.peer, txn: { server: e.node, zxid, op } });
   }
 

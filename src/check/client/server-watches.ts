@@ -32,8 +32,11 @@
  * node crashes.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
-import { OpTable, selfAndAncestors, str } from "./trace-fields.js";
+import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
+import { guarded, intField, nullableStringField, stringField } from "../event-reader.js";
+import { AddWatchMode } from "../../zk/proto/records.js";
+import { OpTable } from "../history/client-events.js";
+import { selfAndAncestors } from "./znode-paths.js";
 
 type ServerTable = "data" | "child";
 
@@ -54,20 +57,17 @@ interface SessionTables {
   removed: Set<string>;
 }
 
-const READS: ReadonlySet<string> = new Set(["client.invoke", "client.complete", "client.watch", "client.state", "crash"]);
+const KINDS = ["client.invoke", "client.complete", "client.watch", "client.state", "crash"] as const;
 
-export class ServerWatchesChecker implements Checker {
+export class ServerWatchesChecker implements Checker<KindsOf<typeof KINDS>> {
   readonly name = "client.server-watches";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable((e, why) => this.log.add(e, why));
+  private readonly ops = new OpTable(this.log);
   /** Client node → session → its server-side tables. */
   private readonly sessions = new Map<string, Map<string, SessionTables>>();
 
-  accepts(kind: string): boolean {
-    return READS.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<KindsOf<typeof KINDS>>): void {
     switch (e.kind) {
       case "client.invoke": {
         const inv = this.ops.invoke(e);
@@ -77,16 +77,19 @@ export class ServerWatchesChecker implements Checker {
       case "client.complete":
         return this.onComplete(e);
       case "client.watch":
-        return this.onWatch(e);
+        return guarded(this.log, e, this, this.onWatch);
       case "crash":
         // A crashed client node's handles are gone (they never say CLOSED): forget their sessions.
         this.sessions.delete(e.node);
         return;
       case "client.state":
-        // A closed handle's session is over at this client: forget it (bounded state).
-        if (str(e.fields, "state") === "CLOSED") this.sessions.get(str(e.fields, "client") ?? e.node)?.delete(str(e.fields, "session") ?? "");
-        return;
+        return guarded(this.log, e, this, this.onState);
     }
+  }
+
+  private onState(e: TraceEvent<"client.state">): void {
+    // A closed handle's session is over at this client: forget it (bounded state).
+    if (stringField(e, "state") === "CLOSED") this.sessions.get(stringField(e, "client"))?.delete(stringField(e, "session"));
   }
 
   private tables(client: string, session: string): SessionTables {
@@ -97,39 +100,35 @@ export class ServerWatchesChecker implements Checker {
     return t;
   }
 
-  private onComplete(e: TraceEvent): void {
+  private onComplete(e: TraceEvent<"client.complete">): void {
     const c = this.ops.complete(e);
     if (c === undefined) return;
     const { inv, done } = c;
     // exists registers whether or not the node exists (an exists that found nothing may read as NONODE).
     if (done.outcome !== "ok" && !(inv.op === "exists" && done.err === "NONODE")) return;
     const table = REGISTERS[inv.op];
-    if (table !== undefined && inv.fields.watch === true) {
+    if (table !== undefined && inv.watch) {
       this.tables(inv.client, done.session).waiting.add(`${table} ${inv.path}`);
       return;
     }
     if (inv.op === "addWatch") {
       const t = this.tables(inv.client, done.session);
-      (inv.fields.mode === 1 || inv.fields.mode === "PERSISTENT_RECURSIVE" ? t.recursive : t.persistent).add(inv.path);
+      (inv.addWatchMode === AddWatchMode.PERSISTENT_RECURSIVE ? t.recursive : t.persistent).add(inv.path);
     }
   }
 
-  private onWatch(e: TraceEvent): void {
-    const type = str(e.fields, "type");
-    const path = str(e.fields, "path");
-    if (type === undefined) {
-      this.log.add(e, `malformed trace event: client.watch without a type (${JSON.stringify(e.fields)})`);
-      return;
-    }
+  private onWatch(e: TraceEvent<"client.watch">): void {
+    const type = stringField(e, "type");
     const takes = TAKES[type];
-    // Removal events (DataWatchRemoved…) are the client's own, not the server's notifications.
+    // Removal events (DataWatchRemoved…) and state events are the client's own, not the server's notifications.
     if (takes === undefined) return;
-    if (path === undefined) {
-      this.log.add(e, `malformed trace event: client.watch ${type} without a path (${JSON.stringify(e.fields)})`);
+    const path = nullableStringField(e, "path");
+    if (path === null) {
+      this.log.add(e, `malformed trace event: client.watch ${type} without a path`);
       return;
     }
-    const client = str(e.fields, "client") ?? e.node;
-    const session = str(e.fields, "session") ?? "";
+    const client = stringField(e, "client");
+    const session = stringField(e, "session");
     const t = this.tables(client, session);
     let took = false;
     for (const table of takes) took = t.waiting.delete(`${table} ${path}`) || took;
@@ -140,7 +139,7 @@ export class ServerWatchesChecker implements Checker {
     this.log.add(
       e,
       `the server sent ${client} (session ${session}) ${type} ${path}, but the session held no ${takes.join(" or ")} watch on ${path} that had not fired yet ` +
-        `(the client handed it to ${String(e.fields?.watchers)} watcher(s)): a standard watch is notified at most once per registration`,
+        `(the client handed it to ${intField(e, "watchers")} watcher(s)): a standard watch is notified at most once per registration`,
     );
   }
 

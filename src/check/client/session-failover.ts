@@ -16,28 +16,27 @@
  * State: one establishment time per server.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { guarded, intField, stringField } from "../event-reader.js";
 import { NodeClocks } from "../node-clocks.js";
 
-const READS: ReadonlySet<string> = new Set(["zab.leader.established", "zk.server.start", "zab.role.ended", "zab.state", "crash", "clock", "zk.session.expire"]);
+const KINDS = ["zab.leader.established", "zk.server.start", "zab.role.ended", "zab.state", "crash", "clock", "zk.session.expire"] as const;
+type Kind = KindsOf<typeof KINDS>;
 
-export class SessionFailoverChecker implements Checker {
+export class SessionFailoverChecker implements Checker<Kind> {
   readonly name = "client.session-failover";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly clocks = new NodeClocks();
   /** Server → true time it was established as leader (or started standalone), while it still is. */
   private readonly establishedAtUs = new Map<string, number>();
 
-  accepts(kind: string): boolean {
-    return READS.has(kind);
-  }
 
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "zab.leader.established":
       case "zk.server.start":
@@ -58,7 +57,7 @@ export class SessionFailoverChecker implements Checker {
     }
   }
 
-  private onExpire(e: TraceEvent): void {
+  private onExpire(e: TraceEvent<"zk.session.expire">): void {
     const session = stringField(e, "session");
     const timeoutMs = intField(e, "timeoutMs");
     const since = this.establishedAtUs.get(e.node);

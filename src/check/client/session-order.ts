@@ -16,8 +16,11 @@
  * invoked before the first handshake carries "0x0" but completes in the real session).
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
-import { OpTable, hex, type Invocation } from "./trace-fields.js";
+import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
+import { OpTable, type Invocation } from "../history/client-events.js";
+import { hex } from "./znode-paths.js";
+
+const KINDS = ["client.invoke", "client.complete"] as const;
 
 interface SessionOrder {
   /** The latest-invoked operation the server has answered so far. */
@@ -27,23 +30,20 @@ interface SessionOrder {
   maxZxidBy: Invocation | undefined;
 }
 
-export class SessionOrderChecker implements Checker {
+export class SessionOrderChecker implements Checker<KindsOf<typeof KINDS>> {
   readonly name = "client.session-order";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable((e, why) => this.log.add(e, why));
+  private readonly ops = new OpTable(this.log);
   /** Client → session → its order so far (two lookups, no key string per completion). */
   private readonly sessions = new Map<string, Map<string, SessionOrder>>();
 
-  accepts(kind: string): boolean {
-    return kind === "client.invoke" || kind === "client.complete";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<KindsOf<typeof KINDS>>): void {
     if (e.kind === "client.invoke") this.ops.invoke(e);
-    else if (e.kind === "client.complete") this.onComplete(e);
+    else this.onComplete(e);
   }
 
-  private onComplete(e: TraceEvent): void {
+  private onComplete(e: TraceEvent<"client.complete">): void {
     const c = this.ops.complete(e);
     if (c === undefined) return;
     const { inv, done } = c;

@@ -34,8 +34,12 @@
  *    closeSession, harmless (zab-random-faults seed 10275).
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
-import { OpTable, childPath, hex, hexBig, isEphemeralMode, isRecord, isSequentialMode, resultStat, serverPathOf, str, type Completion, type Invocation } from "./trace-fields.js";
+import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
+import { guarded, intField, numberField, optionalIntField, optionalStringField, stringField, zxidField } from "../event-reader.js";
+import { OpTable, serverPathOf, type Completion, type Invocation } from "../history/client-events.js";
+import type { CreateModeName } from "../../zk/proto/records.js";
+import { parseZxidText } from "../zxid-text.js";
+import { childPath, hex, isEphemeralMode, isSequentialMode } from "./znode-paths.js";
 
 interface ClientView {
   session: string;
@@ -48,16 +52,17 @@ interface ClientView {
 /** Packets not touching a session: the handshake, and auth (processed before the touch). */
 const UNTOUCHING = new Set(["connect", "auth"]);
 
-/** The kinds `onEvent` reads. */
-const READS: ReadonlySet<string> = new Set([
+const KINDS = [
   "client.invoke", "client.complete", "zk.apply", "zk.session.expire", "client.state", "client.connect", "client.disconnect",
   "pause", "resume", "crash", "send", "deliver", "drop", "zab.phase", "zab.state", "clock", "zk.session.established",
-]);
+] as const;
+type Kind = KindsOf<typeof KINDS>;
 
-export class SessionsChecker implements Checker {
+export class SessionsChecker implements Checker<Kind> {
   readonly name = "client.sessions";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable((e, why) => this.log.add(e, why));
+  private readonly ops = new OpTable(this.log);
   /** Session → zxid of its applied closeSession txn. */
   private readonly closedAt = new Map<string, bigint>();
   /** The same, by numeric session id (a Stat's ephemeralOwner). */
@@ -85,29 +90,22 @@ export class SessionsChecker implements Checker {
   /** Quorum servers not in phase BROADCAST (electing, discovering, syncing). */
   private readonly notServing = new Set<string>();
 
-  accepts(kind: string): boolean {
-    return READS.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "client.invoke":
         return this.onInvoke(e);
       case "client.complete":
         return this.onComplete(e);
       case "zk.apply":
-        return this.onApply(e);
+        return guarded(this.log, e, this, this.onApply);
       case "zk.session.expire":
-        return this.onExpire(e);
-      case "zk.session.established": {
-        const session = str(e.fields, "session");
-        if (session !== undefined && typeof e.fields?.timeoutMs === "number") this.negotiatedMs.set(session, e.fields.timeoutMs);
-        return;
-      }
+        return guarded(this.log, e, this, this.onExpire);
+      case "zk.session.established":
+        return guarded(this.log, e, this, this.onEstablished);
       case "client.state":
       case "client.connect":
       case "client.disconnect":
-        return this.onClientState(e);
+        return guarded(this.log, e, this, this.onClientState);
       case "pause":
       case "resume":
       case "crash":
@@ -128,24 +126,33 @@ export class SessionsChecker implements Checker {
         }
         return;
       case "zab.phase":
-        if (str(e.fields, "phase") === "BROADCAST") this.notServing.delete(e.node);
+      case "zab.state":
+      case "clock":
+        return guarded(this.log, e, this, this.onServerState);
+    }
+  }
+
+  private onServerState(e: TraceEvent<"zab.phase" | "zab.state" | "clock">): void {
+    switch (e.kind) {
+      case "zab.phase":
+        if (stringField(e, "phase") === "BROADCAST") this.notServing.delete(e.node);
         else this.notServing.add(e.node);
         return;
       case "zab.state":
-        if (str(e.fields, "state") === "LEADING") this.leading.add(e.node);
+        if (stringField(e, "state") === "LEADING") this.leading.add(e.node);
         else this.leading.delete(e.node);
         // The touch table belongs to the learner's server of one role: a role change drops it.
         this.touchedSinceDrain.delete(e.node);
         return;
       case "clock":
-        if (e.fields?.rate !== 1) this.skewed.add(e.node);
+        if (numberField(e, "rate") !== 1) this.skewed.add(e.node);
         return;
     }
   }
 
   // ---- 1 and 2: nothing after the end -------------------------------------------------------
 
-  private onInvoke(e: TraceEvent): void {
+  private onInvoke(e: TraceEvent<"client.invoke">): void {
     const inv = this.ops.invoke(e);
     if (inv === undefined) return;
     if (inv.op === "closeSession") this.closeRequested.add(inv.session);
@@ -154,21 +161,16 @@ export class SessionsChecker implements Checker {
     }
   }
 
-  private onApply(e: TraceEvent): void {
-    if (str(e.fields, "op") !== "closeSession" || e.fields?.err !== undefined || this.notServing.has(e.node)) return;
-    const session = str(e.fields, "session");
-    const zxid = hexBig(e.fields?.zxid);
-    if (session === undefined || zxid === undefined) {
-      this.log.add(e, `malformed trace event: zk.apply of a closeSession without a ${session === undefined ? "session" : "zxid"} (${JSON.stringify(e.fields)})`);
-      return;
-    }
+  private onApply(e: TraceEvent<"zk.apply">): void {
+    if (stringField(e, "op") !== "closeSession" || optionalStringField(e, "err") !== undefined || this.notServing.has(e.node)) return;
+    const session = stringField(e, "session");
+    const zxid = zxidField(e, "zxid");
     if (this.closedAt.has(session)) return;
     this.closedAt.set(session, zxid);
-    const id = hexBig(session);
-    if (id !== undefined) this.closedById.set(id, { session, zxid });
+    this.closedById.set(zxidField(e, "session"), { session, zxid });
   }
 
-  private onComplete(e: TraceEvent): void {
+  private onComplete(e: TraceEvent<"client.complete">): void {
     const c = this.ops.complete(e);
     if (c === undefined || c.done.outcome !== "ok") return;
     const { inv, done } = c;
@@ -189,8 +191,8 @@ export class SessionsChecker implements Checker {
     const subs = createsOf(inv);
     const paths: (string | undefined)[] =
       inv.op === "multi"
-        ? subResults(done.result, inv.fields)
-        : [typeof done.result?.path === "string" ? serverPathOf(inv, done.result.path, true) : subs[0] && !isSequentialMode(subs[0].mode) ? subs[0].path : undefined];
+        ? subResults(done, inv)
+        : [done.result?.path !== undefined ? serverPathOf(inv, done.result.path, true) : subs[0] && !isSequentialMode(subs[0].mode) ? subs[0].path : undefined];
     subs.forEach((s, i) => {
       const path = paths[i];
       if (path === undefined) return;
@@ -203,19 +205,20 @@ export class SessionsChecker implements Checker {
     this.createTargets.set(path, (this.createTargets.get(path) ?? 0) + 1);
   }
 
-  private checkEphemeralRead(e: TraceEvent, inv: Invocation, done: Completion): void {
+  private checkEphemeralRead(e: TraceEvent<"client.complete">, inv: Invocation, done: Completion): void {
     const z = done.zxid!;
-    const stat = resultStat(done.result);
-    const owner = stat ? hexBig(stat.ephemeralOwner) : undefined;
+    const stat = done.result?.stat;
+    const owner = stat?.ephemeralOwner === undefined ? undefined : parseZxidText(stat.ephemeralOwner);
     if ((inv.op === "getData" || inv.op === "exists" || inv.op === "getChildren") && owner !== undefined && owner !== 0n) {
       const closed = this.closedById.get(owner);
       if (closed !== undefined && z >= closed.zxid) {
         this.log.add(e, `${inv.op} ${inv.path} (op ${inv.opId} of ${inv.client}) at zxid ${hex(z)} shows an ephemeral owned by session ${closed.session}, which ended at ${hex(closed.zxid)}`);
       }
     }
-    if (inv.op !== "getChildren" || !Array.isArray(done.result?.children)) return;
-    for (const child of done.result.children) {
-      const path = childPath(serverPathOf(inv, inv.path), String(child));
+    const children = done.result?.children;
+    if (inv.op !== "getChildren" || children === undefined) return;
+    for (const child of children) {
+      const path = childPath(serverPathOf(inv, inv.path), child);
       const session = this.ephemerals.get(path);
       const closed = session === undefined ? undefined : this.closedAt.get(session);
       if (closed === undefined || z < closed || this.createTargets.get(path) !== 1) continue;
@@ -230,17 +233,15 @@ export class SessionsChecker implements Checker {
    * session and its storage session), and only the connection a packet travels on says whose
    * session it touches. Annotations name the connection in `conn`.
    */
-  private onClientState(e: TraceEvent): void {
-    const client = str(e.fields, "client") ?? e.node;
-    const view = this.view(client, e.fields?.conn);
-    const session = str(e.fields, "session");
-    if (session !== undefined) view.session = session;
-    if (e.kind === "client.state") view.connected = str(e.fields, "state") === "CONNECTED";
+  private onClientState(e: TraceEvent<"client.state" | "client.connect" | "client.disconnect">): void {
+    const view = this.view(stringField(e, "client"), optionalIntField(e, "conn"));
+    view.session = stringField(e, "session");
+    if (e.kind === "client.state") view.connected = stringField(e, "state") === "CONNECTED";
     else view.connected = false;
-    if (e.kind === "client.connect") view.server = str(e.fields, "server");
+    if (e.kind === "client.connect") view.server = stringField(e, "server");
   }
 
-  private view(client: string, conn: unknown): ClientView {
+  private view(client: string, conn: number | undefined): ClientView {
     let byConn = this.clients.get(client);
     if (byConn === undefined) this.clients.set(client, (byConn = new Map()));
     const key = conn === undefined ? "?" : String(conn);
@@ -249,14 +250,14 @@ export class SessionsChecker implements Checker {
     return v;
   }
 
-  private onNodeState(e: TraceEvent): void {
+  private onNodeState(e: TraceEvent<"pause" | "resume" | "crash">): void {
     for (const v of this.clients.get(e.node)?.values() ?? []) {
       v.paused = e.kind === "pause";
       if (e.kind === "crash") v.connected = false;
     }
   }
 
-  private onSend(e: TraceEvent): void {
+  private onSend(e: TraceEvent<"send">): void {
     if (e.peer === undefined || e.id === undefined) return;
     const byConn = this.clients.get(e.node);
     if (byConn !== undefined) {
@@ -275,7 +276,7 @@ export class SessionsChecker implements Checker {
     touched.clear();
   }
 
-  private onDeliver(e: TraceEvent): void {
+  private onDeliver(e: TraceEvent<"deliver">): void {
     if (e.peer === undefined || e.id === undefined) return;
     const key = e.id;
     const packet = this.sessionPackets.get(key);
@@ -300,13 +301,13 @@ export class SessionsChecker implements Checker {
     m.set(session, { atUs, timeoutMs: this.negotiatedMs.get(session) });
   }
 
-  private onExpire(e: TraceEvent): void {
-    const session = str(e.fields, "session");
-    const timeoutMs = e.fields?.timeoutMs;
-    if (session === undefined || typeof timeoutMs !== "number") {
-      this.log.add(e, `malformed trace event: zk.session.expire without a ${session === undefined ? "session" : "timeoutMs"} (${JSON.stringify(e.fields)})`);
-      return;
-    }
+  private onEstablished(e: TraceEvent<"zk.session.established">): void {
+    this.negotiatedMs.set(stringField(e, "session"), numberField(e, "timeoutMs"));
+  }
+
+  private onExpire(e: TraceEvent<"zk.session.expire">): void {
+    const session = stringField(e, "session");
+    const timeoutMs = intField(e, "timeoutMs");
     if (this.skewed.has(e.node)) return;
     const touched = this.lastTouch.get(e.node)?.get(session);
     if (touched === undefined) return;
@@ -329,22 +330,18 @@ export class SessionsChecker implements Checker {
 
 
 /** The creates of an invocation (itself, or a multi's sub-ops), with server paths and modes. */
-function createsOf(inv: Invocation): { path: string; mode: unknown }[] {
-  const f = inv.fields;
-  if (inv.op === "create") return [{ path: serverPathOf(inv, String(f.path ?? "")), mode: f.mode }];
-  if (inv.op !== "multi" || !Array.isArray(f.ops)) return [];
-  return f.ops.filter((s): s is Record<string, unknown> => isRecord(s) && s.op === "create").map((s) => ({ path: serverPathOf(inv, String(s.path ?? "")), mode: s.mode }));
+function createsOf(inv: Invocation): { path: string; mode: CreateModeName | undefined }[] {
+  if (inv.op === "create") return [{ path: serverPathOf(inv, inv.path), mode: inv.args.mode }];
+  if (inv.op !== "multi") return [];
+  return (inv.args.ops ?? []).filter((s) => s.op === "create").map((s) => ({ path: serverPathOf(inv, s.path), mode: s.args.mode }));
 }
 
 /** The created paths of a multi's create sub-ops, in order (undefined when not recorded). */
-function subResults(result: Record<string, unknown> | undefined, f: Record<string, unknown>): (string | undefined)[] {
-  const results = Array.isArray(result?.results) ? result.results : [];
-  const ops = Array.isArray(f.ops) ? f.ops : [];
+function subResults(done: Completion, inv: Invocation): (string | undefined)[] {
+  const results = done.result?.results ?? [];
   const out: (string | undefined)[] = [];
-  ops.forEach((s, i) => {
-    if (!isRecord(s) || s.op !== "create") return;
-    const r = results[i];
-    out.push(isRecord(r) && typeof r.path === "string" ? r.path : undefined);
+  (inv.args.ops ?? []).forEach((s, i) => {
+    if (s.op === "create") out.push(results[i]?.path);
   });
   return out;
 }

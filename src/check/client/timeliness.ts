@@ -38,9 +38,9 @@
  * the read-only flag of each client connection seen (connections are few per run).
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
 import { CutLinks } from "../cut-links.js";
-import { guarded, intField, stringField } from "../event-reader.js";
+import { guarded, intField, optionalBooleanField, stringField } from "../event-reader.js";
 import { NodeClocks } from "../node-clocks.js";
 import { ServerNames } from "../zab/zab-event.js";
 
@@ -52,10 +52,11 @@ interface Role {
   leader: string | undefined;
 }
 
-const READS: ReadonlySet<string> = new Set([
+const KINDS = [
   "zab.state", "zab.role.ended", "fle.elected", "crash", "start", "restart", "pause", "resume", "partition", "heal", "clock", "send", "timer",
   "zk.readonly.start", "zk.readonly.stop", "client.connect",
-]);
+] as const;
+type Kind = KindsOf<typeof KINDS>;
 
 /** Ops whose acknowledgement needs a quorum (3.8's ReadOnlyRequestProcessor refuses them), as reply labels. */
 const QUORUM_OP_REPLIES: ReadonlySet<string> = new Set(
@@ -65,8 +66,9 @@ const QUORUM_OP_REPLIES: ReadonlySet<string> = new Set(
 /** The kernel's label for the Leader's half-tick timer (Leader.lead). */
 const LEADER_TICK = "leader-tick";
 
-export class TimelinessChecker implements Checker {
+export class TimelinessChecker implements Checker<Kind> {
   readonly name = "client.timeliness";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly names = new ServerNames();
   private readonly roles = new Map<string, Role>();
@@ -91,15 +93,11 @@ export class TimelinessChecker implements Checker {
 
   constructor(private readonly syncLimitTicks = DEFAULT_SYNC_LIMIT_TICKS) {}
 
-  accepts(kind: string): boolean {
-    return READS.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "timer":
         if (e.detail === LEADER_TICK) this.learnTick(e.node, e.atUs);
@@ -131,7 +129,7 @@ export class TimelinessChecker implements Checker {
         this.readOnly.delete(e.node);
         return;
       case "client.connect":
-        this.connReadOnly.set(intField(e, "conn"), e.fields?.readOnly === true);
+        this.connReadOnly.set(intField(e, "conn"), optionalBooleanField(e, "readOnly") === true);
         return;
       case "crash":
         this.readOnly.delete(e.node);

@@ -17,10 +17,20 @@
  * checker's to judge; which watches should have fired, client.watches and client.server-watches'.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type KindsOf, type RunEnd, type Violation } from "../checker.js";
+import { guarded, intField, nullableStringField, optionalStringField, stringField } from "../event-reader.js";
+import { OpTable, serverPathOf, type Completion, type Invocation } from "../history/client-events.js";
+import type { CreateModeName } from "../../zk/proto/records.js";
 import { describeTriggers, triggers, type Effect, type NodeEventType } from "../linearizability/zk-triggers.js";
 import { NotificationTxns, type NotifiedTxn } from "./notification-txns.js";
-import { OpTable, isRecord, isSequentialMode, isEphemeralMode, serverPathOf, str, type Completion, type Invocation } from "./trace-fields.js";
+import { isEphemeralMode, isSequentialMode } from "./znode-paths.js";
+
+/**
+ * The kinds it reads: the client's, the reaps, crashes and role changes that forget them, and the
+ * messages and applies that attribute notifications (NotificationTxns).
+ */
+const KINDS = ["client.invoke", "client.complete", "client.connect", "client.state", "client.watch", "zk.container.reap", "crash", "zab.state", ...NotificationTxns.KINDS] as const;
+type Kind = KindsOf<typeof KINDS>;
 
 const NODE_EVENTS: ReadonlySet<string> = new Set<NodeEventType>(["NodeCreated", "NodeDeleted", "NodeDataChanged", "NodeChildrenChanged"]);
 const WRITES: ReadonlySet<string> = new Set(["create", "delete", "setData", "setACL", "multi"]);
@@ -41,11 +51,12 @@ interface Identified {
   effects: Effect[];
 }
 
-export class WatchTriggersChecker implements Checker {
+export class WatchTriggersChecker implements Checker<Kind> {
   readonly name = "client.watch-triggers";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable((e, why) => this.log.add(e, why));
-  private readonly txns = new NotificationTxns();
+  private readonly ops = new OpTable(this.log);
+  private readonly txns = new NotificationTxns(this.log);
   /** "client session" → the handle's chroot. */
   private readonly chroots = new Map<string, string>();
   /** Txn zxid → the first apply of it (op, session, cxid, err). */
@@ -61,14 +72,14 @@ export class WatchTriggersChecker implements Checker {
   private readonly reaped = new Map<string, string>();
   private readonly pending: Pending[] = [];
 
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     this.txns.onEvent(e);
     switch (e.kind) {
       case "client.invoke": {
         this.txns.clientNode(e.node);
         const inv = this.ops.invoke(e);
         if (inv === undefined) return;
-        if (typeof inv.fields.chroot === "string") this.chroots.set(`${inv.client} ${inv.session}`, inv.fields.chroot);
+        if (inv.chroot !== undefined) this.chroots.set(`${inv.client} ${inv.session}`, inv.chroot);
         // An ephemeral create may take effect although its answer never comes (the client crashed
         // or paused past its session, the run ended): from its invocation on, the session's end may
         // delete it.
@@ -82,14 +93,11 @@ export class WatchTriggersChecker implements Checker {
         this.txns.clientNode(e.node);
         return;
       case "client.watch":
-        return this.onWatch(e);
+        return guarded(this.log, e, this, this.onWatch);
       case "zk.apply":
-        return this.onApply(e);
-      case "zk.container.reap": {
-        const path = str(e.fields, "path");
-        if (path !== undefined) (this.reaping.get(e.node) ?? this.reaping.set(e.node, []).get(e.node)!).push(path);
-        return;
-      }
+        return guarded(this.log, e, this, this.onApply);
+      case "zk.container.reap":
+        return guarded(this.log, e, this, this.onReap);
       // A crash, or a role change (a leader that steps down drops the requests in its
       // pipeline), forgets the choices not applied yet.
       case "crash":
@@ -99,16 +107,21 @@ export class WatchTriggersChecker implements Checker {
     }
   }
 
-  private onComplete(e: TraceEvent): void {
+  private onReap(e: TraceEvent<"zk.container.reap">): void {
+    const path = stringField(e, "path");
+    (this.reaping.get(e.node) ?? this.reaping.set(e.node, []).get(e.node)!).push(path);
+  }
+
+  private onComplete(e: TraceEvent<"client.complete">): void {
     const c = this.ops.complete(e);
     if (c === undefined) return;
     const { inv, done } = c;
     const session = done.session;
-    if (typeof inv.fields.chroot === "string") this.chroots.set(`${inv.client} ${session}`, inv.fields.chroot);
+    if (inv.chroot !== undefined) this.chroots.set(`${inv.client} ${session}`, inv.chroot);
     this.noteEphemerals(inv, done, session);
     if (!WRITES.has(inv.op) || done.local) return;
     if (done.outcome === "unknown") {
-      if (typeof e.fields?.xid === "number") this.bySessionXid.set(`${session}#${e.fields.xid}`, inv);
+      if (done.xid !== undefined) this.bySessionXid.set(`${session}#${done.xid}`, inv);
       return;
     }
     if (done.zxid === undefined) return;
@@ -141,27 +154,25 @@ export class WatchTriggersChecker implements Checker {
     }
   }
 
-  private onApply(e: TraceEvent): void {
-    const f = e.fields ?? {};
-    const zxid = str(f, "zxid");
-    const op = str(f, "op");
-    const session = str(f, "session") ?? "";
-    if (zxid === undefined || op === undefined) return;
+  private onApply(e: TraceEvent<"zk.apply">): void {
+    const zxid = stringField(e, "zxid");
+    const op = stringField(e, "op");
+    const session = stringField(e, "session");
     // An internal request (session 0) of the server that chose reaps: the next of its choices.
     if (session === "0x0" && (op === "deleteContainer" || op === "error")) {
       const path = this.reaping.get(e.node)?.shift();
       if (path !== undefined && op === "deleteContainer" && !this.reaped.has(zxid)) this.reaped.set(zxid, path);
     }
-    if (!this.applied.has(zxid)) this.applied.set(zxid, { op, session, cxid: typeof f.cxid === "number" ? f.cxid : -1, err: str(f, "err") });
+    if (!this.applied.has(zxid)) this.applied.set(zxid, { op, session, cxid: intField(e, "cxid"), err: optionalStringField(e, "err") });
   }
 
-  private onWatch(e: TraceEvent): void {
+  private onWatch(e: TraceEvent<"client.watch">): void {
     const txn = this.txns.take(e.node);
-    const type = str(e.fields, "type");
-    const path = str(e.fields, "path");
-    if (txn === undefined || type === undefined || path === undefined || !NODE_EVENTS.has(type)) return;
-    const client = str(e.fields, "client") ?? e.node;
-    const session = str(e.fields, "session") ?? "";
+    const type = stringField(e, "type");
+    const path = nullableStringField(e, "path");
+    if (txn === undefined || path === null || !NODE_EVENTS.has(type)) return;
+    const client = stringField(e, "client");
+    const session = stringField(e, "session");
     const chroot = this.chroots.get(`${client} ${session}`);
     const serverPath = chroot === undefined ? path : path === "/" ? chroot : chroot + path;
     this.pending.push({ at: { index: e.index, atUs: e.atUs }, client, session, type: type as NodeEventType, path: serverPath, txn });
@@ -225,31 +236,30 @@ export class WatchTriggersChecker implements Checker {
 }
 
 /** The creates of an op (itself, or a multi's parts) with server paths and, when known, the name each got. */
-function creates(inv: Invocation, done: Completion | undefined): { path: string; mode: unknown; name: string | undefined }[] {
-  const f = inv.fields;
+function creates(inv: Invocation, done: Completion | undefined): { path: string; mode: CreateModeName | undefined; name: string | undefined }[] {
   if (inv.op === "create") {
-    const name = typeof done?.result?.path === "string" ? serverPathOf(inv, done.result.path, true) : undefined;
-    return [{ path: serverPathOf(inv, String(f.path ?? "")), mode: f.mode, name }];
+    const name = done?.result?.path !== undefined ? serverPathOf(inv, done.result.path, true) : undefined;
+    return [{ path: serverPathOf(inv, inv.path), mode: inv.args.mode, name }];
   }
-  if (inv.op !== "multi" || !Array.isArray(f.ops)) return [];
-  const results = Array.isArray(done?.result?.results) ? done.result.results : [];
-  const out: { path: string; mode: unknown; name: string | undefined }[] = [];
-  f.ops.forEach((s, i) => {
-    if (!isRecord(s) || s.op !== "create") return;
-    const r = results[i];
-    out.push({ path: serverPathOf(inv, String(s.path ?? "")), mode: s.mode, name: isRecord(r) && typeof r.path === "string" ? r.path : undefined });
+  if (inv.op !== "multi") return [];
+  const results = done?.result?.results ?? [];
+  const out: { path: string; mode: CreateModeName | undefined; name: string | undefined }[] = [];
+  (inv.args.ops ?? []).forEach((s, i) => {
+    if (s.op !== "create") return;
+    out.push({ path: serverPathOf(inv, s.path), mode: s.args.mode, name: results[i]?.path });
   });
   return out;
 }
 
 /** What a write did (all of it: a txn that applied succeeded), from its request and, when known, its answer. */
 function effectsOf(inv: Invocation, done: Completion | undefined): Effect[] {
-  const parts: Record<string, unknown>[] = inv.op === "multi" ? (Array.isArray(inv.fields.ops) ? inv.fields.ops.filter(isRecord) : []) : [{ ...inv.fields, op: inv.op }];
+  const parts: { op: string; path: string; mode: CreateModeName | undefined }[] =
+    inv.op === "multi" ? (inv.args.ops ?? []).map((s) => ({ op: s.op, path: s.path, mode: s.args.mode })) : [{ op: inv.op, path: inv.path, mode: inv.args.mode }];
   const made = creates(inv, done);
   let c = 0;
   const out: Effect[] = [];
   for (const s of parts) {
-    const path = serverPathOf(inv, String(s.path ?? ""));
+    const path = serverPathOf(inv, s.path);
     switch (s.op) {
       case "create": {
         const m = made[c++];

@@ -36,9 +36,18 @@
  * recursive and never receives NodeChildrenChanged.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
-import { OpTable, hex, hexBig, resultStat, selfAndAncestors, str, type Completion, type Invocation } from "./trace-fields.js";
+import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
+import { guarded, intField, nullableStringField, stringField } from "../event-reader.js";
+import { OpTable, type Completion, type Invocation } from "../history/client-events.js";
+import type { StatFields } from "../history/history.js";
+import { AddWatchMode } from "../../zk/proto/records.js";
+import { parseZxidText } from "../zxid-text.js";
+import { hex, selfAndAncestors } from "./znode-paths.js";
 import { NotificationTxns } from "./notification-txns.js";
+
+/** The kinds it reads: the client's, and the messages and applies that attribute notifications (4). */
+const KINDS = ["client.invoke", "client.complete", "client.watch", "client.connect", "client.state", "client.disconnect", ...NotificationTxns.KINDS] as const;
+type Kind = KindsOf<typeof KINDS>;
 
 type Table = "data" | "exist" | "child";
 type Origin = "exists" | "getData" | "getChildren";
@@ -80,17 +89,18 @@ const SINGLE_TRIGGER = new Set(["create", "create2", "createContainer", "createT
 
 const READS = new Set(["getData", "exists", "getChildren"]);
 
-export class WatchesChecker implements Checker {
+export class WatchesChecker implements Checker<Kind> {
   readonly name = "client.watches";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable((e, why) => this.log.add(e, why));
+  private readonly ops = new OpTable(this.log);
   /** Client → session → its watches (two lookups, no key string per event). */
   private readonly sessions = new Map<string, Map<string, SessionWatches>>();
   /** Which txn each notification came from (4). */
-  private readonly txns = new NotificationTxns();
+  private readonly txns = new NotificationTxns(this.log);
   private readonly seenOnConnection = new Map<string, Set<string>>();
 
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     this.txns.onEvent(e);
     switch (e.kind) {
       case "client.invoke": {
@@ -103,10 +113,10 @@ export class WatchesChecker implements Checker {
       case "client.complete":
         return this.onComplete(e);
       case "client.watch":
-        return this.onWatch(e);
+        return guarded(this.log, e, this, this.onWatch);
       case "client.connect":
         this.txns.clientNode(e.node);
-        this.seenOnConnection.delete(`${e.node} ${str(e.fields, "session") ?? ""}`);
+        this.seenOnConnection.delete(`${e.node} ${e.fields.session}`);
         return;
       case "client.state":
       case "client.disconnect":
@@ -125,17 +135,17 @@ export class WatchesChecker implements Checker {
 
   // ---- registrations and 3 ------------------------------------------------------------------
 
-  private onComplete(e: TraceEvent): void {
+  private onComplete(e: TraceEvent<"client.complete">): void {
     const c = this.ops.complete(e);
     if (c === undefined) return;
     const { inv, done } = c;
     const isRead = READS.has(inv.op);
     if (isRead && done.zxid !== undefined && (done.outcome === "ok" || done.err === "NONODE")) this.checkFreshness(e, inv, done);
     if (done.outcome !== "ok") return;
-    if (isRead && inv.fields.watch === true) this.register(inv, done);
+    if (isRead && inv.watch) this.register(inv, done);
     else if (inv.op === "addWatch") {
       const w = this.watches(inv.client, done.session);
-      const recursive = inv.fields.mode === 1 || inv.fields.mode === "PERSISTENT_RECURSIVE";
+      const recursive = inv.addWatchMode === AddWatchMode.PERSISTENT_RECURSIVE;
       (recursive ? w.recursive : w.persistent).add(inv.path);
       // 3.8 keeps one mode per connection and path in each table, the last registered
       // (ZOOKEEPER-4466, fixed in 3.9.0): a recursive watch turns the path's standard child watch
@@ -145,9 +155,9 @@ export class WatchesChecker implements Checker {
   }
 
   private register(inv: Invocation, done: Completion): void {
-    const stat = resultStat(done.result);
+    const stat = done.result?.stat;
     const table: Table = inv.op === "getChildren" ? "child" : inv.op === "exists" && stat === null ? "exist" : "data";
-    const children = Array.isArray(done.result?.children) ? done.result.children.map(String) : undefined;
+    const children = done.result?.children;
     const w = this.watches(inv.client, done.session);
     const list = w.oneShot.get(inv.path) ?? [];
     list.push({ table, origin: inv.op as Origin, zxid: done.zxid, inv, children, stale: false });
@@ -155,7 +165,7 @@ export class WatchesChecker implements Checker {
   }
 
   /** 3: a read must not show a change its own session's waiting watch has not reported. */
-  private checkFreshness(e: TraceEvent, inv: Invocation, done: Completion): void {
+  private checkFreshness(e: TraceEvent<"client.complete">, inv: Invocation, done: Completion): void {
     const w = this.sessions.get(inv.client)?.get(done.session);
     const waiting = w?.oneShot.get(inv.path);
     if (w === undefined || waiting === undefined || w.tainted.has(inv.path)) return;
@@ -175,20 +185,20 @@ export class WatchesChecker implements Checker {
 
   // ---- events: 1, 2 and 4 ---------------------------------------------------------------------
 
-  private onWatch(e: TraceEvent): void {
-    const type = str(e.fields, "type") ?? "";
-    const path = str(e.fields, "path");
+  private onWatch(e: TraceEvent<"client.watch">): void {
+    const type = stringField(e, "type");
+    const path = nullableStringField(e, "path");
     const tables = TAKES[type];
     const notif = this.txns.take(e.node);
-    if (typeof e.fields?.type !== "string" || (tables !== undefined && path === undefined)) {
-      this.log.add(e, `malformed trace event: client.watch without a ${typeof e.fields?.type !== "string" ? "type" : "path"} (${JSON.stringify(e.fields)})`);
+    if (tables !== undefined && path === null) {
+      this.log.add(e, `malformed trace event: client.watch ${type} without a path`);
       return;
     }
     // A state event (type None) concerns no znode and no watch of this checker.
-    if (tables === undefined || path === undefined) return;
+    if (tables === undefined || path === null) return;
     if (notif !== undefined) this.checkOncePerTxn(e, type, path, notif);
-    const client = str(e.fields, "client") ?? e.node;
-    const session = str(e.fields, "session") ?? "";
+    const client = stringField(e, "client");
+    const session = stringField(e, "session");
     const w = this.watches(client, session);
     const all = w.oneShot.get(path) ?? [];
     const taken = all.filter((r) => tables.includes(r.table));
@@ -199,8 +209,8 @@ export class WatchesChecker implements Checker {
       if (ALLOWED[reg.origin].has(type)) continue;
       this.log.add(e, `${client} ${session}: the watch set by ${reg.origin} ${path} (op ${reg.inv.opId}, event ${reg.inv.eventIndex}) fired with ${type}, which a ${reg.origin} watch never receives`);
     }
-    const watchers = e.fields?.watchers;
-    if (typeof watchers !== "number" || watchers === 0 || taken.length > 0) return;
+    const watchers = intField(e, "watchers");
+    if (watchers === 0 || taken.length > 0) return;
     const ancestors = selfAndAncestors(path);
     const persistent = w.persistent.has(path) || (type !== "NodeChildrenChanged" && ancestors.some((p) => w.recursive.has(p)));
     if (persistent || ancestors.some((p) => w.tainted.has(p))) return;
@@ -210,10 +220,10 @@ export class WatchesChecker implements Checker {
     );
   }
 
-  private checkOncePerTxn(e: TraceEvent, type: string, path: string, notif: { zxid: string; op: string }): void {
+  private checkOncePerTxn(e: TraceEvent<"client.watch">, type: string, path: string, notif: { zxid: string; op: string }): void {
     if (!SINGLE_TRIGGER.has(notif.op)) return;
     // Per handle: a client node may hold several sessions, each on its own connection.
-    const conn = `${e.node} ${str(e.fields, "session") ?? ""}`;
+    const conn = `${e.node} ${e.fields.session}`;
     let seen = this.seenOnConnection.get(conn);
     if (seen === undefined) this.seenOnConnection.set(conn, (seen = new Set()));
     const k = `${type} ${path} ${notif.zxid}`;
@@ -240,16 +250,22 @@ interface Observed {
 
 function observed(inv: Invocation, done: Completion): Observed {
   if (done.outcome !== "ok") return { exists: false, mzxid: undefined, czxid: undefined, pzxid: undefined, children: undefined };
-  const stat = resultStat(done.result);
-  const children = Array.isArray(done.result?.children) ? done.result.children.map(String) : undefined;
+  const stat = done.result?.stat;
+  const children = done.result?.children;
   if (stat === null) return { exists: false, mzxid: undefined, czxid: undefined, pzxid: undefined, children: undefined };
   return {
     exists: inv.op === "exists" && stat === undefined ? undefined : true,
-    mzxid: hexBig(stat?.mzxid),
-    czxid: hexBig(stat?.czxid),
-    pzxid: hexBig(stat?.pzxid),
+    mzxid: statZxid(stat, "mzxid"),
+    czxid: statZxid(stat, "czxid"),
+    pzxid: statZxid(stat, "pzxid"),
     children,
   };
+}
+
+/** A Stat zxid the reader checked (client-events.ts), as a number to compare. */
+function statZxid(stat: StatFields | undefined, k: "mzxid" | "czxid" | "pzxid"): bigint | undefined {
+  const text = stat?.[k];
+  return text === undefined ? undefined : parseZxidText(text);
 }
 
 /** The change after the registration that the read shows, in words; undefined if none. */

@@ -6,31 +6,9 @@
  * client annotations and shares no code with the client or the server; only constants and
  * types come from `zk/proto`.
  *
- * ## Trace schema (what the client library records; keep these names)
- *
- * ```
- * { kind: "client.invoke", node, atUs, fields: {
- *     client, session, opId, op, path,            // op: one of OpName below
- *     data?, version?, mode?, ops?,               // the arguments, flat (or nested as `args`)
- * } }
- * { kind: "client.complete", node, atUs, fields: {
- *     client, session, opId,
- *     outcome,                                    // "ok" | "fail" | "unknown" ("info" accepted)
- *     err?,                                       // code name ("NONODE") or number (-101)
- *     zxid?,                                      // reply-header zxid, hex string "0x100000003"
- *     result?,                                    // OpResult below, plain JSON
- * } }
- * ```
- *
- * - `mode` is a `CreateMode` name ("PERSISTENT_SEQUENTIAL") or its wire flag (2).
- * - `ops` (multi) is a list of `{ op: "create"|"delete"|"setData"|"check", path, data?,
- *   version?, mode? }`.
- * - `result` by op: create → `{ path }` (the created name; `stat` too for create2);
- *   getData → `{ data, stat }`; exists → `{ stat }`, `stat: null` when there is no node;
- *   setData → `{ stat }`; getChildren → `{ children, stat? }`; multi → `{ results: [{ err,
- *   path?, stat? }] }` with `err` "OK" for sub-ops that succeeded. Any field may be absent:
- *   an absent field is not checked. Stat zxids are hex strings, like the reply zxid.
- * - `data` is a string; `null` (ZooKeeper's null data) is read as "".
+ * Built from the trace's `client.invoke` / `client.complete` events (each operation's typed shape:
+ * `ClientOps` in zk/trace-events.ts), read by `client-events.ts`, and `zk.apply` events. Stat
+ * zxids stay hex text, as recorded; the reply zxid is a bigint.
  *
  * ## Outcomes
  *
@@ -42,9 +20,11 @@
  * Invariant of a well-formed history: `id`s are distinct; `completeUs >= invokeUs` when set;
  * `completeUs` is undefined exactly when `outcome` is "unknown".
  */
-import { Code, type CodeName } from "../../zk/proto/error-code.js";
-import { parseZxidText } from "../zxid-text.js";
-import { CreateMode, type CreateModeName } from "../../zk/proto/records.js";
+import type { TraceEvent } from "../../sim/trace.js";
+import type { CodeName } from "../../zk/proto/error-code.js";
+import type { CreateModeName } from "../../zk/proto/records.js";
+import { intField, optionalStringField, stringField, zxidField } from "../event-reader.js";
+import { readCompletion, readInvocation, type Completion, type Invocation } from "./client-events.js";
 
 export type OpName =
   | "create"
@@ -302,67 +282,143 @@ function formatResult(r: OpResult | undefined): string {
 
 // ---- building a history from trace annotations -----------------------------------------------
 
-/** The part of a trace event this module reads (the kernel's `TraceEvent` fits it). */
-export interface ClientTraceEvent {
-  kind: string;
-  atUs: number;
-  node?: string;
-  fields?: Record<string, unknown>;
+/** An operation's name in reports and pairings: `client/opId`. */
+export function operationKey(op: { client: string; opId?: string | number }): string {
+  return `${op.client}/${String(op.opId)}`;
 }
 
 /**
- * Operations from `client.invoke` / `client.complete` events, paired by (client, opId), in
- * invocation order (ids 0, 1, 2…). An invocation never completed is "unknown"; so is a
- * completion "fail" with an indeterminate code (CONNECTIONLOSS…). A completion without its
- * invocation is a malformed trace and throws. `zk.apply` events among them (session, cxid,
- * zxid) give the unknown ops their ground truth (`Operation.truth`).
+ * Builds operations from invocations and completions read by `client-events.ts`, in invocation
+ * order (ids from `idBase`): only the operations the sequential model describes (`OpName`). A
+ * definite-looking failure whose code is indeterminate (CONNECTIONLOSS…) is "unknown". `zk.apply`
+ * events (session, cxid, zxid) give the unknown ops that were sent their ground truth
+ * (`Operation.truth`), at `build`.
  */
-export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[] {
-  const ops: Operation[] = [];
-  const open = new OpenOps<Operation>();
-  // The fields of the `zk.apply` events of client requests, in order: only the ops that ended
-  // "unknown" read them, so they are indexed (`firstApplies`) only when there are some.
-  const applies: Record<string, unknown>[] = [];
-  const sentAs = new Map<Operation, string>(); // unknown op → its "session#xid"
-  const sentXids = new Set<number>();
-  const auth = new AuthLog();
-  for (const e of events) {
-    if (e.kind === "zk.apply") {
-      const f = e.fields ?? {};
-      if (f.cxid === undefined || typeof f.zxid !== "string") continue;
-      applies.push(f);
-      // Read as `firstApplies` reads it, here: a malformed zxid throws at its own event.
-      if (parseZxidText(f.zxid) === undefined) BigInt(f.zxid);
-      continue;
-    }
-    if (e.kind === "client.invoke") {
-      const f = e.fields ?? {};
-      const op = invocation(ops.length, e, f);
-      if (!open.add(f, op)) throw new Error(`historyFromTrace: op ${pairKey(f)} invoked twice (at ${e.atUs}µs)`);
-      ops.push(op);
-      auth.invoked(op);
-    } else if (e.kind === "client.complete") {
-      const f = e.fields ?? {};
-      const op = open.take(f);
-      if (op === undefined) throw new Error(`historyFromTrace: completion of ${pairKey(f)} at ${e.atUs}µs without an invocation`);
-      complete(op, e.atUs, f);
-      auth.completed(op);
-      if (op.outcome === "unknown" && typeof f.xid === "number") {
-        sentAs.set(op, `${String(f.session ?? op.session)}#${f.xid}`);
-        sentXids.add(f.xid);
+export class HistoryBuilder {
+  readonly ops: Operation[] = [];
+  /** The request (session, xid) an unknown op that was sent names, to find its apply. */
+  private readonly sentAs = new Map<Operation, string>();
+  /** "session#cxid" → the first apply of that request. */
+  private readonly applied = new Map<string, { zxid: bigint; err?: string }>();
+  /** The chroot of each op invoked through a chrooted handle (a create's result name is relative to it). */
+  private readonly chroots = new WeakMap<Operation, string>();
+
+  /** `auth`: the credentials log, kept across the histories of one run (credentials outlive a window). */
+  constructor(
+    private readonly idBase = 0,
+    readonly auth = new AuthLog(),
+  ) {}
+
+  /** The operation of an invocation (undefined for a call the model does not describe). */
+  invoked(inv: Invocation): Operation | undefined {
+    if (!MODELLED_OPS.has(inv.op)) return undefined;
+    const op: Operation = {
+      id: this.nextId,
+      client: inv.client,
+      session: inv.session,
+      op: inv.op as OpName,
+      path: serverPath(inv.op, inv.path, inv.chroot),
+      args: inv.chroot === undefined || inv.args.ops === undefined ? inv.args : { ...inv.args, ops: inv.args.ops.map((s) => ({ ...s, path: subOpServerPath(s.path, inv.chroot) })) },
+      invokeUs: inv.atUs,
+      completeUs: undefined,
+      outcome: "unknown",
+      opId: String(inv.opId),
+      node: inv.node,
+    };
+    if (inv.server !== undefined) op.server = inv.server;
+    if (inv.chroot !== undefined) this.chroots.set(op, inv.chroot);
+    this.ops.push(op);
+    this.auth.invoked(op);
+    return op;
+  }
+
+  /** An operation made by the caller (an expiry's closeSession), in invocation order. */
+  add(op: Omit<Operation, "id">): Operation {
+    const full: Operation = { id: this.nextId, ...op };
+    this.ops.push(full);
+    return full;
+  }
+
+  /** An operation of an earlier history, carried on (the same object, a new id). */
+  carry(op: Operation): void {
+    op.id = this.nextId;
+    this.ops.push(op);
+  }
+
+  /** The id the next operation gets. */
+  get nextId(): number {
+    return this.idBase + this.ops.length;
+  }
+
+  /** How `op` ended. */
+  completed(op: Operation, done: Completion): void {
+    if (done.err !== undefined) op.err = done.err;
+    if (done.zxid !== undefined) op.zxid = done.zxid;
+    if (done.result !== undefined) op.result = this.withServerPaths(op, done.result);
+    // An op invoked before its handle's first handshake ran in the session its completion names.
+    if (NO_SESSION.has(op.session) && !NO_SESSION.has(done.session)) op.session = done.session;
+    if (done.local && done.outcome === "fail") op.local = true;
+    if (done.outcome === "ok" || done.outcome === "fail") {
+      op.outcome = done.outcome;
+      op.completeUs = done.atUs;
+      // A definite-looking failure whose code is indeterminate (CONNECTIONLOSS) is :info.
+      if (done.outcome === "fail" && classifyOutcome(op) === "unknown") {
+        op.outcome = "unknown";
+        op.completeUs = undefined;
       }
-    } else if (e.kind === "client.auth") {
-      auth.added(e.fields ?? {});
     }
+    if (op.outcome === "unknown" && done.xid !== undefined) this.sentAs.set(op, `${done.session}#${done.xid}`);
+    this.auth.completed(op);
   }
-  auth.settle(ops);
-  if (sentAs.size === 0) return ops;
-  const applied = firstApplies(applies, sentXids);
-  for (const [op, key] of sentAs) {
-    const txn = applied.get(key);
-    op.truth = txn === undefined ? { applied: false } : { applied: true, ...txn };
+
+  /**
+   * A chrooted create's result with the created name as the server named it: Java's client cuts the
+   * chroot's length off it, so the chroot in front gives it back. (A multi's created names and
+   * getEphemerals' paths are recorded as the server named them.)
+   */
+  private withServerPaths(op: Operation, r: OpResult): OpResult {
+    const chroot = this.chroots.get(op);
+    if (chroot === undefined || op.op !== "create" || r.path === undefined) return r;
+    return { ...r, path: chroot + r.path };
   }
-  return ops;
+
+  /** A `zk.apply`: the first apply of each request is its ground truth. */
+  appliedTxn(session: string, cxid: number, zxid: bigint, op: string, err: string | undefined): void {
+    const key = `${session}#${cxid}`;
+    if (this.applied.has(key)) return;
+    this.applied.set(key, op === "error" && err !== undefined ? { zxid, err } : { zxid });
+  }
+
+  /** The operations, the unknown ones with their ground truth and each its credentials. */
+  build(): Operation[] {
+    this.auth.settle(this.ops);
+    for (const [op, key] of this.sentAs) {
+      const txn = this.applied.get(key);
+      op.truth = txn === undefined ? { applied: false } : { applied: true, ...txn };
+    }
+    return this.ops;
+  }
+}
+
+/** The calls the sequential model describes (a reap is made by the caller, `add`). */
+const MODELLED_OPS: ReadonlySet<string> = new Set<OpName>([
+  "create", "delete", "setData", "getData", "exists", "getChildren", "sync", "check", "multi", "multiRead",
+  "setACL", "getACL", "getEphemerals", "getAllChildrenNumber", "whoAmI", "closeSession",
+]);
+
+/**
+ * The path the server sees for a client path, as Java's client builds it
+ * (`ZooKeeper.prependChroot`): the chroot for "/", chroot + path otherwise. Two exceptions follow
+ * Java: `delete("/")` sends "/" itself, and getEphemerals sends its prefix as given.
+ */
+function serverPath(op: string, path: string, chroot: string | undefined): string {
+  if (chroot === undefined || op === "getEphemerals" || (op === "delete" && path === "/")) return path;
+  return path.length === 1 ? chroot : chroot + path;
+}
+
+/** Java's multi prefixes every sub-op's path with the chroot ("/" included). */
+function subOpServerPath(path: string, chroot: string | undefined): string {
+  return chroot === undefined || path === "" ? path : path.length === 1 ? chroot : chroot + path;
 }
 
 /**
@@ -373,16 +429,16 @@ export function historyFromTrace(events: Iterable<ClientTraceEvent>): Operation[
  * before the handle had a session (the event does not say which session): then it is uncertain.
  * Kept per client node as a log with a running count; nothing is built when no auth was added.
  */
-class AuthLog {
+export class AuthLog {
   private readonly byNode = new Map<string, { session: string; seq: number; cred: Credential }[]>();
   private readonly seqAtInvoke = new Map<Operation, number>();
   private readonly uncertain = new Set<Operation>();
 
-  added(f: Record<string, unknown>): void {
-    const node = String(f.client);
-    const log = this.byNode.get(node) ?? [];
-    log.push({ session: String(f.session ?? ""), seq: log.length + 1, cred: { scheme: String(f.scheme), auth: String(f.auth ?? "") } });
-    this.byNode.set(node, log);
+  /** A `client.auth`: credentials `client` added to `session`. */
+  added(client: string, session: string, cred: Credential): void {
+    const log = this.byNode.get(client) ?? [];
+    log.push({ session, seq: log.length + 1, cred });
+    this.byNode.set(client, log);
   }
 
   invoked(op: Operation): void {
@@ -411,189 +467,47 @@ class AuthLog {
   }
 }
 
-/**
- * "session#cxid" → the first apply of that request (of `zk.apply` fields with a cxid and a zxid
- * string), only of requests whose cxid may be one of `xids` (a run applies each txn on every
- * server, and few of them answer an unknown op).
- */
-function firstApplies(applies: readonly Record<string, unknown>[], xids: ReadonlySet<number>): Map<string, { zxid: bigint; err?: string }> {
-  const applied = new Map<string, { zxid: bigint; err?: string }>();
-  // For numbers, String(a) === String(b) exactly when a Set's SameValueZero says a equals b:
-  // a numeric cxid that is not among the xids cannot make a wanted key.
-  for (const f of applies) {
-    if (typeof f.cxid === "number" && !xids.has(f.cxid)) continue;
-    const key = `${String(f.session)}#${String(f.cxid)}`;
-    if (applied.has(key)) continue;
-    const text = f.zxid as string;
-    const zxid = parseZxidText(text) ?? BigInt(text);
-    applied.set(key, f.op === "error" && typeof f.err === "string" ? { zxid, err: f.err } : { zxid });
-  }
-  return applied;
-}
-
-function pairKey(f: Record<string, unknown>): string {
-  return `${String(f.client)}/${String(f.opId)}`;
+/** A `client.auth` event read, for `AuthLog.added`. */
+export function readAuth(e: TraceEvent<"client.auth">): { client: string; session: string; cred: Credential } {
+  return { client: stringField(e, "client"), session: stringField(e, "session"), cred: { scheme: stringField(e, "scheme"), auth: stringField(e, "auth") } };
 }
 
 /**
- * Invoked, not yet completed operations, paired as `pairKey` pairs them (by the invocation's
- * `client`, then its `opId`, as text): two lookups of strings the trace holds, not a key string
- * built per event. Shared by `historyFromTrace` and the client checkers' `OpTable`.
+ * Operations from a trace's `client.invoke` / `client.complete` events (`HistoryBuilder`), paired
+ * by (client, opId); an invocation never completed is "unknown". A malformed event throws its
+ * `MalformedEvent`; a completion without its invocation, or an operation invoked twice, throws.
  */
-export class OpenOps<T> {
-  private readonly byClient = new Map<string, Map<string, T>>();
-
-  /** False (and nothing changed) when (client, opId) is already open. */
-  add(f: Record<string, unknown>, op: T): boolean {
-    const byOpId = this.opsOf(f);
-    const opId = String(f.opId);
-    if (byOpId.has(opId)) return false;
-    byOpId.set(opId, op);
-    return true;
-  }
-
-  /** Opens (client, opId) with `op`, replacing the op already open under it, if any. */
-  set(f: Record<string, unknown>, op: T): void {
-    this.opsOf(f).set(String(f.opId), op);
-  }
-
-  private opsOf(f: Record<string, unknown>): Map<string, T> {
-    const client = String(f.client);
-    let byOpId = this.byClient.get(client);
-    if (byOpId === undefined) this.byClient.set(client, (byOpId = new Map()));
-    return byOpId;
-  }
-
-  /** The open op of (client, opId), no longer open; undefined if none. */
-  take(f: Record<string, unknown>): T | undefined {
-    const byOpId = this.byClient.get(String(f.client));
-    const opId = String(f.opId);
-    const op = byOpId?.get(opId);
-    if (op !== undefined) byOpId!.delete(opId);
-    return op;
-  }
-
-  /** Every open op, client by client. */
-  values(): T[] {
-    const all: T[] = [];
-    for (const byOpId of this.byClient.values()) all.push(...byOpId.values());
-    return all;
-  }
-}
-
-function invocation(id: number, e: ClientTraceEvent, f: Record<string, unknown>): Operation {
-  const argSource = isRecord(f.args) ? f.args : f;
-  const chroot = typeof f.chroot === "string" && f.chroot !== "" ? f.chroot : undefined;
-  const opName = String(f.op) as OpName;
-  const op: Operation = {
-    id,
-    client: String(f.client),
-    session: String(f.session ?? ""),
-    op: opName,
-    path: serverPath(opName, String(f.path ?? ""), chroot),
-    args: parseArgs(argSource, chroot),
-    invokeUs: e.atUs,
-    completeUs: undefined,
-    outcome: "unknown",
-    opId: String(f.opId),
-  };
-  if (e.node !== undefined) op.node = e.node;
-  if (typeof f.server === "string") op.server = f.server;
-  if (chroot !== undefined) chroots.set(op, chroot);
-  return op;
-}
-
-/** The chroot of each op invoked through a chrooted handle (its results' paths are relative to it). */
-const chroots = new WeakMap<Operation, string>();
-
-/**
- * The path the server sees for a client path, as Java's client builds it
- * (`ZooKeeper.prependChroot`): the chroot for "/", chroot + path otherwise. Two exceptions follow
- * Java: `delete("/")` sends "/" itself, and getEphemerals sends its prefix as given.
- */
-function serverPath(op: string, path: string, chroot: string | undefined): string {
-  if (chroot === undefined || op === "getEphemerals" || (op === "delete" && path === "/")) return path;
-  return path.length === 1 ? chroot : chroot + path;
-}
-
-function parseArgs(a: Record<string, unknown>, chroot?: string): OpArgs {
-  const args: OpArgs = {};
-  if (a.data !== undefined) args.data = a.data === null ? null : String(a.data);
-  if (typeof a.version === "number") args.version = a.version;
-  else if (typeof a.aversion === "number") args.version = a.aversion;
-  if (a.mode !== undefined) args.mode = parseMode(a.mode);
-  if (typeof a.ttl === "number") args.ttl = a.ttl;
-  if (Array.isArray(a.acl)) args.acl = a.acl.map(String);
-  if (typeof a.czxid === "string") args.czxid = parseZxidText(a.czxid);
-  if (typeof a.nowMs === "number") args.nowMs = a.nowMs;
-  if (Array.isArray(a.ops)) {
-    args.ops = a.ops.filter(isRecord).map((s) => {
-      // Java's multi prefixes every sub-op's path with the chroot ("/" included).
-      const path = String(s.path ?? "");
-      return { op: String(s.op) as SubOpName, path: chroot === undefined || path === "" ? path : path.length === 1 ? chroot : chroot + path, args: parseArgs(isRecord(s.args) ? s.args : s) };
-    });
-  }
-  return args;
-}
-
-/** Wire flag → name, the first name of each value (as `find` over the keys would give). */
-const MODE_NAMES = firstNames(CreateMode);
-const CODE_NAMES = firstNames(Code);
-
-function firstNames<N extends string>(values: Readonly<Record<N, number>>): ReadonlyMap<number, N> {
-  const names = new Map<number, N>();
-  for (const n of Object.keys(values) as N[]) if (!names.has(values[n])) names.set(values[n], n);
-  return names;
-}
-
-function parseMode(mode: unknown): CreateModeName {
-  if (typeof mode === "number") {
-    const name = MODE_NAMES.get(mode);
-    if (name === undefined) throw new Error(`historyFromTrace: unknown create mode ${mode}`);
-    return name;
-  }
-  return String(mode) as CreateModeName;
-}
-
-function complete(op: Operation, atUs: number, f: Record<string, unknown>): void {
-  const err = parseErr(f.err);
-  if (err !== undefined) op.err = err;
-  if (f.zxid !== undefined && f.zxid !== null) op.zxid = (typeof f.zxid === "string" ? parseZxidText(f.zxid) : undefined) ?? BigInt(f.zxid as string | number);
-  if (isRecord(f.result)) op.result = withServerPaths(op, f.result as OpResult);
-  // An op invoked before its handle's first handshake ran in the session its completion names.
-  if (NO_SESSION.has(op.session) && typeof f.session === "string" && !NO_SESSION.has(f.session)) op.session = f.session;
-  if (f.sent === false && String(f.outcome) === "fail") op.local = true;
-  const outcome = String(f.outcome);
-  if (outcome === "ok" || outcome === "fail") {
-    op.outcome = outcome;
-    op.completeUs = atUs;
-    // A definite-looking failure whose code is indeterminate (CONNECTIONLOSS) is :info.
-    if (outcome === "fail" && classifyOutcome(op) === "unknown") {
-      op.outcome = "unknown";
-      op.completeUs = undefined;
+export function historyFromTrace(events: Iterable<TraceEvent>): Operation[] {
+  const builder = new HistoryBuilder();
+  const open = new Map<string, { inv: Invocation; op: Operation | undefined }>();
+  let seq = 0;
+  for (const e of events) {
+    switch (e.kind) {
+      case "zk.apply":
+        builder.appliedTxn(stringField(e, "session"), intField(e, "cxid"), zxidField(e, "zxid"), stringField(e, "op"), optionalStringField(e, "err"));
+        break;
+      case "client.invoke": {
+        const inv = readInvocation(e, seq++);
+        const key = operationKey(inv);
+        if (open.has(key)) throw new Error(`historyFromTrace: op ${key} invoked twice (at ${e.atUs}µs)`);
+        open.set(key, { inv, op: builder.invoked(inv) });
+        break;
+      }
+      case "client.complete": {
+        const key = `${stringField(e, "client")}/${intField(e, "opId")}`;
+        const pending = open.get(key);
+        if (pending === undefined) throw new Error(`historyFromTrace: completion of ${key} at ${e.atUs}µs without an invocation`);
+        open.delete(key);
+        const done = readCompletion(e, pending.inv);
+        if (pending.op !== undefined) builder.completed(pending.op, done);
+        break;
+      }
+      case "client.auth": {
+        const a = readAuth(e);
+        builder.auth.added(a.client, a.session, a.cred);
+        break;
+      }
     }
   }
-}
-
-/**
- * A chrooted create's result with the created name as the server named it: Java's client cuts the
- * chroot's length off it, so the chroot in front gives it back. (A multi's created names and
- * getEphemerals' paths are recorded as the server named them.)
- */
-function withServerPaths(op: Operation, r: OpResult): OpResult {
-  const chroot = chroots.get(op);
-  if (chroot === undefined || op.op !== "create" || typeof r.path !== "string") return r;
-  return { ...r, path: chroot + r.path };
-}
-
-function parseErr(err: unknown): string | undefined {
-  if (err === undefined || err === null) return undefined;
-  if (typeof err === "number") {
-    return CODE_NAMES.get(err) ?? `CODE(${err})`;
-  }
-  return String(err);
-}
-
-function isRecord(x: unknown): x is Record<string, unknown> {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
+  return builder.build();
 }

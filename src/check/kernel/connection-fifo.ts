@@ -11,7 +11,7 @@
  * end is dropped).
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { idOf, peerOf, reportMalformed } from "../event-reader.js";
 
 /** Where a message was sent: its connection and its two ends. */
@@ -38,11 +38,13 @@ function forgetUpTo(way: Way, id: number, sentOn: Map<number, Sent>): void {
   if (k > 0) ids.splice(0, k);
 }
 
-/** The events that close one end of a connection (`conn.close` by the process, the others by the network). */
-const CLOSES: ReadonlySet<string> = new Set(["conn.close", "conn.closed", "conn.reset", "conn.refused", "conn.timeout"]);
+/** Segments, and the events that close one end of a connection (`conn.close` by the process, the others by the network). */
+const KINDS = ["send", "deliver", "drop", "conn.close", "conn.closed", "conn.reset", "conn.refused", "conn.timeout"] as const;
+type Kind = KindsOf<typeof KINDS>;
 
-export class ConnectionFifoChecker implements Checker {
+export class ConnectionFifoChecker implements Checker<Kind> {
   readonly name = "kernel.connection-fifo";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   /** Connection → receiving node → the last message id delivered to it there. */
   private readonly lastDelivered = new Map<number, Map<string, number>>();
@@ -50,17 +52,13 @@ export class ConnectionFifoChecker implements Checker {
   /** `conn>receiver` → the ids sent that way and not yet forgotten, in send order. */
   private readonly ways = new Map<string, Way>();
 
-  accepts(kind: string): boolean {
-    return kind === "send" || kind === "deliver" || kind === "drop" || CLOSES.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     // Datagrams (no connection) promise no order.
     if (e.conn === undefined) return;
     try {
-      if (CLOSES.has(e.kind)) this.onClose(e.conn, e.node, peerOf(e));
+      if (e.kind === "send" || e.kind === "deliver") this.onSegment(e, e.conn, idOf(e), peerOf(e));
       else if (e.kind === "drop") this.onDrop(`${e.conn}>${e.node}`, idOf(e));
-      else this.onSegment(e, e.conn, idOf(e), peerOf(e));
+      else this.onClose(e.conn, e.node, peerOf(e));
     } catch (err) {
       reportMalformed(this.log, e, err);
     }

@@ -6,7 +6,7 @@
  * reports what it recovered ("app.recovered" {file, bytes}) can be held to it.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { detailOf, idOf, intField, reportMalformed, stringField } from "../event-reader.js";
 
 interface FileState {
@@ -15,10 +15,12 @@ interface FileState {
 }
 
 /** The kinds it reads: after a crash, the next of them that is not the node's `disk.lost` settles it. */
-const DISK_KINDS: ReadonlySet<string> = new Set(["disk.append", "disk.replace", "disk.delete", "disk.fsync.done", "crash", "disk.lost", "app.recovered"]);
+const KINDS = ["disk.append", "disk.replace", "disk.delete", "disk.fsync.done", "crash", "disk.lost", "app.recovered"] as const;
+type Kind = KindsOf<typeof KINDS>;
 
-export class DiskCrashLossChecker implements Checker {
+export class DiskCrashLossChecker implements Checker<Kind> {
   readonly name = "kernel.disk-crash-loss";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly opSeq = new Map<string, number>();
   /** Node → file name → its state (nested: no key string built per disk event). */
@@ -27,11 +29,7 @@ export class DiskCrashLossChecker implements Checker {
   private expectLoss = new Map<string, number>();
   private crashEvent: TraceEvent | undefined;
 
-  accepts(kind: string): boolean {
-    return DISK_KINDS.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     if (this.crashEvent !== undefined && !(e.kind === "disk.lost" && e.node === this.crashEvent.node)) this.settleCrash();
     try {
       this.read(e);
@@ -40,7 +38,7 @@ export class DiskCrashLossChecker implements Checker {
     }
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "disk.append":
       case "disk.replace":

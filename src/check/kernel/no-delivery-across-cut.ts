@@ -3,26 +3,29 @@
  * until a "heal" names it), no message from a may be delivered at b — datagram or connection.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { CutLinks } from "../cut-links.js";
 import { guarded, peerOf } from "../event-reader.js";
 
-export class NoDeliveryAcrossCutChecker implements Checker {
+const KINDS = ["partition", "heal", "deliver", "conn.open", "conn.accept"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class NoDeliveryAcrossCutChecker implements Checker<Kind> {
   readonly name = "kernel.no-delivery-across-cut";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly cut = new CutLinks();
 
-  accepts(kind: string): boolean {
-    return CutLinks.KINDS.has(kind) || kind === "deliver" || kind === "conn.open" || kind === "conn.accept";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
-    if (this.cut.apply(e)) return;
+  private read(e: TraceEvent<Kind>): void {
     switch (e.kind) {
+      case "partition":
+      case "heal":
+        this.cut.apply(e);
+        return;
       case "deliver":
       case "conn.open":
       case "conn.accept": {

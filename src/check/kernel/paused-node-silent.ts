@@ -3,23 +3,22 @@
  * is delivered to it, no timer of it fires, it sends nothing and accepts or opens no connection.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 
-const ACTIVITY = new Set(["deliver", "timer", "send", "conn.accept", "conn.open", "conn.connect", "conn.reset", "conn.closed", "conn.refused", "conn.timeout"]);
+/** Its pause and wake-up, and everything a node does (that a paused node must not). */
+const KINDS = ["pause", "resume", "crash", "deliver", "timer", "send", "conn.accept", "conn.open", "conn.connect", "conn.reset", "conn.closed", "conn.refused", "conn.timeout"] as const;
+type Kind = KindsOf<typeof KINDS>;
 
-export class PausedNodeSilentChecker implements Checker {
+export class PausedNodeSilentChecker implements Checker<Kind> {
   readonly name = "kernel.paused-node-silent";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly paused = new Set<string>();
 
-  accepts(kind: string): boolean {
-    return kind === "pause" || kind === "resume" || kind === "crash" || ACTIVITY.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     if (e.kind === "pause") this.paused.add(e.node);
     else if (e.kind === "resume" || e.kind === "crash") this.paused.delete(e.node);
-    else if (this.paused.has(e.node) && ACTIVITY.has(e.kind)) {
+    else if (this.paused.has(e.node)) {
       this.log.add(e, `${e.node} is paused but ${e.kind}${e.detail !== undefined ? ` (${e.detail})` : ""} happened on it`);
     }
   }

@@ -17,7 +17,6 @@ export {
   classifyOutcome,
   formatOperation,
   historyFromTrace,
-  type ClientTraceEvent,
   type OpArgs,
   type OpName,
   type OpResult,

@@ -7,7 +7,7 @@ import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { guarded } from "../event-reader.js";
-import { isCommitKind, protocolOf, readCommitEvent, secs } from "./commit-events.js";
+import { COMMIT_KINDS, type CommitKind, protocolOf, readCommitEvent, secs } from "./commit-events.js";
 
 interface Applied {
   node: string;
@@ -16,21 +16,18 @@ interface Applied {
   atUs: number;
 }
 
-export class CommitAtomicityChecker implements Checker {
+export class CommitAtomicityChecker implements Checker<CommitKind> {
   readonly name = "commit.atomicity";
+  readonly kinds = COMMIT_KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly applied = new Map<string, Map<string, Applied>>();
   private readonly reported = new Set<string>();
 
-  accepts(kind: string): boolean {
-    return isCommitKind(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<CommitKind>): void {
     guarded(this.log, e, this, this.onCommitEvent);
   }
 
-  private onCommitEvent(e: TraceEvent): void {
+  private onCommitEvent(e: TraceEvent<CommitKind>): void {
     const ev = readCommitEvent(e);
     if (ev.kind !== "apply") return;
     const byNode = this.applied.get(ev.txn) ?? new Map<string, Applied>();

@@ -11,14 +11,16 @@
  * 2PC fails this whenever its coordinator stays down past the bound after the votes; 3PC's
  * timeout rules are meant to pass it.
  */
-import type { Checker, RunEnd, Violation } from "../checker.js";
+import type { Checker, KindsOf, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { guarded } from "../event-reader.js";
-import { isCommitKind, protocolOf, readCommitEvent, secs } from "./commit-events.js";
+import { COMMIT_KINDS, isCommitEvent, protocolOf, readCommitEvent, secs, type CommitKind } from "./commit-events.js";
 
 export const BLOCKING_BOUND_MS = 5_000;
-const LIFECYCLE = new Set(["crash", "start", "restart", "pause", "resume"]);
+const LIFECYCLE = ["crash", "start", "restart", "pause", "resume"] as const;
+const KINDS = [...COMMIT_KINDS, ...LIFECYCLE] as const;
+type Kind = KindsOf<typeof KINDS>;
 
 interface Open {
   firstUs: number;
@@ -29,8 +31,9 @@ interface Open {
   protocol: string;
 }
 
-export class CommitBlockingChecker implements Checker {
+export class CommitBlockingChecker implements Checker<Kind> {
   readonly name = "commit.blocking";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly inDoubt = new Map<string, Map<string, Open>>();
   /** txn → the client waiting for it and since when (until its result). */
@@ -41,16 +44,12 @@ export class CommitBlockingChecker implements Checker {
 
   constructor(private readonly boundMs = BLOCKING_BOUND_MS) {}
 
-  accepts(kind: string): boolean {
-    return isCommitKind(kind) || LIFECYCLE.has(kind);
+  onEvent(e: TraceEvent<Kind>): void {
+    if (isCommitEvent(e)) guarded(this.log, e, this, this.onCommitEvent);
+    else this.onLifecycle(e);
   }
 
-  onEvent(e: TraceEvent): void {
-    if (LIFECYCLE.has(e.kind)) return this.onLifecycle(e);
-    guarded(this.log, e, this, this.onCommitEvent);
-  }
-
-  private onCommitEvent(e: TraceEvent): void {
+  private onCommitEvent(e: TraceEvent<CommitKind>): void {
     const ev = readCommitEvent(e);
     const protocol = protocolOf(e.kind);
     switch (ev.kind) {

@@ -10,29 +10,26 @@ import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { guarded } from "../event-reader.js";
-import { isCommitKind, protocolOf, readCommitEvent, type Outcome } from "./commit-events.js";
+import { COMMIT_KINDS, type CommitKind, protocolOf, readCommitEvent, type Outcome } from "./commit-events.js";
 
 interface ParticipantMemory {
   promised: Set<string>;
   applied: Map<string, Outcome>;
 }
 
-export class CommitDurabilityChecker implements Checker {
+export class CommitDurabilityChecker implements Checker<CommitKind> {
   readonly name = "commit.durability";
+  readonly kinds = COMMIT_KINDS;
   readonly log = new ViolationLog(this.name);
   /** txn → announced decision, per coordinator node. */
   private readonly decisions = new Map<string, Map<string, Outcome>>();
   private readonly participants = new Map<string, ParticipantMemory>();
 
-  accepts(kind: string): boolean {
-    return isCommitKind(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<CommitKind>): void {
     guarded(this.log, e, this, this.onCommitEvent);
   }
 
-  private onCommitEvent(e: TraceEvent): void {
+  private onCommitEvent(e: TraceEvent<CommitKind>): void {
     const ev = readCommitEvent(e);
     const p = protocolOf(e.kind);
     switch (ev.kind) {

@@ -12,16 +12,20 @@
  * participant recovered from a crash may wait for the others (docs/protocols.md). Both must
  * finish after the heal. A stuck run says who waits for what.
  */
-import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type KindsOf, type RunEnd, type Violation } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { guarded } from "../event-reader.js";
-import { isCommitKind, protocolOf, readCommitEvent } from "./commit-events.js";
+import { COMMIT_KINDS, isCommitEvent, protocolOf, readCommitEvent } from "./commit-events.js";
 import { QuietPeriod } from "./quiet-period.js";
 
 export const COMMIT_LIVENESS_BUDGET_MS = 5000;
 
-export class CommitLivenessChecker implements Checker {
+const KINDS = [...COMMIT_KINDS, ...QuietPeriod.KINDS] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class CommitLivenessChecker implements Checker<Kind> {
   readonly name = "commit.liveness";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly quiet = new QuietPeriod();
   /** "participant txn" → the transaction's participant and id, from a Yes vote until an outcome. */
@@ -32,21 +36,17 @@ export class CommitLivenessChecker implements Checker {
 
   constructor(private readonly budgetMs = COMMIT_LIVENESS_BUDGET_MS) {}
 
-  accepts(kind: string): boolean {
-    return isCommitKind(kind) || QuietPeriod.reads(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     this.quiet.onEvent(e);
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     if (e.kind === "crash") {
       this.waiting.delete(e.node);
       return;
     }
-    if (!isCommitKind(e.kind)) return;
+    if (!isCommitEvent(e)) return;
     this.protocol = protocolOf(e.kind);
     const ev = readCommitEvent(e);
     switch (ev.kind) {

@@ -7,7 +7,7 @@ import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { guarded } from "../event-reader.js";
-import { isCommitKind, protocolOf, readCommitEvent } from "./commit-events.js";
+import { COMMIT_KINDS, type CommitKind, protocolOf, readCommitEvent } from "./commit-events.js";
 
 interface Txn {
   participants: string[] | undefined;
@@ -16,20 +16,17 @@ interface Txn {
   reported: boolean;
 }
 
-export class CommitValidityChecker implements Checker {
+export class CommitValidityChecker implements Checker<CommitKind> {
   readonly name = "commit.validity";
+  readonly kinds = COMMIT_KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly txns = new Map<string, Txn>();
 
-  accepts(kind: string): boolean {
-    return isCommitKind(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<CommitKind>): void {
     guarded(this.log, e, this, this.onCommitEvent);
   }
 
-  private onCommitEvent(e: TraceEvent): void {
+  private onCommitEvent(e: TraceEvent<CommitKind>): void {
     const ev = readCommitEvent(e);
     if (ev.kind === "recover-coordinator") return;
     if (ev.kind === "recover-participant") {

@@ -6,7 +6,7 @@
  * what they check). A malformed annotation throws `MalformedEvent` (check/event-reader).
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { checked, intField, stringField } from "../event-reader.js";
+import { intField, stringField } from "../event-reader.js";
 
 /** One acceptance, as the tally saw it. */
 export type Tallied =
@@ -20,14 +20,12 @@ export class SlotTally {
   /** "slot/ballot" → command and acceptors. */
   private readonly tallies = new Map<string, { command: string; acceptors: Set<string> }>();
 
-  /** Reads one `multipaxos.accepted` (other kinds: "counted", nothing done). */
-  add(e: TraceEvent): Tallied {
-    const c = checked(e);
-    if (c.kind !== "multipaxos.accepted") return { kind: "counted" };
-    const slot = intField(c, "slot");
-    const ballot = intField(c, "ballot");
-    const command = stringField(c, "command");
-    const acceptors = intField(c, "acceptors");
+  /** Reads one `multipaxos.accepted`. */
+  add(e: TraceEvent<"multipaxos.accepted">): Tallied {
+    const slot = intField(e, "slot");
+    const ballot = intField(e, "ballot");
+    const command = stringField(e, "command");
+    const acceptors = intField(e, "acceptors");
     const key = `${slot}/${ballot}`;
     const t = this.tallies.get(key) ?? { command, acceptors: new Set<string>() };
     this.tallies.set(key, t);

@@ -13,9 +13,9 @@
  * whether that slot was ever chosen (a hole no leader filled) or chosen and not learned, and
  * which replica led last, and when.
  */
-import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type KindsOf, type RunEnd, type Violation } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { checked, guarded, intField } from "../event-reader.js";
+import { guarded, intField } from "../event-reader.js";
 import { SlotTally } from "./multipaxos-chosen.js";
 import { QuietPeriod } from "./quiet-period.js";
 
@@ -28,8 +28,12 @@ interface Replica {
   appliedUpTo: number;
 }
 
-export class MultiPaxosLivenessChecker implements Checker {
+const KINDS = ["multipaxos.accepted", "multipaxos.apply", "multipaxos.replica.recovered", "multipaxos.leader", ...QuietPeriod.KINDS] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class MultiPaxosLivenessChecker implements Checker<Kind> {
   readonly name = "multipaxos.liveness";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly quiet = new QuietPeriod();
   private readonly tally = new SlotTally();
@@ -43,16 +47,12 @@ export class MultiPaxosLivenessChecker implements Checker {
     private readonly settleMs = SETTLE_MS,
   ) {}
 
-  accepts(kind: string): boolean {
-    return kind === "multipaxos.accepted" || kind === "multipaxos.apply" || kind === "multipaxos.replica.recovered" || kind === "multipaxos.leader" || QuietPeriod.reads(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     this.quiet.onEvent(e);
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "multipaxos.replica.recovered":
         this.replicas.set(e.node, { up: true, appliedUpTo: 0 });
@@ -66,9 +66,7 @@ export class MultiPaxosLivenessChecker implements Checker {
         this.lastLeader = { node: e.node, atUs: e.atUs };
         return;
       case "multipaxos.apply": {
-        const c = checked(e);
-        if (c.kind !== "multipaxos.apply") return;
-        const slot = intField(c, "slot");
+        const slot = intField(e, "slot");
         const r = this.replicas.get(e.node);
         if (r !== undefined) r.appliedUpTo = Math.max(r.appliedUpTo, slot + 1);
         return;

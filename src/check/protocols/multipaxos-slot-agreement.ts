@@ -4,26 +4,26 @@
  * ballot, command id, replica count). One Paxos instance per slot (book 3.1.5), so single-decree
  * agreement, slot by slot. A malformed annotation is reported (check/event-reader), never skipped.
  */
-import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type RunEnd, type Violation, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { guarded } from "../event-reader.js";
 import { SlotTally } from "./multipaxos-chosen.js";
 
-export class MultiPaxosSlotAgreementChecker implements Checker {
+const KINDS = ["multipaxos.accepted"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class MultiPaxosSlotAgreementChecker implements Checker<Kind> {
   readonly name = "multipaxos.slot-agreement";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly tally = new SlotTally();
   private readonly chosen = new Map<number, { command: string; ballot: number }>();
 
-  accepts(kind: string): boolean {
-    return kind === "multipaxos.accepted";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     const t = this.tally.add(e);
     if (t.kind === "conflict") return this.log.add(e, `slot ${t.slot}, ballot ${t.ballot}: ${e.node} accepted ${t.command} but ${t.first} was proposed at that ballot`);
     if (t.kind !== "chosen") return;

@@ -3,28 +3,27 @@
  * (`multipaxos.apply`), in every incarnation — a restarted replica that applies the log again
  * must apply what everyone applied. Replicated state machines agree because their logs do.
  */
-import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type RunEnd, type Violation, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { checked, guarded, intField, stringField } from "../event-reader.js";
+import { guarded, intField, stringField } from "../event-reader.js";
 
-export class MultiPaxosStateMachineChecker implements Checker {
+const KINDS = ["multipaxos.apply"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class MultiPaxosStateMachineChecker implements Checker<Kind> {
   readonly name = "multipaxos.state-machine-safety";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly applied = new Map<number, { command: string; node: string }>();
 
-  accepts(kind: string): boolean {
-    return kind === "multipaxos.apply";
-  }
 
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
-    const c = checked(e);
-    if (c.kind !== "multipaxos.apply") return;
-    const slot = intField(c, "slot");
-    const command = stringField(c, "command");
+  private read(e: TraceEvent<Kind>): void {
+    const slot = intField(e, "slot");
+    const command = stringField(e, "command");
     const first = this.applied.get(slot);
     if (first === undefined) this.applied.set(slot, { command, node: e.node });
     else if (first.command !== command) this.log.add(e, `slot ${slot}: ${e.node} applied ${command} but ${first.node} applied ${first.command}: the replicas' state machines diverge`);

@@ -3,25 +3,26 @@
  * where chosen means accepted by a majority of acceptors at one ballot (`paxos-chosen.ts`).
  * Proposals chosen at several ballots are fine when they carry the same value (P2).
  */
-import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type RunEnd, type Violation, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { guarded } from "../event-reader.js";
 import { ChosenTally } from "./paxos-chosen.js";
 
-export class PaxosAgreementChecker implements Checker {
+const KINDS = ["paxos.accepted"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class PaxosAgreementChecker implements Checker<Kind> {
   readonly name = "paxos.agreement";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly tally = new ChosenTally();
 
-  accepts(kind: string): boolean {
-    return kind === "paxos.accepted";
-  }
 
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.onAccepted);
   }
 
-  private onAccepted(e: TraceEvent): void {
+  private onAccepted(e: TraceEvent<Kind>): void {
     const r = this.tally.add(e);
     if (r === undefined) return;
     if ("problem" in r) return this.log.add(e, r.problem);

@@ -6,7 +6,7 @@
  * (check/event-reader), which the checkers' `guarded` reports: never skipped.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { checked, intField, MalformedEvent, presentField, type CheckedEvent, type FieldName } from "../event-reader.js";
+import { intField, MalformedEvent, presentField, type FieldName } from "../event-reader.js";
 
 export type ProtocolValue = string | number;
 
@@ -15,14 +15,14 @@ export function isProtocolValue(v: unknown): v is ProtocolValue {
 }
 
 /** A proposal's value as written (a string or a finite number, compared as is): present and of that type. */
-export function protocolValueField<E extends CheckedEvent>(e: E, field: FieldName<E>): ProtocolValue {
+export function protocolValueField<E extends TraceEvent>(e: E, field: FieldName<E>): ProtocolValue {
   const v = presentField(e, field);
   if (isProtocolValue(v)) return v;
   throw new MalformedEvent(e, field, v, "a value (text or a finite number)");
 }
 
 /** An integer field that must be at least 1 (a ballot, a process count). */
-function positiveIntField<E extends CheckedEvent>(e: E, field: FieldName<E>): number {
+function positiveIntField<E extends TraceEvent>(e: E, field: FieldName<E>): number {
   const n = intField(e, field);
   if (n >= 1) return n;
   throw new MalformedEvent(e, field, n, "an integer ≥ 1");
@@ -43,12 +43,10 @@ export class ChosenTally {
    * Reads one `paxos.accepted`; returns a problem in words (two values at one ballot), or the
    * proposal this acceptance made chosen, or undefined. A malformed one throws `MalformedEvent`.
    */
-  add(e: TraceEvent): { problem: string } | { chosen: ChosenProposal } | undefined {
-    const c = checked(e);
-    if (c.kind !== "paxos.accepted") throw new Error(`ChosenTally.add was given ${e.kind} (#${e.index})`);
-    const ballot = positiveIntField(c, "ballot");
-    const value = protocolValueField(c, "value");
-    const acceptors = positiveIntField(c, "acceptors");
+  add(e: TraceEvent<"paxos.accepted">): { problem: string } | { chosen: ChosenProposal } | undefined {
+    const ballot = positiveIntField(e, "ballot");
+    const value = protocolValueField(e, "value");
+    const acceptors = positiveIntField(e, "acceptors");
     const tally = this.ballots.get(ballot) ?? { value, acceptors: new Set<string>() };
     this.ballots.set(ballot, tally);
     if (tally.value !== value) return { problem: `${e.node} accepted [${ballot}, ${String(value)}] but ballot ${ballot} was already proposed with ${String(tally.value)}: one ballot, two values` };

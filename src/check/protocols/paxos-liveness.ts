@@ -4,16 +4,20 @@
  * last fault, or comes to rest with nothing left to happen; then every learner (a node that annotated `paxos.learner.recovered`) must hold a
  * learned value in its current incarnation — recovered from its disk or learned since.
  */
-import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type RunEnd, type Violation, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { checked, guarded, MalformedEvent, presentField } from "../event-reader.js";
+import { guarded, MalformedEvent, presentField } from "../event-reader.js";
 import { isProtocolValue } from "./paxos-chosen.js";
 import { QuietPeriod } from "./quiet-period.js";
 
 export const PAXOS_LIVENESS_BUDGET_MS = 15_000;
 
-export class PaxosLivenessChecker implements Checker {
+const KINDS = ["paxos.learner.recovered", "paxos.learned", ...QuietPeriod.KINDS] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class PaxosLivenessChecker implements Checker<Kind> {
   readonly name = "paxos.liveness";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly quiet = new QuietPeriod();
   /** Learner → whether its current incarnation holds a learned value. */
@@ -21,22 +25,18 @@ export class PaxosLivenessChecker implements Checker {
 
   constructor(private readonly budgetMs = PAXOS_LIVENESS_BUDGET_MS) {}
 
-  accepts(kind: string): boolean {
-    return kind === "paxos.learner.recovered" || kind === "paxos.learned" || QuietPeriod.reads(kind);
-  }
 
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     this.quiet.onEvent(e);
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
-    const c = checked(e);
-    switch (c.kind) {
+  private read(e: TraceEvent<Kind>): void {
+    switch (e.kind) {
       case "paxos.learner.recovered": {
         // null on purpose (nothing learned yet); absent or of another type is malformed.
-        const v = presentField(c, "value");
-        if (v !== null && !isProtocolValue(v)) throw new MalformedEvent(c, "value", v, "a value (text or a finite number) or null");
+        const v = presentField(e, "value");
+        if (v !== null && !isProtocolValue(v)) throw new MalformedEvent(e, "value", v, "a value (text or a finite number) or null");
         this.learners.set(e.node, v !== null);
         return;
       }

@@ -3,29 +3,28 @@
  * — and so every value that can be chosen — is a value some proposer brought as its input
  * (`paxos.proposer.input`) before that acceptance.
  */
-import { ViolationLog, type Checker, type RunEnd, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type RunEnd, type Violation, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { checked, guarded } from "../event-reader.js";
+import { guarded } from "../event-reader.js";
 import { protocolValueField, type ProtocolValue } from "./paxos-chosen.js";
 
-export class PaxosValidityChecker implements Checker {
+const KINDS = ["paxos.proposer.input", "paxos.accepted"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class PaxosValidityChecker implements Checker<Kind> {
   readonly name = "paxos.validity";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly inputs = new Set<ProtocolValue>();
 
-  accepts(kind: string): boolean {
-    return kind === "paxos.proposer.input" || kind === "paxos.accepted";
-  }
 
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
-    const c = checked(e);
-    if (c.kind !== "paxos.proposer.input" && c.kind !== "paxos.accepted") return;
-    const v = protocolValueField(c, "value");
-    if (c.kind === "paxos.proposer.input") {
+  private read(e: TraceEvent<Kind>): void {
+    const v = protocolValueField(e, "value");
+    if (e.kind === "paxos.proposer.input") {
       this.inputs.add(v);
       return;
     }

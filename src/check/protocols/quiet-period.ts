@@ -4,19 +4,18 @@
  * liveness verdict is given only at the end of a run that has been quiet for the budget.
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import { FAULT_EVENT_KINDS } from "../../sim/trace-schema.js";
 import type { RunEnd } from "../checker.js";
 
-const FAULT_EVENT_KINDS: ReadonlySet<string> = new Set(["crash", "restart", "partition", "heal", "pause", "resume", "clog", "unclog", "net.config", "clock", "disk.fault"]);
+const FAULT_KIND_SET: ReadonlySet<string> = new Set(FAULT_EVENT_KINDS);
 
 export class QuietPeriod {
+  /** The kinds it reads: every fault event of the schema. */
+  static readonly KINDS = FAULT_EVENT_KINDS;
   lastFaultUs = 0;
 
-  static reads(kind: string): boolean {
-    return FAULT_EVENT_KINDS.has(kind);
-  }
-
   onEvent(e: TraceEvent): void {
-    if (FAULT_EVENT_KINDS.has(e.kind)) this.lastFaultUs = e.atUs;
+    if (FAULT_KIND_SET.has(e.kind)) this.lastFaultUs = e.atUs;
   }
 
   /** True when the run ended at least `budgetMs` after the last fault. */

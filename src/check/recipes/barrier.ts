@@ -17,11 +17,11 @@
  *   leave one in which every live process that entered has begun to leave.
  */
 import type { Checker, RunEnd, Violation } from "../checker.js";
-import { ViolationLog } from "../checker.js";
+import { ViolationLog, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { STALL_MS } from "./exclusive.js";
 import { SessionFates, fmtMs } from "./sessions.js";
-import { checked, guarded, intField, optionalStringField, stringField } from "../event-reader.js";
+import { guarded, intField, optionalStringField, stringField } from "../event-reader.js";
 
 /** A process waiting at a barrier: its session and since when. */
 interface Waiter {
@@ -48,23 +48,23 @@ interface BarrierHistory {
   lastEventUs: number;
 }
 
-export class BarrierChecker implements Checker {
+const BARRIER_KINDS = ["recipe.barrier", ...SessionFates.KINDS] as const;
+type BarrierKind = KindsOf<typeof BARRIER_KINDS>;
+
+export class BarrierChecker implements Checker<BarrierKind> {
   readonly name = "recipe.barrier";
+  readonly kinds = BARRIER_KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly barriers = new Map<string, BarrierHistory>();
 
   constructor(private readonly stallMs = STALL_MS) {}
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.barrier" || SessionFates.reads(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<BarrierKind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<BarrierKind>): void {
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
       const gone = (client: string, session: string) => (fate.kind === "session-ended" ? session === fate.session : client === fate.client);
@@ -74,14 +74,13 @@ export class BarrierChecker implements Checker {
       }
       return;
     }
-    const c = checked(e);
-    if (c.kind !== "recipe.barrier") return;
-    const name = stringField(c, "barrier");
-    const client = stringField(c, "client");
-    const event = stringField(c, "event");
+    if (e.kind !== "recipe.barrier") return;
+    const name = stringField(e, "barrier");
+    const client = stringField(e, "client");
+    const event = stringField(e, "event");
     const b = this.barrier(name);
     b.lastEventUs = e.atUs;
-    const session = stringField(c, "session");
+    const session = stringField(e, "session");
     // A process acting on a session that has already ended (paused, it has not heard yet) waits for nothing: its next call fails.
     const wait = (waits: Map<string, Waiter>) => {
       if (!this.fates.isEnded(session)) waits.set(client, { session, atUs: e.atUs });
@@ -110,10 +109,10 @@ export class BarrierChecker implements Checker {
       case "enter":
         b.joined.add(client);
         wait(b.entering);
-        b.size = intField(c, "size");
+        b.size = intField(e, "size");
         return;
       case "entered": {
-        const size = intField(c, "size");
+        const size = intField(e, "size");
         b.entering.delete(client);
         b.entered = true;
         if (b.joined.size < size) this.log.add(e, `${client} entered double barrier ${name} with only ${b.joined.size} of ${size} processes joined`);
@@ -179,6 +178,9 @@ export class BarrierChecker implements Checker {
   }
 }
 
+const POLLING_KINDS = ["recipe.barrier", "client.invoke", "client.complete", "client.watch", "client.state"] as const;
+type PollingKind = KindsOf<typeof POLLING_KINDS>;
+
 /**
  * `recipe.barrier-polling`: a simple-barrier waiter reads the barrier node again only when
  * something told it to — a watch event delivered to its client (`client.watch` on the barrier
@@ -188,21 +190,18 @@ export class BarrierChecker implements Checker {
  * barrier is up, which is what watches exist to avoid. Each waiter that polled is reported once
  * per wait, with its number of unprompted reads.
  */
-export class BarrierPollingChecker implements Checker {
+export class BarrierPollingChecker implements Checker<PollingKind> {
   readonly name = "recipe.barrier-polling";
+  readonly kinds = POLLING_KINDS;
   readonly log = new ViolationLog(this.name);
   /** Client node → its current wait at a simple barrier. */
   private readonly waits = new Map<string, { barrier: string; since: TraceEvent; prompted: boolean; polls: number; reads: Set<string> }>();
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.barrier" || kind === "client.invoke" || kind === "client.complete" || kind === "client.watch" || kind === "client.state";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<PollingKind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<PollingKind>): void {
     if (e.kind === "recipe.barrier") {
       const event = stringField(e, "event");
       if (event === "wait") this.waits.set(e.node, { barrier: stringField(e, "barrier"), since: e, prompted: true, polls: 0, reads: new Set() });

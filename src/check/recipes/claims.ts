@@ -48,9 +48,8 @@ export class ClaimsAfterExpiry {
     private readonly endsOnDisconnect = false,
   ) {}
 
-  static reads(kind: string): boolean {
-    return kind === "client.state";
-  }
+  /** The kinds `onClientState` reads. */
+  static readonly KINDS = ["client.state"] as const;
 
   grant(session: string, client: string, key: string, atUs: number): void {
     let bySession = this.claims.get(session);
@@ -80,7 +79,7 @@ export class ClaimsAfterExpiry {
   }
 
   /** A `client.state` event: an expiry the client saw (or, endsOnDisconnect, a lost connection) marks its session's claims as told. */
-  onClientState(e: TraceEvent): void {
+  onClientState(e: TraceEvent<"client.state">): void {
     const state = stringField(e, "state");
     const told = state === "CLOSED" && optionalStringField(e, "cause") === "expired" ? "expired" : state === "CONNECTING" && this.endsOnDisconnect ? "disconnected" : undefined;
     if (told === undefined) return;

@@ -11,9 +11,9 @@
  * - No acknowledged value exceeds the final value.
  */
 import type { Checker, Violation } from "../checker.js";
-import { ViolationLog } from "../checker.js";
+import { ViolationLog, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { checked, guarded, intField, optionalIntField, stringField } from "../event-reader.js";
+import { guarded, intField, optionalIntField, stringField } from "../event-reader.js";
 
 interface CounterHistory {
   acked: number;
@@ -22,32 +22,30 @@ interface CounterHistory {
   maxValue: number;
 }
 
-export class CounterChecker implements Checker {
+const KINDS = ["recipe.counter"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class CounterChecker implements Checker<Kind> {
   readonly name = "recipe.counter";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly counters = new Map<string, CounterHistory>();
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.counter";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
-    const ev = checked(e);
-    if (ev.kind !== "recipe.counter") return;
-    const name = stringField(ev, "counter");
-    const event = stringField(ev, "event");
+  private read(e: TraceEvent<Kind>): void {
+    const name = stringField(e, "counter");
+    const event = stringField(e, "event");
     const c = this.counter(name);
-    if (event === "final") return this.onFinal(e, name, c, intField(ev, "value"));
+    if (event === "final") return this.onFinal(e, name, c, intField(e, "value"));
     if (event !== "increment") return;
-    const id = `${stringField(ev, "client")}#${intField(ev, "n")}`;
-    const delta = optionalIntField(ev, "delta") ?? 1;
-    switch (stringField(ev, "outcome")) {
+    const id = `${stringField(e, "client")}#${intField(e, "n")}`;
+    const delta = optionalIntField(e, "delta") ?? 1;
+    switch (stringField(e, "outcome")) {
       case "ok": {
-        const value = intField(ev, "value");
+        const value = intField(e, "value");
         const other = c.values.get(value);
         if (other !== undefined) this.log.add(e, `lost update on ${name}: increments ${other} and ${id} both report producing value ${value}`);
         c.values.set(value, id);

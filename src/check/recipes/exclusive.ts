@@ -15,20 +15,25 @@
  *   waiting for the role while nobody has it, with nothing happening to it for `stallMs`,
  *   mean the recipe is stuck.
  */
-import type { Checker, RunEnd, Violation } from "../checker.js";
+import type { Checker, KindsOf, RunEnd, Violation } from "../checker.js";
 import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates, fmtMs } from "./sessions.js";
-import { guarded, optionalIntField, stringField } from "../event-reader.js";
+import { guarded, optionalIntField, stringField, type FieldName } from "../event-reader.js";
 import { ClaimsAfterExpiry } from "./claims.js";
+
+/** The annotations of the recipes whose role is exclusive. */
+type RoleKind = "recipe.lock" | "recipe.election";
+const KINDS = ["recipe.lock", "recipe.election", ...SessionFates.KINDS, ...ClaimsAfterExpiry.KINDS] as const;
+type Kind = KindsOf<typeof KINDS>;
 
 export interface ExclusiveRoleSpec {
   /** Checker name. */
   name: string;
-  /** Annotation kind, e.g. `recipe.lock`. */
-  kind: string;
+  /** Annotation kind. */
+  kind: RoleKind;
   /** The field naming the instance (`lock`, `election`). */
-  key: string;
+  key: FieldName<TraceEvent<RoleKind>>;
   /** Words for messages: "held" / "led". */
   role: string;
   grant: readonly string[];
@@ -56,8 +61,9 @@ interface Instance {
 
 export const STALL_MS = 20_000;
 
-export class ExclusiveRoleChecker implements Checker {
+export class ExclusiveRoleChecker implements Checker<Kind> {
   readonly name: string;
+  readonly kinds: readonly Kind[];
   readonly log: ViolationLog;
   private readonly fates = new SessionFates();
   private readonly instances = new Map<string, Instance>();
@@ -68,21 +74,18 @@ export class ExclusiveRoleChecker implements Checker {
     private readonly stallMs = STALL_MS,
   ) {
     this.name = spec.name;
+    this.kinds = [spec.kind, ...SessionFates.KINDS, ...ClaimsAfterExpiry.KINDS];
     this.log = new ViolationLog(spec.name);
     this.claims = new ClaimsAfterExpiry({ kind: spec.kind, role: spec.role }, spec.endsOnDisconnect);
   }
 
-  accepts(kind: string): boolean {
-    return kind === this.spec.kind || SessionFates.reads(kind) || ClaimsAfterExpiry.reads(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     for (const why of this.claims.judge(e.atUs)) this.log.add(e, why);
-    if (ClaimsAfterExpiry.reads(e.kind)) return this.claims.onClientState(e);
+    if (e.kind === "client.state") return this.claims.onClientState(e);
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
       const gone = (session: string, client: string) => (fate.kind === "session-ended" ? session === fate.session : client === fate.client);

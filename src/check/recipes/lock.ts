@@ -24,7 +24,7 @@
  *   violation (the old holder acted after losing the lock, and nothing stopped it).
  */
 import type { Checker, RunEnd, Violation } from "../checker.js";
-import { ViolationLog } from "../checker.js";
+import { ViolationLog, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
 import { booleanField, guarded, intField, optionalStringField, optionalZxidField, stringField } from "../event-reader.js";
@@ -50,21 +50,21 @@ export class LockMutexChecker extends ExclusiveRoleChecker {
   }
 }
 
-export class LockHerdChecker implements Checker {
+const HERD_KINDS = ["recipe.lock", "client.watch", ...SessionFates.KINDS] as const;
+type HerdKind = KindsOf<typeof HERD_KINDS>;
+
+export class LockHerdChecker implements Checker<HerdKind> {
   readonly name = "recipe.lock-herd";
+  readonly kinds = HERD_KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly dirs = new Map<string, { notifications: number; deletions: number; acquisitions: number; sessions: Set<string> }>();
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.lock" || kind === "client.watch" || SessionFates.reads(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<HerdKind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<HerdKind>): void {
     const fate = this.fates.onEvent(e);
     if (fate?.kind === "session-ended") for (const d of this.dirs.values()) if (d.sessions.has(fate.session)) d.deletions++;
     if (e.kind === "recipe.lock") {
@@ -121,8 +121,12 @@ interface AcceptedWrite {
   client: string;
 }
 
-export class LockFencingChecker implements Checker {
+const FENCING_KINDS = ["recipe.lock", "recipe.resource"] as const;
+type FencingKind = KindsOf<typeof FENCING_KINDS>;
+
+export class LockFencingChecker implements Checker<FencingKind> {
   readonly name = "recipe.lock-fencing";
+  readonly kinds = FENCING_KINDS;
   readonly log = new ViolationLog(this.name);
   /** Largest token granted so far (one lock guards the resources of a run: tokens of different locks do not compare). */
   private maxGranted = -1;
@@ -130,20 +134,15 @@ export class LockFencingChecker implements Checker {
   /** Per resource, the accepted writes as (zxid where it took effect, token), by zxid, and the one with the largest token. */
   private readonly accepted = new Map<string, { writes: AcceptedWrite[]; largest: AcceptedWrite | undefined }>();
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.lock" || kind === "recipe.resource";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<FencingKind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<FencingKind>): void {
     if (e.kind === "recipe.lock") {
       if (stringField(e, "event") === "acquired") this.maxGranted = Math.max(this.maxGranted, intField(e, "token"));
       return;
     }
-    if (e.kind !== "recipe.resource") return;
     const resource = stringField(e, "resource");
     const client = stringField(e, "client");
     const token = intField(e, "token");

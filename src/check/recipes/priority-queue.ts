@@ -25,7 +25,7 @@
  *   within a priority is not judged here.
  */
 import type { Checker, Violation } from "../checker.js";
-import { ViolationLog } from "../checker.js";
+import { ViolationLog, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { guarded, optionalNumberField, optionalStringField, stringField } from "../event-reader.js";
 
@@ -50,8 +50,12 @@ interface PendingOp {
   invoke: TraceEvent;
 }
 
-export class PriorityOrderChecker implements Checker {
+const KINDS = ["recipe.queue", "client.invoke", "client.complete"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class PriorityOrderChecker implements Checker<Kind> {
   readonly name = "recipe.priority-queue";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   /** Queue dir → acknowledged offers (by node name). */
   private readonly offered = new Map<string, Map<string, Offered>>();
@@ -64,15 +68,11 @@ export class PriorityOrderChecker implements Checker {
   /** `session dir` → the session's last children list of the dir, when a sync came before it. */
   private readonly lastRead = new Map<string, ChildrenRead>();
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.queue" || kind === "client.invoke" || kind === "client.complete";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     if (e.kind === "client.invoke") return this.onInvoke(e);
     if (e.kind === "client.complete") return this.onComplete(e);
     if (e.kind !== "recipe.queue") return;

@@ -18,11 +18,11 @@
  *   `take` annotation took the item with no word of it.
  */
 import type { Checker, Violation } from "../checker.js";
+import { ViolationLog, type KindsOf } from "../checker.js";
 import { STALL_MS } from "./exclusive.js";
 import { SessionFates, fmtMs } from "./sessions.js";
-import { ViolationLog } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { checked, guarded, intField, optionalBooleanField, optionalNumberField, stringField } from "../event-reader.js";
+import { guarded, intField, optionalBooleanField, optionalNumberField, stringField } from "../event-reader.js";
 
 interface Take {
   client: string;
@@ -47,8 +47,12 @@ interface QueueHistory {
   unannounced: Map<string, { take: TraceEvent; client: string }>;
 }
 
-export class QueueChecker implements Checker {
+const KINDS = ["recipe.queue", ...SessionFates.KINDS] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class QueueChecker implements Checker<Kind> {
   readonly name = "recipe.queue";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly queues = new Map<string, QueueHistory>();
   private readonly fates = new SessionFates();
@@ -57,29 +61,24 @@ export class QueueChecker implements Checker {
 
   constructor(private readonly stallMs = STALL_MS) {}
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.queue" || SessionFates.reads(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     if (e.kind !== "recipe.queue") {
       if (e.kind === "crash") this.lastCrashUs = e.atUs;
       this.fates.onEvent(e);
       return;
     }
-    const c = checked(e);
-    const name = stringField(c, "queue");
-    const event = stringField(c, "event");
+    const name = stringField(e, "queue");
+    const event = stringField(e, "event");
     const q = this.queue(name);
     switch (event) {
       case "offer": {
-        const item = stringField(c, "item");
-        const ok = stringField(c, "outcome") === "ok";
-        if ((optionalNumberField(c, "priority") ?? 0) !== 0) q.priority = true;
+        const item = stringField(e, "item");
+        const ok = stringField(e, "outcome") === "ok";
+        if ((optionalNumberField(e, "priority") ?? 0) !== 0) q.priority = true;
         if (ok || !q.offered.has(item)) q.offered.set(item, ok ? "ok" : "unknown");
         if (ok && !q.acknowledgedAtUs.has(item)) q.acknowledgedAtUs.set(item, e.atUs);
         return;
@@ -89,7 +88,7 @@ export class QueueChecker implements Checker {
       case "take":
         return this.onTake(e, name, q);
       case "dropped":
-        q.dropped.add(stringField(c, "item"));
+        q.dropped.add(stringField(e, "item"));
         return;
       case "drained":
         q.drained = e;

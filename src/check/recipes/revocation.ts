@@ -14,7 +14,7 @@
  *   at least `stallMs` old, is stuck.
  */
 import type { Checker, RunEnd, Violation } from "../checker.js";
-import { ViolationLog } from "../checker.js";
+import { ViolationLog, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates, fmtMs } from "./sessions.js";
 import { STALL_MS } from "./exclusive.js";
@@ -36,7 +36,7 @@ interface Hold {
 
 /** Paused time per client node, to count a holder's running time only. */
 class PausedTime {
-  static readonly KINDS: ReadonlySet<string> = new Set(["pause", "resume", "crash"]);
+  static readonly KINDS = ["pause", "resume", "crash"] as const;
   private readonly totalUs = new Map<string, number>();
   private readonly since = new Map<string, number>();
 
@@ -55,8 +55,12 @@ class PausedTime {
   }
 }
 
-export class RevocationChecker implements Checker {
+const KINDS = ["recipe.rwlock", "recipe.revoke", ...PausedTime.KINDS, ...SessionFates.KINDS] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class RevocationChecker implements Checker<Kind> {
   readonly name = "recipe.revocation";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly paused = new PausedTime();
@@ -72,15 +76,11 @@ export class RevocationChecker implements Checker {
     private readonly stallMs = STALL_MS,
   ) {}
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.rwlock" || kind === "recipe.revoke" || PausedTime.KINDS.has(kind) || SessionFates.reads(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     this.paused.onEvent(e);
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {

@@ -16,13 +16,18 @@
  *   recipe cannot see it coming, and the checker reports it for what it is, a leaked name.)
  */
 import type { Checker, Violation } from "../checker.js";
-import { FAULT_KINDS, ViolationLog } from "../checker.js";
+import { ViolationLog, type KindsOf } from "../checker.js";
+import { NODE_AND_LINK_FAULT_KINDS } from "../../sim/trace-schema.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
-import { checked, guarded, nullableStringField, optionalBooleanField, optionalStringField, optionalStringListField, stringField, stringListField } from "../event-reader.js";
+import { guarded, nullableStringField, optionalBooleanField, optionalStringField, optionalStringListField, stringField, stringListField } from "../event-reader.js";
 
-export class GroupChecker implements Checker {
+const GROUP_KINDS = ["recipe.group", "client.state", ...SessionFates.KINDS] as const;
+type GroupKind = KindsOf<typeof GROUP_KINDS>;
+
+export class GroupChecker implements Checker<GroupKind> {
   readonly name = "recipe.group";
+  readonly kinds = GROUP_KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   /** group → member → session that joined it (while joined). */
@@ -31,40 +36,35 @@ export class GroupChecker implements Checker {
   /** Members seen in views, with the first event that showed each (checked at the end: a view may show a join whose reply is still on its way). */
   private readonly seen = new Map<string, Map<string, TraceEvent>>();
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.group" || kind === "client.state" || SessionFates.reads(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<GroupKind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<GroupKind>): void {
     const fate = this.fates.onEvent(e);
     if (fate?.kind === "session-ended") this.endSession(fate.session);
     if (e.kind === "client.state" && stringField(e, "state") === "CLOSED" && optionalStringField(e, "cause") === "expired") this.endSession(stringField(e, "session"));
-    const c = checked(e);
-    if (c.kind !== "recipe.group") return;
-    const group = stringField(c, "group");
-    const event = stringField(c, "event");
+    if (e.kind !== "recipe.group") return;
+    const group = stringField(e, "group");
+    const event = stringField(e, "event");
     const live = this.live.get(group) ?? new Map<string, string>();
     this.live.set(group, live);
     const ever = this.everJoined.get(group) ?? new Set<string>();
     this.everJoined.set(group, ever);
     if (event === "joined") {
-      const member = stringField(c, "member");
-      live.set(member, stringField(c, "session"));
+      const member = stringField(e, "member");
+      live.set(member, stringField(e, "session"));
       ever.add(member);
     } else if (event === "left") {
-      live.delete(stringField(c, "member"));
+      live.delete(stringField(e, "member"));
     } else if (event === "view") {
-      const members = stringListField(c, "members");
+      const members = stringListField(e, "members");
       const seen = this.seen.get(group) ?? new Map<string, TraceEvent>();
       this.seen.set(group, seen);
       for (const m of members) if (!seen.has(m)) seen.set(m, e);
-      if (optionalBooleanField(c, "fresh") === true) {
+      if (optionalBooleanField(e, "fresh") === true) {
         const expected = [...live.keys()].sort();
-        if (expected.join(",") !== [...members].sort().join(",")) this.log.add(e, `fresh view of ${group} at ${stringField(c, "client")} is [${members.join(", ")}], expected the live members [${expected.join(", ")}]`);
+        if (expected.join(",") !== [...members].sort().join(",")) this.log.add(e, `fresh view of ${group} at ${stringField(e, "client")} is [${members.join(", ")}], expected the live members [${expected.join(", ")}]`);
       }
     }
   }
@@ -93,6 +93,9 @@ function versionOf(value: string | null): number {
  */
 export const CONFIG_CONVERGE_MS = 8_000;
 
+const CONFIG_KINDS = ["recipe.config", ...NODE_AND_LINK_FAULT_KINDS] as const;
+type ConfigKind = KindsOf<typeof CONFIG_KINDS>;
+
 /**
  * `recipe.config`: no watcher sees the configuration go back; a fresh read (sync first) after
  * the last write returns it; and the watch loops converge — a loop stopped at least
@@ -102,8 +105,9 @@ export const CONFIG_CONVERGE_MS = 8_000;
  * (One publisher writes v1, v2, … in turn; a write of a dead session cannot land after a later
  * acknowledged one.)
  */
-export class ConfigChecker implements Checker {
+export class ConfigChecker implements Checker<ConfigKind> {
   readonly name = "recipe.config";
+  readonly kinds = CONFIG_KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly lastSeen = new Map<string, number>();
   /**
@@ -113,26 +117,20 @@ export class ConfigChecker implements Checker {
   private readonly writes = new Map<string, { version: number; atUs: number; unknown: Set<number> }>();
   private lastFaultUs = -Infinity;
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.config" || FAULT_KINDS.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<ConfigKind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
-    if (FAULT_KINDS.has(e.kind)) {
+  private read(e: TraceEvent<ConfigKind>): void {
+    if (e.kind !== "recipe.config") {
       this.lastFaultUs = e.atUs;
       return;
     }
-    const c = checked(e);
-    if (c.kind !== "recipe.config") return;
-    const config = stringField(c, "config");
-    const event = stringField(c, "event");
-    const client = stringField(c, "client");
-    const session = stringField(c, "session");
-    const v = versionOf(nullableStringField(c, "value"));
+    const config = stringField(e, "config");
+    const event = stringField(e, "event");
+    const client = stringField(e, "client");
+    const session = stringField(e, "session");
+    const v = versionOf(nullableStringField(e, "value"));
     let written = this.writes.get(config);
     if (written === undefined) this.writes.set(config, (written = { version: -1, atUs: -Infinity, unknown: new Set() }));
     if (event === "write-begin") {
@@ -164,7 +162,7 @@ export class ConfigChecker implements Checker {
     const prev = this.lastSeen.get(key) ?? -1;
     if (v < prev) this.log.add(e, `${client} (session ${session}) saw ${config} go back from v${prev} to v${v}`);
     this.lastSeen.set(key, Math.max(prev, v));
-    if (optionalBooleanField(c, "fresh") === true && !isLast(v)) this.log.add(e, `a fresh read of ${config} at ${client} returned v${v}, but the last write was v${written.version}`);
+    if (optionalBooleanField(e, "fresh") === true && !isLast(v)) this.log.add(e, `a fresh read of ${config} at ${client} returned v${v}, but the last write was v${written.version}`);
   }
 
   finish(): Violation[] {
@@ -172,30 +170,28 @@ export class ConfigChecker implements Checker {
   }
 }
 
-export class NamingChecker implements Checker {
+const NAMING_KINDS = ["recipe.naming"] as const;
+type NamingKind = KindsOf<typeof NAMING_KINDS>;
+
+export class NamingChecker implements Checker<NamingKind> {
   readonly name = "recipe.naming";
+  readonly kinds = NAMING_KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly names = new Map<string, string>();
   private readonly tags = new Map<string, string>();
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.naming";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<NamingKind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
-    const c = checked(e);
-    if (c.kind !== "recipe.naming") return;
-    const event = stringField(c, "event");
+  private read(e: TraceEvent<NamingKind>): void {
+    const event = stringField(e, "event");
     if (event === "listed") return this.onListed(e);
     if (event !== "assigned") return;
-    const dir = stringField(c, "dir");
-    const client = stringField(c, "client");
-    const name = `${dir}/${stringField(c, "name")}`;
-    const tag = `${dir}/${stringField(c, "tag")}`;
+    const dir = stringField(e, "dir");
+    const client = stringField(e, "client");
+    const name = `${dir}/${stringField(e, "name")}`;
+    const tag = `${dir}/${stringField(e, "tag")}`;
     const prev = this.names.get(name);
     if (prev !== undefined) this.log.add(e, `name ${name} was assigned twice (to ${prev} and ${client})`);
     this.names.set(name, client);

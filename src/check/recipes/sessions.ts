@@ -11,11 +11,11 @@
  * Uses only trace events (`zk.apply`, `zk.session.expire`, `client.complete`, `crash`, fault
  * events); shares no code with the server or the recipes.
  */
-import { FAULT_KINDS } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
+import { NODE_AND_LINK_FAULT_KINDS } from "../../sim/trace-schema.js";
 import { optionalZxidField, stringField, zxidField } from "../event-reader.js";
 
-const FATE_KINDS = new Set([...FAULT_KINDS, "start", "client.complete", "zk.session.expire", "zk.apply"]);
+const FAULT_KIND_SET: ReadonlySet<string> = new Set(NODE_AND_LINK_FAULT_KINDS);
 
 export class SessionFates {
   /** Session hex → time its closeSession was first applied. */
@@ -31,10 +31,8 @@ export class SessionFates {
   /** The end of the run (its last event's time), once `endAt` has been told it. */
   lastEventUs = 0;
 
-  /** The kinds `onEvent` reads: a recipe checker accepts these and its own. */
-  static reads(kind: string): boolean {
-    return FATE_KINDS.has(kind);
-  }
+  /** The kinds `onEvent` reads: a recipe checker reads these and its own. */
+  static readonly KINDS = [...NODE_AND_LINK_FAULT_KINDS, "start", "client.complete", "zk.session.expire", "zk.apply"] as const;
 
   /** The run ended at `atUs` (its last event, of any kind). */
   endAt(atUs: number): void {
@@ -46,7 +44,7 @@ export class SessionFates {
    * or nothing. Throws `MalformedEvent` on a field it needs that is missing or malformed.
    */
   onEvent(e: TraceEvent): { kind: "session-ended"; session: string } | { kind: "client-crashed"; client: string } | undefined {
-    if (FAULT_KINDS.has(e.kind)) this.lastFaultUs = e.atUs;
+    if (FAULT_KIND_SET.has(e.kind)) this.lastFaultUs = e.atUs;
     if (e.kind === "crash") return { kind: "client-crashed", client: e.node };
     if (e.kind === "client.complete") {
       const z = optionalZxidField(e, "zxid");

@@ -9,11 +9,11 @@
  *   decided by someone.
  */
 import type { Checker, RunEnd, Violation } from "../checker.js";
-import { ViolationLog } from "../checker.js";
+import { ViolationLog, type KindsOf } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
 import { SessionFates } from "./sessions.js";
 import { STALL_MS } from "./exclusive.js";
-import { checked, guarded, stringField } from "../event-reader.js";
+import { guarded, stringField } from "../event-reader.js";
 
 interface Tx {
   begun: TraceEvent | undefined;
@@ -22,29 +22,28 @@ interface Tx {
   proposers: string[];
 }
 
-export class TwoPhaseCommitChecker implements Checker {
+const KINDS = ["recipe.2pc", ...SessionFates.KINDS] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class TwoPhaseCommitChecker implements Checker<Kind> {
   readonly name = "recipe.2pc";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly fates = new SessionFates();
   private readonly txs = new Map<string, Tx>();
 
   constructor(private readonly stallMs = STALL_MS) {}
 
-  accepts(kind: string): boolean {
-    return kind === "recipe.2pc" || SessionFates.reads(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     this.fates.onEvent(e);
-    const c = checked(e);
-    if (c.kind !== "recipe.2pc") return;
-    const name = stringField(c, "tx");
-    const client = stringField(c, "client");
-    const event = stringField(c, "event");
+    if (e.kind !== "recipe.2pc") return;
+    const name = stringField(e, "tx");
+    const client = stringField(e, "client");
+    const event = stringField(e, "event");
     const tx: Tx = this.txs.get(name) ?? { begun: undefined, aborts: [], decided: new Map(), proposers: [] };
     this.txs.set(name, tx);
     switch (event) {
@@ -52,8 +51,8 @@ export class TwoPhaseCommitChecker implements Checker {
         tx.begun = e;
         return;
       case "vote": {
-        const site = stringField(c, "site");
-        if (stringField(c, "vote") !== "abort") return;
+        const site = stringField(e, "site");
+        if (stringField(e, "vote") !== "abort") return;
         tx.aborts.push(site);
         if ([...tx.decided.values()].includes("commit")) this.log.add(e, `${name} was decided commit, yet ${site} voted abort`);
         return;
@@ -63,7 +62,7 @@ export class TwoPhaseCommitChecker implements Checker {
         if (tx.proposers.length > 1) this.log.add(e, `${name}: the decision was written more than once (by ${tx.proposers.join(", ")})`);
         return;
       case "decided": {
-        const d = stringField(c, "decision");
+        const d = stringField(e, "decision");
         for (const [other, od] of tx.decided) if (od !== d) this.log.add(e, `${name}: ${client} learned ${d} but ${other} learned ${od} — participants disagree`);
         if (d === "commit" && tx.aborts.length > 0) this.log.add(e, `${name} was decided commit though ${tx.aborts.join(", ")} voted abort`);
         tx.decided.set(client, d);

@@ -28,9 +28,10 @@
  * is reported as above, without naming each txn.
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import type { KindsOf } from "../checker.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
-import { checked, intField, optionalZxidField, stringField, zxidField } from "../event-reader.js";
+import { intField, optionalZxidField, stringField, zxidField } from "../event-reader.js";
 import type { TxnEntry } from "./txn-history.js";
 import { ReplicaLogs, type Replica } from "./replica-log.js";
 import { FloorPruner } from "./durable-floor.js";
@@ -51,7 +52,10 @@ interface ServerState {
   lostAt: Map<Zxid, string>;
 }
 
-export class CommittedDurabilityChecker extends ZabEventChecker {
+const KINDS = ["zab.propose", "zab.log", "zab.commit", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established", "disk.append"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class CommittedDurabilityChecker extends ZabEventChecker<Kind> {
   /** The global committed set, by zxid; it only grows. */
   private readonly committed = new Map<Zxid, Committed>();
   private readonly replicas = new ReplicaLogs();
@@ -60,7 +64,7 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
   private readonly txnOf = new Map<Zxid, string>();
 
   constructor() {
-    super("zab.committed-durability", new Set(["zab.propose", "zab.log", "zab.commit", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established", "disk.append"]));
+    super("zab.committed-durability", KINDS);
     this.pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
   }
 
@@ -87,48 +91,46 @@ export class CommittedDurabilityChecker extends ZabEventChecker {
     return `the committed txns above ${formatZxid(zxid)} up to ${formatZxid(this.floorZxid)}, which every server had applied and made durable`;
   }
 
-  protected dispatch(e: TraceEvent): void {
-    // The typed view: each case reads only its kind's fields (the compiler checks the names).
-    const c = checked(e);
-    switch (c.kind) {
+  protected dispatch(e: TraceEvent<Kind>): void {
+    switch (e.kind) {
       case "zab.propose":
-        this.txnOf.set(zxidField(c, "zxid"), stringField(c, "txn"));
-        this.replicas.proposed(zxidField(c, "zxid"), stringField(c, "txn"));
+        this.txnOf.set(zxidField(e, "zxid"), stringField(e, "txn"));
+        this.replicas.proposed(zxidField(e, "zxid"), stringField(e, "txn"));
         return;
       case "disk.append": {
         // A txn-log record (a snapshot's appends carry none): durable once an fsync covers it.
-        const record = optionalZxidField(c, "record");
+        const record = optionalZxidField(e, "record");
         if (record !== undefined) this.replicas.appended(e.node, record);
         return;
       }
       case "zab.log":
-        this.onLog(e, { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") });
+        this.onLog(e, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
         return;
       case "zab.commit":
-        this.onCommit(e, zxidField(c, "zxid"));
+        this.onCommit(e, zxidField(e, "zxid"));
         return;
       case "zab.deliver": {
-        const entry = { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") };
+        const entry = { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") };
         this.replicas.deliver(e.node, entry);
         this.commit(entry.zxid, entry.txn, "delivered", e);
         return;
       }
       case "zab.recovered":
-        this.onRecovered(e, zxidField(c, "lastZxid"));
+        this.onRecovered(e, zxidField(e, "lastZxid"));
         return;
       case "zab.truncate":
-        this.onTruncate(e, zxidField(c, "zxid"));
+        this.onTruncate(e, zxidField(e, "zxid"));
         return;
       case "zab.sync": {
         const { leader, learner } = syncParties(e, this.names);
-        if (learner !== undefined) this.replicas.sync(leader, learner, zxidField(c, "peerLastZxid"));
+        if (learner !== undefined) this.replicas.sync(leader, learner, zxidField(e, "peerLastZxid"));
         return;
       }
       case "zab.snap.load":
-        this.onSnapLoad(e, zxidField(c, "zxid"));
+        this.onSnapLoad(e, zxidField(e, "zxid"));
         return;
       case "zab.leader.established":
-        this.onEstablished(e, intField(c, "epoch"), zxidField(c, "lastZxid"));
+        this.onEstablished(e, intField(e, "epoch"), zxidField(e, "lastZxid"));
         return;
     }
   }

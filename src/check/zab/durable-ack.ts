@@ -29,7 +29,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { detailOf, guarded, idOf, intField, optionalStringField, optionalZxidField, stringField, zxidField } from "../event-reader.js";
 import { formatZxid } from "./zab-event.js";
 
@@ -55,20 +55,21 @@ interface NodeLog {
   durableMax: Zxid;
 }
 
-const KINDS: ReadonlySet<string> = new Set(["disk.append", "disk.replace", "disk.delete", "disk.fsync.done", "crash", "zab.ack"]);
-const REPLY_KINDS: ReadonlySet<string> = new Set([...KINDS, "client.connect", "client.complete"]);
+const KINDS = ["disk.append", "disk.replace", "disk.delete", "disk.fsync.done", "crash", "zab.ack"] as const;
+const REPLY_KINDS = [...KINDS, "client.connect", "client.complete"] as const;
+type Kind = KindsOf<typeof REPLY_KINDS>;
 
 export interface DurableAckOptions {
   /** Also judge clients' ok replies against their server's disk (a standalone server). */
   replies?: boolean;
 }
 
-export class DurableAckChecker implements Checker {
+export class DurableAckChecker implements Checker<Kind> {
   readonly log: ViolationLog;
   private readonly nodes = new Map<string, NodeLog>();
   /** Client → the server it last connected to (`replies`). */
   private readonly serverOf = new Map<string, string>();
-  private readonly kinds: ReadonlySet<string>;
+  readonly kinds: readonly Kind[];
 
   constructor(
     readonly name = "zab.durable-ack",
@@ -78,15 +79,11 @@ export class DurableAckChecker implements Checker {
     this.kinds = options.replies === true ? REPLY_KINDS : KINDS;
   }
 
-  accepts(kind: string): boolean {
-    return this.kinds.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "disk.append": {
         const n = this.node(e.node);
@@ -152,7 +149,7 @@ export class DurableAckChecker implements Checker {
     this.log.add(e, `${e.node} ACKs ${formatZxid(zxid)} without having appended it to its txn log and fsynced it`);
   }
 
-  private onReply(e: TraceEvent): void {
+  private onReply(e: TraceEvent<"client.complete">): void {
     if (optionalStringField(e, "outcome") !== "ok") return;
     const zxid = optionalZxidField(e, "zxid");
     if (zxid === undefined || zxid === 0n) return;

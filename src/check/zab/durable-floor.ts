@@ -19,10 +19,17 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
-import { checked, optionalStringField, zxidField } from "../event-reader.js";
+import { optionalStringField, zxidField } from "../event-reader.js";
 
 /** The kinds the floor follows. */
-export const FLOOR_KINDS: ReadonlySet<string> = new Set(["zab.deliver", "zab.log", "zab.recovered", "zab.truncate", "zab.snap.load", "zk.snapshot.done"]);
+export const FLOOR_KINDS = ["zab.deliver", "zab.log", "zab.recovered", "zab.truncate", "zab.snap.load", "zk.snapshot.done"] as const;
+export type FloorKind = (typeof FLOOR_KINDS)[number];
+const FLOOR_KIND_SET: ReadonlySet<string> = new Set(FLOOR_KINDS);
+
+/** Whether `e` is one of the kinds the floor follows. */
+export function isFloorEvent(e: TraceEvent): e is TraceEvent<FloorKind> {
+  return FLOOR_KIND_SET.has(e.kind);
+}
 
 interface ServerDurability {
   treeZxid: Zxid;
@@ -37,36 +44,35 @@ export class DurableFloor {
   private readonly servers = new Map<string, ServerDurability>();
   private floorZxid: Zxid = -1n;
 
-  /** Follows one event (of FLOOR_KINDS; others are ignored). */
-  observe(e: TraceEvent): void {
-    const c = checked(e);
-    switch (c.kind) {
+  /** Follows one event of the kinds it follows. */
+  observe(e: TraceEvent<FloorKind>): void {
+    switch (e.kind) {
       case "zab.deliver": {
-        this.server(e.node).treeZxid = zxidField(c, "zxid");
+        this.server(e.node).treeZxid = zxidField(e, "zxid");
         return;
       }
       case "zab.log": {
         const s = this.server(e.node);
-        const zxid = zxidField(c, "zxid");
+        const zxid = zxidField(e, "zxid");
         if (s.pendingSnapZxid !== undefined) s.loggedWhilePending = max(s.loggedWhilePending, zxid);
         else s.durableZxid = max(s.durableZxid, zxid);
         return;
       }
       case "zab.recovered": {
         const s = this.server(e.node);
-        s.treeZxid = s.durableZxid = zxidField(c, "lastZxid");
+        s.treeZxid = s.durableZxid = zxidField(e, "lastZxid");
         s.pendingSnapZxid = undefined;
         return;
       }
       case "zab.truncate": {
         const s = this.server(e.node);
-        s.treeZxid = zxidField(c, "zxid");
+        s.treeZxid = zxidField(e, "zxid");
         s.durableZxid = min(s.durableZxid, s.treeZxid);
         return;
       }
       case "zab.snap.load": {
         const s = this.server(e.node);
-        s.treeZxid = zxidField(c, "zxid");
+        s.treeZxid = zxidField(e, "zxid");
         s.durableZxid = min(s.durableZxid, s.treeZxid);
         s.pendingSnapZxid = s.treeZxid;
         s.loggedWhilePending = -1n;
@@ -74,8 +80,8 @@ export class DurableFloor {
       }
       case "zk.snapshot.done": {
         const s = this.servers.get(e.node);
-        if (s === undefined || optionalStringField(c, "err") !== undefined) return;
-        const zxid = zxidField(c, "zxid");
+        if (s === undefined || optionalStringField(e, "err") !== undefined) return;
+        const zxid = zxidField(e, "zxid");
         if (s.pendingSnapZxid === undefined) s.durableZxid = max(s.durableZxid, zxid);
         else if (zxid >= s.pendingSnapZxid) {
           s.durableZxid = max(s.durableZxid, max(zxid, s.loggedWhilePending));
@@ -83,8 +89,6 @@ export class DurableFloor {
         }
         return;
       }
-      default:
-        return;
     }
   }
 
@@ -122,8 +126,9 @@ export class FloorPruner {
     return this.lastPrunedZxid;
   }
 
+  /** Any event the checker reads (each counts towards the next pruning). */
   observe(e: TraceEvent): void {
-    if (FLOOR_KINDS.has(e.kind)) this.floor.observe(e);
+    if (isFloorEvent(e)) this.floor.observe(e);
     if (++this.events % this.everyEvents !== 0) return;
     const f = this.floor.zxid();
     if (f <= this.lastPrunedZxid) return;

@@ -29,7 +29,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { guarded, intField, numberField, stringField, zxidField } from "../event-reader.js";
 import { formatZxid } from "./zab-event.js";
 
@@ -52,8 +52,12 @@ interface Election {
   proposals: Map<number, Set<string>>;
 }
 
-export class ElectionMostRecentChecker implements Checker {
+const KINDS = ["zab.phase", "fle.vote", "fle.elected", "crash"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class ElectionMostRecentChecker implements Checker<Kind> {
   readonly name = "zab.election-most-recent";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   /** By node. */
   private readonly elections = new Map<string, Election>();
@@ -62,11 +66,7 @@ export class ElectionMostRecentChecker implements Checker {
   private readonly nodeOfSid = new Map<number, string>();
   private readonly reported = new Set<string>();
 
-  accepts(kind: string): boolean {
-    return kind === "zab.phase" || kind === "fle.vote" || kind === "fle.elected" || kind === "crash";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "zab.phase":
         guarded(this.log, e, this, this.onPhase);

@@ -8,26 +8,25 @@
  * machine never expects (messageIllegal). Each fires a `zab.flag`; every one is a violation.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { serverLabel } from "./zab-event.js";
 import { guarded, optionalStringField, stringField } from "../event-reader.js";
 
 export const ZAB_FLAGS = ["stateInconsistent", "proposalInconsistent", "commitInconsistent", "ackInconsistent", "messageIllegal"] as const;
 
-export class FlagsChecker implements Checker {
+const KINDS = ["zab.flag"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class FlagsChecker implements Checker<Kind> {
   readonly name = "zab.flags";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
 
-  accepts(kind: string): boolean {
-    return kind === "zab.flag";
-  }
-
-  onEvent(e: TraceEvent): void {
-    if (e.kind !== "zab.flag") return;
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     const flag = stringField(e, "flag");
     const detail = optionalStringField(e, "detail");
     const known = (ZAB_FLAGS as readonly string[]).includes(flag) ? "" : " (not one of the specification's flags)";

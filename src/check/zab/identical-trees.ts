@@ -11,10 +11,10 @@
  * (only after a server lost durable txns) is not compared.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, serverLabel } from "./zab-event.js";
-import { FLOOR_KINDS, FloorPruner } from "./durable-floor.js";
+import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "./durable-floor.js";
 import { guarded, stringField, zxidField } from "../event-reader.js";
 
 interface FirstDigest {
@@ -23,8 +23,12 @@ interface FirstDigest {
   event: TraceEvent;
 }
 
-export class IdenticalTreesChecker implements Checker {
+const KINDS = ["zab.digest", ...FLOOR_KINDS] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class IdenticalTreesChecker implements Checker<Kind> {
   readonly name = "zab.identical-trees";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly first = new Map<Zxid, FirstDigest>();
   private readonly reported = new Set<string>();
@@ -32,17 +36,13 @@ export class IdenticalTreesChecker implements Checker {
     for (const zxid of this.first.keys()) if (zxid <= floorZxid) this.first.delete(zxid);
   });
 
-  accepts(kind: string): boolean {
-    return kind === "zab.digest" || FLOOR_KINDS.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     if (e.kind === "zab.digest") this.onDigest(e, zxidField(e, "zxid"), stringField(e, "digest"));
-    else if (FLOOR_KINDS.has(e.kind)) this.pruner.observe(e);
+    else if (isFloorEvent(e)) this.pruner.observe(e);
   }
 
   private onDigest(e: TraceEvent, zxid: Zxid, digest: string): void {

@@ -17,20 +17,22 @@ import { formatZxid, ZabEventChecker } from "./zab-event.js";
 import { stringField, zxidField } from "../event-reader.js";
 import { FloorPruner } from "./durable-floor.js";
 
-export class IntegrityChecker extends ZabEventChecker {
+const KINDS = ["zab.propose", "zab.deliver"] as const;
+
+export class IntegrityChecker extends ZabEventChecker<(typeof KINDS)[number]> {
   /** Zxid → the txns proposed under it (one, unless zab.zxid-uniqueness has something to say). */
   private readonly proposed = new Map<Zxid, string[]>();
   /** Deliveries already reported, so each server's copy of one intruder is not a new report. */
   private readonly reported = new Set<string>();
 
   constructor() {
-    super("zab.integrity", new Set(["zab.propose", "zab.deliver"]));
+    super("zab.integrity", KINDS);
     this.pruner = new FloorPruner((floorZxid) => {
       for (const zxid of this.proposed.keys()) if (zxid <= floorZxid) this.proposed.delete(zxid);
     });
   }
 
-  protected dispatch(e: TraceEvent): void {
+  protected dispatch(e: TraceEvent<(typeof KINDS)[number]>): void {
     if (e.kind === "zab.propose") {
       const zxid = zxidField(e, "zxid");
       const txn = stringField(e, "txn");
@@ -39,7 +41,6 @@ export class IntegrityChecker extends ZabEventChecker {
       else if (!txns.includes(txn)) txns.push(txn);
       return;
     }
-    if (e.kind !== "zab.deliver") return;
     const zxid = zxidField(e, "zxid");
     const txn = stringField(e, "txn");
     if (this.proposed.get(zxid)?.includes(txn) || zxid <= this.pruner!.prunedThrough) return;

@@ -12,7 +12,7 @@
  * acceptedEpoch, so neither can happen in a correct ensemble.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { at, serverLabel } from "./zab-event.js";
 import { guarded, intField, stringField } from "../event-reader.js";
 
@@ -30,19 +30,19 @@ interface Role {
   since: TraceEvent;
 }
 
-export class LeadershipChecker implements Checker {
+const KINDS = ["zab.leader.established", "zab.state", "zab.phase", "crash"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class LeadershipChecker implements Checker<Kind> {
   readonly name = "zab.leadership";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly establishedBy = new Map<number, Established>();
   private readonly roles = new Map<string, Role>();
   /** Pairs already reported under Leadership1, so a long overlap is reported once. */
   private readonly reported = new Set<string>();
 
-  accepts(kind: string): boolean {
-    return kind === "zab.leader.established" || kind === "zab.state" || kind === "zab.phase" || kind === "crash";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "zab.leader.established":
         guarded(this.log, e, this, this.onEstablished);

@@ -22,7 +22,7 @@
  * flags; a crash clears them.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
 import { detailOf, guarded, idOf, intField, optionalStringField, stringField } from "../event-reader.js";
 
 interface Learner {
@@ -40,23 +40,21 @@ interface Learner {
   upToDate: boolean;
 }
 
-const KINDS: ReadonlySet<string> = new Set(["disk.append", "disk.replace", "disk.delete", "disk.fsync.done", "crash", "send", "deliver", "zab.epoch.current", "zab.phase"]);
+const KINDS = ["disk.append", "disk.replace", "disk.delete", "disk.fsync.done", "crash", "send", "deliver", "zab.epoch.current", "zab.phase"] as const;
+type Kind = KindsOf<typeof KINDS>;
 const CURRENT_EPOCH_FILE = "currentEpoch";
 
-export class LearnerSyncChecker implements Checker {
+export class LearnerSyncChecker implements Checker<Kind> {
   readonly name = "zab.learner-sync";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly nodes = new Map<string, Learner>();
 
-  accepts(kind: string): boolean {
-    return KINDS.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     const n = this.node(e.node);
     switch (e.kind) {
       case "disk.append":
@@ -107,7 +105,7 @@ export class LearnerSyncChecker implements Checker {
     this.log.add(e, `${e.node} ${what} while ${n.unsynced.length} txn-log append(s) are not yet durable (first: ${first.file}, disk op ${first.seq}): a crash now loses synced txns the leader counts as held (ZOOKEEPER-4643/4646/4785)`);
   }
 
-  private onPhase(e: TraceEvent, n: Learner): void {
+  private onPhase(e: TraceEvent<"zab.phase">, n: Learner): void {
     const phase = stringField(e, "phase");
     if (phase === "ELECTION") Object.assign(n, { learning: false, newLeaderConn: undefined });
     if (phase !== "BROADCAST" || !n.learning || n.upToDate) return;

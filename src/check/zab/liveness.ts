@@ -34,7 +34,8 @@
  * the establishments before it.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { FAULT_KINDS, ViolationLog, type Checker, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
+import { NODE_AND_LINK_FAULT_KINDS } from "../../sim/trace-schema.js";
+import { ViolationLog, type Checker, type KindsOf, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
 import { at, ServerNames } from "./zab-event.js";
 import { intField, optionalStringField, reportMalformed, stringField } from "../event-reader.js";
 import { CutLinks } from "../cut-links.js";
@@ -43,7 +44,13 @@ import { CutLinks } from "../cut-links.js";
  * The ZAB annotations it reads: not the per-txn ones (propose, log, ack, commit, deliver). Every
  * server announces its phase whenever it starts looking for a leader, so these name them all.
  */
-const ZAB_KINDS: ReadonlySet<string> = new Set(["zab.state", "zab.phase", "zab.leader.established", "zab.recovered", "zab.epoch.accepted"]);
+const ZAB_KINDS = ["zab.state", "zab.phase", "zab.leader.established", "zab.recovered", "zab.epoch.accepted"] as const;
+type ZabKind = (typeof ZAB_KINDS)[number];
+const ZAB_KIND_SET: ReadonlySet<string> = new Set(ZAB_KINDS);
+const FAULT_KIND_SET: ReadonlySet<string> = new Set(NODE_AND_LINK_FAULT_KINDS);
+
+const KINDS = [...ZAB_KINDS, ...NODE_AND_LINK_FAULT_KINDS, "start", "client.invoke", "client.complete"] as const;
+type Kind = KindsOf<typeof KINDS>;
 
 interface Mark {
   index: number;
@@ -76,8 +83,9 @@ interface ClientRequest {
   doneUs: number | undefined;
 }
 
-export class LivenessChecker implements Checker {
+export class LivenessChecker implements Checker<Kind> {
   readonly name = "zab.liveness";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly gaps: UnknownVerdict[] = [];
   private readonly budgetUs: number;
@@ -97,18 +105,14 @@ export class LivenessChecker implements Checker {
     this.budgetUs = Math.round(budgetMs * 1000);
   }
 
-  accepts(kind: string): boolean {
-    return ZAB_KINDS.has(kind) || FAULT_KINDS.has(kind) || kind === "start" || kind === "client.invoke" || kind === "client.complete";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     this.first ??= e;
     if (this.isFault(e)) {
       this.lastFault = e;
       this.forgetBefore(e);
     }
     try {
-      if (ZAB_KINDS.has(e.kind)) this.onZab(e);
+      if (isZab(e)) this.onZab(e);
       else if (e.kind === "client.invoke" || e.kind === "client.complete") this.onClient(e);
       else this.onKernel(e);
     } catch (err) {
@@ -124,7 +128,7 @@ export class LivenessChecker implements Checker {
   }
 
   private isFault(e: TraceEvent): boolean {
-    if (FAULT_KINDS.has(e.kind)) return true;
+    if (FAULT_KIND_SET.has(e.kind)) return true;
     return e.kind === "start" && (this.crashed.has(e.node) || e.atUs > this.first!.atUs);
   }
 
@@ -152,7 +156,7 @@ export class LivenessChecker implements Checker {
     }
   }
 
-  private onZab(e: TraceEvent): void {
+  private onZab(e: TraceEvent<ZabKind>): void {
     this.names.learn(e);
     const v = this.server(e.node);
     const mark = { index: e.index, atUs: e.atUs };
@@ -175,9 +179,9 @@ export class LivenessChecker implements Checker {
     }
   }
 
-  private onClient(e: TraceEvent): void {
+  private onClient(e: TraceEvent<"client.invoke" | "client.complete">): void {
     const client = stringField(e, "client");
-    const key = `${client}/${stringField(e, "opId")}`;
+    const key = `${client}/${intField(e, "opId")}`;
     if (e.kind === "client.invoke") {
       const what = `${client} ${stringField(e, "op")} ${optionalStringField(e, "path") ?? ""}`.trim();
       this.requests.set(key, { node: e.node, what, invoked: { index: e.index, atUs: e.atUs }, doneUs: undefined });
@@ -291,6 +295,10 @@ export class LivenessChecker implements Checker {
     }
     return v;
   }
+}
+
+function isZab(e: TraceEvent): e is TraceEvent<ZabKind> {
+  return ZAB_KIND_SET.has(e.kind);
 }
 
 function majority(n: number): number {

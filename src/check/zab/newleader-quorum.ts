@@ -21,7 +21,7 @@
  * learners that ACKed.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { MalformedEvent, guarded, intField, numberField, peerOf, stringField } from "../event-reader.js";
 
 interface Leadership {
@@ -31,21 +31,21 @@ interface Leadership {
   acked: Set<string>;
 }
 
-export class NewLeaderQuorumChecker implements Checker {
+const KINDS = ["send", "deliver", "fle.vote", "zab.phase", "zab.leader.established", "crash"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class NewLeaderQuorumChecker implements Checker<Kind> {
   readonly name = "zab.newleader-quorum";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly voters = new Set<string>();
   private readonly leaders = new Map<string, Leadership>();
 
-  accepts(kind: string): boolean {
-    return kind === "send" || kind === "deliver" || kind === "fle.vote" || kind === "zab.phase" || kind === "zab.leader.established" || kind === "crash";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "send":
         if (e.detail === "NEWLEADER") this.leadership(e.node).awaiting.set(connOf(e), peerOf(e));

@@ -24,9 +24,10 @@
  * re-deliveries there are not compared (zab.committed-durability reports the loss).
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import type { KindsOf } from "../checker.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
-import { checked, optionalIntField, optionalZxidField, stringField, zxidField } from "../event-reader.js";
+import { optionalIntField, optionalZxidField, stringField, zxidField } from "../event-reader.js";
 import { sameTxn, TxnHistory, type TxnEntry } from "./txn-history.js";
 import { ReplicaLogs, type Replica } from "./replica-log.js";
 import { FloorPruner } from "./durable-floor.js";
@@ -47,7 +48,10 @@ interface ServerState {
   lastProposal: { epoch: number; counter: number } | undefined;
 }
 
-export class PrefixConsistencyChecker extends ZabEventChecker {
+const KINDS = ["zab.log", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established", "zab.propose", "disk.append"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class PrefixConsistencyChecker extends ZabEventChecker<Kind> {
   private readonly global = new TxnHistory<GlobalEntry>();
   private readonly replicas = new ReplicaLogs();
   private readonly servers = new Map<string, ServerState>();
@@ -55,7 +59,7 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
   private lastForgotten: GlobalEntry | undefined = undefined;
 
   constructor() {
-    super("zab.prefix-consistency", new Set(["zab.log", "zab.deliver", "zab.recovered", "zab.truncate", "zab.sync", "zab.snap.load", "zab.leader.established", "zab.propose", "disk.append"]));
+    super("zab.prefix-consistency", KINDS);
     this.pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
   }
 
@@ -75,42 +79,40 @@ export class PrefixConsistencyChecker extends ZabEventChecker {
     this.replicas.prune(baseZxid, keep);
   }
 
-  protected dispatch(e: TraceEvent): void {
-    // The typed view: each case reads only its kind's fields (the compiler checks the names).
-    const c = checked(e);
-    switch (c.kind) {
+  protected dispatch(e: TraceEvent<Kind>): void {
+    switch (e.kind) {
       case "zab.log":
-        this.replicas.log(e.node, { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") });
+        this.replicas.log(e.node, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
         return;
       case "zab.deliver":
-        this.onDeliver(e, { zxid: zxidField(c, "zxid"), txn: stringField(c, "txn") });
+        this.onDeliver(e, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
         return;
       case "zab.recovered":
-        this.onRecovered(e, zxidField(c, "lastZxid"));
+        this.onRecovered(e, zxidField(e, "lastZxid"));
         return;
       case "zab.truncate":
-        this.onTruncate(e, zxidField(c, "zxid"));
+        this.onTruncate(e, zxidField(e, "zxid"));
         return;
       case "zab.sync": {
         const { leader, learner } = syncParties(e, this.names);
         if (learner === undefined) return;
-        this.replicas.sync(leader, learner, zxidField(c, "peerLastZxid"));
+        this.replicas.sync(leader, learner, zxidField(e, "peerLastZxid"));
         this.advanceAgree(this.server(learner));
         return;
       }
       case "zab.snap.load":
-        this.onSnapLoad(e, zxidField(c, "zxid"));
+        this.onSnapLoad(e, zxidField(e, "zxid"));
         return;
       case "zab.leader.established":
-        this.onEstablished(e, zxidField(c, "lastZxid"));
+        this.onEstablished(e, zxidField(e, "lastZxid"));
         return;
       case "zab.propose":
-        this.replicas.proposed(zxidField(c, "zxid"), stringField(c, "txn"));
-        this.onPropose(e, zxidField(c, "zxid"));
+        this.replicas.proposed(zxidField(e, "zxid"), stringField(e, "txn"));
+        this.onPropose(e, zxidField(e, "zxid"));
         return;
       case "disk.append": {
         // A txn-log record (a snapshot's appends carry none): durable once an fsync covers it.
-        const record = optionalZxidField(c, "record");
+        const record = optionalZxidField(e, "record");
         if (record !== undefined) this.replicas.appended(e.node, record);
         return;
       }

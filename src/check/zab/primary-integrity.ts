@@ -28,10 +28,11 @@
  * zab.prefix-consistency's to report.
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import type { KindsOf } from "../checker.js";
 import { zxidEpoch, type Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
 import { ReplicaLogs } from "./replica-log.js";
-import { checked, intField, zxidField } from "../event-reader.js";
+import { intField, zxidField } from "../event-reader.js";
 
 /** A primary's first proposal of its epoch, and the highest zxid it had delivered by then. */
 interface PrimaryBound {
@@ -48,7 +49,10 @@ interface Delivered {
   readonly event: TraceEvent;
 }
 
-export class PrimaryIntegrityChecker extends ZabEventChecker {
+const KINDS = ["zab.propose", "zab.deliver", "zab.recovered", "zab.leader.established", "zab.truncate", "zab.snap.load", "zab.sync"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class PrimaryIntegrityChecker extends ZabEventChecker<Kind> {
   /** How far each server's tree got (no histories: only the zxids are needed here). */
   private readonly replicas = new ReplicaLogs({ histories: false });
   /** Per server: the epoch it last established as leader and its lastZxid then. */
@@ -63,39 +67,37 @@ export class PrimaryIntegrityChecker extends ZabEventChecker {
   private readonly reported = new Set<string>();
 
   constructor() {
-    super("zab.primary-integrity", new Set(["zab.propose", "zab.deliver", "zab.recovered", "zab.leader.established", "zab.truncate", "zab.snap.load", "zab.sync"]));
+    super("zab.primary-integrity", KINDS);
   }
 
-  protected dispatch(e: TraceEvent): void {
-    // The typed view: each case reads only its kind's fields (the compiler checks the names).
-    const c = checked(e);
-    switch (c.kind) {
+  protected dispatch(e: TraceEvent<Kind>): void {
+    switch (e.kind) {
       case "zab.deliver":
-        this.onDeliver(e, zxidField(c, "zxid"));
+        this.onDeliver(e, zxidField(e, "zxid"));
         return;
       case "zab.recovered":
-        this.replicas.recovered(e.node, zxidField(c, "lastZxid"), []);
+        this.replicas.recovered(e.node, zxidField(e, "lastZxid"), []);
         return;
       case "zab.truncate":
-        this.replicas.truncate(e.node, zxidField(c, "zxid"));
+        this.replicas.truncate(e.node, zxidField(e, "zxid"));
         return;
       case "zab.snap.load":
-        this.replicas.snapLoad(e.node, zxidField(c, "zxid"), []);
+        this.replicas.snapLoad(e.node, zxidField(e, "zxid"), []);
         return;
       case "zab.sync": {
         const { leader, learner } = syncParties(e, this.names);
-        if (learner !== undefined) this.replicas.sync(leader, learner, zxidField(c, "peerLastZxid"));
+        if (learner !== undefined) this.replicas.sync(leader, learner, zxidField(e, "peerLastZxid"));
         return;
       }
       case "zab.leader.established": {
-        const lastZxid = zxidField(c, "lastZxid");
-        const epoch = intField(c, "epoch");
+        const lastZxid = zxidField(e, "lastZxid");
+        const epoch = intField(e, "epoch");
         this.replicas.established(e.node, lastZxid);
         this.established.set(e.node, { epoch, lastZxid });
         return;
       }
       case "zab.propose":
-        this.onPropose(e, zxidField(c, "zxid"));
+        this.onPropose(e, zxidField(e, "zxid"));
         return;
     }
   }

@@ -7,10 +7,11 @@
  * servers the same way in every message: `s2 (sid 2)`, the node id and the ZooKeeper server id.
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import type { TraceKind } from "../../sim/trace-schema.js";
 import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import { MalformedEvent, optionalIntField, optionalStringField, reportMalformed } from "../event-reader.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
-import { FLOOR_KINDS, type FloorPruner } from "./durable-floor.js";
+import { FLOOR_KINDS, type FloorKind, type FloorPruner } from "./durable-floor.js";
 
 /** `0x200000001 (2,1)`: the hex form ZooKeeper logs, and the (epoch,counter) pair the papers use. */
 export function formatZxid(zxid: Zxid): string {
@@ -71,7 +72,7 @@ export class ServerNames {
  * LearnerHandler (`node` = leader, field `learner` = the learner's sid) or from the learner
  * (`node` = learner, field `leader` = the leader's sid). Ends not yet seen are undefined.
  */
-export function syncParties(e: TraceEvent, names: ServerNames): { leader: string | undefined; learner: string | undefined } {
+export function syncParties(e: TraceEvent<"zab.sync">, names: ServerNames): { leader: string | undefined; learner: string | undefined } {
   const learner = optionalStringField(e, "learner");
   if (learner !== undefined) return { leader: e.node, learner: names.node(learner) };
   const leader = optionalStringField(e, "leader");
@@ -79,51 +80,53 @@ export function syncParties(e: TraceEvent, names: ServerNames): { leader: string
   return { leader: names.node(leader), learner: e.node };
 }
 
+/** The announcements every ZAB checker reads, to learn each server's name. */
+const NAME_KINDS = ["zab.state", "zab.phase"] as const;
+type NameKind = (typeof NAME_KINDS)[number];
+
 /**
- * The skeleton of a checker that reads only `zab.*` events: every one teaches the server names,
- * then goes to `dispatch`, whose throw on a malformed event is logged as a violation.
+ * The skeleton of a checker of `zab.*` events (and a few of other layers, e.g. "disk.append"):
+ * every zab event teaches the server names, an event of its own kinds goes to `dispatch`, whose
+ * throw on a malformed event is logged as a violation, and every event goes to the pruner, if the
+ * checker forgets its state below the durable floor (durable-floor.ts).
  */
-export abstract class ZabEventChecker implements Checker {
+export abstract class ZabEventChecker<K extends TraceKind> implements Checker<K | NameKind | FloorKind> {
   readonly log: ViolationLog;
   protected readonly names = new ServerNames();
-  /** Set by a checker that forgets its per-txn state below the durable floor (durable-floor.ts). */
+  /** Set by a checker that forgets its per-txn state below the durable floor, in its constructor. */
   protected pruner: FloorPruner | undefined = undefined;
+  private readonly own: ReadonlySet<TraceKind>;
+  private kindList: readonly (K | NameKind | FloorKind)[] | undefined;
 
-  /**
-   * `kinds`: the `zab.*` kinds `dispatch` handles, when it leaves some out (the busy per-txn
-   * ones); the state and phase announcements still come, so every server's name is learned.
-   */
+  /** `kinds`: the kinds `dispatch` handles; the state and phase announcements come too, so every server's name is learned. */
   constructor(
     readonly name: string,
-    private readonly kinds?: ReadonlySet<string>,
+    ownKinds: readonly K[],
   ) {
     this.log = new ViolationLog(name);
+    this.own = new Set(ownKinds);
   }
 
-  accepts(kind: string): boolean {
-    if (this.pruner !== undefined && FLOOR_KINDS.has(kind)) return true;
-    if (this.kinds !== undefined) return this.kinds.has(kind) || kind === "zab.state" || kind === "zab.phase";
-    return kind.startsWith("zab.");
+  get kinds(): readonly (K | NameKind | FloorKind)[] {
+    return (this.kindList ??= [...new Set<K | NameKind | FloorKind>([...(this.own as ReadonlySet<K>), ...NAME_KINDS, ...(this.pruner === undefined ? [] : FLOOR_KINDS)])]);
   }
 
-  onEvent(e: TraceEvent): void {
-    const zab = e.kind.startsWith("zab.");
-    // A kind of another layer the checker names (e.g. "disk.append") is dispatched too.
-    const own = zab || (this.kinds !== undefined && this.kinds.has(e.kind));
-    if (!own && this.pruner === undefined) return;
+  onEvent(e: TraceEvent<K | NameKind | FloorKind>): void {
     // `guarded`, inlined: this runs for every zab event of every ZAB checker.
     try {
-      if (own) {
-        if (zab) this.names.learn(e);
-        this.dispatch(e);
-      }
+      if (e.kind.startsWith("zab.")) this.names.learn(e);
+      if (this.isOwn(e)) this.dispatch(e);
       this.pruner?.observe(e);
     } catch (err) {
       reportMalformed(this.log, e, err);
     }
   }
 
-  protected abstract dispatch(e: TraceEvent): void;
+  private isOwn(e: TraceEvent): e is TraceEvent<K> {
+    return this.own.has(e.kind);
+  }
+
+  protected abstract dispatch(e: TraceEvent<K>): void;
 
   finish(): Violation[] {
     return this.log.violations;

@@ -11,11 +11,11 @@
  * txns, which the history checkers report).
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, serverLabel } from "./zab-event.js";
 import { reportMalformed, stringField, zxidField } from "../event-reader.js";
-import { FLOOR_KINDS, FloorPruner } from "./durable-floor.js";
+import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "./durable-floor.js";
 
 interface FirstSeen {
   txn: string;
@@ -25,8 +25,12 @@ interface FirstSeen {
 
 const CARRIERS = new Set(["zab.propose", "zab.log", "zab.deliver"]);
 
-export class ZxidUniquenessChecker implements Checker {
+const KINDS = ["zab.propose", "zab.log", "zab.deliver", ...FLOOR_KINDS] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class ZxidUniquenessChecker implements Checker<Kind> {
   readonly name = "zab.zxid-uniqueness";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private readonly first = new Map<Zxid, FirstSeen>();
   /** `zxid:txn` pairs already reported, so every server that logs the intruder is not a new report. */
@@ -35,15 +39,11 @@ export class ZxidUniquenessChecker implements Checker {
     for (const zxid of this.first.keys()) if (zxid <= floorZxid) this.first.delete(zxid);
   });
 
-  accepts(kind: string): boolean {
-    return CARRIERS.has(kind) || FLOOR_KINDS.has(kind);
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     // `guarded`, inlined: no closure per txn event (three per txn per server).
     try {
       if (CARRIERS.has(e.kind)) this.onTxn(e, zxidField(e, "zxid"), stringField(e, "txn"));
-      if (FLOOR_KINDS.has(e.kind)) this.pruner.observe(e);
+      if (isFloorEvent(e)) this.pruner.observe(e);
     } catch (err) {
       reportMalformed(this.log, e, err);
     }

@@ -20,14 +20,18 @@
  * server.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { guarded, optionalStringField, stringField, zxidField } from "../event-reader.js";
 
 /** Txns that change no node: the session txns, and the error txn a failed request becomes. */
 const NO_TREE_CHANGE: ReadonlySet<string> = new Set(["createSession", "closeSession", "error"]);
 
-export class SessionTxnsChecker implements Checker {
+const KINDS = ["zk.apply", "zab.phase"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class SessionTxnsChecker implements Checker<Kind> {
   readonly name = "zk.session-txns";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   /** Session (hex) → zxid of its closeSession as first applied by a serving server. */
   private readonly closedAt = new Map<string, bigint>();
@@ -36,15 +40,11 @@ export class SessionTxnsChecker implements Checker {
   /** Quorum servers not in BROADCAST (a server with no phase yet is standalone: serving). */
   private readonly notServing = new Set<string>();
 
-  accepts(kind: string): boolean {
-    return kind === "zk.apply" || kind === "zab.phase";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     if (e.kind === "zab.phase") {
       if (stringField(e, "phase") === "BROADCAST") this.notServing.delete(e.node);
       else this.notServing.add(e.node);

@@ -6,24 +6,24 @@
  * the highest zxid any client has seen.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ViolationLog, type Checker, type Violation } from "../checker.js";
+import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { guarded, optionalStringField, optionalZxidField, stringField, zxidField } from "../event-reader.js";
 
-export class StandaloneDurabilityChecker implements Checker {
+const KINDS = ["client.complete", "zk.server.start"] as const;
+type Kind = KindsOf<typeof KINDS>;
+
+export class StandaloneDurabilityChecker implements Checker<Kind> {
   readonly name = "zk.standalone-durability";
+  readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
   private maxSeen = 0n;
   private seenBy = "";
 
-  accepts(kind: string): boolean {
-    return kind === "client.complete" || kind === "zk.server.start";
-  }
-
-  onEvent(e: TraceEvent): void {
+  onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
   }
 
-  private read(e: TraceEvent): void {
+  private read(e: TraceEvent<Kind>): void {
     if (e.kind === "client.complete") {
       if (optionalStringField(e, "outcome") !== "ok") return;
       const zxid = optionalZxidField(e, "zxid");

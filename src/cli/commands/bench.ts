@@ -1,20 +1,31 @@
 /**
  * `zksim bench <suite> [--json] [--targets A,B]`: the benchmark suites of cli/bench.ts, one
  * figure a line. `--targets` (check-model only) measures those `zksim check` targets alone.
+ * `zksim bench recipes --profile [--seeds N] [--top N]`: where a warm seed's time goes instead
+ * (cli/bench-profile.ts), by area (each checker, the trace, the kernel, the server…) and function.
  */
 import { UserInputError } from "../../sim/errors.js";
-import { boolFlag, parseArgs, stringFlag } from "../args.js";
-import { BENCH_SUITES, runBench } from "../bench.js";
+import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
+import { BENCH_SUITES, profileRecipes, runBench } from "../bench.js";
+import { formatProfile } from "../bench-profile.js";
 import type { Command } from "../command.js";
 
 export const bench: Command = {
   name: "bench",
-  args: "<suite> [--json] [--targets A,B]",
+  args: "<suite> [--json] [--targets A,B] | recipes --profile [--seeds N] [--top N] [--json]",
   help: `benchmarks (${BENCH_SUITES.join(", ")}, all)`,
   async run(argv) {
-    const args = parseArgs(argv, { json: "bool", targets: "string" }, "bench");
+    const args = parseArgs(argv, { json: "bool", targets: "string", profile: "bool", seeds: "int", top: "int" }, "bench");
     if (args.positionals.length === 0) throw new UserInputError(`bench: which suite? (${BENCH_SUITES.join(", ")}, all)`);
     if (args.positionals.length > 1) throw new UserInputError(`bench: unexpected argument "${args.positionals[1]}"`);
+    if (boolFlag(args, "profile")) {
+      if (args.positionals[0] !== "recipes") throw new UserInputError(`bench: --profile profiles the recipes suite only, got "${args.positionals[0]}"`);
+      const profile = await profileRecipes(intFlag(args, "seeds") ?? 40, intFlag(args, "top") ?? 25);
+      if (boolFlag(args, "json")) console.log(JSON.stringify(profile));
+      else for (const line of formatProfile(profile)) console.log(line);
+      return 0;
+    }
+    if (args.flags.has("seeds") || args.flags.has("top")) throw new UserInputError("bench: --seeds and --top go with --profile");
     const targets = stringFlag(args, "targets")?.split(",").map((t) => t.trim()).filter((t) => t !== "");
     if (targets !== undefined && args.positionals[0] !== "check-model") throw new UserInputError("bench: --targets is for the check-model suite");
     const figures = await runBench(args.positionals[0]!, targets);

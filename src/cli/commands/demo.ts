@@ -33,16 +33,15 @@ export const demo: Command = {
 /** One line per ZAB milestone, in the book's vocabulary. */
 function narrateZab(e: TraceEvent, out: string[]): void {
   const t = `${(e.atUs / 1000).toFixed(1).padStart(8)} ms`;
-  const f = e.fields ?? {};
   switch (e.kind) {
     case "zab.leader.established":
-      out.push(`${t}  ${e.node} is the established leader of epoch ${f.epoch} (a quorum ACKed NEWLEADER; history up to ${f.lastZxid})`);
+      out.push(`${t}  ${e.node} is the established leader of epoch ${e.fields.epoch} (a quorum ACKed NEWLEADER; history up to ${e.fields.lastZxid})`);
       return;
     case "zab.sync":
-      out.push(`${t}  ${e.node} synchronises sid ${f.learner} by ${f.mode} (learner at ${f.peerLastZxid})`);
+      out.push(`${t}  ${e.node} synchronises sid ${e.fields.learner} by ${e.fields.mode} (learner at ${e.fields.peerLastZxid})`);
       return;
     case "zab.truncate":
-      out.push(`${t}  ${e.node} truncates its log back to ${f.zxid}: its uncommitted tail is discarded`);
+      out.push(`${t}  ${e.node} truncates its log back to ${e.fields.zxid}: its uncommitted tail is discarded`);
       return;
     case "crash":
       if (e.node.startsWith("s")) out.push(`${t}  ${e.node} crashes`);

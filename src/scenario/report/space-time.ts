@@ -216,7 +216,7 @@ function placeNodeEvents(drawn: readonly TraceEvent[], yOf: Map<number, number>,
       case "heal":
       case "clog":
       case "unclog":
-        out.world.push({ y, text: worldText(e), event: e });
+        out.world.push({ y, text: worldText(e.kind, e.fields.links), event: e });
         break;
       case "start":
       case "crash":
@@ -230,27 +230,26 @@ function placeNodeEvents(drawn: readonly TraceEvent[], yOf: Map<number, number>,
         if (e.kind === "resume") closeSpan(e.node, "paused", e);
         break;
       case "zab.state":
-        out.marks.push({ node: e.node, y, kind: e.kind, text: String(e.fields?.state ?? "?"), events: [e] });
+        out.marks.push({ node: e.node, y, kind: e.kind, text: e.fields.state, events: [e] });
         break;
       case "zab.phase": {
         // The book's phase, as it names it; ZooKeeper's ZabState stays in the tooltip.
         const phase = bookPhaseOf(e);
-        if (phase !== undefined) out.marks.push({ node: e.node, y, kind: e.kind, text: `${phase.phase} e${String(e.fields?.epoch ?? "?")}`, events: [e] });
+        if (phase !== undefined) out.marks.push({ node: e.node, y, kind: e.kind, text: `${phase.phase} e${e.fields.epoch}`, events: [e] });
         break;
       }
       case "zab.commit":
-        out.marks.push({ node: e.node, y, kind: e.kind, text: `commit ${String(e.fields?.zxid ?? "?")}`, events: [e] });
+        out.marks.push({ node: e.node, y, kind: e.kind, text: `commit ${e.fields.zxid}`, events: [e] });
         break;
     }
   }
 }
 
 /** "partition s3 | s1 s2 …": the cut links, shortened. */
-function worldText(e: TraceEvent): string {
-  const links = Array.isArray(e.fields?.links) ? (e.fields!.links as unknown[]).map(String) : [];
+function worldText(kind: string, links: readonly string[]): string {
   const shown = links.slice(0, 6).join(" ");
   const more = links.length > 6 ? ` … (${links.length} links)` : "";
-  return links.length === 0 ? e.kind : `${e.kind} ${shown}${more}`;
+  return links.length === 0 ? kind : `${kind} ${shown}${more}`;
 }
 
 /** Client ops as spans; ops a client has in flight at once (pipelined) sit side by side. */
@@ -259,14 +258,14 @@ function placeClientOps(drawn: readonly TraceEvent[], yOf: Map<number, number>, 
   const busy = new Map<string, Set<number>>();
   for (const e of drawn) {
     if (e.kind !== "client.invoke" && e.kind !== "client.complete") continue;
-    const key = `${e.node}/${String(e.fields?.opId)}`;
+    const key = `${e.node}/${e.fields.opId}`;
     let tracks = busy.get(e.node);
     if (tracks === undefined) busy.set(e.node, (tracks = new Set()));
     if (e.kind === "client.invoke") {
       let track = 0;
       while (tracks.has(track)) track++;
       tracks.add(track);
-      const text = `${String(e.fields?.op ?? "?")} ${String(e.fields?.path ?? "")}`.trim();
+      const text = "path" in e.fields ? `${e.fields.op} ${e.fields.path}` : e.fields.op;
       const span: Span = { node: e.node, y1: yOf.get(e.atUs)!, y2: undefined, kind: "pending", text, events: [e], track };
       open.set(key, span);
       out.spans.push(span);
@@ -278,7 +277,6 @@ function placeClientOps(drawn: readonly TraceEvent[], yOf: Map<number, number>, 
     tracks.delete(span.track);
     span.y2 = yOf.get(e.atUs)!;
     span.events.push(e);
-    const outcome = String(e.fields?.outcome ?? "unknown");
-    span.kind = outcome === "ok" || outcome === "fail" ? outcome : "unknown";
+    span.kind = e.fields.outcome ?? "unknown";
   }
 }

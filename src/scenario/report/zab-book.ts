@@ -4,10 +4,9 @@
  * (zk/server/quorum), shared with the teaching stepper.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { ZAB_STATE_BOOK_PHASE, type BookPhaseName, type ZabState } from "../../zk/server/quorum/zab-vocabulary.js";
+import { ZAB_STATE_BOOK_PHASE, type BookPhaseName } from "../../zk/server/quorum/zab-vocabulary.js";
 
 /** The book's phase of a `zab.phase` annotation (ZooKeeper's `ZabState` in its `phase` field). */
 export function bookPhaseOf(e: TraceEvent): BookPhaseName | undefined {
-  const state = e.fields?.phase;
-  return e.kind === "zab.phase" && typeof state === "string" && Object.hasOwn(ZAB_STATE_BOOK_PHASE, state) ? ZAB_STATE_BOOK_PHASE[state as ZabState] : undefined;
+  return e.kind === "zab.phase" ? ZAB_STATE_BOOK_PHASE[e.fields.phase] : undefined;
 }

@@ -86,7 +86,7 @@ export class CrashWatch {
         this.waiting.delete(e.node);
         w.resolve(CRASHED);
       },
-      (kind) => kind === "crash",
+      ["crash"],
     );
   }
 

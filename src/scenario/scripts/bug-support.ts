@@ -5,7 +5,8 @@
  * the common ending: the last server rejoins and a fresh client checks the committed /b.
  * They drive the schedule; they judge nothing (the checkers read the trace on their own).
  */
-import type { TraceEvent } from "../../sim/trace.js";
+import { fieldNamed, type TraceEvent } from "../../sim/trace.js";
+import type { TraceFieldsOf, TraceKind } from "../../sim/trace-schema.js";
 import type { ScriptContext } from "./script.js";
 import type { EnsembleView } from "./ensemble.js";
 
@@ -42,8 +43,8 @@ export function whenTrace(s: ScriptContext, what: string | undefined, predicate:
 }
 
 /** A `zab.*` annotation of kind `kind` on `node` whose fields include `fields`. */
-export function isZab(e: TraceEvent, kind: string, node: string, fields: Record<string, unknown> = {}): boolean {
-  return e.kind === kind && e.node === node && Object.entries(fields).every(([k, v]) => e.fields?.[k] === v);
+export function isZab<K extends TraceKind>(e: TraceEvent, kind: K, node: string, fields: Partial<NonNullable<TraceFieldsOf<K>>> = {}): boolean {
+  return e.kind === kind && e.node === node && Object.entries(fields).every(([k, v]) => fieldNamed(e, k) === v);
 }
 
 /** Waits until `id` leads and serves in an epoch ≥ `epoch`. */

@@ -58,7 +58,7 @@ async function slowCreateAfterMove(s: ScriptContext, zk: ZooKeeper, a: string, b
   s.expectEqual(serverOf(zk), b, "c1 re-attached its session through the other follower");
   s.note(`c1 moved to ${b}; its create is still on the slow link to ${a}`);
   const ev = await moved;
-  s.expectEqual(ev?.fields?.op, "create", `${a} closed c1's old connection without replying to the create`);
+  s.expectEqual(ev?.kind === "zk.session.moved" ? ev.fields.op : undefined, "create", `${a} closed c1's old connection without replying to the create`);
   s.fault({ kind: "unclog" });
   s.expectEqual(await outcome(zk.create("/moved/race", "2", open, CreateMode.PERSISTENT)), "ok", "the create was never applied: the retry on B succeeds");
   s.expectEqual(text((await zk.getData("/moved/race")).data), "2", "the retry's data, not the stale create's");
@@ -72,7 +72,8 @@ async function writeAfterSteal(s: ScriptContext, zk: ZooKeeper, a: string, b: st
   s.note(`c2 took c1's session to ${a} and died; c1's connection to ${b} is now the old one`);
   const moved = whenTrace(s, `${b} meets the moved session`, (e) => e.kind === "zk.session.moved" && e.node === b, 30_000);
   s.expectEqual(await outcome(zk.setData("/moved/race", "3", -1)), "CONNECTIONLOSS", "a write on the old connection is answered by a close: unknown outcome");
-  s.expectEqual((await moved)?.fields?.op, "setData", `${b} closed c1's connection without replying to the setData`);
+  const closed = await moved;
+  s.expectEqual(closed?.kind === "zk.session.moved" ? closed.fields.op : undefined, "setData", `${b} closed c1's connection without replying to the setData`);
   await s.waitFor(() => zk.getState() === "CONNECTED", 20_000, "c1 re-attaches its session again");
   s.expectEqual(await outcome(zk.setData("/moved/race", "3", 0)), "ok", "the stale setData was not applied: version 0 still matches");
   const { data, stat } = await zk.getData("/moved/race");

@@ -9,6 +9,7 @@
  */
 import { DistributedCounter, type CounterVariant } from "../../recipes/counter.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
+import type { ClientInvokeFields } from "../../zk/trace-events.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
 import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs } from "./recipe-support.js";
 
@@ -48,7 +49,7 @@ function counterScript(name: string, variant: CounterVariant, description: strin
     workloadKnobs: ["pacePercent", "startOffsetsMs"],
     async run(s) {
       await settle(s);
-      const isIncrement = (f: Record<string, unknown>) => f.op === "setData" && f.path === COUNTER_PATH;
+      const isIncrement = (f: ClientInvokeFields) => f.op === "setData" && f.path === COUNTER_PATH;
       cutRepliesOnInvoke(s, "c1", isIncrement, REPLY_CUT_MS, "c1's first increment reached the servers, but their replies to c1 are cut: CONNECTIONLOSS is coming");
       const tally = { acked: 0 };
       await joinWorkers(s, clientWorkers(s, (c, i) => incrementer(s, c, i, variant, tally)), 120_000);

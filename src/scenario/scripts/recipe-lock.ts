@@ -12,6 +12,7 @@ import type { ZooKeeper } from "../../zk/client/index.js";
 import { DistributedLock, type LockVariant } from "../../recipes/lock.js";
 import { FencedResource } from "../../recipes/fenced-resource.js";
 import { CreateMode } from "../../zk/proto/records.js";
+import type { ClientInvokeFields } from "../../zk/trace-events.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
 import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs, lockVariantOf } from "./recipe-support.js";
 
@@ -54,7 +55,7 @@ function lockScript(name: string, variant: LockVariant, description: string): Sc
     workloadKnobs: ["pacePercent", "startOffsetsMs"],
     async run(s) {
       await settle(s);
-      const isLockCreate = (f: Record<string, unknown>) => f.op === "create" && f.mode === CreateMode.EPHEMERAL_SEQUENTIAL;
+      const isLockCreate = (f: ClientInvokeFields) => f.op === "create" && f.mode === CreateMode.EPHEMERAL_SEQUENTIAL;
       cutRepliesOnInvoke(s, "c1", isLockCreate, REPLY_CUT_MS, "c1's lock create reached the servers, but their replies to c1 are cut: CONNECTIONLOSS is coming");
       await joinWorkers(s, clientWorkers(s, (c, i) => lockWorker(s, c, i, variant)), 240_000);
       s.note(`${variant} lock: every worker finished its rounds`);

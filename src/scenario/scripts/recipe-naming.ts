@@ -8,6 +8,7 @@
  */
 import { NamingService, type NamingVariant } from "../../recipes/naming-service.js";
 import { CreateMode } from "../../zk/proto/records.js";
+import type { ClientInvokeFields } from "../../zk/trace-events.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
 import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, REPLY_CUT_MS, clientWorkers, connectClient, cutRepliesOnInvoke, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, paced } from "./recipe-support.js";
 
@@ -37,7 +38,7 @@ function namingScript(name: string, variant: NamingVariant, description: string)
     workloadKnobs: ["pacePercent"],
     async run(s) {
       await settle(s);
-      const isNamingCreate = (f: Record<string, unknown>) => f.op === "create" && f.mode === CreateMode.PERSISTENT_SEQUENTIAL && String(f.path).startsWith(`${NAMES}/`);
+      const isNamingCreate = (f: ClientInvokeFields) => f.op === "create" && f.mode === CreateMode.PERSISTENT_SEQUENTIAL && f.path.startsWith(`${NAMES}/`);
       cutRepliesOnInvoke(s, "c1", isNamingCreate, REPLY_CUT_MS, "c1's naming create reached the servers, but their replies to c1 are cut: CONNECTIONLOSS is coming");
       await joinWorkers(s, clientWorkers(s, (c, i) => namer(s, c, variant, i)), 120_000);
       await untilCheckPhase(s);

@@ -16,6 +16,7 @@ import type { ZooKeeper } from "../../zk/client/index.js";
 import type { NodeContext } from "../../sim/node-context.js";
 import { DistributedQueue, type QueueConsumer, type QueueOptions } from "../../recipes/queue.js";
 import { DistributedPriorityQueue, type PriorityQueueOptions } from "../../recipes/priority-queue.js";
+import type { ClientInvokeFields } from "../../zk/trace-events.js";
 import type { ScriptContext, ScriptDef, WorkloadKnob } from "./script.js";
 import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, cutRepliesOnInvoke, REPLY_CUT_MS, paced, workloadPriorities, onInvoke } from "./recipe-support.js";
 
@@ -90,7 +91,7 @@ const cutFirstTakeReply: ArmFault = (s, consumers) => {
   cutRepliesOnInvoke(s, k1, isTake, REPLY_CUT_MS, `${k1}'s first delete reached the servers, but their replies are cut: its outcome will be unknown`);
 };
 
-const isTake = (f: Record<string, unknown>) => f.op === "delete" && typeof f.path === "string" && f.path.startsWith(`${QUEUE_DIR}/`);
+const isTake = (f: ClientInvokeFields) => f.op === "delete" && f.path.startsWith(`${QUEUE_DIR}/`);
 
 /** The FIFO consumer a run's canary asks for: `expired-take` under `queue-takes-on-expiry`, else the careful one. */
 const queueConsumerOf = (s: ScriptContext): QueueConsumer => (s.canary === "queue-takes-on-expiry" ? "expired-take" : "careful");
@@ -108,7 +109,7 @@ const PAUSED_READ = 3;
 const pauseInTake: ArmFault = (s, consumers) => {
   const k = consumers[consumers.length - 1]!;
   let reads = 0;
-  const isItemRead = (f: Record<string, unknown>, node: string) => node === k && f.op === "getData" && typeof f.path === "string" && f.path.startsWith(`${QUEUE_DIR}/`) && ++reads === PAUSED_READ;
+  const isItemRead = (f: ClientInvokeFields, node: string) => node === k && f.op === "getData" && f.path.startsWith(`${QUEUE_DIR}/`) && ++reads === PAUSED_READ;
   onInvoke(s, isItemRead, { kind: "pause", node: k }, () => {
     s.note(`${k} is paused for ${TAKE_PAUSE_MS} ms as it reads an item it is about to take (past its ${RECIPE_SESSION_TIMEOUT_MS} ms session)`);
     s.sim.schedule(s.sim.nowUs + TAKE_PAUSE_MS * 1000, () => s.fault({ kind: "resume", node: k }));

@@ -12,6 +12,7 @@ import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import { applyFault, type FaultAction } from "../../sim/faults.js";
 import { UserInputError } from "../../sim/errors.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
+import type { ClientInvokeFields } from "../../zk/trace-events.js";
 import type { ScriptContext } from "./script.js";
 import type { LatchVariant } from "../../recipes/leader-election.js";
 import type { LockVariant } from "../../recipes/lock.js";
@@ -107,11 +108,11 @@ export async function joinWorkers(s: ScriptContext, workers: Record<string, Prom
  * `match` (right after the request is queued, before any reply can arrive) — to make a
  * CONNECTIONLOSS hit exactly that request.
  */
-export function onInvoke(s: ScriptContext, match: (fields: Record<string, unknown>, node: string) => boolean, fault: FaultAction, then?: () => void): void {
+export function onInvoke(s: ScriptContext, match: (fields: ClientInvokeFields, node: string) => boolean, fault: FaultAction, then?: () => void): void {
   let armed = true;
   const unsubscribe = s.sim.trace.subscribe(
     (e) => {
-      if (!armed || e.fields === undefined || !match(e.fields, e.node)) return;
+      if (!armed || !match(e.fields, e.node)) return;
       armed = false;
       s.sim.schedule(s.sim.nowUs, () => {
         applyFault(s.sim, fault);
@@ -119,7 +120,7 @@ export function onInvoke(s: ScriptContext, match: (fields: Record<string, unknow
         then?.();
       });
     },
-    (kind) => kind === "client.invoke",
+    ["client.invoke"],
   );
 }
 
@@ -132,7 +133,7 @@ export const REPLY_CUT_MS = 3500;
  * request gets through, the client hears nothing, and CONNECTIONLOSS follows. One-shot;
  * `note` narrates it when it fires.
  */
-export function cutRepliesOnInvoke(s: ScriptContext, client: string, match: (fields: Record<string, unknown>) => boolean, length: number | { untilMs: number }, note: string | ((forMs: number) => string)): void {
+export function cutRepliesOnInvoke(s: ScriptContext, client: string, match: (fields: ClientInvokeFields) => boolean, length: number | { untilMs: number }, note: string | ((forMs: number) => string)): void {
   const links = { from: [...s.servers], to: [client], oneWay: true };
   const forMs = () => (typeof length === "number" ? length : length.untilMs - s.sim.nowUs / 1000);
   onInvoke(s, (f, node) => node === client && forMs() > 0 && match(f), { kind: "cut", ...links }, () => {

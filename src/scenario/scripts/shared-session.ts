@@ -95,7 +95,7 @@ function crashOf(s: ScriptContext, nodes: readonly string[]): { readonly happene
       state.happened = true;
       d.resolve();
     },
-    (kind) => kind === "crash",
+    ["crash"],
   );
   return state;
 }

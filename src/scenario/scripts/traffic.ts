@@ -80,7 +80,7 @@ export class TrafficClient {
         this.crashed.resolve();
         this.crashed = s.sim.deferred<void>();
       },
-      (kind) => kind === "crash",
+      ["crash"],
     );
     this.done = this.loop().finally(unsubscribe);
   }

@@ -39,7 +39,15 @@ interface TxnStory {
 const SPLIT_WINDOW_US = 100_000;
 
 /** Fault events worth a line ("start" is every node's first start: not news). */
-const LIFECYCLE = new Set(["crash", "restart", "pause", "resume", "partition", "cut", "heal"]);
+const LIFECYCLE = ["crash", "restart", "pause", "resume", "partition", "heal"] as const;
+const LIFECYCLE_SET: ReadonlySet<string> = new Set(LIFECYCLE);
+
+/** What the story reads, per protocol. */
+const NARRATED = {
+  "2pc": [...LIFECYCLE, "2pc.request", "2pc.vote", "2pc.decision", "2pc.apply", "2pc.result", "2pc.in-doubt", "2pc.recover"],
+  "3pc": [...LIFECYCLE, "3pc.request", "3pc.vote", "3pc.decision", "3pc.apply", "3pc.result", "3pc.timeout", "3pc.recover"],
+} as const;
+type Narrated = (typeof NARRATED)[Protocol][number];
 const MAX_TXN_LINES = 8;
 
 export class CommitNarrator {
@@ -49,10 +57,7 @@ export class CommitNarrator {
   private recoveries: string[] = [];
 
   constructor(sim: Simulator, private readonly protocol: Protocol, private readonly story: Story | undefined) {
-    sim.trace.subscribe(
-      (e) => this.onEvent(e),
-      (kind) => kind.startsWith(`${protocol}.`) || LIFECYCLE.has(kind),
-    );
+    sim.trace.subscribe((e) => this.onEvent(e), NARRATED[protocol]);
   }
 
   private txn(name: string): TxnStory {
@@ -61,42 +66,46 @@ export class CommitNarrator {
     return t;
   }
 
-  private onEvent(e: TraceEvent): void {
+  private onEvent(e: TraceEvent<Narrated>): void {
     const at = `${(e.atUs / 1000).toFixed(1)} ms`;
-    if (LIFECYCLE.has(e.kind)) {
+    if (LIFECYCLE_SET.has(e.kind)) {
       if (this.faults.length < 12) this.faults.push(`${at}: ${e.kind}${e.node !== "" ? ` ${e.node}` : ""}`);
       return;
     }
-    const f = e.fields ?? {};
-    const name = String(f.txn);
-    switch (e.kind.slice(4)) {
-      case "request": {
-        const t = this.txn(name);
-        t.key = String(f.key);
-        t.value = f.value;
+    switch (e.kind) {
+      case "2pc.request":
+      case "3pc.request": {
+        const t = this.txn(e.fields.txn);
+        t.key = e.fields.key;
+        t.value = e.fields.value;
         return;
       }
-      case "vote":
-        this.txn(name).votes.push(`${e.node} ${f.vote === "yes" ? "Yes" : `No (${String(f.reason)})`}`);
+      case "2pc.vote":
+      case "3pc.vote":
+        this.txn(e.fields.txn).votes.push(`${e.node} ${e.fields.vote === "yes" ? "Yes" : `No (${e.fields.reason})`}`);
         return;
-      case "decision":
-        this.txn(name).decisions.push(`${String(f.decision)} at ${at} (${String(f.reason)})`);
+      case "2pc.decision":
+      case "3pc.decision":
+        this.txn(e.fields.txn).decisions.push(`${e.fields.decision} at ${at} (${e.fields.reason})`);
         return;
-      case "apply":
-        this.txn(name).applied.push(`${e.node} ${String(f.outcome)} at ${at} (by ${String(f.by)})`);
-        this.txn(name).appliedAtUs.set(e.node, [String(f.outcome), e.atUs]);
+      case "2pc.apply":
+      case "3pc.apply": {
+        const t = this.txn(e.fields.txn);
+        t.applied.push(`${e.node} ${e.fields.outcome} at ${at} (by ${e.fields.by})`);
+        t.appliedAtUs.set(e.node, [e.fields.outcome, e.atUs]);
         return;
-      case "result":
-        this.txn(name).result = `${e.node} heard ${String(f.outcome)} after ${String(f.waitedMs)} ms`;
+      }
+      case "2pc.result":
+      case "3pc.result":
+        this.txn(e.fields.txn).result = `${e.node} heard ${e.fields.outcome} after ${e.fields.waitedMs} ms`;
         return;
-      case "in-doubt":
-      case "timeout":
+      case "2pc.in-doubt":
+      case "3pc.timeout":
         this.inDoubtNotes++;
         return;
-      case "recover":
-        if (this.recoveries.length < 6) this.recoveries.push(`${at}: ${e.node} recovered from its log: ${JSON.stringify(f)}`);
-        return;
-      default:
+      case "2pc.recover":
+      case "3pc.recover":
+        if (this.recoveries.length < 6) this.recoveries.push(`${at}: ${e.node} recovered from its log: ${JSON.stringify(e.fields)}`);
         return;
     }
   }

@@ -133,6 +133,9 @@ export const multiPaxosWorkload: WorkloadDef = {
 };
 
 /** The run's milestones, in the book's words: leaders and their phase 1, no-ops, reads, deposed masters. */
+/** The annotations the story tells. */
+const NARRATED = ["multipaxos.leader", "multipaxos.deposed", "multipaxos.apply", "multipaxos.read", "multipaxos.client.complete"] as const;
+
 class MultiPaxosStory {
   private readonly steps: string[] = [];
   private applied = 0;
@@ -143,25 +146,24 @@ class MultiPaxosStory {
     w: WorkloadContext,
     private readonly s: Shape,
   ) {
-    w.sim.trace.subscribe((e) => this.onEvent(e), (k) => k === "multipaxos.leader" || k === "multipaxos.deposed" || k === "multipaxos.apply" || k === "multipaxos.read" || k === "multipaxos.client.complete");
+    w.sim.trace.subscribe((e) => this.onEvent(e), NARRATED);
   }
 
-  private onEvent(e: TraceEvent): void {
-    const f = e.fields ?? {};
+  private onEvent(e: TraceEvent<(typeof NARRATED)[number]>): void {
     const t = `${(e.atUs / 1000).toFixed(1)} ms`;
     switch (e.kind) {
       case "multipaxos.leader":
         this.steps.push(
-          f.phase1 === true
-            ? `${t}: ${e.node} is the distinguished proposer (ballot ${String(f.ballot)}): phase 1 once for every slot from ${String(f.fromSlot)}, re-proposing ${String(f.reproposed)} open slot(s), ${String(f.noops)} gap(s) filled with no-ops`
-            : `${t}: ${e.node} takes over at ballot ${String(f.ballot)} WITHOUT phase 1 (broken twin): it proposes after the last slot it knows`,
+          e.fields.phase1 === true
+            ? `${t}: ${e.node} is the distinguished proposer (ballot ${e.fields.ballot}): phase 1 once for every slot from ${e.fields.fromSlot}, re-proposing ${e.fields.reproposed} open slot(s), ${e.fields.noops} gap(s) filled with no-ops`
+            : `${t}: ${e.node} takes over at ballot ${e.fields.ballot} WITHOUT phase 1 (broken twin): it proposes after the last slot it knows`,
         );
         return;
       case "multipaxos.deposed":
-        this.steps.push(`${t}: ${e.node} learns of the higher ballot ${String(f.promised)} and steps down`);
+        this.steps.push(`${t}: ${e.node} learns of the higher ballot ${e.fields.promised} and steps down`);
         return;
       case "multipaxos.apply":
-        this.applied = Math.max(this.applied, Number(f.slot) + 1);
+        this.applied = Math.max(this.applied, e.fields.slot + 1);
         return;
       case "multipaxos.read":
         this.reads++;

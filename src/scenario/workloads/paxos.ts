@@ -142,6 +142,9 @@ export const paxosWorkload: WorkloadDef = {
 };
 
 /** Collects the run's milestones from the trace and retells them in the book's words. */
+/** The annotations the story tells. */
+const NARRATED = ["paxos.prepare", "paxos.preempted", "paxos.timeout", "paxos.propose", "paxos.chosen", "paxos.learned", "paxos.proposer.deferred"] as const;
+
 class PaxosStory {
   private prepares = 0;
   private preempted = 0;
@@ -154,11 +157,10 @@ class PaxosStory {
     w: WorkloadContext,
     private readonly s: PaxosShape,
   ) {
-    w.sim.trace.subscribe((e) => this.onEvent(e), (k) => k.startsWith("paxos."));
+    w.sim.trace.subscribe((e) => this.onEvent(e), NARRATED);
   }
 
-  private onEvent(e: TraceEvent): void {
-    const f = e.fields ?? {};
+  private onEvent(e: TraceEvent<(typeof NARRATED)[number]>): void {
     const t = `${(e.atUs / 1000).toFixed(1)} ms`;
     switch (e.kind) {
       case "paxos.prepare":
@@ -172,21 +174,21 @@ class PaxosStory {
         return;
       case "paxos.propose":
         this.steps.push(
-          f.adopted === true
-            ? `${t}: ${e.node} proposes [${String(f.ballot)}, ${String(f.value)}], adopting the value accepted at ballot ${String(f.adoptedFrom)} (P2c)`
-            : Number(f.adoptedFrom) > 0
-              ? `${t}: ${e.node} proposes [${String(f.ballot)}, ${String(f.value)}], ignoring the value accepted at ballot ${String(f.adoptedFrom)} its promises reported`
-              : `${t}: ${e.node} proposes [${String(f.ballot)}, ${String(f.value)}]: no acceptor in its majority had accepted anything, so the value is its own`,
+          e.fields.adopted === true
+            ? `${t}: ${e.node} proposes [${e.fields.ballot}, ${e.fields.value}], adopting the value accepted at ballot ${e.fields.adoptedFrom} (P2c)`
+            : e.fields.adoptedFrom > 0
+              ? `${t}: ${e.node} proposes [${e.fields.ballot}, ${e.fields.value}], ignoring the value accepted at ballot ${e.fields.adoptedFrom} its promises reported`
+              : `${t}: ${e.node} proposes [${e.fields.ballot}, ${e.fields.value}]: no acceptor in its majority had accepted anything, so the value is its own`,
         );
         return;
       case "paxos.chosen":
-        this.steps.push(`${t}: ${e.node} sees a majority accept [${String(f.ballot)}, ${String(f.value)}]: ${String(f.value)} is chosen`);
+        this.steps.push(`${t}: ${e.node} sees a majority accept [${e.fields.ballot}, ${e.fields.value}]: ${e.fields.value} is chosen`);
         return;
       case "paxos.learned":
-        this.learned.set(e.node, f.value as PaxosValue);
+        this.learned.set(e.node, e.fields.value);
         return;
       case "paxos.proposer.deferred":
-        this.steps.push(`${t}: ${e.node} stops proposing: ${String(f.to)} is the distinguished proposer`);
+        this.steps.push(`${t}: ${e.node} stops proposing: ${e.fields.to} is the distinguished proposer`);
         return;
     }
   }

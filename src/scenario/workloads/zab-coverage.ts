@@ -7,33 +7,35 @@
  * recipes, adds the recipes' states (`ZK_COVERAGE`: a lock lost, a leader suspended, a queue item
  * taken unsure, a barrier passed…).
  */
-import type { TraceEvent } from "../../sim/trace.js";
+import { isOfKind, type TraceEvent } from "../../sim/trace.js";
+import type { TraceKind } from "../../sim/trace-schema.js";
 import type { CoverageDef, CoverageProbe } from "../coverage.js";
 
-const field = (e: TraceEvent, name: string): unknown => (e.fields as Record<string, unknown> | undefined)?.[name];
-const on = (name: string, kind: string, test: (e: TraceEvent) => boolean = () => true, count?: number): CoverageProbe => ({ name, kinds: [kind], test, ...(count !== undefined ? { count } : {}) });
+function on<K extends TraceKind>(name: string, kind: K, test: (e: TraceEvent<K>) => boolean = () => true, count?: number): CoverageProbe {
+  return { name, kinds: [kind], test: (e) => isOfKind(e, kind) && test(e), ...(count !== undefined ? { count } : {}) };
+}
 
 const PROBES: readonly CoverageProbe[] = [
   on("election", "fle.elected"),
   on("leader change", "zab.leader.established", () => true, 2),
   on("three or more leaders", "zab.leader.established", () => true, 3),
-  on("phase DISCOVERY", "zab.phase", (e) => field(e, "phase") === "DISCOVERY"),
-  on("phase SYNCHRONIZATION", "zab.phase", (e) => field(e, "phase") === "SYNCHRONIZATION"),
-  on("phase BROADCAST", "zab.phase", (e) => field(e, "phase") === "BROADCAST"),
-  on("sync DIFF", "zab.sync", (e) => field(e, "mode") === "DIFF" && field(e, "learner") !== undefined),
-  on("sync DIFF from the txn log", "zab.sync", (e) => field(e, "mode") === "DIFF" && field(e, "txnLog") === true),
-  on("sync TRUNC", "zab.sync", (e) => field(e, "mode") === "TRUNC" && field(e, "learner") !== undefined),
-  on("sync SNAP", "zab.sync", (e) => field(e, "mode") === "SNAP" && field(e, "learner") !== undefined),
+  on("phase DISCOVERY", "zab.phase", (e) => e.fields.phase === "DISCOVERY"),
+  on("phase SYNCHRONIZATION", "zab.phase", (e) => e.fields.phase === "SYNCHRONIZATION"),
+  on("phase BROADCAST", "zab.phase", (e) => e.fields.phase === "BROADCAST"),
+  on("sync DIFF", "zab.sync", (e) => e.fields.mode === "DIFF" && e.fields.learner !== undefined),
+  on("sync DIFF from the txn log", "zab.sync", (e) => e.fields.mode === "DIFF" && e.fields.txnLog === true),
+  on("sync TRUNC", "zab.sync", (e) => e.fields.mode === "TRUNC" && e.fields.learner !== undefined),
+  on("sync SNAP", "zab.sync", (e) => e.fields.mode === "SNAP" && e.fields.learner !== undefined),
   on("learner truncated its log", "zab.truncate"),
   on("learner loaded a snapshot", "zab.snap.load"),
-  on("learner refused a leader below its acceptedEpoch", "zab.role.ended", (e) => String(field(e, "reason")).includes("below my acceptedEpoch")),
+  on("learner refused a leader below its acceptedEpoch", "zab.role.ended", (e) => e.fields.reason.includes("below my acceptedEpoch")),
   on("leader rejected a more recent learner", "zab.learner.rejected"),
-  on("leader lost its quorum", "zab.role.ended", (e) => field(e, "state") === "LEADING"),
-  on("observer", "zab.state", (e) => field(e, "state") === "OBSERVING"),
+  on("leader lost its quorum", "zab.role.ended", (e) => e.fields.state === "LEADING"),
+  on("observer", "zab.state", (e) => e.fields.state === "OBSERVING"),
   on("session expired", "zk.session.expire"),
-  on("client saw its session expire", "client.state", (e) => field(e, "state") === "CLOSED" && field(e, "cause") === "expired"),
+  on("client saw its session expire", "client.state", (e) => e.fields.state === "CLOSED" && e.fields.cause === "expired"),
   on("session moved", "zk.session.moved"),
-  on("fuzzy snapshot", "zk.snapshot.done", (e) => field(e, "err") === undefined),
+  on("fuzzy snapshot", "zk.snapshot.done", (e) => e.fields.err === undefined),
   on("read-only mode", "zk.readonly.start"),
   on("server fatal stop", "zk.server.fatal"),
 ];
@@ -48,8 +50,11 @@ export const ZAB_COVERAGE: CoverageDef = {
   nodeClass: (node) => (node.startsWith("s") ? "server" : node.startsWith("c") ? "client" : undefined),
 };
 
+/** The recipe kinds whose events name what happened (`event`). */
+type RecipeStateKind = "recipe.lock" | "recipe.rwlock" | "recipe.revoke" | "recipe.election" | "recipe.barrier" | "recipe.queue" | "recipe.counter" | "recipe.group" | "recipe.config" | "recipe.naming" | "recipe.2pc";
+
 /** The recipe states a recipe scenario's sweep reports (src/recipes/trace-events.ts): kind, then event. */
-const RECIPE_STATES: readonly (readonly [kind: string, event: string])[] = [
+const RECIPE_STATES: readonly (readonly [kind: RecipeStateKind, event: string])[] = [
   ["recipe.lock", "acquired"], ["recipe.lock", "waiting"], ["recipe.lock", "lost"], ["recipe.lock", "abandoned"],
   ["recipe.rwlock", "acquired"], ["recipe.revoke", "requested"],
   ["recipe.election", "elected"], ["recipe.election", "suspended"], ["recipe.election", "lost"],
@@ -61,7 +66,7 @@ const RECIPE_STATES: readonly (readonly [kind: string, event: string])[] = [
 /** The zk workload's coverage: ZooKeeper's states and the recipes'. */
 export const ZK_COVERAGE: CoverageDef = {
   ...ZAB_COVERAGE,
-  probes: [...PROBES, ...RECIPE_STATES.map(([kind, event]) => on(`${kind.slice("recipe.".length)} ${event}`, kind, (e) => field(e, "event") === event))],
+  probes: [...PROBES, ...RECIPE_STATES.map(([kind, event]) => on(`${kind.slice("recipe.".length)} ${event}`, kind, (e: TraceEvent<RecipeStateKind>) => e.fields.event === event))],
 };
 
 /** The whole-API swarm's states: the ensemble's, and the nodes its ContainerManager reaped (empty containers, expired TTL nodes). */

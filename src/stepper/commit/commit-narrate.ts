@@ -10,6 +10,7 @@
  * retries would repeat it.
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import type { TraceFieldsOf } from "../../sim/trace-schema.js";
 import type { CommitProtocol } from "./commit-world.js";
 
 /** Book names of the message types (the payloads' `kind`). */
@@ -113,87 +114,98 @@ export function narrateCommit(protocol: CommitProtocol, e: TraceEvent, ctx: Comm
     case "resume":
       return `${n} resumes`;
     case "partition":
-      return `the network is cut: ${links(e.fields?.links)}`;
+      return `the network is cut: ${links(e.fields.links)}`;
     case "heal":
-      return `the network heals: ${links(e.fields?.links)}`;
+      return `the network heals: ${links(e.fields.links)}`;
     default:
-      return e.kind.startsWith(`${protocol}.`) ? narrateAnnotation(protocol, e.kind.slice(4), n, e.fields ?? {}) : undefined;
+      return e.kind.startsWith(`${protocol}.`) ? narrateAnnotation(protocol, e, n) : undefined;
   }
 }
 
-function narrateAnnotation(protocol: CommitProtocol, kind: string, n: string, f: Record<string, unknown>): string | undefined {
-  const txn = String(f.txn);
-  const locks = Array.isArray(f.locks) && f.locks.length > 0 ? `${f.locks.join(", ")}'s lock` : "no lock";
-  switch (kind) {
-    case "request":
-      return `${n} asks the coordinator for transaction ${txn}: ${String(f.key)}=${String(f.value)}`;
-    case "begin":
+function narrateAnnotation(protocol: CommitProtocol, e: TraceEvent, n: string): string | undefined {
+  const held = (locks: readonly string[]) => (locks.length > 0 ? `${locks.join(", ")}'s lock` : "no lock");
+  switch (e.kind) {
+    case "2pc.request":
+    case "3pc.request":
+      return `${n} asks the coordinator for transaction ${e.fields.txn}: ${e.fields.key}=${e.fields.value}`;
+    case "2pc.begin":
+      return `${n} logged begin ${e.fields.txn}: phase 1 — Prepare to every participant`;
+    case "3pc.begin":
+      return `${n} logged begin ${e.fields.txn}: canCommit to every participant`;
+    case "2pc.vote":
+    case "3pc.vote": {
+      const f = e.fields;
+      if (f.vote !== "yes") return `${n} votes No on ${f.txn} (${f.reason}), aborts alone`;
       return protocol === "2pc"
-        ? `${n} logged begin ${txn}: phase 1 — Prepare to every participant`
-        : `${n} logged begin ${txn}: canCommit to every participant`;
-    case "vote":
-      if (f.vote !== "yes") return `${n} votes No on ${txn} (${String(f.reason)}), aborts alone`;
-      return protocol === "2pc"
-        ? `${n} logged undo/redo of ${txn}, votes Yes: in doubt, holding ${locks}`
-        : `${n} logged ready for ${txn}, votes Yes: uncertain, holding ${locks}`;
-    case "phase":
-      return `${n} logged preCommit for ${txn} (all voted Yes): preCommit to all`;
-    case "precommit":
-      return `${n} executed ${txn}, logged undo/redo, acks: precommitted`;
-    case "decision":
-      return protocol === "2pc"
-        ? `${n} logged ${f.decision === "commit" ? "Commit" : "Rollback"} for ${txn} (${String(f.reason)}): phase 2`
-        : `${n} logged ${f.decision === "commit" ? "doCommit" : "abort"} for ${txn} (${String(f.reason)})`;
-    case "apply":
-      return `${n} ${f.outcome === "commit" ? "commits" : protocol === "2pc" ? "rolls back" : "aborts"} ${txn} ${APPLIED_BY[String(f.by)] ?? String(f.by)}; unlocks`;
-    case "in-doubt":
-      return `${n} still in doubt about ${txn}, holding ${locks}: asks ${list(f.waitingFor)} for the decision`;
-    case "timeout":
-      return `${n} times out ${String(f.state)} on ${txn}, holding ${locks}: ${String(f.action)}`;
-    case "terminate":
-      return narrateTermination(n, txn, f);
-    case "forgotten":
-      return `${n} gets ${String(f.decision)} for ${txn}, which it has no record of`;
-    case "end":
-      return `${n} has every Ack: ${txn} is complete (${String(f.outcome)})`;
-    case "result":
-      return `${n} hears ${txn}'s outcome: ${String(f.outcome)} (after ${String(f.waitedMs)} ms)`;
-    case "recover":
-      return f.role === "coordinator" ? coordinatorRecovery(n, f) : `${n} recovered its log: in doubt about ${list(f.inDoubt)}${Array.isArray(f.locks) && f.locks.length > 0 ? `, holding ${list(f.locks)}` : ""}`;
+        ? `${n} logged undo/redo of ${f.txn}, votes Yes: in doubt, holding ${held(f.locks)}`
+        : `${n} logged ready for ${f.txn}, votes Yes: uncertain, holding ${held(f.locks)}`;
+    }
+    case "3pc.phase":
+      return `${n} logged preCommit for ${e.fields.txn} (all voted Yes): preCommit to all`;
+    case "3pc.precommit":
+      return `${n} executed ${e.fields.txn}, logged undo/redo, acks: precommitted`;
+    case "2pc.decision":
+      return `${n} logged ${e.fields.decision === "commit" ? "Commit" : "Rollback"} for ${e.fields.txn} (${e.fields.reason}): phase 2`;
+    case "3pc.decision":
+      return `${n} logged ${e.fields.decision === "commit" ? "doCommit" : "abort"} for ${e.fields.txn} (${e.fields.reason})`;
+    case "2pc.apply":
+    case "3pc.apply": {
+      const f = e.fields;
+      return `${n} ${f.outcome === "commit" ? "commits" : protocol === "2pc" ? "rolls back" : "aborts"} ${f.txn} ${APPLIED_BY[f.by] ?? f.by}; unlocks`;
+    }
+    case "2pc.in-doubt":
+      return `${n} still in doubt about ${e.fields.txn}, holding ${held(e.fields.locks)}: asks ${list(e.fields.waitingFor)} for the decision`;
+    case "3pc.timeout":
+      return `${n} times out ${e.fields.state} on ${e.fields.txn}, holding ${held(e.fields.locks)}: ${e.fields.action}`;
+    case "3pc.terminate":
+      return narrateTermination(n, e.fields);
+    case "2pc.forgotten":
+      return `${n} gets ${e.fields.decision} for ${e.fields.txn}, which it has no record of`;
+    case "2pc.end":
+    case "3pc.end":
+      return `${n} has every Ack: ${e.fields.txn} is complete (${e.fields.outcome})`;
+    case "2pc.result":
+    case "3pc.result":
+      return `${n} hears ${e.fields.txn}'s outcome: ${e.fields.outcome} (after ${e.fields.waitedMs} ms)`;
+    case "2pc.recover":
+    case "3pc.recover": {
+      const f = e.fields;
+      if (f.role === "coordinator") return coordinatorRecovery(n, f.decisions, f.presumedAbort, "learning" in f ? f.learning : []);
+      return `${n} recovered its log: in doubt about ${list(f.inDoubt)}${f.locks.length > 0 ? `, holding ${list(f.locks)}` : ""}`;
+    }
     default:
       return undefined;
   }
 }
 
 /** A termination round's decision, with the rule of the literature that made it (three-phase-commit/termination.ts). */
-function narrateTermination(n: string, txn: string, f: Record<string, unknown>): string {
-  const pairs = Array.isArray(f.states) ? f.states.filter((s): s is [unknown, unknown] => Array.isArray(s)) : [];
-  const states = pairs.map(([p, st]) => `${String(p)} ${String(st)}`).join(", ");
-  const someUncertain = pairs.some(([, st]) => st === "uncertain" || st === "unknown");
+function narrateTermination(n: string, f: TraceFieldsOf<"3pc.terminate">): string {
+  const states = f.states.map(([p, st]) => `${p} ${st}`).join(", ");
+  const someUncertain = f.states.some(([, st]) => st === "uncertain" || st === "unknown");
   const rule: Record<string, string> = {
     TR1: "one aborted: abort",
     TR2: "one committed: commit",
     TR3: "every one uncertain: abort",
     TR4: someUncertain ? "some precommitted: preCommit to the uncertain, then commit" : "every one precommitted: commit",
   };
-  const why = `${rule[String(f.rule)] ?? String(f.decision)} (${String(f.rule)})`;
-  if (f.recovered === true) return `${n}: every site recovered, none decided ${txn}: ${why} — ${states}`;
-  const left = Array.isArray(f.excluded) && f.excluded.length > 0 ? `; ${list(f.excluded)} left out (down or recovered)` : "";
-  return `${n}, recovery coordinator (ballot ${String(f.ballot)}): ${why} — ${states}${left}`;
+  const why = `${rule[f.rule] ?? f.decision} (${f.rule})`;
+  if (f.recovered) return `${n}: every site recovered, none decided ${f.txn}: ${why} — ${states}`;
+  const left = f.excluded.length > 0 ? `; ${list(f.excluded)} left out (down or recovered)` : "";
+  return `${n}, recovery coordinator (ballot ${f.ballot}): ${why} — ${states}${left}`;
 }
 
-function coordinatorRecovery(n: string, f: Record<string, unknown>): string {
-  const decided = Array.isArray(f.decisions) ? f.decisions.map((d) => (Array.isArray(d) ? `${String(d[0])}:${String(d[1])}` : String(d))) : [];
+function coordinatorRecovery(n: string, decisions: readonly (readonly [string, string])[], presumedAbort: readonly string[], learning: readonly string[]): string {
+  const decided = decisions.map(([txn, decision]) => `${txn}:${decision}`);
   const parts = [`decided ${decided.length === 0 ? "nothing" : decided.join(" ")} (sent again)`];
-  if (Array.isArray(f.presumedAbort) && f.presumedAbort.length > 0) parts.push(`undecided ${list(f.presumedAbort)}: presumed abort`);
-  if (Array.isArray(f.learning) && f.learning.length > 0) parts.push(`past preCommit ${list(f.learning)}: it asks the participants`);
+  if (presumedAbort.length > 0) parts.push(`undecided ${list(presumedAbort)}: presumed abort`);
+  if (learning.length > 0) parts.push(`past preCommit ${list(learning)}: it asks the participants`);
   return `${n} recovered its log: ${parts.join("; ")}`;
 }
 
-function list(xs: unknown): string {
-  return Array.isArray(xs) && xs.length > 0 ? xs.map(String).join(", ") : "nothing";
+function list(xs: readonly string[]): string {
+  return xs.length > 0 ? xs.join(", ") : "nothing";
 }
 
-function links(ls: unknown): string {
-  return Array.isArray(ls) && ls.length > 0 ? ls.map((l) => String(l).replace(">", "→")).join(" ") : "no link changed";
+function links(ls: readonly string[]): string {
+  return ls.length > 0 ? ls.map((l) => l.replace(">", "→")).join(" ") : "no link changed";
 }

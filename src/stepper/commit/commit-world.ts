@@ -14,7 +14,7 @@
 import { Simulator } from "../../sim/simulator.js";
 import type { NodeContext } from "../../sim/node-context.js";
 import { UserInputError } from "../../sim/errors.js";
-import type { Checker } from "../../check/checker.js";
+import { subscribeCheckers, type Checker } from "../../check/checker.js";
 import { COMMIT_CHECKERS } from "../../check/protocols/index.js";
 import { NoDeliveryAcrossCutChecker } from "../../check/kernel/no-delivery-across-cut.js";
 import { DEFAULT_TIMING } from "../../protocols/atomic-commit/config.js";
@@ -106,7 +106,7 @@ export function buildCommitWorld(protocol: CommitProtocol, seed: number, variant
     });
   }
   const checkers: Checker[] = [...COMMIT_CHECKERS.map(([, make]) => make()), new NoDeliveryAcrossCutChecker()];
-  for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+  subscribeCheckers(sim.trace, checkers);
   const messageTypes = new Map<number, string>();
   const votes = new Map<number, "Yes" | "No">();
   sim.trace.subscribe(
@@ -115,7 +115,7 @@ export function buildCommitWorld(protocol: CommitProtocol, seed: number, variant
       messageTypes.set(e.id, e.detail);
       if (e.detail === "vote" && sending.vote !== undefined) votes.set(e.id, sending.vote);
     },
-    (kind) => kind === "send",
+    ["send"],
   );
   for (const id of [COORDINATOR, ...participants, ...CLIENTS]) sim.start(id);
   return { sim, protocol, coordinator: COORDINATOR, participants, clientIds: CLIENTS, clients, messageTypes, votes, liveCheckers: checkers };

@@ -15,7 +15,7 @@
  */
 import { Simulator } from "../../sim/simulator.js";
 import { UserInputError, unreachable } from "../../sim/errors.js";
-import type { Checker } from "../../check/checker.js";
+import { subscribeCheckers, type Checker } from "../../check/checker.js";
 import { MultiPaxosSlotAgreementChecker } from "../../check/protocols/multipaxos-slot-agreement.js";
 import { MultiPaxosStateMachineChecker } from "../../check/protocols/multipaxos-state-machine.js";
 import { MultiPaxosLinearizableChecker } from "../../check/protocols/multipaxos-linearizable.js";
@@ -86,9 +86,9 @@ export const multiPaxosAdapter: ProtocolAdapter<MultiPaxosWorld> = {
     );
     for (const id of MP_CLIENTS) sim.addNode(id, (ctx) => new MultiPaxosClient(ctx, { replicas, keys: 1, requestTimeoutMs: 200, thinkMsMax: 0, readOnly: false, stopAtMs: Infinity, scripted: true }));
     const ops = new ClientOps(MP_CLIENTS);
-    sim.trace.subscribe((e) => ops.onEvent(e), ClientOps.accepts);
+    sim.trace.subscribe((e) => ops.onEvent(e), ClientOps.KINDS);
     const checkers = liveCheckers();
-    for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+    subscribeCheckers(sim.trace, checkers);
     for (const id of [...replicas, ...MP_CLIENTS]) sim.start(id);
     return { sim, ops, liveCheckers: checkers };
   },

@@ -40,7 +40,6 @@ export function multiPaxosBookOfType(type: string): string | undefined {
 }
 
 export function narrateMultiPaxos(e: TraceEvent): string | undefined {
-  const f = e.fields ?? {};
   const n = e.node;
   switch (e.kind) {
     case "deliver": {
@@ -49,27 +48,27 @@ export function narrateMultiPaxos(e: TraceEvent): string | undefined {
       return `${n} receives ${type} from ${e.peer} (${MESSAGE_NOTES[type]})`;
     }
     case "multipaxos.prepare":
-      return `${n} heard no leader: phase 1 with ballot ${String(f.ballot)} for every slot from ${String(f.fromSlot)} on — once, for all of them`;
+      return `${n} heard no leader: phase 1 with ballot ${e.fields.ballot} for every slot from ${e.fields.fromSlot} on — once, for all of them`;
     case "multipaxos.promised":
-      return `${n} promises ballot ${String(f.ballot)} to ${e.peer} for every open slot (fsynced)`;
+      return `${n} promises ballot ${e.fields.ballot} to ${e.peer} for every open slot (fsynced)`;
     case "multipaxos.leader":
-      return f.phase1 === true
-        ? `${n} leads with ballot ${String(f.ballot)}: it re-proposes ${String(f.reproposed)} open slot(s) from ${String(f.fromSlot)}, ${String(f.noops)} gap(s) filled with no-ops; later slots need phase 2 only`
-        : `${n} takes over with ballot ${String(f.ballot)} WITHOUT phase 1 (broken twin): it proposes after the last slot it knows`;
+      return e.fields.phase1 === true
+        ? `${n} leads with ballot ${e.fields.ballot}: it re-proposes ${e.fields.reproposed} open slot(s) from ${e.fields.fromSlot}, ${e.fields.noops} gap(s) filled with no-ops; later slots need phase 2 only`
+        : `${n} takes over with ballot ${e.fields.ballot} WITHOUT phase 1 (broken twin): it proposes after the last slot it knows`;
     case "multipaxos.accepted":
-      return `${n} accepts slot ${String(f.slot)} = ${String(f.command)} at ballot ${String(f.ballot)} (fsynced)`;
+      return `${n} accepts slot ${e.fields.slot} = ${e.fields.command} at ballot ${e.fields.ballot} (fsynced)`;
     case "multipaxos.deposed":
-      return `${n} learns of the higher ballot ${String(f.promised)} and steps down`;
+      return `${n} learns of the higher ballot ${e.fields.promised} and steps down`;
     case "multipaxos.apply":
-      return `${n} applies slot ${String(f.slot)}: ${String(f.command)}${f.command === "noop" ? " (a gap filled by a new leader)" : ""}`;
+      return `${n} applies slot ${e.fields.slot}: ${e.fields.command}${e.fields.command === "noop" ? " (a gap filled by a new leader)" : ""}`;
     case "multipaxos.read":
-      return `${n} serves ${String(f.client)}'s read of ${String(f.key)} from its state machine${Number(f.leaseMs) > 0 ? " (it holds the master lease)" : " (no lease: it cannot know it is still the master)"}`;
+      return `${n} serves ${e.fields.client}'s read of ${e.fields.key} from its state machine${e.fields.leaseMs > 0 ? " (it holds the master lease)" : " (no lease: it cannot know it is still the master)"}`;
     case "multipaxos.client.invoke":
-      return `${n} sends ${String(f.op)} ${String(f.key)}${f.op === "put" ? `=${String(f.value)}` : ""} (request ${String(f.reqId)})`;
+      return `${n} sends ${e.fields.op} ${e.fields.key}${e.fields.op === "put" ? `=${e.fields.value}` : ""} (request ${e.fields.reqId})`;
     case "multipaxos.client.complete":
-      return `${n}'s request ${String(f.reqId)} is answered${f.op === "get" ? `: ${String(f.key)} = ${f.value === null ? "(none)" : String(f.value)}` : ""}`;
+      return `${n}'s request ${e.fields.reqId} is answered${e.fields.op === "get" ? `: ${e.fields.key} = ${e.fields.value === null ? "(none)" : String(e.fields.value)}` : ""}`;
     case "multipaxos.replica.recovered":
-      return e.atUs === 0 ? undefined : `${n} reads its disk back: promised ${String(f.promised)}, ${String(f.accepted)} accepted slot(s); its log of chosen values is learned again`;
+      return e.atUs === 0 ? undefined : `${n} reads its disk back: promised ${e.fields.promised}, ${e.fields.accepted} accepted slot(s); its log of chosen values is learned again`;
     default:
       return narrateLifecycle(e);
   }

@@ -29,21 +29,18 @@ export class ClientOps {
     for (const c of clients) this.ops.set(c, []);
   }
 
-  static accepts(kind: string): boolean {
-    return kind === "multipaxos.client.invoke" || kind === "multipaxos.client.complete";
-  }
+  static readonly KINDS = ["multipaxos.client.invoke", "multipaxos.client.complete"] as const;
 
-  onEvent(e: TraceEvent): void {
-    const f = e.fields ?? {};
+  onEvent(e: TraceEvent<(typeof ClientOps.KINDS)[number]>): void {
     const list = this.ops.get(e.node); // by node: a restarted client annotates a new identity ("c1/3")
     if (list === undefined) return;
     if (e.kind === "multipaxos.client.invoke") {
-      list.push({ reqId: Number(f.reqId), text: f.op === "put" ? `put ${String(f.key)}=${String(f.value)}` : `get ${String(f.key)}`, outcome: "pending" });
+      list.push({ reqId: e.fields.reqId, text: e.fields.op === "put" ? `put ${e.fields.key}=${e.fields.value ?? ""}` : `get ${e.fields.key}`, outcome: "pending" });
       if (list.length > OPS_KEPT) list.splice(0, list.length - OPS_KEPT);
       return;
     }
-    const op = list.find((o) => o.reqId === Number(f.reqId));
-    if (op !== undefined) op.outcome = f.op === "get" ? `→ ${f.value === null ? "(none)" : String(f.value)}` : "ok";
+    const op = list.find((o) => o.reqId === e.fields.reqId);
+    if (op !== undefined) op.outcome = e.fields.op === "get" ? `→ ${e.fields.value ?? "(none)"}` : "ok";
   }
 
   of(client: string): string {

@@ -17,7 +17,7 @@
  */
 import { Simulator } from "../../sim/simulator.js";
 import { UserInputError } from "../../sim/errors.js";
-import type { Checker } from "../../check/checker.js";
+import { subscribeCheckers, type Checker } from "../../check/checker.js";
 import { PaxosAgreementChecker } from "../../check/protocols/paxos-agreement.js";
 import { PaxosValidityChecker } from "../../check/protocols/paxos-validity.js";
 import { PaxosLearnedChosenChecker } from "../../check/protocols/paxos-learned-chosen.js";
@@ -104,9 +104,9 @@ export const paxosAdapter: ProtocolAdapter<PaxosWorld> = {
       ),
     );
     const ballots = new BallotFold(acceptors.length);
-    sim.trace.subscribe((e) => ballots.onEvent(e), BallotFold.accepts);
+    sim.trace.subscribe((e) => ballots.onEvent(e), BallotFold.KINDS);
     const checkers = liveCheckers();
-    for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+    subscribeCheckers(sim.trace, checkers);
     for (const id of [...PAXOS_PROPOSERS, ...acceptors, ...learners]) sim.start(id);
     return { sim, variant: v, ballots, liveCheckers: checkers };
   },

@@ -15,20 +15,16 @@ interface BallotRow {
   value: string | undefined;
 }
 
-const KINDS = new Set(["paxos.prepare", "paxos.promised", "paxos.accepted"]);
 
 export class BallotFold {
   private readonly rows = new Map<number, BallotRow>();
 
   constructor(private readonly acceptors: number) {}
 
-  static accepts(kind: string): boolean {
-    return KINDS.has(kind);
-  }
+  static readonly KINDS = ["paxos.prepare", "paxos.promised", "paxos.accepted"] as const;
 
-  onEvent(e: TraceEvent): void {
-    const f = e.fields ?? {};
-    const ballot = Number(f.ballot);
+  onEvent(e: TraceEvent<(typeof BallotFold.KINDS)[number]>): void {
+    const ballot = e.fields.ballot;
     const row = this.rows.get(ballot) ?? { ballot, proposer: "?", promised: [], accepted: [], value: undefined };
     this.rows.set(ballot, row);
     switch (e.kind) {
@@ -40,7 +36,7 @@ export class BallotFold {
         return;
       case "paxos.accepted":
         if (!row.accepted.includes(e.node)) row.accepted.push(e.node);
-        row.value = String(f.value);
+        row.value = String(e.fields.value);
         return;
     }
   }

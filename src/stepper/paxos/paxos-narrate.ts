@@ -28,7 +28,6 @@ export function proposalText(ballot: unknown, value: unknown): string {
 }
 
 export function narratePaxos(e: TraceEvent): string | undefined {
-  const f = e.fields ?? {};
   const n = e.node;
   switch (e.kind) {
     case "deliver": {
@@ -38,33 +37,33 @@ export function narratePaxos(e: TraceEvent): string | undefined {
     case "timer":
       return e.detail === "paxos.start" ? `${n}'s start timer fires: it begins phase 1` : e.detail === "paxos.retry" ? `${n}'s backoff ends: it tries again with a higher ballot` : undefined;
     case "paxos.prepare":
-      return `${n} picks ballot ${String(f.ballot)} (above any it used) and sends prepare(${String(f.ballot)}) to every acceptor`;
+      return `${n} picks ballot ${e.fields.ballot} (above any it used) and sends prepare(${e.fields.ballot}) to every acceptor`;
     case "paxos.promised":
-      return Number(f.acceptedBallot) > 0
-        ? `${n} promises ballot ${String(f.ballot)} to ${e.peer} (fsynced) and reports its accepted proposal ${proposalText(f.acceptedBallot, f.acceptedValue)}`
-        : `${n} promises ballot ${String(f.ballot)} to ${e.peer} (fsynced); it has accepted nothing yet`;
+      return e.fields.acceptedBallot > 0
+        ? `${n} promises ballot ${e.fields.ballot} to ${e.peer} (fsynced) and reports its accepted proposal ${proposalText(e.fields.acceptedBallot, e.fields.acceptedValue)}`
+        : `${n} promises ballot ${e.fields.ballot} to ${e.peer} (fsynced); it has accepted nothing yet`;
     case "paxos.propose":
-      if (f.adopted === true) return `${n} has a majority of promises; one reports ${proposalText(f.adoptedFrom, f.value)}, so it proposes ${proposalText(f.ballot, f.value)} — that value, not its own (P2c)`;
-      if (Number(f.adoptedFrom) > 0) return `${n} has a majority of promises, one reporting a proposal of ballot ${String(f.adoptedFrom)} — yet it proposes its own ${proposalText(f.ballot, f.value)} (the broken twin ignores P2c)`;
-      return `${n} has a majority of promises and none reports an accepted proposal: it proposes its own ${proposalText(f.ballot, f.value)}`;
+      if (e.fields.adopted === true) return `${n} has a majority of promises; one reports ${proposalText(e.fields.adoptedFrom, e.fields.value)}, so it proposes ${proposalText(e.fields.ballot, e.fields.value)} — that value, not its own (P2c)`;
+      if (e.fields.adoptedFrom > 0) return `${n} has a majority of promises, one reporting a proposal of ballot ${e.fields.adoptedFrom} — yet it proposes its own ${proposalText(e.fields.ballot, e.fields.value)} (the broken twin ignores P2c)`;
+      return `${n} has a majority of promises and none reports an accepted proposal: it proposes its own ${proposalText(e.fields.ballot, e.fields.value)}`;
     case "paxos.accepted":
-      return `${n} accepts ${proposalText(f.ballot, f.value)} (fsynced) and tells ${e.peer} and the learners`;
+      return `${n} accepts ${proposalText(e.fields.ballot, e.fields.value)} (fsynced) and tells ${e.peer} and the learners`;
     case "paxos.chosen":
-      return `${n} sees a majority accept ${proposalText(f.ballot, f.value)}: ${String(f.value)} is chosen`;
+      return `${n} sees a majority accept ${proposalText(e.fields.ballot, e.fields.value)}: ${e.fields.value} is chosen`;
     case "paxos.learned":
-      return `${n} learns ${String(f.value)} (${f.via === "accepted" ? "it saw a majority of acceptances" : "a proposer told it"}), durably`;
+      return `${n} learns ${e.fields.value} (${e.fields.via === "accepted" ? "it saw a majority of acceptances" : "a proposer told it"}), durably`;
     case "paxos.preempted":
-      return `${n}'s ballot ${String(f.ballot)} is refused: an acceptor promised ballot ${String(f.promised)} — a higher ballot pre-empts a lower one`;
+      return `${n}'s ballot ${e.fields.ballot} is refused: an acceptor promised ballot ${e.fields.promised} — a higher ballot pre-empts a lower one`;
     case "paxos.timeout":
-      return `${n}'s ${String(f.phase)} phase of ballot ${String(f.ballot)} timed out: it will retry higher`;
+      return `${n}'s ${e.fields.phase} phase of ballot ${e.fields.ballot} timed out: it will retry higher`;
     case "paxos.proposer.deferred":
-      return `${n} stops starting rounds: ${String(f.to)} is the distinguished proposer`;
+      return `${n} stops starting rounds: ${e.fields.to} is the distinguished proposer`;
     case "paxos.acceptor.recovered":
-      return e.atUs === 0 ? undefined : `${n} reads its disk back: promised ${String(f.promised)}, accepted ${Number(f.acceptedBallot) > 0 ? proposalText(f.acceptedBallot, f.acceptedValue) : "nothing"}`;
+      return e.atUs === 0 ? undefined : `${n} reads its disk back: promised ${e.fields.promised}, accepted ${e.fields.acceptedBallot > 0 ? proposalText(e.fields.acceptedBallot, e.fields.acceptedValue) : "nothing"}`;
     case "paxos.learner.recovered":
-      return e.atUs === 0 ? undefined : `${n} reads its disk back: ${f.value === null ? "no learned value" : `the learned value ${String(f.value)}`}`;
+      return e.atUs === 0 ? undefined : `${n} reads its disk back: ${e.fields.value === null ? "no learned value" : `the learned value ${e.fields.value}`}`;
     case "paxos.proposer.input":
-      return e.atUs === 0 ? undefined : `${n} reads its disk back: the last round it used is ${String(f.round)}, so it never reuses a ballot`;
+      return e.atUs === 0 ? undefined : `${n} reads its disk back: the last round it used is ${e.fields.round}, so it never reuses a ballot`;
     default:
       return narrateLifecycle(e);
   }

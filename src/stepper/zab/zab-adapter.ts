@@ -14,7 +14,7 @@
 import { Simulator } from "../../sim/simulator.js";
 import { UserInputError } from "../../sim/errors.js";
 import type { PendingMessage } from "../../sim/network.js";
-import type { Checker } from "../../check/checker.js";
+import { subscribeCheckers, type Checker } from "../../check/checker.js";
 import { ZAB_CHECKERS } from "../../check/zab/index.js";
 import { ConnectionFifoChecker } from "../../check/kernel/connection-fifo.js";
 import { NoDeliveryAcrossCutChecker } from "../../check/kernel/no-delivery-across-cut.js";
@@ -80,11 +80,11 @@ export const zabAdapter: ProtocolAdapter<ZabWorld> = {
     const connectString = servers.map((s) => `${s}:${CLIENT_PORT}`).join(",");
     for (const id of ZAB_CLIENTS) sim.addNode(id, (ctx) => (clients.set(id, createClient(ctx, { connectString, sessionTimeoutMs: ZAB_SESSION_TIMEOUT_MS })), {}));
     const fold = new ZabStateFold(servers, ZAB_CLIENTS, (sid) => servers[sid - 1] ?? `sid${sid}`);
-    sim.trace.subscribe((e) => fold.onEvent(e), ZabStateFold.accepts);
+    sim.trace.subscribe((e) => fold.onEvent(e), ZabStateFold.KINDS);
     const terms = new QuorumBookTerms(TERMS_KEPT);
-    sim.trace.subscribe((e) => terms.onSend(e), QuorumBookTerms.accepts);
+    sim.trace.subscribe((e) => terms.onSend(e), QuorumBookTerms.KINDS);
     const checkers = liveCheckers();
-    for (const c of checkers) sim.trace.subscribe(c.onEvent.bind(c), c.accepts?.bind(c));
+    subscribeCheckers(sim.trace, checkers);
     for (const id of [...servers, ...ZAB_CLIENTS]) sim.start(id);
     return { sim, servers, clientIds: ZAB_CLIENTS, clients, fold, terms, liveCheckers: checkers };
   },

@@ -14,6 +14,7 @@
  * timer ticks are left out: they would drown the story.
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import type { ClientCompleteFields } from "../../zk/trace-events.js";
 import { formatLinks } from "../narrate-common.js";
 import { ACK_LD, ACK_OF_UPTODATE, QUORUM_PACKET_BOOK, SYNC_HISTORY, ZAB_STATE_BOOK_PHASE, type BookTerm, type QuorumPacketType, type ZabState } from "../../zk/server/quorum/zab-vocabulary.js";
 import type { EventNote } from "./zab-state.js";
@@ -71,11 +72,10 @@ const SYNC_MODE_WHY: Record<string, string> = {
 const DECISIVE = new Set(["zab.commit", "zab.leader.established", "zab.role.ended", "zab.sync", "zab.truncate", "zk.session.expire"]);
 
 export function isZabDecisive(e: TraceEvent): boolean {
-  return DECISIVE.has(e.kind) && !(e.kind === "zab.role.ended" && e.fields?.state !== "LEADING");
+  return DECISIVE.has(e.kind) && !(e.kind === "zab.role.ended" && e.fields.state !== "LEADING");
 }
 
 export function narrateZab(e: TraceEvent, ctx: ZabNarrationContext): string | undefined {
-  const f = e.fields ?? {};
   const n = e.node;
   switch (e.kind) {
     case "deliver":
@@ -99,14 +99,14 @@ export function narrateZab(e: TraceEvent, ctx: ZabNarrationContext): string | un
     case "resume":
       return `${n} resumes`;
     case "partition":
-      return `the network is cut: ${formatLinks(f.links)}`;
+      return `the network is cut: ${formatLinks(e.fields.links)}`;
     case "heal":
-      return `the network heals: ${formatLinks(f.links)}`;
+      return `the network heals: ${formatLinks(e.fields.links)}`;
     case "zab.log":
     case "zab.ack":
       return narrateLogAndAck(e, ctx);
     default:
-      return narrateAnnotation(e, n, f);
+      return narrateAnnotation(e, n);
   }
 }
 
@@ -133,71 +133,71 @@ function narrateDelivery(e: TraceEvent, ctx: ZabNarrationContext): string | unde
  * the ACK); the leader counts a follower's ACK. A log write without an ACK of its own (a
  * learner logging the new leader's history while it synchronizes) is told on the write.
  */
-function narrateLogAndAck(e: TraceEvent, ctx: ZabNarrationContext): string | undefined {
-  const f = e.fields ?? {};
+function narrateLogAndAck(e: TraceEvent<"zab.log" | "zab.ack">, ctx: ZabNarrationContext): string | undefined {
   const n = e.node;
-  const zxid = String(f.zxid);
+  const zxid = e.fields.zxid;
   const note = ctx.noteOf(e);
   const leading = note?.role === "LEADING";
   if (e.kind === "zab.log") {
     if (leading || note?.phase === "broadcast") return undefined; // its ACK line says it
     return `${n} has logged ${zxid} (fsynced)${note?.phase === "synchronization" ? ": a txn of the new leader's history" : ""}`;
   }
+  const f = e.fields;
   const acks = note?.acks !== undefined ? `${note.acks} of the ${ctx.quorum} a quorum needs` : "";
-  if (f.from !== f.sid) return `${n} (leader) counts s${String(f.from)}'s ACK for ${zxid}${acks !== "" ? `: ${acks}` : ""}`;
+  if (f.from !== f.sid) return `${n} (leader) counts s${f.from}'s ACK for ${zxid}${acks !== "" ? `: ${acks}` : ""}`;
   if (leading) return `${n} (leader) has logged ${zxid} (fsynced): its own ACK${acks !== "" ? `, ${acks}` : ""}`;
   return `${n} has logged ${zxid} (fsynced) and sends its ACK to the leader`;
 }
 
-function narrateAnnotation(e: TraceEvent, n: string, f: Record<string, unknown>): string | undefined {
+function narrateAnnotation(e: TraceEvent, n: string): string | undefined {
   switch (e.kind) {
     case "fle.vote":
-      return `${n} votes for s${String(f.proposedLeader)} (last zxid ${String(f.zxid)}, election round ${String(f.electionEpoch)})`;
+      return `${n} votes for s${e.fields.proposedLeader} (last zxid ${e.fields.zxid}, election round ${e.fields.electionEpoch})`;
     case "fle.elected":
-      return `${n} has a quorum of votes for s${String(f.leader)}: it becomes ${String(f.state)}`;
+      return `${n} has a quorum of votes for s${e.fields.leader}: it becomes ${e.fields.state}`;
     case "zab.state":
-      return f.state === "LOOKING" ? `${n} is LOOKING: it starts a leader election (FLE)` : undefined;
+      return e.fields.state === "LOOKING" ? `${n} is LOOKING: it starts a leader election (FLE)` : undefined;
     case "zab.phase": {
-      const book = ZAB_STATE_BOOK_PHASE[f.phase as ZabState];
-      return book === undefined ? undefined : `${n} enters ${book.phase} (${book.zh})${f.phase === "ELECTION" ? "" : `, epoch ${String(f.epoch)}`}`;
+      const book = ZAB_STATE_BOOK_PHASE[e.fields.phase as ZabState];
+      return book === undefined ? undefined : `${n} enters ${book.phase} (${book.zh})${e.fields.phase === "ELECTION" ? "" : `, epoch ${e.fields.epoch}`}`;
     }
     case "zab.epoch.accepted":
-      return `${n} accepts epoch ${String(f.epoch)} (acceptedEpoch, fsynced): it will not ACK an older leader`;
+      return `${n} accepts epoch ${e.fields.epoch} (acceptedEpoch, fsynced): it will not ACK an older leader`;
     case "zab.epoch.current":
-      return `${n} sets currentEpoch = ${String(f.epoch)} (fsynced): it follows that epoch's history`;
+      return `${n} sets currentEpoch = ${e.fields.epoch} (fsynced): it follows that epoch's history`;
     case "zab.recovered":
-      return `${n} recovered from disk: last zxid ${String(f.lastZxid)}, currentEpoch ${String(f.currentEpoch)}`;
+      return `${n} recovered from disk: last zxid ${e.fields.lastZxid}, currentEpoch ${e.fields.currentEpoch}`;
     case "zab.sync":
-      return `${n} synchronizes s${String(f.learner)} by ${String(f.mode)} (learner at ${String(f.peerLastZxid)}): ${SYNC_MODE_WHY[String(f.mode)] ?? ""}`;
+      return `${n} synchronizes s${e.fields.learner} by ${e.fields.mode} (learner at ${e.fields.peerLastZxid}): ${SYNC_MODE_WHY[e.fields.mode] ?? ""}`;
     case "zab.truncate":
-      return `${n} truncates its log to ${String(f.zxid)}: what it logged after that was never committed`;
+      return `${n} truncates its log to ${e.fields.zxid}: what it logged after that was never committed`;
     case "zab.snap.load":
-      return `${n} loads the leader's snapshot at ${String(f.zxid)}`;
+      return `${n} loads the leader's snapshot at ${e.fields.zxid}`;
     case "zab.leader.established":
-      return `${n} is the established leader of epoch ${String(f.epoch)}: a quorum ACKed NEWLEADER (ACK-LD)`;
+      return `${n} is the established leader of epoch ${e.fields.epoch}: a quorum ACKed NEWLEADER (ACK-LD)`;
     case "zab.role.ended":
-      return `${n} leaves ${String(f.state)}: ${String(f.reason)}`;
+      return `${n} leaves ${e.fields.state}: ${e.fields.reason}`;
     case "zab.propose":
-      return `${n} (leader) proposes ${String(f.zxid)}: PROPOSE goes to every follower`;
+      return `${n} (leader) proposes ${e.fields.zxid}: PROPOSE goes to every follower`;
     case "zab.commit":
-      return `${n} (leader) commits ${String(f.zxid)}: a quorum has logged it; COMMIT goes to the followers`;
+      return `${n} (leader) commits ${e.fields.zxid}: a quorum has logged it; COMMIT goes to the followers`;
     case "zab.deliver":
-      return `${n} delivers ${String(f.zxid)} (applies it to its tree, in zxid order)`;
+      return `${n} delivers ${e.fields.zxid} (applies it to its tree, in zxid order)`;
     case "client.invoke":
-      return f.op === "ping" ? undefined : `${n} calls ${String(f.op)}${typeof f.path === "string" ? ` ${f.path}` : ""}`;
+      return `${n} calls ${e.fields.op}${"path" in e.fields ? ` ${e.fields.path}` : ""}`;
     case "client.complete":
-      return `${n}'s op ${String(f.opId)} ends: ${outcomeText(f)}`;
+      return `${n}'s op ${e.fields.opId} ends: ${outcomeText(e.fields)}`;
     case "client.state":
-      return `${n} is ${String(f.state)}${f.cause !== undefined ? ` (${String(f.cause)})` : ""}`;
+      return `${n} is ${e.fields.state}${e.fields.cause !== undefined ? ` (${e.fields.cause})` : ""}`;
     case "zk.session.expire":
-      return `${n} expires session ${String(f.session)}: its ephemeral nodes are deleted`;
+      return `${n} expires session ${e.fields.session}: its ephemeral nodes are deleted`;
     default:
       return undefined;
   }
 }
 
-function outcomeText(f: Record<string, unknown>): string {
-  if (f.outcome === "ok") return `ok${f.zxid !== undefined ? ` (zxid ${String(f.zxid)})` : ""}`;
-  if (f.outcome === "unknown") return `unknown (${String(f.err)}): it may or may not have happened`;
-  return `failed (${String(f.err)})`;
+function outcomeText(f: ClientCompleteFields): string {
+  if (f.outcome === "ok") return `ok${f.zxid !== undefined ? ` (zxid ${f.zxid})` : ""}`;
+  if (f.outcome === "unknown") return `unknown (${f.err}): it may or may not have happened`;
+  return `failed (${f.err})`;
 }

@@ -21,7 +21,6 @@
  * `zab.recovered` announces at the next start.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import type { ZabState } from "../../zk/server/quorum/zab-vocabulary.js";
 import { ZAB_STATE_BOOK_PHASE } from "../../zk/server/quorum/zab-vocabulary.js";
 
 export interface ZabServerState {
@@ -53,13 +52,14 @@ export interface ZabClientState {
 }
 
 /** Kinds the fold reads. */
-const KINDS = new Set([
+const KINDS = [
   "crash", "start", "restart",
   "zab.state", "zab.phase", "zab.epoch.accepted", "zab.epoch.current", "zab.recovered", "zab.log", "zab.truncate",
   "zab.snap.load", "zab.deliver", "zab.sync", "zab.propose", "zab.ack", "zab.commit", "fle.vote", "fle.elected",
   "zab.leader.established",
   "client.state", "client.invoke", "client.complete", "client.connect",
-]);
+] as const;
+type Kind = (typeof KINDS)[number];
 
 const CLIENT_OPS_KEPT = 6;
 /** Events whose state at the time the fold remembers (the newest ones). */
@@ -90,9 +90,7 @@ export class ZabStateFold {
     for (const id of clientIds) this.clients.set(id, { state: "—", session: "—", server: "—", ops: [] });
   }
 
-  static accepts(kind: string): boolean {
-    return KINDS.has(kind);
-  }
+  static readonly KINDS = KINDS;
 
   /** The server's state when the event (a zab.log or zab.ack, among the recent ones) happened. */
   noteOf(e: TraceEvent): EventNote | undefined {
@@ -104,19 +102,18 @@ export class ZabStateFold {
     return Math.floor(this.servers.size / 2) + 1;
   }
 
-  onEvent(e: TraceEvent): void {
-    const f = e.fields ?? {};
+  onEvent(e: TraceEvent<Kind>): void {
     const server = this.servers.get(e.node);
     if (server !== undefined) {
-      this.onServer(server, e, f);
-      if (e.kind === "zab.log" || e.kind === "zab.ack") this.note(e, server, f);
+      this.onServer(server, e);
+      if (e.kind === "zab.log" || e.kind === "zab.ack") this.note(e, server);
       return;
     }
     const client = this.clients.get(e.node);
-    if (client !== undefined) this.onClient(client, e, f);
+    if (client !== undefined) this.onClient(client, e);
   }
 
-  private onServer(s: ZabServerState, e: TraceEvent, f: Record<string, unknown>): void {
+  private onServer(s: ZabServerState, e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "crash":
         Object.assign(s, blankServer(), { role: "down", acceptedEpoch: s.acceptedEpoch, currentEpoch: s.currentEpoch, lastZxid: s.lastZxid, committedZxid: s.committedZxid });
@@ -126,92 +123,94 @@ export class ZabStateFold {
         s.role = "LOOKING";
         return;
       case "zab.state":
-        s.role = String(f.state);
+        s.role = e.fields.state;
         if (s.role === "LOOKING") s.proposals.clear();
         return;
       case "zab.phase": {
-        s.phase = ZAB_STATE_BOOK_PHASE[f.phase as ZabState]?.phase ?? String(f.phase);
-        const history = this.establishedHistory.get(Number(f.epoch));
+        const f = e.fields;
+        s.phase = ZAB_STATE_BOOK_PHASE[f.phase].phase;
+        const history = this.establishedHistory.get(f.epoch);
         if (f.phase === "BROADCAST" && history !== undefined) s.committedZxid = history;
         return;
       }
       case "zab.leader.established":
-        this.establishedHistory.set(Number(f.epoch), String(f.lastZxid));
-        s.committedZxid = String(f.lastZxid);
+        this.establishedHistory.set(e.fields.epoch, e.fields.lastZxid);
+        s.committedZxid = e.fields.lastZxid;
         return;
       case "zab.epoch.accepted":
-        s.acceptedEpoch = Number(f.epoch);
+        s.acceptedEpoch = e.fields.epoch;
         return;
       case "zab.epoch.current":
-        s.currentEpoch = Number(f.epoch);
+        s.currentEpoch = e.fields.epoch;
         return;
       case "zab.recovered":
         // What is committed is unknown until a leader synchronizes it (its log may hold txns that never were).
-        s.lastZxid = String(f.lastZxid);
+        s.lastZxid = e.fields.lastZxid;
         s.committedZxid = "?";
-        s.acceptedEpoch = Number(f.acceptedEpoch);
-        s.currentEpoch = Number(f.currentEpoch);
+        s.acceptedEpoch = e.fields.acceptedEpoch;
+        s.currentEpoch = e.fields.currentEpoch;
         return;
       case "zab.log":
-        s.lastZxid = String(f.zxid);
+        s.lastZxid = e.fields.zxid;
         return;
       case "zab.truncate":
       case "zab.snap.load":
-        s.lastZxid = String(f.zxid);
+        s.lastZxid = e.fields.zxid;
         s.syncMode = e.kind === "zab.truncate" ? "TRUNC" : "SNAP";
         return;
       case "zab.deliver":
-        s.committedZxid = String(f.zxid);
+        s.committedZxid = e.fields.zxid;
         return;
       case "zab.sync": {
-        const learner = this.servers.get(this.hostOfSid(Number(f.learner)));
-        if (learner !== undefined) learner.syncMode = String(f.mode);
+        if (e.fields.learner === undefined) return;
+        const learner = this.servers.get(this.hostOfSid(e.fields.learner));
+        if (learner !== undefined) learner.syncMode = e.fields.mode;
         return;
       }
       case "zab.propose":
-        s.proposals.set(String(f.zxid), new Set()); // its own ACK comes with its own fsync (zab.ack from itself)
+        s.proposals.set(e.fields.zxid, new Set()); // its own ACK comes with its own fsync (zab.ack from itself)
         return;
       case "zab.ack":
-        s.proposals.get(String(f.zxid))?.add(Number(f.from));
+        s.proposals.get(e.fields.zxid)?.add(e.fields.from);
         return;
       case "zab.commit":
-        s.proposals.delete(String(f.zxid));
+        s.proposals.delete(e.fields.zxid);
         return;
       case "fle.vote":
-        s.vote = `s${String(f.proposedLeader)} (${String(f.zxid)}, round ${String(f.electionEpoch)})`;
+        s.vote = `s${e.fields.proposedLeader} (${e.fields.zxid}, round ${e.fields.electionEpoch})`;
         return;
       case "fle.elected":
-        s.vote = `s${String(f.leader)} (round ${String(f.electionEpoch)}, elected)`;
+        s.vote = `s${e.fields.leader} (round ${e.fields.electionEpoch}, elected)`;
         return;
     }
   }
 
-  private note(e: TraceEvent, s: ZabServerState, f: Record<string, unknown>): void {
-    const acks = e.kind === "zab.ack" ? s.proposals.get(String(f.zxid))?.size : undefined;
+  private note(e: TraceEvent<"zab.log" | "zab.ack">, s: ZabServerState): void {
+    const acks = e.kind === "zab.ack" ? s.proposals.get(e.fields.zxid)?.size : undefined;
     this.notes.set(e.index, { role: s.role, phase: s.phase, ...(acks !== undefined ? { acks } : {}) });
     if (this.notes.size > NOTES_KEPT) this.notes.delete(this.notes.keys().next().value!);
   }
 
-  private onClient(c: ZabClientState, e: TraceEvent, f: Record<string, unknown>): void {
+  private onClient(c: ZabClientState, e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "crash":
         c.state = "down";
         return;
       case "client.state":
-        c.state = String(f.state);
-        if (typeof f.session === "string") c.session = f.session;
+        c.state = e.fields.state;
+        c.session = e.fields.session;
         return;
       case "client.connect":
-        c.server = String(f.server);
+        c.server = e.fields.server;
         return;
       case "client.invoke":
-        if (f.op === "ping") return;
-        c.ops.push({ opId: Number(f.opId), op: String(f.op), path: typeof f.path === "string" ? f.path : "", outcome: "pending" });
+        c.ops.push({ opId: e.fields.opId, op: e.fields.op, path: "path" in e.fields ? e.fields.path : "", outcome: "pending" });
         if (c.ops.length > CLIENT_OPS_KEPT) c.ops.splice(0, c.ops.length - CLIENT_OPS_KEPT);
         return;
       case "client.complete": {
-        const op = c.ops.find((o) => o.opId === Number(f.opId));
-        if (op !== undefined) op.outcome = f.outcome === "ok" ? "ok" : `${String(f.outcome)}${f.err !== undefined ? ` ${String(f.err)}` : ""}`;
+        const f = e.fields;
+        const op = c.ops.find((o) => o.opId === f.opId);
+        if (op !== undefined) op.outcome = f.outcome === "ok" ? "ok" : `${f.outcome ?? "?"}${f.err !== undefined ? ` ${f.err}` : ""}`;
         return;
       }
     }

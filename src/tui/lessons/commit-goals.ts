@@ -4,7 +4,7 @@
  * recoveries, and when the coordinator was down. A goal is a judgement over this record, so
  * it holds whatever path the learner took to it.
  */
-import type { TraceEvent } from "../../sim/trace.js";
+import { isOfKind, type TraceEvent } from "../../sim/trace.js";
 import { goalWatch, type Prediction } from "./lesson.js";
 import type { Frame, GoalWatch } from "../../stepper/types.js";
 import { listed } from "./frame-read.js";
@@ -29,8 +29,12 @@ export interface CommitRecord {
   lastAtUs: number;
 }
 
-export const COMMIT_GOAL_KINDS = (protocol: "2pc" | "3pc"): string[] =>
-  ["crash", "start", "restart", "timer", "deliver"].concat(["vote", "precommit", "decision", "apply", "recover", "in-doubt", "timeout"].map((k) => `${protocol}.${k}`));
+/** What a commit goal reads, per protocol: lifecycle, messages and the participants' decisions. */
+const COMMIT_GOAL_KINDS = {
+  "2pc": ["crash", "start", "restart", "timer", "deliver", "2pc.vote", "2pc.decision", "2pc.apply", "2pc.recover", "2pc.in-doubt"],
+  "3pc": ["crash", "start", "restart", "timer", "deliver", "3pc.vote", "3pc.precommit", "3pc.decision", "3pc.apply", "3pc.recover", "3pc.timeout"],
+} as const;
+type CommitGoalKind = (typeof COMMIT_GOAL_KINDS)[keyof typeof COMMIT_GOAL_KINDS][number];
 
 const PAST: Record<string, string> = { commit: "committed", rollback: "rolled back", abort: "aborted" };
 
@@ -42,38 +46,48 @@ function txnOf(r: CommitRecord, txn: string): TxnRecord {
 }
 
 /** Folds one trace event into the record (the coordinator is node `co`). */
-export function recordCommitEvent(r: CommitRecord, e: TraceEvent): void {
+export function recordCommitEvent(r: CommitRecord, e: TraceEvent<CommitGoalKind>): void {
   r.lastAtUs = e.atUs;
-  const f = e.fields ?? {};
-  if (e.node === "co" && e.kind === "crash") {
-    r.coordinatorDownSinceUs = e.atUs;
-    r.coordinatorCrashes++;
-  }
-  if (e.node === "co" && (e.kind === "start" || e.kind === "restart")) r.coordinatorDownSinceUs = -1;
-  const kind = e.kind.slice(4);
-  const t = typeof f.txn === "string" ? txnOf(r, f.txn) : undefined;
-  switch (kind) {
-    case "vote":
-      t!.votes[e.node] = f.vote === "yes" ? "yes" : "no";
-      if (f.vote === "yes") t!.yesAtUs[e.node] = e.atUs;
+  switch (e.kind) {
+    case "crash":
+      if (e.node !== "co") return;
+      r.coordinatorDownSinceUs = e.atUs;
+      r.coordinatorCrashes++;
       return;
-    case "precommit":
-      t!.precommitted.push(e.node);
+    case "start":
+    case "restart":
+      if (e.node === "co") r.coordinatorDownSinceUs = -1;
       return;
-    case "decision":
-      t!.decision = String(f.decision);
+    case "2pc.vote":
+    case "3pc.vote": {
+      const t = txnOf(r, e.fields.txn);
+      t.votes[e.node] = e.fields.vote;
+      if (e.fields.vote === "yes") t.yesAtUs[e.node] = e.atUs;
       return;
-    case "apply":
-      t!.applied[e.node] = { outcome: String(f.outcome), atUs: e.atUs, by: String(f.by) };
-      if (r.coordinatorDownSinceUs >= 0 && t!.splitSeen === "") {
-        const waiting = waitingOn(t!);
-        if (waiting.length > 0) t!.splitSeen = `${e.node} ${PAST[String(f.outcome)] ?? String(f.outcome)} while ${waiting.join(", ")} still waited`;
+    }
+    case "3pc.precommit":
+      txnOf(r, e.fields.txn).precommitted.push(e.node);
+      return;
+    case "2pc.decision":
+    case "3pc.decision":
+      txnOf(r, e.fields.txn).decision = e.fields.decision;
+      return;
+    case "2pc.apply":
+    case "3pc.apply": {
+      const t = txnOf(r, e.fields.txn);
+      const outcome = e.fields.outcome;
+      t.applied[e.node] = { outcome, atUs: e.atUs, by: e.fields.by };
+      if (r.coordinatorDownSinceUs >= 0 && t.splitSeen === "") {
+        const waiting = waitingOn(t);
+        if (waiting.length > 0) t.splitSeen = `${e.node} ${PAST[outcome] ?? outcome} while ${waiting.join(", ")} still waited`;
       }
       return;
-    case "recover":
-      if (f.role !== "coordinator") return;
-      for (const d of Array.isArray(f.decisions) ? f.decisions : []) if (Array.isArray(d)) txnOf(r, String(d[0])).recovered = `decided ${String(d[1])}`;
-      for (const x of Array.isArray(f.presumedAbort) ? f.presumedAbort : []) txnOf(r, String(x)).recovered = "presumed abort";
+    }
+    case "2pc.recover":
+    case "3pc.recover":
+      if (e.fields.role !== "coordinator") return;
+      for (const [txn, decision] of e.fields.decisions) txnOf(r, txn).recovered = `decided ${decision}`;
+      for (const txn of e.fields.presumedAbort) txnOf(r, txn).recovered = "presumed abort";
       return;
   }
 }
@@ -90,7 +104,7 @@ export function entries(r: CommitRecord): [string, TxnRecord][] {
 /** A goal watch over the commit record. */
 export function commitGoal(protocol: "2pc" | "3pc", status: (r: CommitRecord) => { reached: boolean; text: string }): () => GoalWatch {
   const blank: CommitRecord = { txns: {}, coordinatorDownSinceUs: -1, coordinatorCrashes: 0, lastAtUs: 0 };
-  return goalWatch(COMMIT_GOAL_KINDS(protocol), blank, recordCommitEvent, status);
+  return goalWatch(COMMIT_GOAL_KINDS[protocol], blank, recordCommitEvent, status);
 }
 
 export function secs(us: number): string {
@@ -130,7 +144,7 @@ export function outcomePrediction(protocol: "2pc" | "3pc", aheadMs: number, on: 
     answer(q, events) {
       const who = /how will (.+) end\?/.exec(q.text)![1]!.split(/, | and /);
       const outcome = new Map<string, string>();
-      for (const e of events) if (e.kind === `${protocol}.apply` && who.includes(e.node) && !outcome.has(e.node)) outcome.set(e.node, String(e.fields?.outcome));
+      for (const e of events) if (isOfKind(e, `${protocol}.apply`) && who.includes(e.node) && !outcome.has(e.node)) outcome.set(e.node, e.fields.outcome);
       const said = who.map((p) => `${p} ${PAST[outcome.get(p) ?? ""] ?? "still waits"}`).join(", ");
       const values = who.map((p) => outcome.get(p));
       const choice = values.every((v) => v === "commit") ? 0 : values.every((v) => v === "rollback" || v === "abort") ? 1 : values.every((v) => v === undefined) ? 2 : 3;
@@ -160,9 +174,9 @@ export function decisionPrediction(protocol: "2pc" | "3pc"): Prediction {
       for (const e of events) {
         if (e.node !== "co") continue;
         if (e.kind === `${protocol}.phase`) return { choice: 0, because: "co logged preCommit: every vote was Yes" };
-        if (e.kind === `${protocol}.decision`) {
-          const commit = e.fields?.decision === "commit";
-          return { choice: commit ? 0 : 1, because: `co logged ${commit ? choices[0] : choices[1]} (${String(e.fields?.reason)})` };
+        if (isOfKind(e, `${protocol}.decision`)) {
+          const commit = e.fields.decision === "commit";
+          return { choice: commit ? 0 : 1, because: `co logged ${commit ? choices[0] : choices[1]} (${e.fields.reason})` };
         }
       }
       return { choice: -1, because: "co decided nothing meanwhile" };

@@ -9,7 +9,7 @@
  * matches, the app asks the learner what happens next (choices built from the frame: the
  * engine's real state), runs the engine ahead in a fork, and shows its answer.
  */
-import type { TraceEvent } from "../../sim/trace.js";
+import type { TraceEvent, TraceKind } from "../../sim/trace.js";
 import type { Action, Frame, GoalWatch } from "../../stepper/types.js";
 
 export interface Lesson {
@@ -69,10 +69,10 @@ export interface Prediction {
 }
 
 /** A goal watch from an event handler and a status function over the handler's state. */
-export function goalWatch<S>(kinds: readonly string[], state: S, onEvent: (s: S, e: TraceEvent) => void, status: (s: S) => { reached: boolean; text: string }): () => GoalWatch {
-  const set = new Set(kinds);
+export function goalWatch<S, const K extends TraceKind>(kinds: readonly K[], state: S, onEvent: (s: S, e: TraceEvent<K>) => void, status: (s: S) => { reached: boolean; text: string }): () => GoalWatch {
   return () => {
     const s = structuredClone(state);
-    return { accepts: (k) => set.has(k), onEvent: (e) => onEvent(s, e), status: () => status(s) };
+    // The session subscribes the watch to `kinds` only, so every event it gets is of K.
+    return { kinds, onEvent: (e) => onEvent(s, e as TraceEvent<K>), status: () => status(s) };
   };
 }

@@ -37,12 +37,11 @@ interface SlotTally {
 
 function tallySlots(t: SlotTally, e: TraceEvent): void {
   if (e.kind !== "multipaxos.accepted") return;
-  const f = e.fields ?? {};
-  const key = `${String(f.slot)}@${String(f.ballot)}`;
-  const entry = (t.accepted[key] ??= { command: String(f.command), by: [] });
+  const key = `${e.fields.slot}@${e.fields.ballot}`;
+  const entry = (t.accepted[key] ??= { command: String(e.fields.command), by: [] });
   if (entry.by.includes(e.node)) return;
   entry.by.push(e.node);
-  if (entry.by.length === Math.floor(Number(f.acceptors) / 2) + 1) t.chosen.push({ slot: Number(f.slot), ballot: Number(f.ballot), command: entry.command });
+  if (entry.by.length === Math.floor(e.fields.acceptors / 2) + 1) t.chosen.push({ slot: e.fields.slot, ballot: e.fields.ballot, command: entry.command });
 }
 
 const phase2Only: Lesson = {
@@ -60,10 +59,9 @@ const phase2Only: Lesson = {
     ["multipaxos.leader", "multipaxos.prepare", "multipaxos.apply"],
     { leader: "", ballot: "", commands: [] as string[] },
     (s, e) => {
-      const f = e.fields ?? {};
-      if (e.kind === "multipaxos.leader") Object.assign(s, { leader: e.node, ballot: String(f.ballot), commands: [] });
+      if (e.kind === "multipaxos.leader") Object.assign(s, { leader: e.node, ballot: String(e.fields.ballot), commands: [] });
       if (e.kind === "multipaxos.prepare") s.commands = [];
-      if (e.kind === "multipaxos.apply" && e.node === s.leader && f.command !== "noop") s.commands.push(`slot ${String(f.slot)} = ${String(f.command)}`);
+      if (e.kind === "multipaxos.apply" && e.node === s.leader && e.fields.command !== "noop") s.commands.push(`slot ${e.fields.slot} = ${e.fields.command}`);
     },
     (s) =>
       s.commands.length >= 2
@@ -87,7 +85,7 @@ const phase2Only: Lesson = {
       },
       answer(_q, events) {
         const prepare = events.find((e) => e.kind === "multipaxos.prepare");
-        const applied = events.find((e) => e.kind === "multipaxos.apply" && e.fields?.command !== "noop");
+        const applied = events.find((e): e is TraceEvent<"multipaxos.apply"> => e.kind === "multipaxos.apply" && e.fields.command !== "noop");
         if (prepare !== undefined && (applied === undefined || prepare.index < applied.index)) return { choice: 1, because: `${prepare.node} ran phase 1 with ballot ${String(prepare.fields?.ballot)}` };
         return { choice: 0, because: applied !== undefined ? `slot ${String(applied.fields?.slot)} was chosen and applied at ${msAt(applied.atUs)} with no prepare: phase 2 only` : "no prepare was sent" };
       },
@@ -112,7 +110,7 @@ const leaderFailover: Lesson = {
         else if (s.crashed === "") s.leader = e.node;
       }
       if (e.kind === "crash" && e.node === s.leader && s.crashed === "") s.crashed = e.node;
-      if (e.kind === "multipaxos.client.complete" && s.next !== "" && s.answered === "") s.answered = `${String(e.fields?.client)}'s request ${String(e.fields?.reqId)}`;
+      if (e.kind === "multipaxos.client.complete" && s.next !== "" && s.answered === "") s.answered = `${e.fields.client}'s request ${e.fields.reqId}`;
     },
     (s) => {
       if (s.crashed === "") return { reached: false, text: "crash the leader" };
@@ -144,9 +142,8 @@ const noopGaps: Lesson = {
     ["multipaxos.leader", "multipaxos.apply"],
     { filled: "", applied: "" },
     (s, e) => {
-      const f = e.fields ?? {};
-      if (e.kind === "multipaxos.leader" && Number(f.noops) > 0 && s.filled === "") s.filled = `${e.node} led with ballot ${String(f.ballot)}, re-proposed ${String(f.reproposed)} slot(s) and filled ${String(f.noops)} gap(s) with no-ops`;
-      if (e.kind === "multipaxos.apply" && f.command === "noop" && s.filled !== "" && s.applied === "") s.applied = `${e.node} applied the no-op in slot ${String(f.slot)}`;
+      if (e.kind === "multipaxos.leader" && e.fields.noops > 0 && s.filled === "") s.filled = `${e.node} led with ballot ${e.fields.ballot}, re-proposed ${e.fields.reproposed} slot(s) and filled ${e.fields.noops} gap(s) with no-ops`;
+      if (e.kind === "multipaxos.apply" && e.fields.command === "noop" && s.filled !== "" && s.applied === "") s.applied = `${e.node} applied the no-op in slot ${e.fields.slot}`;
     },
     (s) =>
       s.applied !== ""
@@ -220,16 +217,15 @@ const masterLease: Lesson = {
     ["multipaxos.leader", "multipaxos.read", "multipaxos.client.complete"],
     { ballotOf: {} as Record<string, number>, top: 0, stale: "", reader: "", answer: "" },
     (s, e) => {
-      const f = e.fields ?? {};
       if (e.kind === "multipaxos.leader") {
-        s.ballotOf[e.node] = Number(f.ballot);
-        s.top = Math.max(s.top, Number(f.ballot));
+        s.ballotOf[e.node] = e.fields.ballot;
+        s.top = Math.max(s.top, e.fields.ballot);
       }
       if (e.kind === "multipaxos.read" && s.stale === "" && (s.ballotOf[e.node] ?? 0) < s.top) {
-        s.stale = `${e.node} (ballot ${s.ballotOf[e.node]}) served ${String(f.client)}'s read of ${String(f.key)} though ballot ${s.top} leads`;
-        s.reader = `${String(f.client)}#${String(f.reqId)}`;
+        s.stale = `${e.node} (ballot ${s.ballotOf[e.node]}) served ${e.fields.client}'s read of ${e.fields.key} though ballot ${s.top} leads`;
+        s.reader = `${e.fields.client}#${e.fields.reqId}`;
       }
-      if (e.kind === "multipaxos.client.complete" && `${String(f.client)}#${String(f.reqId)}` === s.reader && s.answer === "") s.answer = f.value === null ? "(none)" : String(f.value);
+      if (e.kind === "multipaxos.client.complete" && `${e.fields.client}#${e.fields.reqId}` === s.reader && s.answer === "") s.answer = e.fields.value === null ? "(none)" : String(e.fields.value);
     },
     (s) => {
       if (s.stale === "") return { reached: false, text: "get a read served by a master that has been replaced" };
@@ -259,7 +255,7 @@ const masterLease: Lesson = {
         const client = q.text.split(" ")[0]!;
         const newest = /newest master is (r\d)/.exec(q.text)![1]!;
         const read = events.find((e) => e.kind === "multipaxos.read" && e.fields?.client === client);
-        const done = events.find((e) => e.kind === "multipaxos.client.complete" && e.fields?.client === client);
+        const done = events.find((e): e is TraceEvent<"multipaxos.client.complete"> => e.kind === "multipaxos.client.complete" && e.fields.client === client);
         if (done === undefined) return { choice: 2, because: `${client}'s read was not answered within 100 ms${read === undefined ? ": no master served it" : ""}` };
         const value = done.fields?.value === null ? "(none)" : String(done.fields?.value);
         const stale = read !== undefined && read.node !== newest;

@@ -35,7 +35,7 @@ const whichValue: Prediction = {
 
 /** The engine's answer to "which value will `node` propose?" (the reported one, or its own): its first proposal among `events`. */
 function proposedBy(node: string, events: readonly TraceEvent[]): { choice: number; because: string } {
-  const p = events.find((e) => e.kind === "paxos.propose" && e.node === node);
+  const p = events.find((e): e is TraceEvent<"paxos.propose"> => e.kind === "paxos.propose" && e.node === node);
   if (p === undefined) return { choice: -1, because: `${node} proposed nothing meanwhile` };
   const proposal = `[${String(p.fields?.ballot)}, ${String(p.fields?.value)}]`;
   if (p.fields?.adopted === true) return { choice: 0, because: `${node} proposed ${proposal} at ${msAt(p.atUs)}: a promise reported the accepted value, and P2c makes it propose that` };
@@ -61,16 +61,15 @@ const blankTally = (): Tally => ({ accepted: {}, chosen: [] });
 /** Counts a `paxos.accepted`; a proposal is chosen when a majority of acceptors accepted it. */
 function tally(t: Tally, e: TraceEvent): void {
   if (e.kind !== "paxos.accepted") return;
-  const f = e.fields ?? {};
-  const ballot = String(f.ballot);
-  const entry = (t.accepted[ballot] ??= { value: String(f.value), by: [] });
+  const ballot = String(e.fields.ballot);
+  const entry = (t.accepted[ballot] ??= { value: String(e.fields.value), by: [] });
   if (entry.by.includes(e.node)) return;
   entry.by.push(e.node);
-  if (entry.by.length === Math.floor(Number(f.acceptors) / 2) + 1) t.chosen.push({ ballot: Number(ballot), value: entry.value, by: [...entry.by] });
+  if (entry.by.length === Math.floor(e.fields.acceptors / 2) + 1) t.chosen.push({ ballot: Number(ballot), value: entry.value, by: [...entry.by] });
 }
 
 const firstChosen = (t: Tally) => t.chosen[0];
-const TALLY_KINDS = ["paxos.accepted"];
+const TALLY_KINDS = ["paxos.accepted"] as const;
 
 const whyPhase1: Lesson = {
   protocol: "paxos",
@@ -89,9 +88,8 @@ const whyPhase1: Lesson = {
     { t: blankTally(), adopted: "" },
     (s, e) => {
       tally(s.t, e);
-      const f = e.fields ?? {};
       const chosen = firstChosen(s.t);
-      if (e.kind === "paxos.propose" && chosen !== undefined && s.adopted === "" && Number(f.ballot) > chosen.ballot && f.adopted === true) s.adopted = `${e.node} proposed [${String(f.ballot)}, ${String(f.value)}]`;
+      if (e.kind === "paxos.propose" && chosen !== undefined && s.adopted === "" && e.fields.ballot > chosen.ballot && e.fields.adopted === true) s.adopted = `${e.node} proposed [${e.fields.ballot}, ${e.fields.value}]`;
     },
     (s) => {
       const chosen = firstChosen(s.t);
@@ -152,10 +150,9 @@ const higherBallot: Lesson = {
     { t: blankTally(), proposed: {} as Record<string, string>, preempted: "" },
     (s, e) => {
       tally(s.t, e);
-      const f = e.fields ?? {};
-      if (e.kind === "paxos.propose") s.proposed[`${e.node}/${String(f.ballot)}`] = String(f.value);
-      if (e.kind === "paxos.preempted" && s.preempted === "" && s.proposed[`${e.node}/${String(f.ballot)}`] !== undefined) {
-        s.preempted = `${e.node}'s accept [${String(f.ballot)}, ${s.proposed[`${e.node}/${String(f.ballot)}`]}] was refused: an acceptor had promised ballot ${String(f.promised)}`;
+      if (e.kind === "paxos.propose") s.proposed[`${e.node}/${e.fields.ballot}`] = String(e.fields.value);
+      if (e.kind === "paxos.preempted" && s.preempted === "" && s.proposed[`${e.node}/${e.fields.ballot}`] !== undefined) {
+        s.preempted = `${e.node}'s accept [${e.fields.ballot}, ${s.proposed[`${e.node}/${e.fields.ballot}`]}] was refused: an acceptor had promised ballot ${e.fields.promised}`;
       }
     },
     (s) => {
@@ -209,15 +206,14 @@ const dueling: Lesson = {
     [...TALLY_KINDS, "paxos.propose", "paxos.preempted", "paxos.proposer.deferred", "crash", "pause"],
     { t: blankTally(), proposerOf: {} as Record<string, string>, preempted: 0, alone: "", chosenAlone: false },
     (s, e) => {
-      const f = e.fields ?? {};
       const before = s.t.chosen.length;
       tally(s.t, e);
       if (before === 0 && s.t.chosen.length > 0) s.chosenAlone = s.alone !== "";
-      if (e.kind === "paxos.propose") s.proposerOf[String(f.ballot)] = e.node;
+      if (e.kind === "paxos.propose") s.proposerOf[String(e.fields.ballot)] = e.node;
       if (s.t.chosen.length > 0) return;
       if (e.kind === "paxos.preempted") s.preempted++;
       if (s.alone !== "") return;
-      if (e.kind === "paxos.proposer.deferred") s.alone = `${e.node} deferred to the distinguished proposer ${String(f.to)}`;
+      if (e.kind === "paxos.proposer.deferred") s.alone = `${e.node} deferred to the distinguished proposer ${e.fields.to}`;
       if ((e.kind === "crash" || e.kind === "pause") && /^p\d$/.test(e.node)) s.alone = `${e.node} was stopped (${e.kind}) — a crude distinguished proposer`;
     },
     (s) => {
@@ -271,11 +267,10 @@ const proposerCrash: Lesson = {
     { t: blankTally(), proposerOf: {} as Record<string, string>, saw: [] as string[], orphan: "", carried: "" },
     (s, e) => {
       tally(s.t, e);
-      const f = e.fields ?? {};
       if (e.kind === "paxos.propose") {
-        s.proposerOf[String(f.ballot)] = e.node;
+        s.proposerOf[String(e.fields.ballot)] = e.node;
         const orphan = s.t.chosen.find((c) => s.proposerOf[String(c.ballot)] === s.orphan);
-        if (orphan !== undefined && s.carried === "" && e.node !== s.orphan && f.adopted === true && String(f.value) === orphan.value) s.carried = `${e.node} proposed [${String(f.ballot)}, ${String(f.value)}]`;
+        if (orphan !== undefined && s.carried === "" && e.node !== s.orphan && e.fields.adopted === true && String(e.fields.value) === orphan.value) s.carried = `${e.node} proposed [${e.fields.ballot}, ${e.fields.value}]`;
       }
       if (e.kind === "paxos.chosen") s.saw.push(e.node);
       const lost = s.t.chosen.find((c) => s.proposerOf[String(c.ballot)] === e.node);

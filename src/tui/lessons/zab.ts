@@ -3,7 +3,7 @@
  * clients are connected to it). Each goal is judged from the trace's `zab.*` annotations, so it
  * holds whatever path the learner takes to it.
  */
-import type { TraceEvent } from "../../sim/trace.js";
+import { isOfKind, type TraceEvent } from "../../sim/trace.js";
 import type { Frame } from "../../stepper/types.js";
 import { goalWatch, type Lesson, type Prediction } from "./lesson.js";
 import { fieldOf, isDown, listed, msAt, withRole } from "./frame-read.js";
@@ -33,7 +33,7 @@ function commitPrediction(id: string, count: (down: number, total: number) => bo
     },
     answer(q, events) {
       const zxid = /proposed (0x[0-9a-f]+)/.exec(q.text)![1]!;
-      const acks = events.filter((e) => e.kind === "zab.ack" && e.fields?.zxid === zxid).map((e) => `s${String(e.fields?.from)}`);
+      const acks = events.filter((e): e is TraceEvent<"zab.ack"> => e.kind === "zab.ack" && e.fields.zxid === zxid).map((e) => `s${e.fields.from}`);
       const commit = events.find((e) => e.kind === "zab.commit" && e.fields?.zxid === zxid);
       if (commit !== undefined) return { choice: 0, because: `${commit.node} committed ${zxid} at ${msAt(commit.atUs)} once ${listed([...new Set(acks)])} had logged it: a quorum` };
       return { choice: 1, because: `no COMMIT in a second: only ${listed([...new Set(acks)])} logged ${zxid}, not a quorum` };
@@ -52,7 +52,12 @@ function trackDown(s: Downs, e: TraceEvent): void {
   if (e.kind === "start" || e.kind === "restart") s.down = s.down.filter((n) => n !== e.node);
 }
 
-const LIFECYCLE = ["crash", "start", "restart"];
+const LIFECYCLE = ["crash", "start", "restart"] as const;
+
+/** The zxid a txn event names ("" for an event of another kind). */
+function txnZxid(e: TraceEvent): string {
+  return e.kind === "zab.propose" || e.kind === "zab.commit" || e.kind === "zab.deliver" ? e.fields.zxid : "";
+}
 
 const quorumCommit: Lesson = {
   protocol: "zab",
@@ -71,7 +76,7 @@ const quorumCommit: Lesson = {
     { down: [] as string[], committedWithOneDown: "", stuck: {} as Record<string, number>, stuckDone: "" },
     (s, e) => {
       trackDown(s, e);
-      const zxid = String(e.fields?.zxid ?? "");
+      const zxid = txnZxid(e);
       if (e.kind === "zab.commit" && s.down.length === 1 && s.committedWithOneDown === "") s.committedWithOneDown = zxid;
       if (e.kind === "zab.propose" && s.down.length >= 2) s.stuck[zxid] = e.atUs;
       if (e.kind === "zab.commit") delete s.stuck[zxid];
@@ -108,7 +113,7 @@ const leaderCrash: Lesson = {
     { down: [] as string[], open: {} as Record<string, string>, orphaned: {} as Record<string, string>, survived: "", by: "" },
     (s, e) => {
       trackDown(s, e);
-      const zxid = String(e.fields?.zxid ?? "");
+      const zxid = txnZxid(e);
       if (e.kind === "zab.propose") s.open[zxid] = e.node;
       if (e.kind === "zab.commit") delete s.open[zxid];
       if (e.kind === "crash") {
@@ -121,11 +126,11 @@ const leaderCrash: Lesson = {
       }
       if (e.kind === "zab.leader.established") {
         // The new leader's initial history is committed as it is established: is the orphan in it?
-        const last = BigInt(String(e.fields?.lastZxid ?? "0x0"));
+        const last = BigInt(e.fields.lastZxid);
         const kept = Object.keys(s.orphaned).find((z) => BigInt(z) <= last && s.orphaned[z] !== e.node);
         if (kept !== undefined) {
           s.survived = kept;
-          s.by = `${e.node} was established as leader of epoch ${String(e.fields?.epoch)} with it in its history, which commits it`;
+          s.by = `${e.node} was established as leader of epoch ${e.fields.epoch} with it in its history, which commits it`;
         }
       }
     },
@@ -149,8 +154,8 @@ const leaderCrash: Lesson = {
       ask(e, f) {
         if (e.kind !== "crash" || !isServer(e.node)) return undefined;
         // Its last proposal that no COMMIT followed (among the recent events the frame holds).
-        const proposed = f.recent.filter((r) => r.event.kind === "zab.propose" && r.event.node === e.node).map((r) => String(r.event.fields?.zxid));
-        const committed = new Set(f.recent.filter((r) => r.event.kind === "zab.commit").map((r) => String(r.event.fields?.zxid)));
+        const proposed = f.recent.map((r) => r.event).filter((p): p is TraceEvent<"zab.propose"> => p.kind === "zab.propose" && p.node === e.node).map((p) => p.fields.zxid);
+        const committed = new Set(f.recent.map((r) => r.event).filter((c) => isOfKind(c, "zab.commit")).map((c) => c.fields.zxid));
         const zxid = proposed.filter((z) => !committed.has(z)).pop();
         if (zxid === undefined) return undefined;
         return {
@@ -161,7 +166,7 @@ const leaderCrash: Lesson = {
       answer(q, events) {
         const zxid = /after proposing (0x[0-9a-f]+)/.exec(q.text)![1]!;
         const z = BigInt(zxid);
-        const est = events.find((e) => e.kind === "zab.leader.established" && BigInt(String(e.fields?.lastZxid ?? "0x0")) >= z);
+        const est = events.find((e): e is TraceEvent<"zab.leader.established"> => e.kind === "zab.leader.established" && BigInt(e.fields.lastZxid) >= z);
         if (est !== undefined) return { choice: 0, because: `${est.node} became leader of epoch ${String(est.fields?.epoch)} at ${msAt(est.atUs)} with ${zxid} in its history, which commits it` };
         const delivered = events.find((e) => e.kind === "zab.deliver" && e.fields?.zxid === zxid);
         if (delivered !== undefined) return { choice: 0, because: `${delivered.node} delivered ${zxid} at ${msAt(delivered.atUs)}` };
@@ -186,12 +191,11 @@ const laggingFollower: Lesson = {
     ["zab.sync"],
     { mode: "", learner: "", from: "", to: "" },
     (s, e) => {
-      const f = e.fields ?? {};
-      if (s.mode !== "" || f.peerLastZxid === f.zxid) return;
-      s.mode = String(f.mode);
-      s.learner = `s${String(f.learner)}`;
-      s.from = String(f.peerLastZxid);
-      s.to = String(f.zxid);
+      if (s.mode !== "" || e.fields.peerLastZxid === e.fields.zxid) return;
+      s.mode = e.fields.mode;
+      s.learner = `s${e.fields.learner}`;
+      s.from = e.fields.peerLastZxid;
+      s.to = e.fields.zxid;
     },
     (s) =>
       s.mode === ""
@@ -221,7 +225,7 @@ const laggingFollower: Lesson = {
       },
       answer(q, events) {
         const node = /^(s\d+) comes back/.exec(q.text)![1]!;
-        const sync = events.find((e) => e.kind === "zab.sync" && `s${String(e.fields?.learner)}` === node);
+        const sync = events.find((e): e is TraceEvent<"zab.sync"> => e.kind === "zab.sync" && `s${e.fields.learner}` === node);
         if (sync === undefined) return { choice: -1, because: `within 3 s no leader synchronized ${node}` };
         const mode = String(sync.fields?.mode);
         return { choice: ["DIFF", "TRUNC", "SNAP"].indexOf(mode), because: `${sync.node} synchronized ${node} by ${mode} from ${String(sync.fields?.peerLastZxid)} to ${String(sync.fields?.zxid)}` };
@@ -245,13 +249,12 @@ const isolatedLeader: Lesson = {
     ["zab.role.ended", "zab.leader.established", "partition"],
     { cutAtUs: -1, oldLeaderQuit: "", newLeader: "", epoch: "" },
     (s, e) => {
-      const f = e.fields ?? {};
       if (e.kind === "partition" && s.cutAtUs < 0) s.cutAtUs = e.atUs;
       if (s.cutAtUs < 0) return;
-      if (e.kind === "zab.role.ended" && f.state === "LEADING" && s.oldLeaderQuit === "") s.oldLeaderQuit = e.node;
+      if (e.kind === "zab.role.ended" && e.fields.state === "LEADING" && s.oldLeaderQuit === "") s.oldLeaderQuit = e.node;
       if (e.kind === "zab.leader.established" && s.newLeader === "") {
         s.newLeader = e.node;
-        s.epoch = String(f.epoch);
+        s.epoch = `${e.fields.epoch}`;
       }
     },
     (s) => {
@@ -304,9 +307,8 @@ const sessionExpiry: Lesson = {
     ["zk.session.expire", "zk.apply"],
     { expired: "", closedAt: "" },
     (s, e) => {
-      const f = e.fields ?? {};
-      if (e.kind === "zk.session.expire" && s.expired === "") s.expired = String(f.session);
-      if (e.kind === "zk.apply" && f.op === "closeSession" && f.session === s.expired && s.closedAt === "") s.closedAt = String(f.zxid);
+      if (e.kind === "zk.session.expire" && s.expired === "") s.expired = e.fields.session;
+      if (e.kind === "zk.apply" && e.fields.op === "closeSession" && e.fields.session === s.expired && s.closedAt === "") s.closedAt = e.fields.zxid;
     },
     (s) => {
       if (s.closedAt !== "") return { reached: true, text: `session ${s.expired} expired; its closeSession txn ${s.closedAt} was committed and took its ephemerals with it` };

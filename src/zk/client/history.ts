@@ -25,7 +25,7 @@ import type { NodeContext } from "../../world/index.js";
 import { Code, codeName, isRecoverable } from "../proto/error-code.js";
 import { zxidHex, type Stat } from "../proto/records.js";
 import type { PacketReply } from "./client-cnxn.js";
-import type { ClientCompleteFields } from "../trace-events.js";
+import type { ClientCompleteFields, DataJson, NamesJson, StatJson } from "../trace-events.js";
 
 export type Outcome = "ok" | "fail" | "unknown";
 
@@ -68,23 +68,30 @@ const decoder = new TextDecoder();
  * characters), so a history checker still tells different values apart, matches a read to the
  * write of the same bytes, and knows the length. `dataBytes` carries the length too.
  */
-export function dataFields(data: Uint8Array | null | undefined, into: Record<string, unknown>): void {
+export function dataFields<T extends object>(data: Uint8Array | null | undefined, into: T): T & DataJson {
+  const out = into as T & DataJson;
   if (data === null || data === undefined) {
-    into.data = null;
-    return;
+    out.data = null;
+    return out;
   }
   const ascii = printableAscii(data);
   if (ascii !== undefined) {
-    into.data = ascii;
-    return;
+    out.data = ascii;
+    return out;
   }
   const text = data.length <= MAX_DATA_CHARS * 3 ? decoder.decode(data) : undefined;
   if (text !== undefined && text.length <= MAX_DATA_CHARS && !/[\u0000-\u001f\u007f-\u009f\ufffd]/.test(text)) {
-    into.data = text;
-    return;
+    out.data = text;
+    return out;
   }
-  into.data = `\u0001${data.length}:${fnv32(data).toString(16)}`;
-  into.dataBytes = data.length;
+  out.data = `\u0001${data.length}:${fnv32(data).toString(16)}`;
+  out.dataBytes = data.length;
+  return out;
+}
+
+/** `o` with the Stat after its other fields. */
+export function withStat<T extends object>(o: T, stat: StatJson): T & { stat: StatJson } {
+  return Object.assign(o, { stat });
 }
 
 /** Short printable ASCII data (the common case) as text without a TextDecoder call. */
@@ -106,7 +113,7 @@ function fnv32(bytes: Uint8Array): number {
 }
 
 /** A Stat as plain JSON: zxids and the owner session as hex text. */
-export function statJson(stat: Stat): Record<string, unknown> {
+export function statJson(stat: Stat): StatJson {
   // Equal zxids come cheap: zxidHex remembers the last one (mzxid = czxid for a node never
   // changed), and a node whose children never changed (pzxid = czxid) reuses the czxid text.
   const czxid = zxidHex(stat.czxid);
@@ -130,8 +137,9 @@ const MASK_64 = (1n << 64n) - 1n;
 const MAX_LISTED_CHILDREN = 32;
 
 /** `children` when short enough to list; otherwise only their number. */
-export function childrenFields(children: readonly string[], into: Record<string, unknown> = {}): Record<string, unknown> {
-  if (children.length <= MAX_LISTED_CHILDREN) into.children = [...children];
-  else into.count = children.length;
-  return into;
+export function childrenFields<T extends object>(children: readonly string[], into: T): T & NamesJson {
+  const out = into as T & NamesJson;
+  if (children.length <= MAX_LISTED_CHILDREN) out.children = [...children];
+  else out.count = children.length;
+  return out;
 }

@@ -38,12 +38,12 @@ import { validatePath } from "../proto/path-utils.js";
 import { Chroot } from "./chroot.js";
 import { AsyncZooKeeper } from "./async-callback.js";
 import { ClientCnxn, PASSWORD_BYTES, isAlive, newPacket, type PacketReply, type WatchDeregistration, type ZooKeeperState, type ClientCanary } from "./client-cnxn.js";
-import { childrenFields, completionFields, dataFields, opIdCounter, statJson, type OpIdCounter } from "./history.js";
+import { childrenFields, completionFields, dataFields, opIdCounter, statJson, withStat, type OpIdCounter } from "./history.js";
 import { parseConnectString } from "./host-provider.js";
 import { KeeperException, badArguments } from "./keeper-exception.js";
 import { isReadOp, toBytes, toMultiOp, toOpResult, type Op, type OpData, type OpResult } from "./op.js";
 import { ZKWatchManager, addWatchKind, type Watcher, type WatchRegistration, type WatchRegistrationKind } from "./watch-manager.js";
-import type { ClientCompleteFields, ClientInvokeFields } from "../trace-events.js";
+import type { ClientCompleteFields, ClientInvokeFields, ClientInvokeHead, ClientOpArgs, ClientOpName, ClientOpResult, StatJson, SubOpJson, SubResultJson } from "../trace-events.js";
 
 export interface ClientOptions {
   /** `"s1:2181,s2:2181/app"`: node ids with optional ports (default 2181), optional chroot. */
@@ -67,12 +67,12 @@ export interface ClientOptions {
 /** A read's watch argument: `true` = the default watcher, a function = that watcher. */
 export type WatchArg = boolean | Watcher | undefined;
 
-interface CallSpec<T> {
-  /** The operation's name: the trace label of its packet and, unless `recordAs`, its history name. */
+interface CallSpec<T, O extends ClientOpName = ClientOpName> {
+  /** The operation's name: the trace label of its packet. */
   op: string;
-  /** The history name when it differs (create2 is recorded as create, getChildren2 as getChildren). */
-  recordAs?: string;
-  args: Record<string, unknown>;
+  /** Its history name (create2 is recorded as create, getChildren2 as getChildren), and its arguments there. */
+  record: O;
+  args: ClientOpArgs<O>;
   opCode: number;
   request: RequestRecord;
   /** The client path, for exceptions. */
@@ -83,43 +83,38 @@ interface CallSpec<T> {
   accept?: number;
   /** The resolved value; may throw a KeeperException (a failed multi). */
   value(response: ResponseRecord | null, err: number): T;
-  summary?(value: T): Record<string, unknown>;
+  summary?(value: T): ClientOpResult<O>;
 }
 
 /** How a reply becomes the resolved value and its history summary (`accept`, `value`, `summary`). */
-type ReplyHandling<T> = Pick<CallSpec<T>, "accept" | "value" | "summary">;
+type ReplyHandling<T, O extends ClientOpName> = Pick<CallSpec<T, O>, "accept" | "value" | "summary">;
 
 // The reply handling of the frequent calls that need no handle state, made once: a closure made
 // per call pays a lazy-compile check at its first (and only) call.
 const noValue = (): undefined => undefined;
 const statOf = (rsp: ResponseRecord | null): Stat => (rsp as { stat: Stat }).stat;
-const statSummary = (stat: Stat): Record<string, unknown> => ({ stat: statJson(stat) });
+const statSummary = (stat: Stat): { stat: StatJson } => ({ stat: statJson(stat) });
 
-const EXISTS_RESULT: ReplyHandling<Stat | null> = {
+const EXISTS_RESULT: ReplyHandling<Stat | null, "exists"> = {
   accept: Code.NONODE,
   value: (rsp, err) => (err === Code.NONODE ? null : (rsp as { stat: Stat }).stat),
   summary: (stat) => ({ stat: stat === null ? null : statJson(stat) }),
 };
 
-const GET_DATA_RESULT: ReplyHandling<{ data: Uint8Array | null; stat: Stat }> = {
+const GET_DATA_RESULT: ReplyHandling<{ data: Uint8Array | null; stat: Stat }, "getData"> = {
   value: (rsp) => {
     const r = rsp as { data: Uint8Array | null; stat: Stat };
     return { data: r.data, stat: r.stat };
   },
-  summary: (v) => {
-    const f: Record<string, unknown> = {};
-    dataFields(v.data, f);
-    f.stat = statJson(v.stat);
-    return f;
-  },
+  summary: (v) => withStat(dataFields(v.data, {}), statJson(v.stat)),
 };
 
-const GET_CHILDREN_RESULT: ReplyHandling<string[]> = {
+const GET_CHILDREN_RESULT: ReplyHandling<string[], "getChildren"> = {
   value: (rsp) => (rsp as { children: string[] }).children,
-  summary: (children) => childrenFields(children),
+  summary: (children) => childrenFields(children, {}),
 };
 
-const GET_CHILDREN2_RESULT: ReplyHandling<{ children: string[]; stat: Stat }> = {
+const GET_CHILDREN2_RESULT: ReplyHandling<{ children: string[]; stat: Stat }, "getChildren"> = {
   value: (rsp) => {
     const r = rsp as { children: string[]; stat: Stat };
     return { children: r.children, stat: r.stat };
@@ -230,9 +225,9 @@ export class ZooKeeper {
     acl: ACL[],
     mode: number,
     ttl: number | undefined,
-    value: CallSpec<T>["value"],
-    summary: CallSpec<T>["summary"],
-  ): CallSpec<T> | KeeperException {
+    value: CallSpec<T, "create">["value"],
+    summary: CallSpec<T, "create">["summary"],
+  ): CallSpec<T, "create"> | KeeperException {
     if (!isKnownCreateMode(mode)) return badArguments(path, `unknown create mode ${mode}`);
     const problem = validatePath(path, isSequentialMode(mode));
     if (problem !== null) return badArguments(path, problem);
@@ -241,9 +236,9 @@ export class ZooKeeper {
     if (acl.length === 0) return new KeeperException(Code.INVALIDACL, path, undefined, true);
     const bytes = toBytes(data);
     const serverPath = this.chroot.prepend(path);
-    const args: Record<string, unknown> = { path, mode };
-    if (ttl !== undefined) args.ttl = ttl;
-    dataFields(bytes, args);
+    const head: { path: string; mode: number; ttl?: number; acl?: string[] } = { path, mode };
+    if (ttl !== undefined) head.ttl = ttl;
+    const args = dataFields(bytes, head);
     aclFields(acl, args);
     let opCode: number = op === "create" ? OpCode.create : OpCode.create2;
     let request: RequestRecord = { kind: "CreateRequest", path: serverPath, data: bytes, acl, flags: mode };
@@ -253,7 +248,7 @@ export class ZooKeeper {
     } else if (isContainerMode(mode)) {
       opCode = OpCode.createContainer;
     }
-    return { op, recordAs: "create", args, opCode, request, path, value, summary };
+    return { op, record: "create", args, opCode, request, path, value, summary };
   }
 
   private createdPath(rsp: ResponseRecord | null): string {
@@ -268,6 +263,7 @@ export class ZooKeeper {
     const serverPath = path === "/" ? path : this.chroot.prepend(path);
     return this.call({
       op: "delete",
+      record: "delete",
       args: { path, version },
       opCode: OpCode.delete,
       request: { kind: "DeleteRequest", path: serverPath, version },
@@ -280,11 +276,10 @@ export class ZooKeeper {
     const problem = validatePath(path);
     if (problem !== null) return this.rejected(badArguments(path, problem));
     const bytes = toBytes(data);
-    const args: Record<string, unknown> = { path, version };
-    dataFields(bytes, args);
     return this.call({
       op: "setData",
-      args,
+      record: "setData",
+      args: dataFields(bytes, { path, version }),
       opCode: OpCode.setData,
       request: { kind: "SetDataRequest", path: this.chroot.prepend(path), data: bytes, version },
       path,
@@ -297,10 +292,11 @@ export class ZooKeeper {
     const problem = validatePath(path);
     if (problem !== null) return this.rejected(badArguments(path, problem));
     if (acl.length === 0) return this.rejected(new KeeperException(Code.INVALIDACL, path, undefined, true));
-    const args: Record<string, unknown> = { path, aversion };
+    const args: ClientOpArgs<"setACL"> = { path, aversion };
     aclFields(acl, args);
     return this.call({
       op: "setACL",
+      record: "setACL",
       args,
       opCode: OpCode.setACL,
       request: { kind: "SetACLRequest", path: this.chroot.prepend(path), acl, version: aversion },
@@ -329,13 +325,13 @@ export class ZooKeeper {
     return this.read(path, watch, "getChildren2", OpCode.getChildren2, "GetChildren2Request", GET_CHILDREN2_RESULT);
   }
 
-  private read<T>(
+  private read<T, O extends "exists" | "getData" | "getChildren">(
     path: string,
     watch: WatchArg,
-    op: string,
+    op: O | "getChildren2",
     opCode: number,
     kind: "ExistsRequest" | "GetDataRequest" | "GetChildrenRequest" | "GetChildren2Request",
-    rest: ReplyHandling<T>,
+    rest: ReplyHandling<T, O>,
   ): Promise<T> {
     const problem = validatePath(path);
     if (problem !== null) return this.rejected(badArguments(path, problem));
@@ -343,12 +339,12 @@ export class ZooKeeper {
     if (watcher instanceof KeeperException) return this.rejected(watcher);
     const regKind: WatchRegistrationKind = op === "exists" ? "exists" : op === "getData" ? "data" : "child";
     // Built field by field: an object spread here sent V8 down a slow generic path on every read.
-    const spec: CallSpec<T> = {
+    const spec: CallSpec<T, O> = {
       accept: rest.accept,
       value: rest.value,
       summary: rest.summary,
       op,
-      recordAs: op === "getChildren2" ? "getChildren" : op,
+      record: (op === "getChildren2" ? "getChildren" : op) as O,
       args: { path, watch: watcher !== undefined },
       opCode,
       request: { kind, path: this.chroot.prepend(path), watch: watcher !== undefined },
@@ -363,6 +359,7 @@ export class ZooKeeper {
     if (problem !== null) return this.rejected(badArguments(path, problem));
     return this.call({
       op: "getACL",
+      record: "getACL",
       args: { path },
       opCode: OpCode.getACL,
       request: { kind: "GetACLRequest", path: this.chroot.prepend(path) },
@@ -381,6 +378,7 @@ export class ZooKeeper {
     if (problem !== null) return this.rejected(badArguments(path, problem));
     return this.call({
       op: "sync",
+      record: "sync",
       args: { path },
       opCode: OpCode.sync,
       request: { kind: "SyncRequest", path: this.chroot.prepend(path) },
@@ -399,12 +397,13 @@ export class ZooKeeper {
     if (problem !== null) return this.rejected(badArguments(prefixPath, problem));
     return this.call({
       op: "getEphemerals",
+      record: "getEphemerals",
       args: { path: prefixPath },
       opCode: OpCode.getEphemerals,
       request: { kind: "GetEphemeralsRequest", prefixPath },
       path: prefixPath,
       value: (rsp) => (rsp as { ephemerals: string[] }).ephemerals,
-      summary: (list) => childrenFields(list),
+      summary: (list) => childrenFields(list, {}),
     });
   }
 
@@ -413,6 +412,7 @@ export class ZooKeeper {
     if (problem !== null) return this.rejected(badArguments(path, problem));
     return this.call({
       op: "getAllChildrenNumber",
+      record: "getAllChildrenNumber",
       args: { path },
       opCode: OpCode.getAllChildrenNumber,
       request: { kind: "GetAllChildrenNumberRequest", path: this.chroot.prepend(path) },
@@ -425,6 +425,7 @@ export class ZooKeeper {
   whoAmI(): Promise<ClientInfo[]> {
     return this.call({
       op: "whoAmI",
+      record: "whoAmI",
       args: {},
       opCode: OpCode.whoAmI,
       request: { kind: "Empty" },
@@ -452,6 +453,7 @@ export class ZooKeeper {
     if (ops.length === 0) return this.answeredLocally(op, args, [] as OpResult[]);
     return this.call({
       op,
+      record: op,
       args,
       opCode: read ? OpCode.multiRead : OpCode.multi,
       request: { kind: "MultiOperationRecord", ops: ops.map((o) => toMultiOp(o, this.multiLosesChroot ? o.path : this.chroot.prepend(o.path))) },
@@ -482,6 +484,7 @@ export class ZooKeeper {
     if (mode !== AddWatchMode.PERSISTENT && mode !== AddWatchMode.PERSISTENT_RECURSIVE) return this.rejected(badArguments(path, `unknown AddWatchMode ${mode}`));
     return this.call({
       op: "addWatch",
+      record: "addWatch",
       args: { path, mode },
       opCode: OpCode.addWatch,
       request: { kind: "AddWatchRequest", path: this.chroot.prepend(path), mode },
@@ -505,13 +508,14 @@ export class ZooKeeper {
     return this.removeWatchesOp("removeAllWatches", OpCode.removeWatches, path, undefined, type, local);
   }
 
-  private removeWatchesOp(op: string, opCode: number, path: string, watcher: Watcher | undefined, type: number, local: boolean): Promise<void> {
+  private removeWatchesOp(op: "removeWatches" | "removeAllWatches", opCode: number, path: string, watcher: Watcher | undefined, type: number, local: boolean): Promise<void> {
     const problem = validatePath(path);
     if (problem !== null) return this.rejected(badArguments(path, problem));
     if (type !== WatcherType.Children && type !== WatcherType.Data && type !== WatcherType.Any) return this.rejected(badArguments(path, `unknown WatcherType ${type}`));
     const kind = opCode === OpCode.checkWatches ? "CheckWatchesRequest" : "RemoveWatchesRequest";
     return this.call({
       op,
+      record: op,
       args: { path, type, local },
       opCode,
       request: { kind, path: this.chroot.prepend(path), type },
@@ -553,15 +557,15 @@ export class ZooKeeper {
 
   // ---- plumbing --------------------------------------------------------------------------
 
-  private call<T>(spec: CallSpec<T>): Promise<T> {
+  private call<T, O extends ClientOpName>(spec: CallSpec<T, O>): Promise<T> {
     const d = this.ctx.deferred<T>();
-    const opId = this.invoke(spec.recordAs ?? spec.op, spec.args);
+    const opId = this.invoke(spec.record, spec.args);
     const onFinish = (reply: PacketReply): void => this.settle(spec, opId, reply, d);
     this.cnxn.queuePacket(newPacket(spec.opCode, spec.request, spec.op, undefined, onFinish, spec.watchRegistration, spec.watchDeregistration));
     return d.promise;
   }
 
-  private settle<T>(spec: CallSpec<T>, opId: number, reply: PacketReply, d: { resolve(v: T): void; reject(e: unknown): void }): void {
+  private settle<T, O extends ClientOpName>(spec: CallSpec<T, O>, opId: number, reply: PacketReply, d: { resolve(v: T): void; reject(e: unknown): void }): void {
     if (reply.err !== Code.OK && reply.err !== spec.accept) {
       this.complete(completionFields(reply, reply.err, this.completionHead(opId)));
       d.reject(new KeeperException(reply.err, spec.path));
@@ -585,7 +589,7 @@ export class ZooKeeper {
     d.resolve(value);
   }
 
-  private answeredLocally<T>(op: string, args: Record<string, unknown>, value: T): Promise<T> {
+  private answeredLocally<T, O extends ClientOpName>(op: O, args: ClientOpArgs<O>, value: T): Promise<T> {
     const opId = this.invoke(op, args);
     const fields = this.completionHead(opId);
     fields.outcome = "ok";
@@ -609,12 +613,12 @@ export class ZooKeeper {
     return w ?? badArguments(undefined, "watch = true needs a default watcher, and this client has none");
   }
 
-  private invoke(op: string, args: Record<string, unknown>): number {
+  private invoke<O extends ClientOpName>(op: O, args: ClientOpArgs<O>): number {
     const opId = ++this.opIds.last;
-    const head: ClientInvokeFields = { client: this.ctx.id, session: this.cnxn.sessionIdHex, opId, op };
+    const head: ClientInvokeHead<O> = { client: this.ctx.id, session: this.cnxn.sessionIdHex, opId, op };
     if (this.cnxn.state === "CONNECTED" && this.cnxn.currentAddress !== undefined) head.server = this.cnxn.currentAddress.host;
     if (this.chroot.path !== undefined) head.chroot = this.chroot.path;
-    this.ctx.annotate("client.invoke", withFields(head, args));
+    this.ctx.annotate("client.invoke", invokeFields(head, args));
     return opId;
   }
 
@@ -650,24 +654,31 @@ function validateOp(op: Op): string | null {
   return validatePath(op.path);
 }
 
-/** A multi sub-op as history arguments: `{ op, path, data?, version?, mode? }`. */
-function opArgs(op: Op): Record<string, unknown> {
-  const a: Record<string, unknown> = { op: op.kind, path: op.path };
-  if ("data" in op) dataFields(toBytes(op.data), a);
-  if ("version" in op) a.version = op.version;
-  if ("mode" in op) a.mode = op.mode;
-  if (op.kind === "create") {
-    if (op.ttl !== undefined) a.ttl = op.ttl;
-    aclFields(op.acl, a);
+/** A multi sub-op as history arguments (`SubOpJson`): op, path, then data, version, mode (a create's ttl, acl) as it has them. */
+function opArgs(op: Op): SubOpJson {
+  switch (op.kind) {
+    case "create": {
+      const a: SubOpJson & { op: "create" } = { ...dataFields(toBytes(op.data), { op: op.kind, path: op.path }), mode: op.mode };
+      if (op.ttl !== undefined) a.ttl = op.ttl;
+      aclFields(op.acl, a);
+      return a;
+    }
+    case "setData":
+      return { ...dataFields(toBytes(op.data), { op: op.kind, path: op.path }), version: op.version };
+    case "delete":
+    case "check":
+      return { op: op.kind, path: op.path, version: op.version };
+    case "getData":
+    case "getChildren":
+      return { op: op.kind, path: op.path };
   }
-  return a;
 }
 
 /**
  * `acl` as history text (`"scheme:id:perms"` each), left out when it is OPEN_ACL_UNSAFE (world
  * anyone ALL), which the history reads as the default: most calls pass that one.
  */
-function aclFields(acl: readonly ACL[], into: Record<string, unknown>): void {
+function aclFields(acl: readonly ACL[], into: { acl?: string[] }): void {
   if (acl.length === 1 && acl[0]!.perms === Perms.ALL && acl[0]!.id.scheme === "world" && acl[0]!.id.id === "anyone") return;
   into.acl = acl.map(aclText);
 }
@@ -677,9 +688,9 @@ function aclText(a: ACL): string {
 }
 
 /** A multi result as history JSON: `{ err, path?, stat? }` with err "OK" on success. */
-function opResultJson(r: OpResult): Record<string, unknown> {
+function opResultJson(r: OpResult): SubResultJson {
   if (r.kind === "error") return { err: codeName(r.err) };
-  const out: Record<string, unknown> = { err: "OK" };
+  const out: SubResultJson = { err: "OK" };
   if (r.kind === "create") out.path = r.path;
   if ((r.kind === "create" || r.kind === "setData" || r.kind === "getData") && r.stat !== undefined) out.stat = statJson(r.stat);
   if (r.kind === "getData") dataFields(r.data, out);
@@ -687,7 +698,10 @@ function opResultJson(r: OpResult): Record<string, unknown> {
   return out;
 }
 
-/** Copies `extra` into `into` (Object.assign, not a spread or a for-in: both are slow for varying shapes). */
-function withFields<T extends object>(into: T, extra: Record<string, unknown>): T {
-  return Object.assign(into, extra);
+/**
+ * The fields of `client.invoke`: the head, then the arguments (Object.assign, not a spread or a
+ * for-in: both are slow for varying shapes). The head's `op` names the arguments' operation.
+ */
+function invokeFields<O extends ClientOpName>(head: ClientInvokeHead<O>, args: ClientOpArgs<O>): ClientInvokeFields {
+  return Object.assign(head, args) as ClientInvokeFields;
 }

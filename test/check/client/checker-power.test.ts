@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { asEvent, type LooseEvent } from "../../helpers/loose-events.js";
 import { loadScenario } from "../../../src/cli/scenario-files.js";
 import { runScenario } from "../../../src/scenario/run.js";
 import { runCheckers, type Checker } from "../../../src/check/checker.js";
 import type { Canary } from "../../../src/scenario/types.js";
-import type { TraceEvent } from "../../../src/sim/trace.js";
 import { ClientLivenessChecker, ServerWatchesChecker, SessionFailoverChecker, TimelinessChecker } from "../../../src/check/client/index.js";
 import { zkWorkload } from "../../../src/scenario/workloads/zk.js";
 
@@ -39,8 +39,8 @@ describe("check: client: the invariants of issue 20, each caught only by its che
 });
 
 /** Feeds hand-written events to one checker. */
-function judge(checker: Checker, events: Partial<TraceEvent>[]): string[] {
-  const full = events.map((e, index) => ({ index, atUs: 0, node: "", ...e }) as TraceEvent);
+function judge(checker: Checker, events: Partial<LooseEvent>[]): string[] {
+  const full = events.map((e, index) => asEvent({ index, atUs: 0, kind: "", node: "", ...e }));
   return runCheckers([checker], full).map((v) => v.message);
 }
 
@@ -101,11 +101,11 @@ describe("check: client: the new checkers on hand-written traces", () => {
 });
 
 describe("check: client: the new checkers report a malformed event", () => {
-  const cases: [string, () => Checker, Partial<TraceEvent>, RegExp][] = [
+  const cases: [string, () => Checker, Partial<LooseEvent>, RegExp][] = [
     ["client.session-failover", () => new SessionFailoverChecker(), { kind: "zk.session.expire", node: "s1", fields: { session: "0x1" } }, /field "timeoutMs" is missing/],
     ["client.timeliness", () => new TimelinessChecker(), { kind: "zab.state", node: "s1", fields: { sid: 1 } }, /field "state" is missing/],
     ["client.liveness", () => new ClientLivenessChecker(), { kind: "zk.session.established", node: "s1", fields: { client: "c1", session: "0x1" } }, /field "timeoutMs" is missing/],
-    ["client.server-watches", () => new ServerWatchesChecker(), { kind: "client.watch", node: "c1", fields: { client: "c1", session: "0x1", path: "/a", watchers: 1 } }, /without a type/],
+    ["client.server-watches", () => new ServerWatchesChecker(), { kind: "client.watch", node: "c1", fields: { client: "c1", session: "0x1", path: "/a", watchers: 1 } }, /malformed client\.watch event #0 on c1: field "type" is missing/],
   ];
   for (const [name, make, event, message] of cases) {
     it(name, () => expect(judge(make(), [event])).toEqual([expect.stringMatching(message)]));

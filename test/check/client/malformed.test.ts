@@ -20,7 +20,7 @@ function withBroken(broken: (t: ClientTrace) => void): ClientTrace {
 }
 
 const MALFORMED: [string, (t: ClientTrace) => void, RegExp][] = [
-  ["a completion whose zxid is not a zxid", (t) => t.complete("c1", S1, t.invoke("c1", S1, "getData", "/k", {}), "ok", { zxid: "0xnope" }), /field "zxid" is "0xnope", not a zxid/],
+  ["a completion whose zxid is not a zxid", (t) => t.complete("c1", S1, t.invoke("c1", S1, "getData", "/k", {}), "ok", { zxid: "0xnope" }), /malformed client\.complete event #\d+ on c1: field "zxid" = "0xnope", expected a zxid/],
   ["a completion with no outcome", (t) => t.complete("c1", S1, t.invoke("c1", S1, "getData", "/k", {}), "", {}), /field "outcome"/],
   ["an invocation with no op", (t) => t.event("client.invoke", "c1", { client: "c1", session: S1, opId: 50, path: "/k" }), /field "op" is missing/],
   ["an invocation with no session", (t) => t.event("client.invoke", "c1", { client: "c1", opId: 51, op: "getData", path: "/k" }), /field "session" is missing/],
@@ -42,11 +42,19 @@ describe("check: client: malformed events are violations, never skipped", () => 
   it("client.sessions: an expiry or a closeSession apply without a session is reported", () => {
     const t = withBroken((t) => t.event("zk.session.expire", "s1", { timeoutMs: 4000 }).event("zk.apply", "s1", { op: "closeSession", zxid: z(3) }));
     const v = runChecker(new SessionsChecker(), t.events);
-    expect(v.map((x) => x.message)).toEqual([expect.stringMatching(/zk.session.expire without a session/), expect.stringMatching(/closeSession without a session/)]);
+    expect(v.map((x) => x.message)).toEqual([expect.stringMatching(/^malformed zk\.session\.expire event #\d+ on s1: field "session" is missing/), expect.stringMatching(/^malformed zk\.apply event #\d+ on s1: field "session" is missing/)]);
+  });
+
+  it("a malformed invocation is one violation: its completion is not reported again as completing nothing", () => {
+    for (const [name, make] of CHECKERS) {
+      const t = withBroken((t) => t.complete("c1", S1, t.invoke("c1", S1, "setData", "/k", { version: "nope" }), "ok", { zxid: z(3) }));
+      const v = runChecker(make(), t.events).filter((x) => x.checker === name);
+      expect(v.map((x) => x.message), name).toEqual([expect.stringMatching(/^malformed client\.invoke event #\d+ on c1: field "version"/)]);
+    }
   });
 
   it("client.watches: a watch event without a type is reported", () => {
     const v = runChecker(new WatchesChecker(), withBroken((t) => t.event("client.watch", "c1", { client: "c1", session: S1, path: "/k", watchers: 1 })).events);
-    expect(v[0]!.message).toMatch(/client.watch without a type/);
+    expect(v.map((x) => x.message)).toEqual([expect.stringMatching(/^malformed client\.watch event #\d+ on c1: field "type" is missing/)]);
   });
 });

@@ -4,12 +4,26 @@
  * (1 ms per event unless told otherwise). Clients are nodes `c<n>`, servers `s<n>`; zxids and
  * session ids are hex strings, as the client and server write them.
  */
+import { asEvent, type LooseEvent } from "../../helpers/loose-events.js";
 import type { TraceEvent } from "../../../src/sim/trace.js";
 import { runCheckers, type Checker, type Violation } from "../../../src/check/checker.js";
 
 export const S1 = "0x100000000000001";
 export const S2 = "0x100000000000002";
 export const S3 = "0x100000000000003";
+
+/**
+ * Arguments the client always records for an operation (zk/client/zoo-keeper.ts `invoke`) that a
+ * test need not spell out: the reads' `watch` flag (false) and a write's `data` (empty), unless
+ * the test sets them.
+ */
+const ARG_DEFAULTS: Record<string, Record<string, unknown>> = {
+  exists: { watch: false },
+  getData: { watch: false },
+  getChildren: { watch: false },
+  create: { data: "" },
+  setData: { data: "" },
+};
 
 export class ClientTrace {
   readonly events: TraceEvent[] = [];
@@ -22,11 +36,11 @@ export class ClientTrace {
     return this;
   }
 
-  event(kind: string, node: string, fields?: Record<string, unknown>, extra: Partial<TraceEvent> = {}): this {
+  event(kind: string, node: string, fields?: Record<string, unknown>, extra: Partial<LooseEvent> = {}): this {
     this.nowUs += 1000;
-    const e: TraceEvent = { index: this.events.length, atUs: this.nowUs, kind, node, ...extra };
+    const e: LooseEvent = { index: this.events.length, atUs: this.nowUs, kind, node, ...extra };
     if (fields !== undefined) e.fields = fields;
-    this.events.push(e);
+    this.events.push(asEvent(e));
     return this;
   }
 
@@ -51,7 +65,7 @@ export class ClientTrace {
   invoke(client: string, session: string, op: string, path: string, args: Record<string, unknown> = {}): number {
     const opId = (this.opIds.get(client) ?? 0) + 1;
     this.opIds.set(client, opId);
-    this.event("client.invoke", client, { client, session, opId, op, path, ...args });
+    this.event("client.invoke", client, { client, session, opId, op, path, ...ARG_DEFAULTS[op], ...args });
     return opId;
   }
 
@@ -65,8 +79,9 @@ export class ClientTrace {
     return this.complete(client, session, id, "ok", { zxid, ...(result !== undefined ? { result } : {}) });
   }
 
-  apply(server: string, zxid: string, op: string, session: string): this {
-    return this.event("zk.apply", server, { zxid, op, session });
+  /** A txn applied; `cxid` as the server records it (its header's, 0 unless told). */
+  apply(server: string, zxid: string, op: string, session: string, cxid = 0): this {
+    return this.event("zk.apply", server, { zxid, op, session, cxid });
   }
 
   expire(server: string, session: string, timeoutMs = 4000): this {

@@ -1,7 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { classifyOutcome, formatOperation, historyFromTrace, type ClientTraceEvent, type Operation } from "../../../src/check/history/history.js";
+import { classifyOutcome, formatOperation, historyFromTrace, type Operation } from "../../../src/check/history/history.js";
+import { asEvent, type LooseEvent } from "../../helpers/loose-events.js";
 import { checkLinearizable, zkModel } from "../../../src/check/linearizability/index.js";
 import { generateLinearizableHistory } from "../../../src/cli/bench-history.js";
+
+/** A hand-written client event (indexed in order by `historyOf`). */
+type ClientTraceEvent = Omit<LooseEvent, "index" | "node"> & { node?: string };
+
+/** The history of hand-written events, indexed in the order given. */
+const historyOf = (events: readonly ClientTraceEvent[]) => historyFromTrace(events.map((e, index) => asEvent({ index, node: "", ...e })));
+
+/** The reads whose invocation says whether it left a watch. */
+const READS: ReadonlySet<string> = new Set(["getData", "exists", "getChildren"]);
 
 /** The trace annotations a client library would record for `ops` (the documented schema). */
 function toTrace(ops: readonly Operation[]): ClientTraceEvent[] {
@@ -13,7 +23,7 @@ function toTrace(ops: readonly Operation[]): ClientTraceEvent[] {
       kind: "client.invoke",
       node: `client-${op.client}`,
       atUs: op.invokeUs,
-      fields: { client: op.client, session: op.session, opId: op.id, op: op.op, path: op.path, data, version, mode, ops: subs },
+      fields: { client: op.client, session: op.session, opId: op.id, op: op.op, path: op.path, data, version, mode, ops: subs?.map((sub) => ({ op: sub.op, path: sub.path, ...sub.args })), ...(READS.has(op.op) ? { watch: false } : {}) },
     });
     if (op.completeUs === undefined) continue;
     events.push({
@@ -36,11 +46,11 @@ function toTrace(ops: readonly Operation[]): ClientTraceEvent[] {
 }
 
 describe("check: history: ground truth of unknown operations", () => {
-  const invoke = (opId: number, atUs: number) => ({ kind: "client.invoke", node: "c1", atUs, fields: { client: "c1", session: "0x100", opId, op: "setData", path: "/a", data: `v${opId}`, server: "s2" } });
+  const invoke = (opId: number, atUs: number) => ({ kind: "client.invoke", node: "c1", atUs, fields: { client: "c1", session: "0x100", opId, op: "setData", path: "/a", data: `v${opId}`, version: -1, server: "s2" } });
   const lost = (opId: number, atUs: number, xid: number) => ({ kind: "client.complete", node: "c1", atUs, fields: { client: "c1", session: "0x100", opId, outcome: "unknown", err: "CONNECTIONLOSS", xid } });
 
   it("says whether a CONNECTIONLOSS op became a txn, from the zk.apply of its session and xid", () => {
-    const ops = historyFromTrace([
+    const ops = historyOf([
       invoke(1, 10),
       invoke(2, 11),
       { kind: "zk.apply", node: "s1", atUs: 15, fields: { zxid: "0x100000007", op: "setData", session: "0x100", cxid: 4 } },
@@ -57,7 +67,7 @@ describe("check: history: ground truth of unknown operations", () => {
   });
 
   it("an op whose txn was an error txn (SESSIONMOVED at the leader) was applied as a failure that changed nothing", () => {
-    const ops = historyFromTrace([
+    const ops = historyOf([
       invoke(1, 10),
       lost(1, 20, 4),
       { kind: "zk.apply", node: "s1", atUs: 30, fields: { zxid: "0x100000003", op: "error", session: "0x100", cxid: 4, err: "SESSIONMOVED" } },
@@ -69,13 +79,13 @@ describe("check: history: ground truth of unknown operations", () => {
 
 describe("check: history: from trace", () => {
   it("pairs invocations with completions and parses codes, zxids and modes", () => {
-    const ops = historyFromTrace([
+    const ops = historyOf([
       { kind: "client.invoke", node: "c1", atUs: 10, fields: { client: "c1", session: "0x100", opId: 7, op: "create", path: "/a", data: "x", mode: 2 } },
       { kind: "net.deliver", atUs: 11 },
-      { kind: "client.invoke", node: "c2", atUs: 12, fields: { client: "c2", session: "0x101", opId: 7, op: "getData", path: "/b" } },
+      { kind: "client.invoke", node: "c2", atUs: 12, fields: { client: "c2", session: "0x101", opId: 7, op: "getData", path: "/b", watch: false } },
       { kind: "client.complete", node: "c2", atUs: 15, fields: { client: "c2", session: "0x101", opId: 7, outcome: "fail", err: -101, zxid: "0x100000003" } },
       { kind: "client.complete", node: "c1", atUs: 20, fields: { client: "c1", session: "0x100", opId: 7, outcome: "ok", zxid: "0x100000004", result: { path: "/a0000000000" } } },
-      { kind: "client.invoke", node: "c1", atUs: 30, fields: { client: "c1", session: "0x100", opId: 8, op: "setData", path: "/a", args: { data: "y", version: 3 } } },
+      { kind: "client.invoke", node: "c1", atUs: 30, fields: { client: "c1", session: "0x100", opId: 8, op: "setData", path: "/a", data: "y", version: 3 } },
       { kind: "client.complete", node: "c1", atUs: 40, fields: { client: "c1", session: "0x100", opId: 8, outcome: "fail", err: "CONNECTIONLOSS" } },
       { kind: "client.invoke", node: "c2", atUs: 50, fields: { client: "c2", session: "0x101", opId: 9, op: "delete", path: "/b", version: -1 } },
     ]);
@@ -93,18 +103,21 @@ describe("check: history: from trace", () => {
 
   it("throws on a completion without an invocation", () => {
     expect(() =>
-      historyFromTrace([{ kind: "client.complete", atUs: 1, fields: { client: "c1", opId: 1, outcome: "ok" } }]),
+      historyOf([{ kind: "client.complete", atUs: 1, fields: { client: "c1", opId: 1, outcome: "ok" } }]),
     ).toThrow(/historyFromTrace: completion of c1\/1/);
   });
 
   it("round-trips generated histories through the trace schema, with the same verdict", () => {
     for (let seed = 0; seed < 20; seed++) {
-      const history = generateLinearizableHistory({ seed, nOps: 80, clients: 4, paths: 3, ephemeralFraction: 0.1, multiFraction: 0.1 });
-      const back = historyFromTrace(toTrace(history));
+      // A lone "check" is the history's own read (the generator draws it); a client records a
+      // check only inside a multi (ClientOps), and a read left out keeps the history linearizable.
+      const history = generateLinearizableHistory({ seed, nOps: 80, clients: 4, paths: 3, ephemeralFraction: 0.1, multiFraction: 0.1 }).filter((op) => op.op !== "check");
+      const back = historyOf(toTrace(history));
       const byOpId = new Map(back.map((o) => [Number(o.opId), o]));
       for (const op of history) {
         const b = byOpId.get(op.id)!;
-        expect([b.op, b.path, b.outcome, b.invokeUs, b.completeUs, b.zxid, b.err]).toEqual([op.op, op.path, op.outcome, op.invokeUs, op.completeUs, op.zxid, op.err]);
+        // A multi has no path of its own in the trace (ClientOps: its sub-operations name theirs).
+        expect([b.op, b.path, b.outcome, b.invokeUs, b.completeUs, b.zxid, b.err]).toEqual([op.op, op.op === "multi" ? "" : op.path, op.outcome, op.invokeUs, op.completeUs, op.zxid, op.err]);
       }
       expect(checkLinearizable(back, zkModel()).ok).toBe(true);
     }

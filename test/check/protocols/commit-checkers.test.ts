@@ -2,6 +2,7 @@
  * Canaries for the commit checkers on hand-written traces: each checker passes a correct
  * history and fails the broken one it exists for; a malformed event is a violation.
  */
+import { asEvent } from "../../helpers/loose-events.js";
 import { describe, expect, it } from "vitest";
 import { runCheckers, type Checker } from "../../../src/check/checker.js";
 import type { TraceEvent } from "../../../src/sim/trace.js";
@@ -13,7 +14,7 @@ import { CommitBlockingChecker } from "../../../src/check/protocols/commit-block
 type E = [atMs: number, kind: string, node: string, fields?: Record<string, unknown>];
 
 function trace(events: E[]): TraceEvent[] {
-  return events.map(([atMs, kind, node, fields], index) => ({ index, atUs: atMs * 1000, kind, node, ...(fields ? { fields } : {}) }));
+  return events.map(([atMs, kind, node, fields], index) => asEvent({ index, atUs: atMs * 1000, kind, node, ...(fields ? { fields } : {}) }));
 }
 
 const run = (c: Checker, events: E[]) => runCheckers([c], trace(events)).map((v) => v.message);

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { runCheckers, type Checker } from "../../../src/check/checker.js";
+import { offer, runCheckers, type Checker } from "../../../src/check/checker.js";
 import type { TraceEvent } from "../../../src/sim/trace.js";
+import { asEvent } from "../../helpers/loose-events.js";
 import { MultiPaxosLivenessChecker } from "../../../src/check/protocols/multipaxos-liveness.js";
 import { CommitLivenessChecker } from "../../../src/check/protocols/commit-liveness.js";
 import { PaxosLivenessChecker } from "../../../src/check/protocols/paxos-liveness.js";
 
 /** Canaries for the protocols' liveness checkers: hand-made traces that finish, and ones stuck after the faults. */
 let index = 0;
-const ev = (atMs: number, kind: string, node: string, fields?: Record<string, unknown>): TraceEvent => ({ index: index++, atUs: atMs * 1000, kind, node, ...(fields ? { fields } : {}) });
+const ev = (atMs: number, kind: string, node: string, fields?: Record<string, unknown>): TraceEvent => asEvent({ index: index++, atUs: atMs * 1000, kind, node, ...(fields ? { fields } : {}) });
 const check = (c: Checker, events: TraceEvent[]) => runCheckers([c], events);
 
 const accepted = (atMs: number, node: string, slot: number, command = `c1#${slot}`) => ev(atMs, "multipaxos.accepted", node, { slot, ballot: 1, command, acceptors: 3 });
@@ -62,10 +63,10 @@ describe("a run that comes to rest is judged at once (nothing left to happen)", 
   it("paxos.liveness and commit.liveness give their verdict at a quiescent end before the budget", () => {
     const learner = [ev(0, "paxos.learner.recovered", "l1", { value: null }), ev(400, "restart", "l1"), ev(400, "paxos.learner.recovered", "l1", { value: null })];
     const p = new PaxosLivenessChecker(15_000);
-    for (const e of learner) p.onEvent(e);
+    for (const e of learner) offer(p, e);
     expect(p.finish({ index: 2, atUs: 500_000 })).toEqual([]);
     const q = new PaxosLivenessChecker(15_000);
-    for (const e of learner) q.onEvent(e);
+    for (const e of learner) offer(q, e);
     expect(q.finish({ index: 2, atUs: 500_000, quiescent: true })[0]!.message).toContain("l1 learned no value the run came to rest 100 ms after the last fault, with nothing left to happen");
   });
 });

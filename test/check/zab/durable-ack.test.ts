@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { asEvent, type LooseEvent } from "../../helpers/loose-events.js";
 import { DURABLE_KEPT, DurableAckChecker } from "../../../src/check/zab/durable-ack.js";
 import type { TraceEvent } from "../../../src/sim/trace.js";
 import { loadScenario } from "../../../src/cli/scenario-files.js";
@@ -9,8 +10,8 @@ import { runChecker, z } from "./trace-builder.js";
 class Disk {
   readonly events: TraceEvent[] = [];
   private readonly ops = new Map<string, number>();
-  private push(kind: string, node: string, extra: Partial<TraceEvent> = {}): this {
-    this.events.push({ index: this.events.length, atUs: (this.events.length + 1) * 1000, kind, node, ...extra });
+  private push(kind: string, node: string, extra: Partial<LooseEvent> = {}): this {
+    this.events.push(asEvent({ index: this.events.length, atUs: (this.events.length + 1) * 1000, kind, node, ...extra }));
     return this;
   }
   /** A labelled txn-log append; returns its disk operation number through `last`. */

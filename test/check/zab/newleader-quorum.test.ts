@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { asEvent, type LooseEvent } from "../../helpers/loose-events.js";
 import { NewLeaderQuorumChecker } from "../../../src/check/zab/newleader-quorum.js";
 import type { TraceEvent } from "../../../src/sim/trace.js";
 import { runChecker, z } from "./trace-builder.js";
@@ -7,8 +8,8 @@ import { expectCaughtAlone } from "./canary-alone.js";
 /** The kernel's message events and the few annotations the checker reads; connection `c` links learner s<c> to the leader. */
 class Sync {
   readonly events: TraceEvent[] = [];
-  private push(e: Omit<TraceEvent, "index" | "atUs">): this {
-    this.events.push({ index: this.events.length, atUs: (this.events.length + 1) * 1000, ...e });
+  private push(e: Omit<LooseEvent, "index" | "atUs">): this {
+    this.events.push(asEvent({ index: this.events.length, atUs: (this.events.length + 1) * 1000, ...e }));
     return this;
   }
   /** Voters start an election with a vote for themselves; an observer's first vote is for nobody. */

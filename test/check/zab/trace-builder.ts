@@ -3,6 +3,7 @@
  * kernel's fault events, with increasing index and time (1 ms per event unless told otherwise).
  * Servers are nodes `s<sid>`; zxids are written (epoch, counter) and emitted as hex strings.
  */
+import { asEvent, type LooseEvent } from "../../helpers/loose-events.js";
 import type { TraceEvent } from "../../../src/sim/trace.js";
 import { runCheckers, type Checker, type Violation } from "../../../src/check/checker.js";
 
@@ -23,9 +24,9 @@ export class TraceBuilder {
 
   event(kind: string, node: string, fields?: Record<string, unknown>): this {
     this.nowUs += 1000;
-    const e: TraceEvent = { index: this.events.length, atUs: this.nowUs, kind, node };
+    const e: LooseEvent = { index: this.events.length, atUs: this.nowUs, kind, node };
     if (fields !== undefined) e.fields = fields;
-    this.events.push(e);
+    this.events.push(asEvent(e));
     return this;
   }
 

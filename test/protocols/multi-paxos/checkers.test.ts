@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { asEvent } from "../../helpers/loose-events.js";
 import { runCheckers } from "../../../src/check/checker.js";
 import type { TraceEvent } from "../../../src/sim/trace.js";
 import { MultiPaxosSlotAgreementChecker } from "../../../src/check/protocols/multipaxos-slot-agreement.js";
@@ -7,7 +8,7 @@ import { MultiPaxosLinearizableChecker } from "../../../src/check/protocols/mult
 
 /** Canaries for every Multi-Paxos checker: hand-made traces that keep and break each invariant. */
 let index = 0;
-const ev = (atMs: number, kind: string, node: string, fields: Record<string, unknown>): TraceEvent => ({ index: index++, atUs: atMs * 1000, kind, node, fields });
+const ev = (atMs: number, kind: string, node: string, fields: Record<string, unknown>): TraceEvent => asEvent({ index: index++, atUs: atMs * 1000, kind, node, fields });
 const acc = (atMs: number, node: string, slot: number, ballot: number, command: string) => ev(atMs, "multipaxos.accepted", node, { slot, ballot, command, acceptors: 3 });
 
 describe("multi-paxos checkers", () => {

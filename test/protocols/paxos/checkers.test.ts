@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { asEvent } from "../../helpers/loose-events.js";
 import { runCheckers, type Checker } from "../../../src/check/checker.js";
 import type { TraceEvent } from "../../../src/sim/trace.js";
 import { PaxosAgreementChecker } from "../../../src/check/protocols/paxos-agreement.js";
@@ -8,7 +9,7 @@ import { PaxosLivenessChecker } from "../../../src/check/protocols/paxos-livenes
 
 /** Canaries for every Paxos checker: hand-made traces that break (and keep) each invariant. */
 let index = 0;
-const ev = (atMs: number, kind: string, node: string, fields?: Record<string, unknown>): TraceEvent => ({ index: index++, atUs: atMs * 1000, kind, node, ...(fields ? { fields } : {}) });
+const ev = (atMs: number, kind: string, node: string, fields?: Record<string, unknown>): TraceEvent => asEvent({ index: index++, atUs: atMs * 1000, kind, node, ...(fields ? { fields } : {}) });
 const accepted = (atMs: number, node: string, ballot: number, value: string | number) => ev(atMs, "paxos.accepted", node, { ballot, value, acceptors: 3 });
 const check = (c: Checker, events: TraceEvent[]) => runCheckers([c], events);
 

@@ -55,9 +55,8 @@ export class QuorumBookTerms {
 
   constructor(private readonly limit = Infinity) {}
 
-  static accepts(kind: string): boolean {
-    return kind === "send";
-  }
+  /** The kinds it reads. */
+  static readonly KINDS = ["send"] as const;
 
   onSend(e: MessageEvent): void {
     if (e.kind !== "send" || e.conn === undefined || e.id === undefined || e.detail === undefined || this.other.has(e.conn)) return;

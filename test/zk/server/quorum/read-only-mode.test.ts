@@ -4,6 +4,7 @@
  * server (pingRwServer), the `client.timeliness` rules for read-only servers, and the two canaries
  * they catch. Off by default: the same ensemble without the option never serves while LOOKING.
  */
+import { asEvent, loose, type LooseEvent } from "../../../helpers/loose-events.js";
 import { describe, expect, it } from "vitest";
 import { Simulator } from "../../../../src/sim/simulator.js";
 import { QuorumPeer, DEFAULT_QUORUM_CONFIG, readOnlyGraceMs } from "../../../../src/zk/server/quorum/quorum-peer.js";
@@ -12,7 +13,6 @@ import { PING_RW_CONNECT_TIMEOUT_MS } from "../../../../src/zk/client/client-cnx
 import { CreateMode, Ids, KeeperState } from "../../../../src/zk/proto/records.js";
 import { runCheckers } from "../../../../src/check/checker.js";
 import { TimelinessChecker } from "../../../../src/check/client/index.js";
-import type { TraceEvent } from "../../../../src/sim/trace.js";
 import { loadScenario } from "../../../../src/cli/scenario-files.js";
 import { runScenario } from "../../../../src/scenario/run.js";
 import type { Canary } from "../../../../src/scenario/types.js";
@@ -55,7 +55,7 @@ async function outcome(e: Ensemble, op: Promise<unknown>, ms = 2000): Promise<st
   return result;
 }
 
-const trace = (e: Ensemble): TraceEvent[] => e.sim.trace.events;
+const trace = (e: Ensemble): LooseEvent[] => e.sim.trace.events.map(loose);
 
 describe("zk: read-only mode", () => {
   it("server: a peer cut off from the quorum serves read-only max(2 s, tickTime) after it went LOOKING; off by default", async () => {
@@ -182,8 +182,8 @@ describe("zk: read-only mode", () => {
 });
 
 /** Feeds hand-written events to the timeliness checker. */
-function judge(events: Partial<TraceEvent>[]): string[] {
-  const full = events.map((e, index) => ({ index, atUs: 0, node: "", ...e }) as TraceEvent);
+function judge(events: Partial<LooseEvent>[]): string[] {
+  const full = events.map((e, index) => asEvent({ index, atUs: 0, kind: "", node: "", ...e }));
   return runCheckers([new TimelinessChecker()], full).map((v) => v.message);
 }
 
