@@ -10,9 +10,14 @@
  * - `lan`: the simulator's own defaults (sim/network.ts, sim/disk.ts), a LAN's 0.5–1.5 ms a hop
  *   and a 2 ms fsync; what serve ran before it had profiles.
  *
+ * Under `loopback` the real clients' links `cN ↔ sN` take no simulated time: a real client already
+ * crossed a real loopback hop to reach serve, and a real ensemble has no second one (unless a
+ * `--scenario` sets link delays, which then apply to them too). Under `lan` they take a LAN hop.
+ *
  * A `--scenario`'s own `network` and `disk` fields win over the profile's, field by field. The
- * recording keeps the resulting link and disk settings as the replay scenario's own, so a
- * session replays with the timings it was served with.
+ * recording keeps the resulting link and disk settings as the replay scenario's own (and
+ * `instantGatewayLinks` in its serve settings), so a session replays with the timings it was
+ * served with.
  */
 import { UserInputError } from "../sim/errors.js";
 import { DEFAULT_NETWORK, type NetworkConfig } from "../sim/network.js";
@@ -37,6 +42,11 @@ const PROFILES: Record<ServeTimingProfile, ServeTiming> = {
 export function serveTimingProfile(raw: string): ServeTimingProfile {
   if ((SERVE_TIMING_PROFILES as readonly string[]).includes(raw)) return raw as ServeTimingProfile;
   throw new UserInputError(`serve: --timing ${raw}: no such timing profile (profiles: ${SERVE_TIMING_PROFILES.join(", ")})`);
+}
+
+/** Whether the real clients' links take no simulated time: the loopback profile, unless a scenario sets link delays. */
+export function instantGatewayLinks(profile: ServeTimingProfile, over: Partial<ServeTiming> = {}): boolean {
+  return profile === "loopback" && over.network?.minDelayUs === undefined && over.network?.maxDelayUs === undefined;
 }
 
 /** The profile's link and disk settings with a scenario's own over them, field by field. */

@@ -209,6 +209,7 @@ export function settingsFromRecord(raw: unknown): ServeSettings {
   const words = doc.fourLetterWords ?? [];
   if (!Array.isArray(words) || !words.every((w) => typeof w === "string")) throw new UserInputError(`${at}.fourLetterWords must be a list of words`);
   const optional = (key: string) => (doc[key] === undefined ? {} : { [key]: wholeNumber(doc[key], `${at}.${key}`, 0) });
+  if (doc.instantGatewayLinks !== undefined && typeof doc.instantGatewayLinks !== "boolean") throw new UserInputError(`${at}.instantGatewayLinks must be true or false`);
   return {
     ...doc,
     members: parsed,

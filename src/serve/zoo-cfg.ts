@@ -75,6 +75,11 @@ export interface ServeSettings {
   readOnlyModeEnabled?: boolean;
   /** `localSessionsEnabled`: in zksim it matters to a read-only server only (docs/zookeeper.md §3.7). */
   localSessionsEnabled?: boolean;
+  /**
+   * The real clients' links `cN ↔ sN` take no simulated time: their real TCP hop is the hop
+   * (the loopback timing profile, serve-timing.ts). Absent: they take the links' delays.
+   */
+  instantGatewayLinks?: boolean;
   /** zoo.cfg's `dataDir` and `dataLogDir` (what `conf` prints; the simulated disks hold the data). */
   dataDir?: string;
   dataLogDir?: string;
