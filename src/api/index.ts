@@ -30,7 +30,7 @@ export type { WorldOptions, NetworkOptions, DiskOptions } from "./world-options.
 export type { JsonValue } from "./trace-events.js";
 
 // Running, replaying, properties.
-export { runUserScript, replayUserCase, type RunUserScriptOptions, type UserRunResult, type UserReplay } from "./run-user-script.js";
+export { runUserScript, replayUserCase, type RunUserScriptOptions, type UserRunResult, type UserReplay, type ReplayUserOptions } from "./run-user-script.js";
 export { userScriptProperty, type UserPropertyOptions, type PropertyFaultOptions } from "./user-property.js";
 export { SimulationFailure } from "../property/assert-simulation.js";
 export type { ClusterOptions } from "../property/cluster.js";
@@ -41,9 +41,10 @@ export { defineChecker, type CheckerSpec, type CheckerDef, type CheckerEvent, ty
 export type { Violation, UnknownVerdict } from "../check/checker.js";
 
 // The ZooKeeper client the scripts use (the promise API of the recipes) and its vocabulary.
-export { ZooKeeper, KeeperException, type WatchedEvent, type Watcher } from "../zk/client/index.js";
+export { KeeperException, type WatchedEvent, type Watcher } from "../zk/client/index.js";
+export type { ZooKeeper } from "./zookeeper.js";
 export { Code } from "../zk/proto/error-code.js";
-export { CreateMode, Ids, type Stat, type ACL } from "../zk/proto/records.js";
+export { CreateMode, Ids, type CreateModeFlag, type CreateModeName, type Stat, type ACL } from "../zk/proto/records.js";
 
 // The same client over real TCP, against a real ZooKeeper 3.8 ensemble or `zksim serve`.
 export { connectOverTcp, type TcpClient, type TcpClientOptions } from "../runtime/tcp-client.js";

@@ -16,7 +16,7 @@
 import { UserInputError } from "../sim/errors.js";
 import { parseFaultSchedule, undoOf, applyFault, type FaultAction } from "../sim/faults.js";
 import type { NodeContext } from "../sim/node-context.js";
-import type { ZooKeeper } from "../zk/client/index.js";
+import type { ZooKeeper } from "./zookeeper.js";
 import type { ScriptContext } from "../scenario/scripts/script.js";
 import { connectClient } from "../scenario/scripts/recipe-support.js";
 import type { JsonValue } from "./trace-events.js";
