@@ -31,7 +31,8 @@ export type { JsonValue } from "./trace-events.js";
 
 // Running, replaying, properties.
 export { runUserScript, replayUserCase, type RunUserScriptOptions, type UserRunResult, type UserReplay, type ReplayUserOptions } from "./run-user-script.js";
-export { userScriptProperty, type UserPropertyOptions, type PropertyFaultOptions } from "./user-property.js";
+export { userScriptProperty, type UserPropertyOptions, type UserPropertyReport, type PropertyFaultOptions } from "./user-property.js";
+export type { CoverageReport, OpOutcomes, Tally } from "../property/coverage-report.js";
 export { SimulationFailure } from "../property/assert-simulation.js";
 export type { ClusterOptions } from "../property/cluster.js";
 export type { DisruptionKind } from "../property/disruptions.js";
