@@ -2,7 +2,7 @@
  * `runUserScript`: one run of a user's script in a world — the scenario runner
  * (scenario/run.ts) with the "user" workload driving the script, the built-in checkers the world
  * names (by default kernel, ZAB or standalone durability, and the client checkers: sessions,
- * session order, watches, linearizability of every client op, the user's included) and the
+ * session order, watches, ZooKeeper's consistency guarantees for every client op — reads may be stale — the user's included) and the
  * script's own checkers. The result carries the verdict, the violations, the trace hash and,
  * when asked (`replayDir`), the replay file and its one-line command.
  *
