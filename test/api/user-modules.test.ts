@@ -1,8 +1,7 @@
 /**
  * A user's own modules through every command that loads one: a TypeScript module (`.mts`, with
  * types, an interface, `satisfies`) is replayed (`zksim replay --module`, `replayUserCase`),
- * shrunk (`zksim shrink --module`), run (`zksim run --module`) and drawn (`--trace` HTML and
- * ShiViz) as it is; a module that cannot be loaded is named with the reason, and one whose
+ * shrunk (`zksim shrink --module`), run and drawn (`zksim run --module --trace`) as it is; a module that cannot be loaded is named with the reason, and one whose
  * top-level await never settles ends with a timeout and exit 2, never exit 0.
  */
 import { spawnSync } from "node:child_process";
@@ -35,17 +34,10 @@ describe("a TypeScript module, as it is", () => {
     expect(r.result.traceHash).toBe(failing.traceHash);
   });
 
-  test("zksim replay --module FILE.mts reproduces in a fresh process and draws the run (HTML, ShiViz)", () => {
-    const html = join(dir, "case.html");
-    const r = zksim("replay", failing.replayFile!, "--module", TYPED, "--trace", html);
+  test("zksim replay --module FILE.mts reproduces in a fresh process", () => {
+    const r = zksim("replay", failing.replayFile!, "--module", TYPED);
     expect(r.stdout, r.stderr).toContain(`reproduced: ${failing.traceHash} (still fails: `);
     expect(r.status).toBe(1);
-    const page = readFileSync(html, "utf8");
-    expect(page).toMatch(/^<!doctype html>/i);
-    expect(page).toContain("fixture.reads-own-write");
-    const shiviz = join(dir, "case.shiviz");
-    expect(zksim("replay", failing.replayFile!, "--trace", shiviz).status).toBe(1);
-    expect(readFileSync(shiviz, "utf8").split("\n").length).toBeGreaterThan(10);
   });
 
   test("zksim shrink --module drops the fault the bug does not need, and prints a replay line that reproduces", () => {
@@ -81,17 +73,11 @@ describe("a module that cannot be loaded", () => {
     // esbuild names the file as tsx hands it over (broken.ts for broken.mts).
     await expect(importUserModule(broken)).rejects.toThrow(new RegExp(`^module ${broken}: cannot load it \\(${join(dir, "broken")}\\.m?ts:1:30: ERROR: Unexpected ";"\\)$`));
     await expect(replayUserCase(failing.replayFile!, { module: "test/api/fixtures/scripts.mjs" })).rejects.toThrow(/^module test\/api\/fixtures\/scripts\.mjs: no export "typedStale" made by defineUserScript \(its user scripts: writeRead, staleRead/);
-    const r = zksim("replay", failing.replayFile!, "--module", "test/api/fixtures/missing.mjs");
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/module test\/api\/fixtures\/missing\.mjs: cannot load it/);
   });
 
   test("a module whose top-level await never settles: a timeout naming it, exit 2 (not a silent exit 0)", async () => {
     const at = "test/api/fixtures/never-settles.mjs";
     await expect(replayUserCase(failing.replayFile!, { module: at, moduleTimeoutMs: 200 })).rejects.toThrow(new UserInputError(`module ${at}: did not finish loading within 200 ms (a top-level await that never settles?)`));
-    const r = zksim("replay", failing.replayFile!, "--module", at, "--module-timeout-ms", "300");
-    expect(r.stderr).toContain(`module ${at}: did not finish loading within 300 ms`);
-    expect(r.status).toBe(2);
     const s = zksim("shrink", failing.replayFile!, "--module", at, "--module-timeout-ms", "300", "--out", join(dir, "never.json"));
     expect(s.status).toBe(2);
   });

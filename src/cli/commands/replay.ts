@@ -4,59 +4,58 @@
  * Exit codes: REPLAY_EXIT (cli/replay.ts).
  */
 import { UserInputError } from "../../sim/errors.js";
+import type { RunResult } from "../../scenario/types.js";
 import type { ExpectedViolation } from "../../scenario/replay-file.js";
 import { caseFlags, compareReplay, runReplayCase, type ReplayComparison } from "../../scenario/replay.js";
-import { boolFlag, parseArgs, stringFlag } from "../args.js";
+import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
 import { REPLAY_EXIT } from "../replay.js";
-import { readInputFile } from "../files.js";
+import { checkInputFile, readInputFile } from "../files.js";
+import { runInUserCodeWorker, userCodeLimitMs, USER_CODE_LIMIT_FLAG } from "../user-code-worker.js";
+import type { ReplayedUserCase, ReplayUserInput } from "../replay-user-task.js";
 import { parseReplayFile, type ReplayCase } from "../../scenario/replay-file.js";
-import { isUserScenario, replayUserCase, type ReplayUserRunOptions, type UserRunResult } from "../../api/run-user-script.js";
-import type { TraceEvent } from "../../sim/trace.js";
-import { userModuleFlags } from "../user-module.js";
+import { fileURLToPath } from "node:url";
+import { isUserScenario } from "../../api/run-user-script.js";
 import { isSessionFileText } from "../../tui/session-file.js";
 import { replaySession } from "../../tui/replay-session.js";
 import { JOURNAL_FORMAT, servedCaseFromJournal } from "../../serve/serve-recorder.js";
 import { REPLAY_REGISTRY, writeReplayFile } from "../replay.js";
-import { openTraceSink } from "../report/trace-report.js";
+import { openTraceReport } from "../report/trace-report.js";
+import { TraceFileWriter } from "../trace-file.js";
 
 export const replay: Command = {
   name: "replay",
-  args: "<file> [--module PATH] [--module-timeout-ms N] [--json] [--trace FILE]",
+  args: `<file> [--module PATH] [${USER_CODE_LIMIT_FLAG} N] [--json] [--trace FILE]`,
   help: `re-run a replay file and check it reproduces (same trace hash and checkers):
 exit 1 reproduced (the case still fails), 0 reproduced a recorded pass (or a case that shows
 only the scenario's documented flaws, verdict "expected"),
-4 did not reproduce, 2 unreadable or invalid file (or a module that cannot be loaded).
+4 did not reproduce, 2 unreadable or invalid file.
 A replay of a user's script (the public API: runUserScript, userScriptProperty) imports the
-script from --module PATH (default: the module the file records, relative to this directory;
-.ts and .mts modules load as they are), which must finish loading within --module-timeout-ms
-(default 30000). A learn session (zksim learn --save, a zksim check counterexample)
-re-executes to its saved step. --trace F.html draws the run as a space-time diagram
-(F.shiviz: ShiViz log, else JSON lines)`,
+script from --module PATH (default: the module the file records, relative to this directory)
+and runs it in a worker thread stopped after ${USER_CODE_LIMIT_FLAG} N seconds of wall-clock
+time (default 120): a module or script that never finishes is an error, exit 2.
+A learn session (zksim learn --save, a zksim check counterexample) re-executes to its saved
+step; --trace F.html draws it as a space-time diagram (F.shiviz: ShiViz log, else JSON lines)`,
   run: cmdReplay,
 };
 
 async function cmdReplay(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { json: "bool", module: "string", "module-timeout-ms": "int", trace: "string" }, "replay");
+  const args = parseArgs(argv, { json: "bool", module: "string", trace: "string", "user-code-limit-s": "int" }, "replay");
+  const limitMs = userCodeLimitMs(intFlag(args, "user-code-limit-s"));
   if (args.positionals.length === 0) throw new UserInputError("replay: which replay file? (written by `zksim run --save FILE`)");
   if (args.positionals.length > 1) throw new UserInputError(`replay: unexpected argument "${args.positionals[1]}"`);
   const path = args.positionals[0]!;
   const text = readInputFile(path, "replay file");
-  const tracePath = stringFlag(args, "trace");
   // A `zksim learn --save` session file replays by re-executing its branch (tui/replay-session.ts).
-  if (isSessionFileText(text)) return replaySessionWithTrace(path, boolFlag(args, "json"), tracePath);
-  if (tracePath !== undefined && text.startsWith(`{"zksim":"${JOURNAL_FORMAT}"`)) throw new UserInputError(`replay: --trace draws a replay file's run; replay the journal ${path} first, then the replay file it writes with --trace`);
+  if (isSessionFileText(text)) return replaySessionWithTrace(path, boolFlag(args, "json"), stringFlag(args, "trace"));
+  if (stringFlag(args, "trace") !== undefined) throw new UserInputError(`replay: --trace is for learn session files; for ${path}, run its case with \`zksim run … --trace FILE\` (the replay line it prints)`);
   // The journal `zksim serve --record FILE` keeps while serving: left behind when serve did not stop cleanly.
   if (text.startsWith(`{"zksim":"${JOURNAL_FORMAT}"`)) return replayJournal(path, text);
-  const module = userModuleFlags(args, "replay");
+  const module = stringFlag(args, "module");
   const parsed = parseReplayFile(text, path, REPLAY_REGISTRY);
-  if (module.module !== undefined && !isUserScenario(parsed.scenario)) throw new UserInputError(`replay: ${path} does not run a user's script (workload "${parsed.scenario.workload.kind}"): leave out --module`);
-  const sink = tracePath !== undefined ? openTraceSink(tracePath) : undefined;
-  const onTraceEvent = sink !== undefined ? { onTraceEvent: (e: TraceEvent) => sink.add(e) } : {};
-  const { c, result, cmp } = isUserScenario(parsed.scenario) ? await replayUser(path, { ...module, ...onTraceEvent }) : await replayBuiltin(parsed, onTraceEvent);
-  const lost = sink?.finish({ scenario: c.scenario.name, seed: c.seed, ...result }) ?? [];
-  for (const line of lost) console.error(`zksim: ${line}`);
-  const code = !cmp.reproduced ? REPLAY_EXIT.notReproduced : result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : lost.length > 0 ? REPLAY_EXIT.badInput : REPLAY_EXIT.reproducedPass;
+  if (module !== undefined && !isUserScenario(parsed.scenario)) throw new UserInputError(`replay: ${path} does not run a user's script (workload "${parsed.scenario.workload.kind}"): leave out --module`);
+  const { c, result, cmp } = isUserScenario(parsed.scenario) ? await replayUser(path, module ?? String(parsed.scenario.workload.params.module), limitMs) : await replayBuiltin(parsed);
+  const code = !cmp.reproduced ? REPLAY_EXIT.notReproduced : result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : REPLAY_EXIT.reproducedPass;
   if (boolFlag(args, "json")) {
     console.log(JSON.stringify({ file: path, scenario: c.scenario.name, seed: c.seed, reproduced: cmp.reproduced, expected: c.expected.traceHash, actual: result.traceHash, verdict: result.verdict, ...(cmp.reason !== undefined ? { reason: cmp.reason } : {}), ...(cmp.firstDifference !== undefined ? { firstDifference: cmp.firstDifference } : {}) }));
     return code;
@@ -75,17 +74,25 @@ async function cmdReplay(argv: string[]): Promise<number> {
       console.log(`    actual:   ${describeViolation(d.actual)}`);
     }
   }
-  if (tracePath !== undefined && lost.length === 0) console.log(`trace written to ${tracePath}`);
   return code;
 }
 
 /** A learn session (or a `zksim check` counterexample), its re-execution drawn to `--trace FILE`. */
 async function replaySessionWithTrace(path: string, json: boolean, tracePath: string | undefined): Promise<number> {
   if (tracePath === undefined) return (await replaySession(path, json)).code;
-  const sink = openTraceSink(tracePath);
-  const r = await replaySession(path, json, (e) => sink.add(e));
-  const verdict = r.violations.length > 0 ? "fail" : "pass";
-  for (const line of sink.finish({ scenario: `learn ${r.protocol} (${path})`, seed: r.seed, traceHash: r.traceHash, verdict, violations: r.violations, events: r.events, virtualMs: r.virtualMs })) console.error(`zksim: ${line}`);
+  const report = openTraceReport(tracePath);
+  const writer = report === undefined ? new TraceFileWriter(tracePath) : undefined;
+  let r: Awaited<ReturnType<typeof replaySession>>;
+  try {
+    r = await replaySession(path, json, (e) => (report !== undefined ? report.add(e) : writer!.write(e)));
+  } finally {
+    const failure = writer?.close();
+    if (failure !== undefined) console.error(`zksim: ${failure}`);
+  }
+  if (report !== undefined) {
+    const note = report.finish({ scenario: `learn ${r.protocol} (${path})`, seed: r.seed, traceHash: r.traceHash, verdict: r.violations.length > 0 ? "fail" : "pass", violations: r.violations, events: r.events, virtualMs: r.virtualMs });
+    if (note !== undefined) console.error(`zksim: --trace ${tracePath}: ${note}`);
+  }
   return r.code;
 }
 
@@ -107,19 +114,24 @@ async function replayJournal(path: string, text: string): Promise<number> {
 /** A case run again: the case, what the run gave, and the comparison. */
 interface Replayed {
   c: ReplayCase;
-  result: Pick<UserRunResult, "traceHash" | "verdict" | "violations" | "events" | "virtualMs">;
+  result: { traceHash: string; verdict: RunResult["verdict"]; violations: readonly { checker: string; message: string }[] };
   cmp: ReplayComparison;
 }
 
-async function replayBuiltin(c: ReplayCase, trace: { onTraceEvent?: (e: TraceEvent) => void }): Promise<Replayed> {
-  const result = await runReplayCase(c, { registry: REPLAY_REGISTRY, ...trace });
+async function replayBuiltin(c: ReplayCase): Promise<Replayed> {
+  const result = await runReplayCase(c, { registry: REPLAY_REGISTRY });
   return { c, result, cmp: compareReplay(c, result) };
 }
 
-/** A user's script: imported from --module (or the recorded path), then run as recorded (api/run-user-script.ts). */
-async function replayUser(path: string, options: ReplayUserRunOptions): Promise<Replayed> {
-  const r = await replayUserCase(path, options);
-  return { c: r.replayCase, result: r.result, cmp: r.comparison };
+/**
+ * A user's script: imported from --module (or the recorded path), then run as recorded
+ * (api/run-user-script.ts), in a worker under a wall-clock limit (cli/user-code-worker.ts).
+ */
+async function replayUser(path: string, module: string, limitMs: number | undefined): Promise<Replayed> {
+  checkInputFile(module.startsWith("file:") ? fileURLToPath(module) : module, "--module");
+  const input: ReplayUserInput = { path, module };
+  const task = new URL("../replay-user-task.js", import.meta.url);
+  return runInUserCodeWorker<ReplayedUserCase>(task, "replayUserTask", input, { what: `--module ${module}`, ...(limitMs !== undefined ? { limitMs } : {}) });
 }
 
 function describeViolation(v: ExpectedViolation | undefined): string {
