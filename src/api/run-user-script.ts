@@ -2,7 +2,7 @@
  * `runUserScript`: one run of a user's script in a world — the scenario runner
  * (scenario/run.ts) with the "user" workload driving the script, the built-in checkers the world
  * names (by default kernel, ZAB or standalone durability, and the client checkers: sessions,
- * session order, watches, linearizability of every client op, the user's included) and the
+ * session order, watches, ZooKeeper's consistency guarantees for every client op — reads may be stale — the user's included) and the
  * script's own checkers. The result carries the verdict, the violations, the trace hash and,
  * when asked (`replayDir`), the replay file and its one-line command.
  *
@@ -18,6 +18,7 @@ import { runScenario } from "../scenario/run.js";
 import { parseReplayFile, replayCaseFromRun, replayRunOptions, type ReplayCase } from "../scenario/replay-file.js";
 import { compareReplay, type ReplayComparison } from "../scenario/replay.js";
 import type { RunOptions, RunResult, Scenario, Verdict } from "../scenario/types.js";
+import type { TraceEvent } from "../sim/trace.js";
 import { importUserScript, moduleArgOf, readReplayText, writeReplayCase } from "./files.js";
 import { USER_DOCUMENTS, userRegistry, USER_WORKLOAD } from "./user-workload.js";
 import { isUserScript, type UserScript } from "./user-script.js";
@@ -92,16 +93,36 @@ export interface UserReplay {
   comparison: ReplayComparison;
 }
 
+/** Options of `replayUserCase`. */
+export interface ReplayUserOptions {
+  /** The script's module (default: the path the file records, relative to the working directory). */
+  module?: string;
+  /** Wall-clock ms the module may take to load (default 30 000): past it, a UserInputError naming the module. */
+  moduleTimeoutMs?: number;
+}
+
+/** What the command line adds: every trace event of the run, for `--trace`. */
+export interface ReplayUserRunOptions extends ReplayUserOptions {
+  onTraceEvent?: (e: TraceEvent) => void;
+}
+
 /**
  * Replays a user run's replay file: imports the script (from `module`, default the path the
- * file records, relative to the working directory), runs the case with its recorded seed and
+ * file records; a `.ts` or `.mts` module as it is), runs the case with its recorded seed and
  * compares (same trace hash, verdict and failing checkers).
  */
-export async function replayUserCase(file: string, options: { module?: string } = {}): Promise<UserReplay> {
+export async function replayUserCase(file: string, options: ReplayUserRunOptions = {}): Promise<UserReplay> {
   const c = parseReplayFile(readReplayText(file), file, USER_DOCUMENTS);
-  const script = await importUserScript(options.module ?? recordedModule(c.scenario, file), recordedExport(c.scenario, file));
-  const result = await runScenario(c.scenario, { ...replayRunOptions(c), ...userRunOptions(script, c.seed) });
+  const script = await scriptOfCase(c, file, options);
+  const { onTraceEvent } = options;
+  const result = await runScenario(c.scenario, { ...replayRunOptions(c), ...userRunOptions(script, c.seed), ...(onTraceEvent !== undefined ? { onTraceEvent } : {}) });
   return { replayCase: c, result: userRunResult(result), comparison: compareReplay(c, result) };
+}
+
+/** The script a user case runs: its export, from `options.module` or the module the case records. */
+export function scriptOfCase(c: ReplayCase, file: string, options: ReplayUserOptions = {}): Promise<UserScript> {
+  const timeout = options.moduleTimeoutMs !== undefined ? { timeoutMs: options.moduleTimeoutMs } : {};
+  return importUserScript(options.module ?? recordedModule(c.scenario, file), recordedExport(c.scenario, file), timeout);
 }
 
 /** Whether a parsed scenario runs a user's script (its replay needs the module). */

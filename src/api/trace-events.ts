@@ -14,5 +14,7 @@ declare module "../sim/trace-schema.js" {
   interface TraceAnnotations {
     /** A user's own event: its `name`, the client node that recorded it, and its JSON `data`. */
     "user.event": { name: string; client: string; data: { readonly [key: string]: JsonValue } };
+    /** A state a user's script reached (`world.label("took-lock")`), counted by a property's coverage report. */
+    "user.label": { name: string };
   }
 }

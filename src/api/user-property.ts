@@ -16,7 +16,9 @@ import { clusterArbitrary, maxServerNodes, type ClusterOptions } from "../proper
 import { disruptionsArbitrary, type FaultScheduleOptions } from "../property/fault-schedule.js";
 import { faultsOf, healedAtMs, projectDisruption } from "../property/disruptions.js";
 import { nodesOf } from "../property/scenario.js";
-import { assertSimulation } from "../property/assert-simulation.js";
+import { assertSimulation, SimulationFailure } from "../property/assert-simulation.js";
+import { CoverageAccumulator, formatCoverage, type CoverageReport } from "../property/coverage-report.js";
+import { CoverageTally } from "./coverage.js";
 import type { Scenario } from "../scenario/types.js";
 import { moduleArgOf } from "./files.js";
 import { userRunOptions } from "./run-user-script.js";
@@ -51,6 +53,13 @@ export interface UserPropertyOptions {
   maxShrinkRuns?: number;
   /** The command that starts zksim, for the printed replay line (default "npx zksim"). */
   replayCommand?: string;
+  /** The coverage report printed after the run (stdout): "text" (default), "json" (one line), "off". Returned or attached either way. */
+  coverage?: "text" | "json" | "off";
+}
+
+/** What a passing property run covered (a failing one throws, with `failure.coverage`). */
+export interface UserPropertyReport {
+  coverage: CoverageReport;
 }
 
 const DEFAULT_CLUSTER: ClusterOptions = { sizes: [3], maxObservers: 0, tickTimeMs: { min: 2000, max: 2000 } };
@@ -59,27 +68,46 @@ const DEFAULT_CLUSTER: ClusterOptions = { sizes: [3], maxObservers: 0, tickTimeM
  * Runs the property; resolves when every case passes, throws a `SimulationFailure` (shrunk case,
  * replay file, replay command in its message) when one fails. Bad options throw UserInputError.
  */
-export async function userScriptProperty(script: UserScript, options: UserPropertyOptions): Promise<void> {
+export async function userScriptProperty(script: UserScript, options: UserPropertyOptions): Promise<UserPropertyReport> {
   const at = "userScriptProperty";
   if (!isUserScript(script)) throw new UserInputError(`${at}: the first argument must be a defineUserScript(…) value`);
   checkOptions(options, at);
   const module = moduleArgOf(script.module);
-  const arb = userScenarioArbitrary(script, options, module);
-  const { registry, extraCheckers } = userRunOptions(script, 0);
-  await assertSimulation(arb, {
-    numRuns: options.numRuns,
-    seed: options.seed,
-    outDir: options.outDir,
-    maxShrinkRuns: options.maxShrinkRuns ?? 60,
-    replayCommand: options.replayCommand ?? "npx zksim",
-    replayArgs: `--module ${module}`,
-    ...(registry !== undefined ? { registry } : {}),
-    ...(extraCheckers !== undefined ? { extraCheckers } : {}),
-  });
+  const drawn = new WeakMap<Scenario, readonly string[]>();
+  const arb = userScenarioArbitrary(script, options, module, drawn);
+  const { registry, extraCheckers = [] } = userRunOptions(script, 0);
+  // One tally per run (runs are sequential); the generated cases' are summed, the shrinking runs' dropped.
+  const coverage = new CoverageAccumulator(script.labels);
+  let tally: CoverageTally | undefined;
+  const report = (): CoverageReport => {
+    const r = coverage.result();
+    if (options.coverage === "json") console.log(JSON.stringify({ coverage: r }));
+    else if (options.coverage !== "off") console.log(formatCoverage(r, `${at}(${script.export}) coverage`));
+    return r;
+  };
+  try {
+    await assertSimulation(arb, {
+      numRuns: options.numRuns,
+      seed: options.seed,
+      outDir: options.outDir,
+      maxShrinkRuns: options.maxShrinkRuns ?? 60,
+      replayCommand: options.replayCommand ?? "npx zksim",
+      replayArgs: `--module ${module}`,
+      ...(registry !== undefined ? { registry } : {}),
+      extraCheckers: [...extraCheckers, () => (tally = new CoverageTally())],
+      onRun(scenario, _result, phase) {
+        if (phase === "case" && tally !== undefined) coverage.add(tally.coverage(drawn.get(scenario) ?? []));
+      },
+    });
+  } catch (err) {
+    if (err instanceof SimulationFailure) err.coverage = report();
+    throw err;
+  }
+  return { coverage: report() };
 }
 
 /** The generated worlds of the property, as scenarios of the "user" workload. */
-export function userScenarioArbitrary(script: UserScript, options: UserPropertyOptions, module: string): fc.Arbitrary<Scenario> {
+export function userScenarioArbitrary(script: UserScript, options: UserPropertyOptions, module: string, drawn?: WeakMap<Scenario, readonly string[]>): fc.Arbitrary<Scenario> {
   const at = "userScriptProperty";
   const { startMs = 1000, endMs = 20_000, ...kinds } = options.faults ?? {};
   const clients = options.workload?.clients ?? { min: 2, max: 2 };
@@ -105,7 +133,9 @@ export function userScenarioArbitrary(script: UserScript, options: UserPropertyO
     const projected = disruptions.flatMap((d) => projectDisruption(d, nodes) ?? []);
     const durationMs = Math.max(world.durationMs ?? 60_000, healedAtMs(projected) + 1000);
     const w: WorldOptions = { ...world, ...c, clients: n, seed, durationMs, faults: faultsOf(projected) };
-    return worldScenario(script, w, at, module);
+    const scenario = worldScenario(script, w, at, module);
+    drawn?.set(scenario, projected.map((d) => d.kind));
+    return scenario;
   });
 }
 

@@ -26,6 +26,8 @@ export interface UserScriptSpec {
   run(world: World): Promise<void>;
   /** The script's own checkers (`defineChecker`), run beside the built-in ones. */
   checkers?: readonly CheckerDef[];
+  /** The labels the script can reach (`world.label`): a property's coverage report names those no case reached. */
+  labels?: readonly string[];
 }
 
 /** A defined user script (see `defineUserScript`). */
@@ -33,6 +35,7 @@ export interface UserScript {
   readonly module: string;
   readonly export: string;
   readonly checkers: readonly CheckerDef[];
+  readonly labels: readonly string[];
   run(world: World): Promise<void>;
 }
 
@@ -53,7 +56,9 @@ export function defineUserScript(spec: UserScriptSpec): UserScript {
     if (names.has(c.name)) throw new UserInputError(`${at}(${spec.export}): checkers[${i}]: two checkers are named "${c.name}"`);
     names.add(c.name);
   });
-  const script = { module: spec.module, export: spec.export, checkers: [...checkers], run: spec.run };
+  const labels = spec.labels ?? [];
+  if (!Array.isArray(labels) || !labels.every((l) => typeof l === "string" && l !== "")) throw new UserInputError(`${at}(${spec.export}): labels must be a list of non-empty strings`);
+  const script = { module: spec.module, export: spec.export, checkers: [...checkers], labels: [...labels], run: spec.run };
   Object.defineProperty(script, BRAND, { value: true });
   return Object.freeze(script);
 }

@@ -16,7 +16,7 @@
 import { UserInputError } from "../sim/errors.js";
 import { parseFaultSchedule, undoOf, applyFault, type FaultAction } from "../sim/faults.js";
 import type { NodeContext } from "../sim/node-context.js";
-import type { ZooKeeper } from "../zk/client/index.js";
+import type { ZooKeeper } from "./zookeeper.js";
 import type { ScriptContext } from "../scenario/scripts/script.js";
 import { connectClient } from "../scenario/scripts/recipe-support.js";
 import type { JsonValue } from "./trace-events.js";
@@ -74,6 +74,11 @@ export interface World {
   expect(condition: boolean, message: string): boolean;
   /** A narrated line for the run's summary. */
   note(line: string): void;
+  /**
+   * Marks a state the script reached (`world.label("took-lock")`): a `user.label` trace event,
+   * counted by `userScriptProperty`'s coverage report (in how many generated cases it was reached).
+   */
+  label(name: string): void;
 }
 
 /** The world over a script context of the zk workload. */
@@ -113,6 +118,10 @@ export function makeWorld(s: ScriptContext, report: (checker: string, message: s
       return condition;
     },
     note: (line) => s.note(line),
+    label(name) {
+      if (typeof name !== "string" || name === "") throw new UserInputError("world.label: name must be a non-empty string");
+      s.sim.trace.record(s.sim.nowUs, "user.label", "", undefined, undefined, undefined, { name });
+    },
   };
 }
 

@@ -24,8 +24,8 @@ export type CheckerEvent<K extends TraceKind = TraceKind> = {
     readonly kind: P;
     /** The node that recorded it ("" for the world). */
     readonly node: string;
-    /** The kind's fields (for "user.event": `{ name, client, data }`). */
-    readonly fields: Readonly<NonNullable<TraceFieldsOf<P>>> | Readonly<Record<never, never>>;
+    /** The kind's fields (for "user.event": `{ name, client, data }`); `{}` when a kind that may carry none has none. */
+    readonly fields: undefined extends TraceFieldsOf<P> ? Readonly<NonNullable<TraceFieldsOf<P>>> | Readonly<Record<never, never>> : Readonly<TraceFieldsOf<P>>;
   };
 }[K];
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { basename, join } from "node:path";
 import { UserInputError } from "../sim/errors.js";
 import { parseScenario } from "../scenario/parse.js";
-import { workloadDef } from "../scenario/registry.js";
+import { SCENARIO_REGISTRY, workloadDef, type Registry } from "../scenario/registry.js";
 import { scriptVariant } from "../scenario/scripts/index.js";
 import type { Scenario } from "../scenario/types.js";
 import { readInputFile } from "./files.js";
@@ -28,7 +28,7 @@ export function scenarioNames(): string[] {
  * broken twin: it loses the scenario's `expectedViolations`, which describe the correct
  * protocol's flaws, so that a twin caught by a declared checker still fails (scenario/verdict.ts).
  */
-export function loadScenario(nameOrPath: string, variant?: string): Scenario {
+export function loadScenario(nameOrPath: string, variant?: string, registry: Registry = SCENARIO_REGISTRY): Scenario {
   const looksLikePath = nameOrPath.includes("/") || nameOrPath.endsWith(".json");
   const file = looksLikePath ? nameOrPath : join(SCENARIO_DIR, `${nameOrPath}.json`);
   if (!existsSync(file)) {
@@ -43,7 +43,7 @@ export function loadScenario(nameOrPath: string, variant?: string): Scenario {
     throw new UserInputError(`${nameOrPath}: not valid JSON (${(err as Error).message})`);
   }
   const source = looksLikePath ? nameOrPath : `scenarios/${nameOrPath}.json`;
-  return parseScenario(variant === undefined ? raw : withVariant(raw, variant, source), source);
+  return parseScenario(variant === undefined ? raw : withVariant(raw, variant, source), source, registry);
 }
 
 function withVariant(rawAsGiven: unknown, variant: string, source: string): unknown {
@@ -64,8 +64,8 @@ function withoutExpectedViolations(raw: unknown): unknown {
 }
 
 /** The one scenario a command names (`run <scenario>`): none or more than one is bad input. */
-export function oneScenario(positionals: readonly string[], command: string, variant?: string): Scenario {
+export function oneScenario(positionals: readonly string[], command: string, variant?: string, registry?: Registry): Scenario {
   if (positionals.length === 0) throw new UserInputError(`${command}: which scenario? (try \`zksim list\`)`);
   if (positionals.length > 1) throw new UserInputError(`${command}: unexpected argument "${positionals[1]}"`);
-  return loadScenario(positionals[0]!, variant);
+  return loadScenario(positionals[0]!, variant, registry);
 }

@@ -17,6 +17,7 @@ import fc from "fast-check";
 import { runScenario } from "../scenario/run.js";
 import { replayCaseFromRun, serializeReplayCase, type ReplayCase } from "../scenario/replay-file.js";
 import type { RunResult, Scenario } from "../scenario/types.js";
+import type { CoverageReport } from "./coverage-report.js";
 import { describeViolations, simulationRunOptions, SimulationViolationError, type SimulationOptions } from "./simulation-property.js";
 
 export interface AssertSimulationOptions extends SimulationOptions {
@@ -31,6 +32,8 @@ export interface AssertSimulationOptions extends SimulationOptions {
   replayCommand?: string;
   /** Arguments after the file on the replay line (e.g. `--module ./lock.js` for a user's script). */
   replayArgs?: string;
+  /** Called after every run: `case` for a generated case (the failing one included), `shrink` for a shrinking candidate. */
+  onRun?: (scenario: Scenario, result: RunResult, phase: "case" | "shrink") => void;
 }
 
 /** What a failed `assertSimulation` found; the message says it all in a few lines. */
@@ -47,6 +50,9 @@ export class SimulationFailure extends Error {
     super(message);
     this.name = "SimulationFailure";
   }
+
+  /** What the generated cases covered, up to the failing one (a user's property: `userScriptProperty`). */
+  coverage?: CoverageReport;
 }
 
 export async function assertSimulation(arb: fc.Arbitrary<Scenario>, options: AssertSimulationOptions): Promise<void> {
@@ -57,6 +63,7 @@ export async function assertSimulation(arb: fc.Arbitrary<Scenario>, options: Ass
   const property = fc.asyncProperty(arb, async (scenario) => {
     if (failures > 0 && ++shrinkRuns > maxShrinkRuns) return; // budget spent: stop shrinking here
     const result = await runScenario(scenario, simulationRunOptions(scenario, options));
+    options.onRun?.(scenario, result, failures > 0 ? "shrink" : "case");
     if (result.verdict === "pass") return;
     failures++;
     throw new SimulationViolationError(scenario, result);

@@ -14,6 +14,7 @@
  */
 import { UserInputError } from "../sim/errors.js";
 import type { Checker } from "../check/checker.js";
+import { ReadAfterConfirmedWriteChecker } from "../check/client/read-after-write.js";
 import type { WorkloadDef } from "./workload.js";
 import { kernelTraffic } from "./workloads/kernel-traffic.js";
 import { zkWorkload } from "./workloads/zk.js";
@@ -59,6 +60,8 @@ const CHECKERS: ReadonlyArray<readonly [string, () => Checker]> = [
   ["zk.session-txns", () => new SessionTxnsChecker()],
   ...[...ZAB_CHECKERS].map(([name, make]) => [name, () => make()] as const),
   ...CLIENT_CHECKERS,
+  // Opt-in: ZooKeeper does not promise it; it judges whether a user's code syncs before reads that need to.
+  ["client.read-after-confirmed-write", () => new ReadAfterConfirmedWriteChecker()],
   ...RECIPE_CHECKERS,
   ["kernel.connection-fifo", () => new ConnectionFifoChecker()],
   ["kernel.no-delivery-across-cut", () => new NoDeliveryAcrossCutChecker()],

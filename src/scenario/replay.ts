@@ -7,7 +7,7 @@
  */
 import type { SimplifyRange } from "../sim/decision-tape.js";
 import { runScenario } from "./run.js";
-import type { RunResult, Scenario } from "./types.js";
+import type { RunOptions, RunResult, Scenario } from "./types.js";
 import type { Registry } from "./registry.js";
 import { replayRunOptions, type ExpectedViolation, type ReplayCase } from "./replay-file.js";
 
@@ -18,12 +18,16 @@ export interface ReplayRunOverrides {
   simplify?: readonly SimplifyRange[];
   /** Where the scenario's workload and checkers are found (a serve or user case needs its layer's). */
   registry?: Registry;
+  /** Checkers beside the scenario's (a user script's own). */
+  extraCheckers?: RunOptions["extraCheckers"];
+  /** Every trace event of the run (a `--trace` file). */
+  onTraceEvent?: RunOptions["onTraceEvent"];
 }
 
 /** Runs a case with the options it was recorded with, and the overrides given. */
 export function runReplayCase(c: ReplayCase, overrides: ReplayRunOverrides = {}): Promise<RunResult> {
-  const { scenario = c.scenario, simplify, registry } = overrides;
-  return runScenario(scenario, { ...replayRunOptions(c), ...(simplify !== undefined ? { simplify } : {}), ...(registry !== undefined ? { registry } : {}) });
+  const { scenario = c.scenario, simplify, ...options } = overrides;
+  return runScenario(scenario, { ...replayRunOptions(c), ...(simplify !== undefined ? { simplify } : {}), ...definedOnly(options) });
 }
 
 /** The flags a case was recorded with, as they would appear on a `zksim run` line. */
@@ -61,4 +65,9 @@ export function compareReplay(c: ReplayCase, actual: RunResult): ReplayCompariso
     return { reproduced: false, reason: `same trace hash ${actual.traceHash}, but the verdict or the failing checkers differ`, ...diff };
   }
   return { reproduced: true, ...diff };
+}
+
+/** `o` without its undefined fields (the run options are exact: an absent option is left out). */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

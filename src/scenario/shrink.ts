@@ -31,7 +31,7 @@
  */
 import { normalizeSimplify, type SimplifyRange, type StreamDraws } from "../sim/decision-tape.js";
 import type { Fault } from "../sim/faults.js";
-import type { RunResult, Scenario } from "./types.js";
+import type { RunOptions, RunResult, Scenario } from "./types.js";
 import { replayCaseFromRun, scenarioAsRun, type ReplayCase } from "./replay-file.js";
 import { runReplayCase } from "./replay.js";
 import { SCENARIO_REGISTRY, workloadDef, type Registry } from "./registry.js";
@@ -116,7 +116,7 @@ interface Candidate {
  * case does not (any more). Runs that throw count as "does not fail so" — a schedule cut down
  * to nonsense must not be adopted — and are reported in `threw`.
  */
-export async function shrinkCase(recorded: ReplayCase, maxRuns: number, registry: Registry = SCENARIO_REGISTRY): Promise<ShrinkOutcome | undefined> {
+export async function shrinkCase(recorded: ReplayCase, maxRuns: number, registry: Registry = SCENARIO_REGISTRY, extraCheckers?: RunOptions["extraCheckers"]): Promise<ShrinkOutcome | undefined> {
   // A case whose scenario names a nemesis shrinks with the faults it drew listed: removable.
   const c: ReplayCase = { ...recorded, scenario: scenarioAsRun(recorded.scenario, recorded.seed, registry) };
   const target = c.expected.violations[0]?.checker;
@@ -131,7 +131,7 @@ export async function shrinkCase(recorded: ReplayCase, maxRuns: number, registry
   const attemptCandidate = async (candidate: Candidate): Promise<boolean> => {
     let result: RunResult;
     try {
-      result = await runReplayCase(c, { ...candidate, registry });
+      result = await runReplayCase(c, { ...candidate, registry, extraCheckers });
     } catch (err) {
       // A run that throws (an invariant of the simulated code, a script's bug) failed in a
       // different way than the one being shrunk: not adopted, but counted and named.

@@ -26,18 +26,22 @@ import { openTraceReport } from "../report/trace-report.js";
 import { writeReplayFile } from "../replay.js";
 import { oneScenario } from "../scenario-files.js";
 import { TraceFileWriter } from "../trace-file.js";
+import { USER_DOCUMENTS } from "../../api/user-workload.js";
+import { userCaseOptions, userModuleFlags } from "../user-module.js";
 
-const FLAGS = { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string", variant: "string", generate: "bool" } as const;
+const FLAGS = { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string", variant: "string", generate: "bool", module: "string", "module-timeout-ms": "int" } as const;
 
 export const run: Command = {
   name: "run",
-  args: "<scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--variant V] [--generate] [--save FILE]",
+  args: "<scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--variant V] [--generate] [--save FILE] [--module PATH]",
   help: `run one scenario with one seed (--bug re-injects a historical defect;
 --variant naive: the recipe's naive variant, e.g. a herd lock, a polling barrier;
 --generate: a recipe scenario with a workload shape and faults drawn from the seed,
 as the property tests draw them;
 --trace F.html: space-time diagram, F.shiviz: ShiViz log, else JSON lines;
---save F: if the run fails, write a replay file to F)`,
+--save F: if the run fails, write a replay file to F;
+a scenario of a user's script (workload "user", the public API) imports it from --module PATH,
+default the module it names; --module-timeout-ms N bounds its loading, default 30000)`,
   run: cmdRun,
 };
 
@@ -45,7 +49,8 @@ async function cmdRun(argv: string[]): Promise<number> {
   const args = parseArgs(argv, FLAGS, "run");
   const variant = stringFlag(args, "variant");
   const generate = boolFlag(args, "generate");
-  const loaded = oneScenario(args.positionals, "run", variant);
+  const loaded = oneScenario(args.positionals, "run", variant, USER_DOCUMENTS);
+  const user = await userCaseOptions(loaded, args.positionals[0]!, userModuleFlags(args, "run"), "run");
   const seed = intFlag(args, "seed") ?? loaded.defaultSeed;
   const scenario = generate ? generatedRecipeScenario(loaded, seed) : loaded;
   const canary = stringFlag(args, "canary");
@@ -65,6 +70,7 @@ async function cmdRun(argv: string[]): Promise<number> {
   try {
     result = await runScenario(scenario, {
       seed,
+      ...user.options,
       ...(canary !== undefined ? { canary: canary as Canary } : {}),
       ...(bugs !== undefined ? { bugs } : {}),
       ...(writer ? { onTraceEvent: (e: TraceEvent) => writer.write(e) } : {}),
@@ -86,7 +92,7 @@ async function cmdRun(argv: string[]): Promise<number> {
     }
   }
   const json = boolFlag(args, "json");
-  const flags = `${variant !== undefined ? ` --variant ${variant}` : ""}${generate ? " --generate" : ""}${bugs !== undefined ? ` --bug ${bugs[0]}` : ""}${canary !== undefined ? ` --canary ${canary}` : ""}`;
+  const flags = `${user.module !== undefined ? ` --module ${user.module}` : ""}${variant !== undefined ? ` --variant ${variant}` : ""}${generate ? " --generate" : ""}${bugs !== undefined ? ` --bug ${bugs[0]}` : ""}${canary !== undefined ? ` --canary ${canary}` : ""}`;
   if (json) {
     const { narrative: _n, counts: _c, ...rest } = result;
     console.log(JSON.stringify({ ...rest, wallMs }));
@@ -97,10 +103,10 @@ async function cmdRun(argv: string[]): Promise<number> {
     // Notes go to stderr with --json: stdout stays one JSON line.
     const note = json ? (line: string) => console.error(`zksim: ${line}`) : (line: string) => console.log(line);
     if (result.verdict !== "pass") {
-      const options = { ...(bugs !== undefined ? { bugs } : {}), ...(canary !== undefined ? { canary: canary as Canary } : {}) };
+      const options = { ...user.options, ...(bugs !== undefined ? { bugs } : {}), ...(canary !== undefined ? { canary: canary as Canary } : {}) };
       try {
         writeReplayFile(savePath, replayCaseFromRun(scenario, options, result));
-        note(`saved failing case to ${savePath}; replay: zksim replay ${savePath}`);
+        note(`saved failing case to ${savePath}; replay: zksim replay ${savePath}${user.module !== undefined ? ` --module ${user.module}` : ""}`);
       } catch (err) {
         if (!(err instanceof OutputError)) throw err;
         lost.push(`--save: ${err.message}; nothing saved (re-run it: zksim run ${result.scenario} --seed ${result.seed}${flags} --save FILE)`);

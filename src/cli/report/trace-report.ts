@@ -12,7 +12,8 @@ import { closeSync, openSync } from "node:fs";
 import { extname } from "node:path";
 import { UserInputError } from "../../sim/errors.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { describeSystemError, isSystemError, writeOutputFile } from "../files.js";
+import { OutputError, describeSystemError, isSystemError, writeOutputFile } from "../files.js";
+import { TraceFileWriter } from "../trace-file.js";
 import { renderShiviz, renderSpaceTimeHtml, shivizIncludes, SHIVIZ_MAX_EVENTS, SPACE_TIME_MAX_MESSAGES, type TraceReportMeta } from "../../scenario/report/index.js";
 
 export type TraceReportFormat = "html" | "shiviz";
@@ -84,4 +85,38 @@ class ShivizReport implements TraceReport {
     writeOutputFile(this.path, log.text, "--trace report");
     return log.truncated ? `ShiViz log cut at its first ${log.written} events (timers left out)` : undefined;
   }
+}
+
+/** Where `--trace FILE` sends a run's events: a report (.html, .shiviz) or JSON lines. */
+export interface TraceSink {
+  add(e: TraceEvent): void;
+  /** Writes what is left; returns the lines for stderr (a capped report, a failed write). */
+  finish(meta: TraceReportMeta): string[];
+}
+
+/** The sink `--trace path` names; an unwritable path is a UserInputError before the run. */
+export function openTraceSink(path: string): TraceSink {
+  const report = openTraceReport(path);
+  if (report !== undefined) {
+    return {
+      add: (e) => report.add(e),
+      finish(meta) {
+        try {
+          const note = report.finish(meta);
+          return note === undefined ? [] : [`--trace ${path}: ${note}`];
+        } catch (err) {
+          if (!(err instanceof OutputError)) throw err;
+          return [`--trace: ${err.message}`];
+        }
+      },
+    };
+  }
+  const writer = new TraceFileWriter(path);
+  return {
+    add: (e) => writer.write(e),
+    finish() {
+      const failure = writer.close();
+      return failure === undefined ? [] : [failure];
+    },
+  };
 }

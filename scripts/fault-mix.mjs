@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+/**
+ * Measures how often each fault mix finds the three classic bugs of examples/src/classic.ts:
+ * for every mix, bug and fast-check seed, `userScriptProperty` with up to RUNS runs (no
+ * shrinking), and the run at which it failed. Prints one JSON line per (mix, bug, seed) and a
+ * Markdown table (found within RUNS runs, median runs to find) — the table in docs/api.md.
+ *
+ *   node scripts/fault-mix.mjs [--seeds 20] [--runs 100] [--mixes default,partition,...] [--bugs staleConfig,...]
+ *
+ * Needs `npm run build` and examples/node_modules/zksim (a link to this package:
+ * `mkdir -p examples/node_modules && ln -s ../.. examples/node_modules/zksim`). Long: run it nice.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { tsImport } from "tsx/esm/api";
+import { SimulationFailure, userScriptProperty } from "../dist/api/index.js";
+import { FAULT_MIXES } from "../dist/api/fault-mixes.js";
+
+const { values } = parseArgs({ options: { seeds: { type: "string", default: "20" }, runs: { type: "string", default: "100" }, mixes: { type: "string" }, bugs: { type: "string" } } });
+const seeds = Number(values.seeds);
+const runs = Number(values.runs);
+const mixes = values.mixes?.split(",") ?? Object.keys(FAULT_MIXES);
+const classic = await tsImport(resolve(import.meta.dirname, "../examples/src/classic.ts"), import.meta.url);
+const bugs = values.bugs?.split(",") ?? ["staleConfig", "trustingLeader", "retryingQueue"];
+const out = mkdtempSync(join(tmpdir(), "zksim-fault-mix-"));
+const rows = [];
+for (const mix of mixes) {
+  for (const bug of bugs) {
+    const found = [];
+    for (let seed = 1; seed <= seeds; seed++) {
+      const at = await userScriptProperty(classic[bug], { numRuns: runs, seed, outDir: out, faults: FAULT_MIXES[mix], maxShrinkRuns: 0, coverage: "off" }).then(
+        () => undefined,
+        (err) => {
+          if (!(err instanceof SimulationFailure)) throw err;
+          return Number(/failed after (\d+) run/.exec(err.message)[1]);
+        },
+      );
+      console.log(JSON.stringify({ mix, bug, seed, foundAtRun: at ?? null }));
+      if (at !== undefined) found.push(at);
+    }
+    found.sort((a, b) => a - b);
+    rows.push({ mix, bug, found: found.length, median: found.length > 0 ? found[Math.floor(found.length / 2)] : undefined });
+  }
+}
+rmSync(out, { recursive: true, force: true });
+console.log(`\n| mix | ${bugs.join(" | ")} |\n|---|${bugs.map(() => "---").join("|")}|`);
+for (const mix of mixes) {
+  const cells = bugs.map((bug) => {
+    const r = rows.find((x) => x.mix === mix && x.bug === bug);
+    return `${Math.round((100 * r.found) / seeds)}% (${r.found}/${seeds})${r.median !== undefined ? `, median run ${r.median}` : ""}`;
+  });
+  console.log(`| ${mix} | ${cells.join(" | ")} |`);
+}
