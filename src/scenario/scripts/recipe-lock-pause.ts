@@ -26,6 +26,7 @@ function pauseScript(name: string, fenced: boolean): ScriptDef {
     description: fenced
       ? "a lock holder paused past its session timeout acts while another holds the lock; the fencing token makes the storage refuse it"
       : "the same pause without fencing: the stale holder's write is accepted over the new holder's",
+    clientCrashes: false,
     recipeCheckers: ["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing"],
     async run(s) {
       await settle(s);

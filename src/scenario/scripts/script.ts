@@ -64,6 +64,11 @@ export interface ScriptDef {
   clientRange?: readonly [number, number];
   /** The `recipeWorkload` knobs the script reads (property tests generate those). */
   workloadKnobs?: readonly WorkloadKnob[];
+  /**
+   * False for a story that cannot survive its client's crash (its handles are opened outside
+   * `withSessions`): generated recipe plans then draw no client crash for it. Default true.
+   */
+  clientCrashes?: boolean;
   run: Script;
 }
 
