@@ -65,7 +65,7 @@ export function recipeProperty(name: string, twins: readonly BrokenTwin[] = []):
   const scenario = loadScenario(name);
   const { servers } = nodesOf(scenario);
   describe(`recipes: property: ${name} under generated faults (N=3)`, () => {
-    it(`${name}: generated workloads; crash/isolate a server, partition (one way too) or pause a client, lose a create's reply — no violation`, async () => {
+    it(`${name}: generated workloads and faults (crashes, pauses, partitions, clock skew, disk and link faults, a lost create reply) — no violation`, async () => {
       let totalMs = 0;
       let runs = 0;
       const outcome = await fc.check(
