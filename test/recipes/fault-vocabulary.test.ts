@@ -44,10 +44,14 @@ describe("recipes: the generated plans draw the whole fault vocabulary", () => {
     expect(plans(false).some((p) => p.kind === "crash-client")).toBe(false);
     const single = fc.sample(faultPlanArbitrary(["s1"], CLIENTS), { seed: 33, numRuns: 300 }).flat();
     expect(single.some((p) => p.kind === "crash-server-after")).toBe(false);
-    for (const story of ["recipe-lock-expiry", "recipe-latch-expiry", "recipe-lock-pause"]) {
+    for (const story of ["recipe-lock-expiry", "recipe-latch-expiry"]) {
       const seeds = Array.from({ length: 60 }, (_, i) => i + 1);
       expect(seeds.some((seed) => generatedRecipeScenario(loadScenario(story), seed).faults.some((f) => f.kind === "crash" && f.node.startsWith("c")))).toBe(false);
     }
+  });
+
+  it("a timed story whose expectations need its own faults alone refuses --generate, saying why", () => {
+    for (const story of ["recipe-lock-pause", "recipe-lock-pause-unfenced"]) expect(() => generatedRecipeScenario(loadScenario(story), 1)).toThrow(/takes no generated faults: its story times one pause/);
   });
 
   it("a generated run with a client crash is the same run twice (same seed, same trace)", async () => {

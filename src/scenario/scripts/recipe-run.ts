@@ -265,6 +265,7 @@ export function generatedRecipeScenario(scenario: Scenario, seed: number): Scena
 export function assertRecipeScenario(scenario: Scenario): void {
   const script = scenario.workload.kind === "zk" ? scriptNamed(String(scenario.workload.params.script)) : undefined;
   if (script?.recipeCheckers === undefined) throw new UserInputError(`--generate: scenario "${scenario.name}" is not a recipe scenario (its workload runs no recipe script)`);
+  if (script.noGenerate !== undefined) throw new UserInputError(`--generate: scenario "${scenario.name}" runs a timed story that takes no generated faults: ${script.noGenerate}`);
 }
 
 /** Server and client node names of a zk-workload scenario. */

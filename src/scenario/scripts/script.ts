@@ -69,6 +69,11 @@ export interface ScriptDef {
    * `withSessions`): generated recipe plans then draw no client crash for it. Default true.
    */
   clientCrashes?: boolean;
+  /**
+   * Why `--generate` is refused for this script: a story whose expectations hold only under its
+   * own precisely timed faults (a generated pause of the same client breaks them, not the recipe).
+   */
+  noGenerate?: string;
   run: Script;
 }
 
