@@ -1,7 +1,6 @@
 import { recipeProperty } from "./property-support.js";
 
-// no-ephemeral-cleanup shows here only when a member dies inside the barrier and its session
-// expires in a quiet stretch long enough for recipe.barrier's liveness rule; the property's 30
-// generated runs no longer draw that (they did through client.sessions' early-expiry finding, which
-// counted touches after a close was asked). The naive barrier and stale session deadlines are its twins.
-recipeProperty("recipe-double-barrier", [{ scenario: "recipe-double-barrier-naive" }, { canary: "stale-session-deadlines" }]);
+// no-ephemeral-cleanup shows here when a member dies inside the barrier (a generated client crash:
+// its session is abandoned and expires) and the others wait on its node for the rest of the run.
+// The naive barrier and stale session deadlines are its other twins.
+recipeProperty("recipe-double-barrier", [{ canary: "no-ephemeral-cleanup" }, { scenario: "recipe-double-barrier-naive" }, { canary: "stale-session-deadlines" }]);

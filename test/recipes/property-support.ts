@@ -1,9 +1,10 @@
 /**
  * The recipe property: under generated workloads (how many clients, the workers' pace and
  * start offsets, the items' priorities — the knobs the recipe's script reads) and generated
- * faults (crash/restart a server, cut a server off, a client partitioned both ways or one way,
- * a client paused past its session timeout, a CONNECTIONLOSS in the middle of a create) and any
- * seed, a recipe scenario in its short timing has no violation — from the recipe's own checker or from any other (kernel, ZAB, client
+ * faults (the whole recipe vocabulary of `faultPlanArbitrary`: server and client crashes — right
+ * after a drawn message or request too —, a server cut off, a client partitioned both ways or one
+ * way, pauses past the session timeout, clock skew, slow or full disks, clogged and lossy links, a
+ * CONNECTIONLOSS in the middle of a create) and any seed, a recipe scenario in its short timing has no violation — from the recipe's own checker or from any other (kernel, ZAB, client
  * history). One file per recipe calls it, so vitest spreads them over its workers.
  *
  * The property must be able to fail: `canaries` names broken twins (a naive recipe variant's
@@ -44,6 +45,8 @@ export interface BrokenTwin {
   scenario?: string;
   /** A server canary to run it with. */
   canary?: Canary;
+  /** Generated runs it gets before the property must have failed (default CANARY_RUNS): for a twin only a rarer plan shows. */
+  runs?: number;
 }
 
 function property(scenario: Scenario, check: (plan: RecipeRunPlan, seed: number) => Promise<void>) {
@@ -67,7 +70,7 @@ async function replayReport(scenario: Scenario, servers: readonly string[], [pla
 
 /** The property over `runs` generated cases: no violation. */
 function generatedRuns(name: string, scenario: Scenario, servers: readonly string[], runs: number): void {
-  it(`${name}: ${runs} generated workloads; crash/isolate a server, partition (one way too) or pause a client, lose a create's reply — no violation`, async () => {
+  it(`${name}: ${runs} generated workloads; generated faults (crashes, pauses, partitions, clock skew, disk and link faults, a lost create reply) — no violation`, async () => {
     let totalMs = 0;
     let ran = 0;
     const outcome = await fc.check(
@@ -110,16 +113,16 @@ export function recipeProperty(name: string, twins: readonly BrokenTwin[] = []):
             const r = await runRecipeScenario(propertyScenario(broken, faults, servers, workload), { seed, ...(twin.canary !== undefined ? { canary: twin.canary } : {}) });
             expect(r.violations).toEqual([]);
           }),
-          { numRuns: CANARY_RUNS, seed: FC_SEED, endOnFailure: true },
+          { numRuns: twin.runs ?? CANARY_RUNS, seed: FC_SEED, endOnFailure: true },
         );
         const failed = await outcome;
-        expect(failed.failed, `${label} passed ${CANARY_RUNS} generated runs`).toBe(true);
+        expect(failed.failed, `${label} passed ${twin.runs ?? CANARY_RUNS} generated runs`).toBe(true);
         // Its report names a replay file that `zksim replay` reproduces.
         const report = await replayReport(broken, servers, failed.counterexample!, mkdtempSync(join(tmpdir(), "zksim-recipe-property-")), twin.canary);
         expect(report.message).toContain(`  replay: zksim replay ${report.file}`);
         const saved = readReplayFile(report.file);
         expect(compareReplay(saved, await runReplayCase(saved)).reproduced).toBe(true);
-      }, 300_000);
+      }, Math.max(300_000, (twin.runs ?? CANARY_RUNS) * 10_000));
     }
   });
 }

@@ -139,14 +139,14 @@ async function cmdExplore(argv: string[]): Promise<number> {
     seedsWithUnknown: outcomes.filter((o) => (o.unknown ?? 0) > 0).length,
     seedsPerSec: Math.round((outcomes.length / Math.max(seconds, 1e-6)) * 10) / 10,
     coverage: { seeds: coverage.seeds, perThousand: perThousand(coverage) },
-    leftOut: [...leftOutOf(scenario)],
+    leftOut: [...leftOutOf(scenario, req.options.generate === true)],
     ...(interrupted ? { interrupted: true as const } : {}),
   };
   if (req.json) {
     console.log(JSON.stringify(report));
   } else {
     printExpected(scenario, expected);
-    printFailures(report, failed, seconds, req.seeds.length, coverageLines(scenario, coverage));
+    printFailures(report, failed, seconds, req.seeds.length, coverageLines(scenario, coverage, req.options.generate === true));
   }
   if (req.saveDir !== undefined) {
     const replayFiles = saveFailures(req, scenario, [...failed, ...expected]);

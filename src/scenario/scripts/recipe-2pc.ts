@@ -8,15 +8,14 @@
 import { TwoPhaseCommit, type Vote } from "../../recipes/two-phase-commit.js";
 import { retrying } from "../../recipes/recipe-support.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions, paced, startOffsetMs } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, joinWorkers, settle, withSessions, paced, startOffsetMs, startDelay } from "./recipe-support.js";
 
 export const TX_ROOT = "/app/tx";
 const VOTE_TIMEOUT_MS = 4000;
 const DECISION_TIMEOUT_MS = 6000;
 
 async function coordinator(s: ScriptContext, node: string, sites: readonly string[], progress: { begun: number; done: boolean }): Promise<void> {
-  const host = hostOf(s, node);
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const tpc = new TwoPhaseCommit(zk, host, TX_ROOT);
     await tpc.init();
     while (progress.begun === 0 || inFaultWindow(s)) {
@@ -31,11 +30,10 @@ async function coordinator(s: ScriptContext, node: string, sites: readonly strin
 }
 
 async function site(s: ScriptContext, node: string, index: number, naysayer: boolean, progress: { begun: number; done: boolean }): Promise<void> {
-  const host = hostOf(s, node);
   const offsetMs = startOffsetMs(s, index, 0);
-  if (offsetMs > 0) await host.sleepMs(offsetMs);
+  if (offsetMs > 0) await startDelay(s, node, offsetMs);
   const handled = new Set<string>();
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const tpc = new TwoPhaseCommit(zk, host, TX_ROOT);
     await tpc.init();
     for (;;) {

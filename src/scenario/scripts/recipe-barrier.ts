@@ -7,7 +7,7 @@
  */
 import { Barrier, type BarrierVariant } from "../../recipes/barrier.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions, paced } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, joinWorkers, settle, withSessions, paced } from "./recipe-support.js";
 
 export const BARRIER_PATH = "/app/barrier";
 const HOLD_MS = 1500;
@@ -28,10 +28,9 @@ interface Rounds {
 
 /** Raises, holds and lowers round after round while the fault window lasts (at least once). */
 async function controller(s: ScriptContext, node: string, rounds: Rounds): Promise<void> {
-  const host = hostOf(s, node);
   let round = 0;
   let up = false;
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     for (;;) {
       const b = new Barrier(zk, host, roundPath(round));
       if (!up) {
@@ -52,9 +51,8 @@ async function controller(s: ScriptContext, node: string, rounds: Rounds): Promi
 
 /** Waits at each round's barrier once it is raised, until the controller is done. */
 async function waiter(s: ScriptContext, node: string, rounds: Rounds, variant: BarrierVariant): Promise<void> {
-  const host = hostOf(s, node);
   let round = 0;
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     for (;;) {
       while (rounds.raised <= round && !rounds.done) await host.sleepMs(NEXT_ROUND_CHECK_MS);
       if (rounds.raised <= round) return;

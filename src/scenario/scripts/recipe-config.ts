@@ -15,9 +15,8 @@ const PUBLISH_EVERY_MS = 700;
 
 /** Writes v1, v2, … while the fault window lasts (at least once). */
 export async function publisher(s: ScriptContext, node: string): Promise<void> {
-  const host = hostOf(s, node);
   let version = 0;
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const updater = new ConfigUpdater(zk, host, CONFIG);
     while (version === 0 || inFaultWindow(s)) {
       await updater.write(`v${++version}`);
@@ -28,8 +27,7 @@ export async function publisher(s: ScriptContext, node: string): Promise<void> {
 
 /** A watch loop on `node` until `stop`. */
 export async function configWatcher(s: ScriptContext, node: string, stop: StopFlag): Promise<void> {
-  const host = hostOf(s, node);
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const w = new ConfigWatcher(zk, host, CONFIG);
     await untilStopped(host, stop, w.run(), () => w.stop());
   });

@@ -11,16 +11,15 @@ import { DistributedCounter, type CounterVariant } from "../../recipes/counter.j
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ClientInvokeFields } from "../../zk/trace-events.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs, startDelay } from "./recipe-support.js";
 
 export const COUNTER_PATH = "/app/counter";
 
 async function incrementer(s: ScriptContext, node: string, index: number, variant: CounterVariant, tally: { acked: number }): Promise<void> {
-  const host = hostOf(s, node);
   let next = 0;
   let unresolved: number | undefined;
-  await host.sleepMs(startOffsetMs(s, index, 31 * index));
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await startDelay(s, node, startOffsetMs(s, index, 31 * index));
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const counter = new DistributedCounter(zk, host, COUNTER_PATH, { variant, firstIncrement: next });
     await counter.init();
     if (unresolved !== undefined && (await counter.resolve(unresolved))) tally.acked++;

@@ -9,16 +9,15 @@
  */
 import { DoubleBarrier, type DoubleBarrierVariant } from "../../recipes/double-barrier.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { RECIPE_SESSION_TIMEOUT_MS, timingOf, hostOf, joinWorkers, settle, withSessions, clientWorkers, paced } from "./recipe-support.js";
+import { RECIPE_SESSION_TIMEOUT_MS, timingOf, joinWorkers, settle, withSessions, clientWorkers, paced } from "./recipe-support.js";
 
 export const DOUBLE_BARRIER_DIR = "/app/double-barrier";
 const COMPUTE_MS = 1500;
 
 async function doubleBarrierWorker(s: ScriptContext, node: string, index: number, variant: DoubleBarrierVariant): Promise<void> {
-  const host = hostOf(s, node);
   let round = 0;
   let entered = -1;
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     if (entered === round) round++; // the session died after we entered: that round went on without us
     while (round < timingOf(s).doubleBarrierRounds) {
       const b = new DoubleBarrier(zk, host, `${DOUBLE_BARRIER_DIR}/round-${round}`, s.clients.length, variant);

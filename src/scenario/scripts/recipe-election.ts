@@ -10,7 +10,7 @@ import type { ZooKeeper } from "../../zk/client/index.js";
 import type { NodeContext } from "../../sim/node-context.js";
 import { LeaderLatch, LeaderSelector, type LatchOptions } from "../../recipes/leader-election.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, paced, startOffsetMs, latchVariantOf } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, paced, startOffsetMs, latchVariantOf, startDelay } from "./recipe-support.js";
 
 export const ELECTION_DIR = "/app/election";
 /** How long a leader leads before it resigns (unless its leadership ends first). */
@@ -21,10 +21,9 @@ export type Term = (zk: ZooKeeper, host: NodeContext, termMs: number, options: L
 
 /** Terms on `node`, one after another through the fault window (at least one), so the faults hit leaders and candidates. */
 export async function termsThroughFaults(s: ScriptContext, node: string, index: number, term: Term): Promise<void> {
-  const host = hostOf(s, node);
   let terms = 0;
-  await host.sleepMs(startOffsetMs(s, index, 29 * index));
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await startDelay(s, node, startOffsetMs(s, index, 29 * index));
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     while (terms === 0 || inFaultWindow(s)) {
       await term(zk, host, paced(s, TERM_MS), { variant: latchVariantOf(s) });
       terms++;
@@ -46,8 +45,7 @@ export async function oneLeaderAfterFaults(s: ScriptContext, dir: string): Promi
   const finals: Record<string, Promise<void>> = {};
   let stop = false;
   for (const c of s.clients) {
-    const host = hostOf(s, c);
-    finals[c] = withSessions(s, c, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+    finals[c] = withSessions(s, c, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
       const latch = new LeaderLatch(zk, host, dir, { variant: latchVariantOf(s) });
       latches.push(latch);
       await latch.start();

@@ -87,6 +87,7 @@ async function longTerm(s: ScriptContext, zk: ZooKeeper, host: NodeContext, node
 
 export const recipeLatchExpiry: ScriptDef = {
   name: "recipe-latch-expiry",
+  clientCrashes: false,
   description: "leader latches and selectors kept open for long terms while their leaders lose the connection, and their sessions: one leader at a time, a lost leadership given up, a leader again after the faults",
   recipeCheckers: ["recipe.election"],
   clientRange: [2, 8],
@@ -123,6 +124,7 @@ async function longHold(s: ScriptContext, lock: DistributedLock, store: () => Fe
 
 export const recipeLockExpiry: ScriptDef = {
   name: "recipe-lock-expiry",
+  clientCrashes: false,
   description: "exclusive lock held for long terms while the holder loses its connection (and keeps the lock) or its session (and must give it up): mutual exclusion, fenced writes, no stale claim",
   recipeCheckers: ["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing"],
   clientRange: [2, 8],

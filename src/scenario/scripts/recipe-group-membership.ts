@@ -7,16 +7,15 @@
 import { GroupMember, GroupWatcher } from "../../recipes/group-membership.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, startOffsetMs, stopped, untilCheckPhase, untilStopped, withSessions, type StopFlag } from "./recipe-support.js";
+import { RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, startOffsetMs, stopped, untilCheckPhase, untilStopped, withSessions, type StopFlag, startDelay } from "./recipe-support.js";
 
 export const GROUP = "/app/members";
 
 /** A member on `node` until `stop`; a lost membership (session expired) joins again with a new session. */
 export async function member(s: ScriptContext, node: string, stop: StopFlag, index = 0): Promise<void> {
-  const host = hostOf(s, node);
   const offsetMs = startOffsetMs(s, index, 0);
-  if (offsetMs > 0) await host.sleepMs(offsetMs);
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  if (offsetMs > 0) await startDelay(s, node, offsetMs);
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const m = new GroupMember(zk, host, GROUP, node);
     await m.join();
     const why = await Promise.race([m.lost.then(() => "lost"), stopped(host, stop).then(() => "stop")]);
@@ -26,9 +25,9 @@ export async function member(s: ScriptContext, node: string, stop: StopFlag, ind
 
 /** A view of the group kept on `node` until `stop`. */
 export function groupViewer(s: ScriptContext, node: string, stop: StopFlag): Promise<void> {
-  return withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
-    const view = new GroupWatcher(zk, hostOf(s, node), GROUP);
-    await untilStopped(hostOf(s, node), stop, view.run(), () => view.stop());
+  return withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
+    const view = new GroupWatcher(zk, host, GROUP);
+    await untilStopped(host, stop, view.run(), () => view.stop());
   });
 }
 

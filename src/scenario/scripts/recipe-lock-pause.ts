@@ -26,6 +26,8 @@ function pauseScript(name: string, fenced: boolean): ScriptDef {
     description: fenced
       ? "a lock holder paused past its session timeout acts while another holds the lock; the fencing token makes the storage refuse it"
       : "the same pause without fencing: the stale holder's write is accepted over the new holder's",
+    clientCrashes: false,
+    noGenerate: "its story times one pause of c1 against c2's acquire and expects exactly that interleaving (c1 paused all along, c2 still holding when c1 acts); generated faults on c1 or c2 break the story, not the lock",
     recipeCheckers: ["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing"],
     async run(s) {
       await settle(s);

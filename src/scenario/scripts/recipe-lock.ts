@@ -14,36 +14,41 @@ import { FencedResource } from "../../recipes/fenced-resource.js";
 import { CreateMode } from "../../zk/proto/records.js";
 import type { ClientInvokeFields } from "../../zk/trace-events.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs, lockVariantOf } from "./recipe-support.js";
+import type { NodeContext } from "../../sim/node-context.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, STORAGE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs, lockVariantOf, startDelay } from "./recipe-support.js";
 
 export const LOCK_DIR = "/app/lock";
 export const LOCK_RESOURCE = "/app/storage";
 const HOLD_MS = 300;
 
 async function lockWorker(s: ScriptContext, node: string, index: number, variant: LockVariant): Promise<void> {
-  const host = hostOf(s, node);
-  let store: ZooKeeper = await connectClient(s, node, STORAGE_SESSION_TIMEOUT_MS);
-  let resource = new FencedResource(store, host, LOCK_RESOURCE);
-  await resource.init();
-  await host.sleepMs(startOffsetMs(s, index, 37 * index));
+  // The storage connection, a handle of its own per process (a crash ends it with the process).
+  let store: { zk: ZooKeeper; host: NodeContext; resource: FencedResource } | undefined;
+  const storage = async (host: NodeContext, init: boolean): Promise<FencedResource> => {
+    if (store === undefined || store.host !== host || store.zk.getState() === "CLOSED") {
+      const zk = await connectClient(s, node, STORAGE_SESSION_TIMEOUT_MS);
+      store = { zk, host, resource: new FencedResource(zk, host, LOCK_RESOURCE) };
+      if (init) await store.resource.init();
+    }
+    return store.resource;
+  };
+  await storage(hostOf(s, node), true);
+  await startDelay(s, node, startOffsetMs(s, index, 37 * index));
   let done = 0;
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const lock = new DistributedLock(zk, host, LOCK_DIR, { variant: lockVariantOf(s, variant) });
     // Rounds go on through the fault window, so the faults hit holders and waiters.
     while (done === 0 || inFaultWindow(s)) {
       const grant = await lock.acquire();
       await host.sleepMs(paced(s, HOLD_MS));
-      if (store.getState() === "CLOSED") {
-        store = await connectClient(s, node, STORAGE_SESSION_TIMEOUT_MS);
-        resource = new FencedResource(store, host, LOCK_RESOURCE);
-      }
+      const resource = await storage(host, false);
       if (lock.isHeld()) await resource.write(grant.token, `${node} round ${done}`);
       await lock.release();
       done++;
       await host.sleepMs(paced(s, 100 + 53 * index));
     }
   });
-  await store.close();
+  await store?.zk.close();
 }
 
 function lockScript(name: string, variant: LockVariant, description: string): ScriptDef {

@@ -17,9 +17,8 @@ const NAME_EVERY_MS = 900;
 
 /** Draws a name every NAME_EVERY_MS while the fault window lasts (at least once). */
 export async function namer(s: ScriptContext, node: string, variant: NamingVariant = "look-up", index = 0): Promise<void> {
-  const host = hostOf(s, node);
   let assigned = 0;
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const naming = new NamingService(zk, host, NAMES, variant);
     while (assigned === 0 || inFaultWindow(s)) {
       await naming.assign("job");

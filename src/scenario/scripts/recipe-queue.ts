@@ -18,7 +18,7 @@ import { DistributedQueue, type QueueConsumer, type QueueOptions } from "../../r
 import { DistributedPriorityQueue, type PriorityQueueOptions } from "../../recipes/priority-queue.js";
 import type { ClientInvokeFields } from "../../zk/trace-events.js";
 import type { ScriptContext, ScriptDef, WorkloadKnob } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, cutRepliesOnInvoke, REPLY_CUT_MS, paced, workloadPriorities, onInvoke } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, cutRepliesOnInvoke, REPLY_CUT_MS, paced, workloadPriorities, onInvoke, startDelay } from "./recipe-support.js";
 
 export const QUEUE_DIR = "/app/queue";
 
@@ -51,9 +51,8 @@ function priorityQueue(options: PriorityQueueOptions): QueueKind<DistributedPrio
 }
 
 async function producer<Q extends DistributedQueue>(s: ScriptContext, node: string, index: number, kind: QueueKind<Q>): Promise<void> {
-  const host = hostOf(s, node);
   let i = 0;
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const q = kind.open(s, zk, host);
     await q.init();
     while (i === 0 || inFaultWindow(s)) {
@@ -65,9 +64,8 @@ async function producer<Q extends DistributedQueue>(s: ScriptContext, node: stri
 }
 
 async function consumer<Q extends DistributedQueue>(s: ScriptContext, node: string, kind: QueueKind<Q>, producersDone: () => boolean): Promise<void> {
-  const host = hostOf(s, node);
-  if (kind.consumersStartMs > 0) await host.sleepMs(kind.consumersStartMs);
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  if (kind.consumersStartMs > 0) await startDelay(s, node, kind.consumersStartMs);
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const q = kind.open(s, zk, host);
     await q.init();
     for (;;) {

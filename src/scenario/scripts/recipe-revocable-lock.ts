@@ -9,7 +9,7 @@
 import { RevocableReadWriteLock, type RevocableLockVariant } from "../../recipes/revocable-lock.js";
 import type { LockMode } from "../../recipes/rw-lock.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions, clientWorkers, paced, startOffsetMs } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, joinWorkers, settle, withSessions, clientWorkers, paced, startOffsetMs, startDelay } from "./recipe-support.js";
 
 export const REVOCABLE_LOCK_DIR = "/app/revocable";
 /** A reader nobody asks to give up lets go after this long (well past the honour bound). */
@@ -17,11 +17,10 @@ const READ_HOLD_CAP_MS = 2500;
 const WRITE_HOLD_MS = 200;
 
 async function worker(s: ScriptContext, node: string, index: number, variant: RevocableLockVariant): Promise<void> {
-  const host = hostOf(s, node);
   let round = 0;
   const offsetMs = startOffsetMs(s, index, 0);
-  if (offsetMs > 0) await host.sleepMs(offsetMs);
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  if (offsetMs > 0) await startDelay(s, node, offsetMs);
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const lock = new RevocableReadWriteLock(zk, host, REVOCABLE_LOCK_DIR, variant);
     while (round === 0 || inFaultWindow(s)) {
       const mode: LockMode = (index < 2) === (round % 4 !== 3) ? "read" : "write";

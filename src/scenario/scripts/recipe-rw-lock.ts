@@ -5,16 +5,15 @@
  */
 import { ReadWriteLock, type LockMode } from "../../recipes/rw-lock.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, hostOf, joinWorkers, settle, withSessions, clientWorkers, paced, startOffsetMs } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, joinWorkers, settle, withSessions, clientWorkers, paced, startOffsetMs, startDelay } from "./recipe-support.js";
 
 export const RW_LOCK_DIR = "/app/rwlock";
 
 async function worker(s: ScriptContext, node: string, index: number): Promise<void> {
-  const host = hostOf(s, node);
   let round = 0;
   const offsetMs = startOffsetMs(s, index, 0);
-  if (offsetMs > 0) await host.sleepMs(offsetMs);
-  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk) => {
+  if (offsetMs > 0) await startDelay(s, node, offsetMs);
+  await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     const lock = new ReadWriteLock(zk, host, RW_LOCK_DIR);
     while (round === 0 || inFaultWindow(s)) {
       const mode: LockMode = (index < 2) === (round % 4 !== 3) ? "read" : "write";

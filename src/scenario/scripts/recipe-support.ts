@@ -53,23 +53,78 @@ export async function connectClient(s: ScriptContext, node: string, sessionTimeo
 }
 
 /**
- * Runs `body` with a fresh handle; when the session is lost (SessionLostError) it closes the
- * dead handle, makes a new one and calls `body` again — the application's job, per "resilient
- * applications". `body` keeps its own progress so a retry resumes where it stopped.
+ * Runs `body` with a fresh handle on `node`'s current process (`host`); when the session is
+ * lost (SessionLostError) it closes the dead handle, makes a new one and calls `body` again —
+ * the application's job, per "resilient applications". `body` keeps its own progress so a retry
+ * resumes where it stopped.
+ *
+ * A crash of the client node (a generated `crash-client`) ends the process and its handle with
+ * it: nothing of the old incarnation acts again (its timers never fire), its session is
+ * abandoned, not closed, and expires on the servers. Once the node is started again, `body`
+ * runs anew in the new process with a new session, as a restarted application resumes from the
+ * progress it kept (the script's variables stand for what it kept on its own disk).
  */
-export async function withSessions(s: ScriptContext, node: string, sessionTimeoutMs: number, body: (zk: ZooKeeper) => Promise<void>): Promise<void> {
+export async function withSessions(s: ScriptContext, node: string, sessionTimeoutMs: number, body: (zk: ZooKeeper, host: NodeContext) => Promise<void>): Promise<void> {
   for (;;) {
-    const zk = await connectClient(s, node, sessionTimeoutMs);
+    const host = await liveHost(s, node);
+    const crash = crashOf(s, host);
+    const zk = await Promise.race([connectClient(s, node, sessionTimeoutMs), crash.promise.then(() => undefined)]);
+    if (zk === undefined) {
+      s.note(`${node}: crashed while connecting; its next process starts over`);
+      continue;
+    }
     try {
-      await body(zk);
+      const ended = await Promise.race([body(zk, host).then(() => "done" as const), crash.promise.then(() => "crashed" as const)]);
+      if (ended === "crashed") {
+        s.note(`${node}: crashed; its session is abandoned, its next process starts a new one`);
+        continue;
+      }
+      crash.stop();
       await zk.close();
       return;
     } catch (err) {
+      crash.stop();
       if (!(err instanceof SessionLostError)) throw err;
       s.note(`${node}: ${err.message}`);
       await zk.close();
     }
   }
+}
+
+/**
+ * A worker's delay before its first round, `ms` of `node`'s local time; a crash of the node
+ * meanwhile ends the delay once the node runs again (its new process starts at once).
+ */
+export async function startDelay(s: ScriptContext, node: string, ms: number): Promise<void> {
+  const host = await liveHost(s, node);
+  const crash = crashOf(s, host);
+  await Promise.race([host.sleepMs(ms), crash.promise]);
+  crash.stop();
+  await liveHost(s, node);
+}
+
+/** The node's current process, once it runs (a crashed client node is started again by its fault's undo). */
+async function liveHost(s: ScriptContext, node: string): Promise<NodeContext> {
+  for (;;) {
+    const ctx = s.sim.node(node).context;
+    if (ctx?.alive === true) return ctx;
+    await s.sleepMs(50);
+  }
+}
+
+/** Settles when `host`'s incarnation crashes (never, if it does not); `stop` ends the watch. */
+function crashOf(s: ScriptContext, host: NodeContext): { promise: Promise<void>; stop: () => void } {
+  const crashed = s.sim.deferred<void>();
+  // Subscribed while `host` runs: the node's next crash is this incarnation's.
+  const stop = s.sim.trace.subscribe(
+    (e) => {
+      if (e.node !== host.id) return;
+      stop();
+      crashed.resolve();
+    },
+    ["crash"],
+  );
+  return { promise: crashed.promise, stop };
 }
 
 /**

@@ -64,6 +64,16 @@ export interface ScriptDef {
   clientRange?: readonly [number, number];
   /** The `recipeWorkload` knobs the script reads (property tests generate those). */
   workloadKnobs?: readonly WorkloadKnob[];
+  /**
+   * False for a story that cannot survive its client's crash (its handles are opened outside
+   * `withSessions`): generated recipe plans then draw no client crash for it. Default true.
+   */
+  clientCrashes?: boolean;
+  /**
+   * Why `--generate` is refused for this script: a story whose expectations hold only under its
+   * own precisely timed faults (a generated pause of the same client breaks them, not the recipe).
+   */
+  noGenerate?: string;
   run: Script;
 }
 
