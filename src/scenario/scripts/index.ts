@@ -11,6 +11,7 @@ import { zabLeaderCrashBeforeCommit } from "./zab-leader-crash-before-commit.js"
 import { zabFollowerRestartTrunc } from "./zab-follower-restart-trunc.js";
 import { zabElectionLongestLog } from "./zab-election-longest-log.js";
 import { zabIsolatedLeader } from "./zab-isolated-leader.js";
+import { reconfigAddServer, reconfigPartition, reconfigRemoveLeader } from "./reconfig.js";
 import { zabRollingRestart } from "./zab-rolling-restart.js";
 import { zabObserver } from "./zab-observer.js";
 import { zabFollowerSnap, zabFollowerTxnLogDiff } from "./zab-follower-snap.js";
@@ -41,6 +42,9 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     zabLeaderCrashBeforeCommit,
     zabFollowerRestartTrunc,
     zabIsolatedLeader,
+    reconfigAddServer,
+    reconfigRemoveLeader,
+    reconfigPartition,
     zabRollingRestart,
     zabObserver,
     zabFollowerSnap,
