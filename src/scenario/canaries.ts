@@ -106,6 +106,18 @@ export const CANARY_REGISTRY = [
     caughtBy: [scenario("zab-isolated-leader", [1], "client.timeliness")],
   },
   {
+    name: "reconfig-activates-early",
+    layer: "server",
+    breaks: "a reconfig commits and its config is activated on the old config's quorum alone, before a quorum of the new config ACKed it",
+    caughtBy: [scenario("reconfig-add-server", [1], "reconfig.joint-quorum")],
+  },
+  {
+    name: "removed-leader-keeps-leading",
+    layer: "server",
+    breaks: "a leader removed by a reconfig names itself the designated leader and keeps leading and committing",
+    caughtBy: [scenario("reconfig-remove-leader", [1], "reconfig.removed-leader")],
+  },
+  {
     name: "forget-last-zxid",
     layer: "client",
     breaks: "the client reconnects with lastZxidSeen 0, so a server behind it accepts it instead of refusing it",
@@ -225,7 +237,7 @@ export const CANARIES = [
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
   "read-only-accepts-writes", "read-only-serves-any-client",
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",
-  "rw-probe-ignored", "quota-root-uncounted",
+  "rw-probe-ignored", "quota-root-uncounted", "reconfig-activates-early", "removed-leader-keeps-leading",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

@@ -201,7 +201,7 @@ declare module "../sim/trace-schema.js" {
     "zab.digest": { sid: number; zxid: string; digest: string };
     /** A reconfig's config became this server's last seen one (proposed, logged, or recovered from the log). `version` is a zxid. */
     "zab.config.next": { sid: number; version: string; config: string };
-    /** A config became this server's committed one (`processReconfig`); the leader names the designated leader. */
+    /** A config became this server's committed one (`processReconfig`, or at a start with reconfigEnabled); the leader names the designated leader. */
     "zab.config.activated": { sid: number; version: string; config: string; designatedLeader?: number };
     /** A TLA+ "should not be triggered" assertion point fired. */
     "zab.flag": { sid: number; flag: string; detail: string };

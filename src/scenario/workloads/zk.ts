@@ -17,6 +17,7 @@ import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from 
 import { makeScriptContext } from "../scripts/script.js";
 import { KERNEL_CHECKERS } from "./kernel-traffic.js";
 import { ZAB_CHECKERS } from "../../check/zab/index.js";
+import { RECONFIG_CHECKERS } from "../../check/reconfig/index.js";
 import { CLIENT_CHECKERS } from "../../check/client/index.js";
 import { DEFAULT_SYNC_LIMIT_TICKS } from "../../check/client/timeliness.js";
 import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
@@ -181,11 +182,13 @@ export const zkWorkload: WorkloadDef = {
 
 /**
  * The kernel's checkers, the client histories' always; standalone: acknowledged writes survive
- * restarts and are answered only once durable; ensembles: the ZAB invariants; both: no txn of a
+ * restarts and are answered only once durable; ensembles: the ZAB invariants (and, with
+ * reconfigEnabled, the reconfig ones); both: no txn of a
  * session after its closeSession (zk.session-txns).
  */
 export function ensembleCheckers(params: Record<string, unknown>): string[] {
-  const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys()] : ["zk.standalone-durability", "zk.durable-reply"];
+  const reconfig = params.reconfigEnabled === true ? [...RECONFIG_CHECKERS.keys()] : [];
+  const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys(), ...reconfig] : ["zk.standalone-durability", "zk.durable-reply"];
   // client.timeliness bounds a lost server by the default syncLimit: not run with another.
   const client = [...CLIENT_CHECKERS.keys()].filter((n) => n !== "client.timeliness" || params.syncLimitTicks === undefined || params.syncLimitTicks === DEFAULT_SYNC_LIMIT_TICKS);
   return [...KERNEL_CHECKERS, ...server, "zk.session-txns", ...client];

@@ -105,7 +105,10 @@ export class QuorumPeer {
     const serverConfig = { ...DEFAULT_SERVER_CONFIG, ...config.server };
     this.zkDb = newZKDatabase(ctx, serverConfig);
     this.zkDb.loadDataBase();
-    if (this.reconfigEnabled) this.adoptConfigFromTree();
+    if (this.reconfigEnabled) {
+      this.adoptConfigFromTree();
+      this.ctx.annotate("zab.config.activated", { sid: this.myid, version: zxidHex(this.committedQv.version), config: this.committedQv.toString() });
+    }
     const fromLog = zxidEpoch(this.zkDb.lastProcessedZxid);
     this.currentEpoch = this.readEpoch(CURRENT_EPOCH_FILE) ?? fromLog;
     this.acceptedEpoch = this.readEpoch(ACCEPTED_EPOCH_FILE) ?? this.currentEpoch;
