@@ -1,5 +1,5 @@
 /**
- * The dynamic-reconfiguration checkers (docs/zookeeper.md §7.9): joint quorums while a config
+ * The dynamic-reconfiguration checkers (docs/zookeeper.md §7.10): joint quorums while a config
  * is pending, no removed leader still committing, convergence to the last committed config.
  * They read the `zab.config.*` annotations and share no code with the server.
  */

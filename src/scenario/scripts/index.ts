@@ -12,6 +12,7 @@ import { zabFollowerRestartTrunc } from "./zab-follower-restart-trunc.js";
 import { zabElectionLongestLog } from "./zab-election-longest-log.js";
 import { zabIsolatedLeader } from "./zab-isolated-leader.js";
 import { reconfigAddServer, reconfigPartition, reconfigRemoveLeader } from "./reconfig.js";
+import { reconfigSwarm } from "./reconfig-swarm.js";
 import { zabRollingRestart } from "./zab-rolling-restart.js";
 import { zabObserver } from "./zab-observer.js";
 import { zabFollowerSnap, zabFollowerTxnLogDiff } from "./zab-follower-snap.js";
@@ -45,6 +46,7 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     reconfigAddServer,
     reconfigRemoveLeader,
     reconfigPartition,
+    reconfigSwarm,
     zabRollingRestart,
     zabObserver,
     zabFollowerSnap,

@@ -1,5 +1,5 @@
 /**
- * Dynamic reconfiguration (3.5+, docs/zookeeper.md §7.9), driven through the client's
+ * Dynamic reconfiguration (3.5+, docs/zookeeper.md §7.10), driven through the client's
  * `reconfig` / `getConfig` as an administrator would with zkCli:
  * - reconfig-add-server: two servers started outside the config (as non-voting followers) are
  *   added; a client without the super user is refused (NOAUTH); the config version moves;

@@ -434,7 +434,7 @@ export class ZooKeeper {
     });
   }
 
-  // ---- dynamic reconfiguration (docs/zookeeper.md §7.9) -----------------------------------
+  // ---- dynamic reconfiguration (docs/zookeeper.md §7.10) -----------------------------------
 
   /**
    * `getConfig`: the data and stat of /zookeeper/config, the ensemble's configuration

@@ -1,6 +1,6 @@
 /**
  * The reconfig step of `PrepRequestProcessor` (3.5+ dynamic reconfiguration, docs/zookeeper.md
- * §7.9): from a `ReconfigRequest` and the leader's view, the next configuration or the error code
+ * §7.10): from a `ReconfigRequest` and the leader's view, the next configuration or the error code
  * 3.8 answers, checked in 3.8's order — reconfig disabled, session, standalone (UNIMPLEMENTED),
  * a reconfig still in progress (the last proposed config is not yet the committed one), the
  * `fromConfig` version, the new members (incremental joining/leaving or a whole new config), too

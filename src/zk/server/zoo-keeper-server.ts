@@ -59,7 +59,7 @@ export interface ZooKeeperServerConfig {
   extendedTypesEnabled: boolean;
   enforceQuota: boolean;
   skipACL: boolean;
-  /** `reconfigEnabled` (3.8 default false): dynamic reconfiguration allowed (docs/zookeeper.md §7.9). */
+  /** `reconfigEnabled` (3.8 default false): dynamic reconfiguration allowed (docs/zookeeper.md §7.10). */
   reconfigEnabled?: boolean;
   /** `zookeeper.DigestAuthenticationProvider.superDigest`: `super:<base64 sha1>`; its digest grants `super`. */
   superDigest?: string;

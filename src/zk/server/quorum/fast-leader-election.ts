@@ -86,6 +86,8 @@ export interface FastLeaderElectionOptions {
   onLookingPeer?(sid: number): void;
   /** A notification carried a config of a higher version than ours (3.5+ config gossip). */
   onNewerConfig?(configText: string): void;
+  /** With dynamic reconfiguration: this server may be outside the config (removed), a non-voting participant. */
+  nonMemberAllowed?: boolean;
   finalizeWaitMs?: number;
   minNotificationIntervalMs?: number;
   /** Bug zoo: compare votes with the pre-3.4.4 predicate that is not a total order (ZOOKEEPER-1419). */
@@ -136,8 +138,9 @@ export class FastLeaderElection {
     this.qv = options.qv;
     this.manager = options.manager;
     const me = this.qv.allMembers.get(this.myid);
-    if (me === undefined) throw new UserInputError(`FastLeaderElection: myid ${this.myid} is not in the quorum config`);
-    this.isParticipant = me.role === "participant";
+    // A server a committed reconfig removed restarts from that config: a non-voting participant.
+    if (me === undefined && options.nonMemberAllowed !== true) throw new UserInputError(`FastLeaderElection: myid ${this.myid} is not in the quorum config`);
+    this.isParticipant = (me?.role ?? "participant") === "participant";
     this.nextQv = undefined;
     this.finalizeWaitMs = options.finalizeWaitMs ?? FINALIZE_WAIT_MS;
     this.minNotificationIntervalMs = options.minNotificationIntervalMs ?? this.finalizeWaitMs;
@@ -225,6 +228,9 @@ export class FastLeaderElection {
     if (!SERVER_STATES.includes(m.state)) return; // unknown state ordinal: skipped
     if (this.options.onNewerConfig !== undefined && configVersion(m.config) > this.qv.version) this.options.onNewerConfig(m.config);
     if (!this.isVoter(sid)) {
+      // Our own notification, sent while we were a voter and looped back after a reconfig made
+      // us a non-voter: answering ourselves would loop (zero-delay) forever.
+      if (sid === this.myid) return;
       // A non-voter (observer) learns from our current vote, whatever our state.
       const v = this.vote;
       this.sendTo(sid, v.leader, v.zxid, this.logicalclock, this.state, v.peerEpoch);

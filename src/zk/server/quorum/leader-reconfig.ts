@@ -1,5 +1,5 @@
 /**
- * The leader's side of dynamic reconfiguration (3.5+, docs/zookeeper.md §7.9), as functions
+ * The leader's side of dynamic reconfiguration (3.5+, docs/zookeeper.md §7.10), as functions
  * over plain data so that `leader.ts` keeps reading as ZAB:
  * - `reconfigTarget`: the configuration a reconfig txn carries (its SetDataTxn's data is the new
  *   config text, `version=` its zxid);

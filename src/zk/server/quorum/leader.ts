@@ -13,7 +13,7 @@
  * UPTODATE.
  * Broadcast: PROPOSAL to forwarding followers, the leader's own log write acks for itself, a
  * quorum of ACKs commits in zxid order: COMMIT to followers, INFORM to observers, apply locally.
- * Reconfiguration (§7.9): a reconfig proposal makes its config the last seen one, and from then
+ * Reconfiguration (§7.10): a reconfig proposal makes its config the last seen one, and from then
  * every proposal, the NEWLEADER quorum and the synced-quorum check need a quorum of the old and
  * of the new config. Its commit activates the new config (COMMITANDACTIVATE to followers,
  * INFORMANDACTIVATE to observers, naming the designated leader); a leader that is not a voter of

@@ -416,7 +416,7 @@ export class Learner {
     }
   }
 
-  // ---- reconfiguration (docs/zookeeper.md §7.9) -------------------------------------------
+  // ---- reconfiguration (docs/zookeeper.md §7.10) -------------------------------------------
 
   /** The config the leader's NEWLEADER carried: the last seen one now, activated at UPTODATE. */
   private newLeaderQv: QuorumVerifier | undefined;

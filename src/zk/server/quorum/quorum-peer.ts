@@ -48,7 +48,7 @@ export interface QuorumPeerConfig {
   /** Election and leader-connect timings: a profile and settings over it (quorum-timing.ts); absent = the "zksim-classic" profile. */
   timing?: QuorumTimingChoice;
   /**
-   * `reconfigEnabled` (3.8 default false): dynamic reconfiguration (docs/zookeeper.md §7.9). With
+   * `reconfigEnabled` (3.8 default false): dynamic reconfiguration (docs/zookeeper.md §7.10). With
    * it, /zookeeper/config holds the configuration, the last seen and committed configs are kept
    * and persisted, and reconfig requests are accepted (subject to the ACL gate).
    */
@@ -123,6 +123,7 @@ export class QuorumPeer {
       getCurrentEpoch: () => this.currentEpoch,
       onElected: (vote, state) => this.onElected(vote, state),
       onNewerConfig: (text) => this.onNewerConfigGossip(text),
+      nonMemberAllowed: this.reconfigEnabled,
       zk1419: this.hasBug("ZK-1419"),
       ignoreZxid: config.server.canary === "fle-ignores-zxid",
       minNotificationIntervalMs: this.timing.minNotificationIntervalMs,
@@ -156,7 +157,7 @@ export class QuorumPeer {
     return this.lastSeenQv.version > this.committedQv.version ? [this.committedQv, this.lastSeenQv] : [this.committedQv];
   }
 
-  // ---- dynamic reconfiguration (docs/zookeeper.md §7.9) -----------------------------------
+  // ---- dynamic reconfiguration (docs/zookeeper.md §7.10) -----------------------------------
 
   /** The committed config from the dynamic config file, else the static one. */
   private loadQuorumVerifier(members: QuorumServer[]): QuorumVerifier {
