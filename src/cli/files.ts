@@ -46,12 +46,20 @@ function statOrUndefined(path: string, what: string): Stats | undefined {
   }
 }
 
-/** Reads a regular file of at most MAX_INPUT_BYTES as UTF-8; `what` names it in messages ("scenario file"). */
-export function readInputFile(path: string, what: string): string {
+/**
+ * Checks, before anything opens it, that `path` is a regular file of at most MAX_INPUT_BYTES
+ * (`what` names it in messages: "scenario file", "--module").
+ */
+export function checkInputFile(path: string, what: string): void {
   const st = statOrUndefined(path, `cannot read ${what}`);
   if (st === undefined) throw new UserInputError(`${what} not found: ${path}`);
   if (!st.isFile()) throw new UserInputError(`${what} ${path} is not a regular file (${st.isDirectory() ? "a directory" : st.isFIFO() ? "a FIFO" : "a device or socket"}); give a file`);
   if (st.size > MAX_INPUT_BYTES) throw new UserInputError(`${what} ${path} is ${st.size} bytes, more than the ${MAX_INPUT_BYTES} read at most`);
+}
+
+/** Reads a regular file of at most MAX_INPUT_BYTES as UTF-8; `what` names it in messages ("scenario file"). */
+export function readInputFile(path: string, what: string): string {
+  checkInputFile(path, what);
   try {
     return readFileSync(path, "utf8");
   } catch (err) {

@@ -54,7 +54,7 @@ describe("runUserScript", () => {
   test("replay says which module it cannot import", () => {
     const r = spawnSync(process.execPath, ["bin/zksim.js", "replay", join(dir, "staleRead-seed11.json"), "--module", "test/api/fixtures/missing.mjs"], { cwd: ROOT, encoding: "utf8" });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/--module test\/api\/fixtures\/missing\.mjs: cannot import it/);
+    expect(r.stderr).toMatch(/--module not found: test\/api\/fixtures\/missing\.mjs/);
   });
 });
 

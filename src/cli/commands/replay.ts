@@ -7,12 +7,15 @@ import { UserInputError } from "../../sim/errors.js";
 import type { RunResult } from "../../scenario/types.js";
 import type { ExpectedViolation } from "../../scenario/replay-file.js";
 import { caseFlags, compareReplay, runReplayCase, type ReplayComparison } from "../../scenario/replay.js";
-import { boolFlag, parseArgs, stringFlag } from "../args.js";
+import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
 import { REPLAY_EXIT } from "../replay.js";
-import { readInputFile } from "../files.js";
+import { checkInputFile, readInputFile } from "../files.js";
+import { runInUserCodeWorker, userCodeLimitMs, USER_CODE_LIMIT_FLAG } from "../user-code-worker.js";
+import type { ReplayedUserCase, ReplayUserInput } from "../replay-user-task.js";
 import { parseReplayFile, type ReplayCase } from "../../scenario/replay-file.js";
-import { isUserScenario, replayUserCase } from "../../api/run-user-script.js";
+import { fileURLToPath } from "node:url";
+import { isUserScenario } from "../../api/run-user-script.js";
 import { isSessionFileText } from "../../tui/session-file.js";
 import { replaySession } from "../../tui/replay-session.js";
 import { JOURNAL_FORMAT, servedCaseFromJournal } from "../../serve/serve-recorder.js";
@@ -22,20 +25,23 @@ import { TraceFileWriter } from "../trace-file.js";
 
 export const replay: Command = {
   name: "replay",
-  args: "<file> [--module PATH] [--json] [--trace FILE]",
+  args: `<file> [--module PATH] [${USER_CODE_LIMIT_FLAG} N] [--json] [--trace FILE]`,
   help: `re-run a replay file and check it reproduces (same trace hash and checkers):
 exit 1 reproduced (the case still fails), 0 reproduced a recorded pass (or a case that shows
 only the scenario's documented flaws, verdict "expected"),
 4 did not reproduce, 2 unreadable or invalid file.
 A replay of a user's script (the public API: runUserScript, userScriptProperty) imports the
-script from --module PATH (default: the module the file records, relative to this directory).
+script from --module PATH (default: the module the file records, relative to this directory)
+and runs it in a worker thread stopped after ${USER_CODE_LIMIT_FLAG} N seconds of wall-clock
+time (default 120): a module or script that never finishes is an error, exit 2.
 A learn session (zksim learn --save, a zksim check counterexample) re-executes to its saved
 step; --trace F.html draws it as a space-time diagram (F.shiviz: ShiViz log, else JSON lines)`,
   run: cmdReplay,
 };
 
 async function cmdReplay(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { json: "bool", module: "string", trace: "string" }, "replay");
+  const args = parseArgs(argv, { json: "bool", module: "string", trace: "string", "user-code-limit-s": "int" }, "replay");
+  const limitMs = userCodeLimitMs(intFlag(args, "user-code-limit-s"));
   if (args.positionals.length === 0) throw new UserInputError("replay: which replay file? (written by `zksim run --save FILE`)");
   if (args.positionals.length > 1) throw new UserInputError(`replay: unexpected argument "${args.positionals[1]}"`);
   const path = args.positionals[0]!;
@@ -48,7 +54,7 @@ async function cmdReplay(argv: string[]): Promise<number> {
   const module = stringFlag(args, "module");
   const parsed = parseReplayFile(text, path, REPLAY_REGISTRY);
   if (module !== undefined && !isUserScenario(parsed.scenario)) throw new UserInputError(`replay: ${path} does not run a user's script (workload "${parsed.scenario.workload.kind}"): leave out --module`);
-  const { c, result, cmp } = isUserScenario(parsed.scenario) ? await replayUser(path, module) : await replayBuiltin(parsed);
+  const { c, result, cmp } = isUserScenario(parsed.scenario) ? await replayUser(path, module ?? String(parsed.scenario.workload.params.module), limitMs) : await replayBuiltin(parsed);
   const code = !cmp.reproduced ? REPLAY_EXIT.notReproduced : result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : REPLAY_EXIT.reproducedPass;
   if (boolFlag(args, "json")) {
     console.log(JSON.stringify({ file: path, scenario: c.scenario.name, seed: c.seed, reproduced: cmp.reproduced, expected: c.expected.traceHash, actual: result.traceHash, verdict: result.verdict, ...(cmp.reason !== undefined ? { reason: cmp.reason } : {}), ...(cmp.firstDifference !== undefined ? { firstDifference: cmp.firstDifference } : {}) }));
@@ -108,7 +114,7 @@ async function replayJournal(path: string, text: string): Promise<number> {
 /** A case run again: the case, what the run gave, and the comparison. */
 interface Replayed {
   c: ReplayCase;
-  result: { traceHash: string; verdict: RunResult["verdict"]; violations: readonly RunResult["violations"][number][] };
+  result: { traceHash: string; verdict: RunResult["verdict"]; violations: readonly { checker: string; message: string }[] };
   cmp: ReplayComparison;
 }
 
@@ -117,10 +123,15 @@ async function replayBuiltin(c: ReplayCase): Promise<Replayed> {
   return { c, result, cmp: compareReplay(c, result) };
 }
 
-/** A user's script: imported from --module (or the recorded path), then run as recorded (api/run-user-script.ts). */
-async function replayUser(path: string, module: string | undefined): Promise<Replayed> {
-  const r = await replayUserCase(path, module !== undefined ? { module } : {});
-  return { c: r.replayCase, result: r.result, cmp: r.comparison };
+/**
+ * A user's script: imported from --module (or the recorded path), then run as recorded
+ * (api/run-user-script.ts), in a worker under a wall-clock limit (cli/user-code-worker.ts).
+ */
+async function replayUser(path: string, module: string, limitMs: number | undefined): Promise<Replayed> {
+  checkInputFile(module.startsWith("file:") ? fileURLToPath(module) : module, "--module");
+  const input: ReplayUserInput = { path, module };
+  const task = new URL("../replay-user-task.js", import.meta.url);
+  return runInUserCodeWorker<ReplayedUserCase>(task, "replayUserTask", input, { what: `--module ${module}`, ...(limitMs !== undefined ? { limitMs } : {}) });
 }
 
 function describeViolation(v: ExpectedViolation | undefined): string {

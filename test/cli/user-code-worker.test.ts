@@ -1,0 +1,86 @@
+/**
+ * User code runs in a worker under a wall-clock limit (src/cli/user-code-worker.ts): a user's
+ * module that never finishes loading, a script whose run never returns, and a top-level await
+ * that never settles each end `zksim replay --module` with one line and exit 2, never a hang
+ * and never "reproduced a pass". A module path that is not a regular file is refused before it
+ * is opened.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runUserScript } from "../../src/api/index.js";
+// @ts-expect-error: a plain JavaScript module (what a user writes), without declarations
+import { writeRead } from "../api/fixtures/scripts.mjs";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const API = pathToFileURL(join(ROOT, "dist/api/index.js")).href;
+const dir = mkdtempSync(join(tmpdir(), "zksim-user-code-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let replayFile = "";
+
+beforeAll(async () => {
+  replayFile = (await runUserScript(writeRead, { seed: 5, replayDir: dir })).replayFile!;
+});
+
+/** A user module in the temporary directory. */
+function userModule(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+/** `zksim replay replayFile --module …` in a fresh process, killed after 60 s (status -1: it hung). */
+function replay(...args: string[]) {
+  const r = spawnSync(process.execPath, ["bin/zksim.js", "replay", replayFile, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+function expectOneLine(r: ReturnType<typeof replay>, message: RegExp): void {
+  expect(r.status, r.stderr).toBe(2);
+  expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  expect(r.stdout).not.toMatch(/reproduced/);
+}
+
+describe("replay --module: user code under a wall-clock limit", () => {
+  test("a module whose top level loops forever is stopped at the limit", () => {
+    const m = userModule("loops.mjs", "for (;;) {}\n");
+    expectOneLine(replay("--module", m, "--user-code-limit-s", "2"), /--module .*loops\.mjs: the user code did not finish within 2 s of wall-clock time.*--user-code-limit-s N/);
+  });
+
+  test("a script whose run loops synchronously is stopped at the limit", () => {
+    const m = userModule("spins.mjs", `import { defineUserScript } from ${JSON.stringify(API)};\nexport const writeRead = defineUserScript({ module: import.meta.url, export: "writeRead", async run() { for (;;) {} } });\n`);
+    expectOneLine(replay("--module", m, "--user-code-limit-s", "2"), /spins\.mjs: the user code did not finish within 2 s/);
+  });
+
+  test("a top-level await that never settles is an error, not a pass", () => {
+    const m = userModule("never.mjs", "await new Promise(() => {});\n");
+    expectOneLine(replay("--module", m), /never\.mjs: the user code stopped without finishing .*an await that never settles/);
+  });
+
+  test("a module that throws from a timer of its own is the user's error", () => {
+    const m = userModule("throws-later.mjs", `setTimeout(() => { throw new Error("boom"); }, 10);\nawait new Promise((r) => setTimeout(r, 1000));\n`);
+    expectOneLine(replay("--module", m), /throws-later\.mjs: the user code threw: boom/);
+  });
+
+  test("a module path that is a device or a FIFO is refused before it is opened", () => {
+    expectOneLine(replay("--module", "/dev/zero"), /^zksim: --module \/dev\/zero is not a regular file \(a device or socket\)/);
+    const fifo = join(dir, "fifo.mjs");
+    execFileSync("mkfifo", [fifo]);
+    expectOneLine(replay("--module", fifo), /fifo\.mjs is not a regular file \(a FIFO\)/);
+  });
+
+  test("the limit is checked", () => {
+    expectOneLine(replay("--user-code-limit-s", "0"), /--user-code-limit-s must be a whole number of seconds from 1 to 86400, got 0/);
+  });
+
+  test("a script that finishes replays as before, in the worker", () => {
+    const r = replay("--json");
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ reproduced: true, verdict: "pass" });
+  });
+});
