@@ -232,12 +232,13 @@ export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
 export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
   "follower-ack-before-fsync", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
+  "reconfig-activates-early", "removed-leader-keeps-leading",
   "forget-last-zxid", "latch-stays-leader", "lock-trusts-expired",
   "fle-ignores-zxid", "established-without-quorum",
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
   "read-only-accepts-writes", "read-only-serves-any-client",
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",
-  "rw-probe-ignored", "quota-root-uncounted", "reconfig-activates-early", "removed-leader-keeps-leading",
+  "rw-probe-ignored", "quota-root-uncounted",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 
