@@ -9,6 +9,10 @@ export const SHARED_TEST_OPTIONS = {
   hookTimeout: 60_000,
   pool: "forks",
   setupFiles: ["test/helpers/fast-check-seed.ts"],
+  // The built program (dist/, which the CLI tests call in-process: test/helpers/cli.ts) is loaded
+  // by Node itself, as bin/zksim.js loads it: not transformed again, and with its real
+  // import.meta.url (explore's worker threads are found by it).
+  server: { deps: { external: [/\/dist\//] } },
 } as const;
 
 export default defineConfig({

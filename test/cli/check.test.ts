@@ -14,8 +14,8 @@ import { lastJson, zksim } from "../helpers/cli.js";
 const dir = mkdtempSync(join(tmpdir(), "zksim-check-"));
 
 describe("cli: zksim check", () => {
-  it("cli: check: 2pc finds the blocking; the counterexample opens in learn, replays, draws and shrinks", () => {
-    const r = zksim("check", "2pc", "--depth", "7", "--out", dir, "--json");
+  it("cli: check: 2pc finds the blocking; the counterexample opens in learn, replays, draws and shrinks", async () => {
+    const r = await zksim("check", "2pc", "--depth", "7", "--out", dir, "--json");
     expect(r.status).toBe(1);
     const report = lastJson<{ outcome: string; states: number; violations: { checker: string; file: string; atEnd: boolean }[]; holds: string[] }>(r);
     expect(report.outcome).toBe("complete");
@@ -27,13 +27,13 @@ describe("cli: zksim check", () => {
     expect(session.format).toBe("zksim-learn-session");
     expect(session.branches[0]!.interventions.map((i) => i.action.fault)).toContainEqual({ kind: "crash", node: "co" });
 
-    const opened = zksim("learn", "--open", file, "--plain", "--script", "show");
+    const opened = await zksim("learn", "--open", file, "--plain", "--script", "show");
     expect(opened.status).toBe(0);
     expect(opened.stdout).toMatch(/zksim learn 2pc \[standard\] · seed 1/);
     expect(opened.stdout).toMatch(/✗ commit\.blocking/);
 
     const html = join(dir, "blocking.html");
-    const replay = zksim("replay", file, "--trace", html);
+    const replay = await zksim("replay", file, "--trace", html);
     expect(replay.status).toBe(1);
     expect(replay.stdout).toMatch(/reproduced \(trace [0-9a-f]{16}\); violated: commit\.blocking/);
     expect(existsSync(html)).toBe(true);
@@ -42,13 +42,13 @@ describe("cli: zksim check", () => {
     expect(drawn).toMatch(/crash/);
 
     const shrunk = join(dir, "shrunk.json");
-    const s = zksim("shrink", file, "--out", shrunk);
+    const s = await zksim("shrink", file, "--out", shrunk);
     expect(s.status).toBe(0);
     expect(s.stdout).toMatch(/shrunk path violates: commit\.blocking/);
-    expect(zksim("replay", shrunk).status).toBe(1);
+    expect((await zksim("replay", shrunk)).status).toBe(1);
   }, 300_000);
 
-  it("cli: check: bad input is one line and exit 2", () => {
+  it("cli: check: bad input is one line and exit 2", async () => {
     const cases: [string[], RegExp][] = [
       [["check"], /^zksim: check: which target\?/],
       [["check", "nope"], /^zksim: check: no target "nope"/],
@@ -62,15 +62,15 @@ describe("cli: zksim check", () => {
       [["check", "2pc", "--bug", "1154"], /unknown bug "1154" for this world/],
     ];
     for (const [args, message] of cases) {
-      const r = zksim(...args);
+      const r = await zksim(...args);
       expect(r.status, args.join(" ")).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       expect(r.stderr, args.join(" ")).toMatch(message);
     }
   }, 300_000);
 
-  it("cli: check: --list names every target with its bounds", () => {
-    const r = zksim("check", "--list", "--json");
+  it("cli: check: --list names every target with its bounds", async () => {
+    const r = await zksim("check", "--list", "--json");
     expect(r.status).toBe(0);
     const names = lastJson<{ name: string }[]>(r).map((t) => t.name);
     expect(names).toEqual(["2pc", "3pc", "3pc-crashes", "paxos", "multipaxos", "zab"]);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { lastJson, zksim } from "../helpers/cli.js";
+import { lastJson, zksim, zksimProcess } from "../helpers/cli.js";
 
 interface RunJson {
   scenario: string;
@@ -18,7 +18,7 @@ interface RunJson {
 }
 
 describe("cli: the executable", () => {
-  it("bin/zksim.js runs as a program: its shebang (Node with a 64 MiB young generation) is one Node accepts", () => {
+  it("bin/zksim.js runs as a program: its shebang (Node with a 64 MiB young generation) is one Node accepts", async () => {
     const bin = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
     expect(readFileSync(bin, "utf8").split("\n")[0]).toBe("#!/usr/bin/env -S node --max-semi-space-size=64");
     const r = spawnSync(bin, ["run", "kernel-smoke", "--seed", "1", "--json"], { encoding: "utf8" });
@@ -28,19 +28,19 @@ describe("cli: the executable", () => {
 });
 
 describe("cli: run", () => {
-  it("--variant naive runs the recipe's naive variant: a herd lock, caught, with a replay line that keeps the flag", () => {
-    const r = zksim("run", "recipe-lock", "--seed", "1", "--variant", "naive");
+  it("--variant naive runs the recipe's naive variant: a herd lock, caught, with a replay line that keeps the flag", async () => {
+    const r = await zksim("run", "recipe-lock", "--seed", "1", "--variant", "naive");
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/\[recipe\.lock-herd\] .*herd effect on \/app\/lock/);
     expect(r.stdout).toMatch(/replay: zksim run recipe-lock --seed 1 --variant naive/);
-    const again = zksim("run", "recipe-lock", "--seed", "1", "--variant", "naive", "--json");
-    expect(lastJson<RunJson>(again).traceHash).toBe(lastJson<RunJson>(zksim("run", "recipe-lock-naive-herd", "--seed", "1", "--json")).traceHash);
+    const again = await zksim("run", "recipe-lock", "--seed", "1", "--variant", "naive", "--json");
+    expect(lastJson<RunJson>(again).traceHash).toBe(lastJson<RunJson>(await zksim("run", "recipe-lock-naive-herd", "--seed", "1", "--json")).traceHash);
   });
 
 
-  it("fresh processes: the same seed gives the same trace hash, and the JSON contract holds", () => {
-    const a = zksim("run", "kernel-smoke", "--seed", "7", "--json");
-    const b = zksim("run", "kernel-smoke", "--seed", "7", "--json");
+  it("fresh processes: the same seed gives the same trace hash, and the JSON contract holds", async () => {
+    const a = zksimProcess("run", "kernel-smoke", "--seed", "7", "--json");
+    const b = zksimProcess("run", "kernel-smoke", "--seed", "7", "--json");
     expect(a.status).toBe(0);
     const ja = lastJson<RunJson>(a);
     const jb = lastJson<RunJson>(b);
@@ -51,12 +51,16 @@ describe("cli: run", () => {
     expect(typeof ja.wallMs).toBe("number");
   });
 
-  it("a fresh process agrees with the in-process golden hash", () => {
-    expect(lastJson<RunJson>(zksim("run", "kernel-smoke", "--seed", "1", "--json")).traceHash).toBe("24dae2a95db94065");
+  it("a fresh process agrees with the in-process golden hash", async () => {
+    expect(lastJson<RunJson>(zksimProcess("run", "kernel-smoke", "--seed", "1", "--json")).traceHash).toBe("24dae2a95db94065");
   });
 
-  it("exit 1 with violations named when a checker fails (canary)", () => {
-    const r = zksim("run", "kernel-smoke", "--json", "--canary", "connection-reorder");
+  it("in-process runs after other runs give a fresh process's hash (no state kept between runs)", async () => {
+    expect(lastJson<RunJson>(await zksim("run", "kernel-smoke", "--seed", "7", "--json")).traceHash).toBe(lastJson<RunJson>(zksimProcess("run", "kernel-smoke", "--seed", "7", "--json")).traceHash);
+  });
+
+  it("exit 1 with violations named when a checker fails (canary)", async () => {
+    const r = await zksim("run", "kernel-smoke", "--json", "--canary", "connection-reorder");
     expect(r.status).toBe(1);
     const j = lastJson<RunJson & { violations: { checker: string; message: string; eventIndex: number; atMs: number }[] }>(r);
     expect(j.verdict).toBe("fail");
@@ -64,32 +68,32 @@ describe("cli: run", () => {
     expect(typeof j.violations[0]!.atMs).toBe("number");
   });
 
-  it("--trace FILE writes one JSON line per event", () => {
+  it("--trace FILE writes one JSON line per event", async () => {
     const dir = mkdtempSync(join(tmpdir(), "zksim-"));
     const file = join(dir, "t.jsonl");
-    const r = zksim("run", "kernel-smoke", "--seed", "2", "--json", "--trace", file);
+    const r = await zksim("run", "kernel-smoke", "--seed", "2", "--json", "--trace", file);
     const lines = readFileSync(file, "utf8").trim().split("\n");
     expect(lines.length).toBe(lastJson<RunJson>(r).events);
     expect(JSON.parse(lines[0]!)).toMatchObject({ i: 0, atUs: 0 });
   });
 
-  it("human output narrates and ends with the replay command", () => {
-    const r = zksim("run", "kernel-smoke", "--seed", "3");
+  it("human output narrates and ends with the replay command", async () => {
+    const r = await zksim("run", "kernel-smoke", "--seed", "3");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/verdict: PASS/);
     expect(r.stdout.trim().split("\n").pop()).toBe("replay: zksim run kernel-smoke --seed 3");
   });
 
-  it("determinism command: two runs, same hash", () => {
-    const r = zksim("determinism", "kernel-smoke", "--seed", "9");
+  it("determinism command: two runs, same hash", async () => {
+    const r = await zksim("determinism", "kernel-smoke", "--seed", "9");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^deterministic: kernel-smoke seed 9 gave trace hash [0-9a-f]{16} twice/);
   });
 });
 
 describe("cli: list", () => {
-  it("--json lists scenarios with name, description and tags", () => {
-    const r = zksim("list", "--json");
+  it("--json lists scenarios with name, description and tags", async () => {
+    const r = await zksim("list", "--json");
     expect(r.status).toBe(0);
     const list = lastJson<{ name: string; description: string; tags: string[] }[]>(r);
     expect(list.find((s) => s.name === "kernel-smoke")).toMatchObject({ tags: ["kernel", "smoke"] });
@@ -123,8 +127,8 @@ describe("cli: bad input gets one line and exit 2, never a stack trace", () => {
     ["variant of a scenario without a script", ["run", "kernel-smoke", "--variant", "naive"], /--variant needs a scenario whose workload names a script/],
   ];
   for (const [what, args, message] of cases) {
-    it(what, () => {
-      const r = zksim(...args);
+    it(what, async () => {
+      const r = await zksim(...args);
       expect(r.status).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       expect(r.stderr).toMatch(message);

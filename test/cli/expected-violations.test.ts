@@ -33,7 +33,7 @@ function refusal(doc: Record<string, unknown>): string {
 }
 
 describe("scenario: expectedViolations", () => {
-  it("the verdict: none is pass, only declared is expected, anything else is fail; a broken build has no declarations", () => {
+  it("the verdict: none is pass, only declared is expected, anything else is fail; a broken build has no declarations", async () => {
     expect(runVerdict(declared, {}, [])).toBe("pass");
     expect(runVerdict(declared, {}, [violation("commit.blocking"), violation("commit.blocking")])).toBe("expected");
     expect(runVerdict(declared, {}, [violation("commit.blocking"), violation("commit.atomicity")])).toBe("fail");
@@ -42,7 +42,7 @@ describe("scenario: expectedViolations", () => {
     expect(runVerdict(declared, { bugs: ["ZK-1154"] }, [violation("commit.blocking")])).toBe("fail");
   });
 
-  it("a declaration names one of the scenario's checkers, once, with a reason; a mistake is one line naming the field", () => {
+  it("a declaration names one of the scenario's checkers, once, with a reason; a mistake is one line naming the field", async () => {
     const base = { ...loadScenarioDoc(), expectedViolations: undefined as unknown };
     expect(refusal({ ...base, expectedViolations: { checker: "commit.blocking" } })).toMatch(/"expectedViolations" must be a list/);
     expect(refusal({ ...base, expectedViolations: [{ checker: "zab.leadership", why: "x" }] })).toMatch(/expectedViolations"\[0\]\.checker: "zab\.leadership" is not one of the scenario's checkers/);
@@ -51,7 +51,7 @@ describe("scenario: expectedViolations", () => {
     expect(refusal({ ...base, expectedViolations: [{ checker: "commit.blocking", why: "a", seeds: [1] }] })).toMatch(/unknown field "seeds" \(allowed: checker, why\)/);
   });
 
-  it("2pc and 3pc swarms declare their documented flaws; a --variant twin loses them", () => {
+  it("2pc and 3pc swarms declare their documented flaws; a --variant twin loses them", async () => {
     expect(loadScenario("2pc-random-faults").expectedViolations?.map((d) => d.checker)).toEqual(["commit.blocking"]);
     expect(loadScenario("3pc-random-faults").expectedViolations?.map((d) => d.checker)).toEqual(["commit.atomicity", "commit.blocking"]);
     expect(loadScenario("3pc-random-faults", "commit-uncertain").expectedViolations).toBeUndefined();
@@ -59,20 +59,20 @@ describe("scenario: expectedViolations", () => {
 });
 
 describe("cli: expected violations", () => {
-  it("run: the verdict says EXPECTED with the declaration's reason, exit 0; --save keeps the case and replay reproduces it", () => {
+  it("run: the verdict says EXPECTED with the declaration's reason, exit 0; --save keeps the case and replay reproduces it", async () => {
     const file = join(dir, "blocking.json");
-    const r = zksim("run", "2pc-random-faults", "--seed", "13", "--save", file);
+    const r = await zksim("run", "2pc-random-faults", "--seed", "13", "--save", file);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/verdict: EXPECTED \(1 violation, each of a flaw the scenario documents/);
     expect(r.stdout).toMatch(/expected: \[commit\.blocking\] 2PC blocks by design/);
     expect(JSON.parse(readFileSync(file, "utf8")).expected.verdict).toBe("expected");
-    const replayed = zksim("replay", file);
+    const replayed = await zksim("replay", file);
     expect(replayed.stdout).toMatch(/reproduced: .* \(shows only the scenario's documented flaws, as recorded: 1× commit\.blocking/);
     expect(replayed.status).toBe(0);
   });
 
-  it("explore: expected seeds are listed apart, exit 0; the same seeds under a broken twin fail, exit 1", () => {
-    const r = zksim("explore", "2pc-random-faults", "--from", "10", "--seeds", "10", "--workers", "1", "--json");
+  it("explore: expected seeds are listed apart, exit 0; the same seeds under a broken twin fail, exit 1", async () => {
+    const r = await zksim("explore", "2pc-random-faults", "--from", "10", "--seeds", "10", "--workers", "1", "--json");
     expect(r.status).toBe(0);
     const report = lastJson<{ failures: unknown[]; expected: { seed: number; checker: string }[] }>(r);
     expect(report.failures).toEqual([]);
@@ -80,15 +80,15 @@ describe("cli: expected violations", () => {
       [13, "commit.blocking"],
       [17, "commit.blocking"],
     ]);
-    const text = zksim("explore", "2pc-random-faults", "--from", "10", "--seeds", "10", "--workers", "1");
+    const text = await zksim("explore", "2pc-random-faults", "--from", "10", "--seeds", "10", "--workers", "1");
     expect(text.stdout).toMatch(/EXPECTED \[commit\.blocking\] 2 seeds: 13, 17\n    why: 2PC blocks by design/);
     expect(text.stdout).toMatch(/no regression; 2 seeds with expected violations only/);
-    const twin = zksim("explore", "2pc-random-faults", "--from", "3", "--seeds", "1", "--variant", "abort-in-doubt", "--workers", "1", "--json");
+    const twin = await zksim("explore", "2pc-random-faults", "--from", "3", "--seeds", "1", "--variant", "abort-in-doubt", "--workers", "1", "--json");
     expect(twin.status).toBe(1);
     expect(lastJson<{ failures: { seed: number }[] }>(twin).failures.map((f) => f.seed)).toEqual([3]);
   });
 
-  it("a sweep report keeps the expected seeds and a merge unites them (a report without the list has none)", () => {
+  it("a sweep report keeps the expected seeds and a merge unites them (a report without the list has none)", async () => {
     const report = (shardIndex: number, expected: unknown[]) => ({
       kind: "zksim-explore-report", version: 1, scenario: "s", scenarioArg: "s", variant: null, bugs: [], canary: null, generate: false,
       from: 1, count: 4, shardCount: 2, shardIndex, seedsPlanned: 2, seedsRun: 2, failures: [], seedsWithUnknown: 0, wallSeconds: 1, seedsPerSec: 2, interrupted: false,

@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { lastJson, zksim } from "../helpers/cli.js";
+import { lastJson, zksim, type CliResult } from "../helpers/cli.js";
 import { mergeSweepReports, parseSweepReport, type SweepReport } from "../../src/cli/explore/sweep-report.js";
 import { isUserInputError } from "../../src/sim/errors.js";
 
@@ -40,18 +40,18 @@ const strip = (fs: Failure[]) => fs.map(({ seed, checker, replay }) => ({ seed, 
 describe("cli: explore --merge", () => {
   const whole = join(root, "whole");
   const shared = join(root, "shared");
-  let unsharded: ReturnType<typeof zksim>;
-  beforeAll(() => {
-    unsharded = zksim("explore", ...SWEEP, "--save-dir", whole);
-    for (const i of [1, 2, 3]) expect(zksim("explore", ...SWEEP, "--shard", `${i}/3`, "--save-dir", shared).status).toBe(1);
+  let unsharded: CliResult;
+  beforeAll(async () => {
+    unsharded = await zksim("explore", ...SWEEP, "--save-dir", whole);
+    for (const i of [1, 2, 3]) expect((await zksim("explore", ...SWEEP, "--shard", `${i}/3`, "--save-dir", shared)).status).toBe(1);
   }, 120_000);
 
-  it("the shards, merged, equal the unsharded run of the same range", () => {
+  it("the shards, merged, equal the unsharded run of the same range", async () => {
     expect(unsharded.status).toBe(1);
     const expected = lastJson<ExploreJson>(unsharded);
     expect(expected.failures.length).toBeGreaterThan(0);
     expect(expected.failures.length).toBeLessThan(9);
-    const merged = zksim("explore", "--merge", shared, "--json");
+    const merged = await zksim("explore", "--merge", shared, "--json");
     expect(merged.status).toBe(1);
     const m = lastJson<MergedJson>(merged);
     expect(m).toMatchObject({ shardsMerged: 3, shardCount: 3, seedsRun: expected.seedsRun });
@@ -60,59 +60,59 @@ describe("cli: explore --merge", () => {
     // Every failure points at the replay file its shard wrote.
     for (const f of m.failures) expect(f.replayFile).toBe(join(shared, `zab-random-faults-seed-${f.seed}.json`));
     // The unsharded report merges to the same sweep.
-    expect(strip(lastJson<MergedJson>(zksim("explore", "--merge", whole, "--json")).failures)).toEqual(expected.failures);
+    expect(strip(lastJson<MergedJson>(await zksim("explore", "--merge", whole, "--json")).failures)).toEqual(expected.failures);
   });
 
-  it("the merged replay file replays the failure", () => {
-    const m = lastJson<MergedJson>(zksim("explore", "--merge", shared, "--json"));
-    const r = zksim("replay", m.failures[0]!.replayFile!);
+  it("the merged replay file replays the failure", async () => {
+    const m = lastJson<MergedJson>(await zksim("explore", "--merge", shared, "--json"));
+    const r = await zksim("replay", m.failures[0]!.replayFile!);
     expect(r.status).toBe(1);
   });
 
-  it("a missing shard makes the sweep incomplete: exit 1 and the shard named", () => {
+  it("a missing shard makes the sweep incomplete: exit 1 and the shard named", async () => {
     const two = join(root, "two");
     mkdirSync(two);
     for (const name of readdirSync(shared).filter((n) => n.startsWith("explore-report-shard-") && !n.includes("-2-of-"))) {
       writeFileSync(join(two, name), readFileSync(join(shared, name)));
     }
-    const r = zksim("explore", "--merge", two);
+    const r = await zksim("explore", "--merge", two);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain("incomplete: missing shard 2 (of 3)");
-    expect(lastJson<MergedJson>(zksim("explore", "--merge", two, "--json")).incomplete).toEqual({ missingShards: [2], interruptedShards: [] });
+    expect(lastJson<MergedJson>(await zksim("explore", "--merge", two, "--json")).incomplete).toEqual({ missingShards: [2], interruptedShards: [] });
   });
 
-  it("reports of different sweeps, a shard twice, a malformed report and an empty directory are exit 2 naming the cause", () => {
+  it("reports of different sweeps, a shard twice, a malformed report and an empty directory are exit 2 naming the cause", async () => {
     const report = JSON.parse(readFileSync(join(shared, "explore-report-shard-1-of-3.json"), "utf8")) as SweepReport;
     const other = join(root, "other.json");
     writeFileSync(other, JSON.stringify({ ...report, shardIndex: 2, from: 100 }));
-    const diff = zksim("explore", "--merge", join(shared, "explore-report-shard-1-of-3.json"), other);
+    const diff = await zksim("explore", "--merge", join(shared, "explore-report-shard-1-of-3.json"), other);
     expect(diff.status).toBe(2);
     expect(diff.stderr).toMatch(/different sweeps \("from": 100 vs 1\)/);
 
     const twice = join(root, "twice.json");
     writeFileSync(twice, JSON.stringify(report));
-    const dup = zksim("explore", "--merge", shared, twice);
+    const dup = await zksim("explore", "--merge", shared, twice);
     expect(dup.status).toBe(2);
     expect(dup.stderr).toContain("shard 1/3 is reported twice");
 
     const bad = join(root, "bad.json");
     writeFileSync(bad, JSON.stringify({ ...report, seedsRun: "nine" }));
-    const malformed = zksim("explore", "--merge", bad);
+    const malformed = await zksim("explore", "--merge", bad);
     expect(malformed.status).toBe(2);
     expect(malformed.stderr).toContain(`"seedsRun" must be an integer`);
 
     const empty = join(root, "empty");
     mkdirSync(empty);
-    const none = zksim("explore", "--merge", empty);
+    const none = await zksim("explore", "--merge", empty);
     expect(none.status).toBe(2);
     expect(none.stderr).toContain("holds no explore report");
     for (const r of [diff, dup, malformed, none]) expect(r.stderr).not.toMatch(/\n\s+at /);
 
-    const mixed = zksim("explore", "--merge", shared, "--seeds", "3");
+    const mixed = await zksim("explore", "--merge", shared, "--seeds", "3");
     expect(mixed.status).toBe(2);
   });
 
-  it("throughput adds up over shards run side by side; the slowest shard is the wall time", () => {
+  it("throughput adds up over shards run side by side; the slowest shard is the wall time", async () => {
     const base = parseSweepReport(JSON.parse(readFileSync(join(shared, "explore-report-shard-1-of-3.json"), "utf8")), "r1");
     const m = mergeSweepReports([
       { path: "a/r1.json", report: { ...base, shardCount: 2, shardIndex: 1, seedsPerSec: 2.5, wallSeconds: 4, failures: [{ seed: 7, checker: "x", replay: "r", replayFile: "s-7.json" }] } },
@@ -146,7 +146,7 @@ function blockAfter(yaml: string, key: string): string {
 }
 
 describe("docs/sweeps: the examples run the shards they claim", () => {
-  it("the Indexed Job: JOB_COMPLETION_INDEX 0 … completions−1 run shards 1/n … n/n, and they merge complete", () => {
+  it("the Indexed Job: JOB_COMPLETION_INDEX 0 … completions−1 run shards 1/n … n/n, and they merge complete", async () => {
     const yaml = readFileSync(join(REPO, "docs/sweeps/explore-indexed-job.yaml"), "utf8");
     const completions = Number(/^\s*completions: (\d+)$/m.exec(yaml)![1]);
     expect(yaml).toMatch(/completionMode: Indexed/);
@@ -165,12 +165,12 @@ describe("docs/sweeps: the examples run the shards they claim", () => {
       });
       expect(r.status, r.stderr).toBe(0);
     }
-    const m = lastJson<MergedJson>(zksim("explore", "--merge", results, "--json"));
+    const m = lastJson<MergedJson>(await zksim("explore", "--merge", results, "--json"));
     expect(m).toMatchObject({ shardsMerged: completions, shardCount: completions, seedsRun: completions + 3, failures: [] });
     expect(m.incomplete).toBeUndefined();
   });
 
-  it("the CI matrix lists shards 1 … SHARDS and merges every artifact", () => {
+  it("the CI matrix lists shards 1 … SHARDS and merges every artifact", async () => {
     const yaml = readFileSync(join(REPO, "docs/sweeps/github-actions-explore.yml"), "utf8");
     const shards = Number(/SHARDS: "(\d+)"/.exec(yaml)![1]);
     const matrix = /shard: \[([^\]]*)\]/.exec(yaml)![1]!.split(",").map((s) => Number(s.trim()));

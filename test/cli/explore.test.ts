@@ -18,7 +18,7 @@ interface ExploreJson {
 }
 
 describe("cli: explore: seeds and shards", () => {
-  it("the shards 1/n … n/n of a range are disjoint and cover it", () => {
+  it("the shards 1/n … n/n of a range are disjoint and cover it", async () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 40 }), (from, n, count) => {
         const shards = Array.from({ length: count }, (_, i) => shardSeeds(from, n, parseShard(`${i + 1}/${count}`, "explore")));
@@ -32,7 +32,7 @@ describe("cli: explore: seeds and shards", () => {
     );
   });
 
-  it("shard i/n takes the seeds whose index ≡ i−1 (mod n)", () => {
+  it("shard i/n takes the seeds whose index ≡ i−1 (mod n)", async () => {
     expect(shardSeeds(1, 10, { index: 2, count: 3 })).toEqual([2, 5, 8]);
     expect(shardSeeds(100, 4)).toEqual([100, 101, 102, 103]);
   });
@@ -47,7 +47,7 @@ describe("cli: explore: seeds and shards", () => {
     expect(isUserInputError(caught)).toBe(true);
   });
 
-  it("the replay line names the scenario, the seed, the bug and the canary", () => {
+  it("the replay line names the scenario, the seed, the bug and the canary", async () => {
     expect(replayCommand("bug-1154", 7, { bugs: ["ZK-1154"] })).toBe("zksim run bug-1154 --seed 7 --bug ZK-1154");
     expect(replayCommand("kernel-smoke", 3, { canary: "connection-reorder" })).toBe("zksim run kernel-smoke --seed 3 --canary connection-reorder");
     expect(replayCommand("recipe-counter", 5, { generate: true }, "naive")).toBe("zksim run recipe-counter --seed 5 --variant naive --generate");
@@ -55,8 +55,8 @@ describe("cli: explore: seeds and shards", () => {
 });
 
 describe("cli: explore", () => {
-  it("--json: the last line is the contract, and a canary fails every seed with exit 1", () => {
-    const r = zksim("explore", "kernel-smoke", "--seeds", "3", "--canary", "connection-reorder", "--json");
+  it("--json: the last line is the contract, and a canary fails every seed with exit 1", async () => {
+    const r = await zksim("explore", "kernel-smoke", "--seeds", "3", "--canary", "connection-reorder", "--json");
     expect(r.status).toBe(1);
     expect(r.stdout.trim().split("\n")).toHaveLength(1);
     const j = lastJson<ExploreJson>(r);
@@ -66,41 +66,41 @@ describe("cli: explore", () => {
     expect(j.seedsPerSec).toBeGreaterThan(0);
   });
 
-  it("a failure's replay line reproduces it with `zksim run`", () => {
-    const j = lastJson<ExploreJson>(zksim("explore", "kernel-smoke", "--seeds", "1", "--from", "5", "--canary", "connection-reorder", "--json", "--workers", "1"));
+  it("a failure's replay line reproduces it with `zksim run`", async () => {
+    const j = lastJson<ExploreJson>(await zksim("explore", "kernel-smoke", "--seeds", "1", "--from", "5", "--canary", "connection-reorder", "--json", "--workers", "1"));
     const [, ...args] = j.failures[0]!.replay.split(" ");
-    const run = zksim(...args, "--json");
+    const run = await zksim(...args, "--json");
     expect(run.status).toBe(1);
     expect(lastJson<{ seed: number; verdict: string }>(run)).toMatchObject({ seed: 5, verdict: "fail" });
   });
 
-  it("exit 0 when every seed passes; --from and --shard pick the seeds", () => {
-    const r = zksim("explore", "zab-leader-crash-before-commit", "--seeds", "6", "--from", "10", "--shard", "2/3", "--json");
+  it("exit 0 when every seed passes; --from and --shard pick the seeds", async () => {
+    const r = await zksim("explore", "zab-leader-crash-before-commit", "--seeds", "6", "--from", "10", "--shard", "2/3", "--json");
     expect(r.status).toBe(0);
     expect(lastJson<ExploreJson>(r)).toMatchObject({ scenario: "zab-leader-crash-before-commit", seedsRun: 2, failures: [] });
   });
 
-  it("--bug maps through the bug zoo and its replay line carries it", () => {
-    const r = zksim("explore", "bug-1154", "--seeds", "2", "--bug", "1154", "--json");
+  it("--bug maps through the bug zoo and its replay line carries it", async () => {
+    const r = await zksim("explore", "bug-1154", "--seeds", "2", "--bug", "1154", "--json");
     const j = lastJson<ExploreJson>(r);
     expect(j.seedsRun).toBe(2);
     for (const f of j.failures) expect(f.replay).toBe(`zksim run bug-1154 --seed ${f.seed} --bug ZK-1154`);
     expect(r.status).toBe(j.failures.length > 0 ? 1 : 0);
   });
 
-  it("the same failures whatever the number of workers", () => {
+  it("the same failures whatever the number of workers", async () => {
     const strip = (j: ExploreJson) => ({ ...j, seedsPerSec: 0 });
     const args = ["explore", "kernel-smoke", "--seeds", "4", "--from", "20", "--canary", "connection-reorder", "--json"];
-    const one = lastJson<ExploreJson>(zksim(...args, "--workers", "1"));
-    const two = lastJson<ExploreJson>(zksim(...args, "--workers", "2"));
-    const three = lastJson<ExploreJson>(zksim(...args, "--workers", "3"));
+    const one = lastJson<ExploreJson>(await zksim(...args, "--workers", "1"));
+    const two = lastJson<ExploreJson>(await zksim(...args, "--workers", "2"));
+    const three = lastJson<ExploreJson>(await zksim(...args, "--workers", "3"));
     expect(one.seedsRun).toBe(4);
     expect(strip(two)).toEqual(strip(one));
     expect(strip(three)).toEqual(strip(one));
   });
 
-  it("human output: one FAIL line and a replay line per failing seed, then a summary (no progress bar off a TTY)", () => {
-    const r = zksim("explore", "kernel-smoke", "--seeds", "2", "--canary", "connection-reorder", "--workers", "1");
+  it("human output: one FAIL line and a replay line per failing seed, then a summary (no progress bar off a TTY)", async () => {
+    const r = await zksim("explore", "kernel-smoke", "--seeds", "2", "--canary", "connection-reorder", "--workers", "1");
     expect(r.status).toBe(1);
     expect(r.stdout).not.toContain("\r");
     const lines = r.stdout.trim().split("\n");
@@ -126,8 +126,8 @@ describe("cli: explore", () => {
     ["unknown flag", ["kernel-smoke", "--seeds", "3", "--fast"]],
     ["--generate without a recipe", ["zab-observer", "--seeds", "3", "--generate"]],
   ];
-  it.each(bad)("bad input (%s): one line on stderr, exit 2", (_what, args) => {
-    const r = zksim("explore", ...args);
+  it.each(bad)("bad input (%s): one line on stderr, exit 2", async (_what, args) => {
+    const r = await zksim("explore", ...args);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
@@ -136,7 +136,7 @@ describe("cli: explore", () => {
 });
 
 describe("cli: explore --generate: recipe sweeps that draw workloads and faults per seed", () => {
-  it("a seed always draws the same scenario, and seeds draw different ones, within the property's generators", () => {
+  it("a seed always draws the same scenario, and seeds draw different ones, within the property's generators", async () => {
     const base = loadScenario("recipe-lock");
     const one = generatedRecipeScenario(base, 11);
     expect(generatedRecipeScenario(base, 11)).toEqual(one);
@@ -149,10 +149,10 @@ describe("cli: explore --generate: recipe sweeps that draw workloads and faults 
     for (const f of one.faults) expect(f.atMs).toBeLessThanOrEqual(one.durationMs);
   });
 
-  it("a failing generated seed is reported with its replay line, saved with its drawn faults, and reproduces", () => {
+  it("a failing generated seed is reported with its replay line, saved with its drawn faults, and reproduces", async () => {
     const dir = mkdtempSync(join(tmpdir(), "zksim-generate-"));
     try {
-      const r = zksim("explore", "recipe-counter", "--variant", "naive", "--generate", "--seeds", "2", "--workers", "1", "--json", "--save-dir", dir);
+      const r = await zksim("explore", "recipe-counter", "--variant", "naive", "--generate", "--seeds", "2", "--workers", "1", "--json", "--save-dir", dir);
       expect(r.status).toBe(1);
       const j = lastJson<ExploreJson>(r);
       expect(j.failures.length).toBeGreaterThan(0);
@@ -164,10 +164,10 @@ describe("cli: explore --generate: recipe sweeps that draw workloads and faults 
       expect(saved.scenario.faults).toEqual(JSON.parse(JSON.stringify(drawn.faults)));
       expect(saved.scenario.workload).toMatchObject({ clients: drawn.workload.params.clients, recipeTiming: "short" });
       // The replay line and the replay file run the same case.
-      const run = zksim("run", "recipe-counter", "--seed", String(seed), "--variant", "naive", "--generate", "--json");
+      const run = await zksim("run", "recipe-counter", "--seed", String(seed), "--variant", "naive", "--generate", "--json");
       expect(run.status).toBe(1);
       expect(lastJson<{ traceHash: string }>(run).traceHash).toBe(saved.expected.traceHash);
-      expect(zksim("replay", file).status).toBe(1);
+      expect((await zksim("replay", file)).status).toBe(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

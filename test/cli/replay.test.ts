@@ -17,46 +17,46 @@ describe("cli: replay", () => {
   const saved = join(dir, "kernel-smoke-canary.json");
   let hash = "";
 
-  it("run --save writes a failing case and replay reproduces it (exit 1, same hash)", () => {
-    const run = zksim("run", "kernel-smoke", "--canary", "connection-reorder", "--save", saved, "--json");
+  it("run --save writes a failing case and replay reproduces it (exit 1, same hash)", async () => {
+    const run = await zksim("run", "kernel-smoke", "--canary", "connection-reorder", "--save", saved, "--json");
     expect(run.status).toBe(1);
     hash = lastJson<{ traceHash: string }>(run).traceHash;
     const file = JSON.parse(readFileSync(saved, "utf8"));
     expect(file).toMatchObject({ zksim: "replay/1", seed: 1, bugs: [], canary: "connection-reorder", expected: { traceHash: hash, verdict: "fail" } });
     expect(file.scenario.faults.length).toBe(24);
-    const r = zksim("replay", saved);
+    const r = await zksim("replay", saved);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(`reproduced: ${hash}`);
     expect(r.stderr).toBe("");
   });
 
-  it("a bug-zoo case reproduces", () => {
+  it("a bug-zoo case reproduces", async () => {
     const f = join(dir, "bug-1154.json");
-    expect(zksim("run", "bug-1154", "--bug", "1154", "--save", f).status).toBe(1);
-    const r = zksim("replay", f, "--json");
+    expect((await zksim("run", "bug-1154", "--bug", "1154", "--save", f)).status).toBe(1);
+    const r = await zksim("replay", f, "--json");
     expect(r.status).toBe(1);
     expect(lastJson(r)).toMatchObject({ reproduced: true, verdict: "fail" });
   });
 
-  it("a passing run saves nothing", () => {
+  it("a passing run saves nothing", async () => {
     const f = join(dir, "pass.json");
-    const r = zksim("run", "kernel-smoke", "--save", f);
+    const r = await zksim("run", "kernel-smoke", "--save", f);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("nothing saved");
-    expect(zksim("replay", f).status).toBe(2);
+    expect((await zksim("replay", f)).status).toBe(2);
   });
 
-  it("a changed seed gives a different hash: did not reproduce (exit 4)", () => {
+  it("a changed seed gives a different hash: did not reproduce (exit 4)", async () => {
     const f = edited(saved, join(dir, "seed.json"), (d) => (d.seed = 2));
-    const r = zksim("replay", f);
+    const r = await zksim("replay", f);
     expect(r.status).toBe(4);
     expect(r.stdout).toContain(`did not reproduce: expected trace hash ${hash}, got `);
     expect(r.stdout).toContain("first differing violation #");
   });
 
-  it("a changed expected checker with the same hash does not reproduce", () => {
+  it("a changed expected checker with the same hash does not reproduce", async () => {
     const f = edited(saved, join(dir, "checker.json"), (d) => (d.expected.violations[0].checker = "kernel.other"));
-    const r = zksim("replay", f);
+    const r = await zksim("replay", f);
     expect(r.status).toBe(4);
     expect(r.stdout).toMatch(/did not reproduce: same trace hash .* failing checkers differ/);
     expect(r.stdout).toContain("first differing violation #0");
@@ -68,28 +68,28 @@ describe("cli: replay", () => {
     ["missing field", (p) => edited(saved, p, (d) => delete d.expected)],
     ["invalid scenario", (p) => edited(saved, p, (d) => (d.scenario.workload.kind = "nope"))],
     ["unknown bug", (p) => edited(saved, p, (d) => (d.bugs = ["ZK-1"]))],
-  ])("a corrupt file (%s) is one line on stderr, exit 2", (what, write) => {
+  ])("a corrupt file (%s) is one line on stderr, exit 2", async (what, write) => {
     const f = join(dir, `corrupt-${what.replace(/ /g, "-")}.json`);
     write(f);
-    const r = zksim("replay", f);
+    const r = await zksim("replay", f);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/^zksim: /);
   });
 
-  it("a missing file is exit 2", () => {
-    const r = zksim("replay", join(dir, "absent.json"));
+  it("a missing file is exit 2", async () => {
+    const r = await zksim("replay", join(dir, "absent.json"));
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });
 
-  it("explore --save-dir writes a replay file per failing seed, and each reproduces", () => {
+  it("explore --save-dir writes a replay file per failing seed, and each reproduces", async () => {
     const out = join(dir, "sweep");
-    const r = zksim("explore", "kernel-smoke", "--seeds", "2", "--from", "5", "--canary", "connection-reorder", "--save-dir", out, "--json");
+    const r = await zksim("explore", "kernel-smoke", "--seeds", "2", "--from", "5", "--canary", "connection-reorder", "--save-dir", out, "--json");
     expect(r.status).toBe(1);
     expect(lastJson<{ failures: unknown[] }>(r).failures).toHaveLength(2);
-    const replay = zksim("replay", join(out, "kernel-smoke-seed-6.json"));
+    const replay = await zksim("replay", join(out, "kernel-smoke-seed-6.json"));
     expect(replay.status).toBe(1);
     expect(replay.stdout).toContain("reproduced: ");
   });

@@ -7,11 +7,11 @@ import { lastJson, zksim } from "../helpers/cli.js";
 const dir = mkdtempSync(join(tmpdir(), "zksim-report-"));
 
 describe("cli: run --trace reports", () => {
-  it("--trace FILE.html writes a self-contained space-time diagram with one arrow per delivered message", () => {
+  it("--trace FILE.html writes a self-contained space-time diagram with one arrow per delivered message", async () => {
     const jsonl = join(dir, "a.jsonl");
     const html = join(dir, "a.html");
-    const a = zksim("run", "zab-isolated-leader", "--seed", "3", "--json", "--trace", jsonl);
-    const b = zksim("run", "zab-isolated-leader", "--seed", "3", "--json", "--trace", html);
+    const a = await zksim("run", "zab-isolated-leader", "--seed", "3", "--json", "--trace", jsonl);
+    const b = await zksim("run", "zab-isolated-leader", "--seed", "3", "--json", "--trace", html);
     expect(b.status).toBe(0);
     expect(lastJson(b).traceHash).toBe(lastJson(a).traceHash); // collecting events changes nothing
     const events = readFileSync(jsonl, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { kind: string; node: string; peer?: string });
@@ -25,9 +25,9 @@ describe("cli: run --trace reports", () => {
     expect(page).toContain(lastJson<{ traceHash: string }>(b).traceHash);
   });
 
-  it("--trace FILE.shiviz writes a ShiViz log whose first line is its parser regex", () => {
+  it("--trace FILE.shiviz writes a ShiViz log whose first line is its parser regex", async () => {
     const file = join(dir, "b.shiviz");
-    const r = zksim("run", "zab-leader-crash-before-commit", "--trace", file);
+    const r = await zksim("run", "zab-leader-crash-before-commit", "--trace", file);
     expect(r.status).toBe(0);
     const [regex, delimiter, ...log] = readFileSync(file, "utf8").trim().split("\n");
     expect(delimiter).toBe("");
@@ -36,16 +36,16 @@ describe("cli: run --trace reports", () => {
     for (const line of log) expect(re.test(line), line).toBe(true);
   });
 
-  it("a large trace is capped and the run says so on stderr", () => {
+  it("a large trace is capped and the run says so on stderr", async () => {
     const file = join(dir, "c.html");
-    const r = zksim("run", "kernel-smoke", "--trace", file);
+    const r = await zksim("run", "kernel-smoke", "--trace", file);
     expect(r.status).toBe(0);
     expect(r.stderr).toMatch(/first 5000 delivered messages/);
     expect(readFileSync(file, "utf8").split(`<line class="msg`).length - 1).toBe(5000);
   });
 
-  it("an unwritable report path is bad input (exit 2, one line)", () => {
-    const r = zksim("run", "kernel-smoke", "--trace", join(dir, "no-such-dir", "x.html"));
+  it("an unwritable report path is bad input (exit 2, one line)", async () => {
+    const r = await zksim("run", "kernel-smoke", "--trace", join(dir, "no-such-dir", "x.html"));
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
   });

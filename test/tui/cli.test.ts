@@ -12,11 +12,11 @@ import { zksim } from "../helpers/cli.js";
 const dir = mkdtempSync(join(tmpdir(), "zksim-learn-"));
 const env = { XDG_CONFIG_HOME: dir };
 
-function learn(...args: string[]) {
+async function learn(...args: string[]) {
   const saved = process.env.XDG_CONFIG_HOME;
   process.env.XDG_CONFIG_HOME = env.XDG_CONFIG_HOME;
   try {
-    return zksim("learn", ...args);
+    return await zksim("learn", ...args);
   } finally {
     if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
     else process.env.XDG_CONFIG_HOME = saved;
@@ -24,38 +24,38 @@ function learn(...args: string[]) {
 }
 
 describe("tui: zksim learn (plain)", () => {
-  it("tui: cli: a script runs and prints frames; a bad command exits 2 with one error line", () => {
-    const ok = learn("zab", "--script", "step 3; back; show");
+  it("tui: cli: a script runs and prints frames; a bad command exits 2 with one error line", async () => {
+    const ok = await learn("zab", "--script", "step 3; back; show");
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(/> back\nback at step 2/);
-    const bad = learn("--script", "step 2; teleport s1");
+    const bad = await learn("--script", "step 2; teleport s1");
     expect(bad.status).toBe(2);
     expect(bad.stdout).toMatch(/^error: unknown command "teleport"/m);
-    expect(learn("--lesson", "nope").stderr).toMatch(/^zksim: learn: no zab lesson "nope" \(lessons: quorum-commit/);
-    expect(learn("--variant", "7").status).toBe(2);
+    expect((await learn("--lesson", "nope")).stderr).toMatch(/^zksim: learn: no zab lesson "nope" \(lessons: quorum-commit/);
+    expect((await learn("--variant", "7")).status).toBe(2);
   });
 
-  it("tui: cli: a finished lesson is recorded in the progress file and listed as done", () => {
-    const r = learn("--lesson", "isolated-leader", "--script", "cut s3 <-> s1,s2; run 15s");
+  it("tui: cli: a finished lesson is recorded in the progress file and listed as done", async () => {
+    const r = await learn("--lesson", "isolated-leader", "--script", "cut s3 <-> s1,s2; run 15s");
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/✓ GOAL REACHED/);
     expect(JSON.parse(readFileSync(join(dir, "zksim", "learn.json"), "utf8"))).toEqual({ completed: ["zab/isolated-leader"] });
-    expect(learn("--lessons").stdout).toMatch(/^\s+✓ isolated-leader/m);
+    expect((await learn("--lessons")).stdout).toMatch(/^\s+✓ isolated-leader/m);
   });
 
-  it("tui: cli: a saved session replays (exit 0), re-opens, and a tampered one does not reproduce (exit 4)", () => {
+  it("tui: cli: a saved session replays (exit 0), re-opens, and a tampered one does not reproduce (exit 4)", async () => {
     const file = join(dir, "s.json");
-    expect(learn("--script", "write c1 /a 1; step 5; back 2; crash s2; step 3", "--save", file).status).toBe(0);
-    const replay = zksim("replay", file);
+    expect((await learn("--script", "write c1 /a 1; step 5; back 2; crash s2; step 3", "--save", file)).status).toBe(0);
+    const replay = await zksim("replay", file);
     expect(replay.status).toBe(0);
     expect(replay.stdout).toMatch(/zksim replay .*: reproduced \(trace [0-9a-f]{16}\)/);
-    const reopened = learn("--open", file, "--script", "branch");
+    const reopened = await learn("--open", file, "--script", "branch");
     expect(reopened.stdout).toMatch(/▶ branch 1: 6 steps, 2 action\(s\), from branch 0 at step 3/);
     const saved = JSON.parse(readFileSync(file, "utf8"));
     writeFileSync(file, JSON.stringify({ ...saved, traceHash: "0000000000000000" }));
-    expect(zksim("replay", file).status).toBe(4);
+    expect((await zksim("replay", file)).status).toBe(4);
     writeFileSync(file, JSON.stringify({ ...saved, branches: [{ marks: [] }] }));
-    const bad = zksim("replay", file);
+    const bad = await zksim("replay", file);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/branches\[0\]\.marks must be a non-empty list/);
   });

@@ -62,11 +62,11 @@ describe("tui: learn compare 2pc 3pc", () => {
     expect(status).toBe(2);
     expect(text).toMatch(/^error: compare: deliver is not available when comparing \(the two runs have different messages and timers\); see help$/m);
     await expect(openCompare(["2pc", "zab"], 1)).rejects.toThrow(/^learn compare: expected two protocols to compare \(known pairs: 2pc 3pc\), got "2pc zab"$/);
-    const cli = zksim("learn", "compare", "2pc", "zab");
+    const cli = await zksim("learn", "compare", "2pc", "zab");
     expect(cli.status).toBe(2);
     expect(cli.stderr).toMatch(/learn compare: expected two protocols/);
-    expect(zksim("learn", "compare", "2pc", "3pc", "--lesson", "x").stderr).toMatch(/--lesson is not available when comparing/);
-    const ok = zksim("learn", "compare", "3pc", "2pc", "--script", "step 8; crash co; run 4s");
+    expect((await zksim("learn", "compare", "2pc", "3pc", "--lesson", "x")).stderr).toMatch(/--lesson is not available when comparing/);
+    const ok = await zksim("learn", "compare", "3pc", "2pc", "--script", "step 8; crash co; run 4s");
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(/^COMPARE 3PC │ 2PC · joint step 90$/m);
   });

@@ -21,11 +21,16 @@ interface Sent {
   to: string;
 }
 
-/** One direction of a connection: the ids sent and not yet forgotten, in send order. */
+/**
+ * One direction of a connection, by its receiving end: the ids sent that way and not yet
+ * forgotten, in send order, and the last id delivered there.
+ */
 interface Way {
   ids: number[];
   /** Messages below this id were forgotten undelivered when a later one arrived. */
   forgottenBelow: number;
+  /** The last message id delivered to this end (undefined: none since it opened). */
+  lastDelivered: number | undefined;
 }
 
 /** Forgets the messages of `way` up to `id`: delivered, or never deliverable in order any more. */
@@ -46,54 +51,69 @@ export class ConnectionFifoChecker implements Checker<Kind> {
   readonly name = "kernel.connection-fifo";
   readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
-  /** Connection → receiving node → the last message id delivered to it there. */
-  private readonly lastDelivered = new Map<number, Map<string, number>>();
   private readonly sentOn = new Map<number, Sent>();
-  /** `conn>receiver` → the ids sent that way and not yet forgotten, in send order. */
-  private readonly ways = new Map<string, Way>();
+  /**
+   * Connection number → receiving node → its way. Keyed by the connection's number and the
+   * node's name as the trace holds it: no key string is built per message.
+   */
+  private readonly ways = new Map<number, Map<string, Way>>();
 
   onEvent(e: TraceEvent<Kind>): void {
     // Datagrams (no connection) promise no order.
     if (e.conn === undefined) return;
     try {
       if (e.kind === "send" || e.kind === "deliver") this.onSegment(e, e.conn, idOf(e), peerOf(e));
-      else if (e.kind === "drop") this.onDrop(`${e.conn}>${e.node}`, idOf(e));
+      else if (e.kind === "drop") this.onDrop(e.conn, e.node, idOf(e));
       else this.onClose(e.conn, e.node, peerOf(e));
     } catch (err) {
       reportMalformed(this.log, e, err);
     }
   }
 
+  private way(conn: number, receiver: string): Way {
+    let byReceiver = this.ways.get(conn);
+    if (byReceiver === undefined) this.ways.set(conn, (byReceiver = new Map()));
+    let way = byReceiver.get(receiver);
+    if (way === undefined) byReceiver.set(receiver, (way = { ids: [], forgottenBelow: -1, lastDelivered: undefined }));
+    return way;
+  }
+
   /** The kernel dropped message `id` on its way (in order: segments are taken in sequence). */
-  private onDrop(key: string, id: number): void {
+  private onDrop(conn: number, receiver: string, id: number): void {
     this.sentOn.delete(id);
-    const way = this.ways.get(key);
+    const way = this.ways.get(conn)?.get(receiver);
     if (way !== undefined && way.ids[0] === id) way.ids.shift();
   }
 
-  /** One end closed: nothing more is delivered to it; what it sent is delivered or dropped. */
+  /**
+   * One end closed: nothing more is delivered to it; what it sent is delivered or dropped. Both
+   * directions forget their messages; the peer's end keeps its last delivered id.
+   */
   private onClose(conn: number, node: string, peer: string): void {
-    this.ways.delete(`${conn}>${node}`);
-    this.ways.delete(`${conn}>${peer}`);
-    const byReceiver = this.lastDelivered.get(conn);
+    const byReceiver = this.ways.get(conn);
     if (byReceiver === undefined) return;
     byReceiver.delete(node);
-    if (byReceiver.size === 0) this.lastDelivered.delete(conn);
+    const other = byReceiver.get(peer);
+    if (other !== undefined) {
+      if (other.lastDelivered === undefined) byReceiver.delete(peer);
+      else {
+        other.ids = [];
+        other.forgottenBelow = -1;
+      }
+    }
+    if (byReceiver.size === 0) this.ways.delete(conn);
   }
 
   private onSegment(e: TraceEvent, conn: number, id: number, peer: string): void {
     if (e.kind === "send") {
       this.sentOn.set(id, { conn, from: e.node, to: peer });
-      const key = `${conn}>${peer}`;
-      const way = this.ways.get(key);
-      if (way === undefined) this.ways.set(key, { ids: [id], forgottenBelow: -1 });
-      else way.ids.push(id);
+      this.way(conn, peer).ids.push(id);
       return;
     }
     if (e.kind !== "deliver") return;
-    const way = this.ways.get(`${conn}>${e.node}`);
-    const overtaken = way !== undefined && id < way.forgottenBelow;
-    if (way !== undefined) forgetUpTo(way, id, this.sentOn);
+    const way = this.way(conn, e.node);
+    const overtaken = id < way.forgottenBelow;
+    forgetUpTo(way, id, this.sentOn);
     const sent = this.sentOn.get(id);
     // An overtaken message was forgotten when a later one arrived: the order check below reports it.
     const forgotten = overtaken && sent === undefined;
@@ -102,13 +122,11 @@ export class ConnectionFifoChecker implements Checker<Kind> {
       this.log.add(e, `message ${id} delivered on connection ${conn} (${peer} → ${e.node}) but it was ${was}`);
     }
     this.sentOn.delete(id);
-    let byReceiver = this.lastDelivered.get(conn);
-    if (byReceiver === undefined) this.lastDelivered.set(conn, (byReceiver = new Map()));
-    const last = byReceiver.get(e.node);
+    const last = way.lastDelivered;
     if (last !== undefined && id <= last) {
       this.log.add(e, `connection ${conn} ${peer} → ${e.node} delivered message ${id} after message ${last}: FIFO order broken`);
     }
-    byReceiver.set(e.node, id);
+    way.lastDelivered = id;
   }
 
   finish(): Violation[] {

@@ -131,7 +131,7 @@ export function checkWindow<S>(
     if (ends.size > limits.maxEnds) break;
   }
   const found = [...ends.values()];
-  const where = `${label} (${ops.length} operations from ${starts.length} start state(s))`;
+  const where = `${label} (${ops.length} operations, ${describeHard(ops, starts)}, from ${starts.length} start state(s))`;
   if (anyOk && !enumerate) return { kind: "ok", ends: found, steps };
   if (exhausted !== undefined) {
     const budget = exhausted === "steps" ? `the search budget of ${limits.maxSteps} model steps` : `the memo limit of ${limits.maxMemoChars} key characters`;
@@ -143,6 +143,16 @@ export function checkWindow<S>(
   if (anyOk) return { kind: "ok", ends: found, steps };
   if (!startsComplete) return { kind: "unknown", reason: `${where} has no linearization from the start states known, but an earlier window left them incomplete`, ends: [], steps };
   return { kind: "refuted", violation: refutation(ops, starts[0]!, model, label, history, limits.minimize, steps), steps };
+}
+
+/**
+ * What makes a window's search large, for an unknown verdict's reason: its indeterminate writes
+ * (each may take effect anywhere after its invocation, or never) and the ops carried into it.
+ */
+function describeHard<S>(ops: readonly Operation[], starts: readonly WindowStart<S>[]): string {
+  const indeterminate = ops.filter((op) => op.outcome === "unknown").length;
+  const carried = Math.max(0, ...starts.map((s) => s.carried.length));
+  return `${indeterminate} of them indeterminate${carried > 0 ? `, up to ${carried} carried in` : ""}`;
 }
 
 /** One window's problem from one start: its ops and the carried ones, exact keys, zxid order. */
