@@ -106,6 +106,18 @@ export const CANARY_REGISTRY = [
     caughtBy: [scenario("zab-isolated-leader", [1], "client.timeliness")],
   },
   {
+    name: "reconfig-activates-early",
+    layer: "server",
+    breaks: "a reconfig commits and its config is activated on the old config's quorum alone, before a quorum of the new config ACKed it",
+    caughtBy: [scenario("reconfig-add-server", [1], "reconfig.joint-quorum")],
+  },
+  {
+    name: "removed-leader-keeps-leading",
+    layer: "server",
+    breaks: "a leader removed by a reconfig names itself the designated leader and keeps leading and committing",
+    caughtBy: [scenario("reconfig-remove-leader", [1], "reconfig.removed-leader")],
+  },
+  {
     name: "forget-last-zxid",
     layer: "client",
     breaks: "the client reconnects with lastZxidSeen 0, so a server behind it accepts it instead of refusing it",
@@ -220,6 +232,7 @@ export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
 export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
   "follower-ack-before-fsync", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
+  "reconfig-activates-early", "removed-leader-keeps-leading",
   "forget-last-zxid", "latch-stays-leader", "lock-trusts-expired",
   "fle-ignores-zxid", "established-without-quorum",
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",

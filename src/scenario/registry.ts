@@ -27,6 +27,7 @@ import { PROTOCOL_CHECKERS } from "../check/protocols/index.js";
 import { StandaloneDurabilityChecker } from "../check/zk/standalone-durability.js";
 import { SessionTxnsChecker } from "../check/zk/session-txns.js";
 import { DurableAckChecker, ZAB_CHECKERS } from "../check/zab/index.js";
+import { RECONFIG_CHECKERS } from "../check/reconfig/index.js";
 import { CLIENT_CHECKERS } from "../check/client/index.js";
 import { RECIPE_CHECKERS } from "../check/recipes/index.js";
 import { ConnectionFifoChecker } from "../check/kernel/connection-fifo.js";
@@ -59,6 +60,7 @@ const CHECKERS: ReadonlyArray<readonly [string, () => Checker]> = [
   ["zk.durable-reply", () => new DurableAckChecker("zk.durable-reply", { replies: true })],
   ["zk.session-txns", () => new SessionTxnsChecker()],
   ...[...ZAB_CHECKERS].map(([name, make]) => [name, () => make()] as const),
+  ...RECONFIG_CHECKERS,
   ...CLIENT_CHECKERS,
   // Opt-in: ZooKeeper does not promise it; it judges whether a user's code syncs before reads that need to.
   ["client.read-after-confirmed-write", () => new ReadAfterConfirmedWriteChecker()],

@@ -105,6 +105,12 @@ export interface ClientOps {
   /** `type`: WatcherType (1 Children, 2 Data, 3 Any); `local`: removed here even if the server cannot be reached. */
   removeWatches: { args: { path: string; type: number; local: boolean }; result: undefined; failedResult: undefined };
   removeAllWatches: { args: { path: string; type: number; local: boolean }; result: undefined; failedResult: undefined };
+  /**
+   * `ZooKeeperAdmin.reconfigure` (3.5+): incremental (joining / leaving) or whole (newMembers);
+   * `fromConfig` the config version it applies to (hex zxid, or "-1"). The answer is the new
+   * config (data of /zookeeper/config) and that node's stat.
+   */
+  reconfig: { args: { joiningServers?: string; leavingServers?: string; newMembers?: string; fromConfig: string }; result: DataJson & { stat: StatJson }; failedResult: undefined };
   /** The session's end: its ephemerals vanish. */
   closeSession: { args: Record<never, never>; result: undefined; failedResult: undefined };
 }
@@ -193,6 +199,10 @@ declare module "../sim/trace-schema.js" {
     "zab.deliver": { sid: number; zxid: string; txn: string };
     /** The tree's digest right after applying `zxid` (sampled). */
     "zab.digest": { sid: number; zxid: string; digest: string };
+    /** A reconfig's config became this server's last seen one (proposed, logged, or recovered from the log). `version` is a zxid. */
+    "zab.config.next": { sid: number; version: string; config: string };
+    /** A config became this server's committed one (`processReconfig`, or at a start with reconfigEnabled); the leader names the designated leader. */
+    "zab.config.activated": { sid: number; version: string; config: string; designatedLeader?: number };
     /** A TLA+ "should not be triggered" assertion point fired. */
     "zab.flag": { sid: number; flag: string; detail: string };
     // ---- FastLeaderElection ----

@@ -93,7 +93,7 @@ export interface Completion {
 
 const OP_NAMES: readonly ClientOpName[] = [
   "create", "delete", "setData", "setACL", "exists", "getData", "getChildren", "getACL", "sync", "getEphemerals",
-  "getAllChildrenNumber", "whoAmI", "multi", "multiRead", "addWatch", "removeWatches", "removeAllWatches", "closeSession",
+  "getAllChildrenNumber", "whoAmI", "multi", "multiRead", "addWatch", "removeWatches", "removeAllWatches", "closeSession", "reconfig",
 ] satisfies readonly ClientOpName[];
 const WRITE_SUB_OPS = ["create", "delete", "setData", "check"] as const satisfies readonly SubOpName[];
 const READ_SUB_OPS = ["getData", "getChildren"] as const satisfies readonly SubOpName[];
@@ -110,7 +110,7 @@ function firstNames<N extends string>(values: Readonly<Record<N, number>>): Read
 }
 
 /** Ops whose invocation names no path. */
-const PATHLESS: ReadonlySet<ClientOpName> = new Set<ClientOpName>(["multi", "multiRead", "whoAmI", "closeSession"]);
+const PATHLESS: ReadonlySet<ClientOpName> = new Set<ClientOpName>(["multi", "multiRead", "whoAmI", "closeSession", "reconfig"]);
 
 /** Reads a `client.invoke`; throws `MalformedEvent` when it does not follow its operation's shape. */
 export function readInvocation(e: TraceEvent<"client.invoke">, seq: number): Invocation {
@@ -178,6 +178,9 @@ function readArguments(e: TraceEvent<"client.invoke">, inv: Invocation): void {
     case "getAllChildrenNumber":
     case "whoAmI":
     case "closeSession":
+      return;
+    case "reconfig":
+      stringField(e, "fromConfig");
       return;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Integrity (docs/zookeeper.md §7.9, the ZooKeeper TLA+ specification's `Integrity`): a server delivers only what
+ * Integrity (docs/zookeeper.md §7.10, the ZooKeeper TLA+ specification's `Integrity`): a server delivers only what
  * some leader broadcast. Every `zab.deliver` ⟨zxid, txn⟩ must match a `zab.propose` of that
  * zxid with that txn earlier in the run, by any leader of any epoch. (Synchronisation delivers
  * txns a leader proposed in an earlier epoch; a snapshot delivers nothing one by one.) A

@@ -21,6 +21,7 @@
  * learners that ACKed.
  */
 import type { TraceEvent } from "../../sim/trace.js";
+import { readConfig } from "../reconfig/config-view.js";
 import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { MalformedEvent, guarded, intField, numberField, peerOf, stringField } from "../event-reader.js";
 
@@ -31,7 +32,7 @@ interface Leadership {
   acked: Set<string>;
 }
 
-const KINDS = ["send", "deliver", "fle.vote", "zab.phase", "zab.leader.established", "crash"] as const;
+const KINDS = ["send", "deliver", "fle.vote", "zab.phase", "zab.leader.established", "crash", "zab.config.activated"] as const;
 type Kind = KindsOf<typeof KINDS>;
 
 export class NewLeaderQuorumChecker implements Checker<Kind> {
@@ -40,6 +41,9 @@ export class NewLeaderQuorumChecker implements Checker<Kind> {
   readonly log = new ViolationLog(this.name);
   private readonly voters = new Set<string>();
   private readonly leaders = new Map<string, Leadership>();
+  /** With dynamic reconfiguration: each server's committed config's voters (sids), and each node's sid. */
+  private readonly configVoters = new Map<string, ReadonlySet<number>>();
+  private readonly sidOf = new Map<string, number>();
 
   onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
@@ -54,8 +58,16 @@ export class NewLeaderQuorumChecker implements Checker<Kind> {
         if (e.detail === "ACK") this.onAck(e);
         return;
       case "fle.vote":
+        this.sidOf.set(e.node, intField(e, "sid"));
         if (numberField(e, "proposedLeader") === intField(e, "sid")) this.voters.add(e.node);
         return;
+      case "zab.config.activated": {
+        this.sidOf.set(e.node, intField(e, "sid"));
+        const c = readConfig(stringField(e, "config"));
+        if (typeof c === "string") return this.log.add(e, `zab.config.activated carries an unreadable config: ${c}`);
+        this.configVoters.set(e.node, c.voters);
+        return;
+      }
       case "zab.phase":
         if (stringField(e, "phase") === "DISCOVERY") this.leaders.delete(e.node);
         return;
@@ -78,6 +90,8 @@ export class NewLeaderQuorumChecker implements Checker<Kind> {
 
   private onEstablished(e: TraceEvent): void {
     const epoch = intField(e, "epoch");
+    const config = this.configVoters.get(e.node);
+    if (config !== undefined) return this.judgeByConfig(e, epoch, config);
     const acked = [...(this.leaders.get(e.node)?.acked ?? [])].filter((n) => this.voters.has(n) && n !== e.node).sort();
     const count = acked.length + 1; // the leader's own ACK
     const needed = Math.floor(this.voters.size / 2) + 1;
@@ -87,6 +101,18 @@ export class NewLeaderQuorumChecker implements Checker<Kind> {
       `${e.node} was established as leader of epoch ${epoch} with the NEWLEADER ACKs of ${count} of ${this.voters.size} voters ` +
         `(itself${acked.map((n) => `, ${n}`).join("")}); a leader starts serving only once a quorum (${needed}) has ACKed its NEWLEADER ` +
         `(Zab phase 2, Leader.waitForNewLeaderAck)`,
+    );
+  }
+
+  /** With reconfiguration the voters are the leader's committed config's, not the servers seen voting. */
+  private judgeByConfig(e: TraceEvent, epoch: number, voters: ReadonlySet<number>): void {
+    const acked = [...(this.leaders.get(e.node)?.acked ?? [])].filter((n) => n !== e.node && voters.has(this.sidOf.get(n) ?? -1)).sort();
+    const count = acked.length + (voters.has(intField(e, "sid")) ? 1 : 0);
+    if (count * 2 > voters.size) return;
+    this.log.add(
+      e,
+      `${e.node} was established as leader of epoch ${epoch} with the NEWLEADER ACKs of ${count} of the ${voters.size} voters of its config ` +
+        `(${[...acked].join(", ") || "none but itself"}); a leader starts serving only once a quorum of its config has ACKed its NEWLEADER (Leader.waitForNewLeaderAck)`,
     );
   }
 

@@ -1,5 +1,5 @@
 /**
- * PrimaryIntegrity (docs/zookeeper.md §7.9; Junqueira, Reed and Serafini, "Zab", DSN'11): if the primary of epoch
+ * PrimaryIntegrity (docs/zookeeper.md §7.10; Junqueira, Reed and Serafini, "Zab", DSN'11): if the primary of epoch
  * e broadcasts ⟨v,z⟩, and some process delivers ⟨v',z'⟩ broadcast in an earlier epoch e' < e,
  * then the primary delivered ⟨v',z'⟩ before it broadcast ⟨v,z⟩. A txn committed in an old epoch
  * that the new primary never had is a txn lost across the leader change, however briefly a

@@ -11,6 +11,8 @@ import { zabLeaderCrashBeforeCommit } from "./zab-leader-crash-before-commit.js"
 import { zabFollowerRestartTrunc } from "./zab-follower-restart-trunc.js";
 import { zabElectionLongestLog } from "./zab-election-longest-log.js";
 import { zabIsolatedLeader } from "./zab-isolated-leader.js";
+import { reconfigAddServer, reconfigPartition, reconfigRemoveLeader } from "./reconfig.js";
+import { reconfigSwarm } from "./reconfig-swarm.js";
 import { zabRollingRestart } from "./zab-rolling-restart.js";
 import { zabObserver } from "./zab-observer.js";
 import { zabFollowerSnap, zabFollowerTxnLogDiff } from "./zab-follower-snap.js";
@@ -41,6 +43,10 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     zabLeaderCrashBeforeCommit,
     zabFollowerRestartTrunc,
     zabIsolatedLeader,
+    reconfigAddServer,
+    reconfigRemoveLeader,
+    reconfigPartition,
+    reconfigSwarm,
     zabRollingRestart,
     zabObserver,
     zabFollowerSnap,

@@ -17,6 +17,7 @@ import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from 
 import { makeScriptContext } from "../scripts/script.js";
 import { KERNEL_CHECKERS } from "./kernel-traffic.js";
 import { ZAB_CHECKERS } from "../../check/zab/index.js";
+import { RECONFIG_CHECKERS } from "../../check/reconfig/index.js";
 import { CLIENT_CHECKERS } from "../../check/client/index.js";
 import { DEFAULT_SYNC_LIMIT_TICKS } from "../../check/client/timeliness.js";
 import { RECIPE_CHECKERS } from "../../check/recipes/index.js";
@@ -69,6 +70,7 @@ export function serverConfig(params: Record<string, unknown>): Partial<ZooKeeper
     if (typeof params.enforceQuota !== "boolean") throw new UserInputError(`workload.enforceQuota: expected true or false, got ${JSON.stringify(params.enforceQuota)}`);
     out.enforceQuota = params.enforceQuota;
   }
+  if (params.reconfigEnabled !== undefined) out.reconfigEnabled = booleanParam(params, "reconfigEnabled");
   if (params.superDigest !== undefined) {
     if (typeof params.superDigest !== "string") throw new UserInputError(`workload.superDigest: expected "user:base64digest"`);
     out.superDigest = params.superDigest;
@@ -83,7 +85,7 @@ function snapshotSizeFactorParam(v: unknown): number {
 }
 
 /** The deployment's parameters (shape and server settings), whatever drives it. */
-export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "extendedTypesEnabled", "enforceQuota", "readOnlyMode", "localSessionsEnabled", "quorumTiming", ...QUORUM_TIMING_FIELDS];
+export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "extendedTypesEnabled", "enforceQuota", "readOnlyMode", "localSessionsEnabled", "quorumTiming", "reconfigEnabled", "standaloneEnabled", "joiners", ...QUORUM_TIMING_FIELDS];
 
 /**
  * The election and leader-connect timings a scenario sets: `quorumTiming` names the profile
@@ -119,6 +121,21 @@ export interface Shape {
   servers: string[];
   observers: string[];
   clients: string[];
+}
+
+function booleanParam(params: Record<string, unknown>, key: string): boolean {
+  const v = params[key];
+  if (typeof v !== "boolean") throw new UserInputError(`workload.${key}: expected true or false, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** `joiners`: how many of the last voters start outside the initial config (reconfig scenarios add them). */
+function joinersParam(params: Record<string, unknown>, sh: Shape): string[] {
+  if (params.joiners === undefined) return [];
+  const n = intParam(params, "joiners", 0, 0, 8);
+  if (n > 0 && params.reconfigEnabled !== true) throw new UserInputError("workload.joiners: joiners are added by reconfig, which needs reconfigEnabled: true");
+  if (n >= sh.servers.length) throw new UserInputError(`workload.joiners: ${n} joiners leave no initial voter among ${sh.servers.length} servers`);
+  return sh.servers.slice(sh.servers.length - n);
 }
 
 export function shape(params: Record<string, unknown>): Shape {
@@ -165,11 +182,13 @@ export const zkWorkload: WorkloadDef = {
 
 /**
  * The kernel's checkers, the client histories' always; standalone: acknowledged writes survive
- * restarts and are answered only once durable; ensembles: the ZAB invariants; both: no txn of a
+ * restarts and are answered only once durable; ensembles: the ZAB invariants (and, with
+ * reconfigEnabled, the reconfig ones); both: no txn of a
  * session after its closeSession (zk.session-txns).
  */
 export function ensembleCheckers(params: Record<string, unknown>): string[] {
-  const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys()] : ["zk.standalone-durability", "zk.durable-reply"];
+  const reconfig = params.reconfigEnabled === true ? [...RECONFIG_CHECKERS.keys()] : [];
+  const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys(), ...reconfig] : ["zk.standalone-durability", "zk.durable-reply"];
   // client.timeliness bounds a lost server by the default syncLimit: not run with another.
   const client = [...CLIENT_CHECKERS.keys()].filter((n) => n !== "client.timeliness" || params.syncLimitTicks === undefined || params.syncLimitTicks === DEFAULT_SYNC_LIMIT_TICKS);
   return [...KERNEL_CHECKERS, ...server, "zk.session-txns", ...client];
@@ -220,7 +239,12 @@ export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workloa
   let lastNote = "(start)";
   return {
     setup() {
-      const members: QuorumServer[] = servers.map((host, i) => ({ sid: i + 1, host, role: sh.observers.includes(host) ? "observer" : "participant" }));
+      const all: QuorumServer[] = servers.map((host, i) => ({ sid: i + 1, host, role: sh.observers.includes(host) ? "observer" : "participant" }));
+      // Joiners (dynamic reconfiguration): the last `joiners` voters start outside the initial
+      // config, each with that config plus itself, as a 3.5+ server about to be added is started.
+      const joiners = joinersParam(w.params, sh);
+      const initial = all.filter((m) => !joiners.includes(m.host));
+      const membersOf = (host: string, i: number): QuorumServer[] => (joiners.includes(host) ? [...initial, all[i]!] : initial);
       servers.forEach((id, i) => {
         const server = { ...config, serverId: i + 1, ...(canary ? { canary } : {}) };
         w.sim.addNode(
@@ -230,7 +254,7 @@ export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workloa
               ? new QuorumPeer(ctx, {
                   ...DEFAULT_QUORUM_CONFIG,
                   myid: i + 1,
-                  members,
+                  members: membersOf(id, i),
                   tickTimeMs: config.tickTimeMs ?? 2000,
                   initLimitTicks: intParam(w.params, "initLimitTicks", 10, 1, 1000),
                   syncLimitTicks: intParam(w.params, "syncLimitTicks", 5, 1, 1000),
@@ -238,6 +262,8 @@ export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workloa
                   bugs: bugIdSet(w.bugs ?? []),
                   timing: quorumTimingParams(w.params),
                   ...(readOnlyModeParam(w.params) ? { readOnlyModeEnabled: true } : {}),
+                  ...(config.reconfigEnabled === true ? { reconfigEnabled: true } : {}),
+                  ...(w.params.standaloneEnabled !== undefined ? { standaloneEnabled: booleanParam(w.params, "standaloneEnabled") } : {}),
                 })
               : new ZooKeeperServer(ctx, server),
           w.scenario.disk,

@@ -34,7 +34,7 @@ import {
   type ClientInfo,
   type Stat,
 } from "../proto/records.js";
-import { validatePath } from "../proto/path-utils.js";
+import { CONFIG_PATH, validatePath } from "../proto/path-utils.js";
 import { Chroot } from "./chroot.js";
 import { AsyncZooKeeper } from "./async-callback.js";
 import { ClientCnxn, PASSWORD_BYTES, isAlive, newPacket, type PacketReply, type WatchDeregistration, type ZooKeeperState, type ClientCanary } from "./client-cnxn.js";
@@ -431,6 +431,52 @@ export class ZooKeeper {
       request: { kind: "Empty" },
       value: (rsp) => (rsp as { clientInfo: ClientInfo[] }).clientInfo,
       summary: (infos) => ({ ids: infos.map((i) => `${i.authScheme}:${i.user}`) }),
+    });
+  }
+
+  // ---- dynamic reconfiguration (docs/zookeeper.md §7.10) -----------------------------------
+
+  /**
+   * `getConfig`: the data and stat of /zookeeper/config, the ensemble's configuration
+   * (`server.N=…` lines, `version=`). Java reads that path whatever the chroot.
+   */
+  getConfig(watch?: WatchArg): Promise<{ data: Uint8Array | null; stat: Stat }> {
+    const watcher = this.watcherOf(watch);
+    if (watcher instanceof KeeperException) return this.rejected(watcher);
+    const spec: CallSpec<{ data: Uint8Array | null; stat: Stat }, "getData"> = {
+      ...GET_DATA_RESULT,
+      op: "getConfig",
+      record: "getData",
+      args: { path: CONFIG_PATH, watch: watcher !== undefined },
+      opCode: OpCode.getData,
+      request: { kind: "GetDataRequest", path: CONFIG_PATH, watch: watcher !== undefined },
+      path: CONFIG_PATH,
+    };
+    if (watcher !== undefined) spec.watchRegistration = { kind: "data", clientPath: CONFIG_PATH, watcher };
+    return this.call(spec);
+  }
+
+  /**
+   * `ZooKeeperAdmin.reconfigure`: add/remove servers (`joining`: comma-separated
+   * `server.N=host:port:port[:role];clientPort`, `leaving`: comma-separated sids) or replace the
+   * membership (`newMembers`); `fromConfig` is the config version it applies to, −1 for any. The
+   * answer is the new config. Needs `reconfigEnabled` on the servers and the super user (or
+   * skipACL); errors: RECONFIGDISABLED, NOAUTH, RECONFIGINPROGRESS, NEWCONFIGNOQUORUM,
+   * BADVERSION, BADARGUMENTS.
+   */
+  reconfig(joining: string | null, leaving: string | null, newMembers: string | null, fromConfig: bigint = -1n): Promise<{ data: Uint8Array | null; stat: Stat }> {
+    const args: ClientOpArgs<"reconfig"> = { fromConfig: fromConfig < 0n ? "-1" : `0x${fromConfig.toString(16)}` };
+    if (joining !== null) args.joiningServers = joining;
+    if (leaving !== null) args.leavingServers = leaving;
+    if (newMembers !== null) args.newMembers = newMembers;
+    return this.call({
+      op: "reconfig",
+      record: "reconfig",
+      args,
+      opCode: OpCode.reconfig,
+      request: { kind: "ReconfigRequest", joiningServers: joining, leavingServers: leaving, newMembers, curConfigId: fromConfig < 0n ? -1n : fromConfig },
+      value: GET_DATA_RESULT.value,
+      summary: (v) => withStat(dataFields(v.data, {}), statJson(v.stat)),
     });
   }
 

@@ -150,6 +150,12 @@ export function writeRequestRecord(s: JuteSink, rec: RequestRecord): void {
       s.writeBuffer(rec.data);
       s.writeInt(rec.version);
       return;
+    case "ReconfigRequest":
+      s.writeUString(rec.joiningServers);
+      s.writeUString(rec.leavingServers);
+      s.writeUString(rec.newMembers);
+      s.writeLong(rec.curConfigId);
+      return;
     case "GetACLRequest":
     case "SyncRequest":
     case "GetAllChildrenNumberRequest":
@@ -236,6 +242,14 @@ export function readRequestRecord(r: JuteReader, kind: RequestKind): RequestReco
         path: r.readString(kind, "path"),
         data: r.readBuffer(kind, "data"),
         version: r.readInt(kind, "version"),
+      };
+    case "ReconfigRequest":
+      return {
+        kind,
+        joiningServers: r.readUString(kind, "joiningServers"),
+        leavingServers: r.readUString(kind, "leavingServers"),
+        newMembers: r.readUString(kind, "newMembers"),
+        curConfigId: r.readLong(kind, "curConfigId"),
       };
     case "GetACLRequest":
     case "SyncRequest":

@@ -140,6 +140,18 @@ export interface GetSASLRequest {
 export interface EmptyRequest {
   kind: "Empty";
 }
+/**
+ * `ReconfigRequest` (3.5+): incremental (joining / leaving, comma-separated server specs and
+ * sids) or non-incremental (`newMembers`, the whole new config); `curConfigId` is the version the
+ * change applies to, −1 for any.
+ */
+export interface ReconfigRequest {
+  kind: "ReconfigRequest";
+  joiningServers: string | null;
+  leavingServers: string | null;
+  newMembers: string | null;
+  curConfigId: bigint;
+}
 
 export type RequestRecord =
   | CreateRequest
@@ -158,6 +170,7 @@ export type RequestRecord =
   | GetEphemeralsRequest
   | AddWatchRequest
   | GetSASLRequest
+  | ReconfigRequest
   | EmptyRequest;
 
 // ---- response records ------------------------------------------------------------------

@@ -7,8 +7,7 @@
  * - A reply's record is chosen by the op type of the request it answers (the wire does not
  *   say), and only when `ReplyHeader.err == 0`. Notifications (xid −1) carry a WatcherEvent.
  * - A txn's body is chosen by `TxnHeader.type` (or the `type` of a MultiTxn element).
- * - `null` marks ops this model does not carry (reconfig requests, whose records
- *   packets.ts does not define; server-internal ops such as createSession).
+ * - `null` marks ops this model does not carry (server-internal ops such as createSession).
  */
 import { OpCode } from "./op-code.js";
 import type { RequestRecord, ResponseRecord } from "./packets.js";
@@ -49,10 +48,11 @@ export const REQUEST_KIND_BY_OP: ReadonlyMap<number, RequestKind> = new Map<numb
   [OpCode.whoAmI, "Empty"],
   [OpCode.closeSession, "Empty"],
   [OpCode.sasl, "GetSASLRequest"],
+  [OpCode.reconfig, "ReconfigRequest"],
 ]);
 
 /** Ops a client may send that this model does not carry (packets.ts has no record for them). */
-export const UNSUPPORTED_REQUEST_OPS: ReadonlySet<number> = new Set([OpCode.reconfig]);
+export const UNSUPPORTED_REQUEST_OPS: ReadonlySet<number> = new Set<number>();
 
 /** Response record of a successful reply, by the op type of the request. */
 export const RESPONSE_KIND_BY_OP: ReadonlyMap<number, ResponseKind> = new Map<number, ResponseKind>([

@@ -17,6 +17,7 @@
 import { Code } from "../proto/error-code.js";
 import { OpCode } from "../proto/op-code.js";
 import type { MultiResult, RequestRecord, ResponseRecord } from "../proto/packets.js";
+import type { Txn } from "../proto/txn.js";
 import { Perms, type Id, type SessionId } from "../proto/records.js";
 import { checkACL, clientInfos, maskDigestAcl, type AuthProviders } from "./acl.js";
 import type { DataTree, ProcessTxnResult } from "./data-tree.js";
@@ -54,7 +55,7 @@ function errorReply(err: number): FinalReply {
  * txn header may say `error`). createSession has no reply here (the ConnectResponse is sent by
  * the session code).
  */
-export function replyForTxn(requestType: number, result: ProcessTxnResult): FinalReply {
+export function replyForTxn(requestType: number, result: ProcessTxnResult, txn?: Txn): FinalReply {
   if (result.type === OpCode.error) return errorReply(result.err);
   switch (requestType) {
     case OpCode.multi:
@@ -75,6 +76,10 @@ export function replyForTxn(requestType: number, result: ProcessTxnResult): Fina
     case OpCode.setACL:
       if (result.err !== Code.OK || result.stat === null) return reply(result.err || Code.SYSTEMERROR, null);
       return reply(Code.OK, { kind: "SetACLResponse", stat: result.stat });
+    case OpCode.reconfig:
+      // FinalRequestProcessor answers with the config node's data and stat.
+      if (result.err !== Code.OK || result.stat === null) return reply(result.err || Code.SYSTEMERROR, null);
+      return reply(Code.OK, { kind: "GetDataResponse", data: txn?.kind === "SetDataTxn" ? txn.data : null, stat: result.stat });
     case OpCode.closeSession:
       return { err: result.err, response: null, disposition: "replyThenClose" };
     case OpCode.createSession:

@@ -48,7 +48,8 @@ import {
   type DataTree,
   type StatPersisted,
 } from "./data-tree.js";
-import { QUOTA_PATH, formatSequence, isSpecialPath, validatePath } from "../proto/path-utils.js";
+import { CONFIG_PATH, QUOTA_PATH, formatSequence, isSpecialPath, validatePath } from "../proto/path-utils.js";
+import { nextQuorumVerifier, type ReconfigHost } from "./prep-reconfig.js";
 
 export interface PrepRequest {
   sessionId: SessionId;
@@ -88,6 +89,8 @@ export interface PrepOptions {
   authProviders: AuthProviders;
   /** A deliberately broken prep (a canary, src/scenario/canaries.ts); never set in use. */
   canary?: PrepCanary;
+  /** `reconfigEnabled` (3.8 default false): otherwise a reconfig is RECONFIGDISABLED. */
+  reconfigEnabled?: boolean;
 }
 
 /**
@@ -179,6 +182,7 @@ const WRITE_OPS: ReadonlySet<number> = new Set([
   OpCode.multi,
   OpCode.createSession,
   OpCode.closeSession,
+  OpCode.reconfig,
 ]);
 
 export class PrepRequestProcessor {
@@ -187,6 +191,8 @@ export class PrepRequestProcessor {
   readonly options: PrepOptions;
   /** Historical defects re-injected on purpose (the bug zoo): only "ZK-1208" is consulted here. */
   readonly reinjectedBugs = new Set<BugId>();
+  /** The leader's view for reconfig (absent on a standalone server, which answers UNIMPLEMENTED). */
+  reconfigHost: ReconfigHost | undefined;
 
   constructor(
     private readonly tree: DataTree,
@@ -201,6 +207,7 @@ export class PrepRequestProcessor {
       authProviders: options.authProviders ?? DEFAULT_AUTH_PROVIDERS,
       ...(options.superDigest !== undefined ? { superDigest: options.superDigest } : {}),
       ...(options.canary !== undefined ? { canary: options.canary } : {}),
+      ...(options.reconfigEnabled === true ? { reconfigEnabled: true } : {}),
     };
   }
 
@@ -275,6 +282,8 @@ export class PrepRequestProcessor {
         return this.prepCreateSession(ctx);
       case OpCode.closeSession:
         return this.prepCloseSession(ctx);
+      case OpCode.reconfig:
+        return this.prepReconfig(record, ctx);
       default:
         // A read op inside a multi: Java fails to serialise the missing txn.
         return failure(Code.MARSHALLINGERROR);
@@ -442,6 +451,32 @@ export class PrepRequestProcessor {
     n.data = data;
     this.addChangeRecord(n);
     return ok({ kind: "SetDataTxn", path: record.path, data, version: v.next });
+  }
+
+  /**
+   * `OpCode.reconfig`: the next config (prep-reconfig.ts), then WRITE on /zookeeper/config, then
+   * a SetDataTxn of the new config text on that node with version −1 (the txn header keeps type
+   * reconfig, which is how every replica knows to activate it).
+   */
+  private prepReconfig(record: RequestRecord, ctx: TxnContext): Prepped {
+    if (record.kind !== "ReconfigRequest") return failure(Code.MARSHALLINGERROR);
+    if (this.options.reconfigEnabled !== true) return failure(Code.RECONFIGDISABLED);
+    const session = this.checkSession(ctx);
+    if (session !== Code.OK) return failure(session);
+    const next = nextQuorumVerifier(record, this.reconfigHost, ctx.zxid);
+    if (!next.ok) return failure(next.err);
+    const node = this.getRecordForPath(CONFIG_PATH);
+    if (node === null || node.stat === null) return failure(Code.NONODE);
+    if (!this.allowed(node.acl, Perms.WRITE, ctx)) return failure(Code.NOAUTH);
+    const data = new TextEncoder().encode(next.qv.toString());
+    const n = duplicate(node, ctx.zxid);
+    const stat = n.stat as StatPersisted;
+    stat.version = -1;
+    stat.mtime = ctx.timeMs;
+    stat.mzxid = ctx.zxid;
+    n.data = data;
+    this.addChangeRecord(n);
+    return ok({ kind: "SetDataTxn", path: CONFIG_PATH, data, version: -1 });
   }
 
   private prepSetACL(record: RequestRecord, ctx: TxnContext): Prepped {

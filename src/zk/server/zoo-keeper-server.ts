@@ -59,6 +59,8 @@ export interface ZooKeeperServerConfig {
   extendedTypesEnabled: boolean;
   enforceQuota: boolean;
   skipACL: boolean;
+  /** `reconfigEnabled` (3.8 default false): dynamic reconfiguration allowed (docs/zookeeper.md §7.10). */
+  reconfigEnabled?: boolean;
   /** `zookeeper.DigestAuthenticationProvider.superDigest`: `super:<base64 sha1>`; its digest grants `super`. */
   superDigest?: string;
   /** Registered auth providers (`authProvider.N`); default ip and digest. */
@@ -99,6 +101,10 @@ export type ServerCanary =
   | "delete-fires-data-changed"
   /** A leader that loses its quorum keeps leading (and serving) instead of giving up after syncLimit ticks. */
   | "leader-ignores-quorum-loss"
+  /** A reconfig commits and its config is activated on the old config's quorum alone, before the new config's members ACKed. */
+  | "reconfig-activates-early"
+  /** A leader that a reconfig removed names itself the designated leader and keeps leading and committing. */
+  | "removed-leader-keeps-leading"
   /** A follower ACKs a proposal as soon as it is appended to its log, before the fsync covering it. */
   | "follower-ack-before-fsync"
   /** FastLeaderElection compares votes by epoch and sid only: a higher sid with a shorter log wins. */
@@ -182,7 +188,7 @@ export interface Request {
 /** Ops that change state (or, for sync, need the leader): they go through the txn pipeline. */
 export const WRITE_OPS: ReadonlySet<number> = new Set([
   OpCode.create, OpCode.create2, OpCode.createContainer, OpCode.createTTL, OpCode.delete, OpCode.deleteContainer,
-  OpCode.setData, OpCode.setACL, OpCode.check, OpCode.multi, OpCode.createSession, OpCode.closeSession,
+  OpCode.setData, OpCode.setACL, OpCode.check, OpCode.multi, OpCode.createSession, OpCode.closeSession, OpCode.reconfig,
 ]);
 
 /** What PrepRequestProcessor needs of a request. */
@@ -307,7 +313,7 @@ export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
   }
 
   private newPrep(): PrepRequestProcessor {
-    const { extendedTypesEnabled, enforceQuota, skipACL, superDigest, authProviders, canary } = this.config;
+    const { extendedTypesEnabled, enforceQuota, skipACL, superDigest, authProviders, canary, reconfigEnabled } = this.config;
     return new PrepRequestProcessor(this.zkDb.dataTree, this.sessionTracker, {
       extendedTypesEnabled,
       enforceQuota,
@@ -316,6 +322,7 @@ export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
       ...(superDigest !== undefined ? { superDigest } : {}),
       ...(authProviders !== undefined ? { authProviders } : {}),
       ...(canary !== undefined && PREP_CANARIES.has(canary) ? { canary: canary as PrepCanary } : {}),
+      ...(reconfigEnabled === true ? { reconfigEnabled: true } : {}),
     });
   }
 
@@ -728,7 +735,7 @@ export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
       if (req === undefined || req.cnxn === null) this.closeSessionCnxn(entry.header.clientId);
     }
     if (req !== undefined) {
-      req.reply = req.type === OpCode.createSession || req.type === OpCode.closeSession ? { err: Code.OK, response: null, disposition: "reply" } : replyForTxn(req.type, result);
+      req.reply = req.type === OpCode.createSession || req.type === OpCode.closeSession ? { err: Code.OK, response: null, disposition: "reply" } : replyForTxn(req.type, result, entry.txn);
     }
     this.drain();
   }

@@ -114,6 +114,8 @@ export function requestRecord(kind: RequestKind): fc.Arbitrary<RequestRecord> {
       return fc.record({ kind: fc.constant(kind), path, mode: int32 });
     case "GetSASLRequest":
       return fc.record({ kind: fc.constant(kind), token: bytes });
+    case "ReconfigRequest":
+      return fc.record({ kind: fc.constant(kind), joiningServers: fc.option(str), leavingServers: fc.option(str), newMembers: fc.option(str), curConfigId: long });
     case "Empty":
       return fc.constant({ kind });
   }

@@ -159,7 +159,7 @@ describe("proto: codec: malformed input", () => {
 
   it("proto: codec: an unknown or unmodelled op is `unsupported`; encoding a record that does not fit its op is a bug", () => {
     const header = (type: number): Uint8Array => encodeClientFrame({ kind: "request", header: { xid: 1, type: 11 }, request: { kind: "Empty" } }).map((b, i) => (i === 7 ? type : b));
-    for (const type of [16, 99]) {
+    for (const type of [99, 1000]) {
       try {
         decodeClientFrame(header(type), "request");
         expect.unreachable();
@@ -168,6 +168,9 @@ describe("proto: codec: malformed input", () => {
         expect((err as JuteError).reason).toBe("unsupported");
       }
     }
+    // reconfig (16) is modelled: a ReconfigRequest (three nullable strings, curConfigId).
+    const reconfig = Uint8Array.from([0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0, 1, 0x31, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255]);
+    expect(decodeClientFrame(reconfig, "request")).toEqual({ kind: "request", header: { xid: 1, type: 16 }, request: { kind: "ReconfigRequest", joiningServers: "1", leavingServers: null, newMembers: null, curConfigId: -1n } });
     // sasl (102) is modelled: a GetSASLRequest with an empty token (how DIGEST-MD5 starts).
     const sasl = Uint8Array.from([0, 0, 0, 1, 0, 0, 0, 102, 0, 0, 0, 0]); // xid, type, token length
     expect(decodeClientFrame(sasl, "request")).toEqual({ kind: "request", header: { xid: 1, type: 102 }, request: { kind: "GetSASLRequest", token: new Uint8Array(0) } });

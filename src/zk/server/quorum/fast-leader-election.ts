@@ -84,6 +84,10 @@ export interface FastLeaderElectionOptions {
   onElected(vote: Vote, state: ElectedState): void;
   /** A LOOKING peer contacted us while we are not LOOKING (`Leader.reportLookingSid`). */
   onLookingPeer?(sid: number): void;
+  /** A notification carried a config of a higher version than ours (3.5+ config gossip). */
+  onNewerConfig?(configText: string): void;
+  /** With dynamic reconfiguration: this server may be outside the config (removed), a non-voting participant. */
+  nonMemberAllowed?: boolean;
   finalizeWaitMs?: number;
   minNotificationIntervalMs?: number;
   /** Bug zoo: compare votes with the pre-3.4.4 predicate that is not a total order (ZOOKEEPER-1419). */
@@ -111,9 +115,11 @@ export class FastLeaderElection {
   readonly minNotificationIntervalMs: number;
   readonly maxNotificationIntervalMs: number;
   private readonly ctx: NodeContext;
-  private readonly qv: QuorumVerifier;
+  /** The committed configuration, and a pending one (a proposed reconfig) whose quorums count too. */
+  private qv: QuorumVerifier;
+  private nextQv: QuorumVerifier | undefined;
   private readonly manager: QuorumCnxManager;
-  private readonly isParticipant: boolean;
+  private isParticipant: boolean;
   private logicalclock = 0n;
   private proposedLeader = -1;
   private proposedZxid: Zxid = -1n;
@@ -132,8 +138,10 @@ export class FastLeaderElection {
     this.qv = options.qv;
     this.manager = options.manager;
     const me = this.qv.allMembers.get(this.myid);
-    if (me === undefined) throw new UserInputError(`FastLeaderElection: myid ${this.myid} is not in the quorum config`);
-    this.isParticipant = me.role === "participant";
+    // A server a committed reconfig removed restarts from that config: a non-voting participant.
+    if (me === undefined && options.nonMemberAllowed !== true) throw new UserInputError(`FastLeaderElection: myid ${this.myid} is not in the quorum config`);
+    this.isParticipant = (me?.role ?? "participant") === "participant";
+    this.nextQv = undefined;
     this.finalizeWaitMs = options.finalizeWaitMs ?? FINALIZE_WAIT_MS;
     this.minNotificationIntervalMs = options.minNotificationIntervalMs ?? this.finalizeWaitMs;
     this.maxNotificationIntervalMs = options.maxNotificationIntervalMs ?? MAX_NOTIFICATION_INTERVAL_MS;
@@ -218,7 +226,11 @@ export class FastLeaderElection {
     if (this.stop || message.kind !== "fle.notification") return;
     const m = message as FleNotificationMessage;
     if (!SERVER_STATES.includes(m.state)) return; // unknown state ordinal: skipped
-    if (!this.qv.isVoter(sid)) {
+    if (this.options.onNewerConfig !== undefined && configVersion(m.config) > this.qv.version) this.options.onNewerConfig(m.config);
+    if (!this.isVoter(sid)) {
+      // Our own notification, sent while we were a voter and looped back after a reconfig made
+      // us a non-voter: answering ourselves would loop (zero-delay) forever.
+      if (sid === this.myid) return;
       // A non-voter (observer) learns from our current vote, whatever our state.
       const v = this.vote;
       this.sendTo(sid, v.leader, v.zxid, this.logicalclock, this.state, v.peerEpoch);
@@ -304,7 +316,7 @@ export class FastLeaderElection {
 
   private processNotification(round: ElectionRound, n: Notification): void {
     // Only votes from a voter about a voter count.
-    if (!this.qv.isVoter(n.sid) || !this.qv.isVoter(n.leader)) return;
+    if (!this.isVoter(n.sid) || !this.isVoter(n.leader)) return;
     switch (n.state) {
       case "LOOKING":
         this.receivedLookingNotification(round, n);
@@ -380,7 +392,22 @@ export class FastLeaderElection {
   private hasQuorum(votes: ReadonlyMap<number, Vote>, vote: Vote): boolean {
     const acks = new Set<number>();
     for (const [sid, v] of votes) if (voteEquals(vote, v)) acks.add(sid);
-    return this.qv.containsQuorum(acks);
+    return this.qv.containsQuorum(acks) && (this.nextQv === undefined || this.nextQv.containsQuorum(acks));
+  }
+
+  /** `validVoter`: a voter of the committed or of the pending configuration. */
+  private isVoter(sid: number): boolean {
+    return this.qv.isVoter(sid) || (this.nextQv?.isVoter(sid) ?? false);
+  }
+
+  /**
+   * The configurations changed (a reconfig proposed, committed, or learnt by gossip). A server
+   * that is no member any more stays a participant that cannot vote (3.8's non-voting follower).
+   */
+  setQuorumVerifiers(qv: QuorumVerifier, lastSeen: QuorumVerifier): void {
+    this.qv = qv;
+    this.nextQv = lastSeen.version > qv.version ? lastSeen : undefined;
+    this.isParticipant = (qv.allMembers.get(this.myid)?.role ?? "participant") === "participant";
   }
 
   /** Leaves the election: sets the state, records the vote, reports after the loop settles. */
@@ -419,7 +446,9 @@ export class FastLeaderElection {
 
   /** Our proposal, as LOOKING, to every voter (ourselves included, through the loopback). */
   private sendNotifications(): void {
-    for (const sid of this.qv.votingMembers.keys()) {
+    const voters = new Set(this.qv.votingMembers.keys());
+    for (const sid of this.nextQv?.votingMembers.keys() ?? []) voters.add(sid);
+    for (const sid of voters) {
       this.sendTo(sid, this.proposedLeader, this.proposedZxid, this.logicalclock, "LOOKING", this.proposedEpoch);
     }
   }
@@ -448,7 +477,7 @@ export class FastLeaderElection {
 
   /** Observers propose Long.MIN_VALUE so that any voter's vote beats theirs. */
   private initId(): number {
-    return this.qv.isVoter(this.myid) ? this.myid : LONG_MIN_VALUE;
+    return this.isVoter(this.myid) ? this.myid : LONG_MIN_VALUE;
   }
 
   private initLastLoggedZxid(): Zxid {
@@ -458,4 +487,10 @@ export class FastLeaderElection {
   private initPeerEpoch(): number {
     return this.isParticipant ? this.options.getCurrentEpoch() : LONG_MIN_VALUE;
   }
+}
+
+/** The `version=<hex>` of a config text carried by a notification; −1 when it has none. */
+function configVersion(text: string): bigint {
+  const m = /(?:^|\n)version=([0-9a-fA-F]{1,16})\s*$/.exec(text);
+  return m === null ? -1n : BigInt(`0x${m[1]}`);
 }

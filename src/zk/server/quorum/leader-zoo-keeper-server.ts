@@ -25,6 +25,13 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
   ) {
     super(ctx, config, zkDb);
     if (leader.peer.hasBug("ZK-1208")) this.prep.reinjectedBugs.add("ZK-1208");
+    const peer = leader.peer;
+    this.prep.reconfigHost = {
+      quorumVerifier: () => peer.qv,
+      lastSeenQuorumVerifier: () => peer.lastSeenQuorumVerifier,
+      isQuorumSynced: (qv) => leader.isQuorumSynced(qv),
+      standaloneEnabled: peer.config.standaloneEnabled ?? true,
+    };
   }
 
   /** The leader's tracker: unknown global sessions are SESSIONEXPIRED; every session gets a fresh timeout. */

@@ -13,6 +13,11 @@
  * UPTODATE.
  * Broadcast: PROPOSAL to forwarding followers, the leader's own log write acks for itself, a
  * quorum of ACKs commits in zxid order: COMMIT to followers, INFORM to observers, apply locally.
+ * Reconfiguration (§7.10): a reconfig proposal makes its config the last seen one, and from then
+ * every proposal, the NEWLEADER quorum and the synced-quorum check need a quorum of the old and
+ * of the new config. Its commit activates the new config (COMMITANDACTIVATE to followers,
+ * INFORMANDACTIVATE to observers, naming the designated leader); a leader that is not a voter of
+ * the new config stops committing (`allowedToCommit`) and steps down once its followers leave.
  * Liveness: PING every tickTime/2; a leader without a synced quorum for syncLimit ticks, or any
  * discovery/sync wait longer than initLimit ticks, abandons leadership.
  */
@@ -27,11 +32,17 @@ import { chooseSyncMode } from "./sync-mode.js";
 import { txnDigest } from "./zab-trace.js";
 import { LearnerHandler } from "./learner-handler.js";
 import { LeaderZooKeeperServer } from "./leader-zoo-keeper-server.js";
+import type { QuorumVerifier } from "./quorum-verifier.js";
+import { getDesignatedLeader, reconfigTarget } from "./leader-reconfig.js";
 
 interface Proposal {
   zxid: Zxid;
   entry: TxnEntry;
   acks: Set<number>;
+  /** The configurations it needs a quorum of (`qvAcksetPairs`): the committed one, and a pending one. */
+  qvs: QuorumVerifier[];
+  /** The config a reconfig proposal installs. */
+  reconfig: QuorumVerifier | undefined;
 }
 
 export class Leader {
@@ -59,6 +70,8 @@ export class Leader {
   private running = true;
   private readonly pendingSyncs: { sid: number; sessionId: SessionId; cxid: number; after: Zxid }[] = [];
   private maxAcceptedEpoch: number;
+  /** False once this leader committed a reconfig that designated another leader (`allowedToCommit`). */
+  private allowedToCommit = true;
 
   /**
    * The leader's log: its own ACK follows the group fsync. At shutdown it flushes what it was
@@ -211,7 +224,9 @@ export class Leader {
     h.forwarding = true;
     if (!h.isObserver) for (const p of this.outstanding) if (p.zxid > last) h.send({ kind: "PROPOSAL", zxid: p.zxid, entry: p.entry });
     h.stage = "NEWLEADER";
-    h.send({ kind: "NEWLEADER", zxid: epochZxid(this.epoch) });
+    // 3.5+: NEWLEADER carries the leader's last seen config, which the learner activates at UPTODATE.
+    const config = this.peer.reconfigEnabled ? { config: this.peer.lastSeenQuorumVerifier.toString() } : {};
+    h.send({ kind: "NEWLEADER", zxid: epochZxid(this.epoch), ...config });
   }
 
   private onAck(h: LearnerHandler, zxid: Zxid): void {
@@ -237,14 +252,46 @@ export class Leader {
 
   private checkEstablished(): void {
     // The canary does not wait for a quorum: the first learner's NEWLEADER ACK, with its own, establishes it.
-    if (this.established || !(this.peer.qv.containsQuorum(this.newLeaderAcks) || this.peer.config.server.canary === "established-without-quorum")) return;
+    if (this.established || !(this.hasAllQuorums(this.newLeaderAcks) || this.peer.config.server.canary === "established-without-quorum")) return;
     this.established = true;
+    this.activatePendingConfig();
     this.lastCommitted = this.peer.zkDb.lastProcessedZxid;
     this.peer.ctx.annotate("zab.leader.established", { sid: this.myid, epoch: this.epoch, lastZxid: zxidHex(this.peer.zkDb.lastProcessedZxid) });
     this.peer.phase("BROADCAST", this.epoch);
     this.peer.fle.updateElectionVote(this.epoch);
     this.zks.startLeading(makeZxid(this.epoch, 0));
     for (const h of this.handlers) if (h.stage === "BROADCAST") h.send({ kind: "UPTODATE" });
+  }
+
+  /** `SyncedLearnerTracker.hasAllQuorums`: a quorum of every configuration in force. */
+  private hasAllQuorums(sids: ReadonlySet<number>): boolean {
+    return this.peer.quorumVerifiers.every((qv) => qv.containsQuorum(sids));
+  }
+
+  /**
+   * ZOOKEEPER-1324: a config proposed under an earlier leader (and in this leader's log) is
+   * activated once a quorum of both configs ACKed NEWLEADER; the learners activate it at UPTODATE.
+   */
+  private activatePendingConfig(): void {
+    const next = this.peer.lastSeenQuorumVerifier;
+    if (!this.peer.reconfigEnabled || next.version <= this.peer.qv.version) return;
+    const designated = this.designatedLeader(next, this.newLeaderAcks, []);
+    this.peer.processReconfig(next, designated, this.myid);
+    if (designated !== this.myid) this.allowedToCommit = false;
+  }
+
+  /** The designated leader; the canary `removed-leader-keeps-leading` always names itself. */
+  private designatedLeader(next: QuorumVerifier, acks: ReadonlySet<number>, after: readonly Proposal[]): number {
+    if (this.peer.config.server.canary === "removed-leader-keeps-leading") return this.myid;
+    return getDesignatedLeader(this.myid, next, acks, after);
+  }
+
+  /** `isQuorumSynced(qv)`: the voters of `qv` among us and our synced followers are a quorum of it. */
+  isQuorumSynced(qv: QuorumVerifier): boolean {
+    const ids = new Set<number>();
+    if (qv.isVoter(this.myid)) ids.add(this.myid);
+    for (const h of this.handlers) if (h.forwarding && !h.isObserver && h.synced && qv.isVoter(h.sid)) ids.add(h.sid);
+    return qv.containsQuorum(ids);
   }
 
   // ---- broadcast -------------------------------------------------------------------------
@@ -257,7 +304,9 @@ export class Leader {
       return;
     }
     invariant(zxid > this.lastProposed && zxidEpoch(zxid) === this.epoch, () => `leader ${this.myid} proposes ${zxidHex(zxid)} after ${zxidHex(this.lastProposed)} in epoch ${this.epoch}`);
-    this.outstanding.push({ zxid, entry, acks: new Set() });
+    const reconfig = this.peer.reconfigEnabled ? reconfigTarget(entry) : undefined;
+    if (reconfig !== undefined) this.peer.setLastSeenQuorumVerifier(reconfig);
+    this.outstanding.push({ zxid, entry, acks: new Set(), qvs: this.peer.quorumVerifiers, reconfig });
     this.lastProposed = zxid;
     this.peer.ctx.annotate("zab.propose", { sid: this.myid, epoch: this.epoch, zxid: zxidHex(zxid), txn: txnDigest(entry) });
     for (const h of this.handlers) if (h.forwarding && !h.isObserver) h.send({ kind: "PROPOSAL", zxid, entry });
@@ -265,6 +314,7 @@ export class Leader {
   }
 
   private processAck(sid: number, zxid: Zxid): void {
+    if (!this.allowedToCommit) return; // the last commit handed leadership to another server
     let p: Proposal | undefined;
     for (const o of this.outstanding) {
       if (o.zxid === zxid) {
@@ -285,19 +335,52 @@ export class Leader {
       const zxid = p.zxid;
       // containsQuorum counts only voters' ACKs (observers do not ack). The canary commits on
       // any single voter's ACK (its own): a minority. Checkers must catch it.
-      const enough = this.peer.config.server.canary === "minority-commit" ? [...p.acks].some((s) => this.peer.qv.isVoter(s)) : this.peer.qv.containsQuorum(p.acks);
-      if (!enough) return;
+      if (!this.allowedToCommit) return;
+      if (!this.enoughAcks(p)) return;
       invariant(zxid > this.lastCommitted, () => `leader ${this.myid} commits ${zxidHex(zxid)} after ${zxidHex(this.lastCommitted)}`);
       this.outstanding.shift();
       this.lastCommitted = zxid;
       this.peer.ctx.annotate("zab.commit", { sid: this.myid, zxid: zxidHex(zxid) });
-      for (const h of this.handlers) {
-        if (!h.forwarding) continue;
-        if (h.isObserver) h.send({ kind: "INFORM", zxid, entry: p.entry });
-        else h.send({ kind: "COMMIT", zxid });
-      }
+      if (p.reconfig !== undefined) this.commitAndActivate(p, p.reconfig);
+      else this.commit(p);
       this.zks.commitTxn(p.entry);
       this.releaseSyncs();
+    }
+  }
+
+  /**
+   * Whether `p` may commit: a quorum of every config it was proposed under. Canaries: any single
+   * voter's ACK (`minority-commit`); a reconfig on the old config's quorum alone, its new
+   * config's members unheard (`reconfig-activates-early`).
+   */
+  private enoughAcks(p: Proposal): boolean {
+    const canary = this.peer.config.server.canary;
+    if (canary === "minority-commit") return [...p.acks].some((s) => this.peer.qv.isVoter(s));
+    if (canary === "reconfig-activates-early" && p.reconfig !== undefined) return p.qvs[0]!.containsQuorum(p.acks);
+    return p.qvs.every((qv) => qv.containsQuorum(p.acks));
+  }
+
+  private commit(p: Proposal): void {
+    for (const h of this.handlers) {
+      if (!h.forwarding) continue;
+      if (h.isObserver) h.send({ kind: "INFORM", zxid: p.zxid, entry: p.entry });
+      else h.send({ kind: "COMMIT", zxid: p.zxid });
+    }
+  }
+
+  /**
+   * A reconfig committed: activate it here, then tell the learners with the designated leader.
+   * Not a voter of it any more, this leader commits nothing else; its followers, seeing another
+   * designated leader, leave, and it steps down when it no longer has a synced quorum.
+   */
+  private commitAndActivate(p: Proposal, next: QuorumVerifier): void {
+    const designated = this.designatedLeader(next, p.acks, this.outstanding);
+    this.peer.processReconfig(next, designated, this.myid);
+    if (designated !== this.myid) this.allowedToCommit = false;
+    for (const h of this.handlers) {
+      if (!h.forwarding) continue;
+      if (h.isObserver) h.send({ kind: "INFORMANDACTIVATE", zxid: p.zxid, entry: p.entry, designatedLeader: designated });
+      else h.send({ kind: "COMMITANDACTIVATE", zxid: p.zxid, designatedLeader: designated });
     }
   }
 
@@ -327,7 +410,7 @@ export class Leader {
         const synced = new Set([this.myid]);
         for (const h of this.handlers) if (h.synced && !h.isObserver && h.stage === "BROADCAST") synced.add(h.sid);
         // The canary keeps leading (and serving its clients) without a quorum.
-        if (!this.peer.qv.containsQuorum(synced) && this.peer.config.server.canary !== "leader-ignores-quorum-loss") return this.abandon("Not sufficient followers synced, only synced with sids: [" + [...synced].join(",") + "]");
+        if (!this.hasAllQuorums(synced) && this.peer.config.server.canary !== "leader-ignores-quorum-loss") return this.abandon("Not sufficient followers synced, only synced with sids: [" + [...synced].join(",") + "]");
       }
     }
     this.timers.push(this.peer.ctx.setTimerMs(this.peer.config.tickTimeMs / 2, () => this.lead(), "leader-tick"));

@@ -44,6 +44,9 @@ import { epochZxid, type QuorumPacket } from "./quorum-packet.js";
 import { SyncRequestProcessor } from "./sync-request-processor.js";
 import type { BugId } from "../bug-id.js";
 import { LearnerZooKeeperServer } from "./learner-zoo-keeper-server.js";
+import type { QuorumVerifier } from "./quorum-verifier.js";
+import { parseConfigText } from "./quorum-server-spec.js";
+import { reconfigTarget } from "./leader-reconfig.js";
 
 type Stage = "CONNECTING" | "DISCOVERY" | "SYNC" | "NEWLEADER" | "BROADCAST";
 type SyncMode = "DIFF" | "TRUNC" | "SNAP";
@@ -210,12 +213,18 @@ export class Learner {
       case "SNAP":
         return this.onSyncStart(p);
       case "PROPOSAL":
+        this.noteReconfigProposal(p.entry);
         return this.onProposal(p.entry);
+      case "COMMITANDACTIVATE":
+        return this.onCommitAndActivate(p.zxid, p.designatedLeader);
+      case "INFORMANDACTIVATE":
+        return this.onInformAndActivate(p.entry, p.designatedLeader);
       case "COMMIT":
         return this.onCommit(p.zxid);
       case "INFORM":
         return this.onInform(p.entry);
       case "NEWLEADER":
+        this.noteNewLeaderConfig(p.config);
         return this.onNewLeader(p.zxid);
       case "UPTODATE":
         return this.onUpToDate();
@@ -377,6 +386,8 @@ export class Learner {
 
   private onUpToDate(): void {
     if (this.stage !== "NEWLEADER") return this.flag("stateInconsistent", `UPTODATE in stage ${this.stage}`);
+    const leaderQv = this.newLeaderQv;
+    if (leaderQv !== undefined && this.peer.processReconfig(leaderQv, undefined, this.leaderSid)) return this.peer.roleEnded("changes proposed in reconfig");
     this.stage = "BROADCAST";
     this.deliveriesDeferred = false;
     this.zks.deliverSynced();
@@ -403,6 +414,48 @@ export class Learner {
         this.logRequest(e);
       }
     }
+  }
+
+  // ---- reconfiguration (docs/zookeeper.md §7.10) -------------------------------------------
+
+  /** The config the leader's NEWLEADER carried: the last seen one now, activated at UPTODATE. */
+  private newLeaderQv: QuorumVerifier | undefined;
+
+  private noteNewLeaderConfig(config: string | undefined): void {
+    if (config === undefined || !this.peer.reconfigEnabled) return;
+    const parsed = parseConfigText(config, 0n);
+    if (!parsed.ok) return this.flag("messageIllegal", `NEWLEADER carried an unreadable config: ${parsed.error}`);
+    this.newLeaderQv = parsed.value;
+    this.peer.setLastSeenQuorumVerifier(parsed.value);
+  }
+
+  /** A reconfig PROPOSAL (while syncing or broadcasting): its config is the last seen one. */
+  private noteReconfigProposal(entry: TxnEntry): void {
+    if (!this.peer.reconfigEnabled) return;
+    const qv = reconfigTarget(entry);
+    if (qv !== undefined) this.peer.setLastSeenQuorumVerifier(qv);
+  }
+
+  /**
+   * COMMITANDACTIVATE: activate the reconfig's config, then commit it as a COMMIT. When this
+   * server's role or its leader changes (another designated leader), it leaves and elects again.
+   */
+  private onCommitAndActivate(zxid: Zxid, designatedLeader: number): void {
+    const entry = [...this.pendingTxns, ...this.notLogged].find((e) => e.header.zxid === zxid);
+    const qv = entry === undefined ? undefined : reconfigTarget(entry);
+    if (qv === undefined) return this.flag("commitInconsistent", `COMMITANDACTIVATE ${zxidHex(zxid)} of no pending reconfig`);
+    const major = this.peer.processReconfig(qv, designatedLeader, this.leaderSid);
+    this.onCommit(zxid);
+    if (major && this.running) this.peer.roleEnded("changes proposed in reconfig");
+  }
+
+  /** INFORMANDACTIVATE: an observer's COMMITANDACTIVATE, with the txn. */
+  private onInformAndActivate(entry: TxnEntry, designatedLeader: number): void {
+    const qv = reconfigTarget(entry);
+    if (qv === undefined) return this.flag("commitInconsistent", `INFORMANDACTIVATE ${zxidHex(entry.header.zxid)} carries no reconfig`);
+    const major = this.peer.processReconfig(qv, designatedLeader, this.leaderSid);
+    this.onInform(entry);
+    if (major && this.running) this.peer.roleEnded("changes proposed in reconfig");
   }
 
   // ---- logging and delivery --------------------------------------------------------------

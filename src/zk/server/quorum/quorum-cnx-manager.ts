@@ -81,12 +81,17 @@ export class QuorumCnxManager {
   constructor(
     private readonly ctx: NodeContext,
     readonly mySid: number,
-    private readonly view: QuorumVerifier,
+    private view: QuorumVerifier,
     options: QuorumCnxManagerOptions = {},
   ) {
     this.electionPort = options.electionPort ?? ELECTION_PORT;
     this.cnxTimeoutMs = options.cnxTimeoutMs ?? CNX_TIMEOUT_MS;
     this.handler = options.onMessage;
+  }
+
+  /** A reconfig committed: peers are found in the new configuration (`connectNewPeers`). */
+  setView(view: QuorumVerifier): void {
+    this.view = view;
   }
 
   /** Sets the receive callback (FastLeaderElection's WorkerReceiver). */

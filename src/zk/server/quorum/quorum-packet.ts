@@ -21,7 +21,11 @@ export type QuorumPacket =
   | { kind: "PROPOSAL"; zxid: Zxid; entry: TxnEntry }
   | { kind: "COMMIT"; zxid: Zxid }
   | { kind: "INFORM"; zxid: Zxid; entry: TxnEntry }
-  | { kind: "NEWLEADER"; zxid: Zxid }
+  /** `config`: the leader's last seen config (3.5+, with reconfigEnabled), activated by the learner at UPTODATE. */
+  | { kind: "NEWLEADER"; zxid: Zxid; config?: string }
+  /** A reconfig committed: commit `zxid` and activate its config; `designatedLeader` leads from now on. */
+  | { kind: "COMMITANDACTIVATE"; zxid: Zxid; designatedLeader: number }
+  | { kind: "INFORMANDACTIVATE"; zxid: Zxid; entry: TxnEntry; designatedLeader: number }
   | { kind: "UPTODATE" }
   | { kind: "ACK"; zxid: Zxid }
   /** Leader → learner: zxid = last proposed. Learner → leader: its session touch table. */

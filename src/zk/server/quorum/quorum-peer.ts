@@ -28,6 +28,9 @@ import type { BugId } from "../bug-id.js";
 import { ReadOnlyZooKeeperServer } from "./read-only-zoo-keeper-server.js";
 import { resolveQuorumTiming, type QuorumTimingChoice, type ResolvedQuorumTiming } from "./quorum-timing.js";
 import { invariant } from "../../../base/errors.js";
+import { CONFIG_PATH } from "../../proto/path-utils.js";
+import { WALL_CLOCK_BASE_MS } from "../zoo-keeper-server.js";
+import { parseConfigText } from "./quorum-server-spec.js";
 
 export interface QuorumPeerConfig {
   myid: number;
@@ -44,6 +47,14 @@ export interface QuorumPeerConfig {
   readOnlyModeEnabled?: boolean;
   /** Election and leader-connect timings: a profile and settings over it (quorum-timing.ts); absent = the "zksim-classic" profile. */
   timing?: QuorumTimingChoice;
+  /**
+   * `reconfigEnabled` (3.8 default false): dynamic reconfiguration (docs/zookeeper.md §7.10). With
+   * it, /zookeeper/config holds the configuration, the last seen and committed configs are kept
+   * and persisted, and reconfig requests are accepted (subject to the ACL gate).
+   */
+  reconfigEnabled?: boolean;
+  /** `standaloneEnabled` (3.8 default true): a reconfig must then leave at least 2 voters. */
+  standaloneEnabled?: boolean;
 }
 
 /** QuorumPeer.run's grace period before a LOOKING peer starts its read-only server: max(2 s, tickTime). */
@@ -59,12 +70,17 @@ export const DEFAULT_QUORUM_CONFIG = {
 };
 
 const ACCEPTED_EPOCH_FILE = "acceptedEpoch";
+/** The committed configuration as 3.8's dynamic config file holds it (`zoo.cfg.dynamic.<version>`). */
+const DYNAMIC_CONFIG_FILE = "zoo.cfg.dynamic";
 const CURRENT_EPOCH_FILE = "currentEpoch";
 
 export class QuorumPeer {
   readonly config: QuorumPeerConfig;
   readonly timing: ResolvedQuorumTiming;
-  readonly qv: QuorumVerifier;
+  /** The committed configuration (`getQuorumVerifier`). */
+  private committedQv: QuorumVerifier;
+  /** The last configuration proposed or seen (`getLastSeenQuorumVerifier`); the committed one when none is pending. */
+  private lastSeenQv: QuorumVerifier;
   readonly zkDb: ZKDatabase;
   readonly fle: FastLeaderElection;
   private readonly qcm: QuorumCnxManager;
@@ -84,34 +100,158 @@ export class QuorumPeer {
   ) {
     this.config = config;
     this.timing = resolveQuorumTiming(config.timing ?? { profile: "zksim-classic" });
-    this.qv = new QuorumVerifier(config.members);
+    this.committedQv = this.loadQuorumVerifier(config.members);
+    this.lastSeenQv = this.committedQv;
     const serverConfig = { ...DEFAULT_SERVER_CONFIG, ...config.server };
     this.zkDb = newZKDatabase(ctx, serverConfig);
     this.zkDb.loadDataBase();
+    if (this.reconfigEnabled) {
+      this.adoptConfigFromTree();
+      this.ctx.annotate("zab.config.activated", { sid: this.myid, version: zxidHex(this.committedQv.version), config: this.committedQv.toString() });
+    }
     const fromLog = zxidEpoch(this.zkDb.lastProcessedZxid);
     this.currentEpoch = this.readEpoch(CURRENT_EPOCH_FILE) ?? fromLog;
     this.acceptedEpoch = this.readEpoch(ACCEPTED_EPOCH_FILE) ?? this.currentEpoch;
     this.announceRecovered();
-    this.qcm = new QuorumCnxManager(ctx, config.myid, this.qv, { cnxTimeoutMs: this.timing.cnxTimeoutMs });
+    this.qcm = new QuorumCnxManager(ctx, config.myid, this.committedQv, { cnxTimeoutMs: this.timing.cnxTimeoutMs });
     this.fle = new FastLeaderElection({
       ctx,
       myid: config.myid,
-      qv: this.qv,
+      qv: this.committedQv,
       manager: this.qcm,
       getLastLoggedZxid: () => this.zkDb.lastProcessedZxid,
       getCurrentEpoch: () => this.currentEpoch,
       onElected: (vote, state) => this.onElected(vote, state),
+      onNewerConfig: (text) => this.onNewerConfigGossip(text),
+      nonMemberAllowed: this.reconfigEnabled,
       zk1419: this.hasBug("ZK-1419"),
       ignoreZxid: config.server.canary === "fle-ignores-zxid",
       minNotificationIntervalMs: this.timing.minNotificationIntervalMs,
       maxNotificationIntervalMs: this.timing.maxNotificationIntervalMs,
     });
+    if (this.lastSeenQv !== this.committedQv) this.fle.setQuorumVerifiers(this.committedQv, this.lastSeenQv);
     this.fle.start();
     this.lookForLeader();
   }
 
   get myid(): number {
     return this.config.myid;
+  }
+
+  get reconfigEnabled(): boolean {
+    return this.config.reconfigEnabled === true;
+  }
+
+  /** The committed configuration. */
+  get qv(): QuorumVerifier {
+    return this.committedQv;
+  }
+
+  /** The last configuration seen: a proposed reconfig's while it is pending, else the committed one. */
+  get lastSeenQuorumVerifier(): QuorumVerifier {
+    return this.lastSeenQv;
+  }
+
+  /** The configurations a quorum must come from: the committed one, and the pending one if any. */
+  get quorumVerifiers(): QuorumVerifier[] {
+    return this.lastSeenQv.version > this.committedQv.version ? [this.committedQv, this.lastSeenQv] : [this.committedQv];
+  }
+
+  // ---- dynamic reconfiguration (docs/zookeeper.md §7.10) -----------------------------------
+
+  /** The committed config from the dynamic config file, else the static one. */
+  private loadQuorumVerifier(members: QuorumServer[]): QuorumVerifier {
+    const recs = this.ctx.disk.read(DYNAMIC_CONFIG_FILE);
+    const last = recs[recs.length - 1];
+    if (typeof last === "string") {
+      const parsed = parseConfigText(last, 0n);
+      if (parsed.ok) return parsed.value;
+    }
+    return new QuorumVerifier(members);
+  }
+
+  /** The config text in /zookeeper/config, if it parses. */
+  private configInTree(): QuorumVerifier | undefined {
+    const data = this.zkDb.dataTree.getNode(CONFIG_PATH)?.data;
+    if (data === undefined || data === null || data.length === 0) return undefined;
+    const parsed = parseConfigText(new TextDecoder().decode(data), 0n);
+    return parsed.ok ? parsed.value : undefined;
+  }
+
+  /**
+   * After loading the tree: a reconfig logged but not known committed (its version above the
+   * dynamic file's) is the last seen config — 3.8 keeps it in `zoo.cfg.dynamic.next`; here the
+   * txn log is that record. Otherwise /zookeeper/config gets the committed config.
+   */
+  private adoptConfigFromTree(): void {
+    const inTree = this.configInTree();
+    if (inTree !== undefined && inTree.version > this.lastSeenQv.version) {
+      this.lastSeenQv = inTree;
+      this.ctx.annotate("zab.config.next", { sid: this.myid, version: zxidHex(inTree.version), config: inTree.toString() });
+    } else {
+      this.initConfigInZKDatabase();
+    }
+  }
+
+  /** `ZKDatabase.initConfigInZKDatabase`: the committed config into /zookeeper/config (version −1, mzxid = its version). */
+  private initConfigInZKDatabase(): void {
+    const qv = this.committedQv;
+    const text = qv.toString();
+    const node = this.zkDb.dataTree.getNode(CONFIG_PATH);
+    if (node !== undefined && node.data !== null && new TextDecoder().decode(node.data) === text && node.stat.mzxid === qv.version) return;
+    this.zkDb.dataTree.setData(CONFIG_PATH, new TextEncoder().encode(text), -1, qv.version, WALL_CLOCK_BASE_MS + this.ctx.nowMs());
+  }
+
+  /** `setLastSeenQuorumVerifier`: a newer config was proposed (or logged); quorums now need it too. */
+  setLastSeenQuorumVerifier(qv: QuorumVerifier): void {
+    if (!this.reconfigEnabled || qv.version <= this.lastSeenQv.version) return;
+    this.lastSeenQv = qv;
+    this.fle.setQuorumVerifiers(this.committedQv, this.lastSeenQv);
+    this.ctx.annotate("zab.config.next", { sid: this.myid, version: zxidHex(qv.version), config: qv.toString() });
+  }
+
+  /**
+   * `QuorumPeer.processReconfig`: `qv` is now the committed configuration — persisted, put in
+   * /zookeeper/config, used by the election. True when the change is major for this server: its
+   * learner type changes (participant, observer, or not a member), or its leader does (the
+   * designated one differs, or, with none designated, its leader is no longer a voter); the
+   * caller then leaves its role and elects again.
+   */
+  processReconfig(qv: QuorumVerifier, designatedLeader: number | undefined, currentLeader: number): boolean {
+    if (!this.reconfigEnabled || qv.version <= this.committedQv.version) return false;
+    const prev = this.committedQv;
+    this.committedQv = qv;
+    if (qv.version > this.lastSeenQv.version) this.lastSeenQv = qv;
+    this.persistQuorumVerifier(qv);
+    this.initConfigInZKDatabase();
+    this.fle.setQuorumVerifiers(this.committedQv, this.lastSeenQv);
+    this.qcm.setView(qv);
+    this.ctx.annotate("zab.config.activated", { sid: this.myid, version: zxidHex(qv.version), config: qv.toString(), ...(designatedLeader !== undefined ? { designatedLeader } : {}) });
+    const roleChange = learnerTypeOf(prev, this.myid) !== learnerTypeOf(qv, this.myid);
+    const leaderChange = designatedLeader !== undefined ? designatedLeader !== currentLeader : !qv.isVoter(currentLeader);
+    return roleChange || leaderChange;
+  }
+
+  /**
+   * The dynamic config file. A write that fails (a full disk) leaves the old file and the server
+   * goes on, as 3.8's `setQuorumVerifier` logs the IOException and goes on: after a restart the
+   * server starts from the older config and learns the new one from its leader or by gossip.
+   */
+  private persistQuorumVerifier(qv: QuorumVerifier): void {
+    const text = qv.toString();
+    if (this.ctx.disk.replace(DYNAMIC_CONFIG_FILE, [text], [text.length]).ok) this.ctx.disk.fsync(DYNAMIC_CONFIG_FILE, () => undefined);
+  }
+
+  /**
+   * FastLeaderElection gossip: a notification carried a newer config. A LOOKING peer takes it
+   * as committed (3.8's `processReconfig(rqv, null, null, false)` from the receiver thread) and
+   * goes on electing under it; a peer with a role learns it from its leader instead.
+   */
+  private onNewerConfigGossip(text: string): void {
+    if (!this.reconfigEnabled || this.state !== "LOOKING") return;
+    const parsed = parseConfigText(text, 0n);
+    if (!parsed.ok || parsed.value.version <= this.committedQv.version) return;
+    this.processReconfig(parsed.value, undefined, -1);
   }
 
   hasBug(id: BugId): boolean {
@@ -254,6 +394,7 @@ export class QuorumPeer {
     const observer = role instanceof Learner && role.isObserver;
     const backToLooking = (): void => {
       this.recoverTreeAfterRole(unpersistedSnap);
+      if (this.reconfigEnabled) this.adoptConfigFromTree();
       if (this.preZab10) this.acceptedEpoch = this.currentEpoch = zxidEpoch(this.zkDb.lastProcessedZxid);
       if (observer) this.waitForObserverElectionDelay();
       else this.lookForLeader();
@@ -342,8 +483,13 @@ export class QuorumPeer {
 
   /** Nodes of the voting members other than me (for learners to find the leader). */
   hostOf(sid: number): string {
-    const m = this.qv.allMembers.get(sid);
+    const m = this.lastSeenQv.allMembers.get(sid) ?? this.committedQv.allMembers.get(sid);
     if (m === undefined) throw new Error(`no member with sid ${sid}`);
     return m.host;
   }
+}
+
+/** A server's learner type in a config: a voter, an observer, or not a member (3.8's non-voting participant). */
+function learnerTypeOf(qv: QuorumVerifier, sid: number): "participant" | "observer" | "none" {
+  return qv.allMembers.get(sid)?.role ?? "none";
 }

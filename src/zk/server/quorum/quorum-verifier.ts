@@ -8,8 +8,10 @@
  * Invariants: sids are unique non-negative integers; at least one participant exists; any two
  * quorums of the same configuration intersect in a voter.
  *
- * Departures from 3.8 (none observable by election): dynamic reconfiguration (version,
- * "next config", QuorumHierarchical weights and groups, the 2-node oracle) is not modelled.
+ * Dynamic reconfiguration (3.5+): a configuration carries its `version`, the zxid of the reconfig
+ * txn that made it (0 for the static one), printed in hex as 3.8 does; `quorum-server-spec.ts`
+ * parses the `server.N=…` text back. Departures from 3.8 (none observable by election):
+ * QuorumHierarchical weights and groups and the 2-node oracle are not modelled.
  * `QuorumMaj.getWeight` is 1 for every sid in Java; here a non-voter weighs 0, which is what
  * docs/zookeeper.md §7.1 states and is equivalent there because FastLeaderElection already
  * ignores notifications whose proposed leader is not a voter (`validVoter(n.leader)`).
@@ -24,6 +26,8 @@ export interface QuorumServer {
   /** The simulated node the server runs on (ZooKeeper's hostname). */
   host: string;
   role: LearnerType;
+  /** The client address after `;` in the server spec (`0.0.0.0:2181`), when the config gives one. */
+  clientAddress?: string;
 }
 
 export class QuorumVerifier {
@@ -33,7 +37,11 @@ export class QuorumVerifier {
   /** `votingMembers.size / 2`, rounded down: a quorum has strictly more voters than this. */
   readonly half: number;
 
-  constructor(servers: readonly QuorumServer[]) {
+  constructor(
+    servers: readonly QuorumServer[],
+    /** The zxid of the reconfig that made this configuration; 0 for the static one. */
+    readonly version: bigint = 0n,
+  ) {
     const all = new Map<number, QuorumServer>();
     const voting = new Map<number, QuorumServer>();
     const observing = new Map<number, QuorumServer>();
@@ -42,7 +50,7 @@ export class QuorumVerifier {
       if (!Number.isSafeInteger(s.sid) || s.sid < 0) throw new UserInputError(`QuorumVerifier: sid must be an integer ≥ 0, got ${String(s.sid)}`);
       if (all.has(s.sid)) throw new UserInputError(`QuorumVerifier: duplicate sid ${s.sid}`);
       if (s.role !== "participant" && s.role !== "observer") throw new UserInputError(`QuorumVerifier: server.${s.sid} has unknown role "${String(s.role)}"`);
-      const copy: QuorumServer = { sid: s.sid, host: s.host, role: s.role };
+      const copy: QuorumServer = { sid: s.sid, host: s.host, role: s.role, ...(s.clientAddress !== undefined ? { clientAddress: s.clientAddress } : {}) };
       all.set(s.sid, copy);
       (s.role === "participant" ? voting : observing).set(s.sid, copy);
     }
@@ -79,10 +87,31 @@ export class QuorumVerifier {
     return undefined;
   }
 
-  /** The config text as 3.8 prints it (`server.N=host:2888:3888:role`, then `version=0`). */
+  /** The config text as 3.8 prints it (`server.N=host:2888:3888:role[;client]`, then `version=<hex>`). */
   toString(): string {
-    const lines = [...this.allMembers.values()].map((s) => `server.${s.sid}=${s.host}:2888:3888:${s.role}`);
-    lines.push("version=0");
+    const lines = [...this.allMembers.values()].map((s) => `server.${s.sid}=${serverSpec(s)}`);
+    lines.push(`version=${this.version.toString(16)}`);
     return lines.join("\n");
   }
+
+  /** The same members with another version (`QuorumVerifier.setVersion`). */
+  withVersion(version: bigint): QuorumVerifier {
+    return new QuorumVerifier([...this.allMembers.values()], version);
+  }
+
+  /** Same members, roles and addresses (the version aside). */
+  sameMembers(other: QuorumVerifier): boolean {
+    if (other.allMembers.size !== this.allMembers.size) return false;
+    for (const [sid, s] of this.allMembers) {
+      const o = other.allMembers.get(sid);
+      if (o === undefined || serverSpec(o) !== serverSpec(s)) return false;
+    }
+    return true;
+  }
+}
+
+/** `host:2888:3888:role` plus `;client` when the member has a client address. */
+export function serverSpec(s: QuorumServer): string {
+  const base = `${s.host}:2888:3888:${s.role}`;
+  return s.clientAddress === undefined ? base : `${base};${s.clientAddress}`;
 }

@@ -60,6 +60,8 @@ export const QUORUM_PACKET_BOOK: Readonly<Record<QuorumPacketType, BookTerm>> = 
   ACK: { phase: "broadcast", message: "ACK", note: "the txn is logged (fsynced) on the follower" },
   COMMIT: { phase: "broadcast", message: "COMMIT", note: "a quorum ACKed: deliver in zxid order" },
   INFORM: { phase: "broadcast", message: "COMMIT", note: "to an observer, carrying the txn itself (observers get no PROPOSE)" },
+  COMMITANDACTIVATE: { phase: "broadcast", message: "COMMIT", note: "the commit of a reconfig: also activate its config, with the leader it designates (3.5+)" },
+  INFORMANDACTIVATE: { phase: "broadcast", message: "COMMIT", note: "INFORM of a reconfig to an observer: also activate its config (3.5+)" },
   PING: { phase: undefined, message: undefined, note: "heartbeat (心跳检测), both ways, in every phase once the learner is connected" },
   REQUEST: { phase: "broadcast", message: undefined, note: "a client write forwarded by a learner; the leader PROPOSEs it" },
   REVALIDATE: { phase: undefined, message: undefined, note: "session revalidation when a client reconnects to a learner; not part of Zab" },

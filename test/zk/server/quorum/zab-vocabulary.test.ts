@@ -11,10 +11,11 @@ import {
   type QuorumPacketType,
 } from "../../../../src/zk/server/quorum/zab-vocabulary.js";
 
-/** Every quorum packet type the simulator has (docs/zookeeper.md §7.2 without the reconfig variants). */
+/** Every quorum packet type the simulator has (docs/zookeeper.md §7.2). */
 const PACKET_TYPES: readonly QuorumPacketType[] = [
   "REQUEST", "PROPOSAL", "ACK", "COMMIT", "PING", "REVALIDATE", "SYNC", "INFORM", "NEWLEADER",
   "FOLLOWERINFO", "UPTODATE", "DIFF", "TRUNC", "SNAP", "OBSERVERINFO", "LEADERINFO", "ACKEPOCH",
+  "COMMITANDACTIVATE", "INFORMANDACTIVATE",
 ];
 
 describe("zk: quorum: the book's ZAB vocabulary", () => {

@@ -1,0 +1,40 @@
+// Dynamic reconfiguration: the three scenarios pass and are deterministic, the swarm gives the
+// same trace for the same seed, and the two canaries (a config activated before a quorum of the
+// new config ACKed; a removed leader that keeps leading) are caught by the reconfig checkers.
+import { describe, expect, it } from "vitest";
+import { loadScenario } from "../../src/cli/scenario-files.js";
+import { runScenario } from "../../src/scenario/run.js";
+
+describe("scenario: reconfig", () => {
+  for (const name of ["reconfig-add-server", "reconfig-remove-leader", "reconfig-partition"]) {
+    it(`${name}: passes, the same seed twice gives the same trace`, async () => {
+      const scenario = loadScenario(name);
+      const r = await runScenario(scenario, { seed: 1 });
+      expect(r.violations).toEqual([]);
+      expect((await runScenario(scenario, { seed: 1 })).traceHash).toBe(r.traceHash);
+    });
+  }
+
+  it("reconfig-swarm: the same seed twice gives the same trace", async () => {
+    const scenario = loadScenario("reconfig-swarm");
+    const r = await runScenario(scenario, { seed: 2 });
+    expect(r.violations).toEqual([]);
+    expect((await runScenario(scenario, { seed: 2 })).traceHash).toBe(r.traceHash);
+  });
+
+  it("catches reconfig-activates-early (reconfig.joint-quorum)", async () => {
+    const r = await runScenario(loadScenario("reconfig-add-server"), { seed: 1, canary: "reconfig-activates-early" });
+    expect(r.violations.find((v) => v.checker === "reconfig.joint-quorum")?.message).toMatch(/not a quorum of config 0x[0-9a-f]+ \(voters 1,2,3,4,5\)/);
+  });
+
+  it("catches removed-leader-keeps-leading (reconfig.removed-leader)", async () => {
+    const r = await runScenario(loadScenario("reconfig-remove-leader"), { seed: 1, canary: "removed-leader-keeps-leading" });
+    expect(r.violations.find((v) => v.checker === "reconfig.removed-leader")?.message).toMatch(/does not count it as a voter/);
+  });
+
+  it("rejects joiners without reconfigEnabled, naming it", () => {
+    const scenario = loadScenario("reconfig-add-server");
+    const bad = { ...scenario, workload: { ...scenario.workload, params: { ...scenario.workload.params, reconfigEnabled: false } } };
+    return expect(runScenario(bad, { seed: 1 })).rejects.toThrow(/workload.joiners: .*reconfigEnabled/);
+  });
+});
