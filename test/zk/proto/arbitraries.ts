@@ -115,7 +115,7 @@ export function requestRecord(kind: RequestKind): fc.Arbitrary<RequestRecord> {
     case "GetSASLRequest":
       return fc.record({ kind: fc.constant(kind), token: bytes });
     case "ReconfigRequest":
-      return fc.record({ kind: fc.constant(kind), joiningServers: fc.option(str), leavingServers: fc.option(str), newMembers: fc.option(str), curConfigId: long });
+      return fc.record({ kind: fc.constant(kind), joiningServers: fc.option(str, { nil: null }), leavingServers: fc.option(str, { nil: null }), newMembers: fc.option(str, { nil: null }), curConfigId: long });
     case "Empty":
       return fc.constant({ kind });
   }
