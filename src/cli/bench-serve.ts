@@ -12,10 +12,14 @@
  *   median (and min, max) of `CRASH_ROUNDS` rounds, each with the crashed member brought back
  *   and a fresh client on the new leader. The figure is mostly the client's own reconnect
  *   pauses (as Java's ClientCnxn: a random sleep of up to 1 s before each attempt, 1 s more
- *   after a full cycle of the host list), so one round alone says little.
+ *   after a full cycle of the host list), so one round alone says little;
+ * - `leader_crash_to_new_leader`: in the same rounds, from the crash to a new leader with a
+ *   follower, polled with `srvr` on the surviving members every `RETRY_MS`: the ensemble's own
+ *   failover, without the client's pauses.
  *
  * Where ZooKeeper is not installed or its ensemble does not come up, its figures are left out
- * and stderr says why. `ZKSIM_BENCH_SERVE=zksim` measures serve only, and
+ * and stderr says why. With `ZKSIM_PORT_RANGE=lo-hi` every port (serve's, the real members')
+ * comes from that range. `ZKSIM_BENCH_SERVE=zksim` measures serve only, and
  * `ZKSIM_BENCH_SERVE_WINDOW_MS` shortens the ops/s window (the smoke test uses both). Every child process is started in its own process group and stopped by
  * its PID; temp directories are removed.
  */
@@ -28,7 +32,7 @@ import { connectOverTcp, type TcpClient } from "../runtime/tcp-client.js";
 import { isKeeperException } from "../zk/client/keeper-exception.js";
 import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js";
 import { askFourLetterWord } from "../conformance/runner.js";
-import { ZK_SERVER_SH, freePort, realZooKeeperInstalled, spawnProcessGroup, stopProcessGroup } from "../conformance/real-zookeeper.js";
+import { ZK_SERVER_SH, freePort, freePorts, realZooKeeperInstalled, spawnProcessGroup, stopProcessGroup } from "../conformance/real-zookeeper.js";
 import { sendControlLine } from "./commands/ctl.js";
 import type { Figure } from "./bench.js";
 import { UserInputError } from "../sim/errors.js";
@@ -116,7 +120,7 @@ async function startZksimServe(): Promise<Ensemble> {
 /** A real ZooKeeper 3.8 ensemble: three members on 127.0.0.1, each with its own dir and ports. */
 async function startRealEnsemble(): Promise<Ensemble> {
   const dir = mkdtempSync(join(tmpdir(), "zksim-bench-zk-"));
-  const ports = await Promise.all(Array.from({ length: 9 }, () => freePort()));
+  const ports = await freePorts(9);
   const clientPorts = ports.slice(0, 3);
   const servers = [1, 2, 3].map((sid) => `server.${sid}=127.0.0.1:${ports[2 + sid]}:${ports[5 + sid]}`);
   const member = (sid: number) => {
@@ -197,28 +201,58 @@ async function opsPerSecond(op: () => Promise<unknown>, windowMs: number): Promi
   return Math.round((done / ((performance.now() - start) / 1000)) * 10) / 10;
 }
 
-/** From the leader's crash to the first acknowledged setData, in ms. */
-async function crashToWrite(e: Ensemble, client: TcpClient, leader: number): Promise<number> {
+/** A crash round's two times: to a new leader with a follower (`srvr`), and to the client's first acknowledged setData, in ms. */
+interface CrashTimes {
+  leaderMs: number;
+  writeMs: number;
+}
+
+/** From the leader's crash to the first acknowledged setData, and to the new leader serving with a follower (polled with `srvr`), in ms. */
+async function crashToWrite(e: Ensemble, client: TcpClient, leader: number): Promise<CrashTimes> {
   const data = new TextEncoder().encode("after-crash");
+  const others = e.clientPorts.filter((_, i) => i !== leader);
   const start = performance.now();
+  const timedOut = () => performance.now() - start > CRASH_TIMEOUT_MS;
   await e.crashLeader(leader);
-  for (;;) {
-    try {
-      await client.zk.setData(BENCH_PATH, data, -1);
-      return Math.round(performance.now() - start);
-    } catch (err) {
-      if (!isKeeperException(err)) throw err;
+  const newLeader = (async () => {
+    for (;;) {
+      const m = await modes(others);
+      if (m.includes("leader") && m.includes("follower")) return Math.round(performance.now() - start);
+      if (timedOut()) throw new Error(`${e.bench}: no new leader with a follower within ${CRASH_TIMEOUT_MS} ms of the leader's crash`);
+      await sleep(RETRY_MS);
     }
-    if (performance.now() - start > CRASH_TIMEOUT_MS) throw new Error(`${e.bench}: no write acknowledged within ${CRASH_TIMEOUT_MS} ms of the leader's crash`);
-    await sleep(RETRY_MS);
-  }
+  })();
+  const write = (async () => {
+    for (;;) {
+      try {
+        await client.zk.setData(BENCH_PATH, data, -1);
+        return Math.round(performance.now() - start);
+      } catch (err) {
+        if (!isKeeperException(err)) throw err;
+      }
+      if (timedOut()) throw new Error(`${e.bench}: no write acknowledged within ${CRASH_TIMEOUT_MS} ms of the leader's crash`);
+      await sleep(RETRY_MS);
+    }
+  })();
+  const [leaderMs, writeMs] = await Promise.all([newLeader, write]);
+  return { leaderMs, writeMs };
+}
+
+/** The median, min and max of `values` as three figures named `metric`, `metric_min`, `metric_max`. */
+function spread(bench: string, metric: string, values: readonly number[]): Figure[] {
+  const sorted = [...values].sort((a, b) => a - b);
+  return [
+    { bench, metric, value: sorted[Math.floor(sorted.length / 2)]!, unit: "ms" },
+    { bench, metric: `${metric}_min`, value: sorted[0]!, unit: "ms" },
+    { bench, metric: `${metric}_max`, value: sorted[sorted.length - 1]!, unit: "ms" },
+  ];
 }
 
 async function measure(e: Ensemble, windowMs: number): Promise<Figure[]> {
   let leader = await leaderIndex(e.clientPorts, START_TIMEOUT_MS, e.bench);
   let client = await clientOnLeader(e, leader);
   const figures: Figure[] = [];
-  const crashMs: number[] = [];
+  const crashes: CrashTimes[] = [];
   let onLeader = 0;
   try {
     await client.zk.create(BENCH_PATH, new Uint8Array(0), Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT).catch((err: unknown) => {
@@ -234,18 +268,16 @@ async function measure(e: Ensemble, windowMs: number): Promise<Figure[]> {
         client = await clientOnLeader(e, leader);
       }
       if (client.connectedTo() === `127.0.0.1:${e.clientPorts[leader]}`) onLeader++;
-      crashMs.push(await crashToWrite(e, client, leader));
+      crashes.push(await crashToWrite(e, client, leader));
       await e.restart(leader);
     }
   } finally {
     client.abandon();
   }
-  crashMs.sort((a, b) => a - b);
   return [
     ...figures,
-    { bench: e.bench, metric: "leader_crash_to_write", value: crashMs[Math.floor(crashMs.length / 2)]!, unit: "ms" },
-    { bench: e.bench, metric: "leader_crash_to_write_min", value: crashMs[0]!, unit: "ms" },
-    { bench: e.bench, metric: "leader_crash_to_write_max", value: crashMs[crashMs.length - 1]!, unit: "ms" },
+    ...spread(e.bench, "leader_crash_to_write", crashes.map((c) => c.writeMs)),
+    ...spread(e.bench, "leader_crash_to_new_leader", crashes.map((c) => c.leaderMs)),
     { bench: e.bench, metric: "crash_rounds_client_on_leader", value: onLeader, unit: "count" },
   ];
 }

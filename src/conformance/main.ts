@@ -6,9 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { startServe } from "../serve/serve-session.js";
-import { fourLetterWhitelist, settingsFromFlags } from "../serve/zoo-cfg.js";
-import { CONFORMANCE_SCRIPTS, CONFORMANCE_SUPER_DIGEST } from "./scripts.js";
-import { SUPER_DIGEST_PROPERTY, serveAuthFrom } from "../serve/server-auth.js";
+import { CONFORMANCE_JVM_FLAGS, CONFORMANCE_SCRIPTS, conformanceServeSettings } from "./scripts.js";
 import { compareSuite, formatReport, readGolden, runSuite, writeGoldens } from "./suite.js";
 import { freePort, realZooKeeperInstalled, startRealZooKeeper } from "./real-zookeeper.js";
 
@@ -19,7 +17,7 @@ async function main(argv: string[]): Promise<number> {
     if (!realZooKeeperInstalled()) {
       console.error("conformance: no real ZooKeeper (apt-get install -y zookeeper); comparing with the committed golden transcripts");
     } else {
-      const real = await startRealZooKeeper(60_000, `-D${SUPER_DIGEST_PROPERTY}=${CONFORMANCE_SUPER_DIGEST}`);
+      const real = await startRealZooKeeper(60_000, CONFORMANCE_JVM_FLAGS);
       try {
         console.log(`conformance: recording from ${real.version} on 127.0.0.1:${real.port}`);
         writeGoldens(GOLDEN_DIR, await runSuite(CONFORMANCE_SCRIPTS, real), real.version);
@@ -29,12 +27,8 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   const goldens = CONFORMANCE_SCRIPTS.map((s) => readGolden(GOLDEN_DIR, s.name));
-  const base = settingsFromFlags(1, 0, 2181);
-  // As the real server is configured: every four-letter word allowed.
-  const auth = serveAuthFrom(new Map([[SUPER_DIGEST_PROPERTY, CONFORMANCE_SUPER_DIGEST]]), () => "", () => undefined);
   const clientPort = process.env.ZKSIM_PORT_RANGE === undefined ? 0 : await freePort();
-  const settings = { ...base, members: base.members.map((m) => ({ ...m, clientPort })), fourLetterWords: fourLetterWhitelist("*"), auth };
-  const serve = await startServe({ settings, seed: 1, out: () => {} });
+  const serve = await startServe({ settings: conformanceServeSettings(clientPort), seed: 1, out: () => {} });
   try {
     const port = [...serve.clientPorts.values()][0]!;
     const report = compareSuite(goldens, await runSuite(CONFORMANCE_SCRIPTS, { host: "127.0.0.1", port }));

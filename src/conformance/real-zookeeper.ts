@@ -36,6 +36,30 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free port in ZKSIM_PORT_RANGE ${process.env.ZKSIM_PORT_RANGE}`);
 }
 
+/** `n` distinct ports free on 127.0.0.1 right now (each held until all are found), from `ZKSIM_PORT_RANGE` when set. */
+export async function freePorts(n: number): Promise<number[]> {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.ZKSIM_PORT_RANGE ?? "");
+  const held: net.Server[] = [];
+  try {
+    for (let port = range === null ? 0 : Number(range[1]); held.length < n; port++) {
+      if (range !== null && port > Number(range[2])) throw new Error(`no ${n} free ports in ZKSIM_PORT_RANGE ${process.env.ZKSIM_PORT_RANGE}`);
+      const probe = await holdPort(range === null ? 0 : port).catch(() => undefined);
+      if (probe !== undefined) held.push(probe);
+    }
+    return held.map((p) => (p.address() as net.AddressInfo).port);
+  } finally {
+    await Promise.all(held.map((p) => new Promise<void>((resolve) => p.close(() => resolve()))));
+  }
+}
+
+function holdPort(port: number): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.on("error", reject);
+    probe.listen(port, "127.0.0.1", () => resolve(probe));
+  });
+}
+
 function listenOnce(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();

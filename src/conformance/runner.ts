@@ -239,7 +239,7 @@ function wireExchange(target: ConformanceTarget, bursts: readonly WireBurst[], n
         if (seen.length === 0) seen.push({ connected: { timeOutMs: payload.readInt32BE(4) } });
         else {
           const zxid = payload.readBigInt64BE(4);
-          seen.push({ xid: payload.readInt32BE(0), err: codeName(payload.readInt32BE(12)), zxid: zxid <= 0n ? Number(zxid) : relativeZxid(zxid, norm) });
+          seen.push({ xid: payload.readInt32BE(0), err: codeName(payload.readInt32BE(12)), zxid: zxid <= 0n ? Number(zxid) : relativeZxid(zxid, norm), bodyBytes: payload.length - 16 });
         }
       }
     });

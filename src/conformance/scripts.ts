@@ -9,6 +9,10 @@
  * two sessions without a barrier (`events` waits for a round trip), and it records no wall time.
  */
 import { createHash } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { JAAS_PROPERTY, SUPER_DIGEST_PROPERTY, serveAuthFrom } from "../serve/server-auth.js";
+import { fourLetterWhitelist, settingsFromFlags, type ServeSettings } from "../serve/zoo-cfg.js";
 import { Op } from "../zk/client/op.js";
 import { AddWatchMode, CreateMode, Ids, Perms, WatcherType, type ACL } from "../zk/proto/records.js";
 import type { ConformanceScript } from "./runner.js";
@@ -33,6 +37,25 @@ function digestAcl(user: string, password: string, perms: number): ACL {
  * `SERVER_JVMFLAGS`, `zksim serve` through its auth settings. Harmless to every other script.
  */
 export const CONFORMANCE_SUPER_DIGEST = "super:GcMT0ijsx21yLyTWAWMqFV/azZE=";
+
+/** The JAAS file both servers start with: a Client section and no Server section, so no SASL login (conformance/). */
+export const CONFORMANCE_JAAS_FILE = fileURLToPath(new URL("../../conformance/jaas-without-server.conf", import.meta.url));
+
+/** The system properties both servers start with: the super digest, and the JAAS file without a Server section. */
+const CONFORMANCE_SERVER_PROPERTIES: ReadonlyMap<string, string> = new Map([
+  [SUPER_DIGEST_PROPERTY, CONFORMANCE_SUPER_DIGEST],
+  [JAAS_PROPERTY, CONFORMANCE_JAAS_FILE],
+]);
+
+/** Those properties as the real server's `SERVER_JVMFLAGS`. */
+export const CONFORMANCE_JVM_FLAGS = [...CONFORMANCE_SERVER_PROPERTIES].map(([k, v]) => `-D${k}=${v}`).join(" ");
+
+/** `zksim serve`'s settings as the real server is configured: one server on `clientPort` (0: any), every four-letter word allowed, those properties. */
+export function conformanceServeSettings(clientPort: number): ServeSettings {
+  const base = settingsFromFlags(1, 0, 2181);
+  const auth = serveAuthFrom(CONFORMANCE_SERVER_PROPERTIES, (path) => readFileSync(path, "utf8"), () => undefined);
+  return { ...base, members: base.members.map((m) => ({ ...m, clientPort })), fourLetterWords: fourLetterWhitelist("*"), auth };
+}
 
 /** `addauth digest <credentials>` on `c`, then a read of `path` (the server answers the auth first). */
 function addDigestThenRead(c: ZooKeeper, credentials: string, path: string): Promise<unknown> {
@@ -278,7 +301,7 @@ export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
   },
   {
     name: "four-letter-words",
-    about: "ruok, isro, the shape of srvr (numbers masked), dirs (one directory for logs and snapshots, a preallocated log in it)",
+    about: "ruok, isro, the shape of srvr (numbers masked), dirs (one directory for logs and snapshots, a preallocated log in it), conf (directories, sizes and port masked), every key of mntr in its order",
     async run(t) {
       await t.fourLetterWord("ruok", "ruok");
       await t.fourLetterWord("isro", "isro");
@@ -292,6 +315,16 @@ export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
           .filter((l) => l.length > 0)
           .map((l) => l.split(":")[0]),
       );
+      await t.fourLetterWord("conf", "conf: every line, directories, sizes and the port masked", (answer) =>
+        answer
+          .split("\n")
+          .filter((l) => l.length > 0)
+          .map((l) => l.replace(/^(clientPort|dataDirSize|dataLogSize)=\d+$/, "$1=N").replace(/^(dataDir|dataLogDir)=.*\/version-2$/, "$1=DIR/version-2")),
+      );
+      await t.fourLetterWord("mntr", "mntr: every key in 3.8.0's order (the summaries 3.8 adds per top-level znode read or written left out), and the state", (answer) => {
+        const rows = answer.split("\n").filter((l) => l.length > 0).map((l) => l.split("\t"));
+        return { keys: rows.map(([k]) => k).filter((k) => !/_(read|write)_per_namespace$/.test(k!)), state: rows.find(([k]) => k === "zk_server_state")?.[1] };
+      });
     },
   },
   {
@@ -352,6 +385,14 @@ export const CONFORMANCE_SCRIPTS: readonly ConformanceScript[] = [
       ]);
       await t.wire("an unknown opcode: UNIMPLEMENTED with zxid -1, then the connection closes", [wait(connectFrame()), wait(rawRequestFrame(1, 9999, []), 600)]);
       await t.wire("a request header cut short closes the connection", [wait(connectFrame()), wait(frame(Uint8Array.of(0, 0, 0, 1)), 600)]);
+    },
+  },
+  {
+    name: "sasl-without-login",
+    about: "both servers start with a JAAS file that has no Server section: they serve, without a SASL login (a SASL token answered OK with a null token)",
+    async run(t) {
+      const sasl = (xid: number) => requestFrame(xid, OpCode.sasl, { kind: "GetSASLRequest", token: new Uint8Array(0) });
+      await t.wire("a SASL token, then a read: OK with a null token (4 bytes), the connection kept", [wait(connectFrame()), wait(sasl(1)), wait(existsFrame(2, t.root))]);
     },
   },
   {

@@ -11,6 +11,8 @@
  * connections) — the only clients a serve session has. "Not serving" follows 3.8: a member
  * that is up but has no running server (LOOKING, syncing) answers ZK_NOT_SERVING.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { mntrKeys } from "./mntr-keys.js";
 import os from "node:os";
 import type { SimNode } from "../sim/simulator.js";
 import { ZooKeeperServer } from "../zk/server/zoo-keeper-server.js";
@@ -19,7 +21,7 @@ import { SNAP_PREFIX } from "../zk/server/fuzzy-snapshot.js";
 import { QuorumPeer } from "../zk/server/quorum/quorum-peer.js";
 import type { ZooKeeperServerBean } from "../zk/server/zoo-keeper-server-bean.js";
 import type { FourLetterCommand } from "../zk/proto/codec-framing.js";
-import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
+import { quorumAddressOf, type ServeMember, type ServeSettings } from "./zoo-cfg.js";
 import { connectionLine, consText, crstText, dumpText, touchConnection, wchcText, wchpText, wchsText } from "./four-letter-dumps.js";
 
 /** What 3.8 reports for `zookeeper.version` (`Version.getFullVersion()`), marked as ours. */
@@ -145,10 +147,15 @@ export function answerFourLetterWord(command: FourLetterCommand, c: FourLetterCo
  * member's simulated disk.
  */
 function dirsText(node: SimNode): string {
+  const version2 = version2Bytes(node);
+  return `datadir_size: ${version2}\nlogdir_size: ${version2}\n`;
+}
+
+/** The bytes of a member's `version-2` directory: every txn log (preallocated in 64 MiB blocks) and every snapshot on its simulated disk. */
+function version2Bytes(node: SimNode): number {
   const bytes = (prefix: string, length: (n: number) => number) =>
     node.disk.list().filter((name) => name.startsWith(prefix)).reduce((sum, name) => sum + length(node.disk.sizeOf(name)), 0);
-  const version2 = bytes(LOG_PREFIX, preallocatedLogLength) + bytes(SNAP_PREFIX, (n) => n);
-  return `datadir_size: ${version2}\nlogdir_size: ${version2}\n`;
+  return bytes(LOG_PREFIX, preallocatedLogLength) + bytes(SNAP_PREFIX, (n) => n);
 }
 
 function latency(stats: PortStats): { min: number; avg: string; max: number } {
@@ -181,17 +188,24 @@ function statText(command: "srvr" | "stat", s: Served, c: FourLetterContext): st
   return lines.join("\n") + "\n";
 }
 
-/** `ZooKeeperServer.dumpConf` (+ `QuorumZooKeeperServer.dumpConf` for members of an ensemble). */
+/**
+ * `ZooKeeperServer.dumpConf` (+ `QuorumZooKeeperServer.dumpConf` for members of an ensemble), with
+ * zoo.cfg's directories and addresses: `dataDir` (its `version-2`, where 3.8 keeps the files;
+ * `/zksim/sN/data` when zoo.cfg names none), the bytes in it as `dirs` counts them, and the
+ * members' `server.N` lines as 3.8 prints its QuorumVerifier, with their zoo.cfg addresses.
+ */
 function confText(s: Served, c: FourLetterContext): string {
   const z = s.zks;
-  const dir = `/zksim/${c.member.node}`;
+  const dataDir = `${c.settings.dataDir ?? `/zksim/${c.member.node}/data`}/version-2`;
+  const dataLogDir = c.settings.dataLogDir === undefined ? dataDir : `${c.settings.dataLogDir}/version-2`;
+  const bytes = version2Bytes(c.node);
   const lines = [
     `clientPort=${c.clientPort}`,
     `secureClientPort=-1`,
-    `dataDir=${dir}/data/version-2`,
-    `dataDirSize=0`,
-    `dataLogDir=${dir}/data/version-2`,
-    `dataLogSize=0`,
+    `dataDir=${dataDir}`,
+    `dataDirSize=${bytes}`,
+    `dataLogDir=${dataLogDir}`,
+    `dataLogSize=${bytes}`,
     `tickTime=${c.settings.tickTimeMs}`,
     `maxClientCnxns=${c.settings.maxClientCnxns}`,
     `minSessionTimeout=${z.minSessionTimeoutMs}`,
@@ -200,12 +214,32 @@ function confText(s: Served, c: FourLetterContext): string {
     `serverId=${s.peer === undefined ? 0 : c.member.sid}`, // a standalone 3.8 server prints 0
   ];
   if (s.peer !== undefined) {
-    lines.push(`initLimit=${c.settings.initLimitTicks}`, `syncLimit=${c.settings.syncLimitTicks}`, `electionAlg=3`, `electionPort=3888`, `quorumPort=2888`);
+    const own = quorumAddressOf(c.member);
+    lines.push(`initLimit=${c.settings.initLimitTicks}`, `syncLimit=${c.settings.syncLimitTicks}`, `electionAlg=3`, `electionPort=${own.electionPort}`, `quorumPort=${own.peerPort}`);
     lines.push(`peerType=${c.member.observer ? 1 : 0}`);
     // ReadOnlyZooKeeperServer.dumpConf stops at peerType; the quorum servers add the membership.
-    if (s.mode !== "read-only") lines.push(`membership: `, s.peer.qv.toString());
+    if (s.mode !== "read-only") lines.push(`membership: `, withConfiguredAddresses(s.peer.qv.toString(), c.settings.members));
   }
   return lines.join("\n") + "\n";
+}
+
+/**
+ * The simulated QuorumVerifier's text (`server.N=sN:2888:3888:role[;client]` lines, `version=…`)
+ * with each configured member's real addresses in place of the simulated host and ports, and its
+ * zoo.cfg client address where the simulated line has none.
+ */
+function withConfiguredAddresses(membership: string, members: readonly ServeMember[]): string {
+  return membership
+    .split("\n")
+    .map((line) => {
+      const m = /^server\.(\d+)=[^:;]+:\d+:\d+:(\w+)(;.*)?$/.exec(line);
+      const member = m === null ? undefined : members.find((x) => x.sid === Number(m[1]));
+      if (m === null || member === undefined) return line;
+      const a = quorumAddressOf(member);
+      const client = m[3] ?? (a.client === undefined ? "" : `;${a.client}`);
+      return `server.${member.sid}=${a.host}:${a.peerPort}:${a.electionPort}:${m[2]}${client}`;
+    })
+    .join("\n");
 }
 
 /** `EnvCommand` over `Environment.list()`: the JVM's entries have no JVM here, so they say <NA>. */
@@ -233,22 +267,65 @@ function enviText(): string {
   return "Environment:\n" + entries.map(([k, v]) => `${k}=${v}\n`).join("");
 }
 
-/** `MonitorCommand`: `key\tvalue` lines, the core of 3.8's set (its metrics-provider extras are not modelled). */
+/**
+ * `MonitorCommand`: `key\tvalue` lines, every key 3.8.0 prints for this kind of server in its
+ * order (mntr-keys.ts). Computed: the server's state, latencies, packets and connections of the
+ * real port, znodes, data size, ephemerals, watches, sessions, uptime, the leader's learners and
+ * the quorum size, this process's file descriptors (Linux). Every other metric — counters and
+ * summaries of 3.8's internals the simulation does not keep — has the value a fresh 3.8.0 shows
+ * (0, 0.0, or -1 for the response and proposal sizes).
+ */
 function mntrText(s: Served, c: FourLetterContext): string {
   const l = latency(c.stats);
-  // In 3.8.0's order (a hash map's), leaving out the metrics the simulation does not keep.
-  const rows: [string, string | number][] = [
+  const sessions = s.zks.sessionDump();
+  const values = new Map<string, string | number>([
     ["zk_version", ZOOKEEPER_VERSION],
     ["zk_server_state", s.mode],
-    ["zk_num_alive_connections", c.stats.connections().length],
+    ["zk_ephemerals_count", s.zks.ephemerals().reduce((n, [, paths]) => n + paths.length, 0)],
     ["zk_avg_latency", l.avg],
-    ["zk_outstanding_requests", 0],
+    ["zk_min_latency", l.min],
+    ["zk_max_latency", l.max],
+    ["zk_num_alive_connections", c.stats.connections().length],
     ["zk_znode_count", s.zks.nodeCount()],
+    ["zk_global_sessions", sessions.kind === "expiry-buckets" ? sessions.sessionCount : sessions.sessions.length],
     ["zk_packets_sent", c.stats.packetsSent],
     ["zk_packets_received", c.stats.packetsReceived],
-    ["zk_min_latency", l.min],
+    ["zk_watch_count", s.zks.watchCount()],
     ["zk_approximate_data_size", s.zks.approximateDataSize()],
-    ["zk_max_latency", l.max],
-  ];
-  return rows.map(([k, v]) => `${k}\t${v}\n`).join("");
+    ["zk_uptime", s.zks.uptimeMs()],
+    ...fileDescriptorCounts(),
+  ]);
+  if (s.peer !== undefined) {
+    values.set("zk_peer_state", `${s.peer.state.toLowerCase()} - broadcast`); // served: its ZAB phase is BROADCAST
+    values.set("zk_quorum_size", c.settings.members.filter((m) => !m.observer).length);
+    const learners = s.peer.learnerCounts();
+    if (learners !== undefined) {
+      values.set("zk_learners", learners.learners);
+      values.set("zk_synced_followers", learners.syncedFollowers);
+      values.set("zk_synced_observers", learners.syncedObservers);
+      values.set("zk_leader_uptime", s.zks.uptimeMs());
+    }
+  }
+  const kind = s.mode === "leader" ? "leader" : s.mode === "standalone" ? "standalone" : "follower";
+  return mntrKeys(kind)
+    .map((key) => `${key}\t${values.get(key) ?? idleMetric(key)}\n`)
+    .join("");
+}
+
+/** What an untouched 3.8.0 metric shows: -1 for the size gauges, 0.0 for averages and the drop probability, else 0. */
+function idleMetric(key: string): string {
+  if (/^zk_(last|min|max)_(client_response|proposal)_size$/.test(key)) return "-1";
+  if (key.startsWith("zk_avg_") || key === "zk_connection_drop_probability") return "0.0";
+  return "0";
+}
+
+/** `zk_open_file_descriptor_count` and `zk_max_file_descriptor_count` of this process, where /proc tells them (Linux). */
+function fileDescriptorCounts(): [string, number][] {
+  try {
+    const open = readdirSync("/proc/self/fd").length;
+    const max = /^Max open files\s+(\d+)/m.exec(readFileSync("/proc/self/limits", "utf8"))?.[1];
+    return [["zk_open_file_descriptor_count", open], ...(max !== undefined ? ([["zk_max_file_descriptor_count", Number(max)]] as [string, number][]) : [])];
+  } catch {
+    return [];
+  }
 }

@@ -8,7 +8,8 @@
  * or bare, `//` and `/* *\/` comments. Invariants: a syntax error is a UserInputError naming the
  * file and line; a `Server` section whose modules are not DigestLoginModule (Kerberos) is an error
  * too, since the simulation has no KDC; sections other than the server's are ignored (a file
- * shared with clients carries a `Client` section).
+ * shared with clients carries a `Client` section), and a file without the server's section
+ * (an empty one too) means no SASL login.
  */
 import { UserInputError } from "../sim/errors.js";
 
@@ -80,10 +81,15 @@ export function parseJaasConfig(text: string, file = "jaas.conf"): Map<string, J
   return sections;
 }
 
-/** The DIGEST-MD5 users of `section` (3.8: `zookeeper.sasl.serverconfig`, default `Server`). */
-export function saslServerUsers(text: string, file: string, section = "Server"): Map<string, string> {
+/**
+ * The DIGEST-MD5 users of `section` (3.8: `zookeeper.sasl.serverconfig`, default `Server`);
+ * undefined when the file has no such section. 3.8's `ServerCnxnFactory.configureSaslLogin` then
+ * starts without a SASL login, as with no JAAS file at all: only a file the JDK cannot read
+ * (a syntax error, a missing file) stops the server.
+ */
+export function saslServerUsers(text: string, file: string, section = "Server"): Map<string, string> | undefined {
   const entries = parseJaasConfig(text, file).get(section);
-  if (entries === undefined) throw new UserInputError(`${file}: could not find a '${section}' entry in this configuration: server cannot start (as ZooKeeper says)`);
+  if (entries === undefined) return undefined;
   const users = new Map<string, string>();
   for (const e of entries) {
     if (e.loginModule !== DIGEST_LOGIN_MODULE) throw new UserInputError(`${file}: ${section} uses ${e.loginModule}; only ${DIGEST_LOGIN_MODULE} (SASL DIGEST-MD5) is simulated`);

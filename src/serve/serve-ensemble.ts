@@ -84,5 +84,8 @@ export function addServeNodes(sim: Simulator, settings: ServeSettings, variant: 
     );
   }
   for (const m of settings.members) sim.addNode(gatewayNodeId(m), () => ({}));
+  if (settings.instantGatewayLinks === true) {
+    for (const m of settings.members) sim.network.configure({ minDelayUs: 0, maxDelayUs: 0 }, [gatewayNodeId(m)], [m.node]);
+  }
   for (const id of sim.nodeIds) sim.start(id);
 }

@@ -24,6 +24,7 @@ import { recordInput, SERVE_REGISTRY, servedScenario, settingsToRecord, type Rec
 import type { ServedInput } from "./client-links.js";
 import { serveScheduleToRecord, type ServeScenario } from "./serve-scenario.js";
 import type { ServeSettings } from "./zoo-cfg.js";
+import type { ServeTiming } from "./serve-timing.js";
 
 export const JOURNAL_FORMAT = "served-journal/1";
 
@@ -34,6 +35,8 @@ export interface RecordingHeader {
   bugs?: readonly string[];
   /** A `--scenario`'s schedule (serve-scenario.ts), installed by the replay as serve installed it. */
   scenario?: ServeScenario;
+  /** The link and disk settings served with (the timing profile, a scenario's over it): the replay scenario's own. */
+  timing: ServeTiming;
 }
 
 export class ServeRecorder {
@@ -50,8 +53,8 @@ export class ServeRecorder {
     this.journalPath = path === undefined ? undefined : `${path}.partial`;
     if (this.journalPath !== undefined) {
       mkdirSync(dirname(this.journalPath), { recursive: true });
-      const { seed, settings, canary, bugs, scenario } = header;
-      const schedule = scenario === undefined ? {} : { scenario: serveScheduleToRecord(scenario), ...networkDiskToDocument(scenario.network, scenario.disk) };
+      const { seed, settings, canary, bugs, scenario, timing } = header;
+      const schedule = { ...(scenario === undefined ? {} : { scenario: serveScheduleToRecord(scenario) }), ...networkDiskToDocument(timing.network, timing.disk) };
       writeFileSync(this.journalPath, JSON.stringify({ zksim: JOURNAL_FORMAT, seed, settings: settingsToRecord(settings), canary: canary ?? null, bugs: [...(bugs ?? [])], ...schedule }) + "\n");
     }
   }
@@ -88,8 +91,8 @@ export class ServeRecorder {
 
   /** The session as a replay case: it ran until virtual `endUs` and gave `expected`. */
   replayCase(endUs: number, expected: ReplayExpectation): ReplayCase {
-    const { seed, settings, canary, bugs, scenario } = this.header;
-    return { scenario: servedScenario(settings, this.inputs, this.faults, endUs, seed, scenario), seed, bugs: [...(bugs ?? [])], canary: canary !== undefined && isCanary(canary) ? canary : undefined, simplify: [], expected };
+    const { seed, settings, canary, bugs, scenario, timing } = this.header;
+    return { scenario: servedScenario(settings, this.inputs, this.faults, endUs, seed, scenario, timing), seed, bugs: [...(bugs ?? [])], canary: canary !== undefined && isCanary(canary) ? canary : undefined, simplify: [], expected };
   }
 
   /** Writes the replay file (if recording to one) and removes the journal. */

@@ -3,8 +3,11 @@
  * gateway on the members' ports, fault commands, status lines and online checkers.
  *
  * Pacing: virtual time follows the wall clock. Every `tickMs`, at once when a real client's bytes
- * enter the simulation, and when the next event falls due before the next tick, the simulator
- * runs every event due up to "now" — virtual µs since the session started — and stops there. Protocol code is synchronous, so `runSync` suffices.
+ * enter the simulation, and when the next event falls due, the simulator runs every event due up to
+ * "now" — virtual µs since the session started — and stops there. Protocol code is synchronous, so
+ * `runSync` suffices. The wake-up for the next event is a timer when it is a millisecond or more
+ * away and the event loop's next turn when it is nearer, so a simulated hop of tens of µs (the
+ * loopback timing profile, serve-timing.ts) costs about that much wall time, not a timer's 1 ms.
  * If the simulator falls behind (a burst of work) it catches up on the next step; it never runs
  * ahead of the wall clock.
  *
@@ -36,6 +39,10 @@ import { ServeRecorder } from "./serve-recorder.js";
 import { OnlineWatch } from "./status-lines.js";
 import type { ServeSettings } from "./zoo-cfg.js";
 import { installServeScenario, type ServeScenario } from "./serve-scenario.js";
+import { DEFAULT_SERVE_TIMING, instantGatewayLinks, serveTiming, type ServeTimingProfile } from "./serve-timing.js";
+
+/** Below this distance to the next event, pacing waits a turn of the event loop rather than a timer (whose granularity is 1 ms). */
+const SPIN_BELOW_US = 1000;
 
 export interface ServeOptions {
   settings: ServeSettings;
@@ -56,6 +63,8 @@ export interface ServeOptions {
   sessionlessCnxnTimeoutMs?: number;
   /** A scenario's settings and fault schedule, applied on the wall clock (serve-scenario.ts). */
   scenario?: ServeScenario;
+  /** Link and fsync timings (serve-timing.ts; default "loopback"); a scenario's network and disk win over it. */
+  timing?: ServeTimingProfile;
 }
 
 /** What a stopped session produced: the replay file's `expected`, and the case itself. */
@@ -80,43 +89,51 @@ export interface ServeSession {
 
 export async function startServe(options: ServeOptions): Promise<ServeSession> {
   const variant = { ...(options.canary !== undefined ? { canary: options.canary } : {}), ...(options.bugs !== undefined ? { bugs: options.bugs } : {}) };
-  const ensemble = buildServeEnsemble(options.settings, options.seed, variant, options.scenario ?? {});
+  const profile = options.timing ?? DEFAULT_SERVE_TIMING;
+  const timing = serveTiming(profile, options.scenario ?? {});
+  const settings: ServeSettings = { ...options.settings, ...(instantGatewayLinks(profile, options.scenario ?? {}) ? { instantGatewayLinks: true } : {}) };
+  const ensemble = buildServeEnsemble(settings, options.seed, variant, { ...(options.scenario !== undefined ? { server: options.scenario.server } : {}), ...timing });
   const { sim } = ensemble;
-  const recorder = new ServeRecorder({ seed: options.seed, settings: options.settings, ...variant, ...(options.scenario !== undefined ? { scenario: options.scenario } : {}) }, options.record);
+  const recorder = new ServeRecorder({ seed: options.seed, settings, timing, ...variant, ...(options.scenario !== undefined ? { scenario: options.scenario } : {}) }, options.record);
   const watch = new OnlineWatch(sim, options.out);
   const startMs = performance.now();
   const tickMs = options.tickMs ?? 5;
   let early: NodeJS.Timeout | undefined;
+  let immediate = false;
   let stopped: ServeOutcome | undefined;
+  const wallUs = (): number => Math.floor((performance.now() - startMs) * 1000);
   /** Every step of the simulation: the journal first, so nothing a client sees is unrecorded. */
   const runTo = (untilUs: number): void => {
     recorder.flush();
     sim.runSync({ untilUs });
   };
+  /** Runs `advance` on the event loop's next turn (after pending socket I/O), once however often asked. */
+  const advanceSoon = (): void => {
+    if (immediate) return;
+    immediate = true;
+    setImmediate(() => {
+      immediate = false;
+      advance();
+    });
+  };
   const advance = (): void => {
     if (stopped !== undefined) return;
-    const nowUs = Math.floor((performance.now() - startMs) * 1000);
+    const nowUs = wallUs();
     if (nowUs > sim.nowUs) runTo(nowUs);
-    // An event due before the next tick (a reply one simulated hop away) gets its own wake-up,
-    // so a request's latency is the simulated one, not rounded up to the tick.
-    const dueMs = (sim.nextEventTimeUs() - nowUs) / 1000;
-    if (early === undefined && dueMs < tickMs) {
+    // The next event's wake-up, so that a request's latency is the simulated one, not rounded up
+    // to the tick: a timer for what is a millisecond or more away (a timer's granularity), the
+    // event loop's next turn for what is nearer (a loopback hop is tens of µs).
+    const dueUs = sim.nextEventTimeUs() - wallUs();
+    if (dueUs < SPIN_BELOW_US) advanceSoon();
+    else if (early === undefined && dueUs < tickMs * 1000) {
       early = setTimeout(() => {
         early = undefined;
         advance();
-      }, Math.max(0, Math.ceil(dueMs)));
+      }, Math.floor(dueUs / 1000));
     }
   };
-  let kickQueued = false;
   const gateway = new ClientGateway(ensemble, {
-    kick: () => {
-      if (kickQueued) return;
-      kickQueued = true;
-      setImmediate(() => {
-        kickQueued = false;
-        advance();
-      });
-    },
+    kick: advanceSoon,
     wallMs: () => performance.now(),
     onInput: (input, atUs, events) => recorder.input(input, atUs, events),
     ...(options.sessionlessCnxnTimeoutMs !== undefined ? { sessionlessCnxnTimeoutMs: options.sessionlessCnxnTimeoutMs } : {}),

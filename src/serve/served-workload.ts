@@ -30,6 +30,7 @@ import { SERVE_CHECKERS } from "./status-lines.js";
 import { installServeScenario, serveScheduleFromRecord, serveScheduleToRecord, type ServeScenario } from "./serve-scenario.js";
 import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
 import type { ServeAuth } from "./server-auth.js";
+import type { ServeTiming } from "./serve-timing.js";
 import { QUORUM_TIMING_FIELDS, QUORUM_TIMING_MIN, QUORUM_TIMING_PROFILES, type QuorumTiming, type QuorumTimingProfile } from "../zk/server/quorum/quorum-timing.js";
 import type { Fault } from "../sim/faults.js";
 import type { Scenario } from "../scenario/types.js";
@@ -90,8 +91,11 @@ function parseAuth(raw: unknown): ServeAuth {
   return auth;
 }
 
-/** The scenario a served session recorded: it ends where serve stopped, with no convergence phase. */
-export function servedScenario(settings: ServeSettings, inputs: readonly RecordedInput[], faults: readonly Fault[], endUs: number, seed: number, schedule?: ServeScenario): Scenario {
+/**
+ * The scenario a served session recorded: it ends where serve stopped, with no convergence phase.
+ * `timing`: the link and disk settings served with (serve-timing.ts); default the schedule's, else the simulator's.
+ */
+export function servedScenario(settings: ServeSettings, inputs: readonly RecordedInput[], faults: readonly Fault[], endUs: number, seed: number, schedule?: ServeScenario, timing?: ServeTiming): Scenario {
   const params: Record<string, unknown> = { settings: settingsToRecord(settings), inputs: [...inputs] };
   if (schedule !== undefined) params.scenario = serveScheduleToRecord(schedule);
   return {
@@ -100,8 +104,8 @@ export function servedScenario(settings: ServeSettings, inputs: readonly Recorde
     tags: ["served"],
     defaultSeed: seed,
     durationMs: Math.max(1, endUs / 1000),
-    network: schedule?.network ?? {},
-    disk: schedule?.disk ?? {},
+    network: timing?.network ?? schedule?.network ?? {},
+    disk: timing?.disk ?? schedule?.disk ?? {},
     workload: { kind: SERVED_WORKLOAD, params },
     faults: [...faults],
     checkers: [...SERVE_CHECKERS],
@@ -141,7 +145,8 @@ export const servedWorkload: WorkloadDef = {
     return {
       setup() {
         const variant = { ...(ctx.canary !== undefined ? { canary: ctx.canary } : {}), ...(ctx.bugs !== undefined ? { bugs: ctx.bugs } : {}) };
-        addServeNodes(ctx.sim, settings, variant, schedule ?? {});
+        // The disk served with is the replay scenario's (serve-timing.ts), as its links are.
+        addServeNodes(ctx.sim, settings, variant, schedule ?? { disk: ctx.scenario.disk });
         // Installed where serve installs it: after the nodes, before any input (serve-session.ts).
         if (schedule !== undefined) installServeScenario(ctx.sim, schedule, new Map(settings.members.map((m) => [m.node, gatewayNodeId(m)])), () => undefined);
         driveInputs(ctx.sim, new ClientLinks({ sim: ctx.sim, settings, gatewayOf: gatewayNodeId }), inputs);
@@ -204,6 +209,7 @@ export function settingsFromRecord(raw: unknown): ServeSettings {
   const words = doc.fourLetterWords ?? [];
   if (!Array.isArray(words) || !words.every((w) => typeof w === "string")) throw new UserInputError(`${at}.fourLetterWords must be a list of words`);
   const optional = (key: string) => (doc[key] === undefined ? {} : { [key]: wholeNumber(doc[key], `${at}.${key}`, 0) });
+  if (doc.instantGatewayLinks !== undefined && typeof doc.instantGatewayLinks !== "boolean") throw new UserInputError(`${at}.instantGatewayLinks must be true or false`);
   return {
     ...doc,
     members: parsed,

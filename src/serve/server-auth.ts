@@ -12,7 +12,8 @@
  * - `zookeeper.authProvider.*` = a provider class: registers its scheme (`sasl` is the one that
  *   changes anything: the `sasl` ACL scheme). An unknown class is a warning, as 3.8 logs it.
  * - `java.security.auth.login.config` = a JAAS file (also `--jaas FILE`): its `Server` section
- *   (`zookeeper.sasl.serverconfig` names another) lists the SASL DIGEST-MD5 users.
+ *   (`zookeeper.sasl.serverconfig` names another) lists the SASL DIGEST-MD5 users; a file without
+ *   that section (an empty one) leaves the server without a SASL login, as 3.8 starts then.
  * - `zookeeper.superUser` / `zookeeper.superUser.*`: SASL users that also get `super`;
  *   `zookeeper.SASLAuthenticationProvider.superPassword` overrides user `super`'s password.
  */
@@ -96,8 +97,8 @@ export function serveAuthFrom(props: ReadonlyMap<string, string>, readJaas: (pat
   if (jaas !== undefined) {
     const users = saslServerUsers(readJaas(jaas), jaas, props.get(SASL_SECTION_PROPERTY) ?? "Server");
     const superPassword = props.get(SUPER_PASSWORD_PROPERTY);
-    if (superPassword !== undefined && users.has("super")) users.set("super", superPassword);
-    auth.saslUsers = users;
+    if (superPassword !== undefined && users?.has("super") === true) users.set("super", superPassword);
+    if (users !== undefined) auth.saslUsers = users;
   }
   return auth;
 }

@@ -32,6 +32,26 @@ export interface ServeMember {
   observer: boolean;
   /** The real TCP port its clients connect to. */
   clientPort: number;
+  /** Its `server.N` line's addresses, as `conf` prints them (absent: `quorumAddressOf`'s convention). */
+  quorumAddress?: QuorumAddress;
+}
+
+/** A `server.N=host:peerPort:electionPort[;[addr:]clientPort]` line's addresses. */
+export interface QuorumAddress {
+  host: string;
+  peerPort: number;
+  electionPort: number;
+  /** `addr:port` of the `;` part, the address 0.0.0.0 when left out (3.8's QuorumServer); absent without one. */
+  client?: string;
+}
+
+/**
+ * A member's quorum addresses: its zoo.cfg line's, else (an ensemble from `--servers`) what a
+ * zoo.cfg for one machine conventionally gives: 127.0.0.1, peer port 2888 and election port
+ * 3888, each plus N − 1 so that the members' ports differ.
+ */
+export function quorumAddressOf(m: ServeMember): QuorumAddress {
+  return m.quorumAddress ?? { host: "127.0.0.1", peerPort: 2888 + m.sid - 1, electionPort: 3888 + m.sid - 1 };
 }
 
 export interface ServeSettings {
@@ -55,6 +75,14 @@ export interface ServeSettings {
   readOnlyModeEnabled?: boolean;
   /** `localSessionsEnabled`: in zksim it matters to a read-only server only (docs/zookeeper.md §3.7). */
   localSessionsEnabled?: boolean;
+  /**
+   * The real clients' links `cN ↔ sN` take no simulated time: their real TCP hop is the hop
+   * (the loopback timing profile, serve-timing.ts). Absent: they take the links' delays.
+   */
+  instantGatewayLinks?: boolean;
+  /** zoo.cfg's `dataDir` and `dataLogDir` (what `conf` prints; the simulated disks hold the data). */
+  dataDir?: string;
+  dataLogDir?: string;
   /** Election and leader-connect timings set by zoo.cfg or system properties (quorum-timing-properties.ts), over the profile's. */
   quorumTiming?: Partial<QuorumTiming>;
   /** Absent: "zookeeper-3.8". A recording made before serve ran 3.8's timings replays with "zksim-classic" (served-workload.ts). */
@@ -63,7 +91,7 @@ export interface ServeSettings {
 
 /** Keys ZooKeeper knows that change nothing in the simulation. */
 const IGNORED_KEYS = new Set([
-  "dataDir", "dataLogDir", "clientPortAddress", "secureClientPort", "secureClientPortAddress", "standaloneEnabled",
+  "clientPortAddress", "secureClientPort", "secureClientPortAddress", "standaloneEnabled",
   "reconfigEnabled", "dynamicConfigFile", "autopurge.snapRetainCount", "autopurge.purgeInterval", "admin.enableServer",
   "admin.serverPort", "admin.serverAddress", "metricsProvider.className", "quorumListenOnAllIPs", "electionAlg",
   "peerType", "syncEnabled", "globalOutstandingLimit", "preAllocSize", "snapCount", "skipACL", "clientPortListenBacklog",
@@ -99,27 +127,36 @@ function intValue(value: string, at: string, min: number, max: number): number {
 }
 
 /** Reads `server.N=host:peer:election[:participant|:observer][;[addr:]clientPort]`. */
-function parseServerLine(key: string, value: string, at: string): { sid: number; observer: boolean; clientPort?: number } {
+function parseServerLine(key: string, value: string, at: string): ServerLine {
   const sid = intValue(key.slice("server.".length), `${at}: server id`, 1, 255);
   const [addr, client] = value.split(";", 2) as [string, string | undefined];
   const parts = addr.split(":");
   if (parts.length < 3 || parts.length > 4 || parts[0] === "") throw new UserInputError(`${at}: expected host:peerPort:electionPort[:observer][;clientPort], got "${value}"`);
-  intValue(parts[1]!, `${at}: peer port`, 1, 65535);
-  intValue(parts[2]!, `${at}: election port`, 1, 65535);
+  const peerPort = intValue(parts[1]!, `${at}: peer port`, 1, 65535);
+  const electionPort = intValue(parts[2]!, `${at}: election port`, 1, 65535);
   const type = parts[3];
   if (type !== undefined && type !== "observer" && type !== "participant") throw new UserInputError(`${at}: server type must be "participant" or "observer", got "${type}"`);
-  const out: { sid: number; observer: boolean; clientPort?: number } = { sid, observer: type === "observer" };
+  const out: ServerLine = { sid, observer: type === "observer", address: { host: parts[0]!, peerPort, electionPort } };
   if (client !== undefined && client.trim() !== "") {
-    const port = client.includes(":") ? client.slice(client.lastIndexOf(":") + 1) : client;
-    out.clientPort = intValue(port.trim(), `${at}: client port`, 1, 65535);
+    const spec = client.trim();
+    const colon = spec.lastIndexOf(":");
+    out.clientPort = intValue(spec.slice(colon + 1), `${at}: client port`, 1, 65535);
+    out.address.client = `${colon > 0 ? spec.slice(0, colon) : "0.0.0.0"}:${out.clientPort}`;
   }
   return out;
+}
+
+interface ServerLine {
+  sid: number;
+  observer: boolean;
+  clientPort?: number;
+  address: QuorumAddress;
 }
 
 /** Parses the text of a zoo.cfg; `file` names it in messages. */
 export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
   const values = new Map<string, { value: string; at: string }>();
-  const servers: { sid: number; observer: boolean; clientPort?: number }[] = [];
+  const servers: ServerLine[] = [];
   const warnings: string[] = [];
   const systemProperties = new Map<string, string>();
   text.split(/\r?\n/).forEach((rawLine, i) => {
@@ -160,6 +197,10 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
     warnings,
   };
   if (systemProperties.size > 0) settings.systemProperties = systemProperties;
+  const dataDir = values.get("dataDir")?.value;
+  if (dataDir !== undefined) settings.dataDir = dataDir;
+  const dataLogDir = values.get("dataLogDir")?.value;
+  if (dataLogDir !== undefined) settings.dataLogDir = dataLogDir;
   const readOnly = values.get("readonlymode.enabled");
   if (readOnly !== undefined) {
     if (readOnly.value !== "true" && readOnly.value !== "false") throw new UserInputError(`${readOnly.at}: readonlymode.enabled: expected true or false, got "${readOnly.value}"`);
@@ -181,15 +222,15 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
   return settings;
 }
 
-const KNOWN_KEYS = new Set(["tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist", "readonlymode.enabled", "localSessionsEnabled", "connectToLearnerMasterLimit"]);
+const KNOWN_KEYS = new Set(["dataDir", "dataLogDir", "tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist", "readonlymode.enabled", "localSessionsEnabled", "connectToLearnerMasterLimit"]);
 
 /** No server lines: a standalone server on clientPort. Otherwise the members in sid order. */
-function members(servers: { sid: number; observer: boolean; clientPort?: number }[], clientPort: number): ServeMember[] {
+function members(servers: ServerLine[], clientPort: number): ServeMember[] {
   if (servers.length === 0) return [{ sid: 1, node: "s1", observer: false, clientPort }];
   const sorted = [...servers].sort((a, b) => a.sid - b.sid);
   if (sorted.every((s) => s.observer)) throw new UserInputError(`zoo.cfg: every server is an observer; an ensemble needs voters`);
   const first = sorted[0]!.sid;
-  const out = sorted.map((s) => ({ sid: s.sid, node: `s${s.sid}`, observer: s.observer, clientPort: s.clientPort ?? clientPort + (s.sid - first) }));
+  const out = sorted.map((s) => ({ sid: s.sid, node: `s${s.sid}`, observer: s.observer, clientPort: s.clientPort ?? clientPort + (s.sid - first), quorumAddress: s.address }));
   const ports = new Set<number>();
   for (const m of out) {
     if (ports.has(m.clientPort)) throw new UserInputError(`zoo.cfg: two servers would listen on client port ${m.clientPort} (give each server.N its own ";port")`);

@@ -1,7 +1,8 @@
 /**
  * `zksim bench serve` as a user runs it, shortened (`ZKSIM_BENCH_SERVE=zksim`, a 200 ms window):
  * against a `zksim serve` child it prints one JSON figure a line — ops/s of both round trips and
- * the leader-crash figures, each crash answered by a write on a new leader — and stops its child.
+ * the leader-crash figures (to a write, and to a new leader with a follower), each crash answered
+ * by a write on a new leader — and stops its child.
  * A bad setting of the environment is one line, exit 2.
  */
 import { spawnSync } from "node:child_process";
@@ -25,11 +26,18 @@ describe("cli: bench serve", () => {
       "serve-zksim leader_crash_to_write ms",
       "serve-zksim leader_crash_to_write_min ms",
       "serve-zksim leader_crash_to_write_max ms",
+      "serve-zksim leader_crash_to_new_leader ms",
+      "serve-zksim leader_crash_to_new_leader_min ms",
+      "serve-zksim leader_crash_to_new_leader_max ms",
       "serve-zksim crash_rounds_client_on_leader count",
     ]);
-    for (const f of figures.slice(0, 5)) expect(f.value).toBeGreaterThan(0);
-    expect(figures[3]!.value).toBeLessThanOrEqual(figures[2]!.value);
-    expect(figures[2]!.value).toBeLessThanOrEqual(figures[4]!.value);
+    for (const f of figures.slice(0, 8)) expect(f.value).toBeGreaterThan(0);
+    for (const median of [2, 5]) {
+      expect(figures[median + 1]!.value).toBeLessThanOrEqual(figures[median]!.value);
+      expect(figures[median]!.value).toBeLessThanOrEqual(figures[median + 2]!.value);
+    }
+    // The simulated election alone takes FastLeaderElection's finalizeWait (200 ms).
+    expect(figures[6]!.value).toBeGreaterThanOrEqual(200);
   }, 100_000);
 
   it("cli: bench serve: a bad ZKSIM_BENCH_SERVE is one line, exit 2", () => {

@@ -7,9 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { startServe, type ServeSession } from "../../src/serve/serve-session.js";
-import { fourLetterWhitelist, settingsFromFlags } from "../../src/serve/zoo-cfg.js";
-import { CONFORMANCE_SCRIPTS, CONFORMANCE_SUPER_DIGEST } from "../../src/conformance/scripts.js";
-import { SUPER_DIGEST_PROPERTY, serveAuthFrom } from "../../src/serve/server-auth.js";
+import { CONFORMANCE_SCRIPTS, conformanceServeSettings } from "../../src/conformance/scripts.js";
 import { runScript } from "../../src/conformance/runner.js";
 import { compareSuite, readGolden } from "../../src/conformance/suite.js";
 import { KNOWN_DIFFERENCES } from "../../src/conformance/known-differences.js";
@@ -21,9 +19,7 @@ let serve: ServeSession;
 let port: number;
 
 beforeAll(async () => {
-  const base = settingsFromFlags(1, 0, 2181);
-  const auth = serveAuthFrom(new Map([[SUPER_DIGEST_PROPERTY, CONFORMANCE_SUPER_DIGEST]]), () => "", () => undefined); // as the real server was started
-  serve = await startServe({ settings: { ...base, members: base.members.map((m) => ({ ...m, clientPort: 0 })), fourLetterWords: fourLetterWhitelist("*"), auth }, seed: 1, out: () => {} });
+  serve = await startServe({ settings: conformanceServeSettings(0), seed: 1, out: () => {} }); // as the real server was started
   port = [...serve.clientPorts.values()][0]!;
 });
 afterAll(async () => {

@@ -33,7 +33,7 @@ describe("serve: cli", () => {
     child = spawn(process.execPath, [BIN, "serve", "--base-port", String(base), "--seed", "9"], { stdio: ["pipe", "pipe", "pipe"] });
     const out = OutputWatch.of(child.stdout!);
     await out.until("leader");
-    expect(out.text).toContain(`zksim serve: seed 9; s1 127.0.0.1:${base}, s2 127.0.0.1:${base + 1}, s3 127.0.0.1:${base + 2}`);
+    expect(out.text).toContain(`zksim serve: seed 9; s1 127.0.0.1:${base}, s2 127.0.0.1:${base + 1}, s3 127.0.0.1:${base + 2}; timing loopback`);
     const crash = zksim("ctl", "--port", String(base - 1), "crash", "s2");
     expect(crash.stdout).toBe("ok: crash s2\n");
     expect(crash.status).toBe(0);
@@ -73,6 +73,9 @@ describe("serve: cli", () => {
     expect(cfg.status).toBe(2);
     expect(cfg.stderr.trim()).toMatch(/^zksim: .*zoo\.cfg:2: syncLimit: expected a whole number, got "soon"$/);
     expect(zksim("serve", "--servers", "3", "--config", join(dir, "zoo.cfg")).status).toBe(2);
+    const timing = zksim("serve", "--timing", "wan", "--no-record");
+    expect(timing.status).toBe(2);
+    expect(timing.stderr.trim()).toBe("zksim: serve: --timing wan: no such timing profile (profiles: loopback, lan)");
     const none = zksim("ctl", "--port", String(await freePort()), "heal");
     expect(none.status).toBe(5);
   });

@@ -104,12 +104,39 @@ describe("serve: record and replay", () => {
     expect(inputs.filter((i) => i.kind === "connect").map((i) => i.address)).toEqual(["127.0.0.1", "127.0.0.1"]);
     expect(inputs.filter((i) => i.kind === "frame").length).toBeGreaterThanOrEqual(5);
     expect(c.expected.traceHash).toBe(outcome.traceHash);
+    // Served with the default timing profile, a loopback ensemble's: the replay runs its links and fsyncs.
+    expect([c.scenario.network, c.scenario.disk]).toEqual([{ minDelayUs: 20, maxDelayUs: 60 }, { fsyncLatencyUs: 120 }]);
     const again = await runReplayCase(c, served);
     expect(compareReplay(c, again)).toMatchObject({ reproduced: true });
     expect(again.counts["zk.session.established"]).toBeGreaterThanOrEqual(2);
     const child = zksim("replay", file, "--json");
     expect(child.status).toBe(0);
     expect(JSON.parse(child.stdout)).toMatchObject({ reproduced: true, actual: outcome.traceHash, verdict: "pass" });
+  }, 60_000);
+
+  it("serve: record: --timing lan serves a LAN's links and fsyncs (0.5–1.5 ms a hop, 2 ms), loopback a loopback's (20–60 µs, 0.12 ms, the real clients' links instant); each session replays with its own", async () => {
+    const served1 = async (timing: "lan" | "loopback") => {
+      const s = await serve({ timing });
+      const { minDelayUs, maxDelayUs } = s.ensemble.sim.network.defaults;
+      const fsyncUs = s.ensemble.sim.node("s1").disk.config.fsyncLatencyUs;
+      const a = await client(s.clientPorts.get("s1")!);
+      a.sendRequest(1, OpCode.create, { kind: "CreateRequest", path: "/t", data: text("x"), acl: Ids.OPEN_ACL_UNSAFE, flags: 0 });
+      await a.next("reply");
+      await s.close();
+      const c = s.outcome()!.replayCase;
+      fx.session = undefined;
+      expect(compareReplay(c, await runReplayCase(c, served))).toMatchObject({ reproduced: true });
+      const instant = (c.scenario.workload.params.settings as { instantGatewayLinks?: boolean }).instantGatewayLinks ?? false;
+      return { live: [{ minDelayUs, maxDelayUs }, { fsyncLatencyUs: fsyncUs }], recorded: [c.scenario.network, c.scenario.disk], instant };
+    };
+    const lan = await served1("lan");
+    expect(lan.live).toEqual([{ minDelayUs: 500, maxDelayUs: 1500 }, { fsyncLatencyUs: 2000 }]);
+    expect(lan.recorded).toEqual(lan.live);
+    const loopback = await served1("loopback");
+    expect(loopback.live).toEqual([{ minDelayUs: 20, maxDelayUs: 60 }, { fsyncLatencyUs: 120 }]);
+    expect(loopback.recorded).toEqual(loopback.live);
+    // Loopback: the real clients' links take no simulated time (their real hop is the hop); a LAN's take a LAN hop.
+    expect([loopback.instant, lan.instant]).toEqual([true, false]);
   }, 60_000);
 
   it("serve: record: a --scenario session (its network, disk and server settings, its timed faults and their end) replays to the same trace hash, from the file and from its journal", async () => {

@@ -32,9 +32,13 @@ async function open(port: number): Promise<RawZkClient> {
   return c;
 }
 
+/**
+ * A session on `port`. The raw client sends no pings, so the session asks for the longest timeout
+ * the ensemble grants (20 ticks, 40 s): a test's own wall time on a loaded machine must not expire it.
+ */
 async function withSession(port: number): Promise<RawZkClient> {
   const c = await open(port);
-  c.sendConnect();
+  c.sendConnect(0n, new Uint8Array(16), 40_000);
   const reply = await c.next("connect", 10_000);
   if (reply.kind !== "connect" || reply.response.sessionId === 0n) throw new Error("no fx.session");
   return c;

@@ -5,11 +5,12 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startServe, type ServeSession } from "../../src/serve/serve-session.js";
-import { fourLetterWhitelist, settingsFromFlags, type ServeSettings } from "../../src/serve/zoo-cfg.js";
+import { fourLetterWhitelist, parseZooCfg, settingsFromFlags, type ServeSettings } from "../../src/serve/zoo-cfg.js";
 import { OpCode } from "../../src/zk/proto/op-code.js";
 import { Ids, JUTE_MAX_BUFFER_BYTES } from "../../src/zk/proto/records.js";
 import { Code } from "../../src/zk/proto/error-code.js";
 import { sendControlLine } from "../../src/cli/commands/ctl.js";
+import { mntrKeys } from "../../src/serve/mntr-keys.js";
 import { RawZkClient, allServing, fourLetterWord, leaderServing } from "./raw-zk-client.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
@@ -74,9 +75,52 @@ describe("serve", () => {
     const conf = await fourLetterWord(port, "conf");
     expect(conf).toContain(`clientPort=${port}\n`);
     expect(conf).toContain("initLimit=10\nsyncLimit=5\n");
-    expect(conf).toContain("membership: \nserver.1=s1:2888:3888:participant\n");
+    // No zoo.cfg: the addresses a one-machine zoo.cfg conventionally gives (127.0.0.1, 2888/3888 + N − 1).
+    expect(conf).toContain("membership: \nserver.1=127.0.0.1:2888:3888:participant\nserver.2=127.0.0.1:2889:3889:participant\n");
     expect(await fourLetterWord(port, "envi")).toMatch(/^Environment:\nzookeeper\.version=3\.8\.0-zksim/);
     expect(await fourLetterWord(port, "mntr")).toMatch(/^zk_version\t3\.8\.0-zksim.*\nzk_server_state\tleader\n/);
+  });
+
+  it("serve: conf of a member shows zoo.cfg's directories, addresses and ports, line for line as a real 3.8.0 ensemble's (N=3)", async () => {
+    // Answered by s2 of a real 3.8.0 ensemble on this machine started with this zoo.cfg (each
+    // member with its own dataDir, s2's here); the byte counts and client port vary.
+    const cfg = ["tickTime=2000", "initLimit=10", "syncLimit=5", "dataDir=/tmp/zkens/s2/data", "clientPort=24011", "clientPortAddress=127.0.0.1", "4lw.commands.whitelist=*", "admin.enableServer=false", "server.1=127.0.0.1:24021:24031", "server.2=127.0.0.1:24022:24032", "server.3=127.0.0.1:24023:24033"];
+    const real = "clientPort=24012\nsecureClientPort=-1\ndataDir=/tmp/zkens/s2/data/version-2\ndataDirSize=597\ndataLogDir=/tmp/zkens/s2/data/version-2\ndataLogSize=597\ntickTime=2000\nmaxClientCnxns=60\nminSessionTimeout=4000\nmaxSessionTimeout=40000\nclientPortListenBacklog=-1\nserverId=2\ninitLimit=10\nsyncLimit=5\nelectionAlg=3\nelectionPort=24032\nquorumPort=24022\npeerType=0\nmembership: \nserver.1=127.0.0.1:24021:24031:participant\nserver.2=127.0.0.1:24022:24032:participant\nserver.3=127.0.0.1:24023:24033:participant\nversion=0\n";
+    const settings = parseZooCfg(cfg.join("\n"));
+    session = await startServe({ settings: { ...settings, members: settings.members.map((m) => ({ ...m, clientPort: 0 })) }, seed: 1, controlPort: 0, out: () => undefined });
+    await allServing(session);
+    const vary = (text: string) => text.replace(/^(clientPort|dataDirSize|dataLogSize)=\d+$/gm, "$1=N");
+    expect(vary(await fourLetterWord(session.clientPorts.get("s2")!, "conf"))).toBe(vary(real));
+    // A client address in the server line is printed as 3.8's QuorumServer prints it (0.0.0.0 when left out).
+    expect(parseZooCfg("server.1=10.0.0.1:2888:3888;2181\nserver.2=10.0.0.2:2888:3888:observer;10.0.0.2:2182").members.map((m) => m.quorumAddress)).toEqual([
+      { host: "10.0.0.1", peerPort: 2888, electionPort: 3888, client: "0.0.0.0:2181" },
+      { host: "10.0.0.2", peerPort: 2888, electionPort: 3888, client: "10.0.0.2:2182" },
+    ]);
+  });
+
+  it("serve: mntr prints every key 3.8.0 prints for the member's role, with the watches, ephemerals, sessions and learners computed (N=3)", async () => {
+    const s = await serve(3, "mntr");
+    const leader = await leaderServing(s);
+    await allServing(s);
+    const follower = ["s1", "s2", "s3"].find((n) => n !== leader)!;
+    const { client } = await connected(s.clientPorts.get(follower)!);
+    client.sendRequest(1, OpCode.create, { kind: "CreateRequest", path: "/e", data: text("x"), acl: Ids.OPEN_ACL_UNSAFE, flags: 1 }); // ephemeral
+    await client.next("reply");
+    client.sendRequest(2, OpCode.getData, { kind: "GetDataRequest", path: "/e", watch: true });
+    await client.next("reply");
+    client.sendRequest(3, OpCode.getChildren, { kind: "GetChildrenRequest", path: "/", watch: true });
+    await client.next("reply");
+    const mntr = async (node: string) => new Map((await fourLetterWord(s.clientPorts.get(node)!, "mntr")).trim().split("\n").map((l) => l.split("\t") as [string, string]));
+    const f = await mntr(follower);
+    expect([...f.keys()]).toEqual(mntrKeys("follower"));
+    expect(f.size).toBe(487);
+    expect([f.get("zk_server_state"), f.get("zk_peer_state"), f.get("zk_quorum_size")]).toEqual(["follower", "following - broadcast", "3"]);
+    expect([f.get("zk_watch_count"), f.get("zk_ephemerals_count"), f.get("zk_global_sessions")]).toEqual(["2", "1", "1"]);
+    expect([f.get("zk_last_client_response_size"), f.get("zk_avg_commit_commit_proc_req_queued"), f.get("zk_snap_count")]).toEqual(["-1", "0.0", "0"]);
+    const l = await mntr(leader);
+    expect(l.size).toBe(496);
+    expect([l.get("zk_server_state"), l.get("zk_learners"), l.get("zk_synced_followers"), l.get("zk_synced_observers"), l.get("zk_ephemerals_count")]).toEqual(["leader", "2", "2", "0", "1"]);
+    expect(Number(l.get("zk_uptime"))).toBeGreaterThan(0);
   });
 
   it("serve: the default whitelist admits srvr only (N=1)", async () => {

@@ -25,10 +25,10 @@ describe("serve: zoo.cfg", () => {
   it("serve: zoo.cfg: members, client ports, timing, limits and whitelist", () => {
     const s = parseZooCfg(CFG);
     expect(s.members).toEqual([
-      { sid: 1, node: "s1", observer: false, clientPort: 3181 },
-      { sid: 2, node: "s2", observer: false, clientPort: 4000 },
-      { sid: 3, node: "s3", observer: false, clientPort: 3183 },
-      { sid: 4, node: "s4", observer: true, clientPort: 4004 },
+      { sid: 1, node: "s1", observer: false, clientPort: 3181, quorumAddress: { host: "localhost", peerPort: 2888, electionPort: 3888 } },
+      { sid: 2, node: "s2", observer: false, clientPort: 4000, quorumAddress: { host: "localhost", peerPort: 2889, electionPort: 3889, client: "0.0.0.0:4000" } },
+      { sid: 3, node: "s3", observer: false, clientPort: 3183, quorumAddress: { host: "localhost", peerPort: 2890, electionPort: 3890 } },
+      { sid: 4, node: "s4", observer: true, clientPort: 4004, quorumAddress: { host: "localhost", peerPort: 2891, electionPort: 3891, client: "127.0.0.1:4004" } },
     ]);
     expect(s).toMatchObject({ tickTimeMs: 500, initLimitTicks: 7, syncLimitTicks: 3, maxClientCnxns: 5, minSessionTimeoutMs: 1000, maxSessionTimeoutMs: 9000 });
     expect([...s.fourLetterWords].sort()).toEqual(["ruok", "srvr", "stat"]);

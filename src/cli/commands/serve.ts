@@ -12,6 +12,7 @@
  * Authentication (src/serve/server-auth.ts): `-Dkey=value` words here and in
  * `SERVER_JVMFLAGS`/`JVMFLAGS`, `--jaas FILE`, and zoo.cfg's authentication keys.
  */
+import { DEFAULT_SERVE_TIMING, serveTimingProfile, type ServeTimingProfile } from "../../serve/serve-timing.js";
 import { randomInt } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -132,10 +133,10 @@ function withReadOnlyMode(settings: ServeSettings, args: ParsedArgs, props: Read
   return out;
 }
 
-async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number, recording: Recording, scenario: ServeScenario | undefined): Promise<ServeSession> {
+async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number, recording: Recording, scenario: ServeScenario | undefined, timing: ServeTimingProfile): Promise<ServeSession> {
   const { record, ...variant } = recording;
   try {
-    return await startServe({ settings, seed, bind, controlPort, ...(record !== undefined ? { record } : {}), ...variant, out: (line) => console.log(line), ...(scenario !== undefined ? { scenario } : {}) });
+    return await startServe({ settings, seed, bind, controlPort, timing, ...(record !== undefined ? { record } : {}), ...variant, out: (line) => console.log(line), ...(scenario !== undefined ? { scenario } : {}) });
   } catch (err) {
     if (isSystemError(err) && (err.code === "EADDRINUSE" || err.code === "EADDRNOTAVAIL" || err.code === "EACCES")) {
       throw new UserInputError(`serve: cannot listen on ${bind}: ${err.message} (choose other ports with --base-port or --control-port)`);
@@ -150,11 +151,11 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…] [--read-only [--local-sessions]]",
-  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time; fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run)",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…] [--read-only [--local-sessions]] [--timing loopback|lan]",
+  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time (--timing: a loopback ensemble's hop and fsync times, the default, or a LAN's); fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run)",
   async run(argv) {
     const dWords = argv.filter((a) => a.startsWith("-D"));
-    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string", "read-only": "bool", "local-sessions": "bool" }, "serve");
+    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string", "read-only": "bool", "local-sessions": "bool", timing: "string" }, "serve");
     maxPositionals(args, 0, "serve");
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
     const shaped = settingsOf(args, seed);
@@ -168,9 +169,11 @@ export const serve: Command = {
     const controlPort = intFlag(args, "control-port") ?? Math.max(1, settings.members[0]!.clientPort - 1);
     if (controlPort > 65535) throw new UserInputError(`--control-port: ${controlPort} is not a TCP port`);
     const recording = recordingOf(args, seed);
-    const session = await start(settings, seed, bind, controlPort, recording, scenario);
+    const timingFlag = stringFlag(args, "timing");
+    const timing = timingFlag === undefined ? DEFAULT_SERVE_TIMING : serveTimingProfile(timingFlag);
+    const session = await start(settings, seed, bind, controlPort, recording, scenario, timing);
     const where = [...session.clientPorts].map(([node, port]) => `${node} ${bind}:${port}`).join(", ");
-    console.log(`zksim serve: seed ${seed}; ${where}`);
+    console.log(`zksim serve: seed ${seed}; ${where}; timing ${timing}`);
     if (scenario !== undefined) {
       const conditioned = scenario.faults.filter((f) => isTriggered(f.fault)).length;
       const lastMs = Math.max(0, ...scenario.faults.map((f) => f.fault.atMs));

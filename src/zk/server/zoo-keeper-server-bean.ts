@@ -41,6 +41,10 @@ export interface ZooKeeperServerBean {
   ephemerals(): [SessionId, string[]][];
   /** The data watches (`wchs`, `wchc`, `wchp` read this table, as 3.8's WatchCommand does). */
   dataWatches(): WatchesReport;
+  /** `DataTree.getWatchCount`: (path, watcher) pairs of the data and the child watches. */
+  watchCount(): number;
+  /** Ms since it started serving, on its own clock (`mntr`'s zk_uptime). */
+  uptimeMs(): number;
   /** The server's end of the client connection with this id, while it is open. */
   connection(id: number): ServerCnxn | undefined;
 }

@@ -257,6 +257,8 @@ export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
   private nextWatcherId = 0;
   protected running = true;
   protected serving = false;
+  /** When it last started serving (its clock, ms): what `mntr`'s zk_uptime counts from. */
+  private servingSinceMs: number | undefined;
   private containers: ContainerManager | undefined;
   /** The DIGEST-MD5 nonces' stream (forked on first use, so runs without SASL draw nothing). */
   private saslRng: RandomStream | undefined;
@@ -321,6 +323,7 @@ export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
   startServing(): void {
     if (this.serving || !this.running) return;
     this.serving = true;
+    this.servingSinceMs = this.currentTimeMillis();
     this.ctx.listen(this.config.clientPort, (ep) => this.accept(ep));
     if (this.config.containerCheckIntervalMs > 0 && this.expiresSessions()) {
       this.containers = new ContainerManager(this.ctx, this.config.containerCheckIntervalMs, () => this.zkDb.dataTree, (path) => this.submitInternalDelete(path), () => this.currentTimeMillis());
@@ -393,6 +396,15 @@ export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
 
   dataWatches(): WatchesReport {
     return this.zkDb.dataTree.watches.dataWatches;
+  }
+
+  watchCount(): number {
+    const pairs = (w: WatchesReport) => [...w.watchedPaths().values()].reduce((n, watchers) => n + watchers.size, 0);
+    return pairs(this.zkDb.dataTree.watches.dataWatches) + pairs(this.zkDb.dataTree.watches.childWatches);
+  }
+
+  uptimeMs(): number {
+    return this.servingSinceMs === undefined ? 0 : this.currentTimeMillis() - this.servingSinceMs;
   }
 
   connection(id: number): ServerCnxn | undefined {

@@ -327,6 +327,14 @@ export class QuorumPeer {
     return this.role?.zks ?? this.roZk;
   }
 
+  /** A leader's learners: connected, and synced followers and observers (`mntr`); undefined when not leading. */
+  learnerCounts(): { learners: number; syncedFollowers: number; syncedObservers: number } | undefined {
+    if (!(this.role instanceof Leader)) return undefined;
+    const handlers = [...this.role.handlers];
+    const synced = handlers.filter((h) => h.synced);
+    return { learners: handlers.length, syncedFollowers: synced.filter((h) => !h.isObserver).length, syncedObservers: synced.filter((h) => h.isObserver).length };
+  }
+
   /** The read-only server, while this LOOKING peer runs one. */
   get readOnlyServer(): ReadOnlyZooKeeperServer | undefined {
     return this.roZk;
