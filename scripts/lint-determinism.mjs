@@ -14,7 +14,8 @@ export const EXEMPT_FOLDERS = ["cli", "tui", "runtime", "serve", "conformance"];
 const EXEMPT_DIRS = EXEMPT_FOLDERS.map((d) => join(SRC, d) + "/");
 // assert-simulation.ts writes the shrunk case's replay file (the property harness's one I/O edge, like cli/).
 // api/files.ts writes a user run's replay file and imports a user's module to replay it.
-export const EXEMPT_FILE_PATHS = ["sim/microtasks.ts", "property/assert-simulation.ts", "api/files.ts"];
+// scenario/heap-guard.ts reads V8's heap and node's flags (it can only stop a run, never change one).
+export const EXEMPT_FILE_PATHS = ["sim/microtasks.ts", "property/assert-simulation.ts", "api/files.ts", "scenario/heap-guard.ts"];
 const EXEMPT_FILES = new Set(EXEMPT_FILE_PATHS.map((f) => join(SRC, f)));
 
 const RULES = [

@@ -3,11 +3,23 @@
  * grew, before V8 would abort the process ("JavaScript heap out of memory", a stack dump and no
  * verdict).
  *
- * The probe (by default V8's own count of used heap bytes, against 90% of the heap's limit) is
- * the one input from outside the simulation a run reads, and it can only stop the run: it
- * never changes an event, a draw or a verdict of a run that finishes. It is read every
- * `everyEvents` events (a few microseconds each time), through the run loop's stop predicate.
+ * The probe (by default the bytes in use in the whole heap, against 90% of the old
+ * generation's limit) is the one input from outside the simulation a run reads, and it can only
+ * stop the run: it never changes an event, a draw or a verdict of a run that finishes. It is
+ * read every `everyEvents` events (a few microseconds each time), through the run loop's stop
+ * predicate. (The determinism lint exempts this file: it reads V8's heap and its flags.)
+ *
+ * Why the old generation: V8 gives up ("JavaScript heap out of memory") when its old
+ * generation cannot grow past `--max-old-space-size`. `heap_size_limit` is that plus the young
+ * generation's reservation (three semi-spaces: 48 MB by default, 192 MB with zksim's
+ * `--max-semi-space-size=64`), so a guard against 90% of `heap_size_limit` never fired on a
+ * small heap: 90% of 40 + 192 MB is more than the 40 MB the old generation may hold. And the
+ * young generation counts: what survives a scavenge moves to the old generation, so V8 gives up
+ * ("scavenge might not succeed") once old and live young objects together pass the old limit.
+ * Counting the young generation's garbage too errs on the side of stopping early on a small
+ * heap; on the default heap (4 GB) the young generation is a few per cent of it.
  */
+import { isMainThread, resourceLimits } from "node:worker_threads";
 import { getHeapStatistics } from "node:v8";
 
 export interface HeapGuardOptions {
@@ -15,15 +27,50 @@ export interface HeapGuardOptions {
   usedBytes: () => number;
   /** The run stops when `usedBytes()` exceeds this. */
   limitBytes: number;
-  /** Events between two probes (default 65 536). */
+  /** Events between two probes (default 8,192: a probe costs a few microseconds). */
   everyEvents?: number;
 }
+
+const DEFAULT_EVERY_EVENTS = 8192;
 
 /** Of the heap's limit, the share a run may use before the guard stops it. */
 export const HEAP_GUARD_SHARE = 0.9;
 
 export function defaultHeapGuard(): HeapGuardOptions {
-  return { usedBytes: () => getHeapStatistics().used_heap_size, limitBytes: HEAP_GUARD_SHARE * getHeapStatistics().heap_size_limit };
+  return { usedBytes: heapUsedBytes, limitBytes: HEAP_GUARD_SHARE * oldGenerationLimitBytes() };
+}
+
+const MB = 1 << 20;
+
+/** Bytes in use in the whole heap, the young generation's included (see defaultHeapGuard). */
+export function heapUsedBytes(): number {
+  return getHeapStatistics().used_heap_size;
+}
+
+/**
+ * The old generation's limit: a worker thread knows it (`resourceLimits`); the main thread's
+ * is `heap_size_limit` less the young generation's reservation, three times the largest
+ * semi-space (V8's default 16 MB, or the last `--max-semi-space-size` given to node, on its
+ * command line or in NODE_OPTIONS).
+ */
+export function oldGenerationLimitBytes(nodeOptions: string = process.env.NODE_OPTIONS ?? ""): number {
+  if (!isMainThread && resourceLimits.maxOldGenerationSizeMb !== undefined) return resourceLimits.maxOldGenerationSizeMb * MB;
+  const total = getHeapStatistics().heap_size_limit;
+  const semiSpaceMb = lastSemiSpaceFlag([...nodeOptions.split(/\s+/), ...process.execArgv]) ?? 16;
+  const old = total - 3 * semiSpaceMb * MB;
+  return old > 0 ? old : total;
+}
+
+/** The value of the last `--max-semi-space-size N` (or `=N`, or with underscores) among `args`. */
+export function lastSemiSpaceFlag(args: readonly string[]): number | undefined {
+  let mb: number | undefined;
+  args.forEach((a, i) => {
+    const m = /^--max[-_]semi[-_]space[-_]size(?:=(\d+))?$/.exec(a);
+    if (m === null) return;
+    const value = Number(m[1] ?? args[i + 1]);
+    if (Number.isFinite(value) && value > 0) mb = value;
+  });
+  return mb;
 }
 
 /** The error a guarded run stops with: its message is the whole report (no stack wanted). */
@@ -37,18 +84,23 @@ export class HeapGuard {
   trippedAtBytes: number | undefined;
 
   constructor(private readonly options: HeapGuardOptions) {
-    this.countdown = options.everyEvents ?? 65_536;
+    this.countdown = options.everyEvents ?? DEFAULT_EVERY_EVENTS;
   }
 
   /** The run loop's stop predicate: true (once) when the heap is over the limit. */
   readonly overLimit = (): boolean => {
     if (--this.countdown > 0) return false;
-    this.countdown = this.options.everyEvents ?? 65_536;
+    this.countdown = this.options.everyEvents ?? DEFAULT_EVERY_EVENTS;
+    return this.probe();
+  };
+
+  /** Probes now: true (and the heap in use remembered) when it is over the limit. */
+  probe(): boolean {
     const used = this.options.usedBytes();
     if (used <= this.options.limitBytes) return false;
     this.trippedAtBytes = used;
     return true;
-  };
+  }
 
   get limitBytes(): number {
     return this.options.limitBytes;

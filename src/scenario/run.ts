@@ -15,7 +15,8 @@ import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Sc
 import { subscribeCheckers, type Checker, type Violation } from "../check/checker.js";
 import { runVerdict } from "./verdict.js";
 import { CoverageRecorder } from "./coverage.js";
-import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld } from "./heap-guard.js";
+import { setHeapPoll } from "../base/heap-poll.js";
+import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld, oldGenerationLimitBytes } from "./heap-guard.js";
 
 export interface RunHandle {
   sim: Simulator;
@@ -63,6 +64,20 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
   const guardOptions = options.heapGuard ?? defaultHeapGuard();
   const guard = guardOptions === false ? undefined : new HeapGuard(guardOptions);
   const limits = (untilUs: number) => (guard === undefined ? { untilUs } : { untilUs, until: guard.overLimit });
+  // Inside one event (a long linearizability search) the guard probes through base/heap-poll.ts.
+  const previousPoll = setHeapPoll(guard === undefined ? undefined : () => {
+    if (guard.probe()) throw new HeapTripped();
+  });
+  try {
+    return await runToEnd();
+  } catch (err) {
+    if (err instanceof HeapTripped) throw heapLimitError(scenario, seed, sim, checkers, guard!);
+    throw err;
+  } finally {
+    setHeapPoll(previousPoll);
+  }
+
+  async function runToEnd(): Promise<{ sim: Simulator; result: RunResult }> {
   let stop = await sim.run(limits(msToUs(scenario.durationMs)));
   if (stop !== "livelock" && stop !== "predicate" && scenario.convergence !== false) {
     // Convergence: every fault ends, then at least the budget passes after the last one.
@@ -70,7 +85,7 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     const budgetUs = msToUs(scenario.convergence?.budgetMs ?? DEFAULT_CONVERGENCE_BUDGET_MS);
     if (lastFaultUs !== undefined && lastFaultUs + budgetUs > sim.nowUs) stop = await sim.run(limits(lastFaultUs + budgetUs));
   }
-  if (stop === "predicate" && guard?.trippedAtBytes !== undefined) throw heapLimitError(scenario, seed, sim, checkers, guard);
+  if (stop === "predicate" && guard?.trippedAtBytes !== undefined) throw new HeapTripped();
   if (stop === "livelock") {
     report(
       "kernel.time-progress",
@@ -96,7 +111,11 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     ...(tape !== undefined ? { decisions: tape.report() } : {}),
   };
   return { sim, result };
+  }
 }
+
+/** Thrown by the heap poll inside an event: the guard tripped; runScenario reports it. */
+class HeapTripped extends Error {}
 
 /** The guard's one line: the heap, where the run was, what holds the most, and how to replay it. */
 function heapLimitError(scenario: Scenario, seed: number, sim: Simulator, checkers: readonly Checker[], guard: HeapGuard): HeapLimitError {
@@ -109,6 +128,7 @@ function heapLimitError(scenario: Scenario, seed: number, sim: Simulator, checke
   const grew = holders.length === 0 ? "no checker holds anything (the simulated system itself grew)" : `largest holders: ${holders.map((h) => `${h.name} (${h.items} items)`).join(", ")}`;
   return new HeapLimitError(
     `run stopped: the heap reached ${formatBytes(guard.trippedAtBytes!)} (limit ${formatBytes(guard.limitBytes)}) at virtual ${(sim.nowUs / 1e6).toFixed(1)} s ` +
-      `after ${sim.trace.count} events; ${grew}; scenario ${scenario.name}, seed ${seed}; replay: zksim run ${scenario.name} --seed ${seed}`,
+      `after ${sim.trace.count} events; ${grew}; scenario ${scenario.name}, seed ${seed}; replay: zksim run ${scenario.name} --seed ${seed}; ` +
+      `to finish it, give node a larger heap (NODE_OPTIONS=--max-old-space-size=MB, now ${Math.round(oldGenerationLimitBytes() / (1 << 20))}) or run it shorter or with fewer clients`,
   );
 }

@@ -121,8 +121,9 @@ function action(r: Reader, raw: unknown, at: string): Action {
 }
 
 function faultAction(r: Reader, raw: unknown, at: string): FaultAction {
+  const fault = r.object(raw, at);
   try {
-    return validateFaultAction(r.object(raw, at), anyNode, at);
+    return validateFaultAction(fault, anyNode, at);
   } catch (err) {
     if (isUserInputError(err)) return r.bad(err.message);
     throw err;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -220,5 +220,45 @@ describe("cli limits: list says which scenarios fail on purpose", () => {
     ]);
     expect(entries.every((e) => e.expect === "fail" || e.expect === "pass")).toBe(true);
     expect(zksim("list").stdout).toMatch(/^recipe-lock-pause-unfenced +\[fails on purpose\] /m);
+  });
+});
+
+describe("cli limits: learn, serve and ctl inputs", () => {
+  it("learn --open refuses a device and a FIFO before opening them", () => {
+    expectBadInput(zksim("learn", "--open", "/dev/zero", "--plain"), /session file \/dev\/zero is not a regular file \(a device or socket\)/);
+    const fifo = join(dir, "session.fifo");
+    execFileSync("mkfifo", [fifo]);
+    expectBadInput(zksim("learn", "--open", fifo, "--plain"), /session file .*session\.fifo is not a regular file \(a FIFO\)/);
+  });
+
+  it("a saved session whose action kind is a list, or whose fault is a number, is one line naming the field (replay and learn --open)", () => {
+    const saved = join(dir, "saved.json");
+    const made = zksim("learn", "zab", "--plain", "--script", "step 3; crash s3; step 2", "--save", saved);
+    expect(made.status, made.stderr).toBe(0);
+    const doc = JSON.parse(readFileSync(saved, "utf8")) as { branches: { interventions: { action: Record<string, unknown> }[] }[] };
+    const variant = (name: string, change: (a: Record<string, unknown>) => void): string => {
+      const d = structuredClone(doc);
+      change(d.branches[0]!.interventions[0]!.action);
+      return scenarioFile(name, d);
+    };
+    const kindList = variant("kind-list.json", (a) => (a.kind = ["fault"]));
+    const faultNumber = variant("fault-number.json", (a) => (a.fault = 7));
+    for (const cmd of [["replay"], ["learn", "--plain", "--open"]]) {
+      expectBadInput(zksim(...cmd, kindList), /kind-list\.json: branches\[0\]\.interventions\[0\]\.action\.kind must be one of deliver, /);
+      expectBadInput(zksim(...cmd, faultNumber), /^zksim: \S*fault-number\.json: branches\[0\]\.interventions\[0\]\.action\.fault must be an object$/m);
+    }
+  });
+
+  it("serve --bind: a malformed address and an unknown host are one line", () => {
+    expectBadInput(zksim("serve", "--bind", "999.1.1.1", "--base-port", "26101", "--no-record"), /--bind 999\.1\.1\.1 is not an IPv4 address/);
+    expectBadInput(zksim("serve", "--bind", "no-such-host.invalid", "--base-port", "26111", "--no-record"), /--bind no-such-host\.invalid: no such address/);
+  });
+
+  it("serve --record where no file can be made is one line", () => {
+    expectBadInput(zksim("serve", "--base-port", "26121", "--record", "/proc/zksim-record.json"), /--record \/proc\/zksim-record\.json: cannot write its journal \/proc\/zksim-record\.json\.partial: ENOENT/);
+  });
+
+  it("ctl --port out of range is bad input (exit 2), not 'no serve answered' (exit 5)", () => {
+    for (const port of ["0", "65536", "99999999"]) expectBadInput(zksim("ctl", "--port", port, "status"), /ctl: --port must be a TCP port from 1 to 65535/);
   });
 });

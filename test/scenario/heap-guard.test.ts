@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
-import { HeapLimitError, itemsHeld } from "../../src/scenario/heap-guard.js";
+import { getHeapStatistics } from "node:v8";
+import { HeapLimitError, itemsHeld, lastSemiSpaceFlag, oldGenerationLimitBytes } from "../../src/scenario/heap-guard.js";
 
 describe("scenario: heap guard", () => {
   it("stops a run whose heap is over its limit with one line naming the scenario, seed, replay and what holds the most", async () => {
@@ -18,7 +19,7 @@ describe("scenario: heap guard", () => {
     expect(holders, err.message).not.toBeNull();
     const counts = [holders![2], holders![4], holders![6]].map(Number);
     expect([...counts].sort((a, b) => b - a)).toEqual(counts);
-    expect(err.message).toMatch(/scenario standalone-basics, seed 7; replay: zksim run standalone-basics --seed 7$/);
+    expect(err.message).toMatch(/scenario standalone-basics, seed 7; replay: zksim run standalone-basics --seed 7; to finish it, give node a larger heap/);
     expect(probes).toBe(3);
   });
 
@@ -36,5 +37,18 @@ describe("scenario: heap guard", () => {
     expect(itemsHeld(holder)).toBe(2 + 2 + 3); // the shared array counted once
     const counted = { retained: () => 42, list: [1] };
     expect(itemsHeld(counted)).toBe(42);
+  });
+});
+
+describe("heap guard: the old generation's limit", () => {
+  it("reads the last --max-semi-space-size, in either spelling", () => {
+    expect(lastSemiSpaceFlag(["--max-semi-space-size=64"])).toBe(64);
+    expect(lastSemiSpaceFlag(["--max-semi-space-size", "32", "--max_semi_space_size=8"])).toBe(8);
+    expect(lastSemiSpaceFlag(["--max-old-space-size=64"])).toBeUndefined();
+  });
+
+  it("is the heap's limit less three semi-spaces (what V8 reserves for the young generation)", () => {
+    const semi = lastSemiSpaceFlag(process.execArgv) ?? 16;
+    expect(oldGenerationLimitBytes("")).toBe(getHeapStatistics().heap_size_limit - 3 * semi * 2 ** 20);
   });
 });

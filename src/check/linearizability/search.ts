@@ -42,6 +42,7 @@
  * linearized unknown ops. States
  * are named by `problem.key` and interned to small numbers.
  */
+import { pollHeap } from "../../base/heap-poll.js";
 import { isReadOnly, type Operation } from "../history/history.js";
 import type { SequentialModel } from "./model.js";
 
@@ -371,6 +372,7 @@ class Search<S> {
     }
     const seen = new Set<string>();
     let memoChars = 0;
+    let nextPollChars = 1 << 20;
     // The stack, as parallel arrays: the state and candidates of each level, the op that led
     // there and the pointers to restore when leaving it.
     const root = this.scan();
@@ -393,6 +395,7 @@ class Search<S> {
       }
       const c = cands[next[top]!++]!;
       if (++steps > budgetSteps) return { ok: completed, exhausted: true, exhaustedBy: "steps", steps, deepest };
+      if ((steps & 0x3ff) === 0) pollHeap();
       const succ = this.successor(states[top]!, c);
       if (succ === undefined) continue;
       const i = c >> 1;
@@ -411,6 +414,11 @@ class Search<S> {
       }
       seen.add(full);
       memoChars += full.length;
+      // The heap guard (base/heap-poll.ts) looks at every MiB of keys too: a few steps of long keys can fill a small heap.
+      if (memoChars >= nextPollChars) {
+        nextPollChars = memoChars + (1 << 20);
+        pollHeap();
+      }
       if (memoChars + this.stateChars > maxMemoChars) return { ok: completed, exhausted: true, exhaustedBy: "memory", steps, deepest };
       if (done) {
         onComplete!(succ, isLinearized);

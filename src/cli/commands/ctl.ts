@@ -37,6 +37,7 @@ export const ctl: Command = {
     const line = args.positionals.join(" ").trim();
     if (line === "") throw new UserInputError(`ctl: give a command, e.g. \`zksim ctl crash s2\` (\`zksim ctl help\` lists them)`);
     const port = intFlag(args, "port") ?? 2180;
+    if (port < 1 || port > 65535) throw new UserInputError(`ctl: --port must be a TCP port from 1 to 65535, got ${port}`);
     let answer: string;
     try {
       answer = await sendControlLine(port, line);

@@ -6,6 +6,7 @@ import { UserInputError } from "../../sim/errors.js";
 import { runLearn } from "../../tui/cli.js";
 import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
+import { checkInputFile } from "../files.js";
 
 const SPEC = { lesson: "string", seed: "int", variant: "string", plain: "bool", script: "string", open: "string", save: "string", lessons: "bool" } as const;
 
@@ -17,6 +18,9 @@ export const learn: Command = {
     const args = parseArgs(argv, SPEC, "learn");
     const compare = args.positionals[0] === "compare";
     if (!compare && args.positionals.length > 1) throw new UserInputError(`learn: unexpected argument "${args.positionals[1]}"`);
+    // A session file is read only if it is a regular file of a sane size (a FIFO or /dev/zero would hang the read).
+    const open = stringFlag(args, "open");
+    if (open !== undefined) checkInputFile(open, "session file");
     return runLearn({
       protocol: compare ? "compare" : args.positionals[0],
       ...(compare ? { compare: args.positionals.slice(1) } : {}),
@@ -26,7 +30,7 @@ export const learn: Command = {
       seed: intFlag(args, "seed"),
       variant: stringFlag(args, "variant"),
       script: stringFlag(args, "script"),
-      open: stringFlag(args, "open"),
+      open,
       save: stringFlag(args, "save"),
     });
   },

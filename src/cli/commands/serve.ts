@@ -24,7 +24,8 @@ import { startServe, type ServeOptions, type ServeSession } from "../../serve/se
 import { FOUR_LETTER_WHITELIST_PROPERTY, fourLetterWhitelist, parseZooCfg, settingsFromFlags, type ServeSettings } from "../../serve/zoo-cfg.js";
 import { boolFlag, intFlag, maxPositionals, parseArgs, stringFlag, type ParsedArgs } from "../args.js";
 import type { Command } from "../command.js";
-import { checkOutputPath, isSystemError, readInputFile } from "../files.js";
+import { isIP } from "node:net";
+import { checkOutputPath, describeSystemError, isSystemError, readInputFile } from "../files.js";
 import { loadScenario } from "../scenario-files.js";
 import type { Scenario } from "../../scenario/types.js";
 import { isTriggered } from "../../sim/fault-triggers.js";
@@ -140,6 +141,10 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
     if (isSystemError(err) && (err.code === "EADDRINUSE" || err.code === "EADDRNOTAVAIL" || err.code === "EACCES")) {
       throw new UserInputError(`serve: cannot listen on ${bind}: ${err.message} (choose other ports with --base-port or --control-port)`);
     }
+    // The address does not resolve (a hostname that is not there).
+    if (isSystemError(err) && (err.code === "ENOTFOUND" || err.code === "EAI_AGAIN")) throw new UserInputError(`serve: --bind ${bind}: no such address (${err.code}); give an IP address of this machine, such as 127.0.0.1`);
+    // The journal FILE.partial could not be created (a directory that refuses files, a full disk).
+    if (isSystemError(err) && record !== undefined) throw new UserInputError(`serve: --record ${record}: cannot write its journal ${record}.partial: ${describeSystemError(err)}`);
     throw err;
   }
 }
@@ -159,6 +164,8 @@ export const serve: Command = {
     const scenario = shaped.scenario;
     for (const w of settings.warnings) console.error(`warning: ${w}`);
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";
+    if (isIP(bind) === 0 && !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(bind)) throw new UserInputError(`serve: --bind ${bind} is neither an IP address nor a host name`);
+    if (/^[\d.]+$/.test(bind) && isIP(bind) === 0) throw new UserInputError(`serve: --bind ${bind} is not an IPv4 address (four numbers 0-255)`);
     const controlPort = intFlag(args, "control-port") ?? Math.max(1, settings.members[0]!.clientPort - 1);
     if (controlPort > 65535) throw new UserInputError(`--control-port: ${controlPort} is not a TCP port`);
     const recording = recordingOf(args, seed);

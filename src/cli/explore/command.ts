@@ -15,10 +15,10 @@
  * a failure. Exit 1 if any seed failed, 0 when every seed passed or showed only expected
  * violations, 2 on bad input. The lists are sorted by seed and do not depend on --workers.
  *
- * SIGINT (Ctrl-C): the sweep stops taking seeds (a seed already running in-process finishes
+ * SIGINT (Ctrl-C) or SIGTERM: the sweep stops taking seeds (a seed already running in-process finishes
  * first; workers drop theirs), prints the summary of the seeds that ran — failures with their
- * replay lines, the JSON line under --json, replay files under --save-dir — and exits 130. A
- * second SIGINT exits 130 at once.
+ * replay lines, the JSON line under --json, replay files under --save-dir — and exits 130 (143 after
+ * SIGTERM). A second signal exits at once.
  *
  * --save-dir is created before the sweep (a bad directory is exit 2 before any run); a replay
  * file that cannot be written afterwards (a full disk) is one stderr line, and the exit code
@@ -69,6 +69,8 @@ export interface ExploreReport {
 
 /** The exit code after a SIGINT (128 + 2, as a shell reports it). */
 export const EXIT_INTERRUPTED = 130;
+/** The exit code after a SIGTERM (128 + 15). */
+export const EXIT_TERMINATED = 143;
 
 interface ExploreRequest {
   /** The scenario as the user named it (a name or a path), for workers and replay lines. */
@@ -98,7 +100,7 @@ export const explore: Command = {
 (--save-dir: one replay file per failing seed, DIR/<scenario>-seed-<N>.json, and the sweep report;
 --merge DIR…: combine the sweep reports of a sharded sweep's --save-dir directories;
 --generate: each seed draws its own workload shape and faults, as in run;
-Ctrl-C: the summary of the seeds run so far, exit ${EXIT_INTERRUPTED})`,
+Ctrl-C or SIGTERM: the summary of the seeds run so far, exit ${EXIT_INTERRUPTED} (${EXIT_TERMINATED} after SIGTERM))`,
   run: cmdExplore,
 };
 
@@ -112,8 +114,15 @@ async function cmdExplore(argv: string[]): Promise<number> {
   const bar = !req.json && process.stdout.isTTY ? new ProgressBar(process.stdout, req.seeds.length) : undefined;
   const onDone = bar ? (o: SeedOutcome) => bar.tick(o.verdict === "fail") : undefined;
   const interrupt = new AbortController();
-  const onSigint = () => (interrupt.signal.aborted ? process.exit(EXIT_INTERRUPTED) : interrupt.abort());
-  process.on("SIGINT", onSigint);
+  // SIGTERM (a job scheduler, `timeout`, `kill`) keeps the results as SIGINT does: the workers are threads of this process.
+  let exitCode = EXIT_INTERRUPTED;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupt.signal.aborted) process.exit(exitCode);
+    exitCode = signal === "SIGTERM" ? EXIT_TERMINATED : EXIT_INTERRUPTED;
+    interrupt.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   const started = performance.now();
   let outcomes: SeedOutcome[];
   try {
@@ -122,7 +131,8 @@ async function cmdExplore(argv: string[]): Promise<number> {
         ? await exploreInProcess(scenario, req.seeds, req.options, onDone, interrupt.signal)
         : await exploreInWorkers({ scenario: req.scenarioArg, ...(req.variant !== undefined ? { variant: req.variant } : {}), ...req.options }, req.seeds, req.workers, onDone, interrupt.signal);
   } finally {
-    process.off("SIGINT", onSigint);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   }
   const seconds = (performance.now() - started) / 1000;
   bar?.clear();
@@ -152,7 +162,7 @@ async function cmdExplore(argv: string[]): Promise<number> {
     const replayFiles = saveFailures(req, scenario, [...failed, ...expected]);
     saveSweepReport(req, report, replayFiles, seconds, coverage);
   }
-  return interrupted ? EXIT_INTERRUPTED : failed.length === 0 ? 0 : 1;
+  return interrupted ? exitCode : failed.length === 0 ? 0 : 1;
 }
 
 function parseExploreArgs(argv: string[]): ExploreRequest {
