@@ -58,8 +58,12 @@ export function settleWithin<T>(promise: Promise<T>, ms: number, onTimeout: () =
 
 /** Options of importing a user's module. */
 export interface LoadModuleOptions {
-  /** Wall-clock ms its loading may take (default MODULE_LOAD_TIMEOUT_MS). */
-  timeoutMs?: number;
+  /**
+   * Wall-clock ms its loading may take (default MODULE_LOAD_TIMEOUT_MS); `false` when the caller
+   * bounds the user's code itself (the user-code worker, which also tells an await that never
+   * settles from a slow load, src/cli/user-code-worker.ts).
+   */
+  timeoutMs?: number | false;
 }
 
 /**
@@ -77,6 +81,7 @@ export async function importUserModule(modulePath: string, options: LoadModuleOp
     return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
   };
   try {
+    if (timeoutMs === false) return await load();
     return await settleWithin(load(), timeoutMs, () => new UserInputError(`module ${modulePath}: did not finish loading within ${timeoutMs} ms (a top-level await that never settles?)`));
   } catch (err) {
     if (err instanceof UserInputError) throw err;

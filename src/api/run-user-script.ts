@@ -97,8 +97,11 @@ export interface UserReplay {
 export interface ReplayUserOptions {
   /** The script's module (default: the path the file records, relative to the working directory). */
   module?: string;
-  /** Wall-clock ms the module may take to load (default 30 000): past it, a UserInputError naming the module. */
-  moduleTimeoutMs?: number;
+  /**
+   * Wall-clock ms the module may take to load (default 30 000): past it, a UserInputError naming
+   * the module; `false` when the caller bounds the user's code itself.
+   */
+  moduleTimeoutMs?: number | false;
 }
 
 /** What the command line adds: every trace event of the run, for `--trace`. */

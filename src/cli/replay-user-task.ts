@@ -20,7 +20,8 @@ export interface ReplayedUserCase {
 }
 
 export async function replayUserTask(input: ReplayUserInput): Promise<ReplayedUserCase> {
-  const r = await replayUserCase(input.path, input.module !== undefined ? { module: input.module } : {});
+  // The worker bounds the user's code (and tells an await that never settles from a slow load).
+  const r = await replayUserCase(input.path, { moduleTimeoutMs: false, ...(input.module !== undefined ? { module: input.module } : {}) });
   const { traceHash, verdict, violations } = r.result;
   return { c: r.replayCase, result: { traceHash, verdict, violations: violations.map(({ checker, message }) => ({ checker, message })) }, cmp: r.comparison };
 }
