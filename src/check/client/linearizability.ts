@@ -133,8 +133,6 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   /** When each closeSession txn (by zxid) was first applied anywhere. */
   private readonly closeFirstApplied = new Map<bigint, number>();
   private expiries = 0;
-  /** Session → the first client whose requests used it (an expiry is ordered with them). */
-  private readonly sessionOwners = new Map<string, string>();
   /** Sessions attached by more than one handle, whose non-read replies are read as unknown. */
   private readonly sharedSessions = new SharedSessions();
   /** Per server, the reaps it chose whose deleteContainer it has not applied yet, oldest first. */
@@ -259,7 +257,6 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     this.windows.invoked(inv.client, inv.opId);
     const op = this.builder.invoked(inv);
     if (op === undefined) return;
-    this.ownSession(op.session, op.client);
     this.openOps.set(operationKey(op), op);
     this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
   }
@@ -275,14 +272,9 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       this.openOps.delete(key);
       // Invoked before the first handshake: it belongs to the session its completion names.
       if (NO_SESSION.has(op.session)) op.session = done.session;
-      this.ownSession(op.session, op.client);
       this.builder.completed(op, done);
     }
     if (this.windows.completed(inv.client, inv.opId)) this.tryCut(e);
-  }
-
-  private ownSession(session: string, client: string): void {
-    if (!NO_SESSION.has(session) && !this.sessionOwners.has(session)) this.sessionOwners.set(session, client);
   }
 
   private onEstablished(e: TraceEvent<"zab.leader.established">): void {
@@ -302,7 +294,6 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       completeUs: undefined,
       outcome: "unknown",
       opId: `expire-${++this.expiries}`,
-      ...(this.sessionOwners.has(session) ? { sessionOwner: this.sessionOwners.get(session)! } : {}),
     });
     this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
     const list = this.expiring.get(session) ?? [];

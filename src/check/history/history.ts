@@ -154,12 +154,6 @@ export interface Operation {
   credentials?: Credential[];
   credentialsUncertain?: true;
   /**
-   * For the closeSession of a server's expiry (its `client` names the server, not a client): the
-   * client whose requests used the session, if one did. The expiry takes its place among that
-   * client's requests (submission order, the model's `submissionOrderKey`).
-   */
-  sessionOwner?: string;
-  /**
    * For an "unknown" op that was sent, what really happened (the trace's ground truth, not a
    * checker's input): whether its request became a txn applied by some server before the run
    * ended, and with which zxid; `err` when that txn was an error txn (the write failed there —

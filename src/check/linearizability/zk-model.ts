@@ -69,17 +69,7 @@ export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
     // not at all (the server closes the old connection; a request forwarded from a server the
     // session has left fails SESSIONMOVED). Synthetic session ends and reaps, and ops sent
     // before the handshake (no session yet) are ordered by time only.
-    submissionOrderKey: (op) => {
-      // A server's expiry of a session is ordered with the requests of the client that used the
-      // session: every request processed before the expiry's close txn found its session alive
-      // (a definite outcome), and none after it (the session is gone: SESSIONEXPIRED, an unknown
-      // outcome). So a definite request submitted before the expiry took effect before its close,
-      // and once a definite write submitted after the expiry took effect, the close never will
-      // (its txn would come first: that write found the session alive). A client's own close is
-      // not ordered (its session ends with it anyway).
-      if (op.op === "closeSession") return op.sessionOwner !== undefined ? `${op.sessionOwner} ${op.session}` : undefined;
-      return op.op === "reap" || NO_SESSION.has(op.session) ? undefined : `${op.client} ${op.session}`;
-    },
+    submissionOrderKey: (op) => (op.op === "closeSession" || op.op === "reap" || NO_SESSION.has(op.session) ? undefined : `${op.client} ${op.session}`),
     describe: describeState,
     explain: (state, op) => ev.evaluate(state, op).why?.() ?? "the model accepts it",
     partition: (ops: readonly Operation[]): Partition[] =>

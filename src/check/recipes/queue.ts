@@ -7,7 +7,9 @@
  * - no double delivery of one queue node: under `at-most-once` never; under `at-least-once`
  *   only when one of the hand-overs was `unsure` (its delete's reply was lost);
  * - no loss, once the application declares the queue `drained`: every acknowledged item id
- *   was taken, unless an at-most-once consumer reported dropping it;
+ *   was taken, unless an at-most-once consumer reported dropping it, or a client node crashed
+ *   after the item was acknowledged (a consumer that crashed between its delete and its `take`
+ *   annotation took the item with no word of it — the recipe's take is at most once by design);
  * - FIFO order (non-priority queues): each consumer session takes nodes in increasing
  *   sequence order (sequence numbers are the queue's order and a consumer always takes the
  *   lowest it sees). A priority queue's order across priorities is `recipe.priority-queue`'s.
@@ -58,6 +60,9 @@ export class QueueChecker implements Checker<Kind> {
   private readonly fates = new SessionFates();
   /** The last crash of any node: an item offered before it may have been taken unannounced. */
   private lastCrashUs = -1;
+  /** Nodes that ran a client (answered requests, or annotated the queue), and when nodes crashed. */
+  private readonly clientNodes = new Set<string>();
+  private readonly crashes: { node: string; atUs: number }[] = [];
 
   constructor(private readonly stallMs = STALL_MS) {}
 
@@ -67,10 +72,15 @@ export class QueueChecker implements Checker<Kind> {
 
   private read(e: TraceEvent<Kind>): void {
     if (e.kind !== "recipe.queue") {
-      if (e.kind === "crash") this.lastCrashUs = e.atUs;
+      if (e.kind === "crash") {
+        this.lastCrashUs = e.atUs;
+        this.crashes.push({ node: e.node, atUs: e.atUs });
+      }
+      if (e.kind === "client.complete") this.clientNodes.add(e.node);
       this.fates.onEvent(e);
       return;
     }
+    this.clientNodes.add(e.node);
     const name = stringField(e, "queue");
     const event = stringField(e, "event");
     const q = this.queue(name);
@@ -155,7 +165,8 @@ export class QueueChecker implements Checker<Kind> {
       }
       if (q.drained === undefined) continue;
       const lost = [...q.offered].filter(([id, outcome]) => outcome === "ok" && !q.takenIds.has(id)).map(([id]) => id);
-      const unexplained = lost.filter((id) => !q.dropped.has(id));
+      const lastClientCrashUs = Math.max(-1, ...this.crashes.filter((c) => this.clientNodes.has(c.node)).map((c) => c.atUs));
+      const unexplained = lost.filter((id) => !q.dropped.has(id) && q.acknowledgedAtUs.get(id)! > lastClientCrashUs);
       if (unexplained.length > 0) {
         this.log.add(q.drained, `${name} was declared drained, but ${unexplained.length} acknowledged item(s) were never taken: ${unexplained.slice(0, 8).join(", ")}${unexplained.length > 8 ? ", …" : ""}`);
       }
