@@ -8,20 +8,30 @@
  *   over `WINDOW_MS` of wall time, after a short warm-up, the client connected to the leader;
  * - `leader_crash_to_write`: from the leader's crash (`zksim ctl crash sN` on the control port;
  *   `kill -9` of the real leader found by `srvr`'s Mode) to the client's first acknowledged
- *   setData, retried every `RETRY_MS` while the client reconnects and the ensemble elects; the
- *   median (and min, max) of `CRASH_ROUNDS` rounds, each with the crashed member brought back
- *   and a fresh client on the new leader. The figure is mostly the client's own reconnect
+ *   setData, retried every `RETRY_MS` while the client reconnects and the ensemble elects; over
+ *   `ZKSIM_BENCH_SERVE_CRASH_ROUNDS` rounds (default 10), each with the crashed member brought
+ *   back and a fresh client on the new leader. The figure is mostly the client's own reconnect
  *   pauses (as Java's ClientCnxn: a random sleep of up to 1 s before each attempt, 1 s more
  *   after a full cycle of the host list), so one round alone says little;
- * - `leader_crash_to_new_leader`: in the same rounds, from the crash to a new leader with a
- *   follower, polled with `srvr` on the surviving members every `RETRY_MS`: the ensemble's own
- *   failover, without the client's pauses.
+ * - the same rounds in phases: `leader_crash_to_client_disconnect` (the client finds its
+ *   connection lost), `leader_crash_to_session_reconnected` (its session re-established on a
+ *   survivor), `leader_crash_client_connect_attempts` (connects tried until then, the good one
+ *   included), `leader_crash_to_new_leader` (a new leader with a follower, `srvr` polled on the
+ *   survivors every `RETRY_MS`), and the survivors' own `mntr` summaries of the failover, read
+ *   before the crash and after it (3.8's ServerMetrics; serve keeps the same ones):
+ *   `failover_election_time` (the new leader's FastLeaderElection), `failover_leader_unavailable_time`
+ *   (its LOOKING to BROADCAST), `failover_follower_sync_time` (the follower's DIFF…UPTODATE) and
+ *   `failover_follower_unavailable_time`. Each is the median of the rounds with `_p25`, `_p75`,
+ *   `_min` and `_max` beside it.
  *
  * Where ZooKeeper is not installed or its ensemble does not come up, its figures are left out
  * and stderr says why. With `ZKSIM_PORT_RANGE=lo-hi` every port (serve's, the real members')
  * comes from that range. `ZKSIM_BENCH_SERVE=zksim` measures serve only, and
- * `ZKSIM_BENCH_SERVE_WINDOW_MS` shortens the ops/s window (the smoke test uses both). Every child process is started in its own process group and stopped by
- * its PID; temp directories are removed.
+ * `ZKSIM_BENCH_SERVE_WINDOW_MS` shortens the ops/s window (the smoke test uses both);
+ * `ZKSIM_BENCH_SERVE_ARGS` adds arguments to serve's command line (`--timing lan`,
+ * `-Dzookeeper.leaderConnectDelayDuringRetryMs=500`, …; a bad one makes serve exit, and the
+ * bench says so). Every child process is started in its own process group and stopped by its
+ * PID; temp directories are removed.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -89,14 +99,14 @@ async function leaderIndex(ports: readonly number[], timeoutMs: number, what: st
   }
 }
 
-async function startZksimServe(): Promise<Ensemble> {
+async function startZksimServe(extraArgs: readonly string[]): Promise<Ensemble> {
   const bin = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
   for (let attempt = 1; ; attempt++) {
     // The control port on a port free now, s1…s3 on the next three. Another process may take one
     // of them meanwhile (they lie in the ephemeral range): serve then exits at once, and the
     // bench tries other ports.
     const base = (await freePort()) + 1;
-    const child = spawnProcessGroup(process.execPath, ["--max-semi-space-size=64", bin, "serve", "--servers", "3", "--base-port", String(base), "--control-port", String(base - 1), "--seed", "1", "--no-record", `-Dzookeeper.4lw.commands.whitelist=${WHITELIST}`]);
+    const child = spawnProcessGroup(process.execPath, ["--max-semi-space-size=64", bin, "serve", "--servers", "3", "--base-port", String(base), "--control-port", String(base - 1), "--seed", "1", "--no-record", `-Dzookeeper.4lw.commands.whitelist=${WHITELIST}`, ...extraArgs]);
     const clientPorts = [base, base + 1, base + 2];
     try {
       await leaderIndex(clientPorts, START_TIMEOUT_MS, "zksim serve", () => child.exitCode === null && child.signalCode === null);
@@ -405,7 +415,7 @@ async function measured(start: () => Promise<Ensemble>, windowMs: number, crashR
 }
 
 /** The environment's choices: which targets, how long a window, how many crash rounds. */
-function benchOptions(): { realZooKeeper: boolean; windowMs: number; crashRounds: number } {
+function benchOptions(): { realZooKeeper: boolean; windowMs: number; crashRounds: number; serveArgs: string[] } {
   const targets = process.env.ZKSIM_BENCH_SERVE ?? "zksim,zookeeper";
   if (!/^(zksim|zookeeper)(,(zksim|zookeeper))*$/.test(targets) || !targets.includes("zksim")) throw new UserInputError(`ZKSIM_BENCH_SERVE: expected "zksim" or "zksim,zookeeper", got "${targets}"`);
   const rawWindow = process.env.ZKSIM_BENCH_SERVE_WINDOW_MS;
@@ -414,12 +424,13 @@ function benchOptions(): { realZooKeeper: boolean; windowMs: number; crashRounds
   const rawRounds = process.env.ZKSIM_BENCH_SERVE_CRASH_ROUNDS;
   const crashRounds = rawRounds === undefined ? DEFAULT_CRASH_ROUNDS : Number(rawRounds);
   if (!Number.isInteger(crashRounds) || crashRounds < 1 || crashRounds > 100) throw new UserInputError(`ZKSIM_BENCH_SERVE_CRASH_ROUNDS: expected a whole number in 1..100, got "${rawRounds ?? ""}"`);
-  return { realZooKeeper: targets.includes("zookeeper"), windowMs, crashRounds };
+  const serveArgs = (process.env.ZKSIM_BENCH_SERVE_ARGS ?? "").split(/\s+/).filter((a) => a !== "");
+  return { realZooKeeper: targets.includes("zookeeper"), windowMs, crashRounds, serveArgs };
 }
 
 export async function serveBench(note: (line: string) => void = (line) => console.error(line)): Promise<Figure[]> {
-  const { realZooKeeper, windowMs, crashRounds } = benchOptions();
-  const figures = await measured(startZksimServe, windowMs, crashRounds);
+  const { realZooKeeper, windowMs, crashRounds, serveArgs } = benchOptions();
+  const figures = await measured(() => startZksimServe(serveArgs), windowMs, crashRounds);
   if (!realZooKeeper) return figures;
   if (!realZooKeeperInstalled()) {
     note(`bench serve: real ZooKeeper figures omitted: ${ZK_SERVER_SH} not found (apt-get install -y zookeeper)`);
