@@ -40,8 +40,8 @@ describe("cli: bench serve", () => {
     const value = new Map(figures.map((f) => [f.metric, f.value]));
     for (const m of ["setdata_sync", "getdata_sync", "leader_crash_to_write", "leader_crash_to_new_leader", "leader_crash_client_connect_attempts"]) expect(value.get(m), m).toBeGreaterThan(0);
     for (const m of ["leader_crash_to_write", "leader_crash_to_new_leader", "failover_election_time", "failover_leader_unavailable_time"]) {
-      const [min, p25, median, p75, max] = ["_min", "_p25", "", "_p75", "_max"].map((q) => value.get(m + q)!);
-      expect([min, p25, median, p75].every((v, i) => v <= [p25, median, p75, max][i]!), m).toBe(true);
+      const ordered = ["_min", "_p25", "", "_p75", "_max"].map((q) => value.get(m + q)!);
+      expect([...ordered].sort((a, b) => a - b), m).toEqual(ordered);
     }
     // The simulated election alone takes FastLeaderElection's finalizeWait (200 ms), as the survivors' mntr says.
     expect(value.get("leader_crash_to_new_leader_max")).toBeGreaterThanOrEqual(200);
