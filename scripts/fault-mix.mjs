@@ -26,10 +26,11 @@ const classic = await tsImport(resolve(import.meta.dirname, "../examples/src/cla
 const bugs = values.bugs?.split(",") ?? ["staleConfig", "trustingLeader", "retryingQueue"];
 const out = mkdtempSync(join(tmpdir(), "zksim-fault-mix-"));
 const rows = [];
-for (const mix of mixes) {
-  for (const bug of bugs) {
-    const found = [];
-    for (let seed = 1; seed <= seeds; seed++) {
+// Seeds outermost: a run stopped early still has every (mix, bug) measured over the first seeds.
+const found = new Map(mixes.flatMap((mix) => bugs.map((bug) => [`${mix}/${bug}`, []])));
+for (let seed = 1; seed <= seeds; seed++) {
+  for (const mix of mixes) {
+    for (const bug of bugs) {
       const at = await userScriptProperty(classic[bug], { numRuns: runs, seed, outDir: out, faults: FAULT_MIXES[mix], maxShrinkRuns: 0, coverage: "off" }).then(
         () => undefined,
         (err) => {
@@ -38,10 +39,14 @@ for (const mix of mixes) {
         },
       );
       console.log(JSON.stringify({ mix, bug, seed, foundAtRun: at ?? null }));
-      if (at !== undefined) found.push(at);
+      if (at !== undefined) found.get(`${mix}/${bug}`).push(at);
     }
-    found.sort((a, b) => a - b);
-    rows.push({ mix, bug, found: found.length, median: found.length > 0 ? found[Math.floor(found.length / 2)] : undefined });
+  }
+}
+for (const mix of mixes) {
+  for (const bug of bugs) {
+    const at = found.get(`${mix}/${bug}`).sort((a, b) => a - b);
+    rows.push({ mix, bug, found: at.length, median: at.length > 0 ? at[Math.floor(at.length / 2)] : undefined });
   }
 }
 rmSync(out, { recursive: true, force: true });

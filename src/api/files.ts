@@ -96,13 +96,27 @@ function firstLine(err: unknown): string {
   return lines[0]?.startsWith("Transform failed") && lines[1] !== undefined ? lines[1] : (lines[0] ?? "unknown error");
 }
 
-/** Imports `modulePath` and returns its export `name`, which must be a user script. */
+/**
+ * Imports `modulePath` and returns its export `name`, which must be a user script. The mistakes
+ * a definition cannot see (the module has not finished loading when `defineUserScript` runs) are
+ * named here, in one line: no such export, an export that is not a script, and a script exported
+ * under another name than its `export` says (copied from another script and not renamed).
+ */
 export async function importUserScript(modulePath: string, name: string, options: LoadModuleOptions = {}): Promise<UserScript> {
   const mod = await importUserModule(modulePath, options);
   const script = mod[name];
-  if (!isUserScript(script)) {
-    const scripts = Object.keys(mod).filter((k) => isUserScript(mod[k]));
-    throw new UserInputError(`module ${modulePath}: no export "${name}" made by defineUserScript (its user scripts: ${scripts.length > 0 ? scripts.join(", ") : "none"})`);
-  }
-  return script;
+  if (isUserScript(script)) return script;
+  const at = `module ${modulePath}`;
+  const scripts = Object.keys(mod).filter((k) => isUserScript(mod[k]));
+  if (script !== undefined) throw new UserInputError(`${at}: export "${name}" is ${describeValue(script)}, not a defineUserScript(…) value`);
+  const misnamed = scripts.find((k) => (mod[k] as UserScript).export === name);
+  if (misnamed !== undefined) throw new UserInputError(`${at}: no export "${name}"; the script exported as "${misnamed}" says export: "${name}" (export it as "${name}", or make its export "${misnamed}")`);
+  throw new UserInputError(`${at}: no export "${name}" made by defineUserScript (its user scripts: ${scripts.length > 0 ? scripts.join(", ") : "none"})`);
+}
+
+function describeValue(v: unknown): string {
+  if (v === null) return "null";
+  if (typeof v === "function") return "a function";
+  if (Array.isArray(v)) return "an array";
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
 }

@@ -25,7 +25,7 @@ import "./trace-events.js";
 
 // Scripts and their world.
 export { defineUserScript, isUserScript, type UserScript, type UserScriptSpec } from "./user-script.js";
-export type { World, ClientNode, FaultSpec, WaitOptions, ConnectOptions } from "./world.js";
+export type { World, ClientNode, FaultSpec, WaitOptions, ConnectOptions, ServerId, ClientId, NodeId } from "./world.js";
 export type { WorldOptions, NetworkOptions, DiskOptions } from "./world-options.js";
 export type { JsonValue } from "./trace-events.js";
 

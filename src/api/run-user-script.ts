@@ -104,9 +104,10 @@ export interface ReplayUserOptions {
   moduleTimeoutMs?: number | false;
 }
 
-/** What the command line adds: every trace event of the run, for `--trace`. */
+/** What the command line adds: every trace event of the run (for `--trace`), and a call once the module has loaded (the user-code worker's limit restarts there). */
 export interface ReplayUserRunOptions extends ReplayUserOptions {
   onTraceEvent?: (e: TraceEvent) => void;
+  onLoaded?: () => void;
 }
 
 /**
@@ -117,7 +118,8 @@ export interface ReplayUserRunOptions extends ReplayUserOptions {
 export async function replayUserCase(file: string, options: ReplayUserRunOptions = {}): Promise<UserReplay> {
   const c = parseReplayFile(readReplayText(file), file, USER_DOCUMENTS);
   const script = await scriptOfCase(c, file, options);
-  const { onTraceEvent } = options;
+  const { onTraceEvent, onLoaded } = options;
+  onLoaded?.();
   const result = await runScenario(c.scenario, { ...replayRunOptions(c), ...userRunOptions(script, c.seed), ...(onTraceEvent !== undefined ? { onTraceEvent } : {}) });
   return { replayCase: c, result: userRunResult(result), comparison: compareReplay(c, result) };
 }

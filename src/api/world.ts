@@ -21,8 +21,20 @@ import type { ScriptContext } from "../scenario/scripts/script.js";
 import { connectClient } from "../scenario/scripts/recipe-support.js";
 import type { JsonValue } from "./trace-events.js";
 
+/** A server node's name: "s1", "s2", … (voters first, then observers). */
+export type ServerId = `s${number}`;
+
+/** A client node's name: "c1", "c2", …. */
+export type ClientId = `c${number}`;
+
+/** A node of the world: a server or a client. */
+export type NodeId = ServerId | ClientId;
+
+/** A fault action with its node names typed (`node`, `groups`, `from`, `to`): "sx" or "client1" is a compile error. */
+export type WithNodeIds<F> = F extends unknown ? { [K in keyof F]: K extends "node" ? NodeId : K extends "groups" ? readonly (readonly NodeId[])[] : K extends "from" | "to" ? readonly NodeId[] : F[K] } : never;
+
 /** A fault by name, in the scenario vocabulary (docs/faults.md), with an optional undo after `forMs`. */
-export type FaultSpec = FaultAction & { forMs?: number };
+export type FaultSpec = WithNodeIds<FaultAction> & { forMs?: number };
 
 /** Options of `World.waitFor`. */
 export interface WaitOptions {
@@ -43,7 +55,7 @@ export interface ConnectOptions {
 /** One client node of the world: where a user's application code runs. */
 export interface ClientNode {
   /** The node's name ("c1", "c2", …). */
-  readonly id: string;
+  readonly id: ClientId;
   /** A new ZooKeeper handle on this node, resolved once its session is connected. */
   connect(options?: ConnectOptions): Promise<ZooKeeper>;
   /** Sleeps on the node's own clock: frozen while the node is paused, never resolves if it crashes. */
@@ -57,15 +69,15 @@ export interface ClientNode {
 /** What a user's script receives: the world of one run. */
 export interface World {
   /** Server node names, voters first then observers ("s1", …). */
-  readonly servers: readonly string[];
+  readonly servers: readonly ServerId[];
   /** Client node names ("c1", …). */
-  readonly clients: readonly string[];
+  readonly clients: readonly ClientId[];
   /** Virtual ms since the run began. */
   nowMs(): number;
   /** Sleeps in world (virtual) time. */
   sleepMs(ms: number): Promise<void>;
-  /** The handle on client node `id`. */
-  client(id: string): ClientNode;
+  /** The handle on client node `id` (one of `clients`). */
+  client(id: ClientId): ClientNode;
   /** Injects a fault now, e.g. `{ kind: "partition", groups: [["s1"], ["s2", "s3"]], forMs: 5000 }`. */
   fault(fault: FaultSpec): void;
   /** Polls `condition` until it holds (true) or `timeoutMs` pass (false). */
@@ -83,11 +95,13 @@ export interface World {
 
 /** The world over a script context of the zk workload. */
 export function makeWorld(s: ScriptContext, report: (checker: string, message: string) => void): World {
-  const nodes = [...s.servers, ...s.clients];
-  const clientNodes = new Map(s.clients.map((id) => [id, makeClientNode(s, id)]));
+  const servers = namesOf(s.servers, isServerId);
+  const clients = namesOf(s.clients, isClientId);
+  const nodes = [...servers, ...clients];
+  const clientNodes = new Map(clients.map((id) => [id, makeClientNode(s, id)]));
   return {
-    servers: s.servers,
-    clients: s.clients,
+    servers,
+    clients,
     nowMs: () => s.sim.nowUs / 1000,
     sleepMs: (ms) => s.sleepMs(nonNegative(ms, "world.sleepMs: ms")),
     client(id) {
@@ -125,7 +139,16 @@ export function makeWorld(s: ScriptContext, report: (checker: string, message: s
   };
 }
 
-function makeClientNode(s: ScriptContext, id: string): ClientNode {
+const isServerId = (id: string): id is ServerId => /^s[1-9][0-9]*$/.test(id);
+const isClientId = (id: string): id is ClientId => /^c[1-9][0-9]*$/.test(id);
+
+/** The world's node names as their types say (an invariant of the world builder: s1…, c1…). */
+function namesOf<T extends string>(ids: readonly string[], is: (id: string) => id is T): readonly T[] {
+  if (!ids.every(is)) throw new Error(`world: node names not of the form s1…/c1…: ${ids.join(", ")}`);
+  return ids;
+}
+
+function makeClientNode(s: ScriptContext, id: ClientId): ClientNode {
   const host = (): NodeContext => {
     const ctx = s.sim.node(id).context;
     if (ctx === undefined) throw new Error(`client node ${id} is down`);
@@ -149,7 +172,7 @@ function makeClientNode(s: ScriptContext, id: string): ClientNode {
 }
 
 /** The fault as the scenario parser reads it (same vocabulary, same messages), without a time. */
-function checkFault(spec: FaultSpec, nodes: readonly string[]): FaultSpec {
+function checkFault(spec: FaultSpec, nodes: readonly string[]): FaultAction & { forMs?: number } {
   if (typeof spec !== "object" || spec === null) throw new UserInputError(`world.fault: expected a fault like { kind: "crash", node: "s1" }`);
   if ("atMs" in spec || "when" in spec) throw new UserInputError("world.fault: a fault injected by a script happens now: leave out atMs and when");
   try {

@@ -11,7 +11,9 @@
  */
 import type { TraceEvent } from "../sim/trace.js";
 import type { TraceFieldsOf, TraceKind } from "../sim/trace-schema.js";
+import { UserInputError } from "../sim/errors.js";
 import { ViolationLog, type Checker, type RunEnd, type Violation } from "./checker.js";
+import { isTraceKind, nearestTraceKinds } from "./trace-kinds.js";
 
 /** A trace event of kind K as a checker defined here sees it (read-only; `fields` as recorded, `{}` for a kind without). */
 export type CheckerEvent<K extends TraceKind = TraceKind> = {
@@ -55,18 +57,21 @@ export interface CheckerDef {
 const NAME = /^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)+$/;
 
 /**
- * A checker from a spec. Throws a RangeError naming the field when the spec is malformed (the
- * public API rewraps it as a UserInputError).
+ * A checker from a spec. Throws a UserInputError naming the field when the spec is malformed —
+ * among them a kind the trace never records (a typo the types catch in TypeScript, but not in
+ * JavaScript or through a cast), named with the nearest kinds that exist.
  */
 export function defineChecker<S, const K extends TraceKind>(spec: CheckerSpec<S, K>): CheckerDef {
-  if (typeof spec !== "object" || spec === null) throw new RangeError("defineChecker: expected a spec { name, kinds, start, onEvent, finish? }");
-  if (typeof spec.name !== "string" || !NAME.test(spec.name)) throw new RangeError(`defineChecker: name must be a dotted lower-case name like "my.lock-mutex", got ${JSON.stringify(spec.name)}`);
+  if (typeof spec !== "object" || spec === null) throw new UserInputError("defineChecker: expected a spec { name, kinds, start, onEvent, finish? }");
+  if (typeof spec.name !== "string" || !NAME.test(spec.name)) throw new UserInputError(`defineChecker: name must be a dotted lower-case name like "my.lock-mutex", got ${JSON.stringify(spec.name)}`);
   if (!Array.isArray(spec.kinds) || spec.kinds.length === 0 || !spec.kinds.every((k) => typeof k === "string" && k !== "")) {
-    throw new RangeError(`defineChecker(${spec.name}): kinds must be a non-empty list of trace kinds, got ${JSON.stringify(spec.kinds)}`);
+    throw new UserInputError(`defineChecker(${spec.name}): kinds must be a non-empty list of trace kinds, got ${JSON.stringify(spec.kinds)}`);
   }
-  if (typeof spec.start !== "function") throw new RangeError(`defineChecker(${spec.name}): start must be a function returning a fresh state`);
-  if (typeof spec.onEvent !== "function") throw new RangeError(`defineChecker(${spec.name}): onEvent must be a function`);
-  if (spec.finish !== undefined && typeof spec.finish !== "function") throw new RangeError(`defineChecker(${spec.name}): finish must be a function`);
+  const unknown = spec.kinds.find((k) => !isTraceKind(k));
+  if (unknown !== undefined) throw new UserInputError(`defineChecker(${spec.name}): kinds: no trace kind "${unknown}" (nearest: ${nearestTraceKinds(unknown).join(", ")}; every kind: docs/trace.md)`);
+  if (typeof spec.start !== "function") throw new UserInputError(`defineChecker(${spec.name}): start must be a function returning a fresh state`);
+  if (typeof spec.onEvent !== "function") throw new UserInputError(`defineChecker(${spec.name}): onEvent must be a function`);
+  if (spec.finish !== undefined && typeof spec.finish !== "function") throw new UserInputError(`defineChecker(${spec.name}): finish must be a function`);
   return { name: spec.name, make: () => new DefinedChecker(spec) };
 }
 

@@ -1,7 +1,7 @@
 /**
- * User code in a worker thread, under a wall-clock limit: a user's module (`replay --module`,
- * the API's user scripts) is imported and run in a `worker_threads` Worker, never in the CLI's
- * own thread, so that code which never finishes cannot hang zksim or fake a result:
+ * User code in a worker thread, under a wall-clock limit: a user's module (every command that
+ * takes `--module`: replay, shrink, run) is imported and run in a `worker_threads` Worker, never
+ * in the CLI's own thread, so that code which never finishes cannot hang zksim or fake a result:
  *
  * - a module whose top level loops forever, or a script whose `run` loops synchronously: the
  *   worker is terminated when the limit passes (termination stops even a busy loop);
@@ -12,9 +12,14 @@
  * Either way the caller gets a UserInputError naming the module and what to do (one line,
  * exit 2). The task itself is a function exported by one of zksim's own modules
  * (`runInUserCodeWorker(entry, exportName, input)`): the worker imports `entry`, calls the export
- * with `input` and posts back what it returns. Input and output cross by structured clone
- * (plain data). A UserInputError thrown by the task comes back as one; any other error as an
- * Error with the worker's message and stack.
+ * with `input` and a `progress()` callback, and posts back what it returns. Input and output
+ * cross by structured clone (plain data). A UserInputError thrown by the task comes back as one;
+ * any other error as an Error with the worker's message and stack.
+ *
+ * The limit is on each stretch of user code, not on the whole task: a task that runs the user's
+ * script many times (shrink: up to hundreds of runs) calls `progress()` after each, and every
+ * call starts the limit afresh. So `--user-code-limit-s N` means the same for every command:
+ * loading the module, and each run of the script, must each finish within N seconds.
  */
 import { Worker } from "node:worker_threads";
 import { UserInputError } from "../sim/errors.js";
@@ -26,14 +31,20 @@ export const DEFAULT_USER_CODE_LIMIT_MS = 120_000;
 export const USER_CODE_LIMIT_FLAG = "--user-code-limit-s";
 
 export interface UserCodeWorkerOptions {
-  /** Wall-clock ms the task may take, module loading included (default DEFAULT_USER_CODE_LIMIT_MS). */
+  /** Wall-clock ms each stretch of the task may take between progress calls, module loading included (default DEFAULT_USER_CODE_LIMIT_MS). */
   limitMs?: number;
   /** What runs, for messages: "--module ./src/lock.js". */
   what: string;
 }
 
 /** The worker's one message back. */
-type Answer = { ok: unknown } | { error: { name: string; message: string; stack?: string; userInput: boolean } };
+export type Answer = { ok: unknown } | { error: { name: string; message: string; stack?: string; userInput: boolean } };
+
+/** What the worker posts: progress marks, then its one answer. */
+export type WorkerMessage = Answer | { progress: true };
+
+/** What a task receives besides its input: call `progress()` when a stretch of user code has finished (it restarts the limit). */
+export type UserCodeTask<I, O> = (input: I, progress: () => void) => Promise<O>;
 
 /**
  * Runs `entry`'s export `exportName` on `input` in a worker thread; resolves with its result.
@@ -45,10 +56,11 @@ export function runInUserCodeWorker<T>(entry: URL, exportName: string, input: un
   const worker = new Worker(new URL("./user-code-worker-entry.js", import.meta.url), { workerData: { entry: entry.href, exportName, input } });
   return new Promise<T>((resolve, reject) => {
     let answer: Answer | undefined;
-    const timer = setTimeout(() => {
+    const overrun = (): void => {
       settle(() => reject(new UserInputError(`${options.what}: the user code did not finish within ${seconds(limitMs)} of wall-clock time (a loop that never ends?); stopped it. A longer run: ${USER_CODE_LIMIT_FLAG} N`)));
       void worker.terminate();
-    }, limitMs);
+    };
+    let timer = setTimeout(overrun, limitMs);
     let settled = false;
     const settle = (f: () => void): void => {
       if (settled) return;
@@ -56,8 +68,11 @@ export function runInUserCodeWorker<T>(entry: URL, exportName: string, input: un
       clearTimeout(timer);
       f();
     };
-    worker.on("message", (m: Answer) => {
-      answer = m;
+    worker.on("message", (m: WorkerMessage) => {
+      if (!("progress" in m)) return void (answer = m);
+      if (settled) return;
+      clearTimeout(timer);
+      timer = setTimeout(overrun, limitMs);
     });
     // An error the task did not catch (thrown from a timer of the user's, say): the user's code failed.
     worker.on("error", (err) => settle(() => reject(new UserInputError(`${options.what}: the user code threw: ${err.message.split("\n")[0]}`))));

@@ -114,9 +114,10 @@ interface Candidate {
 /**
  * Shrinks a case whose run fails with `targetChecker`; returns undefined when the original
  * case does not (any more). Runs that throw count as "does not fail so" — a schedule cut down
- * to nonsense must not be adopted — and are reported in `threw`.
+ * to nonsense must not be adopted — and are reported in `threw`. `afterRun` is called after
+ * every candidate run (the user-code worker restarts its wall-clock limit there).
  */
-export async function shrinkCase(recorded: ReplayCase, maxRuns: number, registry: Registry = SCENARIO_REGISTRY, extraCheckers?: RunOptions["extraCheckers"]): Promise<ShrinkOutcome | undefined> {
+export async function shrinkCase(recorded: ReplayCase, maxRuns: number, registry: Registry = SCENARIO_REGISTRY, extraCheckers?: RunOptions["extraCheckers"], afterRun?: () => void): Promise<ShrinkOutcome | undefined> {
   // A case whose scenario names a nemesis shrinks with the faults it drew listed: removable.
   const c: ReplayCase = { ...recorded, scenario: scenarioAsRun(recorded.scenario, recorded.seed, registry) };
   const target = c.expected.violations[0]?.checker;
@@ -139,6 +140,8 @@ export async function shrinkCase(recorded: ReplayCase, maxRuns: number, registry
       threw.first ??= err.message;
       threw.runs++;
       return false;
+    } finally {
+      afterRun?.();
     }
     const same = result.verdict !== "pass" && result.violations.some((v) => v.checker === target) && result.violations.every((v) => named.has(v.checker));
     if (same) best = { ...candidate, result };

@@ -1,29 +1,39 @@
 /**
  * User code runs in a worker under a wall-clock limit (src/cli/user-code-worker.ts): a user's
  * module that never finishes loading, a script whose run never returns, and a top-level await
- * that never settles each end `zksim replay --module` with one line and exit 2, never a hang
- * and never "reproduced a pass". A module path that is not a regular file is refused before it
- * is opened.
+ * that never settles each end every command taking `--module` (replay, shrink, run) with one
+ * line and exit 2, never a hang and never "reproduced a pass". A module path that is not a
+ * regular file is refused before it is opened. The limit is on each stretch of user code (a
+ * shrink runs the script many times), restarted by the task's progress calls.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runUserScript } from "../../src/api/index.js";
 // @ts-expect-error: a plain JavaScript module (what a user writes), without declarations
-import { writeRead } from "../api/fixtures/scripts.mjs";
+import { staleRead, writeRead } from "../api/fixtures/scripts.mjs";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const API = pathToFileURL(join(ROOT, "dist/api/index.js")).href;
 const dir = mkdtempSync(join(tmpdir(), "zksim-user-code-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const FIXTURES = "test/fixtures/user-code";
 let replayFile = "";
+/** A failing case of `staleRead` (shrink takes only a failing case), and its scenario alone (for run). */
+let failingFile = "";
+let failingScenario = "";
 
 beforeAll(async () => {
   replayFile = (await runUserScript(writeRead, { seed: 5, replayDir: dir })).replayFile!;
-});
+  const failing = await runUserScript(staleRead, { seed: 5, replayDir: dir });
+  expect(failing.verdict).toBe("fail");
+  failingFile = failing.replayFile!;
+  failingScenario = join(dir, "stale-scenario.json");
+  writeFileSync(failingScenario, JSON.stringify((JSON.parse(readFileSync(failingFile, "utf8")) as { scenario: unknown }).scenario));
+}, 60_000);
 
 /** A user module in the temporary directory. */
 function userModule(name: string, text: string): string {
@@ -32,10 +42,15 @@ function userModule(name: string, text: string): string {
   return p;
 }
 
-/** `zksim replay replayFile --module …` in a fresh process, killed after 60 s (status -1: it hung). */
-function replay(...args: string[]) {
-  const r = spawnSync(process.execPath, ["bin/zksim.js", "replay", replayFile, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
+/** `zksim ARGS` in a fresh process, killed after 60 s (status -1: it hung). */
+function zksim(...args: string[]) {
+  const r = spawnSync(process.execPath, ["bin/zksim.js", ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** `zksim replay replayFile --module …`. */
+function replay(...args: string[]) {
+  return zksim("replay", replayFile, ...args);
 }
 
 function expectOneLine(r: ReturnType<typeof replay>, message: RegExp): void {
@@ -82,5 +97,47 @@ describe("replay --module: user code under a wall-clock limit", () => {
     const r = replay("--json");
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ reproduced: true, verdict: "pass" });
+  });
+});
+
+/** Each command taking --module, on a failing case of the fixture's `staleRead`. */
+const COMMANDS: { command: string; args: () => string[] }[] = [
+  { command: "replay", args: () => ["replay", failingFile] },
+  { command: "shrink", args: () => ["shrink", failingFile, "--out", join(dir, "never-written.json")] },
+  { command: "run", args: () => ["run", failingScenario, "--trace", join(dir, "never-drawn.html")] },
+];
+
+describe.each(COMMANDS)("$command --module: one limit for all user code", ({ args }) => {
+  test("a module whose top level loops forever: stopped at --user-code-limit-s, one line, exit 2", () => {
+    const r = zksim(...args(), "--module", `${FIXTURES}/top-level-loop.mjs`, "--user-code-limit-s", "2");
+    expectOneLine(r, /^zksim: --module test\/fixtures\/user-code\/top-level-loop\.mjs: the user code did not finish within 2 s of wall-clock time .*--user-code-limit-s N/);
+  });
+
+  test("a module whose top-level await never settles: one line, exit 2", () => {
+    const r = zksim(...args(), "--module", `${FIXTURES}/never-settles.mjs`);
+    expectOneLine(r, /never-settles\.mjs: the user code stopped without finishing .*an await that never settles/);
+  });
+
+  test("a script whose run loops synchronously: stopped at the limit, one line, exit 2", () => {
+    const r = zksim(...args(), "--module", `${FIXTURES}/spins-in-run.mjs`, "--user-code-limit-s", "2");
+    expectOneLine(r, /spins-in-run\.mjs: the user code did not finish within 2 s/);
+  });
+});
+
+describe("the limit restarts at each progress call", () => {
+  const task = pathToFileURL(join(ROOT, FIXTURES, "progress-task.mjs"));
+  // The built worker (its entry is a .js file beside it).
+  const worker = () => import(pathToFileURL(join(ROOT, "dist/cli/user-code-worker.js")).href) as Promise<typeof import("../../src/cli/user-code-worker.js")>;
+  // Four busy stretches of 1 s under a 3 s limit: 4 s in all, but no stretch near the limit.
+  const input = (progressEach: boolean) => ({ count: 4, stretchMs: 1000, progressEach });
+
+  test("a task that reports progress after each stretch runs past the limit's total", async () => {
+    const { runInUserCodeWorker } = await worker();
+    await expect(runInUserCodeWorker(task, "stretches", input(true), { what: "stretches", limitMs: 3000 })).resolves.toBe(4);
+  });
+
+  test("the same task without progress calls is stopped at the limit", async () => {
+    const { runInUserCodeWorker } = await worker();
+    await expect(runInUserCodeWorker(task, "stretches", input(false), { what: "stretches", limitMs: 3000 })).rejects.toThrow(/^stretches: the user code did not finish within 3 s/);
   });
 });

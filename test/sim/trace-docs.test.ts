@@ -1,6 +1,7 @@
 /**
  * docs/trace.md is held to the trace schema, read from the types themselves (the TypeScript
- * compiler over `src/sim/trace-schema.ts` and every file that adds kinds to `TraceAnnotations`):
+ * compiler over `src/sim/trace-schema.ts` and every file that adds kinds to `TraceAnnotations`;
+ * src/check/trace-kinds.ts lists the same kinds as a value):
  * every kind is documented, with each of its fields named in its row (or in its section's
  * preamble, for the fields a whole family starts with), and the page documents no kind, and
  * declares no field (`name: type`), that the schema does not have.
@@ -9,6 +10,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { TRACE_KINDS } from "../../src/check/trace-kinds.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
@@ -68,6 +70,10 @@ describe("docs/trace.md against the schema", () => {
   it("reads a schema of the expected size", () => {
     expect(SCHEMA.size).toBeGreaterThan(100);
     expect([...SCHEMA.get("zab.log")!]).toEqual(["sid", "zxid", "txn"]);
+  });
+
+  it("TRACE_KINDS, the run-time list defineChecker checks kinds against, is the schema's kinds", () => {
+    expect([...TRACE_KINDS].sort()).toEqual([...SCHEMA.keys()].sort());
   });
 
   it("documents every kind", () => {

@@ -7,15 +7,13 @@ import { UserInputError } from "../../sim/errors.js";
 import type { RunResult } from "../../scenario/types.js";
 import type { ExpectedViolation } from "../../scenario/replay-file.js";
 import { caseFlags, compareReplay, runReplayCase, type ReplayComparison } from "../../scenario/replay.js";
-import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
+import { boolFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
 import { REPLAY_EXIT } from "../replay.js";
-import { checkInputFile, readInputFile } from "../files.js";
-import { runInUserCodeWorker, userCodeLimitMs, USER_CODE_LIMIT_FLAG } from "../user-code-worker.js";
-import type { ReplayedUserCase, ReplayUserInput } from "../replay-user-task.js";
+import { readInputFile } from "../files.js";
+import { USER_CODE_LIMIT_FLAG } from "../user-code-worker.js";
+import { inUserCodeWorker, userModuleFlags, userModuleOf, USER_MODULE_FLAGS, type UserModuleFlags } from "../user-module.js";
 import { parseReplayFile, type ReplayCase } from "../../scenario/replay-file.js";
-import { fileURLToPath } from "node:url";
-import { isUserScenario } from "../../api/run-user-script.js";
 import { isSessionFileText } from "../../tui/session-file.js";
 import { replaySession } from "../../tui/replay-session.js";
 import { JOURNAL_FORMAT, servedCaseFromJournal } from "../../serve/serve-recorder.js";
@@ -32,16 +30,17 @@ only the scenario's documented flaws, verdict "expected"),
 4 did not reproduce, 2 unreadable or invalid file.
 A replay of a user's script (the public API: runUserScript, userScriptProperty) imports the
 script from --module PATH (default: the module the file records, relative to this directory)
-and runs it in a worker thread stopped after ${USER_CODE_LIMIT_FLAG} N seconds of wall-clock
-time (default 120): a module or script that never finishes is an error, exit 2.
+and runs it in a worker thread: loading the module, and the run, must each finish within
+${USER_CODE_LIMIT_FLAG} N seconds of wall-clock time (default 120; the same for shrink and run):
+a module or script that never finishes is an error, exit 2.
 A learn session (zksim learn --save, a zksim check counterexample) re-executes to its saved
 step; --trace F.html draws it as a space-time diagram (F.shiviz: ShiViz log, else JSON lines)`,
   run: cmdReplay,
 };
 
 async function cmdReplay(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { json: "bool", module: "string", trace: "string", "user-code-limit-s": "int" }, "replay");
-  const limitMs = userCodeLimitMs(intFlag(args, "user-code-limit-s"));
+  const args = parseArgs(argv, { json: "bool", trace: "string", ...USER_MODULE_FLAGS }, "replay");
+  const userFlags = userModuleFlags(args);
   if (args.positionals.length === 0) throw new UserInputError("replay: which replay file? (written by `zksim run --save FILE`)");
   if (args.positionals.length > 1) throw new UserInputError(`replay: unexpected argument "${args.positionals[1]}"`);
   const path = args.positionals[0]!;
@@ -51,10 +50,9 @@ async function cmdReplay(argv: string[]): Promise<number> {
   if (stringFlag(args, "trace") !== undefined) throw new UserInputError(`replay: --trace is for learn session files; for ${path}, run its case with \`zksim run … --trace FILE\` (the replay line it prints)`);
   // The journal `zksim serve --record FILE` keeps while serving: left behind when serve did not stop cleanly.
   if (text.startsWith(`{"zksim":"${JOURNAL_FORMAT}"`)) return replayJournal(path, text);
-  const module = stringFlag(args, "module");
   const parsed = parseReplayFile(text, path, REPLAY_REGISTRY);
-  if (module !== undefined && !isUserScenario(parsed.scenario)) throw new UserInputError(`replay: ${path} does not run a user's script (workload "${parsed.scenario.workload.kind}"): leave out --module`);
-  const { c, result, cmp } = isUserScenario(parsed.scenario) ? await replayUser(path, module ?? String(parsed.scenario.workload.params.module), limitMs) : await replayBuiltin(parsed);
+  const module = userModuleOf(parsed.scenario, path, userFlags, "replay");
+  const { c, result, cmp } = module !== undefined ? await replayUser(path, module, userFlags) : await replayBuiltin(parsed);
   const code = !cmp.reproduced ? REPLAY_EXIT.notReproduced : result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : REPLAY_EXIT.reproducedPass;
   if (boolFlag(args, "json")) {
     console.log(JSON.stringify({ file: path, scenario: c.scenario.name, seed: c.seed, reproduced: cmp.reproduced, expected: c.expected.traceHash, actual: result.traceHash, verdict: result.verdict, ...(cmp.reason !== undefined ? { reason: cmp.reason } : {}), ...(cmp.firstDifference !== undefined ? { firstDifference: cmp.firstDifference } : {}) }));
@@ -127,11 +125,8 @@ async function replayBuiltin(c: ReplayCase): Promise<Replayed> {
  * A user's script: imported from --module (or the recorded path), then run as recorded
  * (api/run-user-script.ts), in a worker under a wall-clock limit (cli/user-code-worker.ts).
  */
-async function replayUser(path: string, module: string, limitMs: number | undefined): Promise<Replayed> {
-  checkInputFile(module.startsWith("file:") ? fileURLToPath(module) : module, "--module");
-  const input: ReplayUserInput = { path, module };
-  const task = new URL("../replay-user-task.js", import.meta.url);
-  return runInUserCodeWorker<ReplayedUserCase>(task, "replayUserTask", input, { what: `--module ${module}`, ...(limitMs !== undefined ? { limitMs } : {}) });
+function replayUser(path: string, module: string, flags: UserModuleFlags): Promise<Replayed> {
+  return inUserCodeWorker("replayUserTask", { path, module }, module, flags);
 }
 
 function describeViolation(v: ExpectedViolation | undefined): string {

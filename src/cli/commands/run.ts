@@ -10,30 +10,26 @@
  * Paths that are wrong before the run starts (no such directory, a directory given as a file)
  * are exit 2 before anything runs.
  */
-import { performance } from "node:perf_hooks";
 import { UserInputError } from "../../sim/errors.js";
-import type { TraceEvent } from "../../sim/trace.js";
-import { runScenario } from "../../scenario/run.js";
 import { CANARIES, type Canary, type RunResult, type Scenario } from "../../scenario/types.js";
 import { describeExpected } from "../../scenario/verdict.js";
-import { replayCaseFromRun } from "../../scenario/replay-file.js";
+import { replayCaseFromRun, type ReplayCase } from "../../scenario/replay-file.js";
 import { generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
 import { bugEntry } from "../../scenario/bug-zoo.js";
 import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
 import type { Command } from "../command.js";
 import { OutputError, checkOutputPath } from "../files.js";
-import { openTraceReport } from "../report/trace-report.js";
 import { writeReplayFile } from "../replay.js";
+import { runTraced, type TracedRun } from "../run-traced.js";
 import { oneScenario } from "../scenario-files.js";
-import { TraceFileWriter } from "../trace-file.js";
 import { USER_DOCUMENTS } from "../../api/user-workload.js";
-import { userCaseOptions, userModuleFlags } from "../user-module.js";
+import { inUserCodeWorker, userModuleFlags, userModuleOf, USER_MODULE_FLAGS, USER_MODULE_USAGE } from "../user-module.js";
 
-const FLAGS = { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string", variant: "string", generate: "bool", module: "string", "module-timeout-ms": "int" } as const;
+const FLAGS = { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string", variant: "string", generate: "bool", ...USER_MODULE_FLAGS } as const;
 
 export const run: Command = {
   name: "run",
-  args: "<scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--variant V] [--generate] [--save FILE] [--module PATH]",
+  args: `<scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--variant V] [--generate] [--save FILE] ${USER_MODULE_USAGE}`,
   help: `run one scenario with one seed (--bug re-injects a historical defect;
 --variant naive: the recipe's naive variant, e.g. a herd lock, a polling barrier;
 --generate: a recipe scenario with a workload shape and faults drawn from the seed,
@@ -41,16 +37,18 @@ as the property tests draw them;
 --trace F.html: space-time diagram, F.shiviz: ShiViz log, else JSON lines;
 --save F: if the run fails, write a replay file to F;
 a scenario of a user's script (workload "user", the public API) imports it from --module PATH,
-default the module it names; --module-timeout-ms N bounds its loading, default 30000)`,
+default the module it names, and runs it in a worker thread: loading the module, and the run,
+must each finish within --user-code-limit-s N seconds of wall-clock time, default 120)`,
   run: cmdRun,
 };
 
 async function cmdRun(argv: string[]): Promise<number> {
   const args = parseArgs(argv, FLAGS, "run");
+  const userFlags = userModuleFlags(args);
   const variant = stringFlag(args, "variant");
   const generate = boolFlag(args, "generate");
   const loaded = oneScenario(args.positionals, "run", variant, USER_DOCUMENTS);
-  const user = await userCaseOptions(loaded, args.positionals[0]!, userModuleFlags(args, "run"), "run");
+  const module = userModuleOf(loaded, args.positionals[0]!, userFlags, "run");
   const seed = intFlag(args, "seed") ?? loaded.defaultSeed;
   const scenario = generate ? generatedRecipeScenario(loaded, seed) : loaded;
   const canary = stringFlag(args, "canary");
@@ -62,37 +60,16 @@ async function cmdRun(argv: string[]): Promise<number> {
   const savePath = stringFlag(args, "save");
   if (savePath !== undefined) checkOutputPath(savePath, "--save replay file");
   const tracePath = stringFlag(args, "trace");
-  const report = tracePath !== undefined ? openTraceReport(tracePath) : undefined;
-  const writer = tracePath !== undefined && report === undefined ? new TraceFileWriter(tracePath) : undefined;
-  const started = performance.now();
-  let result: RunResult;
-  let traceFailure: string | undefined;
-  try {
-    result = await runScenario(scenario, {
-      seed,
-      ...user.options,
-      ...(canary !== undefined ? { canary: canary as Canary } : {}),
-      ...(bugs !== undefined ? { bugs } : {}),
-      ...(writer ? { onTraceEvent: (e: TraceEvent) => writer.write(e) } : {}),
-      ...(report ? { onTraceEvent: (e: TraceEvent) => report.add(e) } : {}),
-    });
-  } finally {
-    traceFailure = writer?.close();
-  }
-  const wallMs = Math.round(performance.now() - started);
-  const lost: string[] = []; // what could not be written, one stderr line each
-  if (traceFailure !== undefined) lost.push(traceFailure);
-  if (report !== undefined) {
-    try {
-      const reportNote = report.finish(result);
-      if (reportNote !== undefined) console.error(`zksim: --trace ${tracePath}: ${reportNote}`);
-    } catch (err) {
-      if (!(err instanceof OutputError)) throw err;
-      lost.push(`--trace: ${err.message}`);
-    }
-  }
+  const faultsOf = { ...(canary !== undefined ? { canary: canary as Canary } : {}), ...(bugs !== undefined ? { bugs } : {}) };
+  // A user's script runs, and its trace is drawn, in the user-code worker (cli/user-module.ts).
+  const run: TracedRun & { replayCase?: ReplayCase } =
+    module !== undefined
+      ? await inUserCodeWorker("runUserTask", { scenario, module, seed, ...faultsOf, ...(tracePath !== undefined ? { tracePath } : {}), save: savePath !== undefined }, module, userFlags)
+      : await runTraced(scenario, { seed, ...faultsOf }, tracePath);
+  const { result, wallMs, lost } = run;
+  if (run.reportNote !== undefined) console.error(`zksim: --trace ${tracePath}: ${run.reportNote}`);
   const json = boolFlag(args, "json");
-  const flags = `${user.module !== undefined ? ` --module ${user.module}` : ""}${variant !== undefined ? ` --variant ${variant}` : ""}${generate ? " --generate" : ""}${bugs !== undefined ? ` --bug ${bugs[0]}` : ""}${canary !== undefined ? ` --canary ${canary}` : ""}`;
+  const flags = `${module !== undefined ? ` --module ${module}` : ""}${variant !== undefined ? ` --variant ${variant}` : ""}${generate ? " --generate" : ""}${bugs !== undefined ? ` --bug ${bugs[0]}` : ""}${canary !== undefined ? ` --canary ${canary}` : ""}`;
   if (json) {
     const { narrative: _n, counts: _c, ...rest } = result;
     console.log(JSON.stringify({ ...rest, wallMs }));
@@ -103,10 +80,9 @@ async function cmdRun(argv: string[]): Promise<number> {
     // Notes go to stderr with --json: stdout stays one JSON line.
     const note = json ? (line: string) => console.error(`zksim: ${line}`) : (line: string) => console.log(line);
     if (result.verdict !== "pass") {
-      const options = { ...user.options, ...(bugs !== undefined ? { bugs } : {}), ...(canary !== undefined ? { canary: canary as Canary } : {}) };
       try {
-        writeReplayFile(savePath, replayCaseFromRun(scenario, options, result));
-        note(`saved failing case to ${savePath}; replay: zksim replay ${savePath}${user.module !== undefined ? ` --module ${user.module}` : ""}`);
+        writeReplayFile(savePath, run.replayCase ?? replayCaseFromRun(scenario, faultsOf, result));
+        note(`saved failing case to ${savePath}; replay: zksim replay ${savePath}${module !== undefined ? ` --module ${module}` : ""}`);
       } catch (err) {
         if (!(err instanceof OutputError)) throw err;
         lost.push(`--save: ${err.message}; nothing saved (re-run it: zksim run ${result.scenario} --seed ${result.seed}${flags} --save FILE)`);

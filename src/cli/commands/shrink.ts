@@ -17,20 +17,23 @@ import { checkOutputPath, ensureDir, readInputFile, writeOutputFile } from "../f
 import { REPLAY_EXIT, REPLAY_REGISTRY, readReplayFile, writeReplayFile } from "../replay.js";
 import { isSessionFileText, readSessionFile } from "../../tui/session-file.js";
 import { shrinkCounterexample } from "../../search/shrink.js";
-import { userCaseOptions, userModuleFlags } from "../user-module.js";
+import { inUserCodeWorker, userModuleFlags, userModuleOf, USER_MODULE_FLAGS, USER_MODULE_USAGE } from "../user-module.js";
 
 export const shrink: Command = {
   name: "shrink",
-  args: "<file> [--out FILE] [--max-runs N] [--module PATH] [--module-timeout-ms N]",
+  args: `<file> [--out FILE] [--max-runs N] ${USER_MODULE_USAGE}`,
   help: `minimise a failing replay file: ddmin over its faults (and a served session's connections), then a shorter durationMs
 (at most N runs, default ${DEFAULT_MAX_RUNS}); a zksim check counterexample (a learn session): ddmin over its
 steps; writes FILE (default <file>.shrunk.json); exit 0 written, 4 the case no longer fails;
-a user's script's case (the public API) imports the script as \`zksim replay\` does (--module PATH)`,
+a user's script's case (the public API) imports the script as \`zksim replay\` does (--module PATH)
+and shrinks it in a worker thread: loading the module, and each run, must each finish within
+--user-code-limit-s N seconds of wall-clock time (default 120), else exit 2`,
   run: cmdShrink,
 };
 
 async function cmdShrink(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { out: "string", "max-runs": "int", module: "string", "module-timeout-ms": "int" }, "shrink");
+  const args = parseArgs(argv, { out: "string", "max-runs": "int", ...USER_MODULE_FLAGS }, "shrink");
+  const userFlags = userModuleFlags(args);
   if (args.positionals.length === 0) throw new UserInputError("shrink: which replay file? (written by `zksim run --save FILE`)");
   if (args.positionals.length > 1) throw new UserInputError(`shrink: unexpected argument "${args.positionals[1]}"`);
   const path = args.positionals[0]!;
@@ -44,11 +47,12 @@ async function cmdShrink(argv: string[]): Promise<number> {
   ensureDir(dirname(out), `the directory of --out ${out}`);
   const target = c.expected.violations[0]?.checker;
   if (target === undefined) throw new UserInputError(`shrink: ${path} records a passing run; only a failing case can be shrunk`);
-  const user = await userCaseOptions(c.scenario, path, userModuleFlags(args, "shrink"), "shrink");
-  const moduleArg = user.module !== undefined ? ` --module ${user.module}` : "";
+  const module = userModuleOf(c.scenario, path, userFlags, "shrink");
+  const moduleArg = module !== undefined ? ` --module ${module}` : "";
   const flags = caseFlags(c);
   console.log(`zksim shrink ${path}: ${c.scenario.name} seed ${c.seed}${flags ? ` ${flags}` : ""}, keeping failures of [${target}]; budget ${maxRuns} runs`);
-  const outcome = await shrinkCase(c, maxRuns, user.options.registry ?? REPLAY_REGISTRY, user.options.extraCheckers);
+  // A user's script runs in the user-code worker (cli/user-module.ts), a built-in workload here.
+  const outcome = module !== undefined ? await inUserCodeWorker("shrinkUserTask", { c, module, maxRuns }, module, userFlags) : await shrinkCase(c, maxRuns, REPLAY_REGISTRY);
   if (outcome === undefined) {
     console.log(`not shrunk: the recorded case no longer fails with [${target}] (see \`zksim replay ${path}${moduleArg}\`)`);
     return REPLAY_EXIT.notReproduced;
