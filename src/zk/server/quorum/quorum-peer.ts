@@ -113,7 +113,7 @@ export class QuorumPeer {
     this.currentEpoch = this.readEpoch(CURRENT_EPOCH_FILE) ?? fromLog;
     this.acceptedEpoch = this.readEpoch(ACCEPTED_EPOCH_FILE) ?? this.currentEpoch;
     this.announceRecovered();
-    this.qcm = new QuorumCnxManager(ctx, config.myid, this.committedQv, { cnxTimeoutMs: this.timing.cnxTimeoutMs });
+    this.qcm = new QuorumCnxManager(ctx, config.myid, this.committedQv, { cnxTimeoutMs: this.timing.cnxTimeoutMs, lastSeenView: () => this.lastSeenQv });
     this.fle = new FastLeaderElection({
       ctx,
       myid: config.myid,
@@ -245,13 +245,14 @@ export class QuorumPeer {
   /**
    * FastLeaderElection gossip: a notification carried a newer config. A LOOKING peer takes it
    * as committed (3.8's `processReconfig(rqv, null, null, false)` from the receiver thread) and
-   * goes on electing under it; a peer with a role learns it from its leader instead.
+   * its election restarts under it; a peer with a role learns it from its leader instead.
    */
-  private onNewerConfigGossip(text: string): void {
-    if (!this.reconfigEnabled || this.state !== "LOOKING") return;
+  private onNewerConfigGossip(text: string): boolean {
+    if (!this.reconfigEnabled || this.state !== "LOOKING") return false;
     const parsed = parseConfigText(text, 0n);
-    if (!parsed.ok || parsed.value.version <= this.committedQv.version) return;
+    if (!parsed.ok || parsed.value.version <= this.committedQv.version) return false;
     this.processReconfig(parsed.value, undefined, -1);
+    return true;
   }
 
   hasBug(id: BugId): boolean {
