@@ -89,6 +89,8 @@ export interface FastLeaderElectionOptions {
    * when the peer adopted it: this election is then restarted under it.
    */
   onNewerConfig?(configText: string): boolean;
+  /** The election was restarted under a newer config: QuorumPeer.run enters its LOOKING branch again. */
+  onElectionRestart?(): void;
   /** With dynamic reconfiguration: this server may be outside the config (removed), a non-voting participant. */
   nonMemberAllowed?: boolean;
   finalizeWaitMs?: number;
@@ -226,6 +228,7 @@ export class FastLeaderElection {
     this.manager.reset();
     this.logicalclock = 0n;
     this.vote = makeVote(this.myid, this.options.getLastLoggedZxid(), -1n, this.options.getCurrentEpoch());
+    this.options.onElectionRestart?.();
     this.lookForLeader();
   }
 

@@ -108,6 +108,9 @@ export class QuorumPeer {
     if (this.reconfigEnabled) {
       this.adoptConfigFromTree();
       this.ctx.annotate("zab.config.activated", { sid: this.myid, version: zxidHex(this.committedQv.version), config: this.committedQv.toString() });
+    } else {
+      // QuorumPeerMain fills /zookeeper/config whether or not reconfig is enabled.
+      this.initConfigInZKDatabase();
     }
     const fromLog = zxidEpoch(this.zkDb.lastProcessedZxid);
     this.currentEpoch = this.readEpoch(CURRENT_EPOCH_FILE) ?? fromLog;
@@ -123,6 +126,7 @@ export class QuorumPeer {
       getCurrentEpoch: () => this.currentEpoch,
       onElected: (vote, state) => this.onElected(vote, state),
       onNewerConfig: (text) => this.onNewerConfigGossip(text),
+      onElectionRestart: () => this.phase("ELECTION", this.currentEpoch),
       nonMemberAllowed: this.reconfigEnabled,
       zk1419: this.hasBug("ZK-1419"),
       ignoreZxid: config.server.canary === "fle-ignores-zxid",
@@ -193,8 +197,13 @@ export class QuorumPeer {
     }
   }
 
-  /** `ZKDatabase.initConfigInZKDatabase`: the committed config into /zookeeper/config (version −1, mzxid = its version). */
-  private initConfigInZKDatabase(): void {
+  /**
+   * `ZKDatabase.initConfigInZKDatabase`: the committed config into /zookeeper/config (version −1,
+   * mzxid = its version). 3.8 does it at start and after every sync with a leader, reconfig
+   * enabled or not (Learner.syncWithLeader; with it disabled a leader's snapshot must not
+   * bring another config in, ZOOKEEPER-2819).
+   */
+  initConfigInZKDatabase(): void {
     const qv = this.committedQv;
     const text = qv.toString();
     const node = this.zkDb.dataTree.getNode(CONFIG_PATH);
