@@ -15,17 +15,21 @@ const GOLDEN: readonly { scenario: string; seed: number; bugs?: string[]; verdic
   // getChildren lists come in Java's HashSet order, as a real 3.8.0 server gives them (the
   // conformance suite), no longer sorted: other children orders. The follower's own zab.ack
   // events (above) add the events of the ensembles.
+  // A quorum peer fills /zookeeper/config whether or not reconfig is enabled, as 3.8's
+  // QuorumPeerMain does (snapshots grow by the config text), and the tree digest leaves out
+  // /zookeeper as 3.8's does (each server writes that node with its own mtime): the four
+  // ensemble hashes below changed.
   { scenario: "standalone-basics", seed: 1, verdict: "pass", traceHash: "a22cc8aea5c3bbff", events: 244 },
   { scenario: "session-expiry", seed: 1, verdict: "pass", traceHash: "d3a1318eef4d2302", events: 363 },
-  { scenario: "zab-leader-crash-before-commit", seed: 1, verdict: "pass", traceHash: "9643e80789abe834", events: 2214 },
-  { scenario: "zab-follower-restart-trunc", seed: 1, verdict: "pass", traceHash: "0aad294acb9fd5be", events: 4014 },
+  { scenario: "zab-leader-crash-before-commit", seed: 1, verdict: "pass", traceHash: "4b450f564a8cc1bc", events: 2214 },
+  { scenario: "zab-follower-restart-trunc", seed: 1, verdict: "pass", traceHash: "6349d8b0f55f4739", events: 4014 },
   // The swarm draws its whole fault schedule before the run (scenario/nemesis/zab-swarm.ts), so its
   // seeds now inject their faults at other instants than the old run-time nemesis did.
   // A closing or expiring session's ephemerals are deleted in Java HashSet order (the clone
   // PrepRequestProcessor lists in the closeSession txn), no longer sorted: the swarm's sessions
   // own several ephemerals, so their deletes (and the watch events) come in another order.
-  { scenario: "zab-random-faults", seed: 1, verdict: "pass", traceHash: "7c6c33a4b4414bc0", events: 4415 },
-  { scenario: "recipe-lock", seed: 1, verdict: "pass", traceHash: "b60a45af542c8f3c", events: 16898 },
+  { scenario: "zab-random-faults", seed: 1, verdict: "pass", traceHash: "13a12066f854bf7b", events: 4415 },
+  { scenario: "recipe-lock", seed: 1, verdict: "pass", traceHash: "2468da4af9a19974", events: 16898 },
   { scenario: "bug-1154", seed: 1, bugs: ["ZK-1154"], verdict: "fail", traceHash: "31ce6c9c3e616c85", events: 2702 },
 ];
 

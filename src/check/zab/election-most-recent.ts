@@ -97,8 +97,9 @@ export class ElectionMostRecentChecker implements Checker<Kind> {
     const zxidText = stringField(e, "zxid");
     if (el.awaitingInit) {
       el.awaitingInit = false;
-      // A voter's initial vote is for itself; an observer's is for nobody (Long.MIN_VALUE).
-      if (leader === sid && !zxidText.startsWith("-")) {
+      // A voter's initial vote is for itself; an observer's is for nobody (Long.MIN_VALUE,
+      // which zxidHex writes 0x-8000000000000000): no recency of its own to judge.
+      if (leader === sid && !zxidText.includes("-")) {
         el.own = { epoch: el.epoch, zxid: zxidField(e, "zxid") };
         this.rememberInit(sid, zxidText, el.epoch);
       }

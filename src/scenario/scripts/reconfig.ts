@@ -38,6 +38,20 @@ export function joinerSpec(sid: number, host: string, role: "participant" | "obs
   return `server.${sid}=${host}:2888:3888:${role};2181`;
 }
 
+/**
+ * Waits until one leader serves and every running server runs its committed config, read
+ * afresh at each check: a reconfig the client saw fail (CONNECTIONLOSS) may still commit after
+ * the heal, moving the target on.
+ */
+export async function convergedOnLeader(s: ScriptContext, ens: EnsembleView, timeoutMs: number): Promise<boolean> {
+  const onLeaders = () => {
+    const leader = ens.leader();
+    const version = leader === undefined ? undefined : ens.peer(leader)?.qv.version;
+    return version !== undefined && s.servers.every((id) => s.sim.node(id).status !== "up" || ens.peer(id)?.qv.version === version);
+  };
+  return s.waitFor(onLeaders, timeoutMs, "every running server activates the serving leader's committed config");
+}
+
 /** Waits until every running server's committed config has `version`. */
 export async function converged(s: ScriptContext, ens: EnsembleView, version: bigint, timeoutMs: number): Promise<boolean> {
   return s.waitFor(() => s.servers.every((id) => s.sim.node(id).status !== "up" || ens.peer(id)?.qv.version === version), timeoutMs, `every running server activates config 0x${version.toString(16)}`);

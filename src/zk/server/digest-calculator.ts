@@ -2,8 +2,8 @@
  * `DigestCalculator` and the tree digest (ZOOKEEPER-3114, ZooKeeper 3.6+): an order-independent
  * digest of the replicated state, kept up to date on every change instead of recomputed.
  *
- * Each node contributes a 64-bit hash of its path, persisted stat, number of children, ACL and
- * data; each session a hash of (id, timeout). The tree digest is the sum of the contributions
+ * Each node but those under /zookeeper (as in 3.8) contributes a 64-bit hash of its path,
+ * persisted stat, number of children, ACL and data; each session a hash of (id, timeout). The tree digest is the sum of the contributions
  * in two independent 32-bit lanes, so a change costs O(1): the DataTree removes the node's old
  * contribution before it mutates the node and adds the new one after (Java's
  * `NodeHashMap.preChange` / `postChange`). Equal digests at equal zxids mean equal replicated
@@ -131,6 +131,11 @@ export class TreeDigest {
   private hi = 0;
 
   addNode(path: string, node: DigestedNode): void {
+    if (outsideDigest(path)) {
+      node.digestLo = 0;
+      node.digestHi = 0;
+      return;
+    }
     hashNode(path, node, true);
     node.digestLo = avalanche(h1);
     node.digestHi = avalanche(h2);
@@ -169,12 +174,22 @@ export class TreeDigest {
   static of(nodes: Iterable<[string, DigestedNode]>, sessions: Iterable<[SessionId, number]>): TreeDigest {
     const d = new TreeDigest();
     for (const [path, node] of nodes) {
+      if (outsideDigest(path)) continue;
       hashNode(path, node, false);
       d.fold(1);
     }
     for (const [id, timeoutMs] of sessions) d.addSession(id, timeoutMs);
     return d;
   }
+}
+
+/**
+ * 3.8's calculator leaves out every path that starts with "/zookeeper" (the node itself, its
+ * quota subtree and /zookeeper/config, which each server fills locally with its own mtime):
+ * those are not replicated state the digest can compare.
+ */
+function outsideDigest(path: string): boolean {
+  return path.startsWith("/zookeeper");
 }
 
 /** Hashes a node into the lanes; `cachedPath`: resume from the node's cached path lanes when it has them. */

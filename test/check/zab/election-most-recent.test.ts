@@ -5,7 +5,7 @@ import { expectCaughtAlone } from "./canary-alone.js";
 
 /** Java's Long.MIN_VALUE as an observer proposes it (leader and zxid). */
 const NOBODY = -(2 ** 63);
-const NOBODY_ZXID = "-0x8000000000000000";
+const NOBODY_ZXID = "0x-8000000000000000"; // zxidHex(Long.MIN_VALUE), as the model writes it
 
 /** FastLeaderElection's annotations on top of the ZAB builder. */
 class Election extends TraceBuilder {

@@ -84,8 +84,13 @@ export interface FastLeaderElectionOptions {
   onElected(vote: Vote, state: ElectedState): void;
   /** A LOOKING peer contacted us while we are not LOOKING (`Leader.reportLookingSid`). */
   onLookingPeer?(sid: number): void;
-  /** A notification carried a config of a higher version than ours (3.5+ config gossip). */
-  onNewerConfig?(configText: string): void;
+  /**
+   * A notification carried a config of a higher version than ours (3.5+ config gossip). True
+   * when the peer adopted it: this election is then restarted under it.
+   */
+  onNewerConfig?(configText: string): boolean;
+  /** The election was restarted under a newer config: QuorumPeer.run enters its LOOKING branch again. */
+  onElectionRestart?(): void;
   /** With dynamic reconfiguration: this server may be outside the config (removed), a non-voting participant. */
   nonMemberAllowed?: boolean;
   finalizeWaitMs?: number;
@@ -209,6 +214,24 @@ export class FastLeaderElection {
     this.runLoop();
   }
 
+  /**
+   * QuorumPeer.run after `shuttingDownLE`: the election instance is replaced (`startLeaderElection`
+   * builds a new QuorumCnxManager and FastLeaderElection), so the round's votes, the logical
+   * clock and the election connections go, and a new round starts from a vote for ourselves
+   * under the configuration just adopted. Other peers' clocks pull ours up again.
+   */
+  private restartLeaderElection(): void {
+    if (this.round === undefined || this.stop) return;
+    this.ctx.cancelTimer(this.round.timer);
+    this.round = undefined;
+    this.recvqueue.length = 0;
+    this.manager.reset();
+    this.logicalclock = 0n;
+    this.vote = makeVote(this.myid, this.options.getLastLoggedZxid(), -1n, this.options.getCurrentEpoch());
+    this.options.onElectionRestart?.();
+    this.lookForLeader();
+  }
+
   shutdown(): void {
     this.stop = true;
     this.proposedLeader = -1;
@@ -226,7 +249,12 @@ export class FastLeaderElection {
     if (this.stop || message.kind !== "fle.notification") return;
     const m = message as FleNotificationMessage;
     if (!SERVER_STATES.includes(m.state)) return; // unknown state ordinal: skipped
-    if (this.options.onNewerConfig !== undefined && configVersion(m.config) > this.qv.version) this.options.onNewerConfig(m.config);
+    if (configVersion(m.config) > this.qv.version && this.options.onNewerConfig?.(m.config) === true) {
+      // 3.8's WorkerReceiver: the LOOKING peer took the newer config, so it shuts this election
+      // down (`shuttingDownLE`) and starts another; the notification that carried it is dropped.
+      this.restartLeaderElection();
+      return;
+    }
     if (!this.isVoter(sid)) {
       // Our own notification, sent while we were a voter and looped back after a reconfig made
       // us a non-voter: answering ourselves would loop (zero-delay) forever.
@@ -475,9 +503,14 @@ export class FastLeaderElection {
     return totalOrderPredicate(newId, zxid, newEpoch, curId, curZxid, curEpoch, this.weightOf, this.options.zk1419 === true);
   }
 
-  /** Observers propose Long.MIN_VALUE so that any voter's vote beats theirs. */
+  /**
+   * Observers propose Long.MIN_VALUE so that any voter's vote beats theirs. A voter of the
+   * committed configuration only (3.8's `getInitId` reads `getQuorumVerifier`, not the pending
+   * one): a server a pending reconfig makes a voter is still an observer, and proposing itself
+   * would pair its sid with an observer's Long.MIN_VALUE zxid and epoch.
+   */
   private initId(): number {
-    return this.isVoter(this.myid) ? this.myid : LONG_MIN_VALUE;
+    return this.qv.isVoter(this.myid) ? this.myid : LONG_MIN_VALUE;
   }
 
   private initLastLoggedZxid(): Zxid {

@@ -281,6 +281,7 @@ export class Learner {
     } else if (this.peer.hasBug("ZK-2355")) {
       db.dataTree.lastProcessedZxid = p.zxid; // before 3.4.11/3.5.4: the DIFF zxid was taken as processed before the diff was applied
     }
+    this.peer.initConfigInZKDatabase();
   }
 
   private onProposal(entry: TxnEntry): void {

@@ -54,6 +54,8 @@ export interface QuorumCnxManagerOptions {
   cnxTimeoutMs?: number;
   /** Receives every message from a peer (or the loopback); can also be set later. */
   onMessage?: ElectionMessageHandler;
+  /** The last proposed configuration (`getLastSeenQuorumVerifier`): a peer found only there is dialled too. */
+  lastSeenView?: () => QuorumVerifier;
 }
 
 /** A SendWorker/RecvWorker pair: one live election connection to `sid`. */
@@ -77,6 +79,7 @@ export class QuorumCnxManager {
   private readonly inprogressConnections = new Set<number>();
   private shutdown = false;
   private listening = false;
+  private readonly lastSeenView: () => QuorumVerifier;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -87,6 +90,7 @@ export class QuorumCnxManager {
     this.electionPort = options.electionPort ?? ELECTION_PORT;
     this.cnxTimeoutMs = options.cnxTimeoutMs ?? CNX_TIMEOUT_MS;
     this.handler = options.onMessage;
+    this.lastSeenView = options.lastSeenView ?? (() => this.view);
   }
 
   /** A reconfig committed: peers are found in the new configuration (`connectNewPeers`). */
@@ -124,16 +128,25 @@ export class QuorumCnxManager {
     this.pump(sid);
   }
 
-  /** Connects to `sid` unless a connection exists or an attempt is already under way. */
+  /**
+   * Connects to `sid` unless a connection exists or an attempt is already under way; its
+   * address comes from the committed view, else from the last proposed one (3.8's
+   * `connectOne(sid)`). A sid in neither is an invalid server id.
+   */
   connectOne(sid: number): void {
     if (this.shutdown || this.workers.has(sid)) return;
-    const server = this.view.allMembers.get(sid);
+    const server = this.view.allMembers.get(sid) ?? this.lastSeenView().allMembers.get(sid);
     if (server === undefined) {
       this.ctx.annotate("qcm.invalid-sid", { sid: this.mySid, peer: sid });
       return;
     }
-    if (this.inprogressConnections.has(sid)) return;
-    this.initiateConnection(sid, server.host);
+    this.connectTo(sid, server.host, this.electionPort);
+  }
+
+  /** 3.8's `connectOne(sid, electionAddr)`: dial the given address, whatever the views say. */
+  private connectTo(sid: number, host: string, port: number): void {
+    if (this.shutdown || this.workers.has(sid) || this.inprogressConnections.has(sid)) return;
+    this.initiateConnection(sid, host, port);
   }
 
   /** Connects to every peer that has a send queue (`connectAll`). */
@@ -160,6 +173,17 @@ export class QuorumCnxManager {
     this.softHalt();
   }
 
+  /**
+   * The election was restarted: 3.8 halts this manager and builds a new one, so every
+   * connection closes and no queued or last-sent message survives. The listener stays (the
+   * new manager listens on the same port).
+   */
+  reset(): void {
+    this.softHalt();
+    this.queueSendMap.clear();
+    this.lastMessageSent.clear();
+  }
+
   /** Closes every connection; they are re-established on demand (`softHalt`). */
   softHalt(): void {
     for (const worker of [...this.workers.values()]) this.finish(worker);
@@ -167,13 +191,13 @@ export class QuorumCnxManager {
 
   // ---- connection set-up ---------------------------------------------------------------
 
-  private initiateConnection(sid: number, host: string): void {
+  private initiateConnection(sid: number, host: string, port: number): void {
     this.inprogressConnections.add(sid);
     let opened = false;
     let worker: PeerConnection | undefined;
     this.ctx.connect(
       host,
-      this.electionPort,
+      port,
       {
         onOpen: (endpoint) => {
           opened = true;
@@ -239,11 +263,15 @@ export class QuorumCnxManager {
     }
     const sid = message.sid;
     if (sid < this.mySid) {
-      // We win the challenge: drop whatever we think we have with sid, and dial back.
+      // We win the challenge: drop whatever we think we have with sid, and dial back — to the
+      // election address its initial message names, so that a server in none of our views (one
+      // a reconfig removed, or one not yet added) is reached too.
       const old = this.workers.get(sid);
       if (old !== undefined) this.finish(old);
       endpoint.close();
-      this.connectOne(sid);
+      const addr = parseElectionAddr(message.electionAddr);
+      if (addr !== undefined) this.connectTo(sid, addr.host, addr.port);
+      else this.connectOne(sid);
       return undefined;
     }
     if (sid === this.mySid) {
@@ -304,6 +332,14 @@ export class QuorumCnxManager {
     worker.endpoint.close();
     if (this.workers.get(worker.sid) === worker) this.workers.delete(worker.sid);
   }
+}
+
+/** `host:port` from an initial message; undefined when it names none (Java's empty `electionAddr`). */
+function parseElectionAddr(text: string): { host: string; port: number } | undefined {
+  const colon = text.lastIndexOf(":");
+  const port = Number(text.slice(colon + 1));
+  if (colon <= 0 || !Number.isInteger(port) || port <= 0) return undefined;
+  return { host: text.slice(0, colon), port };
 }
 
 function isInitialMessage(message: unknown): message is QuorumCnxInitialMessage {

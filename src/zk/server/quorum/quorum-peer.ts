@@ -111,12 +111,15 @@ export class QuorumPeer {
     if (this.reconfigEnabled) {
       this.adoptConfigFromTree();
       this.ctx.annotate("zab.config.activated", { sid: this.myid, version: zxidHex(this.committedQv.version), config: this.committedQv.toString() });
+    } else {
+      // QuorumPeerMain fills /zookeeper/config whether or not reconfig is enabled.
+      this.initConfigInZKDatabase();
     }
     const fromLog = zxidEpoch(this.zkDb.lastProcessedZxid);
     this.currentEpoch = this.readEpoch(CURRENT_EPOCH_FILE) ?? fromLog;
     this.acceptedEpoch = this.readEpoch(ACCEPTED_EPOCH_FILE) ?? this.currentEpoch;
     this.announceRecovered();
-    this.qcm = new QuorumCnxManager(ctx, config.myid, this.committedQv, { cnxTimeoutMs: this.timing.cnxTimeoutMs });
+    this.qcm = new QuorumCnxManager(ctx, config.myid, this.committedQv, { cnxTimeoutMs: this.timing.cnxTimeoutMs, lastSeenView: () => this.lastSeenQv });
     this.fle = new FastLeaderElection({
       ctx,
       myid: config.myid,
@@ -126,6 +129,7 @@ export class QuorumPeer {
       getCurrentEpoch: () => this.currentEpoch,
       onElected: (vote, state) => this.onElected(vote, state),
       onNewerConfig: (text) => this.onNewerConfigGossip(text),
+      onElectionRestart: () => this.phase("ELECTION", this.currentEpoch),
       nonMemberAllowed: this.reconfigEnabled,
       zk1419: this.hasBug("ZK-1419"),
       ignoreZxid: config.server.canary === "fle-ignores-zxid",
@@ -196,8 +200,13 @@ export class QuorumPeer {
     }
   }
 
-  /** `ZKDatabase.initConfigInZKDatabase`: the committed config into /zookeeper/config (version −1, mzxid = its version). */
-  private initConfigInZKDatabase(): void {
+  /**
+   * `ZKDatabase.initConfigInZKDatabase`: the committed config into /zookeeper/config (version −1,
+   * mzxid = its version). 3.8 does it at start and after every sync with a leader, reconfig
+   * enabled or not (Learner.syncWithLeader; with it disabled a leader's snapshot must not
+   * bring another config in, ZOOKEEPER-2819).
+   */
+  initConfigInZKDatabase(): void {
     const qv = this.committedQv;
     const text = qv.toString();
     const node = this.zkDb.dataTree.getNode(CONFIG_PATH);
@@ -248,13 +257,14 @@ export class QuorumPeer {
   /**
    * FastLeaderElection gossip: a notification carried a newer config. A LOOKING peer takes it
    * as committed (3.8's `processReconfig(rqv, null, null, false)` from the receiver thread) and
-   * goes on electing under it; a peer with a role learns it from its leader instead.
+   * its election restarts under it; a peer with a role learns it from its leader instead.
    */
-  private onNewerConfigGossip(text: string): void {
-    if (!this.reconfigEnabled || this.state !== "LOOKING") return;
+  private onNewerConfigGossip(text: string): boolean {
+    if (!this.reconfigEnabled || this.state !== "LOOKING") return false;
     const parsed = parseConfigText(text, 0n);
-    if (!parsed.ok || parsed.value.version <= this.committedQv.version) return;
+    if (!parsed.ok || parsed.value.version <= this.committedQv.version) return false;
     this.processReconfig(parsed.value, undefined, -1);
+    return true;
   }
 
   hasBug(id: BugId): boolean {

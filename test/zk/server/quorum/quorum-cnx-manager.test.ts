@@ -10,13 +10,13 @@ interface Msg extends ElectionMessage {
 const msg = (n: number): Msg => ({ kind: "test.msg", n });
 
 /** Nodes s1..sN each running only a QuorumCnxManager; received messages are recorded per sid. */
-function managers(n: number, seed = 1) {
+function managers(n: number, seed = 1, viewOf: (sid: number) => number[] = () => Array.from({ length: n }, (_, i) => i + 1)) {
   const sim = new Simulator({ seed, retainTrace: true });
-  const qv = new QuorumVerifier(Array.from({ length: n }, (_, i) => ({ sid: i + 1, host: `s${i + 1}`, role: "participant" as const })));
   const qcm = new Map<number, QuorumCnxManager>();
   const received = new Map<number, [from: number, n: number][]>();
   for (let sid = 1; sid <= n; sid++) {
     received.set(sid, []);
+    const qv = new QuorumVerifier(viewOf(sid).map((member) => ({ sid: member, host: `s${member}`, role: "participant" as const })));
     sim.addNode(`s${sid}`, (ctx) => {
       const m = new QuorumCnxManager(ctx, sid, qv, { onMessage: (from, message) => received.get(sid)!.push([from, (message as Msg).n]) });
       m.start();
@@ -48,6 +48,21 @@ describe("ensemble: qcm", () => {
     expect(openConnections(sim)).toEqual(["s2>s1"]);
     expect(qcm.get(1)!.connectedToPeer(2)).toBe(true);
     expect(qcm.get(2)!.connectedToPeer(1)).toBe(true);
+  });
+
+  it("ensemble: qcm: the larger sid dials back the address a smaller sid's initial message names, though its view lacks that sid (a removed server)", () => {
+    // s1 was removed by a reconfig: s2's committed view is {2, 3}, s1's (older) one {1, 2, 3}.
+    const { sim, qcm, received } = managers(3, 1, (sid) => (sid === 1 ? [1, 2, 3] : [2, 3]));
+    for (const id of ["s1", "s2", "s3"]) sim.start(id);
+    qcm.get(1)!.toSend(2, msg(12));
+    sim.runSync();
+    expect(received.get(2)).toEqual([[1, 12]]);
+    expect(openConnections(sim)).toEqual(["s2>s1"]);
+    expect(sim.trace.events.filter((e) => e.kind === "qcm.invalid-sid")).toEqual([]);
+    // s2 answering s1 needs no view entry either: the connection s2 dialled back carries it.
+    qcm.get(2)!.toSend(1, msg(21));
+    sim.runSync();
+    expect(received.get(1)).toEqual([[2, 21]]);
   });
 
   it("ensemble: qcm: simultaneous dialling converges on one connection per pair (N=3)", () => {
