@@ -6,12 +6,12 @@
  * (WALL_CLOCK_TESTS).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { lastJson, type CliResult } from "../helpers/cli.js";
+import { lastJson } from "../helpers/cli.js";
 
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 
@@ -43,18 +43,25 @@ describe("explore: SIGINT and SIGTERM keep the results", () => {
     }, 120_000);
   }
 
-  /** Starts a sweep, sends SIGINT `afterMs` after its start (a bound on a hang: SIGKILL 30 s later). */
-  function interrupted(args: string[], afterMs: number): Promise<CliResult & { signal: NodeJS.Signals | null }> {
+  /**
+   * Starts a sweep that saves its failures under a new folder, and sends SIGINT once the first
+   * replay file is there (a seed has run: no fixed delay to outlast on a loaded machine);
+   * SIGKILL after 100 s bounds a hang.
+   */
+  function interrupted(args: string[]): Promise<{ status: number; stdout: string; stderr: string; signal: NodeJS.Signals | null }> {
+    const saveDir = mkdtempSync(join(tmpdir(), "zksim-sigint-"));
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, FORCE_COLOR: "0" } });
+      const child = spawn(process.execPath, [BIN, ...args, "--save-dir", saveDir], { env: { ...process.env, FORCE_COLOR: "0" } });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      const timer = setTimeout(() => child.kill("SIGINT"), afterMs);
-      const guard = setTimeout(() => child.kill("SIGKILL"), afterMs + 30_000);
+      const watcher = watch(saveDir, () => {
+        if (readdirSync(saveDir).some((f) => f.endsWith(".json"))) child.kill("SIGINT");
+      });
+      const guard = setTimeout(() => child.kill("SIGKILL"), 100_000);
       child.on("close", (status, signal) => {
-        clearTimeout(timer);
+        watcher.close();
         clearTimeout(guard);
         resolve({ status: status ?? -1, stdout, stderr, signal });
       });
@@ -62,7 +69,7 @@ describe("explore: SIGINT and SIGTERM keep the results", () => {
   }
 
   it("SIGINT: the summary so far (failures with replay lines), then exit 130", async () => {
-    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "1", "--canary", "connection-reorder"], 6000);
+    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "1", "--canary", "connection-reorder"]);
     expect(r.signal).toBeNull();
     expect(r.status).toBe(130);
     const summary = /explored (\d+) seeds? in .*\(interrupted: (\d+) of 100000 seeds run\)/.exec(r.stdout);
@@ -73,7 +80,7 @@ describe("explore: SIGINT and SIGTERM keep the results", () => {
   });
 
   it("SIGINT with --json and worker threads: the JSON line with interrupted: true, then exit 130", async () => {
-    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "2", "--canary", "connection-reorder", "--json"], 6000);
+    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "2", "--canary", "connection-reorder", "--json"]);
     expect(r.status).toBe(130);
     const j = lastJson<{ seedsRun: number; failures: { seed: number; replay: string }[]; interrupted?: boolean }>(r);
     expect(j.interrupted).toBe(true);

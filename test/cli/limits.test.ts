@@ -14,9 +14,13 @@ import { lastJson, type CliResult } from "../helpers/cli.js";
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "zksim-limits-"));
 
-/** The CLI in a fresh process, killed after 30 s (then status is -1): an edge that hangs fails. */
+/**
+ * The CLI in a fresh process, killed after 100 s (then status is -1): an edge that hangs fails.
+ * The bound is generous: on a loaded 2-core machine, beside another test file, a fresh process
+ * running a short sweep took over 30 s.
+ */
 function zksim(...args: string[]): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 30_000, env: { ...process.env, FORCE_COLOR: "0" } });
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 100_000, env: { ...process.env, FORCE_COLOR: "0" } });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
