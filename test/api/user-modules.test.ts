@@ -52,7 +52,7 @@ describe("a TypeScript module, as it is", () => {
     expect(s.stdout).toMatch(/faults: {5}2 → 0/);
     const line = /replay: zksim replay (\S+) --module (\S+)/.exec(s.stdout);
     expect(line, s.stdout).not.toBeNull();
-    const again = zksim("replay", line![1]!, "--module", line![2]!, "--module-timeout-ms", LOAD_BOUND_MS);
+    const again = zksim("replay", line![1]!, "--module", line![2]!);
     expect(again.stdout, again.stderr).toMatch(/^reproduced: [0-9a-f]+ \(still fails: .*fixture\.reads-own-write/m);
     expect(again.status).toBe(1);
   });

@@ -6,7 +6,7 @@
  * (WALL_CLOCK_TESTS).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, watch } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,24 +44,27 @@ describe("explore: SIGINT and SIGTERM keep the results", () => {
   }
 
   /**
-   * Starts a sweep that saves its failures under a new folder, and sends SIGINT once the first
-   * replay file is there (a seed has run: no fixed delay to outlast on a loaded machine);
-   * SIGKILL after 100 s bounds a hang.
+   * Starts a sweep and sends SIGINT `afterMs` after it began: after its header line (its signal
+   * handlers are installed right after it is printed), or after the start with --json, which
+   * prints nothing before its end. The delays are generous for a loaded machine; SIGKILL 100 s
+   * later bounds a hang.
    */
-  function interrupted(args: string[]): Promise<{ status: number; stdout: string; stderr: string; signal: NodeJS.Signals | null }> {
-    const saveDir = mkdtempSync(join(tmpdir(), "zksim-sigint-"));
+  function interrupted(args: string[], afterMs: number): Promise<{ status: number; stdout: string; stderr: string; signal: NodeJS.Signals | null }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args, "--save-dir", saveDir], { env: { ...process.env, FORCE_COLOR: "0" } });
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, FORCE_COLOR: "0" } });
       let stdout = "";
       let stderr = "";
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      const watcher = watch(saveDir, () => {
-        if (readdirSync(saveDir).some((f) => f.endsWith(".json"))) child.kill("SIGINT");
+      let timer: NodeJS.Timeout | undefined;
+      const interruptLater = () => (timer ??= setTimeout(() => child.kill("SIGINT"), afterMs));
+      child.stdout.on("data", (d: Buffer) => {
+        stdout += d.toString();
+        if (/^zksim explore /m.test(stdout)) interruptLater();
       });
-      const guard = setTimeout(() => child.kill("SIGKILL"), 100_000);
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      if (args.includes("--json")) interruptLater();
+      const guard = setTimeout(() => child.kill("SIGKILL"), afterMs + 100_000);
       child.on("close", (status, signal) => {
-        watcher.close();
+        clearTimeout(timer);
         clearTimeout(guard);
         resolve({ status: status ?? -1, stdout, stderr, signal });
       });
@@ -69,7 +72,7 @@ describe("explore: SIGINT and SIGTERM keep the results", () => {
   }
 
   it("SIGINT: the summary so far (failures with replay lines), then exit 130", async () => {
-    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "1", "--canary", "connection-reorder"]);
+    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "1", "--canary", "connection-reorder"], 10_000);
     expect(r.signal).toBeNull();
     expect(r.status).toBe(130);
     const summary = /explored (\d+) seeds? in .*\(interrupted: (\d+) of 100000 seeds run\)/.exec(r.stdout);
@@ -80,7 +83,7 @@ describe("explore: SIGINT and SIGTERM keep the results", () => {
   });
 
   it("SIGINT with --json and worker threads: the JSON line with interrupted: true, then exit 130", async () => {
-    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "2", "--canary", "connection-reorder", "--json"]);
+    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "2", "--canary", "connection-reorder", "--json"], 15_000);
     expect(r.status).toBe(130);
     const j = lastJson<{ seedsRun: number; failures: { seed: number; replay: string }[]; interrupted?: boolean }>(r);
     expect(j.interrupted).toBe(true);
@@ -88,3 +91,4 @@ describe("explore: SIGINT and SIGTERM keep the results", () => {
     expect(j.failures).toHaveLength(j.seedsRun);
   });
 });
+
