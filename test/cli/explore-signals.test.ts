@@ -45,7 +45,7 @@ describe("explore: SIGINT and SIGTERM keep the results", () => {
 
   /**
    * Starts a sweep and sends SIGINT `afterMs` after it began: after its header line (its signal
-   * handlers are installed right after it is printed), or after the start with --json, which
+   * handlers are installed right after it is printed), or after the start with --json (30 s: a process took over 15 s to load at a load average of 15), which
    * prints nothing before its end. The delays are generous for a loaded machine; SIGKILL 100 s
    * later bounds a hang.
    */
@@ -83,7 +83,7 @@ describe("explore: SIGINT and SIGTERM keep the results", () => {
   });
 
   it("SIGINT with --json and worker threads: the JSON line with interrupted: true, then exit 130", async () => {
-    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "2", "--canary", "connection-reorder", "--json"], 15_000);
+    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "2", "--canary", "connection-reorder", "--json"], 30_000);
     expect(r.status).toBe(130);
     const j = lastJson<{ seedsRun: number; failures: { seed: number; replay: string }[]; interrupted?: boolean }>(r);
     expect(j.interrupted).toBe(true);
