@@ -4,7 +4,7 @@
  * Every command runs with a timeout, so an edge that used to hang fails its test instead.
  */
 import { describe, expect, it } from "vitest";
-import { spawn, spawnSync, execFileSync } from "node:child_process";
+import { spawnSync, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,9 +14,13 @@ import { lastJson, type CliResult } from "../helpers/cli.js";
 const BIN = fileURLToPath(new URL("../../bin/zksim.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "zksim-limits-"));
 
-/** The CLI in a fresh process, killed after 30 s (then status is -1): an edge that hangs fails. */
+/**
+ * The CLI in a fresh process, killed after 100 s (then status is -1): an edge that hangs fails.
+ * The bound is generous: on a loaded 2-core machine, beside another test file, a fresh process
+ * running a short sweep took over 30 s.
+ */
 function zksim(...args: string[]): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 30_000, env: { ...process.env, FORCE_COLOR: "0" } });
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 100_000, env: { ...process.env, FORCE_COLOR: "0" } });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -134,44 +138,6 @@ describe("cli limits: explore", () => {
     expect(r.status).toBe(1);
     const { failures } = lastJson<{ failures: { replay: string }[] }>(r);
     expect(failures.map((f) => f.replay)).toEqual(["zksim run kernel-smoke --seed 9007199254740991 --canary connection-reorder"]);
-  });
-
-  /** Starts a sweep, sends SIGINT once `ready` matches stdout and `afterMs` have passed. */
-  function interrupted(args: string[], afterMs: number): Promise<CliResult & { signal: NodeJS.Signals | null }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, FORCE_COLOR: "0" } });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      const timer = setTimeout(() => child.kill("SIGINT"), afterMs);
-      const guard = setTimeout(() => child.kill("SIGKILL"), afterMs + 30_000);
-      child.on("close", (status, signal) => {
-        clearTimeout(timer);
-        clearTimeout(guard);
-        resolve({ status: status ?? -1, stdout, stderr, signal });
-      });
-    });
-  }
-
-  it("SIGINT: the summary so far (failures with replay lines), then exit 130", async () => {
-    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "1", "--canary", "connection-reorder"], 6000);
-    expect(r.signal).toBeNull();
-    expect(r.status).toBe(130);
-    const summary = /explored (\d+) seeds? in .*\(interrupted: (\d+) of 100000 seeds run\)/.exec(r.stdout);
-    expect(summary, r.stdout).not.toBeNull();
-    const run = Number(summary![1]);
-    expect(run).toBeGreaterThan(0);
-    expect(r.stdout.match(/^ {2}replay: zksim run kernel-smoke --seed \d+ --canary connection-reorder$/gm)).toHaveLength(run);
-  });
-
-  it("SIGINT with --json and worker threads: the JSON line with interrupted: true, then exit 130", async () => {
-    const r = await interrupted(["explore", "kernel-smoke", "--seeds", "100000", "--workers", "2", "--canary", "connection-reorder", "--json"], 6000);
-    expect(r.status).toBe(130);
-    const j = lastJson<{ seedsRun: number; failures: { seed: number; replay: string }[]; interrupted?: boolean }>(r);
-    expect(j.interrupted).toBe(true);
-    expect(j.seedsRun).toBeLessThan(100000);
-    expect(j.failures).toHaveLength(j.seedsRun);
   });
 });
 

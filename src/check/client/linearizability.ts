@@ -14,7 +14,9 @@
  * `checkLinearizable(history, zkModel())`. What it adds to the bare history:
  * - session expiries: each `zk.session.expire` becomes a closeSession operation of that
  *   session (ephemerals vanish), invoked at the expiry and completed at the first `zk.apply`
- *   of its closeSession txn — or never (indeterminate) if the txn was not applied;
+ *   of its closeSession txn — or never (indeterminate) if the txn was not applied. An expiry
+ *   by the leader of epoch e is known never to take effect, and leaves the history, once a
+ *   txn of its session of a later epoch is applied without error (`neverCloses`);
  * - operations invoked before the first handshake carry session "0x0": they get the session
  *   their completion names, so their ephemerals belong to the right owner;
  * - every call the reference model describes is judged (zk-model.ts: the whole client API but
@@ -103,6 +105,8 @@ type Kind = KindsOf<typeof KINDS>;
 interface Expiring {
   op: Operation;
   atUs: number;
+  /** The epoch its server led when it expired the session (undefined: not an established leader). */
+  epoch: number | undefined;
 }
 
 export class ClientLinearizabilityChecker implements Checker<Kind> {
@@ -132,6 +136,12 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   private readonly expiring = new Map<string, Expiring[]>();
   /** When each closeSession txn (by zxid) was first applied anywhere. */
   private readonly closeFirstApplied = new Map<bigint, number>();
+  /** The epoch each server leads, from its `zab.leader.established` until its role ends. */
+  private readonly leaderEpoch = new Map<string, number>();
+  /** Per session, the newest epoch of a txn of it applied without error (not its close). */
+  private readonly sessionAliveEpoch = new Map<string, number>();
+  /** Expiries known never to take effect (`neverCloses`): left out of the history. */
+  private readonly neverClosed = new Set<Operation>();
   private expiries = 0;
   /** Sessions attached by more than one handle, whose non-read replies are read as unknown. */
   private readonly sharedSessions = new SharedSessions();
@@ -182,6 +192,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
         this.sawQuorumPeer = true;
         // A server that stops leading applies no more of the deleteContainers it prepped in order.
         this.reaping.delete(e.node);
+        if (e.kind === "zab.role.ended") this.leaderEpoch.delete(e.node);
         return;
       case "zab.leader.established":
         this.sawQuorumPeer = true;
@@ -198,6 +209,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
         return guarded(this.log, e, this, this.onConfig);
       case "crash":
         this.reaping.delete(e.node);
+        this.leaderEpoch.delete(e.node);
         return;
     }
   }
@@ -278,7 +290,9 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   }
 
   private onEstablished(e: TraceEvent<"zab.leader.established">): void {
-    this.established.push({ atUs: e.atUs, epoch: intField(e, "epoch") });
+    const epoch = intField(e, "epoch");
+    this.established.push({ atUs: e.atUs, epoch });
+    this.leaderEpoch.set(e.node, epoch);
   }
 
   /** An expiry: a closeSession op of its session, invoked now, completed when its txn is applied. */
@@ -296,8 +310,14 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       opId: `expire-${++this.expiries}`,
     });
     this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
+    const expiring: Expiring = { op, atUs: e.atUs, epoch: this.leaderEpoch.get(e.node) };
+    const alive = this.sessionAliveEpoch.get(session);
+    if (expiring.epoch !== undefined && alive !== undefined && alive > expiring.epoch) {
+      this.neverClosed.add(op);
+      return;
+    }
     const list = this.expiring.get(session) ?? [];
-    list.push({ op, atUs: e.atUs });
+    list.push(expiring);
     this.expiring.set(session, list);
   }
 
@@ -312,6 +332,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     const err = optionalStringField(e, "err");
     this.builder.appliedTxn(session, intField(e, "cxid"), zxid, op, err);
     if (op === "closeSession" && err === undefined) this.onCloseApplied(e, session, zxid);
+    else if (err === undefined && op !== "error" && session !== "0x0") this.neverCloses(session, zxid);
     // An internal request (session 0): a deleteContainer, or the error txn of one that failed its prep.
     else if (op === "deleteContainer" || (op === "error" && session === "0x0")) this.onReapApplied(e, zxid, err);
   }
@@ -336,6 +357,28 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       op.completeUs = e.atUs;
       op.zxid = zxid;
     }
+  }
+
+  /**
+   * A txn of `session` applied without error in epoch E: every expiry of the session by the
+   * leader of an earlier epoch e never takes effect. Its closeSession, if that leader proposed it
+   * at all, has a zxid of epoch e, below this txn's; a `zk.apply` is a committed txn, and every
+   * txn committed before it is in the history of E's leader, which applied it at its start (when
+   * loading its log and syncing) — had the close been committed, that leader would no longer
+   * know the session, and its PrepRequestProcessor would have turned this request into an error
+   * txn (SESSIONEXPIRED). Not committed then, it never is: ZAB commits no txn of an epoch after a
+   * later epoch's leader has committed without it. (An expiry ordered by the client's own
+   * requests instead would misjudge a client that crashed and restarted, or re-attached.)
+   */
+  private neverCloses(session: string, zxid: bigint): void {
+    const epoch = Number(zxid >> 32n);
+    if ((this.sessionAliveEpoch.get(session) ?? -1) < epoch) this.sessionAliveEpoch.set(session, epoch);
+    const pending = this.expiring.get(session);
+    if (pending === undefined) return;
+    const left = pending.filter((p) => p.epoch === undefined || p.epoch >= epoch);
+    for (const p of pending) if (!left.includes(p)) this.neverClosed.add(p.op);
+    if (left.length > 0) this.expiring.set(session, left);
+    else this.expiring.delete(session);
   }
 
   /** Reads are checked only when one server answered everything. */
@@ -427,6 +470,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     const next = new HistoryBuilder(this.builder.nextId, this.builder.auth);
     for (const op of carried) next.carry(op);
     this.builder = next;
+    this.neverClosed.clear(); // none is carried: they left with the window
     for (const op of this.invokedAt.keys()) if (!carried.includes(op)) this.invokedAt.delete(op);
   }
 
@@ -530,7 +574,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
 
   /** The history the search sees (see the header for what is added and left out), as copies. */
   history(): Operation[] {
-    return this.builder.build().map((op) => ({ ...op }));
+    return this.builder.build().flatMap((op) => (this.neverClosed.has(op) ? [] : [{ ...op }]));
   }
 }
 

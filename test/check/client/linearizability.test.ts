@@ -111,6 +111,52 @@ describe("check: client: linearizability", () => {
     expect(runChecker(new ClientLinearizabilityChecker(), t.events)).toEqual([]);
   });
 
+  describe("an expiry whose closeSession never commits (soak-1h's expiries at 212 s)", () => {
+    /**
+     * s1, leader of epoch 1, expires S1 after c1 created /e; its close is not applied. s2 leads
+     * epoch `epoch` next, and c1 writes /f on S1 there: `applyAs` is that txn's zxid and op.
+     */
+    function expiredThenWrites(epoch: number, applyAs: { zxid: string; op: string }, expirerEstablished = true): ClientLinearizabilityChecker {
+      const t = new ClientTrace().ensemble("s1", "s2", "s3");
+      if (expirerEstablished) t.event("zab.leader.established", "s1", { sid: 1, epoch: 1, lastZxid: z(0, 1) });
+      t.connected("c1", S1);
+      t.call("c1", S1, "create", "/e", { mode: 1, data: "" }, z(1, 1), { path: "/e" });
+      t.apply("s1", z(1, 1), "create", S1, 1);
+      t.expire("s1", S1);
+      t.event("zab.role.ended", "s1", { sid: 1, state: "LEADING", reason: "lost quorum" });
+      t.event("zab.leader.established", "s2", { sid: 2, epoch, lastZxid: z(1, 1) });
+      t.call("c1", S1, "create", "/f", { mode: 0, data: "" }, applyAs.zxid, { path: "/f" });
+      t.apply("s2", applyAs.zxid, applyAs.op, S1, 2);
+      const c = new ClientLinearizabilityChecker();
+      expect(runChecker(c, t.events)).toEqual([]);
+      return c;
+    }
+    const closes = (c: ClientLinearizabilityChecker) => c.history().filter((op) => op.op === "closeSession").length;
+
+    it("leaves the history once a txn of its session of a later epoch is applied without error", () => {
+      expect(closes(expiredThenWrites(2, { zxid: z(1, 2), op: "create" }))).toBe(0);
+    });
+
+    it("stays pending after a txn of the same epoch, an error txn, or when the expirer's epoch is not known", () => {
+      expect(closes(expiredThenWrites(1, { zxid: z(2, 1), op: "create" }))).toBe(1);
+      expect(closes(expiredThenWrites(2, { zxid: z(1, 2), op: "error" }))).toBe(1);
+      expect(closes(expiredThenWrites(2, { zxid: z(1, 2), op: "create" }, false))).toBe(1);
+    });
+
+    it("canary: an expiry whose close did commit still deletes the ephemeral (a later read of it is refuted)", () => {
+      const t = new ClientTrace().ensemble("s1", "s2", "s3");
+      t.event("zab.leader.established", "s1", { sid: 1, epoch: 1, lastZxid: z(0, 1) });
+      t.connected("c1", S1).connected("c2", S2);
+      t.call("c1", S1, "create", "/e", { mode: 1, data: "" }, z(1, 1), { path: "/e" });
+      t.expire("s1", S1).apply("s1", z(2, 1), "closeSession", S1);
+      t.event("zab.leader.established", "s2", { sid: 2, epoch: 2, lastZxid: z(2, 1) });
+      const sync = t.invoke("c2", S2, "sync", "/");
+      t.complete("c2", S2, sync, "ok", { zxid: z(0, 2) });
+      t.call("c2", S2, "exists", "/e", { watch: false }, z(0, 2), { stat: stat({ czxid: z(1, 1), owner: S1 }) });
+      expect(runChecker(new ClientLinearizabilityChecker(), t.events)).toHaveLength(1);
+    });
+  });
+
   it("ops invoked before the handshake (session 0x0) belong to the session they complete in", () => {
     const t = new ClientTrace().standalone();
     const id = t.invoke("c1", "0x0", "create", "/e", { mode: "EPHEMERAL", data: "" });
