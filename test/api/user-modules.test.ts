@@ -18,11 +18,6 @@ const TYPED = "test/api/fixtures/typed-scripts.mts";
 const dir = mkdtempSync(join(tmpdir(), "zksim-modules-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/**
- * A module's load is bounded on the wall clock (30 s by default); a loaded CI machine running two
- * test files at once can take longer than that to compile a TypeScript module in a fresh process.
- */
-const LOAD_BOUND_MS = "120000";
 const zksim = (...args: string[]) => spawnSync(process.execPath, ["bin/zksim.js", ...args], { cwd: ROOT, encoding: "utf8" });
 
 let failing: UserRunResult;
@@ -47,7 +42,7 @@ describe("a TypeScript module, as it is", () => {
 
   test("zksim shrink --module drops the fault the bug does not need, and prints a replay line that reproduces", () => {
     const out = join(dir, "shrunk.json");
-    const s = zksim("shrink", failing.replayFile!, "--module", TYPED, "--module-timeout-ms", LOAD_BOUND_MS, "--out", out, "--max-runs", "12");
+    const s = zksim("shrink", failing.replayFile!, "--module", TYPED, "--out", out, "--max-runs", "12");
     expect(s.status, s.stdout + s.stderr).toBe(0);
     expect(s.stdout).toMatch(/faults: {5}2 → 0/);
     const line = /replay: zksim replay (\S+) --module (\S+)/.exec(s.stdout);
@@ -62,7 +57,7 @@ describe("a TypeScript module, as it is", () => {
     const recorded = JSON.parse(readFileSync(failing.replayFile!, "utf8")) as { scenario: unknown };
     writeFileSync(scenario, JSON.stringify(recorded.scenario));
     const html = join(dir, "run.html");
-    const r = zksim("run", scenario, "--seed", "5", "--module", TYPED, "--module-timeout-ms", LOAD_BOUND_MS, "--trace", html);
+    const r = zksim("run", scenario, "--seed", "5", "--module", TYPED, "--trace", html);
     expect(r.status, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain(`trace hash ${failing.traceHash}`);
     expect(r.stdout).toContain(`replay: zksim run ${"typedStale"} --seed 5 --module ${TYPED}`);
