@@ -16,6 +16,7 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { runScenario } from "../../scenario/run.js";
 import { CANARIES, type Canary, type RunResult, type Scenario } from "../../scenario/types.js";
 import { describeExpected } from "../../scenario/verdict.js";
+import { describeJudged, strictFailure } from "../../scenario/judged.js";
 import { replayCaseFromRun } from "../../scenario/replay-file.js";
 import { generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
 import { bugEntry } from "../../scenario/bug-zoo.js";
@@ -29,17 +30,18 @@ import { TraceFileWriter } from "../trace-file.js";
 import { USER_DOCUMENTS } from "../../api/user-workload.js";
 import { userCaseOptions, userModuleFlags } from "../user-module.js";
 
-const FLAGS = { seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string", variant: "string", generate: "bool", module: "string", "module-timeout-ms": "int" } as const;
+const FLAGS = { strict: "bool", seed: "int", json: "bool", trace: "string", canary: "string", bug: "string", save: "string", variant: "string", generate: "bool", module: "string", "module-timeout-ms": "int" } as const;
 
 export const run: Command = {
   name: "run",
-  args: "<scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--variant V] [--generate] [--save FILE] [--module PATH]",
+  args: "<scenario> [--seed N] [--json] [--trace FILE] [--bug ID] [--canary NAME] [--variant V] [--generate] [--strict] [--save FILE] [--module PATH]",
   help: `run one scenario with one seed (--bug re-injects a historical defect;
 --variant naive: the recipe's naive variant, e.g. a herd lock, a polling barrier;
 --generate: a recipe scenario with a workload shape and faults drawn from the seed,
 as the property tests draw them;
 --trace F.html: space-time diagram, F.shiviz: ShiViz log, else JSON lines;
 --save F: if the run fails, write a replay file to F;
+--strict: a stretch a checker left unjudged, or a checker that read no event, fails the run;
 a scenario of a user's script (workload "user", the public API) imports it from --module PATH,
 default the module it names; --module-timeout-ms N bounds its loading, default 30000)`,
   run: cmdRun,
@@ -92,12 +94,14 @@ async function cmdRun(argv: string[]): Promise<number> {
     }
   }
   const json = boolFlag(args, "json");
+  const strict = boolFlag(args, "strict") && result.verdict === "pass" ? strictFailure(result.judged, result.unknown) : undefined;
   const flags = `${user.module !== undefined ? ` --module ${user.module}` : ""}${variant !== undefined ? ` --variant ${variant}` : ""}${generate ? " --generate" : ""}${bugs !== undefined ? ` --bug ${bugs[0]}` : ""}${canary !== undefined ? ` --canary ${canary}` : ""}`;
   if (json) {
     const { narrative: _n, counts: _c, ...rest } = result;
-    console.log(JSON.stringify({ ...rest, wallMs }));
+    console.log(JSON.stringify({ ...rest, wallMs, ...(strict !== undefined ? { strict } : {}) }));
   } else {
     printRunSummary(result, wallMs, tracePath !== undefined && lost.length === 0 ? tracePath : undefined, flags, scenario);
+    if (strict !== undefined) console.log(`verdict under --strict: FAIL (${strict})`);
   }
   if (savePath !== undefined) {
     // Notes go to stderr with --json: stdout stays one JSON line.
@@ -116,7 +120,8 @@ async function cmdRun(argv: string[]): Promise<number> {
     }
   }
   for (const line of lost) console.error(`zksim: ${line}`);
-  if (result.verdict === "fail") return 1;
+  if (strict !== undefined) console.error(`zksim: ${strict}`);
+  if (result.verdict === "fail" || strict !== undefined) return 1;
   return lost.length === 0 ? 0 : 2;
 }
 
@@ -137,10 +142,12 @@ export function printRunSummary(r: RunResult, wallMs: number, tracePath?: string
   console.log(`  ${r.events} events, ${r.virtualMs} virtual ms in ${wallMs} wall ms; trace hash ${r.traceHash}`);
   if (tracePath) console.log(`  trace written to ${tracePath}`);
   const violations = `${r.violations.length} violation${r.violations.length === 1 ? "" : "s"}`;
-  if (r.verdict === "pass") console.log(`verdict: PASS`);
+  const judged = describeJudged(r.judged);
+  if (r.verdict === "pass") console.log(`verdict: PASS (${judged})`);
+  // A failure stands however little was judged: its line names the violations only.
   if (r.verdict === "fail") console.log(`verdict: FAIL (${violations})`);
   if (r.verdict === "expected") {
-    console.log(`verdict: EXPECTED (${violations}, each of a flaw the scenario documents; not a regression)`);
+    console.log(`verdict: EXPECTED (${violations}, each of a flaw the scenario documents; not a regression; ${judged})`);
     for (const line of describeExpected(scenario ?? {}, r.violations)) console.log(`  expected: ${line}`);
   }
   for (const v of r.violations.slice(0, 10)) console.log(`  [${v.checker}] at ${v.atMs}ms (event #${v.eventIndex}): ${v.message}`);
