@@ -52,6 +52,8 @@ async function cmdRun(argv: string[]): Promise<number> {
   const variant = stringFlag(args, "variant");
   const generate = boolFlag(args, "generate");
   const loaded = oneScenario(args.positionals, "run", variant, USER_DOCUMENTS);
+  // Replay lines name the scenario as given: a file's path, not its name field (a modified copy of a built-in keeps the built-in's name).
+  const scenarioArg = args.positionals[0]!;
   const user = await userCaseOptions(loaded, args.positionals[0]!, userModuleFlags(args, "run"), "run");
   const seed = intFlag(args, "seed") ?? loaded.defaultSeed;
   const scenario = generate ? generatedRecipeScenario(loaded, seed) : loaded;
@@ -100,7 +102,7 @@ async function cmdRun(argv: string[]): Promise<number> {
     const { narrative: _n, counts: _c, ...rest } = result;
     console.log(JSON.stringify({ ...rest, wallMs, ...(strict !== undefined ? { strict } : {}) }));
   } else {
-    printRunSummary(result, wallMs, tracePath !== undefined && lost.length === 0 ? tracePath : undefined, flags, scenario);
+    printRunSummary(result, wallMs, tracePath !== undefined && lost.length === 0 ? tracePath : undefined, flags, scenario, scenarioArg);
     if (strict !== undefined) console.log(`verdict under --strict: FAIL (${strict})`);
   }
   if (savePath !== undefined) {
@@ -113,7 +115,7 @@ async function cmdRun(argv: string[]): Promise<number> {
         note(`saved failing case to ${savePath}; replay: zksim replay ${savePath}${user.module !== undefined ? ` --module ${user.module}` : ""}`);
       } catch (err) {
         if (!(err instanceof OutputError)) throw err;
-        lost.push(`--save: ${err.message}; nothing saved (re-run it: zksim run ${result.scenario} --seed ${result.seed}${flags} --save FILE)`);
+        lost.push(`--save: ${err.message}; nothing saved (re-run it: zksim run ${shellWord(scenarioArg)} --seed ${result.seed}${flags} --save FILE)`);
       }
     } else {
       note(`--save ${savePath}: the run passed, nothing saved`);
@@ -129,8 +131,8 @@ async function cmdRun(argv: string[]): Promise<number> {
  * The human summary of a run: narrative, counts, verdict, and the replay line (also `zksim demo`'s).
  * An "expected" verdict names the scenario's declarations that excused its violations.
  */
-export function printRunSummary(r: RunResult, wallMs: number, tracePath?: string, replayFlags = "", scenario?: Pick<Scenario, "expectedViolations">): void {
-  console.log(`zksim run ${r.scenario} --seed ${r.seed}`);
+export function printRunSummary(r: RunResult, wallMs: number, tracePath?: string, replayFlags = "", scenario?: Pick<Scenario, "expectedViolations">, scenarioArg = r.scenario): void {
+  console.log(`zksim run ${shellWord(scenarioArg)} --seed ${r.seed}`);
   for (const line of r.narrative) console.log(`  ${line}`);
   const c = r.counts;
   const n = (k: string) => c[k] ?? 0;
@@ -153,5 +155,10 @@ export function printRunSummary(r: RunResult, wallMs: number, tracePath?: string
   for (const v of r.violations.slice(0, 10)) console.log(`  [${v.checker}] at ${v.atMs}ms (event #${v.eventIndex}): ${v.message}`);
   // Stretches a checker could not judge within its budget: neither a pass nor a violation there.
   for (const u of r.unknown) console.log(`  unknown: [${u.checker}] ${u.fromMs}–${u.toMs} ms not judged: ${u.reason}`);
-  console.log(`replay: zksim run ${r.scenario} --seed ${r.seed}${replayFlags}`);
+  console.log(`replay: zksim run ${shellWord(scenarioArg)} --seed ${r.seed}${replayFlags}`);
+}
+
+/** A path as a shell reads it back: as is when it holds only safe characters, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[\w./@:+,=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
