@@ -251,7 +251,7 @@ const PRELUDE = [
   "// @ts-nocheck",
   "function __mutantState() {",
   "  const g = globalThis;",
-  `  if (g.__zksimMutants === undefined) g.__zksimMutants = { active: Number(g.process?.env?.${SWITCH_ENV} ?? "-1"), covered: new Set() };`,
+  `  if (g.__zksimMutants === undefined) g.__zksimMutants = { active: Number(g.process?.env?.${SWITCH_ENV} ?? "-1"), covered: new Set(), infected: new Set() };`,
   "  return g.__zksimMutants;",
   "}",
   "function __mutantOn(id) {",
@@ -259,13 +259,107 @@ const PRELUDE = [
   "  s.covered.add(id);",
   "  return s.active === id;",
   "}",
+  "function __mutantSee(id, infected) {",
+  "  if (!infected) return;",
+  "  const s = __mutantState();",
+  "  (s.infected ??= new Set()).add(id);",
+  "}",
 ].join("\n");
+
+const ASSIGNMENT_OR_SEQUENCE = (kind) => (kind >= ts.SyntaxKind.FirstAssignment && kind <= ts.SyntaxKind.LastAssignment) || kind === ts.SyntaxKind.CommaToken;
+const SHORT_CIRCUIT = { [ts.SyntaxKind.AmpersandAmpersandToken]: "!!__ma", [ts.SyntaxKind.BarBarToken]: "!__ma", [ts.SyntaxKind.QuestionQuestionToken]: "__ma == null" };
+/** When the replacement `a OP b` of a logical mutant evaluates its right operand, given the left one. */
+const TAKES_RIGHT = { "&&": "!!__ma", "||": "!__ma" };
+
+const BINARY_SWAPS = ["boundary", "negate-relational", "negate-equality", "arithmetic", "logical"];
+
+/**
+ * Whether evaluating an expression changes nothing but its value: no call, `new`, assignment,
+ * `++`/`--`, `delete`, `await` or `yield` in it (a property read is taken as pure: the sources'
+ * getters compute, they do not change state). A mutant that skips an impure expression (a
+ * condition made constant, a returned value replaced) changes behaviour whatever its value.
+ */
+function isPure(node) {
+  let pure = true;
+  const visit = (n) => {
+    if (!pure) return;
+    if (ts.isCallExpression(n) || ts.isNewExpression(n) || ts.isTaggedTemplateExpression(n) || ts.isAwaitExpression(n) || ts.isYieldExpression(n) || ts.isDeleteExpression(n)) pure = false;
+    else if ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken)) pure = false;
+    else if (ts.isBinaryExpression(n) && ASSIGNMENT_OR_SEQUENCE(n.operatorToken.kind) && n.operatorToken.kind !== ts.SyntaxKind.CommaToken) pure = false;
+    else ts.forEachChild(n, visit);
+  };
+  visit(node);
+  return pure;
+}
+
+/**
+ * The test, over the original's value `__mv`, of whether a mutant that does not swap a binary
+ * operator would have taken another value at `node`: JavaScript text, or "true" when it always
+ * would (or when the mutant skips an impure expression: its effects are gone whatever the value).
+ */
+function infectionTest(mutant, node) {
+  const r = mutant.replacement;
+  if (mutant.operator === "condition") return !isPure(node) ? "true" : r === "true" ? "!__mv" : "!!__mv";
+  if (mutant.operator === "return-value" && ["0", "1", '""', "undefined", "null"].includes(r)) return isPure(node) ? `!Object.is(__mv, ${r})` : "true";
+  // a negated boolean, `!x` → `x`, `-x` → `x`, a flipped literal, `++` ↔ `--`, a compound
+  // assignment: always another value; a fresh [] differs from the returned array by identity
+  return "true";
+}
+
+/** The operator text of a mutant that swaps a binary node's operator (its replacement's middle). */
+function swappedOperator(mutant, node, sf) {
+  const left = node.left.getText(sf);
+  const right = node.right.getText(sf);
+  const r = mutant.replacement;
+  // generate.mjs builds the replacement as `${left} ${op} ${right}` (squashed): cut both ends.
+  const squashedLeft = squash(left);
+  const squashedRight = squash(right);
+  return r.slice(squashedLeft.length, r.length - squashedRight.length).trim();
+}
+
+/**
+ * The original branch of a node holding mutants, recording which of them would change a value
+ * there (infection: weak mutation). Every operand is evaluated once, in its order, as the
+ * original does; a run where no evaluation infects a mutant behaves exactly as without it.
+ * `emitted(child)` is a child's text with the inner mutants' switches.
+ */
+function recordingOriginal(node, own, out, emitted, sf) {
+  const see = (tests) => tests.filter(([, t]) => t !== "false").map(([id, t]) => `__mutantSee(${id}, ${t});`).join(" ");
+  const always = own.every((m) => infectionTest(m, node) === "true" && !BINARY_SWAPS.includes(m.operator));
+  if (always) return `(${own.map((m) => `__mutantSee(${m.id}, true)`).join(", ")}, (${out}))`;
+  if (ts.isBinaryExpression(node) && !ts.isPrivateIdentifier(node.left)) {
+    const kind = node.operatorToken.kind;
+    const opText = node.operatorToken.getText(sf);
+    const L = emitted(node.left);
+    const R = emitted(node.right);
+    if (SHORT_CIRCUIT[kind] !== undefined && !/\b(await|yield)\b/.test(R)) {
+      const tests = own.map((m) => {
+        if (m.operator !== "logical") return [m.id, infectionTest(m, node)];
+        const takes = TAKES_RIGHT[swappedOperator(m, node, sf)];
+        // the mutant evaluates the right operand where the original did not: assumed to differ;
+        // it skips an impure right operand the original evaluated: its effects are gone
+        return [m.id, isPure(node.right) ? `${takes} || (__mt && !Object.is(__mv, __ma))` : `${takes} || __mt`];
+      });
+      return `((__ma) => { const __mt = ${SHORT_CIRCUIT[kind]}; const __mv = __mt ? (${R}) : __ma; ${see(tests)} return __mv; })(${L})`;
+    }
+    if (SHORT_CIRCUIT[kind] === undefined && !ASSIGNMENT_OR_SEQUENCE(kind)) {
+      const tests = own.map((m) => {
+        if (BINARY_SWAPS.includes(m.operator)) return [m.id, `!Object.is(__ma ${swappedOperator(m, node, sf)} __mb, __mv)`];
+        return [m.id, infectionTest(m, node)];
+      });
+      return `((__ma, __mb) => { const __mv = __ma ${opText} __mb; ${see(tests)} return __mv; })(${L}, ${R})`;
+    }
+  }
+  const tests = own.map((m) => [m.id, BINARY_SWAPS.includes(m.operator) ? "true" : infectionTest(m, node)]);
+  return `((__mv) => { ${see(tests)} return __mv; })(${out})`;
+}
 
 /**
  * The file's text with the chosen mutants built in as schemata: each mutated expression becomes
  * `(__mutantOn(id) ? (mutated) : …(original))`, each removed statement `{ if (!__mutantOn(id)) stmt }`.
  * Only one mutant is ever on, so a mutated text keeps its inner nodes as written; the original
- * branch keeps the inner mutants' switches.
+ * branch keeps the inner mutants' switches, and records (`__mutantSee`) each mutant whose
+ * expression would have taken another value there (see recordingOriginal).
  */
 export function instrumentFile(sf, chosen) {
   const byNode = new Map();
@@ -280,19 +374,23 @@ export function instrumentFile(sf, chosen) {
   const emit = (node) => {
     const start = node.getStart(sf);
     if (!holds(node, start)) return text.slice(start, node.end);
+    const children = new Map();
     let out = "";
     let cursor = start;
     for (const child of node.getChildren(sf)) {
       if (child.end <= cursor) continue;
       const childStart = child.getStart(sf);
-      out += text.slice(cursor, childStart) + emit(child);
+      const inner = emit(child);
+      children.set(child, inner);
+      out += text.slice(cursor, childStart) + inner;
       cursor = child.end;
     }
     out += text.slice(cursor, node.end);
     const own = byNode.get(node);
     if (own === undefined) return out;
-    if (ts.isExpressionStatement(node)) return `{ if (!__mutantOn(${own[0].id})) ${out} }`;
-    let wrapped = `(${out})`;
+    if (ts.isExpressionStatement(node)) return `{ if (!__mutantOn(${own[0].id})) { __mutantSee(${own[0].id}, true); ${out} } }`;
+    const emitted = (child) => children.get(child) ?? text.slice(child.getStart(sf), child.end);
+    let wrapped = recordingOriginal(node, own, out, emitted, sf);
     for (const m of [...own].reverse()) wrapped = `__mutantOn(${m.id}) ? (${m.replacement}) : ${wrapped}`;
     return `(${wrapped})`;
   };

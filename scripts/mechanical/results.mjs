@@ -4,7 +4,8 @@
 // Statuses: killed (a run failed with a checker its baseline did not fail with, or the process
 // died: an internal error is what a user of `zksim run` would see too), timed-out (the process
 // outlived its limit: a hang counts as found), survived (every run that reaches the mutant
-// passed as at baseline), no-coverage (no run of its budget reaches its code).
+// passed as at baseline; neverInfected: runs reach its code but none gives its expression another
+// value, so none was run), no-coverage (no run of its budget reaches its code).
 // score = (killed + timed-out) / (all − equivalent); no-coverage counts against it.
 
 /** The JSON lines a worker printed (a torn last line from a killed worker is dropped). */
@@ -64,6 +65,7 @@ export function summarize(results, meta, equivalent = {}) {
     mutants: marked,
     ...totals,
     equivalent: marked.length - counted.length,
+    neverInfected: counted.filter((r) => r.status === "survived" && r.neverInfected === true).length,
     gone: meta.gone?.length ?? 0,
     score: counted.length === 0 ? 1 : Number((found / counted.length).toFixed(4)),
     coveredScore: counted.length - totals["no-coverage"] === 0 ? 1 : Number((found / (counted.length - totals["no-coverage"])).toFixed(4)),
@@ -89,6 +91,7 @@ export function table(summary) {
     rows("operator", summary.byOperator),
     "",
     `score: ${summary.killed + summary["timed-out"]} of ${n} found (${(summary.score * 100).toFixed(1)} %): ${summary.killed} killed, ${summary["timed-out"]} timed out, ${summary.survived} survived, ${summary["no-coverage"]} no coverage` +
+      `${summary.neverInfected > 0 ? ` (${summary.neverInfected} of the survivors reached but never infected: no run gives their expression another value)` : ""}` +
       `${summary.equivalent > 0 ? `; ${summary.equivalent} equivalent, not counted` : ""}${summary.gone > 0 ? `; ${summary.gone} of the sample gone from the sources` : ""}` +
       `; of the mutants some run reaches: ${(summary.coveredScore * 100).toFixed(1)} %`,
   ].join("\n");

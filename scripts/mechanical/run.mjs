@@ -9,13 +9,18 @@
 //    is reported as gone); the scratch copy gets them all built in as mutant schemata, each
 //    switched on by its id in __STRYKER_ACTIVE_MUTANT__, and is built once by tsc;
 // 2. the baseline: every run of every probe, no mutant on, in one process, recording which
-//    sampled mutants each run reaches (and the checkers a run fails with already);
+//    sampled mutants each run reaches, which of those it infects — the mutated expression would
+//    have taken another value there (or the removed statement ran) — and the checkers a run
+//    fails with already; it is cached (in the OS's temporary directory, keyed by everything
+//    that decides it), so a resumed run starts at once;
 // 3. each mutant, in its own process (`nice`d by the caller), runs the runs of its area's probes
-//    that reach it, in the list's order, until one fails with a checker its baseline did not
-//    (killed), the process outlives its limit (timed out: limitFactor × the baseline time of
-//    those runs, at least minLimitMs), or every run passes (survived). No run reaches it: no
-//    coverage. A run that does not reach a mutant's code behaves exactly as without it
-//    (every run is deterministic), so skipping it changes no verdict.
+//    that infect it, most likely killer first (orderRuns), until one fails with a checker its
+//    baseline did not (killed), the process outlives its limit (timed out: limitFactor × the
+//    baseline time of those runs, at least minLimitMs), or every run passes (survived). No run
+//    reaches it: no coverage; runs reach it but none infects it: survived without a run
+//    (neverInfected). A run that does not infect a mutant behaves exactly as without it (every
+//    run is deterministic, and the schemata evaluate every operand once, as the original does,
+//    and count a skipped impure expression as infection), so skipping it changes no verdict.
 // Results are appended to a journal as they come (--journal), so a stopped run resumes.
 //
 // Usage: node scripts/mutants.mjs --mechanical [--json] [--limit N] [--only N,…] [--journal FILE]
@@ -25,7 +30,7 @@
 // Exit: 0 the score (killed + timed out over all but equivalent) is at least the config's target;
 // 1 below it; 2 bad input; 3 the scratch copy could not be built or the baseline could not run.
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import ts from "typescript";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
@@ -112,6 +117,30 @@ export function budgetOf(area, probes, probeRuns) {
   const out = [];
   for (const [k, p] of probes.entries()) if (p.areas.includes(area)) for (const i of probeRuns[k]) if (!out.includes(i)) out.push(i);
   return out;
+}
+
+/**
+ * The runs in the order most likely to kill a mutant soonest: first the one that killed this
+ * very mutant in an earlier report (`killer`), then by estimated kill chance per second of
+ * baseline time — the chance from the kills recorded so far (`history`: results of earlier
+ * reports and journals, and of this run as it goes): kills of mutants of the same file by that
+ * run weigh 3, of the same area 1, by another seed of the same scenario in the area 0.5, plus
+ * 0.2 for every run. The order decides the cost, never the verdict.
+ */
+export function orderRuns(runIndexes, mutant, { killer, history = [], msOf = () => 1 }, runs) {
+  const weight = new Map();
+  for (const h of history) {
+    if (h.killedBy === undefined || h.key === mutant.key) continue;
+    const w = h.file === mutant.file ? 3 : h.area === mutant.area ? 1 : 0;
+    if (w > 0) weight.set(h.killedBy.run, (weight.get(h.killedBy.run) ?? 0) + w);
+    if (h.area === mutant.area) {
+      const scenario = h.killedBy.run.split(" ")[0];
+      weight.set(`scenario:${scenario}`, (weight.get(`scenario:${scenario}`) ?? 0) + 0.5);
+    }
+  }
+  const rate = (i) => (0.2 + (weight.get(runName(runs[i])) ?? 0) + (weight.get(`scenario:${runs[i].scenario}`) ?? 0)) / Math.max(1, msOf(i));
+  const ordered = [...runIndexes].sort((a, b) => rate(b) - rate(a) || a - b);
+  return firstKiller(ordered, killer, runs);
 }
 
 /** The runs with the one named `killer` (a runName) moved first, when it is among them. */
@@ -221,6 +250,44 @@ function readJournal(path, fingerprint) {
   return done;
 }
 
+/** The results of an earlier report (--prior) and of every report and journal in mutants/mechanical-results/: the kill history orderRuns learns from. */
+function loadHistory(prior) {
+  const dir = join(ROOT, "mutants", "mechanical-results");
+  const files = existsSync(dir) ? readdirSync(dir).sort().map((f) => join(dir, f)) : [];
+  if (prior !== undefined) files.push(prior);
+  const out = [];
+  for (const file of files) {
+    const text = readFileSync(file, "utf8");
+    if (file.endsWith(".jsonl")) {
+      for (const line of text.split("\n")) {
+        try {
+          if (line.trim() !== "") out.push(JSON.parse(line));
+        } catch {
+          // the torn last line of a journal still being written
+        }
+      }
+    }
+    else if (file.endsWith(".json")) out.push(...(JSON.parse(text).mutants ?? []));
+  }
+  return out.filter((r) => r.key !== undefined);
+}
+
+/** What decides a baseline: the sample and its sources, the runs, the instrumenter and worker, and every source and scenario file (checkers decide its failures). */
+function baselineDigest(fingerprint, runs, chosen) {
+  const h = createHash("sha256").update(fingerprint).update(JSON.stringify(runs)).update(JSON.stringify(chosen.map((m) => m.id)));
+  for (const f of ["generate.mjs", "worker.mjs"]) h.update(readFileSync(join(ROOT, "scripts", "mechanical", f)));
+  const walk = (dir) => {
+    for (const name of readdirSync(join(ROOT, dir)).sort()) {
+      const rel = `${dir}/${name}`;
+      if (statSync(join(ROOT, rel)).isDirectory()) walk(rel);
+      else h.update(rel).update(readFileSync(join(ROOT, rel)));
+    }
+  };
+  walk("src");
+  walk("scenarios");
+  return h.digest("hex").slice(0, 16);
+}
+
 /** The hand-checked equivalent mutants: { key: reason }, from [{ key, reason, … }] in the file. */
 function loadEquivalent() {
   if (!existsSync(EQUIVALENT)) return {};
@@ -312,16 +379,31 @@ export async function mechanicalMain(argv) {
   try {
     log(`building the instrumented copy in ${scratch}`);
     const dir = buildScratch(scratch, program, chosen, nodes, log);
-    log(`baseline: ${runs.length} runs, no mutant on, recording coverage`);
-    const base = await runWorker(dir, { runs, coverage: chosen.map((m) => m.id) }, {});
-    const staticIds = new Set(base.lines.find((l) => l.static !== undefined)?.static ?? []);
-    const baseline = new Map(base.lines.filter((l) => l.i !== undefined).map((l) => [l.i, l]));
-    if (baseline.size !== runs.length) fail(3, `the baseline stopped after ${baseline.size} of ${runs.length} runs (exit ${base.code}):\n${base.stderr.slice(-3000)}`);
+    // Only the runs of the chosen mutants' budgets (all of them for the whole sample).
+    const needed = [...new Set(chosen.flatMap((m) => budgetOf(m.area, config.probes, probeRuns)))].sort((a, b) => a - b);
+    const cacheFile = join(tmpdir(), `zksim-mechanical-baseline-${baselineDigest(fingerprint, needed.map((i) => runs[i]), chosen)}.json`);
+    let base;
+    if (existsSync(cacheFile)) {
+      base = JSON.parse(readFileSync(cacheFile, "utf8"));
+      log(`baseline: reused ${cacheFile} (the same sources, sample, runs and instrumentation)`);
+    } else {
+      log(`baseline: ${needed.length} runs, no mutant on, recording coverage and infection`);
+      base = await runWorker(dir, { runs: needed.map((i) => runs[i]), coverage: chosen.map((m) => m.id) }, {});
+    }
+    const staticLine = base.lines.find((l) => l.static !== undefined);
+    const staticIds = new Set(staticLine?.static ?? []);
+    const staticInfected = new Set(staticLine?.staticInfected ?? []);
+    const baseline = new Map(base.lines.filter((l) => l.i !== undefined).map((l) => [needed[l.i], { ...l, i: needed[l.i] }]));
+    if (baseline.size !== needed.length) fail(3, `the baseline stopped after ${baseline.size} of ${needed.length} runs (exit ${base.code}):\n${base.stderr.slice(-3000)}`);
+    if (!existsSync(cacheFile)) writeFileSync(cacheFile, JSON.stringify({ lines: base.lines, wallMs: base.wallMs }));
     const baselineFailures = [...baseline.values()].filter((l) => l.verdict === "fail");
     for (const l of baselineFailures) log(`baseline: ${runName(runs[l.i])} fails already (${l.checkers.join(", ")}): only other checkers count there`);
     log(`baseline done in ${(base.wallMs / 1000).toFixed(0)} s`);
 
     const results = [];
+    const history = [...loadHistory(opts.prior), ...journal.values()];
+    const started = performance.now();
+    let ran = 0;
     for (const m of chosen) {
       const budget = budgetOf(m.area, config.probes, probeRuns);
       const budgetName = createHash("sha256").update(budget.map((i) => runName(runs[i])).join("\n")).digest("hex").slice(0, 16);
@@ -331,11 +413,17 @@ export async function mechanicalMain(argv) {
         if (opts.journal !== undefined) appendFileSync(opts.journal, `${JSON.stringify(prior)}\n`);
         continue;
       }
-      const reaching = firstKiller(budget.filter((i) => staticIds.has(m.id) || baseline.get(i).covered.includes(m.id)), priorKiller.get(m.key), runs);
-      const head = { n: position.get(m.key), key: m.key, budget: budgetName, file: m.file, line: m.line, area: m.area, operator: m.operator, scope: m.scope, original: m.original, replacement: m.replacement, budgetRuns: budget.length, reachingRuns: reaching.length };
+      const reached = budget.filter((i) => staticIds.has(m.id) || baseline.get(i).covered.includes(m.id));
+      // a baseline from before infection was recorded has no `infected`: every reaching run counts
+      const infects = (i) => staticInfected.has(m.id) || (baseline.get(i).infected ?? baseline.get(i).covered).includes(m.id);
+      const killer = priorKiller.get(m.key) ?? history.findLast((h) => h.key === m.key && h.killedBy !== undefined)?.killedBy.run;
+      const reaching = orderRuns(reached.filter(infects), m, { killer, history, msOf: (i) => baseline.get(i).ms }, runs);
+      const head = { n: position.get(m.key), key: m.key, budget: budgetName, file: m.file, line: m.line, area: m.area, operator: m.operator, scope: m.scope, original: m.original, replacement: m.replacement, budgetRuns: budget.length, reachingRuns: reached.length, infectingRuns: reaching.length };
       let result;
-      if (reaching.length === 0) result = { ...head, status: "no-coverage", wallMs: 0 };
+      if (reached.length === 0) result = { ...head, status: "no-coverage", wallMs: 0 };
+      else if (reaching.length === 0) result = { ...head, status: "survived", neverInfected: true, runsDone: 0, wallMs: 0 };
       else {
+        ran++;
         const baseMs = reaching.reduce((s, i) => s + baseline.get(i).ms, 0);
         const limitMs = Math.max(config.minLimitMs, config.limitFactor * baseMs);
         const expectedFailures = Object.fromEntries(reaching.map((i, k) => [k, baseline.get(i).checkers]));
@@ -343,10 +431,15 @@ export async function mechanicalMain(argv) {
         result = { ...head, ...verdictOf(outcome, reaching.map((i) => runs[i]), expectedFailures, runName), wallMs: outcome.wallMs };
       }
       results.push(result);
+      history.push(result);
       if (opts.journal !== undefined) appendFileSync(opts.journal, `${JSON.stringify(result)}\n`);
-      log(`${String(result.n).padStart(3)} ${result.status.toUpperCase().padEnd(11)} ${describeKey(m.key)}${result.killedBy ? ` — ${result.killedBy.run}: ${result.killedBy.why}` : ""} (${(result.wallMs / 1000).toFixed(1)} s)`);
+      const runsNote = result.neverInfected ? `never infected in ${result.reachingRuns} reaching runs` : `${result.runsDone ?? 0} of ${result.infectingRuns} infecting runs`;
+      log(`${String(result.n).padStart(3)} ${result.status.toUpperCase().padEnd(11)} ${describeKey(m.key)}${result.killedBy ? ` — ${result.killedBy.run}: ${result.killedBy.why}` : ""} (${(result.wallMs / 1000).toFixed(1)} s, ${runsNote})`);
     }
-    const summary = summarize(results, { gone, population: mutants.length, sampleSize: sample.keys.length, seed: sample.seed, baselineMs: base.wallMs, wallMs: Math.round(performance.now() - t0) }, loadEquivalent());
+    const mutantsMs = Math.round(performance.now() - started);
+    const fresh = results.length - results.filter((r) => journal.has(`${r.key}\u0000${r.budget}`)).length;
+    log(`${fresh} mutants judged in ${(mutantsMs / 1000).toFixed(0)} s after the baseline (${ran} of them needed runs): ${fresh === 0 ? "–" : ((fresh * 3_600_000) / Math.max(1, mutantsMs)).toFixed(1)} mutants/hour`);
+    const summary = summarize(results, { gone, population: mutants.length, sampleSize: sample.keys.length, seed: sample.seed, baselineMs: base.wallMs, mutantsMs, judged: fresh, wallMs: Math.round(performance.now() - t0) }, loadEquivalent());
     if (opts.report !== undefined) writeFileSync(opts.report, `${JSON.stringify(summary, null, 1)}\n`);
     if (opts.json) console.log(JSON.stringify(summary));
     else console.log(table(summary));

@@ -271,7 +271,8 @@ function enviText(): string {
  * `MonitorCommand`: `key\tvalue` lines, every key 3.8.0 prints for this kind of server in its
  * order (mntr-keys.ts). Computed: the server's state, latencies, packets and connections of the
  * real port, znodes, data size, ephemerals, watches, sessions, uptime, the leader's learners and
- * the quorum size, this process's file descriptors (Linux). Every other metric — counters and
+ * the quorum size, the failover summaries (election, unavailable and sync times:
+ * zk/server/quorum/failover-metrics.ts), this process's file descriptors (Linux). Every other metric — counters and
  * summaries of 3.8's internals the simulation does not keep — has the value a fresh 3.8.0 shows
  * (0, 0.0, or -1 for the response and proposal sizes).
  */
@@ -298,6 +299,7 @@ function mntrText(s: Served, c: FourLetterContext): string {
   if (s.peer !== undefined) {
     values.set("zk_peer_state", `${s.peer.state.toLowerCase()} - broadcast`); // served: its ZAB phase is BROADCAST
     values.set("zk_quorum_size", c.settings.members.filter((m) => !m.observer).length);
+    for (const [key, value] of s.peer.failoverMetrics.mntrValues()) values.set(key, value);
     const learners = s.peer.learnerCounts();
     if (learners !== undefined) {
       values.set("zk_learners", learners.learners);

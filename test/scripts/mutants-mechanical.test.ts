@@ -116,11 +116,12 @@ describe("the schemata", () => {
     new Function("exports", js)(mod);
     return { mutants: mutants as Mutant[], mod };
   })();
-  const state = { active: -1, covered: new Set<number>() };
+  const state = { active: -1, covered: new Set<number>(), infected: new Set<number>() };
   (globalThis as { __zksimMutants?: unknown }).__zksimMutants = state;
   async function load(active: number) {
     state.active = active;
     state.covered = new Set<number>();
+    state.infected = new Set<number>();
     return built;
   }
 
@@ -156,5 +157,79 @@ describe("the schemata", () => {
     mod.lessThan(1, 2);
     const covered = (globalThis as unknown as { __zksimMutants: { covered: Set<number> } }).__zksimMutants.covered;
     expect([...covered].sort()).toEqual([0, 1, 2]);
+  });
+
+  it("records which reached mutants a run infects: those whose expression would take another value there", async () => {
+    const { mod, mutants } = await load(-1);
+    const id = (op: string, original = "a < b") => mutants.find((m) => m.operator === op && m.original === original)!.id;
+    mod.lessThan(1, 2); // a < b: true; a <= b: true (same); a >= b: false; !(a < b): false
+    expect([...state.infected].sort()).toEqual([id("return-value"), id("negate-relational")].sort());
+    state.infected = new Set<number>();
+    mod.lessThan(2, 2); // a < b: false; a <= b: true
+    expect(state.infected.has(id("boundary"))).toBe(true);
+    state.infected = new Set<number>();
+    mod.total([]); // the loop body never runs; `return sum` returns 0, as the mutant `0` does
+    expect([...state.covered]).toContain(id("return-value", "sum"));
+    expect(state.infected.has(id("return-value", "sum"))).toBe(false);
+    mod.total([0]); // sum += 0 runs: a removed statement and a swapped compound assignment count as infected when they run
+    expect(state.infected.has(id("remove-statement", "sum += x;"))).toBe(true);
+    expect(state.infected.has(id("arithmetic", "sum += x"))).toBe(true);
+  });
+});
+
+describe("infection, the short-circuit operators and impure expressions", () => {
+  const source = [
+    "export const log: string[] = [];",
+    "export function touch(v: unknown): unknown { log.push(String(v)); return v; }",
+    "export function and(a: unknown, b: unknown): unknown { return a && b; }",
+    "export function andCall(a: unknown, b: unknown): unknown { return a && touch(b); }",
+    "export function pick(a: unknown, b: unknown): unknown { return a ?? b; }",
+    "export function gate(a: number): number { if (touch(a) === 1) return 1; return 2; }",
+  ].join("\n");
+  const { mutants, nodes, sourceFile } = mutantsOfText("/virtual/s.ts", source);
+  const chosen = (mutants as Mutant[]).map((mutant) => ({ node: nodes[mutant.id], mutant }));
+  const js = ts.transpileModule(instrumentFile(sourceFile, chosen), { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS } }).outputText;
+  type Mod = { log: string[]; and: (a: unknown, b: unknown) => unknown; andCall: (a: unknown, b: unknown) => unknown; pick: (a: unknown, b: unknown) => unknown; gate: (a: number) => number };
+  const state = { active: -1, covered: new Set<number>(), infected: new Set<number>() };
+  const fresh = (active = -1): Mod => {
+    (globalThis as { __zksimMutants?: unknown }).__zksimMutants = state;
+    Object.assign(state, { active, covered: new Set<number>(), infected: new Set<number>() });
+    const mod = {} as Mod;
+    new Function("exports", js)(mod);
+    return mod;
+  };
+  const id = (op: string, original: string) => (mutants as Mutant[]).find((m) => m.operator === op && m.original === original)!.id;
+
+  it("keeps the original's values and effects, each operand evaluated once", () => {
+    const m = fresh();
+    expect([m.and(1, 2), m.and(0, 2), m.pick(null, 3), m.pick(0, 3), m.gate(1), m.gate(5)]).toEqual([2, 0, 3, 0, 1, 2]);
+    expect(m.log).toEqual(["1", "5"]);
+    expect(fresh(id("logical", "a && b")).and(1, 2)).toBe(1);
+    expect(fresh(id("logical", "a ?? b")).pick(null, 3)).toBe(null);
+  });
+
+  it("counts `&&` → `||` infected where the values differ, or where the mutant would evaluate what the original skipped", () => {
+    let m = fresh();
+    m.and(1, 1); // 1 && 1 = 1 = 1 || 1
+    expect(state.infected.has(id("logical", "a && b"))).toBe(false);
+    m = fresh();
+    m.and(1, 2);
+    expect(state.infected.has(id("logical", "a && b"))).toBe(true);
+    m = fresh();
+    m.and(0, 2); // the mutant evaluates b, which the original skipped
+    expect(state.infected.has(id("logical", "a && b"))).toBe(true);
+    m = fresh();
+    m.andCall(1, 1); // same value, but the mutant would skip the call's effect
+    expect(state.infected.has(id("logical", "a && touch(b)"))).toBe(true);
+    m = fresh();
+    m.pick(0, 3); // 0 ?? 3 = 0 = 0 && 3
+    expect(state.infected.has(id("logical", "a ?? b"))).toBe(false);
+  });
+
+  it("counts a condition made constant infected when its value differs, and always when it skips a call", () => {
+    const m = fresh();
+    m.gate(1);
+    expect(state.infected.has(id("condition", "touch(a) === 1"))).toBe(true); // both true and false: the call is skipped
+    expect((mutants as Mutant[]).filter((x) => x.original === "touch(a) === 1" && state.infected.has(x.id)).map((x) => x.operator).sort()).toEqual(["condition", "condition", "negate-equality"]);
   });
 });

@@ -11,7 +11,7 @@ import { Ids, JUTE_MAX_BUFFER_BYTES } from "../../src/zk/proto/records.js";
 import { Code } from "../../src/zk/proto/error-code.js";
 import { sendControlLine } from "../../src/cli/commands/ctl.js";
 import { mntrKeys } from "../../src/serve/mntr-keys.js";
-import { RawZkClient, allServing, fourLetterWord, leaderServing } from "./raw-zk-client.js";
+import { RawZkClient, allServing, fourLetterWord, leaderServing, untilSim } from "./raw-zk-client.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -175,6 +175,41 @@ describe("serve", () => {
     expect(await again.client.next("reply")).toMatchObject({ header: { err: Code.OK }, response: { kind: "ExistsResponse" } });
     expect(lines.some((l) => l.includes(`crash ${leader}`))).toBe(true);
     expect(lines.filter((l) => l.includes("leader") && l.includes("established")).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("serve: mntr's failover summaries count each election and sync of the member's incarnation, in ms of virtual time (N=3)", async () => {
+    const s = await serve(3, "mntr");
+    const leader = await leaderServing(s);
+    await allServing(s);
+    const mntr = async (node: string) => new Map((await fourLetterWord(s.clientPorts.get(node)!, "mntr")).trim().split("\n").map((l) => l.split("\t") as [string, string]));
+    const summary = (m: Map<string, string>, name: string) => ({ cnt: Number(m.get(`zk_cnt_${name}`)), sum: Number(m.get(`zk_sum_${name}`)) });
+    const survivors = ["s1", "s2", "s3"].filter((n) => n !== leader);
+    const before = new Map(await Promise.all(survivors.map(async (n) => [n, await mntr(n)] as const)));
+    for (const m of before.values()) {
+      // The start-up election: each voter elected once and synced once as a follower.
+      expect([summary(m, "election_time").cnt, summary(m, "unavailable_time").cnt, summary(m, "follower_sync_time").cnt, summary(m, "leader_unavailable_time").cnt]).toEqual([1, 1, 1, 0]);
+    }
+    expect(s.command(`crash ${leader}`)).toBe(`ok: crash ${leader}`);
+    await untilSim(s, `${leader} down`, () => s.ensemble.sim.node(leader).status === "down");
+    const next = await leaderServing(s);
+    const after = await mntr(next);
+    const electionMs = summary(after, "election_time").sum - summary(before.get(next)!, "election_time").sum;
+    // FastLeaderElection's finalizeWait (200 ms) after the survivors agree; then 3.8's connect retry (100 ms) at most.
+    expect(electionMs).toBeGreaterThanOrEqual(200);
+    expect(electionMs).toBeLessThan(260);
+    expect(summary(after, "leader_unavailable_time").cnt).toBe(1);
+    expect(summary(after, "leader_unavailable_time").sum).toBeGreaterThanOrEqual(electionMs);
+    expect(summary(after, "leader_unavailable_time").sum).toBeLessThan(electionMs + 150);
+    expect(after.get("zk_min_leader_unavailable_time")).toBe(after.get("zk_max_leader_unavailable_time"));
+    expect(after.get("zk_avg_leader_unavailable_time")).toBe(`${summary(after, "leader_unavailable_time").sum}.0`);
+    const follower = survivors.find((n) => n !== next)!;
+    const f = await mntr(follower);
+    expect([summary(f, "election_time").cnt, summary(f, "follower_sync_time").cnt, summary(f, "unavailable_time").cnt, summary(f, "leader_unavailable_time").cnt]).toEqual([2, 2, 2, 0]);
+    // The restarted member's metrics start afresh, as a new JVM's do.
+    expect(s.command(`restart ${leader}`)).toBe(`ok: restart ${leader}`);
+    await untilSim(s, `${leader} up`, () => s.ensemble.sim.node(leader).status === "up");
+    await allServing(s);
+    expect([summary(await mntr(leader), "election_time").cnt, summary(await mntr(leader), "follower_sync_time").cnt]).toEqual([1, 1]);
   });
 
   it("serve: a cut between a real client's gateway and its server holds its traffic until the heal (N=3)", async () => {

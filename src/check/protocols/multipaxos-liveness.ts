@@ -12,10 +12,17 @@
  * A stuck run says what is stuck: for each replica behind, the first slot it has not applied,
  * whether that slot was ever chosen (a hole no leader filled) or chosen and not learned, and
  * which replica led last, and when.
+ *
+ * Clients too: a client retries its request through every leader change until some leader
+ * answers (client.ts), so on a run judged as above, a request of a client that is up and not
+ * paused, still unanswered `budgetMs` after it was invoked, is stuck — a service that stopped
+ * answering (no replica completes phase 1, a leader never gets its lease) chooses nothing, and
+ * leaves no replica behind on any chosen slot. A crashed client's request dies with it (a
+ * restarted client is a new one: client.ts).
  */
 import { ViolationLog, type Checker, type KindsOf, type RunEnd, type Violation } from "../checker.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { guarded, intField } from "../event-reader.js";
+import { guarded, intField, stringField } from "../event-reader.js";
 import { SlotTally } from "./multipaxos-chosen.js";
 import { QuietPeriod } from "./quiet-period.js";
 
@@ -28,7 +35,13 @@ interface Replica {
   appliedUpTo: number;
 }
 
-const KINDS = ["multipaxos.accepted", "multipaxos.apply", "multipaxos.replica.recovered", "multipaxos.leader", ...QuietPeriod.KINDS] as const;
+interface PendingRequest {
+  node: string;
+  atUs: number;
+  what: string;
+}
+
+const KINDS = ["multipaxos.accepted", "multipaxos.apply", "multipaxos.replica.recovered", "multipaxos.leader", "multipaxos.client.invoke", "multipaxos.client.complete", ...QuietPeriod.KINDS] as const;
 type Kind = KindsOf<typeof KINDS>;
 
 export class MultiPaxosLivenessChecker implements Checker<Kind> {
@@ -41,6 +54,9 @@ export class MultiPaxosLivenessChecker implements Checker<Kind> {
   private readonly chosen = new Map<number, { atUs: number; command: string }>();
   private readonly replicas = new Map<string, Replica>();
   private lastLeader: { node: string; atUs: number } | undefined;
+  /** Client id → its request not yet answered. */
+  private readonly pending = new Map<string, PendingRequest>();
+  private readonly paused = new Set<string>();
 
   constructor(
     private readonly budgetMs = MULTIPAXOS_LIVENESS_BUDGET_MS,
@@ -60,8 +76,22 @@ export class MultiPaxosLivenessChecker implements Checker<Kind> {
       case "crash": {
         const r = this.replicas.get(e.node);
         if (r !== undefined) r.up = false;
+        for (const [client, p] of [...this.pending]) if (p.node === e.node) this.pending.delete(client);
+        this.paused.delete(e.node);
         return;
       }
+      case "pause":
+        this.paused.add(e.node);
+        return;
+      case "resume":
+        this.paused.delete(e.node);
+        return;
+      case "multipaxos.client.invoke":
+        this.pending.set(stringField(e, "client"), { node: e.node, atUs: e.atUs, what: `${stringField(e, "op")} ${stringField(e, "key")} (request ${intField(e, "reqId")})` });
+        return;
+      case "multipaxos.client.complete":
+        this.pending.delete(stringField(e, "client"));
+        return;
       case "multipaxos.leader":
         this.lastLeader = { node: e.node, atUs: e.atUs };
         return;
@@ -81,17 +111,33 @@ export class MultiPaxosLivenessChecker implements Checker<Kind> {
 
   finish(end?: RunEnd): Violation[] {
     if (!this.quiet.judgeable(end, this.budgetMs)) return this.log.violations;
+    this.judgeReplicas(end);
+    this.judgeClients(end);
+    return this.log.violations;
+  }
+
+  private leaderText(): string {
+    return this.lastLeader === undefined ? "no replica ever led" : `the last to take the lead was ${this.lastLeader.node}, at ${(this.lastLeader.atUs / 1000).toFixed(1)} ms`;
+  }
+
+  private judgeClients(end: RunEnd): void {
+    const stuck = [...this.pending]
+      .filter(([, p]) => !this.paused.has(p.node) && p.atUs <= end.atUs - this.budgetMs * 1000)
+      .map(([client, p]) => `${client}'s ${p.what}, invoked at ${(p.atUs / 1000).toFixed(1)} ms`);
+    if (stuck.length === 0) return;
+    this.log.add(end, `${this.quiet.describe(end, this.budgetMs)}, a client still waits for an answer: ${stuck.join("; ")}; ${this.leaderText()}`);
+  }
+
+  private judgeReplicas(end: RunEnd): void {
     let top = -1;
     for (const [slot, c] of this.chosen) if (c.atUs <= end.atUs - this.settleMs * 1000) top = Math.max(top, slot);
     const behind = [...this.replicas].filter(([, r]) => r.up && r.appliedUpTo <= top);
-    if (behind.length === 0) return this.log.violations;
+    if (behind.length === 0) return;
     const stuck = behind.map(([node, r]) => {
       const first = this.chosen.get(r.appliedUpTo);
       const why = first === undefined ? "never chosen: a hole no leader filled" : `chosen (${first.command}) at ${(first.atUs / 1000).toFixed(1)} ms but not learned`;
       return `${node} applied slots below ${r.appliedUpTo} only (slot ${r.appliedUpTo}: ${why})`;
     });
-    const leader = this.lastLeader === undefined ? "no replica ever led" : `the last to take the lead was ${this.lastLeader.node}, at ${(this.lastLeader.atUs / 1000).toFixed(1)} ms`;
-    this.log.add(end, `${this.quiet.describe(end, this.budgetMs)}, slots up to ${top} are chosen but ${stuck.join("; ")}; ${leader}`);
-    return this.log.violations;
+    this.log.add(end, `${this.quiet.describe(end, this.budgetMs)}, slots up to ${top} are chosen but ${stuck.join("; ")}; ${this.leaderText()}`);
   }
 }

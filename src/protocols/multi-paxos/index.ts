@@ -13,5 +13,5 @@ export type { MultiPaxosTraceEvents } from "./trace-events.js";
  * `skip-gap-fill` (a new leader leaves the slots below its highest that no promise reported
  * empty, instead of filling them with no-ops: the log stops at the hole).
  */
-export const MULTI_PAXOS_VARIANTS = ["correct", "skip-phase-1", "no-lease", "restart-reuses-ids", "no-drift-margin", "skip-gap-fill"] as const;
+export const MULTI_PAXOS_VARIANTS = ["correct", "skip-phase-1", "no-lease", "restart-reuses-ids", "no-drift-margin", "skip-gap-fill", "mute-promise"] as const;
 export type MultiPaxosVariant = (typeof MULTI_PAXOS_VARIANTS)[number];

@@ -40,7 +40,7 @@ import { AcceptorLog } from "./acceptor-log.js";
 import { commandId, isMultiPaxosMessage, majority, type AcceptedEntry, type Command, type MultiPaxosMessage } from "./messages.js";
 import { invariant } from "../../base/errors.js";
 
-export type ReplicaVariant = "correct" | "skip-phase-1" | "skip-gap-fill";
+export type ReplicaVariant = "correct" | "skip-phase-1" | "skip-gap-fill" | "mute-promise";
 
 export interface ReplicaConfig {
   index: number;
@@ -202,6 +202,8 @@ export class MultiPaxosReplica implements Process {
     }
     this.acceptor.promise(ballot, () => {
       this.ctx.annotate("multipaxos.promised", { ballot }, from);
+      // The broken twin mute-promise keeps its promise to itself: no candidate ever completes phase 1.
+      if (this.config.variant === "mute-promise") return;
       this.ctx.send(from, { kind: "promise", ballot, entries: this.acceptor.entriesFrom(fromSlot) });
     });
     if (this.role !== "follower" && ballot > this.ballot) this.stepDown(ballot);

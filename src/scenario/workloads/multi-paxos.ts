@@ -9,7 +9,7 @@
  * slow any clock may run, which the lease keeps as its margin; default 10), heartbeatMs (20),
  * electionTimeoutMinMs / MaxMs (150 / 300), requestTimeoutMs (100), thinkMsMax (50),
  * clientStopAtMs (default: durationMs + 3000, so some operations run after the heal),
- * variant (correct, skip-phase-1, no-lease, restart-reuses-ids, no-drift-margin, skip-gap-fill), swarm (the seed draws the shape; the scenario's
+ * variant (correct, skip-phase-1, no-lease, restart-reuses-ids, no-drift-margin, skip-gap-fill, mute-promise), swarm (the seed draws the shape; the scenario's
  * "protocol-swarm" nemesis draws the faults before the run, over `seedNodes`).
  */
 import type { TraceEvent } from "../../sim/trace.js";
@@ -115,7 +115,7 @@ export const multiPaxosWorkload: WorkloadDef = {
                 electionTimeoutMaxMs: s.electionTimeoutMaxMs,
                 leaseMs,
                 maxClockDriftPct: s.variant === "no-drift-margin" ? 0 : s.maxClockDriftPct,
-                variant: s.variant === "skip-phase-1" || s.variant === "skip-gap-fill" ? s.variant : "correct",
+                variant: s.variant === "skip-phase-1" || s.variant === "skip-gap-fill" || s.variant === "mute-promise" ? s.variant : "correct",
               }),
             w.scenario.disk,
           ),

@@ -49,8 +49,16 @@ describe("multi-paxos scenarios", () => {
     expect(ok.violations).toEqual([]);
     expect(ok.traceHash).toBe("e12e759ec1bd3f90");
     const twin = await run("multipaxos-gap-fill", "skip-gap-fill");
-    expect(twin.violations.map((v) => v.checker)).toEqual(["multipaxos.liveness"]);
+    // the replicas stop at the hole, and the clients whose writes wait behind it stay waiting
+    expect(twin.violations.map((v) => v.checker)).toEqual(["multipaxos.liveness", "multipaxos.liveness"]);
     expect(twin.violations[0]!.message).toMatch(/slot 74: never chosen: a hole no leader filled/);
+    expect(twin.violations[1]!.message).toMatch(/a client still waits for an answer/);
+  }, 60_000);
+
+  it("a service that stops answering is caught by its waiting clients: mute-promise chooses nothing, so no replica is behind", async () => {
+    const twin = await run("multipaxos-leader-failover", "mute-promise");
+    expect(twin.violations.map((v) => v.checker)).toEqual(["multipaxos.liveness"]);
+    expect(twin.violations[0]!.message).toMatch(/a client still waits for an answer: c3's get k1 \(request 1\), invoked at [0-9.]+ ms; .*no replica ever led/);
   }, 60_000);
 
   it("multipaxos-random-faults: seeds 1–10 pass; a leader that skips phase 1 is caught", async () => {

@@ -31,6 +31,7 @@ import { invariant } from "../../../base/errors.js";
 import { CONFIG_PATH } from "../../proto/path-utils.js";
 import { WALL_CLOCK_BASE_MS } from "../zoo-keeper-server.js";
 import { parseConfigText } from "./quorum-server-spec.js";
+import { FailoverMetrics } from "./failover-metrics.js";
 
 export interface QuorumPeerConfig {
   myid: number;
@@ -87,6 +88,8 @@ export class QuorumPeer {
   acceptedEpoch: number;
   currentEpoch: number;
   state: ServerState = "LOOKING";
+  /** 3.8's failover summaries (mntr's election, unavailable and sync times) of this incarnation. */
+  readonly failoverMetrics = new FailoverMetrics();
   private role: Leader | Learner | undefined;
   /** Read-only mode: the grace timer of this LOOKING round, then the read-only server it started. */
   private roGrace: TimerHandle | undefined;
@@ -325,6 +328,7 @@ export class QuorumPeer {
   /** "zab.phase": ZooKeeper's `ZabState` names; `ZAB_STATE_BOOK_PHASE` gives the book's. */
   phase(phase: ZabState, epoch: number): void {
     this.ctx.annotate("zab.phase", { sid: this.myid, phase, epoch });
+    this.failoverMetrics.onPhase(phase, this.state, Math.floor(this.ctx.nowUs() / 1000));
   }
 
   private lookForLeader(): void {
