@@ -71,6 +71,12 @@ export interface Checker<K extends TraceKind = TraceKind> {
    * end of the run (quiet periods, liveness) have nothing to judge.
    */
   finish(end?: RunEnd): Violation[];
+  /**
+   * True for an alarm: every event it reads is a violation (a `zab.flag` raised at an assertion
+   * point), so reading none is its pass. Any other checker that reads no event judged nothing
+   * (`RunResult.judged.idle`, scenario/judged.ts).
+   */
+  readonly alarm?: boolean;
   /** Optional, read after `finish`: the stretches it could not judge (see UnknownVerdict). */
   unknowns?(): UnknownVerdict[];
   /**

@@ -14,6 +14,7 @@ import { withDrawnFaults } from "./nemesis/index.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
 import { subscribeCheckers, type Checker, type Violation } from "../check/checker.js";
 import { runVerdict } from "./verdict.js";
+import { judgedSummary } from "./judged.js";
 import { CoverageRecorder } from "./coverage.js";
 import { setHeapPoll } from "../base/heap-poll.js";
 import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld, oldGenerationLimitBytes } from "./heap-guard.js";
@@ -96,6 +97,8 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
   const last = sim.trace.last;
   const end = last.index < 0 ? undefined : stop === "quiescent" ? { index: last.index, atUs: last.atUs, quiescent: true } : last;
   const violations = [...reported, ...checkers.flatMap((c) => c.finish(end))];
+  const unknown = checkers.flatMap((c) => c.unknowns?.() ?? []);
+  const counts = sim.trace.kindCounts();
   const result: RunResult = {
     scenario: scenario.name,
     seed,
@@ -104,9 +107,10 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     virtualMs: sim.nowUs / 1000,
     verdict: runVerdict(scenario, options, violations),
     violations,
-    unknown: checkers.flatMap((c) => c.unknowns?.() ?? []),
+    unknown,
+    judged: judgedSummary(checkers, counts, unknown, sim.nowUs / 1000),
     narrative: workload.narrative?.() ?? [],
-    counts: sim.trace.kindCounts(),
+    counts,
     ...(coverage !== undefined ? { coverage: coverage.reached() } : {}),
     ...(tape !== undefined ? { decisions: tape.report() } : {}),
   };

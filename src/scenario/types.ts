@@ -10,6 +10,7 @@ import type { Checker, UnknownVerdict, Violation } from "../check/checker.js";
 import type { HeapGuardOptions } from "./heap-guard.js";
 import type { SimplifyRange, StreamDraws } from "../sim/decision-tape.js";
 import type { AnyCanary } from "./canaries.js";
+import type { JudgedSummary } from "./judged.js";
 
 export interface Scenario {
   name: string;
@@ -112,6 +113,8 @@ export interface RunResult {
    * that a pass with gaps is never mistaken for a full pass (docs/long-runs.md).
    */
   unknown: UnknownVerdict[];
+  /** How much of the run its checkers judged: the fraction, and the checkers that read nothing (scenario/judged.ts). */
+  judged: JudgedSummary;
   /** A few narrated lines: what happened, in the protocol's own words. */
   narrative: string[];
   /** Counts of trace events by kind. */

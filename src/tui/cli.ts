@@ -76,10 +76,15 @@ async function learn(o: LearnOptions): Promise<number> {
   const session = await openSession(protocol, lesson, o.seed, o.variant, o.open);
   const commands = o.script !== undefined ? splitScript(o.script) : stdinLines();
   quietOnClosedPipe();
-  const status = await runPlain({ session, lesson, commands, write: (line) => process.stdout.write(`${line}\n`), width: plainWidth() });
-  if (lesson !== undefined && session.frame().goal?.reached === true) markCompleted(lessonKey(lesson));
-  if (o.save !== undefined) saveSession(session, o.save);
-  return status;
+  const release = saveOnSignal(() => session, o.save);
+  try {
+    const status = await runPlain({ session, lesson, commands, write: (line) => process.stdout.write(`${line}\n`), width: plainWidth() });
+    if (lesson !== undefined && session.frame().goal?.reached === true) markCompleted(lessonKey(lesson));
+    if (o.save !== undefined) saveSession(session, o.save);
+    return status;
+  } finally {
+    release();
+  }
 }
 
 function interactive(o: Pick<LearnOptions, "script" | "plain">): boolean {
@@ -121,32 +126,67 @@ async function runInteractive(o: LearnOptions, protocol: string, lesson: Lesson 
   process.env.NODE_ENV ??= "production";
   const completed = completedLessons();
   let current: Session | undefined;
-  const controllers = (p: string): ControllerOptions => ({ title: adapterFor(p).title, completed, onGoal: (l) => markCompleted(lessonKey(l)), save: (file) => current !== undefined && saveSession(current, file) });
-  const size = { rows: process.stdout.rows ?? 24, columns: process.stdout.columns ?? 80 };
-  const groups = menuGroups(o.protocol);
-  // A lesson or a saved session opens at once; otherwise the lessons menu comes first.
-  const direct = lesson !== undefined || o.open !== undefined;
-  if (direct) current = await openSession(protocol, lesson, o.seed, o.variant, o.open);
-  const first = current !== undefined ? controllerFor(controllers(protocol), current, lessonOf(current, lesson)) : undefined;
-  const drawn = drawFirstFrame(first !== undefined ? screenLines(first.state, size, first.lesson) : menuLines(groups, 0, completed, size.rows, size.columns));
-  const firstFrame = figures(t0);
-  const { runApp } = await import("./app.js");
-  await releaseTypeahead();
-  rewindFirstFrame(drawn);
-  const app = runApp({
-    controller: first,
-    groups,
-    controllers,
-    start: async (entry: MenuEntry) => (current = await openSession(entry.protocol, entry.lesson, o.seed, o.variant, undefined)),
-  });
-  const report = process.env[FIRST_FRAME_ENV];
-  if (report !== undefined && report !== "") {
-    writeFileSync(report, JSON.stringify({ firstFrame, interactive: figures(t0) }));
-    process.exit(0);
+  // From the start: a signal while ink loads still saves the session once one is open.
+  const release = saveOnSignal(() => current, o.save);
+  try {
+    const controllers = (p: string): ControllerOptions => ({ title: adapterFor(p).title, completed, onGoal: (l) => markCompleted(lessonKey(l)), save: (file) => current !== undefined && saveSession(current, file) });
+    const size = { rows: process.stdout.rows ?? 24, columns: process.stdout.columns ?? 80 };
+    const groups = menuGroups(o.protocol);
+    // A lesson or a saved session opens at once; otherwise the lessons menu comes first.
+    const direct = lesson !== undefined || o.open !== undefined;
+    if (direct) current = await openSession(protocol, lesson, o.seed, o.variant, o.open);
+    const first = current !== undefined ? controllerFor(controllers(protocol), current, lessonOf(current, lesson)) : undefined;
+    const drawn = drawFirstFrame(first !== undefined ? screenLines(first.state, size, first.lesson) : menuLines(groups, 0, completed, size.rows, size.columns));
+    const firstFrame = figures(t0);
+    const { runApp } = await import("./app.js");
+    await releaseTypeahead();
+    rewindFirstFrame(drawn);
+    const app = runApp({
+      controller: first,
+      groups,
+      controllers,
+      start: async (entry: MenuEntry) => (current = await openSession(entry.protocol, entry.lesson, o.seed, o.variant, undefined)),
+    });
+    const report = process.env[FIRST_FRAME_ENV];
+    if (report !== undefined && report !== "") {
+      writeFileSync(report, JSON.stringify({ firstFrame, interactive: figures(t0) }));
+      process.exit(0);
+    }
+    const status = await app;
+    if (o.save !== undefined && current !== undefined) saveSession(current, o.save);
+    return status;
+  } finally {
+    release();
   }
-  const status = await app;
-  if (o.save !== undefined && current !== undefined) saveSession(current, o.save);
-  return status;
+}
+
+/** The exit codes after SIGINT and SIGTERM (128 + the signal's number, as a shell reports them). */
+const SIGNAL_EXIT: Readonly<Record<"SIGINT" | "SIGTERM", number>> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * `--save FILE` survives SIGINT and SIGTERM (Ctrl-C in plain mode, `kill`, a closed terminal's
+ * job control): the session as it stands is written, one line on stderr says so, and learn exits
+ * 130 or 143. (In the ink app Ctrl-C is a key that quits the app, which saves as any quit does.)
+ * Without --save a signal ends learn as it would any program. Returns the handlers' removal.
+ */
+function saveOnSignal(session: () => Session | undefined, file: string | undefined): () => void {
+  if (file === undefined) return () => {};
+  const onSignal = (signal: "SIGINT" | "SIGTERM") => {
+    const s = session();
+    try {
+      if (s !== undefined) saveSession(s, file);
+      process.stderr.write(`zksim: learn: ${signal}: ${s !== undefined ? `session saved to ${file} (zksim learn --open ${file})` : "no session was open; nothing saved"}\n`);
+    } catch (err) {
+      process.stderr.write(`zksim: learn: ${signal}: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+    process.exit(SIGNAL_EXIT[signal]);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return () => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  };
 }
 
 /** CPU and wall time (ms) since the process began; `t0`: when learn itself began. */

@@ -81,10 +81,31 @@ describe("cli: explore --merge", () => {
     expect(lastJson<MergedJson>(await zksim("explore", "--merge", two, "--json")).incomplete).toEqual({ missingShards: [2], interruptedShards: [] });
   });
 
+  it("a report that contradicts its plan is exit 2 in one line: more seeds run than planned, a seed outside its shard, an unknown field", async () => {
+    const report = JSON.parse(readFileSync(join(shared, "explore-report-shard-1-of-3.json"), "utf8")) as SweepReport;
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ seedsRun: report.seedsPlanned + 1 }, /"seedsRun" must be at most seedsPlanned/],
+      [{ seedsPlanned: report.seedsPlanned + 5 }, /"seedsPlanned" must be \d+, shard 1\/3's share/],
+      [{ failures: [{ seed: report.from + 1, checker: "x", replay: "zksim run x --seed 2" }] }, /"failures\[0\]\.seed" must be one of shard 1\/3's seeds/],
+      [{ failures: [{ seed: report.from + report.count * 10, checker: "x", replay: "r" }] }, /"failures\[0\]\.seed" must be one of/],
+      [{ seedsPerSecond: 3 }, /"seedsPerSecond" must be absent \(not a field of an explore report/],
+    ];
+    for (const [change, message] of cases) {
+      const file = join(root, "contradicts.json");
+      writeFileSync(file, JSON.stringify({ ...report, ...change }));
+      const r = await zksim("explore", "--merge", file);
+      expect(r.status, JSON.stringify(change)).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+
   it("reports of different sweeps, a shard twice, a malformed report and an empty directory are exit 2 naming the cause", async () => {
     const report = JSON.parse(readFileSync(join(shared, "explore-report-shard-1-of-3.json"), "utf8")) as SweepReport;
     const other = join(root, "other.json");
-    writeFileSync(other, JSON.stringify({ ...report, shardIndex: 2, from: 100 }));
+    // Shard 2 of another range: its own share of seeds, none of shard 1's failures (a report that contradicts its plan is refused first).
+    const share = Math.ceil((report.count - 1) / report.shardCount);
+    writeFileSync(other, JSON.stringify({ ...report, shardIndex: 2, from: 100, seedsPlanned: share, seedsRun: share, seedsWithUnknown: 0, failures: [], expected: [] }));
     const diff = await zksim("explore", "--merge", join(shared, "explore-report-shard-1-of-3.json"), other);
     expect(diff.status).toBe(2);
     expect(diff.stderr).toMatch(/different sweeps \("from": 100 vs 1\)/);

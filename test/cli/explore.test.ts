@@ -60,7 +60,7 @@ describe("cli: explore", () => {
     expect(r.status).toBe(1);
     expect(r.stdout.trim().split("\n")).toHaveLength(1);
     const j = lastJson<ExploreJson>(r);
-    expect(Object.keys(j).sort()).toEqual(["coverage", "expected", "failures", "leftOut", "scenario", "seedsPerSec", "seedsRun", "seedsWithUnknown"]);
+    expect(Object.keys(j).sort()).toEqual(["coverage", "expected", "failures", "judged", "leftOut", "scenario", "seedsPerSec", "seedsRun", "seedsWithUnknown"]);
     expect(j).toMatchObject({ scenario: "kernel-smoke", seedsRun: 3 });
     expect(j.failures).toEqual([1, 2, 3].map((seed) => ({ seed, checker: "kernel.connection-fifo", replay: `zksim run kernel-smoke --seed ${seed} --canary connection-reorder` })));
     expect(j.seedsPerSec).toBeGreaterThan(0);

@@ -20,6 +20,7 @@ type Kind = KindsOf<typeof KINDS>;
 export class FlagsChecker implements Checker<Kind> {
   readonly name = "zab.flags";
   readonly kinds = KINDS;
+  readonly alarm = true;
   readonly log = new ViolationLog(this.name);
 
   onEvent(e: TraceEvent<Kind>): void {

@@ -35,6 +35,7 @@ import { OutputError, ensureDir, writeOutputFile } from "../files.js";
 import { loadScenario } from "../scenario-files.js";
 import { exploreInProcess, exploreInWorkers, type SeedOutcome, type SeedRunOptions } from "./explore.js";
 import { ProgressBar } from "./progress.js";
+import { formatFraction } from "../../scenario/judged.js";
 import { coverageLines, leftOutOf, perThousand, summarizeCoverage, type CoverageSummary } from "./coverage-report.js";
 import { join } from "node:path";
 import type { Scenario } from "../../scenario/types.js";
@@ -58,6 +59,12 @@ export interface ExploreReport {
   expected: ExploreFailure[];
   /** Passing seeds with stretches a checker could not judge (not failures; docs/long-runs.md). */
   seedsWithUnknown: number;
+  /**
+   * How much the checkers judged over the sweep: the mean fraction of checker-time judged per
+   * seed (scenario/judged.ts), the seeds judged only in part, and per checker how many seeds
+   * it read no event on.
+   */
+  judged: { fraction: number; seedsPartly: number; idle: Record<string, number> };
   seedsPerSec: number;
   /** How many seeds per 1,000 reached each fault kind and protocol state (0: declared, never reached). */
   coverage: { seeds: number; perThousand: Record<string, number> };
@@ -91,15 +98,16 @@ interface ExploreRequest {
 /** The seed list is built up front; ten million seeds is already days of runs. */
 const MAX_SEEDS = 10_000_000;
 
-const FLAGS = { merge: "bool", seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", variant: "string", generate: "bool", json: "bool", "save-dir": "string" } as const;
+const FLAGS = { strict: "bool", merge: "bool", seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", variant: "string", generate: "bool", json: "bool", "save-dir": "string" } as const;
 
 export const explore: Command = {
   name: "explore",
-  args: "<scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--variant V] [--generate] [--json] [--save-dir DIR] | --merge DIR… [--json]",
+  args: "<scenario> --seeds N [--from S] [--workers K] [--shard i/n] [--bug ID] [--canary NAME] [--variant V] [--generate] [--strict] [--json] [--save-dir DIR] | --merge DIR… [--json]",
   help: `sweep seeds S … S+N-1 (default S = 1) on K worker threads; exit 1 if any fails
 (--save-dir: one replay file per failing seed, DIR/<scenario>-seed-<N>.json, and the sweep report;
 --merge DIR…: combine the sweep reports of a sharded sweep's --save-dir directories;
 --generate: each seed draws its own workload shape and faults, as in run;
+--strict: a seed whose checkers left a stretch unjudged, or read no event, fails;
 Ctrl-C or SIGTERM: the summary of the seeds run so far, exit ${EXIT_INTERRUPTED} (${EXIT_TERMINATED} after SIGTERM))`,
   run: cmdExplore,
 };
@@ -147,6 +155,7 @@ async function cmdExplore(argv: string[]): Promise<number> {
     failures: failed.map(listed),
     expected: expected.map(listed),
     seedsWithUnknown: outcomes.filter((o) => (o.unknown ?? 0) > 0).length,
+    judged: judgedOverSeeds(outcomes),
     seedsPerSec: Math.round((outcomes.length / Math.max(seconds, 1e-6)) * 10) / 10,
     coverage: { seeds: coverage.seeds, perThousand: perThousand(coverage) },
     leftOut: [...leftOutOf(scenario, req.options.generate === true)],
@@ -189,6 +198,7 @@ function parseExploreArgs(argv: string[]): ExploreRequest {
     ...(bug !== undefined ? { bugs: [bugEntry(bug).id] } : {}),
     ...(canary !== undefined ? { canary: canary as Canary } : {}),
     ...(boolFlag(args, "generate") ? { generate: true } : {}),
+    ...(boolFlag(args, "strict") ? { strict: true } : {}),
   };
   const saveDir = stringFlag(args, "save-dir");
   return { scenarioArg: args.positionals[0]!, variant: stringFlag(args, "variant"), from, count: n, seeds: shardSeeds(from, n, shard), workers, options, shard, json: boolFlag(args, "json"), saveDir };
@@ -208,7 +218,8 @@ function saveFailures(req: ExploreRequest, scenario: Scenario, failed: SeedOutco
   let firstError: string | undefined;
   for (const o of failed) {
     if (o.traceHash === undefined || o.violations === undefined) {
-      note(`--save-dir: seed ${o.seed} threw (${o.checker}); no replay file, use: ${replayCommand(req.scenarioArg, o.seed, req.options, req.variant)}`);
+      const what = o.checker === "strict" ? "passed with stretches unjudged (--strict)" : `threw (${o.checker})`;
+      note(`--save-dir: seed ${o.seed} ${what}; no replay file, use: ${replayCommand(req.scenarioArg, o.seed, req.options, req.variant)}`);
       continue;
     }
     const expected = { traceHash: o.traceHash, verdict: o.verdict, violations: o.violations };
@@ -315,6 +326,7 @@ export function replayCommand(scenarioArg: string, seed: number, options: SeedRu
   if (options.generate === true) parts.push("--generate");
   for (const b of options.bugs ?? []) parts.push("--bug", b);
   if (options.canary !== undefined) parts.push("--canary", options.canary);
+  if (options.strict === true) parts.push("--strict");
   return parts.join(" ");
 }
 
@@ -338,6 +350,7 @@ function printFailures(report: ExploreReport, failed: SeedOutcome[], seconds: nu
   const verdict = `${failed.length === 0 ? (report.expected.length === 0 ? "all passed" : "no regression") : plural(failed.length, "failing seed")}${expectedOnly}`;
   const stopped = report.interrupted === true ? ` (interrupted: ${report.seedsRun} of ${planned} seeds run)` : "";
   const gaps = report.seedsWithUnknown > 0 ? ` (${plural(report.seedsWithUnknown, "seed")} with stretches left unjudged: see \`zksim run --json\`'s "unknown")` : "";
+  console.log(describeSweepJudged(report.judged));
   console.log(`explored ${plural(report.seedsRun, "seed")} in ${seconds.toFixed(2)} s (${rate}): ${verdict}${gaps}${stopped}`);
 }
 
@@ -360,6 +373,22 @@ function byChecker(outcomes: readonly { seed: number; checkers: readonly string[
   const groups = new Map<string, number[]>();
   for (const o of outcomes) for (const c of new Set(o.checkers)) groups.set(c, [...(groups.get(c) ?? []), o.seed]);
   return [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The sweep's judged summary from its seeds' outcomes (an interrupted sweep: of the seeds run). */
+function judgedOverSeeds(outcomes: readonly SeedOutcome[]): ExploreReport["judged"] {
+  const ran = outcomes.filter((o) => o.checker !== "exception");
+  const idle: Record<string, number> = {};
+  for (const o of ran) for (const c of o.idle ?? []) idle[c] = (idle[c] ?? 0) + 1;
+  const sum = ran.reduce((total, o) => total + (o.judged ?? 1), 0);
+  return { fraction: ran.length === 0 ? 1 : sum / ran.length, seedsPartly: ran.filter((o) => o.judged !== undefined).length, idle };
+}
+
+/** "judged: 99.2% of checker-time (mean over seeds; 3 seeds judged in part); read nothing: x on 12 seeds". */
+function describeSweepJudged(j: ExploreReport["judged"]): string {
+  const partly = j.seedsPartly === 0 ? "every seed judged in full" : `${plural(j.seedsPartly, "seed")} judged in part`;
+  const idle = Object.entries(j.idle).map(([checker, seeds]) => `${checker} on ${plural(seeds, "seed")}`);
+  return `judged: ${formatFraction(j.fraction)} of checker-time (mean over seeds; ${partly})${idle.length > 0 ? `; checkers that read no event: ${idle.join(", ")}` : ""}`;
 }
 
 function plural(n: number, noun: string): string {

@@ -11,6 +11,7 @@ import { Worker } from "node:worker_threads";
 import { runScenario } from "../../scenario/run.js";
 import type { Canary, Scenario, Verdict } from "../../scenario/types.js";
 import { generatedRecipeScenario } from "../../scenario/scripts/recipe-run.js";
+import { strictFailure } from "../../scenario/judged.js";
 
 export interface SeedRunOptions {
   /** Bug-zoo ids, already normalised (`bugEntry(raw).id`). */
@@ -18,6 +19,8 @@ export interface SeedRunOptions {
   canary?: Canary;
   /** `--generate`: each seed runs its own generated recipe scenario (`generatedRecipeScenario`). */
   generate?: boolean;
+  /** `--strict`: a pass with an unjudged stretch or a checker that read nothing is a failure (checker "strict"). */
+  strict?: boolean;
 }
 
 export interface SeedOutcome {
@@ -32,6 +35,10 @@ export interface SeedOutcome {
   violations?: { checker: string; message: string }[];
   /** Stretches a checker could not judge (RunResult.unknown): a pass with gaps is still a pass. */
   unknown?: number;
+  /** The fraction of checker-time judged (RunResult.judged), when below 1. */
+  judged?: number;
+  /** The checkers that read no event (RunResult.judged.idle), when any. */
+  idle?: string[];
   /** The fault kinds and protocol states the run reached (RunResult.coverage). */
   coverage?: string[];
 }
@@ -48,10 +55,13 @@ export async function runOneSeed(scenario: Scenario, seed: number, options: Seed
       ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),
     });
     const coverage = r.coverage ?? [];
-    if (r.verdict === "pass") return { seed, verdict: "pass", traceHash: r.traceHash, coverage, ...(r.unknown.length > 0 ? { unknown: r.unknown.length } : {}) };
+    const judged = { ...(r.judged.fraction < 1 ? { judged: r.judged.fraction } : {}), ...(r.judged.idle.length > 0 ? { idle: r.judged.idle } : {}) };
+    const strict = options.strict === true && r.verdict === "pass" ? strictFailure(r.judged, r.unknown) : undefined;
+    if (strict !== undefined) return { seed, verdict: "fail", checker: "strict", message: strict, traceHash: r.traceHash, coverage, ...judged };
+    if (r.verdict === "pass") return { seed, verdict: "pass", traceHash: r.traceHash, coverage, ...(r.unknown.length > 0 ? { unknown: r.unknown.length } : {}), ...judged };
     const first = r.violations[0];
     const violations = r.violations.map(({ checker, message }) => ({ checker, message }));
-    return { seed, verdict: r.verdict, checker: first?.checker ?? "unknown", message: first?.message ?? "", traceHash: r.traceHash, violations, coverage };
+    return { seed, verdict: r.verdict, checker: first?.checker ?? "unknown", message: first?.message ?? "", traceHash: r.traceHash, violations, coverage, ...judged };
   } catch (err) {
     return { seed, verdict: "fail", checker: "exception", message: err instanceof Error ? err.message : String(err) };
   }

@@ -184,7 +184,33 @@ export function parseSweepReport(doc: unknown, path: string): SweepReport {
     interrupted: bool("interrupted"),
   };
   if (report.shardIndex > report.shardCount) throw bad("shardIndex", `at most shardCount (${report.shardCount})`);
+  checkAgainstPlan(report, o, bad);
   return report;
+}
+
+/** The fields a report has (a report's writer, saveSweepReport, writes no others). */
+const REPORT_FIELDS: ReadonlySet<string> = new Set(["kind", "version", "scenario", "scenarioArg", "variant", "bugs", "canary", "generate", "from", "count", "shardCount", "shardIndex", "seedsPlanned", "seedsRun", "failures", "expected", "seedsWithUnknown", "coverage", "wallSeconds", "seedsPerSec", "interrupted"]);
+
+/**
+ * A report that contradicts its own plan is refused: an unknown field (a typo, another tool's
+ * file), a plan that is not its shard's share of the range, more seeds run than planned, and a
+ * listed seed that is not one of its shard's (a merge would report it, or count it twice).
+ */
+function checkAgainstPlan(r: SweepReport, o: Record<string, unknown>, bad: (field: string, want: string) => UserInputError): void {
+  const unknown = Object.keys(o).find((k) => !REPORT_FIELDS.has(k));
+  if (unknown !== undefined) throw bad(unknown, `absent (not a field of an explore report; known: ${[...REPORT_FIELDS].join(", ")})`);
+  if (r.from > Number.MAX_SAFE_INTEGER - (r.count - 1)) throw bad("count", `such that the range ends by ${Number.MAX_SAFE_INTEGER}`);
+  const share = r.shardIndex > r.count ? 0 : Math.ceil((r.count - (r.shardIndex - 1)) / r.shardCount);
+  if (r.seedsPlanned !== share) throw bad("seedsPlanned", `${share}, shard ${r.shardIndex}/${r.shardCount}'s share of ${r.count} seeds`);
+  if (r.seedsRun > r.seedsPlanned) throw bad("seedsRun", `at most seedsPlanned (${r.seedsPlanned})`);
+  if (r.seedsWithUnknown > r.seedsRun) throw bad("seedsWithUnknown", `at most seedsRun (${r.seedsRun})`);
+  for (const field of ["failures", "expected"] as const) {
+    r[field].forEach((f, i) => {
+      const k = f.seed - r.from;
+      if (k < 0 || k >= r.count || k % r.shardCount !== r.shardIndex - 1) throw bad(`${field}[${i}].seed`, `one of shard ${r.shardIndex}/${r.shardCount}'s seeds of ${r.from} … ${r.from + r.count - 1} (got ${f.seed})`);
+    });
+  }
+  if (r.failures.length + r.expected.length > r.seedsRun) throw bad("failures", `at most seedsRun (${r.seedsRun}) seeds, with expected`);
 }
 
 function parseCoverage(raw: unknown, bad: (field: string, want: string) => UserInputError): CoverageSummary {
