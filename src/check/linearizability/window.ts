@@ -105,18 +105,19 @@ export function checkWindow<S>(
   enumerate: boolean,
 ): WindowResult<S> {
   const ops = normalise(history, true);
+  const key = windowKey(model);
   const ends = new Map<string, WindowStart<S>>();
   let steps = 0;
   let exhausted: SearchResult<S>["exhaustedBy"];
   let anyOk = false;
   for (const start of starts) {
-    const problem = windowProblem(ops, start, model);
+    const problem = windowProblem(ops, start, model, key);
     const pending = enumerate ? unsettledOps(ops, start.carried, model) : [];
     const pendingIndex = pending.map((op) => problem.ops.indexOf(op));
     const onComplete = (state: S, linearized: (i: number) => boolean) => {
       const left = pending.filter((_, k) => !linearized(pendingIndex[k]!));
-      const key = `${model.key(state)}\u0001${left.map((op) => op.id).join(",")}`;
-      if (!ends.has(key)) ends.set(key, { state, carried: left });
+      const endKey = `${key(state)}\u0001${left.map((op) => op.id).join(",")}`;
+      if (!ends.has(endKey)) ends.set(endKey, { state, carried: left });
     };
     const r = search(problem, model, limits.maxSteps - steps, false, { maxMemoChars: limits.maxMemoChars, ...(enumerate ? { onComplete } : {}) });
     steps += r.steps;
@@ -155,19 +156,27 @@ function describeHard<S>(ops: readonly Operation[], starts: readonly WindowStart
   return `${indeterminate} of them indeterminate${carried > 0 ? `, up to ${carried} carried in` : ""}`;
 }
 
+/**
+ * The window's state key: exact, and short when the model can make it so (`exactKeyer`: the
+ * memo holds one key per distinct state, and a whole tree's text per state filled it). States
+ * are immutable and asked for their key several times a step: it is remembered per state.
+ */
+function windowKey<S>(model: SequentialModel<S>): (s: S) => string {
+  const exact = model.exactKeyer?.() ?? ((s: S) => model.key(s));
+  const keys = new WeakMap<object, string>();
+  return (s: S) => {
+    let k = keys.get(s as object);
+    if (k === undefined) keys.set(s as object, (k = exact(s)));
+    return k;
+  };
+}
+
 /** One window's problem from one start: its ops and the carried ones, exact keys, zxid order. */
-function windowProblem<S>(ops: readonly Operation[], start: WindowStart<S>, model: SequentialModel<S>): Problem<S> {
+function windowProblem<S>(ops: readonly Operation[], start: WindowStart<S>, model: SequentialModel<S>, key: (s: S) => string): Problem<S> {
   const all = sortForSearch([...start.carried, ...ops]);
   const kinds: OpKind[] = all.map((op) => (op.outcome === "unknown" ? UNKNOWN : STRICT));
   const orderKey = model.submissionOrderKey?.bind(model);
   // Exact keys and no signatures: the end states must keep every datum a later window may read.
-  // States are immutable and asked for their key several times a step: remember it per state.
-  const keys = new WeakMap<object, string>();
-  const key = (s: S) => {
-    let k = keys.get(s as object);
-    if (k === undefined) keys.set(s as object, (k = model.key(s)));
-    return k;
-  };
   return { ops: all, kinds, init: start.state, useZxid: true, key, ...(orderKey ? { orderKey } : {}) };
 }
 
@@ -181,7 +190,7 @@ function refutation<S>(
   steps: number,
 ): LinearizabilityViolation {
   const part: Partition = { label, ops: [...start.carried, ...ops], preamble: [] };
-  const problem = windowProblem(ops, start, model);
+  const problem = windowProblem(ops, start, model, windowKey(model));
   const originals = new Map(history.map((op) => [op.id, op]));
   const cx = explainViolation(problem, model, part, { minimize, originals });
   return { ok: false, inconclusive: false, partition: label, ...cx, steps };
