@@ -65,21 +65,36 @@ describe("check: client: linearizability: windows", () => {
     expect(c.summary?.outcome).toBe("inconclusive");
   });
 
-  it("a window's memo holds short exact keys: a wide tree's windows fit a memo its whole-tree texts overflow", () => {
-    // 40 nodes, then 60 rounds on /k: a tree's exact text is about 4,000 characters, so ten
-    // states of a window (40,000) overflow a memo of 20,000; numbered nodes take ~100 a state.
+  /**
+   * 40 nodes, then 60 rounds on /k: a tree's exact text is about 4,000 characters, so ten states
+   * of a window (40,000) overflow a memo of 20,000; numbered nodes take ~100 a state.
+   * `staleAt`: c2's read of that round sees the value before (a violation).
+   */
+  function wide(staleAt?: number): ClientTrace {
     const t = new ClientTrace().standalone().connected("c1", S1).connected("c2", S2);
     for (let i = 0; i < 40; i++) t.call("c1", S1, "create", `/wide-${i}`, { mode: 0, data: `w${i}` }, z(i + 1), { path: `/wide-${i}` });
     t.call("c1", S1, "create", "/k", { mode: 0, data: "v0" }, z(41), { path: "/k" });
     for (let i = 1; i <= 60; i++) {
-      const stats = stat({ czxid: z(41), mzxid: z(41 + i), version: i });
-      t.call("c1", S1, "setData", "/k", { version: -1, data: `v${i}` }, z(41 + i), { stat: stats });
-      t.call("c2", S2, "getData", "/k", {}, z(41 + i), { data: `v${i}`, stat: stats });
+      t.call("c1", S1, "setData", "/k", { version: -1, data: `v${i}` }, z(41 + i), { stat: stat({ czxid: z(41), mzxid: z(41 + i), version: i }) });
+      const seen = i === staleAt ? i - 1 : i;
+      t.call("c2", S2, "getData", "/k", {}, z(41 + i), { data: `v${seen}`, stat: stat({ czxid: z(41), mzxid: z(41 + seen), version: seen }) });
     }
+    return t;
+  }
+
+  it("a window's memo holds short exact keys: a wide tree's windows fit a memo its whole-tree texts overflow", () => {
     const c = new ClientLinearizabilityChecker({ windowOps: 10, maxMemoChars: 20_000 });
-    expect(runChecker(c, t.events)).toEqual([]);
+    expect(runChecker(c, wide().events)).toEqual([]);
     expect(c.summary).toMatchObject({ outcome: "linearizable" });
     expect(c.summary!.windows).toBeGreaterThanOrEqual(10);
+    expect(c.unknowns()).toEqual([]);
+  });
+
+  it("canary: with short keys, a stale read in a late window of the wide tree is still a violation", () => {
+    const c = new ClientLinearizabilityChecker({ windowOps: 10, maxMemoChars: 20_000 });
+    const v = runChecker(c, wide(45).events);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/not linearizable \(writes and reads\), window \d+ /);
     expect(c.unknowns()).toEqual([]);
   });
 
