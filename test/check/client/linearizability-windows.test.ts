@@ -54,6 +54,41 @@ describe("check: client: linearizability: windows", () => {
     expect(runChecker(new ClientLinearizabilityChecker({ windowOps: 5 }), t.events)).toHaveLength(1);
   });
 
+  /**
+   * A run cut once (c2's rounds on /k), then c1's write to /u is lost and its session S1 expires
+   * (closeSession applied at z(10)); after the close c2 reads /u: `reads` says what it sees, in order.
+   */
+  function lostThenClosed(reads: string[]): ClientTrace {
+    const t = new ClientTrace().standalone().connected("c1", S1).connected("c2", S2);
+    t.call("c2", S2, "create", "/k", { mode: 0, data: "v0" }, z(1), { path: "/k" });
+    for (let i = 1; i <= 6; i++) t.call("c2", S2, "setData", "/k", { version: -1, data: `v${i}` }, z(i + 1), { stat: stat({ czxid: z(1), mzxid: z(i + 1), version: i }) });
+    t.call("c1", S1, "create", "/u", { mode: 0, data: "u0" }, z(8), { path: "/u" });
+    const lost = t.invoke("c1", S1, "setData", "/u", { version: -1, data: "u1" });
+    t.complete("c1", S1, lost, "fail", { err: "CONNECTIONLOSS" });
+    t.expire("s1", S1).apply("s1", z(10), "closeSession", S1);
+    for (const data of reads) {
+      const version = data === "u0" ? 0 : 1;
+      t.call("c2", S2, "getData", "/u", {}, z(10), { data, stat: stat({ czxid: z(8), mzxid: version === 0 ? z(8) : z(9), version }) });
+    }
+    return t;
+  }
+
+  it("an indeterminate write of a session closed in the window may have landed before the close", () => {
+    const c = new ClientLinearizabilityChecker({ windowOps: 5 });
+    expect(runChecker(c, lostThenClosed(["u1", "u1"]).events)).toEqual([]);
+    expect(c.summary!.windows).toBeGreaterThan(1);
+    expect(runChecker(new ClientLinearizabilityChecker({ windowOps: 5 }), lostThenClosed(["u0", "u0"]).events)).toEqual([]);
+  });
+
+  it("canary: an indeterminate write seen to land after its session's close is a violation", () => {
+    // Not applied by the close (c2 reads u0 after it), so never: the later u1 cannot be.
+    const c = new ClientLinearizabilityChecker({ windowOps: 5 });
+    const v = runChecker(c, lostThenClosed(["u0", "u1"]).events);
+    expect(c.summary!.windows).toBeGreaterThan(1);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/not linearizable \(writes and reads\), window \d+ /);
+  });
+
   it("canary: a window beyond a small search budget is unknown, reported with its span and reason, not a crash", () => {
     const c = new ClientLinearizabilityChecker({ windowOps: 10, maxSteps: 5 });
     expect(runChecker(c, rounds(60).events)).toEqual([]);
