@@ -39,6 +39,12 @@ export interface SequentialModel<S> {
   /** Canonical key: equal keys ⇔ equivalent states. */
   key(state: S): string;
   /**
+   * Optional: a fresh key function as exact as `key` (equal keys ⇔ equivalent states) among
+   * the states it is given, and shorter, for a search that must keep exact keys of many states
+   * (a window enumerating its end states). Keys of two such functions are not comparable.
+   */
+  exactKeyer?(): (state: S) => string;
+  /**
    * Optional: a key specialised to one partition, free to ignore what none of its ops can
    * observe. `exact: false` may hash (equal states ⇒ equal keys; rare collisions allowed):
    * the checker uses it only to find linearizations, and re-verifies any failure with an

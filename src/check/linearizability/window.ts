@@ -36,10 +36,10 @@
  * read whose sync lies in an earlier window is left out of its window (it cannot be placed
  * before the window's start), which weakens the check a little and never invents a violation.
  */
-import { isReadOnly, type Operation } from "../history/history.js";
+import { NO_SESSION, isReadOnly, type Operation } from "../history/history.js";
 import { explainViolation } from "./counterexample.js";
 import type { Partition, SequentialModel } from "./model.js";
-import { DEFAULT_MAX_MEMO_CHARS, STRICT, UNKNOWN, search, sortForSearch, type OpKind, type Problem, type SearchResult } from "./search.js";
+import { DEFAULT_MAX_MEMO_CHARS, OPTIONAL, STRICT, UNKNOWN, search, sortForSearch, type OpKind, type Problem, type SearchResult } from "./search.js";
 import { normalise, type LinearizabilityViolation } from "./wgl.js";
 
 /** A state a window may start in, with the carried unknown ops not applied by then. */
@@ -105,18 +105,19 @@ export function checkWindow<S>(
   enumerate: boolean,
 ): WindowResult<S> {
   const ops = normalise(history, true);
+  const key = windowKey(model);
   const ends = new Map<string, WindowStart<S>>();
   let steps = 0;
   let exhausted: SearchResult<S>["exhaustedBy"];
   let anyOk = false;
   for (const start of starts) {
-    const problem = windowProblem(ops, start, model);
+    const problem = windowProblem(ops, start, model, key);
     const pending = enumerate ? unsettledOps(ops, start.carried, model) : [];
     const pendingIndex = pending.map((op) => problem.ops.indexOf(op));
     const onComplete = (state: S, linearized: (i: number) => boolean) => {
       const left = pending.filter((_, k) => !linearized(pendingIndex[k]!));
-      const key = `${model.key(state)}\u0001${left.map((op) => op.id).join(",")}`;
-      if (!ends.has(key)) ends.set(key, { state, carried: left });
+      const endKey = `${key(state)}\u0001${left.map((op) => op.id).join(",")}`;
+      if (!ends.has(endKey)) ends.set(endKey, { state, carried: left });
     };
     const r = search(problem, model, limits.maxSteps - steps, false, { maxMemoChars: limits.maxMemoChars, ...(enumerate ? { onComplete } : {}) });
     steps += r.steps;
@@ -155,20 +156,57 @@ function describeHard<S>(ops: readonly Operation[], starts: readonly WindowStart
   return `${indeterminate} of them indeterminate${carried > 0 ? `, up to ${carried} carried in` : ""}`;
 }
 
-/** One window's problem from one start: its ops and the carried ones, exact keys, zxid order. */
-function windowProblem<S>(ops: readonly Operation[], start: WindowStart<S>, model: SequentialModel<S>): Problem<S> {
-  const all = sortForSearch([...start.carried, ...ops]);
-  const kinds: OpKind[] = all.map((op) => (op.outcome === "unknown" ? UNKNOWN : STRICT));
-  const orderKey = model.submissionOrderKey?.bind(model);
-  // Exact keys and no signatures: the end states must keep every datum a later window may read.
-  // States are immutable and asked for their key several times a step: remember it per state.
+/**
+ * The window's state key: exact, and short when the model can make it so (`exactKeyer`: the
+ * memo holds one key per distinct state, and a whole tree's text per state filled it). States
+ * are immutable and asked for their key several times a step: it is remembered per state.
+ */
+function windowKey<S>(model: SequentialModel<S>): (s: S) => string {
+  const exact = model.exactKeyer?.() ?? ((s: S) => model.key(s));
   const keys = new WeakMap<object, string>();
-  const key = (s: S) => {
+  return (s: S) => {
     let k = keys.get(s as object);
-    if (k === undefined) keys.set(s as object, (k = model.key(s)));
+    if (k === undefined) keys.set(s as object, (k = exact(s)));
     return k;
   };
+}
+
+/**
+ * One window's problem from one start: its ops and the carried ones, exact keys, zxid order.
+ * An indeterminate op of a session whose close the window holds (a closeSession that completed
+ * ok: its txn was applied) took effect before that close or never (`boundedBySessionEnd`).
+ */
+function windowProblem<S>(ops: readonly Operation[], start: WindowStart<S>, model: SequentialModel<S>, key: (s: S) => string): Problem<S> {
+  const all = boundedBySessionEnd(sortForSearch([...start.carried, ...ops]));
+  const kinds: OpKind[] = all.map((op) => (op.outcome !== "unknown" ? STRICT : op.completeUs !== undefined ? OPTIONAL : UNKNOWN));
+  const orderKey = model.submissionOrderKey?.bind(model);
+  // Exact keys and no signatures: the end states must keep every datum a later window may read.
   return { ops: all, kinds, init: start.state, useZxid: true, key, ...(orderKey ? { orderKey } : {}) };
+}
+
+/**
+ * ZooKeeper applies no request of a session after the session's closeSession txn: the leader
+ * prepares requests in order and fails every one that comes after the close with
+ * SESSIONEXPIRED, without a change. So an indeterminate write of a session that has a close
+ * completed ok in the window (completed at the close txn's first apply) either took effect before
+ * that instant or never: it becomes an optional op completed there (applied, or skipped, by
+ * then) instead of one that may land anywhere until the window's end, and the search no longer
+ * carries both "applied" and "still pending" for it past the close. A session's close is a fact of
+ * the servers' trace (client closes and applied expiries alike), whichever client handle sent
+ * the op. Returns copies for the ops it bounds: never one the caller tracks as possibly pending
+ * after the window (`unsettledOps` counts an op of an ended session as settled).
+ */
+function boundedBySessionEnd(ops: readonly Operation[]): Operation[] {
+  const closedAt = new Map<string, number>();
+  for (const op of ops) {
+    if (op.op !== "closeSession" || op.outcome !== "ok" || op.completeUs === undefined) continue;
+    closedAt.set(op.session, Math.min(op.completeUs, closedAt.get(op.session) ?? Infinity));
+  }
+  if (closedAt.size === 0) return [...ops];
+  return ops.map((op) => {
+    const at = op.outcome === "unknown" && op.op !== "closeSession" && !NO_SESSION.has(op.session) ? closedAt.get(op.session) : undefined;
+    return at === undefined ? op : { ...op, completeUs: Math.max(at, op.invokeUs) };
+  });
 }
 
 function refutation<S>(
@@ -181,7 +219,7 @@ function refutation<S>(
   steps: number,
 ): LinearizabilityViolation {
   const part: Partition = { label, ops: [...start.carried, ...ops], preamble: [] };
-  const problem = windowProblem(ops, start, model);
+  const problem = windowProblem(ops, start, model, windowKey(model));
   const originals = new Map(history.map((op) => [op.id, op]));
   const cx = explainViolation(problem, model, part, { minimize, originals });
   return { ok: false, inconclusive: false, partition: label, ...cx, steps };

@@ -30,7 +30,7 @@ import type { Partition, SequentialModel } from "./model.js";
 import { partitionZkHistory } from "./zk-partition.js";
 import { UNKNOWN_FACTS, identitiesOf, type Identities, type ServerFacts } from "./zk-acl.js";
 import { aclText, judgeRead, matchStat } from "./zk-reads.js";
-import { Draft, READ_ACL, ZkTree, isSequentialName, type ZNode } from "./zk-tree.js";
+import { Draft, NodeInterner, READ_ACL, ZkTree, isSequentialName, type ZNode } from "./zk-tree.js";
 import { check, create, reap, remove, setAcl, setData, unlink, type Caller, type WriteOutcome } from "./zk-writes.js";
 
 export interface ZkModelOptions {
@@ -61,6 +61,10 @@ export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
     initAfter: (preamble) => preambles.after(preamble),
     step: (state, op) => ev.evaluate(state, op).next,
     key: (state) => state.exactKey(),
+    exactKeyer: () => {
+      const interner = new NodeInterner();
+      return (state) => interner.key(state);
+    },
     keyFor: (part, exact) => keyFor(part, exact),
     signatureFor: (part) => signatureFor(part),
     unexplained: (ops) => unwrittenRead(initial, ops),

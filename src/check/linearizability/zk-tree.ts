@@ -87,11 +87,7 @@ export class ZkTree {
   exactKey(dataPaths?: ReadonlySet<string>): string {
     const paths = [...this.nodes.keys()].sort();
     let k = "";
-    for (const p of paths) {
-      const n = this.nodes.get(p)!;
-      const data = dataPaths === undefined || dataPaths.has(p) ? JSON.stringify(n.data) : "";
-      k += `${p}\u0000${data}\u0000${metaText(n)}\n`;
-    }
+    for (const p of paths) k += nodeText(p, this.nodes.get(p)!, dataPaths === undefined || dataPaths.has(p));
     return k;
   }
 
@@ -125,6 +121,49 @@ export class ZkTree {
       if (d.get(path) === undefined) d.addChild(path, initial(path, data.get(path) ?? ""));
     }
     return d.finish();
+  }
+}
+
+/** One node's part of an exact key: its path, its data (or nothing) and its metadata. */
+function nodeText(path: string, n: ZNode, withData: boolean): string {
+  return `${path}\u0000${withData ? JSON.stringify(n.data) : ""}\u0000${metaText(n)}\n`;
+}
+
+/**
+ * Exact keys made short. A tree's exact key is the text of every node (path, data, metadata:
+ * `exactKey`), some hundred characters each, and a search that must keep exact keys (a long
+ * run's window enumerating its end states) holds one per distinct state: a window of 7,000
+ * operations on a tree of 50 nodes filled the search's memo with them. Here each distinct node
+ * text gets a number the first time it is seen, and a tree's key is its nodes' numbers in path
+ * order: two trees get equal keys iff their exact keys are equal (the numbering is injective,
+ * and the paths are the same list in the same order), in a few characters per node. Keys are
+ * comparable only between trees keyed by the same interner; it holds each distinct node text
+ * once, for its own lifetime (one window's search).
+ */
+export class NodeInterner {
+  private readonly ids = new Map<string, number>();
+  /** A node object seen before, at the path it was seen at, and its number. */
+  private readonly seen = new WeakMap<ZNode, { path: string; id: string }>();
+  private readonly keys = new WeakMap<ZkTree, string>();
+
+  key(tree: ZkTree): string {
+    let k = this.keys.get(tree);
+    if (k !== undefined) return k;
+    k = "";
+    for (const p of [...tree.nodes.keys()].sort()) k += `${this.idOf(p, tree.nodes.get(p)!)},`;
+    this.keys.set(tree, k);
+    return k;
+  }
+
+  private idOf(path: string, n: ZNode): string {
+    const known = this.seen.get(n);
+    if (known !== undefined && known.path === path) return known.id;
+    const text = nodeText(path, n, true);
+    let id = this.ids.get(text);
+    if (id === undefined) this.ids.set(text, (id = this.ids.size));
+    const short = id.toString(36);
+    this.seen.set(n, { path, id: short });
+    return short;
   }
 }
 
