@@ -46,13 +46,13 @@ export interface ServeWorld {
 
 /**
  * A member as its config line names it: its real quorum addresses (zoo.cfg's, or the one-machine
- * convention of `quorumAddressOf`) and client address (zoo.cfg's `;` part, else `0.0.0.0:port`,
- * as 3.8 prints a line ending in `;port`), so that `config` shows what real clients can reach.
- * The config text uses "real" addressing (quorum-server-spec.ts): server N runs on node sN.
+ * convention of `quorumAddressOf`) and its client address when zoo.cfg's line gives one (3.8
+ * prints none for a line without `;`, as a real 3.8.0 ensemble's `conf` shows). The config text
+ * uses "real" addressing (quorum-server-spec.ts): server N runs on node sN.
  */
 export function quorumServerOf(m: ServeMember): QuorumServer {
   const a = quorumAddressOf(m);
-  return { sid: m.sid, host: m.node, role: m.observer ? "observer" : "participant", address: `${a.host}:${a.peerPort}:${a.electionPort}`, clientAddress: a.client ?? `0.0.0.0:${m.clientPort}` };
+  return { sid: m.sid, host: m.node, role: m.observer ? "observer" : "participant", address: `${a.host}:${a.peerPort}:${a.electionPort}`, ...(a.client !== undefined ? { clientAddress: a.client } : {}) };
 }
 
 export function gatewayNodeId(member: ServeMember): string {

@@ -84,12 +84,12 @@ describe("serve: zoo.cfg", () => {
     expect(() => buildServeEnsemble(settingsFromFlags(3, 0, 2181, 1), 1)).toThrow(/joiners are added by reconfig, which needs reconfigEnabled/);
   });
 
-  it("serve: the config text names each member by its real addresses (zoo.cfg's, else 127.0.0.1 and 2888/3888 + N − 1) and client address; a joiner starts with the config plus itself", () => {
+  it("serve: the config text names each member by its real addresses (zoo.cfg's, else 127.0.0.1 and 2888/3888 + N − 1) and zoo.cfg's client address; a joiner starts with the config plus itself", () => {
     const { sim } = buildServeEnsemble({ ...settingsFromFlags(3, 0, 2181, 1), reconfigEnabled: true }, 1);
     const configOf = (node: string) => (sim.node(node).process as QuorumPeer).qv.toString();
-    const initial = ["server.1=127.0.0.1:2888:3888:participant;0.0.0.0:2181", "server.2=127.0.0.1:2889:3889:participant;0.0.0.0:2182", "server.3=127.0.0.1:2890:3890:participant;0.0.0.0:2183"];
+    const initial = ["server.1=127.0.0.1:2888:3888:participant", "server.2=127.0.0.1:2889:3889:participant", "server.3=127.0.0.1:2890:3890:participant"];
     expect(configOf("s1")).toBe([...initial, "version=0"].join("\n"));
-    expect(configOf("s4")).toBe([...initial, "server.4=127.0.0.1:2891:3891:participant;0.0.0.0:2184", "version=0"].join("\n"));
+    expect(configOf("s4")).toBe([...initial, "server.4=127.0.0.1:2891:3891:participant", "version=0"].join("\n"));
     sim.runSync({ untilUs: 3_000_000 });
     // ZOOKEEPER-1783: the first leader gives the initial config its NEWLEADER zxid as version,
     // and that established config wins over the joiner's partial one when it syncs.
