@@ -4,7 +4,7 @@
  * with its data and logs in a fresh temporary directory, and stopped by its process group's PID.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,27 +85,22 @@ export async function stopProcessGroup(child: ChildProcess, signal: NodeJS.Signa
   if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid, "SIGKILL");
 }
 
+/**
+ * Writes `dir/zoo.cfg` (3.8's default timing, data in `dir/data`, every four-letter word, no
+ * admin server, then `keys`) and starts a server on it in the foreground, logging into `dir`.
+ */
+function startServerIn(dir: string, keys: readonly string[], jvmFlags: string): ChildProcess {
+  const cfg = join(dir, "zoo.cfg");
+  writeFileSync(cfg, ["tickTime=2000", "initLimit=10", "syncLimit=5", `dataDir=${join(dir, "data")}`, "4lw.commands.whitelist=*", "admin.enableServer=false", ...keys, ""].join("\n"));
+  return spawnProcessGroup(ZK_SERVER_SH, ["start-foreground", cfg], { ...process.env, ZOO_LOG_DIR: dir, ZOO_LOG4J_PROP: "WARN,CONSOLE", SERVER_JVMFLAGS: jvmFlags });
+}
+
 /** `jvmFlags` go to the server's JVM as `SERVER_JVMFLAGS` (zkServer.sh), e.g. `-Dzookeeper.…=…`. */
 export async function startRealZooKeeper(startTimeoutMs = 60_000, jvmFlags = ""): Promise<RealZooKeeper> {
   if (!realZooKeeperInstalled()) throw new Error(`${ZK_SERVER_SH} not found: apt-get install -y zookeeper`);
   const dir = mkdtempSync(join(tmpdir(), "zksim-real-zk-"));
   const port = await freePort();
-  const cfg = join(dir, "zoo.cfg");
-  writeFileSync(
-    cfg,
-    [
-      "tickTime=2000",
-      "initLimit=10",
-      "syncLimit=5",
-      `dataDir=${join(dir, "data")}`,
-      `clientPort=${port}`,
-      "clientPortAddress=127.0.0.1",
-      "4lw.commands.whitelist=*",
-      "admin.enableServer=false",
-      "",
-    ].join("\n"),
-  );
-  const child = spawnProcessGroup(ZK_SERVER_SH, ["start-foreground", cfg], { ...process.env, ZOO_LOG_DIR: dir, ZOO_LOG4J_PROP: "WARN,CONSOLE", SERVER_JVMFLAGS: jvmFlags });
+  const child = startServerIn(dir, [`clientPort=${port}`, "clientPortAddress=127.0.0.1"], jvmFlags);
   const target = { host: "127.0.0.1", port };
   const stop = async () => {
     await stopProcessGroup(child);
@@ -125,4 +120,97 @@ export async function startRealZooKeeper(startTimeoutMs = 60_000, jvmFlags = "")
     await new Promise((r) => setTimeout(r, 250));
   }
   return { ...target, version, stop };
+}
+
+/** The port range a real ensemble takes its ports from (127.0.0.1 only). */
+export const REAL_ENSEMBLE_PORT_RANGE = "25000-25999";
+
+/** One server of a real ensemble: its id, client port, and its `server.N` spec as its dynamic config file lists it. */
+export interface RealEnsembleMember {
+  sid: number;
+  clientPort: number;
+  /** `127.0.0.1:quorumPort:electionPort:participant;127.0.0.1:clientPort`. */
+  spec: string;
+}
+
+export interface RealEnsemble {
+  /** The `srvr` version line of server 1. */
+  version: string;
+  /** The voters of the initial config, then the joiners (started with that config plus themselves, as 3.5+ adds a server). */
+  members: RealEnsembleMember[];
+  stop(): Promise<void>;
+}
+
+export interface RealEnsembleOptions {
+  /** Voters of the initial config (default 3). */
+  servers?: number;
+  /** Servers started outside the config, each with the config plus itself (default 0). */
+  joiners?: number;
+  /** zoo.cfg `reconfigEnabled` (3.8's default false). */
+  reconfigEnabled: boolean;
+  /** `SERVER_JVMFLAGS` of every server. */
+  jvmFlags?: string;
+  startTimeoutMs?: number;
+}
+
+/**
+ * A real ZooKeeper 3.8 ensemble on 127.0.0.1, ports from `REAL_ENSEMBLE_PORT_RANGE`: each server
+ * in its own temporary directory with a static zoo.cfg (`dynamicConfigFile=` naming its dynamic
+ * file, as 3.8 splits a config) and a `zoo.cfg.dynamic` of `server.N=…` lines; a joiner's lists
+ * the initial voters and itself. Resolves once every server serves (`srvr` names a mode); every
+ * server is stopped by its process group's PID on `stop`, and at once if any fails to start.
+ */
+export async function startRealEnsemble(options: RealEnsembleOptions): Promise<RealEnsemble> {
+  if (!realZooKeeperInstalled()) throw new Error(`${ZK_SERVER_SH} not found: apt-get install -y zookeeper`);
+  const servers = options.servers ?? 3;
+  const total = servers + (options.joiners ?? 0);
+  const saved = process.env.ZKSIM_PORT_RANGE;
+  process.env.ZKSIM_PORT_RANGE = REAL_ENSEMBLE_PORT_RANGE;
+  let ports: number[];
+  try {
+    ports = await freePorts(3 * total);
+  } finally {
+    if (saved === undefined) delete process.env.ZKSIM_PORT_RANGE;
+    else process.env.ZKSIM_PORT_RANGE = saved;
+  }
+  const members: RealEnsembleMember[] = Array.from({ length: total }, (_, i) => {
+    const [clientPort, quorumPort, electionPort] = ports.slice(3 * i, 3 * i + 3) as [number, number, number];
+    return { sid: i + 1, clientPort, spec: `127.0.0.1:${quorumPort}:${electionPort}:participant;127.0.0.1:${clientPort}` };
+  });
+  const line = (m: RealEnsembleMember) => `server.${m.sid}=${m.spec}`;
+  const initial = members.slice(0, servers).map(line);
+  const root = mkdtempSync(join(tmpdir(), "zksim-real-ensemble-"));
+  const children: ChildProcess[] = [];
+  const stop = async () => {
+    await Promise.all(children.map((c) => stopProcessGroup(c)));
+    rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    for (const m of members) {
+      const dir = join(root, `s${m.sid}`);
+      mkdirSync(join(dir, "data"), { recursive: true });
+      writeFileSync(join(dir, "data", "myid"), `${m.sid}\n`);
+      const dynamic = join(dir, "zoo.cfg.dynamic");
+      writeFileSync(dynamic, `${(m.sid <= servers ? initial : [...initial, line(m)]).join("\n")}\n`);
+      children.push(startServerIn(dir, [`reconfigEnabled=${options.reconfigEnabled}`, `dynamicConfigFile=${dynamic}`], options.jvmFlags ?? ""));
+    }
+    const timeoutMs = options.startTimeoutMs ?? 120_000;
+    const deadline = Date.now() + timeoutMs;
+    let version = "";
+    for (const m of members) {
+      for (;;) {
+        const answer = await askFourLetterWord({ host: "127.0.0.1", port: m.clientPort }, "srvr", 2000).catch(() => "");
+        if (/^Mode: /m.test(answer)) {
+          if (m.sid === 1) version = answer.split("\n").find((l) => l.startsWith("Zookeeper version:")) ?? "";
+          break;
+        }
+        if (children.some((c) => c.exitCode !== null) || Date.now() > deadline) throw new Error(`the real ZooKeeper ensemble did not serve on 127.0.0.1:${m.clientPort} (server.${m.sid}) within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    return { version, members, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }

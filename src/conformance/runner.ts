@@ -25,11 +25,33 @@ export interface ConformanceTarget {
   /** `host:port` of one server (scripts run against a single server). */
   host: string;
   port: number;
+  /** An ensemble's members, the initial voters then the joiners (ensemble scripts; absent for one server). */
+  members?: readonly EnsembleMember[];
+}
+
+/** One server of an ensemble as its config line gives it. */
+export interface EnsembleMember {
+  sid: number;
+  /** `host:quorumPort:electionPort:role;clientHost:clientPort`. */
+  spec: string;
+}
+
+/** Each member's ports by their names in transcripts (`quorum1`, `election1`, `client1`). */
+export function memberPortNames(members: readonly EnsembleMember[]): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const m of members) {
+    const ports = /^[^:]+:(\d+):(\d+)(?::\w+)?;(?:.*:)?(\d+)$/.exec(m.spec);
+    if (ports === null) throw new Error(`server.${m.sid}: unreadable spec "${m.spec}"`);
+    out.set(Number(ports[1]), `quorum${m.sid}`).set(Number(ports[2]), `election${m.sid}`).set(Number(ports[3]), `client${m.sid}`);
+  }
+  return out;
 }
 
 export interface ScriptContext {
   /** The script's root path (created before the script runs). */
   readonly root: string;
+  /** The ensemble's members (ensemble scripts): server 1 is the one the clients connect to. */
+  readonly members: readonly EnsembleMember[];
   /** A connected client, created on first use; its alias names its session in transcripts. */
   client(alias: string, options?: { sessionTimeoutMs?: number }): Promise<ZooKeeper>;
   /** A second handle on `alias`'s session (its id and password): the re-attach of a lost connection. */
@@ -80,7 +102,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export async function runScript(script: ConformanceScript, target: ConformanceTarget, seed = 1): Promise<Transcript> {
   const steps: TranscriptStep[] = [];
   const slots = new Map<string, ClientSlot>();
-  const norm: Normaliser = { baseZxid: 0n, sessions: new Map(), root: `/conformance-${script.name}` };
+  const norm: Normaliser = { baseZxid: 0n, sessions: new Map(), root: `/conformance-${script.name}`, ports: memberPortNames(target.members ?? []) };
   const connectString = `${target.host}:${target.port}`;
   let nextSeed = seed;
 
@@ -116,6 +138,7 @@ export async function runScript(script: ConformanceScript, target: ConformanceTa
     get root() {
       return norm.root;
     },
+    members: target.members ?? [],
     async client(alias, options = {}) {
       return slots.get(alias)?.tcp.zk ?? open(alias, options);
     },

@@ -10,7 +10,10 @@
  *   - ctime and mtime are `t` (wall clocks differ), but whether mtime equals ctime is kept;
  *   - session ids (ephemeralOwner, digest identities) become the script's client aliases;
  *   - data is text when it decodes as UTF-8, else hex;
- *   - the script's root path is `$root`.
+ *   - the script's root path is `$root`;
+ *   - in config text (`server.N=…` lines, 3.5+ dynamic reconfiguration) each member's ports are
+ *     named (`client1`, `quorum1`, `election1`: the servers' ports differ between two ensembles)
+ *     and `version=<hex>`, a zxid, is relative as zxids are.
  * Orders are kept as the server gave them: a list the server leaves to a hash set (getChildren)
  * is compared as given, since code that assumes it sorted is a classic user bug.
  */
@@ -30,6 +33,19 @@ export interface Normaliser {
   sessions: Map<bigint, string>;
   /** The script's root path, written `$root` (a rerun on one server uses another root). */
   root: string;
+  /** An ensemble's ports by their names in config text (`25001` → `quorum1`); empty for a single server. */
+  ports: ReadonlyMap<number, string>;
+}
+
+/** Config text with its ports named and its version relative (see the header); other text as it is. */
+function normaliseConfigText(text: string, n: Normaliser): string {
+  if (!/^server\.\d+=/m.test(text)) return text;
+  return text
+    .replace(/:(\d+)(?=[:;\n]|$)/gm, (whole, port: string) => {
+      const name = n.ports.get(Number(port));
+      return name === undefined ? whole : `:${name}`;
+    })
+    .replace(/^version=([0-9a-f]+)$/m, (_, hex: string) => `version=${relativeZxid(BigInt(`0x${hex}`), n)}`);
 }
 
 export function relativeZxid(zxid: bigint, n: Normaliser): string {
@@ -71,8 +87,8 @@ function bytesText(b: Uint8Array): string {
 export function normalise(v: unknown, n: Normaliser): unknown {
   if (v === null || v === undefined) return null;
   if (typeof v === "bigint") return n.sessions.get(v) ?? relativeZxid(v, n);
-  if (typeof v === "string") return v.split(n.root).join("$root");
-  if (v instanceof Uint8Array) return bytesText(v);
+  if (typeof v === "string") return normaliseConfigText(v.split(n.root).join("$root"), n);
+  if (v instanceof Uint8Array) return normaliseConfigText(bytesText(v), n);
   if (Array.isArray(v)) return v.map((x) => normalise(x, n));
   if (isStat(v)) return normaliseStat(v, n);
   if (typeof v === "object") {

@@ -12,6 +12,7 @@
  * "served" workload (src/scenario/workloads/served.ts) rebuilds a recorded session with it.
  */
 import { Simulator } from "../sim/simulator.js";
+import { UserInputError } from "../sim/errors.js";
 import type { NetworkConfig } from "../sim/network.js";
 import type { DiskConfig } from "../sim/disk.js";
 import { ZooKeeperServer, type ServerCanary, type ZooKeeperServerConfig } from "../zk/server/zoo-keeper-server.js";
@@ -20,7 +21,7 @@ import type { QuorumServer } from "../zk/server/quorum/quorum-verifier.js";
 import { CLIENT_PORT } from "../zk/proto/wire.js";
 import { bugIdSet } from "../zk/server/bug-id.js";
 import { SERVER_CANARIES, type AnyCanary } from "../scenario/canaries.js";
-import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
+import { quorumAddressOf, type ServeMember, type ServeSettings } from "./zoo-cfg.js";
 import { serverAuthConfig } from "./server-auth.js";
 
 /** A deliberately broken build of the servers: a server canary, bug-zoo ids (default: neither). */
@@ -43,6 +44,17 @@ export interface ServeWorld {
   server?: Partial<ZooKeeperServerConfig>;
 }
 
+/**
+ * A member as its config line names it: its real quorum addresses (zoo.cfg's, or the one-machine
+ * convention of `quorumAddressOf`) and its client address when zoo.cfg's line gives one (3.8
+ * prints none for a line without `;`, as a real 3.8.0 ensemble's `conf` shows). The config text
+ * uses "real" addressing (quorum-server-spec.ts): server N runs on node sN.
+ */
+export function quorumServerOf(m: ServeMember): QuorumServer {
+  const a = quorumAddressOf(m);
+  return { sid: m.sid, host: m.node, role: m.observer ? "observer" : "participant", address: `${a.host}:${a.peerPort}:${a.electionPort}`, ...(a.client !== undefined ? { clientAddress: a.client } : {}) };
+}
+
 export function gatewayNodeId(member: ServeMember): string {
   return `c${member.sid}`;
 }
@@ -61,16 +73,23 @@ export function addServeNodes(sim: Simulator, settings: ServeSettings, variant: 
   if (settings.maxSessionTimeoutMs !== undefined) server.maxSessionTimeoutMs = settings.maxSessionTimeoutMs;
   if (settings.auth !== undefined) Object.assign(server, serverAuthConfig(settings.auth));
   if (settings.localSessionsEnabled === true) server.localSessionsEnabled = true;
-  const quorum: QuorumServer[] = settings.members.map((m) => ({ sid: m.sid, host: m.node, role: m.observer ? "observer" : "participant" }));
+  if (settings.reconfigEnabled === true) server.reconfigEnabled = true;
+  else if (settings.members.some((m) => m.joiner === true)) throw new UserInputError("serve: joiners are added by reconfig, which needs reconfigEnabled (--reconfig-enabled, or reconfigEnabled=true in zoo.cfg)");
+  const quorum = settings.members.map(quorumServerOf);
+  // A joiner starts with the initial config plus itself, as a 3.5+ server about to be added does.
+  const initial = quorum.filter((q) => settings.members.find((m) => m.sid === q.sid)?.joiner !== true);
   const ensemble = settings.members.length > 1;
-  for (const m of settings.members) {
+  for (const [i, m] of settings.members.entries()) {
     const config = { ...server, serverId: m.sid };
     sim.addNode(m.node, (ctx) =>
       ensemble
         ? new QuorumPeer(ctx, {
             ...DEFAULT_QUORUM_CONFIG,
             myid: m.sid,
-            members: quorum,
+            members: m.joiner === true ? [...initial, quorum[i]!] : initial,
+            addressing: "real",
+            ...(settings.reconfigEnabled === true ? { reconfigEnabled: true } : {}),
+            ...(settings.standaloneEnabled !== undefined ? { standaloneEnabled: settings.standaloneEnabled } : {}),
             tickTimeMs: settings.tickTimeMs,
             initLimitTicks: settings.initLimitTicks,
             syncLimitTicks: settings.syncLimitTicks,

@@ -28,7 +28,7 @@ import { ClientLinks, type ServedInput } from "./client-links.js";
 import { addServeNodes, gatewayNodeId } from "./serve-ensemble.js";
 import { SERVE_CHECKERS } from "./status-lines.js";
 import { installServeScenario, serveScheduleFromRecord, serveScheduleToRecord, type ServeScenario } from "./serve-scenario.js";
-import type { ServeMember, ServeSettings } from "./zoo-cfg.js";
+import type { QuorumAddress, ServeMember, ServeSettings } from "./zoo-cfg.js";
 import type { ServeAuth } from "./server-auth.js";
 import type { ServeTiming } from "./serve-timing.js";
 import { QUORUM_TIMING_FIELDS, QUORUM_TIMING_MIN, QUORUM_TIMING_PROFILES, type QuorumTiming, type QuorumTimingProfile } from "../zk/server/quorum/quorum-timing.js";
@@ -204,12 +204,22 @@ export function settingsFromRecord(raw: unknown): ServeSettings {
     const sid = wholeNumber(o.sid, `${at}.members[${i}].sid`, 1);
     if (o.node !== `s${sid}`) throw new UserInputError(`${at}.members[${i}].node must be "s${sid}", got ${JSON.stringify(o.node)}`);
     if (typeof o.observer !== "boolean") throw new UserInputError(`${at}.members[${i}].observer must be true or false`);
-    return { sid, node: `s${sid}`, observer: o.observer, clientPort: wholeNumber(o.clientPort, `${at}.members[${i}].clientPort`, 0) };
+    if (o.joiner !== undefined && typeof o.joiner !== "boolean") throw new UserInputError(`${at}.members[${i}].joiner must be true or false`);
+    return {
+      sid,
+      node: `s${sid}`,
+      observer: o.observer,
+      clientPort: wholeNumber(o.clientPort, `${at}.members[${i}].clientPort`, 0),
+      ...(o.joiner === true ? { joiner: true } : {}),
+      ...(o.quorumAddress !== undefined ? { quorumAddress: quorumAddressFromRecord(o.quorumAddress, `${at}.members[${i}].quorumAddress`) } : {}),
+    };
   });
   const words = doc.fourLetterWords ?? [];
   if (!Array.isArray(words) || !words.every((w) => typeof w === "string")) throw new UserInputError(`${at}.fourLetterWords must be a list of words`);
   const optional = (key: string) => (doc[key] === undefined ? {} : { [key]: wholeNumber(doc[key], `${at}.${key}`, 0) });
-  if (doc.instantGatewayLinks !== undefined && typeof doc.instantGatewayLinks !== "boolean") throw new UserInputError(`${at}.instantGatewayLinks must be true or false`);
+  for (const key of ["instantGatewayLinks", "reconfigEnabled", "standaloneEnabled"]) {
+    if (doc[key] !== undefined && typeof doc[key] !== "boolean") throw new UserInputError(`${at}.${key} must be true or false`);
+  }
   return {
     ...doc,
     members: parsed,
@@ -226,6 +236,14 @@ export function settingsFromRecord(raw: unknown): ServeSettings {
     // Recorded before serve ran 3.8's failover timings: the classic ones reproduce the run.
     quorumTimingProfile: quorumTimingProfileOf(doc.quorumTimingProfile ?? "zksim-classic"),
   };
+}
+
+/** A member's `server.N` addresses as recorded (they are in the config text real clients read). */
+function quorumAddressFromRecord(raw: unknown, at: string): QuorumAddress {
+  const o = object(raw, at);
+  if (typeof o.host !== "string" || o.host === "") throw new UserInputError(`${at}.host must be a host name`);
+  if (o.client !== undefined && typeof o.client !== "string") throw new UserInputError(`${at}.client must be "addr:port"`);
+  return { host: o.host, peerPort: wholeNumber(o.peerPort, `${at}.peerPort`, 1), electionPort: wholeNumber(o.electionPort, `${at}.electionPort`, 1), ...(o.client !== undefined ? { client: o.client } : {}) };
 }
 
 function quorumTimingProfileOf(raw: unknown): QuorumTimingProfile {

@@ -34,6 +34,11 @@ export interface ServeMember {
   clientPort: number;
   /** Its `server.N` line's addresses, as `conf` prints them (absent: `quorumAddressOf`'s convention). */
   quorumAddress?: QuorumAddress;
+  /**
+   * Started outside the initial config, with that config plus itself, as a 3.5+ server about to
+   * be added by `reconfig -add` is (`--joiners`; needs reconfigEnabled).
+   */
+  joiner?: boolean;
 }
 
 /** A `server.N=host:peerPort:electionPort[;[addr:]clientPort]` line's addresses. */
@@ -85,14 +90,17 @@ export interface ServeSettings {
   dataLogDir?: string;
   /** Election and leader-connect timings set by zoo.cfg or system properties (quorum-timing-properties.ts), over the profile's. */
   quorumTiming?: Partial<QuorumTiming>;
+  /** zoo.cfg `reconfigEnabled` (3.8's default false): `reconfig` answers RECONFIGDISABLED without it (docs/zookeeper.md §7.10). */
+  reconfigEnabled?: boolean;
+  /** zoo.cfg `standaloneEnabled` (3.8's default true): a reconfig must then leave at least 2 voters. */
+  standaloneEnabled?: boolean;
   /** Absent: "zookeeper-3.8". A recording made before serve ran 3.8's timings replays with "zksim-classic" (served-workload.ts). */
   quorumTimingProfile?: QuorumTimingProfile;
 }
 
 /** Keys ZooKeeper knows that change nothing in the simulation. */
 const IGNORED_KEYS = new Set([
-  "clientPortAddress", "secureClientPort", "secureClientPortAddress", "standaloneEnabled",
-  "reconfigEnabled", "dynamicConfigFile", "autopurge.snapRetainCount", "autopurge.purgeInterval", "admin.enableServer",
+  "clientPortAddress", "secureClientPort", "secureClientPortAddress", "dynamicConfigFile", "autopurge.snapRetainCount", "autopurge.purgeInterval", "admin.enableServer",
   "admin.serverPort", "admin.serverAddress", "metricsProvider.className", "quorumListenOnAllIPs", "electionAlg",
   "peerType", "syncEnabled", "globalOutstandingLimit", "preAllocSize", "snapCount", "skipACL", "clientPortListenBacklog",
 ]);
@@ -207,11 +215,18 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
     settings.readOnlyModeEnabled = readOnly.value === "true";
     warnings.push(`${readOnly.at}: readonlymode.enabled is a Java system property in ZooKeeper 3.8 (-Dreadonlymode.enabled=true), which ignores it in zoo.cfg; zksim serve honours it here`);
   }
-  const local = values.get("localSessionsEnabled");
-  if (local !== undefined) {
-    if (local.value !== "true" && local.value !== "false") throw new UserInputError(`${local.at}: localSessionsEnabled: expected true or false, got "${local.value}"`);
-    settings.localSessionsEnabled = local.value === "true";
-  }
+  const bool = (key: string): boolean | undefined => {
+    const v = values.get(key);
+    if (v === undefined) return undefined;
+    if (v.value !== "true" && v.value !== "false") throw new UserInputError(`${v.at}: ${key}: expected true or false, got "${v.value}"`);
+    return v.value === "true";
+  };
+  const local = bool("localSessionsEnabled");
+  if (local !== undefined) settings.localSessionsEnabled = local;
+  const reconfig = bool("reconfigEnabled");
+  if (reconfig !== undefined) settings.reconfigEnabled = reconfig;
+  const standalone = bool("standaloneEnabled");
+  if (standalone !== undefined) settings.standaloneEnabled = standalone;
   const learnerMasterLimit = values.get("connectToLearnerMasterLimit");
   if (learnerMasterLimit !== undefined) settings.quorumTiming = quorumTimingFrom(new Map(), learnerMasterLimit);
   if (values.has("minSessionTimeout")) settings.minSessionTimeoutMs = int("minSessionTimeout", 0, 1, 10_000_000);
@@ -222,7 +237,7 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
   return settings;
 }
 
-const KNOWN_KEYS = new Set(["dataDir", "dataLogDir", "tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist", "readonlymode.enabled", "localSessionsEnabled", "connectToLearnerMasterLimit"]);
+const KNOWN_KEYS = new Set(["dataDir", "dataLogDir", "tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist", "readonlymode.enabled", "localSessionsEnabled", "connectToLearnerMasterLimit", "reconfigEnabled", "standaloneEnabled"]);
 
 /** No server lines: a standalone server on clientPort. Otherwise the members in sid order. */
 function members(servers: ServerLine[], clientPort: number): ServeMember[] {
@@ -240,13 +255,17 @@ function members(servers: ServerLine[], clientPort: number): ServeMember[] {
   return out;
 }
 
-/** Settings from command-line flags: `servers` voters then `observers` observers, ports from `basePort`. */
-export function settingsFromFlags(servers: number, observers: number, basePort: number): ServeSettings {
+/**
+ * Settings from command-line flags: `servers` voters then `observers` observers, then `joiners`
+ * voters started outside the config (for `reconfig -add`), ports from `basePort`.
+ */
+export function settingsFromFlags(servers: number, observers: number, basePort: number, joiners = 0): ServeSettings {
   if (servers < 1 || servers > 9) throw new UserInputError(`--servers: expected 1 to 9, got ${servers}`);
   if (observers < 0 || observers > 9) throw new UserInputError(`--observers: expected 0 to 9, got ${observers}`);
-  if (servers === 1 && observers > 0) throw new UserInputError(`--observers: observers need an ensemble (--servers ≥ 2)`);
-  const total = servers + observers;
+  if (joiners < 0 || joiners > 9) throw new UserInputError(`--joiners: expected 0 to 9, got ${joiners}`);
+  if (servers === 1 && observers + joiners > 0) throw new UserInputError(`--${observers > 0 ? "observers" : "joiners"}: ${observers > 0 ? "observers" : "joiners"} need an ensemble (--servers ≥ 2)`);
+  const total = servers + observers + joiners;
   if (basePort < 1 || basePort + total - 1 > 65535) throw new UserInputError(`--base-port: ports ${basePort}…${basePort + total - 1} are not all valid TCP ports`);
-  const members = Array.from({ length: total }, (_, i) => ({ sid: i + 1, node: `s${i + 1}`, observer: i >= servers, clientPort: basePort + i }));
+  const members = Array.from({ length: total }, (_, i) => ({ sid: i + 1, node: `s${i + 1}`, observer: i >= servers && i < servers + observers, clientPort: basePort + i, ...(i >= servers + observers ? { joiner: true } : {}) }));
   return { members, tickTimeMs: 2000, initLimitTicks: 10, syncLimitTicks: 5, maxClientCnxns: DEFAULT_MAX_CLIENT_CNXNS, fourLetterWords: fourLetterWhitelist(undefined), warnings: [] };
 }

@@ -3,12 +3,15 @@
  * against `zksim serve` (one simulated server on the wall clock), and its transcript must equal
  * the golden one recorded from a real ZooKeeper 3.8.0 (`npm run conformance` re-records them),
  * step for step, except the differences explained in src/conformance/known-differences.ts.
+ * The ensemble scripts (dynamic reconfiguration) each run on a fresh served ensemble of their shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { startServe, type ServeSession } from "../../src/serve/serve-session.js";
 import { CONFORMANCE_SCRIPTS, conformanceServeSettings } from "../../src/conformance/scripts.js";
-import { runScript } from "../../src/conformance/runner.js";
+import { memberPortNames, runScript } from "../../src/conformance/runner.js";
+import { ENSEMBLE_CONFORMANCE_SCRIPTS, runEnsembleScriptOnServe } from "../../src/conformance/ensemble-scripts.js";
+import { normalise } from "../../src/conformance/transcript.js";
 import { compareSuite, readGolden } from "../../src/conformance/suite.js";
 import { KNOWN_DIFFERENCES } from "../../src/conformance/known-differences.js";
 import { JavaHashSet, javaStringHashCode } from "../../src/zk/server/java-hash-set.js";
@@ -45,6 +48,25 @@ describe("conformance: zksim serve against the real ZooKeeper 3.8.0's golden tra
       expect(report.explained.map((d) => d.step)).toContain(k.step);
     }
   }, 60_000);
+});
+
+describe("conformance: zksim serve ensembles against a real 3.8.0 ensemble's golden transcripts (dynamic reconfiguration)", () => {
+  it.each(ENSEMBLE_CONFORMANCE_SCRIPTS.map((s) => [s.name, s] as const))("%s", async (_name, script) => {
+    const golden = readGolden(GOLDEN_DIR, script.name);
+    expect(golden.recordedFrom).toMatch(/^Zookeeper version: 3\.8\.0/);
+    expect(golden.steps.length).toBeGreaterThan(0);
+    const report = compareSuite([golden], [await runEnsembleScriptOnServe(script)]);
+    expect(report.unexplained).toEqual([]);
+    expect(report.matches).toBe(report.total);
+  }, 60_000);
+
+  it("config text is compared with the members' ports named and its version relative; other text is left alone", () => {
+    const members = [{ sid: 1, spec: "127.0.0.1:25001:25002:participant;127.0.0.1:25000" }];
+    const n = { baseZxid: 0x100000002n, sessions: new Map(), root: "/r", ports: memberPortNames(members) };
+    expect(normalise("server.1=127.0.0.1:25001:25002:participant;127.0.0.1:25000\nversion=100000005", n)).toBe("server.1=127.0.0.1:quorum1:election1:participant;127.0.0.1:client1\nversion=z+3");
+    expect(normalise("server.1=127.0.0.1:25001:25002:participant;127.0.0.1:25009\nversion=0", n)).toBe("server.1=127.0.0.1:quorum1:election1:participant;127.0.0.1:25009\nversion=z-4294967298");
+    expect(normalise("/r/a:25001", n)).toBe("$root/a:25001");
+  });
 });
 
 describe("JavaHashSet: the iteration order of Java's HashSet<String>", () => {

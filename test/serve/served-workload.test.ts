@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { ClientLinks } from "../../src/serve/client-links.js";
 import { buildServeEnsemble } from "../../src/serve/serve-ensemble.js";
 import { SERVE_REGISTRY, servedScenario, recordInput, settingsFromRecord, settingsToRecord, type RecordedInput } from "../../src/serve/served-workload.js";
-import { settingsFromFlags } from "../../src/serve/zoo-cfg.js";
+import { parseZooCfg, settingsFromFlags } from "../../src/serve/zoo-cfg.js";
 import { runScenario } from "../../src/scenario/run.js";
 
 describe("served workload", () => {
@@ -34,6 +34,16 @@ describe("served workload", () => {
     const replay = await runScenario(servedScenario(settings, recorded, [], sim.nowUs, seed), { seed, registry: SERVE_REGISTRY });
     expect(replay.traceHash).toBe(live);
     expect(replay.counts["conn.close"]).toBe(sim.trace.kindCounts()["conn.close"]);
+  });
+
+  it("served workload: a recording keeps reconfigEnabled, standaloneEnabled, the joiners and the members' addresses (the config text real clients read)", () => {
+    const cfg = parseZooCfg("reconfigEnabled=true\nstandaloneEnabled=false\nserver.1=10.0.0.1:2888:3888;2181\nserver.2=10.0.0.2:2888:3888\n");
+    const settings = { ...cfg, members: [...cfg.members, { sid: 3, node: "s3", observer: false, clientPort: 2183, joiner: true }] };
+    const back = settingsFromRecord(JSON.parse(JSON.stringify(settingsToRecord(settings))));
+    expect(back.members).toEqual(settings.members);
+    expect(back).toMatchObject({ reconfigEnabled: true, standaloneEnabled: false });
+    expect(() => settingsFromRecord({ ...settingsToRecord(settings), reconfigEnabled: "yes" })).toThrow(/workload\.settings\.reconfigEnabled must be true or false/);
+    expect(() => settingsFromRecord({ ...settingsToRecord(settings), members: [{ sid: 1, node: "s1", observer: false, clientPort: 1, quorumAddress: { host: "", peerPort: 1, electionPort: 2 } }] })).toThrow(/members\[0\]\.quorumAddress\.host/);
   });
 
   it("served workload: a recording keeps the servers' authentication (super digest, providers, SASL users), so a replay authenticates alike", () => {

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { parseZooCfg, settingsFromFlags } from "../../src/serve/zoo-cfg.js";
 import { UserInputError } from "../../src/sim/errors.js";
 import { quorumTimingFrom } from "../../src/serve/quorum-timing-properties.js";
+import { buildServeEnsemble } from "../../src/serve/serve-ensemble.js";
+import type { QuorumPeer } from "../../src/zk/server/quorum/quorum-peer.js";
 
 const CFG = `# a three-server ensemble with one observer
 tickTime=500
@@ -70,5 +72,30 @@ describe("serve: zoo.cfg", () => {
     expect(settingsFromFlags(3, 1, 2181).members.map((m) => [m.node, m.clientPort, m.observer])).toEqual([["s1", 2181, false], ["s2", 2182, false], ["s3", 2183, false], ["s4", 2184, true]]);
     expect(() => settingsFromFlags(1, 1, 2181)).toThrow(/observers need an ensemble/);
     expect(() => settingsFromFlags(3, 0, 65534)).toThrow(/--base-port/);
+  });
+
+  it("serve: zoo.cfg: reconfigEnabled and standaloneEnabled are read (3.8's defaults: off, on); --joiners adds voters outside the config, which need reconfig", () => {
+    expect(parseZooCfg("reconfigEnabled=true\nstandaloneEnabled=false\n")).toMatchObject({ reconfigEnabled: true, standaloneEnabled: false, warnings: [] });
+    expect(parseZooCfg("clientPort=2181\n")).not.toHaveProperty("reconfigEnabled");
+    expect(() => parseZooCfg("reconfigEnabled=yes\n")).toThrow(/zoo\.cfg:1: reconfigEnabled: expected true or false, got "yes"/);
+    const flags = settingsFromFlags(3, 1, 2181, 2);
+    expect(flags.members.map((m) => [m.node, m.clientPort, m.observer, m.joiner === true])).toEqual([["s1", 2181, false, false], ["s2", 2182, false, false], ["s3", 2183, false, false], ["s4", 2184, true, false], ["s5", 2185, false, true], ["s6", 2186, false, true]]);
+    expect(() => settingsFromFlags(1, 0, 2181, 1)).toThrow(/--joiners: joiners need an ensemble/);
+    expect(() => buildServeEnsemble(settingsFromFlags(3, 0, 2181, 1), 1)).toThrow(/joiners are added by reconfig, which needs reconfigEnabled/);
+  });
+
+  it("serve: the config text names each member by its real addresses (zoo.cfg's, else 127.0.0.1 and 2888/3888 + N − 1) and zoo.cfg's client address; a joiner starts with the config plus itself", () => {
+    const { sim } = buildServeEnsemble({ ...settingsFromFlags(3, 0, 2181, 1), reconfigEnabled: true }, 1);
+    const configOf = (node: string) => (sim.node(node).process as QuorumPeer).qv.toString();
+    const initial = ["server.1=127.0.0.1:2888:3888:participant", "server.2=127.0.0.1:2889:3889:participant", "server.3=127.0.0.1:2890:3890:participant"];
+    expect(configOf("s1")).toBe([...initial, "version=0"].join("\n"));
+    expect(configOf("s4")).toBe([...initial, "server.4=127.0.0.1:2891:3891:participant", "version=0"].join("\n"));
+    sim.runSync({ untilUs: 3_000_000 });
+    // ZOOKEEPER-1783: the first leader gives the initial config its NEWLEADER zxid as version,
+    // and that established config wins over the joiner's partial one when it syncs.
+    for (const node of ["s1", "s2", "s3", "s4"]) expect(configOf(node)).toBe([...initial, "version=100000000"].join("\n"));
+    const cfg = parseZooCfg("reconfigEnabled=true\nserver.1=10.0.0.1:2888:3888;2181\nserver.2=10.0.0.2:2888:3888;2182\nserver.3=10.0.0.3:2888:3888:observer;10.0.0.3:2183\n");
+    const peer = buildServeEnsemble(cfg, 1).sim.node("s3").process as QuorumPeer;
+    expect(peer.qv.toString()).toBe("server.1=10.0.0.1:2888:3888:participant;0.0.0.0:2181\nserver.2=10.0.0.2:2888:3888:participant;0.0.0.0:2182\nserver.3=10.0.0.3:2888:3888:observer;10.0.0.3:2183\nversion=0");
   });
 });

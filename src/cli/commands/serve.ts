@@ -11,6 +11,9 @@
  *
  * Authentication (src/serve/server-auth.ts): `-Dkey=value` words here and in
  * `SERVER_JVMFLAGS`/`JVMFLAGS`, `--jaas FILE`, and zoo.cfg's authentication keys.
+ *
+ * Dynamic reconfiguration: `--reconfig-enabled` (zoo.cfg `reconfigEnabled=true`; off by default
+ * as in 3.8) and `--joiners N`, N more servers started outside the config for `reconfig -add`.
  */
 import { DEFAULT_SERVE_TIMING, serveTimingProfile, type ServeTimingProfile } from "../../serve/serve-timing.js";
 import { randomInt } from "node:crypto";
@@ -66,7 +69,7 @@ function withQuorumTiming(settings: ServeSettings, props: ReadonlyMap<string, st
 function settingsOf(args: ParsedArgs, seed: number): { settings: ServeSettings; scenario?: ServeScenario } {
   const scenarioFile = stringFlag(args, "scenario");
   if (scenarioFile === undefined) return { settings: shapeOf(args) };
-  for (const flag of ["servers", "observers", "config"]) {
+  for (const flag of ["servers", "observers", "config", "joiners"]) {
     if (args.flags.has(flag)) throw new UserInputError(`serve: --${flag} and --scenario exclude each other (the scenario's workload names the ensemble)`);
   }
   const { settings, scenario, warnings } = serveScenarioOf(loadServeScenario(scenarioFile), seed, intFlag(args, "base-port") ?? 2181);
@@ -85,8 +88,8 @@ function loadServeScenario(file: string): Scenario {
 
 function shapeOf(args: ParsedArgs): ServeSettings {
   const config = stringFlag(args, "config");
-  if (config === undefined) return settingsFromFlags(intFlag(args, "servers") ?? 3, intFlag(args, "observers") ?? 0, intFlag(args, "base-port") ?? 2181);
-  for (const flag of ["servers", "observers", "base-port"]) {
+  if (config === undefined) return settingsFromFlags(intFlag(args, "servers") ?? 3, intFlag(args, "observers") ?? 0, intFlag(args, "base-port") ?? 2181, intFlag(args, "joiners") ?? 0);
+  for (const flag of ["servers", "observers", "base-port", "joiners"]) {
     if (args.flags.has(flag)) throw new UserInputError(`serve: --${flag} and --config exclude each other (the config's server.N lines say it)`);
   }
   return parseZooCfg(readInputFile(config, "zoo.cfg"), config);
@@ -133,6 +136,11 @@ function withReadOnlyMode(settings: ServeSettings, args: ParsedArgs, props: Read
   return out;
 }
 
+/** `--reconfig-enabled`: zoo.cfg's `reconfigEnabled=true` (a zoo.cfg key only in 3.8, no system property). */
+function withReconfig(settings: ServeSettings, args: ParsedArgs): ServeSettings {
+  return boolFlag(args, "reconfig-enabled") ? { ...settings, reconfigEnabled: true } : settings;
+}
+
 async function start(settings: ServeSettings, seed: number, bind: string, controlPort: number, recording: Recording, scenario: ServeScenario | undefined, timing: ServeTimingProfile): Promise<ServeSession> {
   const { record, ...variant } = recording;
   try {
@@ -151,16 +159,16 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…] [--read-only [--local-sessions]] [--timing loopback|lan]",
-  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time (--timing: a loopback ensemble's hop and fsync times, the default, or a LAN's); fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run)",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…] [--read-only [--local-sessions]] [--reconfig-enabled [--joiners N]] [--timing loopback|lan]",
+  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time (--timing: a loopback ensemble's hop and fsync times, the default, or a LAN's); fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run);\n--reconfig-enabled: zoo.cfg's reconfigEnabled=true (reconfig by the super user); --joiners N: N more servers started outside the config, for reconfig -add",
   async run(argv) {
     const dWords = argv.filter((a) => a.startsWith("-D"));
-    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string", "read-only": "bool", "local-sessions": "bool", timing: "string" }, "serve");
+    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string", "read-only": "bool", "local-sessions": "bool", timing: "string", "reconfig-enabled": "bool", joiners: "int" }, "serve");
     maxPositionals(args, 0, "serve");
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
     const shaped = settingsOf(args, seed);
     const props = systemProperties(shaped.settings, dWords, stringFlag(args, "jaas"));
-    const settings = withReadOnlyMode(withFourLetterWhitelist(withQuorumTiming(withAuth(shaped.settings, props), props), props), args, props);
+    const settings = withReconfig(withReadOnlyMode(withFourLetterWhitelist(withQuorumTiming(withAuth(shaped.settings, props), props), props), args, props), args);
     const scenario = shaped.scenario;
     for (const w of settings.warnings) console.error(`warning: ${w}`);
     const bind = stringFlag(args, "bind") ?? "127.0.0.1";

@@ -12,7 +12,7 @@ import { Code } from "../proto/error-code.js";
 import type { ReconfigRequest } from "../proto/packets.js";
 import type { Zxid } from "../proto/records.js";
 import { QuorumVerifier, type QuorumServer } from "./quorum/quorum-verifier.js";
-import { parseConfigText, parseServerEntry } from "./quorum/quorum-server-spec.js";
+import { parseConfigText, parseServerEntry, type ServerAddressing } from "./quorum/quorum-server-spec.js";
 
 /** What prep needs of the leader to decide a reconfig. */
 export interface ReconfigHost {
@@ -24,6 +24,8 @@ export interface ReconfigHost {
   isQuorumSynced(qv: QuorumVerifier): boolean;
   /** `standaloneEnabled` (3.8 default true): then a new config needs at least 2 voters. */
   standaloneEnabled: boolean;
+  /** How config text names servers (quorum-server-spec.ts). */
+  addressing: ServerAddressing;
 }
 
 export type NextConfig = { ok: true; qv: QuorumVerifier } | { ok: false; err: number };
@@ -36,7 +38,7 @@ export function nextQuorumVerifier(record: ReconfigRequest, host: ReconfigHost |
   const lastSeen = host.lastSeenQuorumVerifier();
   if (lastSeen.version !== host.quorumVerifier().version) return refuse(Code.RECONFIGINPROGRESS);
   if (record.curConfigId !== -1n && record.curConfigId !== lastSeen.version) return refuse(Code.BADVERSION);
-  const next = record.newMembers !== null ? nonIncremental(record.newMembers, zxid) : incremental(record, lastSeen, zxid);
+  const next = record.newMembers !== null ? nonIncremental(record.newMembers, zxid, host.addressing) : incremental(record, lastSeen, zxid, host.addressing);
   if (!next.ok) return next;
   const voters = next.qv.votingMembers.size;
   if (host.standaloneEnabled ? voters < 2 : voters < 1) return refuse(Code.BADARGUMENTS);
@@ -45,20 +47,20 @@ export function nextQuorumVerifier(record: ReconfigRequest, host: ReconfigHost |
 }
 
 /** The whole new membership; its version is the reconfig's zxid whatever the text says. */
-function nonIncremental(newMembers: string, zxid: Zxid): NextConfig {
-  const parsed = parseConfigText(newMembers, zxid);
+function nonIncremental(newMembers: string, zxid: Zxid, addressing: ServerAddressing): NextConfig {
+  const parsed = parseConfigText(newMembers, zxid, addressing);
   return parsed.ok ? { ok: true, qv: parsed.value.withVersion(zxid) } : refuse(Code.BADARGUMENTS);
 }
 
 /** Leaving sids removed, then each joiner (`server.N=spec` with its client port) put in, replacing any same sid. */
-function incremental(record: ReconfigRequest, lastSeen: QuorumVerifier, zxid: Zxid): NextConfig {
+function incremental(record: ReconfigRequest, lastSeen: QuorumVerifier, zxid: Zxid, addressing: ServerAddressing): NextConfig {
   const next = new Map<number, QuorumServer>(lastSeen.allMembers);
   for (const leaving of splitList(record.leavingServers)) {
     if (!/^-?\d{1,18}$/.test(leaving)) return refuse(Code.BADARGUMENTS);
     next.delete(Number(leaving));
   }
   for (const joiner of splitList(record.joiningServers)) {
-    const s = parseServerEntry(joiner, true);
+    const s = parseServerEntry(joiner, true, addressing);
     if (!s.ok) return refuse(Code.BADARGUMENTS);
     next.delete(s.value.sid);
     next.set(s.value.sid, s.value);

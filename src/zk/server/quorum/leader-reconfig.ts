@@ -11,12 +11,12 @@ import { OpCode } from "../../proto/op-code.js";
 import type { Zxid } from "../../proto/records.js";
 import type { TxnEntry } from "../../proto/txn.js";
 import type { QuorumVerifier } from "./quorum-verifier.js";
-import { parseConfigText } from "./quorum-server-spec.js";
+import { parseConfigText, type ServerAddressing } from "./quorum-server-spec.js";
 
 /** The config a reconfig txn installs, or undefined for any other txn (an error txn included). */
-export function reconfigTarget(entry: TxnEntry): QuorumVerifier | undefined {
+export function reconfigTarget(entry: TxnEntry, addressing: ServerAddressing): QuorumVerifier | undefined {
   if (entry.header.type !== OpCode.reconfig || entry.txn.kind !== "SetDataTxn" || entry.txn.data === null) return undefined;
-  const parsed = parseConfigText(new TextDecoder().decode(entry.txn.data), 0n);
+  const parsed = parseConfigText(new TextDecoder().decode(entry.txn.data), 0n, addressing);
   return parsed.ok ? parsed.value : undefined;
 }
 

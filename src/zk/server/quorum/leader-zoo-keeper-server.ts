@@ -31,6 +31,7 @@ export class LeaderZooKeeperServer extends ZooKeeperServer {
       lastSeenQuorumVerifier: () => peer.lastSeenQuorumVerifier,
       isQuorumSynced: (qv) => leader.isQuorumSynced(qv),
       standaloneEnabled: peer.config.standaloneEnabled ?? true,
+      addressing: peer.addressing,
     };
   }
 

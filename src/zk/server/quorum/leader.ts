@@ -160,6 +160,7 @@ export class Leader {
     // Before Zab 1.0 (ZOOKEEPER-335) the leader took the epoch of its own last zxid plus one, and
     // persisted it nowhere (the peer's epoch setters write nothing with that bug).
     this.epoch = this.peer.hasBug("ZK-335") ? zxidEpoch(this.lastProposed) + 1 : this.maxAcceptedEpoch + 1;
+    this.versionInitialConfig();
     this.peer.setAcceptedEpoch(this.epoch, () => {
       this.acceptedEpochDurable = true;
       this.electingFollowers.add(this.myid);
@@ -263,6 +264,18 @@ export class Leader {
     for (const h of this.handlers) if (h.stage === "BROADCAST") h.send({ kind: "UPTODATE" });
   }
 
+  /**
+   * ZOOKEEPER-1783: an initial config (version 0, as a config file without `version=` gives) is
+   * given the version of this epoch's NEWLEADER zxid, so that it wins over the partial configs of
+   * servers about to join. It becomes the last seen config, agreed on through NEWLEADER and
+   * activated when the leader is established, as a pending reconfig is (`activatePendingConfig`).
+   * With reconfig disabled nothing changes (3.8 keeps no last seen config then): version stays 0.
+   */
+  private versionInitialConfig(): void {
+    const qv = this.peer.qv;
+    if (qv.version === 0n && this.peer.lastSeenQuorumVerifier.version === 0n) this.peer.setLastSeenQuorumVerifier(qv.withVersion(makeZxid(this.epoch, 0)));
+  }
+
   /** `SyncedLearnerTracker.hasAllQuorums`: a quorum of every configuration in force. */
   private hasAllQuorums(sids: ReadonlySet<number>): boolean {
     return this.peer.quorumVerifiers.every((qv) => qv.containsQuorum(sids));
@@ -304,7 +317,7 @@ export class Leader {
       return;
     }
     invariant(zxid > this.lastProposed && zxidEpoch(zxid) === this.epoch, () => `leader ${this.myid} proposes ${zxidHex(zxid)} after ${zxidHex(this.lastProposed)} in epoch ${this.epoch}`);
-    const reconfig = this.peer.reconfigEnabled ? reconfigTarget(entry) : undefined;
+    const reconfig = this.peer.reconfigEnabled ? reconfigTarget(entry, this.peer.addressing) : undefined;
     if (reconfig !== undefined) this.peer.setLastSeenQuorumVerifier(reconfig);
     this.outstanding.push({ zxid, entry, acks: new Set(), qvs: this.peer.quorumVerifiers, reconfig });
     this.lastProposed = zxid;

@@ -449,7 +449,7 @@ export class Learner {
 
   private noteNewLeaderConfig(config: string | undefined): void {
     if (config === undefined || !this.peer.reconfigEnabled) return;
-    const parsed = parseConfigText(config, 0n);
+    const parsed = parseConfigText(config, 0n, this.peer.addressing);
     if (!parsed.ok) return this.flag("messageIllegal", `NEWLEADER carried an unreadable config: ${parsed.error}`);
     this.newLeaderQv = parsed.value;
     this.peer.setLastSeenQuorumVerifier(parsed.value);
@@ -458,7 +458,7 @@ export class Learner {
   /** A reconfig PROPOSAL (while syncing or broadcasting): its config is the last seen one. */
   private noteReconfigProposal(entry: TxnEntry): void {
     if (!this.peer.reconfigEnabled) return;
-    const qv = reconfigTarget(entry);
+    const qv = reconfigTarget(entry, this.peer.addressing);
     if (qv !== undefined) this.peer.setLastSeenQuorumVerifier(qv);
   }
 
@@ -468,7 +468,7 @@ export class Learner {
    */
   private onCommitAndActivate(zxid: Zxid, designatedLeader: number): void {
     const entry = [...this.pendingTxns, ...this.notLogged].find((e) => e.header.zxid === zxid);
-    const qv = entry === undefined ? undefined : reconfigTarget(entry);
+    const qv = entry === undefined ? undefined : reconfigTarget(entry, this.peer.addressing);
     if (qv === undefined) return this.flag("commitInconsistent", `COMMITANDACTIVATE ${zxidHex(zxid)} of no pending reconfig`);
     const major = this.peer.processReconfig(qv, designatedLeader, this.leaderSid);
     this.onCommit(zxid);
@@ -477,7 +477,7 @@ export class Learner {
 
   /** INFORMANDACTIVATE: an observer's COMMITANDACTIVATE, with the txn. */
   private onInformAndActivate(entry: TxnEntry, designatedLeader: number): void {
-    const qv = reconfigTarget(entry);
+    const qv = reconfigTarget(entry, this.peer.addressing);
     if (qv === undefined) return this.flag("commitInconsistent", `INFORMANDACTIVATE ${zxidHex(entry.header.zxid)} carries no reconfig`);
     const major = this.peer.processReconfig(qv, designatedLeader, this.leaderSid);
     this.onInform(entry);

@@ -30,7 +30,7 @@ import { resolveQuorumTiming, type QuorumTimingChoice, type ResolvedQuorumTiming
 import { invariant } from "../../../base/errors.js";
 import { CONFIG_PATH } from "../../proto/path-utils.js";
 import { WALL_CLOCK_BASE_MS } from "../zoo-keeper-server.js";
-import { parseConfigText } from "./quorum-server-spec.js";
+import { parseConfigText, type ServerAddressing } from "./quorum-server-spec.js";
 import { FailoverMetrics } from "./failover-metrics.js";
 
 export interface QuorumPeerConfig {
@@ -56,6 +56,8 @@ export interface QuorumPeerConfig {
   reconfigEnabled?: boolean;
   /** `standaloneEnabled` (3.8 default true): a reconfig must then leave at least 2 voters. */
   standaloneEnabled?: boolean;
+  /** How config text names servers (quorum-server-spec.ts): "real" under `zksim serve`; default "simulated". */
+  addressing?: ServerAddressing;
 }
 
 /** QuorumPeer.run's grace period before a LOOKING peer starts its read-only server: max(2 s, tickTime). */
@@ -149,6 +151,11 @@ export class QuorumPeer {
     return this.config.reconfigEnabled === true;
   }
 
+  /** How this ensemble's config text names servers (quorum-server-spec.ts). */
+  get addressing(): ServerAddressing {
+    return this.config.addressing ?? "simulated";
+  }
+
   /** The committed configuration. */
   get qv(): QuorumVerifier {
     return this.committedQv;
@@ -171,7 +178,7 @@ export class QuorumPeer {
     const recs = this.ctx.disk.read(DYNAMIC_CONFIG_FILE);
     const last = recs[recs.length - 1];
     if (typeof last === "string") {
-      const parsed = parseConfigText(last, 0n);
+      const parsed = parseConfigText(last, 0n, this.addressing);
       if (parsed.ok) return parsed.value;
     }
     return new QuorumVerifier(members);
@@ -181,7 +188,7 @@ export class QuorumPeer {
   private configInTree(): QuorumVerifier | undefined {
     const data = this.zkDb.dataTree.getNode(CONFIG_PATH)?.data;
     if (data === undefined || data === null || data.length === 0) return undefined;
-    const parsed = parseConfigText(new TextDecoder().decode(data), 0n);
+    const parsed = parseConfigText(new TextDecoder().decode(data), 0n, this.addressing);
     return parsed.ok ? parsed.value : undefined;
   }
 
@@ -261,7 +268,7 @@ export class QuorumPeer {
    */
   private onNewerConfigGossip(text: string): boolean {
     if (!this.reconfigEnabled || this.state !== "LOOKING") return false;
-    const parsed = parseConfigText(text, 0n);
+    const parsed = parseConfigText(text, 0n, this.addressing);
     if (!parsed.ok || parsed.value.version <= this.committedQv.version) return false;
     this.processReconfig(parsed.value, undefined, -1);
     return true;

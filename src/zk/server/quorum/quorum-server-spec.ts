@@ -3,13 +3,18 @@
  * (`QuorumPeer.QuorumServer(sid, "host:port:port[:role][;[clientHost:]clientPort]")`), and a whole
  * config (`QuorumPeerConfig.parseDynamicConfig`: `server.N=spec` lines, `version=<hex>`).
  *
- * The simulator's host is the simulated node's name; the two quorum ports are checked to be
- * ports and then not used (every peer listens on 2888/3888 of its own node). Errors come back as
- * a message (the reconfig answers BADARGUMENTS with it), never as a throw.
+ * Addressing: in a simulation ("simulated") a spec's host is the simulated node's name and the
+ * two quorum ports are checked to be ports and then not used (every peer listens on 2888/3888 of
+ * its own node). Under `zksim serve` ("real") the specs carry the addresses real clients see
+ * (`127.0.0.1:2890:3890`), kept as given and printed back, and server N runs on node `sN`.
+ * Errors come back as a message (the reconfig answers BADARGUMENTS with it), never as a throw.
  */
 import { QuorumVerifier, type LearnerType, type QuorumServer } from "./quorum-verifier.js";
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** How a spec's host:ports name the node a server runs on (see the header). */
+export type ServerAddressing = "simulated" | "real";
 
 const fail = <T>(error: string): Parsed<T> => ({ ok: false, error });
 
@@ -20,7 +25,7 @@ function isPort(text: string): boolean {
 }
 
 /** One `server.N`'s value. `requireClient`: an incremental joiner must give its client port. */
-export function parseServerSpec(sid: number, spec: string, requireClient: boolean): Parsed<QuorumServer> {
+export function parseServerSpec(sid: number, spec: string, requireClient: boolean, addressing: ServerAddressing = "simulated"): Parsed<QuorumServer> {
   const [serverPart = "", clientPart, ...rest] = spec.trim().split(";");
   if (rest.length > 0) return fail(`server.${sid}: too many ';' in "${spec}"`);
   const parts = serverPart.split(":");
@@ -30,16 +35,17 @@ export function parseServerSpec(sid: number, spec: string, requireClient: boolea
   if (!isPort(quorumPort) || !isPort(electionPort)) return fail(`server.${sid}: bad port in "${serverPart}"`);
   if (roleText !== "participant" && roleText !== "observer") return fail(`server.${sid}: unknown role "${roleText}"`);
   const role: LearnerType = roleText;
+  const server: QuorumServer = addressing === "real" ? { sid, host: `s${sid}`, role, address: `${host}:${quorumPort}:${electionPort}` } : { sid, host, role };
   if (clientPart === undefined) {
     if (requireClient) return fail("Wrong format of server string - each server should have 3 ports specified");
-    return { ok: true, value: { sid, host, role } };
+    return { ok: true, value: server };
   }
   const client = clientPart.trim();
   const colon = client.lastIndexOf(":");
   const clientPort = colon < 0 ? client : client.slice(colon + 1);
   if (!isPort(clientPort)) return fail(`server.${sid}: bad client port in "${clientPart}"`);
   // 3.8 prints a bare client port as 0.0.0.0:port.
-  return { ok: true, value: { sid, host, role, clientAddress: colon < 0 ? `0.0.0.0:${clientPort}` : client } };
+  return { ok: true, value: { ...server, clientAddress: colon < 0 ? `0.0.0.0:${clientPort}` : client } };
 }
 
 /** `server.N` → N, or undefined when the key is not a server key. */
@@ -51,19 +57,19 @@ function sidOfKey(key: string): number | undefined {
 }
 
 /** `server.N=spec` → the server; `requireClient` as for `parseServerSpec`. */
-export function parseServerEntry(entry: string, requireClient: boolean): Parsed<QuorumServer> {
+export function parseServerEntry(entry: string, requireClient: boolean, addressing: ServerAddressing = "simulated"): Parsed<QuorumServer> {
   const eq = entry.indexOf("=");
   if (eq < 0) return fail("Wrong format of server string");
   const sid = sidOfKey(entry.slice(0, eq));
   if (sid === undefined) return fail(`not a server key: "${entry.slice(0, eq).trim()}"`);
-  return parseServerSpec(sid, entry.slice(eq + 1), requireClient);
+  return parseServerSpec(sid, entry.slice(eq + 1), requireClient, addressing);
 }
 
 /**
  * A whole configuration, lines (or commas) of `server.N=spec`, with an optional `version=<hex>`
  * (absent: `version` below). Any other key is refused (hierarchical quorums are not modelled).
  */
-export function parseConfigText(text: string, version: bigint): Parsed<QuorumVerifier> {
+export function parseConfigText(text: string, version: bigint, addressing: ServerAddressing = "simulated"): Parsed<QuorumVerifier> {
   const servers: QuorumServer[] = [];
   let v = version;
   for (const raw of text.replace(/,/g, "\n").split("\n")) {
@@ -77,7 +83,7 @@ export function parseConfigText(text: string, version: bigint): Parsed<QuorumVer
       v = BigInt(`0x${hex}`);
       continue;
     }
-    const s = parseServerEntry(line, false);
+    const s = parseServerEntry(line, false, addressing);
     if (!s.ok) return s;
     if (servers.some((o) => o.sid === s.value.sid)) return fail(`duplicate server.${s.value.sid}`);
     servers.push(s.value);

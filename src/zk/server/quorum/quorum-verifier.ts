@@ -28,6 +28,12 @@ export interface QuorumServer {
   role: LearnerType;
   /** The client address after `;` in the server spec (`0.0.0.0:2181`), when the config gives one. */
   clientAddress?: string;
+  /**
+   * `host:quorumPort:electionPort` as the config text gives it, when that is a real address
+   * (`zksim serve`: "real" addressing, quorum-server-spec.ts); absent, the text names the
+   * simulated node with ZooKeeper's default ports (`s1:2888:3888`).
+   */
+  address?: string;
 }
 
 export class QuorumVerifier {
@@ -50,7 +56,7 @@ export class QuorumVerifier {
       if (!Number.isSafeInteger(s.sid) || s.sid < 0) throw new UserInputError(`QuorumVerifier: sid must be an integer ≥ 0, got ${String(s.sid)}`);
       if (all.has(s.sid)) throw new UserInputError(`QuorumVerifier: duplicate sid ${s.sid}`);
       if (s.role !== "participant" && s.role !== "observer") throw new UserInputError(`QuorumVerifier: server.${s.sid} has unknown role "${String(s.role)}"`);
-      const copy: QuorumServer = { sid: s.sid, host: s.host, role: s.role, ...(s.clientAddress !== undefined ? { clientAddress: s.clientAddress } : {}) };
+      const copy: QuorumServer = { sid: s.sid, host: s.host, role: s.role, ...(s.clientAddress !== undefined ? { clientAddress: s.clientAddress } : {}), ...(s.address !== undefined ? { address: s.address } : {}) };
       all.set(s.sid, copy);
       (s.role === "participant" ? voting : observing).set(s.sid, copy);
     }
@@ -110,8 +116,8 @@ export class QuorumVerifier {
   }
 }
 
-/** `host:2888:3888:role` plus `;client` when the member has a client address. */
+/** `host:2888:3888:role` (or the member's real address) plus `;client` when the member has a client address. */
 export function serverSpec(s: QuorumServer): string {
-  const base = `${s.host}:2888:3888:${s.role}`;
+  const base = `${s.address ?? `${s.host}:2888:3888`}:${s.role}`;
   return s.clientAddress === undefined ? base : `${base};${s.clientAddress}`;
 }
