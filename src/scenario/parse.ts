@@ -10,6 +10,7 @@ import { msToUs } from "../sim/time.js";
 import { SCENARIO_REGISTRY, checkerNames, workloadDef, type Registry } from "./registry.js";
 import { parseNemesis } from "./nemesis/index.js";
 import type { ExpectedViolationDecl, Scenario } from "./types.js";
+import { checkDurations, MAX_DURATION_MS } from "./durations.js";
 
 /**
  * Upper bounds on a run's virtual time, so that a typo (1e15) is bad input, not a run that never
@@ -17,7 +18,7 @@ import type { ExpectedViolationDecl, Scenario } from "./types.js";
  * `traffic.untilMs`). A busy ensemble simulates some tens of virtual seconds per wall second, so
  * a day is already hours of wall time.
  */
-export const MAX_DURATION_MS = 86_400_000;
+export { MAX_DURATION_MS };
 export const MAX_CONVERGENCE_BUDGET_MS = 3_600_000;
 
 const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "nemesis", "checkers", "convergence", "expectedViolations"];
@@ -60,6 +61,10 @@ export function parseScenario(raw: unknown, source: string, registry: Registry =
   for (const c of checkers) if (!known.has(c)) throw new UserInputError(`${source}: unknown checker "${c}" (known: ${[...known].join(", ")})`);
   const convergence = parseConvergence(doc.convergence, `${source}: "convergence"`);
   const expectedViolations = parseExpectedViolations(doc.expectedViolations, checkers, `${source}: "expectedViolations"`);
+  const network = table(doc.network, NET_KEYS, `${source}: "network"`);
+  const disk = table(doc.disk, DISK_KEYS, `${source}: "disk"`);
+  // After the readers that know each field (their messages are the more precise), for what they leave unbounded.
+  checkDurations(doc, source);
   return {
     ...(convergence !== undefined ? { convergence } : {}),
     name,
@@ -67,8 +72,8 @@ export function parseScenario(raw: unknown, source: string, registry: Registry =
     tags,
     defaultSeed,
     durationMs,
-    network: table(doc.network, NET_KEYS, `${source}: "network"`),
-    disk: table(doc.disk, DISK_KEYS, `${source}: "disk"`),
+    network,
+    disk,
     workload: { kind: def.kind, params },
     faults,
     ...(nemesis !== undefined ? { nemesis } : {}),
