@@ -54,6 +54,8 @@ export function parseScenario(raw: unknown, source: string, registry: Registry =
   const { kind, ...params } = w as Record<string, unknown>;
   const def = workloadDef(str(kind, `${source}: "workload.kind"`), registry);
   const nodes = def.nodes(params);
+  const lastInputUs = def.lastInputUs?.(params) ?? 0;
+  if (lastInputUs > durationMs * 1000) throw new UserInputError(`${source}: "workload": an input recorded at ${lastInputUs} µs is beyond the end of the run ("durationMs" ${durationMs}): a recording ends after its last input`);
   const faults = parseFaultSchedule(doc.faults, nodes, "faults", (def.traceRoles?.roles ?? []).map((r) => r.role));
   const nemesis = parseNemesis(doc.nemesis, nodes, `${source}: "nemesis"`);
   const checkers = doc.checkers === undefined ? def.defaultCheckers(params) : strList(doc.checkers, `${source}: "checkers"`);
