@@ -263,7 +263,8 @@ class Runner {
     this.restarts = 0;
   }
   async start() {
-    this.child = fork(join(ROOT, "scripts/fuzz-runner.mjs"), [], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe", "ipc"], execArgv: ["--max-old-space-size=1024", "--no-warnings"], env: { ...process.env, FORCE_COLOR: "0" } });
+    const child = fork(join(ROOT, "scripts/fuzz-runner.mjs"), [], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe", "ipc"], execArgv: ["--max-old-space-size=1024", "--no-warnings"], env: { ...process.env, FORCE_COLOR: "0" } });
+    this.child = child;
     this.childErr = "";
     this.child.stderr.on("data", (d) => (this.childErr = (this.childErr + d).slice(-4000)));
     this.pending = undefined;
@@ -276,6 +277,8 @@ class Runner {
       }
     });
     this.child.on("exit", (code, signal) => {
+      // A runner killed for a hang may report its exit after the next one started.
+      if (this.child !== child) return;
       const p = this.pending;
       this.pending = undefined;
       this.child = undefined;
