@@ -29,7 +29,9 @@ process.exit = (code) => {
 };
 process.on("warning", () => undefined);
 
+/** What is sent back of each stream: its head (a one-line message is judged by its start) and, for stdout, its tail. */
 const LIMIT = 4000;
+const head = (s) => (s.length > LIMIT ? `${s.slice(0, LIMIT)}…` : s);
 const tail = (s) => (s.length > LIMIT ? s.slice(s.length - LIMIT) : s);
 
 async function runCli(args) {
@@ -69,7 +71,7 @@ async function runCli(args) {
     for (const signal of ["SIGINT", "SIGTERM"]) process.removeAllListeners(signal);
     process.stdout.removeAllListeners("error");
   }
-  return { status, stdout: tail(out.join("")), stderr: tail(err.join("")) };
+  return { status, stdout: tail(out.join("")), stderr: head(err.join("")) };
 }
 
 function zooCfg(text) {
