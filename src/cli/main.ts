@@ -58,6 +58,15 @@ async function commandNamed(name: string): Promise<Command> {
 
 const HELP_FLAGS = ["--help", "-h"];
 
+/**
+ * A message as the one line bad input gets: a parser's message may quote the input (JSON.parse
+ * quotes the text around a bad byte, line breaks and all), and a line break or a control
+ * character from the input must not split the line or reach the terminal raw.
+ */
+export function oneLine(message: string): string {
+  return message.replace(/\r?\n\s*/g, " ").replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   try {
@@ -79,7 +88,7 @@ export async function main(argv: string[]): Promise<number> {
     return await command.run(rest);
   } catch (err) {
     if (isUserInputError(err)) {
-      console.error(`zksim: ${err.message}`);
+      console.error(`zksim: ${oneLine(err.message)}`);
       return 2;
     }
     throw err;

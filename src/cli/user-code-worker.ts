@@ -27,6 +27,9 @@ import { UserInputError } from "../sim/errors.js";
 /** The default wall-clock limit on user code (a replay of a user's script takes seconds). */
 export const DEFAULT_USER_CODE_LIMIT_MS = 120_000;
 
+/** Node's exit code for a thread whose top-level await never settled (the worker's entry awaits the task at its top level). */
+const UNSETTLED_AWAIT_EXIT = 13;
+
 /** The flag that raises it (the messages name it). */
 export const USER_CODE_LIMIT_FLAG = "--user-code-limit-s";
 
@@ -78,7 +81,7 @@ export function runInUserCodeWorker<T>(entry: URL, exportName: string, input: un
     worker.on("error", (err) => settle(() => reject(new UserInputError(`${options.what}: the user code threw: ${err.message.split("\n")[0]}`))));
     worker.on("exit", (code) => {
       settle(() => {
-        if (answer === undefined) return reject(new UserInputError(`${options.what}: the user code stopped without finishing (exit ${code}): an await that never settles (a top-level await, or a promise the script waits for that nothing resolves)`));
+        if (answer === undefined) return reject(new UserInputError(`${options.what}: the user code stopped without finishing (exit ${code}): ${code === UNSETTLED_AWAIT_EXIT ? "an await that never settles (a top-level await, or a promise the script waits for that nothing resolves)" : "it called process.exit(), or left an await that never settles"}`));
         if ("ok" in answer) return resolve(answer.ok as T);
         const e = answer.error;
         if (e.userInput) return reject(new UserInputError(e.message));

@@ -10,6 +10,7 @@ import { msToUs } from "../sim/time.js";
 import { SCENARIO_REGISTRY, checkerNames, workloadDef, type Registry } from "./registry.js";
 import { parseNemesis } from "./nemesis/index.js";
 import type { ExpectedViolationDecl, Scenario } from "./types.js";
+import { checkDurations, MAX_DURATION_MS } from "./durations.js";
 
 /**
  * Upper bounds on a run's virtual time, so that a typo (1e15) is bad input, not a run that never
@@ -17,7 +18,7 @@ import type { ExpectedViolationDecl, Scenario } from "./types.js";
  * `traffic.untilMs`). A busy ensemble simulates some tens of virtual seconds per wall second, so
  * a day is already hours of wall time.
  */
-export const MAX_DURATION_MS = 86_400_000;
+export { MAX_DURATION_MS };
 export const MAX_CONVERGENCE_BUDGET_MS = 3_600_000;
 
 const TOP_KEYS = ["name", "description", "tags", "seed", "durationMs", "network", "disk", "workload", "faults", "nemesis", "checkers", "convergence", "expectedViolations"];
@@ -53,6 +54,8 @@ export function parseScenario(raw: unknown, source: string, registry: Registry =
   const { kind, ...params } = w as Record<string, unknown>;
   const def = workloadDef(str(kind, `${source}: "workload.kind"`), registry);
   const nodes = def.nodes(params);
+  const lastInputUs = def.lastInputUs?.(params) ?? 0;
+  if (lastInputUs > durationMs * 1000) throw new UserInputError(`${source}: "workload": an input recorded at ${lastInputUs} µs is beyond the end of the run ("durationMs" ${durationMs}): a recording ends after its last input`);
   const faults = parseFaultSchedule(doc.faults, nodes, "faults", (def.traceRoles?.roles ?? []).map((r) => r.role));
   const nemesis = parseNemesis(doc.nemesis, nodes, `${source}: "nemesis"`);
   const checkers = doc.checkers === undefined ? def.defaultCheckers(params) : strList(doc.checkers, `${source}: "checkers"`);
@@ -60,6 +63,10 @@ export function parseScenario(raw: unknown, source: string, registry: Registry =
   for (const c of checkers) if (!known.has(c)) throw new UserInputError(`${source}: unknown checker "${c}" (known: ${[...known].join(", ")})`);
   const convergence = parseConvergence(doc.convergence, `${source}: "convergence"`);
   const expectedViolations = parseExpectedViolations(doc.expectedViolations, checkers, `${source}: "expectedViolations"`);
+  const network = table(doc.network, NET_KEYS, `${source}: "network"`);
+  const disk = table(doc.disk, DISK_KEYS, `${source}: "disk"`);
+  // After the readers that know each field (their messages are the more precise), for what they leave unbounded.
+  checkDurations(doc, source);
   return {
     ...(convergence !== undefined ? { convergence } : {}),
     name,
@@ -67,8 +74,8 @@ export function parseScenario(raw: unknown, source: string, registry: Registry =
     tags,
     defaultSeed,
     durationMs,
-    network: table(doc.network, NET_KEYS, `${source}: "network"`),
-    disk: table(doc.disk, DISK_KEYS, `${source}: "disk"`),
+    network,
+    disk,
     workload: { kind: def.kind, params },
     faults,
     ...(nemesis !== undefined ? { nemesis } : {}),

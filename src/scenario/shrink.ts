@@ -156,7 +156,7 @@ export async function shrinkCase(recorded: ReplayCase, maxRuns: number, registry
   const withFaults = (s: Scenario, faults: Fault[]): Scenario => ({ ...s, faults });
   await ddmin(c.scenario.faults, (subset) => attempt(withFaults(c.scenario, subset)), budget);
   await removeParts(workloadDef(c.scenario.workload.kind, registry), adopted().scenario, attempt, budget);
-  await shortenDuration(adopted().scenario, attempt, budget);
+  await shortenDuration(adopted().scenario, attempt, budget, Math.ceil((workloadDef(c.scenario.workload.kind, registry).lastInputUs?.(adopted().scenario.workload.params) ?? 0) / 1000));
   const s = adopted().scenario;
   const reached = s.faults.filter((f) => f.atMs <= s.durationMs);
   if (reached.length < s.faults.length && budget.left > 0) {
@@ -240,10 +240,10 @@ async function removeParts(def: WorkloadDef, s: Scenario, attempt: (s: Scenario)
   await ddmin(parts.list(params), (kept) => attempt({ ...s, workload: { ...s.workload, params: parts.keep(params, kept) } }), budget);
 }
 
-/** Binary search for the shortest whole-ms duration that still fails (within the budget). */
-async function shortenDuration(s: Scenario, attempt: (s: Scenario) => Promise<boolean>, budget: RunBudget): Promise<void> {
+/** Binary search for the shortest whole-ms duration of at least `minMs` that still fails (within the budget). */
+async function shortenDuration(s: Scenario, attempt: (s: Scenario) => Promise<boolean>, budget: RunBudget, minMs: number): Promise<void> {
   let failing = s; // known to fail
-  let lo = 0; // durations ≤ lo are assumed (or known) not to fail
+  let lo = Math.max(0, minMs - 1); // durations ≤ lo are assumed (or known) not to fail, or would end before the last input
   let hi = Math.ceil(s.durationMs);
   while (hi - lo > 1 && budget.left > 0) {
     const mid = Math.floor((lo + hi) / 2);

@@ -50,6 +50,12 @@ export interface WorkloadDef {
   /** Variants taken as the `variant` parameter (`--variant` on a workload without a script). */
   variants?: readonly string[];
   /**
+   * The virtual time of the last input the parameters record (a served session's frames), which
+   * the run must reach: a scenario whose `durationMs` ends before it is refused, and `zksim
+   * shrink` never shortens a run below it.
+   */
+  lastInputUs?(params: Record<string, unknown>): number;
+  /**
    * Parts of the parameters `zksim shrink` may remove as wholes (a recorded serve session's
    * connections): `list` names them, `keep` returns the parameters with only the named ones.
    */

@@ -136,6 +136,7 @@ export const servedWorkload: WorkloadDef = {
     return nodes;
   },
   defaultCheckers: () => [...SERVE_CHECKERS],
+  lastInputUs: (params) => parseInputs(params.inputs).at(-1)?.atUs ?? 0,
   removableParts: { what: "connections", list: connectionsOf, keep: keepConnections },
   create(ctx) {
     const settings = settingsFromRecord(ctx.params.settings);
@@ -262,13 +263,17 @@ function parseQuorumTiming(raw: unknown): Partial<QuorumTiming> {
 
 function parseInputs(raw: unknown): RecordedInput[] {
   if (!Array.isArray(raw)) throw new UserInputError(`workload.inputs must be a list of recorded inputs {atUs, events, conn, kind, …}`);
+  // Positions only move forward: each input at or after the one before it, in time and in events run.
   let lastUs = 0;
+  let lastEvents = 0;
   return raw.map((r, i) => {
     const at = `workload.inputs[${i}]`;
     const o = object(r, at);
     const atUs = wholeNumber(o.atUs, `${at}.atUs`, lastUs);
+    const events = wholeNumber(o.events, `${at}.events`, lastEvents);
     lastUs = atUs;
-    const base = { atUs, events: wholeNumber(o.events, `${at}.events`, 0), conn: wholeNumber(o.conn, `${at}.conn`, 1) };
+    lastEvents = events;
+    const base = { atUs, events, conn: wholeNumber(o.conn, `${at}.conn`, 1) };
     switch (o.kind) {
       case "connect":
         checkKnownFields(o, ["atUs", "events", "conn", "kind", "server", "address"], at);

@@ -120,13 +120,17 @@ export const anyNode: NodeCheck = (v, field) => {
  * The action an entry describes (`e.kind` and its fields; other fields of `e` are the caller's),
  * validated: every mistake a UserInputError naming `at` and the field.
  */
-export function validateFaultAction(e: Readonly<Record<string, unknown>>, nodeName: NodeCheck, at: string): FaultAction {
+export function validateFaultAction(e: Readonly<Record<string, unknown>>, nodeName: NodeCheck, at: string, scheduleKeys: readonly string[] = []): FaultAction {
   const kind = e.kind;
   if (!isFaultKind(kind)) throw new UserInputError(`${at}: unknown fault kind ${JSON.stringify(kind)} (expected one of ${FAULT_KINDS.join(", ")})`);
   const spec: FaultSpec = FAULT_SPECS[kind];
   const out: Record<string, unknown> = { kind };
   readParams(spec.params, e, out, nodeName, at);
   spec.check?.(out, at);
+  // A field the kind does not read (a misspelt "durationMS", a "node" on a heal) is an error, not ignored.
+  for (const key of Object.keys(e)) {
+    if (!(key in out) && !scheduleKeys.includes(key)) throw new UserInputError(`${at}: unknown field "${key}" for a "${kind}" fault (allowed: ${[...Object.keys(out), ...scheduleKeys].join(", ")})`);
+  }
   // The fields were read from the spec of `kind`, the spec its union member satisfies.
   return out as FaultAction;
 }

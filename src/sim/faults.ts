@@ -85,12 +85,15 @@ export function parseFaultSchedule(raw: unknown, nodes: readonly string[], where
   });
 }
 
+/** The fields of a schedule entry besides its action's. */
+const SCHEDULE_KEYS = ["atMs", "when", "forMs", "onlyIfUp"];
+
 function parseFault(entry: unknown, nodeName: NodeCheck, at: string): Fault {
   if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new UserInputError(`${at}: expected an object like {"atMs": 1000, "kind": "crash", "node": "s1"}`);
   const e = entry as Record<string, unknown>;
   const atMs = e.atMs;
   if (typeof atMs !== "number" || !Number.isFinite(atMs) || atMs < 0) throw new UserInputError(`${at}: "atMs" must be a number ≥ 0, got ${JSON.stringify(atMs)}`);
-  return { atMs, ...validateFaultAction(e, nodeName, at) };
+  return { atMs, ...validateFaultAction(e, nodeName, at, SCHEDULE_KEYS) };
 }
 
 /**

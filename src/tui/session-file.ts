@@ -8,8 +8,20 @@ import type { FaultAction } from "../sim/faults.js";
 import { anyNode, validateFaultAction } from "../sim/fault-grammar.js";
 import type { Branch, CheckOrigin, Session, SessionFile } from "../stepper/session.js";
 import type { Action, ClientOp } from "../stepper/types.js";
+import { MAX_DURATION_MS } from "../scenario/durations.js";
 
 const ACTION_KINDS = new Set(["deliver", "drop", "delay", "duplicate", "fire", "next", "fault", "client"]);
+/** The fields of each action kind besides `kind`. */
+const ACTION_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  deliver: ["msg"],
+  drop: ["msg"],
+  duplicate: ["msg"],
+  delay: ["msg", "delayMs"],
+  fire: ["timer"],
+  next: ["ref"],
+  fault: ["fault"],
+  client: ["client", "op", "path", "data", "ephemeral", "key", "value", "noVoteFrom"],
+};
 
 export function isSessionFileText(text: string): boolean {
   return /"format"\s*:\s*"zksim-learn-session"/.test(text.slice(0, 200));
@@ -35,6 +47,7 @@ export function readSessionFile(file: string): SessionFile {
 export function checkSessionFile(data: unknown, where: string): SessionFile {
   const r = reader(where);
   const d = r.object(data, "the file");
+  r.only(d, ["format", "version", "protocol", "seed", "variant", "lesson", "start", "startStep", "branches", "current", "step", "traceHash", "check"], "the file");
   if (d.format !== "zksim-learn-session" || d.version !== 1) r.bad(`not a zksim learn session (format "zksim-learn-session", version 1)`);
   if (!Array.isArray(d.branches) || d.branches.length === 0) r.bad("branches must be a non-empty list");
   if (d.traceHash !== undefined && typeof d.traceHash !== "string") r.bad("traceHash must be a string");
@@ -58,11 +71,13 @@ export function checkSessionFile(data: unknown, where: string): SessionFile {
 /** A `zksim check` counterexample's origin (what `zksim shrink` needs to replay its path). */
 function checkOrigin(r: Reader, raw: unknown): CheckOrigin {
   const o = r.object(raw, "check");
+  r.only(o, ["target", "from", "steps", "checker", "end"], "check");
   if (o.from !== "start" && o.from !== "setup") r.bad(`check.from must be "start" or "setup"`);
   let end: CheckOrigin["end"] = null;
   if (o.end !== null) {
     const e = r.object(o.end, "check.end");
-    end = { holdMs: r.number(e.holdMs, "check.end.holdMs"), convergeMs: r.number(e.convergeMs, "check.end.convergeMs") };
+    r.only(e, ["holdMs", "convergeMs"], "check.end");
+    end = { holdMs: r.duration(e.holdMs, "check.end.holdMs"), convergeMs: r.duration(e.convergeMs, "check.end.convergeMs") };
   }
   return { target: r.string(o.target, "check.target"), from: o.from as CheckOrigin["from"], steps: r.int(o.steps, "check.steps"), checker: r.string(o.checker, "check.checker"), end };
 }
@@ -76,7 +91,12 @@ function reader(where: string) {
     bad,
     object: (v: unknown, name: string) => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : bad(`${name} must be an object`)),
     int: (v: unknown, name: string) => (typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : bad(`${name} must be a whole number ≥ 0`)),
-    number: (v: unknown, name: string) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : bad(`${name} must be a number ≥ 0`)),
+    /** A duration in ms, bounded as every duration of a scenario is (scenario/durations.ts). */
+    duration: (v: unknown, name: string) => (typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_DURATION_MS ? v : bad(`${name} must be a duration from 0 to ${MAX_DURATION_MS.toLocaleString("en-US")} ms (one virtual day), got ${JSON.stringify(v) ?? String(v)}`)),
+    /** Refuses fields `o` should not have (a misspelt field is an error, as in a scenario). */
+    only: (o: Record<string, unknown>, keys: readonly string[], name: string) => {
+      for (const k of Object.keys(o)) if (!keys.includes(k)) bad(`${name}: unknown field "${k}" (allowed: ${keys.join(", ")})`);
+    },
     string: (v: unknown, name: string) => (typeof v === "string" ? v : bad(`${name} must be a string`)),
     strings: (v: unknown, name: string) => (Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : bad(`${name} must be a list of strings`)),
   };
@@ -85,6 +105,7 @@ type Reader = ReturnType<typeof reader>;
 
 function branch(r: Reader, raw: unknown, at: string): Branch {
   const br = r.object(raw, at);
+  r.only(br, ["interventions", "marks", "parent", "forkStep"], at);
   if (!Array.isArray(br.marks) || br.marks.length === 0) r.bad(`${at}.marks must be a non-empty list`);
   const marks = (br.marks as unknown[]).map((m, j) => r.int(m, `${at}.marks[${j}]`));
   marks.forEach((m, j) => {
@@ -93,6 +114,7 @@ function branch(r: Reader, raw: unknown, at: string): Branch {
   if (!Array.isArray(br.interventions)) r.bad(`${at}.interventions must be a list`);
   const interventions = (br.interventions as unknown[]).map((iv, j) => {
     const o = r.object(iv, `${at}.interventions[${j}]`);
+    r.only(o, ["atEvent", "action"], `${at}.interventions[${j}]`);
     return { atEvent: r.int(o.atEvent, `${at}.interventions[${j}].atEvent`), action: action(r, o.action, `${at}.interventions[${j}].action`) };
   });
   return { interventions, marks, parent: br.parent === undefined ? undefined : r.int(br.parent, `${at}.parent`), forkStep: r.int(br.forkStep, `${at}.forkStep`) };
@@ -100,13 +122,14 @@ function branch(r: Reader, raw: unknown, at: string): Branch {
 
 function action(r: Reader, raw: unknown, at: string): Action {
   const a = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  if (typeof a.kind === "string" && Object.hasOwn(ACTION_FIELDS, a.kind)) r.only(a, ["kind", ...ACTION_FIELDS[a.kind]!], at);
   switch (a.kind) {
     case "deliver":
     case "drop":
     case "duplicate":
       return { kind: a.kind, msg: r.int(a.msg, `${at}.msg`) };
     case "delay":
-      return { kind: "delay", msg: r.int(a.msg, `${at}.msg`), delayMs: r.number(a.delayMs, `${at}.delayMs`) };
+      return { kind: "delay", msg: r.int(a.msg, `${at}.msg`), delayMs: r.duration(a.delayMs, `${at}.delayMs`) };
     case "fire":
       return { kind: "fire", timer: r.int(a.timer, `${at}.timer`) };
     case "next":

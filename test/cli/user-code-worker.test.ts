@@ -76,6 +76,11 @@ describe("replay --module: user code under a wall-clock limit", () => {
     expectOneLine(await replay("--module", m), /never\.mjs: the user code stopped without finishing .*an await that never settles/);
   });
 
+  test("a module that calls process.exit(0) is stopped code, not a pass (found by scripts/fuzz.mjs)", async () => {
+    const m = userModule("exits.mjs", "process.exit(0);\n");
+    expectOneLine(await replay("--module", m), /exits\.mjs: the user code stopped without finishing \(exit 0\): it called process\.exit\(\)/);
+  });
+
   test("a module that throws from a timer of its own is the user's error", async () => {
     const m = userModule("throws-later.mjs", `setTimeout(() => { throw new Error("boom"); }, 10);\nawait new Promise((r) => setTimeout(r, 1000));\n`);
     expectOneLine(await replay("--module", m), /throws-later\.mjs: the user code threw: boom/);

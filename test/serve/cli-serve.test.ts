@@ -4,7 +4,7 @@
  * child is bounded in time and killed at the end.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,6 +45,23 @@ describe("serve: cli", () => {
     expect(await exited).toBe(0);
     expect(out.text).toMatch(/crash s2\n/);
     expect(out.text).toContain("zksim serve: stopped; 0 violation(s)");
+  }, 30_000);
+
+  it.each(["SIGINT", "SIGTERM"] as const)("serve: cli: %s prints the stop summary and keeps the --record recording as its replay file", async (signal) => {
+    const base = (await freePortRun(4)) + 1;
+    const record = join(mkdtempSync(join(tmpdir(), "zksim-serve-")), "session.json");
+    child = spawn(process.execPath, [BIN, "serve", "--base-port", String(base), "--seed", "4", "--record", record], { stdio: ["pipe", "pipe", "pipe"] });
+    const out = OutputWatch.of(child.stdout!);
+    await out.until("leader");
+    expect(zksim("ctl", "--port", String(base - 1), "crash", "s1").status).toBe(0);
+    const exited = new Promise<number | null>((resolve) => child!.on("close", (code) => resolve(code)));
+    child.kill(signal);
+    expect(await exited).toBe(0);
+    expect(out.text).toContain("zksim serve: stopped; 0 violation(s)");
+    const file = JSON.parse(readFileSync(record, "utf8")) as { zksim: string; scenario: { faults: { kind: string }[] } };
+    expect(file.zksim).toBe("replay/1");
+    expect(file.scenario.faults.map((f) => f.kind)).toContain("crash");
+    expect(existsSync(`${record}.partial`)).toBe(false);
   }, 30_000);
 
   it("serve: cli: -Dzookeeper.4lw.commands.whitelist on the command line sets the whitelist; zoo.cfg's key wins over it, as in 3.8", async () => {

@@ -10,6 +10,8 @@ import { buildServeEnsemble } from "../../src/serve/serve-ensemble.js";
 import { SERVE_REGISTRY, servedScenario, recordInput, settingsFromRecord, settingsToRecord, type RecordedInput } from "../../src/serve/served-workload.js";
 import { parseZooCfg, settingsFromFlags } from "../../src/serve/zoo-cfg.js";
 import { runScenario } from "../../src/scenario/run.js";
+import { parseScenario } from "../../src/scenario/parse.js";
+import { scenarioToDocument } from "../../src/scenario/replay-file.js";
 
 describe("served workload", () => {
   it("served workload: inputs at instants where later-scheduled events ran first live replay to the same trace hash", async () => {
@@ -44,6 +46,20 @@ describe("served workload", () => {
     expect(back).toMatchObject({ reconfigEnabled: true, standaloneEnabled: false });
     expect(() => settingsFromRecord({ ...settingsToRecord(settings), reconfigEnabled: "yes" })).toThrow(/workload\.settings\.reconfigEnabled must be true or false/);
     expect(() => settingsFromRecord({ ...settingsToRecord(settings), members: [{ sid: 1, node: "s1", observer: false, clientPort: 1, quorumAddress: { host: "", peerPort: 1, electionPort: 2 } }] })).toThrow(/members\[0\]\.quorumAddress\.host/);
+  });
+
+  it("served workload: inputs at impossible positions (out of order, negative, beyond the run's end) are refused in one line naming the input", () => {
+    const settings = settingsFromFlags(3, 0, 2181);
+    const at = (atUs: number, events: number, conn: number, kind: "connect" | "close"): RecordedInput => (kind === "connect" ? { atUs, events, conn, kind, server: "s1" } : { atUs, events, conn, kind });
+    const inputs = [at(1000, 10, 1, "connect"), at(2000, 20, 1, "close"), at(3000, 30, 2, "connect")];
+    const doc = (xs: RecordedInput[], endUs = 5000) => scenarioToDocument(servedScenario(settings, xs, [], endUs, 1));
+    const parse = (xs: RecordedInput[], endUs?: number) => () => parseScenario(doc(xs, endUs), "served.json", SERVE_REGISTRY);
+    expect(parse(inputs)).not.toThrow();
+    expect(parse([inputs[0]!, { ...inputs[1]!, atUs: 500 }, inputs[2]!])).toThrow(/workload\.inputs\[1\]\.atUs must be a whole number ≥ 1000, got 500/);
+    expect(parse([inputs[0]!, { ...inputs[1]!, events: 5 }, inputs[2]!])).toThrow(/workload\.inputs\[1\]\.events must be a whole number ≥ 10, got 5/);
+    expect(parse([{ ...inputs[0]!, atUs: -1 }, ...inputs.slice(1)])).toThrow(/inputs\[0\]\.atUs/);
+    expect(parse([{ ...inputs[0]!, events: -3 }, ...inputs.slice(1)])).toThrow(/inputs\[0\]\.events/);
+    expect(parse(inputs, 2500)).toThrow(/served\.json: "workload": an input recorded at 3000 µs is beyond the end of the run \("durationMs" 2\.5\)/);
   });
 
   it("served workload: a recording keeps the servers' authentication (super digest, providers, SASL users), so a replay authenticates alike", () => {

@@ -14,6 +14,7 @@ import type { Endpoint } from "../../sim/network.js";
 import { isTorn } from "../../sim/disk.js";
 import { RpcClient, RpcServer, isRpcReply, isRpcRequest } from "../../sim/request.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
+import { knownParams } from "./protocol-params.js";
 
 const PORT = 7000;
 
@@ -125,6 +126,7 @@ export const kernelTraffic: WorkloadDef = {
   kind: "kernel-traffic",
   description: "N nodes streaming over connections, pinging, making RPCs and journaling to disk",
   nodes(params) {
+    knownParams(params, "kernel-traffic", ["nodes"]);
     const n = intParam(params, "nodes", 5, 2, 26);
     return Array.from({ length: n }, (_, i) => `n${i + 1}`);
   },

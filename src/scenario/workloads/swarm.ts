@@ -24,7 +24,7 @@
 import { UserInputError } from "../../sim/errors.js";
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { swarmFaultPhaseMs, swarmShapeOf, type SwarmShape } from "./swarm-shape.js";
-import { ZAB_TRACE_ROLES, quorumTimingParams, zkWorkload } from "./zk.js";
+import { ZAB_TRACE_ROLES, quorumTimingParams, serverConfig, zkWorkload } from "./zk.js";
 import { ZAB_COVERAGE } from "./zab-coverage.js";
 import { QUORUM_TIMING_FIELDS } from "../../zk/server/quorum/quorum-timing.js";
 
@@ -51,6 +51,8 @@ export const swarmWorkload: WorkloadDef = {
     if (params.tickTimeMs !== undefined) intParam(params, "tickTimeMs", 2000, 100, 10_000);
     swarmFaultPhaseMs(params);
     quorumTimingParams(params);
+    // The snapshot settings go to the servers at create: checked here, with the scenario.
+    serverConfig(Object.fromEntries(SNAPSHOT_PARAMS.filter((k) => params[k] !== undefined).map((k) => [k, params[k]])));
     if (params.sharedSessions !== undefined && typeof params.sharedSessions !== "boolean") throw new UserInputError(`workload.sharedSessions: expected true or false, got ${JSON.stringify(params.sharedSessions)}`);
     if (params.readFirstOnMove !== undefined && typeof params.readFirstOnMove !== "boolean") throw new UserInputError(`workload.readFirstOnMove: expected true or false, got ${JSON.stringify(params.readFirstOnMove)}`);
     const servers = Array.from({ length: MAX_VOTERS + MAX_OBSERVERS }, (_, i) => `s${i + 1}`);
