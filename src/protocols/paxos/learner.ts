@@ -72,7 +72,10 @@ export class PaxosLearner implements Process {
   private learn(value: PaxosValue, via: "accepted" | "chosen", proposer: string | undefined): void {
     invariant(this.learned === undefined, () => `learner ${this.ctx.id} learns a second value: a decision never changes`);
     const written = this.ctx.disk.replace(LEARNER_FILE, [{ value }], [32]);
-    if (!written.ok && this.config.variant !== "learn-unwritten") return;
+    if (!written.ok) {
+      // The broken twin learn-unwritten learns, and reports, what it could not write.
+      if (this.config.variant !== "learn-unwritten") return;
+    }
     this.learned = value;
     if (proposer !== undefined) this.waiting.push(proposer);
     this.ctx.disk.fsync(LEARNER_FILE, () => {
