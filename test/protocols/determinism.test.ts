@@ -16,6 +16,7 @@ const CASES: [scenario: string, seed: number][] = [
   ["paxos-learner-restart", 1],
   ["paxos-random-faults", 10001],
   ["multipaxos-random-faults", 10001],
+  ["multipaxos-catch-up", 10001],
   ["2pc-random-faults", 10001],
   ["3pc-random-faults", 10001],
   ["3pc-random-crashes", 10001],

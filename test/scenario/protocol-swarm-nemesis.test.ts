@@ -68,7 +68,7 @@ describe("scenario: the protocol swarms' faults are data", () => {
   });
 
   it("every swarm draws each fault kind of the vocabulary or says why not", () => {
-    for (const name of ["paxos-random-faults", "multipaxos-random-faults", "2pc-random-faults", "3pc-random-faults", "3pc-random-crashes"]) {
+    for (const name of ["paxos-random-faults", "multipaxos-random-faults", "multipaxos-catch-up", "2pc-random-faults", "3pc-random-faults", "3pc-random-crashes"]) {
       const nemesis = loadScenario(name).nemesis!.params as { kinds: string[]; omitted?: Record<string, string> };
       expect([...nemesis.kinds, ...Object.keys(nemesis.omitted ?? {})].sort(), name).toEqual([...PROTOCOL_SWARM_KINDS].sort());
     }
@@ -109,6 +109,36 @@ describe("scenario: the protocol swarms' faults are data", () => {
     expect(driftCuts).toBeGreaterThan(0);
   });
 
+  it("multipaxos-catch-up: every fault is over by the end of the fault phase, which closes with one replica left behind (down or cut off) — drawn on its own stream", () => {
+    const s = loadScenario("multipaxos-catch-up");
+    const doc = scenarioToDocument(s);
+    const without = parseScenario({ ...doc, nemesis: { ...(doc.nemesis as object), straggler: false } }, "s.json");
+    const ways = new Set<string>();
+    for (let seed = 1; seed <= 30; seed++) {
+      const faults = scenarioAsRun(s, seed).faults;
+      const straggler = faults[faults.length - 1]!;
+      const others = faults.slice(0, -1);
+      expect(others, `seed ${seed}`).toEqual(scenarioAsRun(without, seed).faults);
+      for (const f of others) expect(f.atMs + (f.when?.[0]?.withinMs ?? 0) + (f.forMs ?? 0), `seed ${seed}`).toBeLessThanOrEqual(s.durationMs);
+      expect(straggler.atMs + straggler.forMs!).toBe(s.durationMs);
+      expect(straggler.forMs).toBeGreaterThanOrEqual(100);
+      expect(straggler.forMs).toBeLessThanOrEqual(600);
+      const replicas = workloadDef("multi-paxos").seedNodes!(s.workload.params, Rng.root(seed)).filter((n) => n.startsWith("r"));
+      if (straggler.kind === "crash") {
+        expect(replicas).toContain(straggler.node);
+        ways.add("down");
+      } else {
+        expect(straggler.kind).toBe("cut");
+        const cut = straggler as { from: string[]; to: string[] };
+        expect(cut.from).toHaveLength(1);
+        expect(replicas).toContain(cut.from[0]);
+        expect(cut.to).not.toContain(cut.from[0]);
+        ways.add("cut off");
+      }
+    }
+    expect([...ways].sort()).toEqual(["cut off", "down"]);
+  });
+
   it("bad parameters are refused by name", () => {
     const doc = scenarioToDocument(loadScenario("paxos-random-faults"));
     const nemesis = (extra: object) => parseScenario({ ...doc, nemesis: { ...(doc.nemesis as object), ...extra } }, "s.json");
@@ -116,6 +146,7 @@ describe("scenario: the protocol swarms' faults are data", () => {
     expect(() => nemesis({ aimedKinds: [] })).toThrow(/nemesis\.aimedKinds: "crash-after" needs the trace kinds/);
     expect(() => nemesis({ crashable: ["a9"] })).toThrow(/nemesis\.crashable: expected a non-empty list of node names/);
     expect(() => nemesis({ gapMsMax: [800, 50] })).toThrow(/nemesis\.gapMsMax: expected \[lo, hi\]/);
+    expect(() => nemesis({ straggler: "yes" })).toThrow(/nemesis\.straggler: expected true or false, got "yes"/);
     expect(() => nemesis({ kinds: ["delay"] })).toThrow(/nemesis\.kinds: expected a non-empty list of crash, client-crash, crash-after/);
     expect(() => nemesis({ kinds: ["crash"], omitted: {} })).toThrow(/nemesis\.omitted: a swarm draws every fault kind or says why not; missing: client-crash, crash-after/);
     expect(() => nemesis({ omitted: { crash: "no" } })).toThrow(/nemesis\.omitted: "crash" is also in kinds/);

@@ -8,6 +8,7 @@ import { CommitLivenessChecker } from "./commit-liveness.js";
 import { PaxosAgreementChecker } from "./paxos-agreement.js";
 import { PaxosValidityChecker } from "./paxos-validity.js";
 import { PaxosLearnedChosenChecker } from "./paxos-learned-chosen.js";
+import { PaxosLearnedDurableChecker } from "./paxos-learned-durable.js";
 import { PaxosLivenessChecker } from "./paxos-liveness.js";
 import { MultiPaxosSlotAgreementChecker } from "./multipaxos-slot-agreement.js";
 import { MultiPaxosStateMachineChecker } from "./multipaxos-state-machine.js";
@@ -34,6 +35,7 @@ export const PROTOCOL_CHECKERS: ReadonlyArray<readonly [string, () => Checker]> 
   ["paxos.agreement", () => new PaxosAgreementChecker()],
   ["paxos.validity", () => new PaxosValidityChecker()],
   ["paxos.learned-chosen", () => new PaxosLearnedChosenChecker()],
+  ["paxos.learned-durable", () => new PaxosLearnedDurableChecker()],
   ["paxos.liveness", () => new PaxosLivenessChecker()],
   ["multipaxos.slot-agreement", () => new MultiPaxosSlotAgreementChecker()],
   ["multipaxos.state-machine-safety", () => new MultiPaxosStateMachineChecker()],

@@ -30,6 +30,8 @@
  *   slot after the last one it knows chosen, over values an earlier leader may have had chosen.
  *   `skip-gap-fill`: a new leader re-proposes the slots its promises reported but leaves the
  *   others below the highest empty — a hole that stops every replica's state machine.
+ *   `no-catch-up`: a replica asked for catch-up sends nothing, so a replica that missed slots
+ *   (down, or cut off, while they were chosen) stays behind until it leads itself.
  *
  * Durability: promises and acceptances are fsynced before they are answered (acceptor-log.ts);
  * the last round is fsynced before it is used. The learned log is volatile: a restarted replica
@@ -40,7 +42,7 @@ import { AcceptorLog } from "./acceptor-log.js";
 import { commandId, isMultiPaxosMessage, majority, type AcceptedEntry, type Command, type MultiPaxosMessage } from "./messages.js";
 import { invariant } from "../../base/errors.js";
 
-export type ReplicaVariant = "correct" | "skip-phase-1" | "skip-gap-fill" | "mute-promise";
+export type ReplicaVariant = "correct" | "skip-phase-1" | "skip-gap-fill" | "mute-promise" | "no-catch-up";
 
 export interface ReplicaConfig {
   index: number;
@@ -312,6 +314,7 @@ export class MultiPaxosReplica implements Process {
   }
 
   private onCatchup(from: string, fromSlot: number): void {
+    if (this.config.variant === "no-catch-up") return;
     for (let slot = fromSlot; slot < Math.min(this.applied, fromSlot + CATCHUP_BATCH); slot++) {
       const value = this.chosen.get(slot);
       if (value !== undefined) this.ctx.send(from, { kind: "chosen", slot, value });

@@ -5,7 +5,9 @@
  * (`chosen`, answered with `learned` once durable).
  *
  * The learned value is fsynced to the file "learner"; after a restart it is read back (a
- * learner never unlearns what it has made durable).
+ * learner never unlearns what it has made durable). Broken twin `learn-unwritten`: a learner
+ * whose write fails (a full disk) learns, and reports, the value anyway — after a restart it
+ * holds nothing.
  */
 import type { NodeContext, Process } from "../../world/index.js";
 import { isPaxosMessage, majority, type PaxosValue } from "./messages.js";
@@ -13,8 +15,11 @@ import { invariant } from "../../base/errors.js";
 
 export const LEARNER_FILE = "learner";
 
+export type LearnerVariant = "correct" | "learn-unwritten";
+
 export interface LearnerConfig {
   acceptors: number;
+  variant?: LearnerVariant;
 }
 
 export class PaxosLearner implements Process {
@@ -67,7 +72,10 @@ export class PaxosLearner implements Process {
   private learn(value: PaxosValue, via: "accepted" | "chosen", proposer: string | undefined): void {
     invariant(this.learned === undefined, () => `learner ${this.ctx.id} learns a second value: a decision never changes`);
     const written = this.ctx.disk.replace(LEARNER_FILE, [{ value }], [32]);
-    if (!written.ok) return;
+    if (!written.ok) {
+      // The broken twin learn-unwritten learns, and reports, what it could not write.
+      if (this.config.variant !== "learn-unwritten") return;
+    }
     this.learned = value;
     if (proposer !== undefined) this.waiting.push(proposer);
     this.ctx.disk.fsync(LEARNER_FILE, () => {

@@ -35,6 +35,15 @@
  *   goes on trusting its timers — a master's lease — while the others' run out first. Half the
  *   time (with `leader`, a role reference such as "$leader") the node is the leader of the moment.
  *
+ * `straggler: true` closes the fault phase with one `crashable` node left behind while the
+ * others carry on (stream "swarm/straggler", so the rest of the draw is the same with or without
+ * it): for the last 100–600 ms before the scenario's `durationMs` it is down (started again at
+ * `durationMs`, its volatile state gone) or cut off from every other node. A swarm that sets it
+ * judges catch-up: with `untilMs`, `holdMsMax`, `downMsMax` and `longPauseMs` such that every
+ * other fault is over by then, nothing follows the straggler's return that could give it
+ * another way in (a restart, a leader change of the nemesis's making), and the convergence
+ * phase is quiet: after the heal it must learn what was decided without it.
+ *
  * Invariants: a pure function of (scenario, seed); every fault names only nodes the seed
  * creates (or `$0`, the node of the event it is aimed at); no fault starts, and no aimed crash
  * arms, at or after `untilMs`.
@@ -51,7 +60,7 @@ export const PROTOCOL_SWARM_KINDS = [
 ] as const;
 type Kind = (typeof PROTOCOL_SWARM_KINDS)[number];
 
-const PARAMS = ["kinds", "omitted", "crashable", "clients", "network", "leader", "aimedKinds", "aimedAt", "messageKinds", "untilMs", "gapMsMin", "gapMsMax", "downMsMax", "holdMsMax", "longPauseMs", "clockDriftPct"];
+const PARAMS = ["kinds", "omitted", "crashable", "clients", "network", "leader", "aimedKinds", "aimedAt", "messageKinds", "untilMs", "gapMsMin", "gapMsMax", "downMsMax", "holdMsMax", "longPauseMs", "clockDriftPct", "straggler"];
 
 interface Params {
   kinds: readonly Kind[];
@@ -71,6 +80,7 @@ interface Params {
   holdMsMax: number;
   longPauseMs: number;
   clockDriftPct: number;
+  straggler: boolean;
 }
 
 function readKinds(params: Readonly<Record<string, unknown>>): Kind[] {
@@ -115,6 +125,8 @@ function read(params: Readonly<Record<string, unknown>>, nodes: readonly string[
     throw new UserInputError(`nemesis.gapMsMax: expected [lo, hi], whole numbers with 1 ≤ lo ≤ hi, got ${JSON.stringify(gap)}`);
   }
   const untilMs = params.untilMs === undefined ? undefined : whole("untilMs", 0, 1);
+  const straggler = params.straggler ?? false;
+  if (typeof straggler !== "boolean") throw new UserInputError(`nemesis.straggler: expected true or false, got ${JSON.stringify(straggler)}`);
   const [crashable, clients, network, aimedAt] = [nodeList("crashable"), nodeList("clients"), nodeList("network"), nodeList("aimedAt")];
   if (kinds.includes("client-crash") && clients === undefined) throw new UserInputError(`nemesis.clients: "client-crash" needs the client nodes it may crash`);
   const leader = params.leader;
@@ -129,6 +141,7 @@ function read(params: Readonly<Record<string, unknown>>, nodes: readonly string[
     holdMsMax: whole("holdMsMax", 4000, 100),
     longPauseMs: whole("longPauseMs", 1000, 1),
     clockDriftPct: whole("clockDriftPct", 10, 1, 99),
+    straggler,
     ...(crashable !== undefined ? { crashable } : {}),
     ...(clients !== undefined ? { clients } : {}),
     ...(network !== undefined ? { network } : {}),
@@ -251,6 +264,15 @@ class ProtocolDraw {
   }
 }
 
+/** The straggler of `straggler: true`: one node down, or cut off, for the last stretch before `endMs`. */
+function straggler(rng: Rng, crashable: readonly string[], all: readonly string[], endMs: number): Fault[] {
+  const node = rng.pick(crashable);
+  const forMs = Math.min(endMs, rng.int(100, 600));
+  const t = endMs - forMs;
+  if (rng.chance(0.5)) return [{ ...entry({ kind: "crash", node }, t, forMs), onlyIfUp: true }];
+  return [entry({ kind: "cut", from: [node], to: all.filter((n) => n !== node) }, t, forMs)];
+}
+
 export const protocolSwarmNemesis: NemesisDef = {
   kind: "protocol-swarm",
   description: "the teaching protocols' swarm faults: crashes of nodes and clients (some aimed right after a message or trace event, some bouncing with datagrams in flight), partitions, cuts, loss, duplication, reordering, pauses longer than any timeout, slow and full disks, clock drift",
@@ -275,6 +297,7 @@ export const protocolSwarmNemesis: NemesisDef = {
       const kind = weights.find(([, w]) => (x -= w) <= 0)![0];
       out.push(...draw.faultsOf(kind, t));
     }
+    if (p.straggler && crashable.length > 0) out.push(...straggler(ctx.rng.fork("swarm").fork("straggler"), crashable, seedNodes, ctx.scenario.durationMs));
     return out;
   },
 };

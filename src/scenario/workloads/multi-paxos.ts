@@ -1,7 +1,7 @@
 /**
  * Workload "multi-paxos": replicas r1…rN running Multi-Paxos over a key-value store (book
  * 3.1.5) and clients c1…cM putting and getting a few keys through leader changes, for
- * `multipaxos-leader-failover` and the swarm `multipaxos-random-faults`.
+ * `multipaxos-leader-failover` and the swarms `multipaxos-random-faults` and `multipaxos-catch-up`.
  *
  * Parameters: replicas (1–9, default 3), clients (1–8, default 2), readers (how many of the
  * clients only read, default 0), keys (1–10, default 2),
@@ -9,7 +9,7 @@
  * slow any clock may run, which the lease keeps as its margin; default 10), heartbeatMs (20),
  * electionTimeoutMinMs / MaxMs (150 / 300), requestTimeoutMs (100), thinkMsMax (50),
  * clientStopAtMs (default: durationMs + 3000, so some operations run after the heal),
- * variant (correct, skip-phase-1, no-lease, restart-reuses-ids, no-drift-margin, skip-gap-fill, mute-promise), swarm (the seed draws the shape; the scenario's
+ * variant (correct, skip-phase-1, no-lease, restart-reuses-ids, no-drift-margin, skip-gap-fill, mute-promise, no-catch-up), swarm (the seed draws the shape; the scenario's
  * "protocol-swarm" nemesis draws the faults before the run, over `seedNodes`).
  */
 import type { TraceEvent } from "../../sim/trace.js";
@@ -115,7 +115,7 @@ export const multiPaxosWorkload: WorkloadDef = {
                 electionTimeoutMaxMs: s.electionTimeoutMaxMs,
                 leaseMs,
                 maxClockDriftPct: s.variant === "no-drift-margin" ? 0 : s.maxClockDriftPct,
-                variant: s.variant === "skip-phase-1" || s.variant === "skip-gap-fill" || s.variant === "mute-promise" ? s.variant : "correct",
+                variant: s.variant === "skip-phase-1" || s.variant === "skip-gap-fill" || s.variant === "mute-promise" || s.variant === "no-catch-up" ? s.variant : "correct",
               }),
             w.scenario.disk,
           ),

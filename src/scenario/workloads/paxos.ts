@@ -8,7 +8,7 @@
  * retryMinMs / retryMaxMs (the backoff after a lost ballot), distinguishedProposer (default p1)
  * and distinguishedFromMs (default: the scenario's durationMs, so the convergence phase has one
  * proposer — the condition of Paxos's liveness), variant (correct, promise-before-fsync,
- * ignore-promised-values, announce-once), swarm (true: the seed draws the shape; the scenario's "protocol-swarm"
+ * ignore-promised-values, announce-once, learn-unwritten), swarm (true: the seed draws the shape; the scenario's "protocol-swarm"
  * nemesis draws the faults before the run, over `seedNodes`).
  *
  * The narrative retells the run in the book's words from the trace: ballots, promises,
@@ -22,7 +22,7 @@ import type { Rng } from "../../sim/rng.js";
 
 const KIND = "paxos";
 const KNOWN = ["acceptors", "proposers", "learners", "values", "startAtMs", "phaseTimeoutMs", "retryMinMs", "retryMaxMs", "distinguishedProposer", "distinguishedFromMs", "variant", "swarm"];
-export const PAXOS_CHECKERS = ["paxos.agreement", "paxos.validity", "paxos.learned-chosen", "paxos.liveness"];
+export const PAXOS_CHECKERS = ["paxos.agreement", "paxos.validity", "paxos.learned-chosen", "paxos.learned-durable", "paxos.liveness"];
 const SWARM_MAX = { acceptors: 5, proposers: 3, learners: 2 };
 
 interface PaxosShape {
@@ -113,7 +113,7 @@ export const paxosWorkload: WorkloadDef = {
         const acceptorVariant = s.variant === "promise-before-fsync" ? "promise-before-fsync" : "correct";
         const proposerVariant = s.variant === "ignore-promised-values" || s.variant === "announce-once" ? s.variant : "correct";
         for (const id of acceptors) w.sim.addNode(id, (ctx) => new PaxosAcceptor(ctx, { learners, acceptors: s.acceptors, variant: acceptorVariant }), w.scenario.disk);
-        for (const id of learners) w.sim.addNode(id, (ctx) => new PaxosLearner(ctx, { acceptors: s.acceptors }), w.scenario.disk);
+        for (const id of learners) w.sim.addNode(id, (ctx) => new PaxosLearner(ctx, { acceptors: s.acceptors, variant: s.variant === "learn-unwritten" ? s.variant : "correct" }), w.scenario.disk);
         proposers.forEach((id, index) =>
           w.sim.addNode(
             id,

@@ -30,6 +30,7 @@ const CASES: Case[] = [
   { checker: "paxos.validity", event: ev("paxos.proposer.input", { value: "A", round: 1 }), field: "value" },
   { checker: "paxos.learned-chosen", event: ev("paxos.learned", { value: "A", via: "accepted" }, "l1"), field: "value", bad: { not: "a value" } },
   { checker: "paxos.learned-chosen", event: ev("paxos.accepted", { ballot: 1, value: "A", acceptors: 3 }, "a1"), field: "acceptors", bad: "three" },
+  { checker: "paxos.learned-durable", event: ev("paxos.learned", { value: "A", via: "accepted" }, "l1"), field: "value", bad: { not: "a value" } },
   { checker: "paxos.liveness", event: ev("paxos.learner.recovered", { value: null }, "l1"), field: "value" },
   { checker: "paxos.liveness", event: ev("paxos.learner.recovered", { value: "A" }, "l1"), field: "value", bad: true },
   { checker: "multipaxos.slot-agreement", event: ev("multipaxos.accepted", { slot: 1, ballot: 1, command: "c1#1", acceptors: 3 }, "r1"), field: "acceptors", bad: "three" },

@@ -67,6 +67,13 @@ describe("multi-paxos scenarios", () => {
     expect(broken.violations.map((v) => v.checker)).toContain("multipaxos.slot-agreement");
   }, 60_000);
 
+  it("multipaxos-catch-up: a replica left behind as the faults end (down, or cut off) catches up from the leader; the twin that answers no catch-up leaves it behind", async () => {
+    for (let seed = 1; seed <= 5; seed++) expect((await run("multipaxos-catch-up", undefined, seed)).violations, `seed ${seed}`).toEqual([]);
+    const twin = await run("multipaxos-catch-up", "no-catch-up", 1);
+    expect(twin.violations.map((v) => v.checker)).toEqual(["multipaxos.liveness"]);
+    expect(twin.violations[0]!.message).toMatch(/slots up to \d+ are chosen but r3 applied slots below 0 only \(slot 0: chosen \(c3#1\) at [0-9.]+ ms but not learned\)/);
+  }, 60_000);
+
   it("bad input is one clear line", () => {
     expect(() => loadScenario("multipaxos-leader-failover", "fast")).toThrow(/workload.variant: unknown multi-paxos variant "fast"/);
   });

@@ -76,9 +76,13 @@ describe("paxos scenarios", () => {
     expect((await run("paxos-random-faults", "ignore-promised-values", 1)).verdict).toBe("fail");
     expect((await run("paxos-random-faults", "announce-once", 48)).violations.map((v) => v.checker)).toEqual(["paxos.liveness"]);
     expect((await run("paxos-random-faults", undefined, 48)).violations).toEqual([]);
+    const unwritten = await run("paxos-random-faults", "learn-unwritten", 23);
+    expect(unwritten.violations.map((v) => v.checker)).toEqual(["paxos.learned-durable"]);
+    expect(unwritten.violations[0]!.message).toMatch(/learner l1 reported "v2" learned \(durable\) at [0-9.]+ ms, but started again with nothing learned on its disk/);
+    expect((await run("paxos-random-faults", undefined, 23)).violations).toEqual([]);
   }, 60_000);
 
   it("bad input is one clear line", () => {
-    expect(() => loadScenario("paxos-basic", "sloppy")).toThrow(/workload.variant: unknown paxos variant "sloppy" \(known: correct, promise-before-fsync, ignore-promised-values, announce-once\)/);
+    expect(() => loadScenario("paxos-basic", "sloppy")).toThrow(/workload.variant: unknown paxos variant "sloppy" \(known: correct, promise-before-fsync, ignore-promised-values, announce-once, learn-unwritten\)/);
   });
 });
