@@ -76,6 +76,12 @@ export const CANARY_REGISTRY = [
     caughtBy: [scenario("zab-leader-crash-before-commit", [1], "zab.durable-ack"), scenario("zab-observer", [1], "zab.durable-ack")],
   },
   {
+    name: "learner-acks-before-snapshot",
+    layer: "server",
+    breaks: "a learner synced by SNAP ACKs NEWLEADER as soon as its snapshot is written, before the fsync that makes it durable",
+    caughtBy: [scenario("zab-follower-snap", [1], "zab.durable-ack")],
+  },
+  {
     name: "fuzzy-replay-no-fixup",
     layer: "server",
     breaks: "replay moves a parent's cversion/pzxid unconditionally on create/delete, without the NODEEXISTS fixup (before ZOOKEEPER-1046)",
@@ -231,7 +237,7 @@ export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
 /** The canaries a scenario catches: what `--canary` and replay files accept. */
 export const CANARIES = [
   "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
-  "follower-ack-before-fsync", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
+  "follower-ack-before-fsync", "learner-acks-before-snapshot", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
   "reconfig-activates-early", "removed-leader-keeps-leading",
   "forget-last-zxid", "latch-stays-leader", "lock-trusts-expired",
   "fle-ignores-zxid", "established-without-quorum",

@@ -18,6 +18,14 @@
  *   zxid of each ok reply. The reply is received after it was sent, and a zxid durable when it
  *   was sent is durable still, so a zxid not durable at receipt was not durable at the send.
  *
+ * - `zab.snap.load`: a learner replaced its tree by the leader's snapshot (SNAP). It holds the
+ *   leader's history in memory only until the snapshot it writes at NEWLEADER (the next
+ *   `disk.replace` of a `version-2/snapshot.*` file) is covered by a completed fsync; until
+ *   then it sends no `ACK` (the kernel's `send` event of that type) — its NEWLEADER ACK counts
+ *   it into the new leader's quorum as holding that history (Learner.syncWithLeader's
+ *   `takeSnapshot(true)` before the ACK). A crash, or `zab.recovered` (the tree dropped back to
+ *   the disk's), ends that state.
+ *
  * A leader's replies are not held to its own fsync: ZooKeeper's leader commits on a quorum of
  * ACKs, which need not include its own (its disk may be the slow one); what makes the commit
  * safe is that each ACK counted was durable, which is the rule judged here.
@@ -53,9 +61,13 @@ interface NodeLog {
   forgotten: Zxid;
   /** The highest zxid ever durable here (the `replies` rule). */
   durableMax: Zxid;
+  /** A SNAP loaded and not yet durable: its snapshot file and write (disk op), once written. */
+  snap: { file: string; seq: number } | { file: undefined } | undefined;
 }
 
-const KINDS = ["disk.append", "disk.replace", "disk.delete", "disk.fsync.done", "crash", "zab.ack"] as const;
+const SNAPSHOT_PREFIX = "version-2/snapshot.";
+
+const KINDS = ["disk.append", "disk.replace", "disk.delete", "disk.fsync.done", "crash", "zab.ack", "zab.snap.load", "zab.recovered", "send"] as const;
 const REPLY_KINDS = [...KINDS, "client.connect", "client.complete"] as const;
 type Kind = KindsOf<typeof REPLY_KINDS>;
 
@@ -92,14 +104,36 @@ export class DurableAckChecker implements Checker<Kind> {
         if (label !== undefined) n.pending.push({ zxid: zxidField(e, "record"), file: detailOf(e), seq });
         return;
       }
-      case "disk.replace":
+      case "disk.replace": {
+        const n = this.node(e.node);
+        const seq = ++n.ops;
+        if (n.snap !== undefined && detailOf(e).startsWith(SNAPSHOT_PREFIX)) n.snap = { file: detailOf(e), seq };
+        return;
+      }
       case "disk.delete":
         this.node(e.node).ops++;
         return;
-      case "disk.fsync.done":
-        return this.onFsyncDone(this.node(e.node), detailOf(e), idOf(e));
-      case "crash":
-        this.node(e.node).pending = [];
+      case "disk.fsync.done": {
+        const n = this.node(e.node);
+        const file = detailOf(e);
+        const mark = idOf(e);
+        if (n.snap?.file === file && n.snap.seq <= mark) n.snap = undefined;
+        return this.onFsyncDone(n, file, mark);
+      }
+      case "crash": {
+        const n = this.node(e.node);
+        n.pending = [];
+        n.snap = undefined;
+        return;
+      }
+      case "zab.snap.load":
+        this.node(e.node).snap = { file: undefined };
+        return;
+      case "zab.recovered":
+        this.node(e.node).snap = undefined;
+        return;
+      case "send":
+        if (detailOf(e) === "ACK") this.onSnapAck(e, this.node(e.node));
         return;
       case "zab.ack":
         if (intField(e, "from") === intField(e, "sid")) this.onAck(e, this.node(e.node), zxidField(e, "zxid"));
@@ -149,6 +183,13 @@ export class DurableAckChecker implements Checker<Kind> {
     this.log.add(e, `${e.node} ACKs ${formatZxid(zxid)} without having appended it to its txn log and fsynced it`);
   }
 
+  /** A learner's ACK while the SNAP it loaded is in memory only. */
+  private onSnapAck(e: TraceEvent, n: NodeLog): void {
+    if (n.snap === undefined) return;
+    const where = n.snap.file === undefined ? "it has not written its snapshot yet" : `its snapshot ${n.snap.file} (disk op ${n.snap.seq}) is not covered by a completed fsync`;
+    this.log.add(e, `${e.node} sends an ACK while the leader's snapshot it loaded (SNAP) is in memory only: ${where}; a crash now loses the history its NEWLEADER ACK vouched for`);
+  }
+
   private onReply(e: TraceEvent<"client.complete">): void {
     if (optionalStringField(e, "outcome") !== "ok") return;
     const zxid = optionalZxidField(e, "zxid");
@@ -163,7 +204,7 @@ export class DurableAckChecker implements Checker<Kind> {
 
   private node(id: string): NodeLog {
     let n = this.nodes.get(id);
-    if (n === undefined) this.nodes.set(id, (n = { ops: 0, pending: [], durable: new Set(), forgotten: 0n, durableMax: 0n }));
+    if (n === undefined) this.nodes.set(id, (n = { ops: 0, pending: [], durable: new Set(), forgotten: 0n, durableMax: 0n, snap: undefined }));
     return n;
   }
 

@@ -120,10 +120,14 @@ export class FileTxnSnapLog {
     this.currentLog = undefined;
   }
 
-  /** Writes a consistent snapshot of `tree` at once, named by its last processed zxid, then rolls the log. */
-  save(tree: DataTree, onDone?: () => void): void {
-    writeSnapshotNow(this.disk, tree, onDone);
+  /**
+   * Writes a consistent snapshot of `tree` at once, named by its last processed zxid, then rolls
+   * the log; `onDone` once it is durable. False when the write failed (`onDone` never runs).
+   */
+  save(tree: DataTree, onDone?: () => void): boolean {
+    const ok = writeSnapshotNow(this.disk, tree, onDone);
     this.rollLog();
+    return ok;
   }
 
   hasValidSnapshot(zxid: Zxid): boolean {

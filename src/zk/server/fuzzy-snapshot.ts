@@ -108,12 +108,17 @@ class SnapshotFileWriter {
   }
 }
 
-/** A consistent snapshot written at once (a learner's snapshot at NEWLEADER: nothing applies meanwhile). */
-export function writeSnapshotNow(disk: NodeDisk, tree: DataTree, onDone?: () => void): void {
+/**
+ * A consistent snapshot written at once (a learner's snapshot at NEWLEADER: nothing applies
+ * meanwhile); `onDone` runs once it is durable. False when a write failed (the file stays
+ * invalid and `onDone` never runs).
+ */
+export function writeSnapshotNow(disk: NodeDisk, tree: DataTree, onDone?: () => void): boolean {
   const snap = tree.serialize();
   const file = new SnapshotFileWriter(disk, snap.lastProcessedZxid, snap.sessions);
   file.chunk(snap.nodes);
   file.end(onDone);
+  return file.ok;
 }
 
 /**

@@ -149,10 +149,13 @@ export class ZKDatabase {
     return this.snapshotInProgress;
   }
 
-  /** A consistent snapshot written at once (a learner's at NEWLEADER): replaces a fuzzy one. */
-  takeSnapshotNow(onDone?: () => void): void {
+  /**
+   * A consistent snapshot written at once (a learner's at NEWLEADER): replaces a fuzzy one.
+   * `onDone` runs once it is durable; false when the write failed (then it never runs).
+   */
+  takeSnapshotNow(onDone?: () => void): boolean {
     this.abortSnapshot();
-    this.snapLog.save(this.dataTree, onDone);
+    return this.snapLog.save(this.dataTree, onDone);
   }
 
   /** Removes logged txns above `zxid` (TRUNC); a snapshot in progress of the old tree stops. */

@@ -107,6 +107,8 @@ export type ServerCanary =
   | "removed-leader-keeps-leading"
   /** A follower ACKs a proposal as soon as it is appended to its log, before the fsync covering it. */
   | "follower-ack-before-fsync"
+  /** A learner synced by SNAP ACKs NEWLEADER as soon as its snapshot is written, before the snapshot's fsync. */
+  | "learner-acks-before-snapshot"
   /** FastLeaderElection compares votes by epoch and sid only: a higher sid with a shorter log wins. */
   | "fle-ignores-zxid"
   /** A leader is established (and serves) on the first learner's NEWLEADER ACK, without a quorum's. */

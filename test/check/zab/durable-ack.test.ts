@@ -34,6 +34,16 @@ class Disk {
   ack(node: string, sid: number, from: number, zxid: string): this {
     return this.push("zab.ack", node, { fields: { sid, from, zxid } });
   }
+  snapLoad(node: string): this {
+    return this.push("zab.snap.load", node, { fields: { sid: Number(node.slice(1)), zxid: "0x100000005" } });
+  }
+  recovered(node: string): this {
+    return this.push("zab.recovered", node, { fields: { sid: Number(node.slice(1)), lastZxid: "0x0", currentEpoch: 0, acceptedEpoch: 1 } });
+  }
+  /** A learner's ACK on the wire (the kernel's `send` event: `detail` is the packet type). */
+  sendAck(node: string, to = "s1"): this {
+    return this.push("send", node, { peer: to, id: this.events.length + 1, detail: "ACK" });
+  }
   connect(client: string, server: string): this {
     return this.push("client.connect", client, { fields: { client, server, session: "0x1", conn: 1 } });
   }
@@ -82,6 +92,22 @@ describe("check: zab.durable-ack", () => {
     const oc = new DurableAckChecker();
     expect(runChecker(oc, o.events)).toEqual([]);
     expect(oc.retained()).toBeLessThanOrEqual(DURABLE_KEPT);
+  });
+
+  // The learner-acks-before-snapshot canary is caught by this rule in zab-follower-snap (src/scenario/canaries.ts).
+  it("a learner that loaded a SNAP sends no ACK until the snapshot it writes is covered by an fsync", () => {
+    const snap = "version-2/snapshot.100000005";
+    expect(check(new Disk().snapLoad("s2").replace("s2", snap).fsynced("s2", snap).sendAck("s2").sendAck("s2"))).toEqual([]);
+    expect(check(new Disk().snapLoad("s2").replace("s2", snap).sendAck("s2").fsynced("s2", snap))).toEqual([
+      `s2 sends an ACK while the leader's snapshot it loaded (SNAP) is in memory only: its snapshot ${snap} (disk op 1) is not covered by a completed fsync; a crash now loses the history its NEWLEADER ACK vouched for`,
+    ]);
+    expect(check(new Disk().snapLoad("s2").sendAck("s2"))[0]).toMatch(/it has not written its snapshot yet/);
+    // Another file's fsync does not cover it; a DIFF learner (no snap load) is not held to it.
+    expect(check(new Disk().snapLoad("s2").replace("s2", snap).fsynced("s2", "currentEpoch").sendAck("s2"))).toHaveLength(1);
+    expect(check(new Disk().replace("s2", snap).sendAck("s2"))).toEqual([]);
+    // A crash, or the tree dropped back to the disk's, ends the in-memory SNAP.
+    expect(check(new Disk().snapLoad("s2").replace("s2", snap).crash("s2").sendAck("s2"))).toEqual([]);
+    expect(check(new Disk().snapLoad("s2").recovered("s2").sendAck("s2"))).toEqual([]);
   });
 
   it("with replies (a standalone server): an ok reply carrying a zxid the server has not fsynced is a violation", () => {

@@ -7,8 +7,10 @@
  * acceptedEpoch before ACKEPOCH; an equal one answers ACKEPOCH with epoch −1; a lower one
  * aborts. Synchronisation: DIFF (keep the state), TRUNC (cut the log back and reload), SNAP
  * (replace the tree); PROPOSALs before NEWLEADER are buffered and COMMITs remembered. At
- * NEWLEADER, in the fixed (3.9.3) order: snapshot if SNAP/TRUNC; log and apply the buffered
- * proposals already committed and fsync; persist currentEpoch; then ACK. UPTODATE starts
+ * NEWLEADER, in the fixed (3.9.3) order: snapshot if SNAP/TRUNC (after a SNAP the main thread
+ * waits for its fsync, `takeSnapshot(true)`; after a TRUNC it does not, `takeSnapshot(false)` —
+ * the same in 3.8.0); log and apply the buffered proposals already committed and fsync; persist
+ * currentEpoch; then ACK. UPTODATE starts
  * serving, then the rest of the buffer is logged and the remembered commits applied.
  * Broadcast: PROPOSAL → SyncRequestProcessor (log, fsync, ACK) (followers); COMMIT must match
  * the head of the pending queue; observers apply INFORMs. A leader silent for syncLimit ticks
@@ -340,9 +342,23 @@ export class Learner {
     if (this.stage !== "SYNC") return this.flag("stateInconsistent", `NEWLEADER in stage ${this.stage}`);
     if (zxidEpoch(zxid) !== this.newEpoch) return this.flag("stateInconsistent", `NEWLEADER of epoch ${zxidEpoch(zxid)} while syncing for ${this.newEpoch}`);
     this.stage = "NEWLEADER";
-    const db = this.peer.zkDb;
-    if (this.syncMode !== "DIFF") db.takeSnapshotNow();
     this.block();
+    if (this.syncMode === "DIFF") return this.afterNewLeaderSnapshot();
+    // `takeSnapshot(syncSnapshot)`: after a SNAP the main thread waits until the snapshot is
+    // durable (the leader's history is then on this disk alone); after a TRUNC it is written
+    // without waiting for its fsync (`syncSnapshot` false: the truncated log already holds it).
+    const waitForIt = this.syncMode === "SNAP" && this.peer.config.server.canary !== "learner-acks-before-snapshot";
+    const written = this.peer.zkDb.takeSnapshotNow(waitForIt ? () => this.running && this.afterNewLeaderSnapshot() : undefined);
+    if (!written) return this.peer.roleEnded("snapshot write failed at NEWLEADER");
+    if (waitForIt) return;
+    // The canary ACKs NEWLEADER before its SNAP's snapshot is durable (then goes on as usual).
+    if (this.syncMode === "SNAP") this.sendNewLeaderAck();
+    this.afterNewLeaderSnapshot();
+  }
+
+  /** NEWLEADER once its snapshot (if any) is taken: the buffer, currentEpoch, then the ACK. */
+  private afterNewLeaderSnapshot(): void {
+    const db = this.peer.zkDb;
     if (this.syncWithLeaderPre3911) return this.newLeaderPre3911();
     if (this.syncWithLeader380) return this.newLeader380();
     // Fixed order: log and apply the committed part of the buffer, fsync, currentEpoch, ACK.
@@ -379,9 +395,18 @@ export class Learner {
     });
   }
 
+  /** ACK(NEWLEADER) went out (the canary sends it before NEWLEADER's work is done). */
+  private newLeaderAcked = false;
+
+  private sendNewLeaderAck(): void {
+    if (!this.newLeaderAcked) this.send({ kind: "ACK", zxid: epochZxid(this.newEpoch) });
+    this.newLeaderAcked = true;
+  }
+
+  /** The end of NEWLEADER: the ACK, and the main thread reads on. */
   private ackNewLeader(): void {
     if (!this.running) return;
-    this.send({ kind: "ACK", zxid: epochZxid(this.newEpoch) });
+    this.sendNewLeaderAck();
     this.unblock();
   }
 
