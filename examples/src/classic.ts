@@ -59,6 +59,13 @@ class Connection {
     }
   }
 
+  /** A connection whose first session is open. */
+  static async open(node: ClientNode): Promise<Connection> {
+    const c = new Connection(node);
+    await c.zk;
+    return c;
+  }
+
   async close(): Promise<void> {
     await (await this.zk).close();
   }
@@ -69,8 +76,8 @@ class Connection {
 async function configStore(world: World, syncFirst: boolean): Promise<void> {
   const writer = world.client("c1");
   const reader = world.client("c2");
-  const w = new Connection(writer);
-  const r = new Connection(reader);
+  const w = await Connection.open(writer);
+  const r = await Connection.open(reader);
   await w.retrying((zk) => zk.create("/config", "v0", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT).catch((err) => (isCode(err, Code.NODEEXISTS) ? "/config" : Promise.reject(err))));
   let published = 0;
   const publish = async () => {
@@ -161,7 +168,7 @@ export const trustingLeader = defineUserScript({
   checkers: [oneLeaderActs],
   labels: ["elected", "acted-disconnected"],
   async run(world) {
-    const setup = new Connection(world.client("c1"));
+    const setup = await Connection.open(world.client("c1"));
     await setup.retrying((zk) => zk.create("/election", "", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT).catch((err) => (isCode(err, Code.NODEEXISTS) ? "" : Promise.reject(err))));
     await Promise.all(
       world.clients.map(async (id) => {
@@ -197,7 +204,7 @@ export const retryingQueue = defineUserScript({
   labels: ["create-lost", "enqueued"],
   async run(world) {
     const producer = world.client("c1");
-    const conn = new Connection(producer);
+    const conn = await Connection.open(producer);
     await conn.retrying((zk) => zk.create("/queue", "", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT).catch((err) => (isCode(err, Code.NODEEXISTS) ? "" : Promise.reject(err))));
     for (let job = 1; producer.nowMs() < RUN_UNTIL_MS; job++) {
       for (;;) {

@@ -7,7 +7,7 @@ import { expect, test } from "vitest";
 import { FAULT_MIXES, SimulationFailure, userScriptProperty } from "zksim";
 import { staleConfig, syncedConfig } from "../src/classic.ts";
 
-const options = { numRuns: 20, seed: 11, outDir: "replay", faults: FAULT_MIXES.partition };
+const options = { numRuns: 20, seed: 17, outDir: "replay", faults: FAULT_MIXES.partition };
 
 test("a config read after sync sees every confirmed version", async () => {
   await userScriptProperty(syncedConfig, options);
