@@ -173,17 +173,34 @@ describe("docs/sweeps: the examples run the shards they claim", () => {
     expect(yaml).toMatch(/completionMode: Indexed/);
     expect(yaml).toMatch(new RegExp(`name: SHARDS\\n\\s*value: "${completions}"`));
     const script = blockAfter(yaml, "args");
-    // `zksim` on PATH is this build; the range is shrunk to keep the test short.
+    // The pod's script runs in a shell, with a `zksim` on PATH that records the arguments it was
+    // given and exits with FAKE_EXIT; the recorded command then runs in this process (a fresh
+    // process per shard, each loading the program and two worker threads, made this test 18 s of
+    // CPU). The range is shrunk to keep the test short, and --workers 2 becomes 1: a sweep's
+    // lists do not depend on --workers (src/cli/explore/command.ts).
     const bin = join(root, "bin");
     mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, "zksim"), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, "bin/zksim.js")}" "$@"\n`);
+    writeFileSync(join(bin, "zksim"), `#!/bin/sh\nprintf '%s\\n' "$@" > "$ARGS_FILE"\nexit "$FAKE_EXIT"\n`);
     chmodSync(join(bin, "zksim"), 0o755);
     const results = join(root, "k8s");
-    for (let index = 0; index < completions; index++) {
+    const pod = (index: number, fakeExit: number) => {
+      const argsFile = join(root, `pod-${index}.args`);
       const r = spawnSync("/bin/sh", ["-c", script], {
         encoding: "utf8",
-        env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, JOB_COMPLETION_INDEX: String(index), SCENARIO: "kernel-smoke", SEEDS: String(completions + 3), SHARDS: String(completions), RESULTS_DIR: results },
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, JOB_COMPLETION_INDEX: String(index), SCENARIO: "kernel-smoke", SEEDS: String(completions + 3), SHARDS: String(completions), RESULTS_DIR: results, ARGS_FILE: argsFile, FAKE_EXIT: String(fakeExit) },
       });
+      return { status: r.status, stderr: r.stderr, args: readFileSync(argsFile, "utf8").split("\n").slice(0, -1) };
+    };
+    // Failing seeds found (exit 1) is a pod that did its job; anything worse fails the pod.
+    expect(pod(0, 2).status).toBe(2);
+    for (let index = 0; index < completions; index++) {
+      const { status, stderr, args } = pod(index, 1);
+      expect(status, stderr).toBe(0);
+      expect(args.slice(0, 2)).toEqual(["explore", "kernel-smoke"]);
+      const flag = (name: string) => args[args.indexOf(name) + 1];
+      expect([flag("--seeds"), flag("--shard"), flag("--save-dir")]).toEqual([String(completions + 3), `${index + 1}/${completions}`, results]);
+      if (args.includes("--workers")) args[args.indexOf("--workers") + 1] = "1";
+      const r = await zksim(...args);
       expect(r.status, r.stderr).toBe(0);
     }
     const m = lastJson<MergedJson>(await zksim("explore", "--merge", results, "--json"));

@@ -6,13 +6,14 @@
  * regular file is refused before it is opened. The limit is on each stretch of user code (a
  * shrink runs the script many times), restarted by the task's progress calls.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runUserScript } from "../../src/api/index.js";
+import { zksim, zksimProcessWithin, type CliResult } from "../helpers/cli.js";
 // @ts-expect-error: a plain JavaScript module (what a user writes), without declarations
 import { staleRead, writeRead } from "../api/fixtures/scripts.mjs";
 
@@ -42,18 +43,16 @@ function userModule(name: string, text: string): string {
   return p;
 }
 
-/** `zksim ARGS` in a fresh process, killed after 60 s (status -1: it hung). */
-function zksim(...args: string[]) {
-  const r = spawnSync(process.execPath, ["bin/zksim.js", ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** `zksim replay replayFile --module …`. */
-function replay(...args: string[]) {
+/**
+ * `zksim replay replayFile --module …`, in this process (test/helpers/cli.ts): the user code runs
+ * in the CLI's worker either way, and a fresh process per call (a second of CPU to load the
+ * program) made this file one of the suite's slowest. A hang is bounded by vitest's testTimeout.
+ */
+function replay(...args: string[]): Promise<CliResult> {
   return zksim("replay", replayFile, ...args);
 }
 
-function expectOneLine(r: ReturnType<typeof replay>, message: RegExp): void {
+function expectOneLine(r: CliResult, message: RegExp): void {
   expect(r.status, r.stderr).toBe(2);
   expect(r.stderr.trim().split("\n")).toHaveLength(1);
   expect(r.stderr).toMatch(message);
@@ -62,39 +61,41 @@ function expectOneLine(r: ReturnType<typeof replay>, message: RegExp): void {
 }
 
 describe("replay --module: user code under a wall-clock limit", () => {
-  test("a module whose top level loops forever is stopped at the limit", () => {
+  test("a module whose top level loops forever is stopped at the limit", async () => {
     const m = userModule("loops.mjs", "for (;;) {}\n");
-    expectOneLine(replay("--module", m, "--user-code-limit-s", "2"), /--module .*loops\.mjs: the user code did not finish within 2 s of wall-clock time.*--user-code-limit-s N/);
+    expectOneLine(await replay("--module", m, "--user-code-limit-s", "1"), /--module .*loops\.mjs: the user code did not finish within 1 s of wall-clock time.*--user-code-limit-s N/);
   });
 
-  test("a script whose run loops synchronously is stopped at the limit", () => {
+  test("a script whose run loops synchronously is stopped at the limit", async () => {
     const m = userModule("spins.mjs", `import { defineUserScript } from ${JSON.stringify(API)};\nexport const writeRead = defineUserScript({ module: import.meta.url, export: "writeRead", async run() { for (;;) {} } });\n`);
-    expectOneLine(replay("--module", m, "--user-code-limit-s", "2"), /spins\.mjs: the user code did not finish within 2 s/);
+    expectOneLine(await replay("--module", m, "--user-code-limit-s", "1"), /spins\.mjs: the user code did not finish within 1 s/);
   });
 
-  test("a top-level await that never settles is an error, not a pass", () => {
+  test("a top-level await that never settles is an error, not a pass", async () => {
     const m = userModule("never.mjs", "await new Promise(() => {});\n");
-    expectOneLine(replay("--module", m), /never\.mjs: the user code stopped without finishing .*an await that never settles/);
+    expectOneLine(await replay("--module", m), /never\.mjs: the user code stopped without finishing .*an await that never settles/);
   });
 
-  test("a module that throws from a timer of its own is the user's error", () => {
+  test("a module that throws from a timer of its own is the user's error", async () => {
     const m = userModule("throws-later.mjs", `setTimeout(() => { throw new Error("boom"); }, 10);\nawait new Promise((r) => setTimeout(r, 1000));\n`);
-    expectOneLine(replay("--module", m), /throws-later\.mjs: the user code threw: boom/);
+    expectOneLine(await replay("--module", m), /throws-later\.mjs: the user code threw: boom/);
   });
 
-  test("a module path that is a device or a FIFO is refused before it is opened", () => {
-    expectOneLine(replay("--module", "/dev/zero"), /^zksim: --module \/dev\/zero is not a regular file \(a device or socket\)/);
+  test("a module path that is a device or a FIFO is refused before it is opened", async () => {
+    // In a fresh process killed after 60 s: opened, either would block the thread that reads it.
+    const fresh = (module: string) => zksimProcessWithin(60_000, "replay", replayFile, "--module", module);
+    expectOneLine(fresh("/dev/zero"), /^zksim: --module \/dev\/zero is not a regular file \(a device or socket\)/);
     const fifo = join(dir, "fifo.mjs");
     execFileSync("mkfifo", [fifo]);
-    expectOneLine(replay("--module", fifo), /fifo\.mjs is not a regular file \(a FIFO\)/);
+    expectOneLine(fresh(fifo), /fifo\.mjs is not a regular file \(a FIFO\)/);
   });
 
-  test("the limit is checked", () => {
-    expectOneLine(replay("--user-code-limit-s", "0"), /--user-code-limit-s must be a whole number of seconds from 1 to 86400, got 0/);
+  test("the limit is checked", async () => {
+    expectOneLine(await replay("--user-code-limit-s", "0"), /--user-code-limit-s must be a whole number of seconds from 1 to 86400, got 0/);
   });
 
-  test("a script that finishes replays as before, in the worker", () => {
-    const r = replay("--json");
+  test("a script that finishes replays as before, in the worker", async () => {
+    const r = await replay("--json");
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ reproduced: true, verdict: "pass" });
   });
@@ -108,19 +109,19 @@ const COMMANDS: { command: string; args: () => string[] }[] = [
 ];
 
 describe.each(COMMANDS)("$command --module: one limit for all user code", ({ args }) => {
-  test("a module whose top level loops forever: stopped at --user-code-limit-s, one line, exit 2", () => {
-    const r = zksim(...args(), "--module", `${FIXTURES}/top-level-loop.mjs`, "--user-code-limit-s", "2");
-    expectOneLine(r, /^zksim: --module test\/fixtures\/user-code\/top-level-loop\.mjs: the user code did not finish within 2 s of wall-clock time .*--user-code-limit-s N/);
+  test("a module whose top level loops forever: stopped at --user-code-limit-s, one line, exit 2", async () => {
+    const r = await zksim(...args(), "--module", `${FIXTURES}/top-level-loop.mjs`, "--user-code-limit-s", "1");
+    expectOneLine(r, /^zksim: --module test\/fixtures\/user-code\/top-level-loop\.mjs: the user code did not finish within 1 s of wall-clock time .*--user-code-limit-s N/);
   });
 
-  test("a module whose top-level await never settles: one line, exit 2", () => {
-    const r = zksim(...args(), "--module", `${FIXTURES}/never-settles.mjs`);
+  test("a module whose top-level await never settles: one line, exit 2", async () => {
+    const r = await zksim(...args(), "--module", `${FIXTURES}/never-settles.mjs`);
     expectOneLine(r, /never-settles\.mjs: the user code stopped without finishing .*an await that never settles/);
   });
 
-  test("a script whose run loops synchronously: stopped at the limit, one line, exit 2", () => {
-    const r = zksim(...args(), "--module", `${FIXTURES}/spins-in-run.mjs`, "--user-code-limit-s", "2");
-    expectOneLine(r, /spins-in-run\.mjs: the user code did not finish within 2 s/);
+  test("a script whose run loops synchronously: stopped at the limit, one line, exit 2", async () => {
+    const r = await zksim(...args(), "--module", `${FIXTURES}/spins-in-run.mjs`, "--user-code-limit-s", "1");
+    expectOneLine(r, /spins-in-run\.mjs: the user code did not finish within 1 s/);
   });
 });
 
@@ -128,16 +129,16 @@ describe("the limit restarts at each progress call", () => {
   const task = pathToFileURL(join(ROOT, FIXTURES, "progress-task.mjs"));
   // The built worker (its entry is a .js file beside it).
   const worker = () => import(pathToFileURL(join(ROOT, "dist/cli/user-code-worker.js")).href) as Promise<typeof import("../../src/cli/user-code-worker.js")>;
-  // Four busy stretches of 1 s under a 3 s limit: 4 s in all, but no stretch near the limit.
-  const input = (progressEach: boolean) => ({ count: 4, stretchMs: 1000, progressEach });
+  // Five busy stretches of 0.5 s under a 2 s limit: 2.5 s in all, but no stretch near the limit.
+  const input = (progressEach: boolean) => ({ count: 5, stretchMs: 500, progressEach });
 
   test("a task that reports progress after each stretch runs past the limit's total", async () => {
     const { runInUserCodeWorker } = await worker();
-    await expect(runInUserCodeWorker(task, "stretches", input(true), { what: "stretches", limitMs: 3000 })).resolves.toBe(4);
+    await expect(runInUserCodeWorker(task, "stretches", input(true), { what: "stretches", limitMs: 2000 })).resolves.toBe(5);
   });
 
   test("the same task without progress calls is stopped at the limit", async () => {
     const { runInUserCodeWorker } = await worker();
-    await expect(runInUserCodeWorker(task, "stretches", input(false), { what: "stretches", limitMs: 3000 })).rejects.toThrow(/^stretches: the user code did not finish within 3 s/);
+    await expect(runInUserCodeWorker(task, "stretches", input(false), { what: "stretches", limitMs: 2000 })).rejects.toThrow(/^stretches: the user code did not finish within 2 s/);
   });
 });

@@ -22,7 +22,17 @@ export interface CliResult {
 
 /** The CLI in a fresh Node process (bin/zksim.js). */
 export function zksimProcess(...args: string[]): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" } });
+  return zksimProcessWithin(undefined, ...args);
+}
+
+/**
+ * The CLI in a fresh Node process killed after `timeoutMs` (then status is -1), for an edge whose
+ * regression would be a hang this process could not time out: a FIFO or a device opened and read
+ * synchronously blocks the thread that reads it. Generous bounds: on a loaded 2-core machine a
+ * fresh process running a short sweep took over 30 s.
+ */
+export function zksimProcessWithin(timeoutMs: number | undefined, ...args: string[]): CliResult {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" }, ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}) });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

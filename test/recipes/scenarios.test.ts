@@ -6,7 +6,6 @@ import { offer, reads } from "../../src/check/checker.js";
 import type { TraceKind } from "../../src/sim/trace.js";
 import { LockHerdChecker } from "../../src/check/recipes/lock.js";
 import { RECIPE_CHECKERS } from "../../src/check/recipes/index.js";
-import { runScenario } from "../../src/scenario/run.js";
 
 /** A scenario per recipe, and the combined stories (recipe-services, recipe-election's selector + latch check). */
 const PASSING = [
@@ -47,15 +46,34 @@ const CAUGHT: Record<string, string> = {
 
 // Recipe scenarios run with a server canary, and the recipe checker that must notice: src/scenario/canaries.ts (test/scenario/canaries.test.ts).
 
+/** The recipe annotations (`recipe.*` trace kinds) a run writes, gathered as it runs. */
+function recipeKindsWritten(): { written: Set<TraceKind>; onTraceEvent: (e: { kind: TraceKind }) => void } {
+  const written = new Set<TraceKind>();
+  return { written, onTraceEvent: (e) => void (e.kind.startsWith("recipe.") && written.add(e.kind)) };
+}
+
+/** The scenario's default recipe checkers read every recipe annotation its run wrote, and each reads some of them. */
+function expectCheckersReadAnnotations(name: string, written: ReadonlySet<TraceKind>): void {
+  const mine = loadScenario(name)
+    .checkers.filter((c) => c.startsWith("recipe."))
+    .map((c) => RECIPE_CHECKERS.get(c)!());
+  for (const kind of written) expect(mine.filter((c) => reads(c, kind)).map((c) => c.name), `${name}: ${kind}`).not.toEqual([]);
+  for (const c of mine) expect([...written].some((kind) => reads(c, kind)), `${name}: ${c.name} reads nothing of this run`).toBe(true);
+}
+
+// Each scenario's seed-1 run also gives the recipe annotations its checkers must read (a run of its
+// own per scenario cost this file 7 s).
 describe("recipes: scenarios (N=3)", () => {
   for (const name of PASSING) {
-    it(`${name}: passes every checker for seeds 1-3, deterministically`, async () => {
+    it(`${name}: passes every checker for seeds 1-3, deterministically; its recipe checkers read every recipe annotation it writes`, async () => {
       const scenario = loadScenario(name);
+      const kinds = recipeKindsWritten();
       for (const seed of [1, 2, 3]) {
-        const r = await runRecipeScenario(scenario, { seed });
+        const r = await runRecipeScenario(scenario, { seed, ...(seed === 1 ? { onTraceEvent: kinds.onTraceEvent } : {}) });
         expect(r.violations, `${name} seed ${seed}`).toEqual([]);
         if (seed === 1) expect((await runRecipeScenario(scenario, { seed })).traceHash).toBe(r.traceHash);
       }
+      expectCheckersReadAnnotations(name, kinds.written);
     });
   }
 
@@ -65,24 +83,15 @@ describe("recipes: scenarios (N=3)", () => {
   });
 
   for (const [name, checker] of Object.entries(CAUGHT)) {
-    it(`${name}: the flaw is caught by ${checker}`, async () => {
+    it(`${name}: the flaw is caught by ${checker}; its recipe checkers read every recipe annotation it writes`, async () => {
+      const kinds = recipeKindsWritten();
       for (const seed of [1, 2]) {
-        const r = await runRecipeScenario(loadScenario(name), { seed });
+        const r = await runRecipeScenario(loadScenario(name), { seed, ...(seed === 1 ? { onTraceEvent: kinds.onTraceEvent } : {}) });
         expect(r.violations.map((v) => v.checker), `${name} seed ${seed}`).toContain(checker);
       }
+      expectCheckersReadAnnotations(name, kinds.written);
     });
   }
-
-  it("each recipe scenario's default recipe checkers read every recipe annotation it writes, and each reads some", async () => {
-    for (const name of [...PASSING, ...Object.keys(CAUGHT)]) {
-      const scenario = loadScenario(name);
-      const written = new Set<TraceKind>();
-      await runScenario(scenario, { seed: 1, onTraceEvent: (e) => void (e.kind.startsWith("recipe.") && written.add(e.kind)) });
-      const mine = scenario.checkers.filter((c) => c.startsWith("recipe.")).map((c) => RECIPE_CHECKERS.get(c)!());
-      for (const kind of written) expect(mine.filter((c) => reads(c, kind)).map((c) => c.name), `${name}: ${kind}`).not.toEqual([]);
-      for (const c of mine) expect([...written].some((kind) => reads(c, kind)), `${name}: ${c.name} reads nothing of this run`).toBe(true);
-    }
-  });
 
   it("recipe-election: LeaderSelector terms rotate — every client leads in turn and resigns when its callback returns; the latches then agree on one leader", async () => {
     const events: { client: string; event: string }[] = [];
