@@ -11,6 +11,9 @@
  *    while its session is not connected, though its ephemeral node may be gone with it.
  * 3. `retryingQueue` — CONNECTIONLOSS on a create treated as failure: the producer enqueues the
  *    job again, and the first create may well have happened: the job is queued twice.
+ *
+ * Each survives what correct code must survive (a lost connection, an expired session: a new
+ * one), so that when a property fails, it is the mistake that fails it, not the script.
  */
 import { Code, CreateMode, Ids, defineChecker, defineUserScript, readAfterConfirmedWrite } from "zksim";
 import type { ClientNode, World, ZooKeeper } from "zksim";
@@ -20,32 +23,66 @@ function isCode(err: unknown, code: number): boolean {
   return typeof err === "object" && err !== null && (err as { code?: unknown }).code === code;
 }
 
-/** Runs `op` again after CONNECTIONLOSS (safe only for operations that may be repeated). */
-async function retrying<T>(node: ClientNode, op: () => Promise<T>): Promise<T> {
-  for (;;) {
+const RUN_UNTIL_MS = 22_000;
+
+/**
+ * A client's connection that outlives its sessions: after SESSIONEXPIRED the handle is dead for
+ * good, and the next operation runs on a new session.
+ */
+class Connection {
+  private zk: Promise<ZooKeeper>;
+
+  constructor(private readonly node: ClientNode) {
+    this.zk = node.connect();
+  }
+
+  /** `op` on the current session, once: a new session next time if this one has expired. */
+  async once<T>(op: (zk: ZooKeeper) => Promise<T>): Promise<T> {
+    const zk = await this.zk;
     try {
-      return await op();
+      return await op(zk);
     } catch (err) {
-      if (!isCode(err, Code.CONNECTIONLOSS)) throw err;
+      if (isCode(err, Code.SESSIONEXPIRED) && (await this.zk) === zk) this.zk = this.node.connect();
+      throw err;
     }
-    await node.sleepMs(100);
+  }
+
+  /** `op` until it is answered: again after CONNECTIONLOSS or on a new session (only for operations that may be repeated). */
+  async retrying<T>(op: (zk: ZooKeeper) => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await this.once(op);
+      } catch (err) {
+        if (!isCode(err, Code.CONNECTIONLOSS) && !isCode(err, Code.SESSIONEXPIRED)) throw err;
+      }
+      await this.node.sleepMs(100);
+    }
+  }
+
+  /** A connection whose first session is open. */
+  static async open(node: ClientNode): Promise<Connection> {
+    const c = new Connection(node);
+    await c.zk;
+    return c;
+  }
+
+  async close(): Promise<void> {
+    await (await this.zk).close();
   }
 }
-
-const RUN_UNTIL_MS = 22_000;
 
 // ---- 1. a config read without sync ----
 
 async function configStore(world: World, syncFirst: boolean): Promise<void> {
   const writer = world.client("c1");
   const reader = world.client("c2");
-  const w = await writer.connect();
-  const r = await reader.connect();
-  await retrying(writer, () => w.create("/config", "v0", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT).catch((err) => (isCode(err, Code.NODEEXISTS) ? "/config" : Promise.reject(err))));
+  const w = await Connection.open(writer);
+  const r = await Connection.open(reader);
+  await w.retrying((zk) => zk.create("/config", "v0", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT).catch((err) => (isCode(err, Code.NODEEXISTS) ? "/config" : Promise.reject(err))));
   let published = 0;
   const publish = async () => {
     for (let v = 1; writer.nowMs() < RUN_UNTIL_MS; v++) {
-      await retrying(writer, () => w.setData("/config", `v${v}`, -1));
+      await w.retrying((zk) => zk.setData("/config", `v${v}`, -1));
       published = v;
       await writer.sleepMs(300);
     }
@@ -56,11 +93,13 @@ async function configStore(world: World, syncFirst: boolean): Promise<void> {
       if (published > seen) {
         seen = published;
         try {
-          if (syncFirst) await r.sync("/config");
-          const { data } = await r.getData("/config");
+          const { data } = await r.once(async (zk) => {
+            if (syncFirst) await zk.sync("/config");
+            return zk.getData("/config");
+          });
           world.label(new TextDecoder().decode(data ?? new Uint8Array()) === `v${seen}` ? "read-fresh" : "read-newer-or-stale");
         } catch (err) {
-          if (!isCode(err, Code.CONNECTIONLOSS)) throw err;
+          if (!isCode(err, Code.CONNECTIONLOSS) && !isCode(err, Code.SESSIONEXPIRED)) throw err;
           world.label("read-lost");
         }
       }
@@ -129,8 +168,8 @@ export const trustingLeader = defineUserScript({
   checkers: [oneLeaderActs],
   labels: ["elected", "acted-disconnected"],
   async run(world) {
-    const setup = await world.client("c1").connect();
-    await retrying(world.client("c1"), () => setup.create("/election", "", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT).catch((err) => (isCode(err, Code.NODEEXISTS) ? "" : Promise.reject(err))));
+    const setup = await Connection.open(world.client("c1"));
+    await setup.retrying((zk) => zk.create("/election", "", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT).catch((err) => (isCode(err, Code.NODEEXISTS) ? "" : Promise.reject(err))));
     await Promise.all(
       world.clients.map(async (id) => {
         const node = world.client(id);
@@ -165,26 +204,26 @@ export const retryingQueue = defineUserScript({
   labels: ["create-lost", "enqueued"],
   async run(world) {
     const producer = world.client("c1");
-    const zk = await producer.connect();
-    await retrying(producer, () => zk.create("/queue", "", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT).catch((err) => (isCode(err, Code.NODEEXISTS) ? "" : Promise.reject(err))));
+    const conn = await Connection.open(producer);
+    await conn.retrying((zk) => zk.create("/queue", "", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT).catch((err) => (isCode(err, Code.NODEEXISTS) ? "" : Promise.reject(err))));
     for (let job = 1; producer.nowMs() < RUN_UNTIL_MS; job++) {
       for (;;) {
         try {
-          await zk.create("/queue/job-", `job ${job}`, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL);
+          await conn.once((zk) => zk.create("/queue/job-", `job ${job}`, Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL));
           world.label("enqueued");
           break;
         } catch (err) {
-          if (!isCode(err, Code.CONNECTIONLOSS)) throw err;
+          if (!isCode(err, Code.CONNECTIONLOSS) && !isCode(err, Code.SESSIONEXPIRED)) throw err;
           world.label("create-lost"); // the bug: "it failed", so enqueue it again
           await producer.sleepMs(100);
         }
       }
       await producer.sleepMs(100);
     }
-    const names = await retrying(producer, () => zk.getChildren("/queue"));
-    const jobs = await Promise.all(names.map(async (n) => new TextDecoder().decode((await retrying(producer, () => zk.getData(`/queue/${n}`))).data ?? new Uint8Array())));
+    const names = await conn.retrying((zk) => zk.getChildren("/queue"));
+    const jobs = await Promise.all(names.map(async (n) => new TextDecoder().decode((await conn.retrying((zk) => zk.getData(`/queue/${n}`))).data ?? new Uint8Array())));
     const twice = jobs.filter((j, i) => jobs.indexOf(j) !== i);
     world.expect(twice.length === 0, `jobs queued more than once: ${[...new Set(twice)].join(", ")}`);
-    await zk.close();
+    await conn.close();
   },
 });

@@ -10,7 +10,7 @@ import { replayCaseFromRun, type ReplayCase } from "../scenario/replay-file.js";
 import type { ReplayComparison } from "../scenario/replay.js";
 import { shrinkCase, type ShrinkOutcome } from "../scenario/shrink.js";
 import type { Canary, RunOptions, RunResult, Scenario } from "../scenario/types.js";
-import { runTraced, type TracedRun } from "./run-traced.js";
+import { runTraced, traced, type Traced, type TracedRun } from "./run-traced.js";
 
 /** The user's script a case of `scenario` runs, imported from `module`, as run options. */
 async function userOptions(scenario: Scenario, module: string, seed: number): Promise<Pick<RunOptions, "registry" | "extraCheckers">> {
@@ -23,6 +23,8 @@ async function userOptions(scenario: Scenario, module: string, seed: number): Pr
 export interface ReplayUserInput {
   path: string;
   module: string;
+  /** `--trace FILE`: the run drawn (HTML, ShiViz) or streamed (JSON lines) there. */
+  tracePath?: string;
 }
 
 export interface ReplayedUserCase {
@@ -31,11 +33,16 @@ export interface ReplayedUserCase {
   cmp: ReplayComparison;
 }
 
-/** `zksim replay FILE --module PATH`: the recorded case run again and compared. */
-export async function replayUserTask(input: ReplayUserInput, progress: () => void): Promise<ReplayedUserCase> {
-  const r = await replayUserCase(input.path, { moduleTimeoutMs: false, module: input.module, onLoaded: progress });
-  const { traceHash, verdict, violations } = r.result;
-  return { c: r.replayCase, result: { traceHash, verdict, violations: violations.map(({ checker, message }) => ({ checker, message })) }, cmp: r.comparison };
+/** `zksim replay FILE --module PATH [--trace F]`: the recorded case run again, compared, and drawn. */
+export async function replayUserTask(input: ReplayUserInput, progress: () => void): Promise<Traced<ReplayedUserCase>> {
+  const run = await traced(
+    input.tracePath,
+    (sink) => replayUserCase(input.path, { moduleTimeoutMs: false, module: input.module, onLoaded: progress, ...sink }),
+    (r) => ({ ...r.result, scenario: r.replayCase.scenario.name }),
+  );
+  const { replayCase, result, comparison } = run.result;
+  const { traceHash, verdict, violations } = result;
+  return { ...run, result: { c: replayCase, result: { traceHash, verdict, violations: violations.map(({ checker, message }) => ({ checker, message })) }, cmp: comparison } };
 }
 
 export interface ShrinkUserInput {

@@ -83,7 +83,7 @@ export async function assertSimulation(arb: fc.Arbitrary<Scenario>, options: Ass
   const reproduced = result.traceHash === details.errorInstance.result.traceHash;
   const message = [
     `simulation property failed after ${details.numRuns} run(s) and ${details.numShrinks} shrink(s) (fast-check seed ${details.seed}, path "${details.counterexamplePath}")`,
-    `  shrunk case: ${scenario.description}; simulation seed ${result.seed}; ${scenario.faults.length} fault entries`,
+    `  shrunk case: ${scenario.description}; simulation seed ${result.seed}; trace hash ${result.traceHash}; ${scenario.faults.length} fault entries`,
     `  violations: ${describeViolations(result)}`,
     ...(reproduced ? [] : [`  NOT DETERMINISTIC: the re-run's trace hash ${result.traceHash} differs from the failing run's ${details.errorInstance.result.traceHash}`]),
     `  replay file: ${file}`,

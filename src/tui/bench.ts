@@ -28,6 +28,7 @@ import { Session } from "../stepper/session.js";
 import { zabAdapter } from "../stepper/zab/zab-adapter.js";
 import { Controller, SPEEDS, TICK_MS } from "./controller.js";
 import { FIRST_FRAME_ENV } from "./cli.js";
+import { loadTerminalUi } from "./terminal-ui.js";
 
 interface Figure {
   bench: string;
@@ -100,7 +101,7 @@ async function stepBackFigures(): Promise<Figure[]> {
 
 async function redrawFigures(): Promise<Figure[]> {
   process.env.NODE_ENV ??= "production"; // as the app runs React (before React is loaded)
-  const [{ createElement }, { renderToString }, { Screen }] = await Promise.all([import("react"), import("ink"), import("./components/screen.js")]);
+  const [{ createElement }, { renderToString }, { Screen }] = await loadTerminalUi("zksim bench tui", () => Promise.all([import("react"), import("ink"), import("./components/screen.js")]));
   const session = await Session.begin(zabAdapter, { seed: 1 });
   const controller = new Controller(session, () => undefined, () => undefined, "bench");
   const out: Figure[] = [];

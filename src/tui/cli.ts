@@ -32,6 +32,7 @@ import { screenLines } from "./screen-lines.js";
 import { colourWanted, drawFirstFrame, rewindFirstFrame } from "./first-frame.js";
 import { dropTypeahead, releaseTypeahead } from "./typeahead.js";
 import { wrap } from "./text.js";
+import { loadTerminalUi } from "./terminal-ui.js";
 
 /** `zksim learn`'s options, as cli/commands/learn.ts parsed them. */
 export interface LearnOptions {
@@ -138,7 +139,7 @@ async function runInteractive(o: LearnOptions, protocol: string, lesson: Lesson 
     const first = current !== undefined ? controllerFor(controllers(protocol), current, lessonOf(current, lesson)) : undefined;
     const drawn = drawFirstFrame(first !== undefined ? screenLines(first.state, size, first.lesson) : menuLines(groups, 0, completed, size.rows, size.columns));
     const firstFrame = figures(t0);
-    const { runApp } = await import("./app.js");
+    const { runApp } = await loadTerminalUi("zksim learn", () => import("./app.js"));
     await releaseTypeahead();
     rewindFirstFrame(drawn);
     const app = runApp({
@@ -206,7 +207,7 @@ async function runCompare(o: LearnOptions, protocols: string[]): Promise<number>
   if (interactive(o)) {
     if (!colourWanted()) process.env.FORCE_COLOR = "0";
     process.env.NODE_ENV ??= "production";
-    const { runCompareApp } = await import("./compare/compare-app.js");
+    const { runCompareApp } = await loadTerminalUi("zksim learn compare", () => import("./compare/compare-app.js"));
     await releaseTypeahead();
     return runCompareApp(c);
   }

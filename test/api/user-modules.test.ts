@@ -34,10 +34,15 @@ describe("a TypeScript module, as it is", () => {
     expect(r.result.traceHash).toBe(failing.traceHash);
   });
 
-  test("zksim replay --module FILE.mts reproduces in a fresh process", () => {
-    const r = zksim("replay", failing.replayFile!, "--module", TYPED);
+  test("zksim replay --module FILE.mts reproduces in a fresh process, and --trace draws it as a ShiViz log", () => {
+    const log = join(dir, "replay.shiviz");
+    const r = zksim("replay", failing.replayFile!, "--module", TYPED, "--trace", log);
     expect(r.stdout, r.stderr).toContain(`reproduced: ${failing.traceHash} (still fails: `);
+    expect(r.stdout).toContain(`trace written to ${log}`);
     expect(r.status).toBe(1);
+    const shiviz = readFileSync(log, "utf8");
+    // One line per event, host first with its vector clock: every node of the world took part.
+    for (const node of ["s1", "s2", "s3", "c1"]) expect(shiviz).toMatch(new RegExp(`^${node} \\{"${node}":\\d+`, "m"));
   });
 
   test("zksim shrink --module drops the fault the bug does not need, and prints a replay line that reproduces", () => {

@@ -33,9 +33,13 @@ describe("cli: replay", () => {
   it("a bug-zoo case reproduces", async () => {
     const f = join(dir, "bug-1154.json");
     expect((await zksim("run", "bug-1154", "--bug", "1154", "--save", f)).status).toBe(1);
-    const r = await zksim("replay", f, "--json");
+    const html = join(dir, "bug-1154.html");
+    const r = await zksim("replay", f, "--json", "--trace", html);
     expect(r.status).toBe(1);
-    expect(lastJson(r)).toMatchObject({ reproduced: true, verdict: "fail" });
+    const replayed = lastJson<{ actual: string }>(r);
+    expect(replayed).toMatchObject({ reproduced: true, verdict: "fail" });
+    // --trace draws the run replayed: its hash in the diagram's header.
+    expect(readFileSync(html, "utf8")).toContain(`trace hash <code>${replayed.actual}</code>`);
   });
 
   it("a passing run saves nothing", async () => {

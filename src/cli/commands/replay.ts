@@ -1,6 +1,7 @@
 /**
- * `zksim replay <file> [--json]`: re-executes a recorded case (a "replay/1" file written by
- * `run --save`, `explore --save-dir` or `shrink`) and checks that it reproduces (scenario/replay.ts).
+ * `zksim replay <file> [--json] [--trace FILE]`: re-executes a recorded case (a "replay/1" file
+ * written by `run --save`, `explore --save-dir`, `shrink` or a user's property) and checks that it
+ * reproduces (scenario/replay.ts); `--trace` draws the re-executed run.
  * Exit codes: REPLAY_EXIT (cli/replay.ts).
  */
 import { UserInputError } from "../../sim/errors.js";
@@ -20,6 +21,7 @@ import { JOURNAL_FORMAT, servedCaseFromJournal } from "../../serve/serve-recorde
 import { REPLAY_REGISTRY, writeReplayFile } from "../replay.js";
 import { openTraceReport } from "../report/trace-report.js";
 import { TraceFileWriter } from "../trace-file.js";
+import { traced, type Traced } from "../run-traced.js";
 
 export const replay: Command = {
   name: "replay",
@@ -34,7 +36,8 @@ and runs it in a worker thread: loading the module, and the run, must each finis
 ${USER_CODE_LIMIT_FLAG} N seconds of wall-clock time (default 120; the same for shrink and run):
 a module or script that never finishes is an error, exit 2.
 A learn session (zksim learn --save, a zksim check counterexample) re-executes to its saved
-step; --trace F.html draws it as a space-time diagram (F.shiviz: ShiViz log, else JSON lines)`,
+step. --trace F.html draws the run replayed, a user's script's as well, as a space-time diagram
+(F.shiviz: ShiViz log, else JSON lines); a passing replay whose trace could not be written exits 2`,
   run: cmdReplay,
 };
 
@@ -47,13 +50,17 @@ async function cmdReplay(argv: string[]): Promise<number> {
   const text = readInputFile(path, "replay file");
   // A `zksim learn --save` session file replays by re-executing its branch (tui/replay-session.ts).
   if (isSessionFileText(text)) return replaySessionWithTrace(path, boolFlag(args, "json"), stringFlag(args, "trace"));
-  if (stringFlag(args, "trace") !== undefined) throw new UserInputError(`replay: --trace is for learn session files; for ${path}, run its case with \`zksim run … --trace FILE\` (the replay line it prints)`);
   // The journal `zksim serve --record FILE` keeps while serving: left behind when serve did not stop cleanly.
   if (text.startsWith(`{"zksim":"${JOURNAL_FORMAT}"`)) return replayJournal(path, text);
   const parsed = parseReplayFile(text, path, REPLAY_REGISTRY);
   const module = userModuleOf(parsed.scenario, path, userFlags, "replay");
-  const { c, result, cmp } = module !== undefined ? await replayUser(path, module, userFlags) : await replayBuiltin(parsed);
-  const code = !cmp.reproduced ? REPLAY_EXIT.notReproduced : result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : REPLAY_EXIT.reproducedPass;
+  const tracePath = stringFlag(args, "trace");
+  const run = module !== undefined ? await replayUser(path, module, userFlags, tracePath) : await replayBuiltin(parsed, tracePath);
+  const { c, result, cmp } = run.result;
+  if (run.reportNote !== undefined) console.error(`zksim: --trace ${tracePath}: ${run.reportNote}`);
+  for (const line of run.lost) console.error(`zksim: ${line}`);
+  const reproducedCode = result.verdict === "fail" ? REPLAY_EXIT.reproducedFail : run.lost.length > 0 ? REPLAY_EXIT.badInput : REPLAY_EXIT.reproducedPass;
+  const code = cmp.reproduced ? reproducedCode : REPLAY_EXIT.notReproduced;
   if (boolFlag(args, "json")) {
     console.log(JSON.stringify({ file: path, scenario: c.scenario.name, seed: c.seed, reproduced: cmp.reproduced, expected: c.expected.traceHash, actual: result.traceHash, verdict: result.verdict, ...(cmp.reason !== undefined ? { reason: cmp.reason } : {}), ...(cmp.firstDifference !== undefined ? { firstDifference: cmp.firstDifference } : {}) }));
     return code;
@@ -63,6 +70,7 @@ async function cmdReplay(argv: string[]): Promise<number> {
   if (cmp.reproduced) {
     const what = { fail: `still fails: ${describeCheckers(result)}`, expected: `shows only the scenario's documented flaws, as recorded: ${describeCheckers(result)}`, pass: "passes, as recorded" }[result.verdict];
     console.log(`reproduced: ${result.traceHash} (${what})`);
+    if (tracePath !== undefined && run.lost.length === 0) console.log(`  trace written to ${tracePath}`);
   } else {
     console.log(`did not reproduce: ${cmp.reason}`);
     const d = cmp.firstDifference;
@@ -116,17 +124,18 @@ interface Replayed {
   cmp: ReplayComparison;
 }
 
-async function replayBuiltin(c: ReplayCase): Promise<Replayed> {
-  const result = await runReplayCase(c, { registry: REPLAY_REGISTRY });
-  return { c, result, cmp: compareReplay(c, result) };
+/** A built-in case, run as recorded (`--trace FILE`: drawn there). */
+async function replayBuiltin(c: ReplayCase, tracePath: string | undefined): Promise<Traced<Replayed>> {
+  const run = await traced(tracePath, (sink) => runReplayCase(c, { registry: REPLAY_REGISTRY, ...sink }), (r) => r);
+  return { ...run, result: { c, result: run.result, cmp: compareReplay(c, run.result) } };
 }
 
 /**
  * A user's script: imported from --module (or the recorded path), then run as recorded
- * (api/run-user-script.ts), in a worker under a wall-clock limit (cli/user-code-worker.ts).
+ * (api/run-user-script.ts) and drawn, in a worker under a wall-clock limit (cli/user-code-worker.ts).
  */
-function replayUser(path: string, module: string, flags: UserModuleFlags): Promise<Replayed> {
-  return inUserCodeWorker("replayUserTask", { path, module }, module, flags);
+function replayUser(path: string, module: string, flags: UserModuleFlags, tracePath: string | undefined): Promise<Traced<Replayed>> {
+  return inUserCodeWorker("replayUserTask", { path, module, ...(tracePath !== undefined ? { tracePath } : {}) }, module, flags);
 }
 
 function describeViolation(v: ExpectedViolation | undefined): string {
