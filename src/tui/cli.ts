@@ -79,7 +79,7 @@ async function learn(o: LearnOptions): Promise<number> {
   quietOnClosedPipe();
   const release = saveOnSignal(() => session, o.save);
   try {
-    const status = await runPlain({ session, lesson, commands, write: (line) => process.stdout.write(`${line}\n`), width: plainWidth() });
+    const status = await runPlain({ session, lesson, commands, write: (line) => process.stdout.write(`${line}\n`), fail: scriptFailed, width: plainWidth() });
     if (lesson !== undefined && session.frame().goal?.reached === true) markCompleted(lessonKey(lesson));
     if (o.save !== undefined) saveSession(session, o.save);
     return status;
@@ -214,7 +214,12 @@ async function runCompare(o: LearnOptions, protocols: string[]): Promise<number>
   await dropTypeahead();
   const commands = o.script !== undefined ? splitScript(o.script) : stdinLines();
   quietOnClosedPipe();
-  return runComparePlain(c, commands, (line) => process.stdout.write(`${line}\n`), plainWidth());
+  return runComparePlain(c, commands, (line) => process.stdout.write(`${line}\n`), plainWidth(), scriptFailed);
+}
+
+/** A bad command of plain mode: one line on stderr, as every other bad input (exit 2 follows). */
+function scriptFailed(message: string): void {
+  process.stderr.write(`zksim: learn: ${message.replace(/\s*\n\s*/g, " ")}\n`);
 }
 
 /** A reader that closed the pipe (`| head`) ends plain mode quietly: nothing more can be read. */

@@ -4,7 +4,9 @@
  * lessons' golden transcripts and docs. Every command is echoed (`> step 3`), followed by what
  * it did and the narration of the events it ran; when the lesson's goal is reached, the goal
  * box (what happened, the invariants, why it matters, the book). A bad command stops the run
- * with one `error:` line and exit status 2; at the end the whole frame is printed. Every line
+ * with one `error:` line in the transcript, the same line for `fail` (the CLI's stderr: a caller
+ * reading only the exit status and stderr learns what was wrong) and exit status 2; at the end the
+ * whole frame is printed. Every line
  * is wrapped to the width (COLUMNS): nothing is cut.
  */
 import { isUserInputError } from "../sim/errors.js";
@@ -22,6 +24,8 @@ export interface PlainOptions {
   lesson: Lesson | undefined;
   commands: AsyncIterable<string> | Iterable<string>;
   write: (line: string) => void;
+  /** Told the bad command's one-line error (stderr for the CLI); the run then returns 2. */
+  fail?: (message: string) => void;
   width?: number;
 }
 
@@ -54,6 +58,7 @@ export async function runPlain(o: PlainOptions): Promise<number> {
     } catch (err) {
       if (!isUserInputError(err)) throw err;
       write([`error: ${err.message}`]);
+      o.fail?.(`"${text}": ${err.message}`);
       return 2;
     }
   }

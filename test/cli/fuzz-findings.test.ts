@@ -75,3 +75,18 @@ describe("learn session files", () => {
     await both("s4.json", { ...session, branches: [delayed] }, /delayMs must be a duration from 0 to 86,400,000 ms \(one virtual day\), got 1e\+300/);
   });
 });
+
+describe("counts and scripts", () => {
+  test("absurd counts are refused with their bound: shrink --max-runs, explore --workers", async () => {
+    expectBadInput(await zksim("shrink", file("any.json", "{}"), "--max-runs", "100000000000"), /shrink: --max-runs 100000000000 is more than 1000000/);
+    expectBadInput(await zksim("explore", "zab-random-faults", "--seeds", "1", "--workers", "100000000000"), /explore: --workers 100000000000 is more than 256/);
+  });
+
+  test("learn --plain: a bad script command says so on stderr as well, in one line (exit 2)", async () => {
+    const r = await zksim("learn", "paxos", "--plain", "--script", "step; q");
+    expectBadInput(r, /^zksim: learn: "q": unknown command "q" \(commands: step/);
+    expect(r.stdout).toContain('error: unknown command "q"');
+    const c = await zksim("learn", "compare", "2pc", "3pc", "--plain", "--script", "q");
+    expectBadInput(c, /^zksim: learn: "q": unknown command "q"/);
+  });
+});

@@ -19,6 +19,9 @@ import { isSessionFileText, readSessionFile } from "../../tui/session-file.js";
 import { shrinkCounterexample } from "../../search/shrink.js";
 import { inUserCodeWorker, userModuleFlags, userModuleOf, USER_MODULE_FLAGS, USER_MODULE_USAGE } from "../user-module.js";
 
+/** An upper bound on --max-runs, as explore bounds --seeds: past it a number is a typo, not a plan. */
+const MAX_SHRINK_RUNS = 1_000_000;
+
 export const shrink: Command = {
   name: "shrink",
   args: `<file> [--out FILE] [--max-runs N] ${USER_MODULE_USAGE}`,
@@ -40,6 +43,7 @@ async function cmdShrink(argv: string[]): Promise<number> {
   const out = stringFlag(args, "out") ?? `${path.replace(/\.json$/, "")}.shrunk.json`;
   const maxRuns = intFlag(args, "max-runs") ?? DEFAULT_MAX_RUNS;
   if (maxRuns < 1) throw new UserInputError(`shrink: --max-runs must be at least 1, got ${maxRuns}`);
+  if (maxRuns > MAX_SHRINK_RUNS) throw new UserInputError(`shrink: --max-runs ${maxRuns} is more than ${MAX_SHRINK_RUNS} (each is a whole run of the case: a million is already days)`);
   const text = readInputFile(path, "replay file");
   if (isSessionFileText(text)) return shrinkSessionFile(path, out, maxRuns);
   const c = readReplayFile(path);

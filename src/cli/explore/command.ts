@@ -97,6 +97,8 @@ interface ExploreRequest {
 
 /** The seed list is built up front; ten million seeds is already days of runs. */
 const MAX_SEEDS = 10_000_000;
+/** Each worker is a thread with its own heap and a copy of the simulator: past this a sweep only thrashes. */
+const MAX_WORKERS = 256;
 
 const FLAGS = { strict: "bool", merge: "bool", seeds: "int", from: "int", workers: "int", shard: "string", bug: "string", canary: "string", variant: "string", generate: "bool", json: "bool", "save-dir": "string" } as const;
 
@@ -187,6 +189,7 @@ function parseExploreArgs(argv: string[]): ExploreRequest {
   if (from > Number.MAX_SAFE_INTEGER - (n - 1)) throw new UserInputError(`explore: --from ${from} --seeds ${n} runs past the largest seed, ${Number.MAX_SAFE_INTEGER}`);
   const workers = intFlag(args, "workers") ?? Math.min(2, availableParallelism());
   if (workers < 1) throw new UserInputError(`explore: --workers must be at least 1, got ${workers}`);
+  if (workers > MAX_WORKERS) throw new UserInputError(`explore: --workers ${workers} is more than ${MAX_WORKERS} (each worker is a thread with its own heap; this machine has ${availableParallelism()} cores)`);
   const shardText = stringFlag(args, "shard");
   const shard = shardText === undefined ? undefined : parseShard(shardText, "explore");
   const canary = stringFlag(args, "canary");

@@ -2,7 +2,8 @@
  * `zksim learn compare 2pc 3pc [--seed N] [--plain] [--script "…"]`: opens the two runs (both
  * start with c1's transaction x=1) and hands them to the ink compare screen on a terminal, or
  * to plain mode: commands from --script or stdin, both runs' narration after each, the two
- * panes at the end. A bad command prints one `error:` line and exits 2.
+ * panes at the end. A bad command prints one `error:` line (and tells `fail`: the CLI's stderr)
+ * and exits 2.
  */
 import { isUserInputError, UserInputError } from "../../sim/errors.js";
 import { Session } from "../../stepper/session.js";
@@ -34,7 +35,7 @@ export async function openCompare(protocols: readonly string[], seed: number | u
   return new CompareSession(await begin(a!), await begin(b!));
 }
 
-export async function runComparePlain(c: CompareSession, commands: AsyncIterable<string> | Iterable<string>, write: (line: string) => void, width = 100): Promise<number> {
+export async function runComparePlain(c: CompareSession, commands: AsyncIterable<string> | Iterable<string>, write: (line: string) => void, width = 100, fail?: (message: string) => void): Promise<number> {
   for (const line of wrapAll(COMPARE_INTRO, width)) write(line);
   for (const line of compareFrameText(c, width)) write(line);
   for await (const raw of commands) {
@@ -46,6 +47,7 @@ export async function runComparePlain(c: CompareSession, commands: AsyncIterable
     } catch (err) {
       if (!isUserInputError(err)) throw err;
       write(`error: ${err.message}`);
+      fail?.(`"${text}": ${err.message}`);
       return 2;
     }
   }
