@@ -33,6 +33,7 @@ import { colourWanted, drawFirstFrame, rewindFirstFrame } from "./first-frame.js
 import { dropTypeahead, releaseTypeahead } from "./typeahead.js";
 import { wrap } from "./text.js";
 import { loadTerminalUi } from "./terminal-ui.js";
+import { onStopSignals, SIGNAL_EXIT } from "../base/stop-signals.js";
 
 /** `zksim learn`'s options, as cli/commands/learn.ts parsed them. */
 export interface LearnOptions {
@@ -161,9 +162,6 @@ async function runInteractive(o: LearnOptions, protocol: string, lesson: Lesson 
   }
 }
 
-/** The exit codes after SIGINT and SIGTERM (128 + the signal's number, as a shell reports them). */
-const SIGNAL_EXIT: Readonly<Record<"SIGINT" | "SIGTERM", number>> = { SIGINT: 130, SIGTERM: 143 };
-
 /**
  * `--save FILE` survives SIGINT and SIGTERM (Ctrl-C in plain mode, `kill`, a closed terminal's
  * job control): the session as it stands is written, one line on stderr says so, and learn exits
@@ -172,7 +170,7 @@ const SIGNAL_EXIT: Readonly<Record<"SIGINT" | "SIGTERM", number>> = { SIGINT: 13
  */
 function saveOnSignal(session: () => Session | undefined, file: string | undefined): () => void {
   if (file === undefined) return () => {};
-  const onSignal = (signal: "SIGINT" | "SIGTERM") => {
+  return onStopSignals((signal) => {
     const s = session();
     try {
       if (s !== undefined) saveSession(s, file);
@@ -181,13 +179,7 @@ function saveOnSignal(session: () => Session | undefined, file: string | undefin
       process.stderr.write(`zksim: learn: ${signal}: ${err instanceof Error ? err.message : String(err)}\n`);
     }
     process.exit(SIGNAL_EXIT[signal]);
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  return () => {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  };
+  });
 }
 
 /** CPU and wall time (ms) since the process began; `t0`: when learn itself began. */

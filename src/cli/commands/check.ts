@@ -27,8 +27,8 @@ import type { CheckTarget } from "../../search/target.js";
 import type { StartPoint } from "../../search/executor.js";
 import { counterexampleSession } from "../../search/counterexample.js";
 import { describeStep } from "../../search/choices.js";
+import { onStopSignals, SIGNAL_EXIT, type StopSignal } from "../../base/stop-signals.js";
 
-export const EXIT_INTERRUPTED = 130;
 
 export const check: Command = {
   name: "check",
@@ -77,13 +77,11 @@ async function cmdCheck(argv: string[]): Promise<number> {
   const req = parseRequest(args);
   ensureDir(req.outDir, `--out ${req.outDir}`);
   const progress = !req.json && process.stdout.isTTY ? new ProgressLine(process.stdout) : undefined;
-  let stop = false;
-  const onSignal = (): void => {
-    if (stop) process.exit(EXIT_INTERRUPTED);
-    stop = true;
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  let stop: StopSignal | undefined;
+  const release = onStopSignals((signal) => {
+    if (stop !== undefined) process.exit(SIGNAL_EXIT[signal]);
+    stop = signal;
+  });
   let result: SearchResult;
   try {
     result = await search(req.target, {
@@ -92,18 +90,17 @@ async function cmdCheck(argv: string[]): Promise<number> {
       stopAtFirst: req.stopAtFirst,
       ...(req.checkers !== undefined ? { checkers: req.checkers } : {}),
       now: () => performance.now(),
-      shouldStop: () => stop,
+      shouldStop: () => stop !== undefined,
       ...(progress !== undefined ? { onProgress: (p: Progress) => progress.draw(p) } : {}),
     });
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    release();
   }
   progress?.clear();
   const files = await writeCounterexamples(req, result.found);
   if (req.json) console.log(JSON.stringify(jsonReport(req, result, files)));
   else for (const line of summary(req, result, files)) console.log(line);
-  if (result.outcome === "interrupted") return EXIT_INTERRUPTED;
+  if (result.outcome === "interrupted") return SIGNAL_EXIT[stop ?? "SIGINT"];
   return result.found.length > 0 ? 1 : 0;
 }
 

@@ -38,6 +38,7 @@ import { ProgressBar } from "./progress.js";
 import { formatFraction } from "../../scenario/judged.js";
 import { coverageLines, leftOutOf, perThousand, summarizeCoverage, type CoverageSummary } from "./coverage-report.js";
 import { join } from "node:path";
+import { onStopSignals, SIGNAL_EXIT } from "../../base/stop-signals.js";
 import type { Scenario } from "../../scenario/types.js";
 import { writeReplayFile } from "../replay.js";
 import { scenarioAsRun } from "../../scenario/replay-file.js";
@@ -74,10 +75,6 @@ export interface ExploreReport {
   interrupted?: true;
 }
 
-/** The exit code after a SIGINT (128 + 2, as a shell reports it). */
-export const EXIT_INTERRUPTED = 130;
-/** The exit code after a SIGTERM (128 + 15). */
-export const EXIT_TERMINATED = 143;
 
 interface ExploreRequest {
   /** The scenario as the user named it (a name or a path), for workers and replay lines. */
@@ -110,7 +107,7 @@ export const explore: Command = {
 --merge DIR…: combine the sweep reports of a sharded sweep's --save-dir directories;
 --generate: each seed draws its own workload shape and faults, as in run;
 --strict: a seed whose checkers left a stretch unjudged, or read no event, fails;
-Ctrl-C or SIGTERM: the summary of the seeds run so far, exit ${EXIT_INTERRUPTED} (${EXIT_TERMINATED} after SIGTERM))`,
+Ctrl-C or SIGTERM: the summary of the seeds run so far, exit ${SIGNAL_EXIT.SIGINT} (${SIGNAL_EXIT.SIGTERM} after SIGTERM))`,
   run: cmdExplore,
 };
 
@@ -125,14 +122,12 @@ async function cmdExplore(argv: string[]): Promise<number> {
   const onDone = bar ? (o: SeedOutcome) => bar.tick(o.verdict === "fail") : undefined;
   const interrupt = new AbortController();
   // SIGTERM (a job scheduler, `timeout`, `kill`) keeps the results as SIGINT does: the workers are threads of this process.
-  let exitCode = EXIT_INTERRUPTED;
-  const onSignal = (signal: NodeJS.Signals) => {
+  let exitCode = SIGNAL_EXIT.SIGINT;
+  const release = onStopSignals((signal) => {
     if (interrupt.signal.aborted) process.exit(exitCode);
-    exitCode = signal === "SIGTERM" ? EXIT_TERMINATED : EXIT_INTERRUPTED;
+    exitCode = SIGNAL_EXIT[signal];
     interrupt.abort();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
+  });
   const started = performance.now();
   let outcomes: SeedOutcome[];
   try {
@@ -141,8 +136,7 @@ async function cmdExplore(argv: string[]): Promise<number> {
         ? await exploreInProcess(scenario, req.seeds, req.options, onDone, interrupt.signal)
         : await exploreInWorkers({ scenario: req.scenarioArg, ...(req.variant !== undefined ? { variant: req.variant } : {}), ...req.options }, req.seeds, req.workers, onDone, interrupt.signal);
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    release();
   }
   const seconds = (performance.now() - started) / 1000;
   bar?.clear();
