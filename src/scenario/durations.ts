@@ -16,6 +16,16 @@ export const MAX_DURATION_MS = 86_400_000;
 
 const DURATION_KEY = /(Ms|Us)(Max|Min)?$/;
 
+/** How the refusal of a duration names its bound: "a duration from 0 to 86,400,000 ms (one virtual day)". */
+export function durationBound(max = MAX_DURATION_MS, unit = "ms"): string {
+  return `a duration from 0 to ${max.toLocaleString("en-US")} ${unit} (one virtual day)`;
+}
+
+/** Whether `v` is a duration in ms within the bound. */
+export function isDurationMs(v: unknown): v is number {
+  return typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_DURATION_MS;
+}
+
 /** The bound of a duration field, by its unit. */
 function boundOf(key: string): { max: number; unit: string } {
   return /Us(Max|Min)?$/.test(key) ? { max: MAX_DURATION_MS * 1000, unit: "µs" } : { max: MAX_DURATION_MS, unit: "ms" };
@@ -44,7 +54,7 @@ function checkDuration(key: string, value: unknown, at: string, source: string):
     if (typeof x !== "number") continue;
     const { max, unit } = boundOf(key);
     if (!Number.isFinite(x) || x < 0 || x > max) {
-      throw new UserInputError(`${source}: "${where}" must be a duration from 0 to ${max.toLocaleString("en-US")} ${unit} (one virtual day), got ${String(x)}`);
+      throw new UserInputError(`${source}: "${where}" must be ${durationBound(max, unit)}, got ${String(x)}`);
     }
   }
 }

@@ -8,7 +8,7 @@ import type { FaultAction } from "../sim/faults.js";
 import { anyNode, validateFaultAction } from "../sim/fault-grammar.js";
 import type { Branch, CheckOrigin, Session, SessionFile } from "../stepper/session.js";
 import type { Action, ClientOp } from "../stepper/types.js";
-import { MAX_DURATION_MS } from "../scenario/durations.js";
+import { durationBound, isDurationMs } from "../scenario/durations.js";
 
 const ACTION_KINDS = new Set(["deliver", "drop", "delay", "duplicate", "fire", "next", "fault", "client"]);
 /** The fields of each action kind besides `kind`. */
@@ -92,7 +92,7 @@ function reader(where: string) {
     object: (v: unknown, name: string) => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : bad(`${name} must be an object`)),
     int: (v: unknown, name: string) => (typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : bad(`${name} must be a whole number ≥ 0`)),
     /** A duration in ms, bounded as every duration of a scenario is (scenario/durations.ts). */
-    duration: (v: unknown, name: string) => (typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_DURATION_MS ? v : bad(`${name} must be a duration from 0 to ${MAX_DURATION_MS.toLocaleString("en-US")} ms (one virtual day), got ${JSON.stringify(v) ?? String(v)}`)),
+    duration: (v: unknown, name: string) => (isDurationMs(v) ? v : bad(`${name} must be ${durationBound()}, got ${JSON.stringify(v) ?? String(v)}`)),
     /** Refuses fields `o` should not have (a misspelt field is an error, as in a scenario). */
     only: (o: Record<string, unknown>, keys: readonly string[], name: string) => {
       for (const k of Object.keys(o)) if (!keys.includes(k)) bad(`${name}: unknown field "${k}" (allowed: ${keys.join(", ")})`);

@@ -17,6 +17,7 @@ import { MultiPaxosClient, MultiPaxosReplica, MULTI_PAXOS_VARIANTS, type MultiPa
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { boolParam, knownParams, variantParam } from "./protocol-params.js";
 import type { Rng } from "../../sim/rng.js";
+import { MAX_DURATION_MS } from "../durations.js";
 
 const KIND = "multi-paxos";
 const KNOWN = ["replicas", "clients", "readers", "keys", "leaseMs", "maxClockDriftPct", "heartbeatMs", "electionTimeoutMinMs", "electionTimeoutMaxMs", "requestTimeoutMs", "thinkMsMax", "clientStopAtMs", "variant", "swarm"];
@@ -60,7 +61,7 @@ function readShape(params: Record<string, unknown>): Shape {
     electionTimeoutMaxMs: intParam(params, "electionTimeoutMaxMs", 300, electionTimeoutMinMs, 60_000),
     requestTimeoutMs: intParam(params, "requestTimeoutMs", 100, 1, 60_000),
     thinkMsMax: intParam(params, "thinkMsMax", 50, 0, 60_000),
-    clientStopAtMs: params.clientStopAtMs === undefined ? undefined : intParam(params, "clientStopAtMs", 0, 0, 86_400_000),
+    clientStopAtMs: params.clientStopAtMs === undefined ? undefined : intParam(params, "clientStopAtMs", 0, 0, MAX_DURATION_MS),
     variant: variantParam(params, KIND, MULTI_PAXOS_VARIANTS),
     swarm,
   };

@@ -19,6 +19,7 @@ import { PaxosAcceptor, PaxosLearner, PaxosProposer, PAXOS_VARIANTS, majority, t
 import { intParam, type Workload, type WorkloadContext, type WorkloadDef } from "../workload.js";
 import { knownParams, nodeParam, numberListParam, valueListParam, variantParam, boolParam } from "./protocol-params.js";
 import type { Rng } from "../../sim/rng.js";
+import { MAX_DURATION_MS } from "../durations.js";
 
 const KIND = "paxos";
 const KNOWN = ["acceptors", "proposers", "learners", "values", "startAtMs", "phaseTimeoutMs", "retryMinMs", "retryMaxMs", "distinguishedProposer", "distinguishedFromMs", "variant", "swarm"];
@@ -50,7 +51,7 @@ function readShape(params: Record<string, unknown>): PaxosShape {
   const learners = intParam(params, "learners", swarm ? SWARM_MAX.learners : 1, 1, 5);
   const retryMinMs = intParam(params, "retryMinMs", 10, 0, 60_000);
   const retryMaxMs = intParam(params, "retryMaxMs", 100, retryMinMs, 60_000);
-  const fromMs = params.distinguishedFromMs === undefined ? undefined : intParam(params, "distinguishedFromMs", 0, 0, 86_400_000);
+  const fromMs = params.distinguishedFromMs === undefined ? undefined : intParam(params, "distinguishedFromMs", 0, 0, MAX_DURATION_MS);
   return {
     acceptors,
     proposers,
