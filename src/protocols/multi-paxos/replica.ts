@@ -33,7 +33,8 @@
  *   `no-catch-up`: a replica asked for catch-up sends nothing, so a replica that missed slots
  *   (down, or cut off, while they were chosen) stays behind until it leads itself.
  *
- * Durability: promises and acceptances are fsynced before they are answered (acceptor-log.ts);
+ * Durability: promises and acceptances are fsynced before they are answered (acceptor-log.ts;
+ * a re-sent accept is answered when the first write of it is durable, not written again);
  * the last round is fsynced before it is used. The learned log is volatile: a restarted replica
  * learns it again from the leader.
  */
@@ -216,11 +217,13 @@ export class MultiPaxosReplica implements Process {
       this.ctx.send(from, { kind: "nack", ballot, promised: this.acceptor.promised });
       return;
     }
-    // A retransmitted accept is written again rather than answered from memory: the first
-    // write may not be durable yet (answering it early let a slot be chosen twice).
+    const answer = (): void => this.ctx.send(from, { kind: "accepted", ballot, slot });
+    // A re-sent accept is answered once the first write is durable, never from memory before
+    // (answering early let a slot be chosen twice), and never written again (acceptor-log.ts).
+    if (this.acceptor.whenAccepted(slot, ballot, value, answer)) return;
     this.acceptor.accept(slot, ballot, value, () => {
       this.ctx.annotate("multipaxos.accepted", { slot, ballot, command: commandId(value), acceptors: this.config.replicas.length }, from);
-      this.ctx.send(from, { kind: "accepted", ballot, slot });
+      answer();
     });
   }
 
