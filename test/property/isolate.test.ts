@@ -10,6 +10,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runUserScript } from "../../src/api/index.js";
 import { FAULT_MIXES } from "../../src/api/fault-mixes.js";
+import { userScenarioArbitrary } from "../../src/api/user-property.js";
+import type { Scenario } from "../../src/scenario/types.js";
 import { disruptionAction, faultsOf, projectDisruption, type Disruption } from "../../src/property/disruptions.js";
 import { disruptionsArbitrary } from "../../src/property/fault-schedule.js";
 // @ts-expect-error: a plain JavaScript module (what a user writes), without declarations
@@ -48,6 +50,17 @@ describe("isolate", () => {
     expect(() => disruptionsArbitrary({ servers, clients: [] }, window, { weights: { isolate: 0 } })).toThrow(/weights\.isolate must be a whole number ≥ 1/);
     expect(() => disruptionsArbitrary({ servers, clients: [] }, window, { weights: { quake: 2 } as never })).toThrow(/weights names an unknown disruption kind "quake"/);
     expect(FAULT_MIXES.default.weights.isolate).toBeGreaterThan(1);
+  });
+
+  it("a property without faults draws the default mix: isolate about three times as often as any other kind", () => {
+    const drawn = new WeakMap<Scenario, readonly string[]>();
+    const arb = userScenarioArbitrary(unsyncedConfig, { numRuns: 1, seed: 1, outDir: "unused" }, "./scripts.mjs", drawn);
+    const counts = new Map<string, number>();
+    for (const scenario of fc.sample(arb, { seed: 9, numRuns: 300 })) for (const k of drawn.get(scenario) ?? []) counts.set(k, (counts.get(k) ?? 0) + 1);
+    const isolate = counts.get("isolate") ?? 0;
+    const others = [...counts].filter(([k]) => k !== "isolate").map(([, n]) => n);
+    expect(others).toHaveLength(10);
+    expect(isolate).toBeGreaterThan(2 * Math.max(...others));
   });
 
   it("a follower isolated under a reader serves it stale reads: found without sync, not with sync", async () => {
