@@ -100,6 +100,19 @@ function connectRefused(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * `mntr`'s keys in order, without the summaries 3.8 adds at run time: per top-level znode read or
+ * written (four-letter-words leaves them out too) and per learner on a leader
+ * (`zk_avg_<sid>_learner_handler_qp_size`, …), which serve does not print (docs/serve.md).
+ */
+function mntrKeys(mntr: string): string[] {
+  return mntr
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => l.split("\t")[0]!)
+    .filter((k) => !/_(read|write)_per_namespace$/.test(k) && !/_\d+_learner_handler_qp_(size|time_ms)$/.test(k));
+}
+
 /** `srvr`'s Mode ("-" when it names none: not serving). */
 function modeOf(srvr: string): string {
   return /^Mode: (\S+)$/m.exec(srvr)?.[1] ?? "-";
@@ -216,6 +229,8 @@ export const ENSEMBLE_CONFORMANCE_SCRIPTS: readonly EnsembleScript[] = [
       const leader = await t.leader(60_000);
       const survivors = t.members.map((m) => m.sid).filter((sid) => sid !== leader);
       const a = await t.clientOn("a", survivors[0]!);
+      t.note("mntr keys of the leader, in 3.8.0's order", mntrKeys(await t.ask(leader, "mntr")));
+      t.note("mntr keys of a follower, in 3.8.0's order", mntrKeys(await t.ask(survivors[0]!, "mntr")));
       await t.op("an ephemeral before the crash", () => a.create(`${t.root}/e`, null, Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL));
       await t.crash(leader);
       await t.op("a write once the survivors serve", () => onceServing(() => a.create(`${t.root}/after`, "x", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)));
