@@ -86,21 +86,26 @@ export async function stopProcessGroup(child: ChildProcess, signal: NodeJS.Signa
 }
 
 /**
- * Writes `dir/zoo.cfg` (3.8's default timing, data in `dir/data`, every four-letter word, no
- * admin server, then `keys`) and starts a server on it in the foreground, logging into `dir`.
+ * Writes `dir/zoo.cfg` (3.8's default timing, data in `dir/data`, every four-letter word unless
+ * `whitelistInZooCfg` is false, no admin server, then `keys`) and starts a server on it in the
+ * foreground, logging into `dir`.
  */
-function startServerIn(dir: string, keys: readonly string[], jvmFlags: string): ChildProcess {
+function startServerIn(dir: string, keys: readonly string[], jvmFlags: string, whitelistInZooCfg = true): ChildProcess {
   const cfg = join(dir, "zoo.cfg");
-  writeFileSync(cfg, ["tickTime=2000", "initLimit=10", "syncLimit=5", `dataDir=${join(dir, "data")}`, "4lw.commands.whitelist=*", "admin.enableServer=false", ...keys, ""].join("\n"));
+  const whitelist = whitelistInZooCfg ? ["4lw.commands.whitelist=*"] : [];
+  writeFileSync(cfg, ["tickTime=2000", "initLimit=10", "syncLimit=5", `dataDir=${join(dir, "data")}`, ...whitelist, "admin.enableServer=false", ...keys, ""].join("\n"));
   return spawnProcessGroup(ZK_SERVER_SH, ["start-foreground", cfg], { ...process.env, ZOO_LOG_DIR: dir, ZOO_LOG4J_PROP: "WARN,CONSOLE", SERVER_JVMFLAGS: jvmFlags });
 }
 
-/** `jvmFlags` go to the server's JVM as `SERVER_JVMFLAGS` (zkServer.sh), e.g. `-Dzookeeper.…=…`. */
-export async function startRealZooKeeper(startTimeoutMs = 60_000, jvmFlags = ""): Promise<RealZooKeeper> {
+/**
+ * `jvmFlags` go to the server's JVM as `SERVER_JVMFLAGS` (zkServer.sh), e.g. `-Dzookeeper.…=…`;
+ * `whitelistInZooCfg: false` leaves `4lw.commands.whitelist` out of zoo.cfg (to read it from a `-D`).
+ */
+export async function startRealZooKeeper(startTimeoutMs = 60_000, jvmFlags = "", whitelistInZooCfg = true): Promise<RealZooKeeper> {
   if (!realZooKeeperInstalled()) throw new Error(`${ZK_SERVER_SH} not found: apt-get install -y zookeeper`);
   const dir = mkdtempSync(join(tmpdir(), "zksim-real-zk-"));
   const port = await freePort();
-  const child = startServerIn(dir, [`clientPort=${port}`, "clientPortAddress=127.0.0.1"], jvmFlags);
+  const child = startServerIn(dir, [`clientPort=${port}`, "clientPortAddress=127.0.0.1"], jvmFlags, whitelistInZooCfg);
   const target = { host: "127.0.0.1", port };
   const stop = async () => {
     await stopProcessGroup(child);
@@ -138,6 +143,8 @@ export interface RealEnsemble {
   version: string;
   /** The voters of the initial config, then the joiners (started with that config plus themselves, as 3.5+ adds a server). */
   members: RealEnsembleMember[];
+  /** Kills server `sid` with SIGKILL (its process group), as a crash. */
+  crash(sid: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -208,7 +215,12 @@ export async function startRealEnsemble(options: RealEnsembleOptions): Promise<R
         await new Promise((r) => setTimeout(r, 250));
       }
     }
-    return { version, members, stop };
+    const crash = async (sid: number) => {
+      const i = members.findIndex((m) => m.sid === sid);
+      if (i < 0) throw new Error(`no server.${sid} in this ensemble`);
+      await stopProcessGroup(children[i]!, "SIGKILL");
+    };
+    return { version, members, crash, stop };
   } catch (err) {
     await stop();
     throw err;

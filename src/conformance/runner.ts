@@ -27,6 +27,8 @@ export interface ConformanceTarget {
   port: number;
   /** An ensemble's members, the initial voters then the joiners (ensemble scripts; absent for one server). */
   members?: readonly EnsembleMember[];
+  /** Crashes server `sid` as a process dies (`kill -9` of a real one, `crash sN` on serve); ensembles only. */
+  crash?(sid: number): Promise<void>;
 }
 
 /** One server of an ensemble as its config line gives it. */
@@ -68,6 +70,22 @@ export interface ScriptContext {
   fourLetterWord(word: string, step: string, mask?: (answer: string) => unknown): Promise<void>;
   /** Records a value computed by the script itself. */
   note(step: string, value: unknown): void;
+  /** A connected client on server `sid`'s client port (ensemble scripts), created on first use. */
+  clientOn(alias: string, sid: number): Promise<ZooKeeper>;
+  /** Server `sid`'s answer to a four-letter word (ensemble scripts), not recorded (`note` records what the script makes of it). */
+  ask(sid: number, word: string): Promise<string>;
+  /** The answer on `port` of the target's host (a port a reconfig gave), not recorded. */
+  askPort(port: number, word: string): Promise<string>;
+  /**
+   * The server that leads, as `srvr` on each member says, once exactly one does and `among`
+   * (default: every member) all serve; waits up to `timeoutMs`. Not recorded: which server
+   * leads a real ensemble depends on which JVM came up first.
+   */
+  leader(timeoutMs: number, among?: readonly number[]): Promise<number>;
+  /** Crashes server `sid` (ensemble scripts; see `ConformanceTarget.crash`). */
+  crash(sid: number): Promise<void>;
+  /** Names `port` in config text from now on (a port a reconfig gives a member). */
+  namePort(port: number, name: string): void;
   /**
    * Writes raw bytes on a fresh connection, burst by burst (each followed by its wait), and
    * records what came back: the ConnectResponse's timeout, each reply's xid, error name and
@@ -102,11 +120,12 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export async function runScript(script: ConformanceScript, target: ConformanceTarget, seed = 1): Promise<Transcript> {
   const steps: TranscriptStep[] = [];
   const slots = new Map<string, ClientSlot>();
-  const norm: Normaliser = { baseZxid: 0n, sessions: new Map(), root: `/conformance-${script.name}`, ports: memberPortNames(target.members ?? []) };
-  const connectString = `${target.host}:${target.port}`;
+  const ports = memberPortNames(target.members ?? []);
+  const norm: Normaliser = { baseZxid: 0n, sessions: new Map(), root: `/conformance-${script.name}`, ports };
   let nextSeed = seed;
 
-  const open = async (alias: string, options: { sessionTimeoutMs?: number; sessionId?: bigint; sessionPasswd?: Uint8Array }) => {
+  const open = async (alias: string, options: { sessionTimeoutMs?: number; sessionId?: bigint; sessionPasswd?: Uint8Array; port?: number }) => {
+    const connectString = `${target.host}:${options.port ?? target.port}`;
     const events: WatchedEvent[] = [];
     const connected = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${script.name}: client ${alias} did not connect to ${connectString} within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
@@ -141,6 +160,33 @@ export async function runScript(script: ConformanceScript, target: ConformanceTa
     members: target.members ?? [],
     async client(alias, options = {}) {
       return slots.get(alias)?.tcp.zk ?? open(alias, options);
+    },
+    async clientOn(alias, sid) {
+      return slots.get(alias)?.tcp.zk ?? open(alias, { port: clientPortOf(target, sid) });
+    },
+    ask(sid, word) {
+      return askFourLetterWord({ host: target.host, port: clientPortOf(target, sid) }, word);
+    },
+    askPort(port, word) {
+      return askFourLetterWord({ host: target.host, port }, word);
+    },
+    async leader(timeoutMs, among) {
+      const sids = among ?? (target.members ?? []).map((m) => m.sid);
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const modes = await Promise.all(sids.map((sid) => askFourLetterWord({ host: target.host, port: clientPortOf(target, sid) }, "srvr", 2000).then((a) => /^Mode: (\S+)$/m.exec(a)?.[1] ?? "", () => "")));
+        const leaders = sids.filter((_, i) => modes[i] === "leader");
+        if (leaders.length === 1 && modes.every((m) => m !== "")) return leaders[0]!;
+        if (Date.now() > deadline) throw new Error(`${script.name}: no single leader among servers ${sids.join(", ")} within ${timeoutMs} ms (srvr modes: ${modes.map((m) => m || "-").join(", ")})`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async crash(sid) {
+      if (target.crash === undefined) throw new Error(`${script.name}: this target cannot crash a server`);
+      await target.crash(sid);
+    },
+    namePort(port, name) {
+      ports.set(port, name);
     },
     async reattach(alias, newAlias) {
       const zk = slots.get(alias)!.tcp.zk;
@@ -207,6 +253,14 @@ export async function runScript(script: ConformanceScript, target: ConformanceTa
     }
   }
   return { script: script.name, steps };
+}
+
+/** Server `sid`'s client port, from its config line. */
+function clientPortOf(target: ConformanceTarget, sid: number): number {
+  const m = (target.members ?? []).find((x) => x.sid === sid);
+  const port = m === undefined ? undefined : /;(?:.*:)?(\d+)$/.exec(m.spec)?.[1];
+  if (port === undefined) throw new Error(`no client port for server.${sid} in this target`);
+  return Number(port);
 }
 
 function eventName(type: number): string {

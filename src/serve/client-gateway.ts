@@ -22,6 +22,13 @@
  * is closed at the expiry interval after that (10–20 s), as 3.8's expirer thread does. The listen backlog is raised above Node's 511 so a burst of connects is queued, not
  * dropped and retried by the kernel seconds later.
  *
+ * A reconfig that gives a member another client port moves its listener, as 3.8's QuorumPeer does
+ * when it activates such a config (`processReconfig` → `NIOServerCnxnFactory.reconfigure`): the
+ * old port is closed (new connects are refused), the member's open connections stay, and the new
+ * port is listened on at serve's bind address (3.8 binds the config's address; serve keeps its
+ * own, loopback unless asked). A port that cannot be bound leaves the member without a listener,
+ * as 3.8 does after logging the error.
+ *
  * Invariants: per connection, frames enter the simulation in socket order (frames read before
  * the simulated connection opens wait in order); a socket and its simulated connection close
  * together, whichever side closes first.
@@ -63,10 +70,13 @@ export interface GatewayHooks {
   onInput?: InputListener;
   /** Default SESSIONLESS_CNXN_TIMEOUT_MS. */
   sessionlessCnxnTimeoutMs?: number;
+  /** A member's listener moved to `port` (a reconfig), or could not (`error`). */
+  onRebind?(member: ServeMember, port: number, error?: string): void;
 }
 
 export class ClientGateway {
-  private readonly servers: net.Server[] = [];
+  private readonly servers = new Map<ServeMember, net.Server>();
+  private bind = "127.0.0.1";
   private readonly conns = new Map<ServeMember, Set<RealConnection>>();
   readonly stats = new Map<ServeMember, PortStats>();
   private readonly boundPorts = new Map<ServeMember, number>();
@@ -87,21 +97,49 @@ export class ClientGateway {
 
   /** Listens on every member's client port; resolves with the bound ports (port 0 = any free one). */
   async listen(bind: string): Promise<Map<ServeMember, number>> {
+    this.bind = bind;
     const ports = new Map<ServeMember, number>();
-    for (const m of this.ensemble.settings.members) {
-      const server = net.createServer((socket) => this.accept(m, socket));
-      this.servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen({ port: m.clientPort, host: bind, backlog: LISTEN_BACKLOG }, () => {
-          server.off("error", reject);
-          resolve();
-        });
-      });
-      ports.set(m, (server.address() as net.AddressInfo).port);
-    }
+    for (const m of this.ensemble.settings.members) ports.set(m, await this.listenFor(m, m.clientPort));
     for (const [m, port] of ports) this.boundPorts.set(m, port);
+    if (this.ensemble.settings.reconfigEnabled === true) {
+      this.ensemble.sim.trace.subscribe(
+        (e) => {
+          const m = this.ensemble.settings.members.find((x) => x.sid === e.fields.sid);
+          const port = m === undefined ? undefined : clientPortIn(e.fields.config, m.sid);
+          if (m !== undefined && port !== undefined && port !== this.boundPorts.get(m)) void this.rebind(m, port);
+        },
+        ["zab.config.activated"],
+      );
+    }
     return ports;
+  }
+
+  private async listenFor(m: ServeMember, port: number): Promise<number> {
+    const server = net.createServer((socket) => this.accept(m, socket));
+    this.servers.set(m, server);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen({ port, host: this.bind, backlog: LISTEN_BACKLOG }, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    return (server.address() as net.AddressInfo).port;
+  }
+
+  /** Moves `m`'s listener to `port`: the old one closed (its connections stay), the new one opened. */
+  private async rebind(m: ServeMember, port: number): Promise<void> {
+    this.boundPorts.set(m, port);
+    const old = this.servers.get(m);
+    this.servers.delete(m);
+    old?.close();
+    try {
+      await this.listenFor(m, port);
+      this.hooks.onRebind?.(m, port);
+    } catch (err) {
+      this.servers.delete(m);
+      this.hooks.onRebind?.(m, port, err instanceof Error ? err.message : String(err));
+    }
   }
 
   /** Closes every real connection (each simulated one closes now, as a client close) and the listeners. */
@@ -112,7 +150,7 @@ export class ClientGateway {
         c.socket.destroy();
       }
     }
-    await Promise.all(this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    await Promise.all([...this.servers.values()].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
   }
 
   private accept(m: ServeMember, socket: net.Socket): void {
@@ -230,6 +268,13 @@ export class ClientGateway {
   connectionCount(m: ServeMember): number {
     return this.conns.get(m)!.size;
   }
+}
+
+/** Server `sid`'s client port in config text (`server.N=…;[host:]port` lines), if its line gives one. */
+export function clientPortIn(config: string, sid: number): number | undefined {
+  const line = config.split("\n").find((l) => l.startsWith(`server.${sid}=`));
+  const port = line === undefined ? undefined : /;(?:.*:)?(\d+)$/.exec(line)?.[1];
+  return port === undefined ? undefined : Number(port);
 }
 
 /** The real client's IP as 3.8 names it in an `ip` id: IPv4 plainly, not as an IPv4-mapped IPv6 address. */

@@ -137,6 +137,16 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
     wallMs: () => performance.now(),
     onInput: (input, atUs, events) => recorder.input(input, atUs, events),
     ...(options.sessionlessCnxnTimeoutMs !== undefined ? { sessionlessCnxnTimeoutMs: options.sessionlessCnxnTimeoutMs } : {}),
+    onRebind: (m, port, error) => {
+      const at = `[${(sim.nowUs / 1e6).toFixed(3)}s]`;
+      if (error !== undefined) {
+        clientPorts.delete(m.node);
+        options.out(`${at} ${m.node} could not re-bind its client port to ${port} after a reconfig: ${error}; it has no client port now`);
+      } else {
+        clientPorts.set(m.node, port);
+        options.out(`${at} ${m.node} re-bound its client port to ${port} (a reconfig changed its client address)`);
+      }
+    },
   });
   const ports = await recorder.unlessFailed(() => gateway.listen(options.bind ?? "127.0.0.1"));
   const timer = setInterval(advance, tickMs);

@@ -127,6 +127,17 @@ export function fourLetterWhitelist(value: string | undefined, warn: (line: stri
   return out;
 }
 
+/**
+ * The four-letter-word whitelist of the system property `zookeeper.4lw.commands.whitelist`
+ * (`-D`, the JVM flags, or zoo.cfg's key, which sets it and wins): `props` are every property
+ * serve was started with, zoo.cfg's last.
+ */
+export function withFourLetterWhitelist(settings: ServeSettings, props: ReadonlyMap<string, string>): ServeSettings {
+  const value = props.get(FOUR_LETTER_WHITELIST_PROPERTY);
+  if (value === undefined || settings.systemProperties?.get(FOUR_LETTER_WHITELIST_PROPERTY) === value) return settings; // none, or zoo.cfg's (read already)
+  return { ...settings, fourLetterWords: fourLetterWhitelist(value, (line) => settings.warnings.push(line)) };
+}
+
 function intValue(value: string, at: string, min: number, max: number): number {
   if (!/^-?\d+$/.test(value)) throw new UserInputError(`${at}: expected a whole number, got "${value}"`);
   const n = Number(value);

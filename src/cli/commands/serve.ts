@@ -24,7 +24,7 @@ import { bugEntry } from "../../scenario/bug-zoo.js";
 import { canaryNamed, SERVER_CANARIES } from "../../scenario/canaries.js";
 import { UserInputError } from "../../sim/errors.js";
 import { startServe, type ServeOptions, type ServeSession } from "../../serve/serve-session.js";
-import { FOUR_LETTER_WHITELIST_PROPERTY, fourLetterWhitelist, parseZooCfg, settingsFromFlags, type ServeSettings } from "../../serve/zoo-cfg.js";
+import { parseZooCfg, withFourLetterWhitelist, settingsFromFlags, type ServeSettings } from "../../serve/zoo-cfg.js";
 import { boolFlag, intFlag, maxPositionals, parseArgs, stringFlag, type ParsedArgs } from "../args.js";
 import type { Command } from "../command.js";
 import { isIP } from "node:net";
@@ -50,13 +50,6 @@ function systemProperties(settings: ServeSettings, dWords: readonly string[], ja
 function withAuth(settings: ServeSettings, props: ReadonlyMap<string, string>): ServeSettings {
   const auth = serveAuthFrom(props, (path) => readInputFile(path, "JAAS configuration"), (line) => settings.warnings.push(line));
   return { ...settings, auth };
-}
-
-/** The four-letter-word whitelist of `zookeeper.4lw.commands.whitelist` (-D, the JVM flags, or zoo.cfg's key, which wins). */
-function withFourLetterWhitelist(settings: ServeSettings, props: ReadonlyMap<string, string>): ServeSettings {
-  const value = props.get(FOUR_LETTER_WHITELIST_PROPERTY);
-  if (value === undefined || settings.systemProperties?.get(FOUR_LETTER_WHITELIST_PROPERTY) === value) return settings; // none, or zoo.cfg's (read already)
-  return { ...settings, fourLetterWords: fourLetterWhitelist(value, (line) => settings.warnings.push(line)) };
 }
 
 /** The failover timings of the system properties, over zoo.cfg's `connectToLearnerMasterLimit` and a scenario's. */
