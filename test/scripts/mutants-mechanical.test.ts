@@ -99,7 +99,7 @@ describe("a mutant's verdict", () => {
     const rerun = [r(3, "c", "killed"), r(1, "a", "no-coverage")];
     const journal = [r(5, "e", "killed"), r(1, "a", "survived")];
     expect(latestVerdicts([report, rerun, journal], { upto: 4, gone: new Set(["gone"]) })).toEqual([r(1, "a", "survived"), r(2, "b", "killed"), r(3, "c", "killed")]);
-    expect(latestVerdicts([journal, rerun]).map((x) => [x.n, x.status])).toEqual([[1, "no-coverage"], [3, "killed"], [5, "killed"]]);
+    expect(latestVerdicts([journal, rerun]).map((x: { n: number; status: string }) => [x.n, x.status])).toEqual([[1, "no-coverage"], [3, "killed"], [5, "killed"]]);
   });
 
   it("refuses --upto without --latest", () => {
