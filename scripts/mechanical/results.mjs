@@ -74,6 +74,17 @@ export function summarize(results, meta, equivalent = {}) {
   };
 }
 
+/**
+ * The latest verdict of each mutant over several results, `lists` oldest first (a report's
+ * mutants, a journal's entries in the order written): a later result of the same key replaces an
+ * earlier one. Only positions up to `upto` (all when undefined) and not in `gone`; in sample order.
+ */
+export function latestVerdicts(lists, { upto, gone = new Set() } = {}) {
+  const byKey = new Map();
+  for (const list of lists) for (const r of list) if (r.key !== undefined) byKey.set(r.key, r);
+  return [...byKey.values()].filter((r) => (upto === undefined || r.n <= upto) && !gone.has(r.key)).sort((a, b) => a.n - b.n);
+}
+
 /** The summary as a Markdown table by area, then by operator, then the score line. */
 export function table(summary) {
   const rows = (title, groups) => {

@@ -24,9 +24,12 @@
 // Results are appended to a journal as they come (--journal), so a stopped run resumes.
 //
 // Usage: node scripts/mutants.mjs --mechanical [--json] [--limit N] [--only N,…] [--journal FILE]
-//          [--report FILE] [--prior REPORT] [--summarize JOURNAL] [--redraw] [--list-sample] [--keep]
+//          [--report FILE] [--prior REPORT] [--summarize JOURNAL]
+//          [--latest FILE[,FILE…] [--upto N]] [--redraw] [--list-sample] [--keep]
 //   --limit N: the first N of the sample (a prefix of a seeded shuffle is a uniform sample too);
-//   --only: sample positions (1-based); --summarize: the table of a journal, nothing run.
+//   --only: sample positions (1-based); --summarize: the table of a journal, nothing run;
+//   --latest: the table of the latest verdict of each mutant over reports and journals (every
+//   section), given oldest first, positions up to --upto, those gone from the sources left out.
 // Exit: 0 the score (killed + timed out over all but equivalent) is at least the config's target;
 // 1 below it; 2 bad input; 3 the scratch copy could not be built or the baseline could not run.
 import { spawn, spawnSync } from "node:child_process";
@@ -38,7 +41,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateMutants, instrumentFile, mutatedFiles } from "./generate.mjs";
 import { describeKey, drawSample, matchSample } from "./sample.mjs";
-import { parseWorkerOutput, summarize, table, verdictOf } from "./results.mjs";
+import { latestVerdicts, parseWorkerOutput, summarize, table, verdictOf } from "./results.mjs";
 
 const ROOT = realpathSync(fileURLToPath(new URL("../..", import.meta.url)));
 const CONFIG = join(ROOT, "mutants", "mechanical.json");
@@ -57,7 +60,7 @@ const fail = (code, message) => {
   throw new MechanicalError(code, message);
 };
 
-const USAGE = "usage: mutants --mechanical [--json] [--limit N] [--only N[,N…]] [--journal FILE] [--report FILE] [--prior REPORT] [--summarize JOURNAL] [--redraw] [--list-sample] [--keep]";
+const USAGE = "usage: mutants --mechanical [--json] [--limit N] [--only N[,N…]] [--journal FILE] [--report FILE] [--prior REPORT] [--summarize JOURNAL] [--latest FILE[,FILE…] [--upto N]] [--redraw] [--list-sample] [--keep]";
 
 export function parseMechanicalArgs(argv) {
   const opts = { json: false, limit: undefined, only: undefined, journal: undefined, report: undefined, prior: undefined, redraw: false, listSample: false, keep: false };
@@ -73,6 +76,12 @@ export function parseMechanicalArgs(argv) {
     else if (a === "--report") opts.report = resolve(process.cwd(), value());
     else if (a === "--prior") opts.prior = resolve(process.cwd(), value());
     else if (a === "--summarize") opts.summarize = resolve(process.cwd(), value());
+    else if (a === "--latest") opts.latest = value().split(",").filter((s) => s !== "").map((f) => resolve(process.cwd(), f));
+    else if (a === "--upto") {
+      const v = value();
+      if (!/^[1-9][0-9]*$/.test(v)) fail(2, `--upto must be a positive integer, got "${v}"`);
+      opts.upto = Number(v);
+    }
     else if (a === "--only") opts.only = value().split(",").filter((s) => s !== "").map(Number);
     else if (a === "--limit") {
       const v = value();
@@ -81,6 +90,7 @@ export function parseMechanicalArgs(argv) {
     } else fail(2, `unknown argument "${a}" (${USAGE})`);
   }
   if (opts.only?.some((n) => !Number.isInteger(n) || n < 1)) fail(2, "--only takes sample positions (1-based integers)");
+  if (opts.upto !== undefined && opts.latest === undefined) fail(2, "--upto goes with --latest");
   return opts;
 }
 
@@ -317,6 +327,25 @@ function summarizeJournal(opts, config) {
   return summary.score >= (config.target ?? 0.8) ? 0 : 1;
 }
 
+/** The results a report (its mutants) or a journal (every entry, in the order written) holds. */
+function resultsOf(file) {
+  if (!existsSync(file)) fail(2, `--latest: no file ${file}`);
+  const text = readFileSync(file, "utf8");
+  if (!file.endsWith(".jsonl")) return JSON.parse(text).mutants ?? [];
+  return text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line)).filter((e) => e.fingerprint === undefined);
+}
+
+/** `--latest F1,F2,… [--upto N]`: the summary of the latest verdict of each mutant, nothing run. */
+function latestSummary(opts, config, sample, gone) {
+  const results = latestVerdicts(opts.latest.map(resultsOf), { upto: opts.upto, gone: new Set(gone) });
+  const goneHere = gone.filter((k) => opts.upto === undefined || sample.keys.indexOf(k) < opts.upto);
+  const summary = summarize(results, { population: sample.population, sampleSize: sample.keys.length, seed: sample.seed, gone: goneHere }, loadEquivalent());
+  if (opts.report !== undefined) writeFileSync(opts.report, `${JSON.stringify(summary, null, 1)}\n`);
+  if (opts.json) console.log(JSON.stringify(summary));
+  else console.log(`${results.length} mutants (positions ${compactRanges(results.map((r) => r.n))}; ${goneHere.length} gone)\n${table(summary)}`);
+  return summary.score >= (config.target ?? 0.8) ? 0 : 1;
+}
+
 /** [1, 2, 3, 5] → "1–3, 5". */
 function compactRanges(ns) {
   const out = [];
@@ -354,6 +383,7 @@ export async function mechanicalMain(argv) {
     for (const k of gone) console.log(`gone ${describeKey(k)}`);
     return 0;
   }
+  if (opts.latest !== undefined) return latestSummary(opts, config, sample, gone);
   log(`${mutants.length} mutants in the population; ${found.length} of the sample's ${sample.keys.length} found${gone.length > 0 ? `, ${gone.length} gone (their code changed)` : ""}; running ${chosen.length}`);
 
   const { runs, probeRuns } = expandProbes(config.probes);

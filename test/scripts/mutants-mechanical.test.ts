@@ -6,11 +6,11 @@ import ts from "typescript";
 // @ts-expect-error plain JavaScript modules of the scripts, no declarations
 import { drawSample, matchSample, mulberry32 } from "../../scripts/mechanical/sample.mjs";
 // @ts-expect-error plain JavaScript modules of the scripts, no declarations
-import { parseWorkerOutput, summarize, verdictOf } from "../../scripts/mechanical/results.mjs";
+import { latestVerdicts, parseWorkerOutput, summarize, verdictOf } from "../../scripts/mechanical/results.mjs";
 // @ts-expect-error plain JavaScript modules of the scripts, no declarations
 import { instrumentFile, mutantsOfText } from "../../scripts/mechanical/generate.mjs";
 // @ts-expect-error plain JavaScript modules of the scripts, no declarations
-import { budgetOf, expandProbes, loadConfig } from "../../scripts/mechanical/run.mjs";
+import { budgetOf, expandProbes, loadConfig, parseMechanicalArgs } from "../../scripts/mechanical/run.mjs";
 
 interface Mutant {
   id: number;
@@ -91,6 +91,20 @@ describe("a mutant's verdict", () => {
     const r = (status: string, key: string) => ({ key, status, area: "server", operator: "condition" });
     const s = summarize([r("killed", "a"), r("timed-out", "b"), r("survived", "c"), r("no-coverage", "d"), r("survived", "e")], {}, { e: "same behaviour" });
     expect(s).toMatchObject({ killed: 1, "timed-out": 1, survived: 1, "no-coverage": 1, equivalent: 1, score: 0.5, coveredScore: 0.6667 });
+  });
+
+  it("over several reports and journals, keeps each mutant's latest verdict, up to a position, the gone ones left out", () => {
+    const r = (n: number, key: string, status: string) => ({ n, key, status });
+    const report = [r(1, "a", "survived"), r(2, "b", "killed"), r(3, "c", "survived"), r(4, "gone", "killed")];
+    const rerun = [r(3, "c", "killed"), r(1, "a", "no-coverage")];
+    const journal = [r(5, "e", "killed"), r(1, "a", "survived")];
+    expect(latestVerdicts([report, rerun, journal], { upto: 4, gone: new Set(["gone"]) })).toEqual([r(1, "a", "survived"), r(2, "b", "killed"), r(3, "c", "killed")]);
+    expect(latestVerdicts([journal, rerun]).map((x: { n: number; status: string }) => [x.n, x.status])).toEqual([[1, "no-coverage"], [3, "killed"], [5, "killed"]]);
+  });
+
+  it("refuses --upto without --latest", () => {
+    expect(() => parseMechanicalArgs(["--mechanical", "--upto", "10"])).toThrow("--upto goes with --latest");
+    expect(parseMechanicalArgs(["--latest", "a.json,b.jsonl", "--upto", "143"])).toMatchObject({ upto: 143, latest: [expect.stringMatching(/a\.json$/), expect.stringMatching(/b\.jsonl$/)] });
   });
 });
 
