@@ -84,6 +84,10 @@ export interface ZooKeeperServerConfig {
 
 export type ServerCanary =
   | "ack-before-fsync"
+  /** A fuzzy snapshot reports a failed write once its end record is written, though nothing failed. */
+  | "snapshot-done-reported-failed"
+  /** Every snapshot trigger is skipped as if a valid snapshot of the current zxid existed: no periodic snapshot is ever written. */
+  | "snapshot-never-taken"
   | "no-ephemeral-cleanup"
   | "watch-not-fired"
   | "minority-commit"
@@ -148,7 +152,8 @@ export function newZKDatabase(ctx: NodeContext, config: ZooKeeperServerConfig): 
     ...(canary === "delete-fires-data-changed" ? { deleteFiresDataChanged: true } : {}),
   };
   const replay = canary === "fuzzy-replay-strict" ? "strict" : "tolerant";
-  return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay, snapshotSizeFactor, purgeSnapRetainCount });
+  const snapshotCanary = canary === "snapshot-done-reported-failed" ? "done-reported-failed" : canary === "snapshot-never-taken" ? "never-taken" : undefined;
+  return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay, snapshotSizeFactor, purgeSnapRetainCount, ...(snapshotCanary ? { snapshotCanary } : {}) });
 }
 
 /** Java's `System.currentTimeMillis()` at virtual time 0: 2026-01-01T00:00:00Z. */
