@@ -243,6 +243,12 @@ export const CANARY_REGISTRY = [
     caughtBy: [scenario("zab-fuzzy-snapshots", [1], "zk.snapshot-policy"), scenario("server-restart-recovery", [1], "zk.snapshot-policy")],
   },
   {
+    name: "watches-outlive-connection",
+    layer: "server",
+    breaks: "a closed connection's watches stay registered (a leak: they fire into a closed connection)",
+    caughtBy: [scenario("ensemble-reconnect-watches", [1], "zk.watch-leak")],
+  },
+  {
     name: "names-as-count",
     layer: "client",
     breaks: "the client history records every list of names (getChildren, getEphemerals) as a bare count, so no checker judges the names",
@@ -280,7 +286,7 @@ export const CANARIES = [
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
   "read-only-accepts-writes", "read-only-serves-any-client",
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",
-  "rw-probe-ignored", "quota-root-uncounted", "snapshot-done-reported-failed", "snapshot-never-taken",
+  "rw-probe-ignored", "quota-root-uncounted", "snapshot-done-reported-failed", "snapshot-never-taken", "watches-outlive-connection",
   "names-as-count", "state-cause-dropped", "group-unannounced", "barrier-entry-unannounced",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];

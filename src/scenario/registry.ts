@@ -27,6 +27,7 @@ import { PROTOCOL_CHECKERS } from "../check/protocols/index.js";
 import { StandaloneDurabilityChecker } from "../check/zk/standalone-durability.js";
 import { SessionTxnsChecker } from "../check/zk/session-txns.js";
 import { SnapshotPolicyChecker } from "../check/zk/snapshot-policy.js";
+import { WatchLeakChecker } from "../check/zk/watch-leak.js";
 import { DurableAckChecker, ZAB_CHECKERS } from "../check/zab/index.js";
 import { RECONFIG_CHECKERS } from "../check/reconfig/index.js";
 import { CLIENT_CHECKERS } from "../check/client/index.js";
@@ -61,6 +62,7 @@ const CHECKERS: ReadonlyArray<readonly [string, () => Checker]> = [
   ["zk.durable-reply", () => new DurableAckChecker("zk.durable-reply", { replies: true })],
   ["zk.session-txns", () => new SessionTxnsChecker()],
   ["zk.snapshot-policy", () => new SnapshotPolicyChecker()],
+  ["zk.watch-leak", () => new WatchLeakChecker()],
   ...[...ZAB_CHECKERS].map(([name, make]) => [name, () => make()] as const),
   ...RECONFIG_CHECKERS,
   ...CLIENT_CHECKERS,

@@ -1,5 +1,5 @@
 /**
- * zk.snapshot-policy: a server's periodic snapshots keep 3.8's policy (docs/zookeeper.md §5).
+ * zk.snapshot-policy: a server's periodic snapshots keep 3.8's policy (docs/zookeeper.md §7.7).
  *
  * ZooKeeper 3.8's SyncRequestProcessor starts a snapshot after snapCount/2 + a random roll of
  * logged txns, on one snapshot thread at a time (a second trigger while that thread is alive is
