@@ -34,7 +34,7 @@ const ANNOTATION_KINDS = [
   "zk.cnxn.refused", "zk.container.reap", "zk.readonly.start", "zk.readonly.stop",
   "zk.sasl.failed", "zk.server.fatal", "zk.server.start", "zk.session.established",
   "zk.session.expire", "zk.session.invalid", "zk.session.moved", "zk.snapshot.done",
-  "zk.snapshot.skipped", "zk.snapshot.start",
+  "zk.snapshot.skipped", "zk.snapshot.start", "zk.watch.closed-cnxn",
 ] as const satisfies readonly AnnotationKind[];
 
 /** Every trace kind: the kernel's, then the annotations, each once. */

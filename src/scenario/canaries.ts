@@ -230,6 +230,48 @@ export const CANARY_REGISTRY = [
     breaks: "a quota root's own node is left out of its usage count, so a hard count limit lets one node too many in",
     caughtBy: [scenario("quota-enforcement", [1], "scenario.expect")],
   },
+  {
+    name: "snapshot-done-reported-failed",
+    layer: "server",
+    breaks: "a fuzzy snapshot reports a failed write once its end record is written, though nothing failed (and before its fsync)",
+    caughtBy: [scenario("zab-fuzzy-snapshots", [1], "zk.snapshot-policy")],
+  },
+  {
+    name: "snapshot-never-taken",
+    layer: "server",
+    breaks: "every snapshot trigger is skipped as if a valid snapshot of the current zxid existed: no periodic snapshot is ever written",
+    caughtBy: [scenario("zab-fuzzy-snapshots", [1], "zk.snapshot-policy"), scenario("server-restart-recovery", [1], "zk.snapshot-policy")],
+  },
+  {
+    name: "watches-outlive-connection",
+    layer: "server",
+    breaks: "a closed connection's watches stay registered (a leak: they fire into a closed connection)",
+    caughtBy: [scenario("ensemble-reconnect-watches", [1], "zk.watch-leak")],
+  },
+  {
+    name: "names-as-count",
+    layer: "client",
+    breaks: "the client history records every list of names (getChildren, getEphemerals) as a bare count, so no checker judges the names",
+    caughtBy: [scenario("standalone-basics", [1], "client.history-fields")],
+  },
+  {
+    name: "state-cause-dropped",
+    layer: "client",
+    breaks: "the client history's state changes never say why: a CLOSED handle does not say whether it was closed or its session expired",
+    caughtBy: [scenario("session-expiry", [1], "client.history-fields")],
+  },
+  {
+    name: "group-unannounced",
+    layer: "recipe",
+    breaks: "the group-membership recipe announces nothing (no join, leave or view), so recipe.group has nothing to judge",
+    caughtBy: [scenario("recipe-group-membership", [1], "recipe.group-announced")],
+  },
+  {
+    name: "barrier-entry-unannounced",
+    layer: "recipe",
+    breaks: "the double barrier never announces that a process was released into the computation ('entered')",
+    caughtBy: [scenario("recipe-double-barrier", [1], "recipe.barrier")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -244,7 +286,8 @@ export const CANARIES = [
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
   "read-only-accepts-writes", "read-only-serves-any-client",
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",
-  "rw-probe-ignored", "quota-root-uncounted",
+  "rw-probe-ignored", "quota-root-uncounted", "snapshot-done-reported-failed", "snapshot-never-taken", "watches-outlive-connection",
+  "names-as-count", "state-cause-dropped", "group-unannounced", "barrier-entry-unannounced",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

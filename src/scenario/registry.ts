@@ -26,10 +26,12 @@ import { multiPaxosWorkload } from "./workloads/multi-paxos.js";
 import { PROTOCOL_CHECKERS } from "../check/protocols/index.js";
 import { StandaloneDurabilityChecker } from "../check/zk/standalone-durability.js";
 import { SessionTxnsChecker } from "../check/zk/session-txns.js";
+import { SnapshotPolicyChecker } from "../check/zk/snapshot-policy.js";
+import { WatchLeakChecker } from "../check/zk/watch-leak.js";
 import { DurableAckChecker, ZAB_CHECKERS } from "../check/zab/index.js";
 import { RECONFIG_CHECKERS } from "../check/reconfig/index.js";
 import { CLIENT_CHECKERS } from "../check/client/index.js";
-import { RECIPE_CHECKERS } from "../check/recipes/index.js";
+import { GroupAnnouncedChecker, RECIPE_CHECKERS } from "../check/recipes/index.js";
 import { ConnectionFifoChecker } from "../check/kernel/connection-fifo.js";
 import { NoDeliveryAcrossCutChecker } from "../check/kernel/no-delivery-across-cut.js";
 import { DiskCrashLossChecker } from "../check/kernel/disk-crash-loss.js";
@@ -59,12 +61,17 @@ const CHECKERS: ReadonlyArray<readonly [string, () => Checker]> = [
   ["zk.standalone-durability", () => new StandaloneDurabilityChecker()],
   ["zk.durable-reply", () => new DurableAckChecker("zk.durable-reply", { replies: true })],
   ["zk.session-txns", () => new SessionTxnsChecker()],
+  ["zk.snapshot-policy", () => new SnapshotPolicyChecker()],
+  ["zk.watch-leak", () => new WatchLeakChecker()],
   ...[...ZAB_CHECKERS].map(([name, make]) => [name, () => make()] as const),
   ...RECONFIG_CHECKERS,
   ...CLIENT_CHECKERS,
   // Opt-in: ZooKeeper does not promise it; it judges whether a user's code syncs before reads that need to.
   ["client.read-after-confirmed-write", () => new ReadAfterConfirmedWriteChecker()],
   ...RECIPE_CHECKERS,
+  // Not among RECIPE_CHECKERS (which judge any run, passing those without their recipe): it fails a
+  // run without a group's fresh view, so only the scripts that end with one name it.
+  ["recipe.group-announced", () => new GroupAnnouncedChecker()],
   ["kernel.connection-fifo", () => new ConnectionFifoChecker()],
   ["kernel.no-delivery-across-cut", () => new NoDeliveryAcrossCutChecker()],
   ["kernel.disk-crash-loss", () => new DiskCrashLossChecker()],

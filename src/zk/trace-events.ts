@@ -219,6 +219,8 @@ declare module "../sim/trace-schema.js" {
     "zk.cnxn.malformed": { client: string; reason: string };
     "zk.sasl.failed": { client: string; reason: string };
     /** The zxids only when the client was ahead; a read-only server's refusals name a session or nothing. */
+    /** A watch of a closed connection fired: the server kept it past the close (never in a correct run). */
+    "zk.watch.closed-cnxn": { client: string; session: string; type: string; path: string };
     "zk.cnxn.refused": { client: string; reason: string; clientZxid?: string; serverZxid?: string; session?: string };
     /** A LOOKING peer started / shut down its ReadOnlyZooKeeperServer (read-only mode only). */
     "zk.readonly.start": { sid: number; lastZxid: string };

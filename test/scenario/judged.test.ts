@@ -56,14 +56,15 @@ describe("run and explore --strict", () => {
   it("run: the verdict line shows the fraction; --strict fails a pass whose checker read nothing (exit 1, the reason on stderr)", async () => {
     const plain = await zksim("run", "bug-1419", "--seed", "1");
     expect(plain.status).toBe(0);
-    expect(plain.stdout).toMatch(/^verdict: PASS \(judged 100% of \d+ checkers' time; 1 checker read nothing \(client\.session-order\)\)$/m);
+    // bug-1419's client never completes an op nor changes state: client.history-fields reads nothing either.
+    expect(plain.stdout).toMatch(/^verdict: PASS \(judged 100% of \d+ checkers' time; 2 checkers read nothing \(client\.session-order, client\.history-fields\)\)$/m);
     const strict = await zksim("run", "bug-1419", "--seed", "1", "--strict");
     expect(strict.status).toBe(1);
     expect(strict.stdout).toMatch(/^verdict under --strict: FAIL/m);
-    expect(strict.stderr.trim()).toBe("zksim: --strict: checker that read no event: client.session-order");
+    expect(strict.stderr.trim()).toBe("zksim: --strict: checkers that read no event: client.session-order, client.history-fields");
     const json = await zksim("run", "bug-1419", "--seed", "1", "--strict", "--json");
     expect(json.status).toBe(1);
-    expect(lastJson(json)).toMatchObject({ verdict: "pass", judged: { idle: ["client.session-order"] }, strict: expect.stringMatching(/^--strict/) });
+    expect(lastJson(json)).toMatchObject({ verdict: "pass", judged: { idle: ["client.session-order", "client.history-fields"] }, strict: expect.stringMatching(/^--strict/) });
     const full = await zksim("run", "paxos-basic", "--strict");
     expect(full.status, full.stdout).toBe(0);
   });
@@ -74,9 +75,9 @@ describe("run and explore --strict", () => {
     const report = lastJson<{ failures: { checker: string; replay: string }[]; judged: { idle: Record<string, number> } }>(r);
     expect(report.failures.map((f) => f.checker)).toEqual(["strict", "strict"]);
     expect(report.failures[0]!.replay).toBe("zksim run bug-1419 --seed 1 --strict");
-    expect(report.judged.idle).toEqual({ "client.session-order": 2 });
+    expect(report.judged.idle).toEqual({ "client.session-order": 2, "client.history-fields": 2 });
     const lax = await zksim("explore", "bug-1419", "--seeds", "2", "--workers", "1");
     expect(lax.status).toBe(0);
-    expect(lax.stdout).toMatch(/^judged: 100% of checker-time \(mean over seeds; every seed judged in full\); checkers that read no event: client\.session-order on 2 seeds$/m);
+    expect(lax.stdout).toMatch(/^judged: 100% of checker-time \(mean over seeds; every seed judged in full\); checkers that read no event: client\.session-order on 2 seeds, client\.history-fields on 2 seeds$/m);
   });
 });

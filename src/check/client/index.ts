@@ -13,8 +13,9 @@ import { TimelinessChecker } from "./timeliness.js";
 import { SessionFailoverChecker } from "./session-failover.js";
 import { ClientLivenessChecker } from "./liveness.js";
 import { WatchTriggersChecker } from "./watch-triggers.js";
+import { HistoryFieldsChecker } from "./history-fields.js";
 
-export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker, ServerWatchesChecker, TimelinessChecker, SessionFailoverChecker, ClientLivenessChecker, WatchTriggersChecker };
+export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker, ServerWatchesChecker, TimelinessChecker, SessionFailoverChecker, ClientLivenessChecker, WatchTriggersChecker, HistoryFieldsChecker };
 export type { LinearizabilityCheckerOptions, LinearizabilitySummary };
 
 /** Name → factory of a fresh instance, in a fixed order. */
@@ -29,6 +30,7 @@ export const CLIENT_CHECKERS: ReadonlyMap<string, () => Checker> = new Map<strin
   ["client.timeliness", () => new TimelinessChecker()],
   ["client.session-failover", () => new SessionFailoverChecker()],
   ["client.liveness", () => new ClientLivenessChecker()],
+  ["client.history-fields", () => new HistoryFieldsChecker()],
 ]);
 
 /** Fresh instances of every client checker. */

@@ -6,6 +6,10 @@
  *   a violation).
  * - Double barrier, enter: a process is released (`entered`) only once `size` distinct
  *   processes have joined (`enter`).
+ * - Double barrier, the recipe's own history: a process begins to leave (`leave`) only with the
+ *   session it was released with (`entered`): the recipe leaves after `enter` returned, so a
+ *   `leave` without its `entered` is a history that lost the release (and with it the
+ *   liveness judgment of the processes still waiting to enter).
  * - Double barrier, leave: a process finishes leaving (`left`) only when every process that
  *   entered has begun to leave (`leave`), its session has ended, or its node has crashed —
  *   nobody walks out while another is still computing.
@@ -37,6 +41,8 @@ interface BarrierHistory {
   waitingSince: Map<string, number>;
   joined: Set<string>;
   inside: Map<string, string>;
+  /** Client → the session of its last `entered` (kept when it leaves or its session ends). */
+  releasedAs: Map<string, string>;
   /** Client → its wait at the simple barrier, until it passes. */
   waiters: Map<string, Waiter>;
   /** Client → its wait to enter the double barrier (`enter` … `entered`), and to leave it (`leave` … `left`). */
@@ -119,9 +125,11 @@ export class BarrierChecker implements Checker<BarrierKind> {
         // A process whose session had already ended (it was paused, say, and has not heard
         // yet) has no node in the barrier: nobody waits for it to leave.
         if (!this.fates.isEnded(session)) b.inside.set(client, session);
+        b.releasedAs.set(client, session);
         return;
       }
       case "leave":
+        if (b.releasedAs.get(client) !== session) this.log.add(e, `${client} began to leave double barrier ${name} with session ${session}, which it was never released with (no 'entered')`);
         b.inside.delete(client);
         wait(b.leaving);
         return;
@@ -145,6 +153,7 @@ export class BarrierChecker implements Checker<BarrierKind> {
         downUs: -1,
         waitingSince: new Map(),
         joined: new Set(),
+        releasedAs: new Map(),
         inside: new Map(),
         waiters: new Map(),
         entering: new Map(),

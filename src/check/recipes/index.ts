@@ -8,7 +8,9 @@ import { CounterChecker } from "./counter.js";
 import { QueueChecker } from "./queue.js";
 import { PriorityOrderChecker } from "./priority-queue.js";
 import { BarrierChecker, BarrierPollingChecker } from "./barrier.js";
-import { ConfigChecker, GroupChecker, NamingChecker } from "./services.js";
+import { ConfigChecker, GroupAnnouncedChecker, GroupChecker, NamingChecker } from "./services.js";
+
+export { GroupAnnouncedChecker };
 import { TwoPhaseCommitChecker } from "./two-phase-commit.js";
 import { ReadWriteLockChecker } from "./rw-lock.js";
 import { RevocationChecker } from "./revocation.js";

@@ -15,7 +15,7 @@
  *   cut link and applied only after the recipe's look-up would leave such a node too: the
  *   recipe cannot see it coming, and the checker reports it for what it is, a leaked name.)
  */
-import type { Checker, Violation } from "../checker.js";
+import type { Checker, RunEnd, Violation } from "../checker.js";
 import { ViolationLog, type KindsOf } from "../checker.js";
 import { NODE_AND_LINK_FAULT_KINDS } from "../../sim/trace-schema.js";
 import type { TraceEvent } from "../../sim/trace.js";
@@ -78,6 +78,37 @@ export class GroupChecker implements Checker<GroupKind> {
       const ever = this.everJoined.get(group) ?? new Set<string>();
       for (const [m, e] of seen) if (!ever.has(m)) this.log.add(e, `a view of ${group} listed ${m}, which never joined`);
     }
+    return this.log.violations;
+  }
+}
+
+const ANNOUNCED_KINDS = ["recipe.group"] as const;
+type AnnouncedKind = KindsOf<typeof ANNOUNCED_KINDS>;
+
+/**
+ * `recipe.group-announced`: the group recipe announces what `recipe.group` judges. That checker
+ * reads only the recipe's own annotations, so a run whose membership events vanished passes it
+ * with nothing judged. The scripts that name this checker (recipe-group-membership,
+ * recipe-services) end with a fresh view of the group (read after sync, `fresh`), which
+ * `recipe.group` compares with the members that announced their join: a run without one lost
+ * the recipe's history. State: one flag.
+ */
+export class GroupAnnouncedChecker implements Checker<AnnouncedKind> {
+  readonly name = "recipe.group-announced";
+  readonly kinds = ANNOUNCED_KINDS;
+  readonly log = new ViolationLog(this.name);
+  private freshView = false;
+
+  onEvent(e: TraceEvent<AnnouncedKind>): void {
+    guarded(this.log, e, this, this.read);
+  }
+
+  private read(e: TraceEvent<AnnouncedKind>): void {
+    if (stringField(e, "event") === "view" && optionalBooleanField(e, "fresh") === true) this.freshView = true;
+  }
+
+  finish(end?: RunEnd): Violation[] {
+    if (!this.freshView) this.log.add(end ?? { index: 0, atUs: 0 }, "no fresh view of a group was announced: the group's membership history is missing, so recipe.group judged nothing");
     return this.log.violations;
   }
 }

@@ -9,7 +9,7 @@
  */
 import { DoubleBarrier, type DoubleBarrierVariant } from "../../recipes/double-barrier.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { RECIPE_SESSION_TIMEOUT_MS, timingOf, joinWorkers, settle, withSessions, clientWorkers, paced } from "./recipe-support.js";
+import { RECIPE_SESSION_TIMEOUT_MS, timingOf, joinWorkers, settle, withSessions, clientWorkers, paced, recipeHostOf } from "./recipe-support.js";
 
 export const DOUBLE_BARRIER_DIR = "/app/double-barrier";
 const COMPUTE_MS = 1500;
@@ -20,7 +20,7 @@ async function doubleBarrierWorker(s: ScriptContext, node: string, index: number
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
     if (entered === round) round++; // the session died after we entered: that round went on without us
     while (round < timingOf(s).doubleBarrierRounds) {
-      const b = new DoubleBarrier(zk, host, `${DOUBLE_BARRIER_DIR}/round-${round}`, s.clients.length, variant);
+      const b = new DoubleBarrier(zk, recipeHostOf(s, host), `${DOUBLE_BARRIER_DIR}/round-${round}`, s.clients.length, variant);
       await host.sleepMs(paced(s, 23 * index));
       await b.enter();
       entered = round;

@@ -7,7 +7,7 @@
 import { GroupMember, GroupWatcher } from "../../recipes/group-membership.js";
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, startOffsetMs, stopped, untilCheckPhase, untilStopped, withSessions, type StopFlag, startDelay } from "./recipe-support.js";
+import { RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, startOffsetMs, stopped, untilCheckPhase, untilStopped, withSessions, type StopFlag, startDelay, recipeHostOf } from "./recipe-support.js";
 
 export const GROUP = "/app/members";
 
@@ -16,7 +16,7 @@ export async function member(s: ScriptContext, node: string, stop: StopFlag, ind
   const offsetMs = startOffsetMs(s, index, 0);
   if (offsetMs > 0) await startDelay(s, node, offsetMs);
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
-    const m = new GroupMember(zk, host, GROUP, node);
+    const m = new GroupMember(zk, recipeHostOf(s, host), GROUP, node);
     await m.join();
     const why = await Promise.race([m.lost.then(() => "lost"), stopped(host, stop).then(() => "stop")]);
     if (why === "lost") throw new SessionLostError("group", "membership lost");
@@ -26,7 +26,7 @@ export async function member(s: ScriptContext, node: string, stop: StopFlag, ind
 /** A view of the group kept on `node` until `stop`. */
 export function groupViewer(s: ScriptContext, node: string, stop: StopFlag): Promise<void> {
   return withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
-    const view = new GroupWatcher(zk, host, GROUP);
+    const view = new GroupWatcher(zk, recipeHostOf(s, host), GROUP);
     await untilStopped(host, stop, view.run(), () => view.stop());
   });
 }
@@ -34,14 +34,14 @@ export function groupViewer(s: ScriptContext, node: string, stop: StopFlag): Pro
 /** Check phase: a fresh view from `node` lists every one of `members` (all live by now). */
 export async function checkGroup(s: ScriptContext, node: string, members: readonly string[]): Promise<void> {
   const zk = await connectClient(s, node, RECIPE_SESSION_TIMEOUT_MS);
-  s.expectEqual(await new GroupWatcher(zk, hostOf(s, node), GROUP).refresh(), [...members].sort(), "the group lists every live member");
+  s.expectEqual(await new GroupWatcher(zk, recipeHostOf(s, hostOf(s, node)), GROUP).refresh(), [...members].sort(), "the group lists every live member");
   await zk.close();
 }
 
 export const recipeGroupMembership: ScriptDef = {
   name: "recipe-group-membership",
   description: "group membership through faults: ephemeral members vanish with their sessions and rejoin; a fresh view lists exactly the live members",
-  recipeCheckers: ["recipe.group"],
+  recipeCheckers: ["recipe.group", "recipe.group-announced"],
   clientRange: [2, 8],
   workloadKnobs: ["startOffsetsMs"],
   async run(s) {

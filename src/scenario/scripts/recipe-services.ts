@@ -14,7 +14,7 @@ import { namer } from "./recipe-naming.js";
 export const recipeServices: ScriptDef = {
   name: "recipe-services",
   description: "configuration watch loop, group membership and a naming service through faults; fresh reads see the last configuration and the live members",
-  recipeCheckers: ["recipe.group", "recipe.config", "recipe.naming"],
+  recipeCheckers: ["recipe.group", "recipe.group-announced", "recipe.config", "recipe.naming"],
   async run(s) {
     await settle(s);
     const [c1, c2, c3, c4] = s.clients as [string, string, string, string];

@@ -11,7 +11,8 @@ import { createClient } from "../../zk/client/index.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import { applyFault, type FaultAction } from "../../sim/faults.js";
 import { UserInputError } from "../../sim/errors.js";
-import { SessionLostError } from "../../recipes/recipe-support.js";
+import { SessionLostError, type RecipeHost } from "../../recipes/recipe-support.js";
+import type { AnnotationKind, TraceAnnotations } from "../../sim/trace-schema.js";
 import type { ClientInvokeFields } from "../../zk/trace-events.js";
 import type { ScriptContext } from "./script.js";
 import type { LatchVariant } from "../../recipes/leader-election.js";
@@ -31,6 +32,28 @@ export function hostOf(s: ScriptContext, node: string): NodeContext {
 
 /** The latch a run's canary asks for: `stays-leader` under `latch-stays-leader`, `no-suspend` under `latch-ignores-disconnect`, else the careful one. */
 export const latchVariantOf = (s: ScriptContext): LatchVariant => (s.canary === "latch-stays-leader" ? "stays-leader" : s.canary === "latch-ignores-disconnect" ? "no-suspend" : "careful");
+
+/**
+ * The recipe host a run's canary asks for: under `group-unannounced` the group recipe's
+ * annotations are dropped, under `barrier-entry-unannounced` the double barrier's `entered`
+ * (the recipe's history loses them; what it does is unchanged); else `host` itself.
+ */
+export function recipeHostOf(s: ScriptContext, host: RecipeHost): RecipeHost {
+  const drops: ((kind: AnnotationKind, fields: unknown) => boolean) | undefined =
+    s.canary === "group-unannounced" ? (kind) => kind === "recipe.group"
+    : s.canary === "barrier-entry-unannounced" ? (kind, fields) => kind === "recipe.barrier" && (fields as TraceAnnotations["recipe.barrier"]).event === "entered"
+    : undefined;
+  if (drops === undefined) return host;
+  return {
+    id: host.id,
+    annotate<K extends AnnotationKind>(kind: K, fields: TraceAnnotations[K]): void {
+      if (!drops(kind, fields)) host.annotate(kind, fields);
+    },
+    nowMs: () => host.nowMs(),
+    sleepMs: (ms) => host.sleepMs(ms),
+    deferred: () => host.deferred(),
+  };
+}
 
 /** The lock a run's canary asks for (`trusts-expired` under `lock-trusts-expired`), else `variant`. */
 export const lockVariantOf = (s: ScriptContext, variant: LockVariant = "herd-free"): LockVariant => (s.canary === "lock-trusts-expired" ? "trusts-expired" : variant);

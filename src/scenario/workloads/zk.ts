@@ -184,14 +184,15 @@ export const zkWorkload: WorkloadDef = {
  * The kernel's checkers, the client histories' always; standalone: acknowledged writes survive
  * restarts and are answered only once durable; ensembles: the ZAB invariants (and, with
  * reconfigEnabled, the reconfig ones); both: no txn of a
- * session after its closeSession (zk.session-txns).
+ * session after its closeSession (zk.session-txns), the snapshot policy (zk.snapshot-policy), no
+ * watch kept past its connection's close (zk.watch-leak).
  */
 export function ensembleCheckers(params: Record<string, unknown>): string[] {
   const reconfig = params.reconfigEnabled === true ? [...RECONFIG_CHECKERS.keys()] : [];
   const server = shape(params).servers.length > 1 ? [...ZAB_CHECKERS.keys(), ...reconfig] : ["zk.standalone-durability", "zk.durable-reply"];
   // client.timeliness bounds a lost server by the default syncLimit: not run with another.
   const client = [...CLIENT_CHECKERS.keys()].filter((n) => n !== "client.timeliness" || params.syncLimitTicks === undefined || params.syncLimitTicks === DEFAULT_SYNC_LIMIT_TICKS);
-  return [...KERNEL_CHECKERS, ...server, "zk.session-txns", ...client];
+  return [...KERNEL_CHECKERS, ...server, "zk.session-txns", "zk.snapshot-policy", "zk.watch-leak", ...client];
 }
 
 /**

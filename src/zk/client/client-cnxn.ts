@@ -184,9 +184,13 @@ export interface ClientCnxnOptions {
  * - `chroot-lost`: a chrooted handle sends a multi's operations without its chroot (the handle
  *   reads it; see ZooKeeper.multi);
  * - `rw-probe-ignored`: a read-only client's probe that finds a read/write server is ignored,
- *   so the client stays read-only as long as its read-only server does.
+ *   so the client stays read-only as long as its read-only server does;
+ * - `names-as-count`: the history records every list of names (getChildren…) as a bare count
+ *   (the handle reads it; see ZooKeeper's completions);
+ * - `state-cause-dropped`: the history's state changes never say why (a CLOSED handle does not
+ *   say whether it was closed or its session expired).
  */
-export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send" | "chroot-lost" | "rw-probe-ignored";
+export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send" | "chroot-lost" | "rw-probe-ignored" | "names-as-count" | "state-cause-dropped";
 
 type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; onFinish: (reply: PacketReply) => void; reply: PacketReply };
 
@@ -801,6 +805,7 @@ export class ClientCnxn {
   }
 
   private changeState(state: ZooKeeperState, cause?: string): void {
+    if (this.canary === "state-cause-dropped") cause = undefined; // broken on purpose
     if (this.state === state) return;
     this.state = state;
     const fields: ClientStateFields = { client: this.ctx.id, state, session: this.sessionIdHex, conn: this.socket?.id };

@@ -43,7 +43,7 @@ import { parseConnectString } from "./host-provider.js";
 import { KeeperException, badArguments } from "./keeper-exception.js";
 import { isReadOp, toBytes, toMultiOp, toOpResult, type Op, type OpData, type OpResult } from "./op.js";
 import { ZKWatchManager, addWatchKind, type Watcher, type WatchRegistration, type WatchRegistrationKind } from "./watch-manager.js";
-import type { ClientCompleteFields, ClientInvokeFields, ClientInvokeHead, ClientOpArgs, ClientOpName, ClientOpResult, StatJson, SubOpJson, SubResultJson } from "../trace-events.js";
+import type { ClientCompleteFields, ClientInvokeFields, ClientInvokeHead, ClientOpArgs, ClientOpName, ClientOpResult, NamesJson, StatJson, SubOpJson, SubResultJson } from "../trace-events.js";
 
 export interface ClientOptions {
   /** `"s1:2181,s2:2181/app"`: node ids with optional ports (default 2181), optional chroot. */
@@ -135,6 +135,8 @@ export class ZooKeeper {
   private readonly opIds: OpIdCounter;
   /** The chroot-lost canary (ClientCanary) only: a multi's operations go out without the chroot. */
   private readonly multiLosesChroot: boolean;
+  /** The names-as-count canary (ClientCanary) only: the history records lists of names as counts. */
+  private readonly namesCanary: boolean;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -148,6 +150,7 @@ export class ZooKeeper {
     this.chroot = new Chroot(chroot);
     this.opIds = opIdCounter(ctx);
     this.multiLosesChroot = options.canary === "chroot-lost";
+    this.namesCanary = options.canary === "names-as-count";
     this.watchManager = new ZKWatchManager(options.watcher);
     this.cnxn = new ClientCnxn(ctx, {
       hosts,
@@ -630,6 +633,7 @@ export class ZooKeeper {
     }
     const fields = completionFields(reply, Code.OK, this.completionHead(opId));
     const summary = spec.summary?.(value);
+    if (this.namesCanary && summary !== undefined) namesAsCount(summary); // broken on purpose
     if (summary !== undefined) fields.result = summary;
     this.complete(fields);
     d.resolve(value);
@@ -731,6 +735,14 @@ function aclFields(acl: readonly ACL[], into: { acl?: string[] }): void {
 
 function aclText(a: ACL): string {
   return `${a.id.scheme}:${a.id.id}:${a.perms}`;
+}
+
+/** The names-as-count canary: a recorded list of names becomes its length. */
+function namesAsCount(summary: object): void {
+  const s = summary as NamesJson;
+  if (s.children === undefined) return;
+  s.count = s.children.length;
+  delete s.children;
 }
 
 /** A multi result as history JSON: `{ err, path?, stat? }` with err "OK" on success. */

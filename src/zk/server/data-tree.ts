@@ -200,6 +200,8 @@ export interface DataTreeOptions {
   keepStandardWatches?: boolean;
   /** A canary only: a delete fires NodeDataChanged at the node's data watches instead of NodeDeleted (default false). */
   deleteFiresDataChanged?: boolean;
+  /** A canary only: a closed connection's watches are kept (default false). */
+  watchLeakCanary?: boolean;
 }
 
 export interface SnapshotNode {
@@ -251,12 +253,14 @@ export class DataTree {
   private readonly replayFixups: boolean;
   /** The event a delete fires at the node's data watches: NodeDeleted (a canary: NodeDataChanged). */
   private readonly deletedEventType: number;
+  private readonly watchLeakCanary: boolean;
 
   constructor(opts: DataTreeOptions = {}) {
     this.extendedTypesEnabled = opts.extendedTypesEnabled ?? false;
     this.replayFixups = opts.fuzzyReplayFixups ?? true;
     this.watches = new WatchManager(opts.keepStandardWatches === true);
     this.deletedEventType = opts.deleteFiresDataChanged === true ? EventType.NodeDataChanged : EventType.NodeDeleted;
+    this.watchLeakCanary = opts.watchLeakCanary === true;
     const root = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
     const proc = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
     const quota = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
@@ -691,6 +695,7 @@ export class DataTree {
 
   /** Connection closed: forget all its watches. */
   removeCnxn(watcher: ServerWatcher): void {
+    if (this.watchLeakCanary) return; // broken on purpose
     this.watches.removeWatcher(watcher);
   }
 

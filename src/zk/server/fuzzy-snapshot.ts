@@ -39,6 +39,12 @@ export type SnapshotFileRecord =
 export interface SnapshotPacing {
   chunkNodes: number;
   chunkIntervalUs: number;
+  /**
+   * A deliberately broken snapshot policy (never in normal runs): `done-reported-failed`, a
+   * snapshot reports a failed write once its end record is written, before its fsync;
+   * `never-taken`, every trigger is skipped as if a valid snapshot of the current zxid existed.
+   */
+  snapshotCanary?: "done-reported-failed" | "never-taken";
 }
 
 export function snapshotFileName(zxid: Zxid): string {
@@ -167,6 +173,7 @@ export class FuzzySnapshot {
     if (!this.walk.done) return this.schedule();
     const nodes = this.file.end(() => this.finish(undefined, nodes));
     if (!this.file.ok) this.finish("write failed");
+    else if (this.pacing.snapshotCanary === "done-reported-failed") this.finish("write failed");
   }
 
   private finish(err: string | undefined, nodes?: number): void {

@@ -29,6 +29,8 @@ export interface CnxnHost {
   closed(cnxn: ServerCnxn): void;
   /** The connection's first packet was a four-letter word: its answer (the connection then closes). */
   fourLetterWord(word: string): string;
+  /** A watch of this connection fired after the connection closed (the server kept it: a leak). */
+  closedCnxnWatchFired?(cnxn: ServerCnxn, event: WatcherEvent): void;
 }
 
 const EMPTY_PASSWD = new Uint8Array(16);
@@ -166,8 +168,14 @@ export class ServerCnxn implements ServerWatcher {
     this.send("sasl", encodeReplyWithRecord({ xid, zxid: 0n, err }, response));
   }
 
+  /** ServerWatcher: closed (3.8's `isStale`): the watch manager takes no new watch of it. */
+  get isStale(): boolean {
+    return this.state === "closed";
+  }
+
   /** ServerWatcher: 3.8 sends notifications with zxid −1 (§2.3). */
   process(event: WatcherEvent, _zxid: Zxid): void {
+    if (this.state === "closed") return this.host.closedCnxnWatchFired?.(this, event);
     if (!this.isOpen) return;
     if (this.dropDataChanged && event.type === 3) return;
     this.send("notification", encodeServerFrame(notificationFrame(event)));

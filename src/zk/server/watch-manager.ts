@@ -27,6 +27,8 @@ export interface ServerWatcher {
   readonly watcherId: number;
   /** The session it serves, for dumps (`wchc`, `wchp`); absent or 0 for none. */
   readonly sessionId?: bigint;
+  /** Its connection has closed (3.8's `ServerCnxn.isStale`): no watch is added for it. */
+  readonly isStale?: boolean;
 }
 
 export type WatcherMode = "STANDARD" | "PERSISTENT" | "PERSISTENT_RECURSIVE";
@@ -62,6 +64,9 @@ export class WatchTable implements WatchesReport {
   constructor(private readonly keepStandard = false) {}
 
   addWatch(path: string, watcher: ServerWatcher, mode: WatcherMode = "STANDARD"): boolean {
+    // 3.8's isDeadWatcher: a watched read answered after its connection closed registers
+    // nothing (the connection's watches went at its close, and nothing would remove this one).
+    if (watcher.isStale === true) return false;
     let set = this.watchTable.get(path);
     if (set === undefined) {
       set = new Set();

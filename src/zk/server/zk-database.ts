@@ -154,6 +154,7 @@ export class ZKDatabase {
    */
   startSnapshot(): void {
     this.abortSnapshot();
+    if (this.snapshots.snapshotCanary === "never-taken") return this.ctx.annotate("zk.snapshot.skipped", { reason: "a valid snapshot of this zxid exists" });
     if (this.snapLog.hasValidSnapshot(this.dataTree.lastProcessedZxid)) {
       this.ctx.annotate("zk.snapshot.skipped", { reason: "a valid snapshot of this zxid exists" });
       return;

@@ -19,7 +19,7 @@ import { JuteReader, isJuteError } from "../proto/jute.js";
 import { decodeConnectRequest, decodeRequestHeader, decodeRequestRecord } from "../proto/codec.js";
 import { Code, codeName } from "../proto/error-code.js";
 import { OpCode, Xid, opName } from "../proto/op-code.js";
-import { JUTE_MAX_BUFFER_BYTES, zxidHex, type Id, type SessionId, type Zxid } from "../proto/records.js";
+import { JUTE_MAX_BUFFER_BYTES, eventTypeName, zxidHex, type Id, type SessionId, type WatcherEvent, type Zxid } from "../proto/records.js";
 import type { RequestRecord } from "../proto/packets.js";
 import type { TxnEntry } from "../proto/txn.js";
 import { sessionPassword, isValidSessionPassword } from "../proto/session-id.js";
@@ -84,6 +84,12 @@ export interface ZooKeeperServerConfig {
 
 export type ServerCanary =
   | "ack-before-fsync"
+  /** A fuzzy snapshot reports a failed write once its end record is written, though nothing failed. */
+  | "snapshot-done-reported-failed"
+  /** Every snapshot trigger is skipped as if a valid snapshot of the current zxid existed: no periodic snapshot is ever written. */
+  | "snapshot-never-taken"
+  /** A closed connection's watches stay registered (DataTree.removeCnxn forgets nothing). */
+  | "watches-outlive-connection"
   | "no-ephemeral-cleanup"
   | "watch-not-fired"
   | "minority-commit"
@@ -146,9 +152,11 @@ export function newZKDatabase(ctx: NodeContext, config: ZooKeeperServerConfig): 
     ...(canary === "fuzzy-replay-no-fixup" ? { fuzzyReplayFixups: false } : {}),
     ...(canary === "standard-watch-kept" ? { keepStandardWatches: true } : {}),
     ...(canary === "delete-fires-data-changed" ? { deleteFiresDataChanged: true } : {}),
+    ...(canary === "watches-outlive-connection" ? { watchLeakCanary: true } : {}),
   };
   const replay = canary === "fuzzy-replay-strict" ? "strict" : "tolerant";
-  return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay, snapshotSizeFactor, purgeSnapRetainCount });
+  const snapshotCanary = canary === "snapshot-done-reported-failed" ? "done-reported-failed" : canary === "snapshot-never-taken" ? "never-taken" : undefined;
+  return new ZKDatabase(ctx, treeOptions, { snapCount, chunkNodes: snapChunkNodes, chunkIntervalUs: snapChunkIntervalUs, replay, snapshotSizeFactor, purgeSnapRetainCount, ...(snapshotCanary ? { snapshotCanary } : {}) });
 }
 
 /** Java's `System.currentTimeMillis()` at virtual time 0: 2026-01-01T00:00:00Z. */
@@ -456,6 +464,11 @@ export class ZooKeeperServer implements CnxnHost, ZooKeeperServerBean {
   fourLetterWord(word: string): string {
     if (word === "isro") return this.isReadOnly ? "ro" : "rw";
     return "";
+  }
+
+  /** CnxnHost: a watch of a closed connection fired: its close should have dropped it. */
+  closedCnxnWatchFired(cnxn: ServerCnxn, event: WatcherEvent): void {
+    this.ctx.annotate("zk.watch.closed-cnxn", { client: cnxn.endpoint.remoteId, session: hexId(cnxn.sessionId), type: eventTypeName(event.type), path: event.path });
   }
 
   /** CnxnHost: the connection is gone. Its watches go; its session stays until expiry. */

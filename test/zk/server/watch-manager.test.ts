@@ -29,6 +29,15 @@ describe("zk: watches: §2.2 registration", () => {
     expect(w.take()).toEqual([]);
     expect(h.tree.watches.stats()).toEqual({ dataWatches: 0, childWatches: 0, connections: 0, paths: 0 });
   });
+  it("a watched read of a closed connection registers nothing (3.8's isDeadWatcher)", () => {
+    const h = new Harness();
+    h.create("/a");
+    const w = Object.assign(new RecordingWatcher(1), { isStale: true });
+    expect(getData(h, "/a", w).err).toBe(Code.OK);
+    expect(h.tree.watches.stats()).toEqual({ dataWatches: 0, childWatches: 0, connections: 0, paths: 0 });
+    h.setData("/a", "x");
+    expect(w.take()).toEqual([]);
+  });
   it("getData NOAUTH registers nothing", () => {
     const h = new Harness();
     h.create("/secret", "", 0, [{ perms: 2, id: { scheme: "world", id: "anyone" } }]);
