@@ -6,8 +6,13 @@
  * The probe (by default the bytes in use in the whole heap, against 90% of the old
  * generation's limit) is the one input from outside the simulation a run reads, and it can only
  * stop the run: it never changes an event, a draw or a verdict of a run that finishes. It is
- * read every `everyEvents` events (a few microseconds each time), through the run loop's stop
- * predicate. (The determinism lint exempts this file: it reads V8's heap and its flags.)
+ * read through the run loop's stop predicate (a few microseconds each time), every
+ * `everyEvents` events while the heap is far from the limit and more often as it nears it: the
+ * next probe comes after the events that could fill what is left at `BYTES_PER_EVENT` each, and
+ * never fewer than `MIN_EVERY_EVENTS` apart. A fixed 8,192 let a small heap fill between two
+ * probes: `soak-tree-100k` leaves about 3 KB an event live (its five replicas of a growing tree),
+ * so at `--max-old-space-size=40` V8 gave up after some 7,700 events, before the first probe.
+ * (The determinism lint exempts this file: it reads V8's heap and its flags.)
  *
  * Why the old generation: V8 gives up ("JavaScript heap out of memory") when its old
  * generation cannot grow past `--max-old-space-size`. `heap_size_limit` is that plus the young
@@ -27,11 +32,19 @@ export interface HeapGuardOptions {
   usedBytes: () => number;
   /** The run stops when `usedBytes()` exceeds this. */
   limitBytes: number;
-  /** Events between two probes (default 8,192: a probe costs a few microseconds). */
+  /** Most events between two probes (default 8,192: a probe costs a few microseconds). */
   everyEvents?: number;
 }
 
 const DEFAULT_EVERY_EVENTS = 8192;
+/** Fewest events between two probes, however near the limit: 256 probes cost ~1% of a run. */
+const MIN_EVERY_EVENTS = 256;
+/**
+ * Heap one event may be assumed to add, to space the probes by what is left below the limit:
+ * `soak-tree-100k` adds about 5 KB an event counting the young generation's garbage (3 KB live);
+ * 8 KB errs on the side of probing early.
+ */
+const BYTES_PER_EVENT = 8192;
 
 /** Of the heap's limit, the share a run may use before the guard stops it. */
 export const HEAP_GUARD_SHARE = 0.9;
@@ -84,20 +97,22 @@ export class HeapGuard {
   trippedAtBytes: number | undefined;
 
   constructor(private readonly options: HeapGuardOptions) {
-    this.countdown = options.everyEvents ?? DEFAULT_EVERY_EVENTS;
+    this.countdown = 1; // the first event probes: a setup may have used most of a small heap
   }
 
   /** The run loop's stop predicate: true (once) when the heap is over the limit. */
   readonly overLimit = (): boolean => {
     if (--this.countdown > 0) return false;
-    this.countdown = this.options.everyEvents ?? DEFAULT_EVERY_EVENTS;
     return this.probe();
   };
 
-  /** Probes now: true (and the heap in use remembered) when it is over the limit. */
+  /** Probes now: true (and the heap in use remembered) when it is over the limit; else sets when to probe next. */
   probe(): boolean {
     const used = this.options.usedBytes();
-    if (used <= this.options.limitBytes) return false;
+    if (used <= this.options.limitBytes) {
+      this.countdown = eventsUntilNextProbe(this.options.limitBytes - used, this.options.everyEvents ?? DEFAULT_EVERY_EVENTS);
+      return false;
+    }
     this.trippedAtBytes = used;
     return true;
   }
@@ -105,6 +120,12 @@ export class HeapGuard {
   get limitBytes(): number {
     return this.options.limitBytes;
   }
+}
+
+/** Events before the next probe with `headroomBytes` left below the limit: at most `everyEvents`. */
+export function eventsUntilNextProbe(headroomBytes: number, everyEvents: number): number {
+  const fill = Math.floor(headroomBytes / BYTES_PER_EVENT);
+  return Math.min(everyEvents, Math.max(MIN_EVERY_EVENTS, fill));
 }
 
 export function formatBytes(n: number): string {

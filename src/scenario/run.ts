@@ -11,12 +11,13 @@ import { FAULT_EVENT_KINDS } from "../sim/trace-schema.js";
 import { msToUs } from "../sim/time.js";
 import { makeChecker, workloadDef } from "./registry.js";
 import { withDrawnFaults } from "./nemesis/index.js";
+import type { Workload } from "./workload.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
 import { subscribeCheckers, type Checker, type Violation } from "../check/checker.js";
 import { runVerdict } from "./verdict.js";
 import { judgedSummary } from "./judged.js";
 import { CoverageRecorder } from "./coverage.js";
-import { setHeapPoll } from "../base/heap-poll.js";
+import { pollHeap, setHeapPoll } from "../base/heap-poll.js";
 import { HeapGuard, HeapLimitError, defaultHeapGuard, formatBytes, itemsHeld, oldGenerationLimitBytes } from "./heap-guard.js";
 
 export interface RunHandle {
@@ -52,25 +53,27 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
   const reported: Violation[] = [];
   const report = (checker: string, message: string) =>
     reported.push({ checker, message, eventIndex: Math.max(0, sim.trace.count - 1), atMs: sim.nowUs / 1000 });
-  const workload = def.create({
-    sim,
-    scenario,
-    params: scenario.workload.params,
-    ...(options.canary !== undefined ? { canary: options.canary } : {}),
-    ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),
-    report,
-  });
-  workload.setup();
-  installFaults(sim, scenario.faults, def.traceRoles);
   const guardOptions = options.heapGuard ?? defaultHeapGuard();
   const guard = guardOptions === false ? undefined : new HeapGuard(guardOptions);
   const limits = (untilUs: number) => (guard === undefined ? { untilUs } : { untilUs, until: guard.overLimit });
-  // Inside one event (a long linearizability search) the guard probes through base/heap-poll.ts.
+  // Inside one event (a long linearizability search) or the workload's setup the guard probes
+  // through base/heap-poll.ts.
   const previousPoll = setHeapPoll(guard === undefined ? undefined : () => {
     if (guard.probe()) throw new HeapTripped();
   });
   try {
-    return await runToEnd();
+    const workload = def.create({
+      sim,
+      scenario,
+      params: scenario.workload.params,
+      ...(options.canary !== undefined ? { canary: options.canary } : {}),
+      ...(options.bugs !== undefined ? { bugs: options.bugs } : {}),
+      report,
+    });
+    workload.setup();
+    pollHeap();
+    installFaults(sim, scenario.faults, def.traceRoles);
+    return await runToEnd(workload);
   } catch (err) {
     if (err instanceof HeapTripped) throw heapLimitError(scenario, seed, sim, checkers, guard!);
     throw err;
@@ -78,7 +81,7 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
     setHeapPoll(previousPoll);
   }
 
-  async function runToEnd(): Promise<{ sim: Simulator; result: RunResult }> {
+  async function runToEnd(workload: Workload): Promise<{ sim: Simulator; result: RunResult }> {
   let stop = await sim.run(limits(msToUs(scenario.durationMs)));
   if (stop !== "livelock" && stop !== "predicate" && scenario.convergence !== false) {
     // Convergence: every fault ends, then at least the budget passes after the last one.
@@ -123,8 +126,11 @@ class HeapTripped extends Error {}
 
 /** The guard's one line: the heap, where the run was, what holds the most, and how to replay it. */
 function heapLimitError(scenario: Scenario, seed: number, sim: Simulator, checkers: readonly Checker[], guard: HeapGuard): HeapLimitError {
+  // Counting walks the checkers' collections with a set of what it saw: on a small heap it must
+  // fit in the tenth of the old generation the guard left free (at most ~64 bytes a visit).
+  const visits = Math.min(5_000_000, Math.max(10_000, Math.floor((oldGenerationLimitBytes() - guard.limitBytes) / 64)));
   const holders = checkers
-    .map((c) => ({ name: c.name, items: itemsHeld(c) }))
+    .map((c) => ({ name: c.name, items: itemsHeld(c, visits) }))
     .filter((h) => h.items > 0)
     .sort((a, b) => b.items - a.items)
     .slice(0, 3);
@@ -133,6 +139,6 @@ function heapLimitError(scenario: Scenario, seed: number, sim: Simulator, checke
   return new HeapLimitError(
     `run stopped: the heap reached ${formatBytes(guard.trippedAtBytes!)} (limit ${formatBytes(guard.limitBytes)}) at virtual ${(sim.nowUs / 1e6).toFixed(1)} s ` +
       `after ${sim.trace.count} events; ${grew}; scenario ${scenario.name}, seed ${seed}; replay: zksim run ${scenario.name} --seed ${seed}; ` +
-      `to finish it, give node a larger heap (NODE_OPTIONS=--max-old-space-size=MB, now ${Math.round(oldGenerationLimitBytes() / (1 << 20))}) or run it shorter or with fewer clients`,
+      `to finish it, give node a larger heap (NODE_OPTIONS=--max-old-space-size=MB, now ${Math.round(oldGenerationLimitBytes() / (1 << 20))}) or run a smaller scenario (shorter, with fewer clients or a smaller workload)`,
   );
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { getHeapStatistics } from "node:v8";
-import { HeapLimitError, itemsHeld, lastSemiSpaceFlag, oldGenerationLimitBytes } from "../../src/scenario/heap-guard.js";
+import { HeapGuard, HeapLimitError, eventsUntilNextProbe, itemsHeld, lastSemiSpaceFlag, oldGenerationLimitBytes } from "../../src/scenario/heap-guard.js";
 
 describe("scenario: heap guard", () => {
   it("stops a run whose heap is over its limit with one line naming the scenario, seed, replay and what holds the most", async () => {
@@ -37,6 +37,43 @@ describe("scenario: heap guard", () => {
     expect(itemsHeld(holder)).toBe(2 + 2 + 3); // the shared array counted once
     const counted = { retained: () => 42, list: [1] };
     expect(itemsHeld(counted)).toBe(42);
+  });
+});
+
+describe("heap guard: when it probes", () => {
+  const MB = 2 ** 20;
+  /** Calls of the stop predicate between probes while the heap in use is `used()`. */
+  function probeGaps(used: () => number, limitBytes: number, probes: number): number[] {
+    let probed = 0;
+    const guard = new HeapGuard({ usedBytes: () => (probed++, used()), limitBytes });
+    const gaps: number[] = [];
+    for (let calls = 1; gaps.length < probes; calls++) {
+      const before = probed;
+      guard.overLimit();
+      if (probed > before) {
+        gaps.push(calls);
+        calls = 0;
+      }
+    }
+    return gaps;
+  }
+
+  it("probes at the first event, then every 8,192 events while the heap is far from its limit", () => {
+    expect(probeGaps(() => 10 * MB, 4096 * MB, 3)).toEqual([1, 8192, 8192]);
+  });
+
+  it("probes more often as the heap nears its limit, never more often than every 256 events", () => {
+    let used = 0;
+    const gaps = probeGaps(() => (used += 4 * MB), 64 * MB, 17);
+    // After the probe at 4k MB, (64 - 4k) MB are left: the next probe comes 8 KB an event later.
+    expect(gaps).toEqual([1, ...Array.from({ length: 15 }, (_, k) => (60 - 4 * k) * 128), 256]);
+  });
+
+  it("spaces the probes by the headroom: at most everyEvents apart", () => {
+    expect(eventsUntilNextProbe(1024 * MB, 8192)).toBe(8192);
+    expect(eventsUntilNextProbe(4 * MB, 8192)).toBe(512);
+    expect(eventsUntilNextProbe(0, 8192)).toBe(256);
+    expect(eventsUntilNextProbe(0, 20)).toBe(20);
   });
 });
 

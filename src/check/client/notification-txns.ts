@@ -71,6 +71,12 @@ export class NotificationTxns {
     for (const m of run) this.inFlight.set(m.id, { from: e.node, to: m.peer, txn: { server: e.node, zxid, op } });
   }
 
+  /** Adds to `into` the zxids of the notifications in flight or received and not yet reported. */
+  heldZxids(into: Set<string>): void {
+    for (const m of this.inFlight.values()) into.add(m.txn.zxid);
+    for (const t of this.delivered.values()) if (t !== undefined) into.add(t.zxid);
+  }
+
   /** The txn of the notification `node` received last, taken (a `client.watch` reports it). */
   take(node: string): NotifiedTxn | undefined {
     const t = this.delivered.get(node);

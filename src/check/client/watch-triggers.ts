@@ -15,6 +15,15 @@
  * catch-up after a reconnect) and txns the history cannot identify (an op whose client crashed
  * before any answer) are not judged. What the txn did to the tree is the linearizability
  * checker's to judge; which watches should have fired, client.watches and client.server-watches'.
+ *
+ * Bounded state (docs/long-runs.md): a txn at or below the durable floor (zab/durable-floor.ts:
+ * every server has applied it, so every notification it fires has been sent) is forgotten —
+ * its apply, the completion that named it, a reap's path, an indeterminate write matched to it,
+ * and a closed session's ephemerals — unless a notification of it is still in flight, received
+ * and not yet reported, or waiting to be judged. Nothing forgotten can be asked for again: a
+ * server that applies a txn below the floor again (recovering its own log) has no client to
+ * notify yet. Without this the checker kept every txn of the run, ~3 MB a virtual minute in
+ * `soak-1h`.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type RunEnd, type Violation } from "../checker.js";
@@ -24,12 +33,14 @@ import type { CreateModeName } from "../../zk/proto/records.js";
 import { describeTriggers, triggers, type Effect, type NodeEventType } from "../linearizability/zk-triggers.js";
 import { NotificationTxns, type NotifiedTxn } from "./notification-txns.js";
 import { isEphemeralMode, isSequentialMode } from "./znode-paths.js";
+import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "../zab/durable-floor.js";
+import type { Zxid } from "../../zk/proto/records.js";
 
 /**
  * The kinds it reads: the client's, the reaps, crashes and role changes that forget them, and the
  * messages and applies that attribute notifications (NotificationTxns).
  */
-const KINDS = ["client.invoke", "client.complete", "client.connect", "client.state", "client.watch", "zk.container.reap", "crash", "zab.state", ...NotificationTxns.KINDS] as const;
+const KINDS = ["client.invoke", "client.complete", "client.connect", "client.state", "client.watch", "zk.container.reap", "crash", "zab.state", ...NotificationTxns.KINDS, ...FLOOR_KINDS] as const;
 type Kind = KindsOf<typeof KINDS>;
 
 const NODE_EVENTS: ReadonlySet<string> = new Set<NodeEventType>(["NodeCreated", "NodeDeleted", "NodeDataChanged", "NodeChildrenChanged"]);
@@ -71,8 +82,14 @@ export class WatchTriggersChecker implements Checker<Kind> {
   private readonly reaping = new Map<string, string[]>();
   private readonly reaped = new Map<string, string>();
   private readonly pending: Pending[] = [];
+  private readonly pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
 
   onEvent(e: TraceEvent<Kind>): void {
+    this.read(e);
+    if (isFloorEvent(e)) guarded(this.log, e, this.pruner, this.pruner.observe);
+  }
+
+  private read(e: TraceEvent<Kind>): void {
     this.txns.onEvent(e);
     switch (e.kind) {
       case "client.invoke": {
@@ -214,6 +231,21 @@ export class WatchTriggersChecker implements Checker<Kind> {
     if (definite !== undefined) return definite;
     const inv = this.bySessionXid.get(`${a.session}#${a.cxid}`);
     return inv === undefined ? undefined : { what: `${inv.op} ${inv.path} by ${inv.client} (no answer)`, effects: effectsOf(inv, undefined) };
+  }
+
+  /** Forgets the txns at or below the floor that no notification still needs (see the header). */
+  private prune(floorZxid: Zxid): void {
+    const held = new Set<string>(this.pending.map((p) => p.txn.zxid));
+    this.txns.heldZxids(held);
+    const forgettable = (zxid: string) => !held.has(zxid) && BigInt(zxid) <= floorZxid;
+    for (const [zxid, a] of this.applied) {
+      if (!forgettable(zxid)) continue;
+      this.applied.delete(zxid);
+      this.bySessionXid.delete(`${a.session}#${a.cxid}`);
+      if (a.op === "closeSession" && a.err === undefined) this.ephemerals.delete(a.session);
+    }
+    for (const zxid of this.byZxid.keys()) if (forgettable(zxid)) this.byZxid.delete(zxid);
+    for (const zxid of this.reaped.keys()) if (forgettable(zxid)) this.reaped.delete(zxid);
   }
 
   private sessionEnd(session: string): Effect[] {

@@ -99,4 +99,38 @@ describe("check: client.watch-triggers", () => {
     // Without the role change the first choice is the one applied: /a/n4 is not its node.
     expect(run(false)[0]?.message).toMatch(/from txn 0x9 on s1 \(the reap of \/a\/n1\)/);
   });
+
+  describe("bounded state: txns below the durable floor are forgotten", () => {
+    /** `n` setData txns of c1 through s1, each applied, logged and delivered (the floor follows them). */
+    function writes(t: ClientTrace, from: number, n: number): void {
+      for (let i = from; i < from + n; i++) {
+        t.call("c1", S1, "setData", "/a", { version: -1, data: "x" }, z(i), { stat: {} });
+        t.apply("s1", z(i), "setData", S1, i);
+        t.event("zab.log", "s1", { sid: 1, zxid: z(i), txn: `t${i}` });
+        t.event("zab.deliver", "s1", { sid: 1, zxid: z(i), txn: `t${i}` });
+      }
+    }
+
+    it("holds a few entries after thousands of txns, not one per txn", () => {
+      const t = new ClientTrace().standalone().connected("c1", S1);
+      writes(t, 1, 5000);
+      const checker = new WatchTriggersChecker();
+      expect(runChecker(checker, t.events)).toEqual([]);
+      expect(checker.retained()).toBeLessThan(2 * 1000);
+    });
+
+    it("keeps a txn whose notification is still in flight when the floor passes it, and judges that notification", () => {
+      const late = (type: string) => {
+        const t = new ClientTrace().standalone().connected("c1", S1).connected("c2", S2);
+        t.call("c1", S1, "create", "/a/b", { mode: 0, data: "" }, z(1), { path: "/a/b" });
+        const id = t.send("s1", "c2", "notification");
+        t.apply("s1", z(1), "create", S1, 1);
+        writes(t, 2, 5000); // the floor passes 0x1 and the checker prunes while the notification travels
+        t.deliver("s1", "c2", id, "notification").watch("c2", S2, type, "/a/b");
+        return runChecker(new WatchTriggersChecker(), t.events);
+      };
+      expect(late("NodeCreated")).toEqual([]);
+      expect(late("NodeDataChanged")[0]?.message).toMatch(/received NodeDataChanged \/a\/b from txn 0x1 on s1 \(create \/a\/b by c1\)/);
+    });
+  });
 });
