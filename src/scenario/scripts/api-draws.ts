@@ -28,17 +28,12 @@ export function subtreePath(t: number): string {
 
 /** Draws of one actor: its stream, its plan, and where it stands (its node's address, its chroot). */
 export class ApiDraws {
-  /** IPv6 ids are drawn on a stream of their own: the actor's other draws stay those of its stream. */
-  private readonly ipv6Rng: Rng;
-
   constructor(
     readonly rng: Rng,
     private readonly plan: ApiPlan,
     /** The addresses of every client node, its own first. */
     private readonly addresses: readonly string[],
-  ) {
-    this.ipv6Rng = rng.fork("ipv6");
-  }
+  ) {}
 
   /** A node path (server form) in `subtree` (or any subtree): the subtree itself, one or two names below. */
   nodePath(subtree?: number): string {
@@ -121,14 +116,10 @@ export class ApiDraws {
     return this.rng.chance(0.5) ? Perms.ALL : this.rng.int(0, Perms.ALL);
   }
 
-  /**
-   * An `ip` id: this node's address, another client's, a subnet holding them, one that does not,
-   * or (a sixth of the draws) an IPv6 expression — every spelling, valid or not (ipv6Expr).
-   */
+  /** An `ip` id: this node's address, another client's, a subnet holding them, or one that does not. */
   private ipExpr(): string {
     const r = this.rng;
     const own = this.addresses[0]!;
-    if (this.ipv6Rng.chance(1 / 6)) return this.ipv6Expr();
     switch (r.int(0, 4)) {
       case 0:
         return own;
@@ -141,37 +132,6 @@ export class ApiDraws {
       default:
         return "192.168.1.1";
     }
-  }
-
-  /**
-   * An IPv6 `ip` id (our clients have IPv4 addresses: a valid one never matches them, an invalid
-   * one is INVALIDACL): eight groups, or fewer around one `::` (at the start, in the middle, at
-   * the end, alone), with or without a prefix length; or a malformed one — nine groups, eight
-   * beside a `::`, two `::`, a group of five digits or a non-hex one, a prefix past 128.
-   */
-  private ipv6Expr(): string {
-    const r = this.ipv6Rng;
-    const group = () => r.int(0, 0xffff).toString(16);
-    const groups = (n: number) => Array.from({ length: n }, group).join(":");
-    const head = r.int(0, 6);
-    const tail = r.int(0, 6 - head);
-    const valid = [
-      () => groups(8),
-      () => `${groups(head)}::${groups(tail)}`,
-      () => "::",
-      () => "::1",
-    ];
-    const invalid = [
-      () => groups(9),
-      () => `${groups(8)}::`,
-      () => `${groups(1)}::${groups(1)}::${groups(1)}`,
-      () => `${groups(3)}:12345::1`,
-      () => `fe80::g1`,
-      () => `${groups(8)}/${r.int(129, 200)}`,
-    ];
-    if (r.chance(0.3)) return r.pick(invalid)();
-    const addr = r.pick(valid)();
-    return r.chance(0.4) ? `${addr}/${r.int(0, 128)}` : addr;
   }
 
   /** Credentials for `addAuthInfo`: mostly digest (right, wrong, super), sometimes ip, sometimes a scheme that fails the handle. */
