@@ -9,6 +9,11 @@
  *
  *   node scripts/fault-mix.mjs [--seeds 20] [--runs 100] [--mixes default,partition,...] [--bugs staleConfig,...]
  *
+ * With `--per-kind isolate,partition,...`, it measures instead how often ONE disruption of each
+ * kind exposes each bug: `--cases N` cases drawn by fast-check's sampler (seed 4242, no early
+ * small-case bias; the cases that drew no disruption are skipped), one JSON line per (kind, bug)
+ * with the fraction found — the per-case figures of docs/api.md's "Choosing a fault mix".
+ *
  * Needs `npm run build` and examples/node_modules/zksim (a link to this package:
  * `mkdir -p examples/node_modules && ln -s ../.. examples/node_modules/zksim`). Long: run it nice.
  */
@@ -16,11 +21,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import fc from "fast-check";
 import { tsImport } from "tsx/esm/api";
 import { SimulationFailure, userScriptProperty } from "../dist/api/index.js";
 import { FAULT_MIXES } from "../dist/api/fault-mixes.js";
+import { moduleArgOf } from "../dist/api/files.js";
+import { userRunOptions } from "../dist/api/run-user-script.js";
+import { userScenarioArbitrary } from "../dist/api/user-property.js";
+import { runScenario } from "../dist/scenario/run.js";
 
-const { values } = parseArgs({ options: { seeds: { type: "string", default: "20" }, runs: { type: "string", default: "100" }, mixes: { type: "string" }, bugs: { type: "string" } } });
+const { values } = parseArgs({ options: { seeds: { type: "string", default: "20" }, runs: { type: "string", default: "100" }, mixes: { type: "string" }, bugs: { type: "string" }, "per-kind": { type: "string" }, cases: { type: "string", default: "150" } } });
 const seeds = Number(values.seeds);
 const runs = Number(values.runs);
 const mixes = values.mixes?.split(",") ?? Object.keys(FAULT_MIXES);
@@ -29,6 +39,26 @@ const classic = await tsImport(resolve(import.meta.dirname, "../examples/src/cla
 const BUG_CHECKERS = { staleConfig: "client.read-after-confirmed-write", trustingLeader: "classic.one-leader-acts", retryingQueue: "user.expect" };
 const bugs = values.bugs?.split(",") ?? Object.keys(BUG_CHECKERS);
 const out = mkdtempSync(join(tmpdir(), "zksim-fault-mix-"));
+if (values["per-kind"] !== undefined) {
+  for (const kind of values["per-kind"].split(",")) {
+    for (const bug of bugs) {
+      const script = classic[bug];
+      const { registry, extraCheckers = [] } = userRunOptions(script, 0);
+      const arb = userScenarioArbitrary(script, { numRuns: 1, seed: 1, outDir: out, faults: { kinds: [kind], maxDisruptions: 1 } }, moduleArgOf(script.module));
+      let cases = 0;
+      let found = 0;
+      for (const scenario of fc.sample(arb, { seed: 4242, numRuns: Number(values.cases) })) {
+        if (scenario.faults.length === 0) continue;
+        const result = await runScenario(scenario, { seed: scenario.defaultSeed, ...(registry !== undefined ? { registry } : {}), extraCheckers });
+        cases++;
+        if (result.violations.some((v) => v.checker === BUG_CHECKERS[bug])) found++;
+      }
+      console.log(JSON.stringify({ kind, bug, cases, found, perCase: Number((found / cases).toFixed(3)) }));
+    }
+  }
+  rmSync(out, { recursive: true, force: true });
+  process.exit(0);
+}
 const rows = [];
 // Seeds outermost: a run stopped early still has every (mix, bug) measured over the first seeds.
 const found = new Map(mixes.flatMap((mix) => bugs.map((bug) => [`${mix}/${bug}`, []])));

@@ -7,8 +7,13 @@
 import type { PropertyFaultOptions } from "./user-property.js";
 
 export const FAULT_MIXES = {
-  /** Every disruption kind, up to 4 (the default). */
-  default: {},
+  /**
+   * Every disruption kind, up to 4 (the default), with a server isolated from the other servers
+   * drawn three times as often as any other kind: the stale-read class (a server behind its
+   * quorum that keeps serving its clients) needs it, and the other kinds keep connection losses
+   * and session expiries frequent.
+   */
+  default: { weights: { isolate: 3 } },
   /** Partitions only. */
   partition: { kinds: ["partition"] },
   /** Process faults: crashes and pauses. */

@@ -19,6 +19,7 @@ import { nodesOf } from "../property/scenario.js";
 import { assertSimulation, SimulationFailure } from "../property/assert-simulation.js";
 import { CoverageAccumulator, formatCoverage, type CoverageReport } from "../property/coverage-report.js";
 import { CoverageTally } from "./coverage.js";
+import { FAULT_MIXES } from "./fault-mixes.js";
 import type { Scenario } from "../scenario/types.js";
 import { moduleArgOf } from "./files.js";
 import { userRunOptions } from "./run-user-script.js";
@@ -43,7 +44,7 @@ export interface UserPropertyOptions {
   outDir: string;
   /** Ensembles to draw (default: 3 voters, no observers, tickTime 2000). */
   cluster?: ClusterOptions;
-  /** Fault schedules to draw (default: up to 4 disruptions of every kind in [1000, 20000] ms). */
+  /** Fault schedules to draw (default `FAULT_MIXES.default`: up to 4 disruptions of every kind in [1000, 20000] ms, isolated servers weighted 3). */
   faults?: PropertyFaultOptions;
   /** Client nodes to draw (default exactly 2). */
   workload?: { clients?: { min: number; max: number } };
@@ -109,7 +110,8 @@ export async function userScriptProperty(script: UserScript, options: UserProper
 /** The generated worlds of the property, as scenarios of the "user" workload. */
 export function userScenarioArbitrary(script: UserScript, options: UserPropertyOptions, module: string, drawn?: WeakMap<Scenario, readonly string[]>): fc.Arbitrary<Scenario> {
   const at = "userScriptProperty";
-  const { startMs = 1000, endMs = 20_000, ...kinds } = options.faults ?? {};
+  const faults: PropertyFaultOptions = options.faults ?? FAULT_MIXES.default;
+  const { startMs = 1000, endMs = 20_000, ...kinds } = faults;
   const clients = options.workload?.clients ?? { min: 2, max: 2 };
   const cluster = { ...DEFAULT_CLUSTER, ...options.cluster };
   const world = options.world ?? {};

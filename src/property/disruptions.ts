@@ -25,6 +25,12 @@ export type Disruption =
   | (Span & { kind: "crash"; node: string })
   /** Freeze a node (a GC pause, SIGSTOP) with its state; a pause past the session timeout expires sessions. */
   | (Span & { kind: "pause"; node: string })
+  /**
+   * Cut a server off from the other servers, both ways, while its clients still reach it (Jepsen's
+   * isolated node): a follower falls behind the quorum and keeps serving reads for up to syncLimit
+   * ticks; a leader keeps its clients until it notices it lost its quorum. `peers`: the other servers.
+   */
+  | (Span & { kind: "isolate"; node: string; peers: string[] })
   /** Split the nodes into groups that cannot talk; heal every link. */
   | (Span & { kind: "partition"; groups: string[][] })
   /** Cut the links from → to (one-way: only that direction). */
@@ -44,7 +50,7 @@ export type Disruption =
 
 export type DisruptionKind = Disruption["kind"];
 
-export const DISRUPTION_KINDS: readonly DisruptionKind[] = ["crash", "pause", "partition", "cut", "clog", "loss", "duplicate", "clock", "slow-fsync", "disk-full"];
+export const DISRUPTION_KINDS: readonly DisruptionKind[] = ["crash", "pause", "isolate", "partition", "cut", "clog", "loss", "duplicate", "clock", "slow-fsync", "disk-full"];
 
 /** The fault a disruption starts with (sim/faults.ts's vocabulary: slow-fsync and disk-full are `disk` faults). */
 export function disruptionAction(d: Disruption): FaultAction {
@@ -52,6 +58,8 @@ export function disruptionAction(d: Disruption): FaultAction {
     case "crash":
     case "pause":
       return { kind: d.kind, node: d.node };
+    case "isolate":
+      return { kind: "cut", from: [d.node], to: [...d.peers], oneWay: false };
     case "partition":
       return { kind: "partition", groups: d.groups.map((g) => [...g]) };
     case "cut":
@@ -98,7 +106,8 @@ export function healedAtMs(disruptions: readonly Disruption[]): number {
  * re-aimed at the nodes a case actually has — a server or client name wraps around its list
  * (s5 on three servers is s2), link sides and partition groups keep only the nodes present.
  * Undefined when nothing is left to disrupt (a side of a link became empty). Identity when every
- * named node is present. Node names are the zk workload's: s1…sN, c1…cM.
+ * named node is present (an isolated server's peers are the case's other servers, none: undefined).
+ * Node names are the zk workload's: s1…sN, c1…cM.
  */
 export function projectDisruption(d: Disruption, nodes: { servers: readonly string[]; clients: readonly string[] }): Disruption | undefined {
   const present = new Set([...nodes.servers, ...nodes.clients]);
@@ -115,6 +124,11 @@ export function projectDisruption(d: Disruption, nodes: { servers: readonly stri
     case "slow-fsync":
     case "disk-full":
       return { ...d, node: one(d.node) };
+    case "isolate": {
+      const node = one(d.node);
+      const peers = nodes.servers.filter((s) => s !== node);
+      return peers.length === 0 ? undefined : { ...d, node, peers };
+    }
     case "partition": {
       const groups = d.groups.map(keep).filter((g) => g.length > 0);
       return groups.length === 0 ? undefined : { ...d, groups };

@@ -1,7 +1,8 @@
 /**
  * `faultScheduleArbitrary`: generated fault schedules for property tests — a list of
  * disruptions (disruptions.ts), each starting and undone inside a fault window, drawn from every
- * kind the simulator supports: partitions (groups, and cuts symmetric or one-way), crash +
+ * kind the simulator supports: partitions (groups, and cuts symmetric or one-way), a server
+ * isolated from the other servers but not from its clients, crash +
  * restart, pauses (short, or longer than the session timeout) + resume, clog/unclog, loss and
  * duplication rates, clock skew, slow fsync and a full disk. Once the window closes everything
  * is healed, so a run is fault phase → heal → convergence and the liveness checker applies.
@@ -37,6 +38,11 @@ export interface FaultScheduleOptions {
   sessionTimeoutMs?: number;
   /** The shortest disruption (default 200 ms). */
   minForMs?: number;
+  /**
+   * How often each kind is drawn, relative to the others (whole numbers ≥ 1; a kind left out
+   * weighs 1): `{ isolate: 4 }` draws an isolated server four times as often as a crash.
+   */
+  weights?: Partial<Record<DisruptionKind, number>>;
 }
 
 const DEFAULT_MAX_DISRUPTIONS = 4;
@@ -44,8 +50,9 @@ const DEFAULT_MAX_DISRUPTIONS = 4;
 /** Generated disruptions inside the window (each undone by `window.endMs`). */
 export function disruptionsArbitrary(nodes: ClusterNodes, window: FaultWindow, options: FaultScheduleOptions = {}): fc.Arbitrary<Disruption[]> {
   checkInputs(nodes, window, options);
-  const kinds = options.kinds ?? DISRUPTION_KINDS;
-  const one = fc.oneof(...kinds.map((k) => kindArbitrary(k, nodes, window, options)));
+  // A lone server has no peers to be isolated from: the default leaves that kind out.
+  const kinds = options.kinds ?? DISRUPTION_KINDS.filter((k) => k !== "isolate" || nodes.servers.length > 1);
+  const one = fc.oneof(...kinds.map((k) => ({ arbitrary: kindArbitrary(k, nodes, window, options), weight: options.weights?.[k] ?? 1 })));
   return fc.array(one, { maxLength: options.maxDisruptions ?? DEFAULT_MAX_DISRUPTIONS });
 }
 
@@ -61,6 +68,11 @@ function checkInputs(nodes: ClusterNodes, window: FaultWindow, options: FaultSch
   const minForMs = options.minForMs ?? 200;
   if (window.endMs - window.startMs < minForMs) throw new RangeError(`${at}: the window [${window.startMs}, ${window.endMs}] is shorter than minForMs (${minForMs})`);
   for (const k of options.kinds ?? []) if (!DISRUPTION_KINDS.includes(k)) throw new RangeError(`${at}: unknown disruption kind "${k}" (known: ${DISRUPTION_KINDS.join(", ")})`);
+  if (options.kinds?.includes("isolate") && nodes.servers.length < 2) throw new RangeError(`${at}: "isolate" needs at least two servers (it cuts one off from the others)`);
+  for (const [k, w] of Object.entries(options.weights ?? {})) {
+    if (!DISRUPTION_KINDS.includes(k as DisruptionKind)) throw new RangeError(`${at}: weights names an unknown disruption kind "${k}" (known: ${DISRUPTION_KINDS.join(", ")})`);
+    if (!(Number.isSafeInteger(w) && w >= 1)) throw new RangeError(`${at}: weights.${k} must be a whole number ≥ 1, got ${JSON.stringify(w)}`);
+  }
   if ((options.kinds ?? DISRUPTION_KINDS).length === 0 && (options.maxDisruptions ?? DEFAULT_MAX_DISRUPTIONS) > 0) throw new RangeError(`${at}: kinds is empty`);
 }
 
@@ -108,6 +120,9 @@ function kindArbitrary(kind: DisruptionKind, nodes: ClusterNodes, window: FaultW
       const longPause = spanArbitrary(window, fc.integer({ min: longMs, max: Math.max(windowMs, longMs) }), longMs);
       return fc.tuple(fc.oneof(shortPause, longPause), anyNode).map(([s, node]) => ({ ...s, kind: "pause" as const, node }));
     }
+    case "isolate":
+      // Re-aimed at each case's servers by projectDisruption (the peers are the other servers).
+      return withSpan(server.map((node) => ({ kind: "isolate" as const, node, peers: nodes.servers.filter((s) => s !== node) })));
     case "partition":
       return withSpan(fc.record({ kind: fc.constant("partition" as const), groups: groupsArbitrary(all) }));
     case "cut":

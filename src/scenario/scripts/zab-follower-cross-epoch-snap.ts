@@ -7,9 +7,12 @@
  * recovers from the snapshot it persisted — the stale txn, still in its log, stays dead.
  *
  * Steps: the leader is isolated with client c1, which writes /data = "stale" (logged by the
- * leader alone); the leader steps down; the majority elects (epoch e+1) and writes; its leader
- * restarts, so the majority elects again (epoch e+2) and writes; the partition heals and the old
- * leader rejoins.
+ * leader alone); the leader steps down; the majority elects (epoch e+1) and writes; its
+ * follower restarts, so the leader loses its quorum and the majority elects again (epoch e+2)
+ * and writes; the partition heals and the old leader rejoins. The majority's leader must not be
+ * a restarted process: each leader writes a clean snapshot as it starts leading (`Leader.lead`),
+ * and a restarted one's committed log starts there, above the old leader's txn, so it would
+ * answer with a SNAP whatever the DIFF check does (ZOOKEEPER-1154 could not show).
  */
 import { CreateMode, Ids, zxidEpoch } from "../../zk/proto/records.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
@@ -37,8 +40,9 @@ export const zabFollowerCrossEpochSnap: ScriptDef = {
     const first = await majorityLeads(s, ens, others, oldEpoch + 1);
     const writer = await s.connect("c2", { servers: others });
     await writer.setData("/data", "epoch+1", -1);
-    s.note(`${first} leads epoch ${oldEpoch + 1} and commits; now it restarts`);
-    s.fault({ kind: "restart", node: first! });
+    const follower = others.find((id) => id !== first)!;
+    s.note(`${first} leads epoch ${oldEpoch + 1} and commits; now its follower ${follower} restarts`);
+    s.fault({ kind: "restart", node: follower });
     const second = await majorityLeads(s, ens, others, oldEpoch + 2);
     await writer.setData("/data", "epoch+2", -1);
     await writer.create("/after", "", open, CreateMode.PERSISTENT);

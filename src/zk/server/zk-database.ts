@@ -75,15 +75,39 @@ export class ZKDatabase {
 
   /** Rebuilds the tree from disk; returns the number of txns replayed from the log. */
   loadDataBase(): number {
+    this.reload();
+    return this.txnsSinceSnapshot;
+  }
+
+  /** `loadDataBase`'s work; returns the restored snapshot's zxid. */
+  private reload(): Zxid {
     this.abortSnapshot();
-    const { tree, replayed } = this.snapLog.restore(this.treeOptions, this.snapshots.replay);
+    const { tree, replayed, snapshotZxid } = this.snapLog.restore(this.treeOptions, this.snapshots.replay);
     this.dataTree = tree;
     this.txnsSinceSnapshot = replayed.length;
     // As Java's commitProposalPlaybackListener: only txns replayed on top of the snapshot. Log
     // entries the snapshot already covers may sit behind a gap (a SNAP sync leaves the old log
     // in place), so a DIFF or TRUNC computed from them could skip committed txns.
     this.committedLog = replayed.slice(-COMMIT_LOG_COUNT);
-    return replayed.length;
+    return snapshotZxid;
+  }
+
+  /**
+   * The tree when a role ends, the fixed 3.8 way: reloaded from disk (the same tree as Java's
+   * `fastForwardDataBase` replaying the log onto the one in memory, which is a prefix of the
+   * log there), with the committed log Java keeps — the in-memory one, to which the fast-forward
+   * only appends the txns it replays. A reload alone would keep only the txns above the newest
+   * snapshot, and the leader takes one each time it starts leading (`Leader.lead`), so a
+   * re-elected leader would forget the history it can DIFF from. Kept entries the disk does not
+   * reach are dropped, and all of them when the snapshot covers txns they do not (a gap).
+   */
+  reloadAfterRole(): void {
+    const kept = this.committedLog;
+    const snapshotZxid = this.reload();
+    const older = kept.filter((e) => e.header.zxid <= this.lastProcessedZxid);
+    const tail = older.length > 0 ? older[older.length - 1]!.header.zxid : undefined;
+    if (tail === undefined || tail < snapshotZxid) return;
+    this.committedLog = [...older, ...this.committedLog.filter((e) => e.header.zxid > tail)].slice(-COMMIT_LOG_COUNT);
   }
 
   /** Replaces the tree (SNAP sync): the committed log restarts at the snapshot. */

@@ -6,7 +6,9 @@
  * tear) never looks: zab-random-faults seeds 10367 and 10498 lost committed txns so. And a TRUNC
  * on a full disk: `FileTxnLog.truncate` shrinks the file (`setLength`), which needs no space.
  * Before, the shrink was refused as a write (ENOSPC), the reload found the txns still logged, and
- * the learner gave up the sync "below a snapshot" it did not have (seed 10706).
+ * the learner gave up the sync "below a snapshot" it did not have (seed 10706). Since a leader
+ * writes a clean snapshot as it starts leading, a TRUNC may cut txns a snapshot holds: the
+ * snapshot goes too. And a role change keeps the committed log, as a restart does not.
  */
 import { describe, expect, it } from "vitest";
 import { isTorn } from "../../../src/sim/disk.js";
@@ -70,5 +72,37 @@ describe("txn log: files cut in place", () => {
     sim.runSync({ untilUs: 200_000 }); // the truncation's fsync
     sim.restart("s1");
     expect(db().snapLog.lastLoggedZxid()).toBe(makeZxid(1, 3));
+  });
+
+  /** Five txns logged and applied, then a consistent snapshot of them (a leader's at `Leader.lead`). */
+  function snapshotOfFive(): { sim: Simulator; db: () => ZKDatabase } {
+    const server = oneServer();
+    for (let i = 1; i <= 5; i++) {
+      expect(server.db().append(entry(1, i)).ok).toBe(true);
+      server.db().processTxn(entry(1, i));
+    }
+    server.db().snapLog.flush(() => undefined);
+    expect(server.db().takeSnapshotNow()).toBe(true);
+    server.sim.runSync({ untilUs: 100_000 });
+    return server;
+  }
+
+  it("a TRUNC below a snapshot of the txns it cuts removes that snapshot: the reload holds the truncated log, across a restart too", () => {
+    const { sim, db } = snapshotOfFive();
+    db().truncateLog(makeZxid(1, 3));
+    db().loadDataBase();
+    expect(db().lastProcessedZxid).toBe(makeZxid(1, 3));
+    sim.runSync({ untilUs: 200_000 });
+    sim.restart("s1");
+    expect(db().lastProcessedZxid).toBe(makeZxid(1, 3));
+  });
+
+  it("after a role the committed log is kept below the newest snapshot (fastForwardDataBase); a restart's starts above it", () => {
+    const { sim, db } = snapshotOfFive();
+    db().reloadAfterRole();
+    expect(db().committedLog.map((e) => e.header.zxid)).toEqual([1, 2, 3, 4, 5].map((i) => makeZxid(1, i)));
+    sim.restart("s1");
+    expect(db().lastProcessedZxid).toBe(makeZxid(1, 5));
+    expect(db().committedLog).toEqual([]);
   });
 });

@@ -90,14 +90,29 @@ export class Leader {
     this.lastProposed = peer.zkDb.lastProcessedZxid;
     this.lastCommitted = this.lastProposed;
     this.zks = new LeaderZooKeeperServer(ctx, { ...peer.config.server, tickTimeMs: peer.config.tickTimeMs, serverId: peer.myid }, peer.zkDb, this);
-    peer.phase("DISCOVERY", peer.acceptedEpoch);
-    ctx.listen(peer.config.quorumPort, (ep) => this.accept(ep));
     this.maxAcceptedEpoch = peer.acceptedEpoch;
+  }
+
+  /**
+   * `Leader.lead()` up to discovery: `zk.loadData()`, which ends with a clean snapshot of the tree
+   * (`takeSnapshot()`: written, its fsync not waited for), then the `LearnerCnxAcceptor` starts
+   * and the leader counts itself toward the epoch (`getEpochToPropose`). 3.8 binds the quorum
+   * port in Leader's constructor, so a learner that connects before the acceptor runs waits in
+   * the socket's backlog rather than being refused; here no simulated time passes between the
+   * two (the write waits for no fsync), so listening after the snapshot is the same. A failed
+   * write ends the role (3.8 exits the process: `TXNLOG_ERROR_TAKING_SNAPSHOT`).
+   */
+  lead(): void {
+    const peer = this.peer;
+    const ctx = peer.ctx;
+    peer.phase("DISCOVERY", peer.acceptedEpoch);
+    if (!peer.zkDb.takeSnapshotNow()) return this.abandon("snapshot write failed in loadData");
+    ctx.listen(peer.config.quorumPort, (ep) => this.accept(ep));
     this.connectingFollowers.add(peer.myid);
     this.checkEpochQuorum();
     const initLimitMs = peer.config.initLimitTicks * peer.config.tickTimeMs;
     this.timers.push(ctx.setTimerMs(initLimitMs, () => !this.discoveryOver && this.abandon("no quorum of FOLLOWERINFO/ACKEPOCH within initLimit"), "leader-discovery-timeout"));
-    this.timers.push(ctx.setTimerMs(peer.config.tickTimeMs / 2, () => this.lead(), "leader-tick"));
+    this.timers.push(ctx.setTimerMs(peer.config.tickTimeMs / 2, () => this.halfTick(), "leader-tick"));
   }
 
   get myid(): number {
@@ -413,7 +428,7 @@ export class Leader {
   // ---- liveness --------------------------------------------------------------------------
 
   /** `Leader.lead()` loop: PING every tickTime/2; every tick, check that a quorum is synced. */
-  private lead(): void {
+  private halfTick(): void {
     if (!this.running) return;
     const half = this.tickHalf = !this.tickHalf;
     for (const h of this.handlers) if (h.stage !== "FOLLOWERINFO") h.send({ kind: "PING", zxid: this.lastProposed });
@@ -426,7 +441,7 @@ export class Leader {
         if (!this.hasAllQuorums(synced) && this.peer.config.server.canary !== "leader-ignores-quorum-loss") return this.abandon("Not sufficient followers synced, only synced with sids: [" + [...synced].join(",") + "]");
       }
     }
-    this.timers.push(this.peer.ctx.setTimerMs(this.peer.config.tickTimeMs / 2, () => this.lead(), "leader-tick"));
+    this.timers.push(this.peer.ctx.setTimerMs(this.peer.config.tickTimeMs / 2, () => this.halfTick(), "leader-tick"));
   }
   private tickHalf = false;
 

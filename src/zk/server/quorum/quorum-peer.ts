@@ -390,8 +390,11 @@ export class QuorumPeer {
   private onElected(vote: Vote, state: "LEADING" | "FOLLOWING" | "OBSERVING"): void {
     this.stopReadOnly();
     this.setState(state);
-    if (state === "LEADING") this.role = new Leader(this);
-    else this.role = new Learner(this, vote.leader, state === "OBSERVING");
+    if (state === "LEADING") {
+      const leader = new Leader(this);
+      this.role = leader;
+      leader.lead();
+    } else this.role = new Learner(this, vote.leader, state === "OBSERVING");
   }
 
   /**
@@ -444,9 +447,10 @@ export class QuorumPeer {
    * The in-memory database when a role ends. 3.8 (`Learner.shutdown` →
    * `ZooKeeperServer.shutdown(fullyShutDown)`) clears it after an incomplete SNAP sync, so that
    * it is reloaded from disk (the ZOOKEEPER-3642 fix), and otherwise replays the txn log onto
-   * the tree it has (`fastForwardDataBase`, the ZOOKEEPER-2845 fix). The simulator reloads in
-   * both cases: the same result whenever the tree is a prefix of the log, which the fixed code
-   * guarantees (the learner's sync processor drains into the log before this point). Re-injected
+   * the tree it has (`fastForwardDataBase`, the ZOOKEEPER-2845 fix), keeping its committed log.
+   * The simulator reloads in both cases: the same tree whenever the tree is a prefix of the log,
+   * which the fixed code guarantees (the learner's sync processor drains into the log before this
+   * point); after a fast-forward the committed log is kept (`reloadAfterRole`). Re-injected
    * bugs break that premise, so with them the peer does what the real code did:
    * - ZK-2845 (3.4): the tree is kept as it is, no fast-forward;
    * - ZK-3642: the unpersisted SNAP tree is not cleared, only fast-forwarded (a no-op: the log
@@ -457,7 +461,8 @@ export class QuorumPeer {
   private recoverTreeAfterRole(unpersistedSnap: boolean): void {
     if (this.hasBug("ZK-2845")) return;
     if (unpersistedSnap ? this.hasBug("ZK-3642") : this.hasBug("ZK-2355")) return this.fastForwardDataBase();
-    this.zkDb.loadDataBase();
+    if (unpersistedSnap) this.zkDb.loadDataBase();
+    else this.zkDb.reloadAfterRole();
     // Dropping an unpersisted SNAP takes the tree back to what the disk holds, below the
     // snapshot: say so, as a restart does, so observers of the trace know where it stands.
     if (unpersistedSnap) this.announceRecovered();
