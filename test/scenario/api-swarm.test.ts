@@ -27,10 +27,12 @@ describe("scenario: api-swarm", () => {
   // reader, which stops at the tear, never saw it. Java's FileTxnLog.append opens a new log file
   // with a truncating FileOutputStream, so FileTxnSnapLog.append now empties the file it starts
   // (unit case: test/zk/server/txn-log-truncation.test.ts). The disk model was right: every torn
-  // record in both runs had no completed fsync.
-  it("api-swarm-standalone seeds 92 and 126 (an append behind a torn log head) keep every acknowledged write", async () => {
+  // record in both runs had no completed fsync. Since the swarm draws server settings and session
+  // timeouts per seed (issue #33's mechanical survivors), seed 126 no longer tears a record; seed
+  // 92 still does.
+  it("api-swarm-standalone seed 92 (a torn log record at a crash) keeps every acknowledged write", async () => {
     const scenario = loadScenario("api-swarm-standalone");
-    for (const seed of [92, 126]) {
+    for (const seed of [92]) {
       const { sim, result } = await runScenarioWithSim(scenario, { seed, retainTrace: true });
       expect(result.violations.map((v) => `[${v.checker}] ${v.message.slice(0, 400)}`), `seed ${seed}`).toEqual([]);
       const torn = sim.trace.events.filter((e) => e.kind === "disk.lost" && e.node === "s1" && Number(e.fields?.tornBytes ?? 0) > 0);

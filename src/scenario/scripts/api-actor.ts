@@ -33,6 +33,8 @@ export class ApiActor {
   private chroot: string | undefined;
   private stopped = false;
   private readonly draws: ApiDraws;
+  /** Its own stream for the connect strings' spelling, so the calls drawn are those of the actor's stream alone. */
+  private readonly hostRng: Rng;
   /** Server paths this actor has seen exist, and the last version / aversion it saw of each. */
   private readonly seen: string[] = [];
   private readonly versions = new Map<string, number>();
@@ -51,6 +53,7 @@ export class ApiActor {
     addresses: readonly string[],
   ) {
     this.draws = new ApiDraws(rng, plan, addresses);
+    this.hostRng = rng.fork("hosts");
     this.done = this.loop();
   }
 
@@ -77,10 +80,15 @@ export class ApiActor {
     const ctx = this.s.sim.node(this.node).context!;
     this.incarnation = this.s.sim.node(this.node).incarnation;
     this.chroot = this.rng.chance(this.plan.chrootShare) ? subtreePath(this.rng.int(0, this.plan.subtrees - 1)) : undefined;
-    const hosts = this.s.servers.map((id) => `${id}:${CLIENT_PORT}`).join(",");
+    const hosts = this.connectHosts();
     const [lo, hi] = this.plan.sessionTimeoutMs;
     this.zk = createClient(ctx, { connectString: hosts + (this.chroot ?? ""), sessionTimeoutMs: this.rng.int(lo, hi), watcher: this.watcher, ...this.s.clientDefaults });
     this.book.opened(this.zk, this.node);
+  }
+
+  /** Every server of the deployment, each `host:port` or (the plan's share of them) `host` alone: the client's default port. */
+  private connectHosts(): string {
+    return this.s.servers.map((id) => (this.hostRng.chance(this.plan.hostOnlyShare) ? id : `${id}:${CLIENT_PORT}`)).join(",");
   }
 
   /**
@@ -364,7 +372,7 @@ export class ApiActor {
     if (pick === undefined) return;
     const ctx = this.s.sim.node(this.node).context!;
     const passwd = pick.wrongPassword ? pick.passwd.map((b, i) => (i === 0 ? b ^ 0xff : b)) : pick.passwd;
-    const hosts = this.s.servers.map((id) => `${id}:${CLIENT_PORT}`).join(",");
+    const hosts = this.connectHosts();
     const zk = createClient(ctx, { connectString: hosts, sessionTimeoutMs: this.plan.sessionTimeoutMs[0], sessionId: pick.sessionId, sessionPasswd: passwd, ...this.s.clientDefaults });
     this.book.borrow(pick.sessionId);
     try {

@@ -37,6 +37,13 @@ export interface ApiShape {
   tickTimeMs: number;
   /** The leader's ContainerManager period: small, so containers and TTL nodes are reaped within a run. */
   containerCheckIntervalMs: number;
+  /** `snapCount`, when drawn small (2–100): snapshots roll the txn log in the middle of the faults; else the default. */
+  snapCount: number | undefined;
+  /** `autopurge.snapRetainCount` (1–3: old snapshots and logs purged after each snapshot), or 0: autopurge off. */
+  purgeSnapRetainCount: number;
+  /** `minSessionTimeout` / `maxSessionTimeout`, when drawn (else 2 and 20 ticks): handles ask for timeouts on both sides of them. */
+  minSessionTimeoutMs: number | undefined;
+  maxSessionTimeoutMs: number | undefined;
 }
 
 export interface ApiPlan {
@@ -49,7 +56,10 @@ export interface ApiPlan {
   sessionsPerClient: number;
   /** Share of handles made with a chroot (one of the subtrees). */
   chrootShare: number;
+  /** Each handle asks for a timeout drawn in this range (the servers negotiate it into their bounds). */
   sessionTimeoutMs: readonly [number, number];
+  /** Share of connect-string hosts written without a port (the client's default port then). */
+  hostOnlyShare: number;
   opGapMsMax: number;
   /** Every op's weight: 0 switches it off for this seed. */
   weights: Record<ApiOp, number>;
@@ -67,7 +77,14 @@ export function apiShapeOf(root: Rng, ensemble: boolean): ApiShape {
   const clients = rng.int(2, 4);
   const tickTimeMs = rng.chance(0.5) ? 1000 : 2000;
   const containerCheckIntervalMs = rng.int(500, 5000);
-  return { servers, observers, clients, tickTimeMs, containerCheckIntervalMs };
+  // Server settings (drawn after the deployment, so a seed's deployment is what it was before
+  // they were drawn): small snapCounts with autopurge, and session timeout bounds.
+  const snapCount = rng.chance(0.5) ? rng.int(2, 100) : undefined;
+  const purgeSnapRetainCount = rng.chance(0.5) ? rng.int(1, 3) : 0;
+  const bounded = rng.chance(0.5);
+  const minSessionTimeoutMs = bounded ? rng.int(tickTimeMs, 3 * tickTimeMs) : undefined;
+  const maxSessionTimeoutMs = bounded ? rng.int(Math.max(minSessionTimeoutMs!, 5 * tickTimeMs), 30 * tickTimeMs) : undefined;
+  return { servers, observers, clients, tickTimeMs, containerCheckIntervalMs, snapCount, purgeSnapRetainCount, minSessionTimeoutMs, maxSessionTimeoutMs };
 }
 
 /** The workload's plan of a seed (the "api/plan" stream). */
@@ -82,19 +99,26 @@ export function apiPlanOf(root: Rng, faultPhaseMs?: number): ApiPlan {
   const acls = weigh(ACL_KINDS, 0.3, 5);
   acls.open += rng.int(2, 12);
   const timeoutMin = rng.int(4000, 10_000);
-  return {
+  const plan = {
     faultPhaseMs: faultPhaseMs ?? rng.int(10_000, 30_000),
     subtrees: rng.int(2, 4),
     names: rng.int(2, 5),
     sessionsPerClient: rng.int(1, 3),
     chrootShare: rng.pick([0, 0.3, 0.7]),
-    sessionTimeoutMs: [timeoutMin, timeoutMin + rng.int(0, 8000)],
+    sessionTimeoutMs: [timeoutMin, timeoutMin + rng.int(0, 8000)] as readonly [number, number],
     opGapMsMax: rng.int(20, 500),
     weights,
     modes,
     acls,
     ttlMsMax: rng.int(100, 8000),
+    hostOnlyShare: 0,
   };
+  // Drawn last, so every draw above is what it was before these were added: half the seeds ask
+  // for timeouts from 0.5 s to 70 s (below and above any bounds the servers drew: each session
+  // of a run then has its own timeout), and connect strings name hosts with and without ports.
+  if (rng.chance(0.5)) plan.sessionTimeoutMs = [rng.int(500, 4000), rng.int(20_000, 70_000)];
+  plan.hostOnlyShare = rng.pick([0, 0.5, 1]);
+  return plan;
 }
 
 /** Picks a key by weight (the draw is `int(1, total)`), or undefined when every weight is 0. */

@@ -66,14 +66,23 @@ export const apiSwarmWorkload: WorkloadDef = {
       containerCheckIntervalMs: shape.containerCheckIntervalMs,
       extendedTypesEnabled: true,
       superDigest: SUPER_DIGEST,
+      purgeSnapRetainCount: shape.purgeSnapRetainCount,
     };
+    if (shape.snapCount !== undefined) params.snapCount = shape.snapCount;
+    if (shape.minSessionTimeoutMs !== undefined) params.minSessionTimeoutMs = shape.minSessionTimeoutMs;
+    if (shape.maxSessionTimeoutMs !== undefined) params.maxSessionTimeoutMs = shape.maxSessionTimeoutMs;
     if (w.params.faultPhaseMs !== undefined) params.faultPhaseMs = w.params.faultPhaseMs;
     const inner = zkWorkload.create({ ...w, params });
     const deployment = shape.servers === 1 ? "a standalone server" : `${shape.servers} voters, ${shape.observers} observer(s)`;
+    const settings = [
+      `snapCount ${shape.snapCount ?? "default"}`,
+      `autopurge.snapRetainCount ${shape.purgeSnapRetainCount}`,
+      shape.minSessionTimeoutMs === undefined ? "session timeouts 2–20 ticks" : `session timeouts ${shape.minSessionTimeoutMs}–${shape.maxSessionTimeoutMs} ms`,
+    ];
     return {
       setup: () => inner.setup(),
       finish: () => inner.finish?.() ?? Promise.resolve(),
-      narrative: () => [`shape: ${deployment}, ${shape.clients} clients, tickTimeMs ${shape.tickTimeMs}, container check every ${shape.containerCheckIntervalMs} ms`, ...(inner.narrative?.() ?? [])],
+      narrative: () => [`shape: ${deployment}, ${shape.clients} clients, tickTimeMs ${shape.tickTimeMs}, container check every ${shape.containerCheckIntervalMs} ms, ${settings.join(", ")}`, ...(inner.narrative?.() ?? [])],
     };
   },
 };
