@@ -5,7 +5,7 @@ import { runRecipeScenario } from "../../src/scenario/scripts/recipe-run.js";
 import { offer, reads } from "../../src/check/checker.js";
 import type { TraceKind } from "../../src/sim/trace.js";
 import { LockHerdChecker } from "../../src/check/recipes/lock.js";
-import { RECIPE_CHECKERS } from "../../src/check/recipes/index.js";
+import { makeChecker } from "../../src/scenario/registry.js";
 
 /** A scenario per recipe, and the combined stories (recipe-services, recipe-election's selector + latch check). */
 const PASSING = [
@@ -56,7 +56,7 @@ function recipeKindsWritten(): { written: Set<TraceKind>; onTraceEvent: (e: { ki
 function expectCheckersReadAnnotations(name: string, written: ReadonlySet<TraceKind>): void {
   const mine = loadScenario(name)
     .checkers.filter((c) => c.startsWith("recipe."))
-    .map((c) => RECIPE_CHECKERS.get(c)!());
+    .map((c) => makeChecker(c));
   for (const kind of written) expect(mine.filter((c) => reads(c, kind)).map((c) => c.name), `${name}: ${kind}`).not.toEqual([]);
   for (const c of mine) expect([...written].some((kind) => reads(c, kind)), `${name}: ${c.name} reads nothing of this run`).toBe(true);
 }

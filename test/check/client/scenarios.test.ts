@@ -74,6 +74,7 @@ describe("check: client: checkers", () => {
     expect([...CLIENT_CHECKERS.keys()]).toEqual([
       "client.linearizability", "client.session-order", "client.sessions", "client.watches",
       "client.server-watches", "client.watch-triggers", "client.timeliness", "client.session-failover", "client.liveness",
+      "client.history-fields",
     ]);
     const a = clientCheckers();
     const b = clientCheckers();
