@@ -37,6 +37,7 @@ import net from "node:net";
 import type { CloseReason } from "../sim/network.js";
 import { FrameDecoder, frame } from "../zk/proto/codec-framing.js";
 import { JUTE_MAX_BUFFER_BYTES } from "../zk/proto/records.js";
+import { parseConfigText } from "../zk/server/quorum/quorum-server-spec.js";
 import { ClientLinks, type InputListener } from "./client-links.js";
 import { answerFourLetterWord, newPortStats, recordLatency, touchRealConnection, type ConnectionInfo, type PortStats } from "./four-letter-words.js";
 import { forgetConnection } from "./four-letter-dumps.js";
@@ -270,11 +271,15 @@ export class ClientGateway {
   }
 }
 
-/** Server `sid`'s client port in config text (`server.N=…;[host:]port` lines), if its line gives one. */
+/**
+ * Server `sid`'s client port in config text (`server.N=…;[host:]port` lines), if its line gives
+ * one: read by the quorum's own config parser (quorum-server-spec.ts), which writes a bare port as
+ * `0.0.0.0:port`.
+ */
 export function clientPortIn(config: string, sid: number): number | undefined {
-  const line = config.split("\n").find((l) => l.startsWith(`server.${sid}=`));
-  const port = line === undefined ? undefined : /;(?:.*:)?(\d+)$/.exec(line)?.[1];
-  return port === undefined ? undefined : Number(port);
+  const parsed = parseConfigText(config, 0n, "real");
+  const address = parsed.ok ? parsed.value.allMembers.get(sid)?.clientAddress : undefined;
+  return address === undefined ? undefined : Number(address.slice(address.lastIndexOf(":") + 1));
 }
 
 /** The real client's IP as 3.8 names it in an `ip` id: IPv4 plainly, not as an IPv4-mapped IPv6 address. */
