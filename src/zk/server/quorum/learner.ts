@@ -97,9 +97,16 @@ export class Learner {
       peer.hasBug("ZK-4712"),
       peer.config.server.canary === "follower-ack-before-fsync",
     );
-    peer.phase("DISCOVERY", peer.acceptedEpoch);
-    this.connect();
+    const startupMs = peer.timing.learnerStartupMs;
+    if (startupMs === 0) this.discover();
+    else this.timers.push(peer.ctx.setTimerMs(startupMs, () => this.running && this.discover(), "learner-startup"));
     this.watchdog();
+  }
+
+  /** `Follower.followLeader` / `Observer.observeLeader` after the learner's start-up (`learnerStartupMs`, 0 unless measured): the election ends, the connect tries begin. */
+  private discover(): void {
+    this.peer.phase("DISCOVERY", this.peer.acceptedEpoch);
+    this.connect();
   }
 
   get myid(): number {
@@ -406,6 +413,7 @@ export class Learner {
   /** The end of NEWLEADER: the ACK, and the main thread reads on. */
   private ackNewLeader(): void {
     if (!this.running) return;
+    this.peer.startedServers.push(this.isObserver ? "observer" : "follower"); // `zk.startupWithoutServing()` before the ACK
     this.sendNewLeaderAck();
     this.unblock();
   }
