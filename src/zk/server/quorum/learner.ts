@@ -274,8 +274,12 @@ export class Learner {
     this.peer.phase("SYNCHRONIZATION", this.newEpoch);
     const db = this.peer.zkDb;
     if (p.kind === "TRUNC") {
-      db.truncateLog(p.zxid);
+      // ZK-1549: 3.8.0 keeps the snapshots above the TRUNC zxid, reloads the newest and takes
+      // the TRUNC zxid as processed (`setlastProcessedZxid`): a snapshot's txns above it stay.
+      const dirtyReload = this.peer.hasBug("ZK-1549");
+      db.truncateLog(p.zxid, dirtyReload);
       db.loadDataBase();
+      if (dirtyReload) db.dataTree.lastProcessedZxid = p.zxid;
       if (db.lastProcessedZxid > p.zxid) {
         // A snapshot newer than the truncation point: Java exits ("Not able to truncate the log").
         this.flag("proposalInconsistent", `TRUNC to ${zxidHex(p.zxid)} below a snapshot at ${zxidHex(db.lastProcessedZxid)}`);
