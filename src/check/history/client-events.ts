@@ -112,8 +112,29 @@ function firstNames<N extends string>(values: Readonly<Record<N, number>>): Read
 /** Ops whose invocation names no path. */
 const PATHLESS: ReadonlySet<ClientOpName> = new Set<ClientOpName>(["multi", "multiRead", "whoAmI", "closeSession", "reconfig"]);
 
+/**
+ * The last `client.invoke` and `client.complete` read, with what was read: the client checkers
+ * of a run (eight `OpTable`s and the history) are handed the same event object one after
+ * another, so each event is read once and its reading shared. What is shared is never written
+ * to (an `Invocation`, a `Completion`, their args and results are read-only to every checker);
+ * a malformed event is not remembered (each reader reports it).
+ */
+let lastInvokeEvent: TraceEvent | undefined;
+let lastInvocation: Invocation | undefined;
+let lastCompleteEvent: TraceEvent | undefined;
+let lastCompletedOp: ClientOpName | undefined;
+let lastCompletion: Completion | undefined;
+
 /** Reads a `client.invoke`; throws `MalformedEvent` when it does not follow its operation's shape. */
 export function readInvocation(e: TraceEvent<"client.invoke">, seq: number): Invocation {
+  if (e === lastInvokeEvent) return lastInvocation!.seq === seq ? lastInvocation! : { ...lastInvocation!, seq };
+  const inv = readInvocationFields(e, seq);
+  lastInvokeEvent = e;
+  lastInvocation = inv;
+  return inv;
+}
+
+function readInvocationFields(e: TraceEvent<"client.invoke">, seq: number): Invocation {
   const op = oneOfField(e, "op", OP_NAMES);
   const inv: Invocation = {
     client: stringField(e, "client"),
@@ -238,6 +259,15 @@ export function serverPathOf(inv: Pick<Invocation, "chroot">, path: string, crea
  * (a result is read against `inv.op`'s shape).
  */
 export function readCompletion(e: TraceEvent<"client.complete">, inv: Invocation): Completion {
+  if (e === lastCompleteEvent && inv.op === lastCompletedOp) return lastCompletion!;
+  const done = readCompletionFields(e, inv.op);
+  lastCompleteEvent = e;
+  lastCompletedOp = inv.op;
+  lastCompletion = done;
+  return done;
+}
+
+function readCompletionFields(e: TraceEvent<"client.complete">, op: ClientOpName): Completion {
   const outcome = oneOfField(e, "outcome", OUTCOMES);
   const result = optionalObjectField(e, "result");
   return {
@@ -245,7 +275,7 @@ export function readCompletion(e: TraceEvent<"client.complete">, inv: Invocation
     outcome,
     err: errField(e),
     zxid: optionalZxidField(e, "zxid"),
-    result: result === undefined ? undefined : resultValue(e, inv.op, result),
+    result: result === undefined ? undefined : resultValue(e, op, result),
     local: optionalBooleanField(e, "local") === true || optionalBooleanField(e, "sent") === false,
     xid: optionalIntField(e, "xid"),
     eventIndex: e.index,
