@@ -341,6 +341,32 @@ export function opName(inv: { client: string; opId: number | string }): string {
 }
 
 /**
+ * Values by operation (client, opId) with no key text built per event: a map by client, then
+ * opId. For the per-op state the client checkers keep between an invocation and its completion.
+ */
+export class ByOp<T> {
+  private readonly byClient = new Map<string, Map<number, T>>();
+
+  get(client: string, opId: number): T | undefined {
+    return this.byClient.get(client)?.get(opId);
+  }
+
+  set(client: string, opId: number, value: T): void {
+    let byOpId = this.byClient.get(client);
+    if (byOpId === undefined) this.byClient.set(client, (byOpId = new Map()));
+    byOpId.set(opId, value);
+  }
+
+  /** The value of (client, opId), removed. */
+  take(client: string, opId: number): T | undefined {
+    const byOpId = this.byClient.get(client);
+    const value = byOpId?.get(opId);
+    if (value !== undefined) byOpId!.delete(opId);
+    return value;
+  }
+}
+
+/**
  * Pairs invocations with completions by (client, opId); every event it cannot read, and every
  * completion of nothing invoked, goes to `log` as a violation.
  */
