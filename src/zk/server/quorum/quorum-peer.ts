@@ -469,11 +469,13 @@ export class QuorumPeer {
     if (this.hasBug("ZK-2845")) return;
     if (unpersistedSnap ? this.hasBug("ZK-3642") : this.hasBug("ZK-2355") || this.hasBug("ZK-4882")) return this.fastForwardDataBase();
     const appliedZxid = this.zkDb.lastProcessedZxid;
+    const aheadOfLog = !unpersistedSnap && appliedZxid > this.zkDb.snapLog.lastLoggedZxid();
     if (unpersistedSnap) this.zkDb.loadDataBase();
     else this.zkDb.reloadAfterRole();
-    // Dropping an unpersisted SNAP, or txns the log refused, takes the tree back to what the
+    // Dropping an unpersisted SNAP, or txns the log never got, takes the tree back to what the
     // disk holds: say so, as a restart does, so observers of the trace know where it stands.
-    if (unpersistedSnap || this.zkDb.lastProcessedZxid < appliedZxid) this.announceRecovered();
+    // (A reload that falls short of the log itself is a defect, left for the checkers to see.)
+    if (unpersistedSnap || (aheadOfLog && this.zkDb.lastProcessedZxid < appliedZxid)) this.announceRecovered();
   }
 
   /** "zab.recovered": the tree now holds what the disk holds (at start, or after dropping a SNAP). */
