@@ -110,6 +110,12 @@ const ENTRIES: Record<BugId, Omit<BugEntry, "id">> = {
     invariant: "zab.committed-durability",
     fixedIn: "3.8.5 / 3.9.2",
   },
+  "ZK-4882": {
+    title: "a follower whose txn log refused a txn it had applied keeps it in memory and rejoins from it: its log keeps a hole a restart exposes",
+    scenario: "bug-4882",
+    invariant: "zab.prefix-consistency",
+    fixedIn: "open (PR 2268); the simulator's default is the fix",
+  },
 };
 
 export const BUG_ZOO: readonly BugEntry[] = BUG_IDS.map((id) => ({ id, ...ENTRIES[id] }));

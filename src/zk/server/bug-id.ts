@@ -24,6 +24,7 @@ export const BUG_IDS = [
   "ZK-4685",
   "ZK-4712",
   "ZK-4785",
+  "ZK-4882",
 ] as const;
 
 export type BugId = (typeof BUG_IDS)[number];
