@@ -14,18 +14,30 @@
  * canonical sequence, with no string building.
  */
 export class Mixer {
-  protected h1 = 0x811c9dc5 | 0;
-  protected h2 = 0x1b873593 | 0;
+  /**
+   * The two lanes, h1 and h2, in a typed array: an int32 in a plain field is no small integer
+   * to V8 (31 bits) and would be kept boxed, so every word mixed paid two boxed loads and stores.
+   */
+  private readonly mixLanes = Int32Array.of(0x811c9dc5 | 0, 0x1b873593 | 0);
+
+  protected get h1(): number {
+    return this.mixLanes[0]!;
+  }
+
+  protected get h2(): number {
+    return this.mixLanes[1]!;
+  }
 
   protected mixWord(w: number): void {
-    let h1 = this.h1 ^ w;
+    const lanes = this.mixLanes;
+    let h1 = lanes[0]! ^ w;
     h1 = Math.imul(h1, 0x85ebca6b);
     h1 = (h1 << 13) | (h1 >>> 19);
-    let h2 = (this.h2 + w) | 0;
+    let h2 = (lanes[1]! + w) | 0;
     h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35);
     h2 = Math.imul(h2 ^ h1, 0xcc9e2d51);
-    this.h1 = h1;
-    this.h2 = h2 ^ (h2 >>> 13);
+    lanes[0] = h1;
+    lanes[1] = h2 ^ (h2 >>> 13);
   }
 
   /**
@@ -80,7 +92,8 @@ export class Mixer {
   }
 
   protected mixNumber(x: number): void {
-    if (Number.isInteger(x) && x >= 0 && x < 0x100000000) {
+    // `x >>> 0 === x`: x is an integer in [0, 2^32) (the common case: indexes, times, ids).
+    if (x >>> 0 === x) {
       this.mixWord(x | 0);
       return;
     }

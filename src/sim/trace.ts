@@ -39,6 +39,8 @@ type FieldValues = { readonly [key: string]: unknown };
 
 const STRING_CACHE_LIMIT = 4096;
 const MAX_REMEMBERED_KEYS = 16;
+/** `stringHash`'s direct-mapped table has RECENT_MASK + 1 entries. */
+const RECENT_MASK = 127;
 
 /**
  * The keys (with hashes) last seen at each position of one shape of plain object: an event
@@ -72,6 +74,9 @@ export class Trace extends Mixer {
   private n = 0;
   private readonly listeners: { listener: KindListener; kinds: ReadonlySet<string> | undefined }[] = [];
   private readonly stringHashes = new Map<string, number>();
+  /** `stringHash`'s direct-mapped table in front of `stringHashes`. */
+  private readonly recentStrings: (string | undefined)[] = new Array<string | undefined>(RECENT_MASK + 1).fill(undefined);
+  private readonly recentHashes = new Int32Array(RECENT_MASK + 1);
   private readonly kinds = new Map<TraceKind, KindInfo>();
   private lastAtUs = 0;
   private readonly messageKinds: (KindInfo | undefined)[] = new Array<KindInfo | undefined>(8).fill(undefined);
@@ -290,13 +295,22 @@ export class Trace extends Mixer {
     }
   }
 
+  /**
+   * `hashString(s)`, remembered. A small direct-mapped table by length and two characters
+   * answers most look-ups with one string compare (node ids, message types, field keys recur
+   * every event); the map behind it holds the rest.
+   */
   protected override stringHash(s: string): number {
+    const slot = (s.length * 7 + s.charCodeAt(0) * 3 + s.charCodeAt(s.length >> 1)) & RECENT_MASK;
+    if (this.recentStrings[slot] === s) return this.recentHashes[slot]!;
     let h = this.stringHashes.get(s);
     if (h === undefined) {
       h = hashString(s);
       if (this.stringHashes.size >= STRING_CACHE_LIMIT) this.stringHashes.clear();
       this.stringHashes.set(s, h);
     }
+    this.recentStrings[slot] = s;
+    this.recentHashes[slot] = h;
     return h;
   }
 }

@@ -47,4 +47,31 @@ describe("sim: event-queue", () => {
       last = v;
     }
   });
+
+  it("keeps each item with its key when slots are freed and reused across growth", () => {
+    // Pops free item slots that later pushes take again; growing while some are reused must
+    // not hand one slot to two items (each pop returns the item pushed with that key).
+    const q = new EventQueue<{ t: number }>();
+    const live = new Set<number>();
+    let t = 0;
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 900; i++) {
+        const at = (t++ * 7919) % 10007;
+        q.push(at, { t: at });
+        live.add(at);
+      }
+      for (let i = 0; i < 300; i++) {
+        const at = q.peekTime();
+        expect(q.pop()!.t).toBe(at);
+        live.delete(at);
+      }
+    }
+    const seen: number[] = [];
+    q.forEach((atUs, _seq, item) => {
+      expect(item.t).toBe(atUs);
+      seen.push(atUs);
+    });
+    expect(seen.sort((a, b) => a - b)).toEqual([...live].sort((a, b) => a - b));
+    expect(q.size).toBe(live.size);
+  });
 });
