@@ -30,6 +30,14 @@
  * another server (that server did not have to have it). The highest position of a write
  * linearized per key follows from the linearized set, so the memo key needs nothing more.
  *
+ * A strict op that leaves the state unchanged (the model returns the very state: a read, a
+ * failed write) is placed without trying the other candidates of that point, when it ends no
+ * session and passes over no pending op of its session: moved to the front of any linearization that places it
+ * later, it changes no state the ops in between see, breaks no real-time order (it is a
+ * candidate: nothing unlinearized completed before it was invoked) and no zxid bound (it is
+ * not blocked). The final heal-then-read's hundreds of reads would otherwise be tried in every
+ * order whenever something after them fails.
+ *
  * Session fences (when the model gives `fence`): no write of a session takes effect after an op
  * that ends the session (its closeSession). A write of a session one of whose ends is linearized
  * is no candidate (an unknown one never takes effect then; an optional one can only be
@@ -305,6 +313,16 @@ class Search<S> {
     return this.zxidBound[i]! > this.zNext ? this.zxidWrites[this.zNext]! : -1;
   }
 
+  /** Placing op i now leaves every unknown op available: it ends no session, and passes over no op of its submission-order group. */
+  private passesNothing(i: number): boolean {
+    if (this.endsFence[i]) return false;
+    if (!this.advancesOrder[i]) return true;
+    const g = this.group[i]!;
+    const ops = this.groupOps[g]!;
+    for (let q = this.hiPos[g]! + 1; q < this.posInGroup[i]!; q++) if (!this.lin[ops[q]!]) return false;
+    return true;
+  }
+
   /** -1 when submission order lets op i go now; else the op of its group in the way. */
   private orderBlocker(i: number): number {
     const g = this.group[i]!;
@@ -461,6 +479,10 @@ class Search<S> {
       const i = c >> 1;
       // An unknown op that changes nothing here is dominated by leaving it for later (or never).
       if (this.p.kinds[i] === UNKNOWN && this.p.key(succ) === this.p.key(states[top]!)) continue;
+      // A strict op that leaves the state as it is (a read, a failed write), ends no session and
+      // passes over no pending op of its session goes first: whatever linearization places it later, the same
+      // one with it moved here is one too, so the other candidates of this point need no try.
+      if (this.p.kinds[i] === STRICT && succ === states[top] && this.passesNothing(i)) next[top] = cands.length;
       const g = this.group[i]!;
       const restore = [this.ptrD, this.ptrC, this.zNext, g >= 0 ? this.hiPos[g]! : -1];
       this.mark(i);
