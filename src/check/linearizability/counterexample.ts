@@ -198,6 +198,13 @@ function reason<S>(p: Problem<S>, model: SequentialModel<S>, d: Deepest<S>, i: n
       ? `#${op.id} cannot come next: #${o.id}, submitted after it in the same session, already took effect (a session's requests run in order)`
       : `#${op.id} must follow #${o.id}, submitted before it in the same session`;
   }
+  const fence = d.fenceBlockedBy.get(i);
+  if (fence !== undefined) {
+    const o = p.ops[fence]!;
+    return p.fence?.(o)?.ends === true
+      ? `#${op.id} cannot come next: #${o.id} already ended its session (no write of a session takes effect after its closeSession)`
+      : `#${op.id} ends its session, so it must follow #${o.id}, a write of that session`;
+  }
   const stepOp = p.kinds[i] === OPTIONAL ? { ...op, outcome: "unknown" as const } : op;
   if (model.step(d.state, stepOp) === undefined) return `#${op.id}: ${model.explain(d.state, op)}`;
   return `#${op.id} fits here, but every continuation after it fails`;

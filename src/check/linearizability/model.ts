@@ -26,6 +26,12 @@ export interface Partition {
   preamble: Operation[];
 }
 
+/** A write of `session`, or (`ends`) the op that ends it (see `SequentialModel.sessionFence`). */
+export interface SessionFence {
+  session: string;
+  ends: boolean;
+}
+
 export interface SequentialModel<S> {
   readonly name: string;
   init(): S;
@@ -72,6 +78,12 @@ export interface SequentialModel<S> {
    * later. Undefined: the op is ordered only by real time.
    */
   submissionOrderKey?(op: Operation): string | undefined;
+  /**
+   * Optional: the session whose writes `op` is one of, or (`ends`) that it ends. The search
+   * places no write of a session after an op that ends it (and an end only after every definite
+   * write of its session). Undefined: the op is fenced by nothing.
+   */
+  sessionFence?(op: Operation): SessionFence | undefined;
   /** The parts of `state` that `op` looks at, for reports. */
   describe(state: S, op: Operation): string;
   /** Why `step(state, op)` is undefined, in one sentence. */

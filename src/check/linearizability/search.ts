@@ -30,6 +30,20 @@
  * another server (that server did not have to have it). The highest position of a write
  * linearized per key follows from the linearized set, so the memo key needs nothing more.
  *
+ * A strict op that leaves the state unchanged (the model returns the very state: a read, a
+ * failed write) is placed without trying the other candidates of that point, when it ends no
+ * session and passes over no pending op of its session: moved to the front of any linearization that places it
+ * later, it changes no state the ops in between see, breaks no real-time order (it is a
+ * candidate: nothing unlinearized completed before it was invoked) and no zxid bound (it is
+ * not blocked). The final heal-then-read's hundreds of reads would otherwise be tried in every
+ * order whenever something after them fails.
+ *
+ * Session fences (when the model gives `fence`): no write of a session takes effect after an op
+ * that ends the session (its closeSession). A write of a session one of whose ends is linearized
+ * is no candidate (an unknown one never takes effect then; an optional one can only be
+ * skipped), and an end is no candidate while a strict write of its session waits. Which ends
+ * are linearized follows from the linearized set, so the memo key needs nothing more.
+ *
  * zxid order (when enabled): strict ok writes that carry a zxid must be linearized in zxid
  * order (only the next one is a candidate), and a strict op that carries a zxid but is not
  * such a write (a read, a failed write) must follow every such write with a zxid ≤ its own:
@@ -44,7 +58,7 @@
  */
 import { pollHeap } from "../../base/heap-poll.js";
 import { isReadOnly, type Operation } from "../history/history.js";
-import type { SequentialModel } from "./model.js";
+import type { SequentialModel, SessionFence } from "./model.js";
 
 export const STRICT = 0;
 export const UNKNOWN = 1;
@@ -63,7 +77,10 @@ export interface Problem<S> {
   signature?: (op: Operation) => string;
   /** Ops with one key run in submission order (see SequentialModel.submissionOrderKey). */
   orderKey?: (op: Operation) => string | undefined;
+  /** No write of a session after its end (see SequentialModel.sessionFence). */
+  fence?: (op: Operation) => SessionFence | undefined;
 }
+
 
 export interface SearchResult<S> {
   ok: boolean;
@@ -91,6 +108,11 @@ export interface Deepest<S> {
    * definite one not placed yet, or a later one already placed.
    */
   orderBlockedBy: Map<number, number>;
+  /**
+   * For each pending op held by a session fence: a write, the end of its session already
+   * linearized; an end, a strict write of its session not linearized yet.
+   */
+  fenceBlockedBy: Map<number, number>;
 }
 
 /**
@@ -155,6 +177,12 @@ class Search<S> {
   /** 1 for ops whose placing passes over their group's earlier unknown ops (writes, not reads). */
   private readonly advancesOrder: Uint8Array;
   private readonly lin: Uint8Array;
+  /** Session-fence index of each op (-1: none), whether it ends its session, per session its strict writes and its ends, and how many ends are linearized. */
+  private readonly fenceOf: Int32Array;
+  private readonly endsFence: Uint8Array;
+  private readonly fenceWrites: number[][] = [];
+  private readonly fenceEnds: number[][] = [];
+  private readonly endedCount: Int32Array;
   private ptrD = 0;
   private ptrC = 0;
   private zNext = 0;
@@ -215,10 +243,46 @@ class Search<S> {
       if (!classes.has(sig)) classes.set(sig, classes.size);
       this.unknownClass[u] = classes.get(sig)!;
     }
+    this.fenceOf = new Int32Array(this.n).fill(-1);
+    this.endsFence = new Uint8Array(this.n);
+    if (p.fence !== undefined) this.fenceSessions(p.fence);
+    this.endedCount = new Int32Array(this.fenceEnds.length);
     this.byCompletion = [...this.definite].sort((a, b) => this.cmp[a]! - this.cmp[b]! || a - b);
     this.zxidRank = new Int32Array(this.n).fill(-1);
     this.zxidBound = new Int32Array(this.n);
     if (p.useZxid) this.orderByZxid();
+  }
+
+  private fenceSessions(fence: (op: Operation) => SessionFence | undefined): void {
+    const sessions = new Map<string, number>();
+    for (let i = 0; i < this.n; i++) {
+      const f = fence(this.p.ops[i]!);
+      if (f === undefined) continue;
+      let s = sessions.get(f.session);
+      if (s === undefined) {
+        sessions.set(f.session, (s = this.fenceEnds.length));
+        this.fenceEnds.push([]);
+        this.fenceWrites.push([]);
+      }
+      this.fenceOf[i] = s;
+      if (f.ends) {
+        this.endsFence[i] = 1;
+        this.fenceEnds[s]!.push(i);
+      } else if (this.p.kinds[i] === STRICT) this.fenceWrites[s]!.push(i);
+    }
+  }
+
+  /** -1 when the session fence lets op i go now; else a linearized end of its session (i a write), or a strict write still waiting (i an end). */
+  private fenceBlocker(i: number): number {
+    const s = this.fenceOf[i]!;
+    if (s < 0) return -1;
+    if (this.endsFence[i]) {
+      for (const w of this.fenceWrites[s]!) if (!this.lin[w]) return w;
+      return -1;
+    }
+    if (this.endedCount[s] === 0) return -1;
+    for (const e of this.fenceEnds[s]!) if (this.lin[e]) return e;
+    return -1;
   }
 
   private orderByZxid(): void {
@@ -247,6 +311,16 @@ class Search<S> {
     const rank = this.zxidRank[i]!;
     if (rank >= 0) return rank === this.zNext ? -1 : this.zxidWrites[this.zNext]!;
     return this.zxidBound[i]! > this.zNext ? this.zxidWrites[this.zNext]! : -1;
+  }
+
+  /** Placing op i now leaves every unknown op available: it ends no session, and passes over no op of its submission-order group. */
+  private passesNothing(i: number): boolean {
+    if (this.endsFence[i]) return false;
+    if (!this.advancesOrder[i]) return true;
+    const g = this.group[i]!;
+    const ops = this.groupOps[g]!;
+    for (let q = this.hiPos[g]! + 1; q < this.posInGroup[i]!; q++) if (!this.lin[ops[q]!]) return false;
+    return true;
   }
 
   /** -1 when submission order lets op i go now; else the op of its group in the way. */
@@ -292,7 +366,9 @@ class Search<S> {
       }
       if (gapsFrom < 0) gapsFrom = k;
       if (this.blocker(i) < 0 && this.orderBlocker(i) < 0) {
-        cands.push(i * 2);
+        // An optional op its session's fence holds can still be settled as not having happened.
+        const fenced = this.fenceBlocker(i) >= 0;
+        if (!fenced) cands.push(i * 2);
         if (this.p.kinds[i] === OPTIONAL) cands.push(i * 2 + 1);
       }
     }
@@ -311,7 +387,7 @@ class Search<S> {
       const picked: number[] = [];
       for (let k = 0; k <= last; k++) {
         const u = this.unknown[k]!;
-        if (this.lin[u] || tried.has(this.unknownClass[u]!) || this.orderBlocker(u) >= 0) continue;
+        if (this.lin[u] || tried.has(this.unknownClass[u]!) || this.orderBlocker(u) >= 0 || this.fenceBlocker(u) >= 0) continue;
         tried.add(this.unknownClass[u]!);
         picked.push(u);
       }
@@ -322,6 +398,7 @@ class Search<S> {
 
   private mark(i: number): void {
     this.lin[i] = 1;
+    if (this.endsFence[i]) this.endedCount[this.fenceOf[i]!]!++;
     const u = this.unknownRank[i]!;
     if (u >= 0) this.unknownBits[u >> 4]! |= 1 << (u & 15);
     if (this.p.kinds[i] === STRICT) this.doneStrict++;
@@ -333,6 +410,7 @@ class Search<S> {
 
   private unmark(i: number, ptrD: number, ptrC: number, zNext: number, hiPos: number): void {
     this.lin[i] = 0;
+    if (this.endsFence[i]) this.endedCount[this.fenceOf[i]!]!--;
     if (this.advancesOrder[i]) this.hiPos[this.group[i]!] = hiPos;
     const u = this.unknownRank[i]!;
     if (u >= 0) this.unknownBits[u >> 4]! &= ~(1 << (u & 15));
@@ -401,6 +479,10 @@ class Search<S> {
       const i = c >> 1;
       // An unknown op that changes nothing here is dominated by leaving it for later (or never).
       if (this.p.kinds[i] === UNKNOWN && this.p.key(succ) === this.p.key(states[top]!)) continue;
+      // A strict op that leaves the state as it is (a read, a failed write), ends no session and
+      // passes over no pending op of its session goes first: whatever linearization places it later, the same
+      // one with it moved here is one too, so the other candidates of this point need no try.
+      if (this.p.kinds[i] === STRICT && succ === states[top] && this.passesNothing(i)) next[top] = cands.length;
       const g = this.group[i]!;
       const restore = [this.ptrD, this.ptrC, this.zNext, g >= 0 ? this.hiPos[g]! : -1];
       this.mark(i);
@@ -438,6 +520,7 @@ class Search<S> {
     const pending: number[] = [];
     const blockedBy = new Map<number, number>();
     const orderBlockedBy = new Map<number, number>();
+    const fenceBlockedBy = new Map<number, number>();
     for (let i = 0; i < this.n; i++) {
       if (this.lin[i] || this.inv[i]! > minRet) continue;
       pending.push(i);
@@ -445,8 +528,10 @@ class Search<S> {
       if (b >= 0) blockedBy.set(i, b);
       const o = this.orderBlocker(i);
       if (o >= 0) orderBlockedBy.set(i, o);
+      const f = this.fenceBlocker(i);
+      if (f >= 0) fenceBlockedBy.set(i, f);
     }
     const skipped = new Set(via.filter((i, k) => i >= 0 && skips[k]));
-    return { order: via.filter((i) => i >= 0), skipped, state, pending, blockedBy, orderBlockedBy };
+    return { order: via.filter((i) => i >= 0), skipped, state, pending, blockedBy, orderBlockedBy, fenceBlockedBy };
   }
 }

@@ -170,7 +170,8 @@ export function problemOf<S>(part: Partition, model: SequentialModel<S>, useZxid
   const key = model.keyFor?.(part, exactKeys) ?? ((s: S) => model.key(s));
   const signature = model.signatureFor?.(part);
   const orderKey = model.submissionOrderKey?.bind(model);
-  return { ops, kinds, init, useZxid, key, ...(signature ? { signature } : {}), ...(orderKey ? { orderKey } : {}) };
+  const fence = model.sessionFence?.bind(model);
+  return { ops, kinds, init, useZxid, key, ...(signature ? { signature } : {}), ...(orderKey ? { orderKey } : {}), ...(fence ? { fence } : {}) };
 }
 
 /** A violation by a single operation that no order explains (`SequentialModel.unexplained`). */

@@ -180,8 +180,9 @@ function windowProblem<S>(ops: readonly Operation[], start: WindowStart<S>, mode
   const all = boundedBySessionEnd(sortForSearch([...start.carried, ...ops]));
   const kinds: OpKind[] = all.map((op) => (op.outcome !== "unknown" ? STRICT : op.completeUs !== undefined ? OPTIONAL : UNKNOWN));
   const orderKey = model.submissionOrderKey?.bind(model);
+  const fence = model.sessionFence?.bind(model);
   // Exact keys and no signatures: the end states must keep every datum a later window may read.
-  return { ops: all, kinds, init: start.state, useZxid: true, key, ...(orderKey ? { orderKey } : {}) };
+  return { ops: all, kinds, init: start.state, useZxid: true, key, ...(orderKey ? { orderKey } : {}), ...(fence ? { fence } : {}) };
 }
 
 /**

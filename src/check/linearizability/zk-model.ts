@@ -25,7 +25,7 @@
  * session's ops are not rejected: their failures are indeterminate).
  */
 import type { CodeName } from "../../zk/proto/error-code.js";
-import { NO_SESSION, type Operation, type SubOp, type SubResult } from "../history/history.js";
+import { NO_SESSION, isReadOnly, type Operation, type SubOp, type SubResult } from "../history/history.js";
 import type { Partition, SequentialModel } from "./model.js";
 import { partitionZkHistory } from "./zk-partition.js";
 import { UNKNOWN_FACTS, identitiesOf, type Identities, type ServerFacts } from "./zk-acl.js";
@@ -74,6 +74,18 @@ export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
     // session has left fails SESSIONMOVED). Synthetic session ends and reaps, and ops sent
     // before the handshake (no session yet) are ordered by time only.
     submissionOrderKey: (op) => (op.op === "closeSession" || op.op === "reap" || NO_SESSION.has(op.session) ? undefined : `${op.client} ${op.session}`),
+    // No txn of a session follows its closeSession's (docs/zookeeper.md §3.4, ZOOKEEPER-1208):
+    // Java's PrepRequestProcessor checks the session of every write it prepares, and one whose
+    // close it has prepared (`setSessionClosing`) or applied fails SESSIONEXPIRED, without a
+    // change. So a write of a session is linearized before the session's end or not at all,
+    // whichever client handle sent it. Reads are not fenced (followers serve reads of a session
+    // the leader has expired until the close reaches them), nor ops with no session yet, nor the
+    // ContainerManager's reaps.
+    sessionFence: (op) => {
+      if (op.op === "reap" || NO_SESSION.has(op.session)) return undefined;
+      if (op.op === "closeSession") return op.outcome === "fail" ? undefined : { session: op.session, ends: true };
+      return isReadOnly(op) ? undefined : { session: op.session, ends: false };
+    },
     describe: describeState,
     explain: (state, op) => ev.evaluate(state, op).why?.() ?? "the model accepts it",
     partition: (ops: readonly Operation[]): Partition[] =>

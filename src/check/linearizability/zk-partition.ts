@@ -30,8 +30,15 @@
  *
  * A multi's components are the union of its sub-ops'. Session ends (closeSession) write the
  * components of every ephemeral their session created.
+ *
+ * Session ends as fences. No write of a session takes effect after its closeSession (the model's
+ * `sessionFence`), but a close that writes none of a partition's components is not in it, and
+ * there an indeterminate write of its session could land at any time up to the end. So each
+ * definite close of a session goes, as well, into every partition that holds an indeterminate
+ * write of that session: there it changes nothing (the session's ephemerals, which it deletes,
+ * would have joined it to that partition) and only bounds the write.
  */
-import type { Operation } from "../history/history.js";
+import { isReadOnly, type Operation } from "../history/history.js";
 import type { Partition } from "./model.js";
 import { isSequentialName, parentOf } from "./zk-tree.js";
 
@@ -104,7 +111,7 @@ export function partitionZkHistory(input: readonly Operation[], options: ZkParti
       }
       parts.push({ label: labelOf(members.map((i) => ops[i]!)), ops: members.map((i) => ops[i]!), preamble: preamble.map((i) => ops[i]!) });
     }
-    if (!merged) return parts;
+    if (!merged) return withSessionEnds(parts, ops);
     if (round > ops.length) throw new Error("partitionZkHistory: preamble repair did not converge");
   }
 }
@@ -372,6 +379,19 @@ function subAccess(s: SubOpLike, reads: Set<number>, writes: Set<number>, node: 
       reads.add(components.of(A, s.path));
       break;
   }
+}
+
+/** Each partition with an indeterminate write of a session also gets the session's definite closes. */
+function withSessionEnds(parts: Partition[], ops: readonly Operation[]): Partition[] {
+  const closes = new Map<string, Operation[]>();
+  for (const op of ops) if (op.op === "closeSession" && op.outcome === "ok") push(closes, op.session, op);
+  if (closes.size === 0) return parts;
+  return parts.map((part) => {
+    const sessions = new Set(part.ops.filter((o) => o.outcome === "unknown" && o.op !== "closeSession" && !isReadOnly(o)).map((o) => o.session));
+    const added: Operation[] = [];
+    for (const session of sessions) for (const c of closes.get(session) ?? []) if (!part.ops.includes(c)) added.push(c);
+    return added.length === 0 ? part : { ...part, ops: [...part.ops, ...added] };
+  });
 }
 
 // ---- synthetic session ends ------------------------------------------------------------------

@@ -175,6 +175,43 @@ describe("check: linearizability: a session's requests run in submission order",
   });
 });
 
+describe("check: linearizability: no write of a session after its end", () => {
+  /** Session 0x21 (c1) writes "lost?" and loses the connection; the session expires at [30, 40]; c2 reads twice. */
+  function expired(first: string, second: string, closedSession = "0x21") {
+    const h = new HistoryBuilder();
+    h.create("c1", "/x", "a", [0, 10], { session: "0x21" });
+    h.op("c1", "setData", "/x", [20], { args: { data: "lost?", version: -1 }, err: "CONNECTIONLOSS", outcome: "unknown", session: "0x21" });
+    h.op("expiry@s1", "closeSession", "", [30, 40], { session: closedSession });
+    h.get("c2", "/x", first, [50, 60]);
+    h.get("c2", "/x", second, [70, 80]);
+    return h.ops;
+  }
+
+  it("rejects an unknown write that lands after its session's closeSession", () => {
+    const v = violation(checkLinearizable(expired("a", "lost?"), model));
+    expect(v.explanation).toMatch(/getData \/x returned "lost\?", but the node holds "a"/);
+  });
+
+  it("accepts it landing before the close, or never, or after another session's close", () => {
+    expect(checkLinearizable(expired("lost?", "lost?"), model).ok).toBe(true);
+    expect(checkLinearizable(expired("a", "a"), model).ok).toBe(true);
+    expect(checkLinearizable(expired("a", "lost?", "0x22"), model).ok).toBe(true);
+  });
+
+  it("places a session's end after every definite write of the session", () => {
+    /** An ephemeral create of 0x21 overlaps its expiry; afterwards c2 looks for the node. */
+    const race = (found: boolean) => {
+      const h = new HistoryBuilder();
+      h.op("c1", "create", "/e", [20, 50], { args: { data: "", mode: "EPHEMERAL" }, session: "0x21" });
+      h.op("expiry@s1", "closeSession", "", [10, 40], { session: "0x21" });
+      h.op("c2", "getData", "/e", [60, 70], found ? { result: { data: "" } } : { err: "NONODE" });
+      return checkLinearizable(h.ops, model).ok;
+    };
+    expect(race(false)).toBe(true);
+    expect(race(true)).toBe(false);
+  });
+});
+
 describe("check: linearizability: errors as reads of the state", () => {
   it("explains BADVERSION only by a concurrent write", () => {
     const build = (writeAt: [number, number]) => {
