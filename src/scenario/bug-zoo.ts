@@ -44,6 +44,12 @@ const ENTRIES: Record<BugId, Omit<BugEntry, "id">> = {
     invariant: "zab.liveness",
     fixedIn: "3.4.4",
   },
+  "ZK-1549": {
+    title: "a TRUNC leaves the snapshots above it (3.8.0 as released): the learner reloads a leader-elect's snapshot of uncommitted txns",
+    scenario: "bug-1549",
+    invariant: "zab.identical-trees",
+    fixedIn: "open (zksim removes those snapshots by default)",
+  },
   "ZK-2355": {
     title: "a DIFF learner takes the DIFF zxid as processed before applying the diff; an interrupted sync never applies it",
     scenario: "bug-2355",
@@ -103,6 +109,12 @@ const ENTRIES: Record<BugId, Omit<BugEntry, "id">> = {
     scenario: "bug-4785",
     invariant: "zab.committed-durability",
     fixedIn: "3.8.5 / 3.9.2",
+  },
+  "ZK-4882": {
+    title: "a follower whose txn log refused a txn it had applied keeps it in memory and rejoins from it: its log keeps a hole a restart exposes",
+    scenario: "bug-4882",
+    invariant: "zab.prefix-consistency",
+    fixedIn: "open (PR 2268); the simulator's default is the fix",
   },
 };
 

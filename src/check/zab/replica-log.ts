@@ -21,7 +21,10 @@
  *   ran), so the txn is durable though never traced as logged. Those txns are the proposals of
  *   their zxids (`zab.propose`: one txn per zxid, zab.zxid-uniqueness).
  * - `zab.truncate {zxid}`: log and tree are cut back to ≤ zxid; then the tree is fast-forwarded
- *   to zxid (the learner reloads its tree from the truncated log).
+ *   to zxid (the learner reloads its tree from the truncated log). The truncation is not
+ *   fsynced: a crash can take it back, so at the next `zab.recovered` the removed records count
+ *   as appended ones (above the last logged entry, in zxid order, up to lastZxid) until a later
+ *   `zab.log` of a higher zxid shows the log durable past them.
  * - `zab.snap.load {zxid}`: log and tree become the sync leader's tree ≤ zxid (its applied
  *   history, then its logged txns above it: `lead()` loads the whole log into the tree).
  * - fast-forward: ZooKeeper replays the txn log into the tree whenever it (re)loads its
@@ -196,12 +199,19 @@ export class ReplicaLogs {
     return out;
   }
 
-  /** `zab.truncate`: returns the logged txns above `zxid`, removed from the log. */
+  /**
+   * `zab.truncate`: returns the logged txns above `zxid`, removed from the log. The truncation
+   * is a write like any other (ZooKeeper does not fsync it): a crash before a later fsync of that
+   * log can take it back, and the removed records are on the disk again. So they stay candidates
+   * for the next recovery, as appended records never announced as logged do.
+   */
   truncate(node: string, zxid: Zxid): TxnEntry[] {
     const r = this.replica(node);
     const removed = r.logged.cutAbove(zxid);
-    const zxids = this.unannounced.get(node);
-    if (zxids !== undefined) this.unannounced.set(node, zxids.filter((z) => z <= zxid));
+    if (this.histories && removed.length > 0) {
+      const zxids = new Set([...(this.unannounced.get(node) ?? []), ...removed.map((t) => t.zxid)]);
+      this.unannounced.set(node, [...zxids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    }
     r.applied.cutAbove(zxid);
     r.treeZxid = zxid;
     this.fastForward(r, zxid);

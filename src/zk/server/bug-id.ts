@@ -13,6 +13,7 @@ export const BUG_IDS = [
   "ZK-1154",
   "ZK-1208",
   "ZK-1419",
+  "ZK-1549",
   "ZK-2355",
   "ZK-2845",
   "ZK-3642",
@@ -23,6 +24,7 @@ export const BUG_IDS = [
   "ZK-4685",
   "ZK-4712",
   "ZK-4785",
+  "ZK-4882",
 ] as const;
 
 export type BugId = (typeof BUG_IDS)[number];

@@ -78,6 +78,29 @@ describe("zab replica log: one model of each server's log and tree", () => {
     expect(r.treeZxid).toBe(zx(1, 2));
   });
 
+  it("a truncation a crash took back: the removed records are held again when the recovery reaches them, not once a later logged txn shows the log durable past them", () => {
+    // zab-crash-windows seed 10581: s3 truncated (1,3) away at a TRUNC and crashed before any
+    // fsync of its log; it recovered at (1,3) and led with it.
+    const run = (after: (m: ReplicaLogs) => void, lastZxid: bigint) => {
+      const m = new ReplicaLogs();
+      for (const e of [t(1, 1), t(1, 2), t(1, 3), t(2, 1)]) m.proposed(e.zxid, e.txn);
+      for (const e of [t(1, 1), t(1, 2), t(1, 3)]) {
+        m.appended("s3", e.zxid);
+        m.log("s3", e);
+        m.deliver("s3", e);
+      }
+      m.truncate("s3", zx(1, 2));
+      after(m);
+      m.recovered("s3", lastZxid, []);
+      return names(m.replica("s3").applied.entries);
+    };
+    expect(run(() => {}, zx(1, 3))).toEqual(["t1.1", "t1.2", "t1.3"]);
+    // The truncation held: the recovery does not reach the removed record.
+    expect(run(() => {}, zx(1, 2))).toEqual(["t1.1", "t1.2"]);
+    // A txn logged after the truncation: the log is durable past the removed record, which stays gone.
+    expect(run((m) => m.log("s3", t(2, 1)), zx(2, 1))).toEqual(["t1.1", "t1.2", "t2.1"]);
+  });
+
   it("a sync fast-forwards the learner's tree through its own log up to the zxid it reported, and names its leader", () => {
     const m = new ReplicaLogs();
     for (const e of [t(1, 1), t(1, 2), t(1, 3)]) m.log("s2", e);

@@ -92,6 +92,12 @@ export class QuorumPeer {
   state: ServerState = "LOOKING";
   /** 3.8's failover summaries (mntr's election, unavailable and sync times) of this incarnation. */
   readonly failoverMetrics = new FailoverMetrics();
+  /**
+   * The ZooKeeperServers this incarnation started, in order (a learner's at NEWLEADER, the
+   * leader's once established): 3.8 registers their metrics then, and the order `mntr` prints
+   * them in depends on that history (src/serve/mntr-keys.ts). A plain field: no trace.
+   */
+  readonly startedServers: ("leader" | "follower" | "observer")[] = [];
   private role: Leader | Learner | undefined;
   /** Read-only mode: the grace timer of this LOOKING round, then the read-only server it started. */
   private roGrace: TimerHandle | undefined;
@@ -448,24 +454,34 @@ export class QuorumPeer {
    * `ZooKeeperServer.shutdown(fullyShutDown)`) clears it after an incomplete SNAP sync, so that
    * it is reloaded from disk (the ZOOKEEPER-3642 fix), and otherwise replays the txn log onto
    * the tree it has (`fastForwardDataBase`, the ZOOKEEPER-2845 fix), keeping its committed log.
-   * The simulator reloads in both cases: the same tree whenever the tree is a prefix of the log,
-   * which the fixed code guarantees (the learner's sync processor drains into the log before this
-   * point); after a fast-forward the committed log is kept (`reloadAfterRole`). Re-injected
-   * bugs break that premise, so with them the peer does what the real code did:
+   * The simulator reloads in both cases (after a fast-forward the committed log is kept:
+   * `reloadAfterRole`). That is the same tree whenever the tree is a prefix of the log, which the
+   * learner's sync processor draining into the log before this point guarantees — unless the log
+   * refused a write (a full disk): a follower applies a txn when the leader commits it, whether
+   * or not its own log holds it yet, so its tree can be ahead of its log. 3.8.0 keeps that tree,
+   * votes and syncs from its last applied zxid and never logs the txns its log lacks; the next
+   * restart loses them (ZOOKEEPER-4882, open upstream). The simulator does what the fix does:
+   * it reloads the disk's database, so the learner syncs the missing txns from the leader, and it
+   * says that the tree went back, as a restart does. Re-injected bugs break the premise, so with
+   * them the peer does what the real code did:
    * - ZK-2845 (3.4): the tree is kept as it is, no fast-forward;
    * - ZK-3642: the unpersisted SNAP tree is not cleared, only fast-forwarded (a no-op: the log
    *   is older than the snapshot);
    * - ZK-2355: the tree whose lastProcessedZxid was taken from the DIFF packet is fast-forwarded
-   *   from that inflated zxid, so the diff txns it never applied are never replayed.
+   *   from that inflated zxid, so the diff txns it never applied are never replayed;
+   * - ZK-4882 (3.8.0): the tree ahead of its log is kept, only fast-forwarded.
    */
   private recoverTreeAfterRole(unpersistedSnap: boolean): void {
     if (this.hasBug("ZK-2845")) return;
-    if (unpersistedSnap ? this.hasBug("ZK-3642") : this.hasBug("ZK-2355")) return this.fastForwardDataBase();
+    if (unpersistedSnap ? this.hasBug("ZK-3642") : this.hasBug("ZK-2355") || this.hasBug("ZK-4882")) return this.fastForwardDataBase();
+    const appliedZxid = this.zkDb.lastProcessedZxid;
+    const aheadOfLog = !unpersistedSnap && appliedZxid > this.zkDb.snapLog.lastLoggedZxid();
     if (unpersistedSnap) this.zkDb.loadDataBase();
     else this.zkDb.reloadAfterRole();
-    // Dropping an unpersisted SNAP takes the tree back to what the disk holds, below the
-    // snapshot: say so, as a restart does, so observers of the trace know where it stands.
-    if (unpersistedSnap) this.announceRecovered();
+    // Dropping an unpersisted SNAP, or txns the log never got, takes the tree back to what the
+    // disk holds: say so, as a restart does, so observers of the trace know where it stands.
+    // (A reload that falls short of the log itself is a defect, left for the checkers to see.)
+    if (unpersistedSnap || (aheadOfLog && this.zkDb.lastProcessedZxid < appliedZxid)) this.announceRecovered();
   }
 
   /** "zab.recovered": the tree now holds what the disk holds (at start, or after dropping a SNAP). */
