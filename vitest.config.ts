@@ -49,6 +49,13 @@ export default defineConfig({
           name: "parallel",
           include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
           exclude: [DEEP, ...WALL_CLOCK_TESTS, "**/node_modules/**"],
+          // Each of the two workers runs its files one after another in one process, loading
+          // src/ once instead of once per file (vitest's "import" was 144 s summed over the
+          // files, a fresh process each); the setup file still runs before every file, and
+          // vitest restores spies and mocks between files. A test file must therefore leave
+          // the process as it found it: no global left patched, no handler left installed
+          // (docs/testing.md, "Workers and the wall-clock group").
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
