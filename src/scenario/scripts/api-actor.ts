@@ -36,8 +36,8 @@ export class ApiActor {
   /** Its own stream for the connect strings' spelling, so the calls drawn are those of the actor's stream alone. */
   private readonly hostRng: Rng;
   /**
-   * Its own stream for the aimed draws (removals aimed at watched paths, bursts of credentials,
-   * pipelines around one parent), so the draws of the actor's stream stay what they were.
+   * Its own stream for the aimed draws (removals aimed at watched paths, bursts of credentials),
+   * so the draws of the actor's stream stay what they were.
    */
   private readonly aimRng: Rng;
   /** Server paths this handle has set a watch on (a watched read or addWatch), whatever came back. */
@@ -358,7 +358,7 @@ export class ApiActor {
 
   /** 2–4 calls submitted without waiting for the earlier ones (a session's requests run in order). */
   private async pipeline(zk: ZooKeeper): Promise<void> {
-    const calls: Promise<unknown>[] = this.aimRng.chance(0.4) ? this.familyCalls(zk) : [];
+    const calls: Promise<unknown>[] = [];
     for (let i = this.rng.int(2, 4); i > 0; i--) {
       const p = this.serverPath();
       const c = this.client(p);
@@ -383,35 +383,6 @@ export class ApiActor {
     await Promise.all(calls.map((p) => p.catch((err: unknown) => {
       if (!(err instanceof KeeperException)) throw err;
     })));
-  }
-
-  /**
-   * 2–5 pipelined calls around one parent: sequential and plain creates under it, deletes of its
-   * children, and multis that create under it and then fail (a check of a wrong version or a
-   * missing node) — each prepared while the ones before it are still outstanding, so the
-   * server's change records of the parent (its cversion, its children) decide the answers.
-   */
-  private familyCalls(zk: ZooKeeper): Promise<unknown>[] {
-    const r = this.aimRng;
-    const parent = this.client(r.chance(0.5) ? this.chroot ?? subtreePath(r.int(0, this.plan.subtrees - 1)) : this.serverPath());
-    const child = () => `${parent === "/" ? "" : parent}/n${r.int(0, this.plan.names - 1)}`;
-    const calls: Promise<unknown>[] = [];
-    for (let i = r.int(2, 5); i > 0; i--) {
-      switch (r.int(0, 3)) {
-        case 0:
-          calls.push(zk.create(`${parent === "/" ? "" : parent}/s-`, "", Ids.OPEN_ACL_UNSAFE, r.chance(0.5) ? CreateMode.PERSISTENT_SEQUENTIAL : CreateMode.EPHEMERAL_SEQUENTIAL));
-          break;
-        case 1:
-          calls.push(zk.multi([Op.create(child(), "", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT), r.chance(0.5) ? Op.check(child(), r.int(1, 3)) : Op.check(`${child()}/none`, -1)]));
-          break;
-        case 2:
-          calls.push(zk.create2(child(), "", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
-          break;
-        default:
-          calls.push(zk.delete(child(), -1));
-      }
-    }
-    return calls;
   }
 
   /**
