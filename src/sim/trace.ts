@@ -119,11 +119,11 @@ export class Trace extends Mixer {
   private addListener(listener: KindListener, kinds: ReadonlySet<string> | undefined): () => void {
     const entry = { listener, kinds };
     this.listeners.push(entry);
-    this.listenersChanged();
+    this.listenersChanged(kinds);
     return () => {
       const i = this.listeners.indexOf(entry);
       if (i >= 0) this.listeners.splice(i, 1);
-      this.listenersChanged();
+      this.listenersChanged(kinds);
     };
   }
 
@@ -134,9 +134,22 @@ export class Trace extends Mixer {
     return out;
   }
 
-  private listenersChanged(): void {
+  /**
+   * Forgets the listener lists of `kinds` (of every kind, for a listener of all kinds): only
+   * those change. Scripts subscribe and unsubscribe while a run goes on (a one-shot trap on
+   * `client.invoke`, a watch for a node's next `crash`); working out every kind's list again
+   * each time cost more than the dispatch itself.
+   */
+  private listenersChanged(kinds: ReadonlySet<string> | undefined): void {
     this.wantObjects = this.retain || this.listeners.length > 0;
-    for (const info of this.kinds.values()) info.listeners = undefined;
+    if (kinds === undefined) {
+      for (const info of this.kinds.values()) info.listeners = undefined;
+      return;
+    }
+    for (const kind of kinds) {
+      const info = this.kinds.get(kind as TraceKind);
+      if (info !== undefined) info.listeners = undefined;
+    }
   }
 
   private listenersOf(kind: TraceKind, info: KindInfo): KindListener[] {

@@ -54,8 +54,8 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
 import { guarded, intField, numberField, optionalBooleanField, optionalStringField, optionalZxidField, stringField, stringListField, zxidField, type ViolationSink } from "../event-reader.js";
-import { OpTable, type Completion, type Invocation } from "../history/client-events.js";
-import { HistoryBuilder, NO_SESSION, operationKey, readAuth, type OpName, type Operation } from "../history/history.js";
+import { ByOp, OpTable, type Completion, type Invocation } from "../history/client-events.js";
+import { HistoryBuilder, NO_SESSION, readAuth, type OpName, type Operation } from "../history/history.js";
 import { checkLinearizable, zkModel } from "../linearizability/index.js";
 import { normalise } from "../linearizability/wgl.js";
 import { DEFAULT_WINDOW_LIMITS, checkWindow, unsettledOps, windowLabel, type WindowStart } from "../linearizability/window.js";
@@ -125,8 +125,8 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   /** The current window's operations, and where each was invoked in the trace. */
   private builder = new HistoryBuilder();
   private readonly invokedAt = new Map<Operation, RunEnd>();
-  /** The window's operations not completed yet, by `client/opId`. */
-  private readonly openOps = new Map<string, Operation>();
+  /** The window's operations not completed yet, by client and opId. */
+  private readonly openOps = new ByOp<Operation>();
   /** Servers seen: standalone (`zk.server.start`); and whether any quorum peer spoke (`zab.*`). */
   private readonly standalone = new Set<string>();
   private sawQuorumPeer = false;
@@ -269,7 +269,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     this.windows.invoked(inv.client, inv.opId);
     const op = this.builder.invoked(inv);
     if (op === undefined) return;
-    this.openOps.set(operationKey(op), op);
+    this.openOps.set(inv.client, inv.opId, op);
     this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
   }
 
@@ -278,10 +278,8 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     if (pair === undefined) return;
     const { inv } = pair;
     const done = this.sharedSessions.completed(inv, pair.done);
-    const key = operationKey({ client: inv.client, opId: String(inv.opId) });
-    const op = this.openOps.get(key);
+    const op = this.openOps.take(inv.client, inv.opId);
     if (op !== undefined) {
-      this.openOps.delete(key);
       // Invoked before the first handshake: it belongs to the session its completion names.
       if (NO_SESSION.has(op.session)) op.session = done.session;
       this.builder.completed(op, done);
@@ -586,7 +584,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
 class SharedSessions {
   private readonly handles = new Map<string, Set<string>>();
   /** Open op (client/opId) → its op name and whether its session was already shared when invoked. */
-  private readonly open = new Map<string, { op: string; shared: boolean }>();
+  private readonly open = new ByOp<{ op: string; shared: boolean }>();
 
   invoked(inv: Invocation): void {
     if (!NO_SESSION.has(inv.session)) {
@@ -594,14 +592,12 @@ class SharedSessions {
       if (clients === undefined) this.handles.set(inv.session, (clients = new Set()));
       clients.add(inv.client);
     }
-    this.open.set(operationKey(inv), { op: inv.op, shared: this.isShared(inv.session) });
+    this.open.set(inv.client, inv.opId, { op: inv.op, shared: this.isShared(inv.session) });
   }
 
   /** The completion as the history reads it: unknown, without its reply, when the reply may be another handle's. */
   completed(inv: Invocation, done: Completion): Completion {
-    const key = operationKey(inv);
-    const invoked = this.open.get(key);
-    this.open.delete(key);
+    const invoked = this.open.take(inv.client, inv.opId);
     if (invoked === undefined || READ_OPS.has(invoked.op) || done.outcome === "unknown") return done;
     if (!invoked.shared && !this.isShared(done.session)) return done;
     return { ...done, outcome: "unknown", err: undefined, result: undefined, zxid: undefined, xid: undefined };

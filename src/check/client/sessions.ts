@@ -51,6 +51,8 @@ interface ClientView {
 
 /** Packets not touching a session: the handshake, and auth (processed before the touch). */
 const UNTOUCHING = new Set(["connect", "auth"]);
+/** A client's view of no numbered connection (an event without `conn`). */
+const NO_CONN = -1;
 
 const KINDS = [
   "client.invoke", "client.complete", "zk.apply", "zk.session.expire", "client.state", "client.connect", "client.disconnect",
@@ -72,10 +74,10 @@ export class SessionsChecker implements Checker<Kind> {
   /** Path → how many creates may have produced it (any outcome). */
   private readonly createTargets = new Map<string, number>();
   // heartbeat bookkeeping
-  /** Client → connection ("?" when not named) → its view. */
-  private readonly clients = new Map<string, Map<string, ClientView>>();
+  /** Client → connection number (NO_CONN when not named) → its view. */
+  private readonly clients = new Map<string, Map<number, ClientView>>();
   /** Message id (unique in a run) → the session a client packet in flight touches. */
-  private readonly sessionPackets = new Map<number, { session: string }>();
+  private readonly sessionPackets = new Map<number, string>();
   /** Server → session → its last touch there, and the timeout that touch set. */
   private readonly lastTouch = new Map<string, Map<string, { atUs: number; timeoutMs: number | undefined }>>();
   /** Session → the timeout its latest connection negotiated (a re-attach may negotiate another). */
@@ -244,7 +246,7 @@ export class SessionsChecker implements Checker<Kind> {
   private view(client: string, conn: number | undefined): ClientView {
     let byConn = this.clients.get(client);
     if (byConn === undefined) this.clients.set(client, (byConn = new Map()));
-    const key = conn === undefined ? "?" : String(conn);
+    const key = conn ?? NO_CONN;
     let v = byConn.get(key);
     if (v === undefined) byConn.set(key, (v = { session: "", connected: false, server: undefined, paused: false }));
     return v;
@@ -261,10 +263,10 @@ export class SessionsChecker implements Checker<Kind> {
     if (e.peer === undefined || e.id === undefined) return;
     const byConn = this.clients.get(e.node);
     if (byConn !== undefined) {
-      const v = byConn.get(e.conn === undefined ? "?" : String(e.conn));
+      const v = byConn.get(e.conn ?? NO_CONN);
       if (v === undefined) return;
       if (v.connected && !v.paused && e.peer === v.server && !UNTOUCHING.has(e.detail ?? "")) {
-        this.sessionPackets.set(e.id, { session: v.session });
+        this.sessionPackets.set(e.id, v.session);
       }
       return;
     }
@@ -279,13 +281,13 @@ export class SessionsChecker implements Checker<Kind> {
   private onDeliver(e: TraceEvent<"deliver">): void {
     if (e.peer === undefined || e.id === undefined) return;
     const key = e.id;
-    const packet = this.sessionPackets.get(key);
-    if (packet !== undefined) {
+    const session = this.sessionPackets.get(key);
+    if (session !== undefined) {
       this.sessionPackets.delete(key);
-      this.touch(e.node, packet.session, e.atUs);
+      this.touch(e.node, session, e.atUs);
       let set = this.touchedSinceDrain.get(e.node);
       if (set === undefined) this.touchedSinceDrain.set(e.node, (set = new Set()));
-      set.add(packet.session);
+      set.add(session);
       return;
     }
     const sessions = this.relayed.get(key);
@@ -298,7 +300,13 @@ export class SessionsChecker implements Checker<Kind> {
     if (this.closeRequested.has(session)) return;
     let m = this.lastTouch.get(server);
     if (m === undefined) this.lastTouch.set(server, (m = new Map()));
-    m.set(session, { atUs, timeoutMs: this.negotiatedMs.get(session) });
+    const last = m.get(session);
+    const timeoutMs = this.negotiatedMs.get(session);
+    if (last === undefined) m.set(session, { atUs, timeoutMs });
+    else {
+      last.atUs = atUs;
+      last.timeoutMs = timeoutMs;
+    }
   }
 
   private onEstablished(e: TraceEvent<"zk.session.established">): void {

@@ -112,8 +112,29 @@ function firstNames<N extends string>(values: Readonly<Record<N, number>>): Read
 /** Ops whose invocation names no path. */
 const PATHLESS: ReadonlySet<ClientOpName> = new Set<ClientOpName>(["multi", "multiRead", "whoAmI", "closeSession", "reconfig"]);
 
+/**
+ * The last `client.invoke` and `client.complete` read, with what was read: the client checkers
+ * of a run (eight `OpTable`s and the history) are handed the same event object one after
+ * another, so each event is read once and its reading shared. What is shared is never written
+ * to (an `Invocation`, a `Completion`, their args and results are read-only to every checker);
+ * a malformed event is not remembered (each reader reports it).
+ */
+let lastInvokeEvent: TraceEvent | undefined;
+let lastInvocation: Invocation | undefined;
+let lastCompleteEvent: TraceEvent | undefined;
+let lastCompletedOp: ClientOpName | undefined;
+let lastCompletion: Completion | undefined;
+
 /** Reads a `client.invoke`; throws `MalformedEvent` when it does not follow its operation's shape. */
 export function readInvocation(e: TraceEvent<"client.invoke">, seq: number): Invocation {
+  if (e === lastInvokeEvent) return lastInvocation!.seq === seq ? lastInvocation! : { ...lastInvocation!, seq };
+  const inv = readInvocationFields(e, seq);
+  lastInvokeEvent = e;
+  lastInvocation = inv;
+  return inv;
+}
+
+function readInvocationFields(e: TraceEvent<"client.invoke">, seq: number): Invocation {
   const op = oneOfField(e, "op", OP_NAMES);
   const inv: Invocation = {
     client: stringField(e, "client"),
@@ -238,6 +259,15 @@ export function serverPathOf(inv: Pick<Invocation, "chroot">, path: string, crea
  * (a result is read against `inv.op`'s shape).
  */
 export function readCompletion(e: TraceEvent<"client.complete">, inv: Invocation): Completion {
+  if (e === lastCompleteEvent && inv.op === lastCompletedOp) return lastCompletion!;
+  const done = readCompletionFields(e, inv.op);
+  lastCompleteEvent = e;
+  lastCompletedOp = inv.op;
+  lastCompletion = done;
+  return done;
+}
+
+function readCompletionFields(e: TraceEvent<"client.complete">, op: ClientOpName): Completion {
   const outcome = oneOfField(e, "outcome", OUTCOMES);
   const result = optionalObjectField(e, "result");
   return {
@@ -245,7 +275,7 @@ export function readCompletion(e: TraceEvent<"client.complete">, inv: Invocation
     outcome,
     err: errField(e),
     zxid: optionalZxidField(e, "zxid"),
-    result: result === undefined ? undefined : resultValue(e, inv.op, result),
+    result: result === undefined ? undefined : resultValue(e, op, result),
     local: optionalBooleanField(e, "local") === true || optionalBooleanField(e, "sent") === false,
     xid: optionalIntField(e, "xid"),
     eventIndex: e.index,
@@ -308,6 +338,32 @@ function statValue(e: TraceEvent, where: string, v: unknown): StatFields {
 /** `client/opId`: the name of one operation in messages and reports. */
 export function opName(inv: { client: string; opId: number | string }): string {
   return `${inv.client}/${inv.opId}`;
+}
+
+/**
+ * Values by operation (client, opId) with no key text built per event: a map by client, then
+ * opId. For the per-op state the client checkers keep between an invocation and its completion.
+ */
+export class ByOp<T> {
+  private readonly byClient = new Map<string, Map<number, T>>();
+
+  get(client: string, opId: number): T | undefined {
+    return this.byClient.get(client)?.get(opId);
+  }
+
+  set(client: string, opId: number, value: T): void {
+    let byOpId = this.byClient.get(client);
+    if (byOpId === undefined) this.byClient.set(client, (byOpId = new Map()));
+    byOpId.set(opId, value);
+  }
+
+  /** The value of (client, opId), removed. */
+  take(client: string, opId: number): T | undefined {
+    const byOpId = this.byClient.get(client);
+    const value = byOpId?.get(opId);
+    if (value !== undefined) byOpId!.delete(opId);
+    return value;
+  }
 }
 
 /**

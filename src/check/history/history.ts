@@ -297,9 +297,9 @@ export function operationKey(op: { client: string; opId?: string | number }): st
 export class HistoryBuilder {
   readonly ops: Operation[] = [];
   /** The request (session, xid) an unknown op that was sent names, to find its apply. */
-  private readonly sentAs = new Map<Operation, string>();
-  /** "session#cxid" → the first apply of that request. */
-  private readonly applied = new Map<string, { zxid: bigint; err?: string }>();
+  private readonly sentAs = new Map<Operation, { session: string; xid: number }>();
+  /** Session → cxid → the first apply of that request. */
+  private readonly applied = new Map<string, Map<number, { zxid: bigint; err?: string }>>();
   /** The chroot of each op invoked through a chrooted handle (a create's result name is relative to it). */
   private readonly chroots = new WeakMap<Operation, string>();
 
@@ -367,7 +367,7 @@ export class HistoryBuilder {
         op.completeUs = undefined;
       }
     }
-    if (op.outcome === "unknown" && done.xid !== undefined) this.sentAs.set(op, `${done.session}#${done.xid}`);
+    if (op.outcome === "unknown" && done.xid !== undefined) this.sentAs.set(op, { session: done.session, xid: done.xid });
     this.auth.completed(op);
   }
 
@@ -384,16 +384,18 @@ export class HistoryBuilder {
 
   /** A `zk.apply`: the first apply of each request is its ground truth. */
   appliedTxn(session: string, cxid: number, zxid: bigint, op: string, err: string | undefined): void {
-    const key = `${session}#${cxid}`;
-    if (this.applied.has(key)) return;
-    this.applied.set(key, op === "error" && err !== undefined ? { zxid, err } : { zxid });
+    // Every server applies each txn: keyed by session, then cxid, with no key text built.
+    let bySession = this.applied.get(session);
+    if (bySession === undefined) this.applied.set(session, (bySession = new Map()));
+    if (bySession.has(cxid)) return;
+    bySession.set(cxid, op === "error" && err !== undefined ? { zxid, err } : { zxid });
   }
 
   /** The operations, the unknown ones with their ground truth and each its credentials. */
   build(): Operation[] {
     this.auth.settle(this.ops);
-    for (const [op, key] of this.sentAs) {
-      const txn = this.applied.get(key);
+    for (const [op, sent] of this.sentAs) {
+      const txn = this.applied.get(sent.session)?.get(sent.xid);
       op.truth = txn === undefined ? { applied: false } : { applied: true, ...txn };
     }
     return this.ops;

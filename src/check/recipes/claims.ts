@@ -27,6 +27,8 @@ import { fmtMs } from "./sessions.js";
 /** How long after its client is told of the expiry a holder may still claim the role (see the header). */
 export const TOLD_GRACE_US = 1_000_000;
 
+const NOTHING: readonly string[] = [];
+
 interface Claim {
   client: string;
   key: string;
@@ -62,7 +64,9 @@ export class ClaimsAfterExpiry {
   }
 
   /** Before an event at `atUs`: the claims that outlived the instant their client was told (one message each). */
-  judge(atUs: number): string[] {
+  judge(atUs: number): readonly string[] {
+    // Called before every event a recipe checker reads: nothing told, nothing made.
+    if (this.told.length === 0) return NOTHING;
     const out: string[] = [];
     for (let i = 0; i < this.told.length; ) {
       const { session, claim } = this.told[i]!;
@@ -93,7 +97,7 @@ export class ClaimsAfterExpiry {
   }
 
   /** At the end of the run: every told claim still open. */
-  finish(): string[] {
+  finish(): readonly string[] {
     return this.judge(Number.MAX_SAFE_INTEGER);
   }
 

@@ -77,10 +77,17 @@ interface NodeStatus {
 
 interface ClientRequest {
   node: string;
-  /** What it was: "c3 setData /x" in the report. */
-  what: string;
-  invoked: Mark;
+  /** What it was, for the report ("c3 setData /x", `whatOf`): put together only there. */
+  client: string;
+  op: string;
+  path: string | undefined;
+  invokedIndex: number;
+  invokedAtUs: number;
   doneUs: number | undefined;
+}
+
+function whatOf(r: ClientRequest): string {
+  return `${r.client} ${r.op} ${r.path ?? ""}`.trim();
 }
 
 export class LivenessChecker implements Checker<Kind> {
@@ -95,8 +102,8 @@ export class LivenessChecker implements Checker<Kind> {
   private readonly cut = new CutLinks();
   private readonly crashed = new Set<string>();
   private readonly established: Mark[] = [];
-  /** Client requests by `client/opId`: when invoked and finished; dropped when their node crashes. */
-  private readonly requests = new Map<string, ClientRequest>();
+  /** Client requests by client, then opId: when invoked and finished; dropped when their node crashes. */
+  private readonly requests = new Map<string, Map<number, ClientRequest>>();
   private lastFault: TraceEvent | undefined;
   private first: TraceEvent | undefined;
 
@@ -122,7 +129,7 @@ export class LivenessChecker implements Checker<Kind> {
 
   /** What no window starting at fault `e` reads: requests done by then, older phases and establishments. */
   private forgetBefore(e: TraceEvent): void {
-    for (const [key, r] of this.requests) if (r.doneUs !== undefined && r.doneUs <= e.atUs) this.requests.delete(key);
+    for (const ops of this.requests.values()) for (const [opId, r] of ops) if (r.doneUs !== undefined && r.doneUs <= e.atUs) ops.delete(opId);
     for (const v of this.servers.values()) if (v.phases.length > 1) v.phases.splice(0, v.phases.length - 1);
     this.established.length = 0;
   }
@@ -136,7 +143,7 @@ export class LivenessChecker implements Checker<Kind> {
     const mark = { index: e.index, atUs: e.atUs };
     switch (e.kind) {
       case "crash":
-        for (const [key, r] of this.requests) if (r.node === e.node && r.doneUs === undefined) this.requests.delete(key);
+        for (const ops of this.requests.values()) for (const [opId, r] of ops) if (r.node === e.node && r.doneUs === undefined) ops.delete(opId);
         this.crashed.add(e.node);
         this.nodes.set(e.node, { status: "down", since: mark });
         this.servers.get(e.node)?.phases.push({ mark, phase: "DOWN" });
@@ -181,26 +188,32 @@ export class LivenessChecker implements Checker<Kind> {
 
   private onClient(e: TraceEvent<"client.invoke" | "client.complete">): void {
     const client = stringField(e, "client");
-    const key = `${client}/${intField(e, "opId")}`;
+    const opId = intField(e, "opId");
     if (e.kind === "client.invoke") {
-      const what = `${client} ${stringField(e, "op")} ${optionalStringField(e, "path") ?? ""}`.trim();
-      this.requests.set(key, { node: e.node, what, invoked: { index: e.index, atUs: e.atUs }, doneUs: undefined });
+      let ops = this.requests.get(client);
+      if (ops === undefined) this.requests.set(client, (ops = new Map()));
+      const op = stringField(e, "op");
+      const path = optionalStringField(e, "path");
+      ops.set(opId, { node: e.node, client, op, path, invokedIndex: e.index, invokedAtUs: e.atUs, doneUs: undefined });
       return;
     }
-    const r = this.requests.get(key);
+    const r = this.requests.get(client)?.get(opId);
     if (r !== undefined) r.doneUs = e.atUs;
   }
 
   /** Requests that did not finish within the budget of the later of `from` and their invocation. */
   private unfinished(from: TraceEvent, end: RunEnd): string[] {
-    const late: string[] = [];
-    for (const r of this.requests.values()) {
+    const late: ClientRequest[] = [];
+    for (const ops of this.requests.values()) for (const r of ops.values()) {
       if (r.doneUs !== undefined && r.doneUs <= from.atUs) continue;
-      const deadlineUs = Math.max(from.atUs, r.invoked.atUs) + this.budgetUs;
+      const deadlineUs = Math.max(from.atUs, r.invokedAtUs) + this.budgetUs;
       if (deadlineUs > end.atUs || (r.doneUs !== undefined && r.doneUs <= deadlineUs)) continue;
-      late.push(`${r.what} (invoked ${at(r.invoked)}, ${r.doneUs === undefined ? "never finished" : `finished at ${r.doneUs / 1000}ms`})`);
+      late.push(r);
     }
-    return late;
+    // In invocation order, whichever client invoked them.
+    return late
+      .sort((a, b) => a.invokedIndex - b.invokedIndex)
+      .map((r) => `${whatOf(r)} (invoked ${at({ index: r.invokedIndex, atUs: r.invokedAtUs })}, ${r.doneUs === undefined ? "never finished" : `finished at ${r.doneUs / 1000}ms`})`);
   }
 
   finish(end?: RunEnd): Violation[] {

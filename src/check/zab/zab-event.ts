@@ -44,9 +44,12 @@ export class ServerNames {
 
   /** Learns the event's node and sid; throws `MalformedEvent` on a sid that is not an integer. */
   learn(e: TraceEvent): void {
+    // Most events come from the server that spoke last, repeating its sid as a number: no
+    // reader, no lookup then (every ZAB checker learns from every zab event it reads).
+    const written = (e.fields as { sid?: unknown } | undefined)?.sid;
+    if (written === this.lastSid && e.node === this.lastNode && written !== undefined) return;
     const sid = optionalIntField(e, "sid");
     if (e.node === "" || sid === undefined) return;
-    // Most events come from the server that spoke last, repeating its sid: no lookup then.
     if (e.node === this.lastNode && sid === this.lastSid) return;
     this.lastNode = e.node;
     this.lastSid = sid;
