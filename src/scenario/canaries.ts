@@ -204,13 +204,13 @@ export const CANARY_REGISTRY = [
     name: "delete-checks-node-acl",
     layer: "server",
     breaks: "delete asks for the DELETE permission on the node itself instead of on its parent",
-    caughtBy: [scenario("api-swarm-standalone", [2, 4], "client.linearizability")],
+    caughtBy: [scenario("api-swarm-standalone", [3, 4], "client.linearizability")],
   },
   {
     name: "chroot-lost",
     layer: "client",
     breaks: "a chrooted handle sends a multi's operations without its chroot",
-    caughtBy: [scenario("api-swarm-standalone", [2], "client.linearizability")],
+    caughtBy: [scenario("api-swarm-standalone", [8], "client.linearizability")],
   },
   {
     name: "delete-fires-data-changed",
@@ -276,7 +276,7 @@ export const CANARY_REGISTRY = [
     name: "removal-untold",
     layer: "client",
     breaks: "a removal of watches takes the watchers out of the client's tables but hands them no ChildWatchRemoved / DataWatchRemoved / PersistentWatchRemoved event",
-    caughtBy: [scenario("api-swarm-standalone", [3, 6], "client.watch-removal")],
+    caughtBy: [scenario("api-swarm-standalone", [4], "client.watch-removal")],
   },
 ] as const satisfies readonly CanaryEntry[];
 
