@@ -44,6 +44,12 @@ const ENTRIES: Record<BugId, Omit<BugEntry, "id">> = {
     invariant: "zab.liveness",
     fixedIn: "3.4.4",
   },
+  "ZK-1549": {
+    title: "a TRUNC leaves the snapshots above it (3.8.0 as released): the learner reloads a leader-elect's snapshot of uncommitted txns",
+    scenario: "bug-1549",
+    invariant: "zab.identical-trees",
+    fixedIn: "open (zksim removes those snapshots by default)",
+  },
   "ZK-2355": {
     title: "a DIFF learner takes the DIFF zxid as processed before applying the diff; an interrupted sync never applies it",
     scenario: "bug-2355",

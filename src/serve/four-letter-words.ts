@@ -308,8 +308,9 @@ function mntrText(s: Served, c: FourLetterContext): string {
       values.set("zk_leader_uptime", s.zks.uptimeMs());
     }
   }
-  const kind = s.mode === "leader" ? "leader" : s.mode === "standalone" ? "standalone" : "follower";
-  return mntrKeys(kind)
+  // A read-only server prints a follower's keys after what the peer started before (not compared with 3.8's).
+  const started = s.peer === undefined ? ["standalone" as const] : s.mode === "read-only" || s.peer.startedServers.length === 0 ? [...s.peer.startedServers, "follower" as const] : s.peer.startedServers;
+  return mntrKeys(started)
     .map((key) => `${key}\t${values.get(key) ?? idleMetric(key)}\n`)
     .join("");
 }

@@ -1,25 +1,20 @@
 /**
- * The keys 3.8.0's `mntr` prints, in its order, for each kind of server: recorded from Debian's
- * 3.8.0 on this machine (a standalone server; the leader and a follower of a 3-member ensemble).
- * The order is that of the Java hash maps the server and its metrics provider dump, which depends
- * only on the set of keys. A token is one key without its `zk_` prefix, or a summary: `name*`
+ * The keys 3.8.0's `mntr` prints, in its order, for each kind of server (MonitorCommand:
+ * `dumpMonitorValues`, then the metrics provider's maps). The gauges' order is computed: that of
+ * the provider's `ConcurrentHashMap` after the gauges this JVM's servers registered and
+ * unregistered (`gaugeOrder`); the counters and summaries after them were recorded from Debian's
+ * 3.8.0 on this machine (a standalone server; the leader and a follower of a 3-member ensemble),
+ * the same for every kind. A token is one key without its `zk_` prefix, or a summary: `name*`
  * stands for `zk_{avg,min,max,cnt,sum}_name`, `name%` for those and `zk_{p50,p95,p99,p999}_name`.
- *
- * A follower (and here an observer) prints the leader's keys but the leader's own; a standalone
- * server the follower's but the quorum's, with `num_alive_connections` before `avg_latency`.
  * Left out: the keys 3.8 adds at run time, one summary per learner on a leader
  * (`zk_avg_<sid>_learner_handler_qp_size`, …) and two per top-level znode read or written
  * (`zk_avg_<name>_read_per_namespace`, `zk_avg_<name>_write_per_namespace`, …), which 3.8 prints last.
  */
-const LEADER_TOKENS: readonly string[] = [
-  "version", "server_state", "peer_state", "ephemerals_count", "avg_latency", "num_alive_connections",
-  "min_proposal_size", "outstanding_requests", "znode_count", "global_sessions", "non_mtls_remote_conn_count",
-  "last_client_response_size", "packets_sent", "packets_received", "max_proposal_size", "max_client_response_size",
-  "synced_followers", "connection_drop_probability", "watch_count", "synced_non_voting_followers",
-  "synced_observers", "auth_failed_count", "min_latency", "max_file_descriptor_count", "approximate_data_size",
-  "open_file_descriptor_count", "last_proposal_size", "pending_syncs", "leader_uptime", "local_sessions", "uptime",
-  "max_latency", "outstanding_tls_handshake", "learners", "min_client_response_size", "non_mtls_local_conn_count",
-  "quorum_size", "proposal_count", "watch_bytes", "outstanding_changes_removed", "throttled_ops",
+import { JavaConcurrentHashMapKeys } from "../zk/server/java-hash-set.js";
+
+/** The metrics provider's counters and summaries after the gauges (a leader's; the others' leave none out). */
+const METRIC_TOKENS: readonly string[] = [
+  "proposal_count", "watch_bytes", "outstanding_changes_removed", "throttled_ops",
   "stale_requests_dropped", "large_requests_rejected", "insecure_admin_count", "connection_rejected",
   "cnxn_closed_without_zk_server_running", "sessionless_connections_expired", "looking_count",
   "dead_watchers_queued", "stale_requests", "connection_drop_count", "learner_proposal_received_count",
@@ -53,15 +48,67 @@ const LEADER_TOKENS: readonly string[] = [
   "sync_processor_queue_flush_time_ms%", "write_commitproc_time_ms%",
 ];
 
-const LEADER_ONLY = new Set(["min_proposal_size", "max_proposal_size", "synced_followers", "synced_non_voting_followers", "synced_observers", "last_proposal_size", "pending_syncs", "leader_uptime", "learners"]);
-const QUORUM_ONLY = new Set(["peer_state", "quorum_size"]);
+/**
+ * The gauges each kind of ZooKeeperServer registers as it starts (`registerMetrics`), in 3.8.0's
+ * order: ZooKeeperServer's, then QuorumZooKeeperServer's `quorum_size`, then a Follower's or a
+ * Leader's own. `unregisterMetrics` at its shutdown removes them all but `outstanding_tls_handshake`
+ * (3.8.0 never unregisters it). A follower's `synced_observers` has no value (no observer master)
+ * and is not printed, but it holds its place in the map.
+ */
+const SERVER_GAUGES: readonly string[] = [
+  "avg_latency", "max_latency", "min_latency", "packets_received", "packets_sent", "num_alive_connections",
+  "outstanding_requests", "uptime", "znode_count", "watch_count", "ephemerals_count", "approximate_data_size",
+  "global_sessions", "local_sessions", "open_file_descriptor_count", "max_file_descriptor_count",
+  "connection_drop_probability", "last_client_response_size", "max_client_response_size", "min_client_response_size",
+  "outstanding_tls_handshake", "auth_failed_count", "non_mtls_remote_conn_count", "non_mtls_local_conn_count",
+];
+const NEVER_UNREGISTERED = "outstanding_tls_handshake";
+const LEADER_GAUGES: readonly string[] = ["learners", "synced_followers", "synced_non_voting_followers", "synced_observers", "pending_syncs", "leader_uptime", "last_proposal_size", "max_proposal_size", "min_proposal_size"];
 
-const FOLLOWER_TOKENS = LEADER_TOKENS.filter((t) => !LEADER_ONLY.has(t));
-const STANDALONE_TOKENS = FOLLOWER_TOKENS.filter((t) => !QUORUM_ONLY.has(t)).map((t) => (t === "avg_latency" ? "num_alive_connections" : t === "num_alive_connections" ? "avg_latency" : t));
+/** The kind of server whose ZooKeeperServer started (and registered its gauges). */
+export type MntrServerKind = "standalone" | "follower" | "observer" | "leader";
 
-/** The `zk_…` keys of `mntr` on this kind of server, in 3.8.0's order. */
-export function mntrKeys(kind: "standalone" | "follower" | "leader"): string[] {
-  const tokens = kind === "leader" ? LEADER_TOKENS : kind === "follower" ? FOLLOWER_TOKENS : STANDALONE_TOKENS;
+function gaugesOf(kind: MntrServerKind): readonly string[] {
+  switch (kind) {
+    case "standalone":
+      return SERVER_GAUGES;
+    case "observer":
+      return [...SERVER_GAUGES, "quorum_size"];
+    case "follower":
+      return [...SERVER_GAUGES, "quorum_size", "synced_observers"];
+    case "leader":
+      return [...SERVER_GAUGES, "quorum_size", ...LEADER_GAUGES];
+  }
+}
+
+/**
+ * The gauges' order in the metrics provider's `ConcurrentHashMap` after this JVM's servers
+ * started one after the other (`started`, the last one serving now): each registered its gauges
+ * and the one before it unregistered its own. A server's first start leaves
+ * `num_alive_connections` before `avg_latency` (the table's doubling from 32 to 64 reverses them),
+ * a later start after it: both as a real 3.8.0 prints them (a fresh ensemble, then the survivors
+ * of a leader crash).
+ */
+function gaugeOrder(started: readonly MntrServerKind[]): string[] {
+  const gauges = new JavaConcurrentHashMapKeys();
+  started.forEach((kind, i) => {
+    if (i > 0) for (const g of gaugesOf(started[i - 1]!)) if (g !== NEVER_UNREGISTERED) gauges.remove(g);
+    for (const g of gaugesOf(kind)) gauges.put(g);
+  });
+  const printed = new Set(started.at(-1) === "follower" ? gaugesOf("follower").filter((g) => g !== "synced_observers") : gaugesOf(started.at(-1)!));
+  return [...gauges].filter((g) => printed.has(g));
+}
+
+/**
+ * The `zk_…` keys of `mntr` on a server whose ZooKeeperServers of this JVM (incarnation) started
+ * as `started` (the last one serving now), in 3.8.0's order: `version`, `server_state` (and a
+ * quorum member's `peer_state`), the gauges, the counters and summaries. An observer prints a
+ * follower's keys (not compared with a real one).
+ */
+export function mntrKeys(started: readonly MntrServerKind[]): string[] {
+  const kind = started.at(-1) ?? "standalone";
+  const head = ["version", "server_state", ...(kind === "standalone" ? [] : ["peer_state"])];
+  const tokens = [...head, ...gaugeOrder(started.length > 0 ? started : ["standalone"]), ...METRIC_TOKENS];
   return tokens.flatMap((t) => {
     const name = t.slice(0, -1);
     if (t.endsWith("*")) return SUMMARY.map((p) => `zk_${p}_${name}`);

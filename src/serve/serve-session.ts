@@ -39,7 +39,7 @@ import { ServeRecorder } from "./serve-recorder.js";
 import { OnlineWatch } from "./status-lines.js";
 import type { ServeSettings } from "./zoo-cfg.js";
 import { installServeScenario, type ServeScenario } from "./serve-scenario.js";
-import { DEFAULT_SERVE_TIMING, instantGatewayLinks, serveTiming, type ServeTimingProfile } from "./serve-timing.js";
+import { DEFAULT_SERVE_TIMING, instantGatewayLinks, serveQuorumTiming, serveTiming, type ServeTimingProfile } from "./serve-timing.js";
 
 /** Below this distance to the next event, pacing waits a turn of the event loop rather than a timer (whose granularity is 1 ms). */
 const SPIN_BELOW_US = 1000;
@@ -91,7 +91,12 @@ export async function startServe(options: ServeOptions): Promise<ServeSession> {
   const variant = { ...(options.canary !== undefined ? { canary: options.canary } : {}), ...(options.bugs !== undefined ? { bugs: options.bugs } : {}) };
   const profile = options.timing ?? DEFAULT_SERVE_TIMING;
   const timing = serveTiming(profile, options.scenario ?? {});
-  const settings: ServeSettings = { ...options.settings, ...(instantGatewayLinks(profile, options.scenario ?? {}) ? { instantGatewayLinks: true } : {}) };
+  const quorumTiming = serveQuorumTiming(profile, options.settings.quorumTiming);
+  const settings: ServeSettings = {
+    ...options.settings,
+    ...(Object.keys(quorumTiming).length > 0 ? { quorumTiming } : {}),
+    ...(instantGatewayLinks(profile, options.scenario ?? {}) ? { instantGatewayLinks: true } : {}),
+  };
   const ensemble = buildServeEnsemble(settings, options.seed, variant, { ...(options.scenario !== undefined ? { server: options.scenario.server } : {}), ...timing });
   const { sim } = ensemble;
   const recorder = new ServeRecorder({ seed: options.seed, settings, timing, ...variant, ...(options.scenario !== undefined ? { scenario: options.scenario } : {}) }, options.record);

@@ -14,6 +14,18 @@
  * crossed a real loopback hop to reach serve, and a real ensemble has no second one (unless a
  * `--scenario` sets link delays, which then apply to them too). Under `lan` they take a LAN hop.
  *
+ * Each profile also carries the start-up costs of the deployment it stands for (the quorum
+ * timings `leaderStartupMs` and `learnerStartupMs`, src/zk/server/quorum/quorum-timing.ts): what
+ * a 3.8 member's JVM takes, after the election decides, to build its server and bind the quorum
+ * port (a leader) or to make its first connect to the leader (a learner). Measured for `loopback`
+ * with scripts/measure-leader-startup.mjs (a real 3.8.0 ensemble on this machine logging at INFO;
+ * the leader killed round after round, QuorumPeer's `LEADING`/`FOLLOWING` against Leader's
+ * `LEADER ELECTION TOOK` and the learner's first connect), medians of 26 failovers (leader) and 12 (learner) under a load average of 13–20;
+ * `lan` has none (no LAN deployment was measured). Every failover the bench makes is the new
+ * leader's first leadership in its JVM (the crashed leader comes back as a fresh process), which
+ * these figures are. `--leader-startup-ms` / `--learner-startup-ms` (or a scenario's workload
+ * fields of the same names) set them; the settings served with are recorded.
+ *
  * A `--scenario`'s own `network` and `disk` fields win over the profile's, field by field. The
  * recording keeps the resulting link and disk settings as the replay scenario's own (and
  * `instantGatewayLinks` in its serve settings), so a session replays with the timings it was
@@ -22,6 +34,7 @@
 import { UserInputError } from "../sim/errors.js";
 import { DEFAULT_NETWORK, type NetworkConfig } from "../sim/network.js";
 import { DEFAULT_DISK, type DiskConfig } from "../sim/disk.js";
+import type { QuorumTiming } from "../zk/server/quorum/quorum-timing.js";
 
 export const SERVE_TIMING_PROFILES = ["loopback", "lan"] as const;
 export type ServeTimingProfile = (typeof SERVE_TIMING_PROFILES)[number];
@@ -37,6 +50,20 @@ const PROFILES: Record<ServeTimingProfile, ServeTiming> = {
   loopback: { network: { minDelayUs: 20, maxDelayUs: 60 }, disk: { fsyncLatencyUs: 120 } },
   lan: { network: { minDelayUs: DEFAULT_NETWORK.minDelayUs, maxDelayUs: DEFAULT_NETWORK.maxDelayUs }, disk: { fsyncLatencyUs: DEFAULT_DISK.fsyncLatencyUs } },
 };
+
+/**
+ * The loopback deployment's start-up costs, ms (scripts/measure-leader-startup.mjs; docs/serve.md
+ * "Timing profiles"): a new leader's decision to its bound quorum port, and a new follower's
+ * decision to its first connect.
+ */
+export const LOOPBACK_STARTUP: Readonly<Pick<QuorumTiming, "leaderStartupMs" | "learnerStartupMs">> = { leaderStartupMs: 32, learnerStartupMs: 6 };
+
+const STARTUP: Record<ServeTimingProfile, Partial<QuorumTiming>> = { loopback: LOOPBACK_STARTUP, lan: {} };
+
+/** The quorum timings a profile sets (its deployment's start-up costs); settings given win over them. */
+export function serveQuorumTiming(profile: ServeTimingProfile, given: Partial<QuorumTiming> = {}): Partial<QuorumTiming> {
+  return { ...STARTUP[profile], ...given };
+}
 
 /** `--timing`'s value, checked: a name not known is one line listing the profiles. */
 export function serveTimingProfile(raw: string): ServeTimingProfile {

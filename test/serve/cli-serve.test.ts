@@ -93,6 +93,9 @@ describe("serve: cli", () => {
     const timing = zksim("serve", "--timing", "wan", "--no-record");
     expect(timing.status).toBe(2);
     expect(timing.stderr.trim()).toBe("zksim: serve: --timing wan: no such timing profile (profiles: loopback, lan)");
+    const startup = zksim("serve", "--leader-startup-ms", "20000000", "--no-record");
+    expect(startup.status).toBe(2);
+    expect(startup.stderr.trim()).toBe("zksim: serve: --leader-startup-ms 20000000: expected a whole number of ms in [0, 10000000]");
     const none = zksim("ctl", "--port", String(await freePort()), "heal");
     expect(none.status).toBe(5);
   });

@@ -114,7 +114,7 @@ describe("serve: record and replay", () => {
     expect(JSON.parse(child.stdout)).toMatchObject({ reproduced: true, actual: outcome.traceHash, verdict: "pass" });
   }, 60_000);
 
-  it("serve: record: --timing lan serves a LAN's links and fsyncs (0.5–1.5 ms a hop, 2 ms), loopback a loopback's (20–60 µs, 0.12 ms, the real clients' links instant); each session replays with its own", async () => {
+  it("serve: record: --timing lan serves a LAN's links and fsyncs (0.5–1.5 ms a hop, 2 ms), loopback a loopback's (20–60 µs, 0.12 ms, the real clients' links instant, the measured start-ups); each session replays with its own", async () => {
     const served1 = async (timing: "lan" | "loopback") => {
       const s = await serve({ timing });
       const { minDelayUs, maxDelayUs } = s.ensemble.sim.network.defaults;
@@ -126,8 +126,9 @@ describe("serve: record and replay", () => {
       const c = s.outcome()!.replayCase;
       fx.session = undefined;
       expect(compareReplay(c, await runReplayCase(c, served))).toMatchObject({ reproduced: true });
-      const instant = (c.scenario.workload.params.settings as { instantGatewayLinks?: boolean }).instantGatewayLinks ?? false;
-      return { live: [{ minDelayUs, maxDelayUs }, { fsyncLatencyUs: fsyncUs }], recorded: [c.scenario.network, c.scenario.disk], instant };
+      const recordedSettings = c.scenario.workload.params.settings as { instantGatewayLinks?: boolean; quorumTiming?: Record<string, number> };
+      const instant = recordedSettings.instantGatewayLinks ?? false;
+      return { live: [{ minDelayUs, maxDelayUs }, { fsyncLatencyUs: fsyncUs }], recorded: [c.scenario.network, c.scenario.disk], instant, quorumTiming: recordedSettings.quorumTiming };
     };
     const lan = await served1("lan");
     expect(lan.live).toEqual([{ minDelayUs: 500, maxDelayUs: 1500 }, { fsyncLatencyUs: 2000 }]);
@@ -137,6 +138,8 @@ describe("serve: record and replay", () => {
     expect(loopback.recorded).toEqual(loopback.live);
     // Loopback: the real clients' links take no simulated time (their real hop is the hop); a LAN's take a LAN hop.
     expect([loopback.instant, lan.instant]).toEqual([true, false]);
+    // Loopback: the measured start-up of a new leader (to its bound quorum port) and learner (to its first connect), recorded with the session; a LAN has none.
+    expect([loopback.quorumTiming, lan.quorumTiming]).toEqual([{ leaderStartupMs: 32, learnerStartupMs: 6 }, undefined]);
   }, 60_000);
 
   it("serve: record: a --scenario session (its network, disk and server settings, its timed faults and their end) replays to the same trace hash, from the file and from its journal", async () => {

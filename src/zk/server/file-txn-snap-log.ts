@@ -244,10 +244,11 @@ export class FileTxnSnapLog {
    * was elected, failed to establish itself and later rejoins a leader without its last txns
    * keeps them in its tree (the class of ZOOKEEPER-1549, open upstream). Removing them is the
    * simulator's choice, not 3.8's: the rejoining server's tree is then its truncated log's.
+   * `keepSnapshots` (the bug zoo's ZK-1549) leaves them, as 3.8.0 does.
    */
-  truncateLog(zxid: Zxid): void {
+  truncateLog(zxid: Zxid, keepSnapshots = false): void {
     for (const snap of this.files(SNAP_PREFIX)) {
-      if (snap.zxid <= zxid) continue;
+      if (snap.zxid <= zxid || keepSnapshots) continue;
       this.disk.remove(snap.name);
       this.disk.fsync(snap.name);
     }

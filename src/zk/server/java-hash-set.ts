@@ -193,3 +193,73 @@ export function inJavaConcurrentHashMapOrder<T>(items: readonly T[], hashCode: (
     .sort((p, q) => p.b - q.b || p.i - q.i)
     .map((e) => e.x);
 }
+
+interface HashedKey {
+  hash: number;
+  key: string;
+}
+
+/**
+ * The keys of a Java `ConcurrentHashMap<String, …>` in its iteration order, with the history that
+ * decides it (OpenJDK 17): a table of 16 bins allocated at the first put, bins walked in index
+ * order (`spread(h) & (n − 1)`, spread = `(h ^ h >>> 16) & 0x7fffffff`), a put appended to its
+ * bin, a remove unlinking; the table doubles once the count reaches 0.75 of it (`addCount`) and
+ * never shrinks. The doubling (`transfer`) splits each bin into a low and a high one: the
+ * bin's last run of entries bound for the same half is moved as it is, and every entry before
+ * that run is put in front of its half one by one, so their order reverses. That reversal is
+ * what makes 3.8's `mntr` print `zk_num_alive_connections` before `zk_avg_latency` on a
+ * server's first start and after it once its gauges were registered again (src/serve/mntr-keys.ts).
+ * Not modelled: a bin of 8 or more entries in a table of 64 or more becomes a tree.
+ */
+export class JavaConcurrentHashMapKeys implements Iterable<string> {
+  private table: HashedKey[][] | undefined;
+  private sizeCtl = 12;
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  put(key: string): void {
+    const table = (this.table ??= Array.from({ length: 16 }, () => []));
+    const hash = spread(key) & 0x7fffffff;
+    const bin = table[hash & (table.length - 1)]!;
+    if (bin.some((e) => e.key === key)) return; // the value is replaced in place
+    bin.push({ hash, key });
+    if (++this.count >= this.sizeCtl) this.transfer();
+  }
+
+  remove(key: string): void {
+    if (this.table === undefined) return;
+    const hash = spread(key) & 0x7fffffff;
+    const bin = this.table[hash & (this.table.length - 1)]!;
+    const i = bin.findIndex((e) => e.key === key);
+    if (i < 0) return;
+    bin.splice(i, 1);
+    this.count--;
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    for (const bin of this.table ?? []) for (const e of bin) yield e.key;
+  }
+
+  private transfer(): void {
+    const old = this.table!;
+    const n = old.length;
+    const table: HashedKey[][] = Array.from({ length: 2 * n }, () => []);
+    for (let i = 0; i < n; i++) {
+      const bin = old[i]!;
+      if (bin.length === 0) continue;
+      let lastRun = 0;
+      for (let j = 1; j < bin.length; j++) if ((bin[j]!.hash & n) !== (bin[j - 1]!.hash & n)) lastRun = j;
+      const low: HashedKey[] = [];
+      const high: HashedKey[] = [];
+      ((bin[lastRun]!.hash & n) === 0 ? low : high).push(...bin.slice(lastRun));
+      for (let j = 0; j < lastRun; j++) ((bin[j]!.hash & n) === 0 ? low : high).unshift(bin[j]!);
+      table[i] = low;
+      table[i + n] = high;
+    }
+    this.table = table;
+    this.sizeCtl = 2 * n - (n >>> 1);
+  }
+}

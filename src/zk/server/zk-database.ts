@@ -184,9 +184,9 @@ export class ZKDatabase {
   }
 
   /** Removes logged txns above `zxid` (TRUNC); a snapshot in progress of the old tree stops. */
-  truncateLog(zxid: Zxid): void {
+  truncateLog(zxid: Zxid, keepSnapshots = false): void {
     this.abortSnapshot();
-    this.snapLog.truncateLog(zxid);
+    this.snapLog.truncateLog(zxid, keepSnapshots);
   }
 
   private abortSnapshot(): void {

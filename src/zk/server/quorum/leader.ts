@@ -101,8 +101,19 @@ export class Leader {
    * the socket's backlog rather than being refused; here no simulated time passes between the
    * two (the write waits for no fsync), so listening after the snapshot is the same. A failed
    * write ends the role (3.8 exits the process: `TXNLOG_ERROR_TAKING_SNAPSHOT`).
+   *
+   * Before all that, 3.8 builds the LeaderZooKeeperServer and the Leader, whose constructor binds
+   * the quorum port: `leaderStartupMs` of the peer's timing (0 unless a deployment's cost was
+   * measured, quorum-timing.ts), during which a learner's connect is refused. The election ends
+   * (`end_fle`, the `DISCOVERY` phase) when `lead()` begins, after it.
    */
   lead(): void {
+    const startupMs = this.peer.timing.leaderStartupMs;
+    if (startupMs === 0) return this.discover();
+    this.timers.push(this.peer.ctx.setTimerMs(startupMs, () => this.running && this.discover(), "leader-startup"));
+  }
+
+  private discover(): void {
     const peer = this.peer;
     const ctx = peer.ctx;
     peer.phase("DISCOVERY", peer.acceptedEpoch);
@@ -274,6 +285,7 @@ export class Leader {
     this.lastCommitted = this.peer.zkDb.lastProcessedZxid;
     this.peer.ctx.annotate("zab.leader.established", { sid: this.myid, epoch: this.epoch, lastZxid: zxidHex(this.peer.zkDb.lastProcessedZxid) });
     this.peer.phase("BROADCAST", this.epoch);
+    this.peer.startedServers.push("leader"); // `startZkServer()`
     this.peer.fle.updateElectionVote(this.epoch);
     this.zks.startLeading(makeZxid(this.epoch, 0));
     for (const h of this.handlers) if (h.stage === "BROADCAST") h.send({ kind: "UPTODATE" });

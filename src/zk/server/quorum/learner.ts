@@ -97,9 +97,16 @@ export class Learner {
       peer.hasBug("ZK-4712"),
       peer.config.server.canary === "follower-ack-before-fsync",
     );
-    peer.phase("DISCOVERY", peer.acceptedEpoch);
-    this.connect();
+    const startupMs = peer.timing.learnerStartupMs;
+    if (startupMs === 0) this.discover();
+    else this.timers.push(peer.ctx.setTimerMs(startupMs, () => this.running && this.discover(), "learner-startup"));
     this.watchdog();
+  }
+
+  /** `Follower.followLeader` / `Observer.observeLeader` after the learner's start-up (`learnerStartupMs`, 0 unless measured): the election ends, the connect tries begin. */
+  private discover(): void {
+    this.peer.phase("DISCOVERY", this.peer.acceptedEpoch);
+    this.connect();
   }
 
   get myid(): number {
@@ -267,8 +274,12 @@ export class Learner {
     this.peer.phase("SYNCHRONIZATION", this.newEpoch);
     const db = this.peer.zkDb;
     if (p.kind === "TRUNC") {
-      db.truncateLog(p.zxid);
+      // ZK-1549: 3.8.0 keeps the snapshots above the TRUNC zxid, reloads the newest and takes
+      // the TRUNC zxid as processed (`setlastProcessedZxid`): a snapshot's txns above it stay.
+      const dirtyReload = this.peer.hasBug("ZK-1549");
+      db.truncateLog(p.zxid, dirtyReload);
       db.loadDataBase();
+      if (dirtyReload) db.dataTree.lastProcessedZxid = p.zxid;
       if (db.lastProcessedZxid > p.zxid) {
         // A snapshot newer than the truncation point: Java exits ("Not able to truncate the log").
         this.flag("proposalInconsistent", `TRUNC to ${zxidHex(p.zxid)} below a snapshot at ${zxidHex(db.lastProcessedZxid)}`);
@@ -406,6 +417,7 @@ export class Learner {
   /** The end of NEWLEADER: the ACK, and the main thread reads on. */
   private ackNewLeader(): void {
     if (!this.running) return;
+    this.peer.startedServers.push(this.isObserver ? "observer" : "follower"); // `zk.startupWithoutServing()` before the ACK
     this.sendNewLeaderAck();
     this.unblock();
   }

@@ -92,6 +92,12 @@ export class QuorumPeer {
   state: ServerState = "LOOKING";
   /** 3.8's failover summaries (mntr's election, unavailable and sync times) of this incarnation. */
   readonly failoverMetrics = new FailoverMetrics();
+  /**
+   * The ZooKeeperServers this incarnation started, in order (a learner's at NEWLEADER, the
+   * leader's once established): 3.8 registers their metrics then, and the order `mntr` prints
+   * them in depends on that history (src/serve/mntr-keys.ts). A plain field: no trace.
+   */
+  readonly startedServers: ("leader" | "follower" | "observer")[] = [];
   private role: Leader | Learner | undefined;
   /** Read-only mode: the grace timer of this LOOKING round, then the read-only server it started. */
   private roGrace: TimerHandle | undefined;

@@ -14,6 +14,14 @@
  * | `observerElectionDelayMs` | `zookeeper.observer.election.DelayMs` | 200 ms |
  * | `cnxTimeoutMs` | `zookeeper.cnxTimeout` (election connections) | 5,000 ms |
  *
+ * Two more fields are no setting of 3.8's but a cost of where it runs, 0 unless given (a scenario's
+ * workload parameter, or serve's timing profile, src/serve/serve-timing.ts, which measured them):
+ *
+ * | field | what it is |
+ * |---|---|
+ * | `leaderStartupMs` | a new leader's start-up: 3.8 builds its LeaderZooKeeperServer and Leader (whose constructor binds the quorum port) after the election decides; until then a learner's connect is refused |
+ * | `learnerStartupMs` | a new learner's start-up: 3.8 builds its Follower/ObserverZooKeeperServer and starts the LeaderConnector thread before its first connect |
+ *
  * FastLeaderElection's `finalizeWait` (200 ms) is a constant in 3.8, not a setting
  * (fast-leader-election.ts). A learner's connect: the leader may not listen yet when a follower
  * decides first, so the connect is refused; 3.8 retries after `leaderConnectDelayDuringRetryMs`,
@@ -32,6 +40,10 @@ export interface QuorumTiming {
   observerElectionDelayMs: number;
   /** Connect timeout of election connections (QuorumCnxManager). */
   cnxTimeoutMs: number;
+  /** A new leader's work between the election's decision and listening on the quorum port (`Leader.lead` begins then). */
+  leaderStartupMs: number;
+  /** A new learner's work between the election's decision and its first connect to the leader. */
+  learnerStartupMs: number;
 }
 
 /** 3.8's defaults: `zksim serve` runs with these (docs/serve.md). */
@@ -42,6 +54,8 @@ export const ZOOKEEPER_38_QUORUM_TIMING: Readonly<QuorumTiming> = {
   maxNotificationIntervalMs: 60_000,
   observerElectionDelayMs: 200,
   cnxTimeoutMs: 5_000,
+  leaderStartupMs: 0,
+  learnerStartupMs: 0,
 };
 
 /**
@@ -84,6 +98,8 @@ export const QUORUM_TIMING_MIN: Readonly<QuorumTiming> = {
   maxNotificationIntervalMs: 1,
   observerElectionDelayMs: 0,
   cnxTimeoutMs: 1,
+  leaderStartupMs: 0,
+  learnerStartupMs: 0,
 };
 
 export const QUORUM_TIMING_FIELDS = Object.keys(ZOOKEEPER_38_QUORUM_TIMING) as readonly (keyof QuorumTiming)[];

@@ -75,6 +75,31 @@ describe("quorum timing profiles", () => {
     expect.fail("none of the seeds retried a leader connect twice under 3.8's timings");
   });
 
+  it("a deployment's start-ups: a leader binds leaderStartupMs after the election, a learner connects learnerStartupMs after it, so a learner that decides with the leader is refused and retries; 0 (both profiles' default) changes nothing", async () => {
+    expect([ZOOKEEPER_38_QUORUM_TIMING.leaderStartupMs, ZOOKEEPER_38_QUORUM_TIMING.learnerStartupMs, ZKSIM_CLASSIC_QUORUM_TIMING.leaderStartupMs, ZKSIM_CLASSIC_QUORUM_TIMING.learnerStartupMs]).toEqual([0, 0, 0, 0]);
+    const seed = 1;
+    const plain = await retries(swarmWith({ quorumTiming: "zookeeper-3.8" }), seed);
+    expect((await retries(swarmWith({ quorumTiming: "zookeeper-3.8", leaderStartupMs: 0, learnerStartupMs: 0 }), seed)).traceHash).toBe(plain.traceHash);
+    const fired = new Map<string, { node: string; atMs: number }[]>();
+    const scenario = swarmWith({ quorumTiming: "zookeeper-3.8", leaderStartupMs: 32, learnerStartupMs: 6 });
+    const r = await runScenario(scenario, {
+      seed,
+      onTraceEvent: (e) => {
+        if (e.kind === "timer" && ["leader-startup", "learner-startup", "learner-connect-retry"].includes(e.detail ?? "")) fired.set(e.detail!, [...(fired.get(e.detail!) ?? []), { node: e.node, atMs: e.atUs / 1000 }]);
+      },
+    });
+    expect(r.verdict).toBe("pass");
+    const leaders = fired.get("leader-startup") ?? [];
+    const learners = fired.get("learner-startup") ?? [];
+    expect(leaders.length).toBeGreaterThan(0);
+    expect(learners.length).toBeGreaterThan(0);
+    // A learner whose start-up ended while a leader's was still running (elected together): its connect is refused, retried 100 ms later.
+    const together = learners.filter((l) => leaders.some((d) => d.atMs - l.atMs > 3 && d.atMs - l.atMs <= 40));
+    expect(together.length).toBeGreaterThan(0);
+    for (const l of together) expect((fired.get("learner-connect-retry") ?? []).some((t) => t.node === l.node && t.atMs - l.atMs >= 100 && t.atMs - l.atMs < 105), `${l.node} at ${l.atMs}`).toBe(true);
+    expect((await runScenario(scenario, { seed })).traceHash).toBe(r.traceHash);
+  });
+
   it("an observer whose leader is gone waits observer.election.DelayMs before electing (3.8), none when set to 0", async () => {
     // Seed 5 draws an observer whose connection to the leader closes.
     expect((await retries(swarmWith({ quorumTiming: "zookeeper-3.8" }), 5)).observerDelays).toBeGreaterThan(0);
