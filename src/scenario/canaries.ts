@@ -272,6 +272,12 @@ export const CANARY_REGISTRY = [
     breaks: "the double barrier never announces that a process was released into the computation ('entered')",
     caughtBy: [scenario("recipe-double-barrier", [1], "recipe.barrier")],
   },
+  {
+    name: "removal-untold",
+    layer: "client",
+    breaks: "a removal of watches takes the watchers out of the client's tables but hands them no ChildWatchRemoved / DataWatchRemoved / PersistentWatchRemoved event",
+    caughtBy: [scenario("api-swarm-standalone", [4], "client.watch-removal")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -287,7 +293,7 @@ export const CANARIES = [
   "read-only-accepts-writes", "read-only-serves-any-client",
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",
   "rw-probe-ignored", "quota-root-uncounted", "snapshot-done-reported-failed", "snapshot-never-taken", "watches-outlive-connection",
-  "names-as-count", "state-cause-dropped", "group-unannounced", "barrier-entry-unannounced",
+  "names-as-count", "state-cause-dropped", "group-unannounced", "barrier-entry-unannounced", "removal-untold",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

@@ -251,7 +251,12 @@ declare module "../sim/trace-schema.js" {
     /** A read-only handle's search for a read/write server (`pingRwServer`): what `isro` got from `server`. */
     "client.rw-probe": { client: string; server: string; result: string };
     "client.disconnect": { client: string; session: string; reason: string; conn: number | undefined };
-    "client.watch": { client: string; session: string; type: string; path: string | null; watchers: number };
+    /**
+     * An event the client handed to its watchers. `state`: only on the events a removal of watches
+     * makes (ChildWatchRemoved, DataWatchRemoved, PersistentWatchRemoved): the KeeperState it
+     * carries (SyncConnected, or Disconnected for a local removal whose server was not reached).
+     */
+    "client.watch": { client: string; session: string; type: string; path: string | null; watchers: number; state?: string };
     "client.watcher-error": { client: string; type: string; state: string; error: string };
   }
 }

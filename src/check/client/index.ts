@@ -14,8 +14,9 @@ import { SessionFailoverChecker } from "./session-failover.js";
 import { ClientLivenessChecker } from "./liveness.js";
 import { WatchTriggersChecker } from "./watch-triggers.js";
 import { HistoryFieldsChecker } from "./history-fields.js";
+import { WatchRemovalChecker } from "./watch-removal.js";
 
-export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker, ServerWatchesChecker, TimelinessChecker, SessionFailoverChecker, ClientLivenessChecker, WatchTriggersChecker, HistoryFieldsChecker };
+export { ClientLinearizabilityChecker, SessionOrderChecker, SessionsChecker, WatchesChecker, ServerWatchesChecker, TimelinessChecker, SessionFailoverChecker, ClientLivenessChecker, WatchTriggersChecker, HistoryFieldsChecker, WatchRemovalChecker };
 export type { LinearizabilityCheckerOptions, LinearizabilitySummary };
 
 /** Name → factory of a fresh instance, in a fixed order. */
@@ -26,6 +27,7 @@ export const CLIENT_CHECKERS: ReadonlyMap<string, () => Checker> = new Map<strin
   ["client.watches", () => new WatchesChecker()],
   ["client.server-watches", () => new ServerWatchesChecker()],
   ["client.watch-triggers", () => new WatchTriggersChecker()],
+  ["client.watch-removal", () => new WatchRemovalChecker()],
   // Judges ensembles with the default syncLimit (5 ticks); the zk workload leaves it out for others.
   ["client.timeliness", () => new TimelinessChecker()],
   ["client.session-failover", () => new SessionFailoverChecker()],

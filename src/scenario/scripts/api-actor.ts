@@ -35,6 +35,13 @@ export class ApiActor {
   private readonly draws: ApiDraws;
   /** Its own stream for the connect strings' spelling, so the calls drawn are those of the actor's stream alone. */
   private readonly hostRng: Rng;
+  /**
+   * Its own stream for the aimed draws (removals aimed at watched paths, bursts of credentials),
+   * so the draws of the actor's stream stay what they were.
+   */
+  private readonly aimRng: Rng;
+  /** Server paths this handle has set a watch on (a watched read or addWatch), whatever came back. */
+  private watched: string[] = [];
   /** Server paths this actor has seen exist, and the last version / aversion it saw of each. */
   private readonly seen: string[] = [];
   private readonly versions = new Map<string, number>();
@@ -54,6 +61,7 @@ export class ApiActor {
   ) {
     this.draws = new ApiDraws(rng, plan, addresses);
     this.hostRng = rng.fork("hosts");
+    this.aimRng = rng.fork("aim");
     this.done = this.loop();
   }
 
@@ -82,7 +90,10 @@ export class ApiActor {
     this.chroot = this.rng.chance(this.plan.chrootShare) ? subtreePath(this.rng.int(0, this.plan.subtrees - 1)) : undefined;
     const hosts = this.connectHosts();
     const [lo, hi] = this.plan.sessionTimeoutMs;
-    this.zk = createClient(ctx, { connectString: hosts + (this.chroot ?? ""), sessionTimeoutMs: this.rng.int(lo, hi), watcher: this.watcher, ...this.s.clientDefaults });
+    this.watched = [];
+    // Without a chroot, a fifth of the handles end the connect string with a bare "/" (no chroot).
+    const tail = this.chroot ?? (this.hostRng.chance(0.2) ? "/" : "");
+    this.zk = createClient(ctx, { connectString: hosts + tail, sessionTimeoutMs: this.rng.int(lo, hi), watcher: this.watcher, ...this.s.clientDefaults });
     this.book.opened(this.zk, this.node);
   }
 
@@ -148,6 +159,11 @@ export class ApiActor {
     this.aversions.set(serverPath, stat.aversion);
   }
 
+  private watching(serverPath: string): void {
+    if (!this.watched.includes(serverPath)) this.watched.push(serverPath);
+    if (this.watched.length > 32) this.watched.shift();
+  }
+
   private saw(serverPath: string): void {
     if (!this.seen.includes(serverPath)) this.seen.push(serverPath);
     if (this.seen.length > 64) this.seen.shift();
@@ -202,7 +218,10 @@ export class ApiActor {
       case "addAuth": {
         // Only on a connected handle: credentials added before the handshake name no session.
         const c = this.draws.credential();
-        if (zk.getState() === "CONNECTED") zk.addAuthInfo(c.scheme, c.auth);
+        if (zk.getState() !== "CONNECTED") return;
+        zk.addAuthInfo(c.scheme, c.auth);
+        // Sometimes a burst of users nobody's ACL names: a connection past a dozen identities.
+        if (this.aimRng.chance(0.2)) for (let i = this.aimRng.int(2, 14); i > 0; i--) zk.addAuthInfo("digest", `u${this.aimRng.int(0, 39)}:pw${this.aimRng.int(0, 2)}`);
         return;
       }
       case "whoAmI":
@@ -214,11 +233,16 @@ export class ApiActor {
       case "getAllChildrenNumber":
         await zk.getAllChildrenNumber(this.client(this.rng.chance(0.6) ? this.chroot ?? subtreePath(this.rng.int(0, this.plan.subtrees - 1)) : this.serverPath()));
         return;
-      case "addWatch":
-        await zk.addWatch(this.client(this.serverPath()), this.watcher, this.rng.chance(0.5) ? AddWatchMode.PERSISTENT : AddWatchMode.PERSISTENT_RECURSIVE);
+      case "addWatch": {
+        const p = this.serverPath();
+        this.watching(p);
+        await zk.addWatch(this.client(p), this.watcher, this.rng.chance(0.5) ? AddWatchMode.PERSISTENT : AddWatchMode.PERSISTENT_RECURSIVE);
         return;
+      }
       case "removeWatches": {
-        const path = this.client(this.serverPath());
+        // Mostly aimed at a path this handle watches (a drawn path seldom holds a watch).
+        const drawn = this.serverPath();
+        const path = this.client(this.watched.length > 0 && this.aimRng.chance(0.75) ? this.aimRng.pick(this.watched) : drawn);
         const type = this.rng.pick([WatcherType.Children, WatcherType.Data, WatcherType.Any]);
         const local = this.rng.chance(0.3);
         await (this.rng.chance(0.5) ? zk.removeWatches(path, this.watcher, type, local) : zk.removeAllWatches(path, type, local));
@@ -266,6 +290,7 @@ export class ApiActor {
     const p = this.serverPath();
     const w = watch ? (this.rng.chance(0.5) ? true : this.watcher) : false;
     const c = this.client(p);
+    if (watch) this.watching(p);
     switch (op) {
       case "getData":
         this.learn(p, (await zk.getData(c, w)).stat);

@@ -188,9 +188,14 @@ export interface ClientCnxnOptions {
  * - `names-as-count`: the history records every list of names (getChildren…) as a bare count
  *   (the handle reads it; see ZooKeeper's completions);
  * - `state-cause-dropped`: the history's state changes never say why (a CLOSED handle does not
- *   say whether it was closed or its session expired).
+ *   say whether it was closed or its session expired);
+ * - `removal-untold`: a removal of watches takes the watchers out of the tables but queues no
+ *   ChildWatchRemoved / DataWatchRemoved / PersistentWatchRemoved event for them.
  */
-export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send" | "chroot-lost" | "rw-probe-ignored" | "names-as-count" | "state-cause-dropped";
+export type ClientCanary = "forget-last-zxid" | "rare-pings" | "lifo-send" | "chroot-lost" | "rw-probe-ignored" | "names-as-count" | "state-cause-dropped" | "removal-untold";
+
+/** The events a removal of watches makes (finishPacket): the only ones whose state is not SyncConnected by construction. */
+const REMOVAL_EVENTS: ReadonlySet<number> = new Set([EventType.ChildWatchRemoved, EventType.DataWatchRemoved, EventType.PersistentWatchRemoved]);
 
 type DeliveryItem = { kind: "event"; event: WatchedEvent; watchers: Set<Watcher> } | { kind: "completion"; onFinish: (reply: PacketReply) => void; reply: PacketReply };
 
@@ -757,6 +762,8 @@ export class ClientCnxn {
         ];
         for (const [type, watchers] of groups) {
           if (watchers.size === 0) continue;
+          // The canary removes the watchers and tells none of them.
+          if (this.canary === "removal-untold") continue;
           this.queueEvent({ type, state, path: dereg.clientPath }, watchers);
           final = { ...final, err: Code.OK }; // a local removal succeeds whatever the server said
         }
@@ -773,7 +780,9 @@ export class ClientCnxn {
   queueEvent(event: WatchedEvent, watchers?: Set<Watcher>): void {
     const chosen = watchers ?? this.watchManager.materialize(event.type, event.path);
     if (event.type !== EventType.None) {
-      this.ctx.annotate("client.watch", { client: this.ctx.id, session: this.sessionIdHex, type: eventTypeName(event.type), path: event.path, watchers: chosen.size });
+      const fields = { client: this.ctx.id, session: this.sessionIdHex, type: eventTypeName(event.type), path: event.path, watchers: chosen.size };
+      // A removal's event says which state it carries (a znode event is always SyncConnected).
+      this.ctx.annotate("client.watch", REMOVAL_EVENTS.has(event.type) ? { ...fields, state: keeperStateName(event.state) } : fields);
     }
     this.deliver({ kind: "event", event, watchers: chosen });
   }

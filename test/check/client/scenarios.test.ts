@@ -73,7 +73,7 @@ describe("check: client: checkers", () => {
   it("CLIENT_CHECKERS names every checker and makes fresh instances", () => {
     expect([...CLIENT_CHECKERS.keys()]).toEqual([
       "client.linearizability", "client.session-order", "client.sessions", "client.watches",
-      "client.server-watches", "client.watch-triggers", "client.timeliness", "client.session-failover", "client.liveness",
+      "client.server-watches", "client.watch-triggers", "client.watch-removal", "client.timeliness", "client.session-failover", "client.liveness",
       "client.history-fields",
     ]);
     const a = clientCheckers();
