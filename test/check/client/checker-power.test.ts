@@ -54,6 +54,19 @@ describe("check: client: the new checkers on hand-written traces", () => {
     expect(judge(new SessionFailoverChecker(), [est, { kind: "clock", node: "s1", atUs: 1_000_000, fields: { rate: 2 } }, expireAt(3_500_000)])).toEqual([]);
   });
 
+  it("client.session-failover: a re-attachment that negotiated a shorter timeout may expire the session sooner than its recorded timeout (api-swarm-standalone seed 10007)", () => {
+    // 3.8 touches a re-attached session with the connection's new timeout (revalidateSession →
+    // touchSession) and keeps the recorded one, which the expiry reports.
+    const start = { kind: "zk.server.start", node: "s1", atUs: 0, fields: { serverId: 1, lastZxid: "0x0", replayed: 0, sessions: 0 } };
+    const established = (atUs: number, timeoutMs: number) => ({ kind: "zk.session.established", node: "s1", atUs, fields: { client: "c3", session: "0x6", timeoutMs } });
+    const expire = { kind: "zk.session.expire", node: "s1", atUs: 14_000_000, fields: { session: "0x6", timeoutMs: 21_580 } };
+    expect(judge(new SessionFailoverChecker(), [start, established(33_326, 21_580), established(9_307_643, 4000), expire])).toEqual([]);
+    // Without the shorter re-attachment, 14 s of a 21.58 s timeout is too soon.
+    expect(judge(new SessionFailoverChecker(), [start, established(33_326, 21_580), expire])).toHaveLength(1);
+    // The shortest negotiated timeout is the bound: sooner than 4 s after the start still fails.
+    expect(judge(new SessionFailoverChecker(), [start, established(1000, 4000), { ...expire, atUs: 3_999_000 }])).toHaveLength(1);
+  });
+
   it("client.server-watches: a second notification of one registration fails; a new registration in between passes; persistent watches fire at will", () => {
     const read = (opId: number, atUs: number) => [
       { kind: "client.invoke", node: "c1", atUs, fields: { client: "c1", session: "0x1", opId, op: "getData", path: "/a", watch: true } },
