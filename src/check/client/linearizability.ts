@@ -55,7 +55,7 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
 import { guarded, intField, numberField, optionalBooleanField, optionalStringField, optionalZxidField, stringField, stringListField, zxidField, type ViolationSink } from "../event-reader.js";
 import { ByOp, OpTable, type Completion, type Invocation } from "../history/client-events.js";
-import { HistoryBuilder, NO_SESSION, readAuth, type OpName, type Operation } from "../history/history.js";
+import { HistoryBuilder, NO_SESSION, readAuth, readEstablished, type OpName, type Operation } from "../history/history.js";
 import { checkLinearizable, zkModel } from "../linearizability/index.js";
 import { normalise } from "../linearizability/wgl.js";
 import { DEFAULT_WINDOW_LIMITS, checkWindow, unsettledOps, windowLabel, type WindowStart } from "../linearizability/window.js";
@@ -96,7 +96,7 @@ const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "get
  * (which tell it the servers form a quorum; a server that stops leading reaps no more).
  */
 const KINDS = [
-  "client.invoke", "client.complete", "client.auth", "zk.server.start", "zk.session.expire", "zk.apply", "zk.container.reap", "workload.zk-config", "crash",
+  "client.invoke", "client.complete", "client.auth", "client.state", "zk.server.start", "zk.session.expire", "zk.apply", "zk.container.reap", "workload.zk-config", "crash",
   "zab.state", "zab.leader.established", "zab.role.ended",
 ] as const;
 type Kind = KindsOf<typeof KINDS>;
@@ -203,11 +203,14 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
         return guarded(this.malformed, e, this, this.onApply);
       case "client.auth":
         return guarded(this.malformed, e, this, this.onAuth);
+      case "client.state":
+        return guarded(this.malformed, e, this, (ev) => readEstablished(this.builder, ev));
       case "zk.container.reap":
         return guarded(this.malformed, e, this, this.onReap);
       case "workload.zk-config":
         return guarded(this.log, e, this, this.onConfig);
       case "crash":
+        this.builder.crashed(e.node, e.atUs);
         this.reaping.delete(e.node);
         this.leaderEpoch.delete(e.node);
         return;

@@ -298,8 +298,14 @@ export class HistoryBuilder {
   readonly ops: Operation[] = [];
   /** The request (session, xid) an unknown op that was sent names, to find its apply. */
   private readonly sentAs = new Map<Operation, { session: string; xid: number }>();
-  /** Session → cxid → the first apply of that request. */
-  private readonly applied = new Map<string, Map<number, { zxid: bigint; err?: string }>>();
+  /** Session → cxid → the first apply of that request (`txn`: the txn's type, `zk.apply`'s op). */
+  private readonly applied = new Map<string, Map<number, { zxid: bigint; err?: string; txn: string }>>();
+  /** Client → the sessions its handles established (`client.state` CONNECTED), first time each. */
+  private readonly establishedBy = new Map<string, { session: string; atUs: number }[]>();
+  /** The operations a `client.complete` ended (answered, refused or lost). */
+  private readonly ended = new WeakSet<Operation>();
+  /** Node → when it crashed (a crash ends every handle of a client process). */
+  private readonly crashesUs = new Map<string, number[]>();
   /** The chroot of each op invoked through a chrooted handle (a create's result name is relative to it). */
   private readonly chroots = new WeakMap<Operation, string>();
 
@@ -352,6 +358,7 @@ export class HistoryBuilder {
 
   /** How `op` ended. */
   completed(op: Operation, done: Completion): void {
+    this.ended.add(op);
     if (done.err !== undefined) op.err = done.err;
     if (done.zxid !== undefined) op.zxid = done.zxid;
     if (done.result !== undefined) op.result = this.withServerPaths(op, done.result);
@@ -388,19 +395,81 @@ export class HistoryBuilder {
     let bySession = this.applied.get(session);
     if (bySession === undefined) this.applied.set(session, (bySession = new Map()));
     if (bySession.has(cxid)) return;
-    bySession.set(cxid, op === "error" && err !== undefined ? { zxid, err } : { zxid });
+    bySession.set(cxid, op === "error" && err !== undefined ? { zxid, err, txn: op } : { zxid, txn: op });
+  }
+
+  /** A `client.state` CONNECTED: a handle of `client` holds `session` from `atUs`. */
+  sessionEstablished(client: string, session: string, atUs: number): void {
+    let list = this.establishedBy.get(client);
+    if (list === undefined) this.establishedBy.set(client, (list = []));
+    if (!list.some((s) => s.session === session)) list.push({ session, atUs });
+  }
+
+  /** A `crash` of `node`: its handles, and the requests they still held, are gone. */
+  crashed(node: string, atUs: number): void {
+    const list = this.crashesUs.get(node) ?? [];
+    list.push(atUs);
+    this.crashesUs.set(node, list);
   }
 
   /** The operations, the unknown ones with their ground truth and each its credentials. */
   build(): Operation[] {
+    this.attributeUnanswered();
     this.auth.settle(this.ops);
     for (const [op, sent] of this.sentAs) {
       const txn = this.applied.get(sent.session)?.get(sent.xid);
-      op.truth = txn === undefined ? { applied: false } : { applied: true, ...txn };
+      op.truth = txn === undefined ? { applied: false } : { applied: true, zxid: txn.zxid, ...(txn.err === undefined ? {} : { err: txn.err }) };
     }
     return this.ops;
   }
+
+  /**
+   * A write invoked before its handle's first handshake and never answered still names no
+   * session; the server ran it (if at all) in the session that handle then established — behind
+   * its ConnectRequest, so as the session's first requests. The trace does not say which handle
+   * an op was invoked on, so the server's applies decide: the op takes a session its client
+   * established after the op was invoked (and before its process crashed, which ends the handle)
+   * whose applies include a request of the op's kind that no answered op accounts for — when
+   * exactly one session qualifies and no other such op of the client competes for it. Otherwise
+   * it keeps no session (ambiguous: left as it was). An op that completed (even refused or lost)
+   * is no such op: a completion of a sent request names its session.
+   */
+  private attributeUnanswered(): void {
+    const orphans = this.ops.filter((op) => NO_SESSION.has(op.session) && !this.ended.has(op) && !isReadOnly(op) && this.establishedBy.has(op.client));
+    if (orphans.length === 0) return;
+    const claimed = new Set<bigint>();
+    for (const op of this.ops) if (op.zxid !== undefined && op.completeUs !== undefined && !isReadOnly(op)) claimed.add(op.zxid);
+    for (const sent of this.sentAs.values()) {
+      const txn = this.applied.get(sent.session)?.get(sent.xid);
+      if (txn !== undefined) claimed.add(txn.zxid);
+    }
+    const candidates = new Map<Operation, string[]>();
+    for (const op of orphans) {
+      const kinds = TXN_KINDS[op.op] ?? [];
+      const lostUs = (this.crashesUs.get(op.node ?? op.client) ?? []).find((t) => t >= op.invokeUs) ?? Infinity;
+      const sessions = this.establishedBy
+        .get(op.client)!
+        .filter((s) => s.atUs >= op.invokeUs && s.atUs < lostUs && [...(this.applied.get(s.session)?.values() ?? [])].some((t) => !claimed.has(t.zxid) && (t.txn === "error" || kinds.includes(t.txn))))
+        .map((s) => s.session);
+      candidates.set(op, sessions);
+    }
+    for (const [op, sessions] of candidates) {
+      if (sessions.length !== 1) continue;
+      const rivals = [...candidates].filter(([other, theirs]) => other !== op && other.client === op.client && theirs.includes(sessions[0]!));
+      if (rivals.length === 0) op.session = sessions[0]!;
+    }
+  }
 }
+
+/** The txn types (`zk.apply`'s op) a request of each write may be applied as (besides `error`). */
+const TXN_KINDS: Partial<Record<OpName, readonly string[]>> = {
+  create: ["create", "create2", "createTTL", "createContainer"],
+  delete: ["delete"],
+  setData: ["setData"],
+  setACL: ["setACL"],
+  multi: ["multi"],
+  check: ["check"],
+};
 
 /** The calls the sequential model describes (a reap is made by the caller, `add`). */
 const MODELLED_OPS: ReadonlySet<string> = new Set<OpName>([
@@ -470,6 +539,11 @@ export class AuthLog {
 }
 
 /** A `client.auth` event read, for `AuthLog.added`. */
+/** A `client.state` CONNECTED: the session a handle of the client established (`HistoryBuilder.sessionEstablished`). */
+export function readEstablished(builder: HistoryBuilder, e: TraceEvent): void {
+  if (stringField(e, "state") === "CONNECTED") builder.sessionEstablished(stringField(e, "client"), stringField(e, "session"), e.atUs);
+}
+
 export function readAuth(e: TraceEvent<"client.auth">): { client: string; session: string; cred: Credential } {
   return { client: stringField(e, "client"), session: stringField(e, "session"), cred: { scheme: stringField(e, "scheme"), auth: stringField(e, "auth") } };
 }
@@ -509,6 +583,12 @@ export function historyFromTrace(events: Iterable<TraceEvent>): Operation[] {
         builder.auth.added(a.client, a.session, a.cred);
         break;
       }
+      case "client.state":
+        readEstablished(builder, e);
+        break;
+      case "crash":
+        builder.crashed(e.node, e.atUs);
+        break;
     }
   }
   return builder.build();

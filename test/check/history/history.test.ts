@@ -123,3 +123,55 @@ describe("check: history: from trace", () => {
     }
   });
 });
+
+describe("history: a write sent before its handle's handshake and never answered (api-swarm-standalone seed 10308)", () => {
+  const S3 = "0x19b76daf17f0003";
+  const S4 = "0x19b76daf17f0004";
+  const S5 = "0x19b76daf17f0005";
+  const invoke = (atUs: number, client: string, session: string, opId: number, op: string, rest: Record<string, unknown>): ClientTraceEvent => ({ kind: "client.invoke", node: client, atUs, fields: { client, session, opId, op, ...rest } });
+  const complete = (atUs: number, client: string, session: string, opId: number, rest: Record<string, unknown>): ClientTraceEvent => ({ kind: "client.complete", node: client, atUs, fields: { client, session, opId, ...rest } });
+  const connected = (atUs: number, session: string, conn: number): ClientTraceEvent => ({ kind: "client.state", node: "c1", atUs, fields: { client: "c1", state: "CONNECTED", session, conn } });
+  const apply = (atUs: number, session: string, cxid: number, zxid: string, op: string, err?: string): ClientTraceEvent => ({ kind: "zk.apply", node: "s1", atUs, fields: { zxid, op, session, cxid, ...(err === undefined ? {} : { err }) } });
+  const stat = { czxid: "0x35", mzxid: "0x35", pzxid: "0x35", ctime: 1, mtime: 1, version: 0, cversion: 0, aversion: 0, ephemeralOwner: S5, dataLength: 1, numChildren: 0 };
+  /** c1's three handles connect with no session; two had a write queued; c1 crashes before the replies; c2 reads the ephemeral. */
+  function trace(secondCreate: boolean, crashAtUs = 35): ClientTraceEvent[] {
+    return [
+      { kind: "crash", node: "c1", atUs: crashAtUs },
+      invoke(1, "c2", "0x7", 1, "create", { path: "/a", mode: 0, data: "" }),
+      apply(2, "0x7", 1, "0x33", "create"),
+      complete(3, "c2", "0x7", 1, { outcome: "ok", zxid: "0x33", result: { path: "/a" } }),
+      invoke(10, "c1", "0x0", 60, "create", { path: "/a/s-", mode: 3, data: "v" }),
+      secondCreate
+        ? invoke(11, "c1", "0x0", 63, "create", { path: "/b/s-", mode: 3, data: "w" })
+        : invoke(11, "c1", "0x0", 63, "multi", { ops: [{ op: "setData", path: "/b", data: "w", version: -1 }] }),
+      connected(20, S4, 42),
+      connected(21, S3, 41),
+      connected(22, S5, 43),
+      secondCreate ? apply(30, S4, 1, "0x34", "error", "NONODE") : apply(30, S4, 1, "0x34", "multi", "NONODE"),
+      apply(31, S5, 1, "0x35", "create"),
+      invoke(40, "c2", "0x7", 2, "getData", { path: "/a/s-0000000000", watch: false }),
+      complete(41, "c2", "0x7", 2, { outcome: "ok", zxid: "0x35", result: { data: "v", stat } }),
+    ];
+  }
+
+  it("takes the session the server ran it in: the one of its client's new sessions with an unaccounted apply of its kind", () => {
+    const ops = historyOf(trace(false));
+    const create = ops.find((op) => op.opId === "60")!;
+    expect(create.session).toBe(S5);
+    expect(ops.find((op) => op.opId === "63")!.session).toBe(S4);
+    // The ephemeral's owner, read later, is the create's session: linearizable.
+    expect(checkLinearizable(ops, zkModel()).ok).toBe(true);
+  });
+
+  it("keeps no session when two such writes compete for the sessions (the trace does not say which handle sent which)", () => {
+    const ops = historyOf(trace(true));
+    expect(ops.find((op) => op.opId === "60")!.session).toBe("0x0");
+    expect(ops.find((op) => op.opId === "63")!.session).toBe("0x0");
+  });
+
+  it("keeps no session when its process crashed before any handle established one (a crash ends its handles)", () => {
+    const events = trace(false, 15).sort((a, b) => a.atUs - b.atUs);
+    const ops = historyOf(events);
+    expect(ops.find((op) => op.opId === "60")!.session).toBe("0x0");
+  });
+});
