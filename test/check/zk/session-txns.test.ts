@@ -33,7 +33,10 @@ describe("check: zk: session-txns (no txn of a session after its closeSession)",
     for (const [name, seed] of [["bug-1208", 1], ["zab-shared-session", 10]] as const) {
       const scenario = loadScenario(name);
       expect(scenario.checkers).toContain("zk.session-txns");
-      const broken = await runScenario(scenario, { seed, bugs: ["ZK-1208"] });
+      // The broken run without client.linearizability: the session fence in its search refutes
+      // this history too, but only by exhausting it (~40 s of CPU on zab-shared-session seed 10).
+      const cheap = { ...scenario, checkers: scenario.checkers!.filter((c) => c !== "client.linearizability") };
+      const broken = await runScenario(cheap, { seed, bugs: ["ZK-1208"] });
       expect(broken.violations.map((v) => v.checker), name).toContain("zk.session-txns");
       expect((await runScenario(scenario, { seed })).violations, name).toEqual([]);
     }
