@@ -40,7 +40,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
 import { booleanField, guarded, intField, nullableStringField, optionalStringField, stringField } from "../event-reader.js";
-import { OpTable } from "../history/client-events.js";
+import { ByOp, OpTable } from "../history/client-events.js";
 import { WatcherType } from "../../zk/proto/records.js";
 
 /** The removal events, and the ones each WatcherType may produce. */
@@ -97,7 +97,7 @@ export class WatchRemovalChecker implements Checker<Kind> {
   /** Client node → session → what the checker knows of it. */
   private readonly sessions = new Map<string, Map<string, SessionState>>();
   /** Client node → opId → a removal in flight (its type and `local`, which the op table does not keep). */
-  private readonly removals = new Map<string, Map<number, Removal>>();
+  private readonly removals = new ByOp<Removal>();
 
   onEvent(e: TraceEvent<Kind>): void {
     switch (e.kind) {
@@ -111,7 +111,7 @@ export class WatchRemovalChecker implements Checker<Kind> {
         return guarded(this.log, e, this, this.onState);
       case "crash":
         this.sessions.delete(e.node);
-        this.removals.delete(e.node);
+        this.removals.forgetClient(e.node);
         return;
     }
   }
@@ -128,9 +128,7 @@ export class WatchRemovalChecker implements Checker<Kind> {
     const inv = this.ops.invoke(e);
     if (inv === undefined) return;
     if (inv.op !== "removeWatches" && inv.op !== "removeAllWatches") return;
-    let byOp = this.removals.get(inv.client);
-    if (byOp === undefined) this.removals.set(inv.client, (byOp = new Map()));
-    byOp.set(inv.opId, { op: inv.op, path: inv.path, type: intField(e, "type"), local: booleanField(e, "local") });
+    this.removals.set(inv.client, inv.opId, { op: inv.op, path: inv.path, type: intField(e, "type"), local: booleanField(e, "local") });
   }
 
   private onState(e: TraceEvent<"client.state">): void {
@@ -161,8 +159,7 @@ export class WatchRemovalChecker implements Checker<Kind> {
     if (c === undefined) return;
     const { inv, done } = c;
     if (inv.op === "removeWatches" || inv.op === "removeAllWatches") {
-      const removal = this.removals.get(inv.client)?.get(inv.opId);
-      this.removals.get(inv.client)?.delete(inv.opId);
+      const removal = this.removals.take(inv.client, inv.opId);
       if (removal !== undefined) this.judgeRemoval(e, inv.client, done.session, removal, done.outcome, done.err, done.local);
       return;
     }
@@ -224,7 +221,7 @@ export class WatchRemovalChecker implements Checker<Kind> {
   retained(): number {
     let n = 0;
     for (const bySession of this.sessions.values()) for (const s of bySession.values()) n += s.data.size + s.child.size + s.unjudged.size + s.told.size;
-    for (const byOp of this.removals.values()) n += byOp.size;
+    n += this.removals.size;
     return n;
   }
 }

@@ -357,6 +357,18 @@ export class ByOp<T> {
     byOpId.set(opId, value);
   }
 
+  /** Forgets every value of `client` (its process crashed: its operations end with it). */
+  forgetClient(client: string): void {
+    this.byClient.delete(client);
+  }
+
+  /** How many values are held. */
+  get size(): number {
+    let n = 0;
+    for (const byOpId of this.byClient.values()) n += byOpId.size;
+    return n;
+  }
+
   /** The value of (client, opId), removed. */
   take(client: string, opId: number): T | undefined {
     const byOpId = this.byClient.get(client);

@@ -538,12 +538,12 @@ export class AuthLog {
   }
 }
 
-/** A `client.auth` event read, for `AuthLog.added`. */
 /** A `client.state` CONNECTED: the session a handle of the client established (`HistoryBuilder.sessionEstablished`). */
 export function readEstablished(builder: HistoryBuilder, e: TraceEvent): void {
   if (stringField(e, "state") === "CONNECTED") builder.sessionEstablished(stringField(e, "client"), stringField(e, "session"), e.atUs);
 }
 
+/** A `client.auth` event read, for `AuthLog.added`. */
 export function readAuth(e: TraceEvent<"client.auth">): { client: string; session: string; cred: Credential } {
   return { client: stringField(e, "client"), session: stringField(e, "session"), cred: { scheme: stringField(e, "scheme"), auth: stringField(e, "auth") } };
 }
