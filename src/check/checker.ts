@@ -5,6 +5,7 @@
  */
 import { isOneOf, type Trace, type TraceEvent } from "../sim/trace.js";
 import type { TraceKind } from "../sim/trace-schema.js";
+import { CheckRun } from "./check-run.js";
 
 export interface Violation {
   checker: string;
@@ -90,6 +91,12 @@ export interface Checker<K extends TraceKind = TraceKind> {
    * its fields hold are counted).
    */
   retained?(): number;
+  /**
+   * Optional: called by the dispatcher once, before the first event, with what the checkers of
+   * the run share (check-run.ts: the durable floor…). A checker fed by hand is never attached
+   * and works the same from its own state.
+   */
+  attach?(run: CheckRun): void;
 }
 
 /** The kinds a list of kinds names (`KindsOf<typeof KINDS>`, for `Checker<…>` and `onEvent`). */
@@ -101,13 +108,22 @@ export function reads(checker: Checker, kind: TraceKind): boolean {
 }
 
 /**
- * Subscribes each checker to its kinds of `trace`, in order; returns the unsubscription. A bound
- * method, not a wrapper arrow per checker: one call site would otherwise load `onEvent` from
- * every checker class.
+ * Subscribes each checker to its kinds of `trace`, in order; returns the unsubscription. The run's
+ * shared services (check-run.ts) come first, so each is fed an event before the checkers read it.
+ * A bound method, not a wrapper arrow per checker: one call site would otherwise load `onEvent`
+ * from every checker class.
  */
 export function subscribeCheckers(trace: Pick<Trace, "subscribe">, checkers: readonly Checker[]): () => void {
-  const unsubscribe = checkers.map((c) => trace.subscribe(c.onEvent.bind(c), c.kinds));
+  const run = attachRun(checkers);
+  const unsubscribe = [...run.feeds().map((feed) => trace.subscribe(feed.observe, feed.kinds)), ...checkers.map((c) => trace.subscribe(c.onEvent.bind(c), c.kinds))];
   return () => unsubscribe.forEach((u) => u());
+}
+
+/** One `CheckRun` for `checkers`, attached to each that takes it. */
+function attachRun(checkers: readonly Checker[]): CheckRun {
+  const run = new CheckRun();
+  for (const c of checkers) c.attach?.(run);
+  return run;
 }
 
 /** Hands `e` to `checker` when it reads e's kind: a subscription's filter, for code that sees every event. */
@@ -117,12 +133,16 @@ export function offer<K extends TraceKind>(checker: Checker<K>, e: TraceEvent): 
 
 /** Feeds `events` to `checkers` as a run does (each reads only its kinds), then finishes them. */
 export function runCheckers(checkers: readonly Checker[], events: Iterable<TraceEvent>): Violation[] {
-  const byKind = new Map<TraceKind, Checker[]>();
+  const feeds = attachRun(checkers).feeds();
+  const byKind = new Map<TraceKind, ((e: TraceEvent) => void)[]>();
   let end: RunEnd | undefined;
   for (const e of events) {
     let readers = byKind.get(e.kind);
-    if (readers === undefined) byKind.set(e.kind, (readers = checkers.filter((c) => reads(c, e.kind))));
-    for (const c of readers) c.onEvent(e);
+    if (readers === undefined) {
+      readers = [...feeds.filter((f) => f.kinds.includes(e.kind)).map((f) => f.observe), ...checkers.filter((c) => reads(c, e.kind)).map((c) => c.onEvent.bind(c))];
+      byKind.set(e.kind, readers);
+    }
+    for (const read of readers) read(e);
     end = e;
   }
   return checkers.flatMap((c) => c.finish(end));

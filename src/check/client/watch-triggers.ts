@@ -34,6 +34,7 @@ import { describeTriggers, triggers, type Effect, type NodeEventType } from "../
 import { NotificationTxns, type NotifiedTxn } from "./notification-txns.js";
 import { isEphemeralMode, isSequentialMode } from "./znode-paths.js";
 import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "../zab/durable-floor.js";
+import type { CheckRun } from "../check-run.js";
 import type { Zxid } from "../../zk/proto/records.js";
 
 /**
@@ -83,6 +84,11 @@ export class WatchTriggersChecker implements Checker<Kind> {
   private readonly reaped = new Map<string, string>();
   private readonly pending: Pending[] = [];
   private readonly pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
+
+  /** The run's durable floor. */
+  attach(run: CheckRun): void {
+    this.pruner.attach(run);
+  }
 
   onEvent(e: TraceEvent<Kind>): void {
     this.read(e);

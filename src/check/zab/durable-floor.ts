@@ -20,6 +20,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { optionalStringField, zxidField } from "../event-reader.js";
+import type { CheckRun } from "../check-run.js";
 
 /** The kinds the floor follows. */
 export const FLOOR_KINDS = ["zab.deliver", "zab.log", "zab.recovered", "zab.truncate", "zab.snap.load", "zk.snapshot.done"] as const;
@@ -94,10 +95,19 @@ export class DurableFloor {
 
   /** The floor now (recomputed; never lower than before). */
   zxid(): Zxid {
+    const f = this.current();
+    if (f > this.floorZxid) this.floorZxid = f;
+    return this.floorZxid;
+  }
+
+  /**
+   * The lowest zxid every server both applied and holds durably, as of now: -1 before any server
+   * was seen; it goes down when a server loses txns (a truncation, a recovery, a SNAP).
+   */
+  current(): Zxid {
     let f: Zxid | undefined;
     for (const s of this.servers.values()) f = min(f ?? s.treeZxid, min(s.treeZxid, s.durableZxid));
-    if (f !== undefined && f > this.floorZxid) this.floorZxid = f;
-    return this.floorZxid;
+    return f ?? -1n;
   }
 
   private server(node: string): ServerDurability {
@@ -108,11 +118,19 @@ export class DurableFloor {
 }
 
 /**
- * When a checker prunes: every `everyEvents` events it asks the floor, and calls `prune` when the
- * floor rose since the last time. Pruning is O(state), so it is done in batches.
+ * When a checker prunes: every `everyEvents` events it hands here it asks the floor, and calls
+ * `prune` when the floor rose above what it pruned last (so each checker's pruning points are
+ * its own, whoever else reads the floor).
+ *
+ * The floor itself is the run's (`CheckRun.durableFloor`, check/check-run.ts): the dispatcher
+ * feeds it each floor event once, before any checker reads that event, and `attach` hands it to
+ * the pruner. A pruner never attached (a checker fed by hand) keeps a floor of its own and feeds
+ * it the floor events it is handed: the same floor, as the checker reads every floor kind.
  */
 export class FloorPruner {
-  readonly floor = new DurableFloor();
+  private floor = new DurableFloor();
+  /** Whether `observe` feeds the floor (it is this pruner's own, not the run's). */
+  private feeds = true;
   private events = 0;
   private lastPrunedZxid: Zxid = -1n;
 
@@ -121,6 +139,12 @@ export class FloorPruner {
     private readonly everyEvents = 4096,
   ) {}
 
+  /** Reads the run's floor from now on, which the dispatcher feeds (before the first event). */
+  attach(run: CheckRun): void {
+    this.floor = run.durableFloor();
+    this.feeds = false;
+  }
+
   /** Everything at or below this zxid has been forgotten. */
   get prunedThrough(): Zxid {
     return this.lastPrunedZxid;
@@ -128,9 +152,9 @@ export class FloorPruner {
 
   /** Any event the checker reads (each counts towards the next pruning). */
   observe(e: TraceEvent): void {
-    if (isFloorEvent(e)) this.floor.observe(e);
+    if (this.feeds && isFloorEvent(e)) this.floor.observe(e);
     if (++this.events % this.everyEvents !== 0) return;
-    const f = this.floor.zxid();
+    const f = this.floor.current();
     if (f <= this.lastPrunedZxid) return;
     this.lastPrunedZxid = f;
     this.prune(f);

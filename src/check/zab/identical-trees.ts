@@ -15,6 +15,7 @@ import { ViolationLog, type Checker, type Violation, type KindsOf } from "../che
 import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, serverLabel } from "./zab-event.js";
 import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "./durable-floor.js";
+import type { CheckRun } from "../check-run.js";
 import { guarded, stringField, zxidField } from "../event-reader.js";
 
 interface FirstDigest {
@@ -35,6 +36,11 @@ export class IdenticalTreesChecker implements Checker<Kind> {
   private readonly pruner = new FloorPruner((floorZxid) => {
     for (const zxid of this.first.keys()) if (zxid <= floorZxid) this.first.delete(zxid);
   });
+
+  /** The run's durable floor. */
+  attach(run: CheckRun): void {
+    this.pruner.attach(run);
+  }
 
   onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);

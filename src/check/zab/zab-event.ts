@@ -12,6 +12,7 @@ import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import { MalformedEvent, optionalIntField, optionalStringField, reportMalformed } from "../event-reader.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
 import { FLOOR_KINDS, type FloorKind, type FloorPruner } from "./durable-floor.js";
+import type { CheckRun } from "../check-run.js";
 
 /** `0x200000001 (2,1)`: the hex form ZooKeeper logs, and the (epoch,counter) pair the papers use. */
 export function formatZxid(zxid: Zxid): string {
@@ -112,6 +113,11 @@ export abstract class ZabEventChecker<K extends TraceKind> implements Checker<K 
 
   get kinds(): readonly (K | NameKind | FloorKind)[] {
     return (this.kindList ??= [...new Set<K | NameKind | FloorKind>([...(this.own as ReadonlySet<K>), ...NAME_KINDS, ...(this.pruner === undefined ? [] : FLOOR_KINDS)])]);
+  }
+
+  /** The run's durable floor, for a checker that prunes by it. */
+  attach(run: CheckRun): void {
+    this.pruner?.attach(run);
   }
 
   onEvent(e: TraceEvent<K | NameKind | FloorKind>): void {

@@ -16,6 +16,7 @@ import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, serverLabel } from "./zab-event.js";
 import { reportMalformed, stringField, zxidField } from "../event-reader.js";
 import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "./durable-floor.js";
+import type { CheckRun } from "../check-run.js";
 
 interface FirstSeen {
   txn: string;
@@ -38,6 +39,11 @@ export class ZxidUniquenessChecker implements Checker<Kind> {
   private readonly pruner = new FloorPruner((floorZxid) => {
     for (const zxid of this.first.keys()) if (zxid <= floorZxid) this.first.delete(zxid);
   });
+
+  /** The run's durable floor. */
+  attach(run: CheckRun): void {
+    this.pruner.attach(run);
+  }
 
   onEvent(e: TraceEvent<Kind>): void {
     // `guarded`, inlined: no closure per txn event (three per txn per server).

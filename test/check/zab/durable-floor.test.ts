@@ -7,7 +7,9 @@ import { PrimaryIntegrityChecker } from "../../../src/check/zab/primary-integrit
 import { IntegrityChecker } from "../../../src/check/zab/integrity.js";
 import { ZxidUniquenessChecker } from "../../../src/check/zab/zxid-uniqueness.js";
 import { IdenticalTreesChecker } from "../../../src/check/zab/identical-trees.js";
-import type { Checker } from "../../../src/check/checker.js";
+import { runCheckers, type Checker } from "../../../src/check/checker.js";
+import { CheckRun } from "../../../src/check/check-run.js";
+import { WatchTriggersChecker } from "../../../src/check/client/watch-triggers.js";
 import { runChecker, TraceBuilder, z } from "./trace-builder.js";
 
 function floorOf(t: TraceBuilder): bigint {
@@ -97,5 +99,24 @@ describe("check: zab: the durable floor", () => {
       expect(runChecker(c, long.events), c.name).toEqual([]);
       expect(held(), c.name).toBeLessThan(1500);
     }
+  });
+
+  it("is one per run: the dispatcher feeds it once, and the checkers that share it judge as each would with its own", () => {
+    const pruning = () => [new CommittedDurabilityChecker(), new PrefixConsistencyChecker(), new IntegrityChecker(), new ZxidUniquenessChecker(), new IdenticalTreesChecker(), new WatchTriggersChecker()];
+    const run = new CheckRun();
+    for (const c of pruning()) c.attach?.(run);
+    expect(run.feeds().map((f) => f.kinds)).toEqual([FLOOR_KINDS]);
+    // The shape with a lost txn, long enough for every checker to prune several times: fed alone
+    // (each pruner with a floor of its own, the checker never attached) and through one run.
+    const long = zk4785After(1000);
+    const alone = pruning().map((c) => {
+      for (const e of long.events) if (isOneOf(e, c.kinds)) c.onEvent(e);
+      return { name: c.name, violations: c.finish(long.events.at(-1)), retained: c.retained?.() };
+    });
+    const shared = pruning();
+    const violations = runCheckers(shared, long.events);
+    expect(violations.length).toBeGreaterThan(0);
+    expect(alone[0]!.retained, "committed-durability pruned on the way (~7 entries a txn without)").toBeLessThan(4000);
+    expect(shared.map((c) => ({ name: c.name, violations: violations.filter((v) => v.checker === c.name), retained: c.retained?.() }))).toEqual(alone);
   });
 });

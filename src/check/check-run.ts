@@ -1,0 +1,35 @@
+/**
+ * What the checkers of one run share: state every one of them would otherwise work out again
+ * from the same events. The dispatcher (`subscribeCheckers`, `runCheckers` in checker.ts) makes
+ * one per run, hands it to each checker's `attach` before the first event, and then feeds each
+ * service the events of its kinds once, before any checker reads them: a checker reads the
+ * service's state as of the event it is handed, the event included.
+ *
+ * The durable floor (zab/durable-floor.ts): six checkers forget their per-txn state below it,
+ * and each parsed every `zab.deliver` and `zab.log` into a floor of its own.
+ */
+import type { TraceEvent } from "../sim/trace.js";
+import type { TraceKind } from "../sim/trace-schema.js";
+import { DurableFloor, FLOOR_KINDS } from "./zab/durable-floor.js";
+
+/** A service's feed: the kinds it follows and what reads them. */
+export interface ServiceFeed {
+  readonly kinds: readonly TraceKind[];
+  readonly observe: (e: TraceEvent) => void;
+}
+
+export class CheckRun {
+  private floor: DurableFloor | undefined = undefined;
+
+  /** The run's durable floor (created on the first request; fed only if some checker asked). */
+  durableFloor(): DurableFloor {
+    return (this.floor ??= new DurableFloor());
+  }
+
+  /** The services some checker asked for, each with its feed, for the dispatcher to subscribe first. */
+  feeds(): ServiceFeed[] {
+    const floor = this.floor;
+    if (floor === undefined) return [];
+    return [{ kinds: FLOOR_KINDS, observe: (e) => floor.observe(e as TraceEvent<(typeof FLOOR_KINDS)[number]>) }];
+  }
+}
