@@ -41,6 +41,8 @@ const STRING_CACHE_LIMIT = 4096;
 const MAX_REMEMBERED_KEYS = 16;
 /** `stringHash`'s direct-mapped table has RECENT_MASK + 1 entries. */
 const RECENT_MASK = 127;
+/** `kindInfo`'s direct-mapped table has RECENT_KIND_MASK + 1 entries. */
+const RECENT_KIND_MASK = 63;
 
 /**
  * The keys (with hashes) last seen at each position of one shape of plain object: an event
@@ -78,6 +80,8 @@ export class Trace extends Mixer {
   private readonly recentStrings: (string | undefined)[] = new Array<string | undefined>(RECENT_MASK + 1).fill(undefined);
   private readonly recentHashes = new Int32Array(RECENT_MASK + 1);
   private readonly kinds = new Map<TraceKind, KindInfo>();
+  /** `kindInfo`'s direct-mapped table in front of `kinds`. */
+  private readonly recentKinds: (KindInfo | undefined)[] = new Array<KindInfo | undefined>(RECENT_KIND_MASK + 1).fill(undefined);
   private lastAtUs = 0;
   private readonly messageKinds: (KindInfo | undefined)[] = new Array<KindInfo | undefined>(8).fill(undefined);
   /** Retained events (only when `retain` is on). */
@@ -246,13 +250,21 @@ export class Trace extends Mixer {
     for (let i = 0; i < listeners.length; i++) listeners[i]!(event as never);
   }
 
+  /**
+   * The kind's entry: from a small direct-mapped table by length and two characters (a kind is
+   * a literal of the code, so one compare of the same string), else from the map.
+   */
   private kindInfo(kind: TraceKind): KindInfo {
+    const slot = (kind.length * 5 + kind.charCodeAt(kind.length - 1) * 3 + kind.charCodeAt(kind.length >> 1)) & RECENT_KIND_MASK;
+    const recent = this.recentKinds[slot];
+    if (recent !== undefined && recent.kind === kind) return recent;
     let info = this.kinds.get(kind);
     if (info === undefined) {
       // Never cleared: kinds are the code's fixed vocabulary, and the table holds their counts.
       info = { kind, hash: this.stringHash(kind), fields: newKeyCache(), count: 0, listeners: undefined };
       this.kinds.set(kind, info);
     }
+    this.recentKinds[slot] = info;
     return info;
   }
 
