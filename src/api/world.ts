@@ -166,9 +166,20 @@ function makeClientNode(s: ScriptContext, id: ClientId): ClientNode {
     record(name, data = {}) {
       if (typeof name !== "string" || name === "") throw new UserInputError(`client(${id}).record: name must be a non-empty string`);
       if (typeof data !== "object" || data === null || Array.isArray(data)) throw new UserInputError(`client(${id}).record(${name}): data must be an object of JSON values`);
-      host().annotate("user.event", { name, client: id, data });
+      // A copy: the checkers read the event after the script has gone on (in batches, and a kept
+      // trace later still), and must see the data as it was when recorded.
+      host().annotate("user.event", { name, client: id, data: copyOfData(data, `client(${id}).record(${name})`) });
     },
   };
+}
+
+/** A deep copy of a recorded event's data (JSON values: anything else is the caller's mistake). */
+function copyOfData<T extends object>(data: T, where: string): T {
+  try {
+    return structuredClone(data);
+  } catch {
+    throw new UserInputError(`${where}: data must be an object of JSON values`);
+  }
 }
 
 /** The fault as the scenario parser reads it (same vocabulary, same messages), without a time. */

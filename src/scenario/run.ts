@@ -13,7 +13,7 @@ import { makeChecker, workloadDef } from "./registry.js";
 import { withDrawnFaults } from "./nemesis/index.js";
 import type { Workload } from "./workload.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
-import { subscribeCheckers, type Checker, type Violation } from "../check/checker.js";
+import { subscribeCheckersInBatches, type Checker, type Violation } from "../check/checker.js";
 import { runVerdict } from "./verdict.js";
 import { judgedSummary } from "./judged.js";
 import { CoverageRecorder } from "./coverage.js";
@@ -45,8 +45,9 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
   const checkers = [...scenario.checkers.map((name) => makeChecker(name, options.registry)), ...(options.extraCheckers ?? []).map((make) => make())];
   let lastFaultUs: number | undefined;
   sim.trace.subscribe((e) => (lastFaultUs = e.atUs), FAULT_EVENT_KINDS);
-  // Each checker reads only its kinds: most read a handful of a run's ~50 kinds.
-  subscribeCheckers(sim.trace, checkers);
+  // Each checker reads only its kinds (most read a handful of a run's ~50), in batches of events:
+  // nothing reads a checker before the run's end.
+  const checking = subscribeCheckersInBatches(sim.trace, checkers, options.checkerBatchEvents);
   if (options.onTraceEvent) sim.trace.subscribe(options.onTraceEvent);
   const coverage = options.coverage === true ? new CoverageRecorder(def.coverage) : undefined;
   if (coverage !== undefined) sim.trace.subscribe(coverage.onEvent.bind(coverage), coverage.kinds);
@@ -99,6 +100,7 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
   await workload.finish?.();
   const last = sim.trace.last;
   const end = last.index < 0 ? undefined : stop === "quiescent" ? { index: last.index, atUs: last.atUs, quiescent: true } : last;
+  checking.flush();
   const violations = [...reported, ...checkers.flatMap((c) => c.finish(end))];
   const unknown = checkers.flatMap((c) => c.unknowns?.() ?? []);
   const counts = sim.trace.kindCounts();
