@@ -11,6 +11,7 @@
 import type { TraceEvent } from "../sim/trace.js";
 import type { TraceKind } from "../sim/trace-schema.js";
 import { DurableFloor, FLOOR_KINDS } from "./zab/durable-floor.js";
+import { MalformedEvent } from "./event-reader.js";
 
 /** A service's feed: the kinds it follows and what reads them. */
 export interface ServiceFeed {
@@ -20,6 +21,11 @@ export interface ServiceFeed {
 
 export class CheckRun {
   private floor: DurableFloor | undefined = undefined;
+  /**
+   * The last floor event the floor found malformed, with the error: each checker that reads the
+   * floor reports it as its own floor did (FloorPruner.observe rethrows it), and the run goes on.
+   */
+  floorMalformed: { event: TraceEvent; error: MalformedEvent } | undefined = undefined;
 
   /** The run's durable floor (created on the first request; fed only if some checker asked). */
   durableFloor(): DurableFloor {
@@ -30,6 +36,14 @@ export class CheckRun {
   feeds(): ServiceFeed[] {
     const floor = this.floor;
     if (floor === undefined) return [];
-    return [{ kinds: FLOOR_KINDS, observe: (e) => floor.observe(e as TraceEvent<(typeof FLOOR_KINDS)[number]>) }];
+    const observe = (e: TraceEvent): void => {
+      try {
+        floor.observe(e as TraceEvent<(typeof FLOOR_KINDS)[number]>);
+      } catch (error) {
+        if (!(error instanceof MalformedEvent)) throw error;
+        this.floorMalformed = { event: e, error };
+      }
+    };
+    return [{ kinds: FLOOR_KINDS, observe }];
   }
 }

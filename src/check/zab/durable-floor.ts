@@ -129,8 +129,8 @@ export class DurableFloor {
  */
 export class FloorPruner {
   private floor = new DurableFloor();
-  /** Whether `observe` feeds the floor (it is this pruner's own, not the run's). */
-  private feeds = true;
+  /** The run whose floor it reads, once attached; until then `observe` feeds a floor of its own. */
+  private run: CheckRun | undefined = undefined;
   private events = 0;
   private lastPrunedZxid: Zxid = -1n;
 
@@ -142,7 +142,7 @@ export class FloorPruner {
   /** Reads the run's floor from now on, which the dispatcher feeds (before the first event). */
   attach(run: CheckRun): void {
     this.floor = run.durableFloor();
-    this.feeds = false;
+    this.run = run;
   }
 
   /** Everything at or below this zxid has been forgotten. */
@@ -152,7 +152,12 @@ export class FloorPruner {
 
   /** Any event the checker reads (each counts towards the next pruning). */
   observe(e: TraceEvent): void {
-    if (this.feeds && isFloorEvent(e)) this.floor.observe(e);
+    if (this.run === undefined) {
+      if (isFloorEvent(e)) this.floor.observe(e);
+    } else if (this.run.floorMalformed?.event === e) {
+      // The run's floor could not read it: malformed, for this checker as for its own floor before.
+      throw this.run.floorMalformed.error;
+    }
     if (++this.events % this.everyEvents !== 0) return;
     const f = this.floor.current();
     if (f <= this.lastPrunedZxid) return;
