@@ -19,7 +19,16 @@ export interface ServiceFeed {
   readonly observe: (e: TraceEvent) => void;
 }
 
-export class CheckRun {
+/**
+ * What a checker gets in `attach`: structural (no private members), so a checker built against
+ * another copy of this module (the compiled dist/ beside src/) still fits.
+ */
+export interface RunServices {
+  durableFloor(): { current(): bigint };
+  readonly floorMalformed: { event: TraceEvent; error: MalformedEvent } | undefined;
+}
+
+export class CheckRun implements RunServices {
   private floor: DurableFloor | undefined = undefined;
   /**
    * The last floor event the floor found malformed, with the error: each checker that reads the

@@ -5,7 +5,7 @@
  */
 import { isOneOf, type Trace, type TraceEvent } from "../sim/trace.js";
 import type { TraceKind } from "../sim/trace-schema.js";
-import { CheckRun } from "./check-run.js";
+import { CheckRun, type RunServices } from "./check-run.js";
 
 export interface Violation {
   checker: string;
@@ -96,7 +96,7 @@ export interface Checker<K extends TraceKind = TraceKind> {
    * the run share (check-run.ts: the durable floor…). A checker fed by hand is never attached
    * and works the same from its own state.
    */
-  attach?(run: CheckRun): void;
+  attach?(run: RunServices): void;
 }
 
 /** The kinds a list of kinds names (`KindsOf<typeof KINDS>`, for `Checker<…>` and `onEvent`). */

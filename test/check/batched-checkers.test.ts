@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { subscribeCheckersInBatches, type Checker, type Violation } from "../../src/check/checker.js";
-import type { CheckRun } from "../../src/check/check-run.js";
+import type { RunServices } from "../../src/check/check-run.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { Trace, hashString as h, type TraceEvent } from "../../src/sim/trace.js";
@@ -13,7 +13,7 @@ class Recorder implements Checker<"zab.log" | "send"> {
   floorSeenAt: number[] = [];
   private floorZxid: (() => bigint) | undefined;
   constructor(private readonly trace: Trace) {}
-  attach(run: CheckRun): void {
+  attach(run: RunServices): void {
     const floor = run.durableFloor();
     this.floorZxid = () => floor.current();
   }

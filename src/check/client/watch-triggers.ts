@@ -34,7 +34,7 @@ import { describeTriggers, triggers, type Effect, type NodeEventType } from "../
 import { NotificationTxns, type NotifiedTxn } from "./notification-txns.js";
 import { isEphemeralMode, isSequentialMode } from "./znode-paths.js";
 import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "../zab/durable-floor.js";
-import type { CheckRun } from "../check-run.js";
+import type { RunServices } from "../check-run.js";
 import type { Zxid } from "../../zk/proto/records.js";
 
 /**
@@ -86,7 +86,7 @@ export class WatchTriggersChecker implements Checker<Kind> {
   private readonly pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
 
   /** The run's durable floor. */
-  attach(run: CheckRun): void {
+  attach(run: RunServices): void {
     this.pruner.attach(run);
   }
 

@@ -20,7 +20,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { optionalStringField, zxidField } from "../event-reader.js";
-import type { CheckRun } from "../check-run.js";
+import type { RunServices } from "../check-run.js";
 
 /** The kinds the floor follows. */
 export const FLOOR_KINDS = ["zab.deliver", "zab.log", "zab.recovered", "zab.truncate", "zab.snap.load", "zk.snapshot.done"] as const;
@@ -128,9 +128,10 @@ export class DurableFloor {
  * it the floor events it is handed: the same floor, as the checker reads every floor kind.
  */
 export class FloorPruner {
-  private floor = new DurableFloor();
+  private floor: { current(): Zxid } = new DurableFloor();
+  private readonly ownFloor = this.floor as DurableFloor;
   /** The run whose floor it reads, once attached; until then `observe` feeds a floor of its own. */
-  private run: CheckRun | undefined = undefined;
+  private run: RunServices | undefined = undefined;
   private events = 0;
   private lastPrunedZxid: Zxid = -1n;
 
@@ -140,7 +141,7 @@ export class FloorPruner {
   ) {}
 
   /** Reads the run's floor from now on, which the dispatcher feeds (before the first event). */
-  attach(run: CheckRun): void {
+  attach(run: RunServices): void {
     this.floor = run.durableFloor();
     this.run = run;
   }
@@ -153,7 +154,7 @@ export class FloorPruner {
   /** Any event the checker reads (each counts towards the next pruning). */
   observe(e: TraceEvent): void {
     if (this.run === undefined) {
-      if (isFloorEvent(e)) this.floor.observe(e);
+      if (isFloorEvent(e)) this.ownFloor.observe(e);
     } else if (this.run.floorMalformed?.event === e) {
       // The run's floor could not read it: malformed, for this checker as for its own floor before.
       throw this.run.floorMalformed.error;

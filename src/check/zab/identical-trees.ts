@@ -15,7 +15,7 @@ import { ViolationLog, type Checker, type Violation, type KindsOf } from "../che
 import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, serverLabel } from "./zab-event.js";
 import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "./durable-floor.js";
-import type { CheckRun } from "../check-run.js";
+import type { RunServices } from "../check-run.js";
 import { guarded, stringField, zxidField } from "../event-reader.js";
 
 interface FirstDigest {
@@ -38,7 +38,7 @@ export class IdenticalTreesChecker implements Checker<Kind> {
   });
 
   /** The run's durable floor. */
-  attach(run: CheckRun): void {
+  attach(run: RunServices): void {
     this.pruner.attach(run);
   }
 

@@ -12,7 +12,7 @@ import { ViolationLog, type Checker, type Violation } from "../checker.js";
 import { MalformedEvent, optionalIntField, optionalStringField, reportMalformed } from "../event-reader.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
 import { FLOOR_KINDS, type FloorKind, type FloorPruner } from "./durable-floor.js";
-import type { CheckRun } from "../check-run.js";
+import type { RunServices } from "../check-run.js";
 
 /** `0x200000001 (2,1)`: the hex form ZooKeeper logs, and the (epoch,counter) pair the papers use. */
 export function formatZxid(zxid: Zxid): string {
@@ -116,7 +116,7 @@ export abstract class ZabEventChecker<K extends TraceKind> implements Checker<K 
   }
 
   /** The run's durable floor, for a checker that prunes by it. */
-  attach(run: CheckRun): void {
+  attach(run: RunServices): void {
     this.pruner?.attach(run);
   }
 

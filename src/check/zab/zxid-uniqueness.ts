@@ -16,7 +16,7 @@ import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, serverLabel } from "./zab-event.js";
 import { reportMalformed, stringField, zxidField } from "../event-reader.js";
 import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "./durable-floor.js";
-import type { CheckRun } from "../check-run.js";
+import type { RunServices } from "../check-run.js";
 
 interface FirstSeen {
   txn: string;
@@ -41,7 +41,7 @@ export class ZxidUniquenessChecker implements Checker<Kind> {
   });
 
   /** The run's durable floor. */
-  attach(run: CheckRun): void {
+  attach(run: RunServices): void {
     this.pruner.attach(run);
   }
 

@@ -102,7 +102,7 @@ describe("check: zab: the durable floor", () => {
   });
 
   it("is one per run: the dispatcher feeds it once, and the checkers that share it judge as each would with its own", () => {
-    const pruning = () => [new CommittedDurabilityChecker(), new PrefixConsistencyChecker(), new IntegrityChecker(), new ZxidUniquenessChecker(), new IdenticalTreesChecker(), new WatchTriggersChecker()];
+    const pruning = (): Checker[] => [new CommittedDurabilityChecker(), new PrefixConsistencyChecker(), new IntegrityChecker(), new ZxidUniquenessChecker(), new IdenticalTreesChecker(), new WatchTriggersChecker()];
     const run = new CheckRun();
     for (const c of pruning()) c.attach?.(run);
     expect(run.feeds().map((f) => f.kinds)).toEqual([FLOOR_KINDS]);
