@@ -57,6 +57,13 @@ describe("loss traps aimed at any write", () => {
     expect((await traced("recipe-group-join-loss")).traceHash).toBe(r.traceHash);
   });
 
+  it("recipe-double-barrier-entry-loss: the first member's entry lands unanswered; back, it sees every member and its create of ready meets NODEEXISTS", async () => {
+    const r = await traced("recipe-double-barrier-entry-loss");
+    expect(r.violations).toEqual([]);
+    expect(failures(r.events, "c1", "CONNECTIONLOSS").some((f) => f.op === "create" && f.path.startsWith("/app/double-barrier/round-0/0x"))).toBe(true);
+    expect(failures(r.events, "c1", "NODEEXISTS")).toContainEqual({ op: "create", path: "/app/double-barrier/round-0/ready" });
+  });
+
   it("a trap names a write the recipes send and an absolute path, else one clear UserInputError", () => {
     const trap = { node: "c1", atMs: 0, forMs: 1000 };
     expect(() => checkRecipeParams({ createLossTraps: [{ ...trap, op: "setData", path: "/app" }] })).not.toThrow();
