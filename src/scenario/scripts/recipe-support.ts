@@ -35,13 +35,15 @@ export const latchVariantOf = (s: ScriptContext): LatchVariant => (s.canary === 
 
 /**
  * The recipe host a run's canary asks for: under `group-unannounced` the group recipe's
- * annotations are dropped, under `barrier-entry-unannounced` the double barrier's `entered`
- * (the recipe's history loses them; what it does is unchanged); else `host` itself.
+ * annotations are dropped, under `barrier-entry-unannounced` the double barrier's `entered`,
+ * under `counter-unknown-unannounced` the counter's increments of unknown outcome (the
+ * recipe's history loses them; what it does is unchanged); else `host` itself.
  */
 export function recipeHostOf(s: ScriptContext, host: RecipeHost): RecipeHost {
   const drops: ((kind: AnnotationKind, fields: unknown) => boolean) | undefined =
     s.canary === "group-unannounced" ? (kind) => kind === "recipe.group"
     : s.canary === "barrier-entry-unannounced" ? (kind, fields) => kind === "recipe.barrier" && (fields as TraceAnnotations["recipe.barrier"]).event === "entered"
+    : s.canary === "counter-unknown-unannounced" ? (kind, fields) => kind === "recipe.counter" && (fields as TraceAnnotations["recipe.counter"]).outcome === "unknown"
     : undefined;
   if (drops === undefined) return host;
   return {
