@@ -273,6 +273,12 @@ export const CANARY_REGISTRY = [
     caughtBy: [scenario("recipe-double-barrier", [1], "recipe.barrier")],
   },
   {
+    name: "counter-unknown-unannounced",
+    layer: "recipe",
+    breaks: "the counter never announces an increment a lost session left unknown; it settles it later all the same (resolved-ok / resolved-none)",
+    caughtBy: [scenario("recipe-counter", [1], "recipe.counter")],
+  },
+  {
     name: "removal-untold",
     layer: "client",
     breaks: "a removal of watches takes the watchers out of the client's tables but hands them no ChildWatchRemoved / DataWatchRemoved / PersistentWatchRemoved event",
@@ -294,6 +300,7 @@ export const CANARIES = [
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",
   "rw-probe-ignored", "quota-root-uncounted", "snapshot-done-reported-failed", "snapshot-never-taken", "watches-outlive-connection",
   "names-as-count", "state-cause-dropped", "group-unannounced", "barrier-entry-unannounced", "removal-untold",
+  "counter-unknown-unannounced",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 
