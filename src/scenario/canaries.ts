@@ -278,6 +278,12 @@ export const CANARY_REGISTRY = [
     breaks: "a removal of watches takes the watchers out of the client's tables but hands them no ChildWatchRemoved / DataWatchRemoved / PersistentWatchRemoved event",
     caughtBy: [scenario("api-swarm-standalone", [4], "client.watch-removal")],
   },
+  {
+    name: "ephemerals-prefix-ignored",
+    layer: "server",
+    breaks: "getEphemerals ignores its prefix and lists every ephemeral of the session",
+    caughtBy: [scenario("api-swarm-standalone", [3], "client.linearizability")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -294,6 +300,7 @@ export const CANARIES = [
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",
   "rw-probe-ignored", "quota-root-uncounted", "snapshot-done-reported-failed", "snapshot-never-taken", "watches-outlive-connection",
   "names-as-count", "state-cause-dropped", "group-unannounced", "barrier-entry-unannounced", "removal-untold",
+  "ephemerals-prefix-ignored",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 
