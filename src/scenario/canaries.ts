@@ -284,6 +284,12 @@ export const CANARY_REGISTRY = [
     breaks: "a removal of watches takes the watchers out of the client's tables but hands them no ChildWatchRemoved / DataWatchRemoved / PersistentWatchRemoved event",
     caughtBy: [scenario("api-swarm-standalone", [4], "client.watch-removal")],
   },
+  {
+    name: "ephemerals-prefix-ignored",
+    layer: "server",
+    breaks: "getEphemerals ignores its prefix and lists every ephemeral of the session",
+    caughtBy: [scenario("api-swarm-standalone", [3], "client.linearizability")],
+  },
 ] as const satisfies readonly CanaryEntry[];
 
 export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
@@ -301,6 +307,7 @@ export const CANARIES = [
   "rw-probe-ignored", "quota-root-uncounted", "snapshot-done-reported-failed", "snapshot-never-taken", "watches-outlive-connection",
   "names-as-count", "state-cause-dropped", "group-unannounced", "barrier-entry-unannounced", "removal-untold",
   "counter-unknown-unannounced",
+  "ephemerals-prefix-ignored",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

@@ -125,6 +125,8 @@ export type ServerCanary =
   | "read-only-serves-any-client"
   /** A quota root's own node is left out of its count: a hard count limit lets one node too many in. */
   | "quota-root-uncounted"
+  /** getEphemerals ignores its prefix: every ephemeral of the session comes back. */
+  | "ephemerals-prefix-ignored"
   /** Broken preps (prep-request-processor.ts `PrepCanary`): a multi's answers, sequence numbers, a delete's ACL check. */
   | PrepCanary;
 
@@ -153,6 +155,7 @@ export function newZKDatabase(ctx: NodeContext, config: ZooKeeperServerConfig): 
     ...(canary === "standard-watch-kept" ? { keepStandardWatches: true } : {}),
     ...(canary === "delete-fires-data-changed" ? { deleteFiresDataChanged: true } : {}),
     ...(canary === "watches-outlive-connection" ? { watchLeakCanary: true } : {}),
+    ...(canary === "ephemerals-prefix-ignored" ? { ephemeralsPrefixIgnored: true } : {}),
   };
   const replay = canary === "fuzzy-replay-strict" ? "strict" : "tolerant";
   const snapshotCanary = canary === "snapshot-done-reported-failed" ? "done-reported-failed" : canary === "snapshot-never-taken" ? "never-taken" : undefined;
