@@ -99,6 +99,8 @@ export type ServerCanary =
   | "fuzzy-replay-no-fixup"
   /** A leader's DIFF from its on-disk txn log leaves out the first txn it read there. */
   | "txnlog-diff-gap"
+  /** A leader sends every learner a SNAP, whatever sync it chose and announced (zab.sync). */
+  | "sync-always-snap"
   /** A new leader keeps each session's old deadline (its last txn's time + timeout) instead of a fresh timeout. */
   | "stale-session-deadlines"
   /** A standard watch is not removed when it fires: the next change notifies it again. */
