@@ -195,6 +195,12 @@ export const CANARY_REGISTRY = [
     caughtBy: [scenario("read-only-mode", [1], "client.timeliness", "scenario.expect")],
   },
   {
+    name: "read-only-sessions-never-expire",
+    layer: "server",
+    breaks: "a read-only server's local sessions never expire: a silent client's session stays listed (dump) and tracked until the server leaves read-only mode",
+    caughtBy: [scenario("read-only-local-expiry", [1], "scenario.expect")],
+  },
+  {
     name: "multi-misanswered",
     layer: "server",
     breaks: "a failed multi answers OK for the operations after the failing one instead of RUNTIMEINCONSISTENCY",
@@ -296,7 +302,7 @@ export const CANARIES = [
   "forget-last-zxid", "latch-stays-leader", "lock-trusts-expired",
   "fle-ignores-zxid", "established-without-quorum",
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
-  "read-only-accepts-writes", "read-only-serves-any-client",
+  "read-only-accepts-writes", "read-only-serves-any-client", "read-only-sessions-never-expire",
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",
   "rw-probe-ignored", "quota-root-uncounted", "snapshot-done-reported-failed", "snapshot-never-taken", "watches-outlive-connection",
   "names-as-count", "state-cause-dropped", "group-unannounced", "barrier-entry-unannounced", "removal-untold",

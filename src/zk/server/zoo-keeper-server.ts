@@ -125,6 +125,8 @@ export type ServerCanary =
   | "read-only-accepts-writes"
   /** A read-only server accepts a client whose ConnectRequest did not ask for read-only. */
   | "read-only-serves-any-client"
+  /** A read-only server's local sessions never expire (a tracker that tracks no deadlines). */
+  | "read-only-sessions-never-expire"
   /** A quota root's own node is left out of its count: a hard count limit lets one node too many in. */
   | "quota-root-uncounted"
   /** Broken preps (prep-request-processor.ts `PrepCanary`): a multi's answers, sequence numbers, a delete's ACL check. */
