@@ -234,8 +234,10 @@ export class Leader {
     const peerZxid = h.peerLastZxid;
     const last = db.lastProcessedZxid;
     const choice = chooseSyncMode(peerZxid, db, this.peer.hasBug("ZK-1154"));
-    const { mode, zxid: modeZxid } = choice;
-    this.peer.ctx.annotate("zab.sync", { sid: this.myid, learner: h.sid, mode, peerLastZxid: zxidHex(peerZxid), zxid: zxidHex(modeZxid), txnLog: choice.fromTxnLog || undefined });
+    const { mode: chosen, zxid: modeZxid } = choice;
+    this.peer.ctx.annotate("zab.sync", { sid: this.myid, learner: h.sid, mode: chosen, peerLastZxid: zxidHex(peerZxid), zxid: zxidHex(modeZxid), txnLog: choice.fromTxnLog || undefined });
+    // The canary ships a SNAP whatever it chose (and announced).
+    const mode = this.peer.config.server.canary === "sync-always-snap" ? "SNAP" : chosen;
     if (mode === "SNAP") {
       h.send({ kind: "SNAP", zxid: last, snapshot: db.dataTree.serialize() });
     } else {
