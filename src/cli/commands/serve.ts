@@ -53,14 +53,23 @@ function withAuth(settings: ServeSettings, props: ReadonlyMap<string, string>): 
   return { ...settings, auth };
 }
 
+/** The flags of the deployment's measured costs (no settings of 3.8's; serve-timing.ts), and the quorum timing each sets. */
+const DEPLOYMENT_COST_FLAGS = [
+  ["leader-startup-ms", "leaderStartupMs"],
+  ["learner-startup-ms", "learnerStartupMs"],
+  ["learner-sync-ms", "learnerSyncMs"],
+  ["leader-serving-startup-ms", "leaderServingStartupMs"],
+] as const;
+
 /**
  * The failover timings of the system properties, over zoo.cfg's `connectToLearnerMasterLimit` and
- * a scenario's; then the deployment's start-up costs given as flags (`--leader-startup-ms`,
- * `--learner-startup-ms`: no setting of 3.8's; the timing profile's measured ones otherwise).
+ * a scenario's; then the deployment's costs given as flags (`--leader-startup-ms`,
+ * `--learner-startup-ms`, `--learner-sync-ms`, `--leader-serving-startup-ms`: no setting of
+ * 3.8's; the timing profile's measured ones otherwise).
  */
 function withQuorumTiming(settings: ServeSettings, props: ReadonlyMap<string, string>, args: ParsedArgs): ServeSettings {
   const startup: Partial<QuorumTiming> = {};
-  for (const [flag, field] of [["leader-startup-ms", "leaderStartupMs"], ["learner-startup-ms", "learnerStartupMs"]] as const) {
+  for (const [flag, field] of DEPLOYMENT_COST_FLAGS) {
     const ms = intFlag(args, flag);
     if (ms === undefined) continue;
     if (ms < 0 || ms > 10_000_000) throw new UserInputError(`serve: --${flag} ${ms}: expected a whole number of ms in [0, 10000000]`);
@@ -164,11 +173,11 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…] [--read-only [--local-sessions]] [--reconfig-enabled [--joiners N]] [--timing loopback|lan] [--leader-startup-ms N] [--learner-startup-ms N]",
-  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time (--timing: a loopback ensemble's hop, fsync and start-up times, the default, or a LAN's; --leader-startup-ms/--learner-startup-ms: a new leader's time to bind its quorum port, a new learner's to its first connect, after the election); fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run);\n--reconfig-enabled: zoo.cfg's reconfigEnabled=true (reconfig by the super user); --joiners N: N more servers started outside the config, for reconfig -add",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…] [--read-only [--local-sessions]] [--reconfig-enabled [--joiners N]] [--timing loopback|lan] [--leader-startup-ms N] [--learner-startup-ms N] [--learner-sync-ms N] [--leader-serving-startup-ms N]",
+  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time (--timing: a loopback ensemble's hop, fsync and start-up times, the default, or a LAN's; --leader-startup-ms/--learner-startup-ms: a new leader's time to bind its quorum port, a new learner's to its first connect, after the election; --learner-sync-ms: a learner's sync work before its NEWLEADER ACK; --leader-serving-startup-ms: a new leader's start of serving after its NEWLEADER quorum); fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run);\n--reconfig-enabled: zoo.cfg's reconfigEnabled=true (reconfig by the super user); --joiners N: N more servers started outside the config, for reconfig -add",
   async run(argv) {
     const dWords = argv.filter((a) => a.startsWith("-D"));
-    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string", "read-only": "bool", "local-sessions": "bool", timing: "string", "leader-startup-ms": "int", "learner-startup-ms": "int", "reconfig-enabled": "bool", joiners: "int" }, "serve");
+    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string", "read-only": "bool", "local-sessions": "bool", timing: "string", "leader-startup-ms": "int", "learner-startup-ms": "int", "learner-sync-ms": "int", "leader-serving-startup-ms": "int", "reconfig-enabled": "bool", joiners: "int" }, "serve");
     maxPositionals(args, 0, "serve");
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
     const shaped = settingsOf(args, seed);
