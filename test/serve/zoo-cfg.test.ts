@@ -1,6 +1,6 @@
 /** zoo.cfg for serve: the members, ports and timing a 3.8 config describes; bad values exit 2 with the line named. */
 import { describe, expect, it } from "vitest";
-import { parseZooCfg, settingsFromFlags, withJoiners, type JoinerZooCfg } from "../../src/serve/zoo-cfg.js";
+import { parseZooCfg, settingsFromFlags, withJoiners, type JoinerZooCfg, type ServeSettings } from "../../src/serve/zoo-cfg.js";
 import { UserInputError } from "../../src/sim/errors.js";
 import { quorumTimingFrom } from "../../src/serve/quorum-timing-properties.js";
 import { buildServeEnsemble } from "../../src/serve/serve-ensemble.js";
@@ -111,7 +111,7 @@ describe("serve: zoo.cfg", () => {
   });
 
   it("serve: --joiner FILE: the joiner is its own zoo.cfg's server.N outside the ensemble's config (participant or observer; its dataDir's myid when it lists several), its client port its line's or its clientPort", () => {
-    const ensemble = { ...parseZooCfg("reconfigEnabled=true\nserver.1=127.0.0.1:2888:3888;2181\nserver.2=127.0.0.1:2889:3889;2182\nserver.3=127.0.0.1:2890:3890;2183\n"), reconfigEnabled: true };
+    const ensemble: ServeSettings = { ...parseZooCfg("reconfigEnabled=true\nserver.1=127.0.0.1:2888:3888;2181\nserver.2=127.0.0.1:2889:3889;2182\nserver.3=127.0.0.1:2890:3890;2183\n"), reconfigEnabled: true };
     const lines = "server.1=127.0.0.1:2888:3888;2181\nserver.2=127.0.0.1:2889:3889;2182\nserver.3=127.0.0.1:2890:3890;2183\n";
     const joiner = (file: string, text: string, myid?: string): JoinerZooCfg => ({ file, text, readMyid: (dir) => (dir === "/data" ? myid : undefined) });
     const both = withJoiners(ensemble, [
