@@ -299,4 +299,28 @@ describe("check: client: linearizability", () => {
       expect(createRace(byLearner, false)).toEqual([]);
     });
   });
+
+  it("a definite write of a session after the session's end is refuted at once, without a search (ZOOKEEPER-1208): invoked after the close completed, or with a higher zxid", () => {
+    /** s1 expires S1 (its closeSession applied as zxid 4); c1's ephemeral create of /k (its session's end matters to /k), invoked `early` or after, is answered ok with zxid `zxid`. */
+    const createAfterClose = (early: boolean, zxid: string): ClientLinearizabilityChecker => {
+      const t = new ClientTrace().standalone().connected("c1", S1);
+      const id = early ? t.invoke("c1", S1, "create", "/k", { mode: 1, data: "" }) : undefined;
+      t.expire("s1", S1).apply("s1", z(4), "closeSession", S1);
+      const late = id ?? t.invoke("c1", S1, "create", "/k", { mode: 1, data: "" });
+      t.complete("c1", S1, late, "ok", { zxid, result: { path: "/k" } });
+      const c = new ClientLinearizabilityChecker();
+      const v = runChecker(c, t.events);
+      expect(v, `early ${early}, zxid ${zxid}`).toHaveLength(1);
+      expect(v[0]!.message).toMatch(/ZOOKEEPER-1208/);
+      return c;
+    };
+    expect(createAfterClose(false, z(5)).summary?.steps).toBe(0);
+    expect(createAfterClose(true, z(5)).summary?.steps).toBe(0);
+    // Invoked before the close and ordered before it by its zxid: a linearization exists.
+    const t = new ClientTrace().standalone().connected("c1", S1);
+    const id = t.invoke("c1", S1, "create", "/k", { mode: 1, data: "" });
+    t.expire("s1", S1).apply("s1", z(4), "closeSession", S1);
+    t.complete("c1", S1, id, "ok", { zxid: z(3), result: { path: "/k" } });
+    expect(runChecker(new ClientLinearizabilityChecker(), t.events)).toEqual([]);
+  });
 });
