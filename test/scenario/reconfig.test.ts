@@ -30,6 +30,7 @@ describe("scenario: reconfig", () => {
     [36, "the healed ensemble settles within 60 s (it stalled before the fixes of seeds 18, 25 and 97)"],
     [55, "the swarm waits for the leader's config as it is when every server has it: a reconfig the client saw fail may commit after the heal"],
     [97, "a server that a pending reconfig makes a voter still votes as the observer it is (getInitId reads the committed config)"],
+    [10839, "a TRUNC the leader chose while the txn was an outstanding proposal, committed before the TRUNC arrived, is no loss (zab.committed-durability judges a TRUNC at the leader's choice)"],
   ];
   for (const [seed, why] of pinned) {
     it(`reconfig-swarm seed ${seed} passes: ${why}`, { timeout: 180_000 }, async () => {

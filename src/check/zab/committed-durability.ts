@@ -7,6 +7,13 @@
  * quorum commits the whole log of the new leader, ZooKeeper's departure from textbook Zab).
  * The committed set only grows.
  *
+ * A TRUNC is judged against what was committed when the leader chose it (`zab.sync`, the
+ * leader's LearnerHandler.syncFollower): a txn the leader still held as an outstanding proposal
+ * may be truncated from the learner and committed before the TRUNC arrives, and the leader
+ * forwards it again right behind the TRUNC (Leader.startForwarding), proposal and commit, on the
+ * same connection; the learner then has it again before it acknowledges NEWLEADER. If it never
+ * does, LeaderLogCompleteness and the delivery checkers see it.
+ *
  * Each server's *logged* history is the one replica model of `replica-log.ts`: `zab.recovered
  * {lastZxid}` keeps only what it had ≤ lastZxid (the rest was lost with the crash),
  * `zab.truncate {zxid}` cuts it back, `zab.snap.load {zxid}` replaces it with the sync leader's
@@ -62,6 +69,8 @@ export class CommittedDurabilityChecker extends ZabEventChecker<Kind> {
   private readonly servers = new Map<string, ServerState>();
   /** The txn each zxid was last proposed or logged with, to name the txn of a `zab.commit`. */
   private readonly txnOf = new Map<Zxid, string>();
+  /** Per learner node, the trace index of the leader's last sync decision for it (`zab.sync`). */
+  private readonly syncDecidedAt = new Map<string, number>();
 
   constructor() {
     super("zab.committed-durability", KINDS);
@@ -123,7 +132,9 @@ export class CommittedDurabilityChecker extends ZabEventChecker<Kind> {
         return;
       case "zab.sync": {
         const { leader, learner } = syncParties(e, this.names);
-        if (learner !== undefined) this.replicas.sync(leader, learner, zxidField(e, "peerLastZxid"));
+        if (learner === undefined) return;
+        this.replicas.sync(leader, learner, zxidField(e, "peerLastZxid"));
+        this.syncDecidedAt.set(learner, e.index);
         return;
       }
       case "zab.snap.load":
@@ -180,8 +191,11 @@ export class CommittedDurabilityChecker extends ZabEventChecker<Kind> {
 
   private onTruncate(e: TraceEvent, zxid: Zxid): void {
     const s = this.server(e.node);
-    const removed = this.replicas.truncate(e.node, zxid).filter((t) => this.isCommitted(t));
-    for (const t of removed) s.lostAt.set(t.zxid, `truncated away at ${this.names.label(e.node)} (${at(e)})`);
+    const truncated = this.replicas.truncate(e.node, zxid).filter((t) => this.isCommitted(t));
+    for (const t of truncated) s.lostAt.set(t.zxid, `truncated away at ${this.names.label(e.node)} (${at(e)})`);
+    // Committed only after the leader chose this TRUNC: forwarded again behind it (see above).
+    const decidedAt = this.syncDecidedAt.get(e.node);
+    const removed = decidedAt === undefined ? truncated : truncated.filter((t) => this.committed.get(t.zxid)!.by.index < decidedAt);
     const forgotten = zxid < this.floorZxid ? [this.belowFloor(zxid)] : [];
     if (removed.length === 0 && forgotten.length === 0) return;
     const list = [...forgotten, ...removed.map((t) => `${formatZxid(t.zxid)} (${this.how(this.committed.get(t.zxid)!)})`)].join(", ");

@@ -57,6 +57,27 @@ describe("check: zab: committed durability", () => {
     expect(check(t)).toEqual([]);
   });
 
+  it("a TRUNC chosen while the txn was still an outstanding proposal, committed before the TRUNC arrives, is fine (reconfig-swarm seed 10839)", () => {
+    // s3 logged (1,2) but its ACK never reached s1; s3 comes back, s1 chooses TRUNC to (1,1)
+    // (above its committed log), then commits (1,2) with s2's ACK; the TRUNC reaches s3 after
+    // that, and s1 forwards (1,2) again behind it (Leader.startForwarding).
+    const committedLate = (commitFirst: boolean) => {
+      const t = new TraceBuilder().boot(1, 2, 3);
+      t.elect(1, [2, 3], 1, z(0, 0)).broadcast(1, z(1, 1), "a", [1, 2, 3]);
+      t.propose(1, 1, z(1, 2), "b").durable(1, z(1, 2)).logTxn(1, z(1, 2), "b").durable(3, z(1, 2)).logTxn(3, z(1, 2), "b");
+      t.durable(2, z(1, 2)).logTxn(2, z(1, 2), "b").ack(1, 1, z(1, 2)).ack(1, 2, z(1, 2));
+      if (commitFirst) t.commit(1, z(1, 2));
+      t.sync(3, 1, "TRUNC", z(1, 2), z(1, 1));
+      if (!commitFirst) t.commit(1, z(1, 2));
+      return check(t.truncate(3, z(1, 1)).durable(3, z(1, 2)).logTxn(3, z(1, 2), "b"));
+    };
+    expect(committedLate(false)).toEqual([]);
+    // The same TRUNC chosen after the commit removes a committed txn.
+    const v = committedLate(true);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toContain("CommittedLogDurability violated: s3 (sid 3) truncated its log to 0x100000001 (1,1) on the order of its leader s1 (sid 1), removing committed 0x100000002 (1,2)");
+  });
+
   it("a follower truncated of a txn another server delivered → CommittedLogDurability", () => {
     const t = new TraceBuilder().boot(1, 2, 3);
     t.elect(1, [2, 3], 1, z(0, 0)).broadcast(1, z(1, 1), "a", [1, 2, 3], [1]).truncate(3, z(0, 0));
