@@ -244,7 +244,9 @@ export class FileTxnSnapLog {
    * was elected, failed to establish itself and later rejoins a leader without its last txns
    * keeps them in its tree (the class of ZOOKEEPER-1549, open upstream). Removing them is the
    * simulator's choice, not 3.8's: the rejoining server's tree is then its truncated log's.
-   * `keepSnapshots` (the bug zoo's ZK-1549) leaves them, as 3.8.0 does.
+   * `keepSnapshots` (the bug zoo's ZK-1549) leaves them, as 3.8.0 does. A learner synced by SNAP
+   * may hold the txns up to `zxid` only in such a snapshot (its log stops below): the reload then
+   * falls short of `zxid`, and the Learner syncs again from where its disk stands.
    */
   truncateLog(zxid: Zxid, keepSnapshots = false): void {
     for (const snap of this.files(SNAP_PREFIX)) {

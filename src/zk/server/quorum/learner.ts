@@ -285,6 +285,14 @@ export class Learner {
         this.flag("proposalInconsistent", `TRUNC to ${zxidHex(p.zxid)} below a snapshot at ${zxidHex(db.lastProcessedZxid)}`);
         return this.peer.roleEnded("cannot truncate below a snapshot");
       }
+      if (db.lastProcessedZxid < p.zxid) {
+        // The snapshots removed above the TRUNC zxid held the only copy of the txns up to it: a
+        // learner synced by SNAP keeps its older log, which stops below. 3.8 keeps the snapshot
+        // (ZK-1549) and never gets here; claiming the TRUNC zxid from a shorter tree would lose
+        // the gap for good. Say where the tree stands and sync again from there (DIFF or SNAP).
+        this.peer.announceRecovered();
+        return this.peer.roleEnded(`TRUNC to ${zxidHex(p.zxid)}: the disk reaches only ${zxidHex(db.lastProcessedZxid)} without the snapshots above it`);
+      }
       this.peer.ctx.annotate("zab.truncate", { sid: this.myid, zxid: zxidHex(p.zxid) });
     } else if (p.kind === "SNAP") {
       const tree = DataTree.deserialize(p.snapshot, { extendedTypesEnabled: db.dataTree.extendedTypesEnabled });

@@ -484,8 +484,8 @@ export class QuorumPeer {
     if (unpersistedSnap || (aheadOfLog && this.zkDb.lastProcessedZxid < appliedZxid)) this.announceRecovered();
   }
 
-  /** "zab.recovered": the tree now holds what the disk holds (at start, or after dropping a SNAP). */
-  private announceRecovered(): void {
+  /** "zab.recovered": the tree now holds what the disk holds (at start, after dropping a SNAP, or a TRUNC that fell short). */
+  announceRecovered(): void {
     this.ctx.annotate("zab.recovered", {
       sid: this.myid,
       lastZxid: zxidHex(this.zkDb.lastProcessedZxid),
