@@ -40,8 +40,9 @@ export class ApiActor {
   /** Its own stream for the connect strings' spelling, so the calls drawn are those of the actor's stream alone. */
   private readonly hostRng: Rng;
   /**
-   * Its own stream for the aimed draws (removals aimed at watched paths, bursts of credentials),
-   * so the draws of the actor's stream stay what they were.
+   * Its own stream for the aimed draws (removals and some deletes aimed at watched paths, bursts
+   * of credentials, getEphemerals prefixes cut from the session's own ephemerals), so the draws
+   * of the actor's stream stay what they were.
    */
   private readonly aimRng: Rng;
   /**
@@ -51,6 +52,8 @@ export class ApiActor {
   private readonly spellingRng: Rng;
   /** Server paths this handle has set a watch on (a watched read or addWatch), whatever came back. */
   private watched: string[] = [];
+  /** Server paths of the ephemerals this handle's session created (the last 16), whatever became of them since. */
+  private ephemerals: string[] = [];
   /** Server paths this actor has seen exist, and the last version / aversion it saw of each. */
   private readonly seen: string[] = [];
   private readonly versions = new Map<string, number>();
@@ -101,6 +104,7 @@ export class ApiActor {
     const hosts = this.connectHosts();
     const [lo, hi] = this.plan.sessionTimeoutMs;
     this.watched = [];
+    this.ephemerals = [];
     // Without a chroot, a fifth of the handles end the connect string with a bare "/" (no chroot).
     const tail = this.chroot ?? (this.hostRng.chance(0.2) ? "/" : "");
     this.zk = createClient(ctx, { connectString: hosts + tail, sessionTimeoutMs: this.rng.int(lo, hi), watcher: this.watcher, ...this.s.clientDefaults });
@@ -190,7 +194,9 @@ export class ApiActor {
       case "create2":
         return this.create(zk, op === "create2");
       case "delete": {
-        const p = this.serverPath();
+        // Sometimes a node this handle watches: its watches (persistent ones too) see it go.
+        const drawn = this.serverPath();
+        const p = this.watched.length > 0 && this.aimRng.chance(0.3) ? this.aimRng.pick(this.watched) : drawn;
         await zk.delete(this.client(p), this.draws.version(this.versions.get(p)));
         return;
       }
@@ -238,9 +244,12 @@ export class ApiActor {
       case "whoAmI":
         await handle.whoAmI();
         return;
-      case "getEphemerals":
-        await zk.getEphemerals(this.rng.pick(["/", this.client(this.serverPath()), this.serverPath()]));
+      case "getEphemerals": {
+        const drawn = this.rng.pick(["/", this.client(this.serverPath()), this.serverPath()]);
+        // Mostly aimed at the session's own ephemerals (a drawn prefix seldom meets one).
+        await zk.getEphemerals(this.ephemerals.length > 0 && this.aimRng.chance(0.75) ? this.ephemeralPrefix() : drawn);
         return;
+      }
       case "getAllChildrenNumber":
         await zk.getAllChildrenNumber(this.client(this.rng.chance(0.6) ? this.chroot ?? subtreePath(this.rng.int(0, this.plan.subtrees - 1)) : this.serverPath()));
         return;
@@ -289,11 +298,35 @@ export class ApiActor {
     const sequential = mode === CreateMode.PERSISTENT_SEQUENTIAL || mode === CreateMode.EPHEMERAL_SEQUENTIAL || mode === CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL;
     const p = sequential ? this.seqPrefix() : this.serverPath();
     const acl = this.draws.acl();
-    if (two) {
-      const r = await zk.create2(this.client(p), this.draws.data(), acl, mode, ttl);
-      this.learn(this.server(r.path), r.stat);
-    } else {
-      this.saw(this.server(await zk.create(this.client(p), this.draws.data(), acl, mode, ttl)));
+    const created = two ? await zk.create2(this.client(p), this.draws.data(), acl, mode, ttl) : { path: await zk.create(this.client(p), this.draws.data(), acl, mode, ttl), stat: undefined };
+    const path = this.server(created.path);
+    if (created.stat !== undefined) this.learn(path, created.stat);
+    else this.saw(path);
+    if (mode !== CreateMode.EPHEMERAL && mode !== CreateMode.EPHEMERAL_SEQUENTIAL) return;
+    this.ephemerals.push(path);
+    if (this.ephemerals.length > 16) this.ephemerals.shift();
+    // Sometimes the session lists its ephemerals at once, as a client that just registered does.
+    if (this.aimRng.chance(0.25)) await zk.getEphemerals(this.ephemeralPrefix());
+  }
+
+  /**
+   * A getEphemerals prefix cut from one of the session's own ephemerals — the node itself, its
+   * parent, a part of its last name, or "/" — so that the filter keeps some of them and drops
+   * others. Sent as given (3.8 applies no chroot to it), so a server path.
+   */
+  private ephemeralPrefix(): string {
+    const r = this.aimRng;
+    const e = r.pick(this.ephemerals);
+    const parentEnd = e.lastIndexOf("/");
+    switch (r.int(0, 3)) {
+      case 0:
+        return e;
+      case 1:
+        return parentEnd <= 0 ? "/" : e.slice(0, parentEnd);
+      case 2:
+        return e.slice(0, r.int(Math.min(parentEnd + 2, e.length), e.length));
+      default:
+        return "/";
     }
   }
 
