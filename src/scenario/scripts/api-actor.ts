@@ -5,8 +5,8 @@
  * watches, multi and multiRead with failing parts, sync, ACLs and credentials of every scheme,
  * whoAmI, getEphemerals, getAllChildrenNumber, persistent and recursive watches and their
  * removal, special paths, pipelined calls, closing and re-attaching sessions (a stale one, a wrong
- * password, a live one of another node), idling past the session timeout. A handle may be
- * chrooted to a subtree. Several actors share a client node: several sessions per process.
+ * password, a live one of another node), idling past the session timeout; a call goes through the
+ * promise API or Java's callback API (`zk.async`). A handle may be chrooted to a subtree. Several actors share a client node: several sessions per process.
  *
  * What comes back is not judged here (any ZooKeeper error is an expected outcome): the checkers
  * read the trace. The actor only remembers what it learned (names it saw, versions) to draw
@@ -24,7 +24,11 @@ import type { Rng } from "../../sim/rng.js";
 import { API_OPS, CREATE_MODES, pickWeighted, type ApiOp, type ApiPlan } from "../workloads/api-swarm-shape.js";
 import { ApiDraws, API_ROOT, subtreePath } from "./api-draws.js";
 import { CRASHED, type CrashWatch, type SessionBook } from "./api-world.js";
+import { CallbackCalls, type ActorCalls } from "./api-callbacks.js";
 import type { ScriptContext } from "./script.js";
+
+/** The share of calls spelled through the callback API. */
+const CALLBACK_SHARE = 0.25;
 
 export class ApiActor {
   private zk: ZooKeeper | undefined;
@@ -41,6 +45,11 @@ export class ApiActor {
    * of the actor's stream stay what they were.
    */
   private readonly aimRng: Rng;
+  /**
+   * Its own stream for the spelling of each call: the promise API, or (one call in four) Java's
+   * callback API through `zk.async` (api-callbacks.ts). The calls drawn are the same either way.
+   */
+  private readonly spellingRng: Rng;
   /** Server paths this handle has set a watch on (a watched read or addWatch), whatever came back. */
   private watched: string[] = [];
   /** Server paths of the ephemerals this handle's session created (the last 16), whatever became of them since. */
@@ -65,6 +74,7 @@ export class ApiActor {
     this.draws = new ApiDraws(rng, plan, addresses);
     this.hostRng = rng.fork("hosts");
     this.aimRng = rng.fork("aim");
+    this.spellingRng = rng.fork("callbacks");
     this.done = this.loop();
   }
 
@@ -176,8 +186,9 @@ export class ApiActor {
   // ---- the calls ---------------------------------------------------------------------------
 
   private async run(op: ApiOp): Promise<void> {
-    const zk = this.handle();
-    if (zk === undefined) return;
+    const handle = this.handle();
+    if (handle === undefined) return;
+    const zk: ActorCalls = this.spellingRng.chance(CALLBACK_SHARE) ? new CallbackCalls(this.s, handle) : handle;
     switch (op) {
       case "create":
       case "create2":
@@ -205,7 +216,7 @@ export class ApiActor {
         return this.multi(zk);
       case "multiRead": {
         const ops = Array.from({ length: this.rng.int(1, 3) }, () => (this.rng.chance(0.5) ? Op.getData(this.client(this.serverPath())) : Op.getChildren(this.client(this.serverPath()))));
-        await zk.multiRead(ops);
+        await handle.multiRead(ops);
         return;
       }
       case "sync":
@@ -224,14 +235,14 @@ export class ApiActor {
       case "addAuth": {
         // Only on a connected handle: credentials added before the handshake name no session.
         const c = this.draws.credential();
-        if (zk.getState() !== "CONNECTED") return;
-        zk.addAuthInfo(c.scheme, c.auth);
+        if (handle.getState() !== "CONNECTED") return;
+        handle.addAuthInfo(c.scheme, c.auth);
         // Sometimes a burst of users nobody's ACL names: a connection past a dozen identities.
-        if (this.aimRng.chance(0.2)) for (let i = this.aimRng.int(2, 14); i > 0; i--) zk.addAuthInfo("digest", `u${this.aimRng.int(0, 39)}:pw${this.aimRng.int(0, 2)}`);
+        if (this.aimRng.chance(0.2)) for (let i = this.aimRng.int(2, 14); i > 0; i--) handle.addAuthInfo("digest", `u${this.aimRng.int(0, 39)}:pw${this.aimRng.int(0, 2)}`);
         return;
       }
       case "whoAmI":
-        await zk.whoAmI();
+        await handle.whoAmI();
         return;
       case "getEphemerals": {
         const drawn = this.rng.pick(["/", this.client(this.serverPath()), this.serverPath()]);
@@ -262,14 +273,14 @@ export class ApiActor {
       case "pipeline":
         return this.pipeline(zk);
       case "close":
-        this.book.ended(zk);
-        await zk.close();
+        this.book.ended(handle);
+        await handle.close();
         return;
       case "reattach":
         return this.reattach();
       case "idle": {
         // Longer than the session timeout: a healthy idle handle keeps its session by pinging.
-        const t = zk.getSessionTimeout() || this.plan.sessionTimeoutMs[1];
+        const t = handle.getSessionTimeout() || this.plan.sessionTimeoutMs[1];
         await this.s.sleepMs(this.rng.int(t, 2 * t));
         return;
       }
@@ -282,7 +293,7 @@ export class ApiActor {
     return name.includes("TTL") ? { mode, ttl: this.rng.int(1, this.plan.ttlMsMax) } : { mode };
   }
 
-  private async create(zk: ZooKeeper, two: boolean): Promise<void> {
+  private async create(zk: ActorCalls, two: boolean): Promise<void> {
     const { mode, ttl } = this.modeAndTtl();
     const sequential = mode === CreateMode.PERSISTENT_SEQUENTIAL || mode === CreateMode.EPHEMERAL_SEQUENTIAL || mode === CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL;
     const p = sequential ? this.seqPrefix() : this.serverPath();
@@ -319,7 +330,7 @@ export class ApiActor {
     }
   }
 
-  private async read(zk: ZooKeeper, op: "getData" | "exists" | "getChildren" | "getChildren2", watch: boolean): Promise<void> {
+  private async read(zk: ActorCalls, op: "getData" | "exists" | "getChildren" | "getChildren2", watch: boolean): Promise<void> {
     const p = this.serverPath();
     const w = watch ? (this.rng.chance(0.5) ? true : this.watcher) : false;
     const c = this.client(p);
@@ -342,7 +353,7 @@ export class ApiActor {
   }
 
   /** 1–4 parts from check, create, delete and setData, with drawn versions: some multis fail. */
-  private async multi(zk: ZooKeeper): Promise<void> {
+  private async multi(zk: ActorCalls): Promise<void> {
     const r = this.rng;
     const ops = Array.from({ length: r.int(1, 4) }, () => {
       const p = this.serverPath();
@@ -365,7 +376,7 @@ export class ApiActor {
   }
 
   /** Calls on paths the server treats specially, and one the client refuses before sending. */
-  private async special(zk: ZooKeeper): Promise<void> {
+  private async special(zk: ActorCalls): Promise<void> {
     switch (this.rng.int(0, 5)) {
       case 0:
         await zk.delete(this.rng.pick(["/zookeeper", "/zookeeper/quota", "/zookeeper/config"]), -1);
@@ -390,7 +401,7 @@ export class ApiActor {
   }
 
   /** 2–4 calls submitted without waiting for the earlier ones (a session's requests run in order). */
-  private async pipeline(zk: ZooKeeper): Promise<void> {
+  private async pipeline(zk: ActorCalls): Promise<void> {
     const calls: Promise<unknown>[] = [];
     for (let i = this.rng.int(2, 4); i > 0; i--) {
       const p = this.serverPath();
