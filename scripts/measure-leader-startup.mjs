@@ -8,6 +8,16 @@
  * was refused (Learner's `Unexpected exception, tries=0`), and how long the follower took from
  * its own decision (`FOLLOWING`) to that first connect (`learnerStartupMs`).
  *
+ * It also measures the two steps of the sync that serve models as `learnerSyncMs` and
+ * `leaderServingStartupMs` (src/zk/server/quorum/quorum-timing.ts): the follower's handling of
+ * NEWLEADER in `Learner.syncWithLeader` (`Learner received NEWLEADER message` to the leader's
+ * `Have quorum of supporters`, logged once the follower's NEWLEADER ACK completed its quorum: the
+ * follower's snapshot or log work, `startupWithoutServing`, and one hop), and the leader's
+ * `Leader.startZkServer` (`Have quorum of supporters` to `Peer state changed: leading -
+ * broadcast`), the wait of every LearnerHandler before it sends UPTODATE. With them the
+ * follower's whole sync (`following - synchronization` to `following - broadcast`, what 3.8's
+ * `zk_follower_sync_time` counts) and the leader's serving after its decision.
+ *
  * Three members (Debian's package, as `zksim bench serve` starts them) log at INFO through
  * slf4j-simple (the package ships slf4j without a binding, so it logs nothing by itself), each
  * to its own file. Each round: `kill -9` of the leader (found by `srvr`), wait until a new
@@ -112,6 +122,12 @@ for (let r = 0; r < kills.length; r++) {
   const refused = inRound.filter((l) => l.sid === follower && /Unexpected exception, tries=\d/.test(l.text));
   const connected = first(follower, /Successfully connected to leader/);
   const firstTry = refused[0] ?? connected;
+  const syncBegins = first(follower, /Peer state changed: following - synchronization$/);
+  const newLeader = first(follower, /Learner received NEWLEADER message/);
+  const quorum = first(leading.sid, /Have quorum of supporters/);
+  const upToDate = first(follower, /Learner received UPTODATE message/);
+  const followerBroadcast = first(follower, /Peer state changed: following - broadcast/);
+  const between = (a, b) => (a && b ? b.atMs - a.atMs : NaN);
   // Whether this JVM had led before (its classes loaded and JIT-compiled by an earlier leadership).
   const ledBefore = lines.some((l) => l.sid === leading.sid && l.incarnation === leading.incarnation && l.atMs < leading.atMs && /\bLEADING$/.test(l.text));
   rows.push({
@@ -126,6 +142,11 @@ for (let r = 0; r < kills.length; r++) {
     refusedConnects: refused.length,
     connectedAfterDecideMs: connected ? connected.atMs - leading.atMs : NaN,
     broadcastAfterDecideMs: broadcast ? broadcast.atMs - leading.atMs : NaN,
+    followerSyncMs: between(syncBegins, followerBroadcast),
+    syncToNewLeaderMs: between(syncBegins, newLeader),
+    learnerNewLeaderMs: between(newLeader, quorum),
+    leaderServingStartupMs: between(quorum, broadcast),
+    upToDateAfterServingMs: between(broadcast, upToDate),
   });
 }
 console.table(rows);
@@ -133,5 +154,14 @@ const pick = (f, rs = rows) => rs.map(f).filter((x) => !Number.isNaN(x));
 console.log(`rounds ${rows.length}; decide→bind median ${median(pick((r) => r.bindAfterDecideMs))} ms (min ${Math.min(...pick((r) => r.bindAfterDecideMs))}, max ${Math.max(...pick((r) => r.bindAfterDecideMs))}); first leadership of a JVM: median ${median(pick((r) => r.bindAfterDecideMs, rows.filter((r) => r.firstLeadershipOfJvm)))} ms over ${rows.filter((r) => r.firstLeadershipOfJvm).length}, later ones ${median(pick((r) => r.bindAfterDecideMs, rows.filter((r) => !r.firstLeadershipOfJvm)))} ms over ${rows.filter((r) => !r.firstLeadershipOfJvm).length}`);
 console.log(`the follower's first connect after its own decision: median ${median(pick((r) => r.firstConnectAfterOwnDecideMs))} ms (min ${Math.min(...pick((r) => r.firstConnectAfterOwnDecideMs))}, max ${Math.max(...pick((r) => r.firstConnectAfterOwnDecideMs))})`);
 console.log(`rounds whose follower's first connect was refused: ${rows.filter((r) => r.refusedConnects > 0).length} of ${rows.length}; connected after decide median ${median(pick((r) => r.connectedAfterDecideMs))} ms; leading - broadcast after decide median ${median(pick((r) => r.broadcastAfterDecideMs))} ms`);
+const quartile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor(q * (s.length - 1) + 0.5))];
+};
+for (const key of ["followerSyncMs", "syncToNewLeaderMs", "learnerNewLeaderMs", "leaderServingStartupMs", "upToDateAfterServingMs"]) {
+  const xs = pick((r) => r[key]);
+  console.log(`${key}: median ${median(xs)} ms (p25 ${quartile(xs, 0.25)}, p75 ${quartile(xs, 0.75)}, min ${Math.min(...xs)}, max ${Math.max(...xs)}) over ${xs.length}`);
+}
+console.log(`load average at the kills: ${kills.map((k) => k.load.toFixed(1)).join(" ")}`);
 if (process.env.KEEP_LOGS) console.log(`logs kept in ${dir}`);
 else rmSync(dir, { recursive: true, force: true });

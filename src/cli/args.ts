@@ -5,18 +5,25 @@
 import { UserInputError } from "../sim/errors.js";
 
 export interface FlagSpec {
-  /** "bool" takes no value; "string" and "int" take the next argument (or `--flag=value`). */
-  [name: string]: "bool" | "string" | "int";
+  /**
+   * "bool" takes no value; "string" and "int" take the next argument (or `--flag=value`);
+   * "list" is a string flag that may be given again, each value kept in order (`listFlag`).
+   */
+  [name: string]: "bool" | "string" | "int" | "list";
 }
 
 export interface ParsedArgs {
   positionals: string[];
+  /** Each flag given, with its (last) value. */
   flags: Map<string, string | boolean>;
+  /** Every value of each "list" flag given, in order. */
+  lists: Map<string, string[]>;
 }
 
 export function parseArgs(argv: readonly string[], spec: FlagSpec, command: string): ParsedArgs {
   const positionals: string[] = [];
   const flags = new Map<string, string | boolean>();
+  const lists = new Map<string, string[]>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith("--") || arg === "--") {
@@ -39,8 +46,14 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec, command: stri
     if (value === undefined || (eq < 0 && value.startsWith("--"))) throw new UserInputError(`${command}: --${name} needs a value`);
     if (type === "int" && !/^\d+$/.test(value)) throw new UserInputError(`${command}: --${name} must be a whole number ≥ 0, got "${value}"`);
     flags.set(name, value);
+    if (type === "list") lists.set(name, [...(lists.get(name) ?? []), value]);
   }
-  return { positionals, flags };
+  return { positionals, flags, lists };
+}
+
+/** Every value a "list" flag was given, in order (none: empty). */
+export function listFlag(args: ParsedArgs, name: string): string[] {
+  return args.lists.get(name) ?? [];
 }
 
 export function intFlag(args: ParsedArgs, name: string): number | undefined {

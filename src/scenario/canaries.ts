@@ -70,6 +70,12 @@ export const CANARY_REGISTRY = [
     caughtBy: [scenario("zab-follower-txnlog-diff", [1], "zab.prefix-consistency")],
   },
   {
+    name: "sync-always-snap",
+    layer: "server",
+    breaks: "a leader sends every learner a SNAP (its whole tree), whatever sync it chose and announced: a learner within its log is not sent the DIFF or TRUNC 3.8 sends",
+    caughtBy: [scenario("zab-follower-restart-trunc", [1], "zab.sync-packet")],
+  },
+  {
     name: "follower-ack-before-fsync",
     layer: "server",
     breaks: "a follower ACKs a proposal as soon as it is appended to its txn log, before the fsync covering it completes",
@@ -189,6 +195,12 @@ export const CANARY_REGISTRY = [
     caughtBy: [scenario("read-only-mode", [1], "client.timeliness", "scenario.expect")],
   },
   {
+    name: "read-only-sessions-never-expire",
+    layer: "server",
+    breaks: "a read-only server's local sessions never expire: a silent client's session stays listed (dump) and tracked until the server leaves read-only mode",
+    caughtBy: [scenario("read-only-local-expiry", [1], "scenario.expect")],
+  },
+  {
     name: "multi-misanswered",
     layer: "server",
     breaks: "a failed multi answers OK for the operations after the failing one instead of RUNTIMEINCONSISTENCY",
@@ -273,10 +285,22 @@ export const CANARY_REGISTRY = [
     caughtBy: [scenario("recipe-double-barrier", [1], "recipe.barrier")],
   },
   {
+    name: "counter-unknown-unannounced",
+    layer: "recipe",
+    breaks: "the counter never announces an increment a lost session left unknown; it settles it later all the same (resolved-ok / resolved-none)",
+    caughtBy: [scenario("recipe-counter", [1], "recipe.counter")],
+  },
+  {
     name: "removal-untold",
     layer: "client",
     breaks: "a removal of watches takes the watchers out of the client's tables but hands them no ChildWatchRemoved / DataWatchRemoved / PersistentWatchRemoved event",
     caughtBy: [scenario("api-swarm-standalone", [4], "client.watch-removal")],
+  },
+  {
+    name: "ephemerals-prefix-ignored",
+    layer: "server",
+    breaks: "getEphemerals ignores its prefix and lists every ephemeral of the session",
+    caughtBy: [scenario("api-swarm-standalone", [3], "client.linearizability")],
   },
 ] as const satisfies readonly CanaryEntry[];
 
@@ -284,16 +308,18 @@ export type AnyCanary = (typeof CANARY_REGISTRY)[number]["name"];
 
 /** The canaries a scenario catches: what `--canary` and replay files accept. */
 export const CANARIES = [
-  "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap",
+  "connection-reorder", "ack-before-fsync", "no-ephemeral-cleanup", "watch-not-fired", "minority-commit", "fuzzy-replay-strict", "txnlog-diff-gap", "sync-always-snap",
   "follower-ack-before-fsync", "learner-acks-before-snapshot", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
   "reconfig-activates-early", "removed-leader-keeps-leading",
   "forget-last-zxid", "latch-stays-leader", "lock-trusts-expired",
   "fle-ignores-zxid", "established-without-quorum",
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
-  "read-only-accepts-writes", "read-only-serves-any-client",
+  "read-only-accepts-writes", "read-only-serves-any-client", "read-only-sessions-never-expire",
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",
   "rw-probe-ignored", "quota-root-uncounted", "snapshot-done-reported-failed", "snapshot-never-taken", "watches-outlive-connection",
   "names-as-count", "state-cause-dropped", "group-unannounced", "barrier-entry-unannounced", "removal-untold",
+  "counter-unknown-unannounced",
+  "ephemerals-prefix-ignored",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
 

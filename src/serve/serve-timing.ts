@@ -14,17 +14,20 @@
  * crossed a real loopback hop to reach serve, and a real ensemble has no second one (unless a
  * `--scenario` sets link delays, which then apply to them too). Under `lan` they take a LAN hop.
  *
- * Each profile also carries the start-up costs of the deployment it stands for (the quorum
- * timings `leaderStartupMs` and `learnerStartupMs`, src/zk/server/quorum/quorum-timing.ts): what
- * a 3.8 member's JVM takes, after the election decides, to build its server and bind the quorum
- * port (a leader) or to make its first connect to the leader (a learner). Measured for `loopback`
+ * Each profile also carries the costs of the deployment it stands for (the quorum timings
+ * `leaderStartupMs`, `learnerStartupMs`, `learnerSyncMs` and `leaderServingStartupMs`,
+ * src/zk/server/quorum/quorum-timing.ts): what a 3.8 member's JVM takes, after the election
+ * decides, to build its server and bind the quorum port (a leader) or to make its first connect
+ * to the leader (a learner), then a learner's sync work before its NEWLEADER ACK and the leader's
+ * start of serving after its quorum of those ACKs. Measured for `loopback`
  * with scripts/measure-leader-startup.mjs (a real 3.8.0 ensemble on this machine logging at INFO;
  * the leader killed round after round, QuorumPeer's `LEADING`/`FOLLOWING` against Leader's
  * `LEADER ELECTION TOOK` and the learner's first connect), medians of 26 failovers (leader) and 12 (learner) under a load average of 13–20;
  * `lan` has none (no LAN deployment was measured). Every failover the bench makes is the new
  * leader's first leadership in its JVM (the crashed leader comes back as a fresh process), which
- * these figures are. `--leader-startup-ms` / `--learner-startup-ms` (or a scenario's workload
- * fields of the same names) set them; the settings served with are recorded.
+ * these figures are. `--leader-startup-ms`, `--learner-startup-ms`, `--learner-sync-ms`,
+ * `--leader-serving-startup-ms` (or a scenario's workload fields of the same names) set them; the
+ * settings served with are recorded.
  *
  * A `--scenario`'s own `network` and `disk` fields win over the profile's, field by field. The
  * recording keeps the resulting link and disk settings as the replay scenario's own (and
@@ -51,12 +54,19 @@ const PROFILES: Record<ServeTimingProfile, ServeTiming> = {
   lan: { network: { minDelayUs: DEFAULT_NETWORK.minDelayUs, maxDelayUs: DEFAULT_NETWORK.maxDelayUs }, disk: { fsyncLatencyUs: DEFAULT_DISK.fsyncLatencyUs } },
 };
 
+/** The quorum timings that are costs of a deployment, not settings of 3.8's (quorum-timing.ts). */
+export type DeploymentCosts = Pick<QuorumTiming, "leaderStartupMs" | "learnerStartupMs" | "learnerSyncMs" | "leaderServingStartupMs">;
+
 /**
- * The loopback deployment's start-up costs, ms (scripts/measure-leader-startup.mjs; docs/serve.md
- * "Timing profiles"): a new leader's decision to its bound quorum port, and a new follower's
- * decision to its first connect.
+ * The loopback deployment's costs, ms (scripts/measure-leader-startup.mjs; docs/serve.md "Timing
+ * profiles"): a new leader's decision to its bound quorum port, a new follower's decision to its
+ * first connect, then the follower's sync up to its NEWLEADER ACK (`Learner.syncWithLeader`) and
+ * the leader's `startZkServer` after its NEWLEADER quorum. The two sync costs split the real
+ * 3.8.0's quiet `zk_follower_sync_time` (42 ms: the machine at a load average below 2) in the
+ * proportion its INFO log shows between them (57 % `startZkServer`, median of 14 failovers at a
+ * load of 10–21, where both are ~6 times their quiet size).
  */
-export const LOOPBACK_STARTUP: Readonly<Pick<QuorumTiming, "leaderStartupMs" | "learnerStartupMs">> = { leaderStartupMs: 32, learnerStartupMs: 6 };
+export const LOOPBACK_STARTUP: Readonly<DeploymentCosts> = { leaderStartupMs: 32, learnerStartupMs: 6, learnerSyncMs: 18, leaderServingStartupMs: 24 };
 
 const STARTUP: Record<ServeTimingProfile, Partial<QuorumTiming>> = { loopback: LOOPBACK_STARTUP, lan: {} };
 

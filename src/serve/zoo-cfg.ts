@@ -100,7 +100,7 @@ export interface ServeSettings {
 
 /** Keys ZooKeeper knows that change nothing in the simulation. */
 const IGNORED_KEYS = new Set([
-  "clientPortAddress", "secureClientPort", "secureClientPortAddress", "dynamicConfigFile", "autopurge.snapRetainCount", "autopurge.purgeInterval", "admin.enableServer",
+  "clientPortAddress", "secureClientPort", "secureClientPortAddress", "autopurge.snapRetainCount", "autopurge.purgeInterval", "admin.enableServer",
   "admin.serverPort", "admin.serverAddress", "metricsProvider.className", "quorumListenOnAllIPs", "electionAlg",
   "peerType", "syncEnabled", "globalOutstandingLimit", "preAllocSize", "snapCount", "skipACL", "clientPortListenBacklog",
 ]);
@@ -172,24 +172,25 @@ interface ServerLine {
   address: QuorumAddress;
 }
 
-/** Parses the text of a zoo.cfg; `file` names it in messages. */
-export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
+/**
+ * Parses the text of a zoo.cfg; `file` names it in messages. With `readDynamic` (which reads a
+ * file by its path), a `dynamicConfigFile=PATH` key is followed as 3.8 follows it: the server
+ * lines are that file's, and the zoo.cfg's own are ignored (3.8's backward-compatible form is a
+ * zoo.cfg without the key).
+ */
+export function parseZooCfg(text: string, file = "zoo.cfg", readDynamic?: (path: string) => string): ServeSettings {
+  return readZooCfg(text, file, readDynamic).settings;
+}
+
+/** A zoo.cfg's settings, and what a joiner's needs besides: its own server lines and `clientPort`. */
+function readZooCfg(text: string, file: string, readDynamic: ((path: string) => string) | undefined): { settings: ServeSettings; servers: ServerLine[]; clientPort: number } {
   const values = new Map<string, { value: string; at: string }>();
-  const servers: ServerLine[] = [];
+  let servers: ServerLine[] = [];
   const warnings: string[] = [];
   const systemProperties = new Map<string, string>();
-  text.split(/\r?\n/).forEach((rawLine, i) => {
-    const line = rawLine.trim();
-    if (line === "" || line.startsWith("#")) return;
-    const at = `${file}:${i + 1}`;
-    const eq = line.indexOf("=");
-    if (eq <= 0) throw new UserInputError(`${at}: expected key=value, got "${line}"`);
-    const key = line.slice(0, eq).trim();
-    const value = line.slice(eq + 1).trim();
+  forEachEntry(text, file, (key, value, at) => {
     if (key.startsWith("server.")) {
-      const s = parseServerLine(key, value, at);
-      if (servers.some((o) => o.sid === s.sid)) throw new UserInputError(`${at}: server.${s.sid} is defined twice`);
-      servers.push(s);
+      addServerLine(servers, key, value, at);
     } else if (KNOWN_KEYS.has(key)) {
       values.set(key, { value, at });
       // 3.8 reads the whitelist from this system property, which zoo.cfg's key sets (over -D).
@@ -204,10 +205,12 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
     const v = values.get(key);
     return v === undefined ? dflt : intValue(v.value, `${v.at}: ${key}`, min, max);
   };
+  const dynamic = values.get("dynamicConfigFile");
+  if (dynamic !== undefined && readDynamic !== undefined) servers = dynamicServerLines(readDynamic(dynamic.value), dynamic.value, warnings);
   const tickTimeMs = int("tickTime", 2000, 1, 600_000);
   const clientPort = int("clientPort", 2181, 1, 65535);
   const settings: ServeSettings = {
-    members: members(servers, clientPort),
+    members: members(servers, clientPort, file),
     tickTimeMs,
     initLimitTicks: int("initLimit", 10, 1, 1000),
     syncLimitTicks: int("syncLimit", 5, 1, 1000),
@@ -245,24 +248,117 @@ export function parseZooCfg(text: string, file = "zoo.cfg"): ServeSettings {
   const min = settings.minSessionTimeoutMs ?? 2 * tickTimeMs;
   const max = settings.maxSessionTimeoutMs ?? 20 * tickTimeMs;
   if (min > max) throw new UserInputError(`${file}: minSessionTimeout (${min} ms) is above maxSessionTimeout (${max} ms)`);
-  return settings;
+  return { settings, servers, clientPort };
 }
 
-const KNOWN_KEYS = new Set(["dataDir", "dataLogDir", "tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist", "readonlymode.enabled", "localSessionsEnabled", "connectToLearnerMasterLimit", "reconfigEnabled", "standaloneEnabled"]);
+/** Each `key=value` of a config file's text (`#` comments and blank lines skipped, blanks trimmed), with where it is (`file:line`). */
+function forEachEntry(text: string, file: string, onEntry: (key: string, value: string, at: string) => void): void {
+  text.split(/\r?\n/).forEach((rawLine, i) => {
+    const line = rawLine.trim();
+    if (line === "" || line.startsWith("#")) return;
+    const at = `${file}:${i + 1}`;
+    const eq = line.indexOf("=");
+    if (eq <= 0) throw new UserInputError(`${at}: expected key=value, got "${line}"`);
+    onEntry(line.slice(0, eq).trim(), line.slice(eq + 1).trim(), at);
+  });
+}
+
+function addServerLine(servers: ServerLine[], key: string, value: string, at: string): void {
+  const s = parseServerLine(key, value, at);
+  if (servers.some((o) => o.sid === s.sid)) throw new UserInputError(`${at}: server.${s.sid} is defined twice`);
+  servers.push(s);
+}
+
+/**
+ * A dynamic config file's server lines (`server.N=…`; `group.`/`weight.` keys are accepted and
+ * unused, as in a zoo.cfg). As in 3.8, it may not carry `version=` (the version is its file name's
+ * suffix, which the simulation has no use for); any other key is a warning.
+ */
+function dynamicServerLines(text: string, file: string, warnings: string[]): ServerLine[] {
+  const servers: ServerLine[] = [];
+  forEachEntry(text, file, (key, value, at) => {
+    if (key === "version") throw new UserInputError(`${at}: a dynamic config file may not carry version= (ZooKeeper takes it from the file name)`);
+    if (key.startsWith("server.")) {
+      addServerLine(servers, key, value, at);
+    } else if (!key.startsWith("group.") && !key.startsWith("weight.")) {
+      warnings.push(`${at}: unknown key "${key}" in a dynamic config file ignored`);
+    }
+  });
+  return servers;
+}
+
+/** A joiner's own zoo.cfg (`zksim serve --joiner FILE`), read. */
+export interface JoinerZooCfg {
+  /** The file's name, for messages. */
+  file: string;
+  /** Its text. */
+  text: string;
+  /** Reads the dynamic config file it names (`dynamicConfigFile`), if any. */
+  readDynamic?: (path: string) => string;
+  /** Its `dataDir`'s `myid` file's text, when there is one (how 3.8 tells which server.N it is). */
+  readMyid?: (dataDir: string) => string | undefined;
+}
+
+/**
+ * The ensemble with its joiners: servers started outside its config, each by its own zoo.cfg, as
+ * 3.8's reconfig guide starts a server about to be added — the last committed config plus the
+ * joiner itself, listed as a participant or an observer (several joiners may list each other as
+ * observers; it may leave out servers of the config). The joiner is its file's `server.N` that the
+ * ensemble's config lacks; when the file lists more than one, its `dataDir/myid` says which, as
+ * for 3.8. Its client port is its line's `;port`, else its file's `clientPort`. In the simulation
+ * it starts with the ensemble's config plus its own line (serve-ensemble.ts), and it is only
+ * added by a `reconfig -add` (which needs reconfigEnabled).
+ */
+export function withJoiners(settings: ServeSettings, joiners: readonly JoinerZooCfg[]): ServeSettings {
+  if (joiners.length === 0) return settings;
+  if (settings.members.length < 2) throw new UserInputError(`--joiner ${joiners[0]!.file}: joiners need an ensemble (a config of 2 or more servers)`);
+  const members = [...settings.members];
+  const warnings = [...settings.warnings];
+  for (const j of joiners) {
+    const { servers, clientPort, settings: own } = readZooCfg(j.text, j.file, j.readDynamic);
+    if (servers.length === 0) throw new UserInputError(`--joiner ${j.file}: no server.N lines; a joiner's zoo.cfg lists the ensemble's servers and itself`);
+    const outside = servers.filter((l) => !settings.members.some((m) => m.sid === l.sid));
+    const line = joinerLine(j, own.dataDir, outside);
+    if (members.some((m) => m.sid === line.sid)) throw new UserInputError(`--joiner ${j.file}: server.${line.sid} is declared by another --joiner file too`);
+    const port = line.clientPort ?? clientPort;
+    const taken = members.find((m) => m.clientPort === port);
+    if (taken !== undefined) throw new UserInputError(`--joiner ${j.file}: server.${line.sid}'s client port ${port} is ${taken.node}'s too (give its line its own ";port", or its file its own clientPort)`);
+    members.push({ sid: line.sid, node: `s${line.sid}`, observer: line.observer, clientPort: port, quorumAddress: line.address, joiner: true });
+    warnings.push(...own.warnings);
+  }
+  return { ...settings, members: members.sort((a, b) => a.sid - b.sid), warnings };
+}
+
+/** Which of a joiner's file's lines outside the ensemble's config is the joiner: the only one, or its myid's. */
+function joinerLine(j: JoinerZooCfg, dataDir: string | undefined, outside: readonly ServerLine[]): ServerLine {
+  const ids = outside.map((l) => l.sid).join(", ");
+  const myidText = dataDir === undefined ? undefined : j.readMyid?.(dataDir);
+  if (myidText !== undefined) {
+    const myid = myidText.trim();
+    const line = outside.find((l) => String(l.sid) === myid);
+    if (line === undefined) throw new UserInputError(`--joiner ${j.file}: its dataDir's myid is "${myid}", which is not one of its server.N lines outside the ensemble's config (${ids === "" ? "none" : ids})`);
+    return line;
+  }
+  if (outside.length === 1) return outside[0]!;
+  if (outside.length === 0) throw new UserInputError(`--joiner ${j.file}: every server.N line is in the ensemble's config; a joiner's zoo.cfg adds its own (server.N=host:peerPort:electionPort:participant|observer;clientPort)`);
+  throw new UserInputError(`--joiner ${j.file}: lists servers ${ids} outside the ensemble's config, and no dataDir/myid says which one it is`);
+}
+
+const KNOWN_KEYS = new Set(["dynamicConfigFile", "dataDir", "dataLogDir", "tickTime", "initLimit", "syncLimit", "clientPort", "maxClientCnxns", "minSessionTimeout", "maxSessionTimeout", "4lw.commands.whitelist", "readonlymode.enabled", "localSessionsEnabled", "connectToLearnerMasterLimit", "reconfigEnabled", "standaloneEnabled"]);
 
 /** No server lines: a standalone server on clientPort. Otherwise the members in sid order. */
-function members(servers: ServerLine[], clientPort: number): ServeMember[] {
+function members(servers: ServerLine[], clientPort: number, file: string): ServeMember[] {
   if (servers.length === 0) return [{ sid: 1, node: "s1", observer: false, clientPort }];
   const sorted = [...servers].sort((a, b) => a.sid - b.sid);
-  if (sorted.every((s) => s.observer)) throw new UserInputError(`zoo.cfg: every server is an observer; an ensemble needs voters`);
+  if (sorted.every((s) => s.observer)) throw new UserInputError(`${file}: every server is an observer; an ensemble needs voters`);
   const first = sorted[0]!.sid;
   const out = sorted.map((s) => ({ sid: s.sid, node: `s${s.sid}`, observer: s.observer, clientPort: s.clientPort ?? clientPort + (s.sid - first), quorumAddress: s.address }));
   const ports = new Set<number>();
   for (const m of out) {
-    if (ports.has(m.clientPort)) throw new UserInputError(`zoo.cfg: two servers would listen on client port ${m.clientPort} (give each server.N its own ";port")`);
+    if (ports.has(m.clientPort)) throw new UserInputError(`${file}: two servers would listen on client port ${m.clientPort} (give each server.N its own ";port")`);
     ports.add(m.clientPort);
   }
-  if (out.length === 1 && out[0]!.observer) throw new UserInputError(`zoo.cfg: a single server cannot be an observer`);
+  if (out.length === 1 && out[0]!.observer) throw new UserInputError(`${file}: a single server cannot be an observer`);
   return out;
 }
 

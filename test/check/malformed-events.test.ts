@@ -36,6 +36,7 @@ const CASES: Record<string, Case> = {
   "zab.election-most-recent": { event: ev("zab.phase", zab({ phase: "ELECTION", epoch: 1 })), field: "epoch", bad: "one" },
   "zab.newleader-quorum": { event: ev("zab.leader.established", zab({ epoch: 1, lastZxid: ZXID })), field: "epoch" },
   "zab.learner-sync": { event: ev("zab.phase", zab({ phase: "SYNCHRONIZATION", epoch: 1 })), field: "phase" },
+  "zab.sync-packet": { event: ev("zab.sync", zab({ learner: 2, mode: "DIFF", peerLastZxid: ZXID, zxid: ZXID })), field: "mode", bad: "FULL" },
   "recipe.lock-mutex": { event: ev("recipe.lock", { lock: "/l", ...party, event: "acquired", token: 1 }, "c1"), field: "session" },
   "recipe.lock-herd": { event: ev("recipe.lock", { lock: "/l", ...party, event: "waiting" }, "c1"), field: "lock" },
   "recipe.lock-fencing": { event: ev("recipe.resource", { resource: "/r", ...party, token: 1, value: "v", fenced: true, outcome: "begin" }, "c1"), field: "token", bad: "one" },

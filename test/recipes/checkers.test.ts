@@ -145,6 +145,10 @@ describe("recipes: checkers on hand-written traces", () => {
     expect(run(new CounterChecker(), [inc(1, "c1", 1, "ok", 1), final(3, 2)])[0]).toMatch(/applied twice/);
     expect(run(new CounterChecker(), [inc(1, "c1", 1, "ok", 1), inc(2, "c2", 1, "ok", 2), final(3, 1)]).join()).toMatch(/was lost/);
     expect(run(new CounterChecker(), [inc(1, "c1", 1, "ok", 1), inc(2, "c2", 1, "ok", 1)])[0]).toMatch(/lost update/);
+    // A settled increment was announced unknown first, and is settled once.
+    expect(run(new CounterChecker(), [inc(1, "c2", 1, "unknown"), inc(2, "c2", 1, "resolved-ok"), inc(3, "c1", 1, "unknown"), inc(4, "c1", 1, "resolved-none"), final(5, 1)])).toEqual([]);
+    expect(run(new CounterChecker(), [inc(1, "c1", 1, "ok", 1), inc(2, "c2", 1, "resolved-ok"), final(3, 2)])[0]).toMatch(/c2#1 is settled, but its outcome was never announced unknown/);
+    expect(run(new CounterChecker(), [inc(1, "c2", 1, "unknown"), inc(2, "c2", 1, "resolved-none"), inc(3, "c2", 1, "resolved-none"), final(4, 0)])[0]).toMatch(/never announced unknown/);
   });
 
   it("queue: double delivery, loss after the drain and FIFO order are checked against the declared guarantee", () => {

@@ -96,6 +96,11 @@ describe("serve: cli", () => {
     const startup = zksim("serve", "--leader-startup-ms", "20000000", "--no-record");
     expect(startup.status).toBe(2);
     expect(startup.stderr.trim()).toBe("zksim: serve: --leader-startup-ms 20000000: expected a whole number of ms in [0, 10000000]");
+    // A joiner's zoo.cfg that declares no server outside the ensemble's config.
+    writeFileSync(join(dir, "joiner.cfg"), "server.1=127.0.0.1:2888:3888;2181\nserver.2=127.0.0.1:2889:3889;2182\n");
+    const joiner = zksim("serve", "--servers", "3", "--reconfig-enabled", "--joiner", join(dir, "joiner.cfg"), "--no-record");
+    expect(joiner.status).toBe(2);
+    expect(joiner.stderr.trim()).toMatch(/^zksim: --joiner .*joiner\.cfg: every server\.N line is in the ensemble's config; a joiner's zoo\.cfg adds its own \(server\.N=host:peerPort:electionPort:participant\|observer;clientPort\)$/);
     const none = zksim("ctl", "--port", String(await freePort()), "heal");
     expect(none.status).toBe(5);
   });

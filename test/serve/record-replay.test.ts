@@ -139,7 +139,7 @@ describe("serve: record and replay", () => {
     // Loopback: the real clients' links take no simulated time (their real hop is the hop); a LAN's take a LAN hop.
     expect([loopback.instant, lan.instant]).toEqual([true, false]);
     // Loopback: the measured start-up of a new leader (to its bound quorum port) and learner (to its first connect), recorded with the session; a LAN has none.
-    expect([loopback.quorumTiming, lan.quorumTiming]).toEqual([{ leaderStartupMs: 32, learnerStartupMs: 6 }, undefined]);
+    expect([loopback.quorumTiming, lan.quorumTiming]).toEqual([{ leaderStartupMs: 32, learnerStartupMs: 6, learnerSyncMs: 18, leaderServingStartupMs: 24 }, undefined]);
   }, 60_000);
 
   it("serve: record: a --scenario session (its network, disk and server settings, its timed faults and their end) replays to the same trace hash, from the file and from its journal", async () => {

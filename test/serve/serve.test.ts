@@ -11,6 +11,7 @@ import { Ids, JUTE_MAX_BUFFER_BYTES } from "../../src/zk/proto/records.js";
 import { Code } from "../../src/zk/proto/error-code.js";
 import { sendControlLine } from "../../src/cli/commands/ctl.js";
 import { mntrKeys } from "../../src/serve/mntr-keys.js";
+import { LOOPBACK_STARTUP } from "../../src/serve/serve-timing.js";
 import { RawZkClient, allServing, fourLetterWord, leaderServing, untilSim } from "./raw-zk-client.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
@@ -205,6 +206,13 @@ describe("serve", () => {
     const follower = survivors.find((n) => n !== next)!;
     const f = await mntr(follower);
     expect([summary(f, "election_time").cnt, summary(f, "follower_sync_time").cnt, summary(f, "unavailable_time").cnt, summary(f, "leader_unavailable_time").cnt]).toEqual([2, 2, 2, 0]);
+    // The follower's sync shows the loopback profile's modelled JVM work: its own sync before the
+    // NEWLEADER ACK, then the leader's startZkServer before UPTODATE (plus hops and fsyncs, < 2 ms).
+    const syncMs = summary(f, "follower_sync_time").sum - summary(before.get(follower)!, "follower_sync_time").sum;
+    const { learnerSyncMs, leaderServingStartupMs } = LOOPBACK_STARTUP;
+    expect(syncMs).toBeGreaterThanOrEqual(learnerSyncMs + leaderServingStartupMs);
+    expect(syncMs).toBeLessThanOrEqual(learnerSyncMs + leaderServingStartupMs + 2);
+    expect(summary(after, "leader_unavailable_time").sum).toBeGreaterThanOrEqual(electionMs + learnerSyncMs + leaderServingStartupMs);
     // The restarted member's metrics start afresh, as a new JVM's do.
     expect(s.command(`restart ${leader}`)).toBe(`ok: restart ${leader}`);
     await untilSim(s, `${leader} up`, () => s.ensemble.sim.node(leader).status === "up");

@@ -1,6 +1,6 @@
 /** zoo.cfg for serve: the members, ports and timing a 3.8 config describes; bad values exit 2 with the line named. */
 import { describe, expect, it } from "vitest";
-import { parseZooCfg, settingsFromFlags } from "../../src/serve/zoo-cfg.js";
+import { parseZooCfg, settingsFromFlags, withJoiners, type JoinerZooCfg, type ServeSettings } from "../../src/serve/zoo-cfg.js";
 import { UserInputError } from "../../src/sim/errors.js";
 import { quorumTimingFrom } from "../../src/serve/quorum-timing-properties.js";
 import { buildServeEnsemble } from "../../src/serve/serve-ensemble.js";
@@ -97,5 +97,43 @@ describe("serve: zoo.cfg", () => {
     const cfg = parseZooCfg("reconfigEnabled=true\nserver.1=10.0.0.1:2888:3888;2181\nserver.2=10.0.0.2:2888:3888;2182\nserver.3=10.0.0.3:2888:3888:observer;10.0.0.3:2183\n");
     const peer = buildServeEnsemble(cfg, 1).sim.node("s3").process as QuorumPeer;
     expect(peer.qv.toString()).toBe("server.1=10.0.0.1:2888:3888:participant;0.0.0.0:2181\nserver.2=10.0.0.2:2888:3888:participant;0.0.0.0:2182\nserver.3=10.0.0.3:2888:3888:observer;10.0.0.3:2183\nversion=0");
+  });
+
+  it("serve: zoo.cfg: dynamicConfigFile is followed as 3.8 follows it (its server lines, not the zoo.cfg's); version= in it is refused", () => {
+    const files: Record<string, string> = { "/d/zoo.cfg.dynamic": "server.1=127.0.0.1:2888:3888;2181\nserver.2=127.0.0.1:2889:3889;2182\nserver.3=127.0.0.1:2890:3890:observer;2183\n" };
+    const read = (path: string) => files[path] ?? "";
+    const cfg = parseZooCfg("reconfigEnabled=true\ndynamicConfigFile=/d/zoo.cfg.dynamic\nserver.9=127.0.0.1:1:2\n", "zoo.cfg", read);
+    expect(cfg.members.map((m) => [m.node, m.clientPort, m.observer])).toEqual([["s1", 2181, false], ["s2", 2182, false], ["s3", 2183, true]]);
+    // Without a reader (a config made in the program), the key is only accepted.
+    expect(parseZooCfg("dynamicConfigFile=/d/zoo.cfg.dynamic\n").members.map((m) => m.node)).toEqual(["s1"]);
+    expect(() => parseZooCfg("dynamicConfigFile=/d/x\n", "zoo.cfg", () => "server.1=127.0.0.1:1:2\nversion=100000000\n")).toThrow(/^\/d\/x:2: a dynamic config file may not carry version=/);
+    expect(() => parseZooCfg("dynamicConfigFile=/d/x\n", "zoo.cfg", () => "server.1=127.0.0.1:1\n")).toThrow(/^\/d\/x:1: expected host:peerPort:electionPort/);
+  });
+
+  it("serve: --joiner FILE: the joiner is its own zoo.cfg's server.N outside the ensemble's config (participant or observer; its dataDir's myid when it lists several), its client port its line's or its clientPort", () => {
+    const ensemble: ServeSettings = { ...parseZooCfg("reconfigEnabled=true\nserver.1=127.0.0.1:2888:3888;2181\nserver.2=127.0.0.1:2889:3889;2182\nserver.3=127.0.0.1:2890:3890;2183\n"), reconfigEnabled: true };
+    const lines = "server.1=127.0.0.1:2888:3888;2181\nserver.2=127.0.0.1:2889:3889;2182\nserver.3=127.0.0.1:2890:3890;2183\n";
+    const joiner = (file: string, text: string, myid?: string): JoinerZooCfg => ({ file, text, readMyid: (dir) => (dir === "/data" ? myid : undefined) });
+    const both = withJoiners(ensemble, [
+      joiner("j4.cfg", `${lines}server.4=127.0.0.1:2891:3891:participant;2184\n`),
+      // Observers listed together (the reconfig guide's first way); myid picks this one; its line has no ;port, so its clientPort is its port.
+      joiner("j5.cfg", `clientPort=2190\ndataDir=/data\n${lines}server.5=127.0.0.1:2892:3892:observer\nserver.6=127.0.0.1:2893:3893:observer\n`, "5\n"),
+    ]);
+    expect(both.members.map((m) => [m.node, m.clientPort, m.observer, m.joiner === true])).toEqual([["s1", 2181, false, false], ["s2", 2182, false, false], ["s3", 2183, false, false], ["s4", 2184, false, true], ["s5", 2190, true, true]]);
+    const { sim } = buildServeEnsemble(both, 1);
+    expect((sim.node("s5").process as QuorumPeer).qv.toString()).toBe(`${lines.replaceAll("3888;", "3888:participant;0.0.0.0:").replaceAll("3889;", "3889:participant;0.0.0.0:").replaceAll("3890;", "3890:participant;0.0.0.0:")}server.5=127.0.0.1:2892:3892:observer\nversion=0`);
+    const bad = (j: JoinerZooCfg, base = ensemble) => () => withJoiners(base, [j]);
+    expect(bad(joiner("j.cfg", lines))).toThrow(/^--joiner j\.cfg: every server\.N line is in the ensemble's config; a joiner's zoo\.cfg adds its own/);
+    expect(bad(joiner("j.cfg", "clientPort=2184\n"))).toThrow(/^--joiner j\.cfg: no server\.N lines/);
+    expect(bad(joiner("j.cfg", `${lines}server.5=127.0.0.1:1:2:observer;2185\nserver.6=127.0.0.1:3:4:observer;2186\n`))).toThrow(/^--joiner j\.cfg: lists servers 5, 6 outside the ensemble's config, and no dataDir\/myid says which one it is$/);
+    expect(bad(joiner("j.cfg", `dataDir=/data\n${lines}server.5=127.0.0.1:1:2;2185\n`, "7"))).toThrow(/^--joiner j\.cfg: its dataDir's myid is "7", which is not one of its server\.N lines outside the ensemble's config \(5\)$/);
+    expect(bad(joiner("j.cfg", `${lines}server.4=127.0.0.1:1:2;2183\n`))).toThrow(/^j\.cfg: two servers would listen on client port 2183/);
+    expect(bad(joiner("j.cfg", `server.1=127.0.0.1:2888:3888;2181\nserver.4=127.0.0.1:1:2;2183\n`))).toThrow(/^--joiner j\.cfg: server\.4's client port 2183 is s3's too/);
+    expect(bad(joiner("j.cfg", `${lines}server.4=127.0.0.1:1:2\n`))).toThrow(/client port 2181 is s1's too/);
+    expect(bad(joiner("j.cfg", "server.4=127.0.0.1:1:2;soon\n"))).toThrow(/^j\.cfg:1: client port: expected a whole number, got "soon"$/);
+    expect(() => withJoiners(ensemble, [joiner("a.cfg", `${lines}server.4=127.0.0.1:1:2;2184\n`), joiner("b.cfg", `${lines}server.4=127.0.0.1:1:2;2185\n`)])).toThrow(/^--joiner b\.cfg: server\.4 is declared by another --joiner file too$/);
+    expect(bad(joiner("j.cfg", "server.2=127.0.0.1:1:2;2185\n"), settingsFromFlags(1, 0, 2181))).toThrow(/^--joiner j\.cfg: joiners need an ensemble/);
+    expect(() => buildServeEnsemble({ ...withJoiners(ensemble, [joiner("j.cfg", `${lines}server.4=127.0.0.1:1:2;2184\n`)]), reconfigEnabled: false }, 1)).toThrow(/joiners are added by reconfig, which needs reconfigEnabled/);
+    expect(withJoiners(ensemble, [])).toBe(ensemble);
   });
 });

@@ -7,7 +7,9 @@
  * mark); the lesson is recorded in the progress file and the terminal comes back. `learn compare
  * 2pc 3pc` steps both runs, and one crash leaves 2PC blocked while 3PC finishes. Needs the
  * built CLI (dist/) and tmux; without tmux it falls back to `script`, reading the raw output; it
- * skips only when neither exists.
+ * skips only when neither exists. The tmux tests run side by side, each in a session of its own
+ * name (they wait on what the screen shows, not on time; the wall-clock group leaves the second
+ * core to them).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -67,7 +69,7 @@ function tmuxApp(name: string, config: string, args: string, env = "FORCE_COLOR=
 const reason = !TMUX && !SCRIPT ? "neither tmux nor script is installed (apt-get install -y tmux)" : "";
 
 describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !== "" ? ` — skipped: ${reason}` : ""}`, () => {
-  it.skipIf(!TMUX)("tui: e2e (tmux): keys typed before the first frame, step, back, help, predictions, the goal box, scrollback, no colour, quit", async () => {
+  it.skipIf(!TMUX).concurrent("tui: e2e (tmux): keys typed before the first frame, step, back, help, predictions, the goal box, scrollback, no colour, quit", async () => {
     const config = mkdtempSync(join(tmpdir(), "zksim-e2e-"));
     const name = `zksim-e2e-${process.pid}`;
     const { screen, styled, keys, command } = tmuxApp(name, config, "--lesson quorum-commit", "NO_COLOR=1");
@@ -128,7 +130,7 @@ describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !==
     }
   }, 300_000);
 
-  it.skipIf(!TMUX)("tui: e2e (tmux): learn compare 2pc 3pc — steps both runs, a crash hits both, 2PC blocks where 3PC finishes, q quits", async () => {
+  it.skipIf(!TMUX).concurrent("tui: e2e (tmux): learn compare 2pc 3pc — steps both runs, a crash hits both, 2PC blocks where 3PC finishes, q quits", async () => {
     const name = `zksim-e2e-compare-${process.pid}`;
     const cmd = `cd ${JSON.stringify(process.cwd())} && CI=false FORCE_COLOR=0 ${process.execPath} ${BIN} learn compare 2pc 3pc; echo EXIT:$?; sleep 30`;
     tmux("new-session", "-d", "-s", name, "-x", "80", "-y", "24", cmd);
@@ -157,7 +159,7 @@ describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !==
     }
   }, 300_000);
 
-  it.skipIf(!TMUX)("tui: e2e (tmux): a Paxos lesson finished by commands: the BALLOTS pane shows the chosen majority", async () => {
+  it.skipIf(!TMUX).concurrent("tui: e2e (tmux): a Paxos lesson finished by commands: the BALLOTS pane shows the chosen majority", async () => {
     const config = mkdtempSync(join(tmpdir(), "zksim-e2e-"));
     const name = `zksim-e2e-paxos-${process.pid}`;
     const { screen, keys, command } = tmuxApp(name, config, "paxos --lesson why-phase-1");
@@ -184,7 +186,7 @@ describe.skipIf(reason !== "")(`tui: end to end in a pseudo-terminal${reason !==
     }
   }, 300_000);
 
-  it.skipIf(!TMUX)("tui: e2e (tmux): without a lesson the menu comes first; L returns to it; q quits", async () => {
+  it.skipIf(!TMUX).concurrent("tui: e2e (tmux): without a lesson the menu comes first; L returns to it; q quits", async () => {
     const config = mkdtempSync(join(tmpdir(), "zksim-e2e-"));
     const name = `zksim-e2e-menu-${process.pid}`;
     const cmd = `cd ${JSON.stringify(process.cwd())} && XDG_CONFIG_HOME=${config} CI=false FORCE_COLOR=0 ${process.execPath} ${BIN} learn; echo EXIT:$?; sleep 30`;

@@ -93,11 +93,12 @@ const READ_OPS: ReadonlySet<string> = new Set<OpName>(["getData", "exists", "get
 /**
  * The kinds it reads: the client's history and credentials, the servers' starts, expiries,
  * applies and reaps, the run's config, crashes, and the `zab.*` kinds every quorum peer writes
- * (which tell it the servers form a quorum; a server that stops leading reaps no more).
+ * (which tell it the servers form a quorum; a server that stops leading reaps no more); the
+ * leaders' proposals and the txn logs' appends, which say what may have entered a tree.
  */
 const KINDS = [
   "client.invoke", "client.complete", "client.auth", "client.state", "zk.server.start", "zk.session.expire", "zk.apply", "zk.container.reap", "workload.zk-config", "crash",
-  "zab.state", "zab.leader.established", "zab.role.ended",
+  "zab.state", "zab.leader.established", "zab.role.ended", "zab.propose", "disk.append",
 ] as const;
 type Kind = KindsOf<typeof KINDS>;
 
@@ -148,6 +149,8 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   /** Per server, the reaps it chose whose deleteContainer it has not applied yet, oldest first. */
   private readonly reaping = new Map<string, Operation[]>();
   private reaps = 0;
+  /** What the servers did with the clients' requests, to settle unknown writes (`HistoryBuilder.settle`). */
+  private readonly requests = new RequestLedger();
   /** What `workload.zk-config` said of the servers and clients (the model's facts). */
   private facts: ServerFacts = UNKNOWN_FACTS;
   private readonly options: Required<LinearizabilityCheckerOptions>;
@@ -197,6 +200,15 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       case "zab.leader.established":
         this.sawQuorumPeer = true;
         return guarded(this.log, e, this, this.onEstablished);
+      case "zab.propose":
+        this.sawQuorumPeer = true;
+        return guarded(this.malformed, e, this, (ev) => this.requests.proposed(stringField(ev, "txn")));
+      case "disk.append": {
+        // A standalone server's txn log: a logged txn a restart replays enters the tree unannounced.
+        const zxid = this.sawQuorumPeer ? undefined : optionalStringField(e, "record");
+        if (zxid !== undefined) guarded(this.malformed, e, this, (ev) => this.requests.logged(zxidField(ev, "record")));
+        return;
+      }
       case "zk.session.expire":
         return guarded(this.malformed, e, this, this.onExpire);
       case "zk.apply":
@@ -331,7 +343,12 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     const zxid = zxidField(e, "zxid");
     const op = stringField(e, "op");
     const err = optionalStringField(e, "err");
-    this.builder.appliedTxn(session, intField(e, "cxid"), zxid, op, err);
+    // A leader applies a txn of its own epoch once a quorum logged it; a standalone server once
+    // its log is synced: such an apply is never taken back (a learner may apply one during its
+    // sync that a later leader truncates).
+    const provesCommit = this.sawQuorumPeer ? this.leaderEpoch.get(e.node) === Number(zxid >> 32n) : this.standalone.has(e.node);
+    this.builder.appliedTxn(session, intField(e, "cxid"), zxid, op, err, e.atUs, provesCommit);
+    if (!this.sawQuorumPeer) this.requests.applied(zxid);
     if (op === "closeSession" && err === undefined) this.onCloseApplied(e, session, zxid);
     else if (err === undefined && op !== "error" && session !== "0x0") this.neverCloses(session, zxid);
     // An internal request (session 0): a deleteContainer, or the error txn of one that failed its prep.
@@ -390,7 +407,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   finish(end: RunEnd = { index: 0, atUs: 0 }): Violation[] {
     if (this.windows.starts !== undefined || this.windows.lost) return this.finishWindows(end);
     const checkReads = this.singleServer;
-    const judged = this.judgedHistory();
+    const judged = this.judgedHistory(true);
     if (judged === undefined) return this.log.violations;
     const history = judged.ops;
     const result = checkLinearizable(history, this.windows.model, { checkReads: true, maxSteps: this.options.maxSteps, maxMemoChars: this.options.maxMemoChars });
@@ -420,14 +437,14 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
    * normalised, which also validates it; undefined when a malformed client event made it
    * unjudgeable (reported where it was met): the window and everything after it is not judged.
    */
-  private judgedHistory(): { ops: Operation[]; normalised: Operation[] } | undefined {
+  private judgedHistory(final: boolean): { ops: Operation[]; normalised: Operation[] } | undefined {
     const checkReads = this.singleServer;
     if (this.sawMalformed) {
       this.summary = { checkedReads: checkReads, operations: 0, outcome: "malformed", steps: 0, windows: this.windows.index };
       this.windows.lose();
       return undefined;
     }
-    const ops = checkReads ? this.history() : this.syncOrdered(this.history());
+    const ops = checkReads ? this.history(final) : this.syncOrdered(this.history(final));
     return { ops, normalised: normalise(ops) };
   }
 
@@ -444,7 +461,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       w.cut(e.atUs);
       return;
     }
-    const history = this.judgedHistory();
+    const history = this.judgedHistory(false);
     if (history === undefined) return;
     const model = w.model;
     const starts = w.starts ?? [{ state: model.init(), carried: [] }];
@@ -510,7 +527,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   private finishWindows(end: RunEnd): Violation[] {
     const w = this.windows;
     const checkReads = this.singleServer;
-    const history = w.lost ? undefined : this.judgedHistory();
+    const history = w.lost ? undefined : this.judgedHistory(true);
     if (history !== undefined) {
       const label = windowLabel(w.index, w.startUs, end.atUs);
       const result = checkWindow(history.ops, w.starts!, w.startsComplete, w.model, label, this.windowLimits(), false);
@@ -573,10 +590,65 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     return !this.established.some((x) => x.atUs <= sync.completeUs! && x.epoch > epoch);
   }
 
-  /** The history the search sees (see the header for what is added and left out), as copies. */
-  history(): Operation[] {
-    return this.builder.build().flatMap((op) => (this.neverClosed.has(op) ? [] : [{ ...op }]));
+  /**
+   * The history the search sees (see the header for what is added and left out), as copies, the
+   * unknown writes the servers' trace settles settled (`final`: the run is over, so a request no
+   * server took in by now never takes effect).
+   */
+  history(final = true): Operation[] {
+    const ops = this.builder.build();
+    const settled = this.builder.settle(final ? (session, cxid) => this.requests.mayHaveEntered(session, cxid, this.sawQuorumPeer) : undefined);
+    return ops.flatMap((op) => {
+      const s = settled.get(op);
+      if (this.neverClosed.has(op) || s === "never") return [];
+      return [s === undefined ? { ...op } : { ...op, ...s }];
+    });
   }
+}
+
+/**
+ * What may have taken a client's request into some server's tree without a `zk.apply` of it: on
+ * an ensemble, a leader's proposal of it (`zab.propose` names the request as session and cxid;
+ * every txn in any log or tree began as one — a learner's log and its sync come from a leader's,
+ * a restart replays its own); on standalone servers, any txn appended to a log (`disk.append`'s
+ * zxid) that no server has applied, which a restart would replay unannounced.
+ */
+class RequestLedger {
+  private readonly proposals = new Set<string>();
+  private readonly appliedZxids = new Set<bigint>();
+  private readonly loggedUnapplied = new Set<bigint>();
+
+  /** A `zab.propose`'s txn digest: `<hash>:<session hex>:<cxid>`. */
+  proposed(digest: string): void {
+    const cut = digest.lastIndexOf(":");
+    const before = digest.lastIndexOf(":", cut - 1);
+    const hex = digest.slice(before + 1, cut);
+    const negative = hex.startsWith("-");
+    const digits = negative ? hex.slice(1) : hex;
+    if (cut < 0 || before < 0 || !/^[0-9a-f]+$/i.test(digits)) throw new Error(`zab.propose: txn ${JSON.stringify(digest)} names no request (<hash>:<session hex>:<cxid>)`);
+    const id = BigInt(`0x${digits}`);
+    this.proposals.add(requestKey(negative ? -id : id, digest.slice(cut + 1)));
+  }
+
+  logged(zxid: bigint): void {
+    if (!this.appliedZxids.has(zxid)) this.loggedUnapplied.add(zxid);
+  }
+
+  applied(zxid: bigint): void {
+    this.appliedZxids.add(zxid);
+    this.loggedUnapplied.delete(zxid);
+  }
+
+  /** Whether request (session, cxid) may have entered a tree without a `zk.apply` of it. */
+  mayHaveEntered(session: string, cxid: number, quorum: boolean): boolean {
+    if (!quorum) return this.loggedUnapplied.size > 0;
+    if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(session)) return true;
+    return this.proposals.has(requestKey(BigInt(session), String(cxid)));
+  }
+}
+
+function requestKey(session: bigint, cxid: string): string {
+  return `${BigInt.asUintN(64, session).toString(16)} ${cxid}`;
 }
 
 /**

@@ -24,8 +24,11 @@
  * 4. Once per change. A notification is attributed to the txn whose `zk.apply` immediately
  *    follows its send on the server (the server fires watches while applying, then
  *    annotates); on one connection, one create/delete/setData txn triggers each (type, path)
- *    at most once. Multi and closeSession txns may legitimately trigger a path more than once
- *    and are not judged; notifications sent outside a txn (SetWatches catch-up) neither.
+ *    at most once. A closeSession txn deletes each of its session's ephemerals once (3.8's
+ *    `DataTree.killSession`), so it triggers each NodeDeleted at most once too; its
+ *    NodeChildrenChanged may repeat (two ephemerals of one parent), and a multi may trigger any
+ *    path more than once (a delete, a create and a delete again): those are not judged, nor are
+ *    notifications sent outside a txn (SetWatches catch-up).
  *
  * Paths where the client removed watches (removeWatches / removeAllWatches) are no longer
  * judged by 1 and 3 for that session: the client and the server may then disagree on who
@@ -221,7 +224,7 @@ export class WatchesChecker implements Checker<Kind> {
   }
 
   private checkOncePerTxn(e: TraceEvent<"client.watch">, type: string, path: string, notif: { zxid: string; op: string }): void {
-    if (!SINGLE_TRIGGER.has(notif.op)) return;
+    if (!SINGLE_TRIGGER.has(notif.op) && !(notif.op === "closeSession" && type === "NodeDeleted")) return;
     // Per handle: a client node may hold several sessions, each on its own connection.
     const conn = `${e.node} ${e.fields.session}`;
     let seen = this.seenOnConnection.get(conn);

@@ -299,7 +299,11 @@ export class HistoryBuilder {
   /** The request (session, xid) an unknown op that was sent names, to find its apply. */
   private readonly sentAs = new Map<Operation, { session: string; xid: number }>();
   /** Session → cxid → the first apply of that request (`txn`: the txn's type, `zk.apply`'s op). */
-  private readonly applied = new Map<string, Map<number, { zxid: bigint; err?: string; txn: string }>>();
+  private readonly applied = new Map<string, Map<number, AppliedRequest>>();
+  /** Ops that came from a `client.invoke` (not an expiry's close or a reap the caller added). */
+  private readonly fromClient = new WeakSet<Operation>();
+  /** Unknown ops whose request the client never wrote to a connection (`sent: false`). */
+  private readonly unsent = new WeakSet<Operation>();
   /** Client → the sessions its handles established (`client.state` CONNECTED), first time each. */
   private readonly establishedBy = new Map<string, { session: string; atUs: number }[]>();
   /** The operations a `client.complete` ended (answered, refused or lost). */
@@ -334,6 +338,7 @@ export class HistoryBuilder {
     if (inv.server !== undefined) op.server = inv.server;
     if (inv.chroot !== undefined) this.chroots.set(op, inv.chroot);
     this.ops.push(op);
+    this.fromClient.add(op);
     this.auth.invoked(op);
     return op;
   }
@@ -375,6 +380,7 @@ export class HistoryBuilder {
       }
     }
     if (op.outcome === "unknown" && done.xid !== undefined) this.sentAs.set(op, { session: done.session, xid: done.xid });
+    if (op.outcome === "unknown" && done.local) this.unsent.add(op);
     this.auth.completed(op);
   }
 
@@ -389,13 +395,25 @@ export class HistoryBuilder {
     return { ...r, path: chroot + r.path };
   }
 
-  /** A `zk.apply`: the first apply of each request is its ground truth. */
-  appliedTxn(session: string, cxid: number, zxid: bigint, op: string, err: string | undefined): void {
+  /**
+   * A `zk.apply`: the first apply of each request is its ground truth. `provesCommit`: the server
+   * applies only txns a quorum committed, for good (a leader of the txn's epoch, a standalone
+   * server: see `settle`); `atUs`: when.
+   */
+  appliedTxn(session: string, cxid: number, zxid: bigint, op: string, err: string | undefined, atUs = 0, provesCommit = false): void {
     // Every server applies each txn: keyed by session, then cxid, with no key text built.
     let bySession = this.applied.get(session);
     if (bySession === undefined) this.applied.set(session, (bySession = new Map()));
-    if (bySession.has(cxid)) return;
-    bySession.set(cxid, op === "error" && err !== undefined ? { zxid, err, txn: op } : { zxid, txn: op });
+    const first = bySession.get(cxid);
+    if (first !== undefined) {
+      if (first.zxid !== zxid) first.collided = true;
+      else if (provesCommit) first.provenUs ??= atUs;
+      return;
+    }
+    const txn: AppliedRequest = op === "error" && err !== undefined ? { zxid, err, txn: op, collided: false } : { zxid, txn: op, collided: false };
+    if (err !== undefined) txn.applyErr = err;
+    if (provesCommit) txn.provenUs = atUs;
+    bySession.set(cxid, txn);
   }
 
   /** A `client.state` CONNECTED: a handle of `client` holds `session` from `atUs`. */
@@ -421,6 +439,74 @@ export class HistoryBuilder {
       op.truth = txn === undefined ? { applied: false } : { applied: true, zxid: txn.zxid, ...(txn.err === undefined ? {} : { err: txn.err }) };
     }
     return this.ops;
+  }
+
+  /**
+   * What the servers' trace settles of the unknown client writes (call after `build`): each such
+   * op that provably never took effect (`"never"`), or that provably did — with the outcome, the
+   * completion and the zxid its txn gives it. Ops not in the map stay unknown. The rules
+   * (docs/bug-power.md, "Linearizability settled from the servers' applies (session 40)"):
+   * - never sent (`sent: false`: the client failed it before writing it to any connection) —
+   *   no server saw it;
+   * - sent as (session, cxid), and `maybeTookEffect(session, cxid)` is false: the caller knows
+   *   no server can have taken that request into its tree (no leader proposed it, no server
+   *   applied it, and no logged txn entered a tree unannounced) — only at the end of the run;
+   * - sent as (session, cxid) and applied, for good (`provesCommit`), after its invocation, as a
+   *   txn of its kind under one zxid only, which no answered op names and no other client write
+   *   that could have carried the same (session, cxid) could have made (one whose request is not
+   *   known: never answered, or answered without it): it took effect no later than that apply —
+   *   ok with that zxid, or, for an error txn, failed with a code the model explains (it changed
+   *   nothing: any other code leaves it out).
+   */
+  settle(maybeTookEffect: ((session: string, cxid: number) => boolean) | undefined): Map<Operation, Settlement> {
+    const out = new Map<Operation, Settlement>();
+    let claimed: Set<bigint> | undefined;
+    for (const op of this.ops) {
+      if (op.outcome !== "unknown" || !this.fromClient.has(op) || isReadOnly(op)) continue;
+      if (this.unsent.has(op)) {
+        out.set(op, "never");
+        continue;
+      }
+      const sent = this.sentAs.get(op);
+      if (sent === undefined) continue;
+      const txn = this.applied.get(sent.session)?.get(sent.xid);
+      if (txn === undefined) {
+        if (maybeTookEffect?.(sent.session, sent.xid) === false) out.set(op, "never");
+        continue;
+      }
+      const provenUs = txn.provenUs;
+      if (txn.collided || provenUs === undefined || provenUs < op.invokeUs) continue;
+      if (txn.txn !== "error" && (!(TXN_KINDS[op.op] ?? []).includes(txn.txn) || txn.applyErr !== undefined)) continue;
+      claimed ??= this.claimedZxids();
+      if (claimed.has(txn.zxid) || this.mayShareRequest(op, sent.session, provenUs)) continue;
+      if (txn.txn !== "error") out.set(op, { outcome: "ok", completeUs: provenUs, zxid: txn.zxid });
+      else if (op.op !== "multi" && txn.err !== undefined && STATE_ERRORS.has(txn.err)) out.set(op, { outcome: "fail", err: txn.err, completeUs: provenUs, zxid: txn.zxid });
+      else out.set(op, "never");
+    }
+    return out;
+  }
+
+  /** Zxids the replies of answered writes name: their own txns. */
+  private claimedZxids(): Set<bigint> {
+    const claimed = new Set<bigint>();
+    for (const op of this.ops) if (op.zxid !== undefined && op.completeUs !== undefined && !isReadOnly(op)) claimed.add(op.zxid);
+    return claimed;
+  }
+
+  /**
+   * Whether another client write invoked by `beforeUs` may have gone out as the same request as
+   * `op` (same session, same cxid: a second handle of the session numbers from the same cxid) —
+   * one of `session`, or of none yet, whose request the history does not know.
+   */
+  private mayShareRequest(op: Operation, session: string, beforeUs: number): boolean {
+    for (const other of this.ops) {
+      if (other === op || other.invokeUs > beforeUs || !this.fromClient.has(other) || isReadOnly(other)) continue;
+      if (other.session !== session && !NO_SESSION.has(other.session)) continue;
+      if (this.unsent.has(other) || this.sentAs.has(other) || other.local === true) continue;
+      if (this.ended.has(other) && other.outcome !== "unknown") continue; // answered: its reply names its own txn
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -460,6 +546,21 @@ export class HistoryBuilder {
     }
   }
 }
+
+/** A request's applies: the first one, whether another zxid was applied for it too, and when a server whose apply proves the commit applied it. */
+interface AppliedRequest {
+  zxid: bigint;
+  /** An error txn's code (the write failed there and changed nothing). */
+  err?: string;
+  txn: string;
+  /** The apply's error, whatever the txn (a txn that failed at the tree). */
+  applyErr?: string;
+  collided: boolean;
+  provenUs?: number;
+}
+
+/** How `HistoryBuilder.settle` settles an unknown write: it never took effect, or it did, so. */
+export type Settlement = "never" | { outcome: "ok" | "fail"; completeUs: number; zxid: bigint; err?: string };
 
 /** The txn types (`zk.apply`'s op) a request of each write may be applied as (besides `error`). */
 const TXN_KINDS: Partial<Record<OpName, readonly string[]>> = {

@@ -81,6 +81,8 @@ export function checkLinearizable<S>(
   let steps = 0;
   let checked = 0;
   for (const part of parts) {
+    const fenced = writeAfterEnd(part.ops, model, opts.useZxid, part.label);
+    if (fenced !== undefined) return { ...fenced, steps };
     const loneSteps = loneOpSteps(part, model, opts.maxSteps - steps);
     if (loneSteps !== undefined) {
       steps += loneSteps;
@@ -185,6 +187,52 @@ function unexplained(label: string, op: Operation, why: string): Linearizability
     explanation: `Not linearizable: #${op.id} (${op.client}) ${why}, so no order of the operations on ${label} explains it.\n  ${formatOperation(op)}`,
     steps: 0,
   };
+}
+
+/**
+ * A definite write that must follow a definite end of its session (the model's `sessionFence`),
+ * refuted without a search: invoked after the end completed (real time), or — with zxid order —
+ * carrying a higher zxid than the end's (the search orders ok writes by zxid and bounds a failed
+ * one below by its own). The fence forbids that order and every linearization has it, so the
+ * search would refute the history too, but only after trying every order of everything else
+ * (ZOOKEEPER-1208's history on zab-shared-session seed 10: some 40 s of CPU, most of it in
+ * shrinking the counterexample). `ops` normalised: definite ops are ok or fail.
+ */
+export function writeAfterEnd<S>(ops: readonly Operation[], model: SequentialModel<S>, useZxid: boolean, label: string): LinearizabilityViolation | undefined {
+  if (model.sessionFence === undefined) return undefined;
+  const ends = new Map<string, Operation[]>();
+  const writes: { op: Operation; session: string }[] = [];
+  for (const op of ops) {
+    if (op.outcome === "unknown") continue;
+    const f = model.sessionFence(op);
+    if (f === undefined) continue;
+    if (!f.ends) writes.push({ op, session: f.session });
+    else if (ends.has(f.session)) ends.get(f.session)!.push(op);
+    else ends.set(f.session, [op]);
+  }
+  for (const { op: w, session } of writes) {
+    for (const end of ends.get(session) ?? []) {
+      const afterInRealTime = w.invokeUs > end.completeUs!;
+      const afterByZxid = useZxid && end.outcome === "ok" && end.zxid !== undefined && w.zxid !== undefined && end.zxid < w.zxid;
+      if (!afterInRealTime && !afterByZxid) continue;
+      const why = afterInRealTime
+        ? `was invoked at ${w.invokeUs}µs, after #${end.id} ended its session ${session} (${end.op}, completed at ${end.completeUs}µs)`
+        : `carries zxid 0x${w.zxid!.toString(16)}, after #${end.id} ended its session ${session} (${end.op}, zxid 0x${end.zxid!.toString(16)})`;
+      return {
+        ok: false,
+        inconclusive: false,
+        partition: label,
+        minimalWindow: [end, w],
+        failedAtUs: w.completeUs,
+        explanation:
+          `Not linearizable: #${w.id} (${w.client}) ${w.op} ${w.path} ${w.outcome === "ok" ? "took effect" : `failed with ${w.err}`} but ${why}; ` +
+          `no write of a session follows the op that ends it (ZOOKEEPER-1208), so no order of the operations on ${label} explains it.` +
+          `\n  ${formatOperation(end)}\n  ${formatOperation(w)}`,
+        steps: 0,
+      };
+    }
+  }
+  return undefined;
 }
 
 function inconclusive(part: Partition, steps: number, budget: string): LinearizabilityViolation {

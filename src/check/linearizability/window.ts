@@ -40,7 +40,7 @@ import { NO_SESSION, isReadOnly, type Operation } from "../history/history.js";
 import { explainViolation } from "./counterexample.js";
 import type { Partition, SequentialModel } from "./model.js";
 import { DEFAULT_MAX_MEMO_CHARS, OPTIONAL, STRICT, UNKNOWN, search, sortForSearch, type OpKind, type Problem, type SearchResult } from "./search.js";
-import { normalise, type LinearizabilityViolation } from "./wgl.js";
+import { normalise, writeAfterEnd, type LinearizabilityViolation } from "./wgl.js";
 
 /** A state a window may start in, with the carried unknown ops not applied by then. */
 export interface WindowStart<S> {
@@ -105,6 +105,8 @@ export function checkWindow<S>(
   enumerate: boolean,
 ): WindowResult<S> {
   const ops = normalise(history, true);
+  const fenced = writeAfterEnd(ops, model, true, label);
+  if (fenced !== undefined) return { kind: "refuted", violation: fenced, steps: 0 };
   const key = windowKey(model);
   const ends = new Map<string, WindowStart<S>>();
   let steps = 0;

@@ -9,6 +9,9 @@
  *   acknowledged, `resolved-none` as never applied). Above it: an increment counted twice
  *   (e.g. a blind retry after CONNECTIONLOSS); below it: an acknowledged increment lost.
  * - No acknowledged value exceeds the final value.
+ * - An increment is settled (`resolved-ok`/`resolved-none`) only after its outcome was left
+ *   `unknown`, once: a lost session's increment the recipe never announced as unknown leaves
+ *   the bounds above without it until it is settled (the rule demands its own input).
  */
 import type { Checker, Violation } from "../checker.js";
 import { ViolationLog, type KindsOf } from "../checker.js";
@@ -57,15 +60,19 @@ export class CounterChecker implements Checker<Kind> {
         c.unknown.set(id, delta);
         return;
       case "resolved-ok":
-        c.unknown.delete(id);
+        this.settle(e, name, c, id);
         c.acked += delta;
         return;
       case "resolved-none":
-        c.unknown.delete(id);
+        this.settle(e, name, c, id);
         return;
       default:
         return;
     }
+  }
+
+  private settle(e: TraceEvent, name: string, c: CounterHistory, id: string): void {
+    if (!c.unknown.delete(id)) this.log.add(e, `${name}: increment ${id} is settled, but its outcome was never announced unknown (a lost session's increment must be, before it is settled)`);
   }
 
   private onFinal(e: TraceEvent, name: string, c: CounterHistory, value: number): void {

@@ -16,10 +16,11 @@ import { NewLeaderQuorumChecker } from "./newleader-quorum.js";
 import { LearnerSyncChecker } from "./learner-sync.js";
 import { PrefixConsistencyChecker } from "./prefix-consistency.js";
 import { PrimaryIntegrityChecker } from "./primary-integrity.js";
+import { SyncPacketChecker } from "./sync-packet.js";
 import { ZxidUniquenessChecker } from "./zxid-uniqueness.js";
 
 export { CommittedDurabilityChecker, DurableAckChecker, FlagsChecker, IdenticalTreesChecker, IntegrityChecker, LeadershipChecker, LivenessChecker, PrefixConsistencyChecker, PrimaryIntegrityChecker, ZxidUniquenessChecker };
-export { ElectionMostRecentChecker, LearnerSyncChecker, NewLeaderQuorumChecker };
+export { ElectionMostRecentChecker, LearnerSyncChecker, NewLeaderQuorumChecker, SyncPacketChecker };
 
 export interface ZabCheckerOptions {
   /** Virtual milliseconds after the last fault within which a leader must serve (default 40 000). */
@@ -41,6 +42,7 @@ export const ZAB_CHECKERS: ReadonlyMap<string, (options?: ZabCheckerOptions) => 
   ["zab.election-most-recent", () => new ElectionMostRecentChecker()],
   ["zab.newleader-quorum", () => new NewLeaderQuorumChecker()],
   ["zab.learner-sync", () => new LearnerSyncChecker()],
+  ["zab.sync-packet", () => new SyncPacketChecker()],
 ]);
 
 /** Fresh instances of every ZAB checker. */

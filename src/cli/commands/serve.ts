@@ -13,7 +13,9 @@
  * `SERVER_JVMFLAGS`/`JVMFLAGS`, `--jaas FILE`, and zoo.cfg's authentication keys.
  *
  * Dynamic reconfiguration: `--reconfig-enabled` (zoo.cfg `reconfigEnabled=true`; off by default
- * as in 3.8) and `--joiners N`, N more servers started outside the config for `reconfig -add`.
+ * as in 3.8) and `--joiners N`, N more servers started outside the config for `reconfig -add`,
+ * or `--joiner FILE` (repeatable), one such server declared by its own zoo.cfg as 3.8's reconfig
+ * guide starts it (zoo-cfg.ts `withJoiners`). A zoo.cfg's `dynamicConfigFile` is followed.
  */
 import { DEFAULT_SERVE_TIMING, serveTimingProfile, type ServeTimingProfile } from "../../serve/serve-timing.js";
 import { randomInt } from "node:crypto";
@@ -24,8 +26,9 @@ import { bugEntry } from "../../scenario/bug-zoo.js";
 import { canaryNamed, SERVER_CANARIES } from "../../scenario/canaries.js";
 import { UserInputError } from "../../sim/errors.js";
 import { startServe, type ServeOptions, type ServeSession } from "../../serve/serve-session.js";
-import { parseZooCfg, withFourLetterWhitelist, settingsFromFlags, type ServeSettings } from "../../serve/zoo-cfg.js";
-import { boolFlag, intFlag, maxPositionals, parseArgs, stringFlag, type ParsedArgs } from "../args.js";
+import { parseZooCfg, withFourLetterWhitelist, settingsFromFlags, withJoiners, type JoinerZooCfg, type ServeSettings } from "../../serve/zoo-cfg.js";
+import { boolFlag, intFlag, listFlag, maxPositionals, parseArgs, stringFlag, type ParsedArgs } from "../args.js";
+import { existsSync } from "node:fs";
 import type { Command } from "../command.js";
 import { isIP } from "node:net";
 import { checkOutputPath, describeSystemError, isSystemError, readInputFile } from "../files.js";
@@ -53,14 +56,23 @@ function withAuth(settings: ServeSettings, props: ReadonlyMap<string, string>): 
   return { ...settings, auth };
 }
 
+/** The flags of the deployment's measured costs (no settings of 3.8's; serve-timing.ts), and the quorum timing each sets. */
+const DEPLOYMENT_COST_FLAGS = [
+  ["leader-startup-ms", "leaderStartupMs"],
+  ["learner-startup-ms", "learnerStartupMs"],
+  ["learner-sync-ms", "learnerSyncMs"],
+  ["leader-serving-startup-ms", "leaderServingStartupMs"],
+] as const;
+
 /**
  * The failover timings of the system properties, over zoo.cfg's `connectToLearnerMasterLimit` and
- * a scenario's; then the deployment's start-up costs given as flags (`--leader-startup-ms`,
- * `--learner-startup-ms`: no setting of 3.8's; the timing profile's measured ones otherwise).
+ * a scenario's; then the deployment's costs given as flags (`--leader-startup-ms`,
+ * `--learner-startup-ms`, `--learner-sync-ms`, `--leader-serving-startup-ms`: no setting of
+ * 3.8's; the timing profile's measured ones otherwise).
  */
 function withQuorumTiming(settings: ServeSettings, props: ReadonlyMap<string, string>, args: ParsedArgs): ServeSettings {
   const startup: Partial<QuorumTiming> = {};
-  for (const [flag, field] of [["leader-startup-ms", "leaderStartupMs"], ["learner-startup-ms", "learnerStartupMs"]] as const) {
+  for (const [flag, field] of DEPLOYMENT_COST_FLAGS) {
     const ms = intFlag(args, flag);
     if (ms === undefined) continue;
     if (ms < 0 || ms > 10_000_000) throw new UserInputError(`serve: --${flag} ${ms}: expected a whole number of ms in [0, 10000000]`);
@@ -74,7 +86,7 @@ function withQuorumTiming(settings: ServeSettings, props: ReadonlyMap<string, st
 function settingsOf(args: ParsedArgs, seed: number): { settings: ServeSettings; scenario?: ServeScenario } {
   const scenarioFile = stringFlag(args, "scenario");
   if (scenarioFile === undefined) return { settings: shapeOf(args) };
-  for (const flag of ["servers", "observers", "config", "joiners"]) {
+  for (const flag of ["servers", "observers", "config", "joiners", "joiner"]) {
     if (args.flags.has(flag)) throw new UserInputError(`serve: --${flag} and --scenario exclude each other (the scenario's workload names the ensemble)`);
   }
   const { settings, scenario, warnings } = serveScenarioOf(loadServeScenario(scenarioFile), seed, intFlag(args, "base-port") ?? 2181);
@@ -92,12 +104,26 @@ function loadServeScenario(file: string): Scenario {
 }
 
 function shapeOf(args: ParsedArgs): ServeSettings {
+  const joiners = listFlag(args, "joiner");
+  if (joiners.length > 0 && args.flags.has("joiners")) throw new UserInputError("serve: --joiners and --joiner exclude each other (--joiner FILE declares one joiner by its own zoo.cfg)");
+  const joinerCfgs = joiners.map((file): JoinerZooCfg => ({ file, text: readInputFile(file, "joiner's zoo.cfg"), readDynamic: readDynamicConfig, readMyid }));
   const config = stringFlag(args, "config");
-  if (config === undefined) return settingsFromFlags(intFlag(args, "servers") ?? 3, intFlag(args, "observers") ?? 0, intFlag(args, "base-port") ?? 2181, intFlag(args, "joiners") ?? 0);
+  if (config === undefined) return withJoiners(settingsFromFlags(intFlag(args, "servers") ?? 3, intFlag(args, "observers") ?? 0, intFlag(args, "base-port") ?? 2181, intFlag(args, "joiners") ?? 0), joinerCfgs);
   for (const flag of ["servers", "observers", "base-port", "joiners"]) {
     if (args.flags.has(flag)) throw new UserInputError(`serve: --${flag} and --config exclude each other (the config's server.N lines say it)`);
   }
-  return parseZooCfg(readInputFile(config, "zoo.cfg"), config);
+  return withJoiners(parseZooCfg(readInputFile(config, "zoo.cfg"), config, readDynamicConfig), joinerCfgs);
+}
+
+/** A zoo.cfg's `dynamicConfigFile`, read from its path as 3.8 reads it (relative to the working directory). */
+function readDynamicConfig(path: string): string {
+  return readInputFile(path, "dynamic config file");
+}
+
+/** A joiner's `dataDir/myid`, when it has one (3.8 reads the server's id from it). */
+function readMyid(dataDir: string): string | undefined {
+  const path = join(dataDir, "myid");
+  return existsSync(path) ? readInputFile(path, "myid file") : undefined;
 }
 
 /** Where the session is recorded (undefined: `--no-record`), and the broken build asked for. */
@@ -164,11 +190,11 @@ async function start(settings: ServeSettings, seed: number, bind: string, contro
 
 export const serve: Command = {
   name: "serve",
-  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…] [--read-only [--local-sessions]] [--reconfig-enabled [--joiners N]] [--timing loopback|lan] [--leader-startup-ms N] [--learner-startup-ms N]",
-  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time (--timing: a loopback ensemble's hop, fsync and start-up times, the default, or a LAN's; --leader-startup-ms/--learner-startup-ms: a new leader's time to bind its quorum port, a new learner's to its first connect, after the election); fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run);\n--reconfig-enabled: zoo.cfg's reconfigEnabled=true (reconfig by the super user); --joiners N: N more servers started outside the config, for reconfig -add",
+  args: "[--servers 3] [--observers 0] [--base-port 2181] [--config zoo.cfg] [--scenario FILE] [--seed N] [--bind 127.0.0.1] [--control-port P] [--record FILE | --no-record] [--canary NAME] [--bug ID] [--jaas FILE] [-Dkey=value…] [--read-only [--local-sessions]] [--reconfig-enabled [--joiners N | --joiner FILE…]] [--timing loopback|lan] [--leader-startup-ms N] [--learner-startup-ms N] [--learner-sync-ms N] [--leader-serving-startup-ms N]",
+  help: "serve the simulated ensemble to real ZooKeeper clients on TCP ports, in real time (--timing: a loopback ensemble's hop, fsync and start-up times, the default, or a LAN's; --leader-startup-ms/--learner-startup-ms: a new leader's time to bind its quorum port, a new learner's to its first connect, after the election; --learner-sync-ms: a learner's sync work before its NEWLEADER ACK; --leader-serving-startup-ms: a new leader's start of serving after its NEWLEADER quorum); fault commands on stdin and via `zksim ctl`; the session is recorded as a replay file (`zksim replay`, `zksim shrink`);\n--scenario: a scenario's ensemble and fault schedule, applied on the wall clock (its simulated clients do not run);\n--reconfig-enabled: zoo.cfg's reconfigEnabled=true (reconfig by the super user); --joiners N: N more servers started outside the config, for reconfig -add; --joiner FILE (repeatable): one such server, declared by its own zoo.cfg (the config plus itself, as 3.8's reconfig guide starts one)",
   async run(argv) {
     const dWords = argv.filter((a) => a.startsWith("-D"));
-    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string", "read-only": "bool", "local-sessions": "bool", timing: "string", "leader-startup-ms": "int", "learner-startup-ms": "int", "reconfig-enabled": "bool", joiners: "int" }, "serve");
+    const args = parseArgs(argv.filter((a) => !a.startsWith("-D")), { servers: "int", observers: "int", "base-port": "int", config: "string", seed: "int", bind: "string", "control-port": "int", record: "string", "no-record": "bool", canary: "string", bug: "string", scenario: "string", jaas: "string", "read-only": "bool", "local-sessions": "bool", timing: "string", "leader-startup-ms": "int", "learner-startup-ms": "int", "learner-sync-ms": "int", "leader-serving-startup-ms": "int", "reconfig-enabled": "bool", joiners: "int", joiner: "list" }, "serve");
     maxPositionals(args, 0, "serve");
     const seed = intFlag(args, "seed") ?? randomInt(1, 2 ** 31);
     const shaped = settingsOf(args, seed);

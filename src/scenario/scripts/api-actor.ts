@@ -5,8 +5,8 @@
  * watches, multi and multiRead with failing parts, sync, ACLs and credentials of every scheme,
  * whoAmI, getEphemerals, getAllChildrenNumber, persistent and recursive watches and their
  * removal, special paths, pipelined calls, closing and re-attaching sessions (a stale one, a wrong
- * password, a live one of another node), idling past the session timeout. A handle may be
- * chrooted to a subtree. Several actors share a client node: several sessions per process.
+ * password, a live one of another node), idling past the session timeout; a call goes through the
+ * promise API or Java's callback API (`zk.async`). A handle may be chrooted to a subtree. Several actors share a client node: several sessions per process.
  *
  * What comes back is not judged here (any ZooKeeper error is an expected outcome): the checkers
  * read the trace. The actor only remembers what it learned (names it saw, versions) to draw
@@ -24,7 +24,11 @@ import type { Rng } from "../../sim/rng.js";
 import { API_OPS, CREATE_MODES, pickWeighted, type ApiOp, type ApiPlan } from "../workloads/api-swarm-shape.js";
 import { ApiDraws, API_ROOT, subtreePath } from "./api-draws.js";
 import { CRASHED, type CrashWatch, type SessionBook } from "./api-world.js";
+import { CallbackCalls, type ActorCalls } from "./api-callbacks.js";
 import type { ScriptContext } from "./script.js";
+
+/** The share of calls spelled through the callback API. */
+const CALLBACK_SHARE = 0.25;
 
 export class ApiActor {
   private zk: ZooKeeper | undefined;
@@ -36,12 +40,20 @@ export class ApiActor {
   /** Its own stream for the connect strings' spelling, so the calls drawn are those of the actor's stream alone. */
   private readonly hostRng: Rng;
   /**
-   * Its own stream for the aimed draws (removals aimed at watched paths, bursts of credentials),
-   * so the draws of the actor's stream stay what they were.
+   * Its own stream for the aimed draws (removals and some deletes aimed at watched paths, bursts
+   * of credentials, getEphemerals prefixes cut from the session's own ephemerals), so the draws
+   * of the actor's stream stay what they were.
    */
   private readonly aimRng: Rng;
+  /**
+   * Its own stream for the spelling of each call: the promise API, or (one call in four) Java's
+   * callback API through `zk.async` (api-callbacks.ts). The calls drawn are the same either way.
+   */
+  private readonly spellingRng: Rng;
   /** Server paths this handle has set a watch on (a watched read or addWatch), whatever came back. */
   private watched: string[] = [];
+  /** Server paths of the ephemerals this handle's session created (the last 16), whatever became of them since. */
+  private ephemerals: string[] = [];
   /** Server paths this actor has seen exist, and the last version / aversion it saw of each. */
   private readonly seen: string[] = [];
   private readonly versions = new Map<string, number>();
@@ -62,6 +74,7 @@ export class ApiActor {
     this.draws = new ApiDraws(rng, plan, addresses);
     this.hostRng = rng.fork("hosts");
     this.aimRng = rng.fork("aim");
+    this.spellingRng = rng.fork("callbacks");
     this.done = this.loop();
   }
 
@@ -91,6 +104,7 @@ export class ApiActor {
     const hosts = this.connectHosts();
     const [lo, hi] = this.plan.sessionTimeoutMs;
     this.watched = [];
+    this.ephemerals = [];
     // Without a chroot, a fifth of the handles end the connect string with a bare "/" (no chroot).
     const tail = this.chroot ?? (this.hostRng.chance(0.2) ? "/" : "");
     this.zk = createClient(ctx, { connectString: hosts + tail, sessionTimeoutMs: this.rng.int(lo, hi), watcher: this.watcher, ...this.s.clientDefaults });
@@ -172,14 +186,17 @@ export class ApiActor {
   // ---- the calls ---------------------------------------------------------------------------
 
   private async run(op: ApiOp): Promise<void> {
-    const zk = this.handle();
-    if (zk === undefined) return;
+    const handle = this.handle();
+    if (handle === undefined) return;
+    const zk: ActorCalls = this.spellingRng.chance(CALLBACK_SHARE) ? new CallbackCalls(this.s, handle) : handle;
     switch (op) {
       case "create":
       case "create2":
         return this.create(zk, op === "create2");
       case "delete": {
-        const p = this.serverPath();
+        // Sometimes a node this handle watches: its watches (persistent ones too) see it go.
+        const drawn = this.serverPath();
+        const p = this.watched.length > 0 && this.aimRng.chance(0.3) ? this.aimRng.pick(this.watched) : drawn;
         await zk.delete(this.client(p), this.draws.version(this.versions.get(p)));
         return;
       }
@@ -199,7 +216,7 @@ export class ApiActor {
         return this.multi(zk);
       case "multiRead": {
         const ops = Array.from({ length: this.rng.int(1, 3) }, () => (this.rng.chance(0.5) ? Op.getData(this.client(this.serverPath())) : Op.getChildren(this.client(this.serverPath()))));
-        await zk.multiRead(ops);
+        await handle.multiRead(ops);
         return;
       }
       case "sync":
@@ -218,18 +235,21 @@ export class ApiActor {
       case "addAuth": {
         // Only on a connected handle: credentials added before the handshake name no session.
         const c = this.draws.credential();
-        if (zk.getState() !== "CONNECTED") return;
-        zk.addAuthInfo(c.scheme, c.auth);
+        if (handle.getState() !== "CONNECTED") return;
+        handle.addAuthInfo(c.scheme, c.auth);
         // Sometimes a burst of users nobody's ACL names: a connection past a dozen identities.
-        if (this.aimRng.chance(0.2)) for (let i = this.aimRng.int(2, 14); i > 0; i--) zk.addAuthInfo("digest", `u${this.aimRng.int(0, 39)}:pw${this.aimRng.int(0, 2)}`);
+        if (this.aimRng.chance(0.2)) for (let i = this.aimRng.int(2, 14); i > 0; i--) handle.addAuthInfo("digest", `u${this.aimRng.int(0, 39)}:pw${this.aimRng.int(0, 2)}`);
         return;
       }
       case "whoAmI":
-        await zk.whoAmI();
+        await handle.whoAmI();
         return;
-      case "getEphemerals":
-        await zk.getEphemerals(this.rng.pick(["/", this.client(this.serverPath()), this.serverPath()]));
+      case "getEphemerals": {
+        const drawn = this.rng.pick(["/", this.client(this.serverPath()), this.serverPath()]);
+        // Mostly aimed at the session's own ephemerals (a drawn prefix seldom meets one).
+        await zk.getEphemerals(this.ephemerals.length > 0 && this.aimRng.chance(0.75) ? this.ephemeralPrefix() : drawn);
         return;
+      }
       case "getAllChildrenNumber":
         await zk.getAllChildrenNumber(this.client(this.rng.chance(0.6) ? this.chroot ?? subtreePath(this.rng.int(0, this.plan.subtrees - 1)) : this.serverPath()));
         return;
@@ -253,14 +273,14 @@ export class ApiActor {
       case "pipeline":
         return this.pipeline(zk);
       case "close":
-        this.book.ended(zk);
-        await zk.close();
+        this.book.ended(handle);
+        await handle.close();
         return;
       case "reattach":
         return this.reattach();
       case "idle": {
         // Longer than the session timeout: a healthy idle handle keeps its session by pinging.
-        const t = zk.getSessionTimeout() || this.plan.sessionTimeoutMs[1];
+        const t = handle.getSessionTimeout() || this.plan.sessionTimeoutMs[1];
         await this.s.sleepMs(this.rng.int(t, 2 * t));
         return;
       }
@@ -273,20 +293,44 @@ export class ApiActor {
     return name.includes("TTL") ? { mode, ttl: this.rng.int(1, this.plan.ttlMsMax) } : { mode };
   }
 
-  private async create(zk: ZooKeeper, two: boolean): Promise<void> {
+  private async create(zk: ActorCalls, two: boolean): Promise<void> {
     const { mode, ttl } = this.modeAndTtl();
     const sequential = mode === CreateMode.PERSISTENT_SEQUENTIAL || mode === CreateMode.EPHEMERAL_SEQUENTIAL || mode === CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL;
     const p = sequential ? this.seqPrefix() : this.serverPath();
     const acl = this.draws.acl();
-    if (two) {
-      const r = await zk.create2(this.client(p), this.draws.data(), acl, mode, ttl);
-      this.learn(this.server(r.path), r.stat);
-    } else {
-      this.saw(this.server(await zk.create(this.client(p), this.draws.data(), acl, mode, ttl)));
+    const created = two ? await zk.create2(this.client(p), this.draws.data(), acl, mode, ttl) : { path: await zk.create(this.client(p), this.draws.data(), acl, mode, ttl), stat: undefined };
+    const path = this.server(created.path);
+    if (created.stat !== undefined) this.learn(path, created.stat);
+    else this.saw(path);
+    if (mode !== CreateMode.EPHEMERAL && mode !== CreateMode.EPHEMERAL_SEQUENTIAL) return;
+    this.ephemerals.push(path);
+    if (this.ephemerals.length > 16) this.ephemerals.shift();
+    // Sometimes the session lists its ephemerals at once, as a client that just registered does.
+    if (this.aimRng.chance(0.25)) await zk.getEphemerals(this.ephemeralPrefix());
+  }
+
+  /**
+   * A getEphemerals prefix cut from one of the session's own ephemerals — the node itself, its
+   * parent, a part of its last name, or "/" — so that the filter keeps some of them and drops
+   * others. Sent as given (3.8 applies no chroot to it), so a server path.
+   */
+  private ephemeralPrefix(): string {
+    const r = this.aimRng;
+    const e = r.pick(this.ephemerals);
+    const parentEnd = e.lastIndexOf("/");
+    switch (r.int(0, 3)) {
+      case 0:
+        return e;
+      case 1:
+        return parentEnd <= 0 ? "/" : e.slice(0, parentEnd);
+      case 2:
+        return e.slice(0, r.int(Math.min(parentEnd + 2, e.length), e.length));
+      default:
+        return "/";
     }
   }
 
-  private async read(zk: ZooKeeper, op: "getData" | "exists" | "getChildren" | "getChildren2", watch: boolean): Promise<void> {
+  private async read(zk: ActorCalls, op: "getData" | "exists" | "getChildren" | "getChildren2", watch: boolean): Promise<void> {
     const p = this.serverPath();
     const w = watch ? (this.rng.chance(0.5) ? true : this.watcher) : false;
     const c = this.client(p);
@@ -309,7 +353,7 @@ export class ApiActor {
   }
 
   /** 1–4 parts from check, create, delete and setData, with drawn versions: some multis fail. */
-  private async multi(zk: ZooKeeper): Promise<void> {
+  private async multi(zk: ActorCalls): Promise<void> {
     const r = this.rng;
     const ops = Array.from({ length: r.int(1, 4) }, () => {
       const p = this.serverPath();
@@ -332,7 +376,7 @@ export class ApiActor {
   }
 
   /** Calls on paths the server treats specially, and one the client refuses before sending. */
-  private async special(zk: ZooKeeper): Promise<void> {
+  private async special(zk: ActorCalls): Promise<void> {
     switch (this.rng.int(0, 5)) {
       case 0:
         await zk.delete(this.rng.pick(["/zookeeper", "/zookeeper/quota", "/zookeeper/config"]), -1);
@@ -357,7 +401,7 @@ export class ApiActor {
   }
 
   /** 2–4 calls submitted without waiting for the earlier ones (a session's requests run in order). */
-  private async pipeline(zk: ZooKeeper): Promise<void> {
+  private async pipeline(zk: ActorCalls): Promise<void> {
     const calls: Promise<unknown>[] = [];
     for (let i = this.rng.int(2, 4); i > 0; i--) {
       const p = this.serverPath();

@@ -26,6 +26,7 @@ import { clientPipeline } from "./client-pipeline.js";
 import { readOnlyMode } from "./read-only-mode.js";
 import { wholeApi } from "./whole-api.js";
 import { readOnlyRwSearch } from "./read-only-rw-search.js";
+import { readOnlyGlobalSessions, readOnlyLocalExpiry } from "./read-only-sessions.js";
 import { quotaEnforcement } from "./quota-enforcement.js";
 import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
 import { BUG_SCRIPTS } from "./bug-scripts.js";
@@ -61,6 +62,8 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     readOnlyMode,
     wholeApi,
     readOnlyRwSearch,
+    readOnlyGlobalSessions,
+    readOnlyLocalExpiry,
     quotaEnforcement,
     ...RECIPE_SCRIPTS,
     ...BUG_SCRIPTS,

@@ -11,7 +11,7 @@ import { DistributedCounter, type CounterVariant } from "../../recipes/counter.j
 import { SessionLostError } from "../../recipes/recipe-support.js";
 import type { ClientInvokeFields } from "../../zk/trace-events.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
-import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs, startDelay } from "./recipe-support.js";
+import { inFaultWindow, RECIPE_SESSION_TIMEOUT_MS, connectClient, hostOf, joinWorkers, settle, untilCheckPhase, withSessions, clientWorkers, cutRepliesOnInvoke, REPLY_CUT_MS, paced, startOffsetMs, startDelay, recipeHostOf } from "./recipe-support.js";
 
 export const COUNTER_PATH = "/app/counter";
 
@@ -20,7 +20,7 @@ async function incrementer(s: ScriptContext, node: string, index: number, varian
   let unresolved: number | undefined;
   await startDelay(s, node, startOffsetMs(s, index, 31 * index));
   await withSessions(s, node, RECIPE_SESSION_TIMEOUT_MS, async (zk, host) => {
-    const counter = new DistributedCounter(zk, host, COUNTER_PATH, { variant, firstIncrement: next });
+    const counter = new DistributedCounter(zk, recipeHostOf(s, host), COUNTER_PATH, { variant, firstIncrement: next });
     await counter.init();
     if (unresolved !== undefined && (await counter.resolve(unresolved))) tally.acked++;
     unresolved = undefined;

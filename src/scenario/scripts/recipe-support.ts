@@ -35,13 +35,15 @@ export const latchVariantOf = (s: ScriptContext): LatchVariant => (s.canary === 
 
 /**
  * The recipe host a run's canary asks for: under `group-unannounced` the group recipe's
- * annotations are dropped, under `barrier-entry-unannounced` the double barrier's `entered`
- * (the recipe's history loses them; what it does is unchanged); else `host` itself.
+ * annotations are dropped, under `barrier-entry-unannounced` the double barrier's `entered`,
+ * under `counter-unknown-unannounced` the counter's increments of unknown outcome (the
+ * recipe's history loses them; what it does is unchanged); else `host` itself.
  */
 export function recipeHostOf(s: ScriptContext, host: RecipeHost): RecipeHost {
   const drops: ((kind: AnnotationKind, fields: unknown) => boolean) | undefined =
     s.canary === "group-unannounced" ? (kind) => kind === "recipe.group"
     : s.canary === "barrier-entry-unannounced" ? (kind, fields) => kind === "recipe.barrier" && (fields as TraceAnnotations["recipe.barrier"]).event === "entered"
+    : s.canary === "counter-unknown-unannounced" ? (kind, fields) => kind === "recipe.counter" && (fields as TraceAnnotations["recipe.counter"]).outcome === "unknown"
     : undefined;
   if (drops === undefined) return host;
   return {
@@ -258,14 +260,23 @@ export const RECIPE_TIMINGS = {
 export type RecipeTimingName = keyof typeof RECIPE_TIMINGS;
 
 /**
- * A generated CONNECTIONLOSS in the middle of a create: from `atMs` on, the next create that
- * `node` sends reaches the servers, but their replies to `node` are cut (one way) for `forMs`.
+ * A CONNECTIONLOSS in the middle of a write: from `atMs` on, the next request of kind `op`
+ * (default `create`; any of `LOSS_TRAP_OPS`) that `node` sends reaches the servers, but their
+ * replies to `node` are cut (one way) until `atMs + forMs`. The write lands and the client does
+ * not know: the retry paths of a recipe (a vote's setData, a member's create, a multi) run.
  */
 export interface CreateLossTrap {
   node: string;
   atMs: number;
   forMs: number;
+  op?: LossTrapOp;
+  /** Only a request at this path or below it (a multi names no path: never matched then). */
+  path?: string;
 }
+
+/** The writes a loss trap may aim at. */
+export const LOSS_TRAP_OPS = ["create", "setData", "delete", "multi"] as const;
+export type LossTrapOp = (typeof LOSS_TRAP_OPS)[number];
 
 /**
  * The shape of a recipe workload beyond its story, which property tests generate (a scenario
@@ -342,9 +353,19 @@ function createLossTrapsOf(params: Readonly<Record<string, unknown>>): CreateLos
   if (raw === undefined) return [];
   const ok = (t: unknown): t is CreateLossTrap => {
     const r = t as Record<string, unknown>;
-    return typeof t === "object" && t !== null && typeof r.node === "string" && Number.isInteger(r.atMs) && Number.isInteger(r.forMs) && (r.atMs as number) >= 0 && (r.forMs as number) > 0;
+    return (
+      typeof t === "object" &&
+      t !== null &&
+      typeof r.node === "string" &&
+      Number.isInteger(r.atMs) &&
+      Number.isInteger(r.forMs) &&
+      (r.atMs as number) >= 0 &&
+      (r.forMs as number) > 0 &&
+      (r.op === undefined || (LOSS_TRAP_OPS as readonly unknown[]).includes(r.op)) &&
+      (r.path === undefined || (typeof r.path === "string" && r.path.startsWith("/")))
+    );
   };
-  if (!Array.isArray(raw) || !raw.every(ok)) throw new UserInputError(`workload.createLossTraps: expected a list like [{"node": "c1", "atMs": 5000, "forMs": 3000}]`);
+  if (!Array.isArray(raw) || !raw.every(ok)) throw new UserInputError(`workload.createLossTraps: expected a list like [{"node": "c1", "atMs": 5000, "forMs": 3000, "op": "setData", "path": "/app"}] ("op" optional: one of ${LOSS_TRAP_OPS.join(", ")}, default create; "path" optional: an absolute path the request's path starts with)`);
   return raw;
 }
 
@@ -355,8 +376,11 @@ function createLossTrapsOf(params: Readonly<Record<string, unknown>>): CreateLos
  */
 function armCreateLossTraps(s: ScriptContext): void {
   for (const trap of createLossTrapsOf(s.params)) {
-    const note = (forMs: number) => `${trap.node}'s create reached the servers, but their replies are cut for ${Math.round(forMs)} ms: CONNECTIONLOSS is coming`;
-    s.sim.schedule(trap.atMs * 1000, () => cutRepliesOnInvoke(s, trap.node, (f) => f.op === "create", { untilMs: trap.atMs + trap.forMs }, note));
+    const op = trap.op ?? "create";
+    const note = (forMs: number) => `${trap.node}'s ${op} reached the servers, but their replies are cut for ${Math.round(forMs)} ms: CONNECTIONLOSS is coming`;
+    const at = trap.path;
+    const matches = (f: ClientInvokeFields) => f.op === op && (at === undefined || ("path" in f && typeof f.path === "string" && f.path.startsWith(at)));
+    s.sim.schedule(trap.atMs * 1000, () => cutRepliesOnInvoke(s, trap.node, matches, { untilMs: trap.atMs + trap.forMs }, note));
   }
 }
 

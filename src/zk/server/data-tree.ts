@@ -202,6 +202,8 @@ export interface DataTreeOptions {
   deleteFiresDataChanged?: boolean;
   /** A canary only: a closed connection's watches are kept (default false). */
   watchLeakCanary?: boolean;
+  /** A canary only: getEphemerals ignores its prefix and lists every ephemeral of the session (default false). */
+  ephemeralsPrefixIgnored?: boolean;
 }
 
 export interface SnapshotNode {
@@ -254,6 +256,7 @@ export class DataTree {
   /** The event a delete fires at the node's data watches: NodeDeleted (a canary: NodeDataChanged). */
   private readonly deletedEventType: number;
   private readonly watchLeakCanary: boolean;
+  private readonly prefixIgnoredCanary: boolean;
 
   constructor(opts: DataTreeOptions = {}) {
     this.extendedTypesEnabled = opts.extendedTypesEnabled ?? false;
@@ -261,6 +264,7 @@ export class DataTree {
     this.watches = new WatchManager(opts.keepStandardWatches === true);
     this.deletedEventType = opts.deleteFiresDataChanged === true ? EventType.NodeDataChanged : EventType.NodeDeleted;
     this.watchLeakCanary = opts.watchLeakCanary === true;
+    this.prefixIgnoredCanary = opts.ephemeralsPrefixIgnored === true;
     const root = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
     const proc = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
     const quota = new DataNode(EMPTY, openAcl(), emptyStatPersisted());
@@ -644,6 +648,7 @@ export class DataTree {
    */
   getEphemerals(sessionId: SessionId, prefix?: string | null): string[] {
     const all = [...this.ephemeralsOf(sessionId)];
+    if (this.prefixIgnoredCanary) return all;
     const p = prefix ?? "";
     if (p.trim() === "" || p.trim() === "/") return all;
     return all.filter((e) => e.startsWith(p));

@@ -99,6 +99,8 @@ export type ServerCanary =
   | "fuzzy-replay-no-fixup"
   /** A leader's DIFF from its on-disk txn log leaves out the first txn it read there. */
   | "txnlog-diff-gap"
+  /** A leader sends every learner a SNAP, whatever sync it chose and announced (zab.sync). */
+  | "sync-always-snap"
   /** A new leader keeps each session's old deadline (its last txn's time + timeout) instead of a fresh timeout. */
   | "stale-session-deadlines"
   /** A standard watch is not removed when it fires: the next change notifies it again. */
@@ -123,8 +125,12 @@ export type ServerCanary =
   | "read-only-accepts-writes"
   /** A read-only server accepts a client whose ConnectRequest did not ask for read-only. */
   | "read-only-serves-any-client"
+  /** A read-only server's local sessions never expire (a tracker that tracks no deadlines). */
+  | "read-only-sessions-never-expire"
   /** A quota root's own node is left out of its count: a hard count limit lets one node too many in. */
   | "quota-root-uncounted"
+  /** getEphemerals ignores its prefix: every ephemeral of the session comes back. */
+  | "ephemerals-prefix-ignored"
   /** Broken preps (prep-request-processor.ts `PrepCanary`): a multi's answers, sequence numbers, a delete's ACL check. */
   | PrepCanary;
 
@@ -153,6 +159,7 @@ export function newZKDatabase(ctx: NodeContext, config: ZooKeeperServerConfig): 
     ...(canary === "standard-watch-kept" ? { keepStandardWatches: true } : {}),
     ...(canary === "delete-fires-data-changed" ? { deleteFiresDataChanged: true } : {}),
     ...(canary === "watches-outlive-connection" ? { watchLeakCanary: true } : {}),
+    ...(canary === "ephemerals-prefix-ignored" ? { ephemeralsPrefixIgnored: true } : {}),
   };
   const replay = canary === "fuzzy-replay-strict" ? "strict" : "tolerant";
   const snapshotCanary = canary === "snapshot-done-reported-failed" ? "done-reported-failed" : canary === "snapshot-never-taken" ? "never-taken" : undefined;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ClientLinearizabilityChecker } from "../../../src/check/client/index.js";
+import type { Violation } from "../../../src/check/checker.js";
 import { ClientTrace, S1, S2, runChecker, stat, z } from "./trace-builder.js";
 
 /** c1 writes /k twice; c2 then reads /k and sees `seen`. */
@@ -202,5 +203,124 @@ describe("check: client: linearizability", () => {
     const v = runChecker(new ClientLinearizabilityChecker(), t.events);
     expect(v).toHaveLength(1);
     expect(v[0]!.message).toMatch(/malformed/);
+  });
+
+  describe("unknown writes settled from the servers' trace (HistoryBuilder.settle)", () => {
+    /**
+     * c1's create of /k ends unknown (`end`: its completion's fields, or none); then `between`
+     * happens; then c2 reads /k, which `seen` says exists (the create took effect) or not.
+     */
+    function lostCreate(server: (t: ClientTrace) => void, end: Record<string, unknown> | undefined, between: (t: ClientTrace) => void, seen: boolean): Violation[] {
+      const t = new ClientTrace();
+      server(t);
+      t.connected("c1", S1).connected("c2", S2);
+      const id = t.invoke("c1", S1, "create", "/k", { mode: 0, data: "v" });
+      if (end !== undefined) t.complete("c1", S1, id, "unknown", { err: "CONNECTIONLOSS", ...end });
+      between(t);
+      if (seen) t.call("c2", S2, "getData", "/k", { watch: false }, z(9), { data: "v", stat: stat({ czxid: z(5) }) });
+      else {
+        const r = t.invoke("c2", S2, "getData", "/k", { watch: false });
+        t.complete("c2", S2, r, "fail", { err: "NONODE", zxid: z(9) });
+      }
+      return runChecker(new ClientLinearizabilityChecker(), t.events);
+    }
+    const standalone = (t: ClientTrace) => t.standalone();
+    const nothing = () => undefined;
+
+    it("a write the client never sent (sent: false) never took effect: a read that shows it is refuted", () => {
+      expect(lostCreate(standalone, { sent: false }, nothing, true)).toHaveLength(1);
+      expect(lostCreate(standalone, { sent: false }, nothing, false)).toEqual([]);
+      // Sent, its fate open without the servers' word (no apply is no proof on its own: see below).
+      expect(lostCreate(standalone, undefined, nothing, true)).toEqual([]);
+    });
+
+    it("standalone: a sent write no server applied by the end never took effect, unless a logged txn no server applied could be it (a restart replays it unannounced)", () => {
+      expect(lostCreate(standalone, { sent: true, xid: 7 }, nothing, true)).toHaveLength(1);
+      const logged = (t: ClientTrace) => t.event("disk.append", "s1", { record: z(5) });
+      expect(lostCreate(standalone, { sent: true, xid: 7 }, logged, true)).toEqual([]);
+      // Logged and applied: accounted for (it was another request).
+      const loggedApplied = (t: ClientTrace) => logged(t).apply("s1", z(5), "create", S2, 3);
+      expect(lostCreate(standalone, { sent: true, xid: 7 }, loggedApplied, true)).toHaveLength(1);
+    });
+
+    it("standalone: a sent write the server applied took effect by then: a later read that misses it is refuted, unless another unanswered write of the session could have been that request", () => {
+      const applied = (t: ClientTrace) => t.apply("s1", z(5), "create", S1, 7);
+      expect(lostCreate(standalone, { sent: true, xid: 7 }, applied, false)).toHaveLength(1);
+      expect(lostCreate(standalone, { sent: true, xid: 7 }, applied, true)).toEqual([]);
+      // Applied as an error txn: it failed there with that code, which the tree must explain (no
+      // /k: NODEEXISTS cannot be), and changed nothing (an error the model does not judge, such as
+      // SESSIONEXPIRED: a read that shows /k is refuted).
+      const failed = (err: string) => (t: ClientTrace) => t.event("zk.apply", "s1", { zxid: z(5), op: "error", session: S1, cxid: 7, err });
+      expect(lostCreate(standalone, { sent: true, xid: 7 }, failed("NODEEXISTS"), false)).toHaveLength(1);
+      expect(lostCreate(standalone, { sent: true, xid: 7 }, failed("SESSIONEXPIRED"), true)).toHaveLength(1);
+      expect(lostCreate(standalone, { sent: true, xid: 7 }, failed("SESSIONEXPIRED"), false)).toEqual([]);
+      // c1 also has a write it never heard back about (no xid known): the apply may be that one's.
+      const rival = (t: ClientTrace) => {
+        t.invoke("c1", S1, "setData", "/other", { version: -1, data: "x" });
+        applied(t);
+      };
+      expect(lostCreate(standalone, { sent: true, xid: 7 }, rival, false)).toEqual([]);
+      // An apply of another cxid is no news of this request.
+      const other = (t: ClientTrace) => t.apply("s1", z(5), "create", S1, 8);
+      expect(lostCreate(standalone, { sent: true, xid: 7 }, other, false)).toEqual([]);
+    });
+
+    it("ensemble: a request no leader proposed never took effect; one applied by the leader of its epoch did; one applied only by a learner (a sync a later leader may truncate) stays open", () => {
+      const ensemble = (t: ClientTrace) => {
+        t.ensemble("s1", "s2", "s3");
+        t.event("zab.leader.established", "s1", { sid: 1, epoch: 1, lastZxid: z(0, 1) });
+      };
+      /** c1's create of /k is lost; c2's create of /k then fails NODEEXISTS (it exists) or succeeds. */
+      const createRace = (between: (t: ClientTrace) => void, exists: boolean): Violation[] => {
+        const t = new ClientTrace();
+        ensemble(t);
+        t.connected("c1", S1).connected("c2", S2);
+        const id = t.invoke("c1", S1, "create", "/k", { mode: 0, data: "v" });
+        t.complete("c1", S1, id, "unknown", { err: "CONNECTIONLOSS", sent: true, xid: 7 });
+        between(t);
+        const r = t.invoke("c2", S2, "create", "/k", { mode: 0, data: "w" });
+        if (exists) t.complete("c2", S2, r, "fail", { err: "NODEEXISTS", zxid: z(9, 1) });
+        else t.complete("c2", S2, r, "ok", { zxid: z(9, 1), result: { path: "/k" } });
+        return runChecker(new ClientLinearizabilityChecker(), t.events);
+      };
+      const digest = `5f3e:${S1.slice(2)}:7`;
+      expect(createRace(nothing, true)).toHaveLength(1);
+      expect(createRace((t) => t.event("zab.propose", "s1", { sid: 1, epoch: 1, zxid: z(5, 1), txn: digest }), true)).toEqual([]);
+      const byLeader = (t: ClientTrace) => {
+        t.event("zab.propose", "s1", { sid: 1, epoch: 1, zxid: z(5, 1), txn: digest });
+        t.apply("s1", z(5, 1), "create", S1, 7);
+      };
+      expect(createRace(byLeader, false)).toHaveLength(1);
+      expect(createRace(byLeader, true)).toEqual([]);
+      const byLearner = (t: ClientTrace) => {
+        t.event("zab.propose", "s1", { sid: 1, epoch: 1, zxid: z(5, 1), txn: digest });
+        t.apply("s2", z(5, 1), "create", S1, 7);
+      };
+      expect(createRace(byLearner, false)).toEqual([]);
+    });
+  });
+
+  it("a definite write of a session after the session's end is refuted at once, without a search (ZOOKEEPER-1208): invoked after the close completed, or with a higher zxid", () => {
+    /** s1 expires S1 (its closeSession applied as zxid 4); c1's ephemeral create of /k (its session's end matters to /k), invoked `early` or after, is answered ok with zxid `zxid`. */
+    const createAfterClose = (early: boolean, zxid: string): ClientLinearizabilityChecker => {
+      const t = new ClientTrace().standalone().connected("c1", S1);
+      const id = early ? t.invoke("c1", S1, "create", "/k", { mode: 1, data: "" }) : undefined;
+      t.expire("s1", S1).apply("s1", z(4), "closeSession", S1);
+      const late = id ?? t.invoke("c1", S1, "create", "/k", { mode: 1, data: "" });
+      t.complete("c1", S1, late, "ok", { zxid, result: { path: "/k" } });
+      const c = new ClientLinearizabilityChecker();
+      const v = runChecker(c, t.events);
+      expect(v, `early ${early}, zxid ${zxid}`).toHaveLength(1);
+      expect(v[0]!.message).toMatch(/ZOOKEEPER-1208/);
+      return c;
+    };
+    expect(createAfterClose(false, z(5)).summary?.steps).toBe(0);
+    expect(createAfterClose(true, z(5)).summary?.steps).toBe(0);
+    // Invoked before the close and ordered before it by its zxid: a linearization exists.
+    const t = new ClientTrace().standalone().connected("c1", S1);
+    const id = t.invoke("c1", S1, "create", "/k", { mode: 1, data: "" });
+    t.expire("s1", S1).apply("s1", z(4), "closeSession", S1);
+    t.complete("c1", S1, id, "ok", { zxid: z(3), result: { path: "/k" } });
+    expect(runChecker(new ClientLinearizabilityChecker(), t.events)).toEqual([]);
   });
 });

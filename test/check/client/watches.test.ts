@@ -94,6 +94,23 @@ describe("check: client: watches", () => {
     expect(v[0]!.message).toMatch(/received NodeDataChanged \/p twice for txn 0x6 \(setData\)/);
   });
 
+  it("a closeSession deletes each ephemeral once: a second NodeDeleted of one path is a violation, a repeated NodeChildrenChanged of the parent is not", () => {
+    const closeSession = (zxid: string, events: [string, string][]) => {
+      const t = new ClientTrace().connected("c2", S2);
+      t.call("c2", S2, "addWatch", "/p", { mode: 0 }, z(3));
+      t.call("c2", S2, "addWatch", "/p/e", { mode: 0 }, z(3));
+      const sent = events.map(() => t.send("s1", "c2", "notification"));
+      t.apply("s1", zxid, "closeSession", S1);
+      events.forEach(([type, path], i) => t.deliver("s1", "c2", sent[i]!, "notification").watch("c2", S2, type, path));
+      return runChecker(new WatchesChecker(), t.events);
+    };
+    // Two ephemerals of /p (/p/e and /p/f) go: /p's children change twice, /p/e is deleted once.
+    expect(closeSession(z(4), [["NodeDeleted", "/p/e"], ["NodeChildrenChanged", "/p"], ["NodeChildrenChanged", "/p"]])).toEqual([]);
+    const v = closeSession(z(4), [["NodeDeleted", "/p/e"], ["NodeDeleted", "/p/e"]]);
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/received NodeDeleted \/p\/e twice for txn 0x4 \(closeSession\)/);
+  });
+
   it("a multi may trigger one path twice; a notification sent outside a txn is not attributed", () => {
     const t = new ClientTrace().connected("c2", S2);
     t.call("c2", S2, "addWatch", "/p", { mode: 1 }, z(3));

@@ -29,6 +29,7 @@ describe("check: zab: correct run", () => {
       "zab.election-most-recent",
       "zab.newleader-quorum",
       "zab.learner-sync",
+      "zab.sync-packet",
     ]);
     a.forEach((c, i) => expect(c).not.toBe(b[i]));
   });

@@ -220,7 +220,7 @@ export class Leader {
       this.peer.phase("SYNCHRONIZATION", this.epoch);
       this.newLeaderAcks.add(this.myid);
       const initLimitMs = this.peer.config.initLimitTicks * this.peer.config.tickTimeMs;
-      this.timers.push(this.peer.ctx.setTimerMs(initLimitMs, () => !this.established && this.abandon("no quorum of NEWLEADER ACKs within initLimit"), "leader-newleader-timeout"));
+      this.timers.push(this.peer.ctx.setTimerMs(initLimitMs, () => !this.newLeaderQuorum && this.abandon("no quorum of NEWLEADER ACKs within initLimit"), "leader-newleader-timeout"));
       for (const other of this.handlers) if (other.stage === "SYNC") this.syncFollower(other);
     });
   }
@@ -234,8 +234,10 @@ export class Leader {
     const peerZxid = h.peerLastZxid;
     const last = db.lastProcessedZxid;
     const choice = chooseSyncMode(peerZxid, db, this.peer.hasBug("ZK-1154"));
-    const { mode, zxid: modeZxid } = choice;
-    this.peer.ctx.annotate("zab.sync", { sid: this.myid, learner: h.sid, mode, peerLastZxid: zxidHex(peerZxid), zxid: zxidHex(modeZxid), txnLog: choice.fromTxnLog || undefined });
+    const { mode: chosen, zxid: modeZxid } = choice;
+    this.peer.ctx.annotate("zab.sync", { sid: this.myid, learner: h.sid, mode: chosen, peerLastZxid: zxidHex(peerZxid), zxid: zxidHex(modeZxid), txnLog: choice.fromTxnLog || undefined });
+    // The canary ships a SNAP whatever it chose (and announced).
+    const mode = this.peer.config.server.canary === "sync-always-snap" ? "SNAP" : chosen;
     if (mode === "SNAP") {
       h.send({ kind: "SNAP", zxid: last, snapshot: db.dataTree.serialize() });
     } else {
@@ -277,9 +279,22 @@ export class Leader {
     this.processAck(h.sid, zxid);
   }
 
+  /** A quorum ACKed NEWLEADER (`waitForNewLeaderAck` returned); `startZkServer` runs, then the leader is established. */
+  private newLeaderQuorum = false;
+
   private checkEstablished(): void {
     // The canary does not wait for a quorum: the first learner's NEWLEADER ACK, with its own, establishes it.
-    if (this.established || !(this.hasAllQuorums(this.newLeaderAcks) || this.peer.config.server.canary === "established-without-quorum")) return;
+    if (this.newLeaderQuorum || !(this.hasAllQuorums(this.newLeaderAcks) || this.peer.config.server.canary === "established-without-quorum")) return;
+    this.newLeaderQuorum = true;
+    // `Leader.startZkServer`: building and starting the LeaderZooKeeperServer's processors takes
+    // 3.8's JVM `leaderServingStartupMs` (0 unless a deployment's cost was measured,
+    // quorum-timing.ts); every LearnerHandler waits for it (`waitForStartup`) before its UPTODATE.
+    const startupMs = this.peer.timing.leaderServingStartupMs;
+    if (startupMs === 0) return this.startZkServer();
+    this.timers.push(this.peer.ctx.setTimerMs(startupMs, () => this.running && this.startZkServer(), "leader-serving-startup"));
+  }
+
+  private startZkServer(): void {
     this.established = true;
     this.activatePendingConfig();
     this.lastCommitted = this.peer.zkDb.lastProcessedZxid;

@@ -422,8 +422,20 @@ export class Learner {
     this.newLeaderAcked = true;
   }
 
-  /** The end of NEWLEADER: the ACK, and the main thread reads on. */
+  /**
+   * The end of NEWLEADER: the ACK, and the main thread reads on. 3.8's JVM spends
+   * `learnerSyncMs` (0 unless a deployment's cost was measured, quorum-timing.ts) of
+   * `Learner.syncWithLeader` before it: the leader's LearnerHandler serializing the DIFF or SNAP,
+   * this learner loading it, and `zk.startupWithoutServing()` building its processors.
+   */
   private ackNewLeader(): void {
+    if (!this.running) return;
+    const syncMs = this.peer.timing.learnerSyncMs;
+    if (syncMs === 0) return this.syncedWithLeader();
+    this.timers.push(this.peer.ctx.setTimerMs(syncMs, () => this.syncedWithLeader(), "learner-sync"));
+  }
+
+  private syncedWithLeader(): void {
     if (!this.running) return;
     this.peer.startedServers.push(this.isObserver ? "observer" : "follower"); // `zk.startupWithoutServing()` before the ACK
     this.sendNewLeaderAck();

@@ -14,13 +14,15 @@
  * | `observerElectionDelayMs` | `zookeeper.observer.election.DelayMs` | 200 ms |
  * | `cnxTimeoutMs` | `zookeeper.cnxTimeout` (election connections) | 5,000 ms |
  *
- * Two more fields are no setting of 3.8's but a cost of where it runs, 0 unless given (a scenario's
+ * Four more fields are no setting of 3.8's but a cost of where it runs, 0 unless given (a scenario's
  * workload parameter, or serve's timing profile, src/serve/serve-timing.ts, which measured them):
  *
  * | field | what it is |
  * |---|---|
  * | `leaderStartupMs` | a new leader's start-up: 3.8 builds its LeaderZooKeeperServer and Leader (whose constructor binds the quorum port) after the election decides; until then a learner's connect is refused |
  * | `learnerStartupMs` | a new learner's start-up: 3.8 builds its Follower/ObserverZooKeeperServer and starts the LeaderConnector thread before its first connect |
+ * | `learnerSyncMs` | a learner's work in `Learner.syncWithLeader` before its NEWLEADER ACK: the LearnerHandler serializing the DIFF/SNAP, the learner loading it, `zk.startupWithoutServing()` |
+ * | `leaderServingStartupMs` | a new leader's `Leader.startZkServer` after its quorum of NEWLEADER ACKs: it serves (ZabState BROADCAST) and the LearnerHandlers send UPTODATE after it |
  *
  * FastLeaderElection's `finalizeWait` (200 ms) is a constant in 3.8, not a setting
  * (fast-leader-election.ts). A learner's connect: the leader may not listen yet when a follower
@@ -44,6 +46,10 @@ export interface QuorumTiming {
   leaderStartupMs: number;
   /** A new learner's work between the election's decision and its first connect to the leader. */
   learnerStartupMs: number;
+  /** A learner's sync work before its NEWLEADER ACK (`Learner.syncWithLeader`). */
+  learnerSyncMs: number;
+  /** A new leader's work between its quorum of NEWLEADER ACKs and serving (`Leader.startZkServer`). */
+  leaderServingStartupMs: number;
 }
 
 /** 3.8's defaults: `zksim serve` runs with these (docs/serve.md). */
@@ -56,6 +62,8 @@ export const ZOOKEEPER_38_QUORUM_TIMING: Readonly<QuorumTiming> = {
   cnxTimeoutMs: 5_000,
   leaderStartupMs: 0,
   learnerStartupMs: 0,
+  learnerSyncMs: 0,
+  leaderServingStartupMs: 0,
 };
 
 /**
@@ -100,6 +108,8 @@ export const QUORUM_TIMING_MIN: Readonly<QuorumTiming> = {
   cnxTimeoutMs: 1,
   leaderStartupMs: 0,
   learnerStartupMs: 0,
+  learnerSyncMs: 0,
+  leaderServingStartupMs: 0,
 };
 
 export const QUORUM_TIMING_FIELDS = Object.keys(ZOOKEEPER_38_QUORUM_TIMING) as readonly (keyof QuorumTiming)[];

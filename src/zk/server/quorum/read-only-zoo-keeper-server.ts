@@ -57,6 +57,8 @@ export class ReadOnlyZooKeeperServer extends ZooKeeperServer {
    * expires what it creates); without, one that tracks nothing and hands out ids.
    */
   protected override createSessionTracker(): SessionTracker {
+    // The canary hands local sessions to a tracker that never expires them.
+    if (this.config.canary === "read-only-sessions-never-expire") return new LearnerSessionTracker(this.config.serverId, this.currentTimeMillis());
     if (this.config.localSessionsEnabled !== true) return new LearnerSessionTracker(this.config.serverId, this.currentTimeMillis());
     return new SessionTrackerImpl(this.trackerHost(), this.config.tickTimeMs, this.config.serverId, Code.SESSIONEXPIRED);
   }

@@ -100,6 +100,45 @@ describe("quorum timing profiles", () => {
     expect((await runScenario(scenario, { seed })).traceHash).toBe(r.traceHash);
   });
 
+  it("a deployment's sync costs: a learner ACKs NEWLEADER learnerSyncMs late, the leader serves leaderServingStartupMs after its NEWLEADER quorum and only then sends UPTODATE; 0 (both profiles' default) changes nothing", async () => {
+    expect([ZOOKEEPER_38_QUORUM_TIMING.learnerSyncMs, ZOOKEEPER_38_QUORUM_TIMING.leaderServingStartupMs, ZKSIM_CLASSIC_QUORUM_TIMING.learnerSyncMs, ZKSIM_CLASSIC_QUORUM_TIMING.leaderServingStartupMs]).toEqual([0, 0, 0, 0]);
+    const seed = 3;
+    // The first 20 s hold the start-up election and the first faults' elections.
+    const short = (params: Record<string, unknown>): Scenario => ({ ...swarmWith({ quorumTiming: "zookeeper-3.8", ...params }), durationMs: 20_000 });
+    const plain = await retries(short({}), seed);
+    expect((await retries(short({ learnerSyncMs: 0, leaderServingStartupMs: 0 }), seed)).traceHash).toBe(plain.traceHash);
+    const scenario = short({ learnerSyncMs: 17, leaderServingStartupMs: 23 });
+    // Per sid: when each SYNCHRONIZATION and BROADCAST phase began (ms), and the sync timers.
+    const phases: { sid: number; phase: string; atMs: number }[] = [];
+    const timers: { node: string; detail: string; atMs: number }[] = [];
+    const r = await runScenario(scenario, {
+      seed,
+      onTraceEvent: (e) => {
+        if (e.kind === "timer" && (e.detail === "learner-sync" || e.detail === "leader-serving-startup")) timers.push({ node: e.node, detail: e.detail, atMs: e.atUs / 1000 });
+        if (e.kind === "zab.phase") phases.push({ sid: Number(e.fields?.sid), phase: String(e.fields?.phase), atMs: e.atUs / 1000 });
+      },
+    });
+    expect(r.verdict).toBe("pass");
+    const servingStarts = timers.filter((t) => t.detail === "leader-serving-startup");
+    expect(servingStarts.length).toBeGreaterThan(0);
+    expect(timers.some((t) => t.detail === "learner-sync")).toBe(true);
+    // A leader's BROADCAST is its startZkServer's end; a follower synced meanwhile reaches
+    // BROADCAST (its UPTODATE) after it, never before: every learner sync takes both costs.
+    for (const t of servingStarts) {
+      const sid = Number(t.node.slice(1));
+      expect(phases.some((p) => p.sid === sid && p.phase === "BROADCAST" && p.atMs === t.atMs), `${t.node} at ${t.atMs}`).toBe(true);
+    }
+    const syncs = phases.flatMap((p, i) => {
+      if (p.phase !== "SYNCHRONIZATION") return [];
+      const end = phases.slice(i + 1).find((q) => q.sid === p.sid);
+      return end?.phase === "BROADCAST" && !servingStarts.some((t) => t.node === `s${p.sid}` && t.atMs === end.atMs) ? [end.atMs - p.atMs] : [];
+    });
+    expect(syncs.length).toBeGreaterThan(0);
+    for (const ms of syncs) expect(ms).toBeGreaterThanOrEqual(17);
+    expect(syncs.some((ms) => ms >= 17 + 23)).toBe(true);
+    expect((await runScenario(scenario, { seed })).traceHash).toBe(r.traceHash);
+  });
+
   it("an observer whose leader is gone waits observer.election.DelayMs before electing (3.8), none when set to 0", async () => {
     // Seed 5 draws an observer whose connection to the leader closes.
     expect((await retries(swarmWith({ quorumTiming: "zookeeper-3.8" }), 5)).observerDelays).toBeGreaterThan(0);
