@@ -41,29 +41,29 @@ describe("check: client: real scenarios raise nothing", () => {
 });
 
 describe("check: client: histories from a real run", () => {
-  it("recipe-lock: c1's lock create whose reply is cut is unknown, and the trace says it was applied", async () => {
+  it("recipe-lock: c1's lock create whose reply is cut is unknown to c1, and settled as applied by the leader's apply of it", async () => {
     const events: TraceEvent[] = [];
     await runScenarioWithSim(loadScenario("recipe-lock"), { seed: 1, onTraceEvent: (e) => events.push(e) });
     const c = new ClientLinearizabilityChecker();
     runCheckers([c], events);
-    const lost = c.history().filter((o) => o.client === "c1" && o.op === "create" && o.outcome === "unknown" && o.err === "CONNECTIONLOSS");
+    const lost = c.history().filter((o) => o.client === "c1" && o.op === "create" && o.err === "CONNECTIONLOSS");
     expect(lost.length).toBeGreaterThan(0);
     expect(lost[0]!.truth).toMatchObject({ applied: true });
+    expect(lost[0]!.outcome).toBe("ok");
+    expect(lost[0]!.zxid).toBeDefined();
     expect(lost[0]!.server).toMatch(/^s[123]$/);
   });
 });
 
 describe("check: client: SESSIONMOVED in a real run", () => {
-  it("ensemble-session-moved: both ops lost on an old connection are unknown, and their txns failed SESSIONMOVED; the retries applied", async () => {
+  it("ensemble-session-moved: both ops lost on an old connection failed SESSIONMOVED at the leader, so they changed nothing and leave the history; the retries applied", async () => {
     const events: TraceEvent[] = [];
     await runScenarioWithSim(loadScenario("ensemble-session-moved"), { seed: 1, onTraceEvent: (e) => events.push(e) });
     const c = new ClientLinearizabilityChecker();
     expect(runCheckers([c], events)).toEqual([]);
     const writes = c.history().filter((o) => o.client === "c1" && o.path === "/moved/race" && (o.op === "create" || o.op === "setData"));
     expect(writes.map((o) => [o.op, o.outcome, o.err, o.truth?.err])).toEqual([
-      ["create", "unknown", "CONNECTIONLOSS", "SESSIONMOVED"],
       ["create", "ok", undefined, undefined],
-      ["setData", "unknown", "CONNECTIONLOSS", "SESSIONMOVED"],
       ["setData", "ok", undefined, undefined],
     ]);
   });
