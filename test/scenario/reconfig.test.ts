@@ -31,6 +31,7 @@ describe("scenario: reconfig", () => {
     [55, "the swarm waits for the leader's config as it is when every server has it: a reconfig the client saw fail may commit after the heal"],
     [97, "a server that a pending reconfig makes a voter still votes as the observer it is (getInitId reads the committed config)"],
     [10839, "a TRUNC the leader chose while the txn was an outstanding proposal, committed before the TRUNC arrived, is no loss (zab.committed-durability judges a TRUNC at the leader's choice)"],
+    [11379, "client.timeliness judges a leader's quorum under its own config(s) (the committed one and a pending one), not every server ever seen voting: a leader whose followers a reconfig removed keeps serving"],
   ];
   for (const [seed, why] of pinned) {
     it(`reconfig-swarm seed ${seed} passes: ${why}`, { timeout: 180_000 }, async () => {

@@ -9,8 +9,13 @@
  * - a leader (LEADING) has lost its quorum while the voters it could still lead, itself
  *   included, are not a majority of the voters. A voter counts unless it is down, a link between
  *   the two is cut (either way: a follower must hear the leader and the leader its ACKs), or it
- *   is leading or following another server. Voters are the servers seen FOLLOWING or LEADING
- *   (observers never are); one never seen so is not counted, which only makes a loss rarer.
+ *   is leading or following another server. The voters are those of the config(s) the leader
+ *   must hold a quorum of, read from its own `zab.config.activated` / `zab.config.next`: 3.8's
+ *   Leader.lead checks, every tick, a quorum of its current config and, while a reconfig is
+ *   pending, of the proposed one (the last-seen config, when its version is newer), so a loss
+ *   of either is a loss (a voter whose server was never seen counts as support). A trace with no
+ *   config events falls back to the servers seen FOLLOWING or LEADING (observers never are); one
+ *   never seen so is not counted, which only makes a loss rarer.
  * - a learner (FOLLOWING, OBSERVING) has lost its leader — the one its last `fle.elected`
  *   named — while that leader is down or the link from it is cut.
  * A new role starts with a fresh judgement. Pauses and clogged links never count as a loss
@@ -39,6 +44,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
+import { readConfig, type ConfigView } from "../reconfig/config-view.js";
 import { CutLinks } from "../cut-links.js";
 import { guarded, intField, optionalBooleanField, stringField } from "../event-reader.js";
 import { NodeClocks } from "../node-clocks.js";
@@ -52,9 +58,15 @@ interface Role {
   leader: string | undefined;
 }
 
+/** A server's configs: the one it activated last and the last one proposed to it (3.8's QuorumVerifier and lastSeenQuorumVerifier). */
+interface Configs {
+  current: ConfigView | undefined;
+  lastSeen: ConfigView | undefined;
+}
+
 const KINDS = [
   "zab.state", "zab.role.ended", "fle.elected", "crash", "start", "restart", "pause", "resume", "partition", "heal", "clock", "send", "timer",
-  "zk.readonly.start", "zk.readonly.stop", "client.connect",
+  "zk.readonly.start", "zk.readonly.stop", "client.connect", "zab.config.activated", "zab.config.next",
 ] as const;
 type Kind = KindsOf<typeof KINDS>;
 
@@ -75,6 +87,8 @@ export class TimelinessChecker implements Checker<Kind> {
   /** The leader each server's last election named. */
   private readonly elected = new Map<string, string>();
   private readonly voters = new Set<string>();
+  /** Each server's configs, from its own config events. */
+  private readonly configs = new Map<string, Configs>();
   private readonly down = new Set<string>();
   private readonly paused = new Map<string, number>();
   private readonly cut = new CutLinks();
@@ -160,6 +174,11 @@ export class TimelinessChecker implements Checker<Kind> {
         this.names.learn(e);
         this.onState(e, stringField(e, "state"));
         break;
+      case "zab.config.activated":
+      case "zab.config.next":
+        this.names.learn(e);
+        this.onConfig(e);
+        break;
     }
     this.recompute(e.atUs);
   }
@@ -169,6 +188,15 @@ export class TimelinessChecker implements Checker<Kind> {
     if (state !== "LEADING" && state !== "FOLLOWING" && state !== "OBSERVING") return;
     if (state !== "OBSERVING") this.voters.add(e.node);
     this.roles.set(e.node, { state, leader: state === "LEADING" ? undefined : this.elected.get(e.node) });
+  }
+
+  private onConfig(e: TraceEvent): void {
+    const c = readConfig(stringField(e, "config"));
+    if (typeof c === "string") return this.log.add(e, `${e.kind} carries an unreadable config: ${c}`);
+    const configs = this.configs.get(e.node) ?? { current: undefined, lastSeen: undefined };
+    if (e.kind === "zab.config.activated") configs.current = c;
+    else configs.lastSeen = c;
+    this.configs.set(e.node, configs);
   }
 
   private endRole(node: string): void {
@@ -195,14 +223,31 @@ export class TimelinessChecker implements Checker<Kind> {
       const leader = role.leader;
       return leader !== undefined && (this.down.has(leader) || this.cut.has(leader, node));
     }
-    let support = 1;
-    for (const v of this.voters) {
-      if (v === node || this.down.has(v) || this.cut.has(node, v) || this.cut.has(v, node)) continue;
-      const r = this.roles.get(v);
+    const configs = this.configs.get(node);
+    const current = configs?.current;
+    if (current === undefined) return !this.hasQuorum(node, this.voters);
+    const lastSeen = configs?.lastSeen;
+    const pending = lastSeen !== undefined && lastSeen.version > current.version ? lastSeen : undefined;
+    return !this.hasQuorum(node, this.configNodes(current)) || (pending !== undefined && !this.hasQuorum(node, this.configNodes(pending)));
+  }
+
+  /** A config's voters as nodes; a voter whose server was never seen stays its sid (then it counts as support). */
+  private configNodes(c: ConfigView): string[] {
+    return [...c.voters].map((sid) => this.names.node(String(sid)) ?? `sid ${sid}`);
+  }
+
+  /** Whether the leader `node` can still lead a majority of `voters`, itself included if it is one. */
+  private hasQuorum(node: string, voters: Iterable<string>): boolean {
+    let support = 0;
+    let size = 0;
+    for (const v of voters) {
+      size++;
+      if (v !== node && (this.down.has(v) || this.cut.has(node, v) || this.cut.has(v, node))) continue;
+      const r = v === node ? undefined : this.roles.get(v);
       if (r !== undefined && (r.state === "LEADING" || (r.leader !== undefined && r.leader !== node))) continue;
       support++;
     }
-    return 2 * support <= this.voters.size;
+    return 2 * support > size;
   }
 
   private onSend(e: TraceEvent): void {

@@ -101,6 +101,28 @@ describe("check: client: the new checkers on hand-written traces", () => {
     expect(judge(new TimelinessChecker(), [...slowed, cut, reply(103_000 * ms)])).toEqual([]);
   });
 
+  it("client.timeliness: a leader's quorum is of its own config(s): the committed one, and a pending one while a reconfig is proposed (reconfig-swarm seed 11379)", () => {
+    const ms = 1000;
+    const servers = [1, 2, 3, 4, 5];
+    const state = (sid: number, state: string) => ({ kind: "zab.state", node: `s${sid}`, fields: { sid, state } });
+    const elected = (sid: number) => ({ kind: "fle.elected", node: `s${sid}`, fields: { sid, leader: 1, zxid: "0x0", state: "FOLLOWING", electionEpoch: 1 } });
+    const config = (kind: string, version: number, voters: number[]) => ({
+      kind, node: "s1", fields: { sid: 1, version: `0x${version.toString(16)}`, config: [...servers.map((n) => `server.${n}=s${n}:2888:3888:${voters.includes(n) ? "participant" : "observer"}`), `version=${version.toString(16)}`].join("\n") },
+    });
+    const tick = (atUs: number) => ({ kind: "timer", node: "s1", atUs, detail: "leader-tick" });
+    // Five servers all seen voting, then a reconfig leaves voters 1, 2, 3 (4 and 5 observe).
+    const setup = [...servers.map((n) => state(n, "LOOKING")), ...servers.slice(1).map(elected), state(1, "LEADING"), ...servers.slice(1).map((n) => state(n, "FOLLOWING")), config("zab.config.activated", 0x100000003, [1, 2, 3]), tick(1000 * ms), tick(2000 * ms)];
+    const cut = (...sids: number[]) => ({ kind: "partition", atUs: 3000 * ms, fields: { links: sids.flatMap((n) => [`s1>s${n}`, `s${n}>s1`]) } });
+    const reply = { kind: "send", node: "s1", peer: "c1", atUs: 20_000 * ms, detail: "reply:getData" };
+    // 1 and 2 are still a quorum of the committed config: serving is right, though only 2 of the 5 once seen voting.
+    expect(judge(new TimelinessChecker(), [...setup, cut(3, 4, 5), reply])).toEqual([]);
+    expect(judge(new TimelinessChecker(), [...setup, cut(2, 3), reply])).toHaveLength(1);
+    // A proposed config (voters 1, 4, 5) must keep a quorum too while it is pending; once activated, it alone counts.
+    const proposed = config("zab.config.next", 0x100000005, [1, 4, 5]);
+    expect(judge(new TimelinessChecker(), [...setup, proposed, cut(4, 5), reply])).toHaveLength(1);
+    expect(judge(new TimelinessChecker(), [...setup, proposed, config("zab.config.activated", 0x100000005, [1, 4, 5]), cut(2, 3), reply])).toEqual([]);
+  });
+
   it("client.liveness: a read timeout with no fault fails; one after a recent fault, or of a connection never CONNECTED, passes", () => {
     const connected = { kind: "client.state", node: "c1", atUs: 0, fields: { client: "c1", state: "CONNECTED", session: "0x1", conn: 7 } };
     const lost = (atUs: number, conn = 7) => ({ kind: "client.disconnect", node: "c1", atUs, fields: { client: "c1", session: "0x1", reason: "read timeout", conn } });
