@@ -317,8 +317,8 @@ export const CANARIES = [
   "read-only-accepts-writes", "read-only-serves-any-client", "read-only-sessions-never-expire",
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",
   "rw-probe-ignored", "quota-root-uncounted", "snapshot-done-reported-failed", "snapshot-never-taken", "watches-outlive-connection",
-  "names-as-count", "state-cause-dropped", "group-unannounced", "barrier-entry-unannounced", "removal-untold",
-  "counter-unknown-unannounced",
+  "names-as-count", "state-cause-dropped", "group-unannounced", "barrier-entry-unannounced", "counter-unknown-unannounced",
+  "removal-untold",
   "ephemerals-prefix-ignored",
 ] as const satisfies readonly AnyCanary[];
 export type Canary = (typeof CANARIES)[number];
