@@ -20,7 +20,7 @@ import { EnsembleView } from "./ensemble.js";
 import { EventLog, text, type ScriptContext, type ScriptDef } from "./script.js";
 
 /** A handle on `node` to `servers` only, not waited for (s.connect waits for CONNECTED). */
-function handle(s: ScriptContext, node: string, servers: readonly string[], options: Partial<ClientOptions>): ZooKeeper {
+export function handle(s: ScriptContext, node: string, servers: readonly string[], options: Partial<ClientOptions>): ZooKeeper {
   const ctx = s.sim.node(node).context;
   if (ctx === undefined) throw new Error(`client node ${node} is down`);
   const connectString = servers.map((id) => `${id}:${CLIENT_PORT}`).join(",");
@@ -42,6 +42,12 @@ export async function followerWithConfig(s: ScriptContext, ens: EnsembleView): P
   return { minority, majority, writer };
 }
 
+/** Waits for `minority`, cut off, to start its read-only server (while LOOKING), and expects it. */
+export async function minorityServesReadOnly(s: ScriptContext, ens: EnsembleView, minority: string): Promise<void> {
+  const started = await s.waitFor(() => ens.peer(minority)?.readOnlyServer !== undefined, 30_000, `${minority} starts its read-only server`);
+  s.expect(started, `${minority} serves read-only while LOOKING`);
+}
+
 export const readOnlyMode: ScriptDef = {
   name: "read-only-mode",
   description: "a partitioned follower in read-only mode serves a read-only client stale reads, refuses its writes NOTREADONLY, and the client gets a read/write session after the heal",
@@ -54,8 +60,7 @@ export const readOnlyMode: ScriptDef = {
 
     s.fault({ kind: "partition", groups: [[minority, "c1"], [...majority, "c2"]] });
     s.note(`${minority} is cut off from ${majority.join(", ")} with client c1; read-only mode is on`);
-    const started = await s.waitFor(() => ens.peer(minority)?.readOnlyServer !== undefined, 30_000, `${minority} starts its read-only server`);
-    s.expect(started, `${minority} serves read-only while LOOKING`);
+    await minorityServesReadOnly(s, ens, minority);
 
     const refused = handle(s, "c1", [minority], {});
     const states = new EventLog();

@@ -14,21 +14,13 @@
  * drops packets blocks 3.8's SendThread for the OS connect timeout (127 s, past the session),
  * while a down host refuses at once. Canary `rw-probe-ignored`.
  */
-import { createClient, type ZooKeeper } from "../../zk/client/index.js";
-import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import { EnsembleView } from "./ensemble.js";
-import { text, type ScriptContext, type ScriptDef } from "./script.js";
-import { followerWithConfig } from "./read-only-mode.js";
+import { text, type ScriptDef } from "./script.js";
+import { followerWithConfig, handle } from "./read-only-mode.js";
 
 /** The longest pingRwTimeout of 3.8's client (`maxPingRwTimeout`), plus a probe's connect and answer. */
 const SEARCH_BOUND_MS = 60_000 + 10_000;
 
-function readOnlyHandle(s: ScriptContext, node: string, servers: readonly string[]): ZooKeeper {
-  const ctx = s.sim.node(node).context;
-  if (ctx === undefined) throw new Error(`client node ${node} is down`);
-  const connectString = servers.map((id) => `${id}:${CLIENT_PORT}`).join(",");
-  return createClient(ctx, { connectString, sessionTimeoutMs: 10_000, canBeReadOnly: true, ...s.clientDefaults });
-}
 
 export const readOnlyRwSearch: ScriptDef = {
   name: "read-only-rw-search",
@@ -45,7 +37,7 @@ export const readOnlyRwSearch: ScriptDef = {
     const started = await s.waitFor(() => ens.peer(minority)?.readOnlyServer !== undefined, 30_000, `${minority} starts its read-only server`);
     if (!s.expect(started, `${minority} serves read-only while LOOKING`)) return;
 
-    const reader = readOnlyHandle(s, "c1", [minority, ...majority]);
+    const reader = handle(s, "c1", [minority, ...majority], { canBeReadOnly: true });
     const roConnected = await s.waitFor(() => reader.getState() === "CONNECTEDREADONLY", 20_000, "c1 connects read-only");
     if (!s.expect(roConnected, "c1 is connected read-only to the only server up")) return;
     const roSession = reader.getSessionId();

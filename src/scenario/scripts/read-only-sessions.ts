@@ -22,19 +22,10 @@
  *
  * Canary `read-only-sessions-never-expire`: a read-only server whose local sessions never expire.
  */
-import { createClient, type ZooKeeper, type ClientOptions } from "../../zk/client/index.js";
-import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import { EnsembleView } from "./ensemble.js";
-import { text, type ScriptContext, type ScriptDef } from "./script.js";
-import { followerWithConfig } from "./read-only-mode.js";
+import { text, type ScriptDef } from "./script.js";
+import { followerWithConfig, handle, minorityServesReadOnly } from "./read-only-mode.js";
 
-/** A read-only-capable handle on `node` to `servers`, not waited for. */
-function roHandle(s: ScriptContext, node: string, servers: readonly string[], options: Partial<ClientOptions> = {}): ZooKeeper {
-  const ctx = s.sim.node(node).context;
-  if (ctx === undefined) throw new Error(`client node ${node} is down`);
-  const connectString = servers.map((id) => `${id}:${CLIENT_PORT}`).join(",");
-  return createClient(ctx, { connectString, sessionTimeoutMs: 10_000, canBeReadOnly: true, ...s.clientDefaults, ...options });
-}
 
 export const readOnlyGlobalSessions: ScriptDef = {
   name: "read-only-global-sessions",
@@ -48,11 +39,10 @@ export const readOnlyGlobalSessions: ScriptDef = {
 
     s.fault({ kind: "partition", groups: [[minority], [...majority, "c1", "c2"]] });
     s.note(`${minority} is cut off from ${majority.join(", ")} and both clients; read-only mode is on, local sessions off`);
-    const started = await s.waitFor(() => ens.peer(minority)?.readOnlyServer !== undefined, 30_000, `${minority} starts its read-only server`);
-    s.expect(started, `${minority} serves read-only while LOOKING`);
+    await minorityServesReadOnly(s, ens, minority);
 
     // A session the majority creates now: the minority's tree never holds it.
-    const roaming = roHandle(s, "c1", [...majority, minority], { sessionTimeoutMs: 30_000 });
+    const roaming = handle(s, "c1", [...majority, minority], { canBeReadOnly: true, sessionTimeoutMs: 30_000 });
     if (!s.expect(await s.waitFor(() => roaming.getState() === "CONNECTED", 30_000, "c1 connects to the majority"), "c1 has a read/write session")) return;
     const session = roaming.getSessionId();
     await writer.setData("/config", "v2", -1);
@@ -67,7 +57,7 @@ export const readOnlyGlobalSessions: ScriptDef = {
     s.expectEqual(text((await roaming.getData("/config")).data), "v1", `c1 reads ${minority}'s tree, from before the cut`);
     await s.expectError(roaming.setData("/config", "from-c1", -1), "NOTREADONLY", "setData on a read-only server");
 
-    const fresh = roHandle(s, "c1", [minority]);
+    const fresh = handle(s, "c1", [minority], { canBeReadOnly: true });
     await s.sleepMs(5_000);
     s.expect(fresh.getState() !== "CONNECTEDREADONLY" && fresh.getState() !== "CONNECTED", "with local sessions off a read-only server gives a new client no session");
     s.expect(roaming.getState() === "CONNECTEDREADONLY", "c1's session is not expired by the read-only server, which tracks nothing");
@@ -95,12 +85,11 @@ export const readOnlyLocalExpiry: ScriptDef = {
 
     s.fault({ kind: "partition", groups: [[minority, "c1"], [...majority, "c2"]] });
     s.note(`${minority} is cut off from ${majority.join(", ")} with client c1; read-only mode and local sessions are on`);
-    const started = await s.waitFor(() => ens.peer(minority)?.readOnlyServer !== undefined, 30_000, `${minority} starts its read-only server`);
-    s.expect(started, `${minority} serves read-only while LOOKING`);
+    await minorityServesReadOnly(s, ens, minority);
 
-    const silent = roHandle(s, "c1", [minority], { sessionTimeoutMs: 6_000 });
+    const silent = handle(s, "c1", [minority], { canBeReadOnly: true, sessionTimeoutMs: 6_000 });
     if (!s.expect(await s.waitFor(() => silent.getState() === "CONNECTEDREADONLY", 20_000, "c1 connects read-only"), "c1 has a local session")) return;
-    const closing = roHandle(s, "c1", [minority]);
+    const closing = handle(s, "c1", [minority], { canBeReadOnly: true });
     if (!s.expect(await s.waitFor(() => closing.getState() === "CONNECTEDREADONLY", 20_000, "c1's second handle connects read-only"), "c1 has a second local session")) return;
     await closing.close();
     s.expect(closing.getState() === "CLOSED", "a local session its client closes ends closed");
