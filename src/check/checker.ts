@@ -5,7 +5,7 @@
  */
 import { isOneOf, type Trace, type TraceEvent } from "../sim/trace.js";
 import type { TraceKind } from "../sim/trace-schema.js";
-import { CheckRun, type RunServices } from "./check-run.js";
+import { CheckRun, type RunServices, type ServiceFeed } from "./check-run.js";
 
 export interface Violation {
   checker: string;
@@ -145,21 +145,25 @@ export interface BatchedCheckers {
 export function subscribeCheckersInBatches(trace: Pick<Trace, "subscribe">, checkers: readonly Checker[], batch = CHECK_BATCH_EVENTS): BatchedCheckers {
   const feeds = attachRun(checkers).feeds();
   const kinds = new Set<TraceKind>([...feeds.flatMap((f) => f.kinds), ...checkers.flatMap((c) => c.kinds)]);
-  // Per kind, its readers in subscription order: the services, then the checkers.
-  const readers = new Map<TraceKind, ((e: TraceEvent) => void)[]>();
-  for (const kind of kinds) {
-    readers.set(kind, [...feeds.filter((f) => f.kinds.includes(kind)).map((f) => f.observe), ...checkers.filter((c) => reads(c, kind)).map((c) => c.onEvent.bind(c))]);
-  }
+  const readers = new Map<TraceKind, EventReader[]>();
+  for (const kind of kinds) readers.set(kind, readersOf(feeds, checkers, kind));
   const waiting: TraceEvent[] = [];
   const flush = (): void => {
-    const events = waiting.splice(0);
-    for (const e of events) for (const read of readers.get(e.kind)!) read(e);
+    for (let i = 0; i < waiting.length; i++) for (const read of readers.get(waiting[i]!.kind)!) read(waiting[i]!);
+    waiting.length = 0;
   };
   const unsubscribe = trace.subscribe((e: TraceEvent) => {
     waiting.push(e);
     if (waiting.length >= batch) flush();
   }, [...kinds]);
   return { flush, unsubscribe };
+}
+
+type EventReader = (e: TraceEvent) => void;
+
+/** The readers of `kind`, in subscription order: the run's services, then the checkers. */
+function readersOf(feeds: readonly ServiceFeed[], checkers: readonly Checker[], kind: TraceKind): EventReader[] {
+  return [...feeds.filter((f) => f.kinds.includes(kind)).map((f) => f.observe), ...checkers.filter((c) => reads(c, kind)).map((c) => c.onEvent.bind(c))];
 }
 
 /** One `CheckRun` for `checkers`, attached to each that takes it. */
@@ -177,12 +181,12 @@ export function offer<K extends TraceKind>(checker: Checker<K>, e: TraceEvent): 
 /** Feeds `events` to `checkers` as a run does (each reads only its kinds), then finishes them. */
 export function runCheckers(checkers: readonly Checker[], events: Iterable<TraceEvent>): Violation[] {
   const feeds = attachRun(checkers).feeds();
-  const byKind = new Map<TraceKind, ((e: TraceEvent) => void)[]>();
+  const byKind = new Map<TraceKind, EventReader[]>();
   let end: RunEnd | undefined;
   for (const e of events) {
     let readers = byKind.get(e.kind);
     if (readers === undefined) {
-      readers = [...feeds.filter((f) => f.kinds.includes(e.kind)).map((f) => f.observe), ...checkers.filter((c) => reads(c, e.kind)).map((c) => c.onEvent.bind(c))];
+      readers = readersOf(feeds, checkers, e.kind);
       byKind.set(e.kind, readers);
     }
     for (const read of readers) read(e);

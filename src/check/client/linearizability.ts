@@ -347,8 +347,9 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     // its log is synced: such an apply is never taken back (a learner may apply one during its
     // sync that a later leader truncates).
     const provesCommit = this.sawQuorumPeer ? this.leaderEpoch.get(e.node) === Number(zxid >> 32n) : this.standalone.has(e.node);
-    this.builder.appliedTxn(session, intField(e, "cxid"), zxid, op, err, e.atUs, provesCommit);
-    if (!this.sawQuorumPeer) this.requests.applied(zxid);
+    const cxid = intField(e, "cxid");
+    this.builder.appliedTxn(session, cxid, zxid, op, err, e.atUs, provesCommit);
+    this.requests.applied(session, cxid, zxid, !this.sawQuorumPeer);
     if (op === "closeSession" && err === undefined) this.onCloseApplied(e, session, zxid);
     else if (err === undefined && op !== "error" && session !== "0x0") this.neverCloses(session, zxid);
     // An internal request (session 0): a deleteContainer, or the error txn of one that failed its prep.
@@ -614,7 +615,13 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
  * zxid) that no server has applied, which a restart would replay unannounced.
  */
 class RequestLedger {
-  private readonly proposals = new Set<string>();
+  /**
+   * Session (as `zk.apply` names it) → the cxids a leader proposed that no server has applied
+   * yet. Only these matter: an applied request is settled by its apply (`HistoryBuilder.settle`
+   * asks about requests no server applied), so an apply forgets its proposal and the map holds
+   * only the txns in flight.
+   */
+  private readonly proposedUnapplied = new Map<string, Set<number>>();
   private readonly appliedZxids = new Set<bigint>();
   private readonly loggedUnapplied = new Set<bigint>();
 
@@ -627,28 +634,31 @@ class RequestLedger {
     const digits = negative ? hex.slice(1) : hex;
     if (cut < 0 || before < 0 || !/^[0-9a-f]+$/i.test(digits)) throw new Error(`zab.propose: txn ${JSON.stringify(digest)} names no request (<hash>:<session hex>:<cxid>)`);
     const id = BigInt(`0x${digits}`);
-    this.proposals.add(requestKey(negative ? -id : id, digest.slice(cut + 1)));
+    const session = `0x${BigInt.asUintN(64, negative ? -id : id).toString(16)}`;
+    let cxids = this.proposedUnapplied.get(session);
+    if (cxids === undefined) this.proposedUnapplied.set(session, (cxids = new Set()));
+    cxids.add(Number(digest.slice(cut + 1)));
   }
 
   logged(zxid: bigint): void {
     if (!this.appliedZxids.has(zxid)) this.loggedUnapplied.add(zxid);
   }
 
-  applied(zxid: bigint): void {
+  /** A `zk.apply` of request (session, cxid) at `zxid`; `standalone`: no quorum peer seen. */
+  applied(session: string, cxid: number, zxid: bigint, standalone: boolean): void {
+    const cxids = this.proposedUnapplied.get(session);
+    if (cxids !== undefined && cxids.delete(cxid) && cxids.size === 0) this.proposedUnapplied.delete(session);
+    if (!standalone) return;
     this.appliedZxids.add(zxid);
     this.loggedUnapplied.delete(zxid);
   }
 
-  /** Whether request (session, cxid) may have entered a tree without a `zk.apply` of it. */
+  /** Whether request (session, cxid), which no server applied, may have entered a tree without a `zk.apply` of it. */
   mayHaveEntered(session: string, cxid: number, quorum: boolean): boolean {
     if (!quorum) return this.loggedUnapplied.size > 0;
-    if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(session)) return true;
-    return this.proposals.has(requestKey(BigInt(session), String(cxid)));
+    if (!/^0x[0-9a-f]+$/.test(session)) return true;
+    return this.proposedUnapplied.get(session)?.has(cxid) ?? false;
   }
-}
-
-function requestKey(session: bigint, cxid: string): string {
-  return `${BigInt.asUintN(64, session).toString(16)} ${cxid}`;
 }
 
 /**

@@ -28,10 +28,11 @@ export function handle(s: ScriptContext, node: string, servers: readonly string[
 }
 
 /**
- * Once the ensemble settles: a follower (the minority to be) and the others, and client c2 on
+ * Once the ensemble (seen through the returned view) settles: a follower (the minority to be) and the others, and client c2 on
  * the others, which has created /config ("v1") and seen it reach the follower.
  */
-export async function followerWithConfig(s: ScriptContext, ens: EnsembleView): Promise<{ minority: string; majority: string[]; writer: ZooKeeper } | undefined> {
+export async function followerWithConfig(s: ScriptContext): Promise<{ ens: EnsembleView; minority: string; majority: string[]; writer: ZooKeeper } | undefined> {
+  const ens = new EnsembleView(s.sim, s);
   const leader = await ens.settled(30_000);
   if (leader === undefined) return undefined;
   const minority = s.servers.find((id) => id !== leader)!;
@@ -39,7 +40,7 @@ export async function followerWithConfig(s: ScriptContext, ens: EnsembleView): P
   const writer = await s.connect("c2", { servers: majority });
   await writer.create("/config", "v1", Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
   await s.waitFor(() => ens.peer(minority)?.zkDb.dataTree.getNode("/config") !== undefined, 5_000, `${minority} has /config`);
-  return { minority, majority, writer };
+  return { ens, minority, majority, writer };
 }
 
 /** Waits for `minority`, cut off, to start its read-only server (while LOOKING), and expects it. */
@@ -53,10 +54,9 @@ export const readOnlyMode: ScriptDef = {
   description: "a partitioned follower in read-only mode serves a read-only client stale reads, refuses its writes NOTREADONLY, and the client gets a read/write session after the heal",
   clientRange: [2, 2],
   async run(s) {
-    const ens = new EnsembleView(s.sim, s);
-    const setup = await followerWithConfig(s, ens);
+    const setup = await followerWithConfig(s);
     if (setup === undefined) return;
-    const { minority, majority, writer } = setup;
+    const { ens, minority, majority, writer } = setup;
 
     s.fault({ kind: "partition", groups: [[minority, "c1"], [...majority, "c2"]] });
     s.note(`${minority} is cut off from ${majority.join(", ")} with client c1; read-only mode is on`);

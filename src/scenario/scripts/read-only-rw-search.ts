@@ -14,23 +14,20 @@
  * drops packets blocks 3.8's SendThread for the OS connect timeout (127 s, past the session),
  * while a down host refuses at once. Canary `rw-probe-ignored`.
  */
-import { EnsembleView } from "./ensemble.js";
 import { text, type ScriptDef } from "./script.js";
 import { followerWithConfig, handle } from "./read-only-mode.js";
 
 /** The longest pingRwTimeout of 3.8's client (`maxPingRwTimeout`), plus a probe's connect and answer. */
 const SEARCH_BOUND_MS = 60_000 + 10_000;
 
-
 export const readOnlyRwSearch: ScriptDef = {
   name: "read-only-rw-search",
   description: "a read-only client that knows every server finds a read/write one by its own probes while its read-only server stays cut off, and moves there with a new session",
   clientRange: [2, 2],
   async run(s) {
-    const ens = new EnsembleView(s.sim, s);
-    const setup = await followerWithConfig(s, ens);
+    const setup = await followerWithConfig(s);
     if (setup === undefined) return;
-    const { minority, majority, writer } = setup;
+    const { ens, minority, majority, writer } = setup;
 
     for (const id of majority) s.fault({ kind: "crash", node: id });
     s.note(`${majority.join(", ")} crashed; ${minority} is alone with read-only mode on`);

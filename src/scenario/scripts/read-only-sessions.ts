@@ -22,20 +22,17 @@
  *
  * Canary `read-only-sessions-never-expire`: a read-only server whose local sessions never expire.
  */
-import { EnsembleView } from "./ensemble.js";
 import { text, type ScriptDef } from "./script.js";
 import { followerWithConfig, handle, minorityServesReadOnly } from "./read-only-mode.js";
-
 
 export const readOnlyGlobalSessions: ScriptDef = {
   name: "read-only-global-sessions",
   description: "local sessions off: a global session the read-only server never heard of re-attaches there read-only and survives; a new read-only client gets no session",
   clientRange: [2, 2],
   async run(s) {
-    const ens = new EnsembleView(s.sim, s);
-    const setup = await followerWithConfig(s, ens);
+    const setup = await followerWithConfig(s);
     if (setup === undefined) return;
-    const { minority, majority, writer } = setup;
+    const { ens, minority, majority, writer } = setup;
 
     s.fault({ kind: "partition", groups: [[minority], [...majority, "c1", "c2"]] });
     s.note(`${minority} is cut off from ${majority.join(", ")} and both clients; read-only mode is on, local sessions off`);
@@ -78,10 +75,9 @@ export const readOnlyLocalExpiry: ScriptDef = {
   description: "local sessions on: a read-only server expires a local session whose client went silent, and answers one its client closes",
   clientRange: [2, 2],
   async run(s) {
-    const ens = new EnsembleView(s.sim, s);
-    const setup = await followerWithConfig(s, ens);
+    const setup = await followerWithConfig(s);
     if (setup === undefined) return;
-    const { minority, majority, writer } = setup;
+    const { ens, minority, majority, writer } = setup;
 
     s.fault({ kind: "partition", groups: [[minority, "c1"], [...majority, "c2"]] });
     s.note(`${minority} is cut off from ${majority.join(", ")} with client c1; read-only mode and local sessions are on`);
