@@ -51,6 +51,13 @@ describe("multi-paxos scenarios", () => {
     }
   }, 120_000);
 
+  it("multipaxos-redirect: patient clients (2 s request timeout) reach the leader by redirects, every request answered within multipaxos.liveness's budget", async () => {
+    const ok = await run("multipaxos-redirect");
+    expect(ok.violations).toEqual([]);
+    expect(ok.traceHash).toBe("23815af4bafa37c5");
+    expect(ok.narrative.some((l) => /\d+ client operations answered/.test(l))).toBe(true);
+  }, 30_000);
+
   it("multipaxos-gap-fill: a new leader fills a hole with a no-op and every replica runs the log; a leader that does not leaves it stuck (multipaxos.liveness)", async () => {
     const ok = await run("multipaxos-gap-fill");
     expect(ok.violations).toEqual([]);

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { loadScenario } from "../../../src/cli/scenario-files.js";
+import { runScenario } from "../../../src/scenario/run.js";
 import { checkersOf, runNamed } from "../commit-scenarios.js";
 
 describe("2PC scenarios (book 2.1.1)", () => {
@@ -33,6 +35,17 @@ describe("2PC scenarios (book 2.1.1)", () => {
     expect(story).toMatch(/p1 commit at 16\d\.\d ms \(by coordinator\), p2 commit at 32\d\d\.\d ms/);
     expect(story).toMatch(/recovered from its log: .*"decisions":\[\["c1-1","commit"\]\]/);
     expect(story).toMatch(/meanwhile: from 16\d\.\d ms to 32\d\d\.\d ms p1 had applied commit to c1-1 and p2, p3 had not: a reader saw x = 1 at p1 while p2, p3 still held x's lock/);
+  });
+
+  it("2pc-cooperative-termination: p2 and p3, in doubt while the coordinator is down, learn Commit from p1 within about a second; asking the coordinator alone, they block for its 12 s down", async () => {
+    const r = await runNamed("2pc-cooperative-termination");
+    expect(r.verdict).toBe("pass");
+    expect(r.traceHash).toBe("a0418df65dd6f95a");
+    expect(r.narrative.join("\n")).toMatch(/p1 commit at 16\d\.\d ms \(by coordinator\), p2 commit at 11\d\d\.\d ms \(by peer\), p3 commit at 11\d\d\.\d ms \(by peer\)/);
+    const book = loadScenario("2pc-cooperative-termination");
+    const coordinatorOnly = await runScenario({ ...book, workload: { ...book.workload, params: { ...book.workload.params, termination: "coordinator" } } });
+    expect(checkersOf(coordinatorOnly)).toEqual(["commit.blocking"]);
+    expect(coordinatorOnly.violations.map((v) => v.message).join("\n")).toMatch(/p2 was in doubt about c1-1 for 11\.\d+ s .*coordinator was down from 0\.180 s to 12\.000 s/);
   });
 
   it("the same seed gives the same trace twice (a swarm seed)", async () => {
