@@ -84,7 +84,7 @@ export function parseScenario(raw: unknown, source: string, registry: Registry =
   };
 }
 
-/** `[{ "checker": NAME, "why": SENTENCE }, …]`: each checker one the scenario runs, named once. */
+/** `[{ "checker": NAME, "why": SENTENCE, "always"?: true }, …]`: each checker one the scenario runs, named once. */
 function parseExpectedViolations(raw: unknown, checkers: readonly string[], at: string): ExpectedViolationDecl[] | undefined {
   if (raw === undefined) return undefined;
   if (!Array.isArray(raw)) throw new UserInputError(`${at} must be a list of { "checker": NAME, "why": SENTENCE }`);
@@ -92,7 +92,7 @@ function parseExpectedViolations(raw: unknown, checkers: readonly string[], at: 
   return raw.map((entry, i) => {
     const here = `${at}[${i}]`;
     if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new UserInputError(`${here} must be an object { "checker": NAME, "why": SENTENCE }`);
-    for (const k of Object.keys(entry)) if (k !== "checker" && k !== "why") throw new UserInputError(`${here}: unknown field "${k}" (allowed: checker, why)`);
+    for (const k of Object.keys(entry)) if (k !== "checker" && k !== "why" && k !== "always") throw new UserInputError(`${here}: unknown field "${k}" (allowed: checker, why, always)`);
     const e = entry as Record<string, unknown>;
     const checker = str(e.checker, `${here}.checker`);
     if (!checkers.includes(checker)) throw new UserInputError(`${here}.checker: "${checker}" is not one of the scenario's checkers (${checkers.join(", ")})`);
@@ -100,7 +100,8 @@ function parseExpectedViolations(raw: unknown, checkers: readonly string[], at: 
     seen.add(checker);
     const why = str(e.why, `${here}.why`).trim();
     if (why === "") throw new UserInputError(`${here}.why must say why the violation is expected`);
-    return { checker, why };
+    if (e.always !== undefined && typeof e.always !== "boolean") throw new UserInputError(`${here}.always: expected true or false, got ${JSON.stringify(e.always)}`);
+    return { checker, why, ...(e.always === true ? { always: true } : {}) };
   });
 }
 

@@ -14,7 +14,7 @@ import { withDrawnFaults } from "./nemesis/index.js";
 import type { Workload } from "./workload.js";
 import { DEFAULT_CONVERGENCE_BUDGET_MS, type RunOptions, type RunResult, type Scenario } from "./types.js";
 import { subscribeCheckersInBatches, type Checker, type Violation } from "../check/checker.js";
-import { runVerdict } from "./verdict.js";
+import { missingFlaws, runVerdict } from "./verdict.js";
 import { judgedSummary } from "./judged.js";
 import { CoverageRecorder } from "./coverage.js";
 import { pollHeap, setHeapPoll } from "../base/heap-poll.js";
@@ -101,7 +101,8 @@ export async function runScenarioWithSim(scenarioAsGiven: Scenario, options: Run
   const last = sim.trace.last;
   const end = last.index < 0 ? undefined : stop === "quiescent" ? { index: last.index, atUs: last.atUs, quiescent: true } : last;
   checking.flush();
-  const violations = [...reported, ...checkers.flatMap((c) => c.finish(end))];
+  const found = [...reported, ...checkers.flatMap((c) => c.finish(end))];
+  const violations = [...found, ...missingFlaws(scenario, options, found, end)];
   const unknown = checkers.flatMap((c) => c.unknowns?.() ?? []);
   const counts = sim.trace.kindCounts();
   const result: RunResult = {

@@ -47,10 +47,16 @@ export interface Scenario {
   expectedViolations?: ExpectedViolationDecl[];
 }
 
-/** One declared flaw: the checker that reports it and, in one sentence, why it is expected. */
+/**
+ * One declared flaw: the checker that reports it and, in one sentence, why it is expected.
+ * `always`: the flaw is the scenario's lesson and shows on every run of it; a run of a correct
+ * build where the checker reports nothing fails (`scenario.expected-flaw`, verdict.ts) — the
+ * protocol no longer behaves as the book says (2PC that stops blocking is not the book's 2PC).
+ */
 export interface ExpectedViolationDecl {
   checker: string;
   why: string;
+  always?: boolean;
 }
 
 /**

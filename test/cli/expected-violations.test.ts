@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { lastJson, zksim } from "../helpers/cli.js";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { parseScenario } from "../../src/scenario/parse.js";
-import { runVerdict } from "../../src/scenario/verdict.js";
+import { missingFlaws, runVerdict } from "../../src/scenario/verdict.js";
+import { runScenario } from "../../src/scenario/run.js";
 import { parseSweepReport, mergeSweepReports } from "../../src/cli/explore/sweep-report.js";
 import { isUserInputError } from "../../src/sim/errors.js";
 import type { Violation } from "../../src/check/checker.js";
@@ -48,7 +49,23 @@ describe("scenario: expectedViolations", () => {
     expect(refusal({ ...base, expectedViolations: [{ checker: "zab.leadership", why: "x" }] })).toMatch(/expectedViolations"\[0\]\.checker: "zab\.leadership" is not one of the scenario's checkers/);
     expect(refusal({ ...base, expectedViolations: [{ checker: "commit.blocking", why: " " }] })).toMatch(/\[0\]\.why must say why/);
     expect(refusal({ ...base, expectedViolations: [{ checker: "commit.blocking", why: "a" }, { checker: "commit.blocking", why: "b" }] })).toMatch(/\[1\]\.checker: "commit\.blocking" is declared twice/);
-    expect(refusal({ ...base, expectedViolations: [{ checker: "commit.blocking", why: "a", seeds: [1] }] })).toMatch(/unknown field "seeds" \(allowed: checker, why\)/);
+    expect(refusal({ ...base, expectedViolations: [{ checker: "commit.blocking", why: "a", seeds: [1] }] })).toMatch(/unknown field "seeds" \(allowed: checker, why, always\)/);
+    expect(refusal({ ...base, expectedViolations: [{ checker: "commit.blocking", why: "a", always: "yes" }] })).toMatch(/\[0\]\.always: expected true or false, got "yes"/);
+  });
+
+  it("a flaw declared always must show: a run where its checker reports nothing fails with scenario.expected-flaw (a broken build is judged without declarations)", async () => {
+    const always = { expectedViolations: [{ checker: "commit.blocking", why: "2PC blocks", always: true }] };
+    expect(missingFlaws(always, {}, [violation("commit.blocking")], undefined)).toEqual([]);
+    expect(missingFlaws(declared, {}, [], undefined)).toEqual([]);
+    expect(missingFlaws(always, { canary: "connection-reorder" }, [], undefined)).toEqual([]);
+    const [missing] = missingFlaws(always, {}, [violation("commit.atomicity")], { index: 7, atUs: 9000 });
+    expect(missing).toEqual({ checker: "scenario.expected-flaw", message: "commit.blocking reported nothing, yet this scenario shows it on every run: 2PC blocks", eventIndex: 7, atMs: 9 });
+    // 2pc-in-doubt-blocks shows 2PC's blocking; the same faults with cooperative termination do not block, and fail
+    const blocks = loadScenario("2pc-in-doubt-blocks");
+    expect((await runScenario(blocks)).verdict).toBe("expected");
+    const cooperative = await runScenario({ ...blocks, workload: { ...blocks.workload, params: { ...blocks.workload.params, termination: "cooperative" } } });
+    expect(cooperative.verdict).toBe("fail");
+    expect(cooperative.violations.map((v) => v.checker)).toEqual(["scenario.expected-flaw"]);
   });
 
   it("2pc and 3pc swarms declare their documented flaws; a --variant twin loses them", async () => {

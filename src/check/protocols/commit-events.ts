@@ -8,14 +8,14 @@
  * Outcomes are compared on one scale: 2PC's "rollback" and 3PC's "abort" are both an abort.
  */
 import type { TraceEvent } from "../../sim/trace.js";
-import { MalformedEvent, oneOfField, presentField, stringField, stringListField, type FieldName } from "../event-reader.js";
+import { MalformedEvent, oneOfField, optionalStringField, presentField, stringField, stringListField, type FieldName } from "../event-reader.js";
 
 export type Outcome = "commit" | "abort";
 
 export type CommitEvent =
   | { kind: "begin"; txn: string; participants: string[] }
   | { kind: "vote"; txn: string; vote: "yes" | "no"; locks: string[] }
-  | { kind: "decision"; txn: string; decision: Outcome; word: string }
+  | { kind: "decision"; txn: string; decision: Outcome; word: string; votedNo: string | undefined }
   | { kind: "apply"; txn: string; outcome: Outcome; word: string; by: string }
   | { kind: "recover-coordinator"; decisions: Map<string, Outcome> }
   | { kind: "recover-participant"; inDoubt: string[]; outcomes: Map<string, Outcome> }
@@ -81,7 +81,7 @@ export function readCommitEvent(e: TraceEvent<CommitKind>): CommitEvent {
     case "3pc.decision": {
       const txn = stringField(e, "txn");
       const word = oneOfField(e, "decision", OUTCOME_WORDS);
-      return { kind: "decision", txn, decision: outcome(word), word };
+      return { kind: "decision", txn, decision: outcome(word), word, votedNo: optionalStringField(e, "votedNo") };
     }
     case "2pc.apply":
     case "3pc.apply": {

@@ -122,28 +122,29 @@ export class TwoPhaseCoordinator {
       return;
     }
     t.votes.set(from, vote);
-    if (vote === "no") return this.decide(t, "rollback", `${from} voted No`);
+    if (vote === "no") return this.decide(t, "rollback", `${from} voted No`, from);
     if (this.participants.every((p) => t.votes.get(p) === "yes")) this.decide(t, "commit", "every participant voted Yes");
   }
 
-  private decide(t: CoordinatorTxn, decision: Decision2pc, reason: string): void {
+  /** `votedNo`: the participant whose No this rollback rests on (the decision annotation names it). */
+  private decide(t: CoordinatorTxn, decision: Decision2pc, reason: string, votedNo?: string): void {
     this.ctx.cancelTimer(t.timer);
     this.ctx.cancelTimer(t.resend);
     t.decision = decision;
     t.phase = "logging-decision";
     const record: LogRecord = { rec: "decision", txn: t.req.txn, decision };
     if (this.variant === "decide-before-log") {
-      this.announce(t, reason);
+      this.announce(t, reason, votedNo);
       this.log(record, () => undefined);
       return;
     }
-    this.log(record, () => this.announce(t, reason));
+    this.log(record, () => this.announce(t, reason, votedNo));
   }
 
-  private announce(t: CoordinatorTxn, reason: string): void {
+  private announce(t: CoordinatorTxn, reason: string, votedNo?: string): void {
     const decision = t.decision!;
     t.phase = "awaiting-acks";
-    this.ctx.annotate("2pc.decision", { txn: t.req.txn, decision, reason });
+    this.ctx.annotate("2pc.decision", { txn: t.req.txn, decision, reason, ...(votedNo !== undefined ? { votedNo } : {}) });
     const sendMissing = () => {
       for (const p of this.participants) if (!t.acks.has(p)) this.sendDecision(t, p);
       t.resend = this.ctx.setTimerMs(this.timing.retransmitMs, sendMissing, "resend-decision");

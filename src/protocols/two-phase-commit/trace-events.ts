@@ -14,8 +14,8 @@ export interface TwoPhaseCommitTraceEvents {
   "2pc.begin": { txn: string; client: string; key: string; value: string | number; participants: string[] };
   /** A participant's vote; a Yes is sent only after its undo/redo (prepared) record is durable. */
   "2pc.vote": { txn: string; vote: "yes" | "no"; locks: string[]; reason: string };
-  /** The coordinator's decision, durable, as it announces it. */
-  "2pc.decision": { txn: string; decision: "commit" | "rollback"; reason: string };
+  /** The coordinator's decision, durable, as it announces it; `votedNo`: the participant whose No vote a rollback rests on. */
+  "2pc.decision": { txn: string; decision: "commit" | "rollback"; reason: string; votedNo?: string };
   /** A participant applied an outcome (durable) and released its locks. */
   "2pc.apply": { txn: string; outcome: "commit" | "rollback"; by: "coordinator" | "peer" | "vote-no" | "termination" | "timeout" };
   /** A participant that voted Yes is still waiting for the decision, holding locks. */

@@ -56,6 +56,20 @@ describe("commit.validity", () => {
     expect(run(new CommitValidityChecker(), [begin, yes("p1"), recovered("p2", ["t1"]), decision("commit")])).toEqual([]);
     expect(run(new CommitValidityChecker(), [begin, yes("p1"), recovered("p2", []), decision("commit")])[0]).toMatch(/p2 never voted Yes/);
   });
+
+  it("a rollback on a participant's No (votedNo) needs that No, or a rollback it had applied or recovered; a No counted from a Yes voter is a vote it never cast", () => {
+    const onNo = (p: string): E => [3, "2pc.decision", "coordinator", { txn: "t1", decision: "rollback", reason: `${p} voted No`, votedNo: p }];
+    const v = () => new CommitValidityChecker();
+    expect(run(v(), [begin, yes("p1"), apply("p2", "rollback", 2, "vote-no"), no("p2"), onNo("p2")])).toEqual([]);
+    expect(run(v(), [begin, yes("p1"), yes("p2"), apply("p2", "rollback", 2.5, "peer"), onNo("p2")])).toEqual([]);
+    const recoveredAborted: E = [2.5, "2pc.recover", "p2", { role: "participant", inDoubt: [], locks: [], outcomes: [["t1", "rollback"]] }];
+    expect(run(v(), [begin, yes("p1"), recoveredAborted, onNo("p2")])).toEqual([]);
+    // the canary: p2 prepared (Yes) and still in doubt, yet the coordinator rolls back on its No
+    expect(run(v(), [begin, yes("p1"), yes("p2"), onNo("p2")])[0]).toMatch(/^2PC validity: the coordinator coordinator decided rollback on t1 because p2 voted No, yet p2 had voted Yes and not rolled it back: a No it never cast/);
+    expect(run(v(), [begin, yes("p1"), onNo("p2"), yes("p2", 4)])[0]).toMatch(/p2 had neither voted nor rolled it back/);
+    // a malformed votedNo is a violation, not a skipped rule
+    expect(run(v(), [begin, [3, "2pc.decision", "coordinator", { txn: "t1", decision: "rollback", reason: "", votedNo: ["p2"] }]])[0]).toMatch(/field "votedNo" = an array/);
+  });
 });
 
 describe("commit.durability", () => {

@@ -14,7 +14,7 @@ describe("2PC scenarios (book 2.1.1)", () => {
   it("2pc-rollback: p2 votes No, everyone rolls back", async () => {
     const r = await runNamed("2pc-rollback");
     expect(r.verdict).toBe("pass");
-    expect(r.traceHash).toBe("7b495cf091f9c9e4");
+    expect(r.traceHash).toBe("df6bb16d07ea87f5");
     expect(r.narrative.join("\n")).toMatch(/p2 No \(execution failed\).*decided rollback.*c1 heard rollback/);
   });
 
@@ -52,7 +52,7 @@ describe("2PC scenarios (book 2.1.1)", () => {
     const a = await runNamed("2pc-random-faults", 3);
     const b = await runNamed("2pc-random-faults", 3);
     expect(a.traceHash).toBe(b.traceHash);
-    expect(a.traceHash).toBe("8587f9037aceb7f3");
+    expect(a.traceHash).toBe("da1354d6ddc11103");
   });
 
   it("each broken twin is caught by its checker on a seed explore found", async () => {
