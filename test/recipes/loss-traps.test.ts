@@ -26,6 +26,13 @@ describe("loss traps aimed at any write", () => {
     expect(failures(r.events, "c1", "NODEEXISTS")).toContainEqual({ op: "create", path: "/app/double-barrier/round-0/ready" });
   });
 
+  it("recipe-barrier-lower-loss: the controller's delete of round 0's barrier lands unanswered; the retry meets NONODE and the barrier counts as down", async () => {
+    const r = await traced("recipe-barrier-lower-loss");
+    expect(r.violations).toEqual([]);
+    expect(failures(r.events, "c1", "CONNECTIONLOSS")).toContainEqual({ op: "delete", path: "/app/barrier/round-0" });
+    expect(failures(r.events, "c1", "NONODE")).toContainEqual({ op: "delete", path: "/app/barrier/round-0" });
+  });
+
   it("a trap names a write the recipes send and an absolute path, else one clear UserInputError", () => {
     const trap = { node: "c1", atMs: 0, forMs: 1000 };
     expect(() => checkRecipeParams({ createLossTraps: [{ ...trap, op: "setData", path: "/app" }] })).not.toThrow();

@@ -29,6 +29,7 @@ const PASSING = [
   "recipe-latch-expiry",
   "recipe-lock-expiry",
   "recipe-queue-pause",
+  "recipe-acl",
 ];
 
 /** Naive variants and the checker that must catch each. */

@@ -18,6 +18,7 @@ const SCENARIOS = [
   "ensemble-session-moved",
   "zab-follower-cross-epoch-snap",
   "zab-fuzzy-snapshots",
+  "client-connect-timeout",
 ];
 
 describe("scenario: zk ensemble (ZAB)", () => {

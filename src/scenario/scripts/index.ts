@@ -5,6 +5,7 @@ import { standaloneBasics } from "./standalone-basics.js";
 import { sessionExpiry } from "./session-expiry.js";
 import { watchSemantics } from "./watch-semantics.js";
 import { reconnectWatches } from "./reconnect-watches.js";
+import { watchRemoval } from "./watch-removal.js";
 import { aclEnforcement } from "./acl-enforcement.js";
 import { serverRestartRecovery } from "./server-restart-recovery.js";
 import { zabLeaderCrashBeforeCommit } from "./zab-leader-crash-before-commit.js";
@@ -23,6 +24,7 @@ import { clientTraffic } from "./client-traffic.js";
 import { benchTraffic } from "./bench-traffic.js";
 import { soakTree } from "./soak-tree.js";
 import { clientPipeline } from "./client-pipeline.js";
+import { clientConnectTimeout } from "./client-connect-timeout.js";
 import { readOnlyMode } from "./read-only-mode.js";
 import { wholeApi } from "./whole-api.js";
 import { readOnlyRwSearch } from "./read-only-rw-search.js";
@@ -39,6 +41,7 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     sessionExpiry,
     watchSemantics,
     reconnectWatches,
+    watchRemoval,
     aclEnforcement,
     serverRestartRecovery,
     zabLeaderCrashBeforeCommit,
@@ -59,6 +62,7 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     benchTraffic,
     soakTree,
     clientPipeline,
+    clientConnectTimeout,
     readOnlyMode,
     wholeApi,
     readOnlyRwSearch,

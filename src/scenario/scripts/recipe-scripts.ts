@@ -16,6 +16,7 @@ import { recipe2pc } from "./recipe-2pc.js";
 import { recipeRwLock } from "./recipe-rw-lock.js";
 import { recipeRevocableLock, recipeRevocableLockNaive } from "./recipe-revocable-lock.js";
 import { recipeLatchExpiry, recipeLockExpiry } from "./recipe-expiry.js";
+import { recipeAcl } from "./recipe-acl.js";
 
 /**
  * The naive variants of a recipe script, by variant name (`zksim run recipe-lock --variant
@@ -33,4 +34,4 @@ export const RECIPE_VARIANTS: Readonly<Record<string, Readonly<Record<string, st
   "recipe-revocable-lock": { naive: "recipe-revocable-lock-naive" },
 };
 
-export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeLeaderLatch, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeQueuePriorityNaive, recipeBarrier, recipeBarrierNaivePoll, recipeDoubleBarrier, recipeDoubleBarrierNaive, recipeServices, recipeConfig, recipeGroupMembership, recipeNaming, recipeNamingNaive, recipe2pc, recipeRwLock, recipeRevocableLock, recipeRevocableLockNaive, recipeLatchExpiry, recipeLockExpiry, recipeQueuePause];
+export const RECIPE_SCRIPTS: readonly ScriptDef[] = [recipeLock, recipeLockNaiveHerd, recipeLockNaiveRetry, recipeLockPause, recipeLockPauseUnfenced, recipeElection, recipeLeaderLatch, recipeCounter, recipeCounterNaive, recipeQueue, recipeQueuePriority, recipeQueuePriorityNaive, recipeBarrier, recipeBarrierNaivePoll, recipeDoubleBarrier, recipeDoubleBarrierNaive, recipeServices, recipeConfig, recipeGroupMembership, recipeNaming, recipeNamingNaive, recipe2pc, recipeRwLock, recipeRevocableLock, recipeRevocableLockNaive, recipeLatchExpiry, recipeLockExpiry, recipeQueuePause, recipeAcl];

@@ -19,6 +19,7 @@ const SCENARIOS = [
   "session-expiry",
   "watch-semantics",
   "reconnect-watches",
+  "watch-removal",
   "acl-enforcement",
   "server-restart-recovery",
   "ensemble-session-expiry",
@@ -28,6 +29,7 @@ const SCENARIOS = [
   "ensemble-session-moved",
   "zab-follower-cross-epoch-snap",
   "client-pipeline",
+  "client-connect-timeout",
 ];
 
 describe("check: client: real scenarios raise nothing", () => {
