@@ -16,6 +16,8 @@ const SCENARIOS = [
   "zab-follower-snap",
   "zab-follower-txnlog-diff",
   "ensemble-session-moved",
+  "ensemble-session-timeouts",
+  "ensemble-lookup-after-loss",
   "zab-follower-cross-epoch-snap",
   "zab-fuzzy-snapshots",
 ];
@@ -45,7 +47,7 @@ describe("scenario: zk ensemble (ZAB)", () => {
     const r = await runScenario(loadScenario("ensemble-session-moved"), { seed: 1, onTraceEvent: (e) => kinds.has(e.kind) && events.push(loose(e)) });
     expect(r.violations).toEqual([]);
     const moved = events.filter((e) => e.kind === "zk.session.moved");
-    expect(moved.map((e) => e.fields?.op)).toEqual(["create", "setData"]);
+    expect(moved.map((e) => e.fields?.op)).toEqual(["create", "setData", "create"]);
     expect(moved[0]!.node).not.toBe(moved[1]!.node); // once on each follower: the session went A → B, then back
     for (const m of moved) {
       const { session, xid } = m.fields as { session: string; xid: number };
