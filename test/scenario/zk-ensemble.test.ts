@@ -73,6 +73,14 @@ describe("scenario: zk ensemble (ZAB)", () => {
     return { r, syncs };
   };
 
+  it("a follower behind the committed log, the new leader's snapshot 24 MB and its txn log since then two files: SNAP (snapshotSizeFactor 0.33)", async () => {
+    const syncs: LooseEvent[] = [];
+    const r = await runScenario(loadScenario("zab-follower-big-snapshot"), { seed: 1, onTraceEvent: (e) => e.kind === "zab.sync" && syncs.push(loose(e)) });
+    expect(r.violations).toEqual([]);
+    // The run's last sync is the returning follower's (the others synced at the elections before).
+    expect([syncs.at(-1)?.fields?.mode, syncs.at(-1)?.fields?.txnLog]).toEqual(["SNAP", undefined]);
+  });
+
   it("a follower behind the committed log, with the leader's txn log since then in one file: DIFF from the txn log, no snapshot", async () => {
     const { r, syncs } = await catchUp("zab-follower-txnlog-diff");
     expect(r.violations).toEqual([]);

@@ -16,6 +16,7 @@ import { reconfigSwarm } from "./reconfig-swarm.js";
 import { zabRollingRestart } from "./zab-rolling-restart.js";
 import { zabObserver } from "./zab-observer.js";
 import { zabFollowerSnap, zabFollowerTxnLogDiff } from "./zab-follower-snap.js";
+import { zabFollowerBigSnapshot } from "./zab-follower-big-snapshot.js";
 import { zabRandomFaults } from "./zab-random-faults.js";
 import { ensembleSessionMoved } from "./ensemble-session-moved.js";
 import { ensembleSessionTimeouts } from "./ensemble-session-timeouts.js";
@@ -55,6 +56,7 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     zabObserver,
     zabFollowerSnap,
     zabFollowerTxnLogDiff,
+    zabFollowerBigSnapshot,
     zabFollowerCrossEpochSnap,
     zabRandomFaults,
     ensembleSessionMoved,
