@@ -16,6 +16,8 @@ const SCENARIOS = [
   "zab-follower-snap",
   "zab-follower-txnlog-diff",
   "ensemble-session-moved",
+  "ensemble-session-timeouts",
+  "ensemble-lookup-after-loss",
   "zab-follower-cross-epoch-snap",
   "zab-fuzzy-snapshots",
   "client-connect-timeout",
@@ -46,7 +48,7 @@ describe("scenario: zk ensemble (ZAB)", () => {
     const r = await runScenario(loadScenario("ensemble-session-moved"), { seed: 1, onTraceEvent: (e) => kinds.has(e.kind) && events.push(loose(e)) });
     expect(r.violations).toEqual([]);
     const moved = events.filter((e) => e.kind === "zk.session.moved");
-    expect(moved.map((e) => e.fields?.op)).toEqual(["create", "setData"]);
+    expect(moved.map((e) => e.fields?.op)).toEqual(["create", "setData", "create"]);
     expect(moved[0]!.node).not.toBe(moved[1]!.node); // once on each follower: the session went A → B, then back
     for (const m of moved) {
       const { session, xid } = m.fields as { session: string; xid: number };
@@ -71,6 +73,14 @@ describe("scenario: zk ensemble (ZAB)", () => {
     const r = await runScenario(loadScenario(name), { seed: 1, ...(canary ? { canary } : {}), onTraceEvent: (e) => e.kind === "zab.sync" && e.fields?.peerLastZxid === "0x100000002" && syncs.push(loose(e)) });
     return { r, syncs };
   };
+
+  it("a follower behind the committed log, the new leader's snapshot 24 MB and its txn log since then two files: SNAP (snapshotSizeFactor 0.33)", async () => {
+    const syncs: LooseEvent[] = [];
+    const r = await runScenario(loadScenario("zab-follower-big-snapshot"), { seed: 1, onTraceEvent: (e) => e.kind === "zab.sync" && syncs.push(loose(e)) });
+    expect(r.violations).toEqual([]);
+    // The run's last sync is the returning follower's (the others synced at the elections before).
+    expect([syncs.at(-1)?.fields?.mode, syncs.at(-1)?.fields?.txnLog]).toEqual(["SNAP", undefined]);
+  });
 
   it("a follower behind the committed log, with the leader's txn log since then in one file: DIFF from the txn log, no snapshot", async () => {
     const { r, syncs } = await catchUp("zab-follower-txnlog-diff");

@@ -13,8 +13,13 @@
  *    password to A, as a client that moved would, and then dies. c1's next write still travels
  *    over its connection to B, which is now the old one: B closes it without replying, c1 sees
  *    CONNECTIONLOSS (never −118), re-attaches, and its retried write is applied exactly once.
+ * 3. Part 1 again with an ephemeral create, wherever c1 is attached now: the leader checks an
+ *    ephemeral's session with checkGlobalSession (PrepRequestProcessor, CreateMode.isEphemeral),
+ *    not checkSession, and that check too must answer SESSIONMOVED. An ephemeral applied from the
+ *    old connection would be owned by a session that moved on, and would take the session's
+ *    ownership back to the old server: the retry on the new one would find the node (NODEEXISTS).
  */
-import { CreateMode, Ids } from "../../zk/proto/records.js";
+import { CreateMode, Ids, type CreateModeFlag } from "../../zk/proto/records.js";
 import type { ScriptContext, ScriptDef } from "./script.js";
 import { text } from "./script.js";
 import { EnsembleView } from "./ensemble.js";
@@ -38,8 +43,10 @@ export const ensembleSessionMoved: ScriptDef = {
     const a = serverOf(zk);
     const b = followers.find((id) => id !== a)!;
     s.note(`${leader} leads; c1's session is attached to ${a}`);
-    await slowCreateAfterMove(s, zk, a, b);
+    await slowCreateAfterMove(s, zk, a, b, "/moved/race", CreateMode.PERSISTENT);
     await writeAfterSteal(s, zk, a, b);
+    const now = serverOf(zk);
+    await slowCreateAfterMove(s, zk, now, followers.find((id) => id !== now)!, "/moved/eph", CreateMode.EPHEMERAL);
   },
 };
 
@@ -47,12 +54,12 @@ function serverOf(zk: ZooKeeper): string {
   return zk.cnxn.currentAddress!.host;
 }
 
-/** Part 1: the create is still on the slow link to A when the session moves to B. */
-async function slowCreateAfterMove(s: ScriptContext, zk: ZooKeeper, a: string, b: string): Promise<void> {
+/** Parts 1 and 3: the create of `path` is still on the slow link to A when the session moves to B. */
+async function slowCreateAfterMove(s: ScriptContext, zk: ZooKeeper, a: string, b: string, path: string, mode: CreateModeFlag): Promise<void> {
   const open = Ids.OPEN_ACL_UNSAFE;
   s.fault({ kind: "clog", from: ["c1"], to: [a], extraDelayMs: SLOW_LINK_MS, oneWay: true });
   const moved = whenTrace(s, `${a} meets the moved session`, (e) => e.kind === "zk.session.moved" && e.node === a, 30_000);
-  const first = outcome(zk.create("/moved/race", "1", open, CreateMode.PERSISTENT));
+  const first = outcome(zk.create(path, "1", open, mode));
   s.expectEqual(await first, "CONNECTIONLOSS", "the create pending on the silent connection to A fails as unknown");
   await s.waitFor(() => zk.getState() === "CONNECTED", 20_000, "c1 re-attaches its session");
   s.expectEqual(serverOf(zk), b, "c1 re-attached its session through the other follower");
@@ -60,8 +67,8 @@ async function slowCreateAfterMove(s: ScriptContext, zk: ZooKeeper, a: string, b
   const ev = await moved;
   s.expectEqual(ev?.kind === "zk.session.moved" ? ev.fields.op : undefined, "create", `${a} closed c1's old connection without replying to the create`);
   s.fault({ kind: "unclog" });
-  s.expectEqual(await outcome(zk.create("/moved/race", "2", open, CreateMode.PERSISTENT)), "ok", "the create was never applied: the retry on B succeeds");
-  s.expectEqual(text((await zk.getData("/moved/race")).data), "2", "the retry's data, not the stale create's");
+  s.expectEqual(await outcome(zk.create(path, "2", open, mode)), "ok", "the create was never applied: the retry on B succeeds");
+  s.expectEqual(text((await zk.getData(path)).data), "2", "the retry's data, not the stale create's");
 }
 
 /** Part 2: a handle with c1's session id and password takes the session to A; c1's next write on B. */

@@ -17,8 +17,11 @@ import { reconfigSwarm } from "./reconfig-swarm.js";
 import { zabRollingRestart } from "./zab-rolling-restart.js";
 import { zabObserver } from "./zab-observer.js";
 import { zabFollowerSnap, zabFollowerTxnLogDiff } from "./zab-follower-snap.js";
+import { zabFollowerBigSnapshot } from "./zab-follower-big-snapshot.js";
 import { zabRandomFaults } from "./zab-random-faults.js";
 import { ensembleSessionMoved } from "./ensemble-session-moved.js";
+import { ensembleSessionTimeouts } from "./ensemble-session-timeouts.js";
+import { ensembleLookupAfterLoss } from "./ensemble-lookup-after-loss.js";
 import { zabFollowerCrossEpochSnap } from "./zab-follower-cross-epoch-snap.js";
 import { clientTraffic } from "./client-traffic.js";
 import { benchTraffic } from "./bench-traffic.js";
@@ -30,6 +33,7 @@ import { wholeApi } from "./whole-api.js";
 import { readOnlyRwSearch } from "./read-only-rw-search.js";
 import { readOnlyGlobalSessions, readOnlyLocalExpiry } from "./read-only-sessions.js";
 import { quotaEnforcement } from "./quota-enforcement.js";
+import { hashOrders } from "./hash-orders.js";
 import { RECIPE_SCRIPTS, RECIPE_VARIANTS } from "./recipe-scripts.js";
 import { BUG_SCRIPTS } from "./bug-scripts.js";
 import { COMMIT_SCRIPT_VARIANTS } from "../workloads/commit-variants.js";
@@ -55,9 +59,12 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     zabObserver,
     zabFollowerSnap,
     zabFollowerTxnLogDiff,
+    zabFollowerBigSnapshot,
     zabFollowerCrossEpochSnap,
     zabRandomFaults,
     ensembleSessionMoved,
+    ensembleSessionTimeouts,
+    ensembleLookupAfterLoss,
     clientTraffic,
     benchTraffic,
     soakTree,
@@ -69,6 +76,7 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     readOnlyGlobalSessions,
     readOnlyLocalExpiry,
     quotaEnforcement,
+    hashOrders,
     ...RECIPE_SCRIPTS,
     ...BUG_SCRIPTS,
     zabElectionLongestLog,
