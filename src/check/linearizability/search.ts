@@ -183,6 +183,9 @@ class Search<S> {
   private readonly fenceWrites: number[][] = [];
   private readonly fenceEnds: number[][] = [];
   private readonly endedCount: Int32Array;
+  /** Per unknown class, the number of the last scan that picked one of its ops. */
+  private readonly classTried: Int32Array;
+  private scans = 0;
   private ptrD = 0;
   private ptrC = 0;
   private zNext = 0;
@@ -243,6 +246,7 @@ class Search<S> {
       if (!classes.has(sig)) classes.set(sig, classes.size);
       this.unknownClass[u] = classes.get(sig)!;
     }
+    this.classTried = new Int32Array(classes.size);
     this.fenceOf = new Int32Array(this.n).fill(-1);
     this.endsFence = new Uint8Array(this.n);
     if (p.fence !== undefined) this.fenceSessions(p.fence);
@@ -374,7 +378,7 @@ class Search<S> {
     }
     key += `;${lastLin}`;
     if (this.unknown.length > 0) {
-      key += "|" + String.fromCharCode(...this.unknownBits);
+      key += "|" + String.fromCharCode.apply(null, this.unknownBits as unknown as number[]);
       // Most recently invoked first: an indeterminate op that took effect usually did so soon
       // after its invocation; the old ones still pending are more likely never to have.
       // Of pending unknown ops with the same signature only one is tried: with no deadline and
@@ -383,15 +387,22 @@ class Search<S> {
       // group, placing it leaves the later ones available, not the other way round.
       let last = -1;
       while (last + 1 < this.unknown.length && this.inv[this.unknown[last + 1]!]! <= minRet) last++;
-      const tried = new Set<number>();
-      const picked: number[] = [];
+      // The classes tried in this scan are the ones marked with its number (no set per scan).
+      const scanNo = ++this.scans;
+      const from = cands.length;
       for (let k = 0; k <= last; k++) {
         const u = this.unknown[k]!;
-        if (this.lin[u] || tried.has(this.unknownClass[u]!) || this.orderBlocker(u) >= 0 || this.fenceBlocker(u) >= 0) continue;
-        tried.add(this.unknownClass[u]!);
-        picked.push(u);
+        const cls = this.unknownClass[u]!;
+        if (this.lin[u] || this.classTried[cls] === scanNo || this.orderBlocker(u) >= 0 || this.fenceBlocker(u) >= 0) continue;
+        this.classTried[cls] = scanNo;
+        cands.push(u * 2);
       }
-      for (let k = picked.length - 1; k >= 0; k--) cands.push(picked[k]! * 2);
+      // Tried most recently invoked first.
+      for (let a = from, b = cands.length - 1; a < b; a++, b--) {
+        const t = cands[a]!;
+        cands[a] = cands[b]!;
+        cands[b] = t;
+      }
     }
     return { key, cands };
   }

@@ -101,7 +101,8 @@ export class ZkTree {
     let k = `${this.metaHash[0]}:${this.metaHash[1]}`;
     for (const p of dataPaths) {
       const n = this.nodes.get(p);
-      k += n === undefined ? "|-" : `|${JSON.stringify(n.data)}`;
+      // Length-prefixed: as exact as JSON, without escaping every datum.
+      k += n === undefined ? "|-" : `|${n.data.length}:${n.data}`;
     }
     return k;
   }
@@ -313,23 +314,86 @@ function addMeta(sum: MetaSum, path: string, n: ZNode, sign: 1 | -1): void {
 
 const restHashes = new WeakMap<ZNode, readonly [number, number]>();
 
-/** Two hashes of a node's metadata beyond version, cversion and owner. */
+/**
+ * Two hashes of a node's metadata beyond version, cversion and owner, its fields fed to the lanes
+ * as words (a tag word before each optional one: undefined and every value differ), cached by
+ * node object.
+ */
 function restHash(n: ZNode): readonly [number, number] {
   let h = restHashes.get(n);
   if (h === undefined) {
-    const text = `${n.aversion}|${n.kind}|${n.ttlMs}|${n.acl ?? "?"}|${opt(n.czxid)}|${opt(n.mzxid)}|${opt(n.pzxid)}|${opt(n.ctime)}|${opt(n.mtime)}|${n.fresh ? 1 : 0}${staleText(n)}`;
-    let a = 0x811c9dc5;
-    let b = 0x1b873593;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-      b ^= b >>> 13;
+    const m: MetaSum = { h0: 0x811c9dc5, h1: 0x1b873593 };
+    word(m, n.aversion | 0);
+    word(m, KIND_CODES[n.kind]);
+    number(m, n.ttlMs);
+    text(m, n.acl);
+    zxid(m, n.czxid);
+    zxid(m, n.mzxid);
+    zxid(m, n.pzxid);
+    number(m, n.ctime);
+    number(m, n.mtime);
+    word(m, n.fresh ? 1 : 0);
+    for (const s of n.staleAcls) {
+      text(m, s.acl);
+      number(m, s.untilUs);
     }
-    h = [fmix(a), fmix(b)];
+    h = [fmix(m.h0), fmix(m.h1)];
     restHashes.set(n, h);
   }
   return h;
+}
+
+const KIND_CODES: Readonly<Record<NodeKind, number>> = { persistent: 1, ephemeral: 2, container: 3, ttl: 4 };
+
+/** One 32-bit word into both lanes. */
+function word(m: MetaSum, w: number): void {
+  m.h0 = Math.imul(m.h0 ^ w, 0x01000193);
+  let b = Math.imul(m.h1 ^ w, 0x5bd1e995);
+  b ^= b >>> 13;
+  m.h1 = b;
+}
+
+const float = new Float64Array(1);
+const floatWords = new Int32Array(float.buffer);
+
+/** A number (any double, its bits) or undefined. */
+function number(m: MetaSum, x: number | undefined): void {
+  if (x === undefined) return word(m, 0);
+  word(m, 1);
+  float[0] = x;
+  word(m, floatWords[0]!);
+  word(m, floatWords[1]!);
+}
+
+/** A zxid (64 bits, as two words) or undefined. */
+function zxid(m: MetaSum, z: bigint | undefined): void {
+  if (z === undefined) return word(m, 0);
+  word(m, 2);
+  word(m, Number(BigInt.asUintN(32, z)) | 0);
+  word(m, Number(BigInt.asUintN(32, z >> 32n)) | 0);
+}
+
+/** Short texts (ACLs) hash once each, to two independent words. */
+const textHashes = new Map<string, readonly [number, number]>();
+
+function text(m: MetaSum, t: string | undefined): void {
+  if (t === undefined) return word(m, 0);
+  let h = textHashes.get(t);
+  if (h === undefined) {
+    let a = 0x811c9dc5;
+    let b = 0x9747b28c;
+    for (let i = 0; i < t.length; i++) {
+      const c = t.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+    h = [fmix(a ^ t.length) | 0, fmix(b ^ t.length) | 0];
+    if (textHashes.size < 4096) textHashes.set(t, h);
+  }
+  word(m, 3);
+  word(m, h[0]);
+  word(m, h[1]);
 }
 
 /** murmur3's finaliser: every input bit affects every output bit. */
