@@ -469,7 +469,8 @@ class Search<S> {
     const candss: number[][] = [root.cands];
     const next: number[] = [0];
     const via: number[] = [-1];
-    const saved: number[][] = [[0, 0, 0, -1]];
+    // Per level, four numbers to restore on leaving it: ptrD, ptrC, zNext and the group's hiPos.
+    const saved: number[] = [0, 0, 0, -1];
     let deepest: Deepest<S> | undefined = trackDeepest ? this.snapshot(via, [false], this.p.init) : undefined;
     let deepestDepth = 0;
     const skips: boolean[] = [false];
@@ -477,9 +478,10 @@ class Search<S> {
       const top = states.length - 1;
       const cands = candss[top]!;
       if (next[top]! >= cands.length) {
-        const [ptrD, ptrC, zNext, hiPos] = saved[top]!;
-        if (via[top]! >= 0) this.unmark(via[top]!, ptrD!, ptrC!, zNext!, hiPos!);
-        states.pop(), candss.pop(), next.pop(), via.pop(), saved.pop(), skips.pop();
+        const at = top * 4;
+        if (via[top]! >= 0) this.unmark(via[top]!, saved[at]!, saved[at + 1]!, saved[at + 2]!, saved[at + 3]!);
+        states.pop(), candss.pop(), next.pop(), via.pop(), skips.pop();
+        saved.length = at;
         continue;
       }
       const c = cands[next[top]!++]!;
@@ -495,14 +497,17 @@ class Search<S> {
       // one with it moved here is one too, so the other candidates of this point need no try.
       if (this.p.kinds[i] === STRICT && succ === states[top] && this.passesNothing(i)) next[top] = cands.length;
       const g = this.group[i]!;
-      const restore = [this.ptrD, this.ptrC, this.zNext, g >= 0 ? this.hiPos[g]! : -1];
+      const ptrD = this.ptrD;
+      const ptrC = this.ptrC;
+      const zNext = this.zNext;
+      const hiPos = g >= 0 ? this.hiPos[g]! : -1;
       this.mark(i);
       const done = this.doneStrict === this.strictCount;
       if (done && onComplete === undefined) return { ok: true, exhausted: false, steps };
       const { key, cands: nextCands } = this.scan();
       const full = `${key}#${this.stateId(succ)}`;
       if (seen.has(full)) {
-        this.unmark(i, restore[0]!, restore[1]!, restore[2]!, restore[3]!);
+        this.unmark(i, ptrD, ptrC, zNext, hiPos);
         continue;
       }
       seen.add(full);
@@ -517,7 +522,7 @@ class Search<S> {
         onComplete!(succ, isLinearized);
         completed = true;
       }
-      states.push(succ), candss.push(nextCands), next.push(0), via.push(i), saved.push(restore), skips.push((c & 1) === 1);
+      states.push(succ), candss.push(nextCands), next.push(0), via.push(i), saved.push(ptrD, ptrC, zNext, hiPos), skips.push((c & 1) === 1);
       if (deepest !== undefined && states.length - 1 > deepestDepth) {
         deepestDepth = states.length - 1;
         deepest = this.snapshot(via, skips, succ);

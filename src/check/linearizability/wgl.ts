@@ -134,11 +134,13 @@ function validate(o: CheckOptions): Required<CheckOptions> {
  */
 export function normalise(history: readonly Operation[], checkReads = true, copy = false): Operation[] {
   const out: Operation[] = [];
-  const ids = new Set<number>();
+  // Duplicate ids: sorted numbers side by side (no set of every id); the first duplicate in
+  // history order is found again, only when there is one, for the message.
+  const ids = new Float64Array(history.length);
+  let seen = 0;
   for (const given of history) {
     const op = copy ? { ...given } : given;
-    if (ids.has(op.id)) throw new Error(`checkLinearizable: duplicate operation id ${op.id}`);
-    ids.add(op.id);
+    ids[seen++] = op.id;
     if (op.op === "sync") continue;
     const cls = classifyOutcome(op);
     if (cls === "no-effect") continue;
@@ -152,13 +154,27 @@ export function normalise(history: readonly Operation[], checkReads = true, copy
       continue;
     }
     if (op.completeUs === undefined || op.completeUs < op.invokeUs) {
+      duplicateIn(history, seen);
       throw new Error(`checkLinearizable: op #${op.id} is ${op.outcome} but completes at ${op.completeUs}µs (invoked ${op.invokeUs}µs)`);
     }
     if (!checkReads && isReadOnly(op)) continue;
     // A state error is an op whose outcome is "fail" already: no copy (ops are not mutated).
     out.push(cls === "ok" || op.outcome === "fail" ? op : { ...op, outcome: "fail" });
   }
+  ids.sort();
+  // (Two NaN ids are one to a set, as to the message's check.)
+  for (let k = 1; k < ids.length; k++) if (ids[k] === ids[k - 1] || (Number.isNaN(ids[k]) && Number.isNaN(ids[k - 1]))) duplicateIn(history, history.length);
   return out;
+}
+
+/** Throws for the first op among the first `count` whose id an earlier one has. */
+function duplicateIn(history: readonly Operation[], count: number): void {
+  const ids = new Set<number>();
+  for (let k = 0; k < count; k++) {
+    const id = history[k]!.id;
+    if (ids.has(id)) throw new Error(`checkLinearizable: duplicate operation id ${id}`);
+    ids.add(id);
+  }
 }
 
 /**

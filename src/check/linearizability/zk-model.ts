@@ -110,13 +110,12 @@ function noSession(session: string): boolean {
 function keyFor(part: Partition, exact: boolean): (state: ZkTree) => string {
   const observed = dataReadPaths(part);
   const paths = [...observed].sort();
-  const cache = new WeakMap<ZkTree, string>();
+  const owner = {};
   return (tree) => {
-    let k = cache.get(tree);
-    if (k === undefined) {
-      k = exact ? tree.exactKey(observed) : tree.fastKey(paths);
-      cache.set(tree, k);
-    }
+    if (tree.keyOwner === owner) return tree.keyText;
+    const k = exact ? tree.exactKey(observed) : tree.fastKey(paths);
+    tree.keyOwner = owner;
+    tree.keyText = k;
     return k;
   };
 }

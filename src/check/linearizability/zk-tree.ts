@@ -70,6 +70,14 @@ export const OPEN_ACL = "world:anyone:31";
 export const READ_ACL = "world:anyone:1";
 
 export class ZkTree {
+  /**
+   * The last key a partition's key function (`zkModel`'s `keyFor`) gave this tree, and that
+   * function's token: a memo on the tree itself, where a weak map's entry per state would cost
+   * more than the key (the search asks for a state's key up to three times).
+   */
+  keyOwner: object | undefined = undefined;
+  keyText = "";
+
   constructor(
     readonly nodes: ReadonlyMap<string, ZNode>,
     /** Two 32-bit lanes: the sum, over nodes, of a hash of everything but their data. */
@@ -254,7 +262,13 @@ export class Draft {
   }
 
   private writable(): Map<string, ZNode> {
-    if (this.copy === undefined) this.copy = new Map(this.base.nodes);
+    if (this.copy === undefined) {
+      // forEach, not `new Map(nodes)`: the constructor iterates, an entry array and an
+      // iterator result per node, and this runs for every write the search tries.
+      const copy = new Map<string, ZNode>();
+      this.base.nodes.forEach((node, path) => copy.set(path, node));
+      this.copy = copy;
+    }
     return this.copy;
   }
 }
@@ -273,11 +287,13 @@ function sumMeta(nodes: ReadonlyMap<string, ZNode>): [number, number] {
   return [sum.h0, sum.h1];
 }
 
+/** The lanes of `restHash`, reused (it runs to completion before the next call). */
+const scratch: MetaSum = { h0: 0, h1: 0 };
+
 /**
  * Adds (sign 1) or takes out (sign -1) two independent 32-bit hashes of a node without its data
  * (children follow from the paths): of its path, version, cversion and owner, fed to the lanes
- * directly, and of the rest of its metadata (ACL, kind, zxids, times) through a short text, which
- * most nodes of a search share (the texts are cached by node object).
+ * directly, and of the rest of its metadata (ACL, kind, zxids, times) through `restHash`.
  */
 function addMeta(sum: MetaSum, path: string, n: ZNode, sign: 1 | -1): void {
   let a = 0x811c9dc5;
@@ -297,9 +313,12 @@ function addMeta(sum: MetaSum, path: string, n: ZNode, sign: 1 | -1): void {
   a = Math.imul(a ^ n.cversion, 0x01000193);
   b = Math.imul(b ^ n.cversion, 0x5bd1e995);
   b ^= b >>> 15;
-  const rest = restHash(n);
-  a = Math.imul(a ^ rest[0], 0x01000193);
-  b = Math.imul(b ^ rest[1], 0x5bd1e995);
+  const rest = scratch;
+  rest.h0 = 0x811c9dc5;
+  rest.h1 = 0x1b873593;
+  restHash(n, rest);
+  a = Math.imul(a ^ rest.h0, 0x01000193);
+  b = Math.imul(b ^ rest.h1, 0x5bd1e995);
   b ^= b >>> 15;
   const owner = n.owner ?? "";
   for (let i = 0; i < owner.length; i++) {
@@ -312,35 +331,29 @@ function addMeta(sum: MetaSum, path: string, n: ZNode, sign: 1 | -1): void {
   sum.h1 = (sum.h1 + sign * fmix(b ^ path.length)) >>> 0;
 }
 
-const restHashes = new WeakMap<ZNode, readonly [number, number]>();
-
 /**
  * Two hashes of a node's metadata beyond version, cversion and owner, its fields fed to the lanes
- * as words (a tag word before each optional one: undefined and every value differ), cached by
- * node object.
+ * as words (a tag word before each optional one: undefined and every value differ). Computed
+ * each time, not cached by node: a few dozen multiplications cost less than a weak map's entry
+ * per node, which the search's stack would keep alive.
  */
-function restHash(n: ZNode): readonly [number, number] {
-  let h = restHashes.get(n);
-  if (h === undefined) {
-    const m: MetaSum = { h0: 0x811c9dc5, h1: 0x1b873593 };
-    word(m, n.aversion | 0);
-    word(m, KIND_CODES[n.kind]);
-    number(m, n.ttlMs);
-    text(m, n.acl);
-    zxid(m, n.czxid);
-    zxid(m, n.mzxid);
-    zxid(m, n.pzxid);
-    number(m, n.ctime);
-    number(m, n.mtime);
-    word(m, n.fresh ? 1 : 0);
-    for (const s of n.staleAcls) {
-      text(m, s.acl);
-      number(m, s.untilUs);
-    }
-    h = [fmix(m.h0), fmix(m.h1)];
-    restHashes.set(n, h);
+function restHash(n: ZNode, m: MetaSum): void {
+  word(m, n.aversion | 0);
+  word(m, KIND_CODES[n.kind]);
+  number(m, n.ttlMs);
+  text(m, n.acl);
+  zxid(m, n.czxid);
+  zxid(m, n.mzxid);
+  zxid(m, n.pzxid);
+  number(m, n.ctime);
+  number(m, n.mtime);
+  word(m, n.fresh ? 1 : 0);
+  for (const s of n.staleAcls) {
+    text(m, s.acl);
+    number(m, s.untilUs);
   }
-  return h;
+  m.h0 = fmix(m.h0);
+  m.h1 = fmix(m.h1);
 }
 
 const KIND_CODES: Readonly<Record<NodeKind, number>> = { persistent: 1, ephemeral: 2, container: 3, ttl: 4 };
@@ -365,10 +378,18 @@ function number(m: MetaSum, x: number | undefined): void {
   word(m, floatWords[1]!);
 }
 
-/** A zxid (64 bits, as two words) or undefined. */
+/** A zxid (64 bits) or undefined; one below 2^53 as the number it is, without a bigint made. */
 function zxid(m: MetaSum, z: bigint | undefined): void {
   if (z === undefined) return word(m, 0);
-  word(m, 2);
+  const x = Number(z);
+  if (Number.isSafeInteger(x)) {
+    word(m, 2);
+    float[0] = x;
+    word(m, floatWords[0]!);
+    word(m, floatWords[1]!);
+    return;
+  }
+  word(m, 4);
   word(m, Number(BigInt.asUintN(32, z)) | 0);
   word(m, Number(BigInt.asUintN(32, z >> 32n)) | 0);
 }
