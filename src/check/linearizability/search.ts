@@ -183,6 +183,9 @@ class Search<S> {
   private readonly fenceWrites: number[][] = [];
   private readonly fenceEnds: number[][] = [];
   private readonly endedCount: Int32Array;
+  /** Per unknown class, the number of the last scan that picked one of its ops. */
+  private readonly classTried: Int32Array;
+  private scans = 0;
   private ptrD = 0;
   private ptrC = 0;
   private zNext = 0;
@@ -243,6 +246,7 @@ class Search<S> {
       if (!classes.has(sig)) classes.set(sig, classes.size);
       this.unknownClass[u] = classes.get(sig)!;
     }
+    this.classTried = new Int32Array(classes.size);
     this.fenceOf = new Int32Array(this.n).fill(-1);
     this.endsFence = new Uint8Array(this.n);
     if (p.fence !== undefined) this.fenceSessions(p.fence);
@@ -374,7 +378,7 @@ class Search<S> {
     }
     key += `;${lastLin}`;
     if (this.unknown.length > 0) {
-      key += "|" + String.fromCharCode(...this.unknownBits);
+      key += "|" + String.fromCharCode.apply(null, this.unknownBits as unknown as number[]);
       // Most recently invoked first: an indeterminate op that took effect usually did so soon
       // after its invocation; the old ones still pending are more likely never to have.
       // Of pending unknown ops with the same signature only one is tried: with no deadline and
@@ -383,15 +387,22 @@ class Search<S> {
       // group, placing it leaves the later ones available, not the other way round.
       let last = -1;
       while (last + 1 < this.unknown.length && this.inv[this.unknown[last + 1]!]! <= minRet) last++;
-      const tried = new Set<number>();
-      const picked: number[] = [];
+      // The classes tried in this scan are the ones marked with its number (no set per scan).
+      const scanNo = ++this.scans;
+      const from = cands.length;
       for (let k = 0; k <= last; k++) {
         const u = this.unknown[k]!;
-        if (this.lin[u] || tried.has(this.unknownClass[u]!) || this.orderBlocker(u) >= 0 || this.fenceBlocker(u) >= 0) continue;
-        tried.add(this.unknownClass[u]!);
-        picked.push(u);
+        const cls = this.unknownClass[u]!;
+        if (this.lin[u] || this.classTried[cls] === scanNo || this.orderBlocker(u) >= 0 || this.fenceBlocker(u) >= 0) continue;
+        this.classTried[cls] = scanNo;
+        cands.push(u * 2);
       }
-      for (let k = picked.length - 1; k >= 0; k--) cands.push(picked[k]! * 2);
+      // Tried most recently invoked first.
+      for (let a = from, b = cands.length - 1; a < b; a++, b--) {
+        const t = cands[a]!;
+        cands[a] = cands[b]!;
+        cands[b] = t;
+      }
     }
     return { key, cands };
   }
@@ -458,7 +469,8 @@ class Search<S> {
     const candss: number[][] = [root.cands];
     const next: number[] = [0];
     const via: number[] = [-1];
-    const saved: number[][] = [[0, 0, 0, -1]];
+    // Per level, four numbers to restore on leaving it: ptrD, ptrC, zNext and the group's hiPos.
+    const saved: number[] = [0, 0, 0, -1];
     let deepest: Deepest<S> | undefined = trackDeepest ? this.snapshot(via, [false], this.p.init) : undefined;
     let deepestDepth = 0;
     const skips: boolean[] = [false];
@@ -466,9 +478,10 @@ class Search<S> {
       const top = states.length - 1;
       const cands = candss[top]!;
       if (next[top]! >= cands.length) {
-        const [ptrD, ptrC, zNext, hiPos] = saved[top]!;
-        if (via[top]! >= 0) this.unmark(via[top]!, ptrD!, ptrC!, zNext!, hiPos!);
-        states.pop(), candss.pop(), next.pop(), via.pop(), saved.pop(), skips.pop();
+        const at = top * 4;
+        if (via[top]! >= 0) this.unmark(via[top]!, saved[at]!, saved[at + 1]!, saved[at + 2]!, saved[at + 3]!);
+        states.pop(), candss.pop(), next.pop(), via.pop(), skips.pop();
+        saved.length = at;
         continue;
       }
       const c = cands[next[top]!++]!;
@@ -484,14 +497,17 @@ class Search<S> {
       // one with it moved here is one too, so the other candidates of this point need no try.
       if (this.p.kinds[i] === STRICT && succ === states[top] && this.passesNothing(i)) next[top] = cands.length;
       const g = this.group[i]!;
-      const restore = [this.ptrD, this.ptrC, this.zNext, g >= 0 ? this.hiPos[g]! : -1];
+      const ptrD = this.ptrD;
+      const ptrC = this.ptrC;
+      const zNext = this.zNext;
+      const hiPos = g >= 0 ? this.hiPos[g]! : -1;
       this.mark(i);
       const done = this.doneStrict === this.strictCount;
       if (done && onComplete === undefined) return { ok: true, exhausted: false, steps };
       const { key, cands: nextCands } = this.scan();
       const full = `${key}#${this.stateId(succ)}`;
       if (seen.has(full)) {
-        this.unmark(i, restore[0]!, restore[1]!, restore[2]!, restore[3]!);
+        this.unmark(i, ptrD, ptrC, zNext, hiPos);
         continue;
       }
       seen.add(full);
@@ -506,7 +522,7 @@ class Search<S> {
         onComplete!(succ, isLinearized);
         completed = true;
       }
-      states.push(succ), candss.push(nextCands), next.push(0), via.push(i), saved.push(restore), skips.push((c & 1) === 1);
+      states.push(succ), candss.push(nextCands), next.push(0), via.push(i), saved.push(ptrD, ptrC, zNext, hiPos), skips.push((c & 1) === 1);
       if (deepest !== undefined && states.length - 1 > deepestDepth) {
         deepestDepth = states.length - 1;
         deepest = this.snapshot(via, skips, succ);

@@ -62,6 +62,9 @@ export interface Identities {
 
 export type Decision = "yes" | "no" | "maybe";
 
+/** OPEN_ACL_UNSAFE as entry text and as a stored ACL key (one entry: the same text). */
+const OPEN_ACL_KEY = "world:anyone:31";
+
 /** The identities of an op by `client` with `credentials`. */
 export function identitiesOf(facts: ServerFacts, client: string, credentials: readonly Credential[] | undefined, uncertain: boolean): Identities {
   const list = credentials ?? [];
@@ -123,6 +126,8 @@ export function aclKey(entries: readonly AclEntry[]): string {
 
 /** `PrepRequestProcessor.fixupACL`: the ACL to store, "INVALIDACL", or undefined (not known: uncertain credentials). */
 export function fixupAcl(requested: readonly string[], ids: Identities): string | "INVALIDACL" | undefined {
+  // OPEN_ACL_UNSAFE alone (a create or setACL without an ACL): kept as it is, whoever asks.
+  if (requested.length === 1 && requested[0] === OPEN_ACL_KEY) return OPEN_ACL_KEY;
   const out: AclEntry[] = [];
   let unknown = false;
   const seen = new Set<string>();
@@ -163,7 +168,8 @@ function javaSplitCount(s: string): number {
 
 /** `ZooKeeperServer.checkACL` with unknowns: may a caller with `ids` do `perm` on a node with `acl`? */
 export function decide(acl: string | undefined, perm: number, ids: Identities): Decision {
-  if (ids.super === true) return "yes";
+  // OPEN_ACL_UNSAFE (`world:anyone`, every permission), the common case: anyone may.
+  if (acl === OPEN_ACL_KEY || ids.super === true) return "yes";
   if (acl === undefined) return "maybe";
   const entries = entriesOf(acl);
   if (entries.length === 0) return "yes";

@@ -73,7 +73,7 @@ export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
     // not at all (the server closes the old connection; a request forwarded from a server the
     // session has left fails SESSIONMOVED). Synthetic session ends and reaps, and ops sent
     // before the handshake (no session yet) are ordered by time only.
-    submissionOrderKey: (op) => (op.op === "closeSession" || op.op === "reap" || NO_SESSION.has(op.session) ? undefined : `${op.client} ${op.session}`),
+    submissionOrderKey: (op) => (op.op === "closeSession" || op.op === "reap" || noSession(op.session) ? undefined : `${op.client} ${op.session}`),
     // No txn of a session follows its closeSession's (docs/zookeeper.md §3.4, ZOOKEEPER-1208):
     // Java's PrepRequestProcessor checks the session of every write it prepares, and one whose
     // close it has prepared (`setSessionClosing`) or applied fails SESSIONEXPIRED, without a
@@ -82,7 +82,7 @@ export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
     // the leader has expired until the close reaches them), nor ops with no session yet, nor the
     // ContainerManager's reaps.
     sessionFence: (op) => {
-      if (op.op === "reap" || NO_SESSION.has(op.session)) return undefined;
+      if (op.op === "reap" || noSession(op.session)) return undefined;
       if (op.op === "closeSession") return op.outcome === "fail" ? undefined : { session: op.session, ends: true };
       return isReadOnly(op) ? undefined : { session: op.session, ends: false };
     },
@@ -97,6 +97,11 @@ export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
   return model;
 }
 
+/** `NO_SESSION.has(session)`, without a set lookup per op (the search asks for every op). */
+function noSession(session: string): boolean {
+  return session.length <= 3 && NO_SESSION.has(session);
+}
+
 /**
  * Keys that leave out the data of nodes no op of the partition reads: a queue's items, say,
  * whose data only their consumer reads. Without this, indeterminate creates of different data
@@ -105,13 +110,12 @@ export function zkModel(options: ZkModelOptions = {}): SequentialModel<ZkTree> {
 function keyFor(part: Partition, exact: boolean): (state: ZkTree) => string {
   const observed = dataReadPaths(part);
   const paths = [...observed].sort();
-  const cache = new WeakMap<ZkTree, string>();
+  const owner = {};
   return (tree) => {
-    let k = cache.get(tree);
-    if (k === undefined) {
-      k = exact ? tree.exactKey(observed) : tree.fastKey(paths);
-      cache.set(tree, k);
-    }
+    if (tree.keyOwner === owner) return tree.keyText;
+    const k = exact ? tree.exactKey(observed) : tree.fastKey(paths);
+    tree.keyOwner = owner;
+    tree.keyText = k;
     return k;
   };
 }
@@ -211,16 +215,17 @@ function initialTree(spec: readonly string[] | Readonly<Record<string, string>>)
  */
 function unwrittenRead(initial: ZkTree, ops: readonly Operation[]): { op: Operation; why: string } | undefined {
   const writers = new Map<string, { path: string; sequential: boolean }[]>(); // data → where written
+  const wrote = (sub: { op: string; path: string; args: Operation["args"] }) => {
+    if (sub.op !== "create" && sub.op !== "setData") return;
+    const data = sub.args.data ?? "";
+    const at = { path: sub.path, sequential: sub.op === "create" && (sub.args.mode ?? "").includes("SEQUENTIAL") };
+    const list = writers.get(data);
+    if (list === undefined) writers.set(data, [at]);
+    else list.push(at);
+  };
   for (const op of ops) {
-    const subs = op.op === "multi" ? (op.args.ops ?? []) : [{ op: op.op, path: op.path, args: op.args }];
-    for (const sub of subs) {
-      if (sub.op !== "create" && sub.op !== "setData") continue;
-      const data = sub.args.data ?? "";
-      const at = { path: sub.path, sequential: sub.op === "create" && (sub.args.mode ?? "").includes("SEQUENTIAL") };
-      const list = writers.get(data);
-      if (list === undefined) writers.set(data, [at]);
-      else list.push(at);
-    }
+    if (op.op === "multi") for (const sub of op.args.ops ?? []) wrote(sub);
+    else wrote(op);
   }
   for (const op of ops) {
     if (op.op !== "getData" || op.outcome !== "ok" || op.result?.data === undefined) continue;
@@ -252,7 +257,15 @@ class Evaluator {
 
   constructor(private readonly facts: ServerFacts) {}
 
+  /** The identities of a client's ops that carry no credentials, by client. */
+  private readonly plain = new Map<string, Identities>();
+
   private idsOf(op: Operation): Identities {
+    if (op.credentials === undefined && op.credentialsUncertain !== true) {
+      let ids = this.plain.get(op.client);
+      if (ids === undefined) this.plain.set(op.client, (ids = identitiesOf(this.facts, op.client, undefined, false)));
+      return ids;
+    }
     let ids = this.identities.get(op);
     if (ids === undefined) {
       ids = identitiesOf(this.facts, op.client, op.credentials, op.credentialsUncertain === true);
@@ -329,18 +342,19 @@ class Evaluator {
     const after: (ZNode | undefined)[] = [];
     let failedAt = -1;
     const recorded = op.op === "multi" ? op.result?.results : undefined;
-    for (const [i, sub] of subs.entries()) {
-      const answered = op.outcome !== "fail" ? undefined : recorded === undefined ? op.err : codeOf(recorded[i]);
-      const caller: Caller = {
-        session: op.session,
-        ids: this.idsOf(op),
-        zxid: op.outcome === "unknown" ? undefined : op.zxid,
-        facts: this.facts,
-        answered,
-        invokeUs: op.invokeUs,
-        completeUs: op.completeUs ?? Infinity,
-      };
-      const out = applySub(d, sub, caller);
+    // One caller for the sub-ops: only the code each was answered with differs (the writes keep none of it).
+    const caller: Caller = {
+      session: op.session,
+      ids: this.idsOf(op),
+      zxid: op.outcome === "unknown" ? undefined : op.zxid,
+      facts: this.facts,
+      answered: undefined,
+      invokeUs: op.invokeUs,
+      completeUs: op.completeUs ?? Infinity,
+    };
+    for (let i = 0; i < subs.length; i++) {
+      caller.answered = op.outcome !== "fail" ? undefined : recorded === undefined ? op.err : codeOf(recorded[i]);
+      const out = applySub(d, subs[i]!, caller);
       outs.push(out);
       after.push(out.err === undefined ? d.get(out.path) : undefined);
       if (out.err !== undefined) {
@@ -348,18 +362,17 @@ class Evaluator {
         break;
       }
     }
-    const label = () => (op.op === "multi" ? `multi ${subs.map((s) => `${s.op} ${s.path}`).join("; ")}` : `${op.op} ${op.path}`);
     if (op.outcome === "unknown") return { next: failedAt < 0 ? d.finish() : tree };
     if (op.outcome === "fail") {
-      if (failedAt < 0) return { why: () => `${label()} failed with ${op.err}, but it would succeed (${pathsText(tree, subs)})` };
+      if (failedAt < 0) return { why: () => `${writeLabel(op, subs)} failed with ${op.err}, but it would succeed (${pathsText(tree, subs)})` };
       const err = outs[failedAt]!.err!;
-      if (err !== op.err) return { why: () => `${label()} failed with ${op.err}, but it would fail with ${err} (${pathsText(tree, subs)})` };
+      if (err !== op.err) return { why: () => `${writeLabel(op, subs)} failed with ${op.err}, but it would fail with ${err} (${pathsText(tree, subs)})` };
       const bad = op.op === "multi" ? multiErrorsMismatch(recorded, subs.length, failedAt, err) : undefined;
-      return bad === undefined ? { next: tree } : { why: () => `${label()}: ${bad}` };
+      return bad === undefined ? { next: tree } : { why: () => `${writeLabel(op, subs)}: ${bad}` };
     }
     if (failedAt >= 0) {
       const sub = subs[failedAt]!;
-      return { why: () => `${label()} succeeded, but ${sub.op} ${sub.path} would fail with ${outs[failedAt]!.err} (${pathsText(tree, subs)})` };
+      return { why: () => `${writeLabel(op, subs)} succeeded, but ${sub.op} ${sub.path} would fail with ${outs[failedAt]!.err} (${pathsText(tree, subs)})` };
     }
     return this.results(op, subs, outs, after, d);
   }
@@ -372,24 +385,28 @@ class Evaluator {
   private results(op: Operation, subs: readonly WriteSub[], outs: WriteOutcome[], after: (ZNode | undefined)[], d: Draft): Evaluation {
     const recorded: (SubResult | undefined)[] =
       op.op === "multi" ? (op.result?.results ?? []) : [op.result ? { path: op.result.path, stat: op.result.stat ?? undefined } : undefined];
-    const label = () => (op.op === "multi" ? `multi ${subs.map((s) => `${s.op} ${s.path}`).join("; ")}` : `${op.op} ${op.path}`);
     if (op.op === "multi" && op.result?.results !== undefined && recorded.length !== subs.length) {
-      return { why: () => `${label()} succeeded with ${recorded.length} results for ${subs.length} operations` };
+      return { why: () => `${writeLabel(op, subs)} succeeded with ${recorded.length} results for ${subs.length} operations` };
     }
     for (let i = 0; i < subs.length; i++) {
       const rec = recorded[i];
       const out = outs[i]!;
       if (rec === undefined || out.err !== undefined) continue;
-      if (rec.err !== undefined && rec.err !== "OK" && rec.err !== "0") return { why: () => `${label()}: sub-op ${i} reported ${rec.err}, but the multi succeeded` };
-      if (subs[i]!.op === "create" && rec.path !== undefined && rec.path !== out.path) return { why: () => `${label()}: created ${rec.path}, but the next name was ${out.path}` };
+      if (rec.err !== undefined && rec.err !== "OK" && rec.err !== "0") return { why: () => `${writeLabel(op, subs)}: sub-op ${i} reported ${rec.err}, but the multi succeeded` };
+      if (subs[i]!.op === "create" && rec.path !== undefined && rec.path !== out.path) return { why: () => `${writeLabel(op, subs)}: created ${rec.path}, but the next name was ${out.path}` };
       const node = after[i];
       if (rec.stat === undefined || node === undefined) continue;
       const m = matchStat(rec.stat, node);
-      if (typeof m === "string") return { why: () => `${label()}: ${op.op === "multi" ? `sub-op ${i}: ` : ""}${m}` };
+      if (typeof m === "string") return { why: () => `${writeLabel(op, subs)}: ${op.op === "multi" ? `sub-op ${i}: ` : ""}${m}` };
       if (m !== node && d.get(out.path) === node) d.set(out.path, m);
     }
     return { next: d.finish() };
   }
+}
+
+/** A write as its reports name it. */
+function writeLabel(op: Operation, subs: readonly WriteSub[]): string {
+  return op.op === "multi" ? `multi ${subs.map((s) => `${s.op} ${s.path}`).join("; ")}` : `${op.op} ${op.path}`;
 }
 
 function codeOf(r: SubResult | undefined): string | undefined {

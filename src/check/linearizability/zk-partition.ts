@@ -188,6 +188,7 @@ interface SeqPrefixes {
 function sequentialPrefixes(ops: readonly Operation[]): SeqPrefixes {
   const byParent = new Map<string, Set<string>>();
   for (const op of ops) {
+    if (op.op !== "create" && op.op !== "multi") continue;
     for (const s of writeSubOps(op)) {
       if (s.op !== "create" || !(s.args.mode ?? "").includes("SEQUENTIAL")) continue;
       const parent = parentOf(s.path);
@@ -227,6 +228,7 @@ function writeSubOps(op: Operation): SubOpLike[] {
 function ephemeralCreatesBySession(ops: readonly Operation[]): Map<string, SubOpLike[]> {
   const bySession = new Map<string, SubOpLike[]>();
   for (const c of ops) {
+    if (c.op !== "create" && c.op !== "multi") continue;
     for (const s of writeSubOps(c)) {
       if (s.op !== "create" || !(s.args.mode ?? "").startsWith("EPHEMERAL")) continue;
       push(bySession, c.session, s);
@@ -401,7 +403,7 @@ function sessionEnds(ops: readonly Operation[]): Operation[] {
   const ended = new Set(ops.filter((o) => o.op === "closeSession").map((o) => o.session));
   const firstEphemeral = new Map<string, number>();
   for (const op of ops) {
-    if (op.outcome === "fail" || ended.has(op.session)) continue;
+    if (op.outcome === "fail" || (op.op !== "create" && op.op !== "multi") || ended.has(op.session)) continue;
     const eph = writeSubOps(op).some((s) => s.op === "create" && (s.args.mode ?? "").startsWith("EPHEMERAL"));
     if (!eph) continue;
     const t = firstEphemeral.get(op.session);

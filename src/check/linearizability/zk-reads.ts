@@ -50,30 +50,29 @@ export function judgeRead(tree: ZkTree, r: ReadOp, ids: Identities): ReadVerdict
 
 function judgeNodeRead(tree: ZkTree, r: ReadOp, ids: Identities): ReadVerdict {
   const node = tree.get(r.path);
-  const here = `${r.op} ${r.path}`;
   if (node === undefined) {
     if (r.op === "exists" && r.outcome === "ok" && (r.result?.stat === null || r.result?.stat === undefined)) return OK;
     if (r.op !== "exists" && r.outcome === "fail" && r.err === "NONODE") return OK;
-    return { ok: false, why: `${here} ${answered(r)}, but ${r.path} does not exist` };
+    return { ok: false, why: `${r.op} ${r.path} ${answered(r)}, but ${r.path} does not exist` };
   }
   if (r.op === "exists") {
-    if (r.outcome !== "ok") return { ok: false, why: `${here} failed with ${r.err}, but exists checks nothing but the node, which is there` };
+    if (r.outcome !== "ok") return { ok: false, why: `${r.op} ${r.path} failed with ${r.err}, but exists checks nothing but the node, which is there` };
     if (r.result?.stat === null) return { ok: false, why: `exists ${r.path} saw no node, but it exists` };
-    return statVerdict(here, r.result?.stat ?? undefined, node);
+    return statVerdict(r, r.result?.stat ?? undefined, node);
   }
   const perm = r.op === "getACL" ? READ | ADMIN : READ;
   const decision = decide(node.acl, perm, ids);
   if (r.outcome === "fail") {
     if (r.err === "NOAUTH" && decision !== "yes") return OK;
-    if (r.err === "NOAUTH") return { ok: false, why: `${here} failed with NOAUTH, but the caller may ${r.op === "getACL" ? "READ or ADMIN" : "READ"} ${r.path} (ACL ${aclText(node.acl)})` };
-    return { ok: false, why: `${here} failed with ${r.err}, but ${r.path} exists${decision === "no" ? " and the caller lacks the permission: NOAUTH" : ""}` };
+    if (r.err === "NOAUTH") return { ok: false, why: `${r.op} ${r.path} failed with NOAUTH, but the caller may ${r.op === "getACL" ? "READ or ADMIN" : "READ"} ${r.path} (ACL ${aclText(node.acl)})` };
+    return { ok: false, why: `${r.op} ${r.path} failed with ${r.err}, but ${r.path} exists${decision === "no" ? " and the caller lacks the permission: NOAUTH" : ""}` };
   }
-  if (decision === "no") return { ok: false, why: `${here} succeeded, but the caller may not ${r.op === "getACL" ? "READ or ADMIN" : "READ"} ${r.path} (ACL ${aclText(node.acl)}): NOAUTH` };
+  if (decision === "no") return { ok: false, why: `${r.op} ${r.path} succeeded, but the caller may not ${r.op === "getACL" ? "READ or ADMIN" : "READ"} ${r.path} (ACL ${aclText(node.acl)}): NOAUTH` };
   const res = r.result;
   if (res === undefined) return OK;
   const bad = contentMismatch(tree, r, node, res, ids);
-  if (bad !== undefined) return { ok: false, why: `${here} ${bad}` };
-  return statVerdict(here, res.stat ?? undefined, node);
+  if (bad !== undefined) return { ok: false, why: `${r.op} ${r.path} ${bad}` };
+  return statVerdict(r, res.stat ?? undefined, node);
 }
 
 /** What a successful read returned besides its Stat, against the node. */
@@ -108,10 +107,10 @@ function textOf(e: { scheme: string; id: string; perms: number }): string {
   return `${e.scheme}:${e.id}:${e.perms}`;
 }
 
-function statVerdict(here: string, stat: StatFields | undefined, node: ZNode): ReadVerdict {
+function statVerdict(r: ReadOp, stat: StatFields | undefined, node: ZNode): ReadVerdict {
   if (stat === undefined) return OK;
   const m = matchStat(stat, node);
-  if (typeof m === "string") return { ok: false, why: `${here}: ${m}` };
+  if (typeof m === "string") return { ok: false, why: `${r.op} ${r.path}: ${m}` };
   return m === node ? OK : { ok: true, learned: m };
 }
 
@@ -121,15 +120,17 @@ function statVerdict(here: string, stat: StatFields | undefined, node: ZNode): R
  */
 export function matchStat(stat: StatFields, node: ZNode): string | ZNode {
   if (node.opaque) return node;
-  const exact: [string, number | undefined, number][] = [
-    ["version", stat.version, node.version],
-    ["cversion", stat.cversion, (Math.imul(node.cversion, 2) - node.children.length) | 0],
-    ["aversion", stat.aversion, node.aversion],
-    ["numChildren", stat.numChildren, node.children.length],
-    ["dataLength", stat.dataLength, utf8Length(node.data)],
-  ];
-  for (const [field, got, want] of exact) {
-    if (got !== undefined && got !== want) return `Stat.${field} was ${got}, but the node has ${want}`;
+  // The exact fields, in this order (the first that differs is reported); no list per Stat.
+  if (stat.version !== undefined && stat.version !== node.version) return fieldMismatch("version", stat.version, node.version);
+  if (stat.cversion !== undefined) {
+    const want = (Math.imul(node.cversion, 2) - node.children.length) | 0;
+    if (stat.cversion !== want) return fieldMismatch("cversion", stat.cversion, want);
+  }
+  if (stat.aversion !== undefined && stat.aversion !== node.aversion) return fieldMismatch("aversion", stat.aversion, node.aversion);
+  if (stat.numChildren !== undefined && stat.numChildren !== node.children.length) return fieldMismatch("numChildren", stat.numChildren, node.children.length);
+  if (stat.dataLength !== undefined) {
+    const want = utf8Length(node.data);
+    if (stat.dataLength !== want) return fieldMismatch("dataLength", stat.dataLength, want);
   }
   if (stat.ephemeralOwner !== undefined) {
     const got = sessionNumber(stat.ephemeralOwner);
@@ -137,7 +138,7 @@ export function matchStat(stat: StatFields, node: ZNode): string | ZNode {
     if (got !== undefined && want !== undefined && got !== want) return `Stat.ephemeralOwner was ${stat.ephemeralOwner}, but the node is ${node.kind === "ephemeral" ? `an ephemeral of ${node.owner}` : `a ${node.kind} node (owner 0)`}`;
   }
   let out = node;
-  for (const field of ["czxid", "mzxid", "pzxid"] as const) {
+  for (const field of ZXID_FIELDS) {
     const got = zxidOf(stat[field]);
     if (got === undefined) continue;
     const want = out[field];
@@ -146,7 +147,7 @@ export function matchStat(stat: StatFields, node: ZNode): string | ZNode {
   }
   if (out.fresh && out.czxid !== undefined && out.mzxid !== undefined && out.czxid !== out.mzxid) return `Stat.mzxid differs from czxid, but the node was never written since its create`;
   if (stat.mtime !== undefined && stat.ctime !== undefined && out.fresh && stat.mtime !== stat.ctime) return `Stat.mtime ${stat.mtime} differs from ctime ${stat.ctime}, but the node was never written since its create`;
-  for (const field of ["ctime", "mtime"] as const) {
+  for (const field of TIME_FIELDS) {
     const got = stat[field];
     if (got === undefined) continue;
     const want = field === "mtime" && out.fresh ? out.ctime : out[field];
@@ -154,6 +155,13 @@ export function matchStat(stat: StatFields, node: ZNode): string | ZNode {
     else if (want !== got) return `Stat.${field} was ${got}, but an earlier answer showed ${want}`;
   }
   return out;
+}
+
+const ZXID_FIELDS = ["czxid", "mzxid", "pzxid"] as const;
+const TIME_FIELDS = ["ctime", "mtime"] as const;
+
+function fieldMismatch(field: string, got: number, want: number): string {
+  return `Stat.${field} was ${got}, but the node has ${want}`;
 }
 
 function whatZxid(field: "czxid" | "mzxid" | "pzxid"): string {

@@ -70,6 +70,14 @@ export const OPEN_ACL = "world:anyone:31";
 export const READ_ACL = "world:anyone:1";
 
 export class ZkTree {
+  /**
+   * The last key a partition's key function (`zkModel`'s `keyFor`) gave this tree, and that
+   * function's token: a memo on the tree itself, where a weak map's entry per state would cost
+   * more than the key (the search asks for a state's key up to three times).
+   */
+  keyOwner: object | undefined = undefined;
+  keyText = "";
+
   constructor(
     readonly nodes: ReadonlyMap<string, ZNode>,
     /** Two 32-bit lanes: the sum, over nodes, of a hash of everything but their data. */
@@ -101,7 +109,8 @@ export class ZkTree {
     let k = `${this.metaHash[0]}:${this.metaHash[1]}`;
     for (const p of dataPaths) {
       const n = this.nodes.get(p);
-      k += n === undefined ? "|-" : `|${JSON.stringify(n.data)}`;
+      // Length-prefixed: as exact as JSON, without escaping every datum.
+      k += n === undefined ? "|-" : `|${n.data.length}:${n.data}`;
     }
     return k;
   }
@@ -253,7 +262,13 @@ export class Draft {
   }
 
   private writable(): Map<string, ZNode> {
-    if (this.copy === undefined) this.copy = new Map(this.base.nodes);
+    if (this.copy === undefined) {
+      // forEach, not `new Map(nodes)`: the constructor iterates, an entry array and an
+      // iterator result per node, and this runs for every write the search tries.
+      const copy = new Map<string, ZNode>();
+      this.base.nodes.forEach((node, path) => copy.set(path, node));
+      this.copy = copy;
+    }
     return this.copy;
   }
 }
@@ -272,11 +287,13 @@ function sumMeta(nodes: ReadonlyMap<string, ZNode>): [number, number] {
   return [sum.h0, sum.h1];
 }
 
+/** The lanes of `restHash`, reused (it runs to completion before the next call). */
+const scratch: MetaSum = { h0: 0, h1: 0 };
+
 /**
  * Adds (sign 1) or takes out (sign -1) two independent 32-bit hashes of a node without its data
  * (children follow from the paths): of its path, version, cversion and owner, fed to the lanes
- * directly, and of the rest of its metadata (ACL, kind, zxids, times) through a short text, which
- * most nodes of a search share (the texts are cached by node object).
+ * directly, and of the rest of its metadata (ACL, kind, zxids, times) through `restHash`.
  */
 function addMeta(sum: MetaSum, path: string, n: ZNode, sign: 1 | -1): void {
   let a = 0x811c9dc5;
@@ -296,9 +313,12 @@ function addMeta(sum: MetaSum, path: string, n: ZNode, sign: 1 | -1): void {
   a = Math.imul(a ^ n.cversion, 0x01000193);
   b = Math.imul(b ^ n.cversion, 0x5bd1e995);
   b ^= b >>> 15;
-  const rest = restHash(n);
-  a = Math.imul(a ^ rest[0], 0x01000193);
-  b = Math.imul(b ^ rest[1], 0x5bd1e995);
+  const rest = scratch;
+  rest.h0 = 0x811c9dc5;
+  rest.h1 = 0x1b873593;
+  restHash(n, rest);
+  a = Math.imul(a ^ rest.h0, 0x01000193);
+  b = Math.imul(b ^ rest.h1, 0x5bd1e995);
   b ^= b >>> 15;
   const owner = n.owner ?? "";
   for (let i = 0; i < owner.length; i++) {
@@ -311,25 +331,90 @@ function addMeta(sum: MetaSum, path: string, n: ZNode, sign: 1 | -1): void {
   sum.h1 = (sum.h1 + sign * fmix(b ^ path.length)) >>> 0;
 }
 
-const restHashes = new WeakMap<ZNode, readonly [number, number]>();
+/**
+ * Two hashes of a node's metadata beyond version, cversion and owner, its fields fed to the lanes
+ * as words (a tag word before each optional one: undefined and every value differ). Computed
+ * each time, not cached by node: a few dozen multiplications cost less than a weak map's entry
+ * per node, which the search's stack would keep alive.
+ */
+function restHash(n: ZNode, m: MetaSum): void {
+  word(m, n.aversion | 0);
+  word(m, KIND_CODES[n.kind]);
+  number(m, n.ttlMs);
+  text(m, n.acl);
+  zxid(m, n.czxid);
+  zxid(m, n.mzxid);
+  zxid(m, n.pzxid);
+  number(m, n.ctime);
+  number(m, n.mtime);
+  word(m, n.fresh ? 1 : 0);
+  for (const s of n.staleAcls) {
+    text(m, s.acl);
+    number(m, s.untilUs);
+  }
+  m.h0 = fmix(m.h0);
+  m.h1 = fmix(m.h1);
+}
 
-/** Two hashes of a node's metadata beyond version, cversion and owner. */
-function restHash(n: ZNode): readonly [number, number] {
-  let h = restHashes.get(n);
+const KIND_CODES: Readonly<Record<NodeKind, number>> = { persistent: 1, ephemeral: 2, container: 3, ttl: 4 };
+
+/** One 32-bit word into both lanes. */
+function word(m: MetaSum, w: number): void {
+  m.h0 = Math.imul(m.h0 ^ w, 0x01000193);
+  let b = Math.imul(m.h1 ^ w, 0x5bd1e995);
+  b ^= b >>> 13;
+  m.h1 = b;
+}
+
+const float = new Float64Array(1);
+const floatWords = new Int32Array(float.buffer);
+
+/** A number (any double, its bits) or undefined. */
+function number(m: MetaSum, x: number | undefined): void {
+  if (x === undefined) return word(m, 0);
+  word(m, 1);
+  float[0] = x;
+  word(m, floatWords[0]!);
+  word(m, floatWords[1]!);
+}
+
+/** A zxid (64 bits) or undefined; one below 2^53 as the number it is, without a bigint made. */
+function zxid(m: MetaSum, z: bigint | undefined): void {
+  if (z === undefined) return word(m, 0);
+  const x = Number(z);
+  if (Number.isSafeInteger(x)) {
+    word(m, 2);
+    float[0] = x;
+    word(m, floatWords[0]!);
+    word(m, floatWords[1]!);
+    return;
+  }
+  word(m, 4);
+  word(m, Number(BigInt.asUintN(32, z)) | 0);
+  word(m, Number(BigInt.asUintN(32, z >> 32n)) | 0);
+}
+
+/** Short texts (ACLs) hash once each, to two independent words. */
+const textHashes = new Map<string, readonly [number, number]>();
+
+function text(m: MetaSum, t: string | undefined): void {
+  if (t === undefined) return word(m, 0);
+  let h = textHashes.get(t);
   if (h === undefined) {
-    const text = `${n.aversion}|${n.kind}|${n.ttlMs}|${n.acl ?? "?"}|${opt(n.czxid)}|${opt(n.mzxid)}|${opt(n.pzxid)}|${opt(n.ctime)}|${opt(n.mtime)}|${n.fresh ? 1 : 0}${staleText(n)}`;
     let a = 0x811c9dc5;
-    let b = 0x1b873593;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
+    let b = 0x9747b28c;
+    for (let i = 0; i < t.length; i++) {
+      const c = t.charCodeAt(i);
       a = Math.imul(a ^ c, 0x01000193);
       b = Math.imul(b ^ c, 0x5bd1e995);
-      b ^= b >>> 13;
+      b ^= b >>> 15;
     }
-    h = [fmix(a), fmix(b)];
-    restHashes.set(n, h);
+    h = [fmix(a ^ t.length) | 0, fmix(b ^ t.length) | 0];
+    if (textHashes.size < 4096) textHashes.set(t, h);
   }
-  return h;
+  word(m, 3);
+  word(m, h[0]);
+  word(m, h[1]);
 }
 
 /** murmur3's finaliser: every input bit affects every output bit. */
