@@ -6,6 +6,7 @@ import { sessionExpiry } from "./session-expiry.js";
 import { watchSemantics } from "./watch-semantics.js";
 import { reconnectWatches } from "./reconnect-watches.js";
 import { aclEnforcement } from "./acl-enforcement.js";
+import { saslAuth } from "./sasl-auth.js";
 import { serverRestartRecovery } from "./server-restart-recovery.js";
 import { zabLeaderCrashBeforeCommit } from "./zab-leader-crash-before-commit.js";
 import { zabFollowerRestartTrunc } from "./zab-follower-restart-trunc.js";
@@ -40,6 +41,7 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     watchSemantics,
     reconnectWatches,
     aclEnforcement,
+    saslAuth,
     serverRestartRecovery,
     zabLeaderCrashBeforeCommit,
     zabFollowerRestartTrunc,
