@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
 
-const SCENARIOS = ["standalone-basics", "session-expiry", "watch-semantics", "reconnect-watches", "acl-enforcement", "server-restart-recovery"];
+const SCENARIOS = ["standalone-basics", "session-expiry", "watch-semantics", "reconnect-watches", "acl-enforcement", "sasl-auth", "server-restart-recovery"];
 
 describe("scenario: zk standalone", () => {
   for (const name of SCENARIOS) {
