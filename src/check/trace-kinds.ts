@@ -16,7 +16,7 @@ const ANNOTATION_KINDS = [
   "2pc.recover", "2pc.request", "2pc.result", "2pc.vote", "3pc.apply", "3pc.begin", "3pc.decision",
   "3pc.end", "3pc.phase", "3pc.precommit", "3pc.recover", "3pc.request", "3pc.result",
   "3pc.terminate", "3pc.timeout", "3pc.vote", "app.recovered", "client.auth", "client.complete",
-  "client.connect", "client.disconnect", "client.invoke", "client.rw-probe", "client.state",
+  "client.connect", "client.disconnect", "client.invoke", "client.rw-probe", "client.sasl", "client.state",
   "client.watch", "client.watcher-error", "fle.elected", "fle.notification-timeout", "fle.vote",
   "multipaxos.accepted", "multipaxos.apply", "multipaxos.client.complete",
   "multipaxos.client.invoke", "multipaxos.deposed", "multipaxos.leader", "multipaxos.prepare",

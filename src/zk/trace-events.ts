@@ -250,6 +250,8 @@ declare module "../sim/trace-schema.js" {
     "client.connect": { client: string; server: string; session: string; conn: number; readOnly?: true };
     /** A read-only handle's search for a read/write server (`pingRwServer`): what `isro` got from `server`. */
     "client.rw-probe": { client: string; server: string; result: string };
+    /** The end of a connection's SASL exchange (a handle with a JAAS login): "authenticated", or "failed" and why. */
+    "client.sasl": { client: string; session: string; result: "authenticated" | "failed"; reason?: string };
     "client.disconnect": { client: string; session: string; reason: string; conn: number | undefined };
     /**
      * An event the client handed to its watchers. `state`: only on the events a removal of watches

@@ -4,7 +4,7 @@ import { runScenario } from "../../src/scenario/run.js";
 import { readFileSync } from "node:fs";
 import { CHILDREN_ORDER, CREATOR_ALL_ORDER, EPHEMERAL_ORDER } from "../../src/scenario/scripts/hash-orders.js";
 
-const SCENARIOS = ["standalone-basics", "session-expiry", "watch-semantics", "reconnect-watches", "watch-removal", "acl-enforcement", "server-restart-recovery", "hash-orders"];
+const SCENARIOS = ["standalone-basics", "session-expiry", "watch-semantics", "reconnect-watches", "watch-removal", "acl-enforcement", "sasl-auth", "server-restart-recovery", "hash-orders"];
 
 describe("scenario: zk standalone", () => {
   for (const name of SCENARIOS) {

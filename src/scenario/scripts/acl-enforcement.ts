@@ -46,6 +46,15 @@ export const aclEnforcement: ScriptDef = {
     await s.expectError(alice.setACL("/byip", Ids.OPEN_ACL_UNSAFE, -1), "NOAUTH", "setACL needs ADMIN");
     await s.expectError(alice.create("/bad", "", [{ perms: Perms.ALL, id: { scheme: "world", id: "someone" } }], CreateMode.PERSISTENT), "INVALIDACL", "world only has the id anyone");
 
+    // IPv6 `ip` ids: eight groups, or fewer around one `::`, each with an optional prefix length.
+    const v6 = (id: string) => [{ perms: Perms.ALL, id: { scheme: "ip", id } }];
+    await alice.create("/v6-full", "", v6("2001:db8:0:0:0:0:0:1"), CreateMode.PERSISTENT);
+    await alice.create("/v6-short", "", v6("fe80::/10"), CreateMode.PERSISTENT);
+    await s.expectError(alice.getData("/v6-short"), "NOAUTH", "an IPv6 id matches no IPv4 client");
+    for (const bad of ["1:2:3:4:5:6:7:8:9", "1:2:3:4::5:6:7:8", "1::2::3", "::1/129"]) {
+      await s.expectError(alice.create("/v6-bad", "", v6(bad), CreateMode.PERSISTENT), "INVALIDACL", `the ip id ${bad} is not an IPv6 address or prefix`);
+    }
+
     const root = await s.connect("c3");
     root.addAuthInfo("digest", utf8("super:admin"));
     s.expectEqual(text((await root.getData("/private")).data), "secret", "the super digest bypasses every ACL");

@@ -8,7 +8,8 @@
  * The client writes a request as soon as it is submitted while it is connected, so requests
  * only pile up in its outgoing queue while it has no connection. The story pipelines a burst of
  * dependent operations on one path (create, set, read, create a child, set, list, read, delete,
- * exists) at the two moments they pile up:
+ * exists, then a sequential create, a multi that fails, another sequential create) at the two
+ * moments they pile up:
  *   1. on a fresh handle, before its first handshake completes;
  *   2. after its connection was lost (its server cut off from it past the read timeout), while
  *      it reconnects to another server of the ensemble.
@@ -18,6 +19,7 @@
  */
 import type { ZooKeeper } from "../../zk/client/index.js";
 import { createClient } from "../../zk/client/index.js";
+import { Op } from "../../zk/client/op.js";
 import { CreateMode, Ids } from "../../zk/proto/records.js";
 import { CLIENT_PORT } from "../../zk/proto/wire.js";
 import { text, type ScriptContext, type ScriptDef } from "./script.js";
@@ -50,6 +52,11 @@ function burst(zk: ZooKeeper, dir: string): Promise<Outcome[]> {
     settled(zk.getData(dir), (r: { data: Uint8Array | null }) => `data ${text(r.data)}`),
     settled(zk.delete(`${dir}/a`, 0), () => "deleted"),
     settled(zk.exists(`${dir}/a`), (st: unknown) => (st === null ? "absent" : "present")),
+    // A failed multi in the middle of the sequence: it undoes only its own pending changes, so
+    // the sequential creates on either side of it number on from the parent's pending cversion.
+    settled(zk.create(`${dir}/s-`, "", open, CreateMode.PERSISTENT_SEQUENTIAL), (p: string) => `created ${p}`),
+    settled(zk.multi([Op.create(`${dir}/m`, "", open, CreateMode.PERSISTENT), Op.create(`${dir}/none/m`, "", open, CreateMode.PERSISTENT)]), () => "multi applied"),
+    settled(zk.create(`${dir}/s-`, "", open, CreateMode.PERSISTENT_SEQUENTIAL), (p: string) => `created ${p}`),
   ];
   return Promise.all(ops);
 }
@@ -64,6 +71,9 @@ const expectedBurst = (dir: string): Outcome[] => [
   "data v2",
   "deleted",
   "absent",
+  `created ${dir}/s-0000000001`,
+  "error NONODE",
+  `created ${dir}/s-0000000002`,
 ];
 
 /** A handle on `node` that is not waited for: its requests queue until the first handshake. */
@@ -82,7 +92,7 @@ export const clientPipeline: ScriptDef = {
     // The first handshake must find a serving ensemble: a failed attempt fails what is queued.
     if (s.servers.length > 1) await new EnsembleView(s.sim, s).settled(60_000);
     const zk = handle(s, s.clients[0]!);
-    s.note(`${s.clients[0]} submits nine dependent requests on /pipe-1 before its first handshake completes`);
+    s.note(`${s.clients[0]} submits twelve dependent requests on /pipe-1 before its first handshake completes`);
     s.expectEqual(await burst(zk, "/pipe-1"), expectedBurst("/pipe-1"), "a burst submitted before the handshake, in submission order");
 
     const server = zk.cnxn.currentAddress?.host;
@@ -98,7 +108,7 @@ export const clientPipeline: ScriptDef = {
     const reader = await s.connect(s.clients[1] ?? s.clients[0]!);
     for (const dir of ["/pipe-1", "/pipe-2"]) {
       const got = await reader.getData(dir);
-      s.expectEqual([text(got.data), got.stat.version, got.stat.numChildren], ["v2", 2, 0], `${dir} as another session reads it`);
+      s.expectEqual([text(got.data), got.stat.version, got.stat.numChildren], ["v2", 2, 2], `${dir} as another session reads it`);
     }
     await zk.close();
     await reader.close();

@@ -7,6 +7,7 @@ import { watchSemantics } from "./watch-semantics.js";
 import { reconnectWatches } from "./reconnect-watches.js";
 import { watchRemoval } from "./watch-removal.js";
 import { aclEnforcement } from "./acl-enforcement.js";
+import { saslAuth } from "./sasl-auth.js";
 import { serverRestartRecovery } from "./server-restart-recovery.js";
 import { zabLeaderCrashBeforeCommit } from "./zab-leader-crash-before-commit.js";
 import { zabFollowerRestartTrunc } from "./zab-follower-restart-trunc.js";
@@ -47,6 +48,7 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     reconnectWatches,
     watchRemoval,
     aclEnforcement,
+    saslAuth,
     serverRestartRecovery,
     zabLeaderCrashBeforeCommit,
     zabFollowerRestartTrunc,

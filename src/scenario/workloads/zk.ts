@@ -9,6 +9,7 @@ import { ZK_COVERAGE } from "./zab-coverage.js";
 import { UserInputError } from "../../sim/errors.js";
 import type { TraceRoles } from "../../sim/fault-triggers.js";
 import { ZooKeeperServer, type ZooKeeperServerConfig, type ServerCanary } from "../../zk/server/zoo-keeper-server.js";
+import { DEFAULT_AUTH_PROVIDERS } from "../../zk/server/acl.js";
 import { QuorumPeer, DEFAULT_QUORUM_CONFIG } from "../../zk/server/quorum/quorum-peer.js";
 import { QUORUM_TIMING_FIELDS, QUORUM_TIMING_MIN, QUORUM_TIMING_PROFILES, resolveQuorumTiming, type QuorumTiming, type QuorumTimingChoice, type QuorumTimingProfile } from "../../zk/server/quorum/quorum-timing.js";
 import { bugIdSet } from "../../zk/server/bug-id.js";
@@ -75,7 +76,25 @@ export function serverConfig(params: Record<string, unknown>): Partial<ZooKeeper
     if (typeof params.superDigest !== "string") throw new UserInputError(`workload.superDigest: expected "user:base64digest"`);
     out.superDigest = params.superDigest;
   }
+  if (params.authProviders !== undefined) out.authProviders = new Set([...DEFAULT_AUTH_PROVIDERS, ...stringsParam(params, "authProviders", ["sasl"])]);
+  if (params.saslUsers !== undefined) {
+    const users = params.saslUsers;
+    if (typeof users !== "object" || users === null || Array.isArray(users) || Object.values(users).some((p) => typeof p !== "string")) {
+      throw new UserInputError(`workload.saslUsers: expected {"user": "password", …} (the JAAS Server section's user_<name> entries)`);
+    }
+    out.saslUsers = new Map(Object.entries(users as Record<string, string>));
+  }
+  if (params.saslSuperUsers !== undefined) out.saslSuperUsers = stringsParam(params, "saslSuperUsers");
   return out;
+}
+
+/** A list of strings (from `allowed`, when given). */
+function stringsParam(params: Record<string, unknown>, name: string, allowed?: readonly string[]): string[] {
+  const v = params[name];
+  if (!Array.isArray(v) || v.some((x) => typeof x !== "string" || (allowed !== undefined && !allowed.includes(x)))) {
+    throw new UserInputError(`workload.${name}: expected a list of ${allowed === undefined ? "strings" : allowed.map((a) => `"${a}"`).join(", ")}, got ${JSON.stringify(v)}`);
+  }
+  return v as string[];
 }
 
 /** `zookeeper.snapshotSizeFactor`: a number up to 1; negative turns txn-log sync off. */
@@ -85,7 +104,7 @@ function snapshotSizeFactorParam(v: unknown): number {
 }
 
 /** The deployment's parameters (shape and server settings), whatever drives it. */
-export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "extendedTypesEnabled", "enforceQuota", "readOnlyMode", "localSessionsEnabled", "quorumTiming", "reconfigEnabled", "standaloneEnabled", "joiners", ...QUORUM_TIMING_FIELDS];
+export const ENSEMBLE_PARAMS = ["clients", "servers", "observers", "initLimitTicks", "syncLimitTicks", "tickTimeMs", "snapCount", "snapChunkNodes", "snapChunkIntervalUs", "snapshotSizeFactor", "purgeSnapRetainCount", "minSessionTimeoutMs", "maxSessionTimeoutMs", "containerCheckIntervalMs", "superDigest", "authProviders", "saslUsers", "saslSuperUsers", "extendedTypesEnabled", "enforceQuota", "readOnlyMode", "localSessionsEnabled", "quorumTiming", "reconfigEnabled", "standaloneEnabled", "joiners", ...QUORUM_TIMING_FIELDS];
 
 /**
  * The election and leader-connect timings a scenario sets: `quorumTiming` names the profile

@@ -65,6 +65,7 @@ import { KeeperException } from "./keeper-exception.js";
 import { SPIN_DELAY_MS, StaticHostProvider, type HostAddress } from "./host-provider.js";
 import type { WatchedEvent, Watcher, WatchRegistration, ZKWatchManager } from "./watch-manager.js";
 import type { ClientStateFields } from "../trace-events.js";
+import { ZooKeeperSaslClient, type SaslCredentials } from "./sasl-client.js";
 
 /** `ZooKeeper.States`. */
 export const States = {
@@ -170,6 +171,8 @@ export interface ClientCnxnOptions {
   rng: RandomStream;
   /** `canBeReadOnly`: ask for read-only, accept a read-only server (default false). */
   canBeReadOnly?: boolean;
+  /** The JAAS `Client` section's DigestLoginModule login: every connection authenticates with SASL DIGEST-MD5. */
+  sasl?: SaslCredentials;
   canary?: ClientCanary;
 }
 
@@ -246,6 +249,10 @@ export class ClientCnxn {
   private readonly blockedByProbe: (() => void)[] = [];
   /** …and the read/write server it found, connected to next. */
   private rwServerAddress: HostAddress | undefined;
+  /** SASL: the login, this connection's exchange (`zooKeeperSaslClient`), and the cnonce stream (made on first use). */
+  private readonly saslCredentials: SaslCredentials | undefined;
+  private saslClient: ZooKeeperSaslClient | undefined;
+  private saslRng: RandomStream | undefined;
 
   constructor(
     private readonly ctx: NodeContext,
@@ -255,6 +262,7 @@ export class ClientCnxn {
     this.rng = options.rng;
     this.canary = options.canary;
     this.canBeReadOnly = options.canBeReadOnly === true;
+    this.saslCredentials = options.sasl;
     this.chroot = options.chroot;
     this.watchManager = options.watchManager;
     this.sessionTimeoutMs = options.sessionTimeoutMs;
@@ -357,6 +365,8 @@ export class ClientCnxn {
     if (!isAlive(this.state)) return;
     this.currentAddress = address;
     this.phase = "tcp";
+    // `startConnect`: a fresh SASL client per connection; its exchange starts once connected.
+    this.saslClient = this.saslCredentials === undefined ? undefined : new ZooKeeperSaslClient(this.saslCredentials, (n) => this.saslCnonce(n));
     this.lastSendUs = this.ctx.nowUs();
     this.lastRecvUs = this.lastSendUs;
     const socket = this.ctx.connect(
@@ -474,7 +484,55 @@ export class ClientCnxn {
     this.changeState(rsp.readOnly ? States.CONNECTEDREADONLY : States.CONNECTED);
     this.seenRwServerBefore ||= !rsp.readOnly;
     this.queueEvent({ type: EventType.None, state: rsp.readOnly ? KeeperState.ConnectedReadOnly : KeeperState.SyncConnected, path: null });
+    if (this.saslClient !== undefined) this.outgoing.push(this.saslPacket(this.saslClient, this.saslClient.initialToken()));
     this.flush();
+  }
+
+  // ---- SASL (ZooKeeperSaslClient) ----------------------------------------------------------
+
+  /** `sendSaslPacket`: a `sasl` request (a normal xid) carrying one token of `sasl`'s exchange. */
+  private saslPacket(sasl: ZooKeeperSaslClient, token: Uint8Array): Packet {
+    return newPacket(OpCode.sasl, { kind: "GetSASLRequest", token }, "sasl", undefined, (reply) => this.onSaslReply(sasl, reply));
+  }
+
+  /**
+   * `ServerSaslResponseCallback` then the SendThread's look at the SASL state: the next token, or
+   * SaslAuthenticated (and the held packets go), or AuthFailed. A reply of an older connection's
+   * exchange, or a loss, is ignored: the next connection authenticates anew.
+   */
+  private onSaslReply(sasl: ZooKeeperSaslClient, reply: PacketReply): void {
+    if (sasl !== this.saslClient || !reply.fromServer || !isAlive(this.state)) return;
+    const token = reply.response?.kind === "SetSASLResponse" ? reply.response.token : null;
+    const next = sasl.respond(token ?? new Uint8Array(0));
+    if (next !== null) {
+      this.queuePacket(this.saslPacket(sasl, next));
+      return;
+    }
+    if (sasl.state === "FAILED") {
+      this.ctx.annotate("client.sasl", { client: this.ctx.id, session: this.sessionIdHex, result: "failed", reason: sasl.failure });
+      this.authFailed();
+      return;
+    }
+    this.ctx.annotate("client.sasl", { client: this.ctx.id, session: this.sessionIdHex, result: "authenticated" });
+    this.queueEvent({ type: EventType.None, state: KeeperState.SaslAuthenticated, path: null });
+    this.flush();
+    this.pump();
+  }
+
+  /** `clientTunneledAuthenticationInProgress`: until the exchange ends only its packets are written. */
+  private get saslInProgress(): boolean {
+    return this.saslClient !== undefined && this.saslClient.state === "INTERMEDIATE";
+  }
+
+  /** The first queued `sasl` packet (`findSendablePacket` while the exchange is in progress). */
+  private takeSaslPacket(): Packet | undefined {
+    const i = this.outgoing.findIndex((p) => p.opCode === OpCode.sasl);
+    return i < 0 ? undefined : this.outgoing.splice(i, 1)[0];
+  }
+
+  private saslCnonce(bytes: number): Uint8Array {
+    const rng = (this.saslRng ??= this.rng.fork("sasl-cnonce"));
+    return Uint8Array.from({ length: bytes }, () => rng.int(0, 255));
   }
 
   /** `readResponse`: a ping reply, an auth reply, a notification, or the head of the pending queue. */
@@ -545,7 +603,8 @@ export class ClientCnxn {
   private flush(): void {
     while (this.phase === "connected" && this.socket !== undefined && this.rwProbe === undefined && this.outgoing.length > 0) {
       // The lifo-send canary writes its queue newest first (client FIFO order broken).
-      const p = this.canary === "lifo-send" ? this.outgoing.pop()! : this.outgoing.shift()!;
+      const p = this.saslInProgress ? this.takeSaslPacket() : this.canary === "lifo-send" ? this.outgoing.pop()! : this.outgoing.shift()!;
+      if (p === undefined) return; // only the exchange's packets may go until it ends
       p.xid = p.fixedXid ?? this.nextXid();
       p.sent = true;
       this.write({ kind: p.label, bytes: encodeClientFrame({ kind: "request", header: { xid: p.xid, type: p.opCode }, request: p.request }) });

@@ -43,6 +43,7 @@ import { parseConnectString } from "./host-provider.js";
 import { KeeperException, badArguments } from "./keeper-exception.js";
 import { isReadOp, toBytes, toMultiOp, toOpResult, type Op, type OpData, type OpResult } from "./op.js";
 import { ZKWatchManager, addWatchKind, type Watcher, type WatchRegistration, type WatchRegistrationKind } from "./watch-manager.js";
+import type { SaslCredentials } from "./sasl-client.js";
 import type { ClientCompleteFields, ClientInvokeFields, ClientInvokeHead, ClientOpArgs, ClientOpName, ClientOpResult, NamesJson, StatJson, SubOpJson, SubResultJson } from "../trace-events.js";
 
 export interface ClientOptions {
@@ -57,6 +58,12 @@ export interface ClientOptions {
    * read/write server can be reached: reads only, writes fail NOTREADONLY, state CONNECTEDREADONLY.
    */
   canBeReadOnly?: boolean;
+  /**
+   * The JAAS `Client` section's DigestLoginModule login (`username`, `password`): every connection
+   * authenticates with SASL DIGEST-MD5 before anything else is sent on it (SaslAuthenticated, or
+   * AuthFailed and the handle is dead), and gains `sasl:<username>` on the server.
+   */
+  sasl?: SaslCredentials;
   /** Re-attach to an existing session (with its password). */
   sessionId?: bigint;
   sessionPasswd?: Uint8Array;
@@ -161,6 +168,7 @@ export class ZooKeeper {
       watchManager: this.watchManager,
       rng: ctx.rng,
       ...(options.canBeReadOnly === true ? { canBeReadOnly: true } : {}),
+      ...(options.sasl !== undefined ? { sasl: options.sasl } : {}),
       ...(options.canary !== undefined ? { canary: options.canary } : {}),
     });
     this.cnxn.start();
