@@ -62,6 +62,23 @@ function absent(e: AnyEvent, field: string): boolean {
   return raw(e, field) == null;
 }
 
+/**
+ * The request a txn digest names (`zab.propose`, `zab.log`: `<hash>:<session hex>:<cxid>`, the
+ * session id in signed hex), as `zk.apply` names it: session `0x…` (unsigned), cxid.
+ */
+export function txnRequestField<E extends TraceEvent>(e: E, field: FieldName<E>): { session: string; cxid: number } {
+  const digest = stringField(e, field);
+  const cut = digest.lastIndexOf(":");
+  const before = digest.lastIndexOf(":", cut - 1);
+  const hex = digest.slice(before + 1, cut);
+  const negative = hex.startsWith("-");
+  const digits = negative ? hex.slice(1) : hex;
+  const cxid = Number(digest.slice(cut + 1));
+  if (cut < 0 || before < 0 || !/^[0-9a-f]+$/i.test(digits) || !Number.isInteger(cxid)) throw new MalformedEvent(e, field, digest, "a txn digest naming its request (<hash>:<session hex>:<cxid>)");
+  const id = BigInt(`0x${digits}`);
+  return { session: `0x${BigInt.asUintN(64, negative ? -id : id).toString(16)}`, cxid };
+}
+
 /** A zxid (or session id): hex text ("0x100000002"), decimal text, bigint or safe integer. */
 export function zxidField<E extends TraceEvent>(e: E, field: FieldName<E>): bigint {
   return zxidValue(e, field, raw(e, field));

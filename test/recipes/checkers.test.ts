@@ -195,6 +195,23 @@ describe("recipes: checkers on hand-written traces", () => {
     // c2 "entered" after its session had ended (paused, it had not heard yet): its node is gone, nobody waits for it (recipe-double-barrier --generate seed 7168).
     const late = [b(1, "c1", "enter"), b(1, "c2", "enter"), b(2, "c1", "entered"), closed(3, "s-c2"), b(4, "c2", "entered"), b(5, "c1", "leave"), b(6, "c1", "left")];
     expect(run(new BarrierChecker(), late)).toEqual([]);
+    // c2's session expired on leader s3, which lost its role before any server applied the
+    // close; s2 logged it and was established past it: the close is committed and s2's tree,
+    // loaded from its log, holds it, with no zk.apply (recipe-double-barrier --generate seed 10817).
+    const x = (atMs: number, client: string, event: string): Ev => [atMs, "recipe.barrier", { barrier: "/b", client, session: client === "c1" ? "0x1" : "0x2", event, size: 2 }];
+    const inside2 = [x(1, "c1", "enter"), x(1, "c2", "enter"), x(2, "c1", "entered"), x(2, "c2", "entered"), x(3, "c1", "leave")];
+    const expiry: Ev[] = [[4, "zk.session.expire", { session: "0x2", timeoutMs: 4000 }, "s3"], [4, "zab.propose", { sid: 3, epoch: 1, zxid: "0x100000017", txn: "dc55eacb:2:0" }, "s3"]];
+    const logged = (txn: string): Ev => [5, "zab.log", { sid: 2, zxid: "0x100000017", txn }, "s2"];
+    const establish = (lastZxid: string): Ev => [7, "zab.leader.established", { sid: 2, epoch: 2, lastZxid }, "s2"];
+    expect(run(new BarrierChecker(), [...inside2, ...expiry, logged("dc55eacb:2:0"), establish("0x100000017"), x(8, "c1", "left")])).toEqual([]);
+    // Not yet committed (no leader established past it), or the leader's log holds another txn there, or lost it: c2 may still be alive.
+    const stillInside = /c1 left double barrier \/b while c2 had entered/;
+    expect(run(new BarrierChecker(), [...inside2, ...expiry, logged("dc55eacb:2:0"), x(8, "c1", "left")])[0]).toMatch(stillInside);
+    expect(run(new BarrierChecker(), [...inside2, ...expiry, logged("dc55eacb:2:0"), establish("0x100000016"), x(8, "c1", "left")])[0]).toMatch(stillInside);
+    expect(run(new BarrierChecker(), [...inside2, ...expiry, logged("0badf00d:5:3"), establish("0x100000017"), x(8, "c1", "left")])[0]).toMatch(stillInside);
+    expect(run(new BarrierChecker(), [...inside2, ...expiry, logged("dc55eacb:2:0"), [6, "zab.truncate", { sid: 2, zxid: "0x100000016" }, "s2"], establish("0x100000017"), x(8, "c1", "left")])[0]).toMatch(stillInside);
+    // A proposal of the session that is not its expiry's close (no expiry before it) proves nothing.
+    expect(run(new BarrierChecker(), [...inside2, expiry[1]!, logged("dc55eacb:2:0"), establish("0x100000017"), x(8, "c1", "left")])[0]).toMatch(stillInside);
   });
 
   it("barrier liveness: a waiter with a live session left at a barrier that is down (or a double barrier all could pass) in a quiet run is stuck", () => {

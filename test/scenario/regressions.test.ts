@@ -4,7 +4,7 @@ import { loadScenario } from "../../src/cli/scenario-files.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { parseFaultSchedule } from "../../src/sim/faults.js";
 import type { Scenario } from "../../src/scenario/types.js";
-import { propertyScenario, runRecipeScenario, type FaultPlan, type WorkloadPlan } from "../../src/scenario/scripts/recipe-run.js";
+import { generatedRecipeScenario, propertyScenario, runRecipeScenario, type FaultPlan, type WorkloadPlan } from "../../src/scenario/scripts/recipe-run.js";
 
 /** Cases found by the recipe property tests, pinned with their seed and fault schedule. */
 function withFaults(name: string, faults: unknown[]): Scenario {
@@ -184,4 +184,26 @@ describe("regressions found by explore --generate (workload shape and faults dra
     expect(c3Joins).toBe(2);
     expect(r.violations).toEqual([]);
   });
+
+  it("double barrier: a member's session whose closeSession no server announced applying ended when the next leader, whose log held it, was established; the others rightly leave without it (recipe-double-barrier --generate, seed 10817)", async () => {
+    // The leader expired c2's session (paused) and lost its role (a full disk) before any
+    // server applied the close; the new leader's tree took it in from its log, unannounced.
+    let expired = "";
+    let appliedBeforeLeft = false;
+    let established = false;
+    let c1Left = false;
+    const r = await runScenario(generatedRecipeScenario(loadScenario("recipe-double-barrier"), 10817), {
+      seed: 10817,
+      onTraceEvent: (ev) => {
+        const e = loose(ev);
+        const f = e.fields;
+        if (e.kind === "zk.session.expire" && expired === "") expired = String(f?.session);
+        if (e.kind === "zk.apply" && f?.op === "closeSession" && f.session === expired && !c1Left) appliedBeforeLeft = true;
+        if (e.kind === "zab.leader.established" && expired !== "" && !c1Left) established = true;
+        if (e.kind === "recipe.barrier" && f?.client === "c1" && f.event === "left" && f.barrier === "/app/double-barrier/round-1") c1Left = true;
+      },
+    });
+    expect([expired !== "", established, appliedBeforeLeft, c1Left]).toEqual([true, true, false, true]);
+    expect(r.violations).toEqual([]);
+  }, 120_000);
 });

@@ -53,7 +53,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
-import { guarded, intField, numberField, optionalBooleanField, optionalStringField, optionalZxidField, stringField, stringListField, zxidField, type ViolationSink } from "../event-reader.js";
+import { guarded, intField, numberField, optionalBooleanField, optionalStringField, optionalZxidField, stringField, stringListField, txnRequestField, zxidField, type ViolationSink } from "../event-reader.js";
 import { ByOp, OpTable, type Completion, type Invocation } from "../history/client-events.js";
 import { HistoryBuilder, NO_SESSION, readAuth, readEstablished, type OpName, type Operation } from "../history/history.js";
 import { checkLinearizable, zkModel } from "../linearizability/index.js";
@@ -202,7 +202,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
         return guarded(this.log, e, this, this.onEstablished);
       case "zab.propose":
         this.sawQuorumPeer = true;
-        return guarded(this.malformed, e, this, (ev) => this.requests.proposed(stringField(ev, "txn")));
+        return guarded(this.malformed, e, this, (ev) => this.requests.proposed(txnRequestField(ev, "txn")));
       case "disk.append": {
         // A standalone server's txn log: a logged txn a restart replays enters the tree unannounced.
         const zxid = this.sawQuorumPeer ? undefined : optionalStringField(e, "record");
@@ -625,19 +625,11 @@ class RequestLedger {
   private readonly appliedZxids = new Set<bigint>();
   private readonly loggedUnapplied = new Set<bigint>();
 
-  /** A `zab.propose`'s txn digest: `<hash>:<session hex>:<cxid>`. */
-  proposed(digest: string): void {
-    const cut = digest.lastIndexOf(":");
-    const before = digest.lastIndexOf(":", cut - 1);
-    const hex = digest.slice(before + 1, cut);
-    const negative = hex.startsWith("-");
-    const digits = negative ? hex.slice(1) : hex;
-    if (cut < 0 || before < 0 || !/^[0-9a-f]+$/i.test(digits)) throw new Error(`zab.propose: txn ${JSON.stringify(digest)} names no request (<hash>:<session hex>:<cxid>)`);
-    const id = BigInt(`0x${digits}`);
-    const session = `0x${BigInt.asUintN(64, negative ? -id : id).toString(16)}`;
+  /** A `zab.propose`'s request (its txn digest names it). */
+  proposed({ session, cxid }: { session: string; cxid: number }): void {
     let cxids = this.proposedUnapplied.get(session);
     if (cxids === undefined) this.proposedUnapplied.set(session, (cxids = new Set()));
-    cxids.add(Number(digest.slice(cut + 1)));
+    cxids.add(cxid);
   }
 
   logged(zxid: bigint): void {

@@ -73,7 +73,7 @@ export class BarrierChecker implements Checker<BarrierKind> {
   private read(e: TraceEvent<BarrierKind>): void {
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
-      const gone = (client: string, session: string) => (fate.kind === "session-ended" ? session === fate.session : client === fate.client);
+      const gone = (client: string, session: string) => (fate.kind === "session-ended" ? fate.sessions.includes(session) : client === fate.client);
       for (const b of this.barriers.values()) {
         for (const [client, session] of [...b.inside]) if (gone(client, session)) b.inside.delete(client);
         for (const waits of [b.waiters, b.entering, b.leaving]) for (const [client, w] of [...waits]) if (gone(client, w.session)) waits.delete(client);

@@ -88,7 +88,7 @@ export class ExclusiveRoleChecker implements Checker<Kind> {
     if (e.kind === "client.state") return this.claims.onClientState(e);
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
-      const gone = (session: string, client: string) => (fate.kind === "session-ended" ? session === fate.session : client === fate.client);
+      const gone = (session: string, client: string) => (fate.kind === "session-ended" ? fate.sessions.includes(session) : client === fate.client);
       for (const inst of this.instances.values()) {
         for (const [s, r] of [...inst.open]) if (gone(s, r.client)) inst.open.delete(s);
         for (const [s, w] of [...inst.waiting]) if (gone(s, w.client)) inst.waiting.delete(s);

@@ -66,7 +66,7 @@ export class LockHerdChecker implements Checker<HerdKind> {
 
   private read(e: TraceEvent<HerdKind>): void {
     const fate = this.fates.onEvent(e);
-    if (fate?.kind === "session-ended") for (const d of this.dirs.values()) if (d.sessions.has(fate.session)) d.deletions++;
+    if (fate?.kind === "session-ended") for (const s of fate.sessions) for (const d of this.dirs.values()) if (d.sessions.has(s)) d.deletions++;
     if (e.kind === "recipe.lock") {
       const d = this.dir(stringField(e, "lock"));
       d.sessions.add(stringField(e, "session"));

@@ -84,7 +84,7 @@ export class RevocationChecker implements Checker<Kind> {
     this.paused.onEvent(e);
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
-      const gone = (session: string, client: string) => (fate.kind === "session-ended" ? session === fate.session : client === fate.client);
+      const gone = (session: string, client: string) => (fate.kind === "session-ended" ? fate.sessions.includes(session) : client === fate.client);
       for (const [k, h] of [...this.holds]) if (gone(h.session, h.client)) this.endHold(e, k, h, fate.kind === "session-ended" ? "its session ended" : "its node crashed");
       for (const [k, r] of [...this.revokers]) if (gone(r.session, r.client)) this.revokers.delete(k);
       return;

@@ -33,7 +33,7 @@ export class ReadWriteLockChecker implements Checker<Kind> {
   private read(e: TraceEvent<Kind>): void {
     const fate = this.fates.onEvent(e);
     if (fate !== undefined) {
-      for (const l of this.holds.values()) for (const [s, h] of [...l]) if (fate.kind === "session-ended" ? s === fate.session : h.client === fate.client) l.delete(s);
+      for (const l of this.holds.values()) for (const [s, h] of [...l]) if (fate.kind === "session-ended" ? fate.sessions.includes(s) : h.client === fate.client) l.delete(s);
       return;
     }
     if (e.kind !== "recipe.rwlock") return;

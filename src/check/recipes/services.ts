@@ -42,7 +42,7 @@ export class GroupChecker implements Checker<GroupKind> {
 
   private read(e: TraceEvent<GroupKind>): void {
     const fate = this.fates.onEvent(e);
-    if (fate?.kind === "session-ended") this.endSession(fate.session);
+    if (fate?.kind === "session-ended") for (const s of fate.sessions) this.endSession(s);
     if (e.kind === "client.state" && stringField(e, "state") === "CLOSED" && optionalStringField(e, "cause") === "expired") this.endSession(stringField(e, "session"));
     if (e.kind !== "recipe.group") return;
     const group = stringField(e, "group");

@@ -8,14 +8,27 @@
  * still answers the client's reads. `endedInViewOf` tells whether the client had already seen
  * the end — a reply with a zxid at or past the closeSession's — and so could have known.
  *
- * Uses only trace events (`zk.apply`, `zk.session.expire`, `client.complete`, `crash`, fault
- * events); shares no code with the server or the recipes.
+ * A closeSession need not be announced by any `zk.apply` before it takes effect: a leader that
+ * proposed it and lost its role before a quorum acked, leaves it in its followers' logs, and the
+ * next leader's tree takes in its whole log when it reloads (ZooKeeper's `loadData` /
+ * `fastForwardDataBase`, no apply announced), and establishing the new epoch commits it
+ * (`zab.leader.established {lastZxid}`; the replica log of check/zab follows the same rule).
+ * So a session also ends when a leader whose log holds its expiry's closeSession (`zab.log` of
+ * the txn the expiring leader proposed, `zab.propose`, not truncated since) is established with
+ * a lastZxid at or past it: from then on every serving server's tree has lost its ephemerals.
+ *
+ * Uses only trace events (`zk.apply`, `zk.session.expire`, `zab.propose`, `zab.log`,
+ * `zab.leader.established`, `zab.truncate`, `zab.recovered`, `zab.snap.load`,
+ * `client.complete`, `crash`, fault events); shares no code with the server or the recipes.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { NODE_AND_LINK_FAULT_KINDS } from "../../sim/trace-schema.js";
-import { optionalZxidField, stringField, zxidField } from "../event-reader.js";
+import { optionalZxidField, stringField, txnRequestField, zxidField } from "../event-reader.js";
 
 const FAULT_KIND_SET: ReadonlySet<string> = new Set(NODE_AND_LINK_FAULT_KINDS);
+
+/** What an event means for recipes: sessions ended (their ephemerals are gone), or a client crashed. */
+export type SessionFate = { kind: "session-ended"; sessions: readonly string[] } | { kind: "client-crashed"; client: string };
 
 export class SessionFates {
   /** Session hex → time its closeSession was first applied. */
@@ -32,7 +45,16 @@ export class SessionFates {
   lastEventUs = 0;
 
   /** The kinds `onEvent` reads: a recipe checker reads these and its own. */
-  static readonly KINDS = [...NODE_AND_LINK_FAULT_KINDS, "start", "client.complete", "zk.session.expire", "zk.apply"] as const;
+  static readonly KINDS = [
+    ...NODE_AND_LINK_FAULT_KINDS, "start", "client.complete", "zk.session.expire", "zk.apply",
+    "zab.propose", "zab.log", "zab.leader.established", "zab.truncate", "zab.recovered", "zab.snap.load",
+  ] as const;
+  /** Server → sessions its tracker expired whose closeSession it has not proposed yet. */
+  private readonly expiring = new Map<string, Set<string>>();
+  /** Txn digest of an expiry's closeSession proposal → its session and zxid (until the session ends). */
+  private readonly closeProposals = new Map<string, { session: string; zxid: bigint }>();
+  /** Server → zxid → session: the expiry closeSessions its log durably holds, of sessions not yet ended. */
+  private readonly loggedCloses = new Map<string, Map<bigint, string>>();
 
   /** The run ended at `atUs` (its last event, of any kind). */
   endAt(atUs: number): void {
@@ -40,10 +62,10 @@ export class SessionFates {
   }
 
   /**
-   * Feeds one event. Returns what it means for recipes: a session ended, a client crashed,
+   * Feeds one event. Returns what it means for recipes: sessions ended, a client crashed,
    * or nothing. Throws `MalformedEvent` on a field it needs that is missing or malformed.
    */
-  onEvent(e: TraceEvent): { kind: "session-ended"; session: string } | { kind: "client-crashed"; client: string } | undefined {
+  onEvent(e: TraceEvent): SessionFate | undefined {
     if (FAULT_KIND_SET.has(e.kind)) this.lastFaultUs = e.atUs;
     if (e.kind === "crash") return { kind: "client-crashed", client: e.node };
     if (e.kind === "client.complete") {
@@ -54,19 +76,83 @@ export class SessionFates {
       return undefined;
     }
     if (e.kind === "zk.session.expire") {
-      this.expired.add(stringField(e, "session"));
+      const s = stringField(e, "session");
+      this.expired.add(s);
       this.lastFaultUs = e.atUs;
+      if (!this.endedAtUs.has(s)) this.expiringOn(e.node).add(s);
       return undefined;
     }
     if (e.kind === "zk.apply" && stringField(e, "op") === "closeSession") {
       const s = stringField(e, "session");
-      const z = zxidField(e, "zxid");
       if (this.endedAtUs.has(s)) return undefined;
-      this.endedAtUs.set(s, e.atUs);
-      this.endedZxid.set(s, z);
-      return { kind: "session-ended", session: s };
+      this.end(s, e.atUs, zxidField(e, "zxid"));
+      return { kind: "session-ended", sessions: [s] };
     }
-    return undefined;
+    switch (e.kind) {
+      case "zab.propose": {
+        // The expiring leader's next proposal of the session is its closeSession (a closing
+        // session's own requests fail at prep; an expiry's close has cxid 0).
+        const { session, cxid } = txnRequestField(e, "txn");
+        const pending = this.expiring.get(e.node);
+        if (cxid !== 0 || pending?.delete(session) !== true) return undefined;
+        this.closeProposals.set(stringField(e, "txn"), { session, zxid: zxidField(e, "zxid") });
+        return undefined;
+      }
+      case "zab.log": {
+        const zxid = zxidField(e, "zxid");
+        const close = this.closeProposals.get(stringField(e, "txn"));
+        if (close !== undefined && close.zxid === zxid) this.loggedOn(e.node).set(zxid, close.session);
+        else this.loggedCloses.get(e.node)?.delete(zxid); // another txn at that zxid replaced it
+        return undefined;
+      }
+      case "zab.truncate":
+        this.dropLoggedAbove(e.node, zxidField(e, "zxid"));
+        return undefined;
+      case "zab.recovered":
+        this.dropLoggedAbove(e.node, zxidField(e, "lastZxid"));
+        return undefined;
+      case "zab.snap.load":
+        // The log and tree become the sync leader's: what this one logged no longer tells.
+        this.loggedCloses.delete(e.node);
+        return undefined;
+      case "zab.leader.established": {
+        const lastZxid = zxidField(e, "lastZxid");
+        const ended: string[] = [];
+        for (const [zxid, s] of this.loggedCloses.get(e.node) ?? []) {
+          if (zxid > lastZxid || this.endedAtUs.has(s)) continue;
+          this.end(s, e.atUs, zxid);
+          ended.push(s);
+        }
+        return ended.length > 0 ? { kind: "session-ended", sessions: ended } : undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private end(session: string, atUs: number, zxid: bigint): void {
+    this.endedAtUs.set(session, atUs);
+    this.endedZxid.set(session, zxid);
+    for (const pending of this.expiring.values()) pending.delete(session);
+    for (const [digest, close] of this.closeProposals) if (close.session === session) this.closeProposals.delete(digest);
+    for (const logged of this.loggedCloses.values()) for (const [zxid, s] of logged) if (s === session) logged.delete(zxid);
+  }
+
+  private expiringOn(node: string): Set<string> {
+    let set = this.expiring.get(node);
+    if (set === undefined) this.expiring.set(node, (set = new Set()));
+    return set;
+  }
+
+  private loggedOn(node: string): Map<bigint, string> {
+    let map = this.loggedCloses.get(node);
+    if (map === undefined) this.loggedCloses.set(node, (map = new Map()));
+    return map;
+  }
+
+  private dropLoggedAbove(node: string, zxid: bigint): void {
+    const logged = this.loggedCloses.get(node);
+    if (logged !== undefined) for (const z of [...logged.keys()]) if (z > zxid) logged.delete(z);
   }
 
   isEnded(session: string): boolean {
