@@ -18,6 +18,7 @@ const SCENARIOS = [
   "ensemble-session-moved",
   "zab-follower-cross-epoch-snap",
   "zab-fuzzy-snapshots",
+  "zab-election-finalize-wait",
 ];
 
 describe("scenario: zk ensemble (ZAB)", () => {
