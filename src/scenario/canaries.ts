@@ -159,6 +159,12 @@ export const CANARY_REGISTRY = [
     caughtBy: [scenario("zab-election-longest-log", [1], "zab.election-most-recent")],
   },
   {
+    name: "fle-counts-old-rounds",
+    layer: "server",
+    breaks: "FastLeaderElection lets a LOOKING vote of an older round move the proposal, instead of dropping it",
+    caughtBy: [scenario("zab-rolling-restart", [1], "zab.election-round")],
+  },
+  {
     name: "established-without-quorum",
     layer: "server",
     breaks: "a leader is established (and serves) on the first learner's NEWLEADER ACK instead of a quorum's",
@@ -312,7 +318,7 @@ export const CANARIES = [
   "follower-ack-before-fsync", "learner-acks-before-snapshot", "stale-session-deadlines", "rare-pings", "standard-watch-kept", "leader-ignores-quorum-loss",
   "reconfig-activates-early", "removed-leader-keeps-leading",
   "forget-last-zxid", "latch-stays-leader", "lock-trusts-expired",
-  "fle-ignores-zxid", "established-without-quorum",
+  "fle-ignores-zxid", "fle-counts-old-rounds", "established-without-quorum",
   "latch-ignores-disconnect", "lifo-send", "queue-takes-on-expiry",
   "read-only-accepts-writes", "read-only-serves-any-client", "read-only-sessions-never-expire",
   "multi-misanswered", "sequence-from-child-count", "delete-checks-node-acl", "chroot-lost", "delete-fires-data-changed",

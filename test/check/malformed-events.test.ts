@@ -34,6 +34,7 @@ const CASES: Record<string, Case> = {
   // from ≠ sid: the leader counting a learner's ACK (well formed, judged by the learner's own event).
   "zab.durable-ack": { event: ev("zab.ack", zab({ from: 2, zxid: ZXID })), field: "from", bad: "two" },
   "zab.election-most-recent": { event: ev("zab.phase", zab({ phase: "ELECTION", epoch: 1 })), field: "epoch", bad: "one" },
+  "zab.election-round": { event: ev("zab.phase", zab({ phase: "ELECTION", epoch: 1 })), field: "phase", bad: { not: "text" } },
   "zab.newleader-quorum": { event: ev("zab.leader.established", zab({ epoch: 1, lastZxid: ZXID })), field: "epoch" },
   "zab.learner-sync": { event: ev("zab.phase", zab({ phase: "SYNCHRONIZATION", epoch: 1 })), field: "phase" },
   "zab.sync-packet": { event: ev("zab.sync", zab({ learner: 2, mode: "DIFF", peerLastZxid: ZXID, zxid: ZXID })), field: "mode", bad: "FULL" },

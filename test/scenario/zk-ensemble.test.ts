@@ -21,6 +21,7 @@ const SCENARIOS = [
   "zab-follower-cross-epoch-snap",
   "zab-fuzzy-snapshots",
   "client-connect-timeout",
+  "zab-election-finalize-wait",
 ];
 
 describe("scenario: zk ensemble (ZAB)", () => {

@@ -7,6 +7,7 @@ import type { Checker } from "../checker.js";
 import { CommittedDurabilityChecker } from "./committed-durability.js";
 import { DurableAckChecker } from "./durable-ack.js";
 import { ElectionMostRecentChecker } from "./election-most-recent.js";
+import { ElectionRoundChecker } from "./election-round.js";
 import { FlagsChecker } from "./flags.js";
 import { IdenticalTreesChecker } from "./identical-trees.js";
 import { IntegrityChecker } from "./integrity.js";
@@ -20,7 +21,7 @@ import { SyncPacketChecker } from "./sync-packet.js";
 import { ZxidUniquenessChecker } from "./zxid-uniqueness.js";
 
 export { CommittedDurabilityChecker, DurableAckChecker, FlagsChecker, IdenticalTreesChecker, IntegrityChecker, LeadershipChecker, LivenessChecker, PrefixConsistencyChecker, PrimaryIntegrityChecker, ZxidUniquenessChecker };
-export { ElectionMostRecentChecker, LearnerSyncChecker, NewLeaderQuorumChecker, SyncPacketChecker };
+export { ElectionMostRecentChecker, ElectionRoundChecker, LearnerSyncChecker, NewLeaderQuorumChecker, SyncPacketChecker };
 
 export interface ZabCheckerOptions {
   /** Virtual milliseconds after the last fault within which a leader must serve (default 40 000). */
@@ -40,6 +41,7 @@ export const ZAB_CHECKERS: ReadonlyMap<string, (options?: ZabCheckerOptions) => 
   ["zab.liveness", (options) => new LivenessChecker(options?.livenessBudgetMs)],
   ["zab.durable-ack", () => new DurableAckChecker()],
   ["zab.election-most-recent", () => new ElectionMostRecentChecker()],
+  ["zab.election-round", () => new ElectionRoundChecker()],
   ["zab.newleader-quorum", () => new NewLeaderQuorumChecker()],
   ["zab.learner-sync", () => new LearnerSyncChecker()],
   ["zab.sync-packet", () => new SyncPacketChecker()],

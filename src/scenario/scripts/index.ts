@@ -12,6 +12,7 @@ import { serverRestartRecovery } from "./server-restart-recovery.js";
 import { zabLeaderCrashBeforeCommit } from "./zab-leader-crash-before-commit.js";
 import { zabFollowerRestartTrunc } from "./zab-follower-restart-trunc.js";
 import { zabElectionLongestLog } from "./zab-election-longest-log.js";
+import { zabElectionFinalizeWait } from "./zab-election-finalize-wait.js";
 import { zabIsolatedLeader } from "./zab-isolated-leader.js";
 import { reconfigAddServer, reconfigPartition, reconfigRemoveLeader } from "./reconfig.js";
 import { reconfigSwarm } from "./reconfig-swarm.js";
@@ -82,6 +83,7 @@ const SCRIPTS: ReadonlyMap<string, ScriptDef> = new Map<string, ScriptDef>(
     ...RECIPE_SCRIPTS,
     ...BUG_SCRIPTS,
     zabElectionLongestLog,
+    zabElectionFinalizeWait,
   ].map((s) => [s.name, s]),
 );
 

@@ -18,7 +18,7 @@
  * m's session dump (what the `dump` four-letter word prints through `zksim serve`) no longer lists
  * it. Resumed, c1 — which has never seen a read/write server, so reconnects with session id 0
  * (3.8's ClientCnxn.primeConnection) — gets a new local session. A second local session closed by
- * its client is answered and ends cleanly.
+ * its client is answered (OK, before the server closes the connection) and ends cleanly.
  *
  * Canary `read-only-sessions-never-expire`: a read-only server whose local sessions never expire.
  */
@@ -87,7 +87,16 @@ export const readOnlyLocalExpiry: ScriptDef = {
     if (!s.expect(await s.waitFor(() => silent.getState() === "CONNECTEDREADONLY", 20_000, "c1 connects read-only"), "c1 has a local session")) return;
     const closing = handle(s, "c1", [minority], { canBeReadOnly: true });
     if (!s.expect(await s.waitFor(() => closing.getState() === "CONNECTEDREADONLY", 20_000, "c1's second handle connects read-only"), "c1 has a second local session")) return;
+    // 3.8's FinalRequestProcessor answers a closeSession, then closes the connection: the close
+    // of a local session is answered OK, not cut off (CONNECTIONLOSS) by the server's own close.
+    const closingSession = closing.getSessionIdHex();
+    let closeOutcome: unknown;
+    const stopWatching = s.sim.trace.subscribe((e) => {
+      if (e.kind === "client.complete" && e.node === "c1" && e.fields?.session === closingSession) closeOutcome = e.fields.outcome;
+    });
     await closing.close();
+    stopWatching();
+    s.expectEqual(closeOutcome, "ok", "the read-only server answers the close of a local session before it closes the connection");
     s.expect(closing.getState() === "CLOSED", "a local session its client closes ends closed");
 
     const first = silent.getSessionId();

@@ -119,6 +119,8 @@ export type ServerCanary =
   | "learner-acks-before-snapshot"
   /** FastLeaderElection compares votes by epoch and sid only: a higher sid with a shorter log wins. */
   | "fle-ignores-zxid"
+  /** FastLeaderElection lets a LOOKING vote of an older round move the proposal instead of dropping it. */
+  | "fle-counts-old-rounds"
   /** A leader is established (and serves) on the first learner's NEWLEADER ACK, without a quorum's. */
   | "established-without-quorum"
   /** A read-only server applies and acknowledges writes instead of answering NOTREADONLY. */

@@ -27,6 +27,7 @@ describe("check: zab: correct run", () => {
       "zab.liveness",
       "zab.durable-ack",
       "zab.election-most-recent",
+      "zab.election-round",
       "zab.newleader-quorum",
       "zab.learner-sync",
       "zab.sync-packet",

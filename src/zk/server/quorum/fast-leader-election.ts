@@ -99,6 +99,8 @@ export interface FastLeaderElectionOptions {
   zk1419?: boolean;
   /** Canary `fle-ignores-zxid`: votes are compared by epoch and sid only, the last zxid is ignored. */
   ignoreZxid?: boolean;
+  /** Canary `fle-counts-old-rounds`: a LOOKING vote of an older round is taken as one of the current round. */
+  countOldRounds?: boolean;
   maxNotificationIntervalMs?: number;
 }
 
@@ -347,7 +349,9 @@ export class FastLeaderElection {
     if (!this.isVoter(n.sid) || !this.isVoter(n.leader)) return;
     switch (n.state) {
       case "LOOKING":
-        this.receivedLookingNotification(round, n);
+        // The canary takes a vote of an older round as one of the current round.
+        if (this.options.countOldRounds === true && n.electionEpoch < this.logicalclock) this.receivedLookingNotification(round, { ...n, electionEpoch: this.logicalclock });
+        else this.receivedLookingNotification(round, n);
         return;
       case "OBSERVING":
         return;

@@ -141,6 +141,7 @@ export class QuorumPeer {
       nonMemberAllowed: this.reconfigEnabled,
       zk1419: this.hasBug("ZK-1419"),
       ignoreZxid: config.server.canary === "fle-ignores-zxid",
+      countOldRounds: config.server.canary === "fle-counts-old-rounds",
       minNotificationIntervalMs: this.timing.minNotificationIntervalMs,
       maxNotificationIntervalMs: this.timing.maxNotificationIntervalMs,
     });
