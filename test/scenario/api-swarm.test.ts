@@ -39,4 +39,25 @@ describe("scenario: api-swarm", () => {
       expect(torn.length, `seed ${seed} tore a log record`).toBeGreaterThan(0);
     }
   }, 120_000);
+
+  // Issue #33's fresh range (session 41), two checker false alarms, both the checker's model:
+  // seed 11814 — a handle added bob's digest, went AUTH_FAILED, and a new handle reattached its
+  // session: credentials belong to the handle (the server keeps them per connection,
+  // ServerCnxn.authInfo), so the new handle's create failed NOAUTH as it should, where
+  // client.linearizability credited it with bob's; seed 11929 — a session reconnected after its
+  // node was deleted, holding an exists and a getChildren watch on it: Java's DataTree.setWatches
+  // answers each list on its own, two NodeDeleted, where client.server-watches allowed one.
+  it("api-swarm-standalone seeds 11814 (a reattached session's credentials) and 11929 (SetWatches' NodeDeleted per list) pass", async () => {
+    const scenario = loadScenario("api-swarm-standalone");
+    for (const seed of [11814, 11929]) {
+      const { sim, result } = await runScenarioWithSim(scenario, { seed, retainTrace: true });
+      expect(result.violations.map((v) => `[${v.checker}] ${v.message.slice(0, 400)}`), `seed ${seed}`).toEqual([]);
+      const states = sim.trace.events.filter((e) => e.kind === "client.state");
+      if (seed === 11814) expect(states.some((e) => e.fields?.state === "AUTH_FAILED" && e.fields?.session === "0x19b76daa8000005"), "the reattached session's first handle failed auth").toBe(true);
+      else {
+        const deleted = sim.trace.events.filter((e) => e.kind === "client.watch" && e.fields?.type === "NodeDeleted" && e.fields?.path === "/s-0000000001" && e.node === "c2");
+        expect(deleted.length, "two NodeDeleted for one path after the reconnect").toBeGreaterThanOrEqual(2);
+      }
+    }
+  }, 600_000);
 });

@@ -148,6 +148,8 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   private readonly sharedSessions = new SharedSessions();
   /** Per server, the reaps it chose whose deleteContainer it has not applied yet, oldest first. */
   private readonly reaping = new Map<string, Operation[]>();
+  /** Per server, the last zxid it applied (what its ContainerManager's next choice reads). */
+  private readonly lastApplied = new Map<string, bigint>();
   private reaps = 0;
   /** What the servers did with the clients' requests, to settle unknown writes (`HistoryBuilder.settle`). */
   private readonly requests = new RequestLedger();
@@ -224,6 +226,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       case "crash":
         this.builder.crashed(e.node, e.atUs);
         this.reaping.delete(e.node);
+        this.lastApplied.delete(e.node);
         this.leaderEpoch.delete(e.node);
         return;
     }
@@ -251,6 +254,8 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   private onReap(e: TraceEvent<"zk.container.reap">): void {
     const czxid = optionalZxidField(e, "czxid");
     const args: Operation["args"] = { nowMs: numberField(e, "nowMs") };
+    const seen = this.lastApplied.get(e.node);
+    if (seen !== undefined) args.seenZxid = seen;
     if (czxid !== undefined) args.czxid = czxid;
     const op = this.builder.add({
       client: `reap@${e.node}`,
@@ -348,6 +353,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     // sync that a later leader truncates).
     const provesCommit = this.sawQuorumPeer ? this.leaderEpoch.get(e.node) === Number(zxid >> 32n) : this.standalone.has(e.node);
     const cxid = intField(e, "cxid");
+    this.lastApplied.set(e.node, zxid);
     this.builder.appliedTxn(session, cxid, zxid, op, err, e.atUs, provesCommit);
     this.requests.applied(session, cxid, zxid, !this.sawQuorumPeer);
     if (op === "closeSession" && err === undefined) this.onCloseApplied(e, session, zxid);

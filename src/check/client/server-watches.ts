@@ -19,7 +19,12 @@
  *   NodeChildrenChanged) explains, is a notification the server sent without a registration:
  *   a standard watch fired twice, or a watch nobody set fired.
  * - across a reconnect the session keeps its entries: the client re-registers exactly the
- *   watches it holds (SetWatches), which are these.
+ *   watches it holds (SetWatches), which are these. The server answers SetWatches list by list
+ *   (Java's `DataTree.setWatches`: data, exist, then child watches, each path on its own), so a
+ *   path whose node went away while the session was disconnected, re-sent as both a data and a
+ *   child watch, gets one NodeDeleted per list: in that window (from the CONNECTED to the
+ *   session's first reply after it, which the connection delivers after SetWatches' own
+ *   notifications) a NodeDeleted takes one re-sent entry, the data one first.
  *
  * Why the client's view of the replies is the server's view: per connection, the server sends
  * the reply to a watched read right after registering it, and any notification of that
@@ -55,6 +60,8 @@ interface SessionTables {
   persistent: Set<string>;
   recursive: Set<string>;
   removed: Set<string>;
+  /** The waiting entries the client re-sent in SetWatches, until the session's first reply after the reconnect. */
+  resent: Set<string>;
 }
 
 const KINDS = ["client.invoke", "client.complete", "client.watch", "client.state", "crash"] as const;
@@ -88,15 +95,21 @@ export class ServerWatchesChecker implements Checker<KindsOf<typeof KINDS>> {
   }
 
   private onState(e: TraceEvent<"client.state">): void {
+    const state = stringField(e, "state");
     // A closed handle's session is over at this client: forget it (bounded state).
-    if (stringField(e, "state") === "CLOSED") this.sessions.get(stringField(e, "client"))?.delete(stringField(e, "session"));
+    if (state === "CLOSED") this.sessions.get(stringField(e, "client"))?.delete(stringField(e, "session"));
+    // A reconnect: the client re-sends what waits (SetWatches), answered list by list.
+    else if (state === "CONNECTED") {
+      const t = this.sessions.get(stringField(e, "client"))?.get(stringField(e, "session"));
+      if (t !== undefined) t.resent = new Set(t.waiting);
+    }
   }
 
   private tables(client: string, session: string): SessionTables {
     let bySession = this.sessions.get(client);
     if (bySession === undefined) this.sessions.set(client, (bySession = new Map()));
     let t = bySession.get(session);
-    if (t === undefined) bySession.set(session, (t = { waiting: new Set(), persistent: new Set(), recursive: new Set(), removed: new Set() }));
+    if (t === undefined) bySession.set(session, (t = { waiting: new Set(), persistent: new Set(), recursive: new Set(), removed: new Set(), resent: new Set() }));
     return t;
   }
 
@@ -104,6 +117,9 @@ export class ServerWatchesChecker implements Checker<KindsOf<typeof KINDS>> {
     const c = this.ops.complete(e);
     if (c === undefined) return;
     const { inv, done } = c;
+    // A reply after the reconnect: SetWatches' answers are all in (the connection is FIFO).
+    const afterReconnect = this.sessions.get(inv.client)?.get(done.session);
+    if (afterReconnect !== undefined && afterReconnect.resent.size > 0) afterReconnect.resent.clear();
     // exists registers whether or not the node exists (an exists that found nothing may read as NONODE).
     if (done.outcome !== "ok" && !(inv.op === "exists" && done.err === "NONODE")) return;
     const table = REGISTERS[inv.op];
@@ -131,7 +147,12 @@ export class ServerWatchesChecker implements Checker<KindsOf<typeof KINDS>> {
     const session = stringField(e, "session");
     const t = this.tables(client, session);
     let took = false;
-    for (const table of takes) took = t.waiting.delete(`${table} ${path}`) || took;
+    const resent = takes.map((table) => `${table} ${path}`).find((k) => t.resent.has(k));
+    if (resent !== undefined) {
+      // SetWatches' answer to one list: it takes that list's entry only.
+      t.resent.delete(resent);
+      took = t.waiting.delete(resent);
+    } else for (const table of takes) took = t.waiting.delete(`${table} ${path}`) || took;
     if (took) return;
     const ancestors = selfAndAncestors(path);
     if (t.persistent.has(path) || (type !== "NodeChildrenChanged" && ancestors.some((p) => t.recursive.has(p)))) return;

@@ -64,6 +64,8 @@ export interface OpArgs {
   /** reap: the czxid of the node the ContainerManager found due, and its clock then. */
   czxid?: bigint;
   nowMs?: number;
+  /** reap: the last zxid its server had applied when it chose (a write applied later is unseen by the choice). */
+  seenZxid?: bigint;
 }
 
 export interface SubOp {
@@ -428,6 +430,7 @@ export class HistoryBuilder {
     const list = this.crashesUs.get(node) ?? [];
     list.push(atUs);
     this.crashesUs.set(node, list);
+    this.auth.handleEnded(node);
   }
 
   /** The operations, the unknown ones with their ground truth and each its credentials. */
@@ -599,28 +602,45 @@ function subOpServerPath(path: string, chroot: string | undefined): string {
  * carries the credentials its session had added before it was invoked — unless one was added
  * while it was still in flight (it may have been re-sent after them, on a new connection), or
  * before the handle had a session (the event does not say which session): then it is uncertain.
+ * Credentials belong to the handle, not the session (Java: the server keeps them per connection,
+ * `ServerCnxn.authInfo`; the handle's `ClientCnxn.authInfo` re-sends them on each connection it
+ * opens): a handle that ends (CLOSED, AUTH_FAILED, its process crashed) takes them with it, and a
+ * new handle on the same session (built with its id and password) starts with none.
  * Kept per client node as a log with a running count; nothing is built when no auth was added.
  */
 export class AuthLog {
-  private readonly byNode = new Map<string, { session: string; seq: number; cred: Credential }[]>();
-  private readonly seqAtInvoke = new Map<Operation, number>();
+  /** Per node: credentials added, and the ends of handles (`cred` absent; `session` absent: every handle of the node). */
+  private readonly byNode = new Map<string, { session?: string; cred?: Credential; added: number }[]>();
+  private readonly seqAtInvoke = new Map<Operation, { at: number; added: number }>();
   private readonly uncertain = new Set<Operation>();
 
   /** A `client.auth`: credentials `client` added to `session`. */
   added(client: string, session: string, cred: Credential): void {
     const log = this.byNode.get(client) ?? [];
-    log.push({ session, seq: log.length + 1, cred });
+    log.push({ session, cred, added: this.addedCount(log) + 1 });
     this.byNode.set(client, log);
+  }
+
+  /** The handle of `client` on `session` ended (a terminal state), or every handle of the node (its crash): their credentials are gone. */
+  handleEnded(client: string, session?: string): void {
+    const log = this.byNode.get(client);
+    if (log === undefined || log.length === 0) return;
+    log.push(session === undefined ? { added: this.addedCount(log) } : { session, added: this.addedCount(log) });
+  }
+
+  private addedCount(log: readonly { added: number }[]): number {
+    return log.length === 0 ? 0 : log[log.length - 1]!.added;
   }
 
   invoked(op: Operation): void {
     const log = this.byNode.get(op.client);
-    if (log !== undefined) this.seqAtInvoke.set(op, log.length);
+    if (log !== undefined) this.seqAtInvoke.set(op, { at: log.length, added: this.addedCount(log) });
   }
 
   completed(op: Operation): void {
     const at = this.seqAtInvoke.get(op);
-    if (at !== undefined && (this.byNode.get(op.client)?.length ?? 0) > at) this.uncertain.add(op);
+    const log = this.byNode.get(op.client);
+    if (at !== undefined && log !== undefined && this.addedCount(log) > at.added) this.uncertain.add(op);
   }
 
   /** Fills in `credentials` (the ops' sessions are final now). */
@@ -629,19 +649,34 @@ export class AuthLog {
     for (const op of ops) {
       const log = this.byNode.get(op.client);
       if (log === undefined) continue;
-      const at = this.seqAtInvoke.get(op) ?? 0;
-      const before = log.slice(0, at);
-      const mine = before.filter((a) => a.session === op.session).map((a) => a.cred);
+      const invoked = this.seqAtInvoke.get(op);
+      const at = invoked?.at ?? 0;
+      let mine: Credential[] = [];
+      let noSession = false;
+      for (let i = 0; i < at; i++) {
+        const a = log[i]!;
+        if (a.cred === undefined) {
+          // A handle ended: what it had added is gone (a later handle on the session starts afresh).
+          if (a.session === undefined || a.session === op.session) mine = [];
+          if (a.session === undefined) noSession = false;
+          continue;
+        }
+        if (a.session === op.session) mine.push(a.cred);
+        else if (NO_SESSION.has(a.session!)) noSession = true;
+      }
       if (mine.length > 0) op.credentials = mine;
-      const inFlight = op.completeUs === undefined ? log.length > at : this.uncertain.has(op);
-      if (inFlight || before.some((a) => NO_SESSION.has(a.session))) op.credentialsUncertain = true;
+      const inFlight = op.completeUs === undefined ? this.addedCount(log) > (invoked?.added ?? 0) : this.uncertain.has(op);
+      if (inFlight || noSession) op.credentialsUncertain = true;
     }
   }
 }
 
 /** A `client.state` CONNECTED: the session a handle of the client established (`HistoryBuilder.sessionEstablished`). */
 export function readEstablished(builder: HistoryBuilder, e: TraceEvent): void {
-  if (stringField(e, "state") === "CONNECTED") builder.sessionEstablished(stringField(e, "client"), stringField(e, "session"), e.atUs);
+  const state = stringField(e, "state");
+  if (state === "CONNECTED") builder.sessionEstablished(stringField(e, "client"), stringField(e, "session"), e.atUs);
+  // A terminal state ends the handle, and with it the credentials it had added.
+  else if (state === "CLOSED" || state === "AUTH_FAILED") builder.auth.handleEnded(stringField(e, "client"), stringField(e, "session"));
 }
 
 /** A `client.auth` event read, for `AuthLog.added`. */

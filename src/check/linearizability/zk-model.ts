@@ -431,7 +431,7 @@ function applySub(d: Draft, sub: WriteSub, caller: Caller): WriteOutcome {
     case "setACL":
       return setAcl(d, caller, sub.path, sub.args.acl, version);
     case "reap":
-      return reap(d, sub.path, sub.args.czxid, sub.args.nowMs);
+      return reap(d, sub.path, sub.args.czxid, sub.args.nowMs, sub.args.seenZxid);
     case "getData":
     case "getChildren":
       // Only multiRead carries reads; a multi of writes never does (the client refuses the mix).

@@ -159,24 +159,31 @@ export function check(d: Draft, caller: Caller, path: string, version: number): 
   return { path };
 }
 
-/** The ContainerManager's deleteContainer of `path`, chosen as the node with `czxid` at clock `nowMs`. */
-export function reap(d: Draft, path: string, czxid: bigint | undefined, nowMs: number | undefined): WriteOutcome {
+/**
+ * The ContainerManager's deleteContainer of `path`, chosen as the node with `czxid` at clock
+ * `nowMs`, from the tree its server had applied up to `seenZxid`. The choice reads the applied
+ * tree, and PrepRequestProcessor's deleteContainer checks only children and type, not the TTL
+ * again: a setData applied between the choice and the delete does not save a TTL node.
+ */
+export function reap(d: Draft, path: string, czxid: bigint | undefined, nowMs: number | undefined, seenZxid?: bigint): WriteOutcome {
   if (SPECIAL_PATHS.has(path)) return { err: "BADARGUMENTS" };
   const node = d.get(path);
   if (node === undefined) return { err: "NONODE" };
   if (node.children.length > 0) return { err: "NOTEMPTY" };
   if (node.kind === "ephemeral") return { err: "BADVERSION" };
-  if (czxid !== undefined && node.czxid === czxid && !wasDue(node, nowMs)) return { err: "SYSTEMERROR" };
+  if (czxid !== undefined && node.czxid === czxid && !wasDue(node, nowMs, seenZxid)) return { err: "SYSTEMERROR" };
   unlink(d, path, undefined);
   return { path };
 }
 
 /** Whether the node the manager chose was due by its rules (ContainerManager.getCandidates). */
-function wasDue(node: ZNode, nowMs: number | undefined): boolean {
+function wasDue(node: ZNode, nowMs: number | undefined, seenZxid: bigint | undefined): boolean {
   switch (node.kind) {
     case "container":
       return node.cversion > 0;
     case "ttl": {
+      // Modified after the choice: the manager judged an older mtime, which the model does not hold.
+      if (seenZxid !== undefined && node.mzxid !== undefined && node.mzxid > seenZxid) return true;
       const mtime = node.fresh ? node.ctime : node.mtime;
       return mtime === undefined || nowMs === undefined || nowMs - mtime > node.ttlMs || mtime > nowMs;
     }

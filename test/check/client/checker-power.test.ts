@@ -82,6 +82,27 @@ describe("check: client: the new checkers on hand-written traces", () => {
     expect(judge(new ServerWatchesChecker(), [...addWatch, changed, changed])).toEqual([]);
   });
 
+  it("client.server-watches: SetWatches answers a data and a child watch on a node gone while disconnected with one NodeDeleted each; live, one for both (api-swarm-standalone seed 11929)", () => {
+    const watched = (opId: number, op: string) => [
+      { kind: "client.invoke", node: "c1", fields: { client: "c1", session: "0x1", opId, op, path: "/a", watch: true } },
+      { kind: "client.complete", node: "c1", fields: { client: "c1", session: "0x1", opId, outcome: "ok", zxid: "0x2" } },
+    ];
+    const both = [...watched(1, "exists"), ...watched(2, "getChildren")];
+    const reconnected = { kind: "client.state", node: "c1", fields: { client: "c1", state: "CONNECTED", session: "0x1", conn: 2 } };
+    const deleted = (watchers: number) => ({ kind: "client.watch", node: "c1", fields: { client: "c1", session: "0x1", type: "NodeDeleted", path: "/a", watchers } });
+    const reply = [
+      { kind: "client.invoke", node: "c1", fields: { client: "c1", session: "0x1", opId: 3, op: "sync", path: "/" } },
+      { kind: "client.complete", node: "c1", fields: { client: "c1", session: "0x1", opId: 3, outcome: "ok", zxid: "0x3" } },
+    ];
+    // DataTree.setWatches: the data list's NodeDeleted, then the child list's.
+    expect(judge(new ServerWatchesChecker(), [...both, reconnected, deleted(1), deleted(0)])).toEqual([]);
+    // A third is one too many.
+    expect(judge(new ServerWatchesChecker(), [...both, reconnected, deleted(1), deleted(0), deleted(0)])).toHaveLength(1);
+    // Live (no reconnect), or once SetWatches is answered (a later reply): the server suppresses the second table's.
+    expect(judge(new ServerWatchesChecker(), [...both, deleted(1), deleted(0)])).toHaveLength(1);
+    expect(judge(new ServerWatchesChecker(), [...both, reconnected, ...reply, deleted(1), deleted(0)])).toHaveLength(1);
+  });
+
   it("client.timeliness: a leader cut from its followers past syncLimit + 2 ticks that still answers fails; a paused stretch does not count", () => {
     const ms = 1000;
     const state = (node: string, sid: number, state: string, atUs = 0) => ({ kind: "zab.state", node, atUs, fields: { sid, state } });

@@ -175,3 +175,27 @@ describe("history: a write sent before its handle's handshake and never answered
     expect(ops.find((op) => op.opId === "60")!.session).toBe("0x0");
   });
 });
+
+describe("check: history: the credentials an op carried", () => {
+  const auth = (session: string) => ({ kind: "client.auth", node: "c1", atUs: 1, fields: { client: "c1", session, scheme: "digest", auth: "bob:hunter2" } });
+  const state = (session: string, state: string, atUs: number) => ({ kind: "client.state", node: "c1", atUs, fields: { client: "c1", state, session, conn: 1, ...(state === "CONNECTED" ? {} : { cause: state === "CLOSED" ? "closed" : "authFailed" }) } });
+  const create = (opId: number, atUs: number) => [
+    { kind: "client.invoke", node: "c1", atUs, fields: { client: "c1", session: "0x5", opId, op: "create", path: `/a${opId}`, data: "", mode: 0 } },
+    { kind: "client.complete", node: "c1", atUs: atUs + 1, fields: { client: "c1", session: "0x5", opId, outcome: "fail", err: "NOAUTH", zxid: "0x3" } },
+  ];
+
+  // api-swarm-standalone seed 11814: a handle added bob's digest, went AUTH_FAILED, and a new handle
+  // reattached its session: the server keeps credentials per connection (ServerCnxn.authInfo) and
+  // a handle re-sends only its own, so the new handle's create carries none.
+  it("are the handle's: a handle that ended (AUTH_FAILED, CLOSED, its process crashed) takes them with it", () => {
+    const [before] = historyOf([state("0x5", "CONNECTED", 0), auth("0x5"), ...create(1, 2)]);
+    expect(before!.credentials).toEqual([{ scheme: "digest", auth: "bob:hunter2" }]);
+    for (const end of [[state("0x5", "AUTH_FAILED", 5)], [state("0x5", "CLOSED", 5)], [{ kind: "crash", node: "c1", atUs: 5 }]]) {
+      const ops = historyOf([state("0x5", "CONNECTED", 0), auth("0x5"), ...end, state("0x5", "CONNECTED", 10), ...create(1, 12)]);
+      expect(ops[0]!.credentials, JSON.stringify(end)).toBeUndefined();
+    }
+    // Another session's handle ending leaves this one's.
+    const [kept] = historyOf([state("0x5", "CONNECTED", 0), auth("0x5"), state("0x6", "CLOSED", 5), ...create(1, 12)]);
+    expect(kept!.credentials).toEqual([{ scheme: "digest", auth: "bob:hunter2" }]);
+  });
+});

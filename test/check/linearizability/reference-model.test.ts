@@ -154,6 +154,21 @@ describe("check: reference model: Stat, kinds, special paths", () => {
     early.op("c2", "exists", "/c", [40, 50], { result: { stat: null } });
     refuted(early, /exists \/c/);
   });
+
+  // api-swarm-standalone seed 11488: the ContainerManager chose a TTL node from the tree its server
+  // had applied; a setData applied after the choice, before the deleteContainer, did not save it
+  // (PrepRequestProcessor's deleteContainer checks children and type only).
+  it("a reap of a TTL node judges the mtime its server had applied when it chose", () => {
+    const history = (seenZxid: bigint | undefined) => {
+      const h = new HistoryBuilder();
+      h.op("c1", "create", "/t", [0, 10], { args: { data: "", mode: "PERSISTENT_WITH_TTL", ttl: 1000 }, result: { path: "/t" }, zxid: 2n });
+      h.op("c1", "setData", "/t", [100, 200], { args: { data: "x", version: -1 }, zxid: 5n, result: { stat: { version: 1, mzxid: "0x5", mtime: 5000, ephemeralOwner: "0x0" } } });
+      h.op("reap@s1", "reap", "/t", [150, 300], { args: { czxid: 2n, nowMs: 5100, ...(seenZxid === undefined ? {} : { seenZxid }) }, session: "0x0", zxid: 6n });
+      return h;
+    };
+    ok(history(4n));
+    refuted(history(5n), /SYSTEMERROR/);
+  });
 });
 
 describe("check: reference model: multi and the other reads", () => {
