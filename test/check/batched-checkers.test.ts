@@ -72,7 +72,7 @@ describe("check: checkers fed in batches", () => {
     class Typed implements Checker<"send" | "deliver" | "crash"> {
       readonly name = "test.typed";
       readonly kinds = ["send", "deliver", "crash"] as const;
-      readonly messageTypes = { send: ["ACK"] };
+      readonly messageTypes: Checker["messageTypes"] = { send: ["ACK"] };
       readonly seen: string[] = [];
       onEvent(e: TraceEvent<"send" | "deliver" | "crash">): void {
         this.seen.push(`${e.kind} ${e.detail ?? "-"}`);
@@ -83,7 +83,7 @@ describe("check: checkers fed in batches", () => {
     }
     /** Reads every send but PING (a test of the type). */
     class NotPing extends Typed {
-      override readonly messageTypes = { send: (type: string) => type !== "PING" };
+      override readonly messageTypes: Checker["messageTypes"] = { send: (type: string) => type !== "PING" };
     }
     const record = (t: Trace): void => {
       for (const [kind, type] of [["send", "PING"], ["send", "ACK"], ["deliver", "PING"], ["send", "COMMIT"], ["send", "ACK"]] as const) t.recordMessage(0, kind, h(kind), "s1", h("s1"), "s2", h("s2"), 1, type);
