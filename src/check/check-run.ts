@@ -6,7 +6,9 @@
  * service's state as of the event it is handed, the event included.
  *
  * The durable floor (zab/durable-floor.ts): six checkers forget their per-txn state below it,
- * and each parsed every `zab.deliver` and `zab.log` into a floor of its own.
+ * and each parsed every `zab.deliver` and `zab.log` into a floor of its own. A checker that read
+ * the floor's kinds only to prune by it has them handed by the run instead (`followFloor`), after
+ * the floor, and no longer reads them itself (`Checker.attachedKinds`).
  */
 import type { TraceEvent } from "../sim/trace.js";
 import type { TraceKind } from "../sim/trace-schema.js";
@@ -26,6 +28,13 @@ export interface ServiceFeed {
 export interface RunServices {
   durableFloor(): { current(): bigint };
   readonly floorMalformed: { event: TraceEvent; error: MalformedEvent } | undefined;
+  /** Hands `follower` every floor event, in order, each once the floor has read it. */
+  followFloor(follower: FloorFollower): void;
+}
+
+/** What follows the floor's events through the run (a checker's pruner): `observe` reads one. */
+export interface FloorFollower {
+  observe(e: TraceEvent): void;
 }
 
 export class CheckRun implements RunServices {
@@ -35,16 +44,23 @@ export class CheckRun implements RunServices {
    * floor reports it as its own floor did (FloorPruner.observe rethrows it), and the run goes on.
    */
   floorMalformed: { event: TraceEvent; error: MalformedEvent } | undefined = undefined;
+  private readonly followers: FloorFollower[] = [];
 
   /** The run's durable floor (created on the first request; fed only if some checker asked). */
   durableFloor(): DurableFloor {
     return (this.floor ??= new DurableFloor());
   }
 
+  followFloor(follower: FloorFollower): void {
+    this.durableFloor();
+    this.followers.push(follower);
+  }
+
   /** The services some checker asked for, each with its feed, for the dispatcher to subscribe first. */
   feeds(): ServiceFeed[] {
     const floor = this.floor;
     if (floor === undefined) return [];
+    const followers = this.followers;
     const observe = (e: TraceEvent): void => {
       try {
         floor.observe(e as TraceEvent<(typeof FLOOR_KINDS)[number]>);
@@ -52,6 +68,7 @@ export class CheckRun implements RunServices {
         if (!(error instanceof MalformedEvent)) throw error;
         this.floorMalformed = { event: e, error };
       }
+      for (let i = 0; i < followers.length; i++) followers[i]!.observe(e);
     };
     return [{ kinds: FLOOR_KINDS, observe }];
   }

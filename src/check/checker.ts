@@ -3,9 +3,9 @@
  * are recorded — online — and never reaches into live objects. It shares no code with what it
  * checks: a checker built on the server's own data structures would share the server's bugs.
  */
-import { isOneOf, type Trace, type TraceEvent } from "../sim/trace.js";
+import { isOneOf, type Trace, type TraceEvent, type TraceListener } from "../sim/trace.js";
 import type { TraceKind } from "../sim/trace-schema.js";
-import { CheckRun, type RunServices, type ServiceFeed } from "./check-run.js";
+import { CheckRun, type RunServices } from "./check-run.js";
 
 export interface Violation {
   checker: string;
@@ -97,7 +97,29 @@ export interface Checker<K extends TraceKind = TraceKind> {
    * and works the same from its own state.
    */
   attach?(run: RunServices): void;
+  /**
+   * Optional, asked after `attach`: the kinds it still reads, when the run's services now follow
+   * some of `kinds` for it (a checker that read the floor's kinds only to prune by the floor:
+   * `FloorPruner.follow`). `kinds` still names every kind it judges by (scenario/judged.ts).
+   */
+  attachedKinds?(): readonly K[];
+  /**
+   * Optional: of the message kinds it reads (`send`, `deliver`), the message types (the event's
+   * `detail`: "ACK", "NEWLEADER"…) it acts on, per kind: a list, or a test of a type (asked once
+   * per type and run, so it must depend on the type alone). It ignores every other type, so a
+   * dispatcher may leave those out, and the run's do: a quorum's PING, PROPOSAL, COMMIT and ACK
+   * are most of a run's messages, and most readers of messages look for a few types. A kind not
+   * named here: every message of it. An event with no type (malformed) reaches every reader of
+   * its kind.
+   */
+  readonly messageTypes?: { readonly [M in MessageKind]?: MessageTypes };
 }
+
+/** The message types a checker reads of one message kind (`Checker.messageTypes`). */
+export type MessageTypes = readonly string[] | ((type: string) => boolean);
+
+/** The kinds whose events a checker may read by message type (`Checker.messageTypes`). */
+export type MessageKind = "send" | "deliver";
 
 /** The kinds a list of kinds names (`KindsOf<typeof KINDS>`, for `Checker<…>` and `onEvent`). */
 export type KindsOf<L extends readonly TraceKind[]> = L[number];
@@ -108,15 +130,12 @@ export function reads(checker: Checker, kind: TraceKind): boolean {
 }
 
 /**
- * Subscribes each checker to its kinds of `trace`, in order; returns the unsubscription. The run's
+ * Subscribes `checkers` to `trace`: each is handed the events of its kinds (of its message types,
+ * `Checker.messageTypes`), in order, as they are recorded; returns the unsubscription. The run's
  * shared services (check-run.ts) come first, so each is fed an event before the checkers read it.
- * A bound method, not a wrapper arrow per checker: one call site would otherwise load `onEvent`
- * from every checker class.
  */
 export function subscribeCheckers(trace: Pick<Trace, "subscribe">, checkers: readonly Checker[]): () => void {
-  const run = attachRun(checkers);
-  const unsubscribe = [...run.feeds().map((feed) => trace.subscribe(feed.observe, feed.kinds)), ...checkers.map((c) => trace.subscribe(c.onEvent.bind(c), c.kinds))];
-  return () => unsubscribe.forEach((u) => u());
+  return subscribeCheckersInBatches(trace, checkers, 1).unsubscribe;
 }
 
 /** `subscribeCheckersInBatches`' default: the events handed to the checkers at a time. */
@@ -141,29 +160,133 @@ export interface BatchedCheckers {
  * row, the 30-odd checkers of a recipe seed cost less than half as much CPU (docs/benchmarks.md,
  * "sixth pass"). The buffer holds at most `batch` events, so a long run's memory stays bounded.
  * `batch` 1 is `subscribeCheckers`.
+ *
+ * One trace listener per kind, made once: it buffers the event with its readers (worked out per
+ * kind, and per message type for a kind some checker reads by type), so handing out a batch
+ * looks nothing up.
  */
 export function subscribeCheckersInBatches(trace: Pick<Trace, "subscribe">, checkers: readonly Checker[], batch = CHECK_BATCH_EVENTS): BatchedCheckers {
-  const feeds = attachRun(checkers).feeds();
-  const kinds = new Set<TraceKind>([...feeds.flatMap((f) => f.kinds), ...checkers.flatMap((c) => c.kinds)]);
-  const readers = new Map<TraceKind, EventReader[]>();
-  for (const kind of kinds) readers.set(kind, readersOf(feeds, checkers, kind));
+  const readers = new Readers(checkers);
   const waiting: TraceEvent[] = [];
+  const waitingReaders: (readonly EventReader[])[] = [];
   const flush = (): void => {
-    for (let i = 0; i < waiting.length; i++) for (const read of readers.get(waiting[i]!.kind)!) read(waiting[i]!);
+    for (let i = 0; i < waiting.length; i++) {
+      const e = waiting[i]!;
+      const rs = waitingReaders[i]!;
+      for (let j = 0; j < rs.length; j++) rs[j]!(e);
+    }
     waiting.length = 0;
+    waitingReaders.length = 0;
   };
-  const unsubscribe = trace.subscribe((e: TraceEvent) => {
-    waiting.push(e);
-    if (waiting.length >= batch) flush();
-  }, [...kinds]);
-  return { flush, unsubscribe };
+  const listener = (rs: readonly EventReader[]): TraceListener =>
+    batch <= 1
+      ? (e) => {
+          for (let j = 0; j < rs.length; j++) rs[j]!(e);
+        }
+      : (e) => {
+          waiting.push(e);
+          waitingReaders.push(rs);
+          if (waiting.length >= batch) flush();
+        };
+  const typedListener = (typed: TypedReaders): TraceListener =>
+    batch <= 1
+      ? (e) => {
+          const rs = typed.of(e.detail);
+          for (let j = 0; j < rs.length; j++) rs[j]!(e);
+        }
+      : (e) => {
+          const rs = typed.of(e.detail);
+          if (rs.length === 0) return;
+          waiting.push(e);
+          waitingReaders.push(rs);
+          if (waiting.length >= batch) flush();
+        };
+  const unsubscribe = readers.kinds.map((kind) => {
+    const typed = readers.typed(kind);
+    return trace.subscribe(typed === undefined ? listener(readers.of(kind)) : typedListener(typed), [kind]);
+  });
+  return { flush, unsubscribe: () => unsubscribe.forEach((u) => u()) };
 }
 
 type EventReader = (e: TraceEvent) => void;
 
-/** The readers of `kind`, in subscription order: the run's services, then the checkers. */
-function readersOf(feeds: readonly ServiceFeed[], checkers: readonly Checker[], kind: TraceKind): EventReader[] {
-  return [...feeds.filter((f) => f.kinds.includes(kind)).map((f) => f.observe), ...checkers.filter((c) => reads(c, kind)).map((c) => c.onEvent.bind(c))];
+/** One reader of a kind: the function, and the message types it takes (undefined: every event of the kind). */
+interface KindReader {
+  read: EventReader;
+  takes: ((type: string) => boolean) | undefined;
+}
+
+/** `TypedReaders`' direct-mapped table has TYPE_SLOTS entries. */
+const TYPE_SLOTS = 64;
+
+/**
+ * The readers of one message kind by message type, for a kind some checker reads by type: worked
+ * out once per type, then answered from a small direct-mapped table by length and two characters
+ * (a type is a literal of the code: one compare of the same string), else from the map.
+ */
+class TypedReaders {
+  private readonly byType = new Map<string, readonly EventReader[]>();
+  private readonly recentTypes: (string | undefined)[] = new Array<string | undefined>(TYPE_SLOTS).fill(undefined);
+  private readonly recentReaders: (readonly EventReader[])[] = new Array<readonly EventReader[]>(TYPE_SLOTS).fill([]);
+  private readonly untyped: readonly EventReader[];
+
+  constructor(private readonly readers: readonly KindReader[]) {
+    this.untyped = readers.map((r) => r.read);
+  }
+
+  of(detail: string | undefined): readonly EventReader[] {
+    if (detail === undefined) return this.untyped;
+    const slot = (detail.length * 7 + detail.charCodeAt(0) * 3 + detail.charCodeAt(detail.length >> 1)) & (TYPE_SLOTS - 1);
+    if (this.recentTypes[slot] === detail) return this.recentReaders[slot]!;
+    let rs = this.byType.get(detail);
+    if (rs === undefined) {
+      rs = this.readers.filter((r) => r.takes === undefined || r.takes(detail)).map((r) => r.read);
+      this.byType.set(detail, rs);
+    }
+    this.recentTypes[slot] = detail;
+    this.recentReaders[slot] = rs;
+    return rs;
+  }
+}
+
+/**
+ * Who reads what, for one run's checkers (attached to one `CheckRun` here): per kind, the run's
+ * services and then the checkers that read it, in order; per message type for a message kind
+ * some checker reads by type.
+ */
+class Readers {
+  readonly kinds: readonly TraceKind[];
+  private readonly byKind = new Map<TraceKind, readonly KindReader[]>();
+
+  constructor(checkers: readonly Checker[]) {
+    const feeds = attachRun(checkers).feeds();
+    const kindsOf = new Map(checkers.map((c) => [c, c.attachedKinds?.() ?? c.kinds]));
+    this.kinds = [...new Set<TraceKind>([...feeds.flatMap((f) => f.kinds), ...[...kindsOf.values()].flat()])];
+    for (const kind of this.kinds) {
+      const ofFeeds = feeds.filter((f) => f.kinds.includes(kind)).map((f) => ({ read: f.observe, takes: undefined }));
+      const ofCheckers = checkers.filter((c) => kindsOf.get(c)!.includes(kind)).map((c) => ({ read: c.onEvent.bind(c) as EventReader, takes: takesOf(c, kind) }));
+      this.byKind.set(kind, [...ofFeeds, ...ofCheckers]);
+    }
+  }
+
+  /** Every reader of `kind` (none for a kind no one reads). */
+  of(kind: TraceKind): readonly EventReader[] {
+    return (this.byKind.get(kind) ?? []).map((r) => r.read);
+  }
+
+  /** The readers of `kind` by message type, when some reader of it reads only some types. */
+  typed(kind: TraceKind): TypedReaders | undefined {
+    const rs = this.byKind.get(kind) ?? [];
+    return rs.some((r) => r.takes !== undefined) ? new TypedReaders(rs) : undefined;
+  }
+}
+
+/** Which message types `checker` takes of `kind` (undefined: every event of it). */
+function takesOf(checker: Checker, kind: TraceKind): ((type: string) => boolean) | undefined {
+  const types = kind === "send" || kind === "deliver" ? checker.messageTypes?.[kind] : undefined;
+  if (types === undefined || typeof types === "function") return types;
+  const listed = new Set(types);
+  return (type) => listed.has(type);
 }
 
 /** One `CheckRun` for `checkers`, attached to each that takes it. */
@@ -178,18 +301,15 @@ export function offer<K extends TraceKind>(checker: Checker<K>, e: TraceEvent): 
   if (isOneOf(e, checker.kinds)) checker.onEvent(e);
 }
 
-/** Feeds `events` to `checkers` as a run does (each reads only its kinds), then finishes them. */
+/** Feeds `events` to `checkers` as a run does (each reads only its kinds and message types), then finishes them. */
 export function runCheckers(checkers: readonly Checker[], events: Iterable<TraceEvent>): Violation[] {
-  const feeds = attachRun(checkers).feeds();
-  const byKind = new Map<TraceKind, EventReader[]>();
+  const readers = new Readers(checkers);
+  const byKind = new Map<TraceKind, { all: readonly EventReader[]; typed: TypedReaders | undefined }>();
   let end: RunEnd | undefined;
   for (const e of events) {
-    let readers = byKind.get(e.kind);
-    if (readers === undefined) {
-      readers = readersOf(feeds, checkers, e.kind);
-      byKind.set(e.kind, readers);
-    }
-    for (const read of readers) read(e);
+    let of = byKind.get(e.kind);
+    if (of === undefined) byKind.set(e.kind, (of = { all: readers.of(e.kind), typed: readers.typed(e.kind) }));
+    for (const read of of.typed === undefined ? of.all : of.typed.of(e.detail)) read(e);
     end = e;
   }
   return checkers.flatMap((c) => c.finish(end));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { subscribeCheckersInBatches, type Checker, type Violation } from "../../src/check/checker.js";
+import { runCheckers, subscribeCheckers, subscribeCheckersInBatches, type Checker, type Violation } from "../../src/check/checker.js";
+import { SERVER_MESSAGE_TYPES, mayBeClientTraffic } from "../../src/check/message-types.js";
 import type { RunServices } from "../../src/check/check-run.js";
 import { runScenario } from "../../src/scenario/run.js";
 import { loadScenario } from "../../src/cli/scenario-files.js";
@@ -64,5 +65,67 @@ describe("check: checkers fed in batches", () => {
     expect(batched.traceHash).toBe(online.traceHash);
     expect(batched.judged).toEqual(online.judged);
     expect(batched.verdict).toBe(online.verdict);
+  });
+
+  it("hands a checker that names message types only those of its message kinds (an untyped message to every reader), in every dispatch", () => {
+    /** Reads sends of ACK, every deliver, and crashes; writes down what it is handed. */
+    class Typed implements Checker<"send" | "deliver" | "crash"> {
+      readonly name = "test.typed";
+      readonly kinds = ["send", "deliver", "crash"] as const;
+      readonly messageTypes: Checker["messageTypes"] = { send: ["ACK"] };
+      readonly seen: string[] = [];
+      onEvent(e: TraceEvent<"send" | "deliver" | "crash">): void {
+        this.seen.push(`${e.kind} ${e.detail ?? "-"}`);
+      }
+      finish(): Violation[] {
+        return [];
+      }
+    }
+    /** Reads every send but PING (a test of the type). */
+    class NotPing extends Typed {
+      override readonly messageTypes: Checker["messageTypes"] = { send: (type: string) => type !== "PING" };
+    }
+    const record = (t: Trace): void => {
+      for (const [kind, type] of [["send", "PING"], ["send", "ACK"], ["deliver", "PING"], ["send", "COMMIT"], ["send", "ACK"]] as const) t.recordMessage(0, kind, h(kind), "s1", h("s1"), "s2", h("s2"), 1, type);
+      t.record(1, "send", "s1", "s2", 2);
+      t.record(2, "crash", "s1");
+    };
+    const expected = ["send ACK", "deliver PING", "send ACK", "send -", "crash -"];
+    const expectedNotPing = ["send ACK", "deliver PING", "send COMMIT", "send ACK", "send -", "crash -"];
+    for (const batch of [1, 2, 4096]) {
+      const t = new Trace();
+      const [a, b] = [new Typed(), new NotPing()];
+      const fed = subscribeCheckersInBatches(t, [a, b], batch);
+      record(t);
+      fed.flush();
+      expect(a.seen, `batch ${batch}`).toEqual(expected);
+      expect(b.seen, `batch ${batch}`).toEqual(expectedNotPing);
+    }
+    const t = new Trace(true);
+    const [a, b] = [new Typed(), new NotPing()];
+    subscribeCheckers(t, [a, b]);
+    record(t);
+    expect([a.seen, b.seen]).toEqual([expected, expectedNotPing]);
+    const [c, d] = [new Typed(), new NotPing()];
+    runCheckers([c, d], t.events);
+    expect([c.seen, d.seen]).toEqual([expected, expectedNotPing]);
+  });
+
+  it("names as the servers' own traffic every type two servers exchange, and no type a client and a server exchange", async () => {
+    const isServer = (node: string): boolean => /^s\d+$/.test(node);
+    const between = { servers: new Set<string>(), client: new Set<string>() };
+    for (const name of ["recipe-lock-bench", "zab-follower-restart-trunc"]) {
+      await runScenario(loadScenario(name), {
+        seed: 1,
+        onTraceEvent: (e) => {
+          if ((e.kind !== "send" && e.kind !== "deliver") || e.detail === undefined || e.peer === undefined) return;
+          (isServer(e.node) && isServer(e.peer) ? between.servers : between.client).add(e.detail);
+        },
+      });
+    }
+    expect(between.servers.size).toBeGreaterThan(8);
+    expect([...between.servers].filter((type) => mayBeClientTraffic(type))).toEqual([]);
+    expect(between.client.size).toBeGreaterThan(8);
+    expect([...between.client].filter((type) => SERVER_MESSAGE_TYPES.has(type))).toEqual([]);
   });
 });

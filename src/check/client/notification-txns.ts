@@ -11,6 +11,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { reportMalformed, stringField, type ViolationSink } from "../event-reader.js";
+import { mayBeClientTraffic } from "../message-types.js";
 
 export interface NotifiedTxn {
   /** The server that sent the notification and applied the txn. */
@@ -26,6 +27,12 @@ export class NotificationTxns {
    * no event of its own in between, so a reader of these kinds (and its own) sees every run whole.
    */
   static readonly KINDS = ["send", "deliver", "zk.apply"] as const;
+  /**
+   * Of the messages, the client traffic (`Checker.messageTypes` of its readers): the servers' own
+   * messages are neither notifications nor deliveries to a client, and none comes between a
+   * server's notifications of a txn and its `zk.apply` (both happen in one step of that server).
+   */
+  static readonly MESSAGE_TYPES = { send: mayBeClientTraffic, deliver: mayBeClientTraffic };
   private readonly clientNodes = new Set<string>();
   /** Server → the notifications it sent since its last event of another kind. */
   private readonly runs = new Map<string, { peer: string; id: number }[]>();

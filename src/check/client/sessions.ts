@@ -40,6 +40,7 @@ import { OpTable, serverPathOf, type Completion, type Invocation } from "../hist
 import type { CreateModeName } from "../../zk/proto/records.js";
 import { parseZxidText } from "../zxid-text.js";
 import { childPath, hex, isEphemeralMode, isSequentialMode } from "./znode-paths.js";
+import { mayBeClientTraffic } from "../message-types.js";
 
 interface ClientView {
   session: string;
@@ -60,9 +61,13 @@ const KINDS = [
 ] as const;
 type Kind = KindsOf<typeof KINDS>;
 
+/** The messages that may touch a session: a client's packets, and a learner's PING that relays its touches. */
+const touching = (type: string): boolean => type === "PING" || mayBeClientTraffic(type);
+
 export class SessionsChecker implements Checker<Kind> {
   readonly name = "client.sessions";
   readonly kinds = KINDS;
+  readonly messageTypes = { send: touching, deliver: touching };
   readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable(this.log);
   /** Session → zxid of its applied closeSession txn. */

@@ -49,6 +49,7 @@ import { CutLinks } from "../cut-links.js";
 import { guarded, intField, optionalBooleanField, stringField } from "../event-reader.js";
 import { NodeClocks } from "../node-clocks.js";
 import { ServerNames } from "../zab/zab-event.js";
+import { mayBeClientTraffic } from "../message-types.js";
 
 export const DEFAULT_SYNC_LIMIT_TICKS = 5;
 
@@ -81,6 +82,8 @@ const LEADER_TICK = "leader-tick";
 export class TimelinessChecker implements Checker<Kind> {
   readonly name = "client.timeliness";
   readonly kinds = KINDS;
+  /** Of the messages, what a server sends its clients (its answers). */
+  readonly messageTypes = { send: mayBeClientTraffic };
   readonly log = new ViolationLog(this.name);
   private readonly names = new ServerNames();
   private readonly roles = new Map<string, Role>();

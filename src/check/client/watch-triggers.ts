@@ -43,6 +43,8 @@ import type { Zxid } from "../../zk/proto/records.js";
  */
 const KINDS = ["client.invoke", "client.complete", "client.connect", "client.state", "client.watch", "zk.container.reap", "crash", "zab.state", ...NotificationTxns.KINDS, ...FLOOR_KINDS] as const;
 type Kind = KindsOf<typeof KINDS>;
+/** The kinds it reads once the run hands its pruner the floor's. */
+const ATTACHED_KINDS: readonly Kind[] = KINDS.filter((k) => !(FLOOR_KINDS as readonly string[]).includes(k));
 
 const NODE_EVENTS: ReadonlySet<string> = new Set<NodeEventType>(["NodeCreated", "NodeDeleted", "NodeDataChanged", "NodeChildrenChanged"]);
 const WRITES: ReadonlySet<string> = new Set(["create", "delete", "setData", "setACL", "multi"]);
@@ -66,6 +68,7 @@ interface Identified {
 export class WatchTriggersChecker implements Checker<Kind> {
   readonly name = "client.watch-triggers";
   readonly kinds = KINDS;
+  readonly messageTypes = NotificationTxns.MESSAGE_TYPES;
   readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable(this.log);
   private readonly txns = new NotificationTxns(this.log);
@@ -85,9 +88,17 @@ export class WatchTriggersChecker implements Checker<Kind> {
   private readonly pending: Pending[] = [];
   private readonly pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
 
-  /** The run's durable floor. */
+  /**
+   * The run's durable floor, whose events the run hands the pruner: the checker then leaves them
+   * out (its notification runs never wait on them: a server's notifications and its `zk.apply`
+   * come in one step, NotificationTxns).
+   */
   attach(run: RunServices): void {
-    this.pruner.attach(run);
+    this.pruner.follow(run, this.log);
+  }
+
+  attachedKinds(): readonly Kind[] {
+    return ATTACHED_KINDS;
   }
 
   onEvent(e: TraceEvent<Kind>): void {

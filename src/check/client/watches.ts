@@ -95,6 +95,7 @@ const READS = new Set(["getData", "exists", "getChildren"]);
 export class WatchesChecker implements Checker<Kind> {
   readonly name = "client.watches";
   readonly kinds = KINDS;
+  readonly messageTypes = NotificationTxns.MESSAGE_TYPES;
   readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable(this.log);
   /** Client → session → its watches (two lookups, no key string per event). */

@@ -82,6 +82,8 @@ export class DurableAckChecker implements Checker<Kind> {
   /** Client → the server it last connected to (`replies`). */
   private readonly serverOf = new Map<string, string>();
   readonly kinds: readonly Kind[];
+  /** Of the messages, a learner's ACKs (a SNAP's NEWLEADER ACK). */
+  readonly messageTypes = { send: ["ACK"] } as const;
 
   constructor(
     readonly name = "zab.durable-ack",

@@ -19,7 +19,7 @@
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
-import { optionalStringField, zxidField } from "../event-reader.js";
+import { guarded, optionalStringField, zxidField, type ViolationSink } from "../event-reader.js";
 import type { RunServices } from "../check-run.js";
 
 /** The kinds the floor follows. */
@@ -144,6 +144,17 @@ export class FloorPruner {
   attach(run: RunServices): void {
     this.floor = run.durableFloor();
     this.run = run;
+  }
+
+  /**
+   * `attach`, for a checker that reads the floor's kinds only to prune: the run hands the pruner
+   * every floor event, just after the floor reads it (the same events, in the same order, as the
+   * checker handed them on), and one the floor found malformed is reported to `log`, as the
+   * checker reported it. The checker then leaves the floor's kinds out (`Checker.attachedKinds`).
+   */
+  follow(run: RunServices, log: ViolationSink): void {
+    this.attach(run);
+    run.followFloor({ observe: (e) => guarded(log, e, this, this.observe) });
   }
 
   /** Everything at or below this zxid has been forgotten. */

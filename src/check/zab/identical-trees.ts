@@ -37,9 +37,13 @@ export class IdenticalTreesChecker implements Checker<Kind> {
     for (const zxid of this.first.keys()) if (zxid <= floorZxid) this.first.delete(zxid);
   });
 
-  /** The run's durable floor. */
+  /** The run's durable floor, whose events the run hands the pruner: the checker then reads only digests. */
   attach(run: RunServices): void {
-    this.pruner.attach(run);
+    this.pruner.follow(run, this.log);
+  }
+
+  attachedKinds(): readonly Kind[] {
+    return ["zab.digest"];
   }
 
   onEvent(e: TraceEvent<Kind>): void {

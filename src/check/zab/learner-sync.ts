@@ -47,6 +47,8 @@ const CURRENT_EPOCH_FILE = "currentEpoch";
 export class LearnerSyncChecker implements Checker<Kind> {
   readonly name = "zab.learner-sync";
   readonly kinds = KINDS;
+  /** Of the messages, the sync's LEADERINFO, NEWLEADER and UPTODATE a learner receives, and its ACKs. */
+  readonly messageTypes = { send: ["ACK"], deliver: ["LEADERINFO", "NEWLEADER", "UPTODATE"] } as const;
   readonly log = new ViolationLog(this.name);
   private readonly nodes = new Map<string, Learner>();
 

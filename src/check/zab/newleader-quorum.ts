@@ -38,6 +38,8 @@ type Kind = KindsOf<typeof KINDS>;
 export class NewLeaderQuorumChecker implements Checker<Kind> {
   readonly name = "zab.newleader-quorum";
   readonly kinds = KINDS;
+  /** Of the messages, the leader's NEWLEADER and the ACKs it receives. */
+  readonly messageTypes = { send: ["NEWLEADER"], deliver: ["ACK"] } as const;
   readonly log = new ViolationLog(this.name);
   private readonly voters = new Set<string>();
   private readonly leaders = new Map<string, Leadership>();

@@ -31,6 +31,8 @@ type Kind = KindsOf<typeof KINDS>;
 export class SyncPacketChecker extends ZabEventChecker<Kind> {
   /** Leader node → learner node → the mode announced and not yet sent. */
   private readonly pending = new Map<string, Map<string, Mode>>();
+  /** Of the messages, the sync packets a leader sends. */
+  readonly messageTypes = { send: MODES };
 
   constructor() {
     super("zab.sync-packet", KINDS);
