@@ -60,4 +60,18 @@ describe("scenario: api-swarm", () => {
       }
     }
   }, 600_000);
+  // seed 10424 — a REVALIDATE for an abandoned re-attachment (delayed 6 s by a clogged link) touched
+  // a 35 s session with the 4 s its connection asked for, and the leader expired it by that, as
+  // 3.8's touchSession does; seed 10316 — a leader whose own links were cut kept hearing a follower
+  // through a clogged link (a forwarded REQUEST renewed its ack deadline, as LearnerHandler does)
+  // and served until its quorum check ran out. Both were checker false alarms.
+  it("api-swarm-ensemble seeds 10424 (an unanswered re-attachment's timeout) and 10316 (a leader that still hears its followers) pass", async () => {
+    const scenario = loadScenario("api-swarm-ensemble");
+    for (const seed of [10424, 10316]) {
+      const { sim, result } = await runScenarioWithSim(scenario, { seed, retainTrace: true });
+      expect(result.violations.map((v) => `[${v.checker}] ${v.message.slice(0, 400)}`), `seed ${seed}`).toEqual([]);
+      if (seed === 10424) expect(sim.trace.events.some((e) => e.kind === "zk.session.expire" && e.fields?.session === "0x29b76daa8d10001"), "the session expired").toBe(true);
+      else expect(sim.trace.events.some((e) => e.kind === "deliver" && e.node === "s3" && e.peer === "s1" && e.detail === "REQUEST" && e.atUs > 6_681_487), "a forwarded request reached the cut-off leader").toBe(true);
+    }
+  }, 600_000);
 });

@@ -13,7 +13,8 @@
  * (`revalidateSession` → `touchSession(id, newTimeout)`, and the connection's pings after it)
  * without changing the recorded one. So a re-attachment with a shorter timeout legitimately
  * expires a session sooner than its recorded timeout. The bound is the shortest timeout the
- * session ever had:
+ * session ever had (and none at all once a server took a re-attachment it never answered, whose
+ * timeout the trace does not show: unseen-reattach.ts):
  *
  *   a `zk.session.expire` at server L, at true time t, of a session whose recorded timeout is T
  *   and whose `zk.session.established` (at any server: a learner revalidates with the leader,
@@ -29,19 +30,26 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { guarded, intField, stringField } from "../event-reader.js";
 import { NodeClocks } from "../node-clocks.js";
+import { UNSEEN_REATTACH_KINDS, UnseenReattachTimeouts } from "./unseen-reattach.js";
 
-const KINDS = ["zab.leader.established", "zk.server.start", "zab.role.ended", "zab.state", "crash", "clock", "zk.session.established", "zk.session.expire"] as const;
+const KINDS = [
+  "zab.leader.established", "zk.server.start", "zab.role.ended", "zab.state", "crash", "clock", "zk.session.established", "zk.session.expire",
+  ...UNSEEN_REATTACH_KINDS,
+] as const;
 type Kind = KindsOf<typeof KINDS>;
 
 export class SessionFailoverChecker implements Checker<Kind> {
   readonly name = "client.session-failover";
   readonly kinds = KINDS;
+  /** Of the messages, only a ConnectRequest's delivery (a re-attachment reaching a server). */
+  readonly messageTypes = { deliver: (type: string) => type === "connect" };
   readonly log = new ViolationLog(this.name);
   private readonly clocks = new NodeClocks();
   /** Server → true time it was established as leader (or started standalone), while it still is. */
   private readonly establishedAtUs = new Map<string, number>();
   /** Session → the shortest timeout any of its connections negotiated (ms). */
   private readonly shortestNegotiatedMs = new Map<string, number>();
+  private readonly unseenReattach = new UnseenReattachTimeouts();
 
   onEvent(e: TraceEvent<Kind>): void {
     guarded(this.log, e, this, this.read);
@@ -64,7 +72,14 @@ export class SessionFailoverChecker implements Checker<Kind> {
         this.clocks.apply(e);
         return;
       case "zk.session.established":
+        this.unseenReattach.onAnswer(e);
         return this.onEstablished(e);
+      case "zk.session.invalid":
+        return this.unseenReattach.onAnswer(e);
+      case "client.connect":
+        return this.unseenReattach.onConnect(e);
+      case "deliver":
+        return this.unseenReattach.onDeliver(e);
       case "zk.session.expire":
         return this.onExpire(e);
     }
@@ -81,7 +96,7 @@ export class SessionFailoverChecker implements Checker<Kind> {
     const session = stringField(e, "session");
     const recordedMs = intField(e, "timeoutMs");
     const since = this.establishedAtUs.get(e.node);
-    if (since === undefined) return;
+    if (since === undefined || this.unseenReattach.has(session)) return;
     const timeoutMs = Math.min(recordedMs, this.shortestNegotiatedMs.get(session) ?? recordedMs);
     const servedUs = this.clocks.elapsedLocalUs(e.node, since, e.atUs);
     if (servedUs >= timeoutMs * 1000) return;

@@ -31,7 +31,9 @@
  *    closing when it preps the closeSession, and from then on 3.8's `touchSession` ignores S's
  *    packets (`SessionTrackerImpl.touchSession` returns false for a closing session), so the
  *    expirer may still expire S while its closeSession waits for a quorum — a second
- *    closeSession, harmless (zab-random-faults seed 10275).
+ *    closeSession, harmless (zab-random-faults seed 10275). Nor a session some server took a
+ *    re-attachment of and never answered: that touch's timeout is not in the trace
+ *    (unseen-reattach.ts).
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
@@ -41,6 +43,7 @@ import type { CreateModeName } from "../../zk/proto/records.js";
 import { parseZxidText } from "../zxid-text.js";
 import { childPath, hex, isEphemeralMode, isSequentialMode } from "./znode-paths.js";
 import { mayBeClientTraffic } from "../message-types.js";
+import { UnseenReattachTimeouts } from "./unseen-reattach.js";
 
 interface ClientView {
   session: string;
@@ -57,7 +60,7 @@ const NO_CONN = -1;
 
 const KINDS = [
   "client.invoke", "client.complete", "zk.apply", "zk.session.expire", "client.state", "client.connect", "client.disconnect",
-  "pause", "resume", "crash", "send", "deliver", "drop", "zab.phase", "zab.state", "clock", "zk.session.established",
+  "pause", "resume", "crash", "send", "deliver", "drop", "zab.phase", "zab.state", "clock", "zk.session.established", "zk.session.invalid",
 ] as const;
 type Kind = KindsOf<typeof KINDS>;
 
@@ -96,6 +99,7 @@ export class SessionsChecker implements Checker<Kind> {
   private readonly leading = new Set<string>();
   /** Quorum servers not in phase BROADCAST (electing, discovering, syncing). */
   private readonly notServing = new Set<string>();
+  private readonly unseenReattach = new UnseenReattachTimeouts();
 
   onEvent(e: TraceEvent<Kind>): void {
     switch (e.kind) {
@@ -109,8 +113,12 @@ export class SessionsChecker implements Checker<Kind> {
         return guarded(this.log, e, this, this.onExpire);
       case "zk.session.established":
         return guarded(this.log, e, this, this.onEstablished);
-      case "client.state":
+      case "zk.session.invalid":
+        return guarded(this.log, e, this.unseenReattach, this.unseenReattach.onAnswer);
       case "client.connect":
+        guarded(this.log, e, this.unseenReattach, this.unseenReattach.onConnect);
+        return guarded(this.log, e, this, this.onClientState);
+      case "client.state":
       case "client.disconnect":
         return guarded(this.log, e, this, this.onClientState);
       case "pause":
@@ -125,6 +133,7 @@ export class SessionsChecker implements Checker<Kind> {
       case "send":
         return this.onSend(e);
       case "deliver":
+        this.unseenReattach.onDeliver(e);
         return this.onDeliver(e);
       case "drop":
         if (e.id !== undefined) {
@@ -316,12 +325,13 @@ export class SessionsChecker implements Checker<Kind> {
 
   private onEstablished(e: TraceEvent<"zk.session.established">): void {
     this.negotiatedMs.set(stringField(e, "session"), numberField(e, "timeoutMs"));
+    this.unseenReattach.onAnswer(e);
   }
 
   private onExpire(e: TraceEvent<"zk.session.expire">): void {
     const session = stringField(e, "session");
     const timeoutMs = intField(e, "timeoutMs");
-    if (this.skewed.has(e.node)) return;
+    if (this.skewed.has(e.node) || this.unseenReattach.has(session)) return;
     const touched = this.lastTouch.get(e.node)?.get(session);
     if (touched === undefined) return;
     // A touch sets the expiry by its connection's timeout (Java's touchSession(id, timeout)):

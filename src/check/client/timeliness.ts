@@ -9,7 +9,14 @@
  * - a leader (LEADING) has lost its quorum while the voters it could still lead, itself
  *   included, are not a majority of the voters. A voter counts unless it is down, a link between
  *   the two is cut (either way: a follower must hear the leader and the leader its ACKs), or it
- *   is leading or following another server. The voters are those of the config(s) the leader
+ *   is leading or following another server. A voter the leader can no longer reach but still
+ *   hears is lost only once its last packet has arrived: 3.8's LearnerHandler renews a learner's
+ *   ack deadline on any packet it reads (a forwarded request, a revalidation, an ACK), and the
+ *   learner goes on sending until its own syncLimit runs out — later still through a clogged link.
+ *   So when the loss needs such a voter, each packet from it that reaches the leader restarts the
+ *   loss (api-swarm-ensemble seed 10316: a REQUEST forwarded through a clogged link reached a
+ *   leader whose outgoing links were cut 3.5 s after the cut, and it served 6 s more, as 3.8
+ *   would). The voters are those of the config(s) the leader
  *   must hold a quorum of, read from its own `zab.config.activated` / `zab.config.next`: 3.8's
  *   Leader.lead checks, every tick, a quorum of its current config and, while a reconfig is
  *   pending, of the proposed one (the last-seen config, when its version is newer), so a loss
@@ -49,7 +56,7 @@ import { CutLinks } from "../cut-links.js";
 import { guarded, intField, optionalBooleanField, stringField } from "../event-reader.js";
 import { NodeClocks } from "../node-clocks.js";
 import { ServerNames } from "../zab/zab-event.js";
-import { mayBeClientTraffic } from "../message-types.js";
+import { mayBeClientTraffic, SERVER_MESSAGE_TYPES } from "../message-types.js";
 
 export const DEFAULT_SYNC_LIMIT_TICKS = 5;
 
@@ -67,7 +74,7 @@ interface Configs {
 
 const KINDS = [
   "zab.state", "zab.role.ended", "fle.elected", "crash", "start", "restart", "pause", "resume", "partition", "heal", "clock", "send", "timer",
-  "zk.readonly.start", "zk.readonly.stop", "client.connect", "zab.config.activated", "zab.config.next",
+  "zk.readonly.start", "zk.readonly.stop", "client.connect", "zab.config.activated", "zab.config.next", "deliver",
 ] as const;
 type Kind = KindsOf<typeof KINDS>;
 
@@ -76,6 +83,9 @@ const QUORUM_OP_REPLIES: ReadonlySet<string> = new Set(
   ["create", "create2", "createContainer", "createTTL", "delete", "deleteContainer", "setData", "setACL", "check", "multi", "sync", "reconfig"].map((op) => `reply:${op}`),
 );
 
+/** A learner's packets on its quorum connection (not the election's): what renews its ack deadline at the leader. */
+const isQuorumPacket = (type: string): boolean => SERVER_MESSAGE_TYPES.has(type) && !type.startsWith("fle.") && type !== "qcm.initial";
+
 /** The kernel's label for the Leader's half-tick timer (Leader.lead). */
 const LEADER_TICK = "leader-tick";
 
@@ -83,7 +93,7 @@ export class TimelinessChecker implements Checker<Kind> {
   readonly name = "client.timeliness";
   readonly kinds = KINDS;
   /** Of the messages, what a server sends its clients (its answers). */
-  readonly messageTypes = { send: mayBeClientTraffic };
+  readonly messageTypes = { send: mayBeClientTraffic, deliver: isQuorumPacket };
   readonly log = new ViolationLog(this.name);
   private readonly names = new ServerNames();
   private readonly roles = new Map<string, Role>();
@@ -121,6 +131,8 @@ export class TimelinessChecker implements Checker<Kind> {
         return;
       case "send":
         return this.onSend(e);
+      case "deliver":
+        return this.onDeliver(e);
       case "clock":
         this.clocks.apply(e);
         // A timer already set keeps the delay it was given in real time (the kernel converts a
@@ -221,17 +233,37 @@ export class TimelinessChecker implements Checker<Kind> {
     }
   }
 
-  private isCutOff(node: string, role: Role): boolean {
+  /**
+   * Whether `node` has lost its leader or quorum; with `heardSupport`, a voter the leader still
+   * hears (only the leader's own link to it cut) counts as support.
+   */
+  private isCutOff(node: string, role: Role, heardSupport = false): boolean {
     if (role.state !== "LEADING") {
       const leader = role.leader;
       return leader !== undefined && (this.down.has(leader) || this.cut.has(leader, node));
     }
     const configs = this.configs.get(node);
     const current = configs?.current;
-    if (current === undefined) return !this.hasQuorum(node, this.voters);
+    if (current === undefined) return !this.hasQuorum(node, this.voters, heardSupport);
     const lastSeen = configs?.lastSeen;
     const pending = lastSeen !== undefined && lastSeen.version > current.version ? lastSeen : undefined;
-    return !this.hasQuorum(node, this.configNodes(current)) || (pending !== undefined && !this.hasQuorum(node, this.configNodes(pending)));
+    return !this.hasQuorum(node, this.configNodes(current), heardSupport) || (pending !== undefined && !this.hasQuorum(node, this.configNodes(pending), heardSupport));
+  }
+
+  /**
+   * A learner's packet reaches a leader in a loss: when the loss needs a voter the leader still
+   * hears (counting those as support it would lead a quorum), the packet renews that voter's ack
+   * deadline and the loss starts again from its arrival.
+   */
+  private onDeliver(e: TraceEvent): void {
+    const since = this.lossSinceUs.get(e.node);
+    const peer = e.peer;
+    if (since === undefined || peer === undefined || since >= e.atUs) return;
+    if (!this.cut.has(e.node, peer) || this.cut.has(peer, e.node) || e.detail === undefined || !isQuorumPacket(e.detail)) return;
+    const role = this.roles.get(e.node);
+    if (role?.state !== "LEADING" || this.down.has(peer) || this.isCutOff(e.node, role, true)) return;
+    this.lossSinceUs.set(e.node, e.atUs);
+    this.reported.delete(e.node);
   }
 
   /** A config's voters as nodes; a voter whose server was never seen stays its sid (then it counts as support). */
@@ -240,12 +272,12 @@ export class TimelinessChecker implements Checker<Kind> {
   }
 
   /** Whether the leader `node` can still lead a majority of `voters`, itself included if it is one. */
-  private hasQuorum(node: string, voters: Iterable<string>): boolean {
+  private hasQuorum(node: string, voters: Iterable<string>, heardSupport: boolean): boolean {
     let support = 0;
     let size = 0;
     for (const v of voters) {
       size++;
-      if (v !== node && (this.down.has(v) || this.cut.has(node, v) || this.cut.has(v, node))) continue;
+      if (v !== node && (this.down.has(v) || (this.cut.has(node, v) && !heardSupport) || this.cut.has(v, node))) continue;
       const r = v === node ? undefined : this.roles.get(v);
       if (r !== undefined && (r.state === "LEADING" || (r.leader !== undefined && r.leader !== node))) continue;
       support++;

@@ -4,7 +4,7 @@ import { loadScenario } from "../../../src/cli/scenario-files.js";
 import { runScenario } from "../../../src/scenario/run.js";
 import { runCheckers, type Checker } from "../../../src/check/checker.js";
 import type { Canary } from "../../../src/scenario/types.js";
-import { ClientLivenessChecker, ServerWatchesChecker, SessionFailoverChecker, TimelinessChecker } from "../../../src/check/client/index.js";
+import { ClientLivenessChecker, ServerWatchesChecker, SessionFailoverChecker, SessionsChecker, TimelinessChecker } from "../../../src/check/client/index.js";
 import { zkWorkload } from "../../../src/scenario/workloads/zk.js";
 
 /**
@@ -120,6 +120,54 @@ describe("check: client: the new checkers on hand-written traces", () => {
     const slowed = [...setup.slice(0, -1), { kind: "clock", node: "s1", atUs: 1500 * ms, fields: { rate: 0.1 } }, tick(2000 * ms), tick(12_000 * ms)];
     // 10 s of its slowed clock after the cut: inside (5 + 2) × 2 s; a 0.55 s "half tick" read across the change would flag it.
     expect(judge(new TimelinessChecker(), [...slowed, cut, reply(103_000 * ms)])).toEqual([]);
+  });
+
+  it("client.timeliness: a leader that can no longer reach its followers but still hears them loses its quorum only after their last packet arrives (api-swarm-ensemble seed 10316)", () => {
+    const ms = 1000;
+    const state = (node: string, sid: number, state: string) => ({ kind: "zab.state", node, fields: { sid, state } });
+    const elected = (node: string, sid: number) => ({ kind: "fle.elected", node, fields: { sid, leader: 1, zxid: "0x0", state: "FOLLOWING", electionEpoch: 1 } });
+    const tick = (atUs: number) => ({ kind: "timer", node: "s1", atUs, detail: "leader-tick" });
+    const setup = [state("s1", 1, "LOOKING"), state("s2", 2, "LOOKING"), state("s3", 3, "LOOKING"), elected("s2", 2), elected("s3", 3), state("s1", 1, "LEADING"), state("s2", 2, "FOLLOWING"), state("s3", 3, "FOLLOWING"), tick(1000 * ms), tick(2000 * ms)];
+    // Only the leader's own links are cut: its followers still reach it.
+    const outgoing = { kind: "partition", atUs: 3000 * ms, fields: { links: ["s1>s2", "s1>s3"] } };
+    const reply = (atUs: number) => ({ kind: "send", node: "s1", peer: "c1", atUs, detail: "reply:getData" });
+    // A REQUEST s2 forwarded reaches the leader at 8 s (3.8's LearnerHandler renews s2's ack deadline): the bound runs from there.
+    const forwarded = { kind: "deliver", node: "s1", peer: "s2", atUs: 8000 * ms, detail: "REQUEST" };
+    expect(judge(new TimelinessChecker(), [...setup, outgoing, forwarded, reply(21_000 * ms)])).toEqual([]);
+    expect(judge(new TimelinessChecker(), [...setup, outgoing, forwarded, reply(22_001 * ms)])).toHaveLength(1);
+    // Without it, the loss starts at the cut; an election notification renews nothing.
+    expect(judge(new TimelinessChecker(), [...setup, outgoing, reply(17_001 * ms)])).toHaveLength(1);
+    expect(judge(new TimelinessChecker(), [...setup, outgoing, { ...forwarded, detail: "fle.notification" }, reply(17_001 * ms)])).toHaveLength(1);
+    // A packet from a follower cut both ways cannot arrive; one from a follower the leader still reaches changes nothing.
+    const both = { kind: "partition", atUs: 3000 * ms, fields: { links: ["s1>s2", "s2>s1", "s1>s3", "s3>s1"] } };
+    expect(judge(new TimelinessChecker(), [...setup, both, forwarded, reply(17_001 * ms)])).toHaveLength(1);
+  });
+
+  it("client.sessions, client.session-failover: a re-attachment a server took but never answered touched the session with a timeout the trace does not show (api-swarm-ensemble seed 10424)", () => {
+    const ms = 1000;
+    const est = { kind: "zab.leader.established", node: "s2", atUs: 3000 * ms, fields: { sid: 2, epoch: 3, lastZxid: "0x0" } };
+    const established = { kind: "zk.session.established", node: "s2", atUs: 100 * ms, fields: { client: "c2", session: "0x5", timeoutMs: 35_000 } };
+    const connect = { kind: "client.connect", node: "c2", atUs: 6000 * ms, fields: { client: "c2", server: "s1", session: "0x5", conn: 60 } };
+    const delivered = { kind: "deliver", node: "s1", peer: "c2", atUs: 6001 * ms, detail: "connect", conn: 60 };
+    const expire = { kind: "zk.session.expire", node: "s2", atUs: 18_000 * ms, fields: { session: "0x5", timeoutMs: 35_000 } };
+    // 15 s after s2 started serving, of a 35 s session: too soon, unless a re-attachment asked for less.
+    expect(judge(new SessionFailoverChecker(), [established, est, expire])).toHaveLength(1);
+    expect(judge(new SessionFailoverChecker(), [established, est, connect, delivered, expire])).toEqual([]);
+    // Answered, its timeout is known again: 35 s negotiated still makes 15 s too soon; a wrong password touched nothing.
+    const answered = { kind: "zk.session.established", node: "s1", atUs: 6002 * ms, fields: { client: "c2", session: "0x5", timeoutMs: 35_000 } };
+    expect(judge(new SessionFailoverChecker(), [established, est, connect, delivered, answered, expire])).toHaveLength(1);
+    const invalid = { kind: "zk.session.invalid", node: "s1", atUs: 6002 * ms, fields: { client: "c2", session: "0x5" } };
+    expect(judge(new SessionFailoverChecker(), [established, est, connect, delivered, invalid, expire])).toHaveLength(1);
+    // A connect that never reached a server touched nothing either.
+    expect(judge(new SessionFailoverChecker(), [established, est, connect, expire])).toHaveLength(1);
+    // client.sessions: a packet of the connected client touched the session at s2 at 2 s; the unanswered re-attachment lifts the bound.
+    const connected = { kind: "client.state", node: "c2", atUs: 1000 * ms, fields: { client: "c2", state: "CONNECTED", session: "0x5", conn: 20 } };
+    const serverConnected = { kind: "client.connect", node: "c2", atUs: 900 * ms, fields: { client: "c2", server: "s2", session: "0x0", conn: 20 } };
+    const sent = { kind: "send", node: "c2", peer: "s2", id: 7, atUs: 2000 * ms, detail: "getData", conn: 20 };
+    const got = { kind: "deliver", node: "s2", peer: "c2", id: 7, atUs: 2001 * ms, detail: "getData", conn: 20 };
+    const touched = [serverConnected, established, connected, sent, got];
+    expect(judge(new SessionsChecker(), [...touched, expire])).toHaveLength(1);
+    expect(judge(new SessionsChecker(), [...touched, connect, delivered, expire])).toEqual([]);
   });
 
   it("client.timeliness: a leader's quorum is of its own config(s): the committed one, and a pending one while a reconfig is proposed (reconfig-swarm seed 11379)", () => {
