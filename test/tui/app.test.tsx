@@ -32,7 +32,7 @@ describe("tui: app", () => {
     expect(frame).toMatch(/zksim learn zab \[3\] · seed 1 · step 0/);
     expect(frame).toMatch(/● s3 leader\s+epoch 1\/1\s+last 0x100000002/);
     expect(frame).toMatch(/PENDING \(\d+/);
-    expect(frame).toMatch(/✓ 16 of 16 invariants hold/);
+    expect(frame).toMatch(/✓ 17 of 17 invariants hold/);
     expect(frame.split("\n").length).toBeLessThanOrEqual(23);
   });
 

@@ -378,7 +378,7 @@ class Search<S> {
     }
     key += `;${lastLin}`;
     if (this.unknown.length > 0) {
-      key += "|" + String.fromCharCode.apply(null, this.unknownBits as unknown as number[]);
+      key += "|" + String.fromCharCode(...this.unknownBits);
       // Most recently invoked first: an indeterminate op that took effect usually did so soon
       // after its invocation; the old ones still pending are more likely never to have.
       // Of pending unknown ops with the same signature only one is tried: with no deadline and
