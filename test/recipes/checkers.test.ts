@@ -160,6 +160,17 @@ describe("recipes: checkers on hand-written traces", () => {
     expect(run(new QueueChecker(), [offer(1, "a", 1), offer(2, "b", 2), take(3, "c3", "a", 1, "at-least-once"), q(4, "c3", { event: "drained" })])[0]).toMatch(/never taken: b/);
     expect(run(new QueueChecker(), [offer(1, "a", 1), offer(2, "b", 2), take(3, "c3", "b", 2, "at-least-once"), take(4, "c3", "a", 1, "at-least-once")])[0]).toMatch(/FIFO order/);
     expect(run(new QueueChecker(), [take(3, "c3", "zz", 9, "at-least-once")])[0]).toMatch(/ever offered/);
+    // A producer whose node crashed with the item's create sent cannot annotate the offer; the
+    // node may exist (recipe-queue --generate seeds 10987, 11207; recipe-queue-priority 10472, 11807).
+    const create = (atMs: number, path: string): Ev => [atMs, "client.invoke", { client: "c1", session: "s-c1", opId: 1, op: "create", path, mode: 2 }, "c1"];
+    const crash: Ev = [2, "crash", undefined, "c1"];
+    expect(run(new QueueChecker(), [create(1, "/q/qn-zz-"), crash, take(3, "c3", "zz", 9, "at-least-once")])).toEqual([]);
+    expect(run(new QueueChecker(), [create(1, "/q/qn-04-zz-"), crash, take(3, "c3", "zz", 9, "at-least-once")])).toEqual([]);
+    // No crash, a crash before the create, another queue's or another item's create: a phantom still.
+    expect(run(new QueueChecker(), [create(1, "/q/qn-zz-"), take(3, "c3", "zz", 9, "at-least-once")])[0]).toMatch(/c3 took item zz from \/q, but no producer ever offered item zz/);
+    expect(run(new QueueChecker(), [[0, "crash", undefined, "c1"], create(1, "/q/qn-zz-"), take(3, "c3", "zz", 9, "at-least-once")])[0]).toMatch(/ever offered item zz/);
+    expect(run(new QueueChecker(), [create(1, "/other/qn-zz-"), crash, take(3, "c3", "zz", 9, "at-least-once")])[0]).toMatch(/ever offered item zz/);
+    expect(run(new QueueChecker(), [create(1, "/q/qn-zy-"), crash, take(3, "c3", "zz", 9, "at-least-once")])[0]).toMatch(/ever offered item zz/);
   });
 
   it("priority-queue: a take is judged against the offers acknowledged before the consumer's sync and not yet being deleted when its list came", () => {

@@ -206,4 +206,25 @@ describe("regressions found by explore --generate (workload shape and faults dra
     expect([expired !== "", established, appliedBeforeLeft, c1Left]).toEqual([true, true, false, true]);
     expect(r.violations).toEqual([]);
   }, 120_000);
+  it("queue: a producer node that crashed with its create in flight announced no offer, and its item may be taken (recipe-queue --generate seeds 10987, 11207; recipe-queue-priority 10472, 11807)", async () => {
+    for (const [story, seed, item, producer] of [["recipe-queue", 10987, "c1.11", "c1"], ["recipe-queue", 11207, "c2.7", "c2"], ["recipe-queue-priority", 10472, "c2.6", "c2"], ["recipe-queue-priority", 11807, "c3.1", "c3"]] as const) {
+      let invoked = false;
+      let crashedInDoubt = false;
+      let offered = false;
+      let taken = false;
+      const r = await runScenario(generatedRecipeScenario(loadScenario(story), seed), {
+        seed,
+        onTraceEvent: (ev) => {
+          const e = loose(ev);
+          const f = e.fields;
+          if (e.kind === "client.invoke" && e.node === producer && f?.op === "create" && String(f.path).endsWith(`-${item}-`)) invoked = true;
+          if (e.kind === "crash" && e.node === producer && invoked && !offered) crashedInDoubt = true;
+          if (e.kind === "recipe.queue" && f?.item === item && f.event === "offer") offered = true;
+          if (e.kind === "recipe.queue" && f?.item === item && f.event === "take") taken = true;
+        },
+      });
+      expect([crashedInDoubt, offered, taken], `${story} seed ${seed}`).toEqual([true, false, true]);
+      expect(r.violations, `${story} seed ${seed}`).toEqual([]);
+    }
+  }, 120_000);
 });

@@ -3,7 +3,9 @@
  * against the guarantee each consumer declares (`delivery`):
  *
  * - no phantom: every taken item id was offered (acknowledged or of unknown outcome) by the
- *   end of the run (a take may precede the producer's reply);
+ *   end of the run (a take may precede the producer's reply), or its producer's client node
+ *   crashed with the item's create sent (`client.invoke` of `<queue>/qn-[NN-]<id>-`) and no
+ *   offer annotated: a crashed producer cannot say its create's outcome was unknown;
  * - no double delivery of one queue node: under `at-most-once` never; under `at-least-once`
  *   only when one of the hand-overs was `unsure` (its delete's reply was lost);
  * - no loss, once the application declares the queue `drained`: every acknowledged item id
@@ -24,7 +26,7 @@ import { ViolationLog, type KindsOf } from "../checker.js";
 import { STALL_MS } from "./exclusive.js";
 import { SessionFates, fmtMs } from "./sessions.js";
 import type { TraceEvent } from "../../sim/trace.js";
-import { guarded, intField, optionalBooleanField, optionalNumberField, stringField } from "../event-reader.js";
+import { guarded, intField, optionalBooleanField, optionalNumberField, optionalStringField, stringField } from "../event-reader.js";
 
 interface Take {
   client: string;
@@ -47,9 +49,14 @@ interface QueueHistory {
   drained: TraceEvent | undefined;
   /** Items taken before any offer of them was annotated, with the take and its client. */
   unannounced: Map<string, { take: TraceEvent; client: string }>;
+  /** Item ids whose producer's node crashed with their create invoked and no offer annotated. */
+  crashedOffers: Set<string>;
 }
 
-const KINDS = ["recipe.queue", ...SessionFates.KINDS] as const;
+/** A queue item's create path: `<queue>/qn-<id>-`, or `<queue>/qn-<NN>-<id>-` in a priority queue (the recipe's names). */
+const ITEM_CREATE = /^(.*)\/qn-(?:\d{2}-)?([A-Za-z0-9._]+)-$/;
+
+const KINDS = ["recipe.queue", "client.invoke", ...SessionFates.KINDS] as const;
 type Kind = KindsOf<typeof KINDS>;
 
 export class QueueChecker implements Checker<Kind> {
@@ -63,6 +70,8 @@ export class QueueChecker implements Checker<Kind> {
   /** Nodes that ran a client (answered requests, or annotated the queue), and when nodes crashed. */
   private readonly clientNodes = new Set<string>();
   private readonly crashes: { node: string; atUs: number }[] = [];
+  /** Client node → queue items whose create it invoked and whose offer it has not annotated yet. */
+  private readonly pendingOffers = new Map<string, { queue: string; item: string }[]>();
 
   constructor(private readonly stallMs = STALL_MS) {}
 
@@ -71,10 +80,22 @@ export class QueueChecker implements Checker<Kind> {
   }
 
   private read(e: TraceEvent<Kind>): void {
+    if (e.kind === "client.invoke") {
+      const m = stringField(e, "op") === "create" ? ITEM_CREATE.exec(optionalStringField(e, "path") ?? "") : null;
+      if (m !== null) {
+        const pending = this.pendingOffers.get(e.node) ?? [];
+        pending.push({ queue: m[1]!, item: m[2]! });
+        this.pendingOffers.set(e.node, pending);
+      }
+      return;
+    }
     if (e.kind !== "recipe.queue") {
       if (e.kind === "crash") {
         this.lastCrashUs = e.atUs;
         this.crashes.push({ node: e.node, atUs: e.atUs });
+        // The crashed producer's creates in doubt: they may have made a node no annotation will announce.
+        for (const p of this.pendingOffers.get(e.node) ?? []) this.queue(p.queue).crashedOffers.add(p.item);
+        this.pendingOffers.delete(e.node);
       }
       if (e.kind === "client.complete") this.clientNodes.add(e.node);
       this.fates.onEvent(e);
@@ -91,6 +112,8 @@ export class QueueChecker implements Checker<Kind> {
         if ((optionalNumberField(e, "priority") ?? 0) !== 0) q.priority = true;
         if (ok || !q.offered.has(item)) q.offered.set(item, ok ? "ok" : "unknown");
         if (ok && !q.acknowledgedAtUs.has(item)) q.acknowledgedAtUs.set(item, e.atUs);
+        const pending = this.pendingOffers.get(e.node);
+        if (pending !== undefined) this.pendingOffers.set(e.node, pending.filter((p) => p.queue !== name || p.item !== item));
         return;
       }
       case "wait":
@@ -152,7 +175,7 @@ export class QueueChecker implements Checker<Kind> {
   private queue(name: string): QueueHistory {
     let q = this.queues.get(name);
     if (q === undefined) {
-      q = { offered: new Map(), acknowledgedAtUs: new Map(), stuck: false, takenNodes: new Map(), takenIds: new Set(), dropped: new Set(), lastSeqBySession: new Map(), priority: false, drained: undefined, unannounced: new Map() };
+      q = { offered: new Map(), acknowledgedAtUs: new Map(), stuck: false, takenNodes: new Map(), takenIds: new Set(), dropped: new Set(), lastSeqBySession: new Map(), priority: false, drained: undefined, unannounced: new Map(), crashedOffers: new Set() };
       this.queues.set(name, q);
     }
     return q;
@@ -161,7 +184,7 @@ export class QueueChecker implements Checker<Kind> {
   finish(): Violation[] {
     for (const [name, q] of this.queues) {
       for (const [item, u] of q.unannounced) {
-        if (!q.offered.has(item)) this.log.add(u.take, `${u.client} took item ${item} from ${name}, but no producer ever offered item ${item}`);
+        if (!q.offered.has(item) && !q.crashedOffers.has(item)) this.log.add(u.take, `${u.client} took item ${item} from ${name}, but no producer ever offered item ${item}`);
       }
       if (q.drained === undefined) continue;
       const lost = [...q.offered].filter(([id, outcome]) => outcome === "ok" && !q.takenIds.has(id)).map(([id]) => id);
