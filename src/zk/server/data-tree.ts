@@ -281,9 +281,18 @@ export class DataTree {
   }
 
   // Every change to a node goes through these, so the tree digest stays current.
+  /**
+   * Java's `NodeHashMapImpl.put`: a node that replaces one still mapped at its path takes the
+   * old one's contribution out of the digest. That happens when a log is replayed over a fuzzy
+   * snapshot: the snapshot may hold a child created after a delete of its parent that the
+   * replay applies (deleteNode removes the parent's entry only), and the child's own create,
+   * replayed later, puts a new node at the orphan's path.
+   */
   private putNode(path: string, node: DataNode): void {
+    const old = this.nodes.get(path);
     this.nodes.set(path, node);
     this.treeDigest.addNode(path, node);
+    if (old !== undefined && old !== node) this.treeDigest.removeNode(old);
   }
   private removeNode(path: string, node: DataNode): void {
     this.nodes.delete(path);

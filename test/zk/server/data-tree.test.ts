@@ -300,6 +300,20 @@ describe("zk: data-tree: the incremental tree digest", () => {
     );
   });
 
+  it("a replay over a fuzzy snapshot that re-creates an orphaned child keeps the digest current (NodeHashMapImpl.put)", () => {
+    // The snapshot holds /a and /a/b; the log replays delete /a (the child stays mapped, as in
+    // Java's deleteNode), create /a, create /a/b: the new /a/b replaces the orphan at its path.
+    const h = new Harness();
+    h.create("/a");
+    h.create("/a/b", "child");
+    const tree = DataTree.deserialize(h.tree.serialize());
+    expect(tree.deleteNode("/a", makeZxid(1, 10))).toBe(Code.OK);
+    expect(tree.getNode("/a/b"), "the orphan is still mapped").toBeDefined();
+    expect(tree.createNode("/a", enc(""), Ids.OPEN_ACL_UNSAFE, 0n, -1, makeZxid(1, 11), 11)).toBe(Code.OK);
+    expect(tree.createNode("/a/b", enc("child"), Ids.OPEN_ACL_UNSAFE, 0n, -1, makeZxid(1, 12), 12)).toBe(Code.OK);
+    expect(tree.digest()).toBe(tree.digestFromScratch());
+  });
+
   it("canary: a change that bypasses the digest hooks is caught by the from-scratch comparison", () => {
     const h = new Harness();
     h.create("/a", "before");
