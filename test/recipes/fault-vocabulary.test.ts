@@ -54,6 +54,14 @@ describe("recipes: the generated plans draw the whole fault vocabulary", () => {
     for (const story of ["recipe-lock-pause", "recipe-lock-pause-unfenced"]) expect(() => generatedRecipeScenario(loadScenario(story), 1)).toThrow(/takes no generated faults: its story times one pause/);
   });
 
+  it("a generated expiry story runs as long as its own fault rounds need (recipe-latch-expiry seed 10307: cut before its check phase at 58.5 s of a 40 s run)", async () => {
+    const scenario = generatedRecipeScenario(loadScenario("recipe-latch-expiry"), 10307);
+    expect(scenario.durationMs).toBeGreaterThan(RECIPE_TIMINGS.short.durationMs);
+    const r = await runRecipeScenario(scenario, { seed: 10307 });
+    expect(r.violations).toEqual([]);
+    expect(r.narrative.some((line) => line.startsWith("check phase"))).toBe(true);
+  }, 120_000);
+
   it("a generated run with a client crash is the same run twice (same seed, same trace)", async () => {
     const scenario = loadScenario("recipe-double-barrier");
     const seed = [36, 39].find((s) => generatedRecipeScenario(scenario, s).faults.some((f) => f.kind === "crash" && f.node.startsWith("c")))!;

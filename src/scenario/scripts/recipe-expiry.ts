@@ -34,6 +34,13 @@ const HOLDER_SESSION_TIMEOUT_MS = 6000;
 /** Longer than the fault rounds on one holder: a term ends when the recipe (or the script's stop) says so. */
 const LONG_TERM_MS = 30_000;
 const WRITE_GAP_MS = 300;
+/**
+ * A generated run's length (`generatedDurationMs`), as the scenario files': the rounds run on
+ * their own clock (each waits up to 15 s for a holder, then 4.5 or 12 s of fault and 3 s after),
+ * about 45–60 s in all, and the run would otherwise end 20 s after the last fault before the short
+ * timing's 40 s, while a round still runs or its check phase waits for a leader.
+ */
+const EXPIRY_RUN_MS = 120_000;
 
 type Round = { kind: "blip" | "expire-cut" | "expire-pause"; forMs: number };
 const ROUNDS: readonly Round[] = [
@@ -91,6 +98,7 @@ export const recipeLatchExpiry: ScriptDef = {
   description: "leader latches and selectors kept open for long terms while their leaders lose the connection, and their sessions: one leader at a time, a lost leadership given up, a leader again after the faults",
   recipeCheckers: ["recipe.election"],
   clientRange: [2, 8],
+  generatedDurationMs: EXPIRY_RUN_MS,
   async run(s) {
     await settle(s);
     const holding: Holding = new Map();
@@ -128,6 +136,7 @@ export const recipeLockExpiry: ScriptDef = {
   description: "exclusive lock held for long terms while the holder loses its connection (and keeps the lock) or its session (and must give it up): mutual exclusion, fenced writes, no stale claim",
   recipeCheckers: ["recipe.lock-mutex", "recipe.lock-herd", "recipe.lock-fencing"],
   clientRange: [2, 8],
+  generatedDurationMs: EXPIRY_RUN_MS,
   async run(s) {
     await settle(s);
     const holding: Holding = new Map();

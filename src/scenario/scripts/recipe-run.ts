@@ -236,9 +236,10 @@ const clientNames = (n: number): string[] => Array.from({ length: n }, (_, i) =>
 export function propertyScenario(scenario: Scenario, plan: readonly FaultPlan[], servers: readonly string[], workload?: WorkloadPlan): Scenario {
   const traps: CreateLossTrap[] = plan.filter((p) => p.kind === "create-loss").map(({ node, atMs, forMs }) => ({ node, atMs, forMs }));
   const shape = workload === undefined ? {} : { clients: workload.clients, ...(Object.keys(workload.recipeWorkload).length > 0 ? { recipeWorkload: workload.recipeWorkload } : {}) };
+  const script = scriptNamed(String(scenario.workload.params.script));
   return {
     ...scenario,
-    durationMs: RECIPE_TIMINGS.short.durationMs,
+    durationMs: script.generatedDurationMs ?? RECIPE_TIMINGS.short.durationMs,
     workload: { ...scenario.workload, params: { ...scenario.workload.params, ...shape, recipeTiming: "short", createLossTraps: traps } },
     faults: faultsOf(plan, servers, workload !== undefined ? clientNames(workload.clients) : nodesOf(scenario).clients),
     // The recipe checkers' quiet period after the last fault fits in the run: no extension.

@@ -74,6 +74,12 @@ export interface ScriptDef {
    * own precisely timed faults (a generated pause of the same client breaks them, not the recipe).
    */
   noGenerate?: string;
+  /**
+   * The run length a generated scenario (`--generate`, property runs) of this story gets instead
+   * of the short timing's: for a story whose own fault rounds, aimed at whoever holds a role,
+   * outlast that run and so would be cut before its check phase (not a defect of the recipe).
+   */
+  generatedDurationMs?: number;
   run: Script;
 }
 
