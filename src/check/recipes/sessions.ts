@@ -91,14 +91,18 @@ export class SessionFates {
     switch (e.kind) {
       case "zab.propose": {
         // The expiring leader's next proposal of the session is its closeSession (a closing
-        // session's own requests fail at prep; an expiry's close has cxid 0).
-        const { session, cxid } = txnRequestField(e, "txn");
+        // session's own requests fail at prep; an expiry's close has cxid 0). Nearly every
+        // proposal comes with no expiry pending: then there is nothing to read.
         const pending = this.expiring.get(e.node);
-        if (cxid !== 0 || pending?.delete(session) !== true) return undefined;
+        if (pending === undefined || pending.size === 0) return undefined;
+        const { session, cxid } = txnRequestField(e, "txn");
+        if (cxid !== 0 || !pending.delete(session)) return undefined;
         this.closeProposals.set(stringField(e, "txn"), { session, zxid: zxidField(e, "zxid") });
         return undefined;
       }
       case "zab.log": {
+        // Nothing to follow until some expiry's close was proposed (the common case: every txn).
+        if (this.closeProposals.size === 0 && this.loggedCloses.get(e.node) === undefined) return undefined;
         const zxid = zxidField(e, "zxid");
         const close = this.closeProposals.get(stringField(e, "txn"));
         if (close !== undefined && close.zxid === zxid) this.loggedOn(e.node).set(zxid, close.session);
