@@ -273,9 +273,12 @@ async function clientLoad(servers: number, virtualMs: number) {
 /**
  * `bench recipes --profile`: the JIT warmed over the same seeds as `recipesBench`, then
  * `seeds` seeds of recipe-lock-bench under V8's sampling profiler (bench-profile.ts).
+ * `checkers` false (`--no-check`): the scenario without its checkers, warm-up included — the
+ * simulation's own cost, as `seeds_per_sec_without_checkers` runs it.
  */
-export async function profileRecipes(seeds: number, top: number): Promise<SeedProfile> {
-  const scenario = loadScenario("recipe-lock-bench");
+export async function profileRecipes(seeds: number, top: number, checkers = true): Promise<SeedProfile> {
+  const loaded = loadScenario("recipe-lock-bench");
+  const scenario = checkers ? loaded : { ...loaded, checkers: [] };
   for (let seed = 1; seed <= RECIPES_WARM_UP_SEEDS; seed++) await runScenario(scenario, { seed });
   return profileSeeds(scenario, RECIPES_WARM_UP_SEEDS + 1, seeds, top);
 }

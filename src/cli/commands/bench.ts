@@ -1,8 +1,9 @@
 /**
  * `zksim bench <suite> [--json] [--targets A,B]`: the benchmark suites of cli/bench.ts, one
  * figure a line. `--targets` (check-model only) measures those `zksim check` targets alone.
- * `zksim bench recipes --profile [--seeds N] [--top N]`: where a warm seed's time goes instead
- * (cli/bench-profile.ts), by area (each checker, the trace, the kernel, the server…) and function.
+ * `zksim bench recipes --profile [--seeds N] [--top N] [--no-check]`: where a warm seed's time goes
+ * instead (cli/bench-profile.ts), by area (each checker, the trace, the kernel, the server…) and
+ * function; `--no-check` profiles the seeds without their checkers (the simulation alone).
  */
 import { UserInputError } from "../../sim/errors.js";
 import { boolFlag, intFlag, parseArgs, stringFlag } from "../args.js";
@@ -12,20 +13,20 @@ import type { Command } from "../command.js";
 
 export const bench: Command = {
   name: "bench",
-  args: "<suite> [--json] [--targets A,B] | recipes --profile [--seeds N] [--top N] [--json]",
+  args: "<suite> [--json] [--targets A,B] | recipes --profile [--seeds N] [--top N] [--no-check] [--json]",
   help: `benchmarks (${BENCH_SUITES.join(", ")}, all)`,
   async run(argv) {
-    const args = parseArgs(argv, { json: "bool", targets: "string", profile: "bool", seeds: "int", top: "int" }, "bench");
+    const args = parseArgs(argv, { json: "bool", targets: "string", profile: "bool", seeds: "int", top: "int", "no-check": "bool" }, "bench");
     if (args.positionals.length === 0) throw new UserInputError(`bench: which suite? (${BENCH_SUITES.join(", ")}, all)`);
     if (args.positionals.length > 1) throw new UserInputError(`bench: unexpected argument "${args.positionals[1]}"`);
     if (boolFlag(args, "profile")) {
       if (args.positionals[0] !== "recipes") throw new UserInputError(`bench: --profile profiles the recipes suite only, got "${args.positionals[0]}"`);
-      const profile = await profileRecipes(intFlag(args, "seeds") ?? 40, intFlag(args, "top") ?? 25);
+      const profile = await profileRecipes(intFlag(args, "seeds") ?? 40, intFlag(args, "top") ?? 25, !boolFlag(args, "no-check"));
       if (boolFlag(args, "json")) console.log(JSON.stringify(profile));
       else for (const line of formatProfile(profile)) console.log(line);
       return 0;
     }
-    if (args.flags.has("seeds") || args.flags.has("top")) throw new UserInputError("bench: --seeds and --top go with --profile");
+    if (args.flags.has("seeds") || args.flags.has("top") || args.flags.has("no-check")) throw new UserInputError("bench: --seeds, --top and --no-check go with --profile");
     const targets = stringFlag(args, "targets")?.split(",").map((t) => t.trim()).filter((t) => t !== "");
     if (targets !== undefined && args.positionals[0] !== "check-model") throw new UserInputError("bench: --targets is for the check-model suite");
     const figures = await runBench(args.positionals[0]!, targets);
