@@ -631,7 +631,7 @@ export class DataTree {
     const node = this.getNode(path);
     if (node === undefined) return null;
     if (watcher !== null) this.watches.childWatches.addWatch(path, watcher);
-    return { children: [...node.children], stat: this.statOf(node) };
+    return { children: node.children.toArray(), stat: this.statOf(node) };
   }
 
   getACL(path: string): { acl: ACL[]; stat: Stat } | null {

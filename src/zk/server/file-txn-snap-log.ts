@@ -83,22 +83,41 @@ export class FileTxnSnapLog {
    * if a crash loses the files after it — a caller announcing what is logged must say so then.
    */
   commit(onDone: () => void, onLogDurable?: (lastZxid: Zxid) => void): void {
-    const logs = [...this.dirtyLogs];
-    this.dirtyLogs.clear();
-    if (logs.length === 0) {
+    const dirty = this.dirtyLogs.size;
+    if (dirty === 0) {
       onDone();
       return;
     }
     this.commitsInFlight++;
+    if (dirty === 1) {
+      // The common case (no roll since the last commit): one file, no copy of the map.
+      const log = this.currentLog!;
+      const lastZxid = this.dirtyLogs.get(log);
+      if (lastZxid !== undefined) {
+        this.dirtyLogs.clear();
+        this.disk.fsync(log, () => {
+          onLogDurable?.(lastZxid);
+          onDone();
+          this.commitDone();
+        });
+        return;
+      }
+    }
+    const logs = [...this.dirtyLogs];
+    this.dirtyLogs.clear();
     let pending = logs.length;
     for (const [log, lastZxid] of logs) {
       this.disk.fsync(log, () => {
         onLogDurable?.(lastZxid);
         if (--pending > 0) return;
         onDone();
-        if (--this.commitsInFlight === 0) for (const fn of this.whenIdle.splice(0)) fn();
+        this.commitDone();
       });
     }
+  }
+
+  private commitDone(): void {
+    if (--this.commitsInFlight === 0 && this.whenIdle.length > 0) for (const fn of this.whenIdle.splice(0)) fn();
   }
 
   private commitsInFlight = 0;

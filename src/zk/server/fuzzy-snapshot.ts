@@ -72,7 +72,7 @@ export class DataTreeWalk {
       const node = this.tree.getNode(path);
       if (node === undefined) continue; // deleted after its parent was copied
       out.push(snapshotNodeOf(path, node));
-      const names = [...node.children]; // the set's order, as Java's serializeNode walks it
+      const names = node.children.toArray(); // the set's order, as Java's serializeNode walks it
       for (let i = names.length - 1; i >= 0; i--) this.pending.push(childPath(path, names[i]!));
     }
     return out;

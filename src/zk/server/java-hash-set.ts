@@ -53,7 +53,11 @@ interface Entry {
 }
 
 export class JavaHashSet implements Iterable<string> {
-  private table: Entry[][] | undefined;
+  /**
+   * The buckets; an empty bucket is undefined until its first entry (most of a node's buckets
+   * never hold one, and a table of empty arrays per set was most of what a create allocated).
+   */
+  private table: (Entry[] | undefined)[] | undefined;
   private threshold: number;
   private count = 0;
 
@@ -69,15 +73,18 @@ export class JavaHashSet implements Iterable<string> {
   has(key: string): boolean {
     if (this.table === undefined) return false;
     const hash = spread(key);
-    return this.table[hash & (this.table.length - 1)]!.some((e) => e.hash === hash && e.key === key);
+    const bucket = this.table[hash & (this.table.length - 1)];
+    return bucket !== undefined && indexIn(bucket, hash, key) >= 0;
   }
 
   /** Adds `key`; false when it was already there (its place is kept). */
   add(key: string): boolean {
     const table = this.table ?? this.resize();
     const hash = spread(key);
-    const bucket = table[hash & (table.length - 1)]!;
-    if (bucket.some((e) => e.hash === hash && e.key === key)) return false;
+    const b = hash & (table.length - 1);
+    let bucket = table[b];
+    if (bucket === undefined) table[b] = bucket = [];
+    else if (indexIn(bucket, hash, key) >= 0) return false;
     bucket.push({ hash, key });
     // treeifyBin on a small table resizes instead (appending the 9th entry of a bucket).
     if (bucket.length > TREEIFY_THRESHOLD && table.length < MIN_TREEIFY_CAPACITY) this.resize();
@@ -89,10 +96,10 @@ export class JavaHashSet implements Iterable<string> {
   delete(key: string): boolean {
     if (this.table === undefined) return false;
     const hash = spread(key);
-    const bucket = this.table[hash & (this.table.length - 1)]!;
-    const i = bucket.findIndex((e) => e.hash === hash && e.key === key);
+    const bucket = this.table[hash & (this.table.length - 1)];
+    const i = bucket === undefined ? -1 : indexIn(bucket, hash, key);
     if (i < 0) return false;
-    bucket.splice(i, 1);
+    bucket!.splice(i, 1);
     this.count--;
     return true;
   }
@@ -105,34 +112,60 @@ export class JavaHashSet implements Iterable<string> {
    */
   clone(): JavaHashSet {
     const copy = new JavaHashSet(this.count === 0 ? 16 : Math.trunc(Math.fround(Math.fround(this.count / LOAD_FACTOR) + 1)));
-    for (const key of this) copy.add(key);
+    for (const key of this.toArray()) copy.add(key);
     return copy;
+  }
+
+  /** The keys in iteration order, as a new array (what `[...set]` gives, without the iterator). */
+  toArray(): string[] {
+    const out: string[] = [];
+    const table = this.table;
+    if (table === undefined) return out;
+    for (let j = 0; j < table.length; j++) {
+      const bucket = table[j];
+      if (bucket !== undefined) for (let i = 0; i < bucket.length; i++) out.push(bucket[i]!.key);
+    }
+    return out;
   }
 
   *[Symbol.iterator](): Iterator<string> {
     if (this.table === undefined) return;
-    for (const bucket of this.table) for (const e of bucket) yield e.key;
+    for (const bucket of this.table) if (bucket !== undefined) for (const e of bucket) yield e.key;
   }
 
   /** `HashMap.resize`: allocates the first table or doubles it, splitting every bucket in order. */
-  private resize(): Entry[][] {
+  private resize(): (Entry[] | undefined)[] {
     const old = this.table;
     if (old === undefined) {
       const capacity = this.threshold;
       this.threshold = Math.floor(capacity * LOAD_FACTOR);
-      this.table = Array.from({ length: capacity }, () => []);
+      this.table = new Array<Entry[] | undefined>(capacity).fill(undefined);
       return this.table;
     }
     const oldCap = old.length;
     if (oldCap >= MAXIMUM_CAPACITY) return old;
-    const table: Entry[][] = Array.from({ length: oldCap * 2 }, () => []);
+    const table = new Array<Entry[] | undefined>(oldCap * 2).fill(undefined);
     for (let j = 0; j < oldCap; j++) {
-      for (const e of old[j]!) table[(e.hash & oldCap) === 0 ? j : j + oldCap]!.push(e);
+      const bucket = old[j];
+      if (bucket === undefined) continue;
+      for (const e of bucket) {
+        const b = (e.hash & oldCap) === 0 ? j : j + oldCap;
+        (table[b] ??= []).push(e);
+      }
     }
     this.threshold = Math.floor(oldCap * 2 * LOAD_FACTOR);
     this.table = table;
     return table;
   }
+}
+
+/** The position of `key` (with its `hash`) in `bucket`, or -1. */
+function indexIn(bucket: readonly Entry[], hash: number, key: string): number {
+  for (let i = 0; i < bucket.length; i++) {
+    const e = bucket[i]!;
+    if (e.hash === hash && e.key === key) return i;
+  }
+  return -1;
 }
 
 /** The hash code Jute generates for the `Id{scheme, id}` record. */
