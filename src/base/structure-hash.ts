@@ -8,6 +8,10 @@
  * the key order the producing code wrote them.
  */
 
+/** The lanes of a fresh mixer. */
+const LANE1_START = 0x811c9dc5 | 0;
+const LANE2_START = 0x1b873593 | 0;
+
 /**
  * The two-lane 32-bit mixer behind the trace hash and `hashStructure`: words, numbers, strings
  * and structured values (plain objects in key order, arrays, byte arrays) folded in one
@@ -18,7 +22,13 @@ export class Mixer {
    * The two lanes, h1 and h2, in a typed array: an int32 in a plain field is no small integer
    * to V8 (31 bits) and would be kept boxed, so every word mixed paid two boxed loads and stores.
    */
-  private readonly mixLanes = Int32Array.of(0x811c9dc5 | 0, 0x1b873593 | 0);
+  private readonly mixLanes = Int32Array.of(LANE1_START, LANE2_START);
+
+  /** Back to the lanes of a fresh mixer. */
+  protected resetLanes(): void {
+    this.mixLanes[0] = LANE1_START;
+    this.mixLanes[1] = LANE2_START;
+  }
 
   protected get h1(): number {
     return this.mixLanes[0]!;
@@ -125,19 +135,20 @@ export class Mixer {
 
 /** A 32-bit hash of a structured value, in the trace's canonical form (e.g. a txn's content). */
 export function hashStructure(value: unknown): number {
-  const m = new StructureHasher();
-  m.add(value);
-  return m.value();
+  return structureHasher.hash(value);
 }
 
 class StructureHasher extends Mixer {
-  add(value: unknown): void {
+  /** The hash of `value` alone: the lanes start afresh (one hasher serves every call; nothing in `mixValue` calls back here). */
+  hash(value: unknown): number {
+    this.resetLanes();
     this.mixValue(value);
-  }
-  value(): number {
     return (this.h1 ^ this.h2) >>> 0;
   }
 }
+
+/** Shared: a typed array allocated per call was most of a small value's hashing cost. */
+const structureHasher = new StructureHasher();
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype;

@@ -62,6 +62,8 @@ export class Disk {
   /** Crashes so far: an fsync issued before the latest one never completes. */
   private crashes = 0;
   private full = false;
+  /** Every file's `bytes` summed, kept as they change (`setBytes`): an append checks the capacity against it. */
+  private used = 0;
 
   constructor(
     private readonly sim: Simulator,
@@ -93,9 +95,13 @@ export class Disk {
 
   /** Bytes currently on the disk (page cache view, synced or not). */
   get usedBytes(): number {
-    let total = 0;
-    for (const f of this.files.values()) total += f.bytes;
-    return total;
+    return this.used;
+  }
+
+  /** Sets a file's page-cache size, keeping `used` the sum of them all. */
+  private setBytes(f: DiskFile, bytes: number): void {
+    this.used += bytes - f.bytes;
+    f.bytes = bytes;
   }
 
   list(): string[] {
@@ -129,7 +135,7 @@ export class Disk {
     const f = this.file(name);
     f.records.push(record);
     f.sizes.push(sizeBytes);
-    f.bytes += sizeBytes;
+    this.setBytes(f, f.bytes + sizeBytes);
     f.pending.push({ seq: ++this.opSeq, kind: "append", record, sizeBytes });
     this.sim.trace.record(this.sim.nowUs, "disk.append", this.nodeId, undefined, sizeBytes, name, label === undefined ? undefined : { record: label });
     return OK;
@@ -142,7 +148,7 @@ export class Disk {
     if (this.full || this.usedBytes - f.bytes + newBytes > this.config.capacityBytes) return this.refuse(name, newBytes);
     f.records = records.slice();
     f.sizes = sizes.slice();
-    f.bytes = newBytes;
+    this.setBytes(f, newBytes);
     f.pending.push({ seq: ++this.opSeq, kind: "replace", records: f.records.slice(), sizes: f.sizes.slice() });
     this.sim.trace.record(this.sim.nowUs, "disk.replace", this.nodeId, undefined, newBytes, name);
     return OK;
@@ -158,7 +164,7 @@ export class Disk {
     if (f === undefined || keep >= f.records.length) return;
     f.records = f.records.slice(0, keep);
     f.sizes = f.sizes.slice(0, keep);
-    f.bytes = sum(f.sizes);
+    this.setBytes(f, sum(f.sizes));
     f.pending.push({ seq: ++this.opSeq, kind: "replace", records: f.records.slice(), sizes: f.sizes.slice() });
     this.sim.trace.record(this.sim.nowUs, "disk.replace", this.nodeId, undefined, f.bytes, name);
   }
@@ -168,7 +174,7 @@ export class Disk {
     if (f === undefined) return;
     f.records = [];
     f.sizes = [];
-    f.bytes = 0;
+    this.setBytes(f, 0);
     f.pending.push({ seq: ++this.opSeq, kind: "delete" });
     this.sim.trace.record(this.sim.nowUs, "disk.delete", this.nodeId, undefined, undefined, name);
   }
@@ -250,7 +256,7 @@ export class Disk {
       f.pending = [];
       f.records = f.durableRecords.slice();
       f.sizes = f.durableSizes.slice();
-      f.bytes = f.durableBytes;
+      this.setBytes(f, f.durableBytes);
       this.sim.trace.record(this.sim.nowUs, "disk.lost", this.nodeId, undefined, lostBytes, f.name, { lostOps, tornBytes });
     }
   }

@@ -21,7 +21,7 @@ export class EventQueue<T> {
   /** Per slot: its item (undefined when the slot is free). */
   private items: (T | undefined)[] = new Array<T | undefined>(1024).fill(undefined);
   /** The free slots, a stack: `free[0..freeCount)`. */
-  private free = Int32Array.from({ length: 1024 }, (_, i) => 1023 - i);
+  private free = descendingSlots(1024);
   private freeCount = 1024;
   private count = 0;
   private nextSeq = 0;
@@ -144,4 +144,11 @@ export class EventQueue<T> {
     this.free = free;
     this.freeCount = old;
   }
+}
+
+/** The slots n−1 … 0 (a free stack that hands out slot 0 first); a loop, not `Int32Array.from` with a callback. */
+function descendingSlots(n: number): Int32Array {
+  const a = new Int32Array(n);
+  for (let i = 0; i < n; i++) a[i] = n - 1 - i;
+  return a;
 }
