@@ -16,7 +16,7 @@
 import type { Deferred } from "../base/deferred.js";
 import type { AnnotationKind, TraceAnnotations } from "../sim/trace-schema.js";
 import type { ZooKeeper, WatchedEvent, Watcher } from "../zk/client/index.js";
-import { KeeperException } from "../zk/client/index.js";
+import { KeeperException, toBytes } from "../zk/client/index.js";
 import { Code } from "../zk/proto/error-code.js";
 import { CreateMode, EventType, Ids, KeeperState } from "../zk/proto/records.js";
 
@@ -216,9 +216,10 @@ export function isExpiredEvent(e: WatchedEvent): boolean {
   return e.type === EventType.None && (e.state === KeeperState.Expired || e.state === KeeperState.Closed || e.state === KeeperState.AuthFailed);
 }
 
-// One stateless encoder and decoder (non-streaming calls keep no state): constructing a
-// TextDecoder per read was most of what decoding a small value cost.
-const textEncoder = new TextEncoder();
+// One stateless decoder (non-streaming calls keep no state): constructing a TextDecoder per
+// read was most of what decoding a small value cost.
 const textDecoder = new TextDecoder();
-export const encodeText = (s: string): Uint8Array => textEncoder.encode(s);
+/** UTF-8 of `s`, as the client sends string data (short ASCII by hand: the encoder's call cost twice that). */
+export const encodeText = (s: string): Uint8Array => toBytes(s)!;
+/** `b` decoded as UTF-8 ("" for null). (The decoder beats a JavaScript loop even on short ASCII.) */
 export const decodeText = (b: Uint8Array | null): string => (b === null ? "" : textDecoder.decode(b));

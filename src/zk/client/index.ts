@@ -29,7 +29,7 @@ export {
   type StringCallback,
   type VoidCallback,
 } from "./async-callback.js";
-export { Op, isReadOp, type OpResult, type OpData } from "./op.js";
+export { Op, isReadOp, toBytes, type OpResult, type OpData } from "./op.js";
 export { ZKWatchManager, type Watcher, type WatchedEvent, type WatchLists } from "./watch-manager.js";
 export { StaticHostProvider, parseConnectString, SPIN_DELAY_MS, type HostAddress, type ConnectString } from "./host-provider.js";
 export { Chroot } from "./chroot.js";

@@ -25,7 +25,9 @@ import type { QuorumPeer } from "./quorum-peer.js";
 import { loggedAnnouncer } from "./zab-trace.js";
 
 export class SyncRequestProcessor {
-  private queue: { entry: TxnEntry; ack: boolean }[] = [];
+  /** Queued txns, and per txn whether it is ACKed once durable (two arrays: no object per request). */
+  private queue: TxnEntry[] = [];
+  private queueAcks: boolean[] = [];
   private flushing = false;
   private stopped = false;
   private readonly whenIdle: (() => void)[] = [];
@@ -43,7 +45,8 @@ export class SyncRequestProcessor {
 
   logRequest(entry: TxnEntry, ack: boolean): void {
     if (this.stopped) return;
-    this.queue.push({ entry, ack });
+    this.queue.push(entry);
+    this.queueAcks.push(ack);
     if (!this.flushing) this.flush();
   }
 
@@ -55,32 +58,35 @@ export class SyncRequestProcessor {
 
   private flush(): void {
     const batch = this.queue;
+    const acks = this.queueAcks;
     this.queue = [];
+    this.queueAcks = [];
     if (!this.append(batch)) return;
     this.flushing = true;
     // The canary: broken on purpose, every ACK of the batch goes out before its fsync.
-    if (this.acksBeforeFsync) for (const r of batch) if (r.ack) this.sendAck(r.entry.header.zxid);
-    const announce = this.announcer(batch);
+    if (this.acksBeforeFsync) for (let i = 0; i < batch.length; i++) if (acks[i]) this.sendAck(batch[i]!.header.zxid);
+    const announce = loggedAnnouncer(this.peer.ctx, this.peer.myid, batch);
     this.peer.zkDb.commit(() => {
       this.flushing = false;
-      this.durableZxid = batch[batch.length - 1]!.entry.header.zxid;
+      this.durableZxid = batch[batch.length - 1]!.header.zxid;
       announce();
-      for (const r of batch) {
-        if (!r.ack || this.stopped || this.acksBeforeFsync) continue;
-        invariant(r.entry.header.zxid <= this.durableZxid, () => `server ${this.peer.myid} ACKs ${zxidHex(r.entry.header.zxid)} before its fsync`);
-        this.sendAck(r.entry.header.zxid);
+      for (let i = 0; i < batch.length; i++) {
+        if (!acks[i] || this.stopped || this.acksBeforeFsync) continue;
+        const zxid = batch[i]!.header.zxid;
+        invariant(zxid <= this.durableZxid, () => `server ${this.peer.myid} ACKs ${zxidHex(zxid)} before its fsync`);
+        this.sendAck(zxid);
       }
       if (this.queue.length > 0) return this.flush();
-      for (const fn of this.whenIdle.splice(0)) fn();
+      if (this.whenIdle.length > 0) for (const fn of this.whenIdle.splice(0)) fn();
     }, announce);
   }
 
-  private append(batch: readonly { entry: TxnEntry }[]): boolean {
-    for (const r of batch) {
-      const zxid = r.entry.header.zxid;
+  private append(batch: readonly TxnEntry[]): boolean {
+    for (const entry of batch) {
+      const zxid = entry.header.zxid;
       invariant(zxid > this.appendedZxid, () => `server ${this.peer.myid} logs ${zxidHex(zxid)} after ${zxidHex(this.appendedZxid)}: not in zxid order`);
       this.appendedZxid = zxid;
-      const w = this.peer.zkDb.append(r.entry);
+      const w = this.peer.zkDb.append(entry);
       if (!w.ok) {
         this.writeFailed(w.err);
         return false;
@@ -89,19 +95,16 @@ export class SyncRequestProcessor {
     return true;
   }
 
-  /** Announces `batch` as logged file by file, as its fsyncs complete (see `loggedAnnouncer`). */
-  private announcer(batch: readonly { entry: TxnEntry }[]): (durableZxid?: Zxid) => void {
-    return loggedAnnouncer(this.peer.ctx, this.peer.myid, batch.map((r) => r.entry));
-  }
-
   shutdown(): void {
     if (this.keepsRunning) return;
     this.stopped = true;
     this.whenIdle.length = 0;
     const rest = this.queue;
     this.queue = [];
+    this.queueAcks = [];
     if (rest.length === 0 || !this.append(rest)) return;
-    const announce = this.announcer(rest);
+    // Announced file by file, as the fsyncs complete (see `loggedAnnouncer`).
+    const announce = loggedAnnouncer(this.peer.ctx, this.peer.myid, rest);
     this.peer.zkDb.commit(() => announce(), announce);
   }
 }
