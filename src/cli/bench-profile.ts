@@ -14,7 +14,7 @@ import { runScenario } from "../scenario/run.js";
 import type { Scenario } from "../scenario/types.js";
 
 /** V8's CPU profile, as `Profiler.stop` returns it (the fields read here). */
-interface CpuProfile {
+export interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }[];
   startTime: number;
   endTime: number;
@@ -37,6 +37,12 @@ export interface SeedProfile {
 
 /** Sampling interval, µs: fine enough for a batch of a few seconds. */
 const SAMPLING_INTERVAL_US = 200;
+/**
+ * The most one sample is charged, µs. A sample's time is the wall-clock gap to the next one, and
+ * on a loaded machine the process can be off the CPU for a second between two samples: one
+ * sample of a seldom function (a snapshot walk) then took a third of a 3-second profile.
+ */
+export const MAX_SAMPLE_US = 2 * SAMPLING_INTERVAL_US;
 
 /** Runs `seeds` seeds of `scenario` (from `firstSeed`) under the profiler; returns the self time by area and by function. */
 export async function profileSeeds(scenario: Scenario, firstSeed: number, seeds: number, top: number): Promise<SeedProfile> {
@@ -48,18 +54,19 @@ export async function profileSeeds(scenario: Scenario, firstSeed: number, seeds:
     await session.post("Profiler.start");
     for (let seed = firstSeed; seed < firstSeed + seeds; seed++) await runScenario(scenario, { seed });
     const { profile } = (await session.post("Profiler.stop")) as { profile: CpuProfile };
-    return summarize(profile, seeds, top);
+    return summarizeProfile(profile, seeds, top);
   } finally {
     session.disconnect();
   }
 }
 
-function summarize(profile: CpuProfile, seeds: number, top: number): SeedProfile {
+/** The self time by area and by function of a V8 CPU profile (each sample charged at most MAX_SAMPLE_US). */
+export function summarizeProfile(profile: CpuProfile, seeds: number, top: number): SeedProfile {
   const selfUs = new Map<number, number>();
   const samples = profile.samples ?? [];
   const deltas = profile.timeDeltas ?? [];
-  // A sample's time is the gap to the next one (V8's own convention for self time).
-  for (let i = 0; i < samples.length; i++) selfUs.set(samples[i]!, (selfUs.get(samples[i]!) ?? 0) + (deltas[i + 1] ?? 0));
+  // A sample's time is the gap to the next one (V8's own convention for self time), capped.
+  for (let i = 0; i < samples.length; i++) selfUs.set(samples[i]!, (selfUs.get(samples[i]!) ?? 0) + Math.min(deltas[i + 1] ?? 0, MAX_SAMPLE_US));
   const byArea = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let totalUs = 0;

@@ -3,7 +3,7 @@
  * area (each checker's file, the trace, the kernel, the server…) and by function.
  */
 import { describe, expect, it } from "vitest";
-import { areaOf, formatProfile, profileSeeds, sourceFile } from "../../src/cli/bench-profile.js";
+import { MAX_SAMPLE_US, areaOf, formatProfile, profileSeeds, sourceFile, summarizeProfile } from "../../src/cli/bench-profile.js";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 
 describe("cli: bench profile", () => {
@@ -21,6 +21,20 @@ describe("cli: bench profile", () => {
     expect(areaOf("zk/server/data-tree.ts", "createNode")).toBe("zk: server");
     expect(areaOf("zk/client/zoo-keeper.ts", "submit")).toBe("zk: client");
     expect(areaOf(undefined, "(garbage collector)")).toBe("(garbage collector)");
+  });
+
+  it("charges a sample at most MAX_SAMPLE_US: a second off the CPU between two samples is nobody's self time", () => {
+    const frame = (id: number, functionName: string, url: string) => ({ id, callFrame: { functionName, url, lineNumber: 0 } });
+    const profile = {
+      nodes: [frame(1, "walk", "file:///z/dist/zk/server/data-tree.js"), frame(2, "recordHashed", "file:///z/dist/sim/trace.js")],
+      startTime: 0,
+      endTime: 1_000_600,
+      samples: [2, 1, 2, 2],
+      timeDeltas: [0, 200, 1_000_000, 200],
+    };
+    const p = summarizeProfile(profile, 1, 5);
+    expect(p.functions.find((f) => f.name.startsWith("walk"))!.selfMs).toBe(MAX_SAMPLE_US / 1000);
+    expect(p.areas.find((a) => a.name === "trace: record, hash, dispatch")!.selfMs).toBe(0.4);
   });
 
   it("profiles seeds of a scenario: areas and functions sum to what was sampled, checkers among them", async () => {
