@@ -50,6 +50,56 @@ interface ConnWays {
   more: Map<string, Way> | undefined;
 }
 
+/** How many consecutive message ids `IdMap` holds in its array. */
+const ID_WINDOW = 1024;
+const ID_MASK = ID_WINDOW - 1;
+
+/**
+ * A map by message id, as a `Map` would be, for ids that mostly come in increasing order and
+ * are forgotten soon: the latest `ID_WINDOW` ids in a ring array (no hashing), any other id
+ * (older, not an integer, ≥ 2^32) in a map. Ids the window slides past move to the map.
+ */
+class IdMap<V> {
+  private readonly slots: (V | undefined)[] = new Array<V | undefined>(ID_WINDOW).fill(undefined);
+  /** The window holds ids base … base + ID_WINDOW − 1. */
+  private base = 0;
+  private readonly far = new Map<number, V>();
+
+  private inWindow(id: number): boolean {
+    return id >>> 0 === id && id >= this.base && id < this.base + ID_WINDOW;
+  }
+
+  get(id: number): V | undefined {
+    return this.inWindow(id) ? this.slots[id & ID_MASK] : this.far.get(id);
+  }
+
+  set(id: number, value: V): void {
+    if (id >>> 0 !== id || id < this.base) this.far.set(id, value);
+    else {
+      if (id >= this.base + ID_WINDOW) this.slide(id - ID_WINDOW + 1);
+      this.slots[id & ID_MASK] = value;
+    }
+  }
+
+  delete(id: number): void {
+    if (this.inWindow(id)) this.slots[id & ID_MASK] = undefined;
+    else this.far.delete(id);
+  }
+
+  /** Moves the window to start at `base`: what it held below moves to the map. */
+  private slide(base: number): void {
+    const end = Math.min(base, this.base + ID_WINDOW);
+    for (let id = this.base; id < end; id++) {
+      const v = this.slots[id & ID_MASK];
+      if (v !== undefined) {
+        this.far.set(id, v);
+        this.slots[id & ID_MASK] = undefined;
+      }
+    }
+    this.base = base;
+  }
+}
+
 /** Drops the way's ids before `head` once they are half of its array (amortised O(1) a message). */
 function compact(way: Way): void {
   if (way.head > 16 && way.head * 2 > way.ids.length) {
@@ -62,7 +112,7 @@ function compact(way: Way): void {
  * Forgets the messages of `way` up to `id`: delivered, or never deliverable in order any more
  * (their sends too).
  */
-function forgetUpTo(way: Way, id: number, sentOn: Map<number, Way | Sent>): void {
+function forgetUpTo(way: Way, id: number, sentOn: IdMap<Way | Sent>): void {
   const ids = way.ids;
   const first = way.head;
   let k = first;
@@ -87,7 +137,7 @@ export class ConnectionFifoChecker implements Checker<Kind> {
    * Message id → where it was sent: its way when the way's first sender sent it (no object per
    * message), else a `Sent` of its own (a second sender on one way: only in a malformed trace).
    */
-  private readonly sentOn = new Map<number, Way | Sent>();
+  private readonly sentOn = new IdMap<Way | Sent>();
   /**
    * Connection number → its ways by receiving end. Keyed by the connection's number and the
    * node's name as the trace holds it: no key string is built per message.
