@@ -149,11 +149,14 @@ export class DurableAckChecker implements Checker<Kind> {
   }
 
   private onFsyncDone(n: NodeLog, file: string, mark: number): void {
-    if (n.pending.length === 0) return;
-    const still: Pending[] = [];
-    for (const p of n.pending) {
+    const pending = n.pending;
+    if (pending.length === 0) return;
+    // The appends this fsync does not cover stay, in order, compacted in place (no array per fsync).
+    let kept = 0;
+    for (let i = 0; i < pending.length; i++) {
+      const p = pending[i]!;
       if (p.file !== file || p.seq > mark) {
-        still.push(p);
+        pending[kept++] = p;
         continue;
       }
       n.durable.add(p.zxid);
@@ -164,7 +167,7 @@ export class DurableAckChecker implements Checker<Kind> {
         if (oldest > n.forgotten) n.forgotten = oldest;
       }
     }
-    n.pending = still;
+    pending.length = kept;
   }
 
   private onAck(e: TraceEvent, n: NodeLog, zxid: Zxid): void {
