@@ -149,14 +149,11 @@ export class DurableAckChecker implements Checker<Kind> {
   }
 
   private onFsyncDone(n: NodeLog, file: string, mark: number): void {
-    const pending = n.pending;
-    if (pending.length === 0) return;
-    // The appends this fsync does not cover stay, in order, compacted in place (no array per fsync).
-    let kept = 0;
-    for (let i = 0; i < pending.length; i++) {
-      const p = pending[i]!;
+    if (n.pending.length === 0) return;
+    const still: Pending[] = [];
+    for (const p of n.pending) {
       if (p.file !== file || p.seq > mark) {
-        pending[kept++] = p;
+        still.push(p);
         continue;
       }
       n.durable.add(p.zxid);
@@ -167,7 +164,7 @@ export class DurableAckChecker implements Checker<Kind> {
         if (oldest > n.forgotten) n.forgotten = oldest;
       }
     }
-    pending.length = kept;
+    n.pending = still;
   }
 
   private onAck(e: TraceEvent, n: NodeLog, zxid: Zxid): void {
