@@ -11,7 +11,7 @@
  */
 import { Session } from "node:inspector/promises";
 import { runScenario } from "../scenario/run.js";
-import type { Scenario } from "../scenario/types.js";
+import type { RunOptions, Scenario } from "../scenario/types.js";
 
 /** V8's CPU profile, as `Profiler.stop` returns it (the fields read here). */
 export interface CpuProfile {
@@ -44,15 +44,19 @@ const SAMPLING_INTERVAL_US = 200;
  */
 export const MAX_SAMPLE_US = 2 * SAMPLING_INTERVAL_US;
 
-/** Runs `seeds` seeds of `scenario` (from `firstSeed`) under the profiler; returns the self time by area and by function. */
-export async function profileSeeds(scenario: Scenario, firstSeed: number, seeds: number, top: number): Promise<SeedProfile> {
+/**
+ * Runs `seeds` seeds of `scenario` (from `firstSeed`) under the profiler, each with `options`
+ * (explore's `{ coverage: true }`, to profile what a sweep runs); returns the self time by area
+ * and by function.
+ */
+export async function profileSeeds(scenario: Scenario, firstSeed: number, seeds: number, top: number, options: RunOptions = {}): Promise<SeedProfile> {
   const session = new Session();
   session.connect();
   try {
     await session.post("Profiler.enable");
     await session.post("Profiler.setSamplingInterval", { interval: SAMPLING_INTERVAL_US });
     await session.post("Profiler.start");
-    for (let seed = firstSeed; seed < firstSeed + seeds; seed++) await runScenario(scenario, { seed });
+    for (let seed = firstSeed; seed < firstSeed + seeds; seed++) await runScenario(scenario, { ...options, seed });
     const { profile } = (await session.post("Profiler.stop")) as { profile: CpuProfile };
     return summarizeProfile(profile, seeds, top);
   } finally {

@@ -180,6 +180,11 @@ async function ensembleBench(): Promise<Figure[]> {
   ];
 }
 
+/** explore_seeds_per_sec's swarm and seeds (1–20); `runOneSeed` runs each with coverage, as the profile does. */
+const EXPLORE_BENCH_SCENARIO = "zab-random-faults";
+const EXPLORE_BENCH_SEEDS = 20;
+const EXPLORE_RUN_OPTIONS = { coverage: true } as const;
+
 /**
  * check: the linearizability checker on the 10,000-op benchmark history (10 clients, 5%
  * indeterminate ops), and how many seeds per second `zksim explore` gets through in-process on
@@ -193,8 +198,8 @@ async function checkBench(): Promise<Figure[]> {
   const verdict = checkLinearizable(history, zkModel());
   const checkMs = performance.now() - t0;
   if (!verdict.ok) throw new Error("bench check: the benchmark history should be linearizable");
-  const scenario = loadScenario("zab-random-faults");
-  const seeds = Array.from({ length: 20 }, (_, i) => i + 1);
+  const scenario = loadScenario(EXPLORE_BENCH_SCENARIO);
+  const seeds = Array.from({ length: EXPLORE_BENCH_SEEDS }, (_, i) => i + 1);
   await exploreInProcess(scenario, seeds.slice(0, 5), {}); // warm-up
   const t1 = performance.now();
   await exploreInProcess(scenario, seeds, {});
@@ -281,6 +286,19 @@ export async function profileRecipes(seeds: number, top: number, checkers = true
   const scenario = checkers ? loaded : { ...loaded, checkers: [] };
   for (let seed = 1; seed <= RECIPES_WARM_UP_SEEDS; seed++) await runScenario(scenario, { seed });
   return profileSeeds(scenario, RECIPES_WARM_UP_SEEDS + 1, seeds, top);
+}
+
+/**
+ * `bench check --profile`: explore's part of the check suite under the profiler — the swarm
+ * `zab-random-faults` run as explore runs a seed (every checker on, coverage recorded), seeds
+ * 1–`seeds` after one pass over the bench's seeds 1–20 to warm the JIT. Shows how a swarm seed
+ * splits between the simulation and each checker; `checkers` false profiles the simulation alone.
+ */
+export async function profileExplore(seeds: number, top: number, checkers = true): Promise<SeedProfile> {
+  const loaded = loadScenario(EXPLORE_BENCH_SCENARIO);
+  const scenario = checkers ? loaded : { ...loaded, checkers: [] };
+  for (let seed = 1; seed <= EXPLORE_BENCH_SEEDS; seed++) await runScenario(scenario, { seed, ...EXPLORE_RUN_OPTIONS });
+  return profileSeeds(scenario, 1, seeds, top, EXPLORE_RUN_OPTIONS);
 }
 
 /** Seeds run before the warm batches: where the JIT has mostly settled (see recipesBench). */

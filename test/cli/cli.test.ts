@@ -121,6 +121,7 @@ describe("cli: bad input gets one line and exit 2, never a stack trace", () => {
     ["unknown workload", ["run", write("d.json", { ...base, workload: { kind: "nope" } })], /unknown workload "nope"/],
     ["unknown checker", ["run", write("e.json", { ...base, checkers: ["nope"] })], /unknown checker "nope"/],
     ["unknown bench suite", ["bench", "nope"], /unknown suite "nope"/],
+    ["profile of a suite without one", ["bench", "kernel", "--profile"], /--profile profiles the recipes or check suite only, got "kernel"/],
     ["unknown canary", ["run", "kernel-smoke", "--canary", "nope"], /unknown canary "nope"/],
     ["unknown variant", ["run", "recipe-lock", "--variant", "nope"], /script "recipe-lock" has no variant "nope" \(its variants: naive, naive-herd, naive-retry\)/],
     ["variant of a recipe without one", ["explore", "recipe-queue", "--seeds", "1", "--variant", "naive"], /script "recipe-queue" has no variant "naive" \(it has none\)/],

@@ -23,24 +23,106 @@ interface Sent {
 
 /**
  * One direction of a connection, by its receiving end: the ids sent that way and not yet
- * forgotten, in send order, and the last id delivered there.
+ * forgotten, in send order, and the last id delivered there. It also says where its messages
+ * were sent: the connection, its receiver and the node that sent on it first.
  */
 interface Way {
+  readonly conn: number;
+  /** The node that sent on this way first (undefined until one did). */
+  from: string | undefined;
+  readonly to: string;
+  /** The ids sent this way and not forgotten, from `head` on (a queue: no array is made per delivery). */
   ids: number[];
+  head: number;
   /** Messages below this id were forgotten undelivered when a later one arrived. */
   forgottenBelow: number;
   /** The last message id delivered to this end (undefined: none since it opened). */
   lastDelivered: number | undefined;
 }
 
-/** Forgets the messages of `way` up to `id`: delivered, or never deliverable in order any more. */
-function forgetUpTo(way: Way, id: number, sentOn: Map<number, Sent>): void {
+/**
+ * The ways of one connection, by receiving end: a connection has two ends, so two slots; a
+ * third receiver (only in a malformed trace) goes to `more`.
+ */
+interface ConnWays {
+  a: Way | undefined;
+  b: Way | undefined;
+  more: Map<string, Way> | undefined;
+}
+
+/** How many consecutive message ids `IdMap` holds in its array. */
+const ID_WINDOW = 1024;
+const ID_MASK = ID_WINDOW - 1;
+
+/**
+ * A map by message id, as a `Map` would be, for ids that mostly come in increasing order and
+ * are forgotten soon: the latest `ID_WINDOW` ids in a ring array (no hashing), any other id
+ * (older, not an integer, ≥ 2^32) in a map. Ids the window slides past move to the map.
+ */
+class IdMap<V> {
+  private readonly slots: (V | undefined)[] = new Array<V | undefined>(ID_WINDOW).fill(undefined);
+  /** The window holds ids base … base + ID_WINDOW − 1. */
+  private base = 0;
+  private readonly far = new Map<number, V>();
+
+  private inWindow(id: number): boolean {
+    return id >>> 0 === id && id >= this.base && id < this.base + ID_WINDOW;
+  }
+
+  get(id: number): V | undefined {
+    return this.inWindow(id) ? this.slots[id & ID_MASK] : this.far.get(id);
+  }
+
+  set(id: number, value: V): void {
+    if (id >>> 0 !== id || id < this.base) this.far.set(id, value);
+    else {
+      if (id >= this.base + ID_WINDOW) this.slide(id - ID_WINDOW + 1);
+      this.slots[id & ID_MASK] = value;
+    }
+  }
+
+  delete(id: number): void {
+    if (this.inWindow(id)) this.slots[id & ID_MASK] = undefined;
+    else this.far.delete(id);
+  }
+
+  /** Moves the window to start at `base`: what it held below moves to the map. */
+  private slide(base: number): void {
+    const end = Math.min(base, this.base + ID_WINDOW);
+    for (let id = this.base; id < end; id++) {
+      const v = this.slots[id & ID_MASK];
+      if (v !== undefined) {
+        this.far.set(id, v);
+        this.slots[id & ID_MASK] = undefined;
+      }
+    }
+    this.base = base;
+  }
+}
+
+/** Drops the way's ids before `head` once they are half of its array (amortised O(1) a message). */
+function compact(way: Way): void {
+  if (way.head > 16 && way.head * 2 > way.ids.length) {
+    way.ids = way.ids.slice(way.head);
+    way.head = 0;
+  }
+}
+
+/**
+ * Forgets the messages of `way` up to `id`: delivered, or never deliverable in order any more
+ * (their sends too).
+ */
+function forgetUpTo(way: Way, id: number, sentOn: IdMap<Way | Sent>): void {
   const ids = way.ids;
-  let k = 0;
+  const first = way.head;
+  let k = first;
   while (k < ids.length && ids[k]! < id) sentOn.delete(ids[k++]!);
-  if (k > 0) way.forgottenBelow = Math.max(way.forgottenBelow, id);
+  if (k > first) way.forgottenBelow = Math.max(way.forgottenBelow, id);
   if (k < ids.length && ids[k] === id) k++;
-  if (k > 0) ids.splice(0, k);
+  if (k > first) {
+    way.head = k;
+    compact(way);
+  }
 }
 
 /** Segments, and the events that close one end of a connection (`conn.close` by the process, the others by the network). */
@@ -51,18 +133,23 @@ export class ConnectionFifoChecker implements Checker<Kind> {
   readonly name = "kernel.connection-fifo";
   readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
-  private readonly sentOn = new Map<number, Sent>();
   /**
-   * Connection number → receiving node → its way. Keyed by the connection's number and the
+   * Message id → where it was sent: its way when the way's first sender sent it (no object per
+   * message), else a `Sent` of its own (a second sender on one way: only in a malformed trace).
+   */
+  private readonly sentOn = new IdMap<Way | Sent>();
+  /**
+   * Connection number → its ways by receiving end. Keyed by the connection's number and the
    * node's name as the trace holds it: no key string is built per message.
    */
-  private readonly ways = new Map<number, Map<string, Way>>();
+  private readonly ways = new Map<number, ConnWays>();
 
   onEvent(e: TraceEvent<Kind>): void {
     // Datagrams (no connection) promise no order.
     if (e.conn === undefined) return;
     try {
-      if (e.kind === "send" || e.kind === "deliver") this.onSegment(e, e.conn, idOf(e), peerOf(e));
+      if (e.kind === "send") this.onSend(e.conn, e.node, idOf(e), peerOf(e));
+      else if (e.kind === "deliver") this.onDeliver(e, e.conn, idOf(e), peerOf(e));
       else if (e.kind === "drop") this.onDrop(e.conn, e.node, idOf(e));
       else this.onClose(e.conn, e.node, peerOf(e));
     } catch (err) {
@@ -70,19 +157,45 @@ export class ConnectionFifoChecker implements Checker<Kind> {
     }
   }
 
+  /** The way of `receiver` on `conn`, if open. */
+  private find(conn: number, receiver: string): Way | undefined {
+    const c = this.ways.get(conn);
+    if (c === undefined) return undefined;
+    if (c.a !== undefined && c.a.to === receiver) return c.a;
+    if (c.b !== undefined && c.b.to === receiver) return c.b;
+    return c.more?.get(receiver);
+  }
+
   private way(conn: number, receiver: string): Way {
-    let byReceiver = this.ways.get(conn);
-    if (byReceiver === undefined) this.ways.set(conn, (byReceiver = new Map()));
-    let way = byReceiver.get(receiver);
-    if (way === undefined) byReceiver.set(receiver, (way = { ids: [], forgottenBelow: -1, lastDelivered: undefined }));
+    let c = this.ways.get(conn);
+    if (c === undefined) this.ways.set(conn, (c = { a: undefined, b: undefined, more: undefined }));
+    if (c.a !== undefined && c.a.to === receiver) return c.a;
+    if (c.b !== undefined && c.b.to === receiver) return c.b;
+    let way = c.more?.get(receiver);
+    if (way !== undefined) return way;
+    way = { conn, from: undefined, to: receiver, ids: [], head: 0, forgottenBelow: -1, lastDelivered: undefined };
+    if (c.a === undefined) c.a = way;
+    else if (c.b === undefined) c.b = way;
+    else (c.more ??= new Map()).set(receiver, way);
     return way;
+  }
+
+  /** Forgets the way of `receiver` on `conn`; the connection's entry goes with its last way. */
+  private forget(conn: number, c: ConnWays, receiver: string): void {
+    if (c.a !== undefined && c.a.to === receiver) c.a = undefined;
+    else if (c.b !== undefined && c.b.to === receiver) c.b = undefined;
+    else c.more?.delete(receiver);
+    if (c.a === undefined && c.b === undefined && (c.more === undefined || c.more.size === 0)) this.ways.delete(conn);
   }
 
   /** The kernel dropped message `id` on its way (in order: segments are taken in sequence). */
   private onDrop(conn: number, receiver: string, id: number): void {
     this.sentOn.delete(id);
-    const way = this.ways.get(conn)?.get(receiver);
-    if (way !== undefined && way.ids[0] === id) way.ids.shift();
+    const way = this.find(conn, receiver);
+    if (way !== undefined && way.ids[way.head] === id) {
+      way.head++;
+      compact(way);
+    }
   }
 
   /**
@@ -90,27 +203,28 @@ export class ConnectionFifoChecker implements Checker<Kind> {
    * directions forget their messages; the peer's end keeps its last delivered id.
    */
   private onClose(conn: number, node: string, peer: string): void {
-    const byReceiver = this.ways.get(conn);
-    if (byReceiver === undefined) return;
-    byReceiver.delete(node);
-    const other = byReceiver.get(peer);
+    const c = this.ways.get(conn);
+    if (c === undefined) return;
+    if (this.find(conn, node) !== undefined) this.forget(conn, c, node);
+    const other = this.find(conn, peer);
     if (other !== undefined) {
-      if (other.lastDelivered === undefined) byReceiver.delete(peer);
+      if (other.lastDelivered === undefined) this.forget(conn, c, peer);
       else {
         other.ids = [];
+        other.head = 0;
         other.forgottenBelow = -1;
       }
     }
-    if (byReceiver.size === 0) this.ways.delete(conn);
   }
 
-  private onSegment(e: TraceEvent, conn: number, id: number, peer: string): void {
-    if (e.kind === "send") {
-      this.sentOn.set(id, { conn, from: e.node, to: peer });
-      this.way(conn, peer).ids.push(id);
-      return;
-    }
-    if (e.kind !== "deliver") return;
+  private onSend(conn: number, from: string, id: number, to: string): void {
+    const way = this.way(conn, to);
+    way.from ??= from;
+    this.sentOn.set(id, way.from === from ? way : { conn, from, to });
+    way.ids.push(id);
+  }
+
+  private onDeliver(e: TraceEvent, conn: number, id: number, peer: string): void {
     const way = this.way(conn, e.node);
     const overtaken = id < way.forgottenBelow;
     forgetUpTo(way, id, this.sentOn);

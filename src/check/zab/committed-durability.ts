@@ -102,10 +102,13 @@ export class CommittedDurabilityChecker extends ZabEventChecker<Kind> {
 
   protected dispatch(e: TraceEvent<Kind>): void {
     switch (e.kind) {
-      case "zab.propose":
-        this.txnOf.set(zxidField(e, "zxid"), stringField(e, "txn"));
-        this.replicas.proposed(zxidField(e, "zxid"), stringField(e, "txn"));
+      case "zab.propose": {
+        const zxid = zxidField(e, "zxid");
+        const txn = stringField(e, "txn");
+        this.txnOf.set(zxid, txn);
+        this.replicas.proposed(zxid, txn);
         return;
+      }
       case "disk.append": {
         // A txn-log record (a snapshot's appends carry none): durable once an fsync covers it.
         const record = optionalZxidField(e, "record");
