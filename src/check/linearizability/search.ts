@@ -281,11 +281,13 @@ class Search<S> {
     const s = this.fenceOf[i]!;
     if (s < 0) return -1;
     if (this.endsFence[i]) {
-      for (const w of this.fenceWrites[s]!) if (!this.lin[w]) return w;
+      const writes = this.fenceWrites[s]!;
+      for (let k = 0; k < writes.length; k++) if (!this.lin[writes[k]!]) return writes[k]!;
       return -1;
     }
     if (this.endedCount[s] === 0) return -1;
-    for (const e of this.fenceEnds[s]!) if (this.lin[e]) return e;
+    const ends = this.fenceEnds[s]!;
+    for (let k = 0; k < ends.length; k++) if (this.lin[ends[k]!]) return ends[k]!;
     return -1;
   }
 

@@ -306,13 +306,13 @@ class Evaluator {
       case "closeSession":
         return { next: endSession(tree, op.session, op.outcome === "unknown" ? undefined : op.zxid) };
       case "reap":
-        return this.writes(tree, op, [{ op: "reap", path: op.path, args: op.args }]);
       case "create":
       case "delete":
       case "setData":
       case "check":
       case "setACL":
-        return this.writes(tree, op, [{ op: op.op, path: op.path, args: op.args }]);
+        // The op is its own sub-op (its op, path and args are all a sub-op has).
+        return this.writes(tree, op, [op as WriteSub]);
       case "multi":
         return this.writes(tree, op, op.args.ops ?? []);
     }
