@@ -414,9 +414,8 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   finish(end: RunEnd = { index: 0, atUs: 0 }): Violation[] {
     if (this.windows.starts !== undefined || this.windows.lost) return this.finishWindows(end);
     const checkReads = this.singleServer;
-    const judged = this.judgedHistory(true);
-    if (judged === undefined) return this.log.violations;
-    const history = judged.ops;
+    const history = this.judgedHistory(true);
+    if (history === undefined) return this.log.violations;
     const result = checkLinearizable(history, this.windows.model, { checkReads: true, maxSteps: this.options.maxSteps, maxMemoChars: this.options.maxMemoChars });
     if (result.ok) {
       this.summary = { checkedReads: checkReads, operations: history.length, outcome: "linearizable", steps: result.steps, windows: 0 };
@@ -440,11 +439,11 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   }
 
   /**
-   * The window's history as the search sees it (copies: the search may reorder and rewrite), and
-   * normalised, which also validates it; undefined when a malformed client event made it
-   * unjudgeable (reported where it was met): the window and everything after it is not judged.
+   * The window's history as the search sees it (copies: the search may reorder and rewrite);
+   * undefined when a malformed client event made it unjudgeable (reported where it was met): the
+   * window and everything after it is not judged. (The check normalises it, which validates it.)
    */
-  private judgedHistory(final: boolean): { ops: Operation[]; normalised: Operation[] } | undefined {
+  private judgedHistory(final: boolean): Operation[] | undefined {
     const checkReads = this.singleServer;
     if (this.sawMalformed) {
       this.summary = { checkedReads: checkReads, operations: 0, outcome: "malformed", steps: 0, windows: this.windows.index };
@@ -452,7 +451,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       return undefined;
     }
     const ops = checkReads ? this.history(final) : this.syncOrdered(this.history(final));
-    return { ops, normalised: normalise(ops) };
+    return ops;
   }
 
   /**
@@ -472,14 +471,14 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     if (history === undefined) return;
     const model = w.model;
     const starts = w.starts ?? [{ state: model.init(), carried: [] }];
-    if (!w.mustCut() && unsettledOps(history.normalised, starts.flatMap((s) => s.carried), model).length > 0) {
+    if (!w.mustCut() && unsettledOps(normalise(history), starts.flatMap((s) => s.carried), model).length > 0) {
       w.postpone();
       return;
     }
     const label = windowLabel(w.index, w.startUs, e.atUs);
-    const result = checkWindow(history.ops, starts, w.startsComplete, model, label, this.windowLimits(), true);
+    const result = checkWindow(history, starts, w.startsComplete, model, label, this.windowLimits(), true);
     w.steps += result.steps;
-    w.operations += history.ops.length;
+    w.operations += history.length;
     this.judged(result, label, at, w.startUs);
     this.forgetWindow();
     w.cut(e.atUs);
@@ -537,9 +536,9 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     const history = w.lost ? undefined : this.judgedHistory(true);
     if (history !== undefined) {
       const label = windowLabel(w.index, w.startUs, end.atUs);
-      const result = checkWindow(history.ops, w.starts!, w.startsComplete, w.model, label, this.windowLimits(), false);
+      const result = checkWindow(history, w.starts!, w.startsComplete, w.model, label, this.windowLimits(), false);
       w.steps += result.steps;
-      w.operations += history.ops.length;
+      w.operations += history.length;
       this.judged(result, label, end, w.startUs);
       w.cut(end.atUs);
     }
@@ -605,11 +604,14 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   history(final = true): Operation[] {
     const ops = this.builder.build();
     const settled = this.builder.settle(final ? (session, cxid) => this.requests.mayHaveEntered(session, cxid, this.sawQuorumPeer) : undefined);
-    return ops.flatMap((op) => {
+    const out: Operation[] = [];
+    for (let k = 0; k < ops.length; k++) {
+      const op = ops[k]!;
       const s = settled.get(op);
-      if (this.neverClosed.has(op) || s === "never") return [];
-      return [s === undefined ? { ...op } : { ...op, ...s }];
-    });
+      if (this.neverClosed.has(op) || s === "never") continue;
+      out.push(s === undefined ? { ...op } : { ...op, ...s });
+    }
+    return out;
   }
 }
 

@@ -281,11 +281,13 @@ class Search<S> {
     const s = this.fenceOf[i]!;
     if (s < 0) return -1;
     if (this.endsFence[i]) {
-      for (const w of this.fenceWrites[s]!) if (!this.lin[w]) return w;
+      const writes = this.fenceWrites[s]!;
+      for (let k = 0; k < writes.length; k++) if (!this.lin[writes[k]!]) return writes[k]!;
       return -1;
     }
     if (this.endedCount[s] === 0) return -1;
-    for (const e of this.fenceEnds[s]!) if (this.lin[e]) return e;
+    const ends = this.fenceEnds[s]!;
+    for (let k = 0; k < ends.length; k++) if (this.lin[ends[k]!]) return ends[k]!;
     return -1;
   }
 
@@ -344,10 +346,11 @@ class Search<S> {
   }
 
   /**
-   * Candidates (encoded op*2 + skip; definite ones first, then unknown ones) and the exact key
-   * of the linearized set (unknown ops as a bitset).
+   * Candidates (encoded op*2 + skip; definite ones first, then unknown ones), pushed onto
+   * `cands` (the search's one stack of every level's candidates), and the exact key of the
+   * linearized set (unknown ops as a bitset).
    */
-  private scan(): { key: string; cands: number[] } {
+  private scan(cands: number[]): string {
     const minRet = this.minRet;
     // The linearized definite ops past ptrD, as the unlinearized ones ("gaps") between ptrD and
     // the last linearized one: few even when one long-running op holds ptrD back for thousands
@@ -356,7 +359,6 @@ class Search<S> {
     let key = `${this.ptrD}`;
     let gapsFrom = -1;
     let lastLin = -1;
-    const cands: number[] = [];
     for (let k = this.ptrD; k < this.definite.length; k++) {
       const i = this.definite[k]!;
       if (this.inv[i]! > minRet) break;
@@ -378,7 +380,8 @@ class Search<S> {
     }
     key += `;${lastLin}`;
     if (this.unknown.length > 0) {
-      key += "|" + String.fromCharCode(...this.unknownBits);
+      // (apply, not a spread: no iterator over the bits.)
+      key += "|" + String.fromCharCode.apply(null, this.unknownBits as unknown as number[]);
       // Most recently invoked first: an indeterminate op that took effect usually did so soon
       // after its invocation; the old ones still pending are more likely never to have.
       // Of pending unknown ops with the same signature only one is tried: with no deadline and
@@ -404,7 +407,7 @@ class Search<S> {
         cands[b] = t;
       }
     }
-    return { key, cands };
+    return key;
   }
 
   private mark(i: number): void {
@@ -463,11 +466,13 @@ class Search<S> {
     let memoChars = 0;
     let nextPollChars = 1 << 20;
     // The stack, as parallel arrays: the state and candidates of each level, the op that led
-    // there and the pointers to restore when leaving it.
-    const root = this.scan();
+    // there and the pointers to restore when leaving it. Every level's candidates lie in one
+    // array, each level's above the one below it: at [next, end) the ones left to try.
+    const cands: number[] = [];
+    this.scan(cands);
     const states: S[] = [this.p.init];
-    const candss: number[][] = [root.cands];
     const next: number[] = [0];
+    const end: number[] = [cands.length];
     const via: number[] = [-1];
     // Per level, four numbers to restore on leaving it: ptrD, ptrC, zNext and the group's hiPos.
     const saved: number[] = [0, 0, 0, -1];
@@ -476,12 +481,13 @@ class Search<S> {
     const skips: boolean[] = [false];
     while (states.length > 0) {
       const top = states.length - 1;
-      const cands = candss[top]!;
-      if (next[top]! >= cands.length) {
+      if (next[top]! >= end[top]!) {
         const at = top * 4;
         if (via[top]! >= 0) this.unmark(via[top]!, saved[at]!, saved[at + 1]!, saved[at + 2]!, saved[at + 3]!);
-        states.pop(), candss.pop(), next.pop(), via.pop(), skips.pop();
+        states.pop(), next.pop(), end.pop(), via.pop(), skips.pop();
         saved.length = at;
+        // The level's candidates start where the one below it ended.
+        cands.length = top > 0 ? end[top - 1]! : 0;
         continue;
       }
       const c = cands[next[top]!++]!;
@@ -495,7 +501,7 @@ class Search<S> {
       // A strict op that leaves the state as it is (a read, a failed write), ends no session and
       // passes over no pending op of its session goes first: whatever linearization places it later, the same
       // one with it moved here is one too, so the other candidates of this point need no try.
-      if (this.p.kinds[i] === STRICT && succ === states[top] && this.passesNothing(i)) next[top] = cands.length;
+      if (this.p.kinds[i] === STRICT && succ === states[top] && this.passesNothing(i)) next[top] = end[top]!;
       const g = this.group[i]!;
       const ptrD = this.ptrD;
       const ptrC = this.ptrC;
@@ -504,9 +510,11 @@ class Search<S> {
       this.mark(i);
       const done = this.doneStrict === this.strictCount;
       if (done && onComplete === undefined) return { ok: true, exhausted: false, steps };
-      const { key, cands: nextCands } = this.scan();
+      const from = cands.length;
+      const key = this.scan(cands);
       const full = `${key}#${this.stateId(succ)}`;
       if (seen.has(full)) {
+        cands.length = from;
         this.unmark(i, ptrD, ptrC, zNext, hiPos);
         continue;
       }
@@ -522,7 +530,7 @@ class Search<S> {
         onComplete!(succ, isLinearized);
         completed = true;
       }
-      states.push(succ), candss.push(nextCands), next.push(0), via.push(i), saved.push(ptrD, ptrC, zNext, hiPos), skips.push((c & 1) === 1);
+      states.push(succ), next.push(from), end.push(cands.length), via.push(i), saved.push(ptrD, ptrC, zNext, hiPos), skips.push((c & 1) === 1);
       if (deepest !== undefined && states.length - 1 > deepestDepth) {
         deepestDepth = states.length - 1;
         deepest = this.snapshot(via, skips, succ);

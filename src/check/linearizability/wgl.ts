@@ -138,7 +138,8 @@ export function normalise(history: readonly Operation[], checkReads = true, copy
   // history order is found again, only when there is one, for the message.
   const ids = new Float64Array(history.length);
   let seen = 0;
-  for (const given of history) {
+  for (let k = 0; k < history.length; k++) {
+    const given = history[k]!;
     const op = copy ? { ...given } : given;
     ids[seen++] = op.id;
     if (op.op === "sync") continue;
@@ -238,17 +239,23 @@ function unexplained(label: string, op: Operation, why: string): Linearizability
  */
 export function writeAfterEnd<S>(ops: readonly Operation[], model: SequentialModel<S>, useZxid: boolean, label: string): LinearizabilityViolation | undefined {
   if (model.sessionFence === undefined) return undefined;
+  // The ends first: most partitions have none, and then no write needs a look.
   const ends = new Map<string, Operation[]>();
-  const writes: { op: Operation; session: string }[] = [];
-  for (const op of ops) {
+  for (let k = 0; k < ops.length; k++) {
+    const op = ops[k]!;
     if (op.outcome === "unknown") continue;
     const f = model.sessionFence(op);
-    if (f === undefined) continue;
-    if (!f.ends) writes.push({ op, session: f.session });
-    else if (ends.has(f.session)) ends.get(f.session)!.push(op);
+    if (f === undefined || !f.ends) continue;
+    if (ends.has(f.session)) ends.get(f.session)!.push(op);
     else ends.set(f.session, [op]);
   }
-  for (const { op: w, session } of writes) {
+  if (ends.size === 0) return undefined;
+  for (let k = 0; k < ops.length; k++) {
+    const w = ops[k]!;
+    if (w.outcome === "unknown") continue;
+    const f = model.sessionFence(w);
+    if (f === undefined || f.ends) continue;
+    const session = f.session;
     for (const end of ends.get(session) ?? []) {
       const afterInRealTime = w.invokeUs > end.completeUs!;
       const afterByZxid = useZxid && end.outcome === "ok" && end.zxid !== undefined && w.zxid !== undefined && end.zxid < w.zxid;

@@ -174,7 +174,8 @@ export function decide(acl: string | undefined, perm: number, ids: Identities): 
   const entries = entriesOf(acl);
   if (entries.length === 0) return "yes";
   let maybe = ids.uncertain || ids.super === "maybe";
-  for (const e of entries) {
+  for (let k = 0; k < entries.length; k++) {
+    const e = entries[k]!;
     if ((e.perms & perm) === 0) continue;
     if (e.scheme === "world" && e.id === "anyone") return "yes";
     if (e.scheme === "digest" && ids.digests.includes(e.id)) return "yes";

@@ -214,25 +214,32 @@ function initialTree(spec: readonly string[] | Readonly<Record<string, string>>)
  * change data, so no order of the history can produce such a read.
  */
 function unwrittenRead(initial: ZkTree, ops: readonly Operation[]): { op: Operation; why: string } | undefined {
-  const writers = new Map<string, { path: string; sequential: boolean }[]>(); // data → where written
+  // data → where written, for the data some getData returned that is not its path's initial
+  // data (only those are looked up: no entry per write of data nobody read).
+  const writers = new Map<string, { path: string; sequential: boolean }[]>();
+  for (let k = 0; k < ops.length; k++) {
+    const op = ops[k]!;
+    if (!needsWriter(initial, op)) continue;
+    const data = op.result!.data ?? "";
+    if (!writers.has(data)) writers.set(data, []);
+  }
+  if (writers.size === 0) return undefined;
   const wrote = (sub: { op: string; path: string; args: Operation["args"] }) => {
     if (sub.op !== "create" && sub.op !== "setData") return;
-    const data = sub.args.data ?? "";
-    const at = { path: sub.path, sequential: sub.op === "create" && (sub.args.mode ?? "").includes("SEQUENTIAL") };
-    const list = writers.get(data);
-    if (list === undefined) writers.set(data, [at]);
-    else list.push(at);
+    const list = writers.get(sub.args.data ?? "");
+    if (list !== undefined) list.push({ path: sub.path, sequential: sub.op === "create" && (sub.args.mode ?? "").includes("SEQUENTIAL") });
   };
-  for (const op of ops) {
+  for (let k = 0; k < ops.length; k++) {
+    const op = ops[k]!;
     if (op.op === "multi") for (const sub of op.args.ops ?? []) wrote(sub);
     else wrote(op);
   }
-  for (const op of ops) {
-    if (op.op !== "getData" || op.outcome !== "ok" || op.result?.data === undefined) continue;
-    const data = op.result.data ?? "";
+  for (let k = 0; k < ops.length; k++) {
+    const op = ops[k]!;
+    if (!needsWriter(initial, op)) continue;
+    const data = op.result!.data ?? "";
     const node = initial.get(op.path);
-    if (node?.data === data || node?.opaque === true) continue;
-    const at = writers.get(data) ?? [];
+    const at = writers.get(data)!;
     if (at.some((w) => w.path === op.path || (w.sequential && isSequentialName(op.path, w.path)))) continue;
     const initially = node === undefined ? "" : ` nor ${op.path}'s initial data`;
     return {
@@ -241,6 +248,13 @@ function unwrittenRead(initial: ZkTree, ops: readonly Operation[]): { op: Operat
     };
   }
   return undefined;
+}
+
+/** A successful getData whose data is neither its path's initial data nor opaque: some write must have written it. */
+function needsWriter(initial: ZkTree, op: Operation): boolean {
+  if (op.op !== "getData" || op.outcome !== "ok" || op.result?.data === undefined) return false;
+  const node = initial.get(op.path);
+  return !(node?.data === (op.result.data ?? "") || node?.opaque === true);
 }
 
 // ---- evaluation ------------------------------------------------------------------------------
@@ -292,13 +306,13 @@ class Evaluator {
       case "closeSession":
         return { next: endSession(tree, op.session, op.outcome === "unknown" ? undefined : op.zxid) };
       case "reap":
-        return this.writes(tree, op, [{ op: "reap", path: op.path, args: op.args }]);
       case "create":
       case "delete":
       case "setData":
       case "check":
       case "setACL":
-        return this.writes(tree, op, [{ op: op.op, path: op.path, args: op.args }]);
+        // The op is its own sub-op (its op, path and args are all a sub-op has).
+        return this.writes(tree, op, [op as WriteSub]);
       case "multi":
         return this.writes(tree, op, op.args.ops ?? []);
     }

@@ -48,12 +48,6 @@ export interface ZkPartitionOptions {
   preambleApplies(preamble: readonly Operation[]): boolean;
 }
 
-/** The components an op reads and may write, as numbers (see `Components`). */
-interface Access {
-  reads: Set<number>;
-  writes: Set<number>;
-}
-
 /** The kinds of component of one path, E, D, K, C and S of the header. */
 const E = 0;
 const D = 1;
@@ -62,42 +56,106 @@ const C = 3;
 const S = 4;
 const A = 5;
 const T = 6;
-type ComponentKind = typeof E | typeof D | typeof K | typeof C | typeof S | typeof A | typeof T;
 const KINDS = 7;
 
 /**
- * Components numbered `pathNumber * KINDS + kind`, paths numbered in order of first sight: a
- * number per component, not a string built per access (there are several per op).
+ * A path as the partitioner knows it: its components are numbered `base + kind` (`base` is the
+ * path's number, in order of first sight, times `KINDS`), its parent and whether a sequential
+ * create may have named it are worked out once. One map lookup per path an op names, where a
+ * string per component (several per op) used to be built and looked up.
  */
+interface PathInfo {
+  readonly path: string;
+  readonly base: number;
+  parent: PathInfo | undefined;
+  /** -1 not known yet; 1 when a sequential create under its parent may have produced this name. */
+  named: number;
+}
+
 class Components {
-  private readonly pathNumbers = new Map<string, number>();
-  private readonly parents = new Map<string, string>();
+  private readonly paths = new Map<string, PathInfo>();
 
-  of(kind: ComponentKind, path: string): number {
-    let n = this.pathNumbers.get(path);
-    if (n === undefined) this.pathNumbers.set(path, (n = this.pathNumbers.size));
-    return n * KINDS + kind;
-  }
+  constructor(private readonly seq: SeqPrefixes) {}
 
-  /** `parentOf`, remembered: the same few paths come back for every op. */
-  parent(path: string): string {
-    let p = this.parents.get(path);
-    if (p === undefined) this.parents.set(path, (p = parentOf(path)));
+  info(path: string): PathInfo {
+    let p = this.paths.get(path);
+    if (p === undefined) this.paths.set(path, (p = { path, base: this.paths.size * KINDS, parent: undefined, named: -1 }));
     return p;
   }
+
+  /** `parentOf`, remembered. */
+  parent(p: PathInfo): PathInfo {
+    return (p.parent ??= this.info(parentOf(p.path)));
+  }
+
+  /** Is the path a name some sequential create under its parent may have produced? */
+  named(p: PathInfo): boolean {
+    if (p.named < 0) {
+      p.named = 0;
+      const prefixes = this.seq.get(this.parent(p).path);
+      if (prefixes !== undefined) {
+        for (let k = 0; k < prefixes.length; k++) {
+          if (isSequentialName(p.path, prefixes[k]!)) {
+            p.named = 1;
+            break;
+          }
+        }
+      }
+    }
+    return p.named === 1;
+  }
+}
+
+/**
+ * Per component, the ops that read it and the ops that may write it, in op order, each op once:
+ * filled op by op (`op`), so an op already listed is the list's last entry. The same lists as one
+ * set of components per op would give, without the two sets per op.
+ */
+class Accesses {
+  readonly readers: (number[] | undefined)[] = [];
+  readonly writers: (number[] | undefined)[] = [];
+  /** The op being read. */
+  op = 0;
+  /** False for an op that definitely failed: it writes nothing. */
+  writing = true;
+
+  read(c: number): void {
+    addOnce(this.readers, c, this.op);
+  }
+
+  write(c: number): void {
+    if (this.writing) addOnce(this.writers, c, this.op);
+  }
+
+  /** E or D of `p`, and S of its parent when a sequential create may have named it. */
+  node(p: PathInfo, kind: typeof E | typeof D, write: boolean, components: Components): void {
+    if (write) this.write(p.base + kind);
+    else this.read(p.base + kind);
+    if (!components.named(p)) return;
+    const s = components.parent(p).base + S;
+    if (write) this.write(s);
+    else this.read(s);
+  }
+}
+
+function addOnce(lists: (number[] | undefined)[], c: number, i: number): void {
+  const list = lists[c];
+  if (list === undefined) lists[c] = [i];
+  else if (list[list.length - 1] !== i) list.push(i);
 }
 
 export function partitionZkHistory(input: readonly Operation[], options: ZkPartitionOptions): Partition[] {
   const ops = options.sessionsMayEnd ? [...input, ...sessionEnds(input)] : [...input];
+  const seq = sequentialPrefixes(ops);
   const ctx: Context = {
-    seq: sequentialPrefixes(ops),
     ephemerals: ephemeralCreatesBySession(ops),
     counted: new Set(ops.filter((o) => o.op === "getAllChildrenNumber").map((o) => o.path)),
-    components: new Components(),
+    components: new Components(seq),
+    at: new Accesses(),
   };
-  const accesses = ops.map((op) => access(op, ctx));
+  for (let i = 0; i < ops.length; i++) access(ops[i]!, i, ctx);
   const uf = new UnionFind(ops.length);
-  const deps = joinByComponents(ops, accesses, uf);
+  const deps = joinByComponents(ops, ctx.at, uf);
   for (let round = 0; ; round++) {
     const groups = groupsOf(uf, ops.length);
     let merged = false;
@@ -116,32 +174,35 @@ export function partitionZkHistory(input: readonly Operation[], options: ZkParti
   }
 }
 
-/** Joins readers with writers per component; returns the settled dependencies reader → writers. */
-function joinByComponents(ops: readonly Operation[], accesses: readonly Access[], uf: UnionFind): Map<number, Set<number>> {
-  const readers = new Map<number, number[]>();
-  const writers = new Map<number, number[]>();
-  accesses.forEach((a, i) => {
-    for (const c of a.reads) push(readers, c, i);
-    for (const c of a.writes) push(writers, c, i);
-  });
+/**
+ * Joins readers with writers per component; returns the settled dependencies reader → writers.
+ * (Components are taken in number order: each is joined on its own, unions do not depend on
+ * their order and the dependencies are sets, so any order gives the same partitions.)
+ */
+function joinByComponents(ops: readonly Operation[], at: Accesses, uf: UnionFind): Map<number, Set<number>> {
+  const { readers, writers } = at;
   const deps = new Map<number, Set<number>>();
-  for (const [comp, rs] of readers) {
-    const ws = writers.get(comp);
-    if (ws === undefined) continue;
+  for (let comp = 0; comp < readers.length; comp++) {
+    const rs = readers[comp];
+    const ws = writers[comp];
+    if (rs === undefined || ws === undefined) continue;
     if (ws.length === 1 && canSettle(ops[ws[0]!]!)) {
       const w = ws[0]!;
       const wDone = ops[w]!.completeUs!;
-      for (const r of rs) {
+      for (let k = 0; k < rs.length; k++) {
+        const r = rs[k]!;
         if (r === w) continue;
         if (ops[r]!.invokeUs > wDone) {
-          if (!deps.has(r)) deps.set(r, new Set());
-          deps.get(r)!.add(w);
+          let d = deps.get(r);
+          if (d === undefined) deps.set(r, (d = new Set()));
+          d.add(w);
         } else uf.union(r, w);
       }
       continue;
     }
-    const all = [...rs, ...ws];
-    for (const i of all) uf.union(all[0]!, i);
+    const first = rs[0]!;
+    for (let k = 1; k < rs.length; k++) uf.union(first, rs[k]!);
+    for (let k = 0; k < ws.length; k++) uf.union(first, ws[k]!);
   }
   return deps;
 }
@@ -158,7 +219,9 @@ function preambleOf(members: readonly number[], deps: Map<number, Set<number>>, 
   const stack = [...members];
   while (stack.length > 0) {
     const i = stack.pop()!;
-    for (const w of deps.get(i) ?? []) {
+    const ws = deps.get(i);
+    if (ws === undefined) continue;
+    for (const w of ws) {
       if (uf.find(w) === root || seen.has(w)) continue;
       seen.add(w);
       stack.push(w);
@@ -177,43 +240,25 @@ function groupsOf(uf: UnionFind, n: number): number[][] {
 
 /**
  * parent path → the basename prefixes of sequential creates under it (as full-path prefixes,
- * each once: a recipe creates under one prefix again and again), and a memo of which paths are
- * named by one of them.
+ * each once: a recipe creates under one prefix again and again).
  */
-interface SeqPrefixes {
-  byParent: Map<string, Set<string>>;
-  named: Map<string, boolean>;
-}
+type SeqPrefixes = Map<string, string[]>;
 
 function sequentialPrefixes(ops: readonly Operation[]): SeqPrefixes {
-  const byParent = new Map<string, Set<string>>();
-  for (const op of ops) {
-    if (op.op !== "create" && op.op !== "multi") continue;
-    for (const s of writeSubOps(op)) {
-      if (s.op !== "create" || !(s.args.mode ?? "").includes("SEQUENTIAL")) continue;
-      const parent = parentOf(s.path);
-      let prefixes = byParent.get(parent);
-      if (prefixes === undefined) byParent.set(parent, (prefixes = new Set()));
-      prefixes.add(s.path);
-    }
+  const byParent: SeqPrefixes = new Map();
+  const add = (s: SubOpLike) => {
+    if (s.op !== "create" || !(s.args.mode ?? "").includes("SEQUENTIAL")) return;
+    const parent = parentOf(s.path);
+    const prefixes = byParent.get(parent);
+    if (prefixes === undefined) byParent.set(parent, [s.path]);
+    else if (!prefixes.includes(s.path)) prefixes.push(s.path);
+  };
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    if (op.op === "create") add(op);
+    else if (op.op === "multi") for (const s of op.args.ops ?? []) add(s);
   }
-  return { byParent, named: new Map() };
-}
-
-/** Is `path` a name some sequential create under its parent may have produced? */
-function sequentiallyNamed(path: string, seq: SeqPrefixes, components: Components): boolean {
-  let named = seq.named.get(path);
-  if (named === undefined) {
-    named = false;
-    for (const prefix of seq.byParent.get(components.parent(path)) ?? []) {
-      if (isSequentialName(path, prefix)) {
-        named = true;
-        break;
-      }
-    }
-    seq.named.set(path, named);
-  }
-  return named;
+  return byParent;
 }
 
 function writeSubOps(op: Operation): SubOpLike[] {
@@ -227,11 +272,12 @@ function writeSubOps(op: Operation): SubOpLike[] {
 /** Per session, the ephemeral creates (sub-ops too) of its ops, whatever their outcome, in order. */
 function ephemeralCreatesBySession(ops: readonly Operation[]): Map<string, SubOpLike[]> {
   const bySession = new Map<string, SubOpLike[]>();
-  for (const c of ops) {
-    if (c.op !== "create" && c.op !== "multi") continue;
-    for (const s of writeSubOps(c)) {
-      if (s.op !== "create" || !(s.args.mode ?? "").startsWith("EPHEMERAL")) continue;
-      push(bySession, c.session, s);
+  for (let i = 0; i < ops.length; i++) {
+    const c = ops[i]!;
+    if (c.op === "create") {
+      if ((c.args.mode ?? "").startsWith("EPHEMERAL")) push(bySession, c.session, { op: c.op, path: c.path, args: c.args });
+    } else if (c.op === "multi") {
+      for (const s of c.args.ops ?? []) if (s.op === "create" && (s.args.mode ?? "").startsWith("EPHEMERAL")) push(bySession, c.session, s);
     }
   }
   return bySession;
@@ -239,21 +285,20 @@ function ephemeralCreatesBySession(ops: readonly Operation[]): Map<string, SubOp
 
 type SubOpLike = { op: string; path: string; args: Operation["args"] };
 
-/** What `access` reads besides the op: sequential prefixes, ephemerals by session, counted subtrees. */
+/** What `access` reads besides the op: ephemerals by session, counted subtrees; and where it writes. */
 interface Context {
-  seq: SeqPrefixes;
   ephemerals: ReadonlyMap<string, readonly SubOpLike[]>;
   /** The paths some getAllChildrenNumber counts below. */
   counted: ReadonlySet<string>;
   components: Components;
+  at: Accesses;
 }
 
-/** The components an op reads, and writes unless it definitely failed. */
-function access(op: Operation, ctx: Context): Access {
-  const { components } = ctx;
-  const a: Access = { reads: new Set(), writes: new Set() };
-  const w = op.outcome !== "fail" ? a.writes : new Set<number>();
-  const node = nodeAccess(ctx);
+/** The components op `i` reads, and writes unless it definitely failed, into `ctx.at`. */
+function access(op: Operation, i: number, ctx: Context): void {
+  const { components, at } = ctx;
+  at.op = i;
+  at.writing = op.outcome !== "fail";
   switch (op.op) {
     case "sync":
     case "whoAmI":
@@ -262,33 +307,37 @@ function access(op: Operation, ctx: Context): Access {
     case "exists":
     case "getChildren":
     case "getACL":
-    case "getAllChildrenNumber":
-      readsNode(op.path, a.reads, node, components);
-      if (op.op === "getAllChildrenNumber") a.reads.add(components.of(T, op.path));
+    case "getAllChildrenNumber": {
+      const p = components.info(op.path);
+      readsNode(p, at, components);
+      if (op.op === "getAllChildrenNumber") at.read(p.base + T);
       break;
+    }
     case "multiRead":
-      for (const s of op.args.ops ?? []) readsNode(s.path, a.reads, node, components);
+      for (const s of op.args.ops ?? []) readsNode(components.info(s.path), at, components);
       break;
     case "getEphemerals": {
       const prefix = op.path.trim();
       for (const s of ctx.ephemerals.get(op.session) ?? []) {
         if (prefix !== "" && prefix !== "/" && !s.path.startsWith(prefix) && !prefix.startsWith(s.path)) continue;
-        if ((s.args.mode ?? "").includes("SEQUENTIAL")) a.reads.add(components.of(S, components.parent(s.path)));
-        else node(s.path, E, a.reads);
+        const p = components.info(s.path);
+        if ((s.args.mode ?? "").includes("SEQUENTIAL")) at.read(components.parent(p).base + S);
+        else at.node(p, E, false, components);
       }
       break;
     }
     case "closeSession":
       for (const s of ctx.ephemerals.get(op.session) ?? []) {
-        const parent = components.parent(s.path);
-        node(s.path, E, a.reads);
-        node(s.path, E, w);
+        const p = components.info(s.path);
+        const parent = components.parent(p);
+        at.node(p, E, false, components);
+        at.node(p, E, true, components);
         if ((s.args.mode ?? "").includes("SEQUENTIAL")) {
-          a.reads.add(components.of(S, parent));
-          w.add(components.of(S, parent));
+          at.read(parent.base + S);
+          at.write(parent.base + S);
         }
-        w.add(components.of(K, parent));
-        countsBelow(parent, w, ctx);
+        at.write(parent.base + K);
+        countsBelow(parent, ctx);
       }
       break;
     case "create":
@@ -297,88 +346,80 @@ function access(op: Operation, ctx: Context): Access {
     case "check":
     case "setACL":
     case "reap":
+      subAccess(op.op, op.path, op.args, ctx);
+      break;
     case "multi":
-      for (const s of writeSubOps(op)) subAccess(s, a.reads, w, node, ctx);
+      for (const s of op.args.ops ?? []) subAccess(s.op, s.path, s.args, ctx);
       break;
   }
-  return a;
-}
-
-type NodeAccess = (p: string, kind: typeof E | typeof D, into: Set<number>) => void;
-
-/** E or D of `p`, and S of its parent when a sequential create may have named it. */
-function nodeAccess(ctx: Context): NodeAccess {
-  return (p, kind, into) => {
-    into.add(ctx.components.of(kind, p));
-    if (sequentiallyNamed(p, ctx.seq, ctx.components)) into.add(ctx.components.of(S, ctx.components.parent(p)));
-  };
 }
 
 /** Everything a read of `p` with its Stat can see: E, D, K, C and A (its ACL decides, too). */
-function readsNode(p: string, reads: Set<number>, node: NodeAccess, components: Components): void {
-  node(p, E, reads);
-  node(p, D, reads);
-  reads.add(components.of(K, p));
-  reads.add(components.of(C, p));
-  reads.add(components.of(A, p));
+function readsNode(p: PathInfo, at: Accesses, components: Components): void {
+  at.node(p, E, false, components);
+  at.node(p, D, false, components);
+  at.read(p.base + K);
+  at.read(p.base + C);
+  at.read(p.base + A);
 }
 
 /** T of every counted ancestor of a node created or deleted under `parent` (parent included). */
-function countsBelow(parent: string, writes: Set<number>, ctx: Context): void {
+function countsBelow(parent: PathInfo, ctx: Context): void {
   if (ctx.counted.size === 0) return;
   for (let p = parent; ; p = ctx.components.parent(p)) {
-    if (ctx.counted.has(p)) writes.add(ctx.components.of(T, p));
-    if (p === "/") return;
+    if (ctx.counted.has(p.path)) ctx.at.write(p.base + T);
+    if (p.path === "/") return;
   }
 }
 
-function subAccess(s: SubOpLike, reads: Set<number>, writes: Set<number>, node: NodeAccess, ctx: Context): void {
-  const { components } = ctx;
-  const parent = components.parent(s.path);
-  switch (s.op) {
+function subAccess(op: string, path: string, args: Operation["args"], ctx: Context): void {
+  const { components, at } = ctx;
+  const p = components.info(path);
+  const parent = components.parent(p);
+  switch (op) {
     case "create":
-      node(parent, E, reads);
-      reads.add(components.of(A, parent));
-      writes.add(components.of(K, parent));
-      writes.add(components.of(C, parent));
-      countsBelow(parent, writes, ctx);
-      if ((s.args.mode ?? "").includes("SEQUENTIAL")) {
-        reads.add(components.of(C, parent));
-        reads.add(components.of(S, parent));
-        writes.add(components.of(S, parent));
+      at.node(parent, E, false, components);
+      at.read(parent.base + A);
+      at.write(parent.base + K);
+      at.write(parent.base + C);
+      countsBelow(parent, ctx);
+      if ((args.mode ?? "").includes("SEQUENTIAL")) {
+        at.read(parent.base + C);
+        at.read(parent.base + S);
+        at.write(parent.base + S);
       } else {
-        node(s.path, E, reads);
-        node(s.path, E, writes);
-        node(s.path, D, writes);
-        writes.add(components.of(K, s.path));
-        writes.add(components.of(C, s.path));
-        writes.add(components.of(A, s.path));
+        at.node(p, E, false, components);
+        at.node(p, E, true, components);
+        at.node(p, D, true, components);
+        at.write(p.base + K);
+        at.write(p.base + C);
+        at.write(p.base + A);
       }
       break;
     case "delete":
     case "reap":
-      node(parent, E, reads);
-      reads.add(components.of(A, parent));
-      node(s.path, E, reads);
+      at.node(parent, E, false, components);
+      at.read(parent.base + A);
+      at.node(p, E, false, components);
       // A reap judges the node's kind, counter and mtime; a delete with a version its version.
-      if (s.op === "reap" || (s.args.version ?? -1) !== -1) node(s.path, D, reads);
-      if (s.op === "reap") reads.add(components.of(C, s.path));
-      reads.add(components.of(K, s.path));
-      node(s.path, E, writes);
-      writes.add(components.of(K, parent));
-      countsBelow(parent, writes, ctx);
+      if (op === "reap" || (args.version ?? -1) !== -1) at.node(p, D, false, components);
+      if (op === "reap") at.read(p.base + C);
+      at.read(p.base + K);
+      at.node(p, E, true, components);
+      at.write(parent.base + K);
+      countsBelow(parent, ctx);
       break;
     case "setData":
     case "setACL":
       // Its result is a Stat the model checks whole: it reads every component of the node.
-      readsNode(s.path, reads, node, components);
-      if (s.op === "setData") node(s.path, D, writes);
-      else writes.add(components.of(A, s.path));
+      readsNode(p, at, components);
+      if (op === "setData") at.node(p, D, true, components);
+      else at.write(p.base + A);
       break;
     case "check":
-      node(s.path, E, reads);
-      node(s.path, D, reads);
-      reads.add(components.of(A, s.path));
+      at.node(p, E, false, components);
+      at.node(p, D, false, components);
+      at.read(p.base + A);
       break;
   }
 }

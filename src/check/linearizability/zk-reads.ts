@@ -138,7 +138,8 @@ export function matchStat(stat: StatFields, node: ZNode): string | ZNode {
     if (got !== undefined && want !== undefined && got !== want) return `Stat.ephemeralOwner was ${stat.ephemeralOwner}, but the node is ${node.kind === "ephemeral" ? `an ephemeral of ${node.owner}` : `a ${node.kind} node (owner 0)`}`;
   }
   let out = node;
-  for (const field of ZXID_FIELDS) {
+  for (let f = 0; f < ZXID_FIELDS.length; f++) {
+    const field = ZXID_FIELDS[f]!;
     const got = zxidOf(stat[field]);
     if (got === undefined) continue;
     const want = out[field];
@@ -147,7 +148,8 @@ export function matchStat(stat: StatFields, node: ZNode): string | ZNode {
   }
   if (out.fresh && out.czxid !== undefined && out.mzxid !== undefined && out.czxid !== out.mzxid) return `Stat.mzxid differs from czxid, but the node was never written since its create`;
   if (stat.mtime !== undefined && stat.ctime !== undefined && out.fresh && stat.mtime !== stat.ctime) return `Stat.mtime ${stat.mtime} differs from ctime ${stat.ctime}, but the node was never written since its create`;
-  for (const field of TIME_FIELDS) {
+  for (let f = 0; f < TIME_FIELDS.length; f++) {
+    const field = TIME_FIELDS[f]!;
     const got = stat[field];
     if (got === undefined) continue;
     const want = field === "mtime" && out.fresh ? out.ctime : out[field];

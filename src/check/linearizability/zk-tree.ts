@@ -107,8 +107,8 @@ export class ZkTree {
    */
   fastKey(dataPaths: readonly string[]): string {
     let k = `${this.metaHash[0]}:${this.metaHash[1]}`;
-    for (const p of dataPaths) {
-      const n = this.nodes.get(p);
+    for (let i = 0; i < dataPaths.length; i++) {
+      const n = this.nodes.get(dataPaths[i]!);
       // Length-prefixed: as exact as JSON, without escaping every datum.
       k += n === undefined ? "|-" : `|${n.data.length}:${n.data}`;
     }
@@ -348,7 +348,8 @@ function restHash(n: ZNode, m: MetaSum): void {
   number(m, n.ctime);
   number(m, n.mtime);
   word(m, n.fresh ? 1 : 0);
-  for (const s of n.staleAcls) {
+  for (let k = 0; k < n.staleAcls.length; k++) {
+    const s = n.staleAcls[k]!;
     text(m, s.acl);
     number(m, s.untilUs);
   }
