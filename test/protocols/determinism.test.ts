@@ -11,6 +11,7 @@ const CASES: [scenario: string, seed: number][] = [
   ["3pc-crashes-keep-atomicity", 1],
   ["multipaxos-client-restart", 9],
   ["multipaxos-lease-clock-drift", 1],
+  ["multipaxos-lease-restart", 1],
   ["multipaxos-gap-fill", 1],
   ["paxos-acceptor-crash-after-promise", 1],
   ["paxos-learner-restart", 1],

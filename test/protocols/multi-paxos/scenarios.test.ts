@@ -51,6 +51,14 @@ describe("multi-paxos scenarios", () => {
     }
   }, 120_000);
 
+  it("multipaxos-lease-restart: a restarted replica waits out a lease it may have granted before promising, so the next master commits only after the old one stopped serving reads", async () => {
+    const ok = await run("multipaxos-lease-restart");
+    expect(ok.violations).toEqual([]);
+    expect(ok.traceHash).toBe("8e0925f112d89f2f");
+    expect(ok.counts.restart).toBe(1);
+    for (const seed of [2, 3]) expect((await run("multipaxos-lease-restart", undefined, seed)).violations, `seed ${seed}`).toEqual([]);
+  }, 120_000);
+
   it("multipaxos-redirect: patient clients (2 s request timeout) reach the leader by redirects, every request answered within multipaxos.liveness's budget", async () => {
     const ok = await run("multipaxos-redirect");
     expect(ok.violations).toEqual([]);
