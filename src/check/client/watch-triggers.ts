@@ -28,7 +28,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type RunEnd, type Violation } from "../checker.js";
 import { guarded, intField, nullableStringField, optionalStringField, stringField } from "../event-reader.js";
-import { OpTable, fieldsOf, serverPathOf, type Completion, type Invocation } from "../history/client-events.js";
+import { ByOp, OpTable, fieldsOf, serverPathOf, type Completion, type Invocation } from "../history/client-events.js";
 import type { CreateModeName } from "../../zk/proto/records.js";
 import { describeTriggers, triggers, type Effect, type NodeEventType } from "../linearizability/zk-triggers.js";
 import { NotificationTxns, type NotifiedTxn } from "./notification-txns.js";
@@ -88,8 +88,8 @@ export class WatchTriggersChecker implements Checker<Kind> {
   private readonly applied = new Map<string, { op: string; session: string; cxid: number; err: string | undefined }>();
   /** Txn zxid → what a definite write with that reply zxid did (null: two claim it). */
   private readonly byZxid = new Map<string, DefiniteWrite | null>();
-  /** "session#xid" → an indeterminate write's request. */
-  private readonly bySessionXid = new Map<string, Invocation>();
+  /** (session, xid) → an indeterminate write's request (no key text per lookup). */
+  private readonly bySessionXid = new ByOp<Invocation>();
   /** Session → the ephemerals it may have created (exact names, and sequential prefixes). */
   private readonly ephemerals = new Map<string, { exact: Set<string>; prefixes: Set<string> }>();
   /** Server → the paths its ContainerManager chose, in order, not applied yet; and reap txns' paths. */
@@ -165,7 +165,7 @@ export class WatchTriggersChecker implements Checker<Kind> {
     this.noteEphemerals(inv, done, session);
     if (!WRITES.has(inv.op) || done.local) return;
     if (done.outcome === "unknown") {
-      if (done.xid !== undefined) this.bySessionXid.set(`${session}#${done.xid}`, inv);
+      if (done.xid !== undefined) this.bySessionXid.set(session, done.xid, inv);
       return;
     }
     if (done.zxid === undefined) return;
@@ -265,7 +265,7 @@ export class WatchTriggersChecker implements Checker<Kind> {
       const { inv, done } = definite;
       return (definite.identified ??= { what: `${inv.op} ${inv.path} by ${inv.client}`, effects: done.outcome === "ok" ? effectsOf(inv, done) : [] });
     }
-    const inv = this.bySessionXid.get(`${a.session}#${a.cxid}`);
+    const inv = this.bySessionXid.get(a.session, a.cxid);
     return inv === undefined ? undefined : { what: `${inv.op} ${inv.path} by ${inv.client} (no answer)`, effects: effectsOf(inv, undefined) };
   }
 
@@ -277,7 +277,7 @@ export class WatchTriggersChecker implements Checker<Kind> {
     for (const [zxid, a] of this.applied) {
       if (!forgettable(zxid)) continue;
       this.applied.delete(zxid);
-      this.bySessionXid.delete(`${a.session}#${a.cxid}`);
+      this.bySessionXid.take(a.session, a.cxid);
       if (a.op === "closeSession" && a.err === undefined) this.ephemerals.delete(a.session);
     }
     for (const zxid of this.byZxid.keys()) if (forgettable(zxid)) this.byZxid.delete(zxid);
