@@ -43,15 +43,20 @@ export class NotificationTxns {
 
   constructor(private readonly log: ViolationSink) {}
 
+  /** The node named last (most client events come from the node that spoke last: no set lookup then). */
+  private lastClientNode: string | undefined;
+
   clientNode(node: string): void {
+    if (node === this.lastClientNode) return;
+    this.lastClientNode = node;
     this.clientNodes.add(node);
   }
 
   onEvent(e: TraceEvent): void {
     if (e.kind === "send" && e.detail === "notification" && !this.clientNodes.has(e.node) && e.peer !== undefined && e.id !== undefined) {
-      const run = this.runs.get(e.node) ?? [];
-      run.push({ peer: e.peer, id: e.id });
-      this.runs.set(e.node, run);
+      const run = this.runs.get(e.node);
+      if (run === undefined) this.runs.set(e.node, [{ peer: e.peer, id: e.id }]);
+      else run.push({ peer: e.peer, id: e.id });
       return;
     }
     if (e.kind === "deliver" && this.clientNodes.has(e.node)) {
@@ -75,7 +80,9 @@ export class NotificationTxns {
       reportMalformed(this.log, e, err);
       return;
     }
-    for (const m of run) this.inFlight.set(m.id, { from: e.node, to: m.peer, txn: { server: e.node, zxid, op } });
+    // One txn, shared by the run's notifications (read-only to every reader).
+    const txn: NotifiedTxn = { server: e.node, zxid, op };
+    for (const m of run) this.inFlight.set(m.id, { from: e.node, to: m.peer, txn });
   }
 
   /** Adds to `into` the zxids of the notifications in flight or received and not yet reported. */

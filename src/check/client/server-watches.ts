@@ -54,14 +54,17 @@ const TAKES: Readonly<Record<string, readonly ServerTable[]>> = {
 
 const REGISTERS: Readonly<Record<string, ServerTable>> = { getData: "data", exists: "data", getChildren: "child" };
 
+/** Paths by server table. */
+type ByTable = Record<ServerTable, Set<string>>;
+
 interface SessionTables {
-  /** "data /a", "child /a": registrations not yet notified. */
-  waiting: Set<string>;
+  /** The paths of registrations not yet notified, by table. */
+  waiting: ByTable;
   persistent: Set<string>;
   recursive: Set<string>;
   removed: Set<string>;
   /** The waiting entries the client re-sent in SetWatches, until the session's first reply after the reconnect. */
-  resent: Set<string>;
+  resent: ByTable;
 }
 
 const KINDS = ["client.invoke", "client.complete", "client.watch", "client.state", "crash"] as const;
@@ -101,7 +104,7 @@ export class ServerWatchesChecker implements Checker<KindsOf<typeof KINDS>> {
     // A reconnect: the client re-sends what waits (SetWatches), answered list by list.
     else if (state === "CONNECTED") {
       const t = this.sessions.get(stringField(e, "client"))?.get(stringField(e, "session"));
-      if (t !== undefined) t.resent = new Set(t.waiting);
+      if (t !== undefined) t.resent = { data: new Set(t.waiting.data), child: new Set(t.waiting.child) };
     }
   }
 
@@ -109,7 +112,7 @@ export class ServerWatchesChecker implements Checker<KindsOf<typeof KINDS>> {
     let bySession = this.sessions.get(client);
     if (bySession === undefined) this.sessions.set(client, (bySession = new Map()));
     let t = bySession.get(session);
-    if (t === undefined) bySession.set(session, (t = { waiting: new Set(), persistent: new Set(), recursive: new Set(), removed: new Set(), resent: new Set() }));
+    if (t === undefined) bySession.set(session, (t = { waiting: { data: new Set(), child: new Set() }, persistent: new Set(), recursive: new Set(), removed: new Set(), resent: { data: new Set(), child: new Set() } }));
     return t;
   }
 
@@ -119,12 +122,16 @@ export class ServerWatchesChecker implements Checker<KindsOf<typeof KINDS>> {
     const { inv, done } = c;
     // A reply after the reconnect: SetWatches' answers are all in (the connection is FIFO).
     const afterReconnect = this.sessions.get(inv.client)?.get(done.session);
-    if (afterReconnect !== undefined && afterReconnect.resent.size > 0) afterReconnect.resent.clear();
+    const resentLists = afterReconnect?.resent;
+    if (resentLists !== undefined && (resentLists.data.size > 0 || resentLists.child.size > 0)) {
+      resentLists.data.clear();
+      resentLists.child.clear();
+    }
     // exists registers whether or not the node exists (an exists that found nothing may read as NONODE).
     if (done.outcome !== "ok" && !(inv.op === "exists" && done.err === "NONODE")) return;
     const table = REGISTERS[inv.op];
     if (table !== undefined && inv.watch) {
-      this.tables(inv.client, done.session).waiting.add(`${table} ${inv.path}`);
+      this.tables(inv.client, done.session).waiting[table].add(inv.path);
       return;
     }
     if (inv.op === "addWatch") {
@@ -147,12 +154,17 @@ export class ServerWatchesChecker implements Checker<KindsOf<typeof KINDS>> {
     const session = stringField(e, "session");
     const t = this.tables(client, session);
     let took = false;
-    const resent = takes.map((table) => `${table} ${path}`).find((k) => t.resent.has(k));
+    let resent: ServerTable | undefined;
+    for (const table of takes) {
+      if (!t.resent[table].has(path)) continue;
+      resent = table;
+      break;
+    }
     if (resent !== undefined) {
       // SetWatches' answer to one list: it takes that list's entry only.
-      t.resent.delete(resent);
-      took = t.waiting.delete(resent);
-    } else for (const table of takes) took = t.waiting.delete(`${table} ${path}`) || took;
+      t.resent[resent].delete(path);
+      took = t.waiting[resent].delete(path);
+    } else for (const table of takes) took = t.waiting[table].delete(path) || took;
     if (took) return;
     const ancestors = selfAndAncestors(path);
     if (t.persistent.has(path) || (type !== "NodeChildrenChanged" && ancestors.some((p) => t.recursive.has(p)))) return;
@@ -170,7 +182,7 @@ export class ServerWatchesChecker implements Checker<KindsOf<typeof KINDS>> {
 
   retained(): number {
     let n = 0;
-    for (const bySession of this.sessions.values()) for (const t of bySession.values()) n += t.waiting.size + t.persistent.size + t.recursive.size;
+    for (const bySession of this.sessions.values()) for (const t of bySession.values()) n += t.waiting.data.size + t.waiting.child.size + t.persistent.size + t.recursive.size;
     return n;
   }
 }

@@ -28,7 +28,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type RunEnd, type Violation } from "../checker.js";
 import { guarded, intField, nullableStringField, optionalStringField, stringField } from "../event-reader.js";
-import { OpTable, serverPathOf, type Completion, type Invocation } from "../history/client-events.js";
+import { ByOp, OpTable, fieldsOf, serverPathOf, type Completion, type Invocation } from "../history/client-events.js";
 import type { CreateModeName } from "../../zk/proto/records.js";
 import { describeTriggers, triggers, type Effect, type NodeEventType } from "../linearizability/zk-triggers.js";
 import { NotificationTxns, type NotifiedTxn } from "./notification-txns.js";
@@ -65,6 +65,16 @@ interface Identified {
   effects: Effect[];
 }
 
+/**
+ * A definite write by its reply: what it did is worked out when a notification asks (most
+ * writes fire none that is judged), then kept.
+ */
+interface DefiniteWrite {
+  inv: Invocation;
+  done: Completion;
+  identified: Identified | undefined;
+}
+
 export class WatchTriggersChecker implements Checker<Kind> {
   readonly name = "client.watch-triggers";
   readonly kinds = KINDS;
@@ -77,9 +87,9 @@ export class WatchTriggersChecker implements Checker<Kind> {
   /** Txn zxid → the first apply of it (op, session, cxid, err). */
   private readonly applied = new Map<string, { op: string; session: string; cxid: number; err: string | undefined }>();
   /** Txn zxid → what a definite write with that reply zxid did (null: two claim it). */
-  private readonly byZxid = new Map<string, Identified | null>();
-  /** "session#xid" → an indeterminate write's request. */
-  private readonly bySessionXid = new Map<string, Invocation>();
+  private readonly byZxid = new Map<string, DefiniteWrite | null>();
+  /** (session, xid) → an indeterminate write's request (no key text per lookup). */
+  private readonly bySessionXid = new ByOp<Invocation>();
   /** Session → the ephemerals it may have created (exact names, and sequential prefixes). */
   private readonly ephemerals = new Map<string, { exact: Set<string>; prefixes: Set<string> }>();
   /** Server → the paths its ContainerManager chose, in order, not applied yet; and reap txns' paths. */
@@ -155,18 +165,19 @@ export class WatchTriggersChecker implements Checker<Kind> {
     this.noteEphemerals(inv, done, session);
     if (!WRITES.has(inv.op) || done.local) return;
     if (done.outcome === "unknown") {
-      if (done.xid !== undefined) this.bySessionXid.set(`${session}#${done.xid}`, inv);
+      if (done.xid !== undefined) this.bySessionXid.set(session, done.xid, inv);
       return;
     }
     if (done.zxid === undefined) return;
     const zxid = `0x${done.zxid.toString(16)}`;
     const known = this.byZxid.get(zxid);
-    this.byZxid.set(zxid, known !== undefined ? null : { what: `${inv.op} ${inv.path} by ${inv.client}`, effects: done.outcome === "ok" ? effectsOf(inv, done) : [] });
-    this.judgeWaiting();
+    this.byZxid.set(zxid, known !== undefined ? null : { inv, done, identified: undefined });
+    if (this.pending.length > 0) this.judgeWaiting();
   }
 
   /** The ephemeral creates an invocation may make, by the path it asked for (a prefix when sequential). */
   private notePossibleEphemerals(inv: Invocation): void {
+    if (inv.op !== "create" && inv.op !== "multi") return;
     for (const c of creates(inv, undefined)) {
       if (!isEphemeralMode(c.mode)) continue;
       let e = this.ephemerals.get(inv.session);
@@ -178,8 +189,9 @@ export class WatchTriggersChecker implements Checker<Kind> {
 
   /** The ephemeral creates of a session (names it got, prefixes of those it may have got). */
   private noteEphemerals(inv: Invocation, done: Completion, session: string): void {
+    if ((inv.op !== "create" && inv.op !== "multi") || done.outcome === "fail") return;
     for (const c of creates(inv, done)) {
-      if (!isEphemeralMode(c.mode) || done.outcome === "fail") continue;
+      if (!isEphemeralMode(c.mode)) continue;
       let e = this.ephemerals.get(session);
       if (e === undefined) this.ephemerals.set(session, (e = { exact: new Set(), prefixes: new Set() }));
       if (c.name !== undefined) e.exact.add(c.name);
@@ -189,9 +201,13 @@ export class WatchTriggersChecker implements Checker<Kind> {
   }
 
   private onApply(e: TraceEvent<"zk.apply">): void {
-    const zxid = stringField(e, "zxid");
-    const op = stringField(e, "op");
-    const session = stringField(e, "session");
+    const f = fieldsOf(e);
+    const zxidText = f.zxid;
+    const opText = f.op;
+    const sessionText = f.session;
+    const zxid = typeof zxidText === "string" ? zxidText : stringField(e, "zxid");
+    const op = typeof opText === "string" ? opText : stringField(e, "op");
+    const session = typeof sessionText === "string" ? sessionText : stringField(e, "session");
     // An internal request (session 0) of the server that chose reaps: the next of its choices.
     if (session === "0x0" && (op === "deleteContainer" || op === "error")) {
       const path = this.reaping.get(e.node)?.shift();
@@ -245,8 +261,11 @@ export class WatchTriggersChecker implements Checker<Kind> {
     }
     const definite = this.byZxid.get(zxid);
     if (definite === null) return undefined;
-    if (definite !== undefined) return definite;
-    const inv = this.bySessionXid.get(`${a.session}#${a.cxid}`);
+    if (definite !== undefined) {
+      const { inv, done } = definite;
+      return (definite.identified ??= { what: `${inv.op} ${inv.path} by ${inv.client}`, effects: done.outcome === "ok" ? effectsOf(inv, done) : [] });
+    }
+    const inv = this.bySessionXid.get(a.session, a.cxid);
     return inv === undefined ? undefined : { what: `${inv.op} ${inv.path} by ${inv.client} (no answer)`, effects: effectsOf(inv, undefined) };
   }
 
@@ -258,7 +277,7 @@ export class WatchTriggersChecker implements Checker<Kind> {
     for (const [zxid, a] of this.applied) {
       if (!forgettable(zxid)) continue;
       this.applied.delete(zxid);
-      this.bySessionXid.delete(`${a.session}#${a.cxid}`);
+      this.bySessionXid.take(a.session, a.cxid);
       if (a.op === "closeSession" && a.err === undefined) this.ephemerals.delete(a.session);
     }
     for (const zxid of this.byZxid.keys()) if (forgettable(zxid)) this.byZxid.delete(zxid);

@@ -102,7 +102,11 @@ export class WatchesChecker implements Checker<Kind> {
   private readonly sessions = new Map<string, Map<string, SessionWatches>>();
   /** Which txn each notification came from (4). */
   private readonly txns = new NotificationTxns(this.log);
-  private readonly seenOnConnection = new Map<string, Set<string>>();
+  /**
+   * Per handle (client node, then session as the event writes it): each txn's zxid → the
+   * (type, path) pairs of its notifications seen, flat. No key text per notification.
+   */
+  private readonly seenOnConnection = new Map<string, Map<string, Map<string, string[]>>>();
 
   onEvent(e: TraceEvent<Kind>): void {
     this.txns.onEvent(e);
@@ -120,7 +124,7 @@ export class WatchesChecker implements Checker<Kind> {
         return guarded(this.log, e, this, this.onWatch);
       case "client.connect":
         this.txns.clientNode(e.node);
-        this.seenOnConnection.delete(`${e.node} ${e.fields.session}`);
+        this.seenOnConnection.get(e.node)?.delete(sessionKey(e.fields.session));
         return;
       case "client.state":
       case "client.disconnect":
@@ -227,12 +231,18 @@ export class WatchesChecker implements Checker<Kind> {
   private checkOncePerTxn(e: TraceEvent<"client.watch">, type: string, path: string, notif: { zxid: string; op: string }): void {
     if (!SINGLE_TRIGGER.has(notif.op) && !(notif.op === "closeSession" && type === "NodeDeleted")) return;
     // Per handle: a client node may hold several sessions, each on its own connection.
-    const conn = `${e.node} ${e.fields.session}`;
-    let seen = this.seenOnConnection.get(conn);
-    if (seen === undefined) this.seenOnConnection.set(conn, (seen = new Set()));
-    const k = `${type} ${path} ${notif.zxid}`;
-    if (!seen.has(k)) {
-      seen.add(k);
+    let bySession = this.seenOnConnection.get(e.node);
+    if (bySession === undefined) this.seenOnConnection.set(e.node, (bySession = new Map()));
+    const session = sessionKey(e.fields.session);
+    let byZxid = bySession.get(session);
+    if (byZxid === undefined) bySession.set(session, (byZxid = new Map()));
+    const seen = byZxid.get(notif.zxid);
+    if (seen === undefined) {
+      byZxid.set(notif.zxid, [type, path]);
+      return;
+    }
+    if (!seenPair(seen, type, path)) {
+      seen.push(type, path);
       return;
     }
     this.log.add(e, `${e.node} received ${type} ${path} twice for txn ${notif.zxid} (${notif.op}) on one connection: a change triggers each watch once`);
@@ -241,6 +251,17 @@ export class WatchesChecker implements Checker<Kind> {
   finish(): Violation[] {
     return this.log.violations;
   }
+}
+
+/** A session as a connection's key: the event's value as text (as a template writes it). */
+function sessionKey(session: unknown): string {
+  return typeof session === "string" ? session : `${session as string}`;
+}
+
+/** Whether the flat (type, path) list holds the pair. */
+function seenPair(seen: readonly string[], type: string, path: string): boolean {
+  for (let i = 0; i < seen.length; i += 2) if (seen[i] === type && seen[i + 1] === path) return true;
+  return false;
 }
 
 /** What a read showed about its path. */

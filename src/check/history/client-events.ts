@@ -34,12 +34,9 @@ import {
   objectValue,
   oneOfField,
   oneOfValue,
-  optionalBooleanField,
-  optionalIntField,
   optionalObjectField,
   optionalStringField,
   optionalStringListField,
-  optionalZxidField,
   presentField,
   reportMalformed,
   stringField,
@@ -47,8 +44,10 @@ import {
   stringValue,
   type Untrusted,
   type ViolationSink,
+  zxidField,
 } from "../event-reader.js";
 import type { OpArgs, OpResult, StatFields, SubOp, SubResult } from "./history.js";
+import { parseZxidText } from "../zxid-text.js";
 
 /** What a `client.invoke` said, read. */
 export interface Invocation {
@@ -97,6 +96,7 @@ const OP_NAMES: readonly ClientOpName[] = [
 ] satisfies readonly ClientOpName[];
 const WRITE_SUB_OPS = ["create", "delete", "setData", "check"] as const satisfies readonly SubOpName[];
 const READ_SUB_OPS = ["getData", "getChildren"] as const satisfies readonly SubOpName[];
+const OP_NAME_SET: ReadonlySet<string> = new Set(OP_NAMES);
 const OUTCOMES = ["ok", "fail", "unknown"] as const;
 const MODE_NAMES = Object.keys(CreateMode) as CreateModeName[];
 /** Wire flag → name, the first name of each value. */
@@ -134,16 +134,36 @@ export function readInvocation(e: TraceEvent<"client.invoke">, seq: number): Inv
   return inv;
 }
 
+/**
+ * The hot fields are read by name where they are used (a property load per field, no lookup by a
+ * field name held in a variable), well-formed values taken as they are; anything else goes
+ * through the strict reader, which reads it again and complains in the same order.
+ */
+const NO_FIELDS: Untrusted = {};
+
+/** An event's fields to read by name, `{}` when it has none (then every read is the strict reader's). */
+export function fieldsOf(e: TraceEvent): Untrusted {
+  return (e.fields ?? NO_FIELDS) as unknown as Untrusted;
+}
+
 function readInvocationFields(e: TraceEvent<"client.invoke">, seq: number): Invocation {
-  const op = oneOfField(e, "op", OP_NAMES);
+  const f = fieldsOf(e);
+  const opText = f.op;
+  const op = typeof opText === "string" && OP_NAME_SET.has(opText) ? (opText as ClientOpName) : oneOfField(e, "op", OP_NAMES);
+  const client = f.client;
+  const opId = f.opId;
+  const session = f.session;
+  const path = f.path;
+  const server = f.server;
+  const chroot = f.chroot;
   const inv: Invocation = {
-    client: stringField(e, "client"),
-    opId: intField(e, "opId"),
-    session: stringField(e, "session"),
+    client: typeof client === "string" ? client : stringField(e, "client"),
+    opId: typeof opId === "number" && Number.isSafeInteger(opId) ? opId : intField(e, "opId"),
+    session: typeof session === "string" ? session : stringField(e, "session"),
     op,
-    path: PATHLESS.has(op) ? "" : stringField(e, "path"),
-    server: optionalStringField(e, "server"),
-    chroot: optionalStringField(e, "chroot") || undefined,
+    path: PATHLESS.has(op) ? "" : typeof path === "string" ? path : stringField(e, "path"),
+    server: typeof server === "string" ? server : server == null ? undefined : optionalStringField(e, "server"),
+    chroot: (typeof chroot === "string" ? chroot : chroot == null ? undefined : optionalStringField(e, "chroot")) || undefined,
     args: {},
     watch: false,
     addWatchMode: undefined,
@@ -268,24 +288,33 @@ export function readCompletion(e: TraceEvent<"client.complete">, inv: Invocation
 }
 
 function readCompletionFields(e: TraceEvent<"client.complete">, op: ClientOpName): Completion {
-  const outcome = oneOfField(e, "outcome", OUTCOMES);
-  const result = optionalObjectField(e, "result");
+  const f = fieldsOf(e);
+  const outcomeText = f.outcome;
+  const outcome = outcomeText === "ok" || outcomeText === "fail" || outcomeText === "unknown" ? outcomeText : oneOfField(e, "outcome", OUTCOMES);
+  const resultValueRead = f.result;
+  const result = resultValueRead != null && typeof resultValueRead === "object" && !Array.isArray(resultValueRead) ? (resultValueRead as Untrusted) : optionalObjectField(e, "result");
+  const session = f.session;
+  const err = f.err;
+  const zxid = f.zxid;
+  const local = f.local;
+  const sent = f.sent;
+  const xid = f.xid;
   return {
-    session: stringField(e, "session"),
+    session: typeof session === "string" ? session : stringField(e, "session"),
     outcome,
-    err: errField(e),
-    zxid: optionalZxidField(e, "zxid"),
+    err: err === undefined ? undefined : typeof err === "string" ? err : errField(e, err),
+    zxid: zxid == null ? undefined : typeof zxid === "string" ? (parseZxidText(zxid) ?? zxidField(e, "zxid")) : zxidField(e, "zxid"),
     result: result === undefined ? undefined : resultValue(e, op, result),
-    local: optionalBooleanField(e, "local") === true || optionalBooleanField(e, "sent") === false,
-    xid: optionalIntField(e, "xid"),
+    local: (local == null ? undefined : typeof local === "boolean" ? local : booleanField(e, "local")) === true ||
+      (sent == null ? undefined : typeof sent === "boolean" ? sent : booleanField(e, "sent")) === false,
+    xid: xid == null ? undefined : typeof xid === "number" && Number.isSafeInteger(xid) ? xid : intField(e, "xid"),
     eventIndex: e.index,
     atUs: e.atUs,
   };
 }
 
 /** The error code's name (a number is read as the code it is). */
-function errField(e: TraceEvent<"client.complete">): string | undefined {
-  const v: unknown = e.fields.err;
+function errField(e: TraceEvent<"client.complete">, v: unknown): string | undefined {
   if (typeof v === "number") return CODE_BY_NUMBER.get(v) ?? `CODE(${v})`;
   return optionalStringField(e, "err");
 }
@@ -326,12 +355,16 @@ function statValue(e: TraceEvent, where: string, v: unknown): StatFields {
   for (const k of STAT_ZXIDS) {
     const x = s[k];
     if (x === undefined) continue;
-    // Kept as the text the history compares; read as a zxid to check it is one.
-    const text = stringValue(e, `${where}.${k}`, x);
-    if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(text)) throw new MalformedEvent(e, `${where}.${k}`, x, "a zxid");
+    // Kept as the text the history compares; read as a zxid to check it is one (memoised: the
+    // checkers parse the same zxids later). The name of the field is made only for a complaint.
+    const text = typeof x === "string" ? x : stringValue(e, `${where}.${k}`, x);
+    if (parseZxidText(text) === undefined) throw new MalformedEvent(e, `${where}.${k}`, x, "a zxid");
     out[k] = text;
   }
-  for (const k of STAT_NUMBERS) if (s[k] !== undefined) out[k] = intValue(e, `${where}.${k}`, s[k]);
+  for (const k of STAT_NUMBERS) {
+    const x = s[k];
+    if (x !== undefined) out[k] = typeof x === "number" && Number.isSafeInteger(x) ? x : intValue(e, `${where}.${k}`, x);
+  }
   return out;
 }
 
@@ -420,8 +453,11 @@ export class OpTable {
    */
   complete(e: TraceEvent<"client.complete">): { inv: Invocation; done: Completion } | undefined {
     try {
-      const client = stringField(e, "client");
-      const opId = intField(e, "opId");
+      const f = fieldsOf(e);
+      const clientText = f.client;
+      const opIdValue = f.opId;
+      const client = typeof clientText === "string" ? clientText : stringField(e, "client");
+      const opId = typeof opIdValue === "number" && Number.isSafeInteger(opIdValue) ? opIdValue : intField(e, "opId");
       const byOpId = this.open.get(client);
       const inv = byOpId?.get(opId);
       if (inv === undefined) {

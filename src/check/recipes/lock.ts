@@ -82,8 +82,8 @@ export class LockHerdChecker implements Checker<HerdKind> {
     const session = stringField(e, "session");
     for (const [dir, d] of this.dirs) {
       if (!d.sessions.has(session)) continue;
-      if (path !== dir && !path.startsWith(`${dir}/`)) continue;
-      if (path.startsWith(`${dir}/${session}-`)) continue; // news of its own node
+      if (path !== dir && !isUnder(path, dir)) continue;
+      if (isUnder(path, dir) && isOwnNode(path, dir, session)) continue; // news of its own node
       d.notifications++;
     }
   }
@@ -113,6 +113,17 @@ export class LockHerdChecker implements Checker<HerdKind> {
     }
     return this.log.violations;
   }
+}
+
+/** `path` starts with `dir` + "/" (no text made per notification). */
+function isUnder(path: string, dir: string): boolean {
+  return path.length > dir.length && path.charCodeAt(dir.length) === 47 && path.startsWith(dir);
+}
+
+/** `path` (under `dir`) starts with `dir/<session>-`: a lock node of that session. */
+function isOwnNode(path: string, dir: string, session: string): boolean {
+  const at = dir.length + 1;
+  return path.startsWith(session, at) && path.charCodeAt(at + session.length) === 45;
 }
 
 interface AcceptedWrite {

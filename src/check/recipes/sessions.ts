@@ -24,6 +24,8 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { NODE_AND_LINK_FAULT_KINDS } from "../../sim/trace-schema.js";
 import { optionalZxidField, stringField, txnRequestField, zxidField } from "../event-reader.js";
+import { fieldsOf } from "../history/client-events.js";
+import { parseZxidText } from "../zxid-text.js";
 
 const FAULT_KIND_SET: ReadonlySet<string> = new Set(NODE_AND_LINK_FAULT_KINDS);
 
@@ -69,9 +71,13 @@ export class SessionFates {
     if (FAULT_KIND_SET.has(e.kind)) this.lastFaultUs = e.atUs;
     if (e.kind === "crash") return { kind: "client-crashed", client: e.node };
     if (e.kind === "client.complete") {
-      const z = optionalZxidField(e, "zxid");
+      // Read by name, well-formed values as they are (the strict readers for anything else).
+      const f = fieldsOf(e);
+      const zxidText = f.zxid;
+      const z = typeof zxidText === "string" ? (parseZxidText(zxidText) ?? zxidField(e, "zxid")) : optionalZxidField(e, "zxid");
       if (z === undefined) return undefined;
-      const s = stringField(e, "session");
+      const sessionText = f.session;
+      const s = typeof sessionText === "string" ? sessionText : stringField(e, "session");
       if (z > (this.lastZxidSeen.get(s) ?? -1n)) this.lastZxidSeen.set(s, z);
       return undefined;
     }
@@ -82,7 +88,7 @@ export class SessionFates {
       if (!this.endedAtUs.has(s)) this.expiringOn(e.node).add(s);
       return undefined;
     }
-    if (e.kind === "zk.apply" && stringField(e, "op") === "closeSession") {
+    if (e.kind === "zk.apply" && applyOp(e) === "closeSession") {
       const s = stringField(e, "session");
       if (this.endedAtUs.has(s)) return undefined;
       this.end(s, e.atUs, zxidField(e, "zxid"));
@@ -173,6 +179,12 @@ export class SessionFates {
   quietMs(): number {
     return (this.lastEventUs - this.lastFaultUs) / 1000;
   }
+}
+
+/** A `zk.apply`'s op (read by name; the strict reader when it is not text). */
+function applyOp(e: TraceEvent<"zk.apply">): string {
+  const op = fieldsOf(e).op;
+  return typeof op === "string" ? op : stringField(e, "op");
 }
 
 export function fmtMs(us: number): string {
