@@ -203,8 +203,9 @@ function typedListener(typed: TypedReaders, buffer: EventBuffer | undefined): Tr
 }
 
 /**
- * The events waiting to be handed out, each with its readers, in order: `size` slots made once.
- * A slot is cleared as its event is handed out, so the buffer keeps no event alive past its flush.
+ * The events waiting to be handed out, each with its readers, in order, at most `size`: slots
+ * made once (up to the default batch at the start, more only as a larger batch fills them) and
+ * reused. A slot is cleared as its event is handed out, so no event outlives its flush.
  */
 class EventBuffer {
   private readonly events: (TraceEvent | undefined)[];
@@ -212,16 +213,23 @@ class EventBuffer {
   private n = 0;
 
   constructor(private readonly size: number) {
-    this.events = new Array<TraceEvent | undefined>(size).fill(undefined);
-    this.readers = new Array<readonly EventReader[]>(size).fill(NO_READERS);
+    // (`size` as given: a fraction or NaN waits as `length >= size` would.)
+    const slots = size < CHECK_BATCH_EVENTS ? Math.ceil(size) : CHECK_BATCH_EVENTS;
+    this.events = new Array<TraceEvent | undefined>(slots).fill(undefined);
+    this.readers = new Array<readonly EventReader[]>(slots).fill(NO_READERS);
   }
 
   add(e: TraceEvent, rs: readonly EventReader[]): void {
     const i = this.n;
-    this.events[i] = e;
-    this.readers[i] = rs;
+    if (i < this.events.length) {
+      this.events[i] = e;
+      this.readers[i] = rs;
+    } else {
+      this.events.push(e);
+      this.readers.push(rs);
+    }
     this.n = i + 1;
-    if (i + 1 === this.size) this.flush();
+    if (i + 1 >= this.size) this.flush();
   }
 
   flush(): void {
