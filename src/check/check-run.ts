@@ -15,10 +15,10 @@ import type { TraceKind } from "../sim/trace-schema.js";
 import { DurableFloor, FLOOR_KINDS } from "./zab/durable-floor.js";
 import { MalformedEvent } from "./event-reader.js";
 
-/** A service's feed: the kinds it follows and what reads them. */
+/** A service's feed: the kinds it follows and what reads them (handed each, as a checker is). */
 export interface ServiceFeed {
   readonly kinds: readonly TraceKind[];
-  readonly observe: (e: TraceEvent) => void;
+  onEvent(e: TraceEvent): void;
 }
 
 /**
@@ -58,18 +58,28 @@ export class CheckRun implements RunServices {
 
   /** The services some checker asked for, each with its feed, for the dispatcher to subscribe first. */
   feeds(): ServiceFeed[] {
-    const floor = this.floor;
-    if (floor === undefined) return [];
+    return this.floor === undefined ? [] : [new FloorFeed(this, this.floor, this.followers)];
+  }
+}
+
+/** The durable floor's feed: the floor reads each floor event, then the followers do. */
+class FloorFeed implements ServiceFeed {
+  readonly kinds = FLOOR_KINDS;
+
+  constructor(
+    private readonly run: CheckRun,
+    private readonly floor: DurableFloor,
+    private readonly followers: readonly FloorFollower[],
+  ) {}
+
+  onEvent(e: TraceEvent): void {
+    try {
+      this.floor.observe(e as TraceEvent<(typeof FLOOR_KINDS)[number]>);
+    } catch (error) {
+      if (!(error instanceof MalformedEvent)) throw error;
+      this.run.floorMalformed = { event: e, error };
+    }
     const followers = this.followers;
-    const observe = (e: TraceEvent): void => {
-      try {
-        floor.observe(e as TraceEvent<(typeof FLOOR_KINDS)[number]>);
-      } catch (error) {
-        if (!(error instanceof MalformedEvent)) throw error;
-        this.floorMalformed = { event: e, error };
-      }
-      for (let i = 0; i < followers.length; i++) followers[i]!.observe(e);
-    };
-    return [{ kinds: FLOOR_KINDS, observe }];
+    for (let i = 0; i < followers.length; i++) followers[i]!.observe(e);
   }
 }

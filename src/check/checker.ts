@@ -163,54 +163,100 @@ export interface BatchedCheckers {
  *
  * One trace listener per kind, made once: it buffers the event with its readers (worked out per
  * kind, and per message type for a kind some checker reads by type), so handing out a batch
- * looks nothing up.
+ * looks nothing up. The buffer is two arrays of `batch` slots made with the subscription and
+ * reused: buffering an event allocates nothing (docs/benchmarks.md, "session 42").
  */
 export function subscribeCheckersInBatches(trace: Pick<Trace, "subscribe">, checkers: readonly Checker[], batch = CHECK_BATCH_EVENTS): BatchedCheckers {
   const readers = new Readers(checkers);
-  const waiting: TraceEvent[] = [];
-  const waitingReaders: (readonly EventReader[])[] = [];
-  const flush = (): void => {
-    for (let i = 0; i < waiting.length; i++) {
-      const e = waiting[i]!;
-      const rs = waitingReaders[i]!;
-      for (let j = 0; j < rs.length; j++) rs[j]!(e);
-    }
-    waiting.length = 0;
-    waitingReaders.length = 0;
-  };
-  const listener = (rs: readonly EventReader[]): TraceListener =>
-    batch <= 1
-      ? (e) => {
-          for (let j = 0; j < rs.length; j++) rs[j]!(e);
-        }
-      : (e) => {
-          waiting.push(e);
-          waitingReaders.push(rs);
-          if (waiting.length >= batch) flush();
-        };
-  const typedListener = (typed: TypedReaders): TraceListener =>
-    batch <= 1
-      ? (e) => {
-          const rs = typed.of(e.detail);
-          for (let j = 0; j < rs.length; j++) rs[j]!(e);
-        }
-      : (e) => {
-          const rs = typed.of(e.detail);
-          if (rs.length === 0) return;
-          waiting.push(e);
-          waitingReaders.push(rs);
-          if (waiting.length >= batch) flush();
-        };
+  const buffer = batch <= 1 ? undefined : new EventBuffer(batch);
   const unsubscribe = readers.kinds.map((kind) => {
     const typed = readers.typed(kind);
-    return trace.subscribe(typed === undefined ? listener(readers.of(kind)) : typedListener(typed), [kind]);
+    const listener = typed === undefined ? kindListener(readers.of(kind), buffer) : typedListener(typed, buffer);
+    return trace.subscribe(listener, [kind]);
   });
-  return { flush, unsubscribe: () => unsubscribe.forEach((u) => u()) };
+  return {
+    flush: () => buffer?.flush(),
+    unsubscribe: () => unsubscribe.forEach((u) => u()),
+  };
 }
 
-type EventReader = (e: TraceEvent) => void;
+/** The listener of a kind every reader of which takes all its events: hands them on, or buffers them. */
+function kindListener(rs: readonly EventReader[], buffer: EventBuffer | undefined): TraceListener {
+  if (buffer !== undefined) return (e) => buffer.add(e, rs);
+  return (e) => {
+    for (let j = 0; j < rs.length; j++) rs[j]!.onEvent(e);
+  };
+}
 
-/** One reader of a kind: the function, and the message types it takes (undefined: every event of the kind). */
+/** The listener of a message kind some reader takes by type: the readers of the event's type. */
+function typedListener(typed: TypedReaders, buffer: EventBuffer | undefined): TraceListener {
+  if (buffer !== undefined) {
+    return (e) => {
+      const rs = typed.of(e.detail);
+      if (rs.length > 0) buffer.add(e, rs);
+    };
+  }
+  return (e) => {
+    const rs = typed.of(e.detail);
+    for (let j = 0; j < rs.length; j++) rs[j]!.onEvent(e);
+  };
+}
+
+/**
+ * The events waiting to be handed out, each with its readers, in order, at most `size`: slots
+ * made once (up to the default batch at the start, more only as a larger batch fills them) and
+ * reused. A slot is cleared as its event is handed out, so no event outlives its flush.
+ */
+class EventBuffer {
+  private readonly events: (TraceEvent | undefined)[];
+  private readonly readers: (readonly EventReader[])[];
+  private n = 0;
+
+  constructor(private readonly size: number) {
+    // (`size` as given: a fraction or NaN waits as `length >= size` would.)
+    const slots = size < CHECK_BATCH_EVENTS ? Math.ceil(size) : CHECK_BATCH_EVENTS;
+    this.events = new Array<TraceEvent | undefined>(slots).fill(undefined);
+    this.readers = new Array<readonly EventReader[]>(slots).fill(NO_READERS);
+  }
+
+  add(e: TraceEvent, rs: readonly EventReader[]): void {
+    const i = this.n;
+    if (i < this.events.length) {
+      this.events[i] = e;
+      this.readers[i] = rs;
+    } else {
+      this.events.push(e);
+      this.readers.push(rs);
+    }
+    this.n = i + 1;
+    if (i + 1 >= this.size) this.flush();
+  }
+
+  flush(): void {
+    const events = this.events;
+    const readers = this.readers;
+    const n = this.n;
+    for (let i = 0; i < n; i++) {
+      const e = events[i]!;
+      const rs = readers[i]!;
+      events[i] = undefined;
+      for (let j = 0; j < rs.length; j++) rs[j]!.onEvent(e);
+    }
+    this.n = 0;
+  }
+}
+
+/**
+ * What an event is handed to: a checker (its own `onEvent`, called as a method: no bound
+ * function per checker) or a service of the run (check-run.ts).
+ */
+interface EventReader {
+  onEvent(e: TraceEvent): void;
+}
+
+const NO_READERS: readonly EventReader[] = [];
+
+/** One reader of a kind: the reader, and the message types it takes (undefined: every event of the kind). */
 interface KindReader {
   read: EventReader;
   takes: ((type: string) => boolean) | undefined;
@@ -227,7 +273,7 @@ const TYPE_SLOTS = 64;
 class TypedReaders {
   private readonly byType = new Map<string, readonly EventReader[]>();
   private readonly recentTypes: (string | undefined)[] = new Array<string | undefined>(TYPE_SLOTS).fill(undefined);
-  private readonly recentReaders: (readonly EventReader[])[] = new Array<readonly EventReader[]>(TYPE_SLOTS).fill([]);
+  private readonly recentReaders: (readonly EventReader[])[] = new Array<readonly EventReader[]>(TYPE_SLOTS).fill(NO_READERS);
   private readonly untyped: readonly EventReader[];
 
   constructor(private readonly readers: readonly KindReader[]) {
@@ -252,21 +298,29 @@ class TypedReaders {
 /**
  * Who reads what, for one run's checkers (attached to one `CheckRun` here): per kind, the run's
  * services and then the checkers that read it, in order; per message type for a message kind
- * some checker reads by type.
+ * some checker reads by type. Worked out in one pass over each checker's kinds.
  */
 class Readers {
   readonly kinds: readonly TraceKind[];
-  private readonly byKind = new Map<TraceKind, readonly KindReader[]>();
+  private readonly byKind = new Map<TraceKind, KindReader[]>();
 
   constructor(checkers: readonly Checker[]) {
-    const feeds = attachRun(checkers).feeds();
-    const kindsOf = new Map(checkers.map((c) => [c, c.attachedKinds?.() ?? c.kinds]));
-    this.kinds = [...new Set<TraceKind>([...feeds.flatMap((f) => f.kinds), ...[...kindsOf.values()].flat()])];
-    for (const kind of this.kinds) {
-      const ofFeeds = feeds.filter((f) => f.kinds.includes(kind)).map((f) => ({ read: f.observe, takes: undefined }));
-      const ofCheckers = checkers.filter((c) => kindsOf.get(c)!.includes(kind)).map((c) => ({ read: c.onEvent.bind(c) as EventReader, takes: takesOf(c, kind) }));
-      this.byKind.set(kind, [...ofFeeds, ...ofCheckers]);
+    for (const feed of attachRun(checkers).feeds()) for (const kind of feed.kinds) this.add(kind, { read: feed, takes: undefined });
+    for (const c of checkers) {
+      const kinds = c.attachedKinds?.() ?? c.kinds;
+      for (let i = 0; i < kinds.length; i++) {
+        const kind = kinds[i]!;
+        // A kind named twice is read once.
+        if (kinds.indexOf(kind) === i) this.add(kind, { read: c as EventReader, takes: takesOf(c, kind) });
+      }
     }
+    this.kinds = [...this.byKind.keys()];
+  }
+
+  private add(kind: TraceKind, reader: KindReader): void {
+    const list = this.byKind.get(kind);
+    if (list === undefined) this.byKind.set(kind, [reader]);
+    else list.push(reader);
   }
 
   /** Every reader of `kind` (none for a kind no one reads). */
@@ -309,7 +363,7 @@ export function runCheckers(checkers: readonly Checker[], events: Iterable<Trace
   for (const e of events) {
     let of = byKind.get(e.kind);
     if (of === undefined) byKind.set(e.kind, (of = { all: readers.of(e.kind), typed: readers.typed(e.kind) }));
-    for (const read of of.typed === undefined ? of.all : of.typed.of(e.detail)) read(e);
+    for (const r of of.typed === undefined ? of.all : of.typed.of(e.detail)) r.onEvent(e);
     end = e;
   }
   return checkers.flatMap((c) => c.finish(end));

@@ -52,22 +52,25 @@ function describe(v: unknown): string {
   return String(v);
 }
 
+/**
+ * The field as written. Each reader reads it once (an `optional…` reader too: absent, or the
+ * value it checks): every checker's reads of every event come through here.
+ */
 function raw(e: AnyEvent, field: string): unknown {
   const f: object | undefined = e.fields;
   return f === undefined || f === null ? undefined : (f as Untrusted)[field];
 }
 
-/** Absent (undefined or null): what the `optional…` readers return undefined for. */
-function absent(e: AnyEvent, field: string): boolean {
-  return raw(e, field) == null;
-}
 
 /**
  * The request a txn digest names (`zab.propose`, `zab.log`: `<hash>:<session hex>:<cxid>`, the
- * session id in signed hex), as `zk.apply` names it: session `0x…` (unsigned), cxid.
+ * session id in signed hex), as `zk.apply` names it: session `0x…` (unsigned), cxid. The answer
+ * is shared (frozen): the readers of one event ask one after another, and the last digest read
+ * answers without parsing it again.
  */
-export function txnRequestField<E extends TraceEvent>(e: E, field: FieldName<E>): { session: string; cxid: number } {
+export function txnRequestField<E extends TraceEvent>(e: E, field: FieldName<E>): Readonly<{ session: string; cxid: number }> {
   const digest = stringField(e, field);
+  if (digest === lastDigest) return lastRequest!;
   const cut = digest.lastIndexOf(":");
   const before = digest.lastIndexOf(":", cut - 1);
   const hex = digest.slice(before + 1, cut);
@@ -76,8 +79,12 @@ export function txnRequestField<E extends TraceEvent>(e: E, field: FieldName<E>)
   const cxid = Number(digest.slice(cut + 1));
   if (cut < 0 || before < 0 || !/^[0-9a-f]+$/i.test(digits) || !Number.isInteger(cxid)) throw new MalformedEvent(e, field, digest, "a txn digest naming its request (<hash>:<session hex>:<cxid>)");
   const id = BigInt(`0x${digits}`);
-  return { session: `0x${BigInt.asUintN(64, negative ? -id : id).toString(16)}`, cxid };
+  lastRequest = Object.freeze({ session: `0x${BigInt.asUintN(64, negative ? -id : id).toString(16)}`, cxid });
+  lastDigest = digest;
+  return lastRequest;
 }
+let lastDigest: string | undefined;
+let lastRequest: Readonly<{ session: string; cxid: number }> | undefined;
 
 /** A zxid (or session id): hex text ("0x100000002"), decimal text, bigint or safe integer. */
 export function zxidField<E extends TraceEvent>(e: E, field: FieldName<E>): bigint {
@@ -85,7 +92,8 @@ export function zxidField<E extends TraceEvent>(e: E, field: FieldName<E>): bigi
 }
 
 export function optionalZxidField<E extends TraceEvent>(e: E, field: FieldName<E>): bigint | undefined {
-  return absent(e, field) ? undefined : zxidField(e, field);
+  const v = raw(e, field);
+  return v == null ? undefined : zxidValue(e, field, v);
 }
 
 /** An integer (epoch, sid, token, count): a safe integer, a bigint or numeric text. */
@@ -94,18 +102,23 @@ export function intField<E extends TraceEvent>(e: E, field: FieldName<E>): numbe
 }
 
 export function optionalIntField<E extends TraceEvent>(e: E, field: FieldName<E>): number | undefined {
-  return absent(e, field) ? undefined : intField(e, field);
+  const v = raw(e, field);
+  return v == null ? undefined : intValue(e, field, v);
 }
 
 /** A finite number. */
 export function numberField<E extends TraceEvent>(e: E, field: FieldName<E>): number {
-  const v = raw(e, field);
+  return finiteNumber(e, field, raw(e, field));
+}
+
+function finiteNumber(e: AnyEvent, where: string, v: unknown): number {
   if (typeof v === "number" && Number.isFinite(v)) return v;
-  throw new MalformedEvent(e, field, v, "a number");
+  throw new MalformedEvent(e, where, v, "a number");
 }
 
 export function optionalNumberField<E extends TraceEvent>(e: E, field: FieldName<E>): number | undefined {
-  return absent(e, field) ? undefined : numberField(e, field);
+  const v = raw(e, field);
+  return v == null ? undefined : finiteNumber(e, field, v);
 }
 
 /** Text (a number or bigint is taken as its decimal text). */
@@ -114,7 +127,8 @@ export function stringField<E extends TraceEvent>(e: E, field: FieldName<E>): st
 }
 
 export function optionalStringField<E extends TraceEvent>(e: E, field: FieldName<E>): string | undefined {
-  return absent(e, field) ? undefined : stringField(e, field);
+  const v = raw(e, field);
+  return v == null ? undefined : stringValue(e, field, v);
 }
 
 /** Text that must be one of `values`. */
@@ -123,7 +137,8 @@ export function oneOfField<E extends TraceEvent, V extends string>(e: E, field: 
 }
 
 export function optionalOneOfField<E extends TraceEvent, V extends string>(e: E, field: FieldName<E>, values: readonly V[]): V | undefined {
-  return absent(e, field) ? undefined : oneOfField(e, field, values);
+  const v = raw(e, field);
+  return v == null ? undefined : oneOfValue(e, field, v, values);
 }
 
 export function booleanField<E extends TraceEvent>(e: E, field: FieldName<E>): boolean {
@@ -131,7 +146,8 @@ export function booleanField<E extends TraceEvent>(e: E, field: FieldName<E>): b
 }
 
 export function optionalBooleanField<E extends TraceEvent>(e: E, field: FieldName<E>): boolean | undefined {
-  return absent(e, field) ? undefined : booleanField(e, field);
+  const v = raw(e, field);
+  return v == null ? undefined : booleanValue(e, field, v);
 }
 
 /** A list of texts (numbers taken as their text). */
@@ -140,7 +156,8 @@ export function stringListField<E extends TraceEvent>(e: E, field: FieldName<E>)
 }
 
 export function optionalStringListField<E extends TraceEvent>(e: E, field: FieldName<E>): string[] | undefined {
-  return absent(e, field) ? undefined : stringListField(e, field);
+  const v = raw(e, field);
+  return v == null ? undefined : stringListValue(e, field, v);
 }
 
 /** Text or null (a value that may be absent on purpose, like ZooKeeper's null data). */
@@ -157,7 +174,8 @@ export function presentField<E extends TraceEvent>(e: E, field: FieldName<E>): u
 
 /** A field holding an object (a client result), to read on with the `…Value` readers; undefined when absent. */
 export function optionalObjectField<E extends TraceEvent>(e: E, field: FieldName<E>): Untrusted | undefined {
-  return absent(e, field) ? undefined : objectValue(e, field, raw(e, field));
+  const v = raw(e, field);
+  return v == null ? undefined : objectValue(e, field, v);
 }
 
 /** A field holding a list, to read on with the `…Value` readers. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runCheckers, subscribeCheckers, subscribeCheckersInBatches, type Checker, type Violation } from "../../src/check/checker.js";
+import { CHECK_BATCH_EVENTS, runCheckers, subscribeCheckers, subscribeCheckersInBatches, type Checker, type Violation } from "../../src/check/checker.js";
 import { SERVER_MESSAGE_TYPES, mayBeClientTraffic } from "../../src/check/message-types.js";
 import type { RunServices } from "../../src/check/check-run.js";
 import { runScenario } from "../../src/scenario/run.js";
@@ -53,6 +53,25 @@ describe("check: checkers fed in batches", () => {
     logTxn(t, 6, "s1", 8);
     fed.flush();
     expect(r.seen).toHaveLength(4);
+  });
+
+  it("holds a batch larger than the default's slots, and hands out a fractional batch as `length >= batch` would", () => {
+    /** How many sends the recorder was handed once each of `at` sends was recorded, and in all. */
+    const handed = (batch: number, events: number, at: number[]): { at: number[]; all: number } => {
+      const t = new Trace();
+      const r = new Recorder(t);
+      const fed = subscribeCheckersInBatches(t, [r], batch);
+      const seen: number[] = [];
+      for (let i = 1; i <= events; i++) {
+        t.recordMessage(i, "send", h("send"), "s1", h("s1"), "s2", h("s2"), i, "PING");
+        if (at.includes(i)) seen.push(r.seen.length);
+      }
+      fed.flush();
+      return { at: seen, all: r.seen.length };
+    };
+    const big = CHECK_BATCH_EVENTS + 1500;
+    expect(handed(big, big + 10, [CHECK_BATCH_EVENTS + 1, big - 1, big, big + 10]), "nothing before the batch is full, then all of it").toEqual({ at: [0, 0, big, big], all: big + 10 });
+    expect(handed(2.5, 10, [2, 3, 5, 6, 10]), "batches of three").toEqual({ at: [0, 3, 3, 6, 9], all: 10 });
   });
 
   it("judges a run as one event at a time does: a canary's violations, trace hash and judged summary alike", async () => {

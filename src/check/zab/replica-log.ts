@@ -160,7 +160,7 @@ export class ReplicaLogs {
   log(node: string, entry: TxnEntry): void {
     if (this.histories && entry.zxid > this.baseZxid) this.replica(node).logged.put(entry);
     const zxids = this.unannounced.get(node);
-    if (zxids !== undefined && zxids.length > 0) this.unannounced.set(node, zxids.filter((z) => z > entry.zxid));
+    if (zxids !== undefined && zxids.length > 0) keepAbove(zxids, entry.zxid);
   }
 
   /**
@@ -255,4 +255,11 @@ export class ReplicaLogs {
     if (upTo <= from) return;
     for (const t of r.logged.entries) if (t.zxid > from && t.zxid <= upTo) r.applied.append(t);
   }
+}
+
+/** Drops the zxids at or below `zxid` from `zxids`, in place (the rest keep their order). */
+function keepAbove(zxids: Zxid[], zxid: Zxid): void {
+  let kept = 0;
+  for (let i = 0; i < zxids.length; i++) if (zxids[i]! > zxid) zxids[kept++] = zxids[i]!;
+  zxids.length = kept;
 }

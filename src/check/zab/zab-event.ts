@@ -49,6 +49,9 @@ export class ServerNames {
     // reader, no lookup then (every ZAB checker learns from every zab event it reads).
     const written = (e.fields as { sid?: unknown } | undefined)?.sid;
     if (written === this.lastSid && e.node === this.lastNode && written !== undefined) return;
+    // Else, most often, a server already known repeating its sid (the servers take turns: each
+    // logs and applies every txn): one lookup by node, no reader.
+    if (typeof written === "number" && Number.isSafeInteger(written) && this.sidByNode.get(e.node) === written) return;
     const sid = optionalIntField(e, "sid");
     if (e.node === "" || sid === undefined) return;
     if (e.node === this.lastNode && sid === this.lastSid) return;
