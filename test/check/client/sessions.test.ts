@@ -164,6 +164,24 @@ describe("check: client: sessions", () => {
     expect(run(1500)).toHaveLength(1);
   });
 
+  it("once a close was asked for, a later touch may still be the leader's last: the one allowing the soonest expiry bounds it", () => {
+    // c1 pings the leader s1, then asks to close; before the leader marks S1 closing (not in the
+    // trace), c2 re-attaches S1 there asking 1000 ms. Either touch may be the last s1 honoured.
+    const run = (expireAfterReattachMs: number) => {
+      const t = new ClientTrace().connected("c1", S1, "s1");
+      t.message("c1", "s1", "ping");
+      t.invoke("c1", S1, "closeSession", "");
+      t.event("client.connect", "c2", { client: "c2", server: "s1", session: S1, conn: 7 });
+      t.event("deliver", "s1", undefined, { peer: "c2", id: 90, detail: "connect", conn: 7 });
+      const at = t.events[t.events.length - 1]!.atUs;
+      t.event("zk.session.established", "s1", { client: "c2", session: S1, timeoutMs: 1000 }, { atUs: at });
+      t.nextAt(at + expireAfterReattachMs * 1000).expire("s1", S1, 4000);
+      return runChecker(new SessionsChecker(), t.events);
+    };
+    expect(run(1000)).toEqual([]);
+    expect(run(900)[0]?.message).toMatch(/\(timeout 1000 ms\) only 900 ms after it was last touched there by a re-attachment/);
+  });
+
   it("silent, paused, disconnected or skewed-clock cases are not judged", () => {
     const late = new ClientTrace().connected("c1", S1, "s1");
     late.message("c1", "s1", "ping").wait(4500).expire("s1", S1, 4000);
