@@ -9,6 +9,15 @@ function expiredOwner(): ClientTrace {
   return t.expire("s1", S1).apply("s1", z(4), "closeSession", S1);
 }
 
+/** c2 re-attaches S1 at s1 (standalone or leader), which touches S1 with `timeoutMs` as it takes the ConnectRequest: returns that instant. */
+function reattachAtS1(t: ClientTrace, timeoutMs: number): number {
+  t.event("client.connect", "c2", { client: "c2", server: "s1", session: S1, conn: 7 });
+  t.event("deliver", "s1", undefined, { peer: "c2", id: 90, detail: "connect", conn: 7 });
+  const at = t.events[t.events.length - 1]!.atUs;
+  t.event("zk.session.established", "s1", { client: "c2", session: S1, timeoutMs }, { atUs: at });
+  return at;
+}
+
 describe("check: client: sessions", () => {
   it("an expired session whose late reads come from a lagging server, then nothing, passes", () => {
     const t = expiredOwner();
@@ -153,10 +162,7 @@ describe("check: client: sessions", () => {
       t.message("c1", "s1", "ping");
       t.event("client.disconnect", "c1", { client: "c1", session: S1, reason: "x" });
       // c2 asks 2000 ms, and s1 touches S1 with it as it takes the ConnectRequest, 2 ms after c1's ping.
-      t.event("client.connect", "c2", { client: "c2", server: "s1", session: S1, conn: 7 });
-      t.event("deliver", "s1", undefined, { peer: "c2", id: 90, detail: "connect", conn: 7 });
-      const at = t.events[t.events.length - 1]!.atUs;
-      t.event("zk.session.established", "s1", { client: "c2", session: S1, timeoutMs: 2000 }, { atUs: at });
+      const at = reattachAtS1(t, 2000);
       t.nextAt(at + expireAfterMs * 1000).expire("s1", S1, 4000);
       return runChecker(new SessionsChecker(), t.events);
     };
@@ -171,10 +177,7 @@ describe("check: client: sessions", () => {
       const t = new ClientTrace().connected("c1", S1, "s1");
       t.message("c1", "s1", "ping");
       t.invoke("c1", S1, "closeSession", "");
-      t.event("client.connect", "c2", { client: "c2", server: "s1", session: S1, conn: 7 });
-      t.event("deliver", "s1", undefined, { peer: "c2", id: 90, detail: "connect", conn: 7 });
-      const at = t.events[t.events.length - 1]!.atUs;
-      t.event("zk.session.established", "s1", { client: "c2", session: S1, timeoutMs: 1000 }, { atUs: at });
+      const at = reattachAtS1(t, 1000);
       t.nextAt(at + expireAfterReattachMs * 1000).expire("s1", S1, 4000);
       return runChecker(new SessionsChecker(), t.events);
     };
