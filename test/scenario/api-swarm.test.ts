@@ -87,4 +87,20 @@ describe("scenario: api-swarm", () => {
     const digests = sim.trace.events.filter((e) => e.kind === "zab.digest" && e.fields?.zxid === "0x200000010");
     expect(digests.map((e) => e.node).sort(), "every replica announced its digest at 0x200000010").toEqual(["s1", "s2", "s3"]);
   }, 600_000);
+  // seed 11155 — c2 re-attached 0x29b76daa8d10000 (created with 9,878 ms) at the follower s3 asking
+  // 5,828 ms; s3's REVALIDATE reached the leader s5 at 5,051.9 ms, which touched the session with
+  // 5,828 ms (Leader.revalidateSession → touchSession(id, timeout)): expiry 10,880 ms, the 12,000 ms
+  // bucket. c2's closeSession reached s5 at 7,347 ms and was never committed; s5 marked the session
+  // closing and ignored the touches s3 relayed after it, and expired it at 12,000 ms, as 3.8 does.
+  // client.sessions took c1's ping at 2,282 ms with 9,878 ms for the last touch: a checker false alarm.
+  it("api-swarm-ensemble seed 11155 (an answered re-attachment's REVALIDATE was the leader's last touch) passes", async () => {
+    const scenario = loadScenario("api-swarm-ensemble");
+    const { sim, result } = await runScenarioWithSim(scenario, { seed: 11155, retainTrace: true });
+    expect(result.violations.map((v) => `[${v.checker}] ${v.message.slice(0, 400)}`)).toEqual([]);
+    const events = sim.trace.events;
+    const session = "0x29b76daa8d10000";
+    expect(events.find((e) => e.kind === "deliver" && e.node === "s5" && e.peer === "s3" && e.detail === "REVALIDATE")?.atUs, "s3's REVALIDATE reached the leader").toBe(5_051_947);
+    expect(events.some((e) => e.kind === "zk.session.established" && e.node === "s3" && e.fields?.session === session && e.fields?.timeoutMs === 5828), "s3 answered with 5,828 ms").toBe(true);
+    expect(events.find((e) => e.kind === "zk.session.expire" && e.node === "s5" && e.fields?.session === session)?.atUs, "the leader expired it in the 12,000 ms bucket").toBe(12_000_170);
+  }, 600_000);
 });

@@ -75,11 +75,13 @@ export class SessionFailoverChecker implements Checker<Kind> {
         this.unseenReattach.onAnswer(e);
         return this.onEstablished(e);
       case "zk.session.invalid":
-        return this.unseenReattach.onAnswer(e);
+        this.unseenReattach.onAnswer(e);
+        return;
       case "client.connect":
         return this.unseenReattach.onConnect(e);
       case "deliver":
-        return this.unseenReattach.onDeliver(e);
+        this.unseenReattach.onDeliver(e);
+        return;
       case "zk.session.expire":
         return this.onExpire(e);
     }

@@ -24,16 +24,23 @@
  *    session re-attached with a shorter timeout expires by that one). So a
  *    `zk.session.expire` of S at server L less than `timeoutMs` after L received a packet the
  *    client sent while connected in S — directly, or through a follower's PING reply sent
- *    after the follower received it — is a violation. Only these clear cases are flagged:
+ *    after the follower received it — is a violation. A re-attachment touches the session too,
+ *    with the timeout its connection negotiated: at a standalone server or the leader when it
+ *    takes the ConnectRequest, and through a learner when the learner's REVALIDATE reaches the
+ *    leader (`Leader.revalidateSession` → `touchSession(id, timeout)`). That touch counts once
+ *    the answering server's `zk.session.established` shows its timeout, as of the instant it
+ *    happened (unseen-reattach.ts; api-swarm-ensemble seed 11155: a 9,878 ms session last touched
+ *    at the leader by a REVALIDATE asking 5,828 ms). Only these clear cases are flagged:
  *    packets are counted only when sent after the client saw CONNECTED and before any
- *    disconnect, and a server whose clock was skewed (`clock` fault) is never judged. Nor are
- *    touches that reach a server once some handle of S asked to close it: the leader marks S
- *    closing when it preps the closeSession, and from then on 3.8's `touchSession` ignores S's
- *    packets (`SessionTrackerImpl.touchSession` returns false for a closing session), so the
- *    expirer may still expire S while its closeSession waits for a quorum — a second
- *    closeSession, harmless (zab-random-faults seed 10275). Nor a session some server took a
- *    re-attachment of and never answered: that touch's timeout is not in the trace
- *    (unseen-reattach.ts).
+ *    disconnect, and a server whose clock was skewed (`clock` fault) is never judged. Once some
+ *    handle of S asked to close it, the leader marks S closing when it preps the closeSession,
+ *    and from then on 3.8's `touchSession` ignores S's packets (`SessionTrackerImpl.touchSession`
+ *    returns false for a closing session), so the expirer may still expire S while its
+ *    closeSession waits for a quorum — a second closeSession, harmless (zab-random-faults seed
+ *    10275). When that mark fell is not in the trace: any touch from the last one before the
+ *    close was asked for on may be the last the leader honoured, and the expiry is judged by the
+ *    one of them that allows it soonest. Nor a session some server took a re-attachment of and
+ *    never answered: that touch's timeout is not in the trace (unseen-reattach.ts).
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
@@ -43,7 +50,7 @@ import type { CreateModeName } from "../../zk/proto/records.js";
 import { parseZxidText } from "../zxid-text.js";
 import { childPath, hex, isEphemeralMode, isSequentialMode } from "./znode-paths.js";
 import { mayBeClientTraffic } from "../message-types.js";
-import { UnseenReattachTimeouts } from "./unseen-reattach.js";
+import { UnseenReattachTimeouts, type ReattachTouch } from "./unseen-reattach.js";
 
 interface ClientView {
   session: string;
@@ -64,8 +71,29 @@ const KINDS = [
 ] as const;
 type Kind = KindsOf<typeof KINDS>;
 
-/** The messages that may touch a session: a client's packets, and a learner's PING that relays its touches. */
-const touching = (type: string): boolean => type === "PING" || mayBeClientTraffic(type);
+/**
+ * The messages that may touch a session: a client's packets, a learner's PING that relays its
+ * touches, and a learner's REVALIDATE of a re-attachment.
+ */
+const touching = (type: string): boolean => type === "PING" || type === "REVALIDATE" || mayBeClientTraffic(type);
+
+/** A touch of a session at a server: when, and the timeout it set the expiry by (undefined: the session's own). */
+interface Touch {
+  atUs: number;
+  timeoutMs: number | undefined;
+  /** A re-attachment's (else a packet's) touch. */
+  reattach?: true;
+}
+
+/**
+ * The touches of a session at a server that may have set its expiry there: the latest one, and,
+ * once a close of the session was asked for, every one since (the leader honoured them until it
+ * marked the session closing, which the trace does not show).
+ */
+interface Touches {
+  last: Touch;
+  sinceClose: Touch[];
+}
 
 export class SessionsChecker implements Checker<Kind> {
   readonly name = "client.sessions";
@@ -86,8 +114,8 @@ export class SessionsChecker implements Checker<Kind> {
   private readonly clients = new Map<string, Map<number, ClientView>>();
   /** Message id (unique in a run) → the session a client packet in flight touches. */
   private readonly sessionPackets = new Map<number, string>();
-  /** Server → session → its last touch there, and the timeout that touch set. */
-  private readonly lastTouch = new Map<string, Map<string, { atUs: number; timeoutMs: number | undefined }>>();
+  /** Server → session → the touches there that may have set its expiry. */
+  private readonly touches = new Map<string, Map<string, Touches>>();
   /** Session → the timeout its latest connection negotiated (a re-attach may negotiate another). */
   private readonly negotiatedMs = new Map<string, number>();
   /** Sessions some handle asked to close (`client.invoke` of closeSession): no touch counts any more. */
@@ -114,7 +142,8 @@ export class SessionsChecker implements Checker<Kind> {
       case "zk.session.established":
         return guarded(this.log, e, this, this.onEstablished);
       case "zk.session.invalid":
-        return guarded(this.log, e, this.unseenReattach, this.unseenReattach.onAnswer);
+        guarded(this.log, e, this.unseenReattach, this.unseenReattach.onAnswer);
+        return;
       case "client.connect":
         guarded(this.log, e, this.unseenReattach, this.unseenReattach.onConnect);
         return guarded(this.log, e, this, this.onClientState);
@@ -131,11 +160,13 @@ export class SessionsChecker implements Checker<Kind> {
         }
         return this.onNodeState(e);
       case "send":
+        this.unseenReattach.onSend(e);
         return this.onSend(e);
       case "deliver":
-        this.unseenReattach.onDeliver(e);
+        this.reattachTouch(this.unseenReattach.onDeliver(e));
         return this.onDeliver(e);
       case "drop":
+        this.unseenReattach.onDrop(e);
         if (e.id !== undefined) {
           this.sessionPackets.delete(e.id);
           this.relayed.delete(e.id);
@@ -310,38 +341,58 @@ export class SessionsChecker implements Checker<Kind> {
     for (const s of sessions) this.touch(e.node, s, e.atUs);
   }
 
+  /** A packet's touch, now, by the session's latest negotiated timeout. */
   private touch(server: string, session: string, atUs: number): void {
-    if (this.closeRequested.has(session)) return;
-    let m = this.lastTouch.get(server);
-    if (m === undefined) this.lastTouch.set(server, (m = new Map()));
-    const last = m.get(session);
-    const timeoutMs = this.negotiatedMs.get(session);
-    if (last === undefined) m.set(session, { atUs, timeoutMs });
-    else {
-      last.atUs = atUs;
-      last.timeoutMs = timeoutMs;
+    this.addTouch(server, session, { atUs, timeoutMs: this.negotiatedMs.get(session) });
+  }
+
+  /** A re-attachment's touch, once its timeout is known: it may lie in the past. */
+  private reattachTouch(t: ReattachTouch | undefined): void {
+    if (t !== undefined) this.addTouch(t.server, t.session, { atUs: t.atUs, timeoutMs: t.timeoutMs, reattach: true });
+  }
+
+  private addTouch(server: string, session: string, touch: Touch): void {
+    let m = this.touches.get(server);
+    if (m === undefined) this.touches.set(server, (m = new Map()));
+    const known = m.get(session);
+    if (known === undefined) {
+      // Once a close was asked for, a first touch here may come after the leader marked the
+      // session closing, and the touch it last honoured is not known: nothing to judge by.
+      if (!this.closeRequested.has(session)) m.set(session, { last: touch, sinceClose: [] });
+      return;
     }
+    // A touch older than the latest one is not the last (a re-attachment's, answered late).
+    if (touch.atUs < known.last.atUs) return;
+    if (this.closeRequested.has(session)) known.sinceClose.push(touch);
+    else known.last = touch;
   }
 
   private onEstablished(e: TraceEvent<"zk.session.established">): void {
     this.negotiatedMs.set(stringField(e, "session"), numberField(e, "timeoutMs"));
-    this.unseenReattach.onAnswer(e);
+    this.reattachTouch(this.unseenReattach.onAnswer(e));
   }
 
   private onExpire(e: TraceEvent<"zk.session.expire">): void {
     const session = stringField(e, "session");
     const timeoutMs = intField(e, "timeoutMs");
     if (this.skewed.has(e.node) || this.unseenReattach.has(session)) return;
-    const touched = this.lastTouch.get(e.node)?.get(session);
-    if (touched === undefined) return;
+    const known = this.touches.get(e.node)?.get(session);
+    if (known === undefined) return;
     // A touch sets the expiry by its connection's timeout (Java's touchSession(id, timeout)):
     // after a re-attach that negotiated a shorter one, the session expires sooner than the
-    // timeout it was created with, which the expiry reports.
-    const windowMs = Math.min(timeoutMs, touched.timeoutMs ?? timeoutMs);
-    if (e.atUs - touched.atUs >= windowMs * 1000) return;
+    // timeout it was created with, which the expiry reports. Of the touches that may have been
+    // the last honoured, the one whose deadline comes first is the bound.
+    let bound: { touch: Touch; windowMs: number } | undefined;
+    for (const touch of [known.last, ...known.sinceClose]) {
+      const windowMs = Math.min(timeoutMs, touch.timeoutMs ?? timeoutMs);
+      if (bound === undefined || touch.atUs + windowMs * 1000 < bound.touch.atUs + bound.windowMs * 1000) bound = { touch, windowMs };
+    }
+    const { touch, windowMs } = bound!;
+    if (e.atUs - touch.atUs >= windowMs * 1000) return;
+    const by = touch.reattach ? "a re-attachment of it (a learner's REVALIDATE, or a ConnectRequest the server took)" : "a packet its connected client sent";
     this.log.add(
       e,
-      `${e.node} expired session ${session} (timeout ${windowMs} ms) only ${(e.atUs - touched.atUs) / 1000} ms after it was last touched there by a packet its connected client sent: ` +
+      `${e.node} expired session ${session} (timeout ${windowMs} ms) only ${(e.atUs - touch.atUs) / 1000} ms after it was last touched there by ${by}: ` +
         `a session that heartbeats to a serving server must not expire`,
     );
   }

@@ -9,6 +9,15 @@ function expiredOwner(): ClientTrace {
   return t.expire("s1", S1).apply("s1", z(4), "closeSession", S1);
 }
 
+/** c2 re-attaches S1 at s1 (standalone or leader), which touches S1 with `timeoutMs` as it takes the ConnectRequest: returns that instant. */
+function reattachAtS1(t: ClientTrace, timeoutMs: number): number {
+  t.event("client.connect", "c2", { client: "c2", server: "s1", session: S1, conn: 7 });
+  t.event("deliver", "s1", undefined, { peer: "c2", id: 90, detail: "connect", conn: 7 });
+  const at = t.events[t.events.length - 1]!.atUs;
+  t.event("zk.session.established", "s1", { client: "c2", session: S1, timeoutMs }, { atUs: at });
+  return at;
+}
+
 describe("check: client: sessions", () => {
   it("an expired session whose late reads come from a lagging server, then nothing, passes", () => {
     const t = expiredOwner();
@@ -116,6 +125,64 @@ describe("check: client: sessions", () => {
     early.invoke("c1", S1, "closeSession", "");
     early.wait(1000).expire("s1", S1, 4000);
     expect(runChecker(new SessionsChecker(), early.events)).toHaveLength(1);
+  });
+
+  it("an answered re-attachment through a learner touches the session at the leader with its timeout when the REVALIDATE arrives (api-swarm-ensemble seed 11155)", () => {
+    // S1 was created with 9000 ms; c1 last pinged the leader s1 at the start. c2 re-attaches S1 at
+    // the follower s2 asking 3000 ms: s2 sends REVALIDATE to s1 at once, s1 touches S1 with 3000 ms
+    // (Leader.revalidateSession → touchSession(id, 3000)) and answers; s2 then tells c2. A close
+    // asked for afterwards makes the leader ignore later touches, so the REVALIDATE's touch is
+    // the last: S1 may expire 3000 ms after it, long before 9000 ms after c1's ping.
+    const run = (expireAfterRevalidateMs: number) => {
+      const t = new ClientTrace().connected("c1", S1, "s1");
+      t.event("zab.state", "s1", { sid: 1, state: "LEADING" });
+      t.message("c1", "s1", "ping");
+      t.event("client.disconnect", "c1", { client: "c1", session: S1, reason: "x" });
+      t.wait(2000).event("client.connect", "c2", { client: "c2", server: "s2", session: S1, conn: 7 });
+      t.event("send", "c2", undefined, { peer: "s2", id: 90, detail: "connect", conn: 7 });
+      t.event("deliver", "s2", undefined, { peer: "c2", id: 90, detail: "connect", conn: 7 });
+      const at = t.events[t.events.length - 1]!.atUs;
+      t.event("send", "s2", undefined, { peer: "s1", id: 91, detail: "REVALIDATE", atUs: at });
+      t.event("deliver", "s1", undefined, { peer: "s2", id: 91, detail: "REVALIDATE" });
+      const touchedUs = t.events[t.events.length - 1]!.atUs;
+      t.event("send", "s1", undefined, { peer: "s2", id: 92, detail: "REVALIDATE" });
+      t.wait(500).event("deliver", "s2", undefined, { peer: "s1", id: 92, detail: "REVALIDATE" });
+      t.event("zk.session.established", "s2", { client: "c2", session: S1, timeoutMs: 3000 });
+      t.invoke("c2", S1, "closeSession", "");
+      t.nextAt(touchedUs + expireAfterRevalidateMs * 1000).expire("s1", S1, 9000);
+      return runChecker(new SessionsChecker(), t.events);
+    };
+    expect(run(3000)).toEqual([]);
+    expect(run(2999)[0]?.message).toMatch(/^s1 expired session 0x100000000000001 \(timeout 3000 ms\) only 2999 ms after it was last touched there by a re-attachment/);
+  });
+
+  it("a re-attachment the leader or a standalone server takes itself touches the session there at once", () => {
+    const run = (expireAfterMs: number) => {
+      const t = new ClientTrace().connected("c1", S1, "s1");
+      t.message("c1", "s1", "ping");
+      t.event("client.disconnect", "c1", { client: "c1", session: S1, reason: "x" });
+      // c2 asks 2000 ms, and s1 touches S1 with it as it takes the ConnectRequest, 2 ms after c1's ping.
+      const at = reattachAtS1(t, 2000);
+      t.nextAt(at + expireAfterMs * 1000).expire("s1", S1, 4000);
+      return runChecker(new SessionsChecker(), t.events);
+    };
+    expect(run(2000)).toEqual([]);
+    expect(run(1500)).toHaveLength(1);
+  });
+
+  it("once a close was asked for, a later touch may still be the leader's last: the one allowing the soonest expiry bounds it", () => {
+    // c1 pings the leader s1, then asks to close; before the leader marks S1 closing (not in the
+    // trace), c2 re-attaches S1 there asking 1000 ms. Either touch may be the last s1 honoured.
+    const run = (expireAfterReattachMs: number) => {
+      const t = new ClientTrace().connected("c1", S1, "s1");
+      t.message("c1", "s1", "ping");
+      t.invoke("c1", S1, "closeSession", "");
+      const at = reattachAtS1(t, 1000);
+      t.nextAt(at + expireAfterReattachMs * 1000).expire("s1", S1, 4000);
+      return runChecker(new SessionsChecker(), t.events);
+    };
+    expect(run(1000)).toEqual([]);
+    expect(run(900)[0]?.message).toMatch(/\(timeout 1000 ms\) only 900 ms after it was last touched there by a re-attachment/);
   });
 
   it("silent, paused, disconnected or skewed-clock cases are not judged", () => {

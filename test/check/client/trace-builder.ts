@@ -36,6 +36,13 @@ export class ClientTrace {
     return this;
   }
 
+  /** Sets the clock so that the next event falls at `atUs` (not before the last one). */
+  nextAt(atUs: number): this {
+    if (atUs - 1000 < this.nowUs) throw new Error(`nextAt(${atUs}): the clock is already at ${this.nowUs}`);
+    this.nowUs = atUs - 1000;
+    return this;
+  }
+
   event(kind: string, node: string, fields?: Record<string, unknown>, extra: Partial<LooseEvent> = {}): this {
     this.nowUs += 1000;
     const e: LooseEvent = { index: this.events.length, atUs: this.nowUs, kind, node, ...extra };
