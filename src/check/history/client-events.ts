@@ -143,7 +143,8 @@ const NO_FIELDS: Untrusted = {};
 
 /** An event's fields to read by name, `{}` when it has none (then every read is the strict reader's). */
 export function fieldsOf(e: TraceEvent): Untrusted {
-  return (e.fields ?? NO_FIELDS) as unknown as Untrusted;
+  const fields: object = e.fields ?? NO_FIELDS;
+  return fields as Untrusted;
 }
 
 function readInvocationFields(e: TraceEvent<"client.invoke">, seq: number): Invocation {

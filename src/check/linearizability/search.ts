@@ -381,7 +381,8 @@ class Search<S> {
     key += `;${lastLin}`;
     if (this.unknown.length > 0) {
       // (apply, not a spread: no iterator over the bits.)
-      key += "|" + String.fromCharCode.apply(null, this.unknownBits as unknown as number[]);
+      const bits: string = Reflect.apply(String.fromCharCode, null, this.unknownBits);
+      key += "|" + bits;
       // Most recently invoked first: an indeterminate op that took effect usually did so soon
       // after its invocation; the old ones still pending are more likely never to have.
       // Of pending unknown ops with the same signature only one is tried: with no deadline and
