@@ -86,9 +86,6 @@ const QUORUM_OP_REPLIES: ReadonlySet<string> = new Set(
 /** A learner's packets on its quorum connection (not the election's): what renews its ack deadline at the leader. */
 const isQuorumPacket = (type: string): boolean => SERVER_MESSAGE_TYPES.has(type) && !type.startsWith("fle.") && type !== "qcm.initial";
 
-/** How many config texts `readConfigOnce` remembers. */
-const CONFIG_MEMO = 64;
-
 /** The kernel's label for the Leader's half-tick timer (Leader.lead). */
 const LEADER_TICK = "leader-tick";
 
@@ -99,14 +96,8 @@ export class TimelinessChecker implements Checker<Kind> {
   readonly messageTypes = { send: mayBeClientTraffic, deliver: isQuorumPacket };
   readonly log = new ViolationLog(this.name);
   private readonly names = new ServerNames();
-  /**
-   * The sid each node last announced, as written, and a count of the changes: a config's voters
-   * as nodes (`configNodes`) are worked out again only after a change, not per event.
-   */
-  private readonly announcedSid = new Map<string, unknown>();
-  private namesChanged = 0;
+  /** A config's voters as nodes (`configNodes`), worked out again only after the names changed, not per event. */
   private readonly voterNodes = new WeakMap<ConfigView, { namesChanged: number; nodes: string[] }>();
-  private readonly configByText = new Map<string, ConfigView | string>();
   private readonly roles = new Map<string, Role>();
   /** The leader each server's last election named. */
   private readonly elected = new Map<string, string>();
@@ -186,23 +177,23 @@ export class TimelinessChecker implements Checker<Kind> {
         this.cut.apply(e);
         break;
       case "fle.elected": {
-        this.learn(e);
+        this.names.learn(e);
         const leader = this.names.node(String(intField(e, "leader")));
         if (leader === undefined) this.elected.delete(e.node);
         else this.elected.set(e.node, leader);
         return;
       }
       case "zab.role.ended":
-        this.learn(e);
+        this.names.learn(e);
         this.endRole(e.node);
         break;
       case "zab.state":
-        this.learn(e);
+        this.names.learn(e);
         this.onState(e, stringField(e, "state"));
         break;
       case "zab.config.activated":
       case "zab.config.next":
-        this.learn(e);
+        this.names.learn(e);
         this.onConfig(e);
         break;
     }
@@ -217,7 +208,7 @@ export class TimelinessChecker implements Checker<Kind> {
   }
 
   private onConfig(e: TraceEvent): void {
-    const c = this.readConfigOnce(stringField(e, "config"));
+    const c = readConfig(stringField(e, "config"));
     if (typeof c === "string") return this.log.add(e, `${e.kind} carries an unreadable config: ${c}`);
     const configs = this.configs.get(e.node) ?? { current: undefined, lastSeen: undefined };
     if (e.kind === "zab.config.activated") configs.current = c;
@@ -280,33 +271,10 @@ export class TimelinessChecker implements Checker<Kind> {
   /** A config's voters as nodes; a voter whose server was never seen stays its sid (then it counts as support). */
   private configNodes(c: ConfigView): string[] {
     const known = this.voterNodes.get(c);
-    if (known !== undefined && known.namesChanged === this.namesChanged) return known.nodes;
+    if (known !== undefined && known.namesChanged === this.names.changes) return known.nodes;
     const nodes = [...c.voters].map((sid) => this.names.node(String(sid)) ?? `sid ${sid}`);
-    this.voterNodes.set(c, { namesChanged: this.namesChanged, nodes });
+    this.voterNodes.set(c, { namesChanged: this.names.changes, nodes });
     return nodes;
-  }
-
-  /**
-   * A config's text read once: every server announces the same few configs (each activation, each
-   * proposal), and one reading serves them all (a `ConfigView` is never written to). Bounded: the
-   * memo starts over past `CONFIG_MEMO` texts.
-   */
-  private readConfigOnce(text: string): ConfigView | string {
-    let c = this.configByText.get(text);
-    if (c === undefined) {
-      if (this.configByText.size >= CONFIG_MEMO) this.configByText.clear();
-      this.configByText.set(text, (c = readConfig(text)));
-    }
-    return c;
-  }
-
-  /** `names.learn`, noting whether the event may have changed what a sid names (a node announcing a sid it had not). */
-  private learn(e: TraceEvent): void {
-    this.names.learn(e);
-    const sid = (e.fields as { sid?: unknown } | undefined)?.sid;
-    if (e.node === "" || sid == null || this.announcedSid.get(e.node) === sid) return;
-    this.announcedSid.set(e.node, sid);
-    this.namesChanged++;
   }
 
   /** Whether the leader `node` can still lead a majority of `voters`, itself included if it is one. */

@@ -180,7 +180,7 @@ export class ConnectionFifoChecker implements Checker<Kind> {
     return way;
   }
 
-  /** Forgets the way of `receiver` on `conn`; the connection's entry goes with its last way. */
+  /** Forgets the way of `receiver` on `conn`, if it has one; the connection's entry goes with its last way. */
   private forget(conn: number, c: ConnWays, receiver: string): void {
     if (c.a !== undefined && c.a.to === receiver) c.a = undefined;
     else if (c.b !== undefined && c.b.to === receiver) c.b = undefined;
@@ -205,7 +205,7 @@ export class ConnectionFifoChecker implements Checker<Kind> {
   private onClose(conn: number, node: string, peer: string): void {
     const c = this.ways.get(conn);
     if (c === undefined) return;
-    if (this.find(conn, node) !== undefined) this.forget(conn, c, node);
+    this.forget(conn, c, node);
     const other = this.find(conn, peer);
     if (other !== undefined) {
       if (other.lastDelivered === undefined) this.forget(conn, c, peer);

@@ -5,13 +5,31 @@
  * bugs. A text it cannot read is reported by the caller as a violation.
  */
 export interface ConfigView {
-  version: bigint;
-  voters: ReadonlySet<number>;
-  members: ReadonlySet<number>;
+  readonly version: bigint;
+  readonly voters: ReadonlySet<number>;
+  readonly members: ReadonlySet<number>;
 }
 
-/** The config, or a sentence saying what is wrong with the text. */
+/** How many config texts `readConfig` remembers. */
+const CONFIG_MEMO = 64;
+const configByText = new Map<string, ConfigView | string>();
+
+/**
+ * The config, or a sentence saying what is wrong with the text. Read once per text: every server
+ * announces the same few configs (each activation, each proposal), and every checker of configs
+ * reads them; a `ConfigView` is never written to, so one reading serves them all. Bounded: the
+ * memo starts over past `CONFIG_MEMO` texts.
+ */
 export function readConfig(text: string): ConfigView | string {
+  let c = configByText.get(text);
+  if (c === undefined) {
+    if (configByText.size >= CONFIG_MEMO) configByText.clear();
+    configByText.set(text, (c = parseConfig(text)));
+  }
+  return c;
+}
+
+function parseConfig(text: string): ConfigView | string {
   const voters = new Set<number>();
   const members = new Set<number>();
   let version: bigint | undefined;

@@ -42,6 +42,8 @@ export class ServerNames {
   private readonly sidByNode = new Map<string, number>();
   private lastNode: string | undefined;
   private lastSid: number | undefined;
+  /** How many times what a sid names has changed (a node announcing a sid it had not): readers cache by it. */
+  changes = 0;
 
   /** Learns the event's node and sid; throws `MalformedEvent` on a sid that is not an integer. */
   learn(e: TraceEvent): void {
@@ -59,6 +61,7 @@ export class ServerNames {
     this.lastSid = sid;
     if (this.sidByNode.get(e.node) === sid) return;
     this.sidByNode.set(e.node, sid);
+    this.changes++;
     this.nodeBySid.set(String(sid), e.node);
     this.labelByNode.set(e.node, serverLabel(e));
   }
