@@ -212,15 +212,30 @@ export function subscribeCheckersInBatches(trace: Pick<Trace, "subscribe">, chec
 
 /** The listener of a kind: hands each event to the readers its route names now, or buffers it with them. */
 function listener(route: Route, buffer: EventBuffer | undefined): TraceListener {
-  if (buffer !== undefined) {
+  // One listener per kind, specialised (each runs for every event of its kind): most kinds move
+  // no gate, and a kind nobody reads by type needs no table.
+  const typed = route.typed;
+  if (buffer === undefined) {
+    return (e) => {
+      const rs = route.of(e);
+      for (let j = 0; j < rs.length; j++) rs[j]!.onEvent(e);
+    };
+  }
+  if (route.moves !== undefined) {
     return (e) => {
       const rs = route.of(e);
       if (rs.length > 0) buffer.add(e, rs);
     };
   }
+  if (typed !== undefined) {
+    return (e) => {
+      const rs = typed.of(e.detail);
+      if (rs.length > 0) buffer.add(e, rs);
+    };
+  }
   return (e) => {
-    const rs = route.of(e);
-    for (let j = 0; j < rs.length; j++) rs[j]!.onEvent(e);
+    const rs = route.all;
+    if (rs.length > 0) buffer.add(e, rs);
   };
 }
 
@@ -276,7 +291,17 @@ interface EventReader {
   onEvent(e: TraceEvent): void;
 }
 
-const NO_READERS: readonly EventReader[] = [];
+/**
+ * No reader. Every list of readers an event is handed with is an array of objects in V8's terms,
+ * this empty one too (made from a list of one, emptied): a list a gate empties or fills while a
+ * run goes on must not change the kind of array the listeners and `flush` were optimised for.
+ */
+const NO_READERS: readonly EventReader[] = ((list: EventReader[]) => (list.pop(), list))([{ onEvent: () => {} }]);
+
+/** The `read` of each of `readers`, or NO_READERS for none. */
+function readersOf(readers: readonly KindReader[]): readonly EventReader[] {
+  return readers.length === 0 ? NO_READERS : readers.map((r) => r.read);
+}
 
 /** One reader of a kind: the reader, the message types it takes (undefined: every event of the kind), the kind it waits for. */
 interface KindReader {
@@ -298,11 +323,15 @@ class TypedReaders {
   private readonly byType = new Map<string, readonly EventReader[]>();
   private readonly recentTypes: (string | undefined)[] = new Array<string | undefined>(TYPE_SLOTS).fill(undefined);
   private readonly recentReaders: (readonly EventReader[])[] = new Array<readonly EventReader[]>(TYPE_SLOTS).fill(NO_READERS);
-  private readonly untyped: readonly EventReader[];
+  private readers: readonly KindReader[] = [];
+  private untyped: readonly EventReader[] = NO_READERS;
 
-  /** `readers`: the ones reading now. */
-  constructor(private readonly readers: readonly KindReader[]) {
-    this.untyped = readers.map((r) => r.read);
+  /** From now on, the readers of the kind are `readers` (the ones reading now: a gate opened or closed). */
+  reset(readers: readonly KindReader[]): void {
+    this.readers = readers;
+    this.untyped = readersOf(readers);
+    this.byType.clear();
+    this.recentTypes.fill(undefined);
   }
 
   of(detail: string | undefined): readonly EventReader[] {
@@ -311,7 +340,7 @@ class TypedReaders {
     if (this.recentTypes[slot] === detail) return this.recentReaders[slot]!;
     let rs = this.byType.get(detail);
     if (rs === undefined) {
-      rs = this.readers.filter((r) => r.takes === undefined || r.takes(detail)).map((r) => r.read);
+      rs = readersOf(this.readers.filter((r) => r.takes === undefined || r.takes(detail)));
       this.byType.set(detail, rs);
     }
     this.recentTypes[slot] = detail;
@@ -348,12 +377,15 @@ class GateState {
  * moves it first.
  */
 class Route {
-  private all: readonly EventReader[] = NO_READERS;
-  private typed: TypedReaders | undefined = undefined;
+  /** Every reader reading now. */
+  all: readonly EventReader[] = NO_READERS;
+  /** By type, when some reader of the kind (reading now or not) takes only some types of it. */
+  readonly typed: TypedReaders | undefined;
   /** The gates this kind moves (undefined: none). */
   moves: GateState[] | undefined = undefined;
 
   constructor(private readonly readers: readonly KindReader[]) {
+    this.typed = readers.some((r) => r.takes !== undefined) ? new TypedReaders() : undefined;
     this.workOut();
   }
 
@@ -366,8 +398,8 @@ class Route {
 
   workOut(): void {
     const reading = this.readers.filter((r) => r.gate === undefined || r.gate.open);
-    this.all = reading.map((r) => r.read);
-    this.typed = reading.some((r) => r.takes !== undefined) ? new TypedReaders(reading) : undefined;
+    this.all = readersOf(reading);
+    this.typed?.reset(reading);
   }
 }
 
