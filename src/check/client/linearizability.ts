@@ -212,7 +212,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
         return guarded(this.log, e, this, this.onEstablished);
       case "zab.propose":
         this.sawQuorumPeer = true;
-        return guarded(this.malformed, e, this, (ev) => this.requests.proposed(txnRequestField(ev, "txn")));
+        return guarded(this.malformed, e, this, this.onPropose);
       case "disk.append": {
         // A standalone server's txn log: a logged txn a restart replays enters the tree unannounced.
         const zxid = this.sawQuorumPeer ? undefined : optionalStringField(e, "record");
@@ -226,7 +226,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       case "client.auth":
         return guarded(this.malformed, e, this, this.onAuth);
       case "client.state":
-        return guarded(this.malformed, e, this, (ev) => readEstablished(this.builder, ev));
+        return guarded(this.malformed, e, this, this.onState);
       case "zk.container.reap":
         return guarded(this.malformed, e, this, this.onReap);
       case "workload.zk-config":
@@ -238,6 +238,14 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
         this.leaderEpoch.delete(e.node);
         return;
     }
+  }
+
+  private onPropose(e: TraceEvent<"zab.propose">): void {
+    this.requests.proposed(txnRequestField(e, "txn"));
+  }
+
+  private onState(e: TraceEvent<"client.state">): void {
+    readEstablished(this.builder, e);
   }
 
   private onAuth(e: TraceEvent<"client.auth">): void {
@@ -365,13 +373,14 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     // A leader applies a txn of its own epoch once a quorum logged it; a standalone server once
     // its log is synced: such an apply is never taken back (a learner may apply one during its
     // sync that a later leader truncates).
-    const provesCommit = this.sawQuorumPeer ? this.leaderEpoch.get(e.node) === Number(zxid >> 32n) : this.standalone.has(e.node);
+    const epoch = Number(zxid >> 32n);
+    const provesCommit = this.sawQuorumPeer ? this.leaderEpoch.get(e.node) === epoch : this.standalone.has(e.node);
     const cxid = intField(e, "cxid");
     this.lastApplied.set(e.node, zxid);
     this.builder.appliedTxn(session, cxid, zxid, op, err, e.atUs, provesCommit);
     this.requests.applied(session, cxid, zxid, !this.sawQuorumPeer);
     if (op === "closeSession" && err === undefined) this.onCloseApplied(e, session, zxid);
-    else if (err === undefined && op !== "error" && session !== "0x0") this.neverCloses(session, zxid);
+    else if (err === undefined && op !== "error" && session !== "0x0") this.neverCloses(session, epoch);
     // An internal request (session 0): a deleteContainer, or the error txn of one that failed its prep.
     else if (op === "deleteContainer" || (op === "error" && session === "0x0")) this.onReapApplied(e, zxid, err);
   }
@@ -409,8 +418,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
    * later epoch's leader has committed without it. (An expiry ordered by the client's own
    * requests instead would misjudge a client that crashed and restarted, or re-attached.)
    */
-  private neverCloses(session: string, zxid: bigint): void {
-    const epoch = Number(zxid >> 32n);
+  private neverCloses(session: string, epoch: number): void {
     if ((this.sessionAliveEpoch.get(session) ?? -1) < epoch) this.sessionAliveEpoch.set(session, epoch);
     const pending = this.expiring.get(session);
     if (pending === undefined) return;
