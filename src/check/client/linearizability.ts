@@ -55,7 +55,7 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type RunEnd, type UnknownVerdict, type Violation } from "../checker.js";
 import { guarded, intField, numberField, optionalBooleanField, optionalStringField, optionalZxidField, stringField, stringListField, txnRequestField, zxidField, type ViolationSink } from "../event-reader.js";
 import { ByOp, OpTable, type Completion, type Invocation } from "../history/client-events.js";
-import { HistoryBuilder, NO_SESSION, readAuth, readEstablished, type OpName, type Operation } from "../history/history.js";
+import { HistoryBuilder, NO_SESSION, copyOperation, readAuth, readEstablished, type OpName, type Operation } from "../history/history.js";
 import { checkLinearizable, zkModel } from "../linearizability/index.js";
 import { normalise } from "../linearizability/wgl.js";
 import { DEFAULT_WINDOW_LIMITS, checkWindow, unsettledOps, windowLabel, type WindowStart } from "../linearizability/window.js";
@@ -110,6 +110,14 @@ interface Expiring {
   epoch: number | undefined;
 }
 
+/** A client op between its invocation and its completion. */
+interface OpenOp {
+  /** Its operation in the history (undefined: a call the model does not describe). */
+  op: Operation | undefined;
+  /** Its session had been used by another handle when it was invoked (`SharedSessions`). */
+  shared: boolean;
+}
+
 export class ClientLinearizabilityChecker implements Checker<Kind> {
   readonly name = "client.linearizability";
   readonly kinds = KINDS;
@@ -123,11 +131,11 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   };
   private sawMalformed = false;
   private readonly pairs = new OpTable(this.malformed);
-  /** The current window's operations, and where each was invoked in the trace. */
+  /** The current window's operations, and where each was invoked in the trace (`invokedIndex[k]`: `builder.ops[k]`'s event). */
   private builder = new HistoryBuilder();
-  private readonly invokedAt = new Map<Operation, RunEnd>();
-  /** The window's operations not completed yet, by client and opId. */
-  private readonly openOps = new ByOp<Operation>();
+  private invokedIndex: number[] = [];
+  /** The client ops not completed yet, by client and opId: one record each (see `OpenOp`). */
+  private readonly openOps = new ByOp<OpenOp>();
   /** Servers seen: standalone (`zk.server.start`); and whether any quorum peer spoke (`zab.*`). */
   private readonly standalone = new Set<string>();
   private sawQuorumPeer = false;
@@ -204,7 +212,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
         return guarded(this.log, e, this, this.onEstablished);
       case "zab.propose":
         this.sawQuorumPeer = true;
-        return guarded(this.malformed, e, this, (ev) => this.requests.proposed(txnRequestField(ev, "txn")));
+        return guarded(this.malformed, e, this, this.onPropose);
       case "disk.append": {
         // A standalone server's txn log: a logged txn a restart replays enters the tree unannounced.
         const zxid = this.sawQuorumPeer ? undefined : optionalStringField(e, "record");
@@ -218,7 +226,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       case "client.auth":
         return guarded(this.malformed, e, this, this.onAuth);
       case "client.state":
-        return guarded(this.malformed, e, this, (ev) => readEstablished(this.builder, ev));
+        return guarded(this.malformed, e, this, this.onState);
       case "zk.container.reap":
         return guarded(this.malformed, e, this, this.onReap);
       case "workload.zk-config":
@@ -230,6 +238,14 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
         this.leaderEpoch.delete(e.node);
         return;
     }
+  }
+
+  private onPropose(e: TraceEvent<"zab.propose">): void {
+    this.requests.proposed(txnRequestField(e, "txn"));
+  }
+
+  private onState(e: TraceEvent<"client.state">): void {
+    readEstablished(this.builder, e);
   }
 
   private onAuth(e: TraceEvent<"client.auth">): void {
@@ -269,7 +285,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       opId: `reap-${++this.reaps}`,
       node: e.node,
     });
-    this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
+    this.invokedIndex.push(e.index);
     const list = this.reaping.get(e.node) ?? [];
     list.push(op);
     this.reaping.set(e.node, list);
@@ -285,26 +301,32 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
   private onInvoke(e: TraceEvent<"client.invoke">): void {
     const inv = this.pairs.invoke(e);
     if (inv === undefined) return;
-    this.sharedSessions.invoked(inv);
-    this.windows.invoked(inv.client, inv.opId);
+    const shared = this.sharedSessions.invoked(inv);
     const op = this.builder.invoked(inv);
-    if (op === undefined) return;
-    this.openOps.set(inv.client, inv.opId, op);
-    this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
+    if (op !== undefined) this.invokedIndex.push(e.index);
+    const open = this.openOps.get(inv.client, inv.opId);
+    this.windows.invoked(open === undefined);
+    if (open === undefined) this.openOps.set(inv.client, inv.opId, { op, shared });
+    else {
+      // Invoked again while open: the second invocation's sharing (an op the model does not describe keeps the first's op).
+      open.shared = shared;
+      if (op !== undefined) open.op = op;
+    }
   }
 
   private onComplete(e: TraceEvent<"client.complete">): void {
     const pair = this.pairs.complete(e);
     if (pair === undefined) return;
     const { inv } = pair;
-    const done = this.sharedSessions.completed(inv, pair.done);
-    const op = this.openOps.take(inv.client, inv.opId);
+    const open = this.openOps.take(inv.client, inv.opId);
+    const done = open === undefined ? pair.done : this.sharedSessions.completed(inv, open.shared, pair.done);
+    const op = open?.op;
     if (op !== undefined) {
       // Invoked before the first handshake: it belongs to the session its completion names.
       if (NO_SESSION.has(op.session)) op.session = done.session;
       this.builder.completed(op, done);
     }
-    if (this.windows.completed(inv.client, inv.opId)) this.tryCut(e);
+    if (this.windows.completed(open !== undefined)) this.tryCut(e);
   }
 
   private onEstablished(e: TraceEvent<"zab.leader.established">): void {
@@ -327,7 +349,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       outcome: "unknown",
       opId: `expire-${++this.expiries}`,
     });
-    this.invokedAt.set(op, { index: e.index, atUs: e.atUs });
+    this.invokedIndex.push(e.index);
     const expiring: Expiring = { op, atUs: e.atUs, epoch: this.leaderEpoch.get(e.node) };
     const alive = this.sessionAliveEpoch.get(session);
     if (expiring.epoch !== undefined && alive !== undefined && alive > expiring.epoch) {
@@ -351,13 +373,14 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
     // A leader applies a txn of its own epoch once a quorum logged it; a standalone server once
     // its log is synced: such an apply is never taken back (a learner may apply one during its
     // sync that a later leader truncates).
-    const provesCommit = this.sawQuorumPeer ? this.leaderEpoch.get(e.node) === Number(zxid >> 32n) : this.standalone.has(e.node);
+    const epoch = Number(zxid >> 32n);
+    const provesCommit = this.sawQuorumPeer ? this.leaderEpoch.get(e.node) === epoch : this.standalone.has(e.node);
     const cxid = intField(e, "cxid");
     this.lastApplied.set(e.node, zxid);
     this.builder.appliedTxn(session, cxid, zxid, op, err, e.atUs, provesCommit);
     this.requests.applied(session, cxid, zxid, !this.sawQuorumPeer);
     if (op === "closeSession" && err === undefined) this.onCloseApplied(e, session, zxid);
-    else if (err === undefined && op !== "error" && session !== "0x0") this.neverCloses(session, zxid);
+    else if (err === undefined && op !== "error" && session !== "0x0") this.neverCloses(session, epoch);
     // An internal request (session 0): a deleteContainer, or the error txn of one that failed its prep.
     else if (op === "deleteContainer" || (op === "error" && session === "0x0")) this.onReapApplied(e, zxid, err);
   }
@@ -395,8 +418,7 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
    * later epoch's leader has committed without it. (An expiry ordered by the client's own
    * requests instead would misjudge a client that crashed and restarted, or re-attached.)
    */
-  private neverCloses(session: string, zxid: bigint): void {
-    const epoch = Number(zxid >> 32n);
+  private neverCloses(session: string, epoch: number): void {
     if ((this.sessionAliveEpoch.get(session) ?? -1) < epoch) this.sessionAliveEpoch.set(session, epoch);
     const pending = this.expiring.get(session);
     if (pending === undefined) return;
@@ -491,11 +513,13 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
    */
   private forgetWindow(): void {
     const carried = [...[...this.expiring.values()].flatMap((list) => list.map((p) => p.op)), ...[...this.reaping.values()].flat()];
+    const invokedIndex: number[] = [];
+    for (const op of carried) invokedIndex.push(this.invokedIndex[this.builder.ops.indexOf(op)]!);
     const next = new HistoryBuilder(this.builder.nextId, this.builder.auth);
     for (const op of carried) next.carry(op);
     this.builder = next;
+    this.invokedIndex = invokedIndex;
     this.neverClosed.clear(); // none is carried: they left with the window
-    for (const op of this.invokedAt.keys()) if (!carried.includes(op)) this.invokedAt.delete(op);
   }
 
   private windowLimits() {
@@ -554,7 +578,8 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
 
   /** Where an op of the search (a copy, same id) was invoked in the trace. */
   private whereInvoked(op: Operation): RunEnd | undefined {
-    for (const [o, at] of this.invokedAt) if (o.id === op.id) return at;
+    const ops = this.builder.ops;
+    for (let k = 0; k < ops.length; k++) if (ops[k]!.id === op.id) return { index: this.invokedIndex[k]!, atUs: ops[k]!.invokeUs };
     return undefined;
   }
 
@@ -609,7 +634,14 @@ export class ClientLinearizabilityChecker implements Checker<Kind> {
       const op = ops[k]!;
       const s = settled.get(op);
       if (this.neverClosed.has(op) || s === "never") continue;
-      out.push(s === undefined ? { ...op } : { ...op, ...s });
+      const copy = copyOperation(op);
+      if (s !== undefined) {
+        copy.outcome = s.outcome;
+        copy.completeUs = s.completeUs;
+        copy.zxid = s.zxid;
+        if (s.err !== undefined) copy.err = s.err;
+      }
+      out.push(copy);
     }
     return out;
   }
@@ -668,23 +700,21 @@ class RequestLedger {
  */
 class SharedSessions {
   private readonly handles = new Map<string, Set<string>>();
-  /** Open op (client/opId) → its op name and whether its session was already shared when invoked. */
-  private readonly open = new ByOp<{ op: string; shared: boolean }>();
 
-  invoked(inv: Invocation): void {
+  /** An invocation: whether its session was already shared then (its open op keeps the answer). */
+  invoked(inv: Invocation): boolean {
     if (!NO_SESSION.has(inv.session)) {
       let clients = this.handles.get(inv.session);
       if (clients === undefined) this.handles.set(inv.session, (clients = new Set()));
       clients.add(inv.client);
     }
-    this.open.set(inv.client, inv.opId, { op: inv.op, shared: this.isShared(inv.session) });
+    return this.isShared(inv.session);
   }
 
   /** The completion as the history reads it: unknown, without its reply, when the reply may be another handle's. */
-  completed(inv: Invocation, done: Completion): Completion {
-    const invoked = this.open.take(inv.client, inv.opId);
-    if (invoked === undefined || READ_OPS.has(invoked.op) || done.outcome === "unknown") return done;
-    if (!invoked.shared && !this.isShared(done.session)) return done;
+  completed(inv: Invocation, sharedWhenInvoked: boolean, done: Completion): Completion {
+    if (READ_OPS.has(inv.op) || done.outcome === "unknown") return done;
+    if (!sharedWhenInvoked && !this.isShared(done.session)) return done;
     return { ...done, outcome: "unknown", err: undefined, result: undefined, zxid: undefined, xid: undefined };
   }
 
@@ -699,8 +729,7 @@ class SharedSessions {
  * last cut, the states the tree may be in at that cut, and what could not be judged.
  */
 class Windows {
-  /** Open client ops: client → their op ids. */
-  private readonly open = new Map<string, Set<number>>();
+  /** Client ops open (the checker's `openOps`). */
   private openCount = 0;
   private invokes = 0;
   private nextTryAt: number;
@@ -724,17 +753,15 @@ class Windows {
     this.nextTryAt = windowOps;
   }
 
-  invoked(client: string, opId: number): void {
-    let ids = this.open.get(client);
-    if (ids === undefined) this.open.set(client, (ids = new Set()));
-    if (!ids.has(opId)) this.openCount++;
-    ids.add(opId);
+  /** A client op invoked (`opened`: not already open under its client and opId). */
+  invoked(opened: boolean): void {
+    if (opened) this.openCount++;
     this.invokes++;
   }
 
-  /** True when this completion leaves no client op open and a window is due. */
-  completed(client: string, opId: number): boolean {
-    if (this.open.get(client)?.delete(opId) === true) this.openCount--;
+  /** True when this completion (`closed`: of an open op) leaves no client op open and a window is due. */
+  completed(closed: boolean): boolean {
+    if (closed) this.openCount--;
     return this.openCount === 0 && this.invokes >= this.nextTryAt;
   }
 

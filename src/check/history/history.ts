@@ -252,6 +252,39 @@ export function isReadOnly(op: Operation): boolean {
   }
 }
 
+/**
+ * A shallow copy of `op` with every field of `Operation` present, in one order (an absent field
+ * undefined): every copy has the same hidden class (V8's map), whatever fields the original grew
+ * and in which order. The checkers that read ops again and again (the linearizability search,
+ * its partitioner and model) then read each field with one monomorphic lookup; copies of ops with
+ * five or six different shapes made those lookups megamorphic, and in a run where 30-odd checkers
+ * share V8's stub cache, a megamorphic lookup often misses it. The copy reads the same as the op
+ * to every reader (an undefined field is an absent one: nothing lists an op's keys).
+ */
+export function copyOperation(op: Operation): Operation {
+  return {
+    id: op.id,
+    client: op.client,
+    session: op.session,
+    op: op.op,
+    path: op.path,
+    args: op.args,
+    invokeUs: op.invokeUs,
+    completeUs: op.completeUs,
+    outcome: op.outcome,
+    err: op.err,
+    result: op.result,
+    zxid: op.zxid,
+    opId: op.opId,
+    node: op.node,
+    server: op.server,
+    local: op.local,
+    credentials: op.credentials,
+    credentialsUncertain: op.credentialsUncertain,
+    truth: op.truth,
+  };
+}
+
 /** One line per operation, for reports: `#12 c3 setData /k7 "v9" → ok version 3 zxid=0x100000004 [100µs, 350µs]`. */
 export function formatOperation(op: Operation): string {
   const args: string[] = [];
@@ -302,14 +335,16 @@ export class HistoryBuilder {
   private readonly sentAs = new Map<Operation, { session: string; xid: number }>();
   /** Session → cxid → the first apply of that request (`txn`: the txn's type, `zk.apply`'s op). */
   private readonly applied = new Map<string, Map<number, AppliedRequest>>();
-  /** Ops that came from a `client.invoke` (not an expiry's close or a reap the caller added). */
-  private readonly fromClient = new WeakSet<Operation>();
-  /** Unknown ops whose request the client never wrote to a connection (`sent: false`). */
-  private readonly unsent = new WeakSet<Operation>();
+  /**
+   * Per op (`ops[k]`'s at `k`), what the builder knows of it, as bits: `FROM_CLIENT` it came from
+   * a `client.invoke` (not an expiry's close or a reap the caller added), `ENDED` a
+   * `client.complete` ended it (answered, refused or lost), `UNSENT` it is unknown and its request
+   * was never written to a connection (`sent: false`). Numbers beside the ops, where three weak
+   * sets took an entry (and the collector's work) per op.
+   */
+  private readonly flags: number[] = [];
   /** Client → the sessions its handles established (`client.state` CONNECTED), first time each. */
   private readonly establishedBy = new Map<string, { session: string; atUs: number }[]>();
-  /** The operations a `client.complete` ended (answered, refused or lost). */
-  private readonly ended = new WeakSet<Operation>();
   /** Node → when it crashed (a crash ends every handle of a client process). */
   private readonly crashesUs = new Map<string, number[]>();
   /** The chroot of each op invoked through a chrooted handle (a create's result name is relative to it). */
@@ -324,6 +359,8 @@ export class HistoryBuilder {
   /** The operation of an invocation (undefined for a call the model does not describe). */
   invoked(inv: Invocation): Operation | undefined {
     if (!MODELLED_OPS.has(inv.op)) return undefined;
+    // Every field present from the start (as `copyOperation` lays them out): the ops keep one
+    // hidden class whatever their completions fill in.
     const op: Operation = {
       id: this.nextId,
       client: inv.client,
@@ -334,13 +371,20 @@ export class HistoryBuilder {
       invokeUs: inv.atUs,
       completeUs: undefined,
       outcome: "unknown",
+      err: undefined,
+      result: undefined,
+      zxid: undefined,
       opId: String(inv.opId),
       node: inv.node,
+      server: inv.server,
+      local: undefined,
+      credentials: undefined,
+      credentialsUncertain: undefined,
+      truth: undefined,
     };
-    if (inv.server !== undefined) op.server = inv.server;
     if (inv.chroot !== undefined) this.chroots.set(op, inv.chroot);
     this.ops.push(op);
-    this.fromClient.add(op);
+    this.flags.push(FROM_CLIENT);
     this.auth.invoked(op);
     return op;
   }
@@ -349,6 +393,7 @@ export class HistoryBuilder {
   add(op: Omit<Operation, "id">): Operation {
     const full: Operation = { id: this.nextId, ...op };
     this.ops.push(full);
+    this.flags.push(0);
     return full;
   }
 
@@ -356,6 +401,19 @@ export class HistoryBuilder {
   carry(op: Operation): void {
     op.id = this.nextId;
     this.ops.push(op);
+    this.flags.push(0);
+  }
+
+  /** The bits of `flags` for `op`: 0 for an op not of this history. */
+  private flagsOf(op: Operation): number {
+    const k = op.id - this.idBase;
+    return this.ops[k] === op ? this.flags[k]! : 0;
+  }
+
+  /** Sets bits of `flags` for `op` (nothing for an op not of this history: none of its questions is about such an op). */
+  private mark(op: Operation, bits: number): void {
+    const k = op.id - this.idBase;
+    if (this.ops[k] === op) this.flags[k]! |= bits;
   }
 
   /** The id the next operation gets. */
@@ -365,7 +423,7 @@ export class HistoryBuilder {
 
   /** How `op` ended. */
   completed(op: Operation, done: Completion): void {
-    this.ended.add(op);
+    this.mark(op, ENDED);
     if (done.err !== undefined) op.err = done.err;
     if (done.zxid !== undefined) op.zxid = done.zxid;
     if (done.result !== undefined) op.result = this.withServerPaths(op, done.result);
@@ -382,7 +440,7 @@ export class HistoryBuilder {
       }
     }
     if (op.outcome === "unknown" && done.xid !== undefined) this.sentAs.set(op, { session: done.session, xid: done.xid });
-    if (op.outcome === "unknown" && done.local) this.unsent.add(op);
+    if (op.outcome === "unknown" && done.local) this.mark(op, UNSENT);
     this.auth.completed(op);
   }
 
@@ -465,8 +523,8 @@ export class HistoryBuilder {
     const out = new Map<Operation, Settlement>();
     let claimed: Set<bigint> | undefined;
     for (const op of this.ops) {
-      if (op.outcome !== "unknown" || !this.fromClient.has(op) || isReadOnly(op)) continue;
-      if (this.unsent.has(op)) {
+      if (op.outcome !== "unknown" || (this.flagsOf(op) & FROM_CLIENT) === 0 || isReadOnly(op)) continue;
+      if ((this.flagsOf(op) & UNSENT) !== 0) {
         out.set(op, "never");
         continue;
       }
@@ -503,10 +561,10 @@ export class HistoryBuilder {
    */
   private mayShareRequest(op: Operation, session: string, beforeUs: number): boolean {
     for (const other of this.ops) {
-      if (other === op || other.invokeUs > beforeUs || !this.fromClient.has(other) || isReadOnly(other)) continue;
+      if (other === op || other.invokeUs > beforeUs || (this.flagsOf(other) & FROM_CLIENT) === 0 || isReadOnly(other)) continue;
       if (other.session !== session && !NO_SESSION.has(other.session)) continue;
-      if (this.unsent.has(other) || this.sentAs.has(other) || other.local === true) continue;
-      if (this.ended.has(other) && other.outcome !== "unknown") continue; // answered: its reply names its own txn
+      if ((this.flagsOf(other) & UNSENT) !== 0 || this.sentAs.has(other) || other.local === true) continue;
+      if ((this.flagsOf(other) & ENDED) !== 0 && other.outcome !== "unknown") continue; // answered: its reply names its own txn
       return true;
     }
     return false;
@@ -524,7 +582,7 @@ export class HistoryBuilder {
    * is no such op: a completion of a sent request names its session.
    */
   private attributeUnanswered(): void {
-    const orphans = this.ops.filter((op) => NO_SESSION.has(op.session) && !this.ended.has(op) && !isReadOnly(op) && this.establishedBy.has(op.client));
+    const orphans = this.ops.filter((op) => NO_SESSION.has(op.session) && (this.flagsOf(op) & ENDED) === 0 && !isReadOnly(op) && this.establishedBy.has(op.client));
     if (orphans.length === 0) return;
     const claimed = new Set<bigint>();
     for (const op of this.ops) if (op.zxid !== undefined && op.completeUs !== undefined && !isReadOnly(op)) claimed.add(op.zxid);
@@ -549,6 +607,11 @@ export class HistoryBuilder {
     }
   }
 }
+
+/** `HistoryBuilder.flags`' bits. */
+const FROM_CLIENT = 1;
+const ENDED = 2;
+const UNSENT = 4;
 
 /** A request's applies: the first one, whether another zxid was applied for it too, and when a server whose apply proves the commit applied it. */
 interface AppliedRequest {

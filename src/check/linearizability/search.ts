@@ -150,41 +150,53 @@ export function search<S>(
   return new Search(problem, model).run(budgetSteps, trackDeepest, limits);
 }
 
+/**
+ * `n` numbers `value`: the search's per-op tables are plain arrays of small numbers, not typed
+ * arrays — V8 makes a small typed array through its runtime (a buffer, a backing store, a view:
+ * some microseconds each, several times a plain array's cost), and a search sets up some fifteen of
+ * them, which a recipe run's partitions of a few dozen ops paid more for than for their steps.
+ */
+function filled(n: number, value: number): number[] {
+  const a: number[] = [];
+  for (let i = 0; i < n; i++) a.push(value);
+  return a;
+}
+
 class Search<S> {
   private readonly n: number;
-  private readonly inv: Float64Array;
-  private readonly cmp: Float64Array;
+  private readonly inv: number[];
+  private readonly cmp: number[];
   /** Definite (strict + optional) ops in invocation order, and in completion order. */
   private readonly definite: number[] = [];
   private readonly byCompletion: number[];
   private readonly unknown: number[] = [];
   /** Rank of an unknown op among the unknown ones, or -1; and the linearized ones as bits. */
-  private readonly unknownRank: Int32Array;
-  private readonly unknownBits: Uint16Array;
+  private readonly unknownRank: number[];
+  private readonly unknownBits: number[];
   /** Unknown ops with the same class (signature) are interchangeable. */
-  private readonly unknownClass: Int32Array;
+  private readonly unknownClass: number[];
   /** Rank of a strict ok write in zxid order, or -1. */
-  private readonly zxidRank: Int32Array;
+  private readonly zxidRank: number[];
   /** Number of zxid writes an op must follow (lower bound), or 0. */
-  private readonly zxidBound: Int32Array;
+  private readonly zxidBound: number[];
   private readonly zxidWrites: number[] = [];
   private readonly strictCount: number;
   /** Submission-order group of each op (-1: none), its position there, each group's ops, and the highest position linearized per group. */
-  private readonly group: Int32Array;
-  private readonly posInGroup: Int32Array;
+  private readonly group: number[];
+  private readonly posInGroup: number[];
   private readonly groupOps: number[][] = [];
-  private readonly hiPos: Int32Array;
+  private readonly hiPos: number[];
   /** 1 for ops whose placing passes over their group's earlier unknown ops (writes, not reads). */
-  private readonly advancesOrder: Uint8Array;
-  private readonly lin: Uint8Array;
+  private readonly advancesOrder: number[];
+  private readonly lin: number[];
   /** Session-fence index of each op (-1: none), whether it ends its session, per session its strict writes and its ends, and how many ends are linearized. */
-  private readonly fenceOf: Int32Array;
-  private readonly endsFence: Uint8Array;
+  private readonly fenceOf: number[];
+  private readonly endsFence: number[];
   private readonly fenceWrites: number[][] = [];
   private readonly fenceEnds: number[][] = [];
-  private readonly endedCount: Int32Array;
+  private readonly endedCount: number[];
   /** Per unknown class, the number of the last scan that picked one of its ops. */
-  private readonly classTried: Int32Array;
+  private readonly classTried: number[];
   private scans = 0;
   private ptrD = 0;
   private ptrC = 0;
@@ -200,24 +212,24 @@ class Search<S> {
   ) {
     const ops = p.ops;
     this.n = ops.length;
-    this.inv = new Float64Array(this.n);
-    this.cmp = new Float64Array(this.n);
-    this.lin = new Uint8Array(this.n);
+    this.inv = filled(this.n, 0);
+    this.cmp = filled(this.n, 0);
+    this.lin = filled(this.n, 0);
     let strict = 0;
     for (let i = 0; i < this.n; i++) {
       this.inv[i] = ops[i]!.invokeUs;
-      this.cmp[i] = p.kinds[i] === UNKNOWN ? Infinity : ops[i]!.completeUs!;
+      this.cmp[i] = p.kinds[i] === UNKNOWN ? Infinity : (ops[i]!.completeUs ?? NaN);
       if (p.kinds[i] === UNKNOWN) this.unknown.push(i);
       else this.definite.push(i);
       if (p.kinds[i] === STRICT) strict++;
     }
     this.strictCount = strict;
-    this.unknownRank = new Int32Array(this.n).fill(-1);
+    this.unknownRank = filled(this.n, -1);
     this.unknown.forEach((i, rank) => (this.unknownRank[i] = rank));
-    this.unknownBits = new Uint16Array(Math.ceil(this.unknown.length / 16));
-    this.unknownClass = new Int32Array(this.n).fill(-1);
-    this.group = new Int32Array(this.n).fill(-1);
-    this.posInGroup = new Int32Array(this.n).fill(-1);
+    this.unknownBits = filled(Math.ceil(this.unknown.length / 16), 0);
+    this.unknownClass = filled(this.n, -1);
+    this.group = filled(this.n, -1);
+    this.posInGroup = filled(this.n, -1);
     if (p.orderKey !== undefined) {
       const groups = new Map<string, number>();
       for (let i = 0; i < this.n; i++) {
@@ -236,9 +248,9 @@ class Search<S> {
         members.forEach((i, pos) => (this.posInGroup[i] = pos));
       }
     }
-    this.advancesOrder = new Uint8Array(this.n);
+    this.advancesOrder = filled(this.n, 0);
     for (let i = 0; i < this.n; i++) this.advancesOrder[i] = this.group[i]! >= 0 && !isReadOnly(ops[i]!) ? 1 : 0;
-    this.hiPos = new Int32Array(this.groupOps.length).fill(-1);
+    this.hiPos = filled(this.groupOps.length, -1);
     const classes = new Map<string, number>();
     for (const u of this.unknown) {
       // Interchangeable only within one submission-order group (they share its deadlines).
@@ -246,14 +258,14 @@ class Search<S> {
       if (!classes.has(sig)) classes.set(sig, classes.size);
       this.unknownClass[u] = classes.get(sig)!;
     }
-    this.classTried = new Int32Array(classes.size);
-    this.fenceOf = new Int32Array(this.n).fill(-1);
-    this.endsFence = new Uint8Array(this.n);
+    this.classTried = filled(classes.size, 0);
+    this.fenceOf = filled(this.n, -1);
+    this.endsFence = filled(this.n, 0);
     if (p.fence !== undefined) this.fenceSessions(p.fence);
-    this.endedCount = new Int32Array(this.fenceEnds.length);
+    this.endedCount = filled(this.fenceEnds.length, 0);
     this.byCompletion = [...this.definite].sort((a, b) => this.cmp[a]! - this.cmp[b]! || a - b);
-    this.zxidRank = new Int32Array(this.n).fill(-1);
-    this.zxidBound = new Int32Array(this.n);
+    this.zxidRank = filled(this.n, -1);
+    this.zxidBound = filled(this.n, 0);
     if (p.useZxid) this.orderByZxid();
   }
 

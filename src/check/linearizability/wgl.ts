@@ -22,7 +22,7 @@
  * and a budget (`maxSteps`) bounds the whole check, a memo limit (`maxMemoChars`) each search;
  * running out yields an *inconclusive* failure, never a pass (and never an out-of-memory crash).
  */
-import { classifyOutcome, formatOperation, isReadOnly, type Operation } from "../history/history.js";
+import { classifyOutcome, copyOperation, formatOperation, isReadOnly, type Operation } from "../history/history.js";
 import { explainViolation } from "./counterexample.js";
 import type { Partition, SequentialModel } from "./model.js";
 import { DEFAULT_MAX_MEMO_CHARS, STRICT, UNKNOWN, search, sortForSearch, type OpKind, type Problem } from "./search.js";
@@ -127,10 +127,11 @@ function validate(o: CheckOptions): Required<CheckOptions> {
  * (partitioning, the model, the search), and the objects a caller hands in may each have a hidden
  * class of their own: objects built by spreading a shared base and then growing fields one by one
  * can end up so (the benchmark history's 10,000 ops had 9,973), and then every field read of the
- * checker's is a megamorphic lookup that misses V8's stub cache (~0.5 µs each). A spread copy is
- * made by the runtime whatever the source's class, and the copies share a few classes: the
- * 10,000-op check went from ~320 to ~180 ms of CPU with nothing else changed. Reports name the
- * ops given (`checkLinearizable` maps them back by id).
+ * checker's is a megamorphic lookup that misses V8's stub cache (~0.5 µs each). The copies
+ * (`copyOperation`) all have one class, whatever the source's: the 10,000-op check went from ~320
+ * to ~180 ms of CPU with spread copies (a few classes), and a recipe run's five or six classes of
+ * ops, too many for V8's inline caches, became one. Reports name the ops given
+ * (`checkLinearizable` maps them back by id).
  */
 export function normalise(history: readonly Operation[], checkReads = true, copy = false): Operation[] {
   const out: Operation[] = [];
@@ -140,7 +141,7 @@ export function normalise(history: readonly Operation[], checkReads = true, copy
   let seen = 0;
   for (let k = 0; k < history.length; k++) {
     const given = history[k]!;
-    const op = copy ? { ...given } : given;
+    const op = copy ? copyOperation(given) : given;
     ids[seen++] = op.id;
     if (op.op === "sync") continue;
     const cls = classifyOutcome(op);

@@ -181,8 +181,8 @@ function initialNode(data: string): ZNode {
   return { ...newNode(data, "persistent", undefined, 0, OPEN_ACL), czxid: 0n, mzxid: 0n, pzxid: 0n, ctime: 0, mtime: 0 };
 }
 
-/** A node as a create leaves it (zxid and time filled in by the caller when known). */
-export function newNode(data: string, kind: NodeKind, owner: string | undefined, ttlMs: number, acl: string | undefined): ZNode {
+/** A node as a create at `zxid` (undefined: not known) leaves it (its time filled in by the caller when known). */
+export function newNode(data: string, kind: NodeKind, owner: string | undefined, ttlMs: number, acl: string | undefined, zxid?: bigint): ZNode {
   return {
     data,
     version: 0,
@@ -194,9 +194,9 @@ export function newNode(data: string, kind: NodeKind, owner: string | undefined,
     acl,
     staleAcls: [],
     children: [],
-    czxid: undefined,
-    mzxid: undefined,
-    pzxid: undefined,
+    czxid: zxid,
+    mzxid: zxid,
+    pzxid: zxid,
     ctime: undefined,
     mtime: undefined,
     fresh: true,

@@ -72,6 +72,9 @@ function permits(node: ZNode, perm: number, caller: Caller): "yes" | "no" | "may
   return d;
 }
 
+/** No ACL asked for: OPEN_ACL_UNSAFE (one list for every such write). */
+const OPEN_ACL_LIST: readonly string[] = [OPEN_ACL];
+
 const SPECIAL_PATHS: ReadonlySet<string> = new Set(["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"]);
 
 export interface CreateArgs {
@@ -92,7 +95,7 @@ export function create(d: Draft, caller: Caller, a: CreateArgs): WriteOutcome {
     if (a.ttl === undefined || a.ttl <= 0 || a.ttl > MAX_TTL_MS) return { err: "BADARGUMENTS" };
   } else if (a.ttl !== undefined && a.ttl >= 0) return { err: "BADARGUMENTS" };
   if (!a.path.startsWith("/")) return { err: "BADARGUMENTS" };
-  const acl = fixupAcl(a.acl ?? [OPEN_ACL], caller.ids);
+  const acl = fixupAcl(a.acl ?? OPEN_ACL_LIST, caller.ids);
   if (acl === "INVALIDACL" || (acl === undefined && caller.answered === "INVALIDACL")) return { err: "INVALIDACL" };
   const parentPath = parentOf(a.path);
   const parent = d.get(parentPath);
@@ -104,8 +107,7 @@ export function create(d: Draft, caller: Caller, a: CreateArgs): WriteOutcome {
   const kind: NodeKind = a.mode.startsWith("EPHEMERAL") ? "ephemeral" : a.mode === "CONTAINER" ? "container" : ttlMode ? "ttl" : "persistent";
   const z = caller.zxid;
   d.set(parentPath, { ...parent, cversion: (parent.cversion + 1) | 0, pzxid: z, children: insertSorted(parent.children, baseName(name)) });
-  const node = newNode(a.data, kind, kind === "ephemeral" ? caller.session : undefined, kind === "ttl" ? a.ttl! : 0, acl);
-  d.set(name, { ...node, czxid: z, mzxid: z, pzxid: z });
+  d.set(name, newNode(a.data, kind, kind === "ephemeral" ? caller.session : undefined, kind === "ttl" ? a.ttl! : 0, acl, z));
   return { path: name };
 }
 
@@ -144,7 +146,7 @@ export function setData(d: Draft, caller: Caller, path: string, data: string, ve
 }
 
 export function setAcl(d: Draft, caller: Caller, path: string, requested: readonly string[] | undefined, aversion: number): WriteOutcome {
-  const acl = fixupAcl(requested ?? [OPEN_ACL], caller.ids);
+  const acl = fixupAcl(requested ?? OPEN_ACL_LIST, caller.ids);
   if (acl === "INVALIDACL" || (acl === undefined && caller.answered === "INVALIDACL")) return { err: "INVALIDACL" };
   const node = d.get(path);
   if (node === undefined) return { err: "NONODE" };
