@@ -139,10 +139,11 @@ export class ConnectionFifoChecker implements Checker<Kind> {
    */
   private readonly sentOn = new IdMap<Way | Sent>();
   /**
-   * Connection number → its ways by receiving end. Keyed by the connection's number and the
-   * node's name as the trace holds it: no key string is built per message.
+   * Connection number → its ways by receiving end. Keyed by the connection's number (numbered
+   * in opening order, so mostly in the ring array: no hashing) and the node's name as the trace
+   * holds it: no key string is built per message.
    */
-  private readonly ways = new Map<number, ConnWays>();
+  private readonly ways = new IdMap<ConnWays>();
 
   onEvent(e: TraceEvent<Kind>): void {
     // Datagrams (no connection) promise no order.

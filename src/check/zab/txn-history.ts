@@ -77,8 +77,13 @@ export class TxnHistory<T extends TxnEntry = TxnEntry> {
 
   indexOf(zxid: Zxid): number {
     if (!this.sorted) return this.items.findIndex((t) => t.zxid === zxid);
-    let lo = 0;
     let hi = this.items.length - 1;
+    if (hi < 0) return -1;
+    // The usual `put`: a txn logged after the last one; no search then.
+    const last = this.items[hi]!.zxid;
+    if (zxid > last) return -1;
+    if (zxid === last) return hi;
+    let lo = 0;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const z = this.items[mid]!.zxid;
