@@ -45,7 +45,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
 import { guarded, intField, numberField, optionalIntField, optionalStringField, stringField, zxidField } from "../event-reader.js";
-import { OpTable, serverPathOf, type Completion, type Invocation } from "../history/client-events.js";
+import { OpTable, fieldsOf, serverPathOf, type Completion, type Invocation } from "../history/client-events.js";
 import type { CreateModeName } from "../../zk/proto/records.js";
 import { parseZxidText } from "../zxid-text.js";
 import { childPath, hex, isEphemeralMode, isSequentialMode } from "./znode-paths.js";
@@ -154,8 +154,12 @@ export class SessionsChecker implements Checker<Kind> {
         return this.onInvoke(e);
       case "client.complete":
         return this.onComplete(e);
-      case "zk.apply":
+      case "zk.apply": {
+        // Nearly every apply is another op's: its op, read by name, is all it takes to see that.
+        const op = fieldsOf(e).op;
+        if (typeof op === "string" && op !== "closeSession") return;
         return guarded(this.log, e, this, this.onApply);
+      }
       case "zk.session.expire":
         return guarded(this.log, e, this, this.onExpire);
       case "zk.session.established":
