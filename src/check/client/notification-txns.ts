@@ -39,7 +39,7 @@ export class NotificationTxns {
   /** Message id (unique in a run) of a notification in flight → its two ends and its txn. */
   private readonly inFlight = new Map<number, { from: string; to: string; txn: NotifiedTxn }>();
   /** Client node → the txn of the notification it received last (until its client.watch takes it). */
-  private readonly delivered = new Map<string, NotifiedTxn | undefined>();
+  private readonly delivered = new Map<string, NotifiedTxn>();
 
   constructor(private readonly log: ViolationSink) {}
 
@@ -60,10 +60,14 @@ export class NotificationTxns {
       return;
     }
     if (e.kind === "deliver" && this.clientNodes.has(e.node)) {
-      const sent = e.id === undefined ? undefined : this.inFlight.get(e.id);
+      // Most deliveries to a client are replies, with no notification in flight or held: then
+      // nothing is looked up (an entry holding nothing and no entry are the same to `take`).
+      const sent = e.id === undefined || this.inFlight.size === 0 ? undefined : this.inFlight.get(e.id);
       const ours = sent !== undefined && sent.from === e.peer && sent.to === e.node ? sent : undefined;
       if (ours !== undefined) this.inFlight.delete(e.id!);
-      this.delivered.set(e.node, e.detail === "notification" ? ours?.txn : undefined);
+      const txn = e.detail === "notification" ? ours?.txn : undefined;
+      if (txn !== undefined) this.delivered.set(e.node, txn);
+      else if (this.delivered.size > 0) this.delivered.delete(e.node);
       return;
     }
     // Any other event: it settles a server's run of notifications, when one is waiting.
@@ -88,11 +92,12 @@ export class NotificationTxns {
   /** Adds to `into` the zxids of the notifications in flight or received and not yet reported. */
   heldZxids(into: Set<string>): void {
     for (const m of this.inFlight.values()) into.add(m.txn.zxid);
-    for (const t of this.delivered.values()) if (t !== undefined) into.add(t.zxid);
+    for (const t of this.delivered.values()) into.add(t.zxid);
   }
 
   /** The txn of the notification `node` received last, taken (a `client.watch` reports it). */
   take(node: string): NotifiedTxn | undefined {
+    if (this.delivered.size === 0) return undefined;
     const t = this.delivered.get(node);
     this.delivered.delete(node);
     return t;

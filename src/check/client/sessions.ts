@@ -45,7 +45,7 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
 import { guarded, intField, numberField, optionalIntField, optionalStringField, stringField, zxidField } from "../event-reader.js";
-import { OpTable, serverPathOf, type Completion, type Invocation } from "../history/client-events.js";
+import { OpTable, fieldsOf, serverPathOf, type Completion, type Invocation } from "../history/client-events.js";
 import type { CreateModeName } from "../../zk/proto/records.js";
 import { parseZxidText } from "../zxid-text.js";
 import { childPath, hex, isEphemeralMode, isSequentialMode } from "./znode-paths.js";
@@ -54,6 +54,8 @@ import { UnseenReattachTimeouts, type ReattachTouch } from "./unseen-reattach.js
 
 interface ClientView {
   session: string;
+  /** The record of `session` (interned once per client.state / connect / disconnect, not per packet). */
+  rec: SessionRecord | undefined;
   connected: boolean;
   /** The server of the latest connection attempt. */
   server: string | undefined;
@@ -61,7 +63,7 @@ interface ClientView {
 }
 
 /** Packets not touching a session: the handshake, and auth (processed before the touch). */
-const UNTOUCHING = new Set(["connect", "auth"]);
+const isUntouching = (type: string | undefined): boolean => type === "connect" || type === "auth";
 /** A client's view of no numbered connection (an event without `conn`). */
 const NO_CONN = -1;
 
@@ -82,7 +84,7 @@ interface Touch {
   atUs: number;
   timeoutMs: number | undefined;
   /** A re-attachment's (else a packet's) touch. */
-  reattach?: true;
+  reattach: boolean;
 }
 
 /**
@@ -91,8 +93,23 @@ interface Touch {
  * marked the session closing, which the trace does not show).
  */
 interface Touches {
+  /** Owned by this entry (never in `sinceClose`): a later touch overwrites it in place. */
   last: Touch;
   sinceClose: Touch[];
+}
+
+/**
+ * What the heartbeat rule keeps of one session, interned by its id: a client view and a packet in
+ * flight hold the record, so a packet's touch looks no session text up.
+ */
+interface SessionRecord {
+  session: string;
+  /** The timeout its latest connection negotiated (a re-attach may negotiate another). */
+  negotiatedMs: number | undefined;
+  /** Some handle asked to close it (`client.invoke` of closeSession): no touch counts any more. */
+  closeRequested: boolean;
+  /** Server → the touches there that may have set its expiry. */
+  touches: Map<string, Touches>;
 }
 
 export class SessionsChecker implements Checker<Kind> {
@@ -107,22 +124,24 @@ export class SessionsChecker implements Checker<Kind> {
   private readonly closedById = new Map<bigint, { session: string; zxid: bigint }>();
   /** Ephemeral path → owner session (from ok creates). */
   private readonly ephemerals = new Map<string, string>();
+  /**
+   * The same by parent, then name (the text after the path's last "/"; "" for a top-level node's
+   * parent): a getChildren's children are looked up by name, with no path text made per child.
+   */
+  private readonly ephemeralsByParent = new Map<string, Map<string, string>>();
   /** Path → how many creates may have produced it (any outcome). */
   private readonly createTargets = new Map<string, number>();
   // heartbeat bookkeeping
   /** Client → connection number (NO_CONN when not named) → its view. */
   private readonly clients = new Map<string, Map<number, ClientView>>();
+  /** Session → its heartbeat record. */
+  private readonly records = new Map<string, SessionRecord>();
   /** Message id (unique in a run) → the session a client packet in flight touches. */
-  private readonly sessionPackets = new Map<number, string>();
-  /** Server → session → the touches there that may have set its expiry. */
-  private readonly touches = new Map<string, Map<string, Touches>>();
-  /** Session → the timeout its latest connection negotiated (a re-attach may negotiate another). */
-  private readonly negotiatedMs = new Map<string, number>();
-  /** Sessions some handle asked to close (`client.invoke` of closeSession): no touch counts any more. */
-  private readonly closeRequested = new Set<string>();
-  private readonly touchedSinceDrain = new Map<string, Set<string>>();
+  private readonly sessionPackets = new Map<number, SessionRecord>();
+  /** Learner → the sessions touched there since its last PING reply. */
+  private readonly touchedSinceDrain = new Map<string, Set<SessionRecord>>();
   /** Message id of a learner's PING reply in flight → the sessions it relays touches for. */
-  private readonly relayed = new Map<number, string[]>();
+  private readonly relayed = new Map<number, SessionRecord[]>();
   private readonly skewed = new Set<string>();
   private readonly leading = new Set<string>();
   /** Quorum servers not in phase BROADCAST (electing, discovering, syncing). */
@@ -135,8 +154,12 @@ export class SessionsChecker implements Checker<Kind> {
         return this.onInvoke(e);
       case "client.complete":
         return this.onComplete(e);
-      case "zk.apply":
+      case "zk.apply": {
+        // Nearly every apply is another op's: its op, read by name, is all it takes to see that.
+        const op = fieldsOf(e).op;
+        if (typeof op === "string" && op !== "closeSession") return;
         return guarded(this.log, e, this, this.onApply);
+      }
       case "zk.session.expire":
         return guarded(this.log, e, this, this.onExpire);
       case "zk.session.established":
@@ -202,10 +225,18 @@ export class SessionsChecker implements Checker<Kind> {
   private onInvoke(e: TraceEvent<"client.invoke">): void {
     const inv = this.ops.invoke(e);
     if (inv === undefined) return;
-    if (inv.op === "closeSession") this.closeRequested.add(inv.session);
-    for (const c of createsOf(inv)) {
-      if (!isSequentialMode(c.mode)) this.countCreate(c.path);
+    if (inv.op === "closeSession") this.record(inv.session).closeRequested = true;
+    else if (inv.op === "create") {
+      if (!isSequentialMode(inv.args.mode)) this.countCreate(serverPathOf(inv, inv.path));
+    } else if (inv.op === "multi") {
+      for (const c of createsOf(inv)) if (!isSequentialMode(c.mode)) this.countCreate(c.path);
     }
+  }
+
+  private record(session: string): SessionRecord {
+    let r = this.records.get(session);
+    if (r === undefined) this.records.set(session, (r = { session, negotiatedMs: undefined, closeRequested: false, touches: new Map() }));
+    return r;
   }
 
   private onApply(e: TraceEvent<"zk.apply">): void {
@@ -221,7 +252,7 @@ export class SessionsChecker implements Checker<Kind> {
     const c = this.ops.complete(e);
     if (c === undefined || c.done.outcome !== "ok") return;
     const { inv, done } = c;
-    this.recordCreates(inv, done);
+    if (inv.op === "create" || inv.op === "multi") this.recordCreates(inv, done);
     if (done.zxid === undefined || inv.op === "closeSession") return;
     const closed = this.closedAt.get(done.session);
     if (closed !== undefined && done.zxid >= closed) {
@@ -244,8 +275,18 @@ export class SessionsChecker implements Checker<Kind> {
       const path = paths[i];
       if (path === undefined) return;
       if (isSequentialMode(s.mode)) this.countCreate(path);
-      if (isEphemeralMode(s.mode)) this.ephemerals.set(path, done.session);
+      if (isEphemeralMode(s.mode)) this.noteEphemeral(path, done.session);
     });
+  }
+
+  private noteEphemeral(path: string, session: string): void {
+    this.ephemerals.set(path, session);
+    const cut = path.lastIndexOf("/");
+    if (cut < 0) return; // no child path (`childPath`) is one
+    const parent = path.slice(0, cut);
+    let byName = this.ephemeralsByParent.get(parent);
+    if (byName === undefined) this.ephemeralsByParent.set(parent, (byName = new Map()));
+    byName.set(path.slice(cut + 1), session);
   }
 
   private countCreate(path: string): void {
@@ -253,25 +294,31 @@ export class SessionsChecker implements Checker<Kind> {
   }
 
   private checkEphemeralRead(e: TraceEvent<"client.complete">, inv: Invocation, done: Completion): void {
+    if (inv.op !== "getData" && inv.op !== "exists" && inv.op !== "getChildren") return;
     const z = done.zxid!;
     const stat = done.result?.stat;
     const owner = stat?.ephemeralOwner === undefined ? undefined : parseZxidText(stat.ephemeralOwner);
-    if ((inv.op === "getData" || inv.op === "exists" || inv.op === "getChildren") && owner !== undefined && owner !== 0n) {
+    if (owner !== undefined && owner !== 0n) {
       const closed = this.closedById.get(owner);
       if (closed !== undefined && z >= closed.zxid) {
         this.log.add(e, `${inv.op} ${inv.path} (op ${inv.opId} of ${inv.client}) at zxid ${hex(z)} shows an ephemeral owned by session ${closed.session}, which ended at ${hex(closed.zxid)}`);
       }
     }
     const children = done.result?.children;
-    if (inv.op !== "getChildren" || children === undefined) return;
+    // Only an ephemeral of a session that ended is judged: none has yet, or no child to list.
+    if (inv.op !== "getChildren" || children === undefined || this.closedAt.size === 0) return;
+    const parent = serverPathOf(inv, inv.path);
+    // childPath(parent, name) is parent's key, "/", name: a name without "/" is found by parent and name.
+    const byName = this.ephemeralsByParent.get(parent === "/" ? "" : parent);
     for (const child of children) {
-      const path = childPath(serverPathOf(inv, inv.path), child);
-      const session = this.ephemerals.get(path);
+      let session = byName?.get(child);
+      if (session === undefined && child.includes("/")) session = this.ephemerals.get(childPath(parent, child));
       const closed = session === undefined ? undefined : this.closedAt.get(session);
-      if (closed === undefined || z < closed || this.createTargets.get(path) !== 1) continue;
+      if (closed === undefined || z < closed || this.createTargets.get(childPath(parent, child)) !== 1) continue;
       this.log.add(e, `getChildren ${inv.path} (op ${inv.opId} of ${inv.client}) at zxid ${hex(z)} lists ${child}, an ephemeral of session ${session}, which ended at ${hex(closed)}`);
     }
   }
+
 
   // ---- 3: a heartbeating session is not expired ---------------------------------------------
 
@@ -282,7 +329,9 @@ export class SessionsChecker implements Checker<Kind> {
    */
   private onClientState(e: TraceEvent<"client.state" | "client.connect" | "client.disconnect">): void {
     const view = this.view(stringField(e, "client"), optionalIntField(e, "conn"));
-    view.session = stringField(e, "session");
+    const session = stringField(e, "session");
+    view.session = session;
+    view.rec = this.record(session);
     if (e.kind === "client.state") view.connected = stringField(e, "state") === "CONNECTED";
     else view.connected = false;
     if (e.kind === "client.connect") view.server = stringField(e, "server");
@@ -293,7 +342,7 @@ export class SessionsChecker implements Checker<Kind> {
     if (byConn === undefined) this.clients.set(client, (byConn = new Map()));
     const key = conn ?? NO_CONN;
     let v = byConn.get(key);
-    if (v === undefined) byConn.set(key, (v = { session: "", connected: false, server: undefined, paused: false }));
+    if (v === undefined) byConn.set(key, (v = { session: "", rec: undefined, connected: false, server: undefined, paused: false }));
     return v;
   }
 
@@ -310,8 +359,8 @@ export class SessionsChecker implements Checker<Kind> {
     if (byConn !== undefined) {
       const v = byConn.get(e.conn ?? NO_CONN);
       if (v === undefined) return;
-      if (v.connected && !v.paused && e.peer === v.server && !UNTOUCHING.has(e.detail ?? "")) {
-        this.sessionPackets.set(e.id, v.session);
+      if (v.connected && !v.paused && e.peer === v.server && !isUntouching(e.detail)) {
+        this.sessionPackets.set(e.id, v.rec ?? this.record(v.session));
       }
       return;
     }
@@ -326,49 +375,49 @@ export class SessionsChecker implements Checker<Kind> {
   private onDeliver(e: TraceEvent<"deliver">): void {
     if (e.peer === undefined || e.id === undefined) return;
     const key = e.id;
-    const session = this.sessionPackets.get(key);
-    if (session !== undefined) {
+    const rec = this.sessionPackets.get(key);
+    if (rec !== undefined) {
       this.sessionPackets.delete(key);
-      this.touch(e.node, session, e.atUs);
+      this.addTouch(e.node, rec, e.atUs, rec.negotiatedMs, false);
       let set = this.touchedSinceDrain.get(e.node);
       if (set === undefined) this.touchedSinceDrain.set(e.node, (set = new Set()));
-      set.add(session);
+      set.add(rec);
       return;
     }
-    const sessions = this.relayed.get(key);
-    if (sessions === undefined) return;
+    const recs = this.relayed.get(key);
+    if (recs === undefined) return;
     this.relayed.delete(key);
-    for (const s of sessions) this.touch(e.node, s, e.atUs);
-  }
-
-  /** A packet's touch, now, by the session's latest negotiated timeout. */
-  private touch(server: string, session: string, atUs: number): void {
-    this.addTouch(server, session, { atUs, timeoutMs: this.negotiatedMs.get(session) });
+    // A packet's touch, now, by the session's latest negotiated timeout.
+    for (const r of recs) this.addTouch(e.node, r, e.atUs, r.negotiatedMs, false);
   }
 
   /** A re-attachment's touch, once its timeout is known: it may lie in the past. */
   private reattachTouch(t: ReattachTouch | undefined): void {
-    if (t !== undefined) this.addTouch(t.server, t.session, { atUs: t.atUs, timeoutMs: t.timeoutMs, reattach: true });
+    if (t !== undefined) this.addTouch(t.server, this.record(t.session), t.atUs, t.timeoutMs, true);
   }
 
-  private addTouch(server: string, session: string, touch: Touch): void {
-    let m = this.touches.get(server);
-    if (m === undefined) this.touches.set(server, (m = new Map()));
-    const known = m.get(session);
+  private addTouch(server: string, rec: SessionRecord, atUs: number, timeoutMs: number | undefined, reattach: boolean): void {
+    const known = rec.touches.get(server);
     if (known === undefined) {
       // Once a close was asked for, a first touch here may come after the leader marked the
       // session closing, and the touch it last honoured is not known: nothing to judge by.
-      if (!this.closeRequested.has(session)) m.set(session, { last: touch, sinceClose: [] });
+      if (!rec.closeRequested) rec.touches.set(server, { last: { atUs, timeoutMs, reattach }, sinceClose: [] });
       return;
     }
     // A touch older than the latest one is not the last (a re-attachment's, answered late).
-    if (touch.atUs < known.last.atUs) return;
-    if (this.closeRequested.has(session)) known.sinceClose.push(touch);
-    else known.last = touch;
+    const last = known.last;
+    if (atUs < last.atUs) return;
+    if (rec.closeRequested) known.sinceClose.push({ atUs, timeoutMs, reattach });
+    else {
+      last.atUs = atUs;
+      last.timeoutMs = timeoutMs;
+      last.reattach = reattach;
+    }
   }
 
   private onEstablished(e: TraceEvent<"zk.session.established">): void {
-    this.negotiatedMs.set(stringField(e, "session"), numberField(e, "timeoutMs"));
+    const rec = this.record(stringField(e, "session"));
+    rec.negotiatedMs = numberField(e, "timeoutMs");
     this.reattachTouch(this.unseenReattach.onAnswer(e));
   }
 
@@ -376,7 +425,7 @@ export class SessionsChecker implements Checker<Kind> {
     const session = stringField(e, "session");
     const timeoutMs = intField(e, "timeoutMs");
     if (this.skewed.has(e.node) || this.unseenReattach.has(session)) return;
-    const known = this.touches.get(e.node)?.get(session);
+    const known = this.records.get(session)?.touches.get(e.node);
     if (known === undefined) return;
     // A touch sets the expiry by its connection's timeout (Java's touchSession(id, timeout)):
     // after a re-attach that negotiated a shorter one, the session expires sooner than the

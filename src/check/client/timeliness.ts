@@ -126,6 +126,10 @@ export class TimelinessChecker implements Checker<Kind> {
   constructor(private readonly syncLimitTicks = DEFAULT_SYNC_LIMIT_TICKS) {}
 
   onEvent(e: TraceEvent<Kind>): void {
+    // Most of what it reads are messages and the servers' timers: a packet matters only to a
+    // server in a loss (a sent one also to a read-only server), a timer only as the leader's tick
+    // (no field of any is read).
+    if (e.kind === "deliver" ? this.lossSinceUs.size === 0 : e.kind === "send" ? this.lossSinceUs.size === 0 && this.readOnly.size === 0 : e.kind === "timer" && e.detail !== LEADER_TICK) return;
     guarded(this.log, e, this, this.read);
   }
 

@@ -223,7 +223,8 @@ export class WatchTriggersChecker implements Checker<Kind> {
     if (txn === undefined || path === null || !NODE_EVENTS.has(type)) return;
     const client = stringField(e, "client");
     const session = stringField(e, "session");
-    const chroot = this.chroots.get(`${client} ${session}`);
+    // (No handle with a chroot yet, the common case: no key text made.)
+    const chroot = this.chroots.size === 0 ? undefined : this.chroots.get(`${client} ${session}`);
     const serverPath = chroot === undefined ? path : path === "/" ? chroot : chroot + path;
     this.pending.push({ at: { index: e.index, atUs: e.atUs }, client, session, type: type as NodeEventType, path: serverPath, txn });
     this.judgeWaiting();
