@@ -74,7 +74,13 @@ interface KindInfo {
 
 export class Trace extends Mixer {
   private n = 0;
-  private readonly listeners: { listener: KindListener; kinds: ReadonlySet<string> | undefined }[] = [];
+  /** Every subscription, in subscription order. */
+  private readonly listeners: ListenerEntry[] = [];
+  /** The subscriptions that name a kind, under each kind they name, in subscription order. */
+  private readonly listenersByKind = new Map<string, ListenerEntry[]>();
+  /** The subscriptions of every kind, in subscription order. */
+  private readonly listenersOfAll: ListenerEntry[] = [];
+  private subscriptions = 0;
   private readonly stringHashes = new Map<string, number>();
   /** `stringHash`'s direct-mapped table in front of `stringHashes`. */
   private readonly recentStrings: (string | undefined)[] = new Array<string | undefined>(RECENT_MASK + 1).fill(undefined);
@@ -129,12 +135,24 @@ export class Trace extends Mixer {
   }
 
   private addListener(listener: KindListener, kinds: ReadonlySet<string> | undefined): () => void {
-    const entry = { listener, kinds };
+    const entry: ListenerEntry = { listener, kinds, order: this.subscriptions++ };
     this.listeners.push(entry);
+    if (kinds === undefined) {
+      this.listenersOfAll.push(entry);
+    } else {
+      for (const kind of kinds) {
+        const named = this.listenersByKind.get(kind);
+        if (named === undefined) this.listenersByKind.set(kind, [entry]);
+        else named.push(entry);
+      }
+    }
     this.listenersChanged(kinds);
     return () => {
       const i = this.listeners.indexOf(entry);
-      if (i >= 0) this.listeners.splice(i, 1);
+      if (i < 0) return;
+      this.listeners.splice(i, 1);
+      if (kinds === undefined) removeEntry(this.listenersOfAll, entry);
+      else for (const kind of kinds) removeEntry(this.listenersByKind.get(kind)!, entry);
       this.listenersChanged(kinds);
     };
   }
@@ -164,9 +182,22 @@ export class Trace extends Mixer {
     }
   }
 
+  /**
+   * The listeners of `kind`, in subscription order: those that name it merged with those of
+   * every kind. From the subscriptions filed by kind, not a pass over every subscription with a
+   * set look-up each (a run's checkers subscribe some 90 times, and a list is worked out per
+   * kind at its first event and after each change).
+   */
   private listenersOf(kind: TraceKind, info: KindInfo): KindListener[] {
+    const named = this.listenersByKind.get(kind) ?? NO_ENTRIES;
+    const all = this.listenersOfAll;
     const ls: KindListener[] = [];
-    for (const { listener, kinds } of this.listeners) if (kinds === undefined || kinds.has(kind)) ls.push(listener);
+    let a = 0;
+    let b = 0;
+    while (a < named.length || b < all.length) {
+      if (b === all.length || (a < named.length && named[a]!.order < all[b]!.order)) ls.push(named[a++]!.listener);
+      else ls.push(all[b++]!.listener);
+    }
     info.listeners = ls;
     return ls;
   }
@@ -377,6 +408,20 @@ export class Trace extends Mixer {
     this.recentHashes[slot] = h;
     return h;
   }
+}
+
+/** One subscription: its listener, its kinds (undefined: every kind), and its place in subscription order. */
+interface ListenerEntry {
+  listener: KindListener;
+  kinds: ReadonlySet<string> | undefined;
+  order: number;
+}
+
+const NO_ENTRIES: readonly ListenerEntry[] = [];
+
+function removeEntry(entries: ListenerEntry[], entry: ListenerEntry): void {
+  const i = entries.indexOf(entry);
+  if (i >= 0) entries.splice(i, 1);
 }
 
 function hex32(x: number): string {

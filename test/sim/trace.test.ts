@@ -35,6 +35,41 @@ describe("sim: trace listeners by kind", () => {
     expect(bare.last).toEqual({ index: 4, atUs: 40 });
   });
 
+  it("calls the listeners of a kind in subscription order, those of every kind among them", () => {
+    const t = new Trace();
+    const calls: string[] = [];
+    t.subscribe((e) => calls.push(`all1:${e.kind}`));
+    const offNamed = t.subscribe((e) => calls.push(`named1:${e.kind}`), ["start", "zab.state"]);
+    t.subscribe((e) => calls.push(`all2:${e.kind}`));
+    t.subscribe((e) => calls.push(`named2:${e.kind}`), ["zab.state"]);
+    t.record(0, "start", "s1");
+    t.record(1, "zab.state", "s1", undefined, undefined, undefined, { sid: 1, state: "LEADING" });
+    offNamed();
+    offNamed();
+    t.record(2, "zab.state", "s1", undefined, undefined, undefined, { sid: 1, state: "LEADING" });
+    const late = t.subscribe((e) => calls.push(`all3:${e.kind}`));
+    t.record(3, "start", "s2");
+    late();
+    t.record(4, "start", "s3");
+    expect(calls).toEqual([
+      "all1:start",
+      "named1:start",
+      "all2:start",
+      "all1:zab.state",
+      "named1:zab.state",
+      "all2:zab.state",
+      "named2:zab.state",
+      "all1:zab.state",
+      "all2:zab.state",
+      "named2:zab.state",
+      "all1:start",
+      "all2:start",
+      "all3:start",
+      "all1:start",
+      "all2:start",
+    ]);
+  });
+
   it("works the filters out again after an unsubscribe", () => {
     const t = new Trace();
     const seen: string[] = [];
