@@ -21,8 +21,9 @@ export class Mixer {
   /**
    * The two lanes, h1 and h2, in a typed array: an int32 in a plain field is no small integer
    * to V8 (31 bits) and would be kept boxed, so every word mixed paid two boxed loads and stores.
+   * Protected: the trace folds an event's words in locals and stores the lanes once.
    */
-  private readonly mixLanes = Int32Array.of(LANE1_START, LANE2_START);
+  protected readonly mixLanes = Int32Array.of(LANE1_START, LANE2_START);
 
   /** Back to the lanes of a fresh mixer. */
   protected resetLanes(): void {
@@ -38,6 +39,13 @@ export class Mixer {
     return this.mixLanes[1]!;
   }
 
+  /**
+   * Folds one word into the lanes. The fold is written out again wherever words are folded in a
+   * loop with the lanes in locals (`foldWords`, the trace's `mixCachedFields`): a call per word
+   * costs more than the fold itself, and the compiler does not reliably inline one in those hot
+   * functions. Any change here changes every trace hash (the pinned hashes of test/sim and
+   * test/scenario catch a copy that differs).
+   */
   protected mixWord(w: number): void {
     const lanes = this.mixLanes;
     let h1 = lanes[0]! ^ w;
@@ -107,12 +115,32 @@ export class Mixer {
       this.mixWord(x | 0);
       return;
     }
-    if (Number.isSafeInteger(x)) {
-      this.mixWord(x % 0x100000000 | 0);
-      this.mixWord(Math.floor(x / 0x100000000) | 0);
-      return;
+    this.foldWords(this.numberScratch, numberWords(x, this.numberScratch, 0));
+  }
+
+  /** `numberWords`' output for `mixNumber`'s longer forms. */
+  private readonly numberScratch = new Int32Array(2);
+
+  /**
+   * Folds `words[0..n)` in order, as that many `mixWord` calls would: the lanes in locals over
+   * the loop, loaded and stored once.
+   */
+  protected foldWords(words: Int32Array, n: number): void {
+    const lanes = this.mixLanes;
+    let h1 = lanes[0]!;
+    let h2 = lanes[1]!;
+    for (let i = 0; i < n; i++) {
+      const w = words[i]!;
+      // `mixWord`'s fold.
+      h1 = Math.imul(h1 ^ w, 0x85ebca6b);
+      h1 = (h1 << 13) | (h1 >>> 19);
+      h2 = (h2 + w) | 0;
+      h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35);
+      h2 = Math.imul(h2 ^ h1, 0xcc9e2d51);
+      h2 ^= h2 >>> 13;
     }
-    this.mixWord(hashString(String(x)));
+    lanes[0] = h1;
+    lanes[1] = h2;
   }
 
   /** Bytes as their length and then big-endian 32-bit words (the tail zero-padded). */
@@ -131,6 +159,26 @@ export class Mixer {
   protected stringHash(s: string): number {
     return hashString(s);
   }
+}
+
+/**
+ * The words of number `x` in the canonical form, written to `out` from `at`; returns the
+ * position after them. An integer in [0, 2^32) is one word (the common case: indexes, times,
+ * ids); another safe integer its low and high 32 bits; any other number the hash of its
+ * decimal text.
+ */
+export function numberWords(x: number, out: Int32Array, at: number): number {
+  if (x >>> 0 === x) {
+    out[at] = x | 0;
+    return at + 1;
+  }
+  if (Number.isSafeInteger(x)) {
+    out[at] = x % 0x100000000 | 0;
+    out[at + 1] = Math.floor(x / 0x100000000) | 0;
+    return at + 2;
+  }
+  out[at] = hashString(String(x));
+  return at + 1;
 }
 
 /** A 32-bit hash of a structured value, in the trace's canonical form (e.g. a txn's content). */

@@ -14,7 +14,7 @@
  * `record` takes only a kind of the schema.
  */
 import type { AnnotationKind, TraceAnnotations, TraceFieldsOf, TraceKind, TypedTraceEvent } from "./trace-schema.js";
-import { Mixer, canonicalJson, hashString, isPlainObject } from "../base/structure-hash.js";
+import { Mixer, canonicalJson, hashString, isPlainObject, numberWords } from "../base/structure-hash.js";
 
 export { canonicalJson, hashString } from "../base/structure-hash.js";
 export type { TraceEventHead, TraceKind } from "./trace-schema.js";
@@ -74,7 +74,13 @@ interface KindInfo {
 
 export class Trace extends Mixer {
   private n = 0;
-  private readonly listeners: { listener: KindListener; kinds: ReadonlySet<string> | undefined }[] = [];
+  /** Every subscription, in subscription order. */
+  private readonly listeners: ListenerEntry[] = [];
+  /** The subscriptions that name a kind, under each kind they name, in subscription order. */
+  private readonly listenersByKind = new Map<string, ListenerEntry[]>();
+  /** The subscriptions of every kind, in subscription order. */
+  private readonly listenersOfAll: ListenerEntry[] = [];
+  private subscriptions = 0;
   private readonly stringHashes = new Map<string, number>();
   /** `stringHash`'s direct-mapped table in front of `stringHashes`. */
   private readonly recentStrings: (string | undefined)[] = new Array<string | undefined>(RECENT_MASK + 1).fill(undefined);
@@ -83,6 +89,9 @@ export class Trace extends Mixer {
   /** `kindInfo`'s direct-mapped table in front of `kinds`. */
   private readonly recentKinds: (KindInfo | undefined)[] = new Array<KindInfo | undefined>(RECENT_KIND_MASK + 1).fill(undefined);
   private lastAtUs = 0;
+  /** `recordHashed`'s scratch: an event's words before its fields (at most 10) and its connection (2). */
+  private readonly eventWords = new Int32Array(12);
+
   private readonly messageKinds: (KindInfo | undefined)[] = new Array<KindInfo | undefined>(8).fill(undefined);
   /** Retained events (only when `retain` is on). */
   readonly events: TraceEvent[] = [];
@@ -126,12 +135,24 @@ export class Trace extends Mixer {
   }
 
   private addListener(listener: KindListener, kinds: ReadonlySet<string> | undefined): () => void {
-    const entry = { listener, kinds };
+    const entry: ListenerEntry = { listener, kinds, order: this.subscriptions++ };
     this.listeners.push(entry);
+    if (kinds === undefined) {
+      this.listenersOfAll.push(entry);
+    } else {
+      for (const kind of kinds) {
+        const named = this.listenersByKind.get(kind);
+        if (named === undefined) this.listenersByKind.set(kind, [entry]);
+        else named.push(entry);
+      }
+    }
     this.listenersChanged(kinds);
     return () => {
       const i = this.listeners.indexOf(entry);
-      if (i >= 0) this.listeners.splice(i, 1);
+      if (i < 0) return;
+      this.listeners.splice(i, 1);
+      if (kinds === undefined) removeEntry(this.listenersOfAll, entry);
+      else for (const kind of kinds) removeEntry(this.listenersByKind.get(kind)!, entry);
       this.listenersChanged(kinds);
     };
   }
@@ -161,9 +182,22 @@ export class Trace extends Mixer {
     }
   }
 
+  /**
+   * The listeners of `kind`, in subscription order: those that name it merged with those of
+   * every kind. From the subscriptions filed by kind, not a pass over every subscription with a
+   * set look-up each (a run's checkers subscribe some 90 times, and a list is worked out per
+   * kind at its first event and after each change).
+   */
   private listenersOf(kind: TraceKind, info: KindInfo): KindListener[] {
+    const named = this.listenersByKind.get(kind) ?? NO_ENTRIES;
+    const all = this.listenersOfAll;
     const ls: KindListener[] = [];
-    for (const { listener, kinds } of this.listeners) if (kinds === undefined || kinds.has(kind)) ls.push(listener);
+    let a = 0;
+    let b = 0;
+    while (a < named.length || b < all.length) {
+      if (b === all.length || (a < named.length && named[a]!.order < all[b]!.order)) ls.push(named[a++]!.listener);
+      else ls.push(all[b++]!.listener);
+    }
     info.listeners = ls;
     return ls;
   }
@@ -177,9 +211,11 @@ export class Trace extends Mixer {
    * Records one event. `id` and `detail` are the cheap identity of hot-path events; the kind's
    * `fields` carry anything else (hashed through canonical JSON, so keep them off the hottest paths).
    */
-  record<K extends TraceKind>(atUs: number, kind: K, node: string, peer?: string, id?: number, detail?: string, ...fieldsAndConn: FieldsAndConn<K>): void {
+  record<K extends TraceKind>(atUs: number, kind: K, node: string, peer?: string, id?: number, detail?: string, ...fieldsAndConn: FieldsAndConn<K>): void;
+  // The implementation takes the fields and the connection as plain parameters: a rest array
+  // would be built on every call the compiler does not inline.
+  record(atUs: number, kind: TraceKind, node: string, peer?: string, id?: number, detail?: string, fields?: FieldObject, conn?: number): void {
     const peerHash = peer === undefined ? undefined : this.stringHash(peer);
-    const [fields, conn] = fieldsAndConn;
     this.recordHashed(atUs, this.kindInfo(kind), node, this.stringHash(node), peer, peerHash, id, detail, fields, conn);
   }
 
@@ -226,15 +262,37 @@ export class Trace extends Mixer {
     const index = this.n++;
     this.lastAtUs = atUs;
     kindInfo.count++;
-    this.mixNumber(index);
-    this.mixNumber(atUs);
-    this.mixWord(kindInfo.hash);
-    this.mixWord(nodeHash);
-    if (peerHash !== undefined) this.mixWord(peerHash);
-    if (id !== undefined) this.mixNumber(id);
-    if (detail !== undefined) this.mixWord(this.stringHash(detail));
-    if (fields !== undefined) this.mixCachedFields(fields, kindInfo.fields);
-    if (conn !== undefined) this.mixNumber(conn);
+    // The event's words are written to a scratch array and folded in one loop (`foldWords`:
+    // the lanes in locals, loaded and stored once), not a call per word that loads and stores
+    // both lanes: that was most of the hash's cost. Without fields, the connection follows the
+    // detail directly in the canonical sequence, so it joins the same fold.
+    // A number that is a uint32 (nearly all: `numberWords`' first case) is written here, the
+    // rest through `numberWords`.
+    const words = this.eventWords;
+    let k = 0;
+    if (index >>> 0 === index) words[k++] = index | 0;
+    else k = numberWords(index, words, k);
+    if (atUs >>> 0 === atUs) words[k++] = atUs | 0;
+    else k = numberWords(atUs, words, k);
+    words[k++] = kindInfo.hash;
+    words[k++] = nodeHash;
+    if (peerHash !== undefined) words[k++] = peerHash;
+    if (id !== undefined) {
+      if (id >>> 0 === id) words[k++] = id | 0;
+      else k = numberWords(id, words, k);
+    }
+    if (detail !== undefined) words[k++] = this.stringHash(detail);
+    if (fields === undefined) {
+      if (conn !== undefined) {
+        if (conn >>> 0 === conn) words[k++] = conn | 0;
+        else k = numberWords(conn, words, k);
+      }
+      this.foldWords(words, k);
+    } else {
+      this.foldWords(words, k);
+      this.mixCachedFields(fields, kindInfo.fields);
+      if (conn !== undefined) this.mixNumber(conn);
+    }
     if (this.keepHashes) this.hashHistory.push(this.h1 ^ this.h2);
     if (!this.wantObjects) return;
     const kind = kindInfo.kind;
@@ -277,34 +335,59 @@ export class Trace extends Mixer {
   private mixCachedFields(fields: FieldObject, cache: KeyCache): void {
     const keys = cache.keys;
     const keyHashes = cache.keyHashes;
+    // The lanes in locals, each word folded inline (`mixWord`'s fold: a call per word, or words
+    // gathered for `foldWords`, cost more); stored around a value mixed through the lanes.
+    const lanes = this.mixLanes;
+    let h1 = lanes[0]!;
+    let h2 = lanes[1]!;
     let i = 0;
     const values = fields as FieldValues;
     for (const key in values) {
       const v = values[key];
       if (v === undefined) continue;
-      let kh: number;
+      let w: number;
       if (keys[i] === key) {
-        kh = keyHashes[i]!;
+        w = keyHashes[i]!;
       } else {
-        kh = this.stringHash(key);
+        w = this.stringHash(key);
         if (i < MAX_REMEMBERED_KEYS) {
           keys[i] = key;
-          keyHashes[i] = kh;
+          keyHashes[i] = w;
         }
       }
-      this.mixWord(kh);
-      // Strings (most values) inline; plain objects with this position's cache; the rest as mixValue.
-      if (typeof v === "string") {
-        this.mixWord(hashString(v));
-      } else if (i < MAX_REMEMBERED_KEYS && isPlainObject(v)) {
-        this.mixWord(6);
-        this.mixCachedFields(v, (cache.nested[i] ??= newKeyCache()));
-        this.mixWord(7);
+      h1 = Math.imul(h1 ^ w, 0x85ebca6b);
+      h1 = (h1 << 13) | (h1 >>> 19);
+      h2 = (h2 + w) | 0;
+      h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35);
+      h2 = Math.imul(h2 ^ h1, 0xcc9e2d51);
+      h2 ^= h2 >>> 13;
+      // Strings (most values) and uint32 numbers folded here, as `mixValue` folds them (one
+      // word); plain objects with this position's cache; the rest through `mixValue`.
+      if (typeof v === "string" || (typeof v === "number" && v >>> 0 === v)) {
+        w = typeof v === "string" ? hashString(v) : v | 0;
+        h1 = Math.imul(h1 ^ w, 0x85ebca6b);
+        h1 = (h1 << 13) | (h1 >>> 19);
+        h2 = (h2 + w) | 0;
+        h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35);
+        h2 = Math.imul(h2 ^ h1, 0xcc9e2d51);
+        h2 ^= h2 >>> 13;
       } else {
-        this.mixValue(v);
+        lanes[0] = h1;
+        lanes[1] = h2;
+        if (i < MAX_REMEMBERED_KEYS && isPlainObject(v)) {
+          this.mixWord(6);
+          this.mixCachedFields(v, (cache.nested[i] ??= newKeyCache()));
+          this.mixWord(7);
+        } else {
+          this.mixValue(v);
+        }
+        h1 = lanes[0]!;
+        h2 = lanes[1]!;
       }
       i++;
     }
+    lanes[0] = h1;
+    lanes[1] = h2;
   }
 
   /**
@@ -325,6 +408,20 @@ export class Trace extends Mixer {
     this.recentHashes[slot] = h;
     return h;
   }
+}
+
+/** One subscription: its listener, its kinds (undefined: every kind), and its place in subscription order. */
+interface ListenerEntry {
+  listener: KindListener;
+  kinds: ReadonlySet<string> | undefined;
+  order: number;
+}
+
+const NO_ENTRIES: readonly ListenerEntry[] = [];
+
+function removeEntry(entries: ListenerEntry[], entry: ListenerEntry): void {
+  const i = entries.indexOf(entry);
+  if (i >= 0) entries.splice(i, 1);
 }
 
 function hex32(x: number): string {
