@@ -35,7 +35,13 @@ export interface RecipeHost {
 export class SessionLostError extends Error {
   override readonly name = "SessionLostError";
   constructor(readonly recipe: string, readonly code: string) {
+    // Made after an await (a call failed SESSIONEXPIRED, whose KeeperException has no stack
+    // either, or an Expired event came): its stack would hold the recipe's frame over the
+    // simulator's microtask loop, and capturing it cost more than the rest of the recipe's step.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`${recipe}: session lost (${code}); make a new handle and a new recipe object`);
+    Error.stackTraceLimit = stackTraceLimit;
   }
 }
 
