@@ -27,6 +27,30 @@ interface Stored {
 
 export type WriteOutcome = "accepted" | "rejected" | "unknown";
 
+// The last resource text written or parsed, and its value: a fenced writer reads the resource
+// before its write, mostly what the previous writer wrote. Shared, so read-only (fencedWrite only
+// reads its fields). Keyed by the whole text, and JSON.parse is pure: what `storedOf` returns
+// is what parsing that text returns, whatever was read or written before.
+let lastText = "";
+let lastStored: Readonly<Stored> | undefined;
+
+function storedOf(data: Uint8Array | null): Readonly<Stored> {
+  const text = decodeText(data);
+  if (lastStored === undefined || text !== lastText) {
+    lastStored = JSON.parse(text) as Stored;
+    lastText = text;
+  }
+  return lastStored;
+}
+
+/** `text` (JSON.stringify of `written`) is now the resource's: the next reader will likely parse it. */
+function written(text: string, value: Stored): void {
+  // A safe integer token parses back to itself (a NaN or an infinity would come back null).
+  if (!Number.isSafeInteger(value.token)) return;
+  lastText = text;
+  lastStored = { token: value.token, value: value.value, writer: value.writer };
+}
+
 export class FencedResource {
   private writes = 0;
 
@@ -70,12 +94,15 @@ export class FencedResource {
     let maybeLanded = false;
     for (;;) {
       const { data, stat } = await retrying(this.host, "resource", () => this.zk.getData(this.path));
-      const seen = JSON.parse(decodeText(data)) as Stored;
+      const seen = storedOf(data);
       if (seen.writer === mine.writer) return ["accepted", stat.mzxid]; // our earlier attempt landed
       // After a lost reply, ours may have landed and been overwritten since: we cannot tell.
       if (mine.token < seen.token) return [maybeLanded ? "unknown" : "rejected"];
       try {
-        return ["accepted", (await this.zk.setData(this.path, JSON.stringify(mine), stat.version)).mzxid];
+        const text = JSON.stringify(mine);
+        const { mzxid } = await this.zk.setData(this.path, text, stat.version);
+        written(text, mine);
+        return ["accepted", mzxid];
       } catch (err) {
         if (isSessionFatal(err)) throw new SessionLostError("resource", keeperCode(err));
         // BADVERSION: somebody wrote meanwhile; CONNECTIONLOSS: maybe ours. Re-read either way.
@@ -86,6 +113,9 @@ export class FencedResource {
   }
 
   private async unfencedWrite(mine: Stored): Promise<[WriteOutcome, Zxid]> {
-    return ["accepted", (await retrying(this.host, "resource", () => this.zk.setData(this.path, JSON.stringify(mine), -1))).mzxid];
+    const text = JSON.stringify(mine);
+    const { mzxid } = await retrying(this.host, "resource", () => this.zk.setData(this.path, text, -1));
+    written(text, mine);
+    return ["accepted", mzxid];
   }
 }

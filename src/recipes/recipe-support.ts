@@ -35,7 +35,13 @@ export interface RecipeHost {
 export class SessionLostError extends Error {
   override readonly name = "SessionLostError";
   constructor(readonly recipe: string, readonly code: string) {
+    // Made after an await (a call failed SESSIONEXPIRED, whose KeeperException has no stack
+    // either, or an Expired event came): its stack would hold the recipe's frame over the
+    // simulator's microtask loop, and capturing it cost more than the rest of the recipe's step.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`${recipe}: session lost (${code}); make a new handle and a new recipe object`);
+    Error.stackTraceLimit = stackTraceLimit;
   }
 }
 
@@ -175,13 +181,20 @@ export async function ensurePath(zk: ZooKeeper, host: RecipeHost, recipe: string
 
 /** The 10-digit suffix ZooKeeper appends to a sequential node's name. */
 export function sequenceOf(name: string): number {
-  // Digit by digit over the last ten characters (what /(\d{10})$/ matched): sorting children
-  // calls this twice per comparison, and a RegExp exec was a hot spot there.
-  if (name.length < SEQUENCE_DIGITS) throw notSequential(name);
+  const n = sequenceOrMinusOne(name);
+  if (n < 0) throw notSequential(name);
+  return n;
+}
+
+/** `sequenceOf`, or −1 for a name without a 10-digit suffix. */
+function sequenceOrMinusOne(name: string): number {
+  // Digit by digit over the last ten characters (what /(\d{10})$/ matched): a RegExp exec was a
+  // hot spot when sorting children.
+  if (name.length < SEQUENCE_DIGITS) return -1;
   let n = 0;
   for (let i = name.length - SEQUENCE_DIGITS; i < name.length; i++) {
     const digit = name.charCodeAt(i) - 48; // "0"
-    if (digit < 0 || digit > 9) throw notSequential(name);
+    if (digit < 0 || digit > 9) return -1;
     n = n * 10 + digit;
   }
   return n;
@@ -189,9 +202,38 @@ export function sequenceOf(name: string): number {
 
 const SEQUENCE_DIGITS = 10;
 const notSequential = (name: string): Error => new Error(`not a sequential node name: ${name}`);
+/** Up to this many names are sorted by insertion on their parsed sequences; more by `Array.sort`. */
+const INSERTION_SORT_MAX = 32;
 
 /** Sequential children in sequence order (ties cannot happen under one parent). */
 export function bySequence(names: readonly string[]): string[] {
+  const n = names.length;
+  // Each name's sequence parsed once, not twice per comparison. Insertion sort is stable, as
+  // Array.sort is: the same order. A list with a name that is not sequential (or a long one)
+  // goes through Array.sort, whose comparison throws on it exactly as before.
+  if (n >= 2 && n <= INSERTION_SORT_MAX) {
+    const out = names.slice();
+    const keys = new Array<number>(n);
+    let ok = true;
+    for (let i = 0; i < n && ok; i++) {
+      keys[i] = sequenceOrMinusOne(out[i]!);
+      ok = keys[i]! >= 0;
+    }
+    if (ok) {
+      for (let i = 1; i < n; i++) {
+        const key = keys[i]!;
+        const name = out[i]!;
+        let j = i - 1;
+        for (; j >= 0 && keys[j]! > key; j--) {
+          keys[j + 1] = keys[j]!;
+          out[j + 1] = out[j]!;
+        }
+        keys[j + 1] = key;
+        out[j + 1] = name;
+      }
+      return out;
+    }
+  }
   return [...names].sort((a, b) => sequenceOf(a) - sequenceOf(b));
 }
 

@@ -265,29 +265,25 @@ export function ensembleWorkload(w: WorkloadContext, script: ScriptDef): Workloa
       const joiners = joinersParam(w.params, sh);
       const initial = all.filter((m) => !joiners.includes(m.host));
       const membersOf = (host: string, i: number): QuorumServer[] => (joiners.includes(host) ? [...initial, all[i]!] : initial);
+      // The parameters every server's start reads, parsed once: a node's factory runs again at
+      // each restart, and the peer keeps (never changes) what it is given.
+      const quorum = ensemble
+        ? {
+            ...DEFAULT_QUORUM_CONFIG,
+            tickTimeMs: config.tickTimeMs ?? 2000,
+            initLimitTicks: intParam(w.params, "initLimitTicks", 10, 1, 1000),
+            syncLimitTicks: intParam(w.params, "syncLimitTicks", 5, 1, 1000),
+            bugs: bugIdSet(w.bugs ?? []),
+            timing: quorumTimingParams(w.params),
+            ...(readOnlyModeParam(w.params) ? { readOnlyModeEnabled: true } : {}),
+            ...(config.reconfigEnabled === true ? { reconfigEnabled: true } : {}),
+            ...(w.params.standaloneEnabled !== undefined ? { standaloneEnabled: booleanParam(w.params, "standaloneEnabled") } : {}),
+          }
+        : undefined;
       servers.forEach((id, i) => {
         const server = { ...config, serverId: i + 1, ...(canary ? { canary } : {}) };
-        w.sim.addNode(
-          id,
-          (ctx) =>
-            ensemble
-              ? new QuorumPeer(ctx, {
-                  ...DEFAULT_QUORUM_CONFIG,
-                  myid: i + 1,
-                  members: membersOf(id, i),
-                  tickTimeMs: config.tickTimeMs ?? 2000,
-                  initLimitTicks: intParam(w.params, "initLimitTicks", 10, 1, 1000),
-                  syncLimitTicks: intParam(w.params, "syncLimitTicks", 5, 1, 1000),
-                  server,
-                  bugs: bugIdSet(w.bugs ?? []),
-                  timing: quorumTimingParams(w.params),
-                  ...(readOnlyModeParam(w.params) ? { readOnlyModeEnabled: true } : {}),
-                  ...(config.reconfigEnabled === true ? { reconfigEnabled: true } : {}),
-                  ...(w.params.standaloneEnabled !== undefined ? { standaloneEnabled: booleanParam(w.params, "standaloneEnabled") } : {}),
-                })
-              : new ZooKeeperServer(ctx, server),
-          w.scenario.disk,
-        );
+        const peerConfig = quorum === undefined ? undefined : { ...quorum, myid: i + 1, members: membersOf(id, i), server };
+        w.sim.addNode(id, (ctx) => (peerConfig !== undefined ? new QuorumPeer(ctx, peerConfig) : new ZooKeeperServer(ctx, server)), w.scenario.disk);
       });
       for (const id of clients) w.sim.addNode(id, () => ({}), w.scenario.disk);
       for (const id of ids) w.sim.start(id);

@@ -38,21 +38,37 @@ export function initialSessionId(serverId: number, nowMs: number): SessionId {
 
 // java.util.Random constants.
 const MULTIPLIER = 0x5deece66dn;
-const ADDEND = 0xbn;
 const MASK_48 = (1n << 48n) - 1n;
+// The 48-bit LCG in exact double arithmetic, on two 24-bit halves (every product < 2^53): the
+// BigInt version allocated a few BigInts per step, and a password takes four steps.
+const TWO_24 = 0x1000000;
+const TWO_16 = 0x10000;
+const MULTIPLIER_HI = 0x5de; // MULTIPLIER = MULTIPLIER_HI·2^24 + MULTIPLIER_LO
+const MULTIPLIER_LO = 0xece66d;
+const ADDEND = 0xb;
 
 /** `java.util.Random` restricted to what `nextBytes` needs. */
 class JavaRandom {
-  private seed: bigint;
+  /** The 48-bit seed as seedHi·2^24 + seedLo. */
+  private seedHi: number;
+  private seedLo: number;
 
   constructor(seed: bigint) {
-    this.seed = (BigInt.asIntN(64, seed) ^ MULTIPLIER) & MASK_48;
+    const s = Number((BigInt.asIntN(64, seed) ^ MULTIPLIER) & MASK_48);
+    this.seedHi = Math.floor(s / TWO_24);
+    this.seedLo = s - this.seedHi * TWO_24;
   }
 
   /** `next(32)`: advance the LCG and return the top 32 of its 48 bits as a Java int. */
   nextInt(): number {
-    this.seed = (this.seed * MULTIPLIER + ADDEND) & MASK_48;
-    return Number(BigInt.asIntN(32, this.seed >> 16n));
+    // seed = (seed · MULTIPLIER + ADDEND) mod 2^48, half by half.
+    const lo = this.seedLo * MULTIPLIER_LO + ADDEND;
+    const carry = Math.floor(lo / TWO_24);
+    const hi = this.seedHi * MULTIPLIER_LO + this.seedLo * MULTIPLIER_HI + carry;
+    this.seedLo = lo - carry * TWO_24;
+    this.seedHi = hi - Math.floor(hi / TWO_24) * TWO_24;
+    // seed >> 16 as a Java int: the high half's 24 bits over the low half's top 8.
+    return (this.seedHi * 256 + Math.floor(this.seedLo / TWO_16)) | 0;
   }
 
   /** `nextBytes`: successive nextInt() values, low byte first, 4 bytes per int. */

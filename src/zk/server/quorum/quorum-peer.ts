@@ -73,6 +73,10 @@ export const DEFAULT_QUORUM_CONFIG = {
 };
 
 const ACCEPTED_EPOCH_FILE = "acceptedEpoch";
+// One stateless encoder and decoder (non-streaming calls keep no state): constructing them at
+// every peer start and sync costs more than the config text they convert.
+const configEncoder = new TextEncoder();
+const configDecoder = new TextDecoder();
 /** The committed configuration as 3.8's dynamic config file holds it (`zoo.cfg.dynamic.<version>`). */
 const DYNAMIC_CONFIG_FILE = "zoo.cfg.dynamic";
 const CURRENT_EPOCH_FILE = "currentEpoch";
@@ -195,7 +199,7 @@ export class QuorumPeer {
   private configInTree(): QuorumVerifier | undefined {
     const data = this.zkDb.dataTree.getNode(CONFIG_PATH)?.data;
     if (data === undefined || data === null || data.length === 0) return undefined;
-    const parsed = parseConfigText(new TextDecoder().decode(data), 0n, this.addressing);
+    const parsed = parseConfigText(configDecoder.decode(data), 0n, this.addressing);
     return parsed.ok ? parsed.value : undefined;
   }
 
@@ -224,8 +228,8 @@ export class QuorumPeer {
     const qv = this.committedQv;
     const text = qv.toString();
     const node = this.zkDb.dataTree.getNode(CONFIG_PATH);
-    if (node !== undefined && node.data !== null && new TextDecoder().decode(node.data) === text && node.stat.mzxid === qv.version) return;
-    this.zkDb.dataTree.setData(CONFIG_PATH, new TextEncoder().encode(text), -1, qv.version, WALL_CLOCK_BASE_MS + this.ctx.nowMs());
+    if (node !== undefined && node.data !== null && node.stat.mzxid === qv.version && configDecoder.decode(node.data) === text) return;
+    this.zkDb.dataTree.setData(CONFIG_PATH, configEncoder.encode(text), -1, qv.version, WALL_CLOCK_BASE_MS + this.ctx.nowMs());
   }
 
   /** `setLastSeenQuorumVerifier`: a newer config was proposed (or logged); quorums now need it too. */

@@ -42,6 +42,8 @@ export class QuorumVerifier {
   readonly observingMembers: ReadonlyMap<number, QuorumServer>;
   /** `votingMembers.size / 2`, rounded down: a quorum has strictly more voters than this. */
   readonly half: number;
+  /** `toString`'s text, made at its first call. */
+  private text: string | undefined = undefined;
 
   constructor(
     servers: readonly QuorumServer[],
@@ -95,9 +97,14 @@ export class QuorumVerifier {
 
   /** The config text as 3.8 prints it (`server.N=host:2888:3888:role[;client]`, then `version=<hex>`). */
   toString(): string {
-    const lines = [...this.allMembers.values()].map((s) => `server.${s.sid}=${serverSpec(s)}`);
-    lines.push(`version=${this.version.toString(16)}`);
-    return lines.join("\n");
+    // Memoised: a verifier never changes, and every peer start and sync writes it into
+    // /zookeeper/config (and compares it with what is there).
+    if (this.text === undefined) {
+      const lines = [...this.allMembers.values()].map((s) => `server.${s.sid}=${serverSpec(s)}`);
+      lines.push(`version=${this.version.toString(16)}`);
+      this.text = lines.join("\n");
+    }
+    return this.text;
   }
 
   /** The same members with another version (`QuorumVerifier.setVersion`). */
