@@ -61,6 +61,17 @@ describe("check: client: sessions", () => {
     expect(v.map((x) => x.message.split(" at zxid")[0])).toEqual(["exists /w/e1 (op 1 of c2)", "getChildren /w (op 2 of c2)"]);
   });
 
+  it("a top-level ephemeral of an ended session listed by getChildren / is a violation too", () => {
+    const t = new ClientTrace().connected("c1", S1, "s1").connected("c2", S2, "s2");
+    t.call("c1", S1, "create", "/e1", { mode: 1, data: "" }, z(3), { path: "/e1" });
+    t.expire("s1", S1).apply("s1", z(4), "closeSession", S1);
+    t.call("c2", S2, "getChildren", "/", {}, z(3), { children: ["e1", "w"] });
+    t.call("c2", S2, "getChildren", "/", {}, z(4), { children: ["w", "e1"] });
+    const v = runChecker(new SessionsChecker(), t.events);
+    expect(v.map((x) => x.message.split(" at zxid")[0])).toEqual(["getChildren / (op 2 of c2)"]);
+    expect(v[0]!.message).toMatch(/lists e1, an ephemeral of session/);
+  });
+
   it("a child name some other create may have produced is not judged", () => {
     const t = expiredOwner();
     const id = t.invoke("c2", S2, "create", "/w/e1", { mode: 0, data: "" });
