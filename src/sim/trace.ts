@@ -355,23 +355,23 @@ export class Trace extends Mixer {
           keyHashes[i] = w;
         }
       }
-      h1 = Math.imul(h1 ^ w, 0x85ebca6b);
-      h1 = (h1 << 13) | (h1 >>> 19);
-      h2 = (h2 + w) | 0;
-      h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35);
-      h2 = Math.imul(h2 ^ h1, 0xcc9e2d51);
-      h2 ^= h2 >>> 13;
-      // Strings (most values) and uint32 numbers folded here, as `mixValue` folds them (one
-      // word); plain objects with this position's cache; the rest through `mixValue`.
-      if (typeof v === "string" || (typeof v === "number" && v >>> 0 === v)) {
-        w = typeof v === "string" ? hashString(v) : v | 0;
+      // The key's word, then the value's when it is one (a string, or a number that is a
+      // uint32: one word each, as `mixValue` folds them), in one loop of `mixWord`'s fold.
+      let valueWord = 0;
+      let n = 2;
+      if (typeof v === "string") valueWord = hashString(v);
+      else if (typeof v === "number" && v >>> 0 === v) valueWord = v | 0;
+      else n = 1;
+      for (let j = 0; j < n; j++, w = valueWord) {
         h1 = Math.imul(h1 ^ w, 0x85ebca6b);
         h1 = (h1 << 13) | (h1 >>> 19);
         h2 = (h2 + w) | 0;
         h2 = Math.imul(h2 ^ (h2 >>> 16), 0xc2b2ae35);
         h2 = Math.imul(h2 ^ h1, 0xcc9e2d51);
         h2 ^= h2 >>> 13;
-      } else {
+      }
+      if (n === 1) {
+        // Plain objects with this position's cache; the rest through `mixValue`.
         lanes[0] = h1;
         lanes[1] = h2;
         if (i < MAX_REMEMBERED_KEYS && isPlainObject(v)) {
