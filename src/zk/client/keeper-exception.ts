@@ -49,55 +49,6 @@ export class KeeperException extends Error {
   }
 }
 
-/**
- * A KeeperException for a code a server answered, as `new KeeperException(code, path)` makes
- * it — the same own properties in the same order, the same `message` and `stack` (the one line a
- * native one made without a stack holds), `instanceof KeeperException` and `Error` — but without
- * Error's constructor, which costs microseconds even with no stack to capture: a client load of
- * reads that mostly find no node (`bench zk`, `bench ensemble`) spent several per cent of its
- * time there. `message` and `stack` are computed when read, from a prototype (so, as on a native
- * error, they are not own enumerable properties); assigning either makes it the object's own.
- * `util.types.isNativeError` is false for it: nothing here or in a script asks.
- */
-export function answeredKeeperException(code: number, path: string | undefined): KeeperException {
-  const e = Object.create(ANSWERED_PROTOTYPE) as Mutable<KeeperException>;
-  e.code = code;
-  e.path = path;
-  e.results = undefined;
-  e.clientSide = false;
-  e.name = "KeeperException";
-  e.codeName = codeName(code);
-  return e;
-}
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** A property assigned on an answered KeeperException: its own from then on, as on a native error. */
-function ownValue(target: object, key: "message" | "stack", value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: false, configurable: true });
-}
-
-const ANSWERED_PROTOTYPE: KeeperException = Object.create(KeeperException.prototype, {
-  message: {
-    get(this: KeeperException): string {
-      return `KeeperErrorCode = ${this.codeName}${this.path === undefined ? "" : ` for ${this.path}`}`;
-    },
-    set(this: KeeperException, value: unknown) {
-      ownValue(this, "message", value);
-    },
-    configurable: true,
-  },
-  stack: {
-    get(this: KeeperException): string {
-      return `${this.name}: ${this.message}`;
-    },
-    set(this: KeeperException, value: unknown) {
-      ownValue(this, "stack", value);
-    },
-    configurable: true,
-  },
-}) as KeeperException;
-
 export function isKeeperException(err: unknown): err is KeeperException {
   return err instanceof KeeperException;
 }

@@ -40,7 +40,7 @@ import { AsyncZooKeeper } from "./async-callback.js";
 import { ClientCnxn, PASSWORD_BYTES, isAlive, newPacket, type PacketReply, type WatchDeregistration, type ZooKeeperState, type ClientCanary } from "./client-cnxn.js";
 import { childrenFields, completionFields, dataFields, opIdCounter, statJson, withStat, type OpIdCounter } from "./history.js";
 import { parseConnectString } from "./host-provider.js";
-import { KeeperException, answeredKeeperException, badArguments } from "./keeper-exception.js";
+import { KeeperException, badArguments } from "./keeper-exception.js";
 import { isReadOp, toBytes, toMultiOp, toOpResult, type Op, type OpData, type OpResult } from "./op.js";
 import { ZKWatchManager, addWatchKind, type Watcher, type WatchRegistration, type WatchRegistrationKind } from "./watch-manager.js";
 import type { SaslCredentials } from "./sasl-client.js";
@@ -625,7 +625,7 @@ export class ZooKeeper {
   private settle<T, O extends ClientOpName>(spec: CallSpec<T, O>, opId: number, reply: PacketReply, d: { resolve(v: T): void; reject(e: unknown): void }): void {
     if (reply.err !== Code.OK && reply.err !== spec.accept) {
       this.complete(completionFields(reply, reply.err, this.completionHead(opId)));
-      d.reject(answeredKeeperException(reply.err, spec.path));
+      d.reject(new KeeperException(reply.err, spec.path));
       return;
     }
     let value: T;
