@@ -104,54 +104,22 @@ export interface Checker<K extends TraceKind = TraceKind> {
    */
   attachedKinds?(): readonly K[];
   /**
-   * Optional: of the message kinds it reads (`send`, `deliver`; and `timer`, by label), the message
-   * types (the event's `detail`: "ACK", "NEWLEADER"…, "leader-tick") it acts on, per kind: a
-   * list, or a test of a type (asked once per type and run, so it must depend on the type alone).
-   * It ignores every other type, so a dispatcher may leave those out, and the run's do: a quorum's
-   * PING, PROPOSAL, COMMIT and ACK are most of a run's messages, and most readers of messages look
-   * for a few types. A kind not named here: every message of it. An event with no type
-   * (malformed) reaches every reader of its kind.
+   * Optional: of the message kinds it reads (`send`, `deliver`), the message types (the event's
+   * `detail`: "ACK", "NEWLEADER"…) it acts on, per kind: a list, or a test of a type (asked once
+   * per type and run, so it must depend on the type alone). It ignores every other type, so a
+   * dispatcher may leave those out, and the run's do: a quorum's PING, PROPOSAL, COMMIT and ACK
+   * are most of a run's messages, and most readers of messages look for a few types. A kind not
+   * named here: every message of it. An event with no type (malformed) reaches every reader of
+   * its kind.
    */
   readonly messageTypes?: { readonly [M in MessageKind]?: MessageTypes };
-  /**
-   * Optional: kinds it reads only while a rare state holds (a node paused, a link cut), and what
-   * opens and closes that gate (`CheckerGate`). A run that never opens it hands the checker none
-   * of those events. `kinds` still names every kind it judges by (scenario/judged.ts).
-   */
-  readonly gate?: CheckerGate<K>;
-}
-
-/**
- * When a checker reads some of its kinds (`Checker.gate`): only while the gate is open (it is
- * closed when the run begins). The
- * dispatcher hands the gate each event of the kinds that move it (`by`) as the event is
- * recorded, in order, before any checker reads it (checkers read a batch later): so the gate
- * keeps its own copy of the state it follows, and an event of `kinds` reaches the checker exactly
- * when the gate was open at that point of the trace. It must be the checker's promise that with
- * the gate closed it does nothing with an event of `kinds` (the same run gives the same verdict
- * fed by hand, every event to it).
- */
-export interface CheckerGate<K extends TraceKind = TraceKind> {
-  /** The kinds read only while it is open (kinds of the checker, none of `by`). */
-  readonly kinds: readonly K[];
-  /** The kinds that open and close it (kinds the checker reads from the start). */
-  readonly by: readonly K[];
-  /**
-   * Reads one event of `by`; returns whether the gate is open now. An event it cannot read must
-   * leave it open for good (the checker reads on, and reports the event itself); a throw is taken
-   * so for that event.
-   */
-  observe(e: TraceEvent<K>): boolean;
 }
 
 /** The message types a checker reads of one message kind (`Checker.messageTypes`). */
 export type MessageTypes = readonly string[] | ((type: string) => boolean);
 
-/**
- * The kinds whose events a checker may read by type (`Checker.messageTypes`): the messages, by
- * message type, and the timers, by label (the event's `detail` both).
- */
-export type MessageKind = "send" | "deliver" | "timer";
+/** The kinds whose events a checker may read by message type (`Checker.messageTypes`). */
+export type MessageKind = "send" | "deliver";
 
 /** The kinds a list of kinds names (`KindsOf<typeof KINDS>`, for `Checker<…>` and `onEvent`). */
 export type KindsOf<L extends readonly TraceKind[]> = L[number];
@@ -163,9 +131,8 @@ export function reads(checker: Checker, kind: TraceKind): boolean {
 
 /**
  * Subscribes `checkers` to `trace`: each is handed the events of its kinds (of its message types,
- * `Checker.messageTypes`; while its gate is open, `Checker.gate`), in order, as they are recorded;
- * returns the unsubscription. The run's shared services (check-run.ts) come first, so each is
- * fed an event before the checkers read it.
+ * `Checker.messageTypes`), in order, as they are recorded; returns the unsubscription. The run's
+ * shared services (check-run.ts) come first, so each is fed an event before the checkers read it.
  */
 export function subscribeCheckers(trace: Pick<Trace, "subscribe">, checkers: readonly Checker[]): () => void {
   return subscribeCheckersInBatches(trace, checkers, 1).unsubscribe;
@@ -194,48 +161,44 @@ export interface BatchedCheckers {
  * "sixth pass"). The buffer holds at most `batch` events, so a long run's memory stays bounded.
  * `batch` 1 is `subscribeCheckers`.
  *
- * One trace listener per kind, made once: it buffers the event with its readers (its kind's
- * route: worked out per kind, per message type for a kind some checker reads by type, and again
- * when a gate opens or closes), so handing out a batch looks nothing up. The buffer is two
- * arrays of `batch` slots made with the subscription and reused: buffering an event allocates
- * nothing (docs/benchmarks.md, "session 42").
+ * One trace listener per kind, made once: it buffers the event with its readers (worked out per
+ * kind, and per message type for a kind some checker reads by type), so handing out a batch
+ * looks nothing up. The buffer is two arrays of `batch` slots made with the subscription and
+ * reused: buffering an event allocates nothing (docs/benchmarks.md, "session 42").
  */
 export function subscribeCheckersInBatches(trace: Pick<Trace, "subscribe">, checkers: readonly Checker[], batch = CHECK_BATCH_EVENTS): BatchedCheckers {
   const readers = new Readers(checkers);
   const buffer = batch <= 1 ? undefined : new EventBuffer(batch);
-  const unsubscribe = readers.kinds.map((kind) => trace.subscribe(listener(readers.route(kind), buffer), [kind]));
+  const unsubscribe = readers.kinds.map((kind) => {
+    const typed = readers.typed(kind);
+    const listener = typed === undefined ? kindListener(readers.of(kind), buffer) : typedListener(typed, buffer);
+    return trace.subscribe(listener, [kind]);
+  });
   return {
     flush: () => buffer?.flush(),
     unsubscribe: () => unsubscribe.forEach((u) => u()),
   };
 }
 
-/** The listener of a kind: hands each event to the readers its route names now, or buffers it with them. */
-function listener(route: Route, buffer: EventBuffer | undefined): TraceListener {
-  // One listener per kind, specialised (each runs for every event of its kind): most kinds move
-  // no gate, and a kind nobody reads by type needs no table.
-  const typed = route.typed;
-  if (buffer === undefined) {
-    return (e) => {
-      const rs = route.of(e);
-      for (let j = 0; j < rs.length; j++) rs[j]!.onEvent(e);
-    };
-  }
-  if (route.moves !== undefined) {
-    return (e) => {
-      const rs = route.of(e);
-      if (rs.length > 0) buffer.add(e, rs);
-    };
-  }
-  if (typed !== undefined) {
+/** The listener of a kind every reader of which takes all its events: hands them on, or buffers them. */
+function kindListener(rs: readonly EventReader[], buffer: EventBuffer | undefined): TraceListener {
+  if (buffer !== undefined) return (e) => buffer.add(e, rs);
+  return (e) => {
+    for (let j = 0; j < rs.length; j++) rs[j]!.onEvent(e);
+  };
+}
+
+/** The listener of a message kind some reader takes by type: the readers of the event's type. */
+function typedListener(typed: TypedReaders, buffer: EventBuffer | undefined): TraceListener {
+  if (buffer !== undefined) {
     return (e) => {
       const rs = typed.of(e.detail);
       if (rs.length > 0) buffer.add(e, rs);
     };
   }
   return (e) => {
-    const rs = route.all;
-    if (rs.length > 0) buffer.add(e, rs);
+    const rs = typed.of(e.detail);
+    for (let j = 0; j < rs.length; j++) rs[j]!.onEvent(e);
   };
 }
 
@@ -291,24 +254,12 @@ interface EventReader {
   onEvent(e: TraceEvent): void;
 }
 
-/**
- * No reader. Every list of readers an event is handed with is an array of objects in V8's terms,
- * this empty one too (made from a list of one, emptied): a list a gate empties or fills while a
- * run goes on must not change the kind of array the listeners and `flush` were optimised for.
- */
-const NO_READERS: readonly EventReader[] = ((list: EventReader[]) => (list.pop(), list))([{ onEvent: () => {} }]);
+const NO_READERS: readonly EventReader[] = [];
 
-/** The `read` of each of `readers`, or NO_READERS for none. */
-function readersOf(readers: readonly KindReader[]): readonly EventReader[] {
-  return readers.length === 0 ? NO_READERS : readers.map((r) => r.read);
-}
-
-/** One reader of a kind: the reader, the message types it takes (undefined: every event of the kind), the kind it waits for. */
+/** One reader of a kind: the reader, and the message types it takes (undefined: every event of the kind). */
 interface KindReader {
   read: EventReader;
   takes: ((type: string) => boolean) | undefined;
-  /** The gate it reads this kind behind (`Checker.gate`), if any. */
-  gate: GateState | undefined;
 }
 
 /** `TypedReaders`' direct-mapped table has TYPE_SLOTS entries. */
@@ -323,15 +274,10 @@ class TypedReaders {
   private readonly byType = new Map<string, readonly EventReader[]>();
   private readonly recentTypes: (string | undefined)[] = new Array<string | undefined>(TYPE_SLOTS).fill(undefined);
   private readonly recentReaders: (readonly EventReader[])[] = new Array<readonly EventReader[]>(TYPE_SLOTS).fill(NO_READERS);
-  private readers: readonly KindReader[] = [];
-  private untyped: readonly EventReader[] = NO_READERS;
+  private readonly untyped: readonly EventReader[];
 
-  /** From now on, the readers of the kind are `readers` (the ones reading now: a gate opened or closed). */
-  reset(readers: readonly KindReader[]): void {
-    this.readers = readers;
-    this.untyped = readersOf(readers);
-    this.byType.clear();
-    this.recentTypes.fill(undefined);
+  constructor(private readonly readers: readonly KindReader[]) {
+    this.untyped = readers.map((r) => r.read);
   }
 
   of(detail: string | undefined): readonly EventReader[] {
@@ -340,7 +286,7 @@ class TypedReaders {
     if (this.recentTypes[slot] === detail) return this.recentReaders[slot]!;
     let rs = this.byType.get(detail);
     if (rs === undefined) {
-      rs = readersOf(this.readers.filter((r) => r.takes === undefined || r.takes(detail)));
+      rs = this.readers.filter((r) => r.takes === undefined || r.takes(detail)).map((r) => r.read);
       this.byType.set(detail, rs);
     }
     this.recentTypes[slot] = detail;
@@ -349,89 +295,26 @@ class TypedReaders {
   }
 }
 
-/** A checker's gate as the dispatcher follows it: open or not, and the routes of the kinds behind it. */
-class GateState {
-  open = false;
-  readonly behind: Route[] = [];
-
-  constructor(readonly gate: CheckerGate) {}
-
-  /** Hands the gate `e` (an event of its `by`); works out the routes behind it again if it opened or closed. */
-  observe(e: TraceEvent): void {
-    let open: boolean;
-    try {
-      open = this.gate.observe(e);
-    } catch {
-      open = true;
-    }
-    if (open === this.open) return;
-    this.open = open;
-    for (const route of this.behind) route.workOut();
-  }
-}
-
-/**
- * Who reads one kind now: every reader whose gate (if any) is open (`all`), or, when some reader
- * takes only some types of it, the readers of each type (`typed`). Worked out again when a gate
- * of a reader of it opens or closes (`Checker.gate`); the event of a kind that moves a gate
- * moves it first.
- */
-class Route {
-  /** Every reader reading now. */
-  all: readonly EventReader[] = NO_READERS;
-  /** By type, when some reader of the kind (reading now or not) takes only some types of it. */
-  readonly typed: TypedReaders | undefined;
-  /** The gates this kind moves (undefined: none). */
-  moves: GateState[] | undefined = undefined;
-
-  constructor(private readonly readers: readonly KindReader[]) {
-    this.typed = readers.some((r) => r.takes !== undefined) ? new TypedReaders() : undefined;
-    this.workOut();
-  }
-
-  /** The readers of `e` (an event of this kind). */
-  of(e: TraceEvent): readonly EventReader[] {
-    const moves = this.moves;
-    if (moves !== undefined) for (let i = 0; i < moves.length; i++) moves[i]!.observe(e);
-    return this.typed === undefined ? this.all : this.typed.of(e.detail);
-  }
-
-  workOut(): void {
-    const reading = this.readers.filter((r) => r.gate === undefined || r.gate.open);
-    this.all = readersOf(reading);
-    this.typed?.reset(reading);
-  }
-}
-
 /**
  * Who reads what, for one run's checkers (attached to one `CheckRun` here): per kind, the run's
- * services and then the checkers that read it, in order, as a route (`Route`). Worked out in one
- * pass over each checker's kinds.
+ * services and then the checkers that read it, in order; per message type for a message kind
+ * some checker reads by type. Worked out in one pass over each checker's kinds.
  */
 class Readers {
   readonly kinds: readonly TraceKind[];
   private readonly byKind = new Map<TraceKind, KindReader[]>();
-  private readonly routes = new Map<TraceKind, Route>();
 
   constructor(checkers: readonly Checker[]) {
-    for (const feed of attachRun(checkers).feeds()) for (const kind of feed.kinds) this.add(kind, { read: feed, takes: undefined, gate: undefined });
-    const gates: GateState[] = [];
+    for (const feed of attachRun(checkers).feeds()) for (const kind of feed.kinds) this.add(kind, { read: feed, takes: undefined });
     for (const c of checkers) {
       const kinds = c.attachedKinds?.() ?? c.kinds;
-      const gate = gateOf(c, kinds);
-      if (gate !== undefined) gates.push(gate);
       for (let i = 0; i < kinds.length; i++) {
         const kind = kinds[i]!;
         // A kind named twice is read once.
-        if (kinds.indexOf(kind) === i) this.add(kind, { read: c as EventReader, takes: takesOf(c, kind), gate: gate?.gate.kinds.includes(kind) === true ? gate : undefined });
+        if (kinds.indexOf(kind) === i) this.add(kind, { read: c as EventReader, takes: takesOf(c, kind) });
       }
     }
     this.kinds = [...this.byKind.keys()];
-    for (const [kind, rs] of this.byKind) this.routes.set(kind, new Route(rs));
-    for (const g of gates) {
-      for (const kind of new Set(g.gate.by)) (this.routes.get(kind)!.moves ??= []).push(g);
-      for (const kind of new Set(g.gate.kinds)) if (this.routes.has(kind)) g.behind.push(this.routes.get(kind)!);
-    }
   }
 
   private add(kind: TraceKind, reader: KindReader): void {
@@ -440,29 +323,24 @@ class Readers {
     else list.push(reader);
   }
 
-  /** The route of `kind`: no reader, for a kind nobody reads. */
-  route(kind: TraceKind): Route {
-    let route = this.routes.get(kind);
-    if (route === undefined) this.routes.set(kind, (route = new Route([])));
-    return route;
+  /** Every reader of `kind` (none for a kind no one reads). */
+  of(kind: TraceKind): readonly EventReader[] {
+    return (this.byKind.get(kind) ?? []).map((r) => r.read);
+  }
+
+  /** The readers of `kind` by message type, when some reader of it reads only some types. */
+  typed(kind: TraceKind): TypedReaders | undefined {
+    const rs = this.byKind.get(kind) ?? [];
+    return rs.some((r) => r.takes !== undefined) ? new TypedReaders(rs) : undefined;
   }
 }
 
 /** Which message types `checker` takes of `kind` (undefined: every event of it). */
 function takesOf(checker: Checker, kind: TraceKind): ((type: string) => boolean) | undefined {
-  const types = kind === "send" || kind === "deliver" || kind === "timer" ? checker.messageTypes?.[kind] : undefined;
+  const types = kind === "send" || kind === "deliver" ? checker.messageTypes?.[kind] : undefined;
   if (types === undefined || typeof types === "function") return types;
   const listed = new Set(types);
   return (type) => listed.has(type);
-}
-
-/** `checker`'s gate, checked against the kinds it reads (a gate moved by a kind it does not read, or behind itself, is a mistake). */
-function gateOf(checker: Checker, reads: readonly TraceKind[]): GateState | undefined {
-  const gate = checker.gate;
-  if (gate === undefined) return undefined;
-  const wrong = gate.by.find((k) => !reads.includes(k) || gate.kinds.includes(k)) ?? gate.kinds.find((k) => !reads.includes(k));
-  if (wrong !== undefined) throw new Error(`${checker.name}: gate: ${wrong} must be a kind it reads, either behind the gate or moving it`);
-  return new GateState(gate as CheckerGate);
 }
 
 /** One `CheckRun` for `checkers`, attached to each that takes it. */
@@ -477,13 +355,15 @@ export function offer<K extends TraceKind>(checker: Checker<K>, e: TraceEvent): 
   if (isOneOf(e, checker.kinds)) checker.onEvent(e);
 }
 
-/** Feeds `events` to `checkers` as a run does (each reads only its kinds, message types and, behind its gate, while that is open), then finishes them. */
+/** Feeds `events` to `checkers` as a run does (each reads only its kinds and message types), then finishes them. */
 export function runCheckers(checkers: readonly Checker[], events: Iterable<TraceEvent>): Violation[] {
   const readers = new Readers(checkers);
+  const byKind = new Map<TraceKind, { all: readonly EventReader[]; typed: TypedReaders | undefined }>();
   let end: RunEnd | undefined;
   for (const e of events) {
-    const rs = readers.route(e.kind).of(e);
-    for (let j = 0; j < rs.length; j++) rs[j]!.onEvent(e);
+    let of = byKind.get(e.kind);
+    if (of === undefined) byKind.set(e.kind, (of = { all: readers.of(e.kind), typed: readers.typed(e.kind) }));
+    for (const r of of.typed === undefined ? of.all : of.typed.of(e.detail)) r.onEvent(e);
     end = e;
   }
   return checkers.flatMap((c) => c.finish(end));

@@ -16,11 +16,6 @@ export class CutLinks {
     }
   }
 
-  /** How many links are cut. */
-  get size(): number {
-    return this.cut.size;
-  }
-
   has(from: string, to: string): boolean {
     // Nearly always nothing is cut: then no key is built for the message.
     return this.cut.size > 0 && this.cut.has(`${from}>${to}`);

@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { CHECK_BATCH_EVENTS, offer, runCheckers, subscribeCheckers, subscribeCheckersInBatches, type Checker, type Violation } from "../../src/check/checker.js";
-import { PausedGate } from "../../src/check/gates.js";
-import { NoDeliveryAcrossCutChecker } from "../../src/check/kernel/no-delivery-across-cut.js";
-import { makeChecker } from "../../src/scenario/registry.js";
+import { CHECK_BATCH_EVENTS, runCheckers, subscribeCheckers, subscribeCheckersInBatches, type Checker, type Violation } from "../../src/check/checker.js";
 import { SERVER_MESSAGE_TYPES, mayBeClientTraffic } from "../../src/check/message-types.js";
 import type { RunServices } from "../../src/check/check-run.js";
-import { runScenario, runScenarioWithSim } from "../../src/scenario/run.js";
+import { runScenario } from "../../src/scenario/run.js";
 import { loadScenario } from "../../src/cli/scenario-files.js";
 import { Trace, hashString as h, type TraceEvent } from "../../src/sim/trace.js";
 
@@ -149,96 +146,5 @@ describe("check: checkers fed in batches", () => {
     expect([...between.servers].filter((type) => mayBeClientTraffic(type))).toEqual([]);
     expect(between.client.size).toBeGreaterThan(8);
     expect([...between.client].filter((type) => SERVER_MESSAGE_TYPES.has(type))).toEqual([]);
-  });
-
-  it("hands a checker the kinds behind its gate only while the gate is open, and timers by label, in every dispatch", () => {
-    type K = "pause" | "resume" | "crash" | "send" | "timer";
-    /** Reads sends and `tick` timers only while some node is paused. */
-    class Gated implements Checker<K> {
-      readonly name = "test.gated";
-      readonly kinds = ["pause", "resume", "crash", "send", "timer"] as const;
-      readonly messageTypes: Checker["messageTypes"] = { timer: ["tick"] };
-      readonly gate = new PausedGate(["send", "timer"] as const);
-      readonly seen: string[] = [];
-      onEvent(e: TraceEvent<K>): void {
-        this.seen.push(`${e.kind} ${e.node}${e.detail === undefined ? "" : ` ${e.detail}`}`);
-      }
-      finish(): Violation[] {
-        return [];
-      }
-    }
-    const record = (t: Trace): void => {
-      const send = (at: number): void => t.recordMessage(at, "send", h("send"), "s1", h("s1"), "s2", h("s2"), at, "PING");
-      send(0);
-      t.record(1, "timer", "s1", undefined, 1, "tick");
-      t.record(2, "pause", "s1");
-      send(3);
-      t.record(4, "timer", "s1", undefined, 2, "tock");
-      t.record(5, "timer", "s1", undefined, 3, "tick");
-      t.record(6, "resume", "s1");
-      send(7);
-      t.record(8, "pause", "s2");
-      t.record(9, "pause", "s3");
-      t.record(10, "crash", "s2");
-      send(11);
-      t.record(12, "resume", "s3");
-      send(13);
-    };
-    const expected = ["pause s1", "send s1 PING", "timer s1 tick", "resume s1", "pause s2", "pause s3", "crash s2", "send s1 PING", "resume s3"];
-    for (const batch of [1, 2, 4096]) {
-      const t = new Trace();
-      const g = new Gated();
-      const fed = subscribeCheckersInBatches(t, [g], batch);
-      record(t);
-      fed.flush();
-      expect(g.seen, `batch ${batch}`).toEqual(expected);
-    }
-    const t = new Trace(true);
-    const [a, b] = [new Gated(), new Gated()];
-    subscribeCheckers(t, [a]);
-    record(t);
-    runCheckers([b], t.events);
-    expect([a.seen, b.seen]).toEqual([expected, expected]);
-  });
-
-  it("refuses a gate moved by a kind its checker does not read, or a kind both behind the gate and moving it", () => {
-    const gated = (kinds: readonly ("pause" | "resume" | "crash" | "send")[], behind: readonly ("send" | "pause")[]): Checker =>
-      ({ name: "test.bad-gate", kinds, gate: new PausedGate(behind), onEvent: () => {}, finish: () => [] }) as Checker;
-    expect(() => runCheckers([gated(["pause", "crash", "send"], ["send"])], [])).toThrow(/test\.bad-gate: gate: resume must be a kind it reads/);
-    expect(() => runCheckers([gated(["pause", "resume", "crash", "send"], ["send", "pause"])], [])).toThrow(/gate: pause must be/);
-    expect(() => runCheckers([gated(["pause", "resume", "crash", "send"], ["send"])], [])).not.toThrow();
-  });
-
-  it("keeps a cut gate open for good after a partition it could not read: the checker reads on and reports it", () => {
-    const events: TraceEvent[] = [
-      { index: 0, atUs: 0, kind: "partition", node: "", peer: undefined, id: undefined, detail: undefined, fields: { links: "s1>s2" }, conn: undefined } as unknown as TraceEvent,
-      { index: 1, atUs: 1, kind: "deliver", node: "s2", peer: undefined, id: 1, detail: "PING", fields: undefined, conn: 1 } as TraceEvent,
-    ];
-    expect(runCheckers([new NoDeliveryAcrossCutChecker()], events).map((v) => v.message.replace(/ event #.*?:/, ":"))).toEqual([
-      'malformed partition: field "links" = "s1>s2", expected a list of texts',
-      'malformed deliver: field "peer" is missing, expected a node id',
-    ]);
-  });
-
-  it("judges a run with its gated checkers as they judge it fed every event of their kinds by hand (pauses, a partition, a canary's violation)", async () => {
-    const gated = ["kernel.paused-node-silent", "kernel.no-delivery-across-cut", "client.timeliness"];
-    const runs = [
-      { name: "recipe-lock-pause", canary: undefined },
-      { name: "zab-isolated-leader", canary: "leader-ignores-quorum-loss" as const },
-    ];
-    let found = 0;
-    for (const { name, canary } of runs) {
-      const { sim } = await runScenarioWithSim(loadScenario(name), { seed: 1, retainTrace: true, ...(canary !== undefined ? { canary } : {}) });
-      const events = sim.trace.events;
-      expect(events.some((e) => e.kind === "pause" || e.kind === "partition"), name).toBe(true);
-      for (const checker of gated) {
-        const byHand = makeChecker(checker);
-        for (const e of events) offer(byHand, e);
-        const want = byHand.finish(events.at(-1));
-        expect(runCheckers([makeChecker(checker)], events), `${name}: ${checker}`).toEqual(want);
-        found += want.length;
-      }
-    }
-    expect(found, "the canary's violation, found by both").toBeGreaterThan(0);
   });
 });

@@ -53,7 +53,6 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
 import { readConfig, type ConfigView } from "../reconfig/config-view.js";
 import { CutLinks } from "../cut-links.js";
-import { CutGate } from "../gates.js";
 import { guarded, intField, optionalBooleanField, stringField } from "../event-reader.js";
 import { NodeClocks } from "../node-clocks.js";
 import { ServerNames } from "../zab/zab-event.js";
@@ -94,9 +93,7 @@ export class TimelinessChecker implements Checker<Kind> {
   readonly name = "client.timeliness";
   readonly kinds = KINDS;
   /** Of the messages, what a server sends its clients (its answers). */
-  readonly messageTypes = { send: mayBeClientTraffic, deliver: isQuorumPacket, timer: [LEADER_TICK] };
-  /** A quorum packet renews a leader's loss only across a one-way cut: none while nothing is cut. */
-  readonly gate = new CutGate(["deliver"] as const);
+  readonly messageTypes = { send: mayBeClientTraffic, deliver: isQuorumPacket };
   readonly log = new ViolationLog(this.name);
   private readonly names = new ServerNames();
   /** A config's voters as nodes (`configNodes`), worked out again only after the names changed, not per event. */

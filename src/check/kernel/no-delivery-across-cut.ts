@@ -5,7 +5,6 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import { CutLinks } from "../cut-links.js";
-import { CutGate } from "../gates.js";
 import { guarded, peerOf } from "../event-reader.js";
 
 const KINDS = ["partition", "heal", "deliver", "conn.open", "conn.accept"] as const;
@@ -14,8 +13,6 @@ type Kind = KindsOf<typeof KINDS>;
 export class NoDeliveryAcrossCutChecker implements Checker<Kind> {
   readonly name = "kernel.no-delivery-across-cut";
   readonly kinds = KINDS;
-  /** While nothing is cut, no delivery or connection can cross a cut: they reach it only while a link is cut. */
-  readonly gate = new CutGate(["deliver", "conn.open", "conn.accept"] as const);
   readonly log = new ViolationLog(this.name);
   private readonly cut = new CutLinks();
 
