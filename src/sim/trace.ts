@@ -74,13 +74,7 @@ interface KindInfo {
 
 export class Trace extends Mixer {
   private n = 0;
-  /** Every subscription, in subscription order. */
-  private readonly listeners: ListenerEntry[] = [];
-  /** The subscriptions that name a kind, under each kind they name, in subscription order. */
-  private readonly listenersByKind = new Map<string, ListenerEntry[]>();
-  /** The subscriptions of every kind, in subscription order. */
-  private readonly listenersOfAll: ListenerEntry[] = [];
-  private subscriptions = 0;
+  private readonly listeners: { listener: KindListener; kinds: ReadonlySet<string> | undefined }[] = [];
   private readonly stringHashes = new Map<string, number>();
   /** `stringHash`'s direct-mapped table in front of `stringHashes`. */
   private readonly recentStrings: (string | undefined)[] = new Array<string | undefined>(RECENT_MASK + 1).fill(undefined);
@@ -135,24 +129,12 @@ export class Trace extends Mixer {
   }
 
   private addListener(listener: KindListener, kinds: ReadonlySet<string> | undefined): () => void {
-    const entry: ListenerEntry = { listener, kinds, order: this.subscriptions++ };
+    const entry = { listener, kinds };
     this.listeners.push(entry);
-    if (kinds === undefined) {
-      this.listenersOfAll.push(entry);
-    } else {
-      for (const kind of kinds) {
-        const named = this.listenersByKind.get(kind);
-        if (named === undefined) this.listenersByKind.set(kind, [entry]);
-        else named.push(entry);
-      }
-    }
     this.listenersChanged(kinds);
     return () => {
       const i = this.listeners.indexOf(entry);
-      if (i < 0) return;
-      this.listeners.splice(i, 1);
-      if (kinds === undefined) removeEntry(this.listenersOfAll, entry);
-      else for (const kind of kinds) removeEntry(this.listenersByKind.get(kind)!, entry);
+      if (i >= 0) this.listeners.splice(i, 1);
       this.listenersChanged(kinds);
     };
   }
@@ -182,22 +164,9 @@ export class Trace extends Mixer {
     }
   }
 
-  /**
-   * The listeners of `kind`, in subscription order: those that name it merged with those of
-   * every kind. From the subscriptions filed by kind, not a pass over every subscription with a
-   * set look-up each (a run's checkers subscribe some 90 times, and a list is worked out per
-   * kind at its first event and after each change).
-   */
   private listenersOf(kind: TraceKind, info: KindInfo): KindListener[] {
-    const named = this.listenersByKind.get(kind) ?? NO_ENTRIES;
-    const all = this.listenersOfAll;
     const ls: KindListener[] = [];
-    let a = 0;
-    let b = 0;
-    while (a < named.length || b < all.length) {
-      if (b === all.length || (a < named.length && named[a]!.order < all[b]!.order)) ls.push(named[a++]!.listener);
-      else ls.push(all[b++]!.listener);
-    }
+    for (const { listener, kinds } of this.listeners) if (kinds === undefined || kinds.has(kind)) ls.push(listener);
     info.listeners = ls;
     return ls;
   }
@@ -266,27 +235,16 @@ export class Trace extends Mixer {
     // the lanes in locals, loaded and stored once), not a call per word that loads and stores
     // both lanes: that was most of the hash's cost. Without fields, the connection follows the
     // detail directly in the canonical sequence, so it joins the same fold.
-    // A number that is a uint32 (nearly all: `numberWords`' first case) is written here, the
-    // rest through `numberWords`.
     const words = this.eventWords;
-    let k = 0;
-    if (index >>> 0 === index) words[k++] = index | 0;
-    else k = numberWords(index, words, k);
-    if (atUs >>> 0 === atUs) words[k++] = atUs | 0;
-    else k = numberWords(atUs, words, k);
+    let k = numberWords(index, words, 0);
+    k = numberWords(atUs, words, k);
     words[k++] = kindInfo.hash;
     words[k++] = nodeHash;
     if (peerHash !== undefined) words[k++] = peerHash;
-    if (id !== undefined) {
-      if (id >>> 0 === id) words[k++] = id | 0;
-      else k = numberWords(id, words, k);
-    }
+    if (id !== undefined) k = numberWords(id, words, k);
     if (detail !== undefined) words[k++] = this.stringHash(detail);
     if (fields === undefined) {
-      if (conn !== undefined) {
-        if (conn >>> 0 === conn) words[k++] = conn | 0;
-        else k = numberWords(conn, words, k);
-      }
+      if (conn !== undefined) k = numberWords(conn, words, k);
       this.foldWords(words, k);
     } else {
       this.foldWords(words, k);
@@ -408,20 +366,6 @@ export class Trace extends Mixer {
     this.recentHashes[slot] = h;
     return h;
   }
-}
-
-/** One subscription: its listener, its kinds (undefined: every kind), and its place in subscription order. */
-interface ListenerEntry {
-  listener: KindListener;
-  kinds: ReadonlySet<string> | undefined;
-  order: number;
-}
-
-const NO_ENTRIES: readonly ListenerEntry[] = [];
-
-function removeEntry(entries: ListenerEntry[], entry: ListenerEntry): void {
-  const i = entries.indexOf(entry);
-  if (i >= 0) entries.splice(i, 1);
 }
 
 function hex32(x: number): string {
