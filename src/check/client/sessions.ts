@@ -124,11 +124,6 @@ export class SessionsChecker implements Checker<Kind> {
   private readonly closedById = new Map<bigint, { session: string; zxid: bigint }>();
   /** Ephemeral path → owner session (from ok creates). */
   private readonly ephemerals = new Map<string, string>();
-  /**
-   * The same by parent, then name (the text after the path's last "/"; "" for a top-level node's
-   * parent): a getChildren's children are looked up by name, with no path text made per child.
-   */
-  private readonly ephemeralsByParent = new Map<string, Map<string, string>>();
   /** Path → how many creates may have produced it (any outcome). */
   private readonly createTargets = new Map<string, number>();
   // heartbeat bookkeeping
@@ -275,18 +270,8 @@ export class SessionsChecker implements Checker<Kind> {
       const path = paths[i];
       if (path === undefined) return;
       if (isSequentialMode(s.mode)) this.countCreate(path);
-      if (isEphemeralMode(s.mode)) this.noteEphemeral(path, done.session);
+      if (isEphemeralMode(s.mode)) this.ephemerals.set(path, done.session);
     });
-  }
-
-  private noteEphemeral(path: string, session: string): void {
-    this.ephemerals.set(path, session);
-    const cut = path.lastIndexOf("/");
-    if (cut < 0) return; // no child path (`childPath`) is one
-    const parent = path.slice(0, cut);
-    let byName = this.ephemeralsByParent.get(parent);
-    if (byName === undefined) this.ephemeralsByParent.set(parent, (byName = new Map()));
-    byName.set(path.slice(cut + 1), session);
   }
 
   private countCreate(path: string): void {
@@ -308,17 +293,14 @@ export class SessionsChecker implements Checker<Kind> {
     // Only an ephemeral of a session that ended is judged: none has yet, or no child to list.
     if (inv.op !== "getChildren" || children === undefined || this.closedAt.size === 0) return;
     const parent = serverPathOf(inv, inv.path);
-    // childPath(parent, name) is parent's key, "/", name: a name without "/" is found by parent and name.
-    const byName = this.ephemeralsByParent.get(parent === "/" ? "" : parent);
     for (const child of children) {
-      let session = byName?.get(child);
-      if (session === undefined && child.includes("/")) session = this.ephemerals.get(childPath(parent, child));
+      const path = childPath(parent, child);
+      const session = this.ephemerals.get(path);
       const closed = session === undefined ? undefined : this.closedAt.get(session);
-      if (closed === undefined || z < closed || this.createTargets.get(childPath(parent, child)) !== 1) continue;
+      if (closed === undefined || z < closed || this.createTargets.get(path) !== 1) continue;
       this.log.add(e, `getChildren ${inv.path} (op ${inv.opId} of ${inv.client}) at zxid ${hex(z)} lists ${child}, an ephemeral of session ${session}, which ended at ${hex(closed)}`);
     }
   }
-
 
   // ---- 3: a heartbeating session is not expired ---------------------------------------------
 

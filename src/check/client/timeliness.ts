@@ -123,11 +123,25 @@ export class TimelinessChecker implements Checker<Kind> {
   constructor(private readonly syncLimitTicks = DEFAULT_SYNC_LIMIT_TICKS) {}
 
   onEvent(e: TraceEvent<Kind>): void {
-    // Most of what it reads are messages and the servers' timers: a packet matters only to a
-    // server in a loss (a sent one also to a read-only server), a timer only as the leader's tick
-    // (no field of any is read).
-    if (e.kind === "deliver" ? this.lossSinceUs.size === 0 : e.kind === "send" ? this.lossSinceUs.size === 0 && this.readOnly.size === 0 : e.kind === "timer" && e.detail !== LEADER_TICK) return;
-    guarded(this.log, e, this, this.read);
+    if (!this.ignores(e)) guarded(this.log, e, this, this.read);
+  }
+
+  /**
+   * Most of what it reads are messages and the servers' timers: a packet matters only to a
+   * server in a loss (a sent one also to a read-only server), a timer only as the leader's tick.
+   * Those it has nothing to do with are passed over before any field is read.
+   */
+  private ignores(e: TraceEvent<Kind>): boolean {
+    switch (e.kind) {
+      case "deliver":
+        return this.lossSinceUs.size === 0;
+      case "send":
+        return this.lossSinceUs.size === 0 && this.readOnly.size === 0;
+      case "timer":
+        return e.detail !== LEADER_TICK;
+      default:
+        return false;
+    }
   }
 
   private read(e: TraceEvent<Kind>): void {
