@@ -290,4 +290,27 @@ describe("recipes: checkers on hand-written traces", () => {
     // Seen while still waiting: the clock starts at the grant.
     expect(run(new RevocationChecker(1000, 1000), [rv(1, "c1", "seen", "/rv/r1"), rw(3000, "c1", "read", "acquired", "/rv/r1"), rw(3100, "c1", "read", "released")])).toEqual([]);
   });
+
+  it("session fates: a node's logged expiry closes are followed again after its last one ended", () => {
+    // 0x2's expiry close is logged on s2 and applied on s1 (s2 then holds no logged close, and
+    // its zab.log events are passed over); 0x3's is logged on s2 next, and s2 is established past
+    // it with no apply: 0x3 ended there, and c4 may take the lock.
+    const expiry = (atMs: number, session: string, zxid: string, txn: string): Ev[] => [
+      [atMs, "zk.session.expire", { session, timeoutMs: 4000 }, "s3"],
+      [atMs, "zab.propose", { sid: 3, epoch: 1, zxid, txn }, "s3"],
+      [atMs + 1, "zab.log", { sid: 2, zxid, txn }, "s2"],
+    ];
+    const trace = (lastZxid: string): Ev[] => [
+      lock(1, "c2", "0x2", "acquired", 1),
+      ...expiry(2, "0x2", "0x100000010", "aa:2:0"),
+      [4, "zk.apply", { op: "closeSession", session: "0x2", zxid: "0x100000010" }, "s1"],
+      lock(5, "c3", "0x3", "acquired", 2),
+      ...expiry(6, "0x3", "0x100000011", "bb:3:0"),
+      [8, "zab.leader.established", { sid: 2, epoch: 2, lastZxid }, "s2"],
+      lock(9, "c4", "0x4", "acquired", 3),
+    ];
+    expect(run(new LockMutexChecker(), trace("0x100000011"))).toEqual([]);
+    // Established short of 0x3's close: 0x3 still holds the lock when c4 gets it.
+    expect(run(new LockMutexChecker(), trace("0x100000010"))).toEqual([expect.stringMatching(/c4 \(session 0x4, token 3\) was granted it while c3 \(session 0x3, token 2/)]);
+  });
 });

@@ -55,7 +55,7 @@ export class SessionFates {
   private readonly expiring = new Map<string, Set<string>>();
   /** Txn digest of an expiry's closeSession proposal → its session and zxid (until the session ends). */
   private readonly closeProposals = new Map<string, { session: string; zxid: bigint }>();
-  /** Server → zxid → session: the expiry closeSessions its log durably holds, of sessions not yet ended. */
+  /** Server → zxid → session: the expiry closeSessions its log durably holds, of sessions not yet ended (no entry for a server that holds none). */
   private readonly loggedCloses = new Map<string, Map<bigint, string>>();
 
   /** The run ended at `atUs` (its last event, of any kind). */
@@ -107,12 +107,13 @@ export class SessionFates {
         return undefined;
       }
       case "zab.log": {
-        // Nothing to follow until some expiry's close was proposed (the common case: every txn).
+        // Nothing to follow while no expiry's close is proposed or logged on this node (the
+        // common case: every txn; a node's logged closes are dropped once none is left).
         if (this.closeProposals.size === 0 && this.loggedCloses.get(e.node) === undefined) return undefined;
         const zxid = zxidField(e, "zxid");
         const close = this.closeProposals.get(stringField(e, "txn"));
         if (close !== undefined && close.zxid === zxid) this.loggedOn(e.node).set(zxid, close.session);
-        else this.loggedCloses.get(e.node)?.delete(zxid); // another txn at that zxid replaced it
+        else this.forgetLogged(e.node, zxid); // another txn at that zxid replaced it
         return undefined;
       }
       case "zab.truncate":
@@ -145,7 +146,18 @@ export class SessionFates {
     this.endedZxid.set(session, zxid);
     for (const pending of this.expiring.values()) pending.delete(session);
     for (const [digest, close] of this.closeProposals) if (close.session === session) this.closeProposals.delete(digest);
-    for (const logged of this.loggedCloses.values()) for (const [zxid, s] of logged) if (s === session) logged.delete(zxid);
+    for (const [node, logged] of this.loggedCloses) {
+      for (const [zxid, s] of logged) if (s === session) logged.delete(zxid);
+      if (logged.size === 0) this.loggedCloses.delete(node);
+    }
+  }
+
+  /** Forgets the close `node` logged at `zxid`, and the node's entry once it holds none. */
+  private forgetLogged(node: string, zxid: bigint): void {
+    const logged = this.loggedCloses.get(node);
+    if (logged === undefined) return;
+    logged.delete(zxid);
+    if (logged.size === 0) this.loggedCloses.delete(node);
   }
 
   private expiringOn(node: string): Set<string> {
@@ -162,7 +174,9 @@ export class SessionFates {
 
   private dropLoggedAbove(node: string, zxid: bigint): void {
     const logged = this.loggedCloses.get(node);
-    if (logged !== undefined) for (const z of [...logged.keys()]) if (z > zxid) logged.delete(z);
+    if (logged === undefined) return;
+    for (const z of [...logged.keys()]) if (z > zxid) logged.delete(z);
+    if (logged.size === 0) this.loggedCloses.delete(node);
   }
 
   isEnded(session: string): boolean {
