@@ -81,7 +81,8 @@ export class WatchTriggersChecker implements Checker<Kind> {
   readonly messageTypes = NotificationTxns.MESSAGE_TYPES;
   readonly log = new ViolationLog(this.name);
   private readonly ops = new OpTable(this.log);
-  private readonly txns = new NotificationTxns(this.log);
+  /** Which txn each notification came from: the run's, once attached (it then reads the messages for every reader). */
+  private txns = new NotificationTxns(this.log);
   /** "client session" → the handle's chroot. */
   private readonly chroots = new Map<string, string>();
   /** Txn zxid → the first apply of it (op, session, cxid, err). */
@@ -105,6 +106,8 @@ export class WatchTriggersChecker implements Checker<Kind> {
    */
   attach(run: RunServices): void {
     this.pruner.follow(run, this.log);
+    this.txns = NotificationTxns.ofRun(run, this.log);
+    this.txns.messagesFed = true;
   }
 
   attachedKinds(): readonly Kind[] {
@@ -217,7 +220,7 @@ export class WatchTriggersChecker implements Checker<Kind> {
   }
 
   private onWatch(e: TraceEvent<"client.watch">): void {
-    const txn = this.txns.take(e.node);
+    const txn = this.txns.take(e);
     const type = stringField(e, "type");
     const path = nullableStringField(e, "path");
     if (txn === undefined || path === null || !NODE_EVENTS.has(type)) return;
