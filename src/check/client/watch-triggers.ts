@@ -32,6 +32,7 @@ import { ByOp, OpTable, fieldsOf, serverPathOf, type Completion, type Invocation
 import type { CreateModeName } from "../../zk/proto/records.js";
 import { describeTriggers, triggers, type Effect, type NodeEventType } from "../linearizability/zk-triggers.js";
 import { NotificationTxns, type NotifiedTxn } from "./notification-txns.js";
+import { runOps, type OpReader } from "./run-ops.js";
 import { isEphemeralMode, isSequentialMode } from "./znode-paths.js";
 import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "../zab/durable-floor.js";
 import type { RunServices } from "../check-run.js";
@@ -80,7 +81,8 @@ export class WatchTriggersChecker implements Checker<Kind> {
   readonly kinds = KINDS;
   readonly messageTypes = NotificationTxns.MESSAGE_TYPES;
   readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable(this.log);
+  /** Its operations: the run's table once attached (run-ops.ts). */
+  private ops: OpReader = new OpTable(this.log);
   /** Which txn each notification came from: the run's, once attached (it then reads the messages for every reader). */
   private txns = new NotificationTxns(this.log);
   /** "client session" → the handle's chroot. */
@@ -106,6 +108,7 @@ export class WatchTriggersChecker implements Checker<Kind> {
    */
   attach(run: RunServices): void {
     this.pruner.follow(run, this.log);
+    this.ops = runOps(run, this.log);
     this.txns = NotificationTxns.ofRun(run, this.log);
     this.txns.messagesFed = true;
   }

@@ -42,6 +42,7 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
 import { guarded, intField, nullableStringField, stringField } from "../event-reader.js";
 import { OpTable, type Completion, type Invocation } from "../history/client-events.js";
+import { runOps, type OpReader } from "./run-ops.js";
 import type { StatFields } from "../history/history.js";
 import { AddWatchMode } from "../../zk/proto/records.js";
 import { parseZxidText } from "../zxid-text.js";
@@ -99,7 +100,8 @@ export class WatchesChecker implements Checker<Kind> {
   readonly kinds = KINDS;
   readonly messageTypes = NotificationTxns.MESSAGE_TYPES;
   readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable(this.log);
+  /** Its operations: the run's table once attached (run-ops.ts). */
+  private ops: OpReader = new OpTable(this.log);
   /** Client → session → its watches (two lookups, no key string per event). */
   private readonly sessions = new Map<string, Map<string, SessionWatches>>();
   /** Which txn each notification came from (4): the run's, once attached (notification-txns.ts). */
@@ -110,8 +112,9 @@ export class WatchesChecker implements Checker<Kind> {
    */
   private readonly seenOnConnection = new Map<string, Map<string, Map<string, string[]>>>();
 
-  /** The run's attribution of notifications, shared with client.watch-triggers. */
+  /** The run's operations, and its attribution of notifications, shared with client.watch-triggers. */
   attach(run: RunServices): void {
+    this.ops = runOps(run, this.log);
     this.txns = NotificationTxns.ofRun(run, this.log);
   }
 
