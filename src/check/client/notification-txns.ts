@@ -8,10 +8,22 @@
  * Used by client.watches (one trigger per txn) and client.watch-triggers (the model's triggers).
  * Feed it every event of `KINDS` (`onEvent`); `clientNode` names the nodes that are clients (their
  * `send`s are requests, not notifications). A malformed `zk.apply` goes to the checker's log.
+ *
+ * One per run (`ofRun`): in a run, the two checkers share one, fed by both (an event handed to
+ * both is read once, by the first), and client.watches, when client.watch-triggers reads the
+ * messages and applies for both (`messagesFed`), leaves them out (`Checker.attachedKinds`): the
+ * run's client traffic (most of a seed's messages) and applies reach one reader instead of two.
+ * Fed together, a server's run of notifications is settled by any of both checkers' events of
+ * that server (client.watch-triggers also reads its crashes and role changes), which only ever
+ * closes a run that no `zk.apply` of that txn would close. A checker fed by hand has its own.
  */
 import type { TraceEvent } from "../../sim/trace.js";
 import { reportMalformed, stringField, type ViolationSink } from "../event-reader.js";
 import { mayBeClientTraffic } from "../message-types.js";
+import type { RunServices } from "../check-run.js";
+
+/** The run's shared attribution, by the run's services object (every checker of a run gets the same one). */
+const BY_RUN = new WeakMap<RunServices, NotificationTxns>();
 
 export interface NotifiedTxn {
   /** The server that sent the notification and applied the txn. */
@@ -41,7 +53,33 @@ export class NotificationTxns {
   /** Client node → the txn of the notification it received last (until its client.watch takes it). */
   private readonly delivered = new Map<string, NotifiedTxn>();
 
-  constructor(private readonly log: ViolationSink) {}
+  /** The logs a malformed `zk.apply` goes to: its readers' (one, unless shared by a run). */
+  private readonly logs: ViolationSink[];
+  /** Shared by a run: the event read last, which a second reader hands again (read once). */
+  private readonly shared: boolean;
+  private lastEvent: TraceEvent | undefined = undefined;
+  /** The `client.watch` that took last and what it took (the second reader of it gets the same). */
+  private lastTakeEvent: TraceEvent | undefined = undefined;
+  private lastTaken: NotifiedTxn | undefined = undefined;
+  /** A reader of the shared one reads every event of `KINDS` for it (client.watch-triggers). */
+  messagesFed = false;
+
+  constructor(log: ViolationSink, shared = false) {
+    this.logs = [log];
+    this.shared = shared;
+  }
+
+  /** The run's one, made by its first reader; `log` gets its malformed `zk.apply`s too. */
+  static ofRun(run: RunServices, log: ViolationSink): NotificationTxns {
+    const known = BY_RUN.get(run);
+    if (known !== undefined) {
+      known.logs.push(log);
+      return known;
+    }
+    const made = new NotificationTxns(log, true);
+    BY_RUN.set(run, made);
+    return made;
+  }
 
   /** The node named last (most client events come from the node that spoke last: no set lookup then). */
   private lastClientNode: string | undefined;
@@ -53,6 +91,10 @@ export class NotificationTxns {
   }
 
   onEvent(e: TraceEvent): void {
+    if (this.shared) {
+      if (e === this.lastEvent) return;
+      this.lastEvent = e;
+    }
     if (e.kind === "send" && e.detail === "notification" && !this.clientNodes.has(e.node) && e.peer !== undefined && e.id !== undefined) {
       const run = this.runs.get(e.node);
       if (run === undefined) this.runs.set(e.node, [{ peer: e.peer, id: e.id }]);
@@ -81,7 +123,8 @@ export class NotificationTxns {
       zxid = stringField(e, "zxid");
       op = stringField(e, "op");
     } catch (err) {
-      reportMalformed(this.log, e, err);
+      const logs = this.logs;
+      for (let i = 0; i < logs.length; i++) reportMalformed(logs[i]!, e, err);
       return;
     }
     // One txn, shared by the run's notifications (read-only to every reader).
@@ -95,11 +138,18 @@ export class NotificationTxns {
     for (const t of this.delivered.values()) into.add(t.zxid);
   }
 
-  /** The txn of the notification `node` received last, taken (a `client.watch` reports it). */
-  take(node: string): NotifiedTxn | undefined {
-    if (this.delivered.size === 0) return undefined;
-    const t = this.delivered.get(node);
-    this.delivered.delete(node);
-    return t;
+  /**
+   * The txn of the notification the node of `e` (a `client.watch`) received last, taken: the
+   * `client.watch` reports it (a second reader of the same event gets the same).
+   */
+  take(e: TraceEvent): NotifiedTxn | undefined {
+    if (this.shared) {
+      if (e === this.lastTakeEvent) return this.lastTaken;
+      this.lastTakeEvent = e;
+    }
+    if (this.delivered.size === 0) return (this.lastTaken = undefined);
+    const t = this.delivered.get(e.node);
+    this.delivered.delete(e.node);
+    return (this.lastTaken = t);
   }
 }

@@ -41,6 +41,8 @@ import { ViolationLog, type Checker, type KindsOf, type Violation } from "../che
 import { guarded, intField, nullableStringField, stringField } from "../event-reader.js";
 import { AddWatchMode } from "../../zk/proto/records.js";
 import { OpTable } from "../history/client-events.js";
+import { runOps, type OpReader } from "./run-ops.js";
+import type { RunServices } from "../check-run.js";
 import { selfAndAncestors } from "./znode-paths.js";
 
 type ServerTable = "data" | "child";
@@ -73,9 +75,14 @@ export class ServerWatchesChecker implements Checker<KindsOf<typeof KINDS>> {
   readonly name = "client.server-watches";
   readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable(this.log);
+  /** Its operations: the run's table once attached, shared with the other watch checkers (run-ops.ts). */
+  private ops: OpReader = new OpTable(this.log);
   /** Client node → session → its server-side tables. */
   private readonly sessions = new Map<string, Map<string, SessionTables>>();
+
+  attach(run: RunServices): void {
+    this.ops = runOps(run, this.log);
+  }
 
   onEvent(e: TraceEvent<KindsOf<typeof KINDS>>): void {
     switch (e.kind) {

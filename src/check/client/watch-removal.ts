@@ -41,6 +41,8 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
 import { booleanField, guarded, intField, nullableStringField, optionalStringField, stringField } from "../event-reader.js";
 import { ByOp, OpTable } from "../history/client-events.js";
+import { runOps, type OpReader } from "./run-ops.js";
+import type { RunServices } from "../check-run.js";
 import { WatcherType } from "../../zk/proto/records.js";
 
 /** The removal events, and the ones each WatcherType may produce. */
@@ -93,11 +95,16 @@ export class WatchRemovalChecker implements Checker<Kind> {
   readonly name = "client.watch-removal";
   readonly kinds = KINDS;
   readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable(this.log);
+  /** Its operations: the run's table once attached, shared with the other watch checkers (run-ops.ts). */
+  private ops: OpReader = new OpTable(this.log);
   /** Client node → session → what the checker knows of it. */
   private readonly sessions = new Map<string, Map<string, SessionState>>();
   /** Client node → opId → a removal in flight (its type and `local`, which the op table does not keep). */
   private readonly removals = new ByOp<Removal>();
+
+  attach(run: RunServices): void {
+    this.ops = runOps(run, this.log);
+  }
 
   onEvent(e: TraceEvent<Kind>): void {
     switch (e.kind) {

@@ -32,6 +32,7 @@ import { ByOp, OpTable, fieldsOf, serverPathOf, type Completion, type Invocation
 import type { CreateModeName } from "../../zk/proto/records.js";
 import { describeTriggers, triggers, type Effect, type NodeEventType } from "../linearizability/zk-triggers.js";
 import { NotificationTxns, type NotifiedTxn } from "./notification-txns.js";
+import { runOps, type OpReader } from "./run-ops.js";
 import { isEphemeralMode, isSequentialMode } from "./znode-paths.js";
 import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "../zab/durable-floor.js";
 import type { RunServices } from "../check-run.js";
@@ -80,8 +81,10 @@ export class WatchTriggersChecker implements Checker<Kind> {
   readonly kinds = KINDS;
   readonly messageTypes = NotificationTxns.MESSAGE_TYPES;
   readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable(this.log);
-  private readonly txns = new NotificationTxns(this.log);
+  /** Its operations: the run's table once attached (run-ops.ts). */
+  private ops: OpReader = new OpTable(this.log);
+  /** Which txn each notification came from: the run's, once attached (it then reads the messages for every reader). */
+  private txns = new NotificationTxns(this.log);
   /** "client session" → the handle's chroot. */
   private readonly chroots = new Map<string, string>();
   /** Txn zxid → the first apply of it (op, session, cxid, err). */
@@ -97,6 +100,8 @@ export class WatchTriggersChecker implements Checker<Kind> {
   private readonly reaped = new Map<string, string>();
   private readonly pending: Pending[] = [];
   private readonly pruner = new FloorPruner((floorZxid) => this.prune(floorZxid));
+  /** Attached: the run feeds the pruner (`attach`). */
+  private followsFloor = false;
 
   /**
    * The run's durable floor, whose events the run hands the pruner: the checker then leaves them
@@ -105,6 +110,10 @@ export class WatchTriggersChecker implements Checker<Kind> {
    */
   attach(run: RunServices): void {
     this.pruner.follow(run, this.log);
+    this.followsFloor = true;
+    this.ops = runOps(run, this.log);
+    this.txns = NotificationTxns.ofRun(run, this.log);
+    this.txns.messagesFed = true;
   }
 
   attachedKinds(): readonly Kind[] {
@@ -113,7 +122,8 @@ export class WatchTriggersChecker implements Checker<Kind> {
 
   onEvent(e: TraceEvent<Kind>): void {
     this.read(e);
-    if (isFloorEvent(e)) guarded(this.log, e, this.pruner, this.pruner.observe);
+    // Attached, the run hands the pruner the floor's events (none reaches this): no kind test per event.
+    if (!this.followsFloor && isFloorEvent(e)) guarded(this.log, e, this.pruner, this.pruner.observe);
   }
 
   private read(e: TraceEvent<Kind>): void {
@@ -217,7 +227,7 @@ export class WatchTriggersChecker implements Checker<Kind> {
   }
 
   private onWatch(e: TraceEvent<"client.watch">): void {
-    const txn = this.txns.take(e.node);
+    const txn = this.txns.take(e);
     const type = stringField(e, "type");
     const path = nullableStringField(e, "path");
     if (txn === undefined || path === null || !NODE_EVENTS.has(type)) return;

@@ -42,14 +42,17 @@ import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type KindsOf, type Violation } from "../checker.js";
 import { guarded, intField, nullableStringField, stringField } from "../event-reader.js";
 import { OpTable, type Completion, type Invocation } from "../history/client-events.js";
+import { runOps, type OpReader } from "./run-ops.js";
 import type { StatFields } from "../history/history.js";
 import { AddWatchMode } from "../../zk/proto/records.js";
 import { parseZxidText } from "../zxid-text.js";
 import { hex, selfAndAncestors } from "./znode-paths.js";
 import { NotificationTxns } from "./notification-txns.js";
+import type { RunServices } from "../check-run.js";
 
 /** The kinds it reads: the client's, and the messages and applies that attribute notifications (4). */
-const KINDS = ["client.invoke", "client.complete", "client.watch", "client.connect", "client.state", "client.disconnect", ...NotificationTxns.KINDS] as const;
+const CLIENT_KINDS = ["client.invoke", "client.complete", "client.watch", "client.connect", "client.state", "client.disconnect"] as const;
+const KINDS = [...CLIENT_KINDS, ...NotificationTxns.KINDS] as const;
 type Kind = KindsOf<typeof KINDS>;
 
 type Table = "data" | "exist" | "child";
@@ -97,16 +100,28 @@ export class WatchesChecker implements Checker<Kind> {
   readonly kinds = KINDS;
   readonly messageTypes = NotificationTxns.MESSAGE_TYPES;
   readonly log = new ViolationLog(this.name);
-  private readonly ops = new OpTable(this.log);
+  /** Its operations: the run's table once attached (run-ops.ts). */
+  private ops: OpReader = new OpTable(this.log);
   /** Client → session → its watches (two lookups, no key string per event). */
   private readonly sessions = new Map<string, Map<string, SessionWatches>>();
-  /** Which txn each notification came from (4). */
-  private readonly txns = new NotificationTxns(this.log);
+  /** Which txn each notification came from (4): the run's, once attached (notification-txns.ts). */
+  private txns = new NotificationTxns(this.log);
   /**
    * Per handle (client node, then session as the event writes it): each txn's zxid → the
    * (type, path) pairs of its notifications seen, flat. No key text per notification.
    */
   private readonly seenOnConnection = new Map<string, Map<string, Map<string, string[]>>>();
+
+  /** The run's operations, and its attribution of notifications, shared with client.watch-triggers. */
+  attach(run: RunServices): void {
+    this.ops = runOps(run, this.log);
+    this.txns = NotificationTxns.ofRun(run, this.log);
+  }
+
+  /** Its client kinds only, when client.watch-triggers reads the messages and applies for the run's attribution. */
+  attachedKinds(): readonly Kind[] {
+    return this.txns.messagesFed ? CLIENT_KINDS : KINDS;
+  }
 
   onEvent(e: TraceEvent<Kind>): void {
     this.txns.onEvent(e);
@@ -197,7 +212,7 @@ export class WatchesChecker implements Checker<Kind> {
     const type = stringField(e, "type");
     const path = nullableStringField(e, "path");
     const tables = TAKES[type];
-    const notif = this.txns.take(e.node);
+    const notif = this.txns.take(e);
     if (tables !== undefined && path === null) {
       this.log.add(e, `malformed trace event: client.watch ${type} without a path`);
       return;

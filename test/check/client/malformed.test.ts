@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ClientLinearizabilityChecker, ServerWatchesChecker, SessionOrderChecker, SessionsChecker, WatchesChecker } from "../../../src/check/client/index.js";
-import type { Checker } from "../../../src/check/checker.js";
+import { ClientLinearizabilityChecker, ServerWatchesChecker, SessionOrderChecker, SessionsChecker, WatchRemovalChecker, WatchTriggersChecker, WatchesChecker } from "../../../src/check/client/index.js";
+import { runCheckers, type Checker } from "../../../src/check/checker.js";
 import { ClientTrace, S1, runChecker, z } from "./trace-builder.js";
 
 const CHECKERS: [string, () => Checker][] = [
@@ -56,5 +56,22 @@ describe("check: client: malformed events are violations, never skipped", () => 
   it("client.watches: a watch event without a type is reported", () => {
     const v = runChecker(new WatchesChecker(), withBroken((t) => t.event("client.watch", "c1", { client: "c1", session: S1, path: "/k", watchers: 1 })).events);
     expect(v.map((x) => x.message)).toEqual([expect.stringMatching(/^malformed client\.watch event #\d+ on c1: field "type" is missing/)]);
+  });
+
+  it("the watch checkers of one run pair operations in one table (run-ops.ts): each still reports every malformed event, and a completion of nothing, in its own log", () => {
+    const t = withBroken((t) => {
+      for (const [, broken] of MALFORMED) broken(t);
+      t.complete("c1", S1, t.invoke("c1", S1, "setData", "/k", { version: "nope" }), "ok", { zxid: z(3) });
+      t.complete("c1", S1, 77, "ok", { zxid: z(4) });
+    });
+    const watchers: (() => Checker)[] = [() => new WatchesChecker(), () => new ServerWatchesChecker(), () => new WatchTriggersChecker(), () => new WatchRemovalChecker()];
+    const alone = watchers.flatMap((make) => runChecker(make(), t.events));
+    expect(alone.filter((v) => v.checker === "client.watch-removal").map((v) => v.message)).toEqual([
+      ...MALFORMED.map(([, , message]) => expect.stringMatching(message)),
+      expect.stringMatching(/^malformed client\.invoke event #\d+ on c1: field "version"/),
+      expect.stringMatching(/completion of op c1\/77 without an invocation/),
+    ]);
+    const together = runCheckers(watchers.map((make) => make()), t.events);
+    expect(together).toEqual(alone);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { WatchesChecker } from "../../../src/check/client/index.js";
+import { WatchTriggersChecker, WatchesChecker } from "../../../src/check/client/index.js";
+import { runCheckers } from "../../../src/check/checker.js";
 import { ClientTrace, S1, S2, runChecker, stat, z } from "./trace-builder.js";
 
 /** c2 (S2) reads /x with a watch at zxid 0x5. */
@@ -124,5 +125,39 @@ describe("check: client: watches", () => {
     t.apply("s1", z(5), "setData", S1);
     t.deliver("s1", "c2", c, "notification").watch("c2", S2, "NodeDataChanged", "/p/q");
     expect(runChecker(new WatchesChecker(), t.events)).toEqual([]);
+  });
+
+  it("in one run with client.watch-triggers, both read one attribution of notifications, fed once, with the verdicts each has alone", () => {
+    // c2 holds a persistent watch on /p; s1 notifies it twice of one setData (rule 4), whose
+    // writer c1 is answered: watch-triggers judges both events (NodeDataChanged /p: right), then
+    // an event of the wrong type (NodeCreated /p from a setData: watch-triggers' violation).
+    const t = new ClientTrace().connected("c1", S1).connected("c2", S2);
+    t.call("c2", S2, "addWatch", "/p", { mode: 0 }, z(3));
+    t.call("c1", S1, "setData", "/p", { version: -1, data: "x" }, z(6), { stat: {} });
+    const a = t.send("s1", "c2", "notification");
+    const b = t.send("s1", "c2", "notification");
+    const c = t.send("s1", "c2", "notification");
+    t.event("zk.apply", "s1", { zxid: z(6), op: "setData", session: S1, cxid: 1 });
+    t.deliver("s1", "c2", a, "notification").watch("c2", S2, "NodeDataChanged", "/p");
+    t.deliver("s1", "c2", b, "notification").watch("c2", S2, "NodeDataChanged", "/p");
+    t.deliver("s1", "c2", c, "notification").watch("c2", S2, "NodeCreated", "/p");
+    const watchesAlone = runChecker(new WatchesChecker(), t.events);
+    const triggersAlone = runChecker(new WatchTriggersChecker(), t.events);
+    expect(watchesAlone.map((v) => v.message)).toEqual([expect.stringMatching(/received NodeDataChanged \/p twice for txn 0x6 \(setData\)/)]);
+    expect(triggersAlone.map((v) => v.message)).toEqual([expect.stringMatching(/received NodeCreated \/p from txn 0x6 on s1 \(setData \/p by c1\)/)]);
+    for (const order of ["watches first", "triggers first"]) {
+      const watches = new WatchesChecker();
+      const triggers = new WatchTriggersChecker();
+      const together = runCheckers(order === "watches first" ? [watches, triggers] : [triggers, watches], t.events);
+      expect(together.filter((v) => v.checker === "client.watches")).toEqual(watchesAlone);
+      expect(together.filter((v) => v.checker === "client.watch-triggers")).toEqual(triggersAlone);
+      // client.watches no longer reads the messages and applies: client.watch-triggers reads them for both.
+      expect(watches.attachedKinds()).not.toContain("send");
+      expect(watches.attachedKinds()).not.toContain("zk.apply");
+    }
+    // Alone in a run, it reads them itself.
+    const alone = new WatchesChecker();
+    runCheckers([alone], t.events);
+    expect(alone.attachedKinds()).toContain("deliver");
   });
 });
