@@ -9,11 +9,16 @@
  * and each parsed every `zab.deliver` and `zab.log` into a floor of its own. A checker that read
  * the floor's kinds only to prune by it has them handed by the run instead (`followFloor`), after
  * the floor, and no longer reads them itself (`Checker.attachedKinds`).
+ *
+ * The txn fields (zab/txn-fields.ts): the zxid and txn of each `zab.propose`, `zab.log` and
+ * `zab.deliver`, read once for the floor and the ZAB checkers that read them (each parsed the
+ * zxid of its own before). Fed first, as the floor reads it.
  */
 import type { TraceEvent } from "../sim/trace.js";
 import type { TraceKind } from "../sim/trace-schema.js";
 import { DurableFloor, FLOOR_KINDS } from "./zab/durable-floor.js";
 import { MalformedEvent } from "./event-reader.js";
+import { TxnFields, type TxnFieldsReader } from "./zab/txn-fields.js";
 
 /** A service's feed: the kinds it follows and what reads them (handed each, as a checker is). */
 export interface ServiceFeed {
@@ -27,6 +32,8 @@ export interface ServiceFeed {
  */
 export interface RunServices {
   durableFloor(): { current(): bigint };
+  /** The zxid and txn of the txn events, read once (zab/txn-fields.ts). */
+  txnFields(): TxnFieldsReader;
   readonly floorMalformed: { event: TraceEvent; error: MalformedEvent } | undefined;
   /** Hands `follower` every floor event, in order, each once the floor has read it. */
   followFloor(follower: FloorFollower): void;
@@ -39,6 +46,7 @@ export interface FloorFollower {
 
 export class CheckRun implements RunServices {
   private floor: DurableFloor | undefined = undefined;
+  private fields: TxnFields | undefined = undefined;
   /**
    * The last floor event the floor found malformed, with the error: each checker that reads the
    * floor reports it as its own floor did (FloorPruner.observe rethrows it), and the run goes on.
@@ -48,7 +56,12 @@ export class CheckRun implements RunServices {
 
   /** The run's durable floor (created on the first request; fed only if some checker asked). */
   durableFloor(): DurableFloor {
-    return (this.floor ??= new DurableFloor());
+    return (this.floor ??= new DurableFloor(this.txnFields()));
+  }
+
+  /** The run's txn fields (created on the first request; fed only if some reader asked). */
+  txnFields(): TxnFields {
+    return (this.fields ??= new TxnFields());
   }
 
   followFloor(follower: FloorFollower): void {
@@ -58,7 +71,11 @@ export class CheckRun implements RunServices {
 
   /** The services some checker asked for, each with its feed, for the dispatcher to subscribe first. */
   feeds(): ServiceFeed[] {
-    return this.floor === undefined ? [] : [new FloorFeed(this, this.floor, this.followers)];
+    const feeds: ServiceFeed[] = [];
+    // The txn fields first: the floor reads them.
+    if (this.fields !== undefined) feeds.push(this.fields);
+    if (this.floor !== undefined) feeds.push(new FloorFeed(this, this.floor, this.followers));
+    return feeds;
   }
 }
 

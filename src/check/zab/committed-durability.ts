@@ -38,7 +38,7 @@ import type { TraceEvent } from "../../sim/trace.js";
 import type { KindsOf } from "../checker.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
-import { intField, optionalZxidField, stringField, zxidField } from "../event-reader.js";
+import { intField, optionalZxidField, zxidField } from "../event-reader.js";
 import type { TxnEntry } from "./txn-history.js";
 import { ReplicaLogs, type Replica } from "./replica-log.js";
 import { FloorPruner } from "./durable-floor.js";
@@ -103,8 +103,7 @@ export class CommittedDurabilityChecker extends ZabEventChecker<Kind> {
   protected dispatch(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "zab.propose": {
-        const zxid = zxidField(e, "zxid");
-        const txn = stringField(e, "txn");
+        const { zxid, txn } = this.txnFields.entry(e);
         this.txnOf.set(zxid, txn);
         this.replicas.proposed(zxid, txn);
         return;
@@ -116,13 +115,13 @@ export class CommittedDurabilityChecker extends ZabEventChecker<Kind> {
         return;
       }
       case "zab.log":
-        this.onLog(e, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
+        this.onLog(e, this.txnFields.entry(e));
         return;
       case "zab.commit":
         this.onCommit(e, zxidField(e, "zxid"));
         return;
       case "zab.deliver": {
-        const entry = { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") };
+        const entry = this.txnFields.entry(e);
         this.replicas.deliver(e.node, entry);
         this.commit(entry.zxid, entry.txn, "delivered", e);
         return;

@@ -21,6 +21,7 @@ import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { guarded, optionalStringField, zxidField, type ViolationSink } from "../event-reader.js";
 import type { RunServices } from "../check-run.js";
+import { UNSHARED_TXN_FIELDS, type TxnFieldsReader } from "./txn-fields.js";
 
 /** The kinds the floor follows. */
 export const FLOOR_KINDS = ["zab.deliver", "zab.log", "zab.recovered", "zab.truncate", "zab.snap.load", "zk.snapshot.done"] as const;
@@ -45,16 +46,19 @@ export class DurableFloor {
   private readonly servers = new Map<string, ServerDurability>();
   private floorZxid: Zxid = -1n;
 
+  /** `fields`: the run's txn fields (zab/txn-fields.ts), fed each txn event before the floor. */
+  constructor(private readonly fields: TxnFieldsReader = UNSHARED_TXN_FIELDS) {}
+
   /** Follows one event of the kinds it follows. */
   observe(e: TraceEvent<FloorKind>): void {
     switch (e.kind) {
       case "zab.deliver": {
-        this.server(e.node).treeZxid = zxidField(e, "zxid");
+        this.server(e.node).treeZxid = this.fields.zxid(e);
         return;
       }
       case "zab.log": {
         const s = this.server(e.node);
-        const zxid = zxidField(e, "zxid");
+        const zxid = this.fields.zxid(e);
         if (s.pendingSnapZxid !== undefined) s.loggedWhilePending = max(s.loggedWhilePending, zxid);
         else s.durableZxid = max(s.durableZxid, zxid);
         return;

@@ -14,7 +14,6 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import type { Zxid } from "../../zk/proto/records.js";
 import { formatZxid, ZabEventChecker } from "./zab-event.js";
-import { stringField, zxidField } from "../event-reader.js";
 import { FloorPruner } from "./durable-floor.js";
 
 const KINDS = ["zab.propose", "zab.deliver"] as const;
@@ -34,15 +33,13 @@ export class IntegrityChecker extends ZabEventChecker<(typeof KINDS)[number]> {
 
   protected dispatch(e: TraceEvent<(typeof KINDS)[number]>): void {
     if (e.kind === "zab.propose") {
-      const zxid = zxidField(e, "zxid");
-      const txn = stringField(e, "txn");
+      const { zxid, txn } = this.txnFields.entry(e);
       const txns = this.proposed.get(zxid);
       if (txns === undefined) this.proposed.set(zxid, [txn]);
       else if (!txns.includes(txn)) txns.push(txn);
       return;
     }
-    const zxid = zxidField(e, "zxid");
-    const txn = stringField(e, "txn");
+    const { zxid, txn } = this.txnFields.entry(e);
     if (this.proposed.get(zxid)?.includes(txn) || zxid <= this.pruner!.prunedThrough) return;
     const key = `${zxid}:${txn}`;
     if (this.reported.has(key)) return;

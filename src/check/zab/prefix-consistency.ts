@@ -27,7 +27,7 @@ import type { TraceEvent } from "../../sim/trace.js";
 import type { KindsOf } from "../checker.js";
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
 import { at, formatZxid, syncParties, ZabEventChecker } from "./zab-event.js";
-import { optionalIntField, optionalZxidField, stringField, zxidField } from "../event-reader.js";
+import { optionalIntField, optionalZxidField, zxidField } from "../event-reader.js";
 import { sameTxn, TxnHistory, type TxnEntry } from "./txn-history.js";
 import { ReplicaLogs, type Replica } from "./replica-log.js";
 import { FloorPruner } from "./durable-floor.js";
@@ -82,10 +82,10 @@ export class PrefixConsistencyChecker extends ZabEventChecker<Kind> {
   protected dispatch(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "zab.log":
-        this.replicas.log(e.node, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
+        this.replicas.log(e.node, this.txnFields.entry(e));
         return;
       case "zab.deliver":
-        this.onDeliver(e, { zxid: zxidField(e, "zxid"), txn: stringField(e, "txn") });
+        this.onDeliver(e, this.txnFields.entry(e));
         return;
       case "zab.recovered":
         this.onRecovered(e, zxidField(e, "lastZxid"));
@@ -106,10 +106,12 @@ export class PrefixConsistencyChecker extends ZabEventChecker<Kind> {
       case "zab.leader.established":
         this.onEstablished(e, zxidField(e, "lastZxid"));
         return;
-      case "zab.propose":
-        this.replicas.proposed(zxidField(e, "zxid"), stringField(e, "txn"));
-        this.onPropose(e, zxidField(e, "zxid"));
+      case "zab.propose": {
+        const { zxid, txn } = this.txnFields.entry(e);
+        this.replicas.proposed(zxid, txn);
+        this.onPropose(e, zxid);
         return;
+      }
       case "disk.append": {
         // A txn-log record (a snapshot's appends carry none): durable once an fsync covers it.
         const record = optionalZxidField(e, "record");

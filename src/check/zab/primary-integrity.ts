@@ -73,7 +73,7 @@ export class PrimaryIntegrityChecker extends ZabEventChecker<Kind> {
   protected dispatch(e: TraceEvent<Kind>): void {
     switch (e.kind) {
       case "zab.deliver":
-        this.onDeliver(e, zxidField(e, "zxid"));
+        this.onDeliver(e, this.txnFields.zxid(e));
         return;
       case "zab.recovered":
         this.replicas.recovered(e.node, zxidField(e, "lastZxid"), []);
@@ -97,7 +97,7 @@ export class PrimaryIntegrityChecker extends ZabEventChecker<Kind> {
         return;
       }
       case "zab.propose":
-        this.onPropose(e, zxidField(e, "zxid"));
+        this.onPropose(e, this.txnFields.zxid(e));
         return;
     }
   }

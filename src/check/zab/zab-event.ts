@@ -13,6 +13,7 @@ import { MalformedEvent, optionalIntField, optionalStringField, reportMalformed 
 import { zxidCounter, zxidEpoch, type Zxid } from "../../zk/proto/records.js";
 import { FLOOR_KINDS, type FloorKind, type FloorPruner } from "./durable-floor.js";
 import type { RunServices } from "../check-run.js";
+import { TXN_KINDS, UNSHARED_TXN_FIELDS, type TxnFieldsReader } from "./txn-fields.js";
 
 /** `0x200000001 (2,1)`: the hex form ZooKeeper logs, and the (epoch,counter) pair the papers use. */
 export function formatZxid(zxid: Zxid): string {
@@ -105,6 +106,8 @@ export abstract class ZabEventChecker<K extends TraceKind> implements Checker<K 
   protected readonly names = new ServerNames();
   /** Set by a checker that forgets its per-txn state below the durable floor, in its constructor. */
   protected pruner: FloorPruner | undefined = undefined;
+  /** The zxid and txn of its txn events, read once a run for every reader (zab/txn-fields.ts). */
+  protected txnFields: TxnFieldsReader = UNSHARED_TXN_FIELDS;
   private readonly own: ReadonlySet<TraceKind>;
   private kindList: readonly (K | NameKind | FloorKind)[] | undefined;
 
@@ -121,9 +124,10 @@ export abstract class ZabEventChecker<K extends TraceKind> implements Checker<K 
     return (this.kindList ??= [...new Set<K | NameKind | FloorKind>([...(this.own as ReadonlySet<K>), ...NAME_KINDS, ...(this.pruner === undefined ? [] : FLOOR_KINDS)])]);
   }
 
-  /** The run's durable floor, for a checker that prunes by it. */
+  /** The run's durable floor, for a checker that prunes by it; the run's txn fields, for one that reads txn events. */
   attach(run: RunServices): void {
     this.pruner?.attach(run);
+    if (TXN_KINDS.some((kind) => this.own.has(kind))) this.txnFields = run.txnFields();
   }
 
   onEvent(e: TraceEvent<K | NameKind | FloorKind>): void {

@@ -13,10 +13,12 @@
 import type { TraceEvent } from "../../sim/trace.js";
 import { ViolationLog, type Checker, type Violation, type KindsOf } from "../checker.js";
 import type { Zxid } from "../../zk/proto/records.js";
+import type { TxnEntry } from "./txn-history.js";
 import { at, formatZxid, serverLabel } from "./zab-event.js";
-import { reportMalformed, stringField, zxidField } from "../event-reader.js";
+import { reportMalformed } from "../event-reader.js";
 import { FLOOR_KINDS, FloorPruner, isFloorEvent } from "./durable-floor.js";
 import type { RunServices } from "../check-run.js";
+import { UNSHARED_TXN_FIELDS, type TxnFieldsReader } from "./txn-fields.js";
 
 interface FirstSeen {
   txn: string;
@@ -40,22 +42,26 @@ export class ZxidUniquenessChecker implements Checker<Kind> {
     for (const zxid of this.first.keys()) if (zxid <= floorZxid) this.first.delete(zxid);
   });
 
-  /** The run's durable floor. */
+  /** The zxid and txn of each txn event, read once a run (zab/txn-fields.ts). */
+  private txnFields: TxnFieldsReader = UNSHARED_TXN_FIELDS;
+
+  /** The run's durable floor and txn fields. */
   attach(run: RunServices): void {
     this.pruner.attach(run);
+    this.txnFields = run.txnFields();
   }
 
   onEvent(e: TraceEvent<Kind>): void {
     // `guarded`, inlined: no closure per txn event (three per txn per server).
     try {
-      if (CARRIERS.has(e.kind)) this.onTxn(e, zxidField(e, "zxid"), stringField(e, "txn"));
+      if (CARRIERS.has(e.kind)) this.onTxn(e, this.txnFields.entry(e));
       if (isFloorEvent(e)) this.pruner.observe(e);
     } catch (err) {
       reportMalformed(this.log, e, err);
     }
   }
 
-  private onTxn(e: TraceEvent, zxid: Zxid, txn: string): void {
+  private onTxn(e: TraceEvent, { zxid, txn }: TxnEntry): void {
     if (zxid <= this.pruner.prunedThrough) return;
     const first = this.first.get(zxid);
     if (first === undefined) {

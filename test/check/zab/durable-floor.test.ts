@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DurableFloor, FLOOR_KINDS } from "../../../src/check/zab/durable-floor.js";
+import { TXN_KINDS } from "../../../src/check/zab/txn-fields.js";
 import { isOneOf } from "../../../src/sim/trace.js";
 import { CommittedDurabilityChecker } from "../../../src/check/zab/committed-durability.js";
 import { PrefixConsistencyChecker } from "../../../src/check/zab/prefix-consistency.js";
@@ -105,7 +106,8 @@ describe("check: zab: the durable floor", () => {
     const pruning = (): Checker[] => [new CommittedDurabilityChecker(), new PrefixConsistencyChecker(), new IntegrityChecker(), new ZxidUniquenessChecker(), new IdenticalTreesChecker(), new WatchTriggersChecker()];
     const run = new CheckRun();
     for (const c of pruning()) c.attach?.(run);
-    expect(run.feeds().map((f) => f.kinds)).toEqual([FLOOR_KINDS]);
+    // The txn fields first (the floor reads them), then the floor.
+    expect(run.feeds().map((f) => f.kinds)).toEqual([TXN_KINDS, FLOOR_KINDS]);
     // The shape with a lost txn, long enough for every checker to prune several times: fed alone
     // (each pruner with a floor of its own, the checker never attached) and through one run.
     const long = zk4785After(1000);
