@@ -162,6 +162,13 @@ function filled(n: number, value: number): number[] {
   return a;
 }
 
+/** Decimal digits of a level's number (what its state's number is at most as long as). */
+function digits(n: number): number {
+  let d = 1;
+  for (let x = n; x >= 10; x = Math.floor(x / 10)) d++;
+  return d;
+}
+
 class Search<S> {
   private readonly n: number;
   private readonly inv: number[];
@@ -492,9 +499,36 @@ class Search<S> {
     let deepest: Deepest<S> | undefined = trackDeepest ? this.snapshot(via, [false], this.p.init) : undefined;
     let deepestDepth = 0;
     const skips: boolean[] = [false];
+    // The memo deferred: until the search first leaves a level, it has only gone deeper, and
+    // every memo entry so far is a level of the current path, each with one more op linearized
+    // than the one below it. A new entry has more linearized ops than any of them (the set's key
+    // is exact), so the memo cannot hold it: nothing needs looking up, and the entries (the
+    // set's key and the state's number) are made only when the search first leaves a level — in
+    // the same order, so the states get the same numbers and the memo the same entries as when
+    // each was made at its level. A search that never leaves one (a history with one order, or
+    // whose first choices all work) makes none. The memo's size limit stays exact through an
+    // upper bound of what the deferred entries add (every state a new one, its number as long as
+    // its level's): while the bound is within the limit, so is the memo; the step that takes the
+    // bound past it makes the entries and is judged as before. Not with `onComplete` or
+    // `trackDeepest`, whose callbacks and snapshots see each step's memo.
+    let deferred = onComplete === undefined && !trackDeepest;
+    /** Per level, the linearized set's key (while deferred). */
+    const levelKeys: string[] = [""];
+    let deferredBound = 0;
+    /** Makes the deferred entries, of levels 1..top (within the limit: their bound was). */
+    const makeDeferred = (top: number): void => {
+      deferred = false;
+      for (let k = 1; k <= top; k++) {
+        const full = `${levelKeys[k]}#${this.stateId(states[k]!)}`;
+        seen.add(full);
+        memoChars += full.length;
+      }
+      levelKeys.length = 0;
+    };
     while (states.length > 0) {
       const top = states.length - 1;
       if (next[top]! >= end[top]!) {
+        if (deferred) makeDeferred(top);
         const at = top * 4;
         if (via[top]! >= 0) this.unmark(via[top]!, saved[at]!, saved[at + 1]!, saved[at + 2]!, saved[at + 3]!);
         states.pop(), next.pop(), end.pop(), via.pop(), skips.pop();
@@ -525,6 +559,20 @@ class Search<S> {
       if (done && onComplete === undefined) return { ok: true, exhausted: false, steps };
       const from = cands.length;
       const key = this.scan(cands);
+      if (deferred) {
+        deferredBound += key.length + 1 + digits(states.length) + this.p.key(succ).length;
+        if (deferredBound >= nextPollChars) {
+          nextPollChars = deferredBound + (1 << 20);
+          pollHeap();
+        }
+        if (deferredBound <= maxMemoChars) {
+          levelKeys.push(key);
+          states.push(succ), next.push(from), end.push(cands.length), via.push(i), saved.push(ptrD, ptrC, zNext, hiPos), skips.push((c & 1) === 1);
+          continue;
+        }
+        // Past the limit: the levels so far get their entries, and this one its own below.
+        makeDeferred(top);
+      }
       const full = `${key}#${this.stateId(succ)}`;
       if (seen.has(full)) {
         cands.length = from;
