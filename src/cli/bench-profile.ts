@@ -109,7 +109,7 @@ export function areaOf(file: string | undefined, functionName: string): string {
   if (file === "sim/trace.ts" || file === "base/structure-hash.ts") return "trace: record, hash, dispatch";
   if (file.startsWith("check/")) {
     const name = file.slice("check/".length, -".ts".length);
-    const shared = ["checker", "event-reader", "define-checker", "zxid-text", "zab/zab-event", "zab/replica-log", "zab/durable-floor", "cut-links", "node-clocks"];
+    const shared = ["checker", "event-reader", "define-checker", "zxid-text", "zab/zab-event", "zab/replica-log", "zab/durable-floor", "zab/txn-fields", "check-run", "client/run-ops", "cut-links", "node-clocks"];
     return shared.includes(name) ? "check: shared (readers, replica log, floors)" : `check: ${name}`;
   }
   const top = file.split("/")[0]!;
