@@ -37,6 +37,11 @@ export interface RunServices {
   readonly floorMalformed: { event: TraceEvent; error: MalformedEvent } | undefined;
   /** Hands `follower` every floor event, in order, each once the floor has read it. */
   followFloor(follower: FloorFollower): void;
+  /**
+   * The run's one `kind` (made by `make` for the first checker that asks): state its checkers
+   * keep together and feed themselves (client/run-ops.ts, client/notification-txns.ts).
+   */
+  shared<T>(kind: abstract new (...args: never[]) => T, make: () => T): T;
 }
 
 /** What follows the floor's events through the run (a checker's pruner): `observe` reads one. */
@@ -53,6 +58,7 @@ export class CheckRun implements RunServices {
    */
   floorMalformed: { event: TraceEvent; error: MalformedEvent } | undefined = undefined;
   private readonly followers: FloorFollower[] = [];
+  private readonly kept = new Map<object, unknown>();
 
   /** The run's durable floor (created on the first request; fed only if some checker asked). */
   durableFloor(): DurableFloor {
@@ -67,6 +73,13 @@ export class CheckRun implements RunServices {
   followFloor(follower: FloorFollower): void {
     this.durableFloor();
     this.followers.push(follower);
+  }
+
+  shared<T>(kind: abstract new (...args: never[]) => T, make: () => T): T {
+    if (this.kept.has(kind)) return this.kept.get(kind) as T;
+    const made = make();
+    this.kept.set(kind, made);
+    return made;
   }
 
   /** The services some checker asked for, each with its feed, for the dispatcher to subscribe first. */

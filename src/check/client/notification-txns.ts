@@ -22,9 +22,6 @@ import { reportMalformed, stringField, type ViolationSink } from "../event-reade
 import { mayBeClientTraffic } from "../message-types.js";
 import type { RunServices } from "../check-run.js";
 
-/** The run's shared attribution, by the run's services object (every checker of a run gets the same one). */
-const BY_RUN = new WeakMap<RunServices, NotificationTxns>();
-
 export interface NotifiedTxn {
   /** The server that sent the notification and applied the txn. */
   server: string;
@@ -64,21 +61,17 @@ export class NotificationTxns {
   /** A reader of the shared one reads every event of `KINDS` for it (client.watch-triggers). */
   messagesFed = false;
 
-  constructor(log: ViolationSink, shared = false) {
-    this.logs = [log];
+  /** `log`: where a malformed `zk.apply` goes (none yet for the run's shared one: `ofRun` adds each reader's). */
+  constructor(log: ViolationSink | undefined, shared = false) {
+    this.logs = log === undefined ? [] : [log];
     this.shared = shared;
   }
 
-  /** The run's one, made by its first reader; `log` gets its malformed `zk.apply`s too. */
+  /** The run's one (`RunServices.shared`), made by its first reader; `log` gets its malformed `zk.apply`s too. */
   static ofRun(run: RunServices, log: ViolationSink): NotificationTxns {
-    const known = BY_RUN.get(run);
-    if (known !== undefined) {
-      known.logs.push(log);
-      return known;
-    }
-    const made = new NotificationTxns(log, true);
-    BY_RUN.set(run, made);
-    return made;
+    const txns = run.shared(NotificationTxns, () => new NotificationTxns(undefined, true));
+    txns.logs.push(log);
+    return txns;
   }
 
   /** The node named last (most client events come from the node that spoke last: no set lookup then). */

@@ -2,7 +2,7 @@
  * One pairing of invocations with completions (`OpTable`) for the watch checkers of a run
  * (client.watches, client.server-watches, client.watch-triggers, client.watch-removal): each read
  * every `client.invoke` and `client.complete` into an `OpTable` of its own, four tables holding
- * the same open operations. In a run they share one, by the run's services object (what `attach`
+ * the same open operations. In a run they share one (`RunServices.shared`: the run's services object is what `attach`
  * hands every checker of the run): the first of them handed an event pairs it, the others are
  * handed the same answer, and each gets in its own log what the table reported of that event (a
  * malformed event, a completion of nothing invoked), as its own table would have.
@@ -77,11 +77,7 @@ class RunOpView implements OpReader {
   }
 }
 
-const BY_RUN = new WeakMap<RunServices, SharedOps>();
-
 /** The run's shared table as seen by the checker whose log is `log` (made by the first who asks). */
 export function runOps(run: RunServices, log: ViolationSink): OpReader {
-  let shared = BY_RUN.get(run);
-  if (shared === undefined) BY_RUN.set(run, (shared = new SharedOps()));
-  return new RunOpView(shared, log);
+  return new RunOpView(run.shared(SharedOps, () => new SharedOps()), log);
 }
