@@ -336,35 +336,34 @@ async function recipesBench(): Promise<Figure[]> {
   const p = scenario.workload.params;
   let seed = 0;
   let failed = 0;
-  const batch = async (n: number, run: Scenario = scenario, from = seed + 1): Promise<{ wall: number; cpu: number }> => {
+  // `counted`: the seeds are the run's own (their failures counted, the next batch goes on after them).
+  const batch = async (n: number, run: Scenario = scenario, from = seed + 1, counted = true): Promise<{ wall: number; cpu: number }> => {
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    for (let s = from; s < from + n; s++) if ((await runScenario(run, { seed: s })).verdict === "fail" && run === scenario) failed++;
+    for (let s = from; s < from + n; s++) if ((await runScenario(run, { seed: s })).verdict === "fail" && counted) failed++;
     const cpu = process.cpuUsage(cpu0);
-    if (run === scenario) seed = from + n - 1;
+    if (counted) seed = from + n - 1;
     return { wall: n / ((performance.now() - t0) / 1000), cpu: n / ((cpu.user + cpu.system) / 1e6) };
   };
   const cold = (await batch(10)).wall;
   await batch(RECIPES_WARM_UP_SEEDS - 10);
   const firstWarm = seed + 1;
-  const warmBatches = [await batch(20), await batch(20), await batch(20)];
+  // The warm batches: three of 20 seeds from `firstWarm`, with `run`'s checkers (or none).
+  const warmSeeds = async (run: Scenario, counted: boolean) => [await batch(20, run, firstWarm, counted), await batch(20, run, firstWarm + 20, counted), await batch(20, run, firstWarm + 40, counted)];
+  const warmBatches = await warmSeeds(scenario, true);
   const warm = medianOf3(warmBatches, (b) => b.wall).wall;
   const warmCpu = medianOf3(warmBatches, (b) => b.cpu).cpu;
   // The same seeds without checkers (warm by now): how the time splits between the simulation
   // and the checkers. Failures are not judged here (no checker runs).
   const simulationOnly = { ...scenario, checkers: [] };
-  const simulationBatches = [await batch(20, simulationOnly, firstWarm), await batch(20, simulationOnly, firstWarm + 20), await batch(20, simulationOnly, firstWarm + 40)];
+  const simulationBatches = await warmSeeds(simulationOnly, false);
   const simulation = medianOf3(simulationBatches, (b) => b.wall).wall;
   const simulationCpu = medianOf3(simulationBatches, (b) => b.cpu).cpu;
   // On to where the compiler threads have gone quiet; then the warm batches' seeds again, with
-  // and without checkers (their failures were counted the first time: a copy is not judged).
+  // and without checkers (not counted: their failures were, the first time).
   await batch(RECIPES_STEADY_SEEDS - seed);
-  const again = { ...scenario };
-  const steadyCpu = medianOf3([await batch(20, again, firstWarm), await batch(20, again, firstWarm + 20), await batch(20, again, firstWarm + 40)], (b) => b.cpu).cpu;
-  const steadySimulationCpu = medianOf3(
-    [await batch(20, simulationOnly, firstWarm), await batch(20, simulationOnly, firstWarm + 20), await batch(20, simulationOnly, firstWarm + 40)],
-    (b) => b.cpu,
-  ).cpu;
+  const steadyCpu = medianOf3(await warmSeeds(scenario, false), (b) => b.cpu).cpu;
+  const steadySimulationCpu = medianOf3(await warmSeeds(simulationOnly, false), (b) => b.cpu).cpu;
   const shape = `${String(p.servers)} servers, ${String(p.clients)} clients, ${scenario.durationMs / 1000} virtual s with faults, ${scenario.checkers.length} checkers`;
   const round = (x: number) => Math.round(x * 10) / 10;
   return [
